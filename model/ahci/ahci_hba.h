@@ -1,0 +1,70 @@
+// AHCI 1.3.1 host bus adapter: generic host control, per-port register sets and DMA
+// engines (command list, command tables, PRDT, received-FIS area), interrupt logic.
+// Public interface only is fixed here; the port engines live in their own files.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "model/bus/host_memory.h"
+#include "model/bus/irq_line.h"
+#include "model/bus/mmio.h"
+#include "model/common/trace.h"
+#include "model/link/sata_link.h"
+
+namespace satasim::ahci {
+
+struct AhciConfig {
+    unsigned n_ports = 4;            // 1..32; PI = low n_ports bits; CAP.NP = n_ports-1
+    unsigned n_slots = 32;           // 1..32; CAP.NCS = n_slots-1
+    link::Gen iss = link::Gen::Gen3; // CAP.ISS
+    bool ncq = true;                 // CAP.SNCQ
+    bool s64a = true;                // CAP.S64A
+    bool sclo = true;                // CAP.SCLO
+    bool ssntf = true;               // CAP.SSNTF
+    bool spm = false;                // CAP.SPM (port multipliers, later)
+    bool fbss = false;               // CAP.FBSS
+    bool sss = false;                // CAP.SSS (staggered spin-up)
+    uint32_t version = 0x00010301;   // VS
+    double core_clock_mhz = 150.0;   // controller core clock: the unit of internal latencies
+};
+
+class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
+  public:
+    static constexpr uint32_t kBarSize = 0x1100; // generic block + 32 ports
+
+    AhciHba(sc_core::sc_module_name name, const AhciConfig &cfg, bus::HostMemory &mem,
+            bus::IrqLine &irq, ModelTrace *trace = nullptr);
+    ~AhciHba() override;
+
+    // The host-side endpoint of port n; the harness hands it and the device's endpoint to
+    // SataLink::attach(), then calls connect_port(n, &link). A port with no link behaves
+    // as an empty connector (SStatus.DET = 0).
+    link::LinkEndpoint *port_endpoint(unsigned port);
+    void connect_port(unsigned port, link::SataLink *link);
+
+    uint32_t mmio_read32(uint32_t off) override;
+    void mmio_write32(uint32_t off, uint32_t val) override;
+
+    // Power-on state of every register and engine (what GHC.HR also does, plus the
+    // registers HR leaves alone). Links are reset by their owner.
+    void power_on_reset();
+
+    const AhciConfig &config() const { return cfg_; }
+
+  private:
+    class Port;
+    void update_irq();
+    AhciConfig cfg_;
+    bus::HostMemory &mem_;
+    bus::IrqLine &irq_;
+    ModelTrace *trace_;
+    std::vector<std::unique_ptr<Port>> ports_;
+    uint32_t ghc_ = 0, is_ = 0, cap_ = 0, pi_ = 0;
+    uint32_t ccc_ctl_ = 0, ccc_ports_ = 0, bohc_ = 0;
+};
+
+} // namespace satasim::ahci

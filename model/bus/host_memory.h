@@ -1,0 +1,45 @@
+// Host memory as the controllers' bus masters see it: regions handed out by the DMA
+// allocator, each contiguous in both bus and CPU address space (so the stack can use a
+// plain pointer). Bus addresses outside every region are a master abort.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace satasim::bus {
+
+class HostMemory {
+  public:
+    explicit HostMemory(uint64_t base = 0x10000000ull, uint64_t limit = 0x1000000000ull);
+
+    // Allocate a zeroed region; returns its bus address and CPU pointer.
+    uint64_t alloc(size_t size, size_t align, uint8_t **cpu);
+    void free(uint64_t bus);
+
+    // Bus-master access. Return false (and touch nothing) if any byte is unmapped.
+    bool read(uint64_t addr, void *dst, size_t len) const;
+    bool write(uint64_t addr, const void *src, size_t len);
+    bool read32(uint64_t addr, uint32_t *v) const { return read(addr, v, 4); }
+    bool write32(uint64_t addr, uint32_t v) { return write(addr, &v, 4); }
+    // Direct pointer to [addr, addr+len) if it lies in one region, else nullptr.
+    uint8_t *map(uint64_t addr, size_t len);
+
+    size_t bytes_allocated() const;
+    // Power-on state: every region released.
+    void reset();
+
+  private:
+    struct Region {
+        uint64_t bus;
+        std::vector<uint8_t> data;
+    };
+    const Region *find(uint64_t addr, size_t len) const;
+
+    uint64_t base_, limit_, next_;
+    std::map<uint64_t, Region> regions_; // keyed by bus address, ordered
+};
+
+} // namespace satasim::bus

@@ -1,0 +1,78 @@
+// A SATA disk (or SSD) at the transport layer: ATA command set, IDENTIFY data, PIO,
+// DMA and NCQ protocols, a timing model and a media store that survives resets.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "model/common/trace.h"
+#include "model/device/media_store.h"
+#include "model/link/sata_link.h"
+
+namespace satasim::device {
+
+// Order in which queued (NCQ) commands finish inside the drive.
+enum class NcqOrder { InOrder, Reverse, Random, ShortestSeek };
+
+struct DiskTiming {
+    bool ssd = false;
+    double rpm = 7200;                // rotational disk: rotation period from rpm
+    double avg_seek_ms = 8.5;         // full-stroke seek = 2x average, scaled by distance
+    double flat_latency_us = 60;      // SSD: per-command media latency
+    double media_mb_s = 180;          // sustained media rate (MB = 1e6 bytes)
+    double cmd_overhead_us = 20;      // firmware overhead per command
+    double reset_ready_ms = 2;        // COMRESET/SRST to signature D2H (BSY clear)
+};
+
+struct DiskConfig {
+    std::string model = "SATASIM HDD";
+    std::string serial = "SIM0000001";
+    std::string firmware = "SIM1.0";
+    uint64_t sectors = 1953525168;    // 512-byte logical sectors
+    bool lba48 = true;                // IDENTIFY w83 b10
+    bool ncq = true;                  // w76 b8
+    unsigned ncq_depth = 32;          // 1..32 (w75 = depth-1)
+    link::Gen max_gen = link::Gen::Gen3;
+    unsigned udma_max = 6;            // highest UDMA mode supported (6 = UDMA/133)
+    unsigned pio_max = 4;
+    unsigned multi_max = 16;          // w47 7:0, max sectors per DRQ block
+    unsigned ata_major = 8;           // highest ATA/ATAPI major version (w80)
+    bool write_cache = true;          // supported and enabled at power-on
+    NcqOrder ncq_order = NcqOrder::InOrder;
+    uint64_t seed = 1;                // for NcqOrder::Random
+    DiskTiming timing;
+};
+
+class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
+  public:
+    SataDisk(sc_core::sc_module_name name, const DiskConfig &cfg, ModelTrace *trace = nullptr);
+    ~SataDisk() override;
+
+    // Pass this object and the host's endpoint to SataLink::attach(), then connect().
+    void connect(link::SataLink *link);
+
+    MediaStore &media() { return media_; }
+    const DiskConfig &config() const { return cfg_; }
+    // The 256 IDENTIFY DEVICE words the drive reports right now (reflects SET FEATURES).
+    std::vector<uint16_t> identify_words() const;
+
+    // Power-on state of the drive's electronics (queues, modes, features); media kept.
+    void power_on_reset();
+
+    bool receive_fis(const sata::Fis &fis) override;
+    bool ready_to_receive() const override;
+    void phy_changed(bool ready, link::Gen gen) override;
+    void oob_reset() override;
+
+  private:
+    struct Impl;
+    DiskConfig cfg_;
+    ModelTrace *trace_;
+    MediaStore media_;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace satasim::device

@@ -1,0 +1,133 @@
+/* Public API of the satasim driver stack: what a backend (simulator, QEMU binding)
+ * and its workload call. Everything else in stack/ is internal.
+ *
+ * Life cycle, in process context:
+ *   h = ahci_host_create(plat, ops, &cfg);   (allocates every buffer it will ever need)
+ *   ata_host_start(h);                        (controller init, IRQ, boot probe via EH)
+ *   ... ata_bio_submit(dev, bio) ...          (completion callbacks in IRQ/EH context)
+ *   ata_host_stop(h); ata_host_destroy(h);   (destroy + create is a complete reset)
+ * The backend runs ata_host_eh_run(h) in the host's EH context whenever the stack
+ * called ops->schedule_eh().
+ */
+#ifndef SATASIM_ATA_H
+#define SATASIM_ATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "platform.h"
+#include "trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ata_host;
+struct ata_device;
+
+enum ata_dev_class {
+    ATA_DEV_UNKNOWN = 0,
+    ATA_DEV_NONE,
+    ATA_DEV_ATA,
+    ATA_DEV_ATAPI,
+    ATA_DEV_PMP,
+    ATA_DEV_SEMB,
+    ATA_DEV_ZAC,
+};
+
+struct ata_host_config {
+    const char *eh_policy; /* EH profile name; NULL = default */
+    bool no_ncq;           /* host-side NCQ off (like a NONCQ host flag) */
+    uint32_t port_mask;    /* ports to use (0 = all implemented) */
+};
+
+/* Controller drivers. Return NULL on failure (message through trace). */
+struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_platform_ops *ops,
+                                  const struct ata_host_config *cfg);
+
+int ata_host_start(struct ata_host *h);   /* 0 or negative errno */
+void ata_host_stop(struct ata_host *h);   /* quiesce: stop ports, free IRQ */
+void ata_host_destroy(struct ata_host *h);
+void ata_host_eh_run(struct ata_host *h); /* one EH pass, in the EH context */
+
+unsigned ata_host_n_ports(const struct ata_host *h);
+/* link = -1 for the host link, else the PMP fan-out port; NULL if no usable device. */
+struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, unsigned devno);
+
+struct ata_dev_info {
+    enum ata_dev_class cls;
+    char model[41];
+    char serial[21];
+    char firmware[9];
+    uint64_t n_sectors;
+    bool lba48;
+    bool ncq;             /* NCQ in use */
+    unsigned ncq_depth;   /* depth the stack uses (0 when NCQ off) */
+    unsigned max_sectors; /* per command: 65535 (LBA48) or 256 */
+    unsigned multi_count; /* sectors per DRQ block for READ/WRITE MULTIPLE, 0 = off */
+    uint8_t xfer_mode;    /* SET FEATURES mode value, e.g. 0x46 = UDMA/133 */
+    char xfer_name[16];   /* "UDMA/133", "PIO4" */
+    unsigned sata_spd;    /* negotiated link generation 1..3, 0 unknown */
+};
+int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out);
+
+/* Block I/O. */
+enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH };
+
+enum ata_io_mode {
+    ATA_IO_AUTO = 0, /* NCQ when in use, else DMA, else PIO */
+    ATA_IO_DMA,      /* READ/WRITE DMA (EXT) */
+    ATA_IO_PIO,      /* READ/WRITE MULTIPLE (EXT) when a multi count is set, else SECTORS */
+    ATA_IO_NCQ,      /* READ/WRITE FPDMA QUEUED; -EOPNOTSUPP if NCQ not in use */
+};
+
+/* A piece of the data buffer, by bus address (memory from ops->dma_alloc). */
+struct ata_sg {
+    uint64_t bus;
+    uint32_t len;
+};
+
+struct ata_bio {
+    /* in */
+    enum ata_bio_op op;
+    enum ata_io_mode mode;
+    uint64_t lba;
+    uint32_t n_sectors; /* 1..max_sectors; 0 for FLUSH */
+    const struct ata_sg *sg;
+    unsigned n_sg;
+    void (*done)(struct ata_bio *bio); /* called once, in interrupt or EH context */
+    void *priv;
+    /* out, valid in done() */
+    unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
+    uint8_t status;    /* final ATA status */
+    uint8_t error;     /* final ATA error */
+    unsigned tag;      /* tag the command ran with */
+};
+
+/* Queue a request. Returns 0 (done() will be called) or a negative errno:
+ * -EINVAL (beyond capacity or max_sectors, sg shorter than the transfer),
+ * -EOPNOTSUPP (mode not available), -ENODEV (device gone).
+ * A request that cannot be issued yet (no free tag, NCQ/non-NCQ exclusion) waits
+ * in the stack's queue and is issued in order as commands complete. */
+int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio);
+
+/* err_mask bits (libata's AC_ERR_*). */
+enum {
+    AC_ERR_DEV = 1u << 0,
+    AC_ERR_HSM = 1u << 1,
+    AC_ERR_TIMEOUT = 1u << 2,
+    AC_ERR_MEDIA = 1u << 3,
+    AC_ERR_ATA_BUS = 1u << 4,
+    AC_ERR_HOST_BUS = 1u << 5,
+    AC_ERR_SYSTEM = 1u << 6,
+    AC_ERR_INVALID = 1u << 7,
+    AC_ERR_OTHER = 1u << 8,
+    AC_ERR_NODEV_HINT = 1u << 9,
+    AC_ERR_NCQ = 1u << 10,
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
