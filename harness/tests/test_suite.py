@@ -1,0 +1,42 @@
+"""The default scenario suite: every scenario passes, and what it found matches its topology."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from satasim import load_result, run
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
+
+
+def test_suite_is_not_empty():
+    assert len(SCENARIOS) >= 8
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_scenario_passes(path, tmp_path):
+    spec = yaml.safe_load(path.read_text())
+    name = spec.get("name", path.stem)
+    result = run([path], tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    res = load_result(tmp_path, name)
+    assert res["verdict"] == "pass", res.get("reasons")
+    assert res["data_errors"] == 0
+
+    # Independently of the scenario's own expect block: the stack found exactly the
+    # configured disks, on the configured ports, with the configured identity.
+    found = {dev["port"]: dev for dev in res["devices"]}
+    configured = {dev["port"]: dev for dev in spec.get("devices", [])}
+    assert sorted(found) == sorted(configured)
+    for port, dev in configured.items():
+        if "model" in dev:
+            assert found[port]["model"] == dev["model"]
+        if "serial" in dev:
+            assert found[port]["serial"] == dev["serial"]
+
+    # Every workload ran to completion.
+    for wl, done in zip(spec.get("workload", []), res["workloads"]):
+        if "count" in wl:
+            assert done["completed"] == wl["count"], done
