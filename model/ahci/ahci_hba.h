@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -57,7 +59,14 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
 
   private:
     class Port;
+    SC_HAS_PROCESS(AhciHba);
     void update_irq();
+    void hba_reset();       // GHC.HR
+    void hr_done_method();  // GHC.HR self-clears
+    uint32_t read_generic(uint32_t off) const;
+    void write_generic(uint32_t off, uint32_t val);
+    void emit(const char *event, int port,
+              std::vector<std::pair<std::string, TraceValue>> fields, std::string msg);
     AhciConfig cfg_;
     bus::HostMemory &mem_;
     bus::IrqLine &irq_;
@@ -65,6 +74,8 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
     std::vector<std::unique_ptr<Port>> ports_;
     uint32_t ghc_ = 0, is_ = 0, cap_ = 0, pi_ = 0;
     uint32_t ccc_ctl_ = 0, ccc_ports_ = 0, bohc_ = 0;
+    sc_core::sc_time period_; // one core clock cycle
+    sc_core::sc_event hr_done_ev_;
 };
 
 } // namespace satasim::ahci

@@ -61,6 +61,8 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
 
     // Power-on state of the drive's electronics (queues, modes, features); media kept.
     void power_on_reset();
+    // Emit a "disk.fis_rx"/"disk.fis_tx" trace record per FIS (off by default).
+    void set_fis_trace(bool on);
 
     bool receive_fis(const sata::Fis &fis) override;
     bool ready_to_receive() const override;
@@ -69,6 +71,8 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
 
   private:
     struct Impl;
+    void transport_proc();
+    void command_proc();
     DiskConfig cfg_;
     ModelTrace *trace_;
     MediaStore media_;

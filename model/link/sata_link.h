@@ -52,7 +52,22 @@ class SataLink : public sc_core::sc_module {
         Gen host_max = Gen::Gen3;   // fastest the host PHY supports
         Gen device_max = Gen::Gen3; // fastest the device PHY supports
         bool device_present = true;
+        // Device's COMINIT answer delay after the COMRESET burst sequence ends (spec: within
+        // 10 ms). Model choice (MEM): 20 us.
+        double cominit_response_us = 20;
     };
+
+    // Link overhead around the FIS dwords of one frame, in dwords at the negotiated rate:
+    // X_RDY -> R_RDY round trip (4), SOF (1), CRC (1), EOF (1), WTRM -> R_OK round trip (4),
+    // SYNC back to idle (2); plus one ALIGN pair per started 256 dwords of the frame.
+    static constexpr unsigned kFrameOverheadDwords = 13;
+    static unsigned frame_dwords(size_t fis_dwords);
+    // Wire time of one frame carrying fis_dwords FIS dwords (header included) at gen.
+    static sc_core::sc_time frame_time(Gen gen, size_t fis_dwords);
+    // OOB durations (hardware.md 2.5), for tests and the harness.
+    static sc_core::sc_time comreset_time();  // 6 x (160 + 480) UIoob
+    static sc_core::sc_time comwake_time();   // 6 x (160 + 160) UIoob
+    static sc_core::sc_time align_attempt();  // 54.6 us = 2048 Gen1 dwords
 
     SataLink(sc_core::sc_module_name name, const Config &cfg, ModelTrace *trace = nullptr);
 
@@ -90,6 +105,10 @@ class SataLink : public sc_core::sc_module {
   private:
     FrameStatus send(bool from_host, const sata::Fis &fis);
     void negotiation_thread();
+    void link_down(const char *why, bool tell_device);
+    void bump_epoch();
+    void emit(const char *name, Gen gen, const std::string &msg = {});
+    LinkEndpoint *peer(bool from_host) const { return from_host ? device_ : host_; }
 
     Config cfg_;
     ModelTrace *trace_;
@@ -99,13 +118,18 @@ class SataLink : public sc_core::sc_module {
     bool comreset_held_ = false;
     bool offline_ = false;
     bool negotiating_ = false;
+    bool negotiation_requested_ = false;
+    bool cominit_requested_ = false;
     Gen gen_ = Gen::None;
     Gen spd_limit_ = Gen::None;
     bool busy_ = false;          // a frame owns the wire
+    uint64_t busy_owner_ = 0;    // frame id owning the wire
+    uint64_t next_frame_id_ = 1;
     int device_waiting_ = 0;     // device transmitters waiting (they win arbitration)
     uint64_t phy_epoch_ = 0;     // bumps on every PHY change; aborts stale frames
     sc_core::sc_event wire_free_;
     sc_core::sc_event rx_ready_;
+    sc_core::sc_event phy_event_;
     sc_core::sc_event start_negotiation_;
 };
 

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#ifndef SC_INCLUDE_DYNAMIC_PROCESSES
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#endif
 #include <systemc>
 
 namespace satasim::test {

@@ -102,6 +102,9 @@ struct ata_bio {
     uint8_t status;    /* final ATA status */
     uint8_t error;     /* final ATA error */
     unsigned tag;      /* tag the command ran with */
+    /* private to the stack while the request is queued; leave zeroed */
+    struct ata_bio *q_next;
+    struct ata_device *q_dev;
 };
 
 /* Queue a request. Returns 0 (done() will be called) or a negative errno:

@@ -1,0 +1,164 @@
+// One AHCI port: its register set (ahci_port_regs.cpp), its command-list / PRDT DMA engine
+// (ahci_port_engine.cpp) and its FIS receive path (ahci_port_rx.cpp). Internal to the
+// model: the harness only sees AhciHba.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <systemc>
+
+#include "model/ahci/ahci_hba.h"
+#include "model/ahci/ahci_regs.h"
+
+namespace satasim::ahci {
+
+// Internal latencies, in controller core clock cycles (AhciConfig::core_clock_mhz).
+namespace cycles {
+constexpr uint64_t kMemReadLatency = 40; // bus read round trip (request to completion)
+constexpr uint64_t kMemWriteLatency = 4; // posted write
+constexpr uint64_t kBytesPerCycle = 8;   // DMA datapath: 64 bits per core cycle
+constexpr uint64_t kFisDecode = 8;       // classify a received FIS, update shadow registers
+constexpr uint64_t kIssueSetup = 8;      // slot selection before the header fetch
+constexpr uint64_t kStop = 150;          // ST 1->0 until CR reads 0 (1 us at 150 MHz)
+constexpr uint64_t kFreOn = 8;           // FRE 0->1 until FR reads 1
+constexpr uint64_t kFreOff = 150;        // FRE 1->0 until FR reads 0
+constexpr uint64_t kHbaReset = 1500;     // GHC.HR set until it self-clears (10 us)
+constexpr uint64_t kSpinUp = 16;         // power-on: port PHY released after this
+} // namespace cycles
+
+class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
+  public:
+    SC_HAS_PROCESS(Port);
+    Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index);
+
+    void connect(link::SataLink *link);
+    uint32_t read(uint32_t off);
+    void write(uint32_t off, uint32_t val);
+    // Power-on / HBA-reset state of registers and engines. hba_reset: GHC.HR, which also
+    // re-initializes the link with a COMRESET; otherwise the link's owner resets it.
+    void reset(bool hba_reset);
+    // PxIS & PxIE != 0: this port asks for IS bit n.
+    bool irq_pending() const { return (is_value() & ie_) != 0; }
+
+    // LinkEndpoint (called from the link's / device's processes: never block here).
+    bool receive_fis(const sata::Fis &fis) override;
+    bool ready_to_receive() const override;
+    void phy_changed(bool ready, link::Gen gen) override;
+    void oob_reset() override;
+
+  protected:
+    void start_of_simulation() override;
+
+  private:
+    static bool elaborating(); // events may not be notified yet
+    // ---- registers (ahci_port_regs.cpp) --------------------------------------------
+    uint32_t is_value() const;       // latched PxIS plus the bits mirrored from PxSERR
+    void write_cmd(uint32_t val);
+    void write_sctl(uint32_t val);
+    void start_engine();
+    void stop_engine();
+    void cr_off_method();
+    void fr_method();
+    void spinup_method();
+    link::Gen speed_limit() const;
+    void set_is(uint32_t bits);      // latch PxIS bits and re-evaluate the interrupt
+    void set_serr(uint32_t bits);
+    void irq_update();
+    void trace(const char *event, std::vector<std::pair<std::string, TraceValue>> fields = {},
+               std::string msg = {});
+
+    // ---- engine (ahci_port_engine.cpp) ---------------------------------------------
+    enum class Dma { Ok, Fault, Aborted };
+    struct Prd {
+        uint64_t addr = 0;
+        uint64_t start = 0; // byte position of this entry in the command's buffer
+        uint32_t len = 0;
+        bool irq = false;
+    };
+    struct Slot {
+        bool valid = false;   // header/table fetched, command not finished
+        bool queued = false;  // PxSACT bit was set at issue (NCQ)
+        uint32_t flags = 0;   // command header dword 0
+        uint64_t hdr = 0;     // bus address of the command header
+        uint64_t ctba = 0;    // command table
+        std::vector<Prd> prds;
+        uint64_t prd_total = 0;
+        uint32_t done = 0;    // bytes transferred (PRDBC)
+        bool acmd_sent = false;
+    };
+    struct Pio {
+        bool active = false;
+        bool d2h = false;
+        bool irq = false;
+        uint8_t e_status = 0;
+        uint32_t count = 0;
+    };
+    struct DmaCtx {
+        bool active = false;
+        bool d2h = false;
+        unsigned slot = 0;
+        uint32_t offset = 0, count = 0, done = 0;
+    };
+
+    void engine_thread();
+    bool can_issue() const;
+    void issue_next();
+    void complete_slot(unsigned slot);
+    void send_data_out();
+    bool transmit_data(unsigned slot, uint64_t pos, uint32_t n, bool acmd);
+    bool sleep(uint64_t n, bool cmd);  // false: aborted by reset (or by a stop when cmd)
+    void align_to_clock();             // wait for the next core clock edge
+    Dma mem_read(uint64_t addr, void *dst, size_t len, bool cmd);
+    Dma mem_write(uint64_t addr, const void *src, size_t len, bool cmd);
+    Dma prd_move(Slot &s, uint64_t pos, uint8_t *buf, size_t len, bool to_mem,
+                 size_t *moved);
+    bool write_prdbc(Slot &s);
+    void halt(uint32_t is_bit, const char *why, int slot);
+    void host_bus_error(const char *what, uint64_t addr, int slot);
+    void protocol_error(const char *what);
+    uint64_t clb_addr() const;
+    uint64_t fb_addr(uint8_t pm_port) const;
+
+    // ---- receive path (ahci_port_rx.cpp) -------------------------------------------
+    void process_fis(const sata::Fis &fis);
+    bool post_fis(uint32_t area_off, const sata::Fis &fis, size_t len);
+    void on_d2h(const sata::Fis &fis);
+    void on_pio_setup(const sata::Fis &fis);
+    void on_dma_setup(const sata::Fis &fis);
+    void on_sdb(const sata::Fis &fis);
+    void on_data(const sata::Fis &fis);
+    void on_unknown(const sata::Fis &fis);
+    void finish_pio();
+
+    AhciHba &hba_;
+    const unsigned idx_;
+    link::SataLink *link_ = nullptr;
+    sc_core::sc_time period_;
+
+    // Registers.
+    uint32_t clb_ = 0, clbu_ = 0, fb_ = 0, fbu_ = 0, is_ = 0, ie_ = 0, cmd_ = 0;
+    uint32_t tfd_ = reg::TFD_RESET, sig_ = 0xFFFFFFFF, sctl_ = 0, serr_ = 0, sact_ = 0,
+             ci_ = 0, sntf_ = 0, fbs_ = 0;
+
+    // Engine state.
+    bool sig_pending_ = true;   // the next D2H FIS loads PxSIG
+    bool halted_ = false;       // fatal error: no more commands until ST is cleared
+    uint32_t issued_ = 0;       // PxCI bits whose command FIS was sent (or is being sent)
+    int busy_slot_ = -1;        // slot whose command FIS set BSY; released by a D2H
+    unsigned last_slot_ = 31;   // round-robin pointer
+    std::array<Slot, 32> slots_;
+    Pio pio_;
+    DmaCtx dma_;
+    std::deque<sata::Fis> rxq_;
+    uint64_t epoch_ = 0;        // bumped by resets: in-flight engine work is dropped
+    uint64_t cmd_epoch_ = 0;    // bumped by resets and ST 1->0: command work is dropped
+
+    sc_core::sc_event wake_, cr_off_ev_, fr_ev_, spinup_ev_;
+};
+
+} // namespace satasim::ahci

@@ -1,0 +1,377 @@
+// AHCI 1.3.1 chapter 3.3: port registers. Reset values, read-only / RW1C / RW1-set masks,
+// and the side effects of register writes (PxCMD.ST/FRE/CLO, PxSCTL.DET, PxCI), plus the
+// PHY-level callbacks of the port's link endpoint (PhyRdy change, COMINIT), which land in
+// PxSERR / PxIS / PxTFD.
+#include "model/ahci/ahci_port.h"
+
+namespace satasim::ahci {
+
+using namespace reg;
+using sata::kAtaBsy;
+using sata::kAtaDrq;
+
+namespace {
+uint32_t slot_mask(unsigned n_slots) { return n_slots >= 32 ? 0xFFFFFFFFu : (1u << n_slots) - 1; }
+} // namespace
+
+AhciHba::Port::Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index)
+    : sc_module(name), hba_(hba), idx_(index), period_(hba.period_) {
+    SC_THREAD(engine_thread);
+    SC_METHOD(cr_off_method);
+    sensitive << cr_off_ev_;
+    dont_initialize();
+    SC_METHOD(fr_method);
+    sensitive << fr_ev_;
+    dont_initialize();
+    SC_METHOD(spinup_method);
+    sensitive << spinup_ev_;
+    dont_initialize();
+    // Power-on PxCMD: SUD is read-only 1 without staggered spin-up, POD is read-only 1
+    // without cold presence detection (PxCMD.CPD = 0).
+    cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD;
+    last_slot_ = hba_.cfg_.n_slots - 1;
+}
+
+void AhciHba::Port::connect(link::SataLink *link) { link_ = link; }
+
+void AhciHba::Port::reset(bool hba_reset) {
+    ++epoch_;
+    ++cmd_epoch_;
+    cr_off_ev_.cancel();
+    fr_ev_.cancel();
+    spinup_ev_.cancel();
+    clb_ = clbu_ = fb_ = fbu_ = 0;
+    is_ = ie_ = 0;
+    cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD;
+    tfd_ = TFD_RESET;
+    sig_ = 0xFFFFFFFF;
+    sctl_ = serr_ = sact_ = ci_ = sntf_ = fbs_ = 0;
+    sig_pending_ = true;
+    halted_ = false;
+    issued_ = 0;
+    busy_slot_ = -1;
+    last_slot_ = hba_.cfg_.n_slots - 1;
+    for (auto &s : slots_)
+        s = Slot{};
+    pio_ = Pio{};
+    dma_ = DmaCtx{};
+    rxq_.clear();
+    if (link_ && hba_reset) {
+        // GHC.HR re-initializes every port with a COMRESET (no staggered spin-up), held
+        // until HR self-clears.
+        trace("ahci.port_comreset", {{"assert", TraceValue::boolean(true)}}, "GHC.HR");
+        link_->host_comreset(true);
+    }
+    if (elaborating())
+        return; // start_of_simulation() schedules the power-on spin-up
+    if (link_ && !hba_.cfg_.sss)
+        spinup_ev_.notify(period_ * double(hba_reset ? cycles::kHbaReset : cycles::kSpinUp));
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool AhciHba::Port::elaborating() {
+    return sc_core::sc_get_status() &
+           (sc_core::SC_ELABORATION | sc_core::SC_BEFORE_END_OF_ELABORATION |
+            sc_core::SC_END_OF_ELABORATION);
+}
+
+void AhciHba::Port::start_of_simulation() {
+    // Power-on: without staggered spin-up the port starts OOB on its own.
+    if (link_ && !hba_.cfg_.sss)
+        spinup_ev_.notify(period_ * double(cycles::kSpinUp));
+}
+
+uint32_t AhciHba::Port::is_value() const {
+    uint32_t v = is_;
+    if (serr_ & SERR_DIAG_N)
+        v |= IS_PRCS;
+    if (serr_ & SERR_DIAG_X)
+        v |= IS_PCS;
+    if (serr_ & SERR_DIAG_F)
+        v |= IS_UFS;
+    return v;
+}
+
+uint32_t AhciHba::Port::read(uint32_t off) {
+    const AhciConfig &cfg = hba_.cfg_;
+    switch (off) {
+    case PxCLB:
+        return clb_;
+    case PxCLBU:
+        return clbu_;
+    case PxFB:
+        return fb_;
+    case PxFBU:
+        return fbu_;
+    case PxIS:
+        return is_value();
+    case PxIE:
+        return ie_;
+    case PxCMD:
+        return cmd_;
+    case PxTFD:
+        return tfd_;
+    case PxSIG:
+        return sig_;
+    case PxSSTS:
+        return link_ ? link_->sstatus() : 0; // no cable: DET=0
+    case PxSCTL:
+        return sctl_;
+    case PxSERR:
+        return serr_;
+    case PxSACT:
+        return sact_;
+    case PxCI:
+        return ci_;
+    case PxSNTF:
+        return cfg.ssntf ? sntf_ : 0;
+    case PxFBS:
+        return fbs_;
+    default:
+        return 0; // PxDEVSLP (CAP2.SDS = 0), reserved and vendor-specific space
+    }
+}
+
+void AhciHba::Port::write(uint32_t off, uint32_t val) {
+    const AhciConfig &cfg = hba_.cfg_;
+    switch (off) {
+    case PxCLB:
+        clb_ = val & kClbAlignMask;
+        break;
+    case PxCLBU:
+        clbu_ = cfg.s64a ? val : 0;
+        break;
+    case PxFB:
+        fb_ = val & ((fbs_ & FBS_EN) ? kFbAlignMaskFbs : kFbAlignMask);
+        break;
+    case PxFBU:
+        fbu_ = cfg.s64a ? val : 0;
+        break;
+    case PxIS:
+        is_ &= ~(val & ~IS_MIRRORED);
+        irq_update();
+        break;
+    case PxIE:
+        ie_ = val & IE_WRITABLE;
+        irq_update();
+        break;
+    case PxCMD:
+        write_cmd(val);
+        break;
+    case PxSCTL:
+        write_sctl(val);
+        break;
+    case PxSERR:
+        serr_ &= ~val; // RW1C; also clears the mirrored PxIS.PRCS/PCS/UFS
+        irq_update();
+        break;
+    case PxSACT:
+        // RW1-set; the register only holds bits while the engine runs (cleared by ST=0).
+        if (cmd_ & CMD_ST)
+            sact_ |= val & slot_mask(cfg.n_slots);
+        break;
+    case PxCI:
+        if (cmd_ & CMD_ST) {
+            ci_ |= val & slot_mask(cfg.n_slots);
+            wake_.notify(sc_core::SC_ZERO_TIME);
+        }
+        break;
+    case PxSNTF:
+        if (cfg.ssntf)
+            sntf_ &= ~(val & 0xFFFF);
+        break;
+    case PxFBS:
+        if (cfg.fbss) {
+            uint32_t keep = fbs_ & ~(FBS_EN | 0xF00u);
+            uint32_t en = (cmd_ & CMD_ST) ? (fbs_ & FBS_EN) : (val & FBS_EN);
+            fbs_ = keep | en | (val & 0xF00u);
+            if (val & FBS_DEC)
+                fbs_ &= ~(FBS_SDE | 0xF0000u); // device error cleared at once
+        }
+        break;
+    default:
+        break; // read-only: PxTFD, PxSIG, PxSSTS; reserved space
+    }
+}
+
+void AhciHba::Port::write_cmd(uint32_t val) {
+    const AhciConfig &cfg = hba_.cfg_;
+    uint32_t w = CMD_ST | CMD_FRE | CMD_ATAPI | CMD_DLAE;
+    if (cfg.sss)
+        w |= CMD_SUD;
+    if (cfg.spm)
+        w |= CMD_PMA;
+    // CAP.SALP = 0 and CAP2.APST = 0: ALPE/ASP/APSTE are read-only 0. ICC requests are
+    // accepted and complete at once (the link never leaves Active), so ICC reads 0.
+    uint32_t old = cmd_;
+    cmd_ = (old & ~w) | (val & w);
+
+    if ((val & CMD_CLO) && cfg.sclo) {
+        // Command list override: BSY and DRQ of PxTFD.STS clear; CLO self-clears when done.
+        tfd_ &= ~uint32_t(kAtaBsy | kAtaDrq);
+        trace("ahci.clo", {{"tfd", TraceValue::hex(tfd_)}});
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (!(old & CMD_ST) && (cmd_ & CMD_ST))
+        start_engine();
+    else if ((old & CMD_ST) && !(cmd_ & CMD_ST))
+        stop_engine();
+    if ((old ^ cmd_) & CMD_FRE) {
+        trace(cmd_ & CMD_FRE ? "ahci.fis_rx_enable" : "ahci.fis_rx_disable");
+        fr_ev_.notify(period_ * double((cmd_ & CMD_FRE) ? cycles::kFreOn : cycles::kFreOff));
+    }
+    if (cfg.sss && !(old & CMD_SUD) && (cmd_ & CMD_SUD))
+        spinup_ev_.notify(period_ * double(cycles::kSpinUp));
+}
+
+void AhciHba::Port::start_engine() {
+    cr_off_ev_.cancel();
+    cmd_ |= CMD_CR;
+    halted_ = false;
+    last_slot_ = hba_.cfg_.n_slots - 1; // the first command issued is the lowest slot
+    trace("ahci.engine_start", {{"tfd", TraceValue::hex(tfd_)}});
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// ST 1->0 (AHCI 1.3.1 3.3.7 / 10.3.2): PxCI and PxSACT clear, CCS resets, every
+// outstanding command is forgotten; CR clears once the engine has stopped.
+void AhciHba::Port::stop_engine() {
+    trace("ahci.engine_stop", {{"ci", TraceValue::hex(ci_)},
+                               {"sact", TraceValue::hex(sact_)},
+                               {"halted", TraceValue::boolean(halted_)}});
+    ++cmd_epoch_;
+    ci_ = sact_ = issued_ = 0;
+    cmd_ &= ~CMD_CCS_MASK;
+    busy_slot_ = -1;
+    halted_ = false;
+    for (auto &s : slots_)
+        s = Slot{};
+    pio_ = Pio{};
+    dma_ = DmaCtx{};
+    cr_off_ev_.notify(period_ * double(cycles::kStop));
+}
+
+void AhciHba::Port::cr_off_method() {
+    if (!(cmd_ & CMD_ST) && (cmd_ & CMD_CR)) {
+        cmd_ &= ~CMD_CR;
+        trace("ahci.engine_stopped");
+    }
+}
+
+void AhciHba::Port::fr_method() {
+    bool want = cmd_ & CMD_FRE;
+    bool have = cmd_ & CMD_FR;
+    if (want == have)
+        return;
+    if (want)
+        cmd_ |= CMD_FR;
+    else
+        cmd_ &= ~CMD_FR;
+    if (want && link_)
+        link_->receiver_ready_changed();
+}
+
+// Release the PHY so that OOB and speed negotiation run: at power-on (no staggered
+// spin-up), after an HBA reset, or on PxCMD.SUD 0->1 with staggered spin-up.
+void AhciHba::Port::spinup_method() {
+    if (!link_ || (sctl_ & SCTL_DET_MASK) != 0)
+        return;
+    if (hba_.cfg_.sss && !(cmd_ & CMD_SUD))
+        return;
+    trace("ahci.port_spinup", {{"spd_limit", TraceValue::integer(int(speed_limit()))}});
+    link_->host_comreset(false, speed_limit());
+}
+
+link::Gen AhciHba::Port::speed_limit() const {
+    unsigned iss = unsigned(hba_.cfg_.iss);
+    unsigned spd = (sctl_ & SCTL_SPD_MASK) >> SCTL_SPD_SHIFT;
+    if (spd == 0 || spd > iss)
+        spd = iss;
+    return link::Gen(spd);
+}
+
+// PxSCTL.DET (AHCI 1.3.1 3.3.11): 1 = COMRESET held on the wire; 1->0 = release, OOB and
+// negotiation up to min(SPD, CAP.ISS); 4 = PHY offline. Software must have cleared ST.
+void AhciHba::Port::write_sctl(uint32_t val) {
+    uint32_t old_det = sctl_ & SCTL_DET_MASK;
+    sctl_ = val & 0xFFF; // SPM and PMP are not used by AHCI: read-only 0
+    uint32_t det = sctl_ & SCTL_DET_MASK;
+    if (det == old_det)
+        return;
+    if (det == 1) {
+        spinup_ev_.cancel();
+        // Shadow status while COMRESET is sent: 7Fh (hardware.md 2.5). The next D2H FIS
+        // is the device's signature; anything still queued predates the reset.
+        tfd_ = TFD_RESET;
+        sig_pending_ = true;
+        rxq_.clear();
+        pio_ = Pio{};
+        dma_ = DmaCtx{};
+        trace("ahci.port_comreset", {{"assert", TraceValue::boolean(true)}});
+        if (link_)
+            link_->host_comreset(true);
+    } else if (det == 4) {
+        spinup_ev_.cancel();
+        trace("ahci.port_offline");
+        if (link_)
+            link_->host_offline();
+    } else if (det == 0 && (old_det == 1 || old_det == 4)) {
+        trace("ahci.port_comreset", {{"assert", TraceValue::boolean(false)},
+                                     {"spd_limit", TraceValue::integer(int(speed_limit()))}});
+        if (link_)
+            link_->host_comreset(false, speed_limit());
+    }
+}
+
+void AhciHba::Port::set_is(uint32_t bits) {
+    is_ |= bits;
+    irq_update();
+}
+
+void AhciHba::Port::set_serr(uint32_t bits) {
+    serr_ |= bits;
+    irq_update();
+}
+
+void AhciHba::Port::irq_update() { hba_.update_irq(); }
+
+void AhciHba::Port::trace(const char *event,
+                          std::vector<std::pair<std::string, TraceValue>> fields,
+                          std::string msg) {
+    hba_.emit(event, int(idx_), std::move(fields), std::move(msg));
+}
+
+// ---- PHY-level link endpoint callbacks ----------------------------------------------
+
+void AhciHba::Port::phy_changed(bool ready, link::Gen gen) {
+    trace("ahci.phyrdy_change", {{"ready", TraceValue::boolean(ready)},
+                                 {"gen", TraceValue::integer(int(gen))}});
+    if (ready && sig_pending_ && (tfd_ & TFD_STS_MASK) == TFD_RESET) {
+        // A device answered OOB: busy until its signature FIS arrives.
+        tfd_ = kAtaBsy;
+    }
+    set_serr(SERR_DIAG_N); // PxIS.PRCS mirrors DIAG.N
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void AhciHba::Port::oob_reset() {
+    // COMINIT from the device (power-on, hotplug, device-initiated reset): the device may
+    // have changed. Status becomes 80h until the signature FIS (hardware.md 2.5).
+    trace("ahci.cominit");
+    sig_pending_ = true;
+    tfd_ = kAtaBsy;
+    pio_ = Pio{};
+    dma_ = DmaCtx{};
+    set_serr(SERR_DIAG_X); // PxIS.PCS mirrors DIAG.X
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Flow control toward the device. With FIS receive running everything is accepted (the
+// engine drains the queue at least as fast as the link fills it). MEM-flagged area
+// (hardware.md 5.6): with PxCMD.FR = 0 we still accept frames while a signature is
+// pending, because the first D2H FIS after COMRESET/COMINIT/power-on must update PxTFD
+// and PxSIG even before software enables FIS receive (it is not posted to memory then);
+// otherwise the device is held off (X_RDY without R_RDY) until FRE is set.
+bool AhciHba::Port::ready_to_receive() const { return (cmd_ & CMD_FR) || sig_pending_; }
+
+} // namespace satasim::ahci

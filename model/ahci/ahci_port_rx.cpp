@@ -1,0 +1,283 @@
+// AHCI 1.3.1 chapters 4.2.1 and 5.3 (receive side): FISes from the device. The link
+// callback only validates and queues; the engine thread posts each FIS to the received-FIS
+// area at PxFB (DSFIS 00h, PSFIS 20h, RFIS 40h, SDBFIS 58h, UFIS 60h) when FIS receive
+// runs, updates PxTFD / PxSIG / PxSACT / PxSNTF, moves Data FIS payloads into PRD buffers,
+// and raises the PxIS bit the FIS's I bit asks for.
+#include <algorithm>
+
+#include "model/ahci/ahci_port.h"
+
+namespace satasim::ahci {
+
+using namespace reg;
+using sata::FisType;
+using sata::kAtaBsy;
+using sata::kAtaDrq;
+using sata::kAtaErr;
+using sata::kFisDirD2H;
+using sata::kFisInterrupt;
+
+namespace {
+// Length in bytes of the fixed-size device-to-host FIS types, 0 if not one of them.
+size_t d2h_fis_length(uint8_t type) {
+    switch (FisType(type)) {
+    case FisType::RegD2H:
+    case FisType::PioSetup:
+        return 20;
+    case FisType::DmaActivate:
+        return 4;
+    case FisType::DmaSetup:
+        return 28;
+    case FisType::Bist:
+        return 12;
+    case FisType::SetDeviceBits:
+        return 8;
+    default:
+        return 0;
+    }
+}
+} // namespace
+
+bool AhciHba::Port::receive_fis(const sata::Fis &fis) {
+    const auto &b = fis.bytes;
+    bool ok = b.size() >= 4 && b.size() % 4 == 0;
+    if (ok) {
+        const uint8_t type = b[0];
+        if (type == uint8_t(FisType::Data))
+            ok = b.size() >= 8 && b.size() <= 4 + sata::kMaxDataFisPayload;
+        else if (size_t len = d2h_fis_length(type))
+            ok = b.size() == len;
+        // other types are "unknown" and end up in UFIS
+    }
+    if (!ok) {
+        // Malformed frame: refused with R_ERR; the device may retry it.
+        set_serr(SERR_ERR_T | SERR_DIAG_T);
+        set_is(IS_INFS);
+        return false;
+    }
+    if (!(cmd_ & CMD_FR) && b[0] != uint8_t(FisType::RegD2H))
+        return false; // nowhere to post it (see ready_to_receive)
+    rxq_.push_back(fis);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+    return true;
+}
+
+void AhciHba::Port::process_fis(const sata::Fis &fis) {
+    if (!sleep(cycles::kFisDecode, false))
+        return;
+    switch (fis.bytes[0]) {
+    case uint8_t(FisType::RegD2H):
+        return on_d2h(fis);
+    case uint8_t(FisType::PioSetup):
+        return on_pio_setup(fis);
+    case uint8_t(FisType::DmaSetup):
+        return on_dma_setup(fis);
+    case uint8_t(FisType::SetDeviceBits):
+        return on_sdb(fis);
+    case uint8_t(FisType::DmaActivate):
+        return send_data_out();
+    case uint8_t(FisType::Data):
+        return on_data(fis);
+    case uint8_t(FisType::Bist):
+        // BIST Activate from the device: loopback test modes are not modelled.
+        trace("ahci.bist_ignored");
+        return;
+    default:
+        return on_unknown(fis);
+    }
+}
+
+// Copy a FIS into its slot of the received-FIS area (only while PxCMD.FR = 1). False if
+// the engine was reset meanwhile or the area is not in host memory (HBFS).
+bool AhciHba::Port::post_fis(uint32_t area_off, const sata::Fis &fis, size_t len) {
+    if (!(cmd_ & CMD_FR))
+        return true;
+    len = std::min(len, fis.bytes.size());
+    const uint64_t addr = fb_addr(fis.pm_port()) + area_off;
+    Dma r = mem_write(addr, fis.bytes.data(), len, false);
+    if (r == Dma::Fault)
+        host_bus_error("received FIS area", addr, -1);
+    return r == Dma::Ok;
+}
+
+// Register D2H: the device's status. Loads PxTFD (and PxSIG for the first one after a
+// reset); BSY = DRQ = 0 releases the slot that set BSY: a non-queued command completes,
+// an NCQ command is accepted. ERR stops the engine (TFES) with PxCI left set.
+void AhciHba::Port::on_d2h(const sata::Fis &fis) {
+    if (!post_fis(RX_RFIS, fis, 20))
+        return;
+    const uint8_t status = fis.at(2), error = fis.at(3);
+    if (sig_pending_) {
+        sig_pending_ = false;
+        sig_ = uint32_t(fis.at(12)) | uint32_t(fis.at(4)) << 8 | uint32_t(fis.at(5)) << 16 |
+               uint32_t(fis.at(6)) << 24;
+        trace("ahci.signature", {{"sig", TraceValue::hex(sig_)},
+                                 {"status", TraceValue::hex(status)}});
+    }
+    tfd_ = status | uint32_t(error) << TFD_ERR_SHIFT;
+    pio_ = Pio{};
+    if (status & kAtaErr)
+        halt(IS_TFES, "error status in D2H FIS", busy_slot_);
+    else if (!(status & (kAtaBsy | kAtaDrq)) && busy_slot_ >= 0)
+        complete_slot(unsigned(busy_slot_));
+    if (fis.at(1) & kFisInterrupt)
+        set_is(IS_DHRS);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// PIO Setup: PxTFD takes the initial status; the data phase follows. Data-in waits for
+// the device's Data FIS; data-out sends one Data FIS of the transfer count at once (the
+// CDB from ACMD first for an ATAPI command). E_Status is applied after the data.
+void AhciHba::Port::on_pio_setup(const sata::Fis &fis) {
+    if (!post_fis(RX_PSFIS, fis, 20))
+        return;
+    const uint8_t status = fis.at(2), error = fis.at(3);
+    tfd_ = status | uint32_t(error) << TFD_ERR_SHIFT;
+    if (status & kAtaErr)
+        return halt(IS_TFES, "error status in PIO Setup FIS", busy_slot_);
+    if (busy_slot_ < 0 || slots_[busy_slot_].queued)
+        return protocol_error("PIO Setup without a non-queued command");
+    pio_.active = true;
+    pio_.d2h = fis.at(1) & kFisDirD2H;
+    pio_.irq = fis.at(1) & kFisInterrupt;
+    pio_.e_status = fis.at(15);
+    pio_.count = uint32_t(fis.at(16)) | uint32_t(fis.at(17)) << 8;
+    if (pio_.d2h)
+        return;
+    const unsigned slot = unsigned(busy_slot_);
+    Slot &s = slots_[slot];
+    const bool acmd = (s.flags & HDR_A) && !s.acmd_sent;
+    if (pio_.count == 0) {
+        set_serr(SERR_ERR_P);
+        return halt(IS_IFS, "PIO data-out with zero transfer count", int(slot));
+    }
+    if (transmit_data(slot, s.done, pio_.count, acmd))
+        finish_pio();
+}
+
+// End of a PIO data block: PxTFD.STS = E_Status; BSY = DRQ = 0 completes the command
+// (PIO data-in has no closing D2H FIS); PSS is raised only now, after the data moved.
+void AhciHba::Port::finish_pio() {
+    const uint8_t e = pio_.e_status;
+    const bool irq = pio_.irq;
+    pio_ = Pio{};
+    tfd_ = (tfd_ & TFD_ERR_MASK) | e;
+    if (e & kAtaErr)
+        halt(IS_TFES, "error in PIO E_Status", busy_slot_);
+    else if (!(e & (kAtaBsy | kAtaDrq)) && busy_slot_ >= 0)
+        complete_slot(unsigned(busy_slot_));
+    if (irq)
+        set_is(IS_PSS);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// DMA Setup (first-party DMA, NCQ): the DMA buffer identifier's bits 4:0 select the
+// command slot; offset and count delimit the transfer in that slot's PRDT.
+void AhciHba::Port::on_dma_setup(const sata::Fis &fis) {
+    if (!post_fis(RX_DSFIS, fis, 28))
+        return;
+    const unsigned tag = fis.dword(1) & 0x1F;
+    if (tag >= hba_.cfg_.n_slots || !slots_[tag].valid)
+        return protocol_error("DMA Setup for a slot with no command");
+    dma_.active = true;
+    dma_.d2h = fis.at(1) & kFisDirD2H;
+    dma_.slot = tag;
+    dma_.offset = fis.dword(4) & ~3u;
+    dma_.count = fis.dword(5);
+    dma_.done = 0;
+    if (dma_.count == 0)
+        dma_ = DmaCtx{};
+    if (fis.at(1) & kFisInterrupt)
+        set_is(IS_DSS);
+    if (dma_.active && !dma_.d2h && (fis.at(1) & sata::kFisCommand))
+        send_data_out(); // auto-activate: no DMA Activate for the first Data FIS
+}
+
+// Set Device Bits: status-high/low bits and error into PxTFD (BSY and DRQ untouched),
+// completed NCQ tags out of PxSACT, N bit into PxSNTF.
+void AhciHba::Port::on_sdb(const sata::Fis &fis) {
+    if (!post_fis(RX_SDBFIS, fis, 8))
+        return;
+    const uint8_t status = fis.at(2), error = fis.at(3);
+    const uint32_t sactive = fis.dword(1);
+    tfd_ = (tfd_ & (kAtaBsy | kAtaDrq)) | (status & 0x77) | uint32_t(error) << TFD_ERR_SHIFT;
+    const uint32_t done = sactive & sact_;
+    sact_ &= ~sactive;
+    for (unsigned t = 0; t < 32; ++t) {
+        if (!(done & (1u << t)))
+            continue;
+        if (dma_.active && dma_.slot == t)
+            dma_ = DmaCtx{};
+        if (!(ci_ & (1u << t)))
+            slots_[t] = Slot{};
+    }
+    if ((fis.at(1) & sata::kFisCommand) && hba_.cfg_.ssntf)
+        sntf_ |= 1u << fis.pm_port();
+    if (status & kAtaErr)
+        halt(IS_TFES, "error status in Set Device Bits FIS", -1);
+    if (fis.at(1) & kFisInterrupt)
+        set_is(IS_SDBS);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Data FIS from the device: into the PRDT of the first-party DMA slot (at the DMA Setup
+// offset), of the PIO data-in command (transfer count from PIO Setup) or of the
+// non-queued DMA read. Bytes beyond the PRDT are an overflow (OFS, engine stops).
+void AhciHba::Port::on_data(const sata::Fis &fis) {
+    enum class Kind { Fpdma, Pio, Dma } kind;
+    unsigned slot;
+    uint64_t pos, room;
+    if (dma_.active && dma_.d2h) {
+        kind = Kind::Fpdma;
+        slot = dma_.slot;
+        pos = uint64_t(dma_.offset) + dma_.done;
+        room = dma_.count - dma_.done;
+    } else if (pio_.active && pio_.d2h && busy_slot_ >= 0) {
+        kind = Kind::Pio;
+        slot = unsigned(busy_slot_);
+        pos = slots_[slot].done;
+        room = pio_.count;
+    } else if (busy_slot_ >= 0 && !slots_[busy_slot_].queued && !pio_.active) {
+        kind = Kind::Dma;
+        slot = unsigned(busy_slot_);
+        pos = slots_[slot].done;
+        room = ~0ull;
+    } else {
+        return protocol_error("Data FIS with no receiving command");
+    }
+    Slot &s = slots_[slot];
+    // Anything past the transfer count is dword padding of an odd-sized transfer.
+    const size_t take = size_t(std::min<uint64_t>(fis.payload_size(), room));
+    size_t moved = 0;
+    Dma r = prd_move(s, pos, const_cast<uint8_t *>(fis.payload()), take, true, &moved);
+    if (r == Dma::Aborted)
+        return;
+    s.done += uint32_t(moved);
+    if (r == Dma::Fault)
+        return;
+    if (!write_prdbc(s))
+        return;
+    if (kind == Kind::Fpdma) {
+        dma_.done += uint32_t(take);
+        if (dma_.done >= dma_.count)
+            dma_ = DmaCtx{};
+    }
+    if (moved < take) {
+        pio_ = Pio{};
+        return halt(IS_OFS, "device sent more data than the PRDT describes", int(slot));
+    }
+    if (kind == Kind::Pio)
+        finish_pio();
+}
+
+// Unknown FIS type: posted to UFIS (up to 64 bytes), SError.DIAG.F (PxIS.UFS mirrors it).
+void AhciHba::Port::on_unknown(const sata::Fis &fis) {
+    if (!post_fis(RX_UFIS, fis, kUfisMax))
+        return;
+    trace("ahci.error", {{"kind", TraceValue::str("UFS")},
+                         {"type", TraceValue::hex(fis.bytes[0])}},
+          "unknown FIS type");
+    set_serr(SERR_DIAG_F);
+}
+
+} // namespace satasim::ahci

@@ -1,0 +1,363 @@
+// ATA command decode and the non-queued commands (hardware.md 8.2, 8.4, 8.6, 8.8).
+#include <algorithm>
+
+#include "model/device/disk_impl.h"
+
+namespace satasim::device {
+
+using sata::Fis;
+using sata::Taskfile;
+using sc_core::sc_time_stamp;
+
+namespace {
+constexpr uint8_t kStatusGood = 0x50;
+constexpr uint8_t kStatusError = 0x51; // DRDY | DSC | ERR
+constexpr uint64_t kLba28Sectors = 0x0FFFFFFF;
+
+bool is_power_of_two(unsigned v) { return v && !(v & (v - 1)); }
+} // namespace
+
+bool SataDisk::Impl::finish_ok(uint64_t e, uint64_t lba, uint16_t count, uint8_t device) {
+    if (!alive(e))
+        return false;
+    return send(sata::make_reg_d2h(kStatusGood, 0, lba, device, count, true));
+}
+
+bool SataDisk::Impl::finish_error(uint64_t e, const Taskfile &tf, uint8_t error, uint64_t lba) {
+    if (!alive(e))
+        return false;
+    trace_error("command failed", tf, kStatusError, error, lba);
+    return send(sata::make_reg_d2h(kStatusError, error, lba, 0x40, 0, true));
+}
+
+// Address and length of a read/write command. False: not addressable this way (ABRT).
+bool SataDisk::Impl::decode_rw(const Taskfile &tf, bool ext, bool write, Xfer &x) const {
+    x.write = write;
+    x.fua = tf.command == op::kWriteDmaFuaExt || tf.command == op::kWriteMultipleFuaExt;
+    if (ext) {
+        if (!cfg.lba48)
+            return false;
+        x.lba = tf.lba & 0xFFFFFFFFFFFFull;
+        x.sectors = tf.count ? tf.count : 65536u;
+        return true;
+    }
+    uint8_t n = uint8_t(tf.count);
+    x.sectors = n ? n : 256u;
+    if (tf.device & 0x40) {
+        x.lba = (tf.lba & 0xFFFFFF) | uint64_t(tf.device & 0x0F) << 24;
+    } else {
+        // Legacy CHS with the default 16 heads x 63 sectors geometry.
+        uint64_t sector = tf.lba & 0xFF, cyl = (tf.lba >> 8) & 0xFFFF, head = tf.device & 0x0F;
+        if (sector == 0)
+            return false;
+        x.lba = (cyl * 16 + head) * 63 + sector - 1;
+    }
+    return true;
+}
+
+bool SataDisk::Impl::range_ok(const Xfer &x, bool lba28) const {
+    uint64_t limit = capacity();
+    if (lba28)
+        limit = std::min(limit, kLba28Sectors);
+    return x.lba < limit && x.sectors <= limit - x.lba;
+}
+
+void SataDisk::Impl::execute(const Taskfile &tf) {
+    const uint64_t e = epoch;
+    const uint8_t c = tf.command;
+    auto abort_cmd = [&] { finish_error(e, tf, sata::kAtaAbrt, tf.lba); };
+    auto idnf = [&](const Xfer &x, bool lba28) {
+        uint64_t limit = lba28 ? std::min(capacity(), kLba28Sectors) : capacity();
+        finish_error(e, tf, sata::kAtaIdnf | sata::kAtaAbrt, std::max(x.lba, limit));
+    };
+    auto media_busy = [&](const Xfer &x) {
+        power_mode = 0xFF;
+        return busy_for(e, overhead() + media_access(x.lba, x.sectors,
+                                                     sc_time_stamp() + overhead()));
+    };
+
+    switch (c) {
+    case op::kIdentify: {
+        if (!busy_for(e, overhead()))
+            return;
+        std::vector<uint16_t> w = identify();
+        pio_in(e, tf, 1, [&](uint32_t) {
+            std::vector<uint8_t> b(512);
+            for (size_t i = 0; i < 256; ++i) {
+                b[2 * i] = uint8_t(w[i]);
+                b[2 * i + 1] = uint8_t(w[i] >> 8);
+            }
+            return b;
+        });
+        return;
+    }
+
+    case op::kReadSectors:
+    case op::kReadSectorsExt:
+    case op::kReadMultiple:
+    case op::kReadMultipleExt: {
+        const bool ext = c == op::kReadSectorsExt || c == op::kReadMultipleExt;
+        const bool multiple = c == op::kReadMultiple || c == op::kReadMultipleExt;
+        Xfer x;
+        if (!decode_rw(tf, ext, false, x) || (multiple && multi_count == 0))
+            return abort_cmd();
+        if (!range_ok(x, !ext))
+            return idnf(x, !ext);
+        if (!media_busy(x))
+            return;
+        const uint32_t per = multiple ? multi_count : 1;
+        const uint32_t blocks = (x.sectors + per - 1) / per;
+        pio_in(e, tf, blocks, [&](uint32_t i) {
+            uint32_t n = std::min(per, x.sectors - i * per);
+            std::vector<uint8_t> b(size_t(n) * MediaStore::kSectorSize);
+            media.read(x.lba + uint64_t(i) * per, n, b.data());
+            return b;
+        });
+        return;
+    }
+
+    case op::kWriteSectors:
+    case op::kWriteSectorsExt:
+    case op::kWriteMultiple:
+    case op::kWriteMultipleExt:
+    case op::kWriteMultipleFuaExt: {
+        const bool ext = c == op::kWriteSectorsExt || c == op::kWriteMultipleExt ||
+                         c == op::kWriteMultipleFuaExt;
+        const bool multiple = c == op::kWriteMultiple || c == op::kWriteMultipleExt ||
+                              c == op::kWriteMultipleFuaExt;
+        Xfer x;
+        if (!decode_rw(tf, ext, true, x) || (multiple && multi_count == 0))
+            return abort_cmd();
+        if (!range_ok(x, !ext))
+            return idnf(x, !ext);
+        if (!busy_for(e, overhead()))
+            return;
+        if (!pio_out(e, tf, x.sectors, multiple ? multi_count : 1,
+                     [&](uint32_t first, uint32_t n, const uint8_t *data) {
+                         media.write(x.lba + first, n, data);
+                     }))
+            return;
+        if (x.fua || !wcache_enabled) {
+            if (!busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp())))
+                return;
+        } else {
+            cache_dirty = true;
+        }
+        finish_ok(e);
+        return;
+    }
+
+    case op::kReadDma:
+    case op::kReadDmaExt: {
+        const bool ext = c == op::kReadDmaExt;
+        Xfer x;
+        if (!decode_rw(tf, ext, false, x))
+            return abort_cmd();
+        if (!range_ok(x, !ext))
+            return idnf(x, !ext);
+        if (!media_busy(x) || !dma_in_data(e, x.lba, x.sectors))
+            return;
+        finish_ok(e);
+        return;
+    }
+
+    case op::kWriteDma:
+    case op::kWriteDmaExt:
+    case op::kWriteDmaFuaExt: {
+        const bool ext = c != op::kWriteDma;
+        Xfer x;
+        if (!decode_rw(tf, ext, true, x))
+            return abort_cmd();
+        if (!range_ok(x, !ext))
+            return idnf(x, !ext);
+        if (!busy_for(e, overhead()) || !dma_out_data(e, x.lba, x.sectors, false))
+            return;
+        if (x.fua || !wcache_enabled) {
+            if (!busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp())))
+                return;
+        } else {
+            cache_dirty = true;
+        }
+        finish_ok(e);
+        return;
+    }
+
+    case op::kReadVerify:
+    case op::kReadVerifyExt: {
+        const bool ext = c == op::kReadVerifyExt;
+        Xfer x;
+        if (!decode_rw(tf, ext, false, x))
+            return abort_cmd();
+        if (!range_ok(x, !ext))
+            return idnf(x, !ext);
+        if (media_busy(x))
+            finish_ok(e);
+        return;
+    }
+
+    case op::kFlush:
+    case op::kFlushExt:
+        if (c == op::kFlushExt && !cfg.lba48)
+            return abort_cmd();
+        if (busy_for(e, overhead() + flush_time()))
+            finish_ok(e);
+        return;
+
+    case op::kSetFeatures:
+        set_features(e, tf);
+        return;
+
+    case op::kSetMultiple: {
+        unsigned n = tf.count & 0xFF;
+        if (n != 0 && (!is_power_of_two(n) || n > max_multi()))
+            return abort_cmd();
+        multi_count = n;
+        if (busy_for(e, overhead()))
+            finish_ok(e);
+        return;
+    }
+
+    case op::kCheckPower:
+        if (busy_for(e, overhead()))
+            finish_ok(e, 0, power_mode);
+        return;
+
+    case op::kStandbyImm:
+    case op::kStandby:
+    case op::kIdleImm:
+    case op::kIdle:
+        if (c == op::kStandbyImm || c == op::kStandby) {
+            if (!busy_for(e, overhead() + flush_time()))
+                return;
+            power_mode = 0x00;
+        } else {
+            power_mode = 0x80;
+            if (!busy_for(e, overhead()))
+                return;
+        }
+        finish_ok(e);
+        return;
+
+    case op::kReadNativeMax: {
+        uint64_t max = std::min(capacity(), kLba28Sectors) - 1;
+        if (busy_for(e, overhead()))
+            finish_ok(e, max & 0xFFFFFF, 0, uint8_t(0x40 | ((max >> 24) & 0x0F)));
+        return;
+    }
+    case op::kReadNativeMaxExt:
+        if (!cfg.lba48)
+            return abort_cmd();
+        if (busy_for(e, overhead()))
+            finish_ok(e, capacity() - 1, 0, 0x40);
+        return;
+
+    case op::kExecDiag:
+        if (busy_for(e, overhead()) && alive(e))
+            send(signature_fis(true));
+        return;
+
+    case op::kInitDevParams:
+        if (busy_for(e, overhead()))
+            finish_ok(e);
+        return;
+
+    case op::kReadLogExt:
+        read_log_ext(e, tf);
+        return;
+
+    default:
+        // Unknown or unsupported opcode (also FPDMA on a drive without NCQ).
+        trace("disk.unsupported_command", {{"cmd", TraceValue::hex(c)}});
+        abort_cmd();
+        return;
+    }
+}
+
+// SET FEATURES (hardware.md 8.4).
+void SataDisk::Impl::set_features(uint64_t e, const Taskfile &tf) {
+    const uint8_t sub = tf.feature;
+    const uint8_t arg = uint8_t(tf.count);
+    bool ok = true;
+    switch (sub) {
+    case 0x03: // set transfer mode
+        if (arg == 0x00 || arg == 0x01) {
+            // PIO default mode
+        } else if (arg >= 0x08 && arg <= 0x0C && unsigned(arg - 0x08) <= cfg.pio_max) {
+            // PIO flow control mode n
+        } else if (arg >= 0x20 && arg <= 0x22) {
+            mwdma_selected = arg - 0x20;
+            udma_selected = -1;
+        } else if (arg >= 0x40 && arg <= 0x46 && unsigned(arg - 0x40) <= cfg.udma_max) {
+            udma_selected = arg - 0x40;
+            mwdma_selected = -1;
+        } else {
+            ok = false;
+        }
+        break;
+    case 0x02:
+    case 0x82:
+        ok = cfg.write_cache;
+        if (ok && sub == 0x82 && wcache_enabled) {
+            if (!busy_for(e, flush_time()))
+                return;
+        }
+        if (ok)
+            wcache_enabled = sub == 0x02;
+        break;
+    case 0xAA:
+    case 0x55:
+        lookahead_enabled = sub == 0xAA;
+        break;
+    case 0x10:
+    case 0x90:
+        if (arg == 0x02)
+            auto_activate = sub == 0x10;
+        else if (arg == 0x06)
+            ok = sub == 0x10; // settings preservation is always on (MEM: cannot disable)
+        else
+            ok = false;
+        break;
+    default:
+        ok = false;
+        break;
+    }
+    if (!ok) {
+        finish_error(e, tf, sata::kAtaAbrt, tf.lba);
+        return;
+    }
+    trace("disk.set_features",
+          {{"feature", TraceValue::hex(sub)}, {"value", TraceValue::hex(arg)}});
+    if (busy_for(e, overhead()))
+        finish_ok(e);
+}
+
+// READ LOG EXT (hardware.md 8.6): log directory (00h) and NCQ Command Error (10h).
+void SataDisk::Impl::read_log_ext(uint64_t e, const Taskfile &tf) {
+    const uint8_t log = uint8_t(tf.lba);
+    const uint32_t page = uint32_t((tf.lba >> 8) & 0xFF) | uint32_t((tf.lba >> 32) & 0xFF) << 8;
+    const uint32_t count = tf.count;
+    uint32_t pages = log == 0x00 ? 1 : log == 0x10 ? 1 : 0;
+    if (count == 0 || page >= pages || count > pages - page) {
+        finish_error(e, tf, sata::kAtaAbrt, tf.lba);
+        return;
+    }
+    if (!busy_for(e, overhead()))
+        return;
+    std::vector<uint8_t> data;
+    if (log == 0x00) {
+        data.assign(512, 0);
+        data[0] = 0x01; // general purpose log directory version 1
+        data[2 * 0x10] = 1;
+    } else {
+        data = ncq_log_page();
+    }
+    if (!pio_in(e, tf, 1, [&](uint32_t) { return data; }))
+        return;
+    if (log == 0x10 && ncq_error_state) {
+        ncq_error_state = false;
+        trace("disk.ncq_error_cleared", {});
+        work_event.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+} // namespace satasim::device

@@ -1,0 +1,189 @@
+// Internal state of SataDisk, shared by the files that implement it chapter by chapter:
+//   sata_disk.cpp   module, processes, link callbacks, resets, signature
+//   command_set.cpp command decode and the non-queued commands
+//   protocols.cpp   PIO data-in/out, DMA in/out FIS sequences
+//   ncq_queue.cpp   NCQ acceptance, ordering, data phases, SDB completions, error log 10h
+//   identify.cpp    IDENTIFY DEVICE data
+//   timing.cpp      busy-time model (seek, rotation, transfer, SSD latency)
+// Not a public header.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/device/sata_disk.h"
+
+namespace satasim::device {
+
+// ATA opcodes the drive decodes (hardware.md 8.2).
+namespace op {
+constexpr uint8_t kReadSectors = 0x20, kReadSectorsExt = 0x24, kReadDmaExt = 0x25,
+                  kReadNativeMaxExt = 0x27, kReadMultipleExt = 0x29, kReadLogExt = 0x2F,
+                  kWriteSectors = 0x30, kWriteSectorsExt = 0x34, kWriteDmaExt = 0x35,
+                  kWriteMultipleExt = 0x39, kWriteDmaFuaExt = 0x3D, kReadVerify = 0x40,
+                  kReadVerifyExt = 0x42, kReadFpdma = 0x60, kWriteFpdma = 0x61,
+                  kExecDiag = 0x90, kInitDevParams = 0x91, kReadMultiple = 0xC4,
+                  kWriteMultiple = 0xC5, kSetMultiple = 0xC6, kReadDma = 0xC8,
+                  kWriteDma = 0xCA, kWriteMultipleFuaExt = 0xCE, kStandbyImm = 0xE0,
+                  kIdleImm = 0xE1, kStandby = 0xE2, kIdle = 0xE3, kCheckPower = 0xE5,
+                  kFlush = 0xE7, kFlushExt = 0xEA, kIdentify = 0xEC, kSetFeatures = 0xEF,
+                  kReadNativeMax = 0xF8;
+} // namespace op
+
+// 64-bit splitmix generator: the only source of randomness in the drive.
+struct SplitMix64 {
+    uint64_t state = 0;
+    void seed(uint64_t s) { state = s; }
+    uint64_t next() {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+};
+
+// A decoded read/write request (LBA, sectors, direction, addressing).
+struct Xfer {
+    uint64_t lba = 0;
+    uint32_t sectors = 0;
+    bool write = false;
+    bool fua = false;
+};
+
+struct NcqSlot {
+    enum class State { Free, Queued, Running, Done } state = State::Free;
+    sata::Taskfile tf;
+    Xfer x;
+    uint64_t seq = 0;          // acceptance order
+    sc_core::sc_time accepted; // time the command FIS arrived
+};
+
+// Contents of the NCQ Command Error log (page 10h) for the last NCQ error.
+struct NcqErrorLog {
+    bool valid = false;
+    bool nq = false;
+    uint8_t tag = 0;
+    uint8_t status = 0, error = 0, device = 0;
+    uint64_t lba = 0;
+    uint16_t count = 0;
+};
+
+struct SataDisk::Impl {
+    Impl(SataDisk &disk);
+
+    SataDisk &d;
+    const DiskConfig &cfg;
+    MediaStore &media;
+    link::SataLink *link = nullptr;
+
+    // ---- PHY / reset state (sata_disk.cpp)
+    bool phy_up = false;
+    link::Gen gen = link::Gen::None;
+    enum class ResetState { None, SrstHeld, Resetting } reset_state = ResetState::Resetting;
+    sc_core::sc_time ready_at;      // Resetting: signature not before this time
+    uint64_t epoch = 1;             // bumps on every reset/abort; stale work checks it
+    bool fis_trace = false;
+
+    // ---- receive side (transport process)
+    std::deque<sata::Fis> rxq;
+    sc_core::sc_event rx_event;
+    std::deque<sata::Fis> data_in;  // host Data FISes for the running command
+    sc_core::sc_event data_event;
+    sc_core::sc_event work_event;   // anything for the command process
+
+    // ---- electronics settings (power-on defaults in power_on_defaults())
+    bool wcache_enabled = true;
+    bool lookahead_enabled = true;
+    bool auto_activate = false;     // SET FEATURES 10h/02h
+    unsigned multi_count = 0;       // 0 = READ/WRITE MULTIPLE not enabled
+    int udma_selected = -1;
+    int mwdma_selected = -1;
+    uint8_t power_mode = 0xFF;      // CHECK POWER MODE count value
+    bool cache_dirty = false;
+    uint64_t head_lba = 0;          // where the heads are (end of the last media access)
+
+    // ---- non-queued command
+    std::optional<sata::Taskfile> pending_cmd;
+
+    // ---- NCQ (ncq_queue.cpp)
+    std::array<NcqSlot, 32> slots{};
+    uint64_t next_seq = 1;
+    unsigned pending_accepts = 0;   // D2H (BSY=0) owed for received FPDMA commands
+    uint32_t sdb_pending = 0;       // completed tags not yet reported
+    bool ncq_error_state = false;   // rejecting queued commands until log 10h is read
+    NcqErrorLog ncq_log;
+    std::vector<sata::Fis> pending_error_fis; // error responses decided by the transport side
+    SplitMix64 rng;
+
+    // ---- sata_disk.cpp
+    void power_on_defaults();
+    void start_reset(const char *kind, bool srst_held);
+    void transport_thread();
+    void command_thread();
+    void dispatch(const sata::Fis &fis);
+    bool handle_reset();
+    bool send(const sata::Fis &fis);
+    bool alive(uint64_t e) const { return e == epoch; }
+    void trace(const char *name, std::vector<std::pair<std::string, TraceValue>> fields,
+               const std::string &msg = {});
+    void trace_error(const char *what, const sata::Taskfile &tf, uint8_t status, uint8_t error,
+                     uint64_t lba);
+    sata::Fis signature_fis(bool irq) const;
+    unsigned max_multi() const;
+    uint64_t capacity() const; // addressable sectors (LBA28-only drives are capped)
+
+    // ---- command_set.cpp
+    static bool is_queued(uint8_t cmd) { return cmd == op::kReadFpdma || cmd == op::kWriteFpdma; }
+    void execute(const sata::Taskfile &tf);
+    bool decode_rw(const sata::Taskfile &tf, bool ext, bool write, Xfer &x) const;
+    bool range_ok(const Xfer &x, bool lba28) const;
+    bool finish_ok(uint64_t e, uint64_t lba = 0, uint16_t count = 0, uint8_t device = 0);
+    bool finish_error(uint64_t e, const sata::Taskfile &tf, uint8_t error, uint64_t lba);
+    void set_features(uint64_t e, const sata::Taskfile &tf);
+    void read_log_ext(uint64_t e, const sata::Taskfile &tf);
+
+    // ---- protocols.cpp
+    bool pio_in(uint64_t e, const sata::Taskfile &tf, uint32_t blocks,
+                const std::function<std::vector<uint8_t>(uint32_t block)> &block_data);
+    bool pio_out(uint64_t e, const sata::Taskfile &tf, uint32_t sectors, uint32_t block_sectors,
+                 const std::function<void(uint32_t first_sector, uint32_t n, const uint8_t *)> &sink);
+    bool dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors);
+    bool dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors, bool skip_first_activate);
+    bool wait_data(uint64_t e, sata::Fis &out);
+    bool idle_until(uint64_t e, sc_core::sc_time deadline);
+    bool busy_for(uint64_t e, sc_core::sc_time t) {
+        return idle_until(e, sc_core::sc_time_stamp() + t);
+    }
+
+    // ---- ncq_queue.cpp
+    void receive_queued(const sata::Taskfile &tf);
+    void ncq_protocol_error(const sata::Taskfile &tf, bool nq, uint8_t tag);
+    bool ncq_outstanding() const;
+    bool has_queued() const;
+    int pick_next();
+    void execute_queued(int tag);
+    void ncq_fail(int tag, uint8_t error, uint64_t lba);
+    void abort_all_queued();
+    bool service_accepts();
+    bool flush_sdb();
+    std::vector<uint8_t> ncq_log_page() const;
+
+    // ---- identify.cpp
+    std::vector<uint16_t> identify() const;
+
+    // ---- timing.cpp
+    sc_core::sc_time overhead() const;
+    sc_core::sc_time media_access(uint64_t lba, uint32_t sectors, sc_core::sc_time start);
+    sc_core::sc_time flush_time();
+    double rotation_s() const;
+};
+
+} // namespace satasim::device

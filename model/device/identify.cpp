@@ -1,0 +1,111 @@
+// IDENTIFY DEVICE data (hardware.md 8.3): 256 words built from DiskConfig and the current
+// SET FEATURES / SET MULTIPLE state.
+#include <algorithm>
+
+#include "model/device/disk_impl.h"
+
+namespace satasim::device {
+
+namespace {
+
+// ATA strings: space padded, two characters per word, the first one in the high byte.
+void put_string(std::vector<uint16_t> &w, unsigned first, unsigned words, const std::string &s) {
+    for (unsigned i = 0; i < words; ++i) {
+        auto ch = [&](size_t k) -> uint16_t { return k < s.size() ? uint8_t(s[k]) : ' '; };
+        w[first + i] = uint16_t(ch(2 * i) << 8 | ch(2 * i + 1));
+    }
+}
+
+} // namespace
+
+std::vector<uint16_t> SataDisk::Impl::identify() const {
+    std::vector<uint16_t> w(256, 0);
+    const uint64_t cap = capacity();
+
+    // Legacy CHS geometry (16 heads, 63 sectors/track, at most 16383 cylinders).
+    const uint32_t cyls = uint32_t(std::min<uint64_t>(cap / (16 * 63), 16383));
+    w[0] = 0x0040; // ATA device, fixed media
+    w[1] = uint16_t(cyls);
+    w[3] = 16;
+    w[6] = 63;
+    put_string(w, 10, 10, cfg.serial);
+    put_string(w, 23, 4, cfg.firmware);
+    put_string(w, 27, 20, cfg.model);
+    w[47] = uint16_t(0x8000 | max_multi());
+    w[49] = 0x0F00;  // IORDY supported/disable, LBA, DMA
+    w[50] = 0x4000;
+    w[51] = 0x0200;  // PIO timing mode (obsolete)
+    w[53] = 0x0007;  // words 54-58, 64-70 and 88 valid
+    w[54] = uint16_t(cyls);
+    w[55] = 16;
+    w[56] = 63;
+    uint32_t chs_cap = cyls * 16u * 63u;
+    w[57] = uint16_t(chs_cap);
+    w[58] = uint16_t(chs_cap >> 16);
+    w[59] = uint16_t(multi_count ? 0x0100 | multi_count : 0);
+    const uint32_t cap28 = uint32_t(std::min<uint64_t>(cap, 0x0FFFFFFF));
+    w[60] = uint16_t(cap28);
+    w[61] = uint16_t(cap28 >> 16);
+    w[63] = uint16_t(0x0007 | (mwdma_selected >= 0 ? 0x100 << mwdma_selected : 0));
+    w[64] = uint16_t(cfg.pio_max >= 4 ? 0x0003 : cfg.pio_max >= 3 ? 0x0001 : 0);
+    w[65] = w[66] = w[67] = w[68] = 120;
+
+    // Serial ATA words.
+    const unsigned depth = std::clamp(cfg.ncq_depth, 1u, 32u);
+    w[75] = uint16_t(cfg.ncq ? depth - 1 : 0);
+    uint16_t w76 = 0;
+    for (unsigned g = 1; g <= unsigned(cfg.max_gen) && g <= 3; ++g)
+        w76 |= uint16_t(1u << g);
+    if (cfg.ncq)
+        w76 |= 0x0100;
+    w[76] = w76;
+    w[77] = uint16_t(unsigned(gen) << 1); // current negotiated speed
+    w[78] = 0x0044;                       // DMA Setup auto-activate, settings preservation
+    w[79] = uint16_t(0x0040 | (auto_activate ? 0x0004 : 0));
+
+    // Major version: ATA/ATAPI-4 up to ata_major.
+    uint16_t w80 = 0;
+    for (unsigned v = 4; v <= cfg.ata_major && v <= 14; ++v)
+        w80 |= uint16_t(1u << v);
+    if (cfg.ata_major < 4 && cfg.ata_major >= 1)
+        w80 = uint16_t(1u << cfg.ata_major);
+    w[80] = w80;
+    w[81] = 0;
+
+    // Command set supported (82-84) and enabled (85-87).
+    w[82] = uint16_t(0x0048 | (cfg.write_cache ? 0x0020 : 0)); // power mgmt, look-ahead, WC
+    w[83] = uint16_t(0x4000 | 0x1000 | (cfg.lba48 ? 0x2400 : 0)); // FLUSH, LBA48 + FLUSH EXT
+    w[84] = uint16_t(0x4000 | 0x0020 | (cfg.lba48 ? 0x0040 : 0)); // GPL, WRITE DMA FUA EXT
+    w[85] = uint16_t(0x0008 | (lookahead_enabled ? 0x0040 : 0) |
+                     (cfg.write_cache && wcache_enabled ? 0x0020 : 0));
+    w[86] = uint16_t(w[83] & 0x3FFF);
+    w[87] = w[84];
+
+    uint16_t udma_sup = uint16_t((1u << (std::min(cfg.udma_max, 6u) + 1)) - 1);
+    w[88] = uint16_t(udma_sup | (udma_selected >= 0 ? 0x100 << udma_selected : 0));
+    w[93] = 0; // no PATA reset result on SATA
+
+    if (cfg.lba48) {
+        w[100] = uint16_t(cap);
+        w[101] = uint16_t(cap >> 16);
+        w[102] = uint16_t(cap >> 32);
+        w[103] = uint16_t(cap >> 48);
+    }
+    w[106] = 0x4000; // one 512-byte logical sector per physical sector
+    w[217] = uint16_t(cfg.timing.ssd ? 1 : std::clamp(cfg.timing.rpm, 0.0, 65534.0));
+    // Transport: Serial; ATA8-AST, SATA 1.0a, II Ext, 2.5, 2.6 and 3.0 per max speed.
+    unsigned tbits = cfg.max_gen >= link::Gen::Gen3   ? 0x3F
+                     : cfg.max_gen >= link::Gen::Gen2 ? 0x1F
+                                                      : 0x03;
+    w[222] = uint16_t(0x1000 | tbits);
+
+    // Integrity word: signature A5h and a checksum making the 512 bytes sum to zero.
+    w[255] = 0x00A5;
+    unsigned sum = 0;
+    for (unsigned i = 0; i < 256; ++i)
+        sum += (w[i] & 0xFF) + (w[i] >> 8);
+    w[255] = uint16_t(0x00A5 | (uint8_t(-sum) << 8));
+    return w;
+}
+
+} // namespace satasim::device

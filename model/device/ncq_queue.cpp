@@ -1,0 +1,241 @@
+// Native Command Queuing (hardware.md 8.5, 8.7, 8.8): acceptance, the internal completion
+// order policy, DMA Setup data phases, Set Device Bits completions (several tags per SDB
+// when they finish back to back) and the NCQ error state with log page 10h.
+#include <algorithm>
+
+#include "model/device/disk_impl.h"
+
+namespace satasim::device {
+
+using sata::Fis;
+using sata::Taskfile;
+using sc_core::sc_time_stamp;
+
+namespace {
+constexpr uint8_t kStatusAccept = 0x40;   // DRDY, BSY=0: command queued, bus released
+constexpr uint8_t kStatusNcqError = 0x41; // DRDY | ERR in the error SDB
+constexpr uint8_t kStatusError = 0x51;
+} // namespace
+
+bool SataDisk::Impl::ncq_outstanding() const {
+    return std::any_of(slots.begin(), slots.end(),
+                       [](const NcqSlot &s) { return s.state != NcqSlot::State::Free; });
+}
+
+bool SataDisk::Impl::has_queued() const {
+    return std::any_of(slots.begin(), slots.end(),
+                       [](const NcqSlot &s) { return s.state == NcqSlot::State::Queued; });
+}
+
+// Transport side: a READ/WRITE FPDMA QUEUED command FIS arrived.
+void SataDisk::Impl::receive_queued(const Taskfile &tf) {
+    const uint8_t tag = uint8_t((tf.count >> 3) & 0x1F);
+    if (ncq_error_state) {
+        // Queued commands are refused until the host has read log 10h.
+        trace_error("queued command refused in NCQ error state", tf, kStatusError,
+                    sata::kAtaAbrt, tf.lba);
+        pending_error_fis.push_back(
+            sata::make_reg_d2h(kStatusError, sata::kAtaAbrt, tf.lba, tf.device, 0, true));
+        work_event.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    const unsigned depth = std::clamp(cfg.ncq_depth, 1u, 32u);
+    if (tag >= depth || slots[tag].state != NcqSlot::State::Free) {
+        ncq_protocol_error(tf, false, tag);
+        return;
+    }
+    NcqSlot &s = slots[tag];
+    s.state = NcqSlot::State::Queued;
+    s.tf = tf;
+    s.x.lba = tf.lba & 0xFFFFFFFFFFFFull;
+    uint32_t n = uint32_t(tf.feature) | uint32_t(tf.feature_hi) << 8;
+    s.x.sectors = n ? n : 65536u;
+    s.x.write = tf.command == op::kWriteFpdma;
+    s.x.fua = (tf.device & 0x80) != 0;
+    s.seq = next_seq++;
+    s.accepted = sc_time_stamp();
+    ++pending_accepts;
+    work_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Errors found when a command FIS arrives (duplicate or invalid tag, non-queued command
+// while queued ones are outstanding): everything outstanding is aborted, the offending
+// command is answered with a D2H Register FIS (ERR, ABRT) and log 10h describes it.
+void SataDisk::Impl::ncq_protocol_error(const Taskfile &tf, bool nq, uint8_t tag) {
+    ncq_log = NcqErrorLog{true, nq, uint8_t(nq ? 0 : tag), kStatusError, sata::kAtaAbrt,
+                          tf.device, tf.lba, tf.count};
+    uint32_t aborted = 0;
+    for (unsigned t = 0; t < 32; ++t)
+        if (slots[t].state == NcqSlot::State::Queued || slots[t].state == NcqSlot::State::Running)
+            aborted |= 1u << t;
+    trace("disk.ncq_error",
+          {{"cause", TraceValue::str(nq ? "non-queued command while queued outstanding"
+                                        : "invalid or duplicate tag")},
+           {"cmd", TraceValue::hex(tf.command)},
+           {"tag", TraceValue::integer(tag)},
+           {"aborted", TraceValue::hex(aborted)}});
+    abort_all_queued();
+    ncq_error_state = true;
+    pending_accepts = 0;
+    ++epoch; // stop the running queued command
+    pending_error_fis.push_back(
+        sata::make_reg_d2h(kStatusError, sata::kAtaAbrt, tf.lba, tf.device, 0, true));
+    work_event.notify(sc_core::SC_ZERO_TIME);
+    data_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Queued and running commands are dropped; finished ones still get their SDB bit.
+void SataDisk::Impl::abort_all_queued() {
+    for (auto &s : slots)
+        if (s.state == NcqSlot::State::Queued || s.state == NcqSlot::State::Running)
+            s.state = NcqSlot::State::Free;
+}
+
+// The internal order policy: which queued command the drive works on next.
+int SataDisk::Impl::pick_next() {
+    std::vector<int> ready;
+    for (int t = 0; t < 32; ++t)
+        if (slots[size_t(t)].state == NcqSlot::State::Queued)
+            ready.push_back(t);
+    if (ready.empty())
+        return -1;
+    auto seq = [&](int t) { return slots[size_t(t)].seq; };
+    switch (cfg.ncq_order) {
+    case NcqOrder::InOrder:
+        return *std::min_element(ready.begin(), ready.end(),
+                                 [&](int a, int b) { return seq(a) < seq(b); });
+    case NcqOrder::Reverse:
+        return *std::max_element(ready.begin(), ready.end(),
+                                 [&](int a, int b) { return seq(a) < seq(b); });
+    case NcqOrder::Random:
+        return ready[size_t(rng.below(ready.size()))];
+    case NcqOrder::ShortestSeek: {
+        auto dist = [&](int t) {
+            uint64_t l = slots[size_t(t)].x.lba;
+            return l > head_lba ? l - head_lba : head_lba - l;
+        };
+        return *std::min_element(ready.begin(), ready.end(), [&](int a, int b) {
+            return dist(a) != dist(b) ? dist(a) < dist(b) : seq(a) < seq(b);
+        });
+    }
+    }
+    return ready.front();
+}
+
+bool SataDisk::Impl::service_accepts() {
+    while (pending_accepts > 0) {
+        const uint64_t e = epoch;
+        --pending_accepts;
+        send(sata::make_reg_d2h(kStatusAccept, 0, 0, 0, 0, false));
+        if (!alive(e))
+            return false;
+    }
+    return true;
+}
+
+// One SDB for every command finished since the last one.
+bool SataDisk::Impl::flush_sdb() {
+    if (!sdb_pending)
+        return true;
+    const uint64_t e = epoch;
+    const uint32_t mask = sdb_pending;
+    sdb_pending = 0;
+    for (unsigned t = 0; t < 32; ++t)
+        if (mask & (1u << t))
+            slots[t].state = NcqSlot::State::Free;
+    send(sata::make_sdb(kStatusAccept, 0, mask, true, false));
+    return alive(e);
+}
+
+void SataDisk::Impl::execute_queued(int tag) {
+    const uint64_t e = epoch;
+    NcqSlot &s = slots[size_t(tag)];
+    s.state = NcqSlot::State::Running;
+    const Xfer x = s.x;
+    // Firmware overhead counts from the command's arrival: it overlaps earlier work.
+    if (!idle_until(e, s.accepted + overhead()))
+        return;
+    if (!range_ok(x, false)) {
+        ncq_fail(tag, sata::kAtaIdnf | sata::kAtaAbrt, std::max(x.lba, capacity()));
+        return;
+    }
+    power_mode = 0xFF;
+    const uint32_t bytes = x.sectors * uint32_t(MediaStore::kSectorSize);
+    bool ok;
+    if (!x.write) {
+        if (!busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp())) || !service_accepts())
+            return;
+        ok = send(sata::make_dma_setup(true, false, false, uint8_t(tag), 0, bytes)) && alive(e) &&
+             dma_in_data(e, x.lba, x.sectors);
+    } else {
+        const bool aa = auto_activate;
+        ok = send(sata::make_dma_setup(false, false, aa, uint8_t(tag), 0, bytes)) && alive(e) &&
+             dma_out_data(e, x.lba, x.sectors, aa);
+        if (ok && (x.fua || !wcache_enabled))
+            ok = busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp()));
+        else if (ok)
+            cache_dirty = true;
+    }
+    if (!alive(e))
+        return;
+    if (!ok) {
+        // The data phase failed on the wire (R_ERR or the link went away).
+        ncq_fail(tag, sata::kAtaIcrc | sata::kAtaAbrt, x.lba);
+        return;
+    }
+    s.state = NcqSlot::State::Done;
+    sdb_pending |= 1u << tag;
+}
+
+// Errors found while executing a queued command: SDB with ERR (SActive = only the tags that
+// finished successfully), all other queued commands aborted, log 10h names the tag.
+void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba) {
+    const NcqSlot &s = slots[size_t(tag)];
+    ncq_log = NcqErrorLog{true, false, uint8_t(tag), kStatusNcqError, error, s.tf.device, lba,
+                          s.tf.count};
+    uint32_t aborted = 0;
+    for (unsigned t = 0; t < 32; ++t)
+        if (slots[t].state == NcqSlot::State::Queued || slots[t].state == NcqSlot::State::Running)
+            aborted |= 1u << t;
+    trace("disk.ncq_error",
+          {{"cause", TraceValue::str("command failed")},
+           {"cmd", TraceValue::hex(s.tf.command)},
+           {"tag", TraceValue::integer(tag)},
+           {"error", TraceValue::hex(error)},
+           {"lba", TraceValue::integer(int64_t(lba))},
+           {"aborted", TraceValue::hex(aborted)}});
+    abort_all_queued();
+    ncq_error_state = true;
+    const uint32_t done = sdb_pending;
+    sdb_pending = 0;
+    for (unsigned t = 0; t < 32; ++t)
+        if (done & (1u << t))
+            slots[t].state = NcqSlot::State::Free;
+    send(sata::make_sdb(kStatusNcqError, error, done, true, false));
+}
+
+// NCQ Command Error log, page 10h (hardware.md 8.6); byte 511 is the checksum.
+std::vector<uint8_t> SataDisk::Impl::ncq_log_page() const {
+    std::vector<uint8_t> p(512, 0);
+    if (ncq_log.valid) {
+        p[0] = uint8_t((ncq_log.nq ? 0x80 : 0) | (ncq_log.tag & 0x1F));
+        p[2] = ncq_log.status;
+        p[3] = ncq_log.error;
+        p[4] = uint8_t(ncq_log.lba);
+        p[5] = uint8_t(ncq_log.lba >> 8);
+        p[6] = uint8_t(ncq_log.lba >> 16);
+        p[7] = ncq_log.device;
+        p[8] = uint8_t(ncq_log.lba >> 24);
+        p[9] = uint8_t(ncq_log.lba >> 32);
+        p[10] = uint8_t(ncq_log.lba >> 40);
+        p[12] = uint8_t(ncq_log.count);
+        p[13] = uint8_t(ncq_log.count >> 8);
+    }
+    unsigned sum = 0;
+    for (size_t i = 0; i < 511; ++i)
+        sum += p[i];
+    p[511] = uint8_t(-sum);
+    return p;
+}
+
+} // namespace satasim::device

@@ -1,0 +1,139 @@
+// FIS sequences of the ATA data protocols (hardware.md 8.7): PIO data-in / data-out per DRQ
+// block, DMA in / out in Data FISes of at most 8 KiB, and the waits between them.
+#include <algorithm>
+#include <cstring>
+
+#include "model/device/disk_impl.h"
+
+namespace satasim::device {
+
+using sata::Fis;
+using sata::Taskfile;
+using sc_core::sc_time;
+using sc_core::sc_time_stamp;
+
+namespace {
+constexpr uint8_t kStatusDrq = 0x58;   // DRDY | DSC | DRQ
+constexpr uint8_t kStatusGood = 0x50;  // DRDY | DSC
+constexpr uint8_t kStatusBusy = 0xD0;  // BSY | DRDY | DSC (device works on the next block)
+constexpr uint32_t kSectorsPerDataFis = sata::kMaxDataFisPayload / MediaStore::kSectorSize;
+} // namespace
+
+// Busy wait that keeps the drive responsive: queued-command acceptances and pending SDB
+// completions go out while the media works. False if the work was aborted.
+bool SataDisk::Impl::idle_until(uint64_t e, sc_time deadline) {
+    for (;;) {
+        if (!alive(e) || !service_accepts())
+            return false;
+        sc_time now = sc_time_stamp();
+        if (now >= deadline)
+            return alive(e);
+        if (sdb_pending) {
+            if (!flush_sdb())
+                return false;
+            continue;
+        }
+        sc_core::wait(deadline - now, work_event);
+    }
+}
+
+bool SataDisk::Impl::wait_data(uint64_t e, Fis &out) {
+    while (data_in.empty()) {
+        if (!alive(e) || !phy_up)
+            return false;
+        sc_core::wait(data_event);
+    }
+    if (!alive(e))
+        return false;
+    out = std::move(data_in.front());
+    data_in.pop_front();
+    return true;
+}
+
+// PIO data-in: per block a PIO Setup (D=1, I=1, status DRQ, E_Status = good after the last
+// block, busy otherwise) followed by one Data FIS. No D2H at the end.
+bool SataDisk::Impl::pio_in(uint64_t e, const Taskfile &tf, uint32_t blocks,
+                            const std::function<std::vector<uint8_t>(uint32_t)> &block_data) {
+    for (uint32_t i = 0; i < blocks; ++i) {
+        std::vector<uint8_t> data = block_data(i);
+        const bool last = i + 1 == blocks;
+        Taskfile regs = tf;
+        if (!send(sata::make_pio_setup(true, true, kStatusDrq, 0, last ? kStatusGood : kStatusBusy,
+                                       uint16_t(data.size()), regs)) ||
+            !alive(e))
+            return false;
+        if (!send(sata::make_data(data.data(), data.size())) || !alive(e))
+            return false;
+    }
+    return true;
+}
+
+// PIO data-out: per block a PIO Setup (D=0, status DRQ, E_Status busy; I=0 for the first
+// block as the host needs no interrupt to start), then the host's Data FIS.
+bool SataDisk::Impl::pio_out(
+    uint64_t e, const Taskfile &tf, uint32_t sectors, uint32_t block_sectors,
+    const std::function<void(uint32_t, uint32_t, const uint8_t *)> &sink) {
+    std::vector<uint8_t> buf;
+    for (uint32_t done = 0, i = 0; done < sectors; ++i) {
+        const uint32_t n = std::min(block_sectors, sectors - done);
+        const size_t bytes = size_t(n) * MediaStore::kSectorSize;
+        if (!send(sata::make_pio_setup(false, i > 0, kStatusDrq, 0, kStatusBusy, uint16_t(bytes),
+                                       tf)) ||
+            !alive(e))
+            return false;
+        Fis f;
+        if (!wait_data(e, f))
+            return false;
+        buf.assign(bytes, 0);
+        std::memcpy(buf.data(), f.payload(), std::min(bytes, f.payload_size()));
+        sink(done, n, buf.data());
+        done += n;
+    }
+    return true;
+}
+
+// DMA in: the data as Data FISes of at most 8 KiB each.
+bool SataDisk::Impl::dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors) {
+    std::vector<uint8_t> buf(sata::kMaxDataFisPayload);
+    for (uint32_t done = 0; done < sectors;) {
+        const uint32_t n = std::min(kSectorsPerDataFis, sectors - done);
+        media.read(lba + done, n, buf.data());
+        if (!send(sata::make_data(buf.data(), size_t(n) * MediaStore::kSectorSize)) || !alive(e))
+            return false;
+        done += n;
+    }
+    return true;
+}
+
+// DMA out: one DMA Activate per Data FIS the host may send (the first one is skipped when
+// the DMA Setup carried auto-activate). Data lands in the media as it arrives (the write
+// cache only changes the timing).
+bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
+                                  bool skip_first_activate) {
+    const size_t total = size_t(sectors) * MediaStore::kSectorSize;
+    size_t got = 0;
+    std::vector<uint8_t> partial; // bytes of a sector split across Data FISes
+    bool first = true;
+    while (got < total) {
+        if (!(first && skip_first_activate)) {
+            if (!send(sata::make_dma_activate()) || !alive(e))
+                return false;
+        }
+        first = false;
+        Fis f;
+        if (!wait_data(e, f))
+            return false;
+        size_t take = std::min(f.payload_size(), total - got);
+        partial.insert(partial.end(), f.payload(), f.payload() + take);
+        const size_t whole = partial.size() / MediaStore::kSectorSize;
+        if (whole) {
+            const uint64_t at = lba + (got + take - partial.size()) / MediaStore::kSectorSize;
+            media.write(at, uint32_t(whole), partial.data());
+            partial.erase(partial.begin(), partial.begin() + long(whole * MediaStore::kSectorSize));
+        }
+        got += take;
+    }
+    return got == total;
+}
+
+} // namespace satasim::device

@@ -1,0 +1,296 @@
+// The SATA disk module: link callbacks, the transport process (consumes received FISes,
+// never sends), the command process (the only sender), resets and the signature.
+#include <algorithm>
+
+#include "model/device/disk_impl.h"
+
+namespace satasim::device {
+
+using sata::Fis;
+using sata::FisType;
+using sata::Taskfile;
+using sc_core::sc_time;
+using sc_core::sc_time_stamp;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+constexpr size_t kRxQueueDepth = 4; // FIS receive buffer: beyond this the drive holds R_RDY
+}
+
+SataDisk::Impl::Impl(SataDisk &disk) : d(disk), cfg(disk.cfg_), media(disk.media_) {
+    power_on_defaults();
+    ready_at = sc_time(cfg.timing.reset_ready_ms, sc_core::SC_MS);
+}
+
+void SataDisk::Impl::power_on_defaults() {
+    wcache_enabled = cfg.write_cache;
+    lookahead_enabled = true;
+    auto_activate = false;
+    multi_count = 0;
+    udma_selected = cfg.udma_max <= 6 ? int(cfg.udma_max) : 6; // MEM: fastest UDMA selected
+    mwdma_selected = -1;
+    power_mode = 0xFF;
+    cache_dirty = false;
+    head_lba = 0;
+    ncq_error_state = false;
+    ncq_log = NcqErrorLog{};
+    rng.seed(cfg.seed);
+}
+
+unsigned SataDisk::Impl::max_multi() const {
+    // One DRQ block must fit one Data FIS (8 KiB = 16 sectors).
+    return std::min(cfg.multi_max, 16u);
+}
+
+uint64_t SataDisk::Impl::capacity() const {
+    return cfg.lba48 ? cfg.sectors : std::min<uint64_t>(cfg.sectors, 0x0FFFFFFF);
+}
+
+void SataDisk::Impl::trace(const char *name,
+                           std::vector<std::pair<std::string, TraceValue>> fields,
+                           const std::string &msg) {
+    if (!d.trace_)
+        return;
+    TraceRecord r;
+    r.src = d.name();
+    r.name = name;
+    r.fields = std::move(fields);
+    r.msg = msg;
+    d.trace_->emit(r);
+}
+
+void SataDisk::Impl::trace_error(const char *what, const Taskfile &tf, uint8_t status,
+                                 uint8_t error, uint64_t lba) {
+    trace("disk.error",
+          {{"cmd", TraceValue::hex(tf.command)},
+           {"status", TraceValue::hex(status)},
+           {"error", TraceValue::hex(error)},
+           {"lba", TraceValue::integer(int64_t(lba))}},
+          what);
+}
+
+Fis SataDisk::Impl::signature_fis(bool irq) const {
+    // ATA device signature: count 1, LBA low 1, mid/high 0; diagnostics passed (error 01h).
+    return sata::make_reg_d2h(sata::kAtaDrdy | sata::kAtaDsc, 0x01, 0x000001, 0x00, 1, irq);
+}
+
+// Every reset: drop all work, then (Resetting) send the signature once ready and PhyRdy.
+void SataDisk::Impl::start_reset(const char *kind, bool srst_held) {
+    ++epoch;
+    pending_cmd.reset();
+    for (auto &slot : slots)
+        slot.state = NcqSlot::State::Free;
+    sdb_pending = 0;
+    pending_accepts = 0;
+    pending_error_fis.clear();
+    data_in.clear();
+    reset_state = srst_held ? ResetState::SrstHeld : ResetState::Resetting;
+    ready_at = sc_time_stamp() + sc_time(cfg.timing.reset_ready_ms, sc_core::SC_MS);
+    trace("disk.reset", {{"kind", TraceValue::str(kind)}});
+    work_event.notify(SC_ZERO_TIME);
+    data_event.notify(SC_ZERO_TIME);
+}
+
+bool SataDisk::Impl::send(const Fis &fis) {
+    if (!link)
+        return false;
+    if (fis_trace)
+        trace("disk.fis_tx", {}, sata::describe(fis));
+    link::FrameStatus st = link->send_from_device(fis);
+    if (st != link::FrameStatus::Ok) {
+        trace("disk.tx_failed",
+              {{"status", TraceValue::str(st == link::FrameStatus::NoLink ? "nolink" : "r_err")}},
+              sata::describe(fis));
+        return false;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------- transport process
+
+void SataDisk::Impl::transport_thread() {
+    for (;;) {
+        while (rxq.empty())
+            sc_core::wait(rx_event);
+        Fis fis = std::move(rxq.front());
+        rxq.pop_front();
+        if (rxq.size() + 1 == kRxQueueDepth && link)
+            link->receiver_ready_changed();
+        dispatch(fis);
+    }
+}
+
+void SataDisk::Impl::dispatch(const Fis &fis) {
+    if (fis_trace)
+        trace("disk.fis_rx", {}, sata::describe(fis));
+    switch (fis.type()) {
+    case FisType::RegH2D: {
+        Taskfile tf = sata::parse_taskfile(fis);
+        if (!(fis.at(1) & sata::kFisCommand)) {
+            // Device Control update: SRST edge detection (hardware.md 5.7).
+            if (tf.control & sata::kAtaSrst) {
+                if (reset_state != ResetState::SrstHeld)
+                    start_reset("srst", true);
+            } else if (reset_state == ResetState::SrstHeld) {
+                reset_state = ResetState::Resetting;
+                ready_at = sc_time_stamp() + sc_time(cfg.timing.reset_ready_ms, sc_core::SC_MS);
+                work_event.notify(SC_ZERO_TIME);
+            }
+            return;
+        }
+        if (reset_state != ResetState::None) {
+            trace("disk.cmd_ignored", {{"cmd", TraceValue::hex(tf.command)}}, "device in reset");
+            return;
+        }
+        if (pending_cmd) {
+            trace("disk.cmd_ignored", {{"cmd", TraceValue::hex(tf.command)}},
+                  "command while a non-queued command is active");
+            return;
+        }
+        if (is_queued(tf.command) && cfg.ncq) {
+            receive_queued(tf);
+            return;
+        }
+        if (ncq_outstanding()) {
+            // A non-queued command while queued ones are outstanding (hardware.md 8.8).
+            ncq_protocol_error(tf, true, 0);
+            return;
+        }
+        pending_cmd = tf;
+        work_event.notify(SC_ZERO_TIME);
+        return;
+    }
+    case FisType::Data:
+        data_in.push_back(fis);
+        data_event.notify(SC_ZERO_TIME);
+        return;
+    default:
+        trace("disk.fis_ignored", {}, sata::describe(fis));
+        return;
+    }
+}
+
+// ---------------------------------------------------------------- command process
+
+// Reset completion: wait for the ready time and PhyRdy, then send the signature.
+// Returns true when the drive is ready for commands.
+bool SataDisk::Impl::handle_reset() {
+    for (;;) {
+        if (reset_state == ResetState::None)
+            return true;
+        if (reset_state == ResetState::SrstHeld || !phy_up) {
+            sc_core::wait(work_event);
+            continue;
+        }
+        sc_time now = sc_time_stamp();
+        if (now < ready_at) {
+            sc_core::wait(ready_at - now, work_event);
+            continue;
+        }
+        uint64_t e = epoch;
+        bool ok = send(signature_fis(false));
+        if (!alive(e))
+            continue; // reset again while sending
+        if (ok) {
+            reset_state = ResetState::None;
+            trace("disk.ready", {{"signature", TraceValue::hex(0x00000101)}});
+            return true;
+        }
+        sc_core::wait(work_event); // link went away: retry after the next PhyRdy
+    }
+}
+
+void SataDisk::Impl::command_thread() {
+    for (;;) {
+        handle_reset();
+        uint64_t e = epoch;
+        if (!pending_error_fis.empty()) {
+            flush_sdb();
+            std::vector<Fis> errs;
+            errs.swap(pending_error_fis);
+            for (auto &f : errs)
+                if (alive(e))
+                    send(f);
+            continue;
+        }
+        if (!service_accepts())
+            continue;
+        if (pending_cmd) {
+            Taskfile tf = *pending_cmd;
+            data_in.clear();
+            flush_sdb();
+            execute(tf);
+            if (alive(e))
+                pending_cmd.reset();
+            continue;
+        }
+        if (!ncq_error_state) {
+            int tag = pick_next();
+            if (tag >= 0) {
+                execute_queued(tag);
+                continue;
+            }
+        }
+        flush_sdb();
+        if (alive(e) && pending_accepts == 0 && !pending_cmd && pending_error_fis.empty() &&
+            reset_state == ResetState::None && (ncq_error_state || !has_queued()))
+            sc_core::wait(work_event);
+    }
+}
+
+// ---------------------------------------------------------------- SataDisk
+
+SataDisk::SataDisk(sc_core::sc_module_name name, const DiskConfig &cfg, ModelTrace *trace)
+    : sc_core::sc_module(name), cfg_(cfg), trace_(trace), impl_(std::make_unique<Impl>(*this)) {
+    SC_HAS_PROCESS(SataDisk);
+    SC_THREAD(transport_proc);
+    SC_THREAD(command_proc);
+}
+
+void SataDisk::transport_proc() { impl_->transport_thread(); }
+void SataDisk::command_proc() { impl_->command_thread(); }
+
+SataDisk::~SataDisk() = default;
+
+void SataDisk::connect(link::SataLink *link) { impl_->link = link; }
+
+std::vector<uint16_t> SataDisk::identify_words() const { return impl_->identify(); }
+
+void SataDisk::set_fis_trace(bool on) { impl_->fis_trace = on; }
+
+void SataDisk::power_on_reset() {
+    impl_->power_on_defaults();
+    impl_->rxq.clear();
+    impl_->start_reset("power_on", false);
+}
+
+bool SataDisk::receive_fis(const sata::Fis &fis) {
+    if (fis.bytes.size() < 4 || fis.bytes.size() % 4)
+        return false;
+    size_t fixed = sata::fis_fixed_length(fis.type());
+    if (fis.type() == FisType::Data) {
+        if (fis.bytes.size() > 4 + sata::kMaxDataFisPayload)
+            return false;
+    } else if (fixed == 0 || fis.bytes.size() != fixed) {
+        return false; // unknown type or wrong length: R_ERR
+    }
+    impl_->rxq.push_back(fis);
+    impl_->rx_event.notify(SC_ZERO_TIME);
+    return true;
+}
+
+bool SataDisk::ready_to_receive() const { return impl_->rxq.size() < kRxQueueDepth; }
+
+void SataDisk::phy_changed(bool ready, link::Gen gen) {
+    impl_->phy_up = ready;
+    impl_->gen = ready ? gen : link::Gen::None;
+    impl_->work_event.notify(SC_ZERO_TIME);
+    impl_->data_event.notify(SC_ZERO_TIME);
+}
+
+void SataDisk::oob_reset() {
+    impl_->rxq.clear();
+    impl_->start_reset("comreset", false);
+}
+
+} // namespace satasim::device

@@ -1,0 +1,295 @@
+// AHCI HBA + SataLink + SataDisk end to end, driven the way an AHCI driver does it:
+// port start, IDENTIFY (PIO in), DMA write/read back, PIO write/read, NCQ with several
+// commands outstanding, software reset, an error stop and its recovery.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <cstring>
+#include <vector>
+
+#include "model/ahci/ahci_hba.h"
+#include "model/ahci/ahci_regs.h"
+#include "model/device/sata_disk.h"
+#include "model/link/sata_link.h"
+#include "model/sata/fis.h"
+#include "model/tests/model_test.h"
+
+using namespace satasim;
+using namespace satasim::ahci;
+using namespace satasim::ahci::reg;
+using sc_core::SC_US;
+
+namespace {
+
+struct Bench {
+    bus::HostMemory mem;
+    bus::IrqLine irq;
+    AhciHba hba;
+    link::SataLink link;
+    device::SataDisk disk;
+    static AhciConfig cfg() {
+        AhciConfig c;
+        c.n_ports = 1;
+        return c;
+    }
+    static device::DiskConfig disk_cfg() {
+        device::DiskConfig c;
+        c.sectors = 1u << 20;
+        c.timing.ssd = true;
+        return c;
+    }
+    Bench() : hba("ahci0", cfg(), mem, irq), link("link0", {}), disk("disk0", disk_cfg()) {
+        link.attach(hba.port_endpoint(0), &disk);
+        hba.connect_port(0, &link);
+        disk.connect(&link);
+    }
+};
+
+Bench *B;
+uint64_t clb, fb, ct[32];
+uint8_t *clb_p, *fb_p, *ct_p[32];
+
+uint32_t prd(uint32_t off) { return B->hba.mmio_read32(port_base(0) + off); }
+void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_base(0) + off, v); }
+
+template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
+    for (double t = 0; t < max_us; t += step_us) {
+        if (cond())
+            return true;
+        sc_core::wait(step_us, SC_US);
+    }
+    return cond();
+}
+void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
+uint32_t get32(const uint8_t *p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+struct Buf {
+    uint64_t bus;
+    uint8_t *cpu;
+    uint32_t len;
+};
+Buf buf(uint32_t len) {
+    Buf b{0, nullptr, len};
+    b.bus = B->mem.alloc(len, 4096, &b.cpu);
+    return b;
+}
+
+sata::Fis cmd(uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0) {
+    sata::Taskfile tf;
+    tf.command = op;
+    tf.lba = lba;
+    tf.count = count;
+    tf.feature = uint8_t(feature);
+    tf.feature_hi = uint8_t(feature >> 8);
+    tf.device = 0x40;
+    return sata::make_reg_h2d(tf, true);
+}
+
+// PRDs of at most 4 KiB each, as a driver splitting pages would.
+void build(unsigned slot, const sata::Fis &cfis, const Buf &b, uint32_t flags = 0) {
+    std::vector<std::pair<uint64_t, uint32_t>> prds;
+    for (uint32_t off = 0; off < b.len; off += 4096)
+        prds.emplace_back(b.bus + off, std::min<uint32_t>(4096, b.len - off));
+    uint8_t *h = clb_p + 32 * slot;
+    std::memset(h, 0, 32);
+    put32(h, uint32_t(cfis.bytes.size() / 4) | flags | uint32_t(prds.size()) << 16);
+    put32(h + 8, uint32_t(ct[slot]));
+    put32(h + 12, uint32_t(ct[slot] >> 32));
+    std::memset(ct_p[slot], 0, 0x80 + 16 * 64);
+    std::memcpy(ct_p[slot], cfis.bytes.data(), cfis.bytes.size());
+    for (size_t i = 0; i < prds.size(); ++i) {
+        uint8_t *e = ct_p[slot] + 0x80 + 16 * i;
+        put32(e, uint32_t(prds[i].first));
+        put32(e + 4, uint32_t(prds[i].first >> 32));
+        put32(e + 12, prds[i].second - 1);
+    }
+}
+
+bool run(unsigned slot, double max_us = 20000) {
+    pwr(PxCI, 1u << slot);
+    bool ok = wait_until([slot] { return !(prd(PxCI) & (1u << slot)) || (prd(PxIS) & IS_TFES); },
+                         max_us);
+    return ok && !(prd(PxIS) & IS_TFES);
+}
+
+void fill(Buf &b, uint8_t seed) {
+    for (uint32_t i = 0; i < b.len; ++i)
+        b.cpu[i] = uint8_t(i * 13 + seed + (i >> 9));
+}
+size_t diff(const Buf &a, const Buf &b) {
+    size_t n = 0;
+    for (uint32_t i = 0; i < a.len; ++i)
+        n += a.cpu[i] != b.cpu[i];
+    return n;
+}
+
+void stop_engine() {
+    pwr(PxCMD, CMD_FRE);
+    EXPECT_TRUE(wait_until([] { return !(prd(PxCMD) & CMD_CR); }, 500, 1));
+}
+
+} // namespace
+
+MODEL_TEST(port_start_and_signature) {
+    clb = B->mem.alloc(1024, 1024, &clb_p);
+    fb = B->mem.alloc(256, 256, &fb_p);
+    for (unsigned i = 0; i < 32; ++i)
+        ct[i] = B->mem.alloc(0x80 + 16 * 64, 128, &ct_p[i]);
+    pwr(PxCLB, uint32_t(clb));
+    pwr(PxCLBU, uint32_t(clb >> 32));
+    pwr(PxFB, uint32_t(fb));
+    pwr(PxFBU, uint32_t(fb >> 32));
+    pwr(PxCMD, CMD_FRE);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    EXPECT_EQ(prd(PxSSTS), 0x133u);
+    EXPECT_EQ(prd(PxSIG), 0x101u);
+    EXPECT_EQ(prd(PxTFD) & 0xFF, 0x50u);
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+}
+
+MODEL_TEST(identify_pio_in) {
+    Buf id = buf(512);
+    build(0, cmd(0xEC, 0, 0), id);
+    EXPECT_TRUE(run(0));
+    EXPECT_EQ(get32(clb_p + 4), 512u);
+    EXPECT_TRUE(prd(PxIS) & IS_PSS);
+    EXPECT_EQ(prd(PxTFD) & 0xFF, 0x50u);
+    uint8_t sum = 0;
+    for (int i = 0; i < 512; ++i)
+        sum = uint8_t(sum + id.cpu[i]);
+    EXPECT_EQ(sum, 0);          // word 255 checksum
+    EXPECT_EQ(id.cpu[510], 0xA5);
+    uint64_t sectors = 0;
+    for (int i = 0; i < 8; ++i)
+        sectors |= uint64_t(id.cpu[200 + i]) << (8 * i); // words 100-103
+    EXPECT_EQ(sectors, uint64_t(1) << 20);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(dma_write_then_read_back) {
+    Buf w = buf(64 * 512), r = buf(64 * 512);
+    fill(w, 1);
+    build(1, cmd(0x35, 1000, 64), w, HDR_W);
+    EXPECT_TRUE(run(1));
+    EXPECT_EQ(get32(clb_p + 32 + 4), 64u * 512);
+    build(2, cmd(0x25, 1000, 64), r);
+    EXPECT_TRUE(run(2));
+    EXPECT_EQ(get32(clb_p + 64 + 4), 64u * 512);
+    EXPECT_EQ(diff(w, r), 0u);
+    EXPECT_TRUE(prd(PxIS) & IS_DHRS);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(pio_write_then_read_back) {
+    Buf w = buf(8 * 512), r = buf(8 * 512);
+    fill(w, 7);
+    build(3, cmd(0x34, 5000, 8), w, HDR_W); // WRITE SECTORS EXT
+    EXPECT_TRUE(run(3));
+    build(4, cmd(0x24, 5000, 8), r); // READ SECTORS EXT
+    EXPECT_TRUE(run(4));
+    EXPECT_EQ(diff(w, r), 0u);
+    EXPECT_EQ(get32(clb_p + 4 * 32 + 4), 8u * 512);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(ncq_several_outstanding) {
+    std::vector<Buf> w, r;
+    for (unsigned t = 0; t < 8; ++t) {
+        w.push_back(buf(16 * 512));
+        r.push_back(buf(16 * 512));
+        fill(w.back(), uint8_t(t * 31));
+    }
+    uint32_t mask = 0;
+    for (unsigned t = 0; t < 8; ++t) {
+        build(t, cmd(0x61, 20000 + 64 * t, uint16_t(t << 3), 16), w[t], HDR_W);
+        mask |= 1u << t;
+    }
+    pwr(PxSACT, mask);
+    pwr(PxCI, mask);
+    unsigned max_outstanding = 0;
+    EXPECT_TRUE(wait_until([&] {
+        unsigned n = __builtin_popcount(prd(PxSACT) & ~prd(PxCI));
+        max_outstanding = std::max(max_outstanding, n);
+        return prd(PxSACT) == 0 || (prd(PxIS) & IS_TFES);
+    }, 100000, 1));
+    EXPECT_TRUE(!(prd(PxIS) & IS_TFES));
+    EXPECT_TRUE(max_outstanding > 1);
+    for (unsigned t = 0; t < 8; ++t)
+        build(t + 8, cmd(0x60, 20000 + 64 * t, uint16_t((t + 8) << 3), 16), r[t]);
+    pwr(PxSACT, mask << 8);
+    pwr(PxCI, mask << 8);
+    EXPECT_TRUE(wait_until([] { return prd(PxSACT) == 0 || (prd(PxIS) & IS_TFES); }, 100000));
+    EXPECT_EQ(prd(PxCI), 0u);
+    size_t bad = 0;
+    for (unsigned t = 0; t < 8; ++t)
+        bad += diff(w[t], r[t]);
+    EXPECT_EQ(bad, 0u);
+    EXPECT_TRUE(prd(PxIS) & IS_SDBS);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(software_reset_like_a_driver) {
+    stop_engine();
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+    sata::Taskfile tf;
+    tf.control = sata::kAtaSrst | 0x08;
+    build(0, sata::make_reg_h2d(tf, false), Buf{0, nullptr, 0}, HDR_R | HDR_C);
+    pwr(PxCI, 1);
+    EXPECT_TRUE(wait_until([] { return prd(PxCI) == 0; }, 1000, 1));
+    sc_core::wait(1000, SC_US);
+    tf.control = 0x08;
+    build(0, sata::make_reg_h2d(tf, false), Buf{0, nullptr, 0});
+    pwr(PxCI, 1);
+    EXPECT_TRUE(wait_until([] { return !(prd(PxTFD) & sata::kAtaBsy) && prd(PxCI) == 0; }, 100000));
+    EXPECT_EQ(prd(PxSIG), 0x101u);
+    EXPECT_EQ(prd(PxTFD) & 0xFF, 0x50u);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(error_stops_engine_and_driver_recovers) {
+    Buf r = buf(512);
+    build(5, cmd(0x25, (1u << 20) + 10, 1), r); // beyond the last LBA
+    EXPECT_TRUE(!run(5));
+    EXPECT_TRUE(prd(PxIS) & IS_TFES);
+    EXPECT_EQ(prd(PxCI), 1u << 5);
+    EXPECT_EQ((prd(PxCMD) & CMD_CCS_MASK) >> CMD_CCS_SHIFT, 5u);
+    EXPECT_TRUE(prd(PxTFD) & sata::kAtaErr);
+    stop_engine();
+    EXPECT_EQ(prd(PxCI), 0u);
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+    build(5, cmd(0x25, 1000, 1), r);
+    EXPECT_TRUE(run(5));
+}
+
+MODEL_TEST(comreset_brings_the_disk_back) {
+    stop_engine();
+    pwr(PxSCTL, 0x301);
+    sc_core::wait(1000, SC_US);
+    pwr(PxSCTL, 0x300);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    EXPECT_EQ(prd(PxSIG), 0x101u);
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+    Buf r = buf(4096);
+    build(0, cmd(0x25, 1000, 8), r);
+    EXPECT_TRUE(run(0));
+}
+
+int sc_main(int, char **) {
+    Bench b;
+    B = &b;
+    return satasim::test::run_all();
+}

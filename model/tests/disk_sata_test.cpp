@@ -1,0 +1,762 @@
+// SataDisk through a real SataLink, driven by a small scripted host endpoint that plays the
+// HBA's part of each protocol (hardware.md 8.7).
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "model/device/sata_disk.h"
+#include "model/tests/model_test.h"
+
+using namespace satasim;
+using namespace satasim::device;
+using link::Gen;
+using link::SataLink;
+using sata::Fis;
+using sata::FisType;
+using sata::Taskfile;
+using sc_core::sc_time;
+using sc_core::SC_MS;
+using sc_core::SC_US;
+using Bytes = std::vector<uint8_t>;
+
+namespace {
+
+struct Recorder : ModelTrace {
+    std::vector<TraceRecord> recs;
+    void emit(const TraceRecord &r) override { recs.push_back(r); }
+    int count(const std::string &name) const {
+        return int(std::count_if(recs.begin(), recs.end(),
+                                 [&](const TraceRecord &r) { return r.name == name; }));
+    }
+};
+
+struct Host : link::LinkEndpoint {
+    SataLink *link = nullptr;
+    std::deque<Fis> q;
+    std::vector<sc_time> q_time;
+    sc_core::sc_event ev;
+    int oobs = 0;
+    bool up = false;
+    bool receive_fis(const Fis &f) override {
+        q.push_back(f);
+        ev.notify(sc_core::SC_ZERO_TIME);
+        return true;
+    }
+    void phy_changed(bool r, Gen) override { up = r; }
+    void oob_reset() override { ++oobs; }
+    std::optional<Fis> next(sc_time timeout = sc_time(2, sc_core::SC_SEC)) {
+        if (q.empty())
+            sc_core::wait(timeout, ev);
+        if (q.empty())
+            return std::nullopt;
+        Fis f = q.front();
+        q.pop_front();
+        return f;
+    }
+    void send(const Fis &f) { link->send_from_host(f); }
+};
+
+struct Bench {
+    Recorder trace;
+    Host host;
+    SataLink link;
+    SataDisk disk;
+    Bench(const char *name, const DiskConfig &cfg)
+        : link((std::string(name) + "_link").c_str(), SataLink::Config{}, &trace),
+          disk(name, cfg, &trace) {
+        link.attach(&host, &disk);
+        disk.connect(&link);
+        host.link = &link;
+    }
+};
+
+std::map<std::string, Bench *> benches;
+Bench &B(const char *n) { return *benches.at(n); }
+
+Bytes pattern(size_t n, uint32_t seed) {
+    Bytes b(n);
+    uint32_t x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; ++i) {
+        x = x * 1103515245u + 12345u;
+        b[i] = uint8_t(x >> 16);
+    }
+    return b;
+}
+
+bool is_signature(const Fis &f) {
+    Taskfile t = sata::parse_taskfile(f);
+    return f.type() == FisType::RegD2H && t.command == 0x50 && t.feature == 0x01 &&
+           t.count == 1 && t.lba == 1;
+}
+
+// COMRESET (1 ms held) and the signature. Returns the signature's arrival time.
+std::optional<sc_time> comreset(Bench &b) {
+    b.host.q.clear();
+    sc_time t0 = sc_core::sc_time_stamp();
+    b.link.host_comreset(true);
+    sc_core::wait(1, SC_MS);
+    b.link.host_comreset(false);
+    auto f = b.host.next(sc_time(50, SC_MS));
+    if (!f || !is_signature(*f))
+        return std::nullopt;
+    return sc_core::sc_time_stamp() - t0;
+}
+
+Taskfile cmd(uint8_t c, uint64_t lba = 0, uint16_t count = 0, uint8_t feature = 0) {
+    Taskfile t;
+    t.command = c;
+    t.lba = lba;
+    t.count = count;
+    t.feature = feature;
+    t.device = 0x40;
+    return t;
+}
+
+struct Result {
+    bool done = false;
+    uint8_t status = 0, error = 0;
+    Taskfile d2h;
+    bool d2h_irq = false;
+    Bytes data;
+    std::vector<size_t> data_fis_sizes;
+    std::vector<Fis> pio_setups;
+    unsigned activates = 0;
+};
+
+// Host side of one non-queued command, AHCI-like.
+Result run(Bench &b, const Taskfile &tf, const Bytes &out = {}) {
+    Result r;
+    size_t sent = 0;
+    b.host.send(sata::make_reg_h2d(tf, true));
+    bool pio_in_last = false;
+    for (;;) {
+        auto f = b.host.next();
+        if (!f)
+            return r;
+        switch (f->type()) {
+        case FisType::PioSetup: {
+            r.pio_setups.push_back(*f);
+            uint16_t xfer = uint16_t(f->at(16) | f->at(17) << 8);
+            if (f->at(1) & sata::kFisDirD2H) {
+                pio_in_last = !(f->at(15) & sata::kAtaBsy);
+                r.status = f->at(15);
+            } else {
+                size_t n = std::min<size_t>(xfer, out.size() - std::min(out.size(), sent));
+                b.host.send(sata::make_data(out.data() + sent, n));
+                sent += n;
+            }
+            break;
+        }
+        case FisType::Data:
+            r.data.insert(r.data.end(), f->payload(), f->payload() + f->payload_size());
+            r.data_fis_sizes.push_back(f->payload_size());
+            if (pio_in_last) {
+                r.done = true;
+                return r;
+            }
+            break;
+        case FisType::DmaActivate: {
+            ++r.activates;
+            size_t n = std::min<size_t>(8192, out.size() - sent);
+            b.host.send(sata::make_data(out.data() + sent, n));
+            sent += n;
+            break;
+        }
+        case FisType::RegD2H:
+            r.d2h = sata::parse_taskfile(*f);
+            r.status = r.d2h.command;
+            r.error = r.d2h.feature;
+            r.d2h_irq = f->at(1) & sata::kFisInterrupt;
+            r.done = true;
+            return r;
+        default:
+            break;
+        }
+    }
+}
+
+uint16_t word(const Bytes &d, size_t i) { return uint16_t(d.at(2 * i) | d.at(2 * i + 1) << 8); }
+
+// ---- NCQ host side
+struct Ncq {
+    Bench &b;
+    std::map<int, Bytes> wdata, rdata;
+    std::map<int, uint32_t> rsize;
+    std::vector<uint32_t> sdbs;
+    std::vector<int> order;
+    uint32_t done = 0;
+    int cur = -1;
+    bool cur_write = false;
+    size_t cur_off = 0, cur_left = 0;
+    unsigned accepts = 0, activates = 0;
+    std::vector<Taskfile> errors; // D2H with ERR
+    std::vector<Fis> error_sdbs;
+    explicit Ncq(Bench &bb) : b(bb) {}
+
+    void send_chunk() {
+        size_t n = std::min<size_t>(8192, cur_left);
+        const Bytes &src = wdata[cur];
+        b.host.send(sata::make_data(src.data() + cur_off, n));
+        cur_off += n;
+        cur_left -= n;
+    }
+    bool pump(sc_time timeout = sc_time(2, sc_core::SC_SEC)) {
+        auto f = b.host.next(timeout);
+        if (!f)
+            return false;
+        switch (f->type()) {
+        case FisType::RegD2H: {
+            Taskfile t = sata::parse_taskfile(*f);
+            if (t.command & sata::kAtaErr)
+                errors.push_back(t);
+            else if (t.command == 0x40)
+                ++accepts;
+            break;
+        }
+        case FisType::DmaSetup:
+            cur = int(f->dword(1) & 0x1F);
+            cur_write = !(f->at(1) & sata::kFisDirD2H);
+            cur_off = f->dword(4);
+            cur_left = f->dword(5);
+            if (cur_write && (f->at(1) & sata::kFisCommand))
+                send_chunk();
+            break;
+        case FisType::DmaActivate:
+            ++activates;
+            send_chunk();
+            break;
+        case FisType::Data: {
+            Bytes &dst = rdata[cur];
+            dst.insert(dst.end(), f->payload(), f->payload() + f->payload_size());
+            break;
+        }
+        case FisType::SetDeviceBits: {
+            uint32_t m = f->dword(1);
+            if (f->at(2) & sata::kAtaErr)
+                error_sdbs.push_back(*f);
+            sdbs.push_back(m);
+            for (int t = 0; t < 32; ++t)
+                if (m & (1u << t))
+                    order.push_back(t);
+            done |= m;
+            break;
+        }
+        default:
+            break;
+        }
+        return true;
+    }
+    // Issue one FPDMA command and wait for its acceptance (or an error D2H).
+    bool issue(int tag, bool write, uint64_t lba, uint32_t sectors) {
+        Taskfile t = cmd(write ? 0x61 : 0x60, lba, uint16_t(tag << 3), uint8_t(sectors));
+        t.feature_hi = uint8_t(sectors >> 8);
+        unsigned a = accepts;
+        size_t e = errors.size();
+        b.host.send(sata::make_reg_h2d(t, true));
+        while (accepts == a && errors.size() == e)
+            if (!pump())
+                return false;
+        return accepts > a;
+    }
+    bool wait_done(uint32_t mask) {
+        while ((done & mask) != mask && error_sdbs.empty())
+            if (!pump())
+                return false;
+        return (done & mask) == mask;
+    }
+};
+
+} // namespace
+
+// ------------------------------------------------------------------ tests
+
+MODEL_TEST(signature_after_comreset) {
+    Bench &b = B("hdd");
+    // Power-on: nothing happens until the host's COMRESET.
+    sc_core::wait(5, SC_MS);
+    EXPECT_EQ(b.link.sstatus(), 1u);
+    EXPECT_TRUE(b.host.q.empty());
+    auto t = comreset(b);
+    EXPECT_TRUE(t.has_value());
+    // Not before reset_ready_ms (2 ms) from the COMRESET, soon after it.
+    EXPECT_TRUE(t && *t >= sc_time(2, SC_MS) && *t < sc_time(2.1, SC_MS));
+    EXPECT_EQ(b.link.sstatus(), 0x133u);
+    EXPECT_TRUE(b.trace.count("disk.reset") >= 1);
+    EXPECT_TRUE(b.trace.count("link.up") == 1);
+    // Every other bench comes up the same way.
+    for (const char *n : {"rev", "rnd1", "rnd2", "rnd3", "small", "ssd"})
+        EXPECT_TRUE(comreset(B(n)).has_value());
+}
+
+MODEL_TEST(srst_gives_signature) {
+    Bench &b = B("hdd");
+    Taskfile ctl;
+    ctl.control = 0x08 | sata::kAtaSrst;
+    b.host.send(sata::make_reg_h2d(ctl, false));
+    sc_core::wait(5, SC_US);
+    ctl.control = 0x08;
+    sc_time t0 = sc_core::sc_time_stamp();
+    b.host.send(sata::make_reg_h2d(ctl, false));
+    auto f = b.host.next(sc_time(10, SC_MS));
+    EXPECT_TRUE(f && is_signature(*f));
+    EXPECT_TRUE(sc_core::sc_time_stamp() - t0 >= sc_time(2, SC_MS));
+    EXPECT_TRUE(f && !(f->at(1) & sata::kFisInterrupt));
+    // EXECUTE DEVICE DIAGNOSTIC returns the signature too (with I=1).
+    Result r = run(b, cmd(0x90));
+    EXPECT_TRUE(r.done && r.status == 0x50 && r.error == 0x01 && r.d2h.lba == 1 && r.d2h.count == 1);
+    EXPECT_TRUE(r.d2h_irq);
+}
+
+MODEL_TEST(identify_words_and_checksum) {
+    Bench &b = B("hdd");
+    Result r = run(b, cmd(0xEC));
+    EXPECT_TRUE(r.done);
+    EXPECT_EQ(r.data.size(), 512u);
+    EXPECT_EQ(r.pio_setups.size(), 1u);
+    if (r.data.size() != 512 || r.pio_setups.empty())
+        return;
+    const Fis &ps = r.pio_setups[0];
+    EXPECT_EQ(ps.at(1), 0x60);   // D, I
+    EXPECT_EQ(ps.at(2), 0x58);
+    EXPECT_EQ(ps.at(15), 0x50);  // E_Status
+    EXPECT_EQ(ps.at(16) | ps.at(17) << 8, 512);
+    // Strings: first character in the high byte.
+    EXPECT_EQ(word(r.data, 27), uint16_t('S' << 8 | 'A'));
+    EXPECT_EQ(word(r.data, 28), uint16_t('T' << 8 | 'A'));
+    EXPECT_EQ(word(r.data, 10), uint16_t('S' << 8 | 'I'));
+    EXPECT_EQ(word(r.data, 19), uint16_t(' ' << 8 | ' '));
+    EXPECT_EQ(word(r.data, 23), uint16_t('S' << 8 | 'I'));
+    EXPECT_EQ(word(r.data, 0), 0x0040);
+    EXPECT_EQ(word(r.data, 47), 0x8010);
+    EXPECT_EQ(word(r.data, 49) & 0x0300, 0x0300);
+    EXPECT_EQ(word(r.data, 53), 0x0007);
+    EXPECT_EQ(word(r.data, 59), 0x0000);
+    EXPECT_EQ(word(r.data, 60), 0xFFFF);
+    EXPECT_EQ(word(r.data, 61), 0x0FFF);
+    EXPECT_EQ(word(r.data, 63) & 0x7, 0x7);
+    EXPECT_EQ(word(r.data, 64), 0x0003);
+    EXPECT_EQ(word(r.data, 75), 31);
+    EXPECT_EQ(word(r.data, 76), 0x010E);
+    EXPECT_EQ(word(r.data, 77), 0x0006);  // Gen3 negotiated
+    EXPECT_EQ(word(r.data, 80), 0x01F0);
+    EXPECT_EQ(word(r.data, 82) & 0x0020, 0x0020);
+    EXPECT_EQ(word(r.data, 83), 0x7400);  // valid, FLUSH EXT, FLUSH, LBA48
+    EXPECT_EQ(word(r.data, 84) & 0xC020, 0x4020);
+    EXPECT_EQ(word(r.data, 85) & 0x0020, 0x0020);
+    EXPECT_EQ(word(r.data, 86) & 0x3400, 0x3400);
+    EXPECT_EQ(word(r.data, 87) & 0xC000, 0x4000);
+    EXPECT_EQ(word(r.data, 88), 0x407F);  // UDMA 0-6 supported, 6 selected
+    EXPECT_EQ(word(r.data, 93), 0);
+    uint64_t cap = uint64_t(word(r.data, 100)) | uint64_t(word(r.data, 101)) << 16 |
+                   uint64_t(word(r.data, 102)) << 32 | uint64_t(word(r.data, 103)) << 48;
+    EXPECT_EQ(cap, 1953525168ull);
+    EXPECT_EQ(word(r.data, 106), 0x4000);
+    EXPECT_EQ(word(r.data, 217), 7200);
+    EXPECT_EQ(word(r.data, 255) & 0xFF, 0xA5);
+    unsigned sum = 0;
+    for (uint8_t x : r.data)
+        sum += x;
+    EXPECT_EQ(sum & 0xFF, 0u);
+    std::vector<uint16_t> w = b.disk.identify_words();
+    for (size_t i = 0; i < 256; ++i)
+        if (w[i] != word(r.data, i)) {
+            EXPECT_EQ(i, 9999u);
+            break;
+        }
+    // SSD and LBA28-only variants.
+    std::vector<uint16_t> s = B("ssd").disk.identify_words();
+    EXPECT_EQ(s[217], 1);
+    std::vector<uint16_t> sm = B("small").disk.identify_words();
+    EXPECT_EQ(sm[83] & 0x0400, 0);
+    EXPECT_EQ(sm[60] | sm[61] << 16, 5000);
+    EXPECT_EQ(sm[100], 0);
+    EXPECT_EQ(sm[75], 7);   // depth 8
+    EXPECT_EQ(sm[76], 0x0102); // Gen1 only
+}
+
+MODEL_TEST(set_features_modes) {
+    Bench &b = B("hdd");
+    Result r = run(b, cmd(0xEF, 0, 0x45, 0x03)); // UDMA5
+    EXPECT_TRUE(r.done && r.status == 0x50 && r.d2h_irq);
+    EXPECT_EQ(b.disk.identify_words()[88], 0x207F);
+    r = run(b, cmd(0xEF, 0, 0x47, 0x03)); // UDMA7: not supported
+    EXPECT_TRUE(r.done && r.status == 0x51 && r.error == 0x04);
+    EXPECT_EQ(b.disk.identify_words()[88], 0x207F);
+    r = run(b, cmd(0xEF, 0, 0x22, 0x03)); // MWDMA2
+    EXPECT_EQ(r.status, 0x50);
+    EXPECT_EQ(b.disk.identify_words()[63], 0x0407);
+    EXPECT_EQ(b.disk.identify_words()[88], 0x007F);
+    r = run(b, cmd(0xEF, 0, 0x0C, 0x03)); // PIO4
+    EXPECT_EQ(r.status, 0x50);
+    r = run(b, cmd(0xEF, 0, 0x12, 0x03)); // SWDMA2: not supported
+    EXPECT_EQ(r.status, 0x51);
+    r = run(b, cmd(0xEF, 0, 0x46, 0x03)); // back to UDMA6
+    EXPECT_EQ(b.disk.identify_words()[88], 0x407F);
+    r = run(b, cmd(0xEF, 0, 0, 0x82));    // write cache off
+    EXPECT_EQ(r.status, 0x50);
+    EXPECT_EQ(b.disk.identify_words()[85] & 0x20, 0);
+    r = run(b, cmd(0xEF, 0, 0, 0x02));
+    EXPECT_EQ(b.disk.identify_words()[85] & 0x20, 0x20);
+    r = run(b, cmd(0xEF, 0, 0, 0x99));    // unknown subcommand
+    EXPECT_TRUE(r.status == 0x51 && r.error == 0x04);
+}
+
+MODEL_TEST(dma_write_then_read) {
+    Bench &b = B("hdd");
+    Bytes data = pattern(100 * 512, 1);
+    Result w = run(b, cmd(0x35, 1000, 100), data);
+    EXPECT_TRUE(w.done && w.status == 0x50 && w.error == 0 && w.d2h_irq);
+    EXPECT_EQ(w.activates, 7u);
+    Result r = run(b, cmd(0x25, 1000, 100));
+    EXPECT_TRUE(r.done && r.status == 0x50);
+    EXPECT_EQ(r.data_fis_sizes.size(), 7u);
+    EXPECT_TRUE(std::all_of(r.data_fis_sizes.begin(), r.data_fis_sizes.end(),
+                            [](size_t s) { return s <= 8192; }));
+    EXPECT_TRUE(r.data == data);
+    // LBA28 READ DMA of part of it (LBA 27:24 in the device register).
+    Result r28 = run(b, cmd(0xC8, 1010, 5));
+    EXPECT_TRUE(r28.done && r28.status == 0x50);
+    EXPECT_TRUE(r28.data == Bytes(data.begin() + 10 * 512, data.begin() + 15 * 512));
+    // Unwritten sectors read as zeros.
+    Result z = run(b, cmd(0x25, 5000000, 1));
+    EXPECT_TRUE(z.data == Bytes(512, 0));
+    EXPECT_TRUE(b.disk.media().sectors_stored() >= 100u);
+}
+
+MODEL_TEST(pio_read_write_and_multiple) {
+    Bench &b = B("hdd");
+    Result r = run(b, cmd(0xC4, 0, 4)); // READ MULTIPLE with no multiple set
+    EXPECT_TRUE(r.status == 0x51 && r.error == 0x04);
+    EXPECT_EQ(run(b, cmd(0xC6, 0, 3)).status, 0x51);  // not a power of two
+    EXPECT_EQ(run(b, cmd(0xC6, 0, 32)).status, 0x51); // above multi_max
+    EXPECT_EQ(run(b, cmd(0xC6, 0, 8)).status, 0x50);
+    EXPECT_EQ(b.disk.identify_words()[59], 0x0108);
+    Bytes data = pattern(20 * 512, 2);
+    Result w = run(b, cmd(0x39, 3000, 20), data); // WRITE MULTIPLE EXT
+    EXPECT_TRUE(w.done && w.status == 0x50 && w.d2h_irq);
+    EXPECT_EQ(w.pio_setups.size(), 3u);
+    if (w.pio_setups.size() == 3) {
+        EXPECT_EQ(w.pio_setups[0].at(1), 0x00); // D=0, first block without I
+        EXPECT_EQ(w.pio_setups[1].at(1), 0x40);
+        EXPECT_EQ(w.pio_setups[2].at(16) | w.pio_setups[2].at(17) << 8, 2048);
+    }
+    Result m = run(b, cmd(0x29, 3000, 20)); // READ MULTIPLE EXT
+    EXPECT_TRUE(m.done);
+    EXPECT_EQ(m.pio_setups.size(), 3u);
+    if (m.pio_setups.size() == 3) {
+        EXPECT_EQ(m.pio_setups[0].at(16) | m.pio_setups[0].at(17) << 8, 4096);
+        EXPECT_EQ(m.pio_setups[0].at(15), 0xD0);
+        EXPECT_EQ(m.pio_setups[2].at(15), 0x50);
+        EXPECT_EQ(m.pio_setups[2].at(16) | m.pio_setups[2].at(17) << 8, 2048);
+    }
+    EXPECT_TRUE(m.data == data);
+    // READ SECTORS: one sector per DRQ block; WRITE SECTORS likewise.
+    Result s = run(b, cmd(0x20, 3001, 3));
+    EXPECT_EQ(s.pio_setups.size(), 3u);
+    EXPECT_TRUE(s.data == Bytes(data.begin() + 512, data.begin() + 4 * 512));
+    Bytes d2 = pattern(2 * 512, 3);
+    Result ws = run(b, cmd(0x30, 3005, 2), d2);
+    EXPECT_TRUE(ws.status == 0x50 && ws.pio_setups.size() == 2);
+    Result rb = run(b, cmd(0x24, 3004, 4));
+    EXPECT_TRUE(rb.data == [&] {
+        Bytes x(data.begin() + 4 * 512, data.begin() + 5 * 512);
+        x.insert(x.end(), d2.begin(), d2.end());
+        x.insert(x.end(), data.begin() + 7 * 512, data.begin() + 8 * 512);
+        return x;
+    }());
+}
+
+MODEL_TEST(dma_65535_and_65536_sectors) {
+    Bench &b = B("hdd");
+    Bytes tail = pattern(512, 9);
+    EXPECT_EQ(run(b, cmd(0x35, 100000 + 65534, 1), tail).status, 0x50);
+    Result r = run(b, cmd(0x25, 100000, 65535));
+    EXPECT_TRUE(r.done && r.status == 0x50);
+    EXPECT_EQ(r.data_fis_sizes.size(), 4096u);
+    EXPECT_EQ(r.data.size(), 65535u * 512u);
+    EXPECT_EQ(r.data_fis_sizes.back(), 7680u);
+    EXPECT_TRUE(r.data.size() == 65535u * 512u &&
+                std::equal(tail.begin(), tail.end(), r.data.end() - 512));
+    // Count 0 in an EXT command means 65536 sectors.
+    Result r0 = run(b, cmd(0x25, 100000, 0));
+    EXPECT_EQ(r0.data.size(), 65536u * 512u);
+    EXPECT_EQ(r0.data_fis_sizes.size(), 4096u);
+    // A 65535-sector DMA write as well.
+    Bytes big = pattern(65535u * 512u, 4);
+    Result w = run(b, cmd(0x35, 300000, 65535), big);
+    EXPECT_TRUE(w.status == 0x50 && w.activates == 4096);
+    Result rr = run(b, cmd(0x25, 300000, 65535));
+    EXPECT_TRUE(rr.data == big);
+}
+
+namespace {
+// Writes 32 x 8 sectors with NCQ, reads them back with NCQ; returns the read completion order.
+std::vector<int> ncq_roundtrip(Bench &b, uint64_t base, uint32_t seed, std::vector<uint32_t> *wsdbs) {
+    Ncq w(b);
+    for (int t = 0; t < 32; ++t)
+        w.wdata[t] = pattern(8 * 512, seed + t);
+    for (int t = 0; t < 32; ++t)
+        EXPECT_TRUE(w.issue(t, true, base + uint64_t(t) * 4096, 8));
+    EXPECT_TRUE(w.wait_done(0xFFFFFFFFu));
+    if (wsdbs)
+        *wsdbs = w.sdbs;
+    Ncq r(b);
+    for (int t = 0; t < 32; ++t)
+        EXPECT_TRUE(r.issue(t, false, base + uint64_t(t) * 4096, 8));
+    EXPECT_TRUE(r.wait_done(0xFFFFFFFFu));
+    EXPECT_EQ(r.order.size(), 32u);
+    for (int t = 0; t < 32; ++t)
+        EXPECT_TRUE(r.rdata[t] == w.wdata[t]);
+    EXPECT_TRUE(r.errors.empty() && r.error_sdbs.empty() && w.errors.empty());
+    return r.order;
+}
+bool ascending(const std::vector<int> &v) { return std::is_sorted(v.begin(), v.end()); }
+} // namespace
+
+MODEL_TEST(ncq_in_order) {
+    std::vector<uint32_t> wsdbs;
+    std::vector<int> o = ncq_roundtrip(B("hdd"), 2000000, 100, &wsdbs);
+    EXPECT_TRUE(ascending(o));
+    // Cached writes finish back to back: some SDB reports several tags at once.
+    EXPECT_TRUE(std::any_of(wsdbs.begin(), wsdbs.end(),
+                            [](uint32_t m) { return __builtin_popcount(m) > 1; }));
+}
+
+MODEL_TEST(ncq_reverse_order) {
+    std::vector<int> o = ncq_roundtrip(B("rev"), 1000, 200, nullptr);
+    // Tag 0 starts alone; then the most recently queued first.
+    std::vector<int> want = {0};
+    for (int t = 31; t >= 1; --t)
+        want.push_back(t);
+    EXPECT_TRUE(o == want);
+}
+
+MODEL_TEST(ncq_random_order_seeded) {
+    std::vector<int> a = ncq_roundtrip(B("rnd1"), 50000, 300, nullptr);
+    std::vector<int> a2 = ncq_roundtrip(B("rnd2"), 50000, 300, nullptr);
+    std::vector<int> c = ncq_roundtrip(B("rnd3"), 50000, 300, nullptr);
+    EXPECT_TRUE(!ascending(a));
+    EXPECT_TRUE(a == a2); // same seed, same order
+    EXPECT_TRUE(a != c);  // other seed, other order
+    std::vector<int> s = a;
+    std::sort(s.begin(), s.end());
+    EXPECT_EQ(s.size(), 32u);
+    EXPECT_TRUE(std::adjacent_find(s.begin(), s.end()) == s.end());
+}
+
+MODEL_TEST(ncq_shortest_seek_order) {
+    Bench &b = B("sstf");
+    EXPECT_TRUE(comreset(b).has_value());
+    Ncq n(b);
+    const uint64_t lbas[] = {500000, 100, 900000, 510000, 2000000, 480000};
+    for (int t = 0; t < 6; ++t)
+        EXPECT_TRUE(n.issue(t, false, lbas[t], 8));
+    EXPECT_TRUE(n.wait_done(0x3F));
+    // Tag 0 starts alone; then always the nearest LBA to where the heads are.
+    EXPECT_TRUE(n.order == (std::vector<int>{0, 3, 5, 2, 1, 4}));
+}
+
+MODEL_TEST(ncq_auto_activate_and_fis_trace) {
+    Bench &b = B("rev");
+    EXPECT_EQ(run(b, cmd(0xEF, 0, 0x02, 0x10)).status, 0x50);
+    EXPECT_EQ(b.disk.identify_words()[79] & 0x0004, 0x0004);
+    b.disk.set_fis_trace(true);
+    Ncq n(b);
+    n.wdata[7] = pattern(24 * 512, 5);
+    EXPECT_TRUE(n.issue(7, true, 4242, 24));
+    EXPECT_TRUE(n.wait_done(1u << 7));
+    EXPECT_EQ(n.activates, 1u); // 2 Data FISes, the first one auto-activated
+    EXPECT_TRUE(b.trace.count("disk.fis_tx") > 0 && b.trace.count("disk.fis_rx") > 0);
+    b.disk.set_fis_trace(false);
+    EXPECT_EQ(run(b, cmd(0xEF, 0, 0x02, 0x90)).status, 0x50);
+    Ncq r(b);
+    EXPECT_TRUE(r.issue(8, false, 4242, 24));
+    EXPECT_TRUE(r.wait_done(1u << 8));
+    EXPECT_TRUE(r.rdata[8] == n.wdata[7]);
+    Ncq w2(b);
+    w2.wdata[9] = pattern(24 * 512, 6);
+    EXPECT_TRUE(w2.issue(9, true, 5000, 24));
+    EXPECT_TRUE(w2.wait_done(1u << 9));
+    EXPECT_EQ(w2.activates, 2u);
+}
+
+MODEL_TEST(ncq_duplicate_tag_error_and_log) {
+    Bench &b = B("hdd");
+    Ncq n(b);
+    for (int t = 0; t < 4; ++t)
+        EXPECT_TRUE(n.issue(t, false, 7000000 + uint64_t(t) * 100000, 8));
+    // Tag 2 again: an NCQ error. D2H with ERR/ABRT, everything outstanding aborted.
+    EXPECT_TRUE(!n.issue(2, false, 0x123456789Aull, 16));
+    EXPECT_EQ(n.errors.size(), 1u);
+    if (!n.errors.empty())
+        EXPECT_TRUE(n.errors[0].command == 0x51 && n.errors[0].feature == 0x04);
+    sc_core::wait(100, SC_MS);
+    while (n.pump(sc_time(1, SC_MS))) {
+    }
+    EXPECT_EQ(n.done & 0xF, 0u); // no completions for aborted commands
+    EXPECT_TRUE(b.trace.count("disk.ncq_error") >= 1);
+    // Queued commands are refused until log 10h is read.
+    EXPECT_TRUE(!n.issue(5, false, 0, 8));
+    EXPECT_EQ(n.errors.size(), 2u);
+    Result log = run(b, cmd(0x2F, 0x10, 1));
+    EXPECT_TRUE(log.done && log.data.size() == 512);
+    if (log.data.size() == 512) {
+        EXPECT_EQ(log.data[0], 0x02); // NQ=0, tag 2
+        EXPECT_EQ(log.data[2], 0x51);
+        EXPECT_EQ(log.data[3], 0x04);
+        EXPECT_EQ(log.data[4], 0x9A);
+        EXPECT_EQ(log.data[5], 0x78);
+        EXPECT_EQ(log.data[6], 0x56);
+        EXPECT_EQ(log.data[8], 0x34);
+        EXPECT_EQ(log.data[9], 0x12);
+        EXPECT_EQ(log.data[12], 2 << 3);
+        unsigned sum = 0;
+        for (uint8_t x : log.data)
+            sum += x;
+        EXPECT_EQ(sum & 0xFF, 0u);
+    }
+    // Cleared: queued commands work again.
+    Ncq ok(b);
+    EXPECT_TRUE(ok.issue(5, false, 0, 8));
+    EXPECT_TRUE(ok.wait_done(1u << 5));
+    // A non-queued command while queued ones are outstanding: NQ=1.
+    Ncq m(b);
+    EXPECT_TRUE(m.issue(1, false, 9000000, 8));
+    Result nd = run(b, cmd(0xE7));
+    EXPECT_TRUE(nd.status == 0x51 && nd.error == 0x04);
+    Result log2 = run(b, cmd(0x2F, 0x10, 1));
+    EXPECT_TRUE(log2.data.size() == 512 && (log2.data[0] & 0x80));
+    // Log directory lists log 10h.
+    Result dir = run(b, cmd(0x2F, 0x00, 1));
+    EXPECT_TRUE(dir.data.size() == 512 && dir.data[0] == 1 && dir.data[0x20] == 1);
+    EXPECT_EQ(run(b, cmd(0x2F, 0x10, 2)).status, 0x51); // beyond the log
+}
+
+MODEL_TEST(ncq_idnf_via_sdb) {
+    Bench &b = B("ssd");
+    Ncq n(b);
+    EXPECT_TRUE(n.issue(3, false, 100, 8));
+    EXPECT_TRUE(n.wait_done(1u << 3));
+    EXPECT_TRUE(n.issue(4, false, 1000000 - 4, 8)); // crosses the end
+    while (n.error_sdbs.empty() && n.pump()) {
+    }
+    EXPECT_EQ(n.error_sdbs.size(), 1u);
+    if (!n.error_sdbs.empty()) {
+        EXPECT_EQ(n.error_sdbs[0].at(2), 0x41);
+        EXPECT_EQ(n.error_sdbs[0].at(3), 0x14);
+        EXPECT_EQ(n.error_sdbs[0].at(1) & 0x40, 0x40);
+        EXPECT_EQ(n.error_sdbs[0].dword(1) & (1u << 4), 0u);
+    }
+    Result log = run(b, cmd(0x2F, 0x10, 1));
+    EXPECT_TRUE(log.data.size() == 512 && log.data[0] == 4 && log.data[3] == 0x14);
+}
+
+MODEL_TEST(idnf_beyond_capacity_and_abrt) {
+    Bench &b = B("hdd");
+    Result r = run(b, cmd(0x25, 1953525168ull - 1, 2));
+    EXPECT_TRUE(r.status == 0x51 && r.error == 0x14 && r.d2h_irq);
+    EXPECT_EQ(r.d2h.lba, 1953525168ull);
+    EXPECT_EQ(r.data.size(), 0u);
+    EXPECT_EQ(run(b, cmd(0x25, 1953525168ull - 2, 2)).status, 0x50);
+    // LBA28 command reaching past 0FFFFFFFh sectors.
+    Taskfile t = cmd(0xC8, 0xFFFFFE, 2);
+    t.device = 0x4F;
+    EXPECT_EQ(run(b, t).error, 0x14);
+    // Unknown opcode.
+    Result u = run(b, cmd(0x77));
+    EXPECT_TRUE(u.status == 0x51 && u.error == 0x04);
+    EXPECT_TRUE(b.trace.count("disk.error") >= 2);
+    // LBA28-only small drive: EXT commands abort, LBA28 beyond 5000 sectors is IDNF.
+    Bench &s = B("small");
+    EXPECT_EQ(run(s, cmd(0x25, 0, 1)).error, 0x04);
+    EXPECT_EQ(run(s, cmd(0xC8, 4999, 2)).error, 0x14);
+    EXPECT_EQ(run(s, cmd(0xC8, 4999, 1)).status, 0x50);
+    Result nm = run(s, cmd(0xF8));
+    EXPECT_TRUE(nm.status == 0x50 && nm.d2h.lba == 4999);
+    Result nm48 = run(b, cmd(0x27));
+    EXPECT_EQ(nm48.d2h.lba, 1953525168ull - 1);
+}
+
+MODEL_TEST(power_mode_flush_and_timing) {
+    Bench &b = B("ssd");
+    Result p = run(b, cmd(0xE5));
+    EXPECT_TRUE(p.status == 0x50 && p.d2h.count == 0xFF);
+    EXPECT_EQ(run(b, cmd(0xE0)).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0xE5)).d2h.count, 0x00);
+    EXPECT_EQ(run(b, cmd(0xEA)).status, 0x50);
+    // SSD read: overhead 20 us + latency 60 us + 4 KiB at 180 MB/s + link frames.
+    sc_time t0 = sc_core::sc_time_stamp();
+    Result r = run(b, cmd(0x25, 777, 8));
+    sc_time took = sc_core::sc_time_stamp() - t0;
+    EXPECT_TRUE(r.status == 0x50);
+    sc_time expect = sc_time(80, SC_US) + sc_time(4096 / 180e6, sc_core::SC_SEC) +
+                     SataLink::frame_time(Gen::Gen3, 5) * 2.0 +
+                     SataLink::frame_time(Gen::Gen3, 1025);
+    EXPECT_TRUE(took >= expect && took < expect + sc_time(100, sc_core::SC_NS));
+    EXPECT_EQ(run(b, cmd(0xE5)).d2h.count, 0xFF); // media access woke it
+    // HDD: a far random read costs more than the sequential next one.
+    Bench &h = B("hdd");
+    run(h, cmd(0x25, 10, 8));
+    t0 = sc_core::sc_time_stamp();
+    run(h, cmd(0x25, 18, 8));
+    sc_time seq = sc_core::sc_time_stamp() - t0;
+    t0 = sc_core::sc_time_stamp();
+    run(h, cmd(0x25, 1500000000, 8));
+    sc_time far = sc_core::sc_time_stamp() - t0;
+    EXPECT_TRUE(seq < sc_time(100, SC_US));
+    EXPECT_TRUE(far > sc_time(10, SC_MS) && far < sc_time(30, SC_MS));
+}
+
+MODEL_TEST(media_survives_power_on_reset) {
+    Bench &b = B("hdd");
+    Bytes data = pattern(16 * 512, 77);
+    EXPECT_EQ(run(b, cmd(0x35, 424242, 16), data).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0xC6, 0, 4)).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0xEF, 0, 0x42, 0x03)).status, 0x50);
+    b.disk.power_on_reset();
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_EQ(b.disk.identify_words()[59], 0);
+    EXPECT_EQ(b.disk.identify_words()[88], 0x407F);
+    EXPECT_EQ(run(b, cmd(0xC4, 424242, 4)).status, 0x51); // multiple mode gone
+    Result r = run(b, cmd(0x25, 424242, 16));
+    EXPECT_TRUE(r.data == data);
+    // COMRESET in the middle of a long transfer: aborted, signature, still consistent.
+    b.host.send(sata::make_reg_h2d(cmd(0x25, 0, 0), true));
+    sc_core::wait(15, SC_MS);
+    EXPECT_TRUE(comreset(b).has_value());
+    Result again = run(b, cmd(0x25, 424242, 16));
+    EXPECT_TRUE(again.data == data);
+}
+
+int sc_main(int, char **) {
+    DiskConfig hdd;
+    DiskConfig rev = hdd;
+    rev.ncq_order = NcqOrder::Reverse;
+    DiskConfig rnd = hdd;
+    rnd.ncq_order = NcqOrder::Random;
+    rnd.seed = 7;
+    DiskConfig rnd3 = rnd;
+    rnd3.seed = 8;
+    DiskConfig sstf = hdd;
+    sstf.ncq_order = NcqOrder::ShortestSeek;
+    DiskConfig small;
+    small.sectors = 5000;
+    small.lba48 = false;
+    small.ncq_depth = 8;
+    small.max_gen = Gen::Gen1;
+    DiskConfig ssd;
+    ssd.sectors = 1000000;
+    ssd.timing.ssd = true;
+    ssd.model = "SATASIM SSD";
+    Bench b1("hdd", hdd), b2("rev", rev), b3("rnd1", rnd), b4("rnd2", rnd), b5("rnd3", rnd3),
+        b6("small", small), b7("ssd", ssd), b8("sstf", sstf);
+    benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
+               {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}};
+    return satasim::test::run_all();
+}

@@ -1,0 +1,816 @@
+/* AHCI low-level driver (AHCI 1.3.1, hardware.md 5): HBA init, per-port memory and
+ * engine control, command building and issue, the interrupt handler, COMRESET and SRST.
+ * Everything generic lives in the core; this file only knows the registers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ahci.h"
+
+enum {
+    AHCI_TMOUT_HOST_RESET = 1000,
+    AHCI_TMOUT_ENGINE_STOP = 500,
+    AHCI_TMOUT_FIS_RX_STOP = 1000,
+    AHCI_TMOUT_CLO = 500,
+    AHCI_POLL_ENGINE = 1,
+    AHCI_POLL_HOST_RESET = 10,
+    AHCI_AE_TRIES = 5,
+};
+
+struct ahci_host_priv {
+    uint32_t cap, cap2, port_map, version; /* as the firmware left them */
+};
+
+struct ahci_port_priv {
+    struct plat_dma_buf mem; /* command list | RX FIS | command tables */
+    uint32_t intr_mask;
+};
+
+static const struct ata_port_operations ahci_ops;
+
+/* ---- register access ---- */
+
+static uint32_t hread(const struct ata_host *h, uint32_t off) { return h->pops->mmio_read32(h->plat, off); }
+static void hwrite(const struct ata_host *h, uint32_t off, uint32_t v) { h->pops->mmio_write32(h->plat, off, v); }
+static uint32_t pread(const struct ata_port *ap, uint32_t reg) { return hread(ap->host, AHCI_PORT_BASE(ap->port_no) + reg); }
+static void pwrite(const struct ata_port *ap, uint32_t reg, uint32_t v) { hwrite(ap->host, AHCI_PORT_BASE(ap->port_no) + reg, v); }
+static struct ahci_host_priv *hpriv(const struct ata_host *h) { return h->private_data; }
+static struct ahci_port_priv *ppriv(const struct ata_port *ap) { return ap->private_data; }
+
+/* Poll until (reg & mask) == 0; true on success. */
+static bool wait_clear(const struct ata_host *h, uint32_t off, uint32_t mask, unsigned interval_ms,
+                       unsigned timeout_ms)
+{
+    uint64_t deadline = ata_deadline(h, timeout_ms);
+
+    for (;;) {
+        if (!(hread(h, off) & mask))
+            return true;
+        if (ata_now(h) >= deadline)
+            return false;
+        ata_msleep(h, interval_ms);
+    }
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* ---- command structures (pure) ---- */
+
+static void prd_emit(void *ctx, unsigned idx, uint64_t addr, uint32_t len)
+{
+    uint8_t *e = (uint8_t *)ctx + idx * AHCI_PRD_SZ;
+
+    put_le32(e, (uint32_t)addr);
+    put_le32(e + 4, (uint32_t)(addr >> 32));
+    put_le32(e + 8, 0);
+    put_le32(e + 12, len - 1); /* byte count - 1; no completion interrupt per PRD */
+}
+
+int ahci_fill_prdt(uint8_t *prdt, unsigned max_prd, const struct ata_sg *sg, unsigned n_sg,
+                   uint32_t nbytes)
+{
+    return ata_sg_split(sg, n_sg, nbytes, AHCI_PRD_MAX_BYTES, max_prd, prd_emit, prdt);
+}
+
+void ahci_fill_cmd_slot(uint8_t *slot, uint32_t opts, uint64_t tbl_bus)
+{
+    memset(slot, 0, AHCI_CMD_SLOT_SZ);
+    put_le32(slot, opts);
+    put_le32(slot + 8, (uint32_t)tbl_bus);
+    put_le32(slot + 12, (uint32_t)(tbl_bus >> 32));
+}
+
+static uint8_t *cmd_tbl(const struct ata_port *ap, unsigned tag, uint64_t *bus)
+{
+    struct ahci_port_priv *pp = ppriv(ap);
+    size_t off = AHCI_CMD_TBL_OFF + (size_t)tag * AHCI_CMD_TBL_SZ;
+
+    *bus = pp->mem.bus + off;
+    return (uint8_t *)pp->mem.cpu + off;
+}
+
+static void sync_dev(const struct ata_port *ap, size_t off, size_t len)
+{
+    ap->host->pops->dma_sync_for_device(ap->host->plat, &ppriv(ap)->mem, off, len);
+}
+
+static const uint8_t *rx_fis(const struct ata_port *ap)
+{
+    struct ahci_port_priv *pp = ppriv(ap);
+
+    ap->host->pops->dma_sync_for_cpu(ap->host->plat, &pp->mem, AHCI_RX_FIS_OFF, AHCI_RX_FIS_SZ);
+    return (const uint8_t *)pp->mem.cpu + AHCI_RX_FIS_OFF;
+}
+
+/* Slot + table for one H2D FIS, handed to the device. */
+static unsigned ahci_build_cmd(struct ata_port *ap, unsigned tag, const struct ata_taskfile *tf,
+                               bool is_cmd, uint32_t flags, const struct ata_sg *sg, unsigned n_sg,
+                               uint32_t nbytes, unsigned pmp)
+{
+    uint64_t tbl_bus;
+    uint8_t *tbl = cmd_tbl(ap, tag, &tbl_bus);
+    int n_prd = 0;
+
+    ata_tf_to_fis(tf, pmp, is_cmd, tbl);
+    if (n_sg)
+        n_prd = ahci_fill_prdt(tbl + AHCI_CMD_TBL_HDR_SZ, AHCI_MAX_SG, sg, n_sg, nbytes);
+    if (n_prd < 0) /* the core validated against the same limits */
+        n_prd = 0;
+    ahci_fill_cmd_slot((uint8_t *)ppriv(ap)->mem.cpu + tag * AHCI_CMD_SLOT_SZ,
+                       AHCI_CMD_FIS_LEN | flags | (pmp & 0xfu) << 12 | (uint32_t)n_prd << 16, tbl_bus);
+    sync_dev(ap, (size_t)(tbl - (uint8_t *)ppriv(ap)->mem.cpu),
+             AHCI_CMD_TBL_HDR_SZ + (size_t)n_prd * AHCI_PRD_SZ);
+    sync_dev(ap, (size_t)tag * AHCI_CMD_SLOT_SZ, AHCI_CMD_SLOT_SZ);
+    return (unsigned)n_prd;
+}
+
+/* ---- engine control ---- */
+
+static bool ahci_enable_ahci(struct sata_platform *p, const struct sata_platform_ops *pops)
+{
+    uint32_t ctl = pops->mmio_read32(p, HOST_CTL);
+
+    /* some HBAs need AE written more than once */
+    for (unsigned i = 0; !(ctl & HOST_AHCI_EN); i++) {
+        if (i == AHCI_AE_TRIES)
+            return false;
+        pops->mmio_write32(p, HOST_CTL, ctl | HOST_AHCI_EN);
+        ctl = pops->mmio_read32(p, HOST_CTL);
+        if (!(ctl & HOST_AHCI_EN))
+            pops->sleep_ns(p, ATA_MS(10));
+    }
+    return true;
+}
+
+static int ahci_stop_engine(struct ata_port *ap)
+{
+    uint32_t cmd = pread(ap, PORT_CMD);
+
+    if (!(cmd & (PORT_CMD_START | PORT_CMD_LIST_ON)))
+        return 0;
+    pwrite(ap, PORT_CMD, cmd & ~PORT_CMD_START);
+    /* the HBA clears PxCI/PxSACT, then CR */
+    if (!wait_clear(ap->host, AHCI_PORT_BASE(ap->port_no) + PORT_CMD, PORT_CMD_LIST_ON,
+                    AHCI_POLL_ENGINE, AHCI_TMOUT_ENGINE_STOP))
+        return -EIO;
+    return 0;
+}
+
+/* ST may only be set with a device present and BSY/DRQ clear (AHCI 10.3.1); otherwise
+ * the engine stays stopped until a reset or CLO makes it legal. */
+static bool ahci_start_engine(struct ata_port *ap)
+{
+    uint32_t cmd;
+
+    if ((pread(ap, PORT_SCR_STAT) & 0xf) != 3 || (pread(ap, PORT_TFDATA) & (ATA_BUSY | ATA_DRQ)))
+        return false;
+    cmd = pread(ap, PORT_CMD);
+    if (cmd & PORT_CMD_START)
+        return true;
+    pwrite(ap, PORT_CMD, cmd | PORT_CMD_START);
+    pread(ap, PORT_CMD); /* flush */
+    return true;
+}
+
+static void ahci_start_fis_rx(struct ata_port *ap)
+{
+    struct ahci_port_priv *pp = ppriv(ap);
+    uint64_t cl = pp->mem.bus, fb = pp->mem.bus + AHCI_RX_FIS_OFF;
+    uint32_t cmd;
+
+    if (hpriv(ap->host)->cap & HOST_CAP_64) {
+        pwrite(ap, PORT_LST_ADDR_HI, (uint32_t)(cl >> 32));
+        pwrite(ap, PORT_FIS_ADDR_HI, (uint32_t)(fb >> 32));
+    }
+    pwrite(ap, PORT_LST_ADDR, (uint32_t)cl);
+    pwrite(ap, PORT_FIS_ADDR, (uint32_t)fb);
+    cmd = pread(ap, PORT_CMD);
+    pwrite(ap, PORT_CMD, cmd | PORT_CMD_FIS_RX);
+    pread(ap, PORT_CMD);
+}
+
+static int ahci_stop_fis_rx(struct ata_port *ap)
+{
+    uint32_t cmd = pread(ap, PORT_CMD);
+
+    if (!(cmd & (PORT_CMD_FIS_RX | PORT_CMD_FIS_ON)))
+        return 0;
+    pwrite(ap, PORT_CMD, cmd & ~PORT_CMD_FIS_RX);
+    if (!wait_clear(ap->host, AHCI_PORT_BASE(ap->port_no) + PORT_CMD, PORT_CMD_FIS_ON,
+                    AHCI_POLL_ENGINE, AHCI_TMOUT_FIS_RX_STOP))
+        return -EBUSY;
+    return 0;
+}
+
+static void ahci_power_up(struct ata_port *ap)
+{
+    uint32_t cmd = pread(ap, PORT_CMD) & ~PORT_CMD_ICC_MASK;
+
+    if (hpriv(ap->host)->cap & HOST_CAP_SSS) {
+        cmd |= PORT_CMD_SPIN_UP;
+        pwrite(ap, PORT_CMD, cmd);
+    }
+    pwrite(ap, PORT_CMD, cmd | PORT_CMD_ICC_ACTIVE);
+}
+
+static void ahci_deinit_port(struct ata_port *ap)
+{
+    int rc = ahci_stop_engine(ap);
+
+    if (!rc)
+        rc = ahci_stop_fis_rx(ap);
+    if (rc) {
+        const struct sata_trace_field f[] = { TF_INT("errno", rc) };
+
+        ata_port_ev(ap, ATA_EV("ahci.deinit_failed", SATA_TC_INFO, SATA_LOG_WARN, f),
+                    "failed to stop engine (%d)", rc);
+    }
+}
+
+/* Stop, clear a stuck BSY/DRQ with CLO if the HBA can, start again. */
+static int ahci_kick_engine(struct ata_port *ap)
+{
+    bool busy = pread(ap, PORT_TFDATA) & (ATA_BUSY | ATA_DRQ);
+    int rc = ahci_stop_engine(ap);
+
+    if (rc)
+        goto out;
+    if (!busy)
+        goto out;
+    if (!(hpriv(ap->host)->cap & HOST_CAP_CLO)) {
+        rc = -EOPNOTSUPP;
+        goto out;
+    }
+    pwrite(ap, PORT_CMD, pread(ap, PORT_CMD) | PORT_CMD_CLO);
+    if (!wait_clear(ap->host, AHCI_PORT_BASE(ap->port_no) + PORT_CMD, PORT_CMD_CLO,
+                    AHCI_POLL_ENGINE, AHCI_TMOUT_CLO))
+        rc = -EIO;
+out:
+    ahci_start_engine(ap);
+    return rc;
+}
+
+/* ---- host init ---- */
+
+static int ahci_reset_controller(struct ata_host *h)
+{
+    struct ahci_host_priv *hp = hpriv(h);
+    uint32_t ctl;
+
+    if (!ahci_enable_ahci(h->plat, h->pops))
+        return -EIO;
+    ctl = hread(h, HOST_CTL);
+    if (!(ctl & HOST_RESET)) {
+        hwrite(h, HOST_CTL, ctl | HOST_RESET);
+        hread(h, HOST_CTL);
+    }
+    if (!wait_clear(h, HOST_CTL, HOST_RESET, AHCI_POLL_HOST_RESET, AHCI_TMOUT_HOST_RESET)) {
+        const struct sata_trace_field f[] = { TF_HEX("ghc", hread(h, HOST_CTL)) };
+
+        ata_host_ev(h, ATA_EV("ahci.reset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                    "controller reset failed (0x%x)", hread(h, HOST_CTL));
+        return -EIO;
+    }
+    if (!ahci_enable_ahci(h->plat, h->pops))
+        return -EIO;
+    /* HBA reset may lose what the firmware programmed into the write-once registers */
+    hwrite(h, HOST_CAP, hp->cap);
+    if (hp->version >= 0x00010200)
+        hwrite(h, HOST_CAP2, hp->cap2);
+    hwrite(h, HOST_PORTS_IMPL, hp->port_map);
+    return 0;
+}
+
+static void ahci_port_init(struct ata_port *ap)
+{
+    uint32_t v;
+
+    ahci_deinit_port(ap);
+    v = pread(ap, PORT_SCR_ERR);
+    pwrite(ap, PORT_SCR_ERR, v);
+    v = pread(ap, PORT_IRQ_STAT);
+    if (v)
+        pwrite(ap, PORT_IRQ_STAT, v);
+    hwrite(ap->host, HOST_IRQ_STAT, 1u << ap->port_no);
+    ahci_start_fis_rx(ap);
+    ahci_power_up(ap);
+    /* PxIE stays 0: the port is frozen until its first reset */
+}
+
+static int ahci_host_start(struct ata_host *h)
+{
+    int rc = ahci_reset_controller(h);
+    uint32_t ctl;
+
+    if (rc)
+        return rc;
+    for (unsigned i = 0; i < h->n_ports; i++)
+        if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
+            ahci_port_init(&h->ports[i]);
+    ctl = hread(h, HOST_CTL);
+    hwrite(h, HOST_CTL, ctl | HOST_IRQ_EN);
+    hread(h, HOST_CTL);
+    return 0;
+}
+
+static void ahci_host_stop(struct ata_host *h)
+{
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+
+        if (ap->flags & ATA_FLAG_DUMMY)
+            continue;
+        pwrite(ap, PORT_IRQ_MASK, 0);
+        ahci_deinit_port(ap);
+    }
+    hwrite(h, HOST_CTL, hread(h, HOST_CTL) & ~HOST_IRQ_EN);
+    hread(h, HOST_CTL);
+}
+
+static int ahci_port_start(struct ata_port *ap)
+{
+    struct ata_host *h = ap->host;
+    struct ahci_port_priv *pp = calloc(1, sizeof(*pp));
+    int rc;
+
+    if (!pp)
+        return -ENOMEM;
+    rc = h->pops->dma_alloc(h->plat, AHCI_PORT_PRIV_DMA_SZ, AHCI_CMD_LIST_SZ, &pp->mem);
+    if (rc) {
+        free(pp);
+        return rc;
+    }
+    memset(pp->mem.cpu, 0, AHCI_PORT_PRIV_DMA_SZ);
+    pp->intr_mask = DEF_PORT_IRQ;
+    ap->private_data = pp;
+    return 0;
+}
+
+static void ahci_port_stop(struct ata_port *ap)
+{
+    struct ahci_port_priv *pp = ppriv(ap);
+
+    ap->host->pops->dma_free(ap->host->plat, &pp->mem);
+    free(pp);
+    ap->private_data = NULL;
+}
+
+/* ---- command path ---- */
+
+static void ahci_qc_prep(struct ata_queued_cmd *qc)
+{
+    int pmp = qc->dev->link->pmp;
+
+    ahci_build_cmd(qc->ap, qc->tag, &qc->tf, true,
+                   (qc->tf.flags & ATA_TFLAG_WRITE) ? AHCI_CMD_WRITE : 0, qc->sg, qc->n_sg,
+                   qc->nbytes, pmp < 0 ? 0u : (unsigned)pmp);
+}
+
+static unsigned ahci_qc_issue(struct ata_queued_cmd *qc)
+{
+    struct ata_port *ap = qc->ap;
+
+    if (ata_is_ncq(&qc->tf))
+        pwrite(ap, PORT_SCR_ACT, 1u << qc->tag);
+    pwrite(ap, PORT_CMD_ISSUE, 1u << qc->tag);
+    pread(ap, PORT_CMD_ISSUE); /* flush */
+    return 0;
+}
+
+/* NCQ ends with an SDB FIS (the D2H area is stale then); a good PIO read ends with
+ * PIO Setup's E_Status; everything else with a D2H Register FIS. */
+static void ahci_qc_fill_rtf(struct ata_queued_cmd *qc)
+{
+    const uint8_t *rx = rx_fis(qc->ap);
+
+    if (ata_is_ncq(&qc->tf)) {
+        qc->result_tf.command = rx[RX_FIS_SDB + 2];
+        qc->result_tf.feature = rx[RX_FIS_SDB + 3];
+    } else if (qc->tf.protocol == ATA_PROT_PIO && !(qc->tf.flags & ATA_TFLAG_WRITE) &&
+               !(qc->flags & ATA_QCFLAG_FAILED)) {
+        ata_tf_from_fis(rx + RX_FIS_PIO_SETUP, &qc->result_tf);
+        qc->result_tf.command = rx[RX_FIS_PIO_SETUP + 15];
+    } else {
+        ata_tf_from_fis(rx + RX_FIS_D2H_REG, &qc->result_tf);
+    }
+}
+
+static void ahci_freeze(struct ata_port *ap) { pwrite(ap, PORT_IRQ_MASK, 0); }
+
+static void ahci_thaw(struct ata_port *ap)
+{
+    uint32_t sts = pread(ap, PORT_IRQ_STAT);
+
+    if (sts)
+        pwrite(ap, PORT_IRQ_STAT, sts);
+    hwrite(ap->host, HOST_IRQ_STAT, 1u << ap->port_no);
+    pwrite(ap, PORT_IRQ_MASK, ppriv(ap)->intr_mask);
+}
+
+static int scr_offset(const struct ata_port *ap, unsigned reg, uint32_t *off)
+{
+    static const uint32_t map[] = {
+        [SCR_STATUS] = PORT_SCR_STAT, [SCR_ERROR] = PORT_SCR_ERR, [SCR_CONTROL] = PORT_SCR_CTL,
+        [SCR_ACTIVE] = PORT_SCR_ACT,  [SCR_NOTIFICATION] = PORT_SCR_NTF,
+    };
+
+    if (reg >= ATA_ARRAY_SIZE(map) ||
+        (reg == SCR_NOTIFICATION && !(hpriv(ap->host)->cap & HOST_CAP_SNTF)))
+        return -EINVAL;
+    *off = map[reg];
+    return 0;
+}
+
+static int ahci_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
+{
+    uint32_t off;
+    int rc = scr_offset(link->ap, reg, &off);
+
+    if (!rc)
+        *val = pread(link->ap, off);
+    return rc;
+}
+
+static int ahci_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
+{
+    uint32_t off;
+    int rc = scr_offset(link->ap, reg, &off);
+
+    if (!rc)
+        pwrite(link->ap, off, val);
+    return rc;
+}
+
+/* ---- interrupts (irq context, lock held) ---- */
+
+static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
+{
+    struct ata_link *link = &ap->link;
+    struct ata_eh_info *ehi = &link->eh_info;
+    struct ata_queued_cmd *active_qc = ata_qc_from_tag(ap, link->active_tag);
+    uint32_t serror = 0;
+
+    /* AHCI may lock up unless SError is cleared */
+    if (!ahci_scr_read(link, SCR_ERROR, &serror))
+        ahci_scr_write(link, SCR_ERROR, serror);
+    ehi->serror |= serror;
+    ata_ehi_push_desc(ehi, "irq_stat 0x%08x", irq_stat);
+
+    if (irq_stat & PORT_IRQ_TF_ERR) {
+        /* a non-queued command is the culprit; during NCQ EH must read log 10h */
+        if (active_qc)
+            active_qc->err_mask |= AC_ERR_DEV;
+        else
+            ehi->err_mask |= AC_ERR_DEV;
+    }
+    if (irq_stat & (PORT_IRQ_HBUS_ERR | PORT_IRQ_HBUS_DATA_ERR)) {
+        ehi->err_mask |= AC_ERR_HOST_BUS;
+        ehi->action |= ATA_EH_RESET;
+        ata_ehi_push_desc(ehi, "host bus error");
+    }
+    if (irq_stat & PORT_IRQ_IF_ERR) {
+        ehi->err_mask |= AC_ERR_ATA_BUS;
+        ehi->action |= ATA_EH_RESET;
+        ata_ehi_push_desc(ehi, "interface fatal error");
+    }
+    if (irq_stat & (PORT_IRQ_CONNECT | PORT_IRQ_PHYRDY)) {
+        ata_ehi_hotplugged(ehi);
+        ata_ehi_push_desc(ehi, "%s", (irq_stat & PORT_IRQ_CONNECT) ? "connection status changed"
+                                                                    : "PHY RDY changed");
+    }
+    if (irq_stat & PORT_IRQ_UNK_FIS) {
+        const uint8_t *u = rx_fis(ap) + 0x60;
+
+        ehi->err_mask |= AC_ERR_HSM;
+        ehi->action |= ATA_EH_RESET;
+        ata_ehi_push_desc(ehi, "unknown FIS %02x%02x%02x%02x", u[3], u[2], u[1], u[0]);
+    }
+    {
+        const struct sata_trace_field f[] = { TF_HEX("irq_stat", irq_stat), TF_HEX("serror", serror),
+                                              TF_BOOL("freeze", irq_stat & PORT_IRQ_FREEZE) };
+
+        ata_port_ev(ap, ATA_EV("ahci.error_irq", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    }
+    if (irq_stat & PORT_IRQ_FREEZE)
+        ata_port_freeze(ap);
+    else
+        ata_port_abort(ap);
+}
+
+static void ahci_port_intr(struct ata_port *ap)
+{
+    uint32_t status = pread(ap, PORT_IRQ_STAT);
+    uint32_t hw_active;
+
+    pwrite(ap, PORT_IRQ_STAT, status);
+    if (status & PORT_IRQ_ERROR) {
+        ahci_error_intr(ap, status);
+        return;
+    }
+    hw_active = ap->link.sactive ? pread(ap, PORT_SCR_ACT) : pread(ap, PORT_CMD_ISSUE);
+    if (ata_qc_complete_multiple(ap, hw_active) < 0) {
+        ap->link.eh_info.err_mask |= AC_ERR_HSM;
+        ap->link.eh_info.action |= ATA_EH_RESET;
+        ata_port_freeze(ap);
+    }
+}
+
+static void ahci_interrupt(struct ata_host *h)
+{
+    uint32_t irq_stat, pending;
+
+    ata_lock(h);
+    irq_stat = hread(h, HOST_IRQ_STAT);
+    pending = irq_stat & hpriv(h)->port_map;
+    for (unsigned i = 0; i < h->n_ports; i++)
+        if ((pending & (1u << i)) && !(h->ports[i].flags & ATA_FLAG_DUMMY))
+            ahci_port_intr(&h->ports[i]);
+    /* IS is a level latch over PxIS: clear it only after the ports (AHCI 1.1 10.6.2) */
+    if (irq_stat)
+        hwrite(h, HOST_IRQ_STAT, irq_stat);
+    ata_unlock(h);
+
+    for (unsigned i = 0; i < h->n_ports; i++)
+        if (pending & (1u << i))
+            ata_port_process(&h->ports[i]);
+}
+
+/* ---- reset and EH methods (process context) ---- */
+
+static int ahci_check_ready(struct ata_link *link)
+{
+    return ata_check_ready((uint8_t)pread(link->ap, PORT_TFDATA));
+}
+
+static enum ata_dev_class ahci_dev_classify(struct ata_port *ap)
+{
+    uint32_t sig = pread(ap, PORT_SIG);
+    struct ata_taskfile tf = {
+        .nsect = (uint8_t)sig,
+        .lbal = (uint8_t)(sig >> 8),
+        .lbam = (uint8_t)(sig >> 16),
+        .lbah = (uint8_t)(sig >> 24),
+    };
+    return ata_dev_classify(&tf);
+}
+
+static int ahci_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    struct ata_port *ap = link->ap;
+    uint8_t *d2h = (uint8_t *)ppriv(ap)->mem.cpu + AHCI_RX_FIS_OFF + RX_FIS_D2H_REG;
+    bool online;
+    int rc;
+
+    ahci_stop_engine(ap);
+    /* make a fresh D2H FIS recognisable: pre-load the area with BSY */
+    memset(d2h, 0, 20);
+    d2h[0] = 0x34;
+    d2h[2] = ATA_BUSY;
+    sync_dev(ap, AHCI_RX_FIS_OFF + RX_FIS_D2H_REG, 20);
+
+    rc = sata_link_hardreset(link, &sata_deb_timing_normal, deadline, &online, ahci_check_ready);
+    ahci_start_engine(ap);
+    if (online)
+        *cls = ahci_dev_classify(ap);
+    return rc;
+}
+
+/* Slot 0, polled: the EH owns the port and nothing else is in flight. */
+static int ahci_exec_polled_cmd(struct ata_port *ap, unsigned pmp, const struct ata_taskfile *tf,
+                                uint32_t flags, unsigned timeout_ms)
+{
+    ahci_build_cmd(ap, 0, tf, false, flags, NULL, 0, 0, pmp);
+    pwrite(ap, PORT_CMD_ISSUE, 1);
+    if (!timeout_ms) {
+        pread(ap, PORT_CMD_ISSUE);
+        return 0;
+    }
+    if (!wait_clear(ap->host, AHCI_PORT_BASE(ap->port_no) + PORT_CMD_ISSUE, 1, AHCI_POLL_ENGINE,
+                    timeout_ms)) {
+        ahci_kick_engine(ap);
+        return -EBUSY;
+    }
+    return 0;
+}
+
+static int softreset_fail(struct ata_link *link, int rc, const char *reason)
+{
+    const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_STR("reason", reason) };
+
+    ata_link_ev(link, ATA_EV("eh.softreset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                "softreset failed (%s)", reason);
+    return rc;
+}
+
+/* SRST: two Device Control FISes (SRST set, then clear), then the signature. */
+static int ahci_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    struct ata_port *ap = link->ap;
+    unsigned pmp = link->pmp < 0 ? 0u : (unsigned)link->pmp;
+    struct ata_taskfile tf;
+    uint64_t now;
+    unsigned msecs = 0;
+    int rc;
+
+    rc = ahci_kick_engine(ap);
+    if (rc && rc != -EOPNOTSUPP) {
+        const struct sata_trace_field f[] = { TF_INT("errno", rc) };
+
+        ata_link_ev(link, ATA_EV("ahci.kick_failed", SATA_TC_INFO, SATA_LOG_WARN, f),
+                    "failed to reset engine (errno=%d)", rc);
+    }
+    ata_tf_init(&link->device[0], &tf);
+    now = ata_now(ap->host);
+    if (deadline > now)
+        msecs = (unsigned)((deadline - now) / ATA_MS(1));
+
+    tf.ctl |= ATA_SRST;
+    if (ahci_exec_polled_cmd(ap, pmp, &tf, AHCI_CMD_RESET | AHCI_CMD_CLR_BUSY, msecs ? msecs : 1))
+        return softreset_fail(link, -EIO, "1st FIS failed");
+    ata_msleep(ap->host, 1); /* spec wants >= 5 us */
+    tf.ctl &= (uint8_t)~ATA_SRST;
+    ahci_exec_polled_cmd(ap, pmp, &tf, 0, 0);
+
+    rc = ata_wait_after_reset(link, deadline, ahci_check_ready);
+    if (rc == -EBUSY)
+        return softreset_fail(link, rc, "device not ready");
+    if (rc)
+        return softreset_fail(link, rc, "link down");
+    *cls = ahci_dev_classify(ap);
+    return 0;
+}
+
+static void ahci_postreset(struct ata_link *link, enum ata_dev_class *cls)
+{
+    struct ata_port *ap = link->ap;
+    uint32_t cmd = pread(ap, PORT_CMD), want;
+
+    ata_std_postreset(link, cls);
+    want = *cls == ATA_DEV_ATAPI ? cmd | PORT_CMD_ATAPI : cmd & ~PORT_CMD_ATAPI;
+    if (want != cmd) {
+        pwrite(ap, PORT_CMD, want);
+        pread(ap, PORT_CMD);
+    }
+}
+
+static void ahci_post_internal_cmd(struct ata_queued_cmd *qc)
+{
+    if (qc->err_mask)
+        ahci_kick_engine(qc->ap);
+}
+
+static void ahci_error_handler(struct ata_port *ap)
+{
+    /* a running engine must let go of the aborted commands before EH issues its own */
+    if (!(ap->pflags & ATA_PFLAG_FROZEN)) {
+        ahci_stop_engine(ap);
+        ahci_start_engine(ap);
+    }
+    ata_std_error_handler(ap);
+    if (!ata_dev_enabled(&ap->link.device[0]))
+        ahci_stop_engine(ap);
+}
+
+static const struct ata_port_operations ahci_ops = {
+    .qc_defer = ata_std_qc_defer,
+    .qc_prep = ahci_qc_prep,
+    .qc_issue = ahci_qc_issue,
+    .qc_fill_rtf = ahci_qc_fill_rtf,
+    .freeze = ahci_freeze,
+    .thaw = ahci_thaw,
+    .prereset = ata_std_prereset,
+    .softreset = ahci_softreset,
+    .hardreset = ahci_hardreset,
+    .postreset = ahci_postreset,
+    .error_handler = ahci_error_handler,
+    .post_internal_cmd = ahci_post_internal_cmd,
+    .scr_read = ahci_scr_read,
+    .scr_write = ahci_scr_write,
+    .port_start = ahci_port_start,
+    .port_stop = ahci_port_stop,
+    .host_start = ahci_host_start,
+    .host_stop = ahci_host_stop,
+    .irq_handler = ahci_interrupt,
+};
+
+/* ---- create ---- */
+
+static void ahci_print_info(struct ata_host *h)
+{
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } flags[] = {
+        { HOST_CAP_64, "64bit" }, { HOST_CAP_NCQ, "ncq" },   { HOST_CAP_SNTF, "sntf" },
+        { HOST_CAP_MPS, "ilck" }, { HOST_CAP_SSS, "stag" },  { HOST_CAP_ALPM, "pm" },
+        { HOST_CAP_LED, "led" },  { HOST_CAP_CLO, "clo" },   { HOST_CAP_ONLY, "only" },
+        { HOST_CAP_PMP, "pmp" },  { HOST_CAP_FBS, "fbs" },   { HOST_CAP_PIO_MULTI, "pio" },
+        { HOST_CAP_SSC, "slum" }, { HOST_CAP_PART, "part" }, { HOST_CAP_CCC, "ccc" },
+        { HOST_CAP_EMS, "ems" },  { HOST_CAP_SXS, "sxs" },
+    };
+    static const char *const speed[] = { "?", "1.5", "3", "6" };
+    const struct ahci_host_priv *hp = hpriv(h);
+    unsigned iss = HOST_CAP_ISS(hp->cap);
+    char list[128] = "";
+    size_t len = 0;
+
+    for (size_t i = 0; i < ATA_ARRAY_SIZE(flags); i++)
+        if ((hp->cap & flags[i].bit) && len < sizeof(list))
+            len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? " " : "", flags[i].name);
+    {
+        const struct sata_trace_field f[] = {
+            TF_HEX("version", hp->version), TF_HEX("cap", hp->cap), TF_HEX("pi", hp->port_map),
+            TF_INT("slots", HOST_CAP_NCS(hp->cap)), TF_INT("ports", HOST_CAP_NP(hp->cap)),
+            TF_STR("flags", list),
+        };
+        ata_host_ev(h, ATA_EV("ahci.init", SATA_TC_INFO, SATA_LOG_INFO, f),
+                    "AHCI %02x%02x.%02x%02x %u slots %u ports %s Gbps 0x%x impl SATA mode",
+                    (hp->version >> 24) & 0xff, (hp->version >> 16) & 0xff,
+                    (hp->version >> 8) & 0xff, hp->version & 0xff, HOST_CAP_NCS(hp->cap),
+                    HOST_CAP_NP(hp->cap), iss < ATA_ARRAY_SIZE(speed) ? speed[iss] : "?",
+                    hp->port_map);
+    }
+    ata_host_ev(h, ATA_EV0("ahci.flags", SATA_TC_INFO, SATA_LOG_INFO), "flags: %s", list);
+}
+
+static void early_error(struct sata_platform *p, const struct sata_platform_ops *pops, const char *msg)
+{
+    const struct sata_trace_event ev = {
+        .name = "ahci.create_failed", .cls = SATA_TC_DECISION, .level = SATA_LOG_ERR,
+        .port = -1, .link = -1, .dev = -1, .msg = msg,
+    };
+    pops->trace(p, &ev);
+}
+
+struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
+                                  const struct ata_host_config *cfg)
+{
+    static const struct ata_host_config dflt;
+    struct ahci_host_priv *hp;
+    struct ata_host *h;
+    uint32_t cap, pi;
+    unsigned n_ports, n_tags;
+
+    if (!pops)
+        return NULL;
+    if (!cfg)
+        cfg = &dflt;
+    if (!ahci_enable_ahci(p, pops)) {
+        early_error(p, pops, "AHCI enable failed");
+        return NULL;
+    }
+    cap = pops->mmio_read32(p, HOST_CAP);
+    pi = pops->mmio_read32(p, HOST_PORTS_IMPL);
+    if (!pi)
+        pi = (uint32_t)((1ull << HOST_CAP_NP(cap)) - 1); /* firmware left PI unset */
+    n_ports = HOST_CAP_NP(cap);
+    for (unsigned i = n_ports; i < AHCI_MAX_PORTS; i++)
+        if (pi & (1u << i))
+            n_ports = i + 1;
+    n_tags = HOST_CAP_NCS(cap);
+    if (n_tags < 2) {
+        early_error(p, pops, "too few command slots");
+        return NULL;
+    }
+
+    h = ata_host_alloc(p, pops, &ahci_ops, n_ports);
+    hp = h ? calloc(1, sizeof(*hp)) : NULL;
+    if (!hp) {
+        ata_host_free(h);
+        early_error(p, pops, "out of memory");
+        return NULL;
+    }
+    h->private_data = hp;
+    hp->cap = cap;
+    hp->port_map = pi;
+    hp->version = pops->mmio_read32(p, HOST_VERSION);
+    hp->cap2 = hp->version >= 0x00010200 ? pops->mmio_read32(p, HOST_CAP2) : 0;
+
+    for (unsigned i = 0; i < n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+
+        ata_tags_init(&ap->tags, n_tags);
+        ap->ncq_depth = (cap & HOST_CAP_NCQ) && !cfg->no_ncq ? n_tags - 1 : 0;
+        /* PIO0-4, UDMA/16-UDMA/133 (mode setting has no wire effect on SATA) */
+        ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7fu << ATA_SHIFT_UDMA);
+        ap->max_segs = AHCI_MAX_SG;
+        ap->seg_max_bytes = AHCI_PRD_MAX_BYTES;
+        if (!(pi & (1u << i)) || (cfg->port_mask && !(cfg->port_mask & (1u << i)))) {
+            ap->flags |= ATA_FLAG_DUMMY;
+            continue;
+        }
+        if (ahci_port_start(ap)) {
+            ata_host_free(h);
+            early_error(p, pops, "failed to allocate port memory");
+            return NULL;
+        }
+    }
+    ahci_print_info(h);
+    return h;
+}

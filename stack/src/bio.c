@@ -1,0 +1,311 @@
+/* Block I/O: request validation, command selection (libata's rw taskfile rules), the
+ * per-port FIFO of requests waiting for a tag or for NCQ/non-NCQ exclusion, and the
+ * list of finished requests whose callbacks run outside the lock. */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- queues (intrusive through bio->q_next) ---- */
+
+static void q_push_back(struct ata_bio_queue *q, struct ata_bio *bio)
+{
+    bio->q_next = NULL;
+    if (q->tail)
+        q->tail->q_next = bio;
+    else
+        q->head = bio;
+    q->tail = bio;
+}
+
+static struct ata_bio *q_pop_front(struct ata_bio_queue *q)
+{
+    struct ata_bio *bio = q->head;
+
+    if (bio) {
+        q->head = bio->q_next;
+        if (!q->head)
+            q->tail = NULL;
+        bio->q_next = NULL;
+    }
+    return bio;
+}
+
+void ata_bio_requeue_front(struct ata_port *ap, struct ata_bio *bio)
+{
+    bio->q_next = ap->pending.head;
+    ap->pending.head = bio;
+    if (!ap->pending.tail)
+        ap->pending.tail = bio;
+}
+
+/* ---- scatter/gather ---- */
+
+int ata_sg_split(const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes, uint32_t seg_max,
+                 unsigned max_segs, ata_sg_emit_fn emit, void *ctx)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < n_sg && nbytes; i++) {
+        uint64_t addr = sg[i].bus;
+        uint32_t left = sg[i].len < nbytes ? sg[i].len : nbytes;
+
+        /* ATA moves 16-bit words: odd addresses or lengths cannot be described */
+        if ((addr & 1) || (left & 1))
+            return -EINVAL;
+        nbytes -= left;
+        while (left) {
+            uint32_t piece = left < seg_max ? left : seg_max;
+
+            if (n == max_segs)
+                return -EINVAL;
+            if (emit)
+                emit(ctx, n, addr, piece);
+            n++;
+            addr += piece;
+            left -= piece;
+        }
+    }
+    return nbytes ? -EINVAL : (int)n;
+}
+
+/* ---- command selection ---- */
+
+/* [pio multiple, pio single, dma][lba48][write] */
+static const uint8_t rw_cmds[3][2][2] = {
+    { { ATA_CMD_READ_MULTI, ATA_CMD_WRITE_MULTI }, { ATA_CMD_READ_MULTI_EXT, ATA_CMD_WRITE_MULTI_EXT } },
+    { { ATA_CMD_READ_SECTORS, ATA_CMD_WRITE_SECTORS },
+      { ATA_CMD_READ_SECTORS_EXT, ATA_CMD_WRITE_SECTORS_EXT } },
+    { { ATA_CMD_READ_DMA, ATA_CMD_WRITE_DMA }, { ATA_CMD_READ_DMA_EXT, ATA_CMD_WRITE_DMA_EXT } },
+};
+
+static void tf_set_lba48(struct ata_taskfile *tf, uint64_t lba)
+{
+    tf->hob_lbah = (uint8_t)(lba >> 40);
+    tf->hob_lbam = (uint8_t)(lba >> 32);
+    tf->hob_lbal = (uint8_t)(lba >> 24);
+    tf->lbah = (uint8_t)(lba >> 16);
+    tf->lbam = (uint8_t)(lba >> 8);
+    tf->lbal = (uint8_t)lba;
+}
+
+static int select_mode(const struct ata_device *dev, enum ata_io_mode mode, enum ata_io_mode *out)
+{
+    bool ncq = dev->flags & ATA_DFLAG_NCQ, dma = dev->flags & ATA_DFLAG_DMA;
+
+    if (mode == ATA_IO_AUTO)
+        mode = ncq ? ATA_IO_NCQ : dma ? ATA_IO_DMA : ATA_IO_PIO;
+    if ((mode == ATA_IO_NCQ && !ncq) || (mode == ATA_IO_DMA && !dma))
+        return -EOPNOTSUPP;
+    if (mode != ATA_IO_NCQ && mode != ATA_IO_DMA && mode != ATA_IO_PIO)
+        return -EINVAL;
+    *out = mode;
+    return 0;
+}
+
+/* As libata builds read/write taskfiles: NCQ always 48-bit; otherwise a 28-bit command
+ * whenever the range fits (ending block below 0x0fffffff, at most 256 sectors), 48-bit
+ * only when needed and the device has it. */
+int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag,
+                     struct ata_taskfile *tf)
+{
+    uint64_t lba = bio->lba;
+    uint32_t n = bio->n_sectors;
+    bool write = bio->op == ATA_BIO_WRITE;
+    enum ata_io_mode mode;
+    bool lba28;
+    int rc;
+
+    ata_tf_init(dev, tf);
+    if ((dev->class != ATA_DEV_ATA && dev->class != ATA_DEV_ZAC) || !(dev->flags & ATA_DFLAG_LBA))
+        return -EOPNOTSUPP;
+
+    if (bio->op == ATA_BIO_FLUSH) {
+        if (n)
+            return -EINVAL;
+        tf->protocol = ATA_PROT_NODATA;
+        tf->command = (dev->flags & ATA_DFLAG_FLUSH_EXT) ? ATA_CMD_FLUSH_EXT : ATA_CMD_FLUSH;
+        return 0;
+    }
+    if (bio->op != ATA_BIO_READ && !write)
+        return -EINVAL;
+    if (!n || n > dev->max_sectors || lba >= dev->n_sectors || n > dev->n_sectors - lba)
+        return -EINVAL;
+    rc = select_mode(dev, bio->mode, &mode);
+    if (rc)
+        return rc;
+    if (write)
+        tf->flags |= ATA_TFLAG_WRITE;
+
+    if (mode == ATA_IO_NCQ) {
+        tf->protocol = ATA_PROT_NCQ;
+        tf->flags |= ATA_TFLAG_LBA48;
+        tf->command = write ? ATA_CMD_FPDMA_WRITE : ATA_CMD_FPDMA_READ;
+        tf->nsect = (uint8_t)(tag << 3);
+        tf->feature = (uint8_t)n;
+        tf->hob_feature = (uint8_t)(n >> 8);
+        tf_set_lba48(tf, lba);
+        tf->device = ATA_LBA;
+        return 0;
+    }
+
+    lba28 = lba + n < (1u << 28) - 1 && n <= ATA_MAX_SECTORS;
+    if (!lba28 && !(dev->flags & ATA_DFLAG_LBA48))
+        return -EINVAL;
+    tf->protocol = mode == ATA_IO_DMA ? ATA_PROT_DMA : ATA_PROT_PIO;
+    tf->command = rw_cmds[mode == ATA_IO_DMA ? 2 : dev->multi_count ? 0 : 1][!lba28][write];
+    tf->nsect = (uint8_t)n; /* 256 (28-bit) and 65536 (48-bit) encode as 0 */
+    if (lba28) {
+        tf->lbah = (uint8_t)(lba >> 16);
+        tf->lbam = (uint8_t)(lba >> 8);
+        tf->lbal = (uint8_t)lba;
+        tf->device |= (uint8_t)((lba >> 24) & 0xf);
+    } else {
+        tf->flags |= ATA_TFLAG_LBA48;
+        tf->hob_nsect = (uint8_t)(n >> 8);
+        tf_set_lba48(tf, lba);
+    }
+    tf->device |= ATA_LBA;
+    return 0;
+}
+
+int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const struct ata_bio *bio)
+{
+    struct ata_taskfile tf;
+    int rc;
+
+    if (!bio->done)
+        return -EINVAL;
+    rc = ata_bio_build_tf(dev, bio, 0, &tf);
+    if (rc)
+        return rc;
+    if (tf.protocol == ATA_PROT_NODATA)
+        return 0;
+    rc = ata_sg_split(bio->sg, bio->n_sg, bio->n_sectors * ATA_SECT_SIZE, ap->seg_max_bytes,
+                      ap->max_segs, NULL, NULL);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- deferral and issue ---- */
+
+/* An NCQ command waits while a non-NCQ command is active (or the device queue is full);
+ * a non-NCQ command waits while anything is active. */
+bool ata_std_qc_defer(const struct ata_queued_cmd *qc)
+{
+    const struct ata_link *link = qc->dev->link;
+
+    if (ata_is_ncq(&qc->tf))
+        return link->active_tag != ATA_TAG_NONE || link->nr_ncq >= qc->dev->ncq_depth;
+    return link->active_tag != ATA_TAG_NONE || link->sactive;
+}
+
+void ata_bio_finish(struct ata_queued_cmd *qc)
+{
+    struct ata_bio *bio = qc->bio;
+
+    bio->err_mask = qc->err_mask;
+    bio->status = qc->result_tf.command;
+    bio->error = qc->result_tf.feature;
+    bio->tag = qc->tag;
+    q_push_back(&qc->ap->done, bio);
+}
+
+void ata_bio_fail(struct ata_port *ap, struct ata_bio *bio, unsigned err_mask)
+{
+    bio->err_mask = err_mask;
+    bio->status = 0;
+    bio->error = 0;
+    bio->tag = ATA_TAG_NONE;
+    q_push_back(&ap->done, bio);
+}
+
+/* Issue waiting requests in order; the first one that cannot go blocks the rest. */
+void ata_port_kick(struct ata_port *ap)
+{
+    struct ata_bio *bio;
+
+    if (ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_EH_PENDING | ATA_PFLAG_EH_IN_PROGRESS |
+                      ATA_PFLAG_UNLOADING))
+        return;
+    while ((bio = ap->pending.head)) {
+        struct ata_device *dev = bio->q_dev;
+        struct ata_queued_cmd *qc;
+        int tag;
+
+        if (!ata_dev_enabled(dev)) {
+            ata_bio_fail(ap, q_pop_front(&ap->pending), AC_ERR_OTHER);
+            continue;
+        }
+        tag = ata_tag_get(&ap->tags);
+        if (tag < 0)
+            break;
+        qc = &ap->qcmd[tag];
+        qc->dev = dev;
+        qc->bio = bio;
+        qc->sg = bio->sg;
+        qc->n_sg = bio->n_sg;
+        qc->nbytes = bio->n_sectors * ATA_SECT_SIZE;
+        /* rebuilt at issue: EH may have changed the device (NCQ off, mode) meanwhile */
+        if (ata_bio_build_tf(dev, bio, (unsigned)tag, &qc->tf)) {
+            ata_tag_put(&ap->tags, (unsigned)tag);
+            ata_bio_fail(ap, q_pop_front(&ap->pending), AC_ERR_INVALID);
+            continue;
+        }
+        if (ap->ops->qc_defer(qc)) {
+            ata_tag_put(&ap->tags, (unsigned)tag);
+            break;
+        }
+        q_pop_front(&ap->pending);
+        ata_qc_issue(qc);
+    }
+}
+
+void ata_port_process(struct ata_port *ap)
+{
+    struct ata_host *h = ap->host;
+    struct ata_bio *bio;
+
+    ata_lock(h);
+    ata_port_kick(ap);
+    bio = ap->done.head;
+    ap->done.head = ap->done.tail = NULL;
+    ata_unlock(h);
+
+    while (bio) {
+        struct ata_bio *next = bio->q_next;
+
+        bio->q_next = NULL;
+        bio->q_dev = NULL;
+        bio->done(bio); /* may resubmit this very bio */
+        bio = next;
+    }
+}
+
+int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
+{
+    struct ata_port *ap;
+    int rc;
+
+    if (!dev)
+        return -ENODEV;
+    if (!bio)
+        return -EINVAL;
+    ap = dev->link->ap;
+
+    ata_lock(ap->host);
+    if (!ata_dev_enabled(dev) || (ap->pflags & ATA_PFLAG_UNLOADING))
+        rc = -ENODEV;
+    else
+        rc = ata_bio_check(ap, dev, bio);
+    if (!rc) {
+        bio->err_mask = 0;
+        bio->status = bio->error = 0;
+        bio->tag = ATA_TAG_NONE;
+        bio->q_dev = dev;
+        q_push_back(&ap->pending, bio);
+    }
+    ata_unlock(ap->host);
+
+    if (!rc)
+        ata_port_process(ap);
+    return rc;
+}

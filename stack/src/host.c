@@ -1,0 +1,235 @@
+/* Host, port, link and device objects: allocation at create time (everything the I/O and
+ * EH paths will ever need), start (controller init, IRQ, boot probe through EH), stop,
+ * destroy, and the public lookups. No global state: destroy + create is a full reset. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void ata_port_init(struct ata_host *h, struct ata_port *ap, unsigned port_no)
+{
+    ap->host = h;
+    ap->port_no = port_no;
+    ap->ops = h->ops;
+    ap->pflags = ATA_PFLAG_FROZEN; /* until the first reset thaws it */
+    ap->link.ap = ap;
+    ap->link.pmp = -1;
+    ap->link.active_tag = ATA_TAG_NONE;
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+        ap->link.device[d].link = &ap->link;
+        ap->link.device[d].devno = d;
+        ap->link.device[d].class = ATA_DEV_UNKNOWN;
+    }
+    for (unsigned t = 0; t < ATA_MAX_QUEUE; t++) {
+        ap->qcmd[t].ap = ap;
+        ap->qcmd[t].tag = t;
+    }
+    ata_tags_init(&ap->tags, ATA_MAX_QUEUE);
+}
+
+static int ata_port_alloc_bufs(struct ata_port *ap)
+{
+    struct ata_host *h = ap->host;
+    int rc;
+
+    ap->int_done = h->pops->completion_create(h->plat);
+    if (!ap->int_done)
+        return -ENOMEM;
+    rc = h->pops->dma_alloc(h->plat, ATA_SECT_SIZE, 4, &ap->id_buf);
+    if (!rc)
+        rc = h->pops->dma_alloc(h->plat, ATA_SECT_SIZE, 4, &ap->log_buf);
+    return rc;
+}
+
+struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,
+                                const struct ata_port_operations *ops, unsigned n_ports)
+{
+    struct ata_host *h = calloc(1, sizeof(*h));
+
+    if (!h)
+        return NULL;
+    h->plat = p;
+    h->pops = pops;
+    h->ops = ops;
+    h->ports = calloc(n_ports ? n_ports : 1, sizeof(*h->ports));
+    h->eh_done = pops->completion_create(p);
+    if (!h->ports || !h->eh_done) {
+        ata_host_free(h);
+        return NULL;
+    }
+    h->n_ports = n_ports;
+    for (unsigned i = 0; i < n_ports; i++) {
+        ata_port_init(h, &h->ports[i], i);
+        if (ata_port_alloc_bufs(&h->ports[i])) {
+            ata_host_free(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+void ata_host_free(struct ata_host *h)
+{
+    if (!h)
+        return;
+    for (unsigned i = 0; h->ports && i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+
+        if (ap->private_data && ap->ops->port_stop)
+            ap->ops->port_stop(ap);
+        if (ap->id_buf.cpu)
+            h->pops->dma_free(h->plat, &ap->id_buf);
+        if (ap->log_buf.cpu)
+            h->pops->dma_free(h->plat, &ap->log_buf);
+        if (ap->int_done)
+            h->pops->completion_destroy(h->plat, ap->int_done);
+    }
+    free(h->ports);
+    if (h->eh_done)
+        h->pops->completion_destroy(h->plat, h->eh_done);
+    free(h->private_data);
+    free(h);
+}
+
+static void ata_host_irq(void *arg)
+{
+    struct ata_host *h = arg;
+
+    h->ops->irq_handler(h);
+}
+
+int ata_host_start(struct ata_host *h)
+{
+    int rc;
+
+    if (!h)
+        return -EINVAL;
+    if (h->started)
+        return -EBUSY;
+    rc = h->ops->host_start(h);
+    if (rc)
+        return rc;
+    rc = h->pops->request_irq(h->plat, ata_host_irq, h);
+    if (rc) {
+        h->ops->host_stop(h);
+        return rc;
+    }
+    h->irq_requested = true;
+    h->started = true;
+
+    /* boot probe = an EH run with probe-all and reset on every port */
+    ata_lock(h);
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+        struct ata_eh_info *ehi = &ap->link.eh_info;
+
+        if (ap->flags & ATA_FLAG_DUMMY)
+            continue;
+        ehi->probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
+        ehi->action |= ATA_EH_RESET;
+        ehi->flags |= ATA_EHI_NO_AUTOPSY | ATA_EHI_QUIET;
+        ap->pflags |= ATA_PFLAG_EH_PENDING;
+    }
+    h->pops->completion_reinit(h->plat, h->eh_done);
+    h->eh_waiter = true;
+    ata_unlock(h);
+
+    h->pops->schedule_eh(h->plat);
+    h->pops->wait_for_completion_timeout(h->plat, h->eh_done, UINT64_MAX);
+    return 0;
+}
+
+void ata_host_stop(struct ata_host *h)
+{
+    if (!h || !h->started)
+        return;
+    ata_lock(h);
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+
+        ap->pflags |= ATA_PFLAG_UNLOADING;
+        if (!(ap->flags & ATA_FLAG_DUMMY) && ap->ops->freeze)
+            ap->ops->freeze(ap);
+        ap->pflags |= ATA_PFLAG_FROZEN;
+    }
+    ata_unlock(h);
+
+    h->ops->host_stop(h);
+    if (h->irq_requested) {
+        h->pops->free_irq(h->plat);
+        h->irq_requested = false;
+    }
+
+    /* the controller is quiet: fail whatever was in flight or waiting */
+    ata_lock(h);
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+        struct ata_bio *bio;
+
+        for (unsigned t = 0; t < ATA_MAX_QUEUE; t++) {
+            struct ata_queued_cmd *qc = &ap->qcmd[t];
+
+            if (!(qc->flags & ATA_QCFLAG_ACTIVE))
+                continue;
+            if (!qc->err_mask)
+                qc->err_mask = AC_ERR_OTHER;
+            ata_eh_qc_complete(qc);
+        }
+        while ((bio = ap->pending.head)) {
+            ap->pending.head = bio->q_next;
+            ata_bio_fail(ap, bio, AC_ERR_OTHER);
+        }
+        ap->pending.tail = NULL;
+    }
+    ata_unlock(h);
+    for (unsigned i = 0; i < h->n_ports; i++)
+        ata_port_process(&h->ports[i]);
+    h->started = false;
+}
+
+void ata_host_destroy(struct ata_host *h)
+{
+    if (!h)
+        return;
+    ata_host_stop(h);
+    ata_host_free(h);
+}
+
+unsigned ata_host_n_ports(const struct ata_host *h) { return h ? h->n_ports : 0; }
+
+struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, unsigned devno)
+{
+    struct ata_port *ap;
+    struct ata_device *dev;
+
+    if (!h || port >= h->n_ports || link != -1 || devno >= ATA_MAX_DEVICES)
+        return NULL;
+    ap = &h->ports[port];
+    dev = &ap->link.device[devno];
+    if ((ap->flags & ATA_FLAG_DUMMY) || (ap->pflags & ATA_PFLAG_UNLOADING) || !ata_dev_enabled(dev))
+        return NULL;
+    return dev;
+}
+
+int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out)
+{
+    if (!dev || !out)
+        return -EINVAL;
+    if (!ata_dev_enabled(dev))
+        return -ENODEV;
+    memset(out, 0, sizeof(*out));
+    out->cls = dev->class;
+    memcpy(out->model, dev->model, sizeof(out->model));
+    memcpy(out->serial, dev->serial, sizeof(out->serial));
+    memcpy(out->firmware, dev->fw, sizeof(out->firmware));
+    out->n_sectors = dev->n_sectors;
+    out->lba48 = dev->flags & ATA_DFLAG_LBA48;
+    out->ncq = dev->flags & ATA_DFLAG_NCQ;
+    out->ncq_depth = out->ncq ? dev->ncq_depth : 0;
+    out->max_sectors = dev->max_sectors;
+    out->multi_count = dev->multi_count;
+    out->xfer_mode = dev->xfer_mode;
+    strncpy(out->xfer_name, ata_xfer_mode_name(dev->xfer_mode), sizeof(out->xfer_name) - 1);
+    out->sata_spd = dev->link->sata_spd;
+    return 0;
+}

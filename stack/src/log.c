@@ -1,0 +1,102 @@
+/* Trace/log helpers: every message leaves the stack as one structured event through the
+ * platform's trace sink, addressed by port/link/device so the backend can add "ataN:" or
+ * "ataN.DD:". Field and message pointers are valid only during the sink call. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+enum { ATA_MSG_LEN = 256 };
+
+static void emit(struct ata_host *h, int port, int link, int dev, struct ata_ev ev,
+                 const char *fmt, va_list ap)
+{
+    char msg[ATA_MSG_LEN];
+    struct sata_trace_event te = {
+        .name = ev.name,
+        .cls = ev.cls,
+        .level = ev.level,
+        .port = port,
+        .link = link,
+        .dev = dev,
+        .msg = NULL,
+        .n_fields = ev.n_fields,
+        .fields = ev.fields,
+    };
+
+    if (fmt) {
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        te.msg = msg;
+    }
+    h->pops->trace(h->plat, &te);
+}
+
+void ata_host_ev(struct ata_host *h, struct ata_ev ev, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(h, -1, -1, -1, ev, fmt, ap);
+    va_end(ap);
+}
+
+void ata_port_ev(struct ata_port *port, struct ata_ev ev, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(port->host, (int)port->port_no, -1, -1, ev, fmt, ap);
+    va_end(ap);
+}
+
+void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(link->ap->host, (int)link->ap->port_no, link->pmp, -1, ev, fmt, ap);
+    va_end(ap);
+}
+
+void ata_dev_ev(struct ata_device *dev, struct ata_ev ev, const char *fmt, ...)
+{
+    struct ata_link *link = dev->link;
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(link->ap->host, (int)link->ap->port_no, link->pmp, (int)dev->devno, ev, fmt, ap);
+    va_end(ap);
+}
+
+/* Most severe bit wins, in libata's order. */
+const char *ata_err_string(unsigned err_mask)
+{
+    static const struct {
+        unsigned bit;
+        const char *s;
+    } order[] = {
+        { AC_ERR_HOST_BUS, "host bus error" }, { AC_ERR_ATA_BUS, "ATA bus error" },
+        { AC_ERR_TIMEOUT, "timeout" },         { AC_ERR_HSM, "HSM violation" },
+        { AC_ERR_SYSTEM, "internal error" },   { AC_ERR_MEDIA, "media error" },
+        { AC_ERR_INVALID, "invalid argument" }, { AC_ERR_DEV, "device error" },
+    };
+
+    for (size_t i = 0; i < ATA_ARRAY_SIZE(order); i++)
+        if (err_mask & order[i].bit)
+            return order[i].s;
+    return "unknown error";
+}
+
+const char *ata_class_name(enum ata_dev_class cls)
+{
+    switch (cls) {
+    case ATA_DEV_NONE: return "none";
+    case ATA_DEV_ATA: return "ata";
+    case ATA_DEV_ATAPI: return "atapi";
+    case ATA_DEV_PMP: return "pmp";
+    case ATA_DEV_SEMB: return "semb";
+    case ATA_DEV_ZAC: return "zac";
+    case ATA_DEV_UNKNOWN: break;
+    }
+    return "unknown";
+}

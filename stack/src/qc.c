@@ -1,0 +1,341 @@
+/* Queued commands: tag allocation, issue, completion, command timers and internal
+ * (EH) commands. A failed normal command stays active and owned by EH until EH finish;
+ * an internal command always completes directly to its waiter. */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- tags ---- */
+
+void ata_tags_init(struct ata_tags *t, unsigned n_tags)
+{
+    t->used = 0;
+    t->n_tags = n_tags;
+}
+
+unsigned ata_tag_internal(const struct ata_tags *t) { return t->n_tags - 1; }
+
+/* Lowest free tag first: with at most D commands queued every tag stays below D, which
+ * keeps NCQ tags inside the device's queue depth. */
+int ata_tag_get(struct ata_tags *t)
+{
+    for (unsigned i = 0; i < ata_tag_internal(t); i++) {
+        if (!(t->used & (1u << i))) {
+            t->used |= 1u << i;
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+int ata_tag_get_internal(struct ata_tags *t)
+{
+    unsigned tag = ata_tag_internal(t);
+
+    if (t->used & (1u << tag))
+        return -1;
+    t->used |= 1u << tag;
+    return (int)tag;
+}
+
+bool ata_tag_put(struct ata_tags *t, unsigned tag)
+{
+    if (tag >= t->n_tags || !(t->used & (1u << tag)))
+        return false;
+    t->used &= ~(1u << tag);
+    return true;
+}
+
+/* ---- issue and completion ---- */
+
+static bool qc_is_internal(const struct ata_queued_cmd *qc)
+{
+    return qc->tag == ata_tag_internal(&qc->ap->tags);
+}
+
+struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag)
+{
+    struct ata_queued_cmd *qc;
+
+    if (tag >= ATA_MAX_QUEUE)
+        return NULL;
+    qc = &ap->qcmd[tag];
+    return (qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE ? qc : NULL;
+}
+
+/* Timer callback, irq context: a command outlived its timeout. The port is frozen and
+ * every command aborted into EH, which resets and then completes or retries them. */
+static void ata_qc_timeout(void *arg)
+{
+    struct ata_queued_cmd *qc = arg;
+    struct ata_port *ap = qc->ap;
+
+    ata_lock(ap->host);
+    qc->timer = 0;
+    if ((qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE) {
+        const struct sata_trace_field f[] = { TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command) };
+
+        qc->err_mask |= AC_ERR_TIMEOUT;
+        ata_dev_ev(qc->dev, ATA_EV("qc.timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        ata_port_freeze(ap);
+    }
+    ata_unlock(ap->host);
+}
+
+void ata_qc_issue(struct ata_queued_cmd *qc)
+{
+    struct ata_port *ap = qc->ap;
+    struct ata_link *link = qc->dev->link;
+    struct ata_host *h = ap->host;
+    uint32_t bit = 1u << qc->tag;
+    unsigned err;
+
+    qc->flags = ATA_QCFLAG_ACTIVE;
+    qc->err_mask = 0;
+    qc->timer = 0;
+    qc->seq = ++ap->qc_seq;
+    memset(&qc->result_tf, 0, sizeof(qc->result_tf));
+    ap->qc_active |= bit;
+    if (ata_is_ncq(&qc->tf)) {
+        link->sactive |= bit;
+        link->nr_ncq++;
+    } else {
+        link->active_tag = qc->tag;
+    }
+
+    ap->ops->qc_prep(qc);
+    {
+        const struct sata_trace_field f[] = {
+            TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command), TF_INT("bytes", qc->nbytes),
+        };
+        ata_dev_ev(qc->dev, ATA_EV("qc.issue", SATA_TC_CMD, SATA_LOG_NONE, f), NULL);
+    }
+    err = ap->ops->qc_issue(qc);
+    if (err) {
+        qc->err_mask |= err;
+        ata_qc_complete(qc);
+        return;
+    }
+    if (qc->bio)
+        qc->timer = h->pops->timer_arm(h->plat, ATA_MS(ATA_TMOUT_BIO), ata_qc_timeout, qc);
+}
+
+void ata_qc_free(struct ata_queued_cmd *qc)
+{
+    struct ata_port *ap = qc->ap;
+    struct ata_link *link = qc->dev->link;
+    uint32_t bit = 1u << qc->tag;
+
+    if (qc->timer) {
+        ap->host->pops->timer_cancel(ap->host->plat, qc->timer);
+        qc->timer = 0;
+    }
+    ap->qc_active &= ~bit;
+    if (ata_is_ncq(&qc->tf)) {
+        if (link->sactive & bit) {
+            link->sactive &= ~bit;
+            link->nr_ncq--;
+        }
+    } else if (link->active_tag == qc->tag) {
+        link->active_tag = ATA_TAG_NONE;
+    }
+    qc->flags = 0;
+    ata_tag_put(&ap->tags, qc->tag);
+}
+
+static void qc_trace_done(struct ata_queued_cmd *qc)
+{
+    const struct sata_trace_field f[] = {
+        TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command), TF_HEX("err_mask", qc->err_mask),
+        TF_HEX("status", qc->result_tf.command), TF_HEX("error", qc->result_tf.feature),
+    };
+    ata_dev_ev(qc->dev, ATA_EV("qc.done", SATA_TC_CMD, SATA_LOG_NONE, f), NULL);
+}
+
+void ata_qc_complete(struct ata_queued_cmd *qc)
+{
+    struct ata_port *ap = qc->ap;
+
+    if (qc->err_mask)
+        qc->flags |= ATA_QCFLAG_FAILED;
+    ap->ops->qc_fill_rtf(qc);
+
+    if (qc_is_internal(qc)) {
+        /* minimal analysis so the waiter sees why an aborted command failed */
+        if ((qc->flags & ATA_QCFLAG_FAILED) && !qc->err_mask)
+            qc->err_mask = (qc->result_tf.command & (ATA_ERR | ATA_DF)) ? AC_ERR_DEV : AC_ERR_OTHER;
+        qc_trace_done(qc);
+        ata_qc_free(qc);
+        ap->host->pops->complete(ap->host->plat, ap->int_done);
+        return;
+    }
+    if (qc->flags & ATA_QCFLAG_FAILED) {
+        /* EH owns it now; the timer must not fire into EH's hands */
+        if (qc->timer) {
+            ap->host->pops->timer_cancel(ap->host->plat, qc->timer);
+            qc->timer = 0;
+        }
+        ata_port_schedule_eh(ap);
+        return;
+    }
+    ata_eh_qc_complete(qc);
+}
+
+/* EH (or teardown) finishes a command it owns, with whatever err_mask it carries. */
+void ata_eh_qc_complete(struct ata_queued_cmd *qc)
+{
+    qc_trace_done(qc);
+    if (qc->bio)
+        ata_bio_finish(qc);
+    ata_qc_free(qc);
+}
+
+/* hw_active: the tags the controller still holds. Anything we issued that it no longer
+ * holds has completed; a tag it holds that we never issued is a protocol violation. */
+int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active)
+{
+    uint32_t done = ap->qc_active ^ hw_active;
+
+    if (done & hw_active) {
+        const struct sata_trace_field f[] = { TF_HEX("qc_active", ap->qc_active), TF_HEX("hw_active", hw_active) };
+
+        ata_port_ev(ap, ATA_EV("qc.illegal_active", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                    "illegal qc_active transition (%08x->%08x)", ap->qc_active, hw_active);
+        return -EINVAL;
+    }
+    for (unsigned tag = 0; done; tag++, done >>= 1) {
+        struct ata_queued_cmd *qc;
+
+        if (!(done & 1))
+            continue;
+        qc = ata_qc_from_tag(ap, tag);
+        if (qc)
+            ata_qc_complete(qc);
+    }
+    return 0;
+}
+
+/* ---- internal commands ---- */
+
+/* Successive timeouts per command class (libata-eh.md 3.8); 0 ends a row. */
+static const unsigned itmo_table[ATA_ITMO_NR][3] = {
+    [ATA_ITMO_DEFAULT] = { 5000, 0, 0 },
+    [ATA_ITMO_IDENTIFY] = { 5000, 10000, 30000 },
+    [ATA_ITMO_SETFEAT] = { 5000, 10000, 0 },
+    [ATA_ITMO_FLUSH] = { 15000, 15000, 30000 },
+};
+
+static enum ata_itmo_class itmo_class(uint8_t cmd)
+{
+    switch (cmd) {
+    case ATA_CMD_ID_ATA:
+    case ATA_CMD_ID_ATAPI:
+        return ATA_ITMO_IDENTIFY;
+    case 0xf8: /* READ NATIVE MAX ADDRESS */
+    case 0x27: /* READ NATIVE MAX ADDRESS EXT */
+    case 0xf9: /* SET MAX ADDRESS */
+    case 0x37: /* SET MAX ADDRESS EXT */
+    case ATA_CMD_SET_FEATURES:
+    case 0x91: /* INITIALIZE DEVICE PARAMETERS */
+        return ATA_ITMO_SETFEAT;
+    case ATA_CMD_FLUSH:
+    case ATA_CMD_FLUSH_EXT:
+        return ATA_ITMO_FLUSH;
+    default:
+        return ATA_ITMO_DEFAULT;
+    }
+}
+
+unsigned ata_internal_cmd_timeout(const struct ata_device *dev, uint8_t cmd)
+{
+    enum ata_itmo_class c = itmo_class(cmd);
+
+    return itmo_table[c][dev->itmo_idx[c]];
+}
+
+void ata_internal_cmd_timed_out(struct ata_device *dev, uint8_t cmd)
+{
+    enum ata_itmo_class c = itmo_class(cmd);
+    unsigned next = dev->itmo_idx[c] + 1u;
+
+    if (next < ATA_ARRAY_SIZE(itmo_table[c]) && itmo_table[c][next])
+        dev->itmo_idx[c] = (uint8_t)next;
+}
+
+unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
+                           const struct plat_dma_buf *buf, uint32_t len, unsigned timeout_ms)
+{
+    struct ata_link *link = dev->link;
+    struct ata_port *ap = link->ap;
+    struct ata_host *h = ap->host;
+    struct ata_queued_cmd *qc;
+    unsigned saved_tag, saved_nr_ncq, err_mask;
+    uint32_t saved_sactive, saved_qc_active;
+    uint8_t cmd = tf->command;
+    int tag;
+    bool done;
+
+    ata_lock(h);
+    if (ap->pflags & ATA_PFLAG_FROZEN) {
+        ata_unlock(h);
+        return AC_ERR_SYSTEM;
+    }
+    tag = ata_tag_get_internal(&ap->tags);
+    if (tag < 0) {
+        ata_unlock(h);
+        return AC_ERR_SYSTEM;
+    }
+    qc = &ap->qcmd[tag];
+    qc->dev = dev;
+    qc->bio = NULL;
+    qc->tf = *tf;
+    qc->nbytes = buf ? len : 0;
+    qc->int_sg.bus = buf ? buf->bus : 0;
+    qc->int_sg.len = qc->nbytes;
+    qc->sg = buf ? &qc->int_sg : NULL;
+    qc->n_sg = buf ? 1 : 0;
+    if (buf)
+        h->pops->dma_sync_for_device(h->plat, buf, 0, len);
+
+    /* EH may hold failed commands; the internal command must run alone on the link */
+    saved_tag = link->active_tag;
+    saved_sactive = link->sactive;
+    saved_nr_ncq = link->nr_ncq;
+    saved_qc_active = ap->qc_active;
+    link->active_tag = ATA_TAG_NONE;
+    link->sactive = 0;
+    link->nr_ncq = 0;
+    ap->qc_active = 0;
+
+    h->pops->completion_reinit(h->plat, ap->int_done);
+    ata_qc_issue(qc);
+    ata_unlock(h);
+
+    if (!timeout_ms)
+        timeout_ms = ata_internal_cmd_timeout(dev, cmd);
+    done = h->pops->wait_for_completion_timeout(h->plat, ap->int_done, ATA_MS(timeout_ms));
+
+    ata_lock(h);
+    if (!done && (qc->flags & ATA_QCFLAG_ACTIVE)) {
+        const struct sata_trace_field f[] = { TF_HEX("cmd", cmd), TF_INT("timeout_ms", timeout_ms) };
+
+        qc->err_mask |= AC_ERR_TIMEOUT;
+        ata_internal_cmd_timed_out(dev, cmd);
+        ata_dev_ev(dev, ATA_EV("qc.internal_timeout", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                   "qc timeout (cmd 0x%x)", cmd);
+        ata_port_freeze(ap); /* aborts, and so completes, the internal command */
+    }
+    link->active_tag = saved_tag;
+    link->sactive = saved_sactive;
+    link->nr_ncq = saved_nr_ncq;
+    ap->qc_active = saved_qc_active;
+    ata_unlock(h);
+
+    if (ap->ops->post_internal_cmd)
+        ap->ops->post_internal_cmd(qc);
+    err_mask = qc->err_mask;
+    *tf = qc->result_tf;
+    if (buf && !err_mask)
+        h->pops->dma_sync_for_cpu(h->plat, buf, 0, len);
+    return err_mask;
+}

@@ -1,0 +1,273 @@
+/* SATA link helpers shared by every controller driver: SCR access, debounce, link resume,
+ * COMRESET through SControl, waiting for the device to become ready, and the standard
+ * pre/post-reset methods (libata-eh.md 3.5, 5.3, 7.5). Process context only. */
+#include "internal.h"
+
+/* {interval, stable duration, timeout} in ms */
+const struct sata_deb_timing sata_deb_timing_normal = { 5, 100, 2000 };
+const struct sata_deb_timing sata_deb_timing_hotplug = { 25, 500, 2000 };
+
+enum { ATA_TMOUT_SLOW_WARN = 5000, ATA_TMOUT_SLOW_LEFT = 3000, ATA_RESUME_DELAY = 200 };
+
+int sata_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
+{
+    if (!link->ap->ops->scr_read)
+        return -EOPNOTSUPP;
+    return link->ap->ops->scr_read(link, reg, val);
+}
+
+int sata_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
+{
+    if (!link->ap->ops->scr_write)
+        return -EOPNOTSUPP;
+    return link->ap->ops->scr_write(link, reg, val);
+}
+
+/* Online and offline are both false when SStatus cannot be read. */
+bool ata_link_online(struct ata_link *link)
+{
+    uint32_t sstatus;
+
+    return !sata_scr_read(link, SCR_STATUS, &sstatus) && (sstatus & 0xf) == 3;
+}
+
+bool ata_link_offline(struct ata_link *link)
+{
+    uint32_t sstatus;
+
+    return !sata_scr_read(link, SCR_STATUS, &sstatus) && (sstatus & 0xf) != 3;
+}
+
+const char *sata_spd_string(unsigned spd)
+{
+    static const char *const s[] = { "1.5 Gbps", "3.0 Gbps", "6.0 Gbps" };
+
+    return spd >= 1 && spd <= ATA_ARRAY_SIZE(s) ? s[spd - 1] : "<unknown>";
+}
+
+/* Wait until SStatus.DET holds still for t->duration. DET=1 (presence without
+ * communication) keeps waiting until the deadline: some PHYs stick there after unplug. */
+int sata_link_debounce(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline)
+{
+    struct ata_host *h = link->ap->host;
+    uint64_t limit = ata_deadline(h, t->timeout), since;
+    uint32_t cur, last;
+    int rc;
+
+    if (limit < deadline)
+        deadline = limit;
+    rc = sata_scr_read(link, SCR_STATUS, &cur);
+    if (rc)
+        return rc;
+    last = cur & 0xf;
+    since = ata_now(h);
+
+    for (;;) {
+        uint64_t now;
+
+        ata_msleep(h, t->interval);
+        rc = sata_scr_read(link, SCR_STATUS, &cur);
+        if (rc)
+            return rc;
+        cur &= 0xf;
+        now = ata_now(h);
+        if (cur == last) {
+            if (cur == 1 && now < deadline)
+                continue;
+            if (now - since >= ATA_MS(t->duration))
+                return 0;
+            continue;
+        }
+        last = cur;
+        since = now;
+        /* still changing past the deadline: the caller may lower the link speed */
+        if (now >= deadline)
+            return -EPIPE;
+    }
+}
+
+int sata_link_resume(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline)
+{
+    struct ata_host *h = link->ap->host;
+    unsigned tries = ATA_LINK_RESUME_TRIES;
+    uint32_t scontrol, serror;
+    int rc;
+
+    rc = sata_scr_read(link, SCR_CONTROL, &scontrol);
+    if (rc)
+        return rc;
+    do {
+        /* DET=0 (no action), IPM=3 (no partial/slumber), speed limit kept */
+        scontrol = (scontrol & 0x0f0) | 0x300;
+        rc = sata_scr_write(link, SCR_CONTROL, scontrol);
+        if (rc)
+            return rc;
+        ata_msleep(h, ATA_RESUME_DELAY);
+        /* some controllers ignore SControl writes: check it stuck */
+        rc = sata_scr_read(link, SCR_CONTROL, &scontrol);
+        if (rc)
+            return rc;
+    } while ((scontrol & 0xf0f) != 0x300 && --tries);
+
+    if ((scontrol & 0xf0f) != 0x300) {
+        const struct sata_trace_field f[] = { TF_HEX("scontrol", scontrol) };
+
+        ata_link_ev(link, ATA_EV("link.resume_failed", SATA_TC_INFO, SATA_LOG_WARN, f),
+                    "failed to resume link (SControl %X)", scontrol);
+        return 0;
+    }
+    if (tries < ATA_LINK_RESUME_TRIES) {
+        const struct sata_trace_field f[] = { TF_INT("retries", ATA_LINK_RESUME_TRIES - tries) };
+
+        ata_link_ev(link, ATA_EV("link.resume_retried", SATA_TC_INFO, SATA_LOG_WARN, f),
+                    "link resume succeeded after %u retries", ATA_LINK_RESUME_TRIES - tries);
+    }
+    rc = sata_link_debounce(link, t, deadline);
+    if (rc)
+        return rc;
+    /* some PHYs need SError cleared even for SRST to work */
+    if (!sata_scr_read(link, SCR_ERROR, &serror))
+        sata_scr_write(link, SCR_ERROR, serror);
+    return 0;
+}
+
+/* 1: ready, 0: busy, -ENODEV: 0xff, nothing answered. */
+int ata_check_ready(uint8_t status)
+{
+    if (!(status & ATA_BUSY))
+        return 1;
+    return status == 0xff ? -ENODEV : 0;
+}
+
+int ata_wait_ready(struct ata_link *link, uint64_t deadline, ata_check_ready_fn check)
+{
+    struct ata_host *h = link->ap->host;
+    uint64_t start = ata_now(h);
+    uint64_t nodev_deadline = start + ATA_MS(ATA_TMOUT_FF_WAIT);
+    bool warned = false;
+
+    if (nodev_deadline > deadline)
+        nodev_deadline = deadline;
+
+    for (;;) {
+        uint64_t now = ata_now(h);
+        int ready = check(link);
+
+        if (ready > 0)
+            return 0;
+        /* 0xff is "no device" only once the link says so; with the link up (or not yet
+         * known down, for a while) the device may still be starting */
+        if (ready == -ENODEV &&
+            (ata_link_online(link) || (!ata_link_offline(link) && now < nodev_deadline)))
+            ready = 0;
+        if (ready)
+            return ready;
+        if (now >= deadline)
+            return -EBUSY;
+        if (!warned && now > start + ATA_MS(ATA_TMOUT_SLOW_WARN) &&
+            deadline - now > ATA_MS(ATA_TMOUT_SLOW_LEFT)) {
+            const struct sata_trace_field f[] = { TF_INT("ready", ready) };
+
+            warned = true;
+            ata_link_ev(link, ATA_EV("link.slow", SATA_TC_INFO, SATA_LOG_WARN, f),
+                        "link is slow to respond, please be patient (ready=%d)", ready);
+        }
+        ata_msleep(h, ATA_WAIT_READY_POLL);
+    }
+}
+
+int ata_wait_after_reset(struct ata_link *link, uint64_t deadline, ata_check_ready_fn check)
+{
+    ata_msleep(link->ap->host, ATA_WAIT_AFTER_RESET);
+    return ata_wait_ready(link, deadline, check);
+}
+
+/* COMRESET: SControl DET=1 for at least 1 ms (AHCI 1.1 10.4.2), then resume and debounce.
+ * *online tells the caller whether a device answered; check (optional) waits for it. */
+int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline,
+                        bool *online, ata_check_ready_fn check)
+{
+    uint32_t scontrol;
+    int rc;
+
+    *online = false;
+    rc = sata_scr_read(link, SCR_CONTROL, &scontrol);
+    if (rc)
+        goto out;
+    scontrol = (scontrol & 0x0f0) | 0x301;
+    rc = sata_scr_write(link, SCR_CONTROL, scontrol);
+    if (rc)
+        goto out;
+    ata_msleep(link->ap->host, 1);
+
+    rc = sata_link_resume(link, t, deadline);
+    if (rc || ata_link_offline(link))
+        goto out;
+    *online = true;
+    if (check)
+        rc = ata_wait_ready(link, deadline, check);
+out:
+    if (rc && rc != -EAGAIN) {
+        const struct sata_trace_field f[] = { TF_INT("errno", rc) };
+
+        ata_link_ev(link, ATA_EV("eh.comreset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                    "COMRESET failed (errno=%d)", rc);
+    }
+    return rc;
+}
+
+/* With hardreset chosen there is nothing to prepare; before a softreset, wake the link
+ * and skip the reset when nothing is attached. */
+int ata_std_prereset(struct ata_link *link, uint64_t deadline)
+{
+    struct ata_eh_context *ehc = &link->eh_context;
+    const struct sata_deb_timing *t;
+    int rc;
+
+    if (ehc->i.action & ATA_EH_HARDRESET)
+        return 0;
+    t = (ehc->i.flags & ATA_EHI_HOTPLUGGED) ? &sata_deb_timing_hotplug : &sata_deb_timing_normal;
+    rc = sata_link_resume(link, t, deadline);
+    if (rc && rc != -EOPNOTSUPP) {
+        const struct sata_trace_field f[] = { TF_INT("errno", rc) };
+
+        ata_link_ev(link, ATA_EV("eh.resume_failed", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                    "failed to resume link for reset (errno=%d)", rc);
+    }
+    if (ata_link_offline(link))
+        ehc->i.action &= ~ATA_EH_SOFTRESET;
+    return 0;
+}
+
+static void sata_print_link_status(struct ata_link *link)
+{
+    uint32_t sstatus, scontrol;
+
+    if (sata_scr_read(link, SCR_STATUS, &sstatus) || sata_scr_read(link, SCR_CONTROL, &scontrol))
+        return;
+    if ((sstatus & 0xf) == 3) {
+        unsigned spd = (sstatus >> 4) & 0xf;
+        const struct sata_trace_field f[] = {
+            TF_HEX("sstatus", sstatus), TF_HEX("scontrol", scontrol), TF_INT("spd", spd),
+            TF_STR("speed", sata_spd_string(spd)),
+        };
+        ata_link_ev(link, ATA_EV("probe.link_up", SATA_TC_DECISION, SATA_LOG_INFO, f),
+                    "SATA link up %s (SStatus %X SControl %X)", sata_spd_string(spd), sstatus,
+                    scontrol);
+    } else {
+        const struct sata_trace_field f[] = { TF_HEX("sstatus", sstatus), TF_HEX("scontrol", scontrol) };
+
+        ata_link_ev(link, ATA_EV("probe.link_down", SATA_TC_DECISION, SATA_LOG_INFO, f),
+                    "SATA link down (SStatus %X SControl %X)", sstatus, scontrol);
+    }
+}
+
+void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls)
+{
+    uint32_t serror;
+
+    (void)cls;
+    if (!sata_scr_read(link, SCR_ERROR, &serror))
+        sata_scr_write(link, SCR_ERROR, serror);
+    sata_print_link_status(link);
+}

@@ -1,0 +1,180 @@
+/* AHCI driver pieces that do not need a controller to answer: what create reads from
+ * CAP/PI and allocates, and the bytes qc_prep/qc_issue put in memory and registers. */
+#include <string.h>
+
+#include "tests.h"
+#include "ahci.h"
+
+/* 64-bit, NCQ, CLO, 6 Gbps, 32 slots, 6 ports */
+#define CAP_6P 0xc1301f05u
+
+static void regs(struct sata_platform *p, uint32_t cap, uint32_t pi)
+{
+    fake_init(p);
+    p->mmio[HOST_CAP / 4] = cap;
+    p->mmio[HOST_CTL / 4] = HOST_AHCI_EN;
+    p->mmio[HOST_PORTS_IMPL / 4] = pi;
+    p->mmio[HOST_VERSION / 4] = 0x00010301;
+}
+
+static const struct plat_dma_buf *port_mem(const struct sata_platform *p, unsigned nth)
+{
+    for (unsigned i = 0; i < p->n_allocs; i++)
+        if (p->allocs[i].size == AHCI_PORT_PRIV_DMA_SZ && !nth--)
+            return &p->allocs[i];
+    return NULL;
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+START_TEST(create_reads_caps)
+{
+    struct sata_platform p;
+    struct ata_host_config cfg = { 0 };
+    struct ata_host *h;
+    const struct fake_event *e;
+
+    regs(&p, CAP_6P, 0x3f);
+    h = ahci_host_create(&p, &fake_ops, &cfg);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(ata_host_n_ports(h), 6);
+    for (unsigned i = 0; i < 6; i++) {
+        ck_assert(!(h->ports[i].flags & ATA_FLAG_DUMMY));
+        ck_assert_uint_eq(h->ports[i].tags.n_tags, 32);
+        ck_assert_uint_eq(ata_tag_internal(&h->ports[i].tags), 31);
+        ck_assert_uint_eq(h->ports[i].ncq_depth, 31);
+        ck_assert(h->ports[i].pflags & ATA_PFLAG_FROZEN);
+        ck_assert_ptr_null(ata_host_device(h, i, -1, 0)); /* nothing probed yet */
+    }
+    for (unsigned i = 0; i < 6; i++) {
+        const struct plat_dma_buf *m = port_mem(&p, i);
+
+        ck_assert_ptr_nonnull(m);
+        ck_assert_uint_eq(m->bus % 1024, 0);
+    }
+    e = fake_find(&p, "ahci.init");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(e->msg, "AHCI 0001.0301 32 slots 6 ports 6 Gbps 0x3f impl SATA mode");
+    ck_assert_int_eq(e->port, -1);
+    ck_assert_str_eq(fake_find(&p, "ahci.flags")->msg, "flags: 64bit ncq clo");
+    ata_host_destroy(h);
+    ck_assert_uint_eq(p.live_allocs, 0);
+    ck_assert_uint_eq(p.live_completions, 0);
+}
+END_TEST
+
+START_TEST(port_mask_no_ncq_and_holes)
+{
+    struct sata_platform p;
+    struct ata_host_config cfg = { .no_ncq = true, .port_mask = 0x5 };
+    struct ata_host *h;
+
+    regs(&p, CAP_6P, 0x3f);
+    h = ahci_host_create(&p, &fake_ops, &cfg);
+    ck_assert_ptr_nonnull(h);
+    for (unsigned i = 0; i < 6; i++) {
+        ck_assert_int_eq(!(h->ports[i].flags & ATA_FLAG_DUMMY), i == 0 || i == 2);
+        ck_assert_uint_eq(h->ports[i].ncq_depth, 0);
+    }
+    ck_assert_ptr_nonnull(port_mem(&p, 1));
+    ck_assert_ptr_null(port_mem(&p, 2));
+    ata_host_destroy(h);
+
+    /* PI with a hole beyond CAP.NP: ports up to the highest PI bit, gaps dummy */
+    regs(&p, 0x40001f00u, 0x21);
+    h = ahci_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(ata_host_n_ports(h), 6);
+    ck_assert(!(h->ports[0].flags & ATA_FLAG_DUMMY));
+    ck_assert(h->ports[3].flags & ATA_FLAG_DUMMY);
+    ck_assert(!(h->ports[5].flags & ATA_FLAG_DUMMY));
+    ata_host_destroy(h);
+    ck_assert_uint_eq(p.live_allocs, 0);
+}
+END_TEST
+
+START_TEST(create_refuses_single_slot)
+{
+    struct sata_platform p;
+
+    regs(&p, 0x40000000u, 0x1);
+    ck_assert_ptr_null(ahci_host_create(&p, &fake_ops, NULL));
+    ck_assert_ptr_nonnull(fake_find(&p, "ahci.create_failed"));
+    ck_assert_uint_eq(p.live_allocs, 0);
+}
+END_TEST
+
+START_TEST(prep_and_issue_ncq)
+{
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+    struct ata_queued_cmd *qc;
+    const struct ata_sg sg[] = { { 0x40000, 4096 }, { 0x50000, 4096 } };
+    const struct plat_dma_buf *mem;
+    struct ata_bio bio = { .op = ATA_BIO_WRITE, .mode = ATA_IO_NCQ, .lba = 0x1234, .n_sectors = 16 };
+    const uint8_t *slot, *tbl;
+    uint8_t fis[20];
+    uint64_t tbl_bus;
+    unsigned n_w;
+
+    regs(&p, CAP_6P, 0x1);
+    h = ahci_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    ap = &h->ports[0];
+    mem = port_mem(&p, 0);
+    ap->link.device[0].class = ATA_DEV_ATA;
+    ap->link.device[0].flags = ATA_DFLAG_ENABLED | ATA_DFLAG_LBA | ATA_DFLAG_LBA48 |
+                               ATA_DFLAG_DMA | ATA_DFLAG_NCQ;
+    ap->link.device[0].n_sectors = 1u << 20;
+    ap->link.device[0].max_sectors = 65535;
+
+    qc = &ap->qcmd[3];
+    qc->dev = &ap->link.device[0];
+    qc->sg = sg;
+    qc->n_sg = 2;
+    qc->nbytes = 16 * 512;
+    ck_assert_int_eq(ata_bio_build_tf(qc->dev, &bio, 3, &qc->tf), 0);
+    ap->ops->qc_prep(qc);
+
+    slot = (const uint8_t *)mem->cpu + 3 * AHCI_CMD_SLOT_SZ;
+    tbl_bus = mem->bus + AHCI_CMD_TBL_OFF + 3 * AHCI_CMD_TBL_SZ;
+    ck_assert_uint_eq(le32(slot), AHCI_CMD_FIS_LEN | AHCI_CMD_WRITE | 2u << 16);
+    ck_assert_uint_eq(le32(slot + 4), 0);
+    ck_assert_uint_eq(le32(slot + 8), (uint32_t)tbl_bus);
+    ck_assert_uint_eq(le32(slot + 12), (uint32_t)(tbl_bus >> 32));
+    ck_assert_uint_eq(tbl_bus % 128, 0);
+    tbl = (const uint8_t *)mem->cpu + AHCI_CMD_TBL_OFF + 3 * AHCI_CMD_TBL_SZ;
+    ata_tf_to_fis(&qc->tf, 0, true, fis);
+    ck_assert_mem_eq(tbl, fis, 20);
+    ck_assert_uint_eq(tbl[12], 3 << 3);
+    ck_assert_uint_eq(le32(tbl + 0x80), 0x40000);
+    ck_assert_uint_eq(le32(tbl + 0x80 + 12), 4095);
+    ck_assert_uint_eq(le32(tbl + 0x90), 0x50000);
+
+    n_w = p.n_wlog;
+    ck_assert_uint_eq(ap->ops->qc_issue(qc), 0);
+    ck_assert_uint_eq(p.n_wlog, n_w + 2);
+    ck_assert_uint_eq(p.wlog_off[n_w], AHCI_PORT_BASE(0) + PORT_SCR_ACT);
+    ck_assert_uint_eq(p.wlog_val[n_w], 1u << 3);
+    ck_assert_uint_eq(p.wlog_off[n_w + 1], AHCI_PORT_BASE(0) + PORT_CMD_ISSUE);
+    ck_assert_uint_eq(p.wlog_val[n_w + 1], 1u << 3);
+    ata_host_destroy(h);
+}
+END_TEST
+
+Suite *ahci_suite(void)
+{
+    Suite *s = suite_create("ahci");
+    TCase *tc = tcase_create("create");
+
+    tcase_add_test(tc, create_reads_caps);
+    tcase_add_test(tc, port_mask_no_ncq_and_holes);
+    tcase_add_test(tc, create_refuses_single_slot);
+    tcase_add_test(tc, prep_and_issue_ncq);
+    suite_add_tcase(s, tc);
+    return s;
+}

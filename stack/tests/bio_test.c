@@ -1,0 +1,358 @@
+/* Block I/O: validation, command selection through the issue path, and the deferral
+ * rules of the per-port FIFO. The LLD here only records what it was asked to issue. */
+#include <string.h>
+
+#include "tests.h"
+
+struct issued {
+    unsigned tag;
+    uint8_t cmd;
+    enum ata_prot prot;
+};
+
+struct rec {
+    struct issued log[64];
+    unsigned n;
+};
+
+static void rec_prep(struct ata_queued_cmd *qc) { (void)qc; }
+
+static unsigned rec_issue(struct ata_queued_cmd *qc)
+{
+    struct rec *r = qc->ap->private_data;
+
+    ck_assert_uint_lt(r->n, 64);
+    r->log[r->n++] = (struct issued){ qc->tag, qc->tf.command, qc->tf.protocol };
+    return 0;
+}
+
+static void rec_fill_rtf(struct ata_queued_cmd *qc)
+{
+    qc->result_tf.command = ATA_DRDY | 0x10;
+    qc->result_tf.feature = 0;
+}
+
+static const struct ata_port_operations rec_ops = {
+    .qc_defer = ata_std_qc_defer,
+    .qc_prep = rec_prep,
+    .qc_issue = rec_issue,
+    .qc_fill_rtf = rec_fill_rtf,
+};
+
+struct rig {
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+    struct ata_device *dev;
+    struct rec rec;
+    int done;
+};
+
+enum { NCQ_DEV = ATA_DFLAG_LBA48 | ATA_DFLAG_DMA | ATA_DFLAG_NCQ | ATA_DFLAG_FLUSH_EXT };
+
+static void rig_init(struct rig *r, unsigned dev_flags, unsigned ncq_depth)
+{
+    memset(r, 0, sizeof(*r));
+    fake_init(&r->p);
+    r->h = ata_host_alloc(&r->p, &fake_ops, &rec_ops, 1);
+    ck_assert_ptr_nonnull(r->h);
+    r->ap = &r->h->ports[0];
+    r->ap->private_data = &r->rec;
+    r->ap->pflags = 0;
+    r->ap->max_segs = 168;
+    r->ap->seg_max_bytes = 4u << 20;
+    r->ap->ncq_depth = 31;
+    r->dev = &r->ap->link.device[0];
+    r->dev->class = ATA_DEV_ATA;
+    r->dev->flags = ATA_DFLAG_ENABLED | ATA_DFLAG_LBA | dev_flags;
+    r->dev->n_sectors = 1000000;
+    r->dev->max_sectors = (dev_flags & ATA_DFLAG_LBA48) ? 65535 : 256;
+    r->dev->multi_count = 16;
+    r->dev->ncq_depth = ncq_depth;
+}
+
+static void rig_fini(struct rig *r)
+{
+    ata_host_free(r->h);
+    ck_assert_uint_eq(r->p.live_allocs, 0);
+    ck_assert_uint_eq(r->p.live_completions, 0);
+    ck_assert_int_eq(r->p.lock_depth, 0);
+}
+
+static const struct ata_sg data_sg = { 0x100000, 65535u * 512 };
+
+static void count_done(struct ata_bio *bio) { ++*(int *)bio->priv; }
+
+static struct ata_bio mkbio(struct rig *r, enum ata_bio_op op, enum ata_io_mode mode, uint64_t lba,
+                            uint32_t n)
+{
+    return (struct ata_bio){ .op = op, .mode = mode, .lba = lba, .n_sectors = n, .sg = &data_sg,
+                             .n_sg = 1, .done = count_done, .priv = &r->done };
+}
+
+/* The controller reports every issued tag except those in still_active as done. */
+static void hw_complete(struct rig *r, uint32_t done_tags)
+{
+    ata_lock(r->h);
+    ck_assert_int_eq(ata_qc_complete_multiple(r->ap, r->ap->qc_active & ~done_tags), 0);
+    ata_unlock(r->h);
+    ata_port_process(r->ap);
+}
+
+START_TEST(validation)
+{
+    struct rig r;
+    struct ata_bio b;
+    struct ata_sg shrt = { 0x100000, 512 };
+
+    rig_init(&r, NCQ_DEV, 31);
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 1000000 - 8, 9);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL); /* beyond capacity */
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 1000000, 1);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 0);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL); /* zero sectors */
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 65536);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL); /* > max_sectors */
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_AUTO, 0, 2);
+    b.sg = &shrt;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL); /* sg shorter than the transfer */
+    b = mkbio(&r, ATA_BIO_FLUSH, ATA_IO_AUTO, 0, 1);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL); /* flush carries no sectors */
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 1);
+    b.done = NULL;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    ck_assert_int_eq(ata_bio_submit(NULL, &b), -ENODEV);
+
+    /* modes the device does not have */
+    r.dev->flags &= ~ATA_DFLAG_NCQ;
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, 0, 1);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EOPNOTSUPP);
+    r.dev->flags &= ~ATA_DFLAG_DMA;
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 0, 1);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EOPNOTSUPP);
+
+    /* a 28-bit device cannot address past 2^28 - 1 even if it claims more */
+    r.dev->flags = ATA_DFLAG_ENABLED | ATA_DFLAG_LBA | ATA_DFLAG_DMA;
+    r.dev->max_sectors = 256;
+    r.dev->n_sectors = 1ull << 29;
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 1u << 28, 1);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 257);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+
+    /* a disabled device */
+    r.dev->flags &= ~ATA_DFLAG_ENABLED;
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 1);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -ENODEV);
+
+    ck_assert_uint_eq(r.rec.n, 0);
+    ck_assert_int_eq(r.done, 0);
+    rig_fini(&r);
+}
+END_TEST
+
+START_TEST(selection_and_completion)
+{
+    struct rig r;
+    struct ata_bio b[4];
+
+    rig_init(&r, NCQ_DEV, 31);
+    r.dev->n_sectors = 1ull << 32;
+    b[0] = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 100, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b[0]), 0);
+    ck_assert_uint_eq(r.rec.n, 1);
+    ck_assert_uint_eq(r.rec.log[0].cmd, ATA_CMD_FPDMA_READ);
+    ck_assert_uint_eq(r.rec.log[0].tag, 0);
+    ck_assert_uint_eq(r.p.timers_armed, 1);
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 1);
+    ck_assert_uint_eq(b[0].err_mask, 0);
+    ck_assert_uint_eq(b[0].status, 0x50);
+    ck_assert_uint_eq(b[0].tag, 0);
+    ck_assert_uint_eq(r.p.timers_cancelled, 1);
+    ck_assert_uint_eq(r.ap->qc_active, 0);
+    ck_assert_uint_eq(r.ap->link.sactive, 0);
+
+    b[1] = mkbio(&r, ATA_BIO_WRITE, ATA_IO_DMA, 1u << 28, 8);
+    b[2] = mkbio(&r, ATA_BIO_WRITE, ATA_IO_PIO, 0, 8);
+    b[3] = mkbio(&r, ATA_BIO_FLUSH, ATA_IO_AUTO, 0, 0);
+    b[3].sg = NULL;
+    b[3].n_sg = 0;
+    for (int i = 1; i < 4; i++) {
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b[i]), 0);
+        ck_assert_uint_eq(r.rec.n, (unsigned)i + 1);
+        hw_complete(&r, 1u << 0);
+    }
+    ck_assert_uint_eq(r.rec.log[1].cmd, ATA_CMD_WRITE_DMA_EXT);
+    ck_assert_uint_eq(r.rec.log[2].cmd, ATA_CMD_WRITE_MULTI);
+    ck_assert_int_eq(r.rec.log[2].prot, ATA_PROT_PIO);
+    ck_assert_uint_eq(r.rec.log[3].cmd, ATA_CMD_FLUSH_EXT);
+    ck_assert_int_eq(r.done, 4);
+    rig_fini(&r);
+}
+END_TEST
+
+START_TEST(ncq_waits_for_non_ncq_and_fifo_order)
+{
+    struct rig r;
+    struct ata_bio n[4], d;
+
+    rig_init(&r, NCQ_DEV, 31);
+    for (int i = 0; i < 3; i++) {
+        n[i] = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, (uint64_t)i * 8, 8);
+        ck_assert_int_eq(ata_bio_submit(r.dev, &n[i]), 0);
+    }
+    ck_assert_uint_eq(r.rec.n, 3);
+    ck_assert_uint_eq(r.ap->link.sactive, 0x7);
+
+    /* non-NCQ waits while NCQ is active; the NCQ request behind it keeps FIFO order */
+    d = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 64, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &d), 0);
+    n[3] = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, 72, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &n[3]), 0);
+    ck_assert_uint_eq(r.rec.n, 3);
+
+    hw_complete(&r, 0x3);
+    ck_assert_int_eq(r.done, 2);
+    ck_assert_uint_eq(r.rec.n, 3); /* tag 2 still queued */
+
+    hw_complete(&r, 0x4);
+    ck_assert_uint_eq(r.rec.n, 4);
+    ck_assert_uint_eq(r.rec.log[3].cmd, ATA_CMD_READ_DMA);
+    ck_assert_uint_eq(r.ap->link.active_tag, 0);
+
+    /* NCQ waits while the non-NCQ command is active */
+    ck_assert_uint_eq(r.rec.n, 4);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.n, 5);
+    ck_assert_uint_eq(r.rec.log[4].cmd, ATA_CMD_FPDMA_READ);
+    ck_assert_uint_eq(r.ap->link.active_tag, ATA_TAG_NONE);
+    hw_complete(&r, 0x1);
+    ck_assert_int_eq(r.done, 5);
+    ck_assert_uint_eq(d.tag, 0);
+    rig_fini(&r);
+}
+END_TEST
+
+START_TEST(non_ncq_waits_for_anything)
+{
+    struct rig r;
+    struct ata_bio a, b, c;
+
+    rig_init(&r, NCQ_DEV, 31);
+    a = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 0, 8);
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_PIO, 8, 8);
+    c = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, 16, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &a), 0);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &c), 0);
+    ck_assert_uint_eq(r.rec.n, 1);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.n, 2);
+    ck_assert_uint_eq(r.rec.log[1].cmd, ATA_CMD_WRITE_MULTI);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.n, 3);
+    ck_assert_uint_eq(r.rec.log[2].cmd, ATA_CMD_FPDMA_READ);
+    rig_fini(&r);
+}
+END_TEST
+
+START_TEST(no_free_tag_waits)
+{
+    struct rig r;
+    struct ata_bio b[32];
+
+    rig_init(&r, NCQ_DEV, 31);
+    for (int i = 0; i < 32; i++) {
+        b[i] = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, (uint64_t)i * 8, 8);
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b[i]), 0);
+    }
+    ck_assert_uint_eq(r.rec.n, 31); /* tag 31 is for EH only */
+    ck_assert_uint_eq(r.ap->link.sactive, 0x7fffffff);
+    hw_complete(&r, 1u << 7);
+    ck_assert_uint_eq(r.rec.n, 32);
+    ck_assert_uint_eq(r.rec.log[31].tag, 7);
+    ck_assert_uint_eq(b[31].tag, ATA_TAG_NONE); /* not done yet */
+    hw_complete(&r, r.ap->qc_active);
+    ck_assert_int_eq(r.done, 32);
+    ck_assert_uint_eq(b[31].tag, 7);
+    rig_fini(&r);
+}
+END_TEST
+
+START_TEST(device_queue_depth_limits_ncq)
+{
+    struct rig r;
+    struct ata_bio b[6];
+
+    rig_init(&r, NCQ_DEV, 4);
+    for (int i = 0; i < 6; i++) {
+        b[i] = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, (uint64_t)i * 8, 8);
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b[i]), 0);
+    }
+    ck_assert_uint_eq(r.rec.n, 4);
+    hw_complete(&r, 0x2);
+    ck_assert_uint_eq(r.rec.n, 5);
+    ck_assert_uint_eq(r.rec.log[4].tag, 1); /* tags stay below the device depth */
+    hw_complete(&r, r.ap->qc_active);
+    ck_assert_uint_eq(r.rec.n, 6);
+    hw_complete(&r, r.ap->qc_active);
+    ck_assert_int_eq(r.done, 6);
+    rig_fini(&r);
+}
+END_TEST
+
+START_TEST(eh_pending_holds_queue)
+{
+    struct rig r;
+    struct ata_bio a;
+
+    rig_init(&r, NCQ_DEV, 31);
+    r.ap->pflags |= ATA_PFLAG_EH_PENDING;
+    a = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &a), 0);
+    ck_assert_uint_eq(r.rec.n, 0);
+    r.ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+    ata_port_process(r.ap);
+    ck_assert_uint_eq(r.rec.n, 1);
+    hw_complete(&r, 0x1);
+    ck_assert_int_eq(r.done, 1);
+    rig_fini(&r);
+}
+END_TEST
+
+START_TEST(illegal_hw_active)
+{
+    struct rig r;
+    struct ata_bio a;
+
+    rig_init(&r, NCQ_DEV, 31);
+    a = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &a), 0);
+    ata_lock(r.h);
+    /* the controller claims tag 5, never issued */
+    ck_assert_int_eq(ata_qc_complete_multiple(r.ap, 0x21), -EINVAL);
+    ata_unlock(r.h);
+    ck_assert_ptr_nonnull(fake_find(&r.p, "qc.illegal_active"));
+    hw_complete(&r, 0x1);
+    rig_fini(&r);
+}
+END_TEST
+
+Suite *bio_suite(void)
+{
+    Suite *s = suite_create("bio");
+    TCase *tc = tcase_create("queue");
+
+    tcase_add_test(tc, validation);
+    tcase_add_test(tc, selection_and_completion);
+    tcase_add_test(tc, ncq_waits_for_non_ncq_and_fifo_order);
+    tcase_add_test(tc, non_ncq_waits_for_anything);
+    tcase_add_test(tc, no_free_tag_waits);
+    tcase_add_test(tc, device_queue_depth_limits_ncq);
+    tcase_add_test(tc, eh_pending_holds_queue);
+    tcase_add_test(tc, illegal_hw_active);
+    suite_add_tcase(s, tc);
+    return s;
+}

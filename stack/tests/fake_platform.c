@@ -1,0 +1,197 @@
+/* Fake platform for pure-logic tests; see tests.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+struct plat_completion {
+    bool done;
+};
+
+static uint32_t f_read(struct sata_platform *p, uint32_t off)
+{
+    ck_assert_uint_lt(off / 4, FAKE_MMIO_WORDS);
+    return p->mmio[off / 4];
+}
+
+static void f_write(struct sata_platform *p, uint32_t off, uint32_t val)
+{
+    ck_assert_uint_lt(off / 4, FAKE_MMIO_WORDS);
+    p->mmio[off / 4] = val;
+    if (p->n_wlog < FAKE_MAX_EVENTS) {
+        p->wlog_off[p->n_wlog] = off;
+        p->wlog_val[p->n_wlog++] = val;
+    }
+}
+
+static int f_dma_alloc(struct sata_platform *p, size_t size, size_t align, struct plat_dma_buf *out)
+{
+    void *mem;
+
+    ck_assert_uint_lt(p->n_allocs, FAKE_MAX_ALLOCS);
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    mem = aligned_alloc(align, (size + align - 1) / align * align);
+    if (!mem)
+        return -ENOMEM;
+    memset(mem, 0xa5, size); /* the stack must not rely on zeroed DMA memory */
+    out->cpu = mem;
+    out->bus = (uint64_t)(uintptr_t)mem;
+    out->size = size;
+    p->allocs[p->n_allocs] = *out;
+    p->alloc_align[p->n_allocs] = align;
+    p->n_allocs++;
+    p->live_allocs++;
+    return 0;
+}
+
+static void f_dma_free(struct sata_platform *p, struct plat_dma_buf *buf)
+{
+    free(buf->cpu);
+    buf->cpu = NULL;
+    p->live_allocs--;
+}
+
+static void f_sync(struct sata_platform *p, const struct plat_dma_buf *buf, size_t off, size_t len)
+{
+    (void)p;
+    ck_assert_uint_le(off + len, buf->size);
+}
+
+static int f_request_irq(struct sata_platform *p, plat_irq_handler_fn fn, void *arg)
+{
+    (void)p, (void)fn, (void)arg;
+    return 0;
+}
+
+static void f_free_irq(struct sata_platform *p) { (void)p; }
+static uint64_t f_now(struct sata_platform *p) { return p->now; }
+static void f_sleep(struct sata_platform *p, uint64_t ns) { p->now += ns; }
+
+static struct plat_completion *f_comp_create(struct sata_platform *p)
+{
+    p->live_completions++;
+    return calloc(1, sizeof(struct plat_completion));
+}
+
+static void f_comp_destroy(struct sata_platform *p, struct plat_completion *c)
+{
+    p->live_completions--;
+    free(c);
+}
+
+static void f_comp_reinit(struct sata_platform *p, struct plat_completion *c) { (void)p, c->done = false; }
+static void f_complete(struct sata_platform *p, struct plat_completion *c) { (void)p, c->done = true; }
+
+static bool f_wait(struct sata_platform *p, struct plat_completion *c, uint64_t timeout_ns)
+{
+    if (!c->done && timeout_ns != UINT64_MAX)
+        p->now += timeout_ns;
+    return c->done;
+}
+
+static uint64_t f_timer_arm(struct sata_platform *p, uint64_t delay, void (*fn)(void *), void *arg)
+{
+    (void)delay, (void)fn, (void)arg;
+    p->timers_armed++;
+    return ++p->next_timer;
+}
+
+static void f_timer_cancel(struct sata_platform *p, uint64_t handle)
+{
+    ck_assert_uint_gt(handle, 0);
+    p->timers_cancelled++;
+}
+
+static void f_schedule_eh(struct sata_platform *p) { p->schedule_eh_calls++; }
+static void f_lock(struct sata_platform *p) { ck_assert_int_eq(p->lock_depth++, 0); }
+static void f_unlock(struct sata_platform *p) { ck_assert_int_eq(--p->lock_depth, 0); }
+
+static void f_trace(struct sata_platform *p, const struct sata_trace_event *ev)
+{
+    struct fake_event *e;
+
+    ck_assert_ptr_nonnull(ev->name);
+    if (p->n_ev == FAKE_MAX_EVENTS)
+        return;
+    e = &p->ev[p->n_ev++];
+    snprintf(e->name, sizeof(e->name), "%s", ev->name);
+    snprintf(e->msg, sizeof(e->msg), "%s", ev->msg ? ev->msg : "");
+    e->port = ev->port;
+    e->dev = ev->dev;
+    e->cls = ev->cls;
+}
+
+const struct sata_platform_ops fake_ops = {
+    .mmio_read32 = f_read,
+    .mmio_write32 = f_write,
+    .dma_alloc = f_dma_alloc,
+    .dma_free = f_dma_free,
+    .dma_sync_for_device = f_sync,
+    .dma_sync_for_cpu = f_sync,
+    .request_irq = f_request_irq,
+    .free_irq = f_free_irq,
+    .now_ns = f_now,
+    .sleep_ns = f_sleep,
+    .completion_create = f_comp_create,
+    .completion_destroy = f_comp_destroy,
+    .completion_reinit = f_comp_reinit,
+    .complete = f_complete,
+    .wait_for_completion_timeout = f_wait,
+    .timer_arm = f_timer_arm,
+    .timer_cancel = f_timer_cancel,
+    .schedule_eh = f_schedule_eh,
+    .lock = f_lock,
+    .unlock = f_unlock,
+    .trace = f_trace,
+};
+
+void fake_init(struct sata_platform *p) { memset(p, 0, sizeof(*p)); }
+
+const struct fake_event *fake_find(const struct sata_platform *p, const char *name)
+{
+    for (unsigned i = 0; i < p->n_ev; i++)
+        if (!strcmp(p->ev[i].name, name))
+            return &p->ev[i];
+    return NULL;
+}
+
+void put_id_string(uint16_t *id, unsigned word, unsigned len, const char *s)
+{
+    char buf[64];
+
+    memset(buf, ' ', sizeof(buf));
+    memcpy(buf, s, strlen(s));
+    for (unsigned i = 0; i < len; i += 2)
+        id[word + i / 2] = (uint16_t)((uint8_t)buf[i] << 8 | (uint8_t)buf[i + 1]);
+}
+
+void build_id(uint16_t id[ATA_ID_WORDS], const struct id_spec *s)
+{
+    memset(id, 0, ATA_ID_WORDS * sizeof(id[0]));
+    id[0] = 0x0040;                      /* ATA, fixed */
+    put_id_string(id, 10, 20, s->serial);
+    put_id_string(id, 23, 8, s->fw);
+    put_id_string(id, 27, 40, s->model);
+    id[47] = s->w47;
+    id[49] = (uint16_t)((1u << 9) | (s->no_dma ? 0 : 1u << 8));
+    id[53] = (uint16_t)(0x3 | (s->udma ? 0x4 : 0));
+    id[59] = s->w59;
+    id[60] = (uint16_t)s->lba28_sectors;
+    id[61] = (uint16_t)(s->lba28_sectors >> 16);
+    id[63] = 0x0007;                     /* MWDMA0-2 */
+    id[64] = 0x0003;                     /* PIO3-4 */
+    id[75] = (uint16_t)(s->depth ? s->depth - 1 : 0);
+    id[76] = (uint16_t)(0x0006 | (s->ncq ? 1u << 8 : 0));
+    id[80] = s->w80;
+    id[82] = 1u << 5;                    /* write cache supported */
+    id[83] = (uint16_t)(0x4000 | (1u << 12) | (s->lba48_sectors ? (1u << 10) | (1u << 13) : 0));
+    id[84] = 0x4000;
+    id[85] = 1u << 5;                    /* write cache enabled */
+    id[86] = id[83];
+    id[87] = 0x4000;
+    id[88] = s->udma;
+    for (unsigned i = 0; i < 4; i++)
+        id[100 + i] = (uint16_t)(s->lba48_sectors >> (16 * i));
+}

@@ -1,0 +1,20 @@
+/* One Check runner for all stack suites. */
+#include <stdlib.h>
+
+#include "tests.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(fis_suite());
+    int failed;
+
+    srunner_add_suite(sr, identify_suite());
+    srunner_add_suite(sr, qc_suite());
+    srunner_add_suite(sr, prdt_suite());
+    srunner_add_suite(sr, bio_suite());
+    srunner_add_suite(sr, ahci_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
