@@ -1,0 +1,199 @@
+#include "cli.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runner.h"
+#include "scenario_parser.h"
+#include "sim_run.h"
+#include "units.h"
+
+namespace satasim::harness {
+
+namespace {
+
+const char kUsage[] =
+    "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
+    "       satasim check PATH...\n"
+    "       satasim --help\n"
+    "\n"
+    "Runs SATA scenarios: the satasim driver stack against SystemC models of an AHCI\n"
+    "controller and SATA disks.\n"
+    "\n"
+    "  run     run each scenario (a PATH that is a folder means its *.yaml files, sorted by\n"
+    "          name, not recursive) in its own process, up to --jobs at a time (default: the\n"
+    "          number of CPUs); print one verdict line per scenario and a summary.\n"
+    "          Writes DIR/<name>/{trace.jsonl,satasim.log,result.json} and DIR/summary.json\n"
+    "          (DIR defaults to ./out).\n"
+    "          --trace-cmds on|off  override the scenarios' per-command trace records\n"
+    "          --wall-limit S       kill a scenario after S seconds of wall time (default 300)\n"
+    "  check   validate scenario files only.\n"
+    "\n"
+    "Exit status: 0 every scenario passed, 1 a scenario failed, 2 malformed input (the\n"
+    "message names file, line and key; nothing is written).\n"
+    "Scenario schema: scenarios/README.md.\n";
+
+int usage_error(const std::string &msg) {
+    std::fprintf(stderr, "satasim: %s\n%s", msg.c_str(), kUsage);
+    return 2;
+}
+
+bool parse_on_off(const std::string &v, bool *out) {
+    if (v == "on" || v == "true" || v == "1") {
+        *out = true;
+        return true;
+    }
+    if (v == "off" || v == "false" || v == "0") {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+std::string self_exe(const char *argv0) {
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        return buf;
+    }
+    return argv0;
+}
+
+// Splits "--opt=value" / "--opt value" handling for the subcommands.
+struct ArgReader {
+    std::vector<std::string> args;
+    size_t i = 0;
+    bool value(const std::string &name, std::string *out, std::string *err) {
+        const std::string &a = args[i];
+        if (a == name) {
+            if (i + 1 >= args.size()) {
+                *err = name + " needs a value";
+                return false;
+            }
+            *out = args[++i];
+            return true;
+        }
+        if (a.rfind(name + "=", 0) == 0) {
+            *out = a.substr(name.size() + 1);
+            return true;
+        }
+        return false;
+    }
+};
+
+int cmd_run(ArgReader &r, const char *argv0) {
+    RunOptions opt;
+    std::string err;
+    for (; r.i < r.args.size(); ++r.i) {
+        const std::string &a = r.args[r.i];
+        std::string v;
+        if (r.value("--out", &v, &err)) {
+            opt.out_dir = v;
+        } else if (r.value("--jobs", &v, &err) || r.value("-j", &v, &err)) {
+            auto n = parse_uint(v);
+            if (!n || *n < 1 || *n > 1024)
+                return usage_error("--jobs: expected a number from 1 to 1024, got '" + v + "'");
+            opt.jobs = unsigned(*n);
+        } else if (r.value("--trace-cmds", &v, &err)) {
+            bool b;
+            if (!parse_on_off(v, &b))
+                return usage_error("--trace-cmds: expected on or off, got '" + v + "'");
+            opt.trace_cmds = b;
+        } else if (r.value("--wall-limit", &v, &err)) {
+            auto n = parse_uint(v);
+            if (!n || *n < 1 || *n > 1000000)
+                return usage_error("--wall-limit: expected seconds, got '" + v + "'");
+            opt.wall_limit_s = unsigned(*n);
+        } else if (!err.empty()) {
+            return usage_error(err);
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usage_error("unknown option " + a);
+        } else {
+            opt.paths.push_back(a);
+        }
+    }
+    if (opt.paths.empty())
+        return usage_error("run: no scenario files or folders given");
+    return run_scenarios(opt, self_exe(argv0));
+}
+
+int cmd_check(ArgReader &r) {
+    std::vector<std::string> paths;
+    for (; r.i < r.args.size(); ++r.i) {
+        const std::string &a = r.args[r.i];
+        if (a.size() > 1 && a[0] == '-')
+            return usage_error("unknown option " + a);
+        paths.push_back(a);
+    }
+    if (paths.empty())
+        return usage_error("check: no scenario files or folders given");
+    return check_scenarios(paths);
+}
+
+int cmd_run_one(ArgReader &r) {
+    RunOneOptions opt;
+    std::string file, err;
+    for (; r.i < r.args.size(); ++r.i) {
+        const std::string &a = r.args[r.i];
+        std::string v;
+        if (r.value("--out", &v, &err)) {
+            opt.out_dir = v;
+        } else if (r.value("--trace-cmds", &v, &err)) {
+            bool b;
+            if (!parse_on_off(v, &b))
+                return usage_error("--trace-cmds: expected on or off, got '" + v + "'");
+            opt.trace_cmds = b;
+        } else if (!err.empty()) {
+            return usage_error(err);
+        } else if (file.empty() && !(a.size() > 1 && a[0] == '-')) {
+            file = a;
+        } else {
+            return usage_error("run-one: unexpected argument " + a);
+        }
+    }
+    if (file.empty())
+        return usage_error("run-one: no scenario file given");
+    Scenario sc;
+    try {
+        sc = parse_scenario_file(file);
+    } catch (const ScenarioError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
+    return run_one(sc, opt);
+}
+
+} // namespace
+
+int cli_main(int argc, char **argv) {
+    // libsystemc prints its banner before sc_main unless this is set in the environment
+    // (the caller's job); the scenario processes started from here get it set.
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    ArgReader r;
+    for (int i = 1; i < argc; ++i)
+        r.args.push_back(argv[i]);
+    if (r.args.empty())
+        return usage_error("no command given");
+    std::string cmd = r.args[0];
+    r.i = 1;
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (cmd == "run")
+        return cmd_run(r, argv[0]);
+    if (cmd == "check")
+        return cmd_check(r);
+    if (cmd == "run-one")
+        return cmd_run_one(r);
+    return usage_error("unknown command '" + cmd + "'");
+}
+
+} // namespace satasim::harness

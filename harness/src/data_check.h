@@ -1,0 +1,49 @@
+// Data integrity: the pattern a write puts in each sector, the sparse shadow of what every
+// sector should now contain, and the sector-by-sector check of a read buffer.
+//
+// Sector contents for (lba, write generation, seed): bytes 0-7 the LBA, 8-15 the
+// generation, 16-23 a tag derived from the seed, the rest a sequence seeded from all
+// three. A misplaced or stale sector therefore says where it came from.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace satasim::harness {
+
+constexpr uint8_t kPoison = 0xA5; // read buffers are filled with this before submit
+
+void fill_sector(uint8_t *dst, uint64_t lba, uint64_t gen, uint64_t seed);
+
+class ShadowMap {
+  public:
+    static constexpr uint64_t kZero = 0;            // never written: the media reads as zeros
+    static constexpr uint64_t kUnknown = UINT64_MAX; // a failed write left it undefined
+
+    void set(uint64_t lba, uint64_t n, uint64_t gen);
+    uint64_t gen(uint64_t lba) const;
+    bool any_written(uint64_t lba, uint64_t n) const;
+    // Ascending walk: next_gen(c, lba) for increasing lba from cursor(first lba).
+    using Cursor = std::map<uint64_t, uint64_t>::const_iterator;
+    Cursor cursor(uint64_t lba) const;
+    uint64_t next_gen(Cursor &c, uint64_t lba) const;
+    size_t sectors_tracked() const { return gens_.size(); }
+
+  private:
+    std::map<uint64_t, uint64_t> gens_; // lba -> generation (absent = zero)
+};
+
+struct ReadCheck {
+    uint64_t bad_sectors = 0;
+    std::vector<std::string> first; // descriptions of the first few bad sectors
+};
+
+// Compares n sectors of buf (read from lba) against the shadow. Records at most
+// max_reports descriptions.
+ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowMap &shadow,
+                     uint64_t seed, size_t max_reports);
+
+} // namespace satasim::harness

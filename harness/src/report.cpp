@@ -1,0 +1,241 @@
+#include "report.h"
+
+#include <cstdio>
+
+#include "json_writer.h"
+
+namespace satasim::harness {
+
+namespace {
+
+const FoundDevice *find_dev(const RunReport &r, unsigned port) {
+    for (const auto &d : r.devices)
+        if (d.port == port)
+            return &d;
+    return nullptr;
+}
+
+std::string q(const std::string &s) { return "\"" + s + "\""; }
+
+template <typename T> std::string str(const T &v) { return std::to_string(v); }
+std::string str(const std::string &v) { return q(v); }
+std::string str(bool v) { return v ? "true" : "false"; }
+
+template <typename T>
+void cmp(std::vector<std::string> &out, unsigned port, const char *what, const T &want, const T &got) {
+    if (want == got)
+        return;
+    out.push_back("port " + std::to_string(port) + ": " + what + " is " + str(got) + ", expected " + str(want));
+}
+
+std::string xfer_hex(uint8_t m) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%02x", unsigned(m));
+    return buf;
+}
+
+} // namespace
+
+uint64_t RunReport::commands() const {
+    uint64_t n = 0;
+    for (const auto &w : workloads)
+        n += w.stats.completed + w.stats.prefill_commands;
+    return n;
+}
+
+uint64_t RunReport::bytes_moved() const {
+    uint64_t n = 0;
+    for (const auto &w : workloads)
+        n += w.stats.bytes;
+    return n;
+}
+
+void evaluate(RunReport &r) {
+    const Scenario &sc = *r.sc;
+    const ExpectSpec &e = sc.expect;
+    std::vector<std::string> &out = r.reasons;
+    out = r.failures.reasons;
+
+    if (r.host_started && e.all_devices_found) {
+        for (unsigned p = 0; p < sc.controller.ports; ++p) {
+            bool in_mask = sc.host.port_mask == 0 || (sc.host.port_mask >> p & 1u);
+            const DeviceSpec *cfg = sc.device_on_port(p);
+            const FoundDevice *found = find_dev(r, p);
+            if (cfg && in_mask && !found) {
+                out.push_back("port " + std::to_string(p) + ": disk configured (line " + std::to_string(cfg->line) +
+                              ") but not found");
+                continue;
+            }
+            if (found && (!cfg || !in_mask)) {
+                out.push_back("port " + std::to_string(p) + ": found a " + dev_class_name(found->info.cls) +
+                              " device where no disk is configured");
+                continue;
+            }
+            if (!found)
+                continue;
+            const ata_dev_info &i = found->info;
+            cmp(out, p, "class", std::string("ata"), std::string(dev_class_name(i.cls)));
+            cmp(out, p, "model", cfg->model, std::string(i.model));
+            cmp(out, p, "serial", cfg->serial, std::string(i.serial));
+            cmp(out, p, "firmware", cfg->firmware, std::string(i.firmware));
+            cmp(out, p, "sectors", uint64_t(cfg->addressable()), uint64_t(i.n_sectors));
+            cmp(out, p, "lba48", cfg->lba48, bool(i.lba48));
+        }
+    }
+
+    if (r.host_started) {
+        for (const ExpectDevice &x : e.devices) {
+            const FoundDevice *found = find_dev(r, x.port);
+            if (!found) {
+                out.push_back("port " + std::to_string(x.port) + ": expected a device (line " + std::to_string(x.line) +
+                              "), found none");
+                continue;
+            }
+            const ata_dev_info &i = found->info;
+            unsigned p = x.port;
+            if (x.cls)
+                cmp(out, p, "class", *x.cls, std::string(dev_class_name(i.cls)));
+            if (x.model)
+                cmp(out, p, "model", *x.model, std::string(i.model));
+            if (x.serial)
+                cmp(out, p, "serial", *x.serial, std::string(i.serial));
+            if (x.firmware)
+                cmp(out, p, "firmware", *x.firmware, std::string(i.firmware));
+            if (x.sectors)
+                cmp(out, p, "sectors", *x.sectors, uint64_t(i.n_sectors));
+            if (x.lba48)
+                cmp(out, p, "lba48", *x.lba48, bool(i.lba48));
+            if (x.ncq)
+                cmp(out, p, "ncq", *x.ncq, bool(i.ncq));
+            if (x.ncq_depth)
+                cmp(out, p, "ncq_depth", *x.ncq_depth, unsigned(i.ncq_depth));
+            if (x.max_sectors)
+                cmp(out, p, "max_sectors", *x.max_sectors, unsigned(i.max_sectors));
+            if (x.multi)
+                cmp(out, p, "multi", *x.multi, unsigned(i.multi_count));
+            if (x.xfer)
+                cmp(out, p, "xfer", *x.xfer, std::string(i.xfer_name));
+            if (x.gen)
+                cmp(out, p, "link gen", *x.gen, unsigned(i.sata_spd));
+        }
+        for (unsigned p : e.empty_ports)
+            if (const FoundDevice *found = find_dev(r, p))
+                out.push_back("port " + std::to_string(p) + ": expected empty, found a " +
+                              dev_class_name(found->info.cls) + " device (" + found->info.model + ")");
+    }
+
+    for (const std::string &s : e.log_contains)
+        if (r.log_text.find(s) == std::string::npos)
+            out.push_back("log does not contain \"" + s + "\"");
+    for (const std::string &s : e.log_not_contains)
+        if (r.log_text.find(s) != std::string::npos)
+            out.push_back("log contains \"" + s + "\"");
+
+    if (r.failures.io_errors != e.io_errors)
+        out.push_back(std::to_string(r.failures.io_errors) + " I/O error(s), expected " + std::to_string(e.io_errors));
+    if (r.failures.data_errors)
+        out.push_back(std::to_string(r.failures.data_errors) + " sector(s) read back wrong");
+    if (r.finished)
+        for (const WorkloadReport &w : r.workloads)
+            if (w.ran && !w.stats.done)
+                out.push_back("workload[" + std::to_string(w.index) + "] did not finish");
+    r.pass = out.empty();
+}
+
+std::string result_json(const RunReport &r) {
+    const Scenario &sc = *r.sc;
+    JsonWriter j(true);
+    j.begin_object();
+    j.kv("name", sc.name);
+    j.kv("file", sc.file);
+    j.kv("description", sc.description);
+    j.kv("seed", sc.seed);
+    j.kv("verdict", r.pass ? "pass" : "fail");
+    j.key("reasons").begin_array();
+    for (const auto &s : r.reasons)
+        j.value(s);
+    j.end_array();
+    j.key("controller").begin_object();
+    j.kv("type", sc.controller.type);
+    j.kv("ports", sc.controller.ports);
+    j.kv("slots", sc.controller.slots);
+    j.kv("ncq", sc.controller.ncq);
+    j.kv("gen", sc.controller.gen);
+    j.end_object();
+    j.kv("ports", sc.controller.ports);
+    j.kv("host_started", r.host_started);
+    j.kv("start_rc", r.start_rc);
+    j.key("devices").begin_array();
+    for (const FoundDevice &d : r.devices) {
+        const ata_dev_info &i = d.info;
+        j.begin_object();
+        j.kv("port", d.port);
+        j.kv("name", "ata" + std::to_string(d.port + 1) + ".00");
+        j.kv("class", dev_class_name(i.cls));
+        j.kv("model", std::string(i.model));
+        j.kv("serial", std::string(i.serial));
+        j.kv("firmware", std::string(i.firmware));
+        j.kv("sectors", uint64_t(i.n_sectors));
+        j.kv("lba48", bool(i.lba48));
+        j.kv("ncq", bool(i.ncq));
+        j.kv("ncq_depth", unsigned(i.ncq_depth));
+        j.kv("max_sectors", unsigned(i.max_sectors));
+        j.kv("multi", unsigned(i.multi_count));
+        j.kv("xfer", std::string(i.xfer_name));
+        j.kv("xfer_mode", xfer_hex(i.xfer_mode));
+        j.kv("link_gen", unsigned(i.sata_spd));
+        j.kv("link_speed", link_speed_name(i.sata_spd));
+        j.end_object();
+    }
+    j.end_array();
+    j.key("empty_ports").begin_array();
+    for (unsigned p : r.empty_ports)
+        j.value(p);
+    j.end_array();
+    j.key("workloads").begin_array();
+    for (const WorkloadReport &w : r.workloads) {
+        const WorkloadStats &s = w.stats;
+        j.begin_object();
+        j.kv("index", w.index);
+        j.kv("device", w.spec.device);
+        j.kv("kind", w.spec.kind == WorkloadKind::Request ? "request" : "io");
+        j.kv("op", op_name(w.spec.op));
+        j.kv("mode", mode_name(w.spec.mode));
+        j.kv("requested", s.requested);
+        j.kv("issued", s.issued);
+        j.kv("completed", s.completed);
+        j.kv("errors", s.errors);
+        j.kv("submit_errors", s.submit_errors);
+        j.kv("reads", s.reads);
+        j.kv("writes", s.writes);
+        j.kv("flushes", s.flushes);
+        j.kv("bytes", s.bytes);
+        j.kv("data_errors", s.data_errors);
+        j.kv("prefill_commands", s.prefill_commands);
+        j.kv("finished", s.done);
+        j.kv("start_ns", s.start_ns);
+        j.kv("end_ns", s.end_ns);
+        if (s.submit_rc)
+            j.kv("submit_rc", *s.submit_rc);
+        if (s.err_mask)
+            j.kv("err_mask", *s.err_mask);
+        j.end_object();
+    }
+    j.end_array();
+    j.kv("commands", r.commands());
+    j.kv("bytes_moved", r.bytes_moved());
+    j.kv("io_errors", r.failures.io_errors);
+    j.kv("data_errors", r.failures.data_errors);
+    j.kv("irq_calls", r.irq_calls);
+    j.kv("eh_runs", r.eh_runs);
+    j.kv("timers_fired", r.timers_fired);
+    j.kv("trace_events", r.trace_events);
+    j.kv("sim_time_ns", r.sim_time_ns);
+    j.key("wall_time_s").fixed(r.wall_time_s, 6);
+    double cps = r.wall_time_s > 0 ? double(r.commands()) / r.wall_time_s : 0.0;
+    j.key("commands_per_wall_second").fixed(cps, 1);
+    j.end_object();
+    return j.take();
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,55 @@
+// What one run found and did, the expectation checks over it, and its result.json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "satasim/ata.h"
+#include "scenario.h"
+#include "workload.h"
+
+namespace satasim::harness {
+
+struct FoundDevice {
+    unsigned port = 0;
+    ata_dev_info info{};
+};
+
+struct WorkloadReport {
+    unsigned index = 0;
+    WorkloadSpec spec;
+    WorkloadStats stats;
+    bool ran = false;
+};
+
+struct RunReport {
+    const Scenario *sc = nullptr;
+    bool host_created = false;
+    bool host_started = false;
+    int start_rc = 0;
+    bool finished = false; // the run reached its end (not hung, not aborted)
+    std::vector<FoundDevice> devices; // by port
+    std::vector<unsigned> empty_ports;
+    std::vector<WorkloadReport> workloads;
+    RunFailures failures; // reasons found during the run
+    std::vector<std::string> reasons; // final list: run problems + failed expectations
+    std::string log_text;
+    uint64_t sim_time_ns = 0;
+    double wall_time_s = 0;
+    uint64_t irq_calls = 0, eh_runs = 0, timers_fired = 0, trace_events = 0;
+    bool pass = false;
+
+    uint64_t commands() const;    // workload commands completed, prefill included
+    uint64_t bytes_moved() const; // by workload commands (prefill excluded)
+};
+
+// Applies the scenario's expectations (and the implicit ones: every configured disk found
+// with its configured identity, nothing found on other ports, no unexpected I/O errors,
+// no data errors, every workload finished) and sets reasons and pass.
+void evaluate(RunReport &r);
+
+// result.json text (pretty-printed).
+std::string result_json(const RunReport &r);
+
+} // namespace satasim::harness

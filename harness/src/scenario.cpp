@@ -1,0 +1,63 @@
+#include "scenario.h"
+
+namespace satasim::harness {
+
+uint64_t DeviceSpec::addressable() const {
+    constexpr uint64_t kLba28Max = (1ull << 28) - 1;
+    if (!lba48 && capacity > kLba28Max)
+        return kLba28Max;
+    return capacity;
+}
+
+const DeviceSpec *Scenario::device_on_port(unsigned port) const {
+    for (const auto &d : devices)
+        if (d.port == port)
+            return &d;
+    return nullptr;
+}
+
+const char *op_name(OpSpec op) {
+    switch (op) {
+    case OpSpec::Read: return "read";
+    case OpSpec::Write: return "write";
+    case OpSpec::Mix: return "mix";
+    case OpSpec::Flush: return "flush";
+    }
+    return "?";
+}
+
+const char *mode_name(ModeSpec m) {
+    switch (m) {
+    case ModeSpec::Auto: return "auto";
+    case ModeSpec::Dma: return "dma";
+    case ModeSpec::Pio: return "pio";
+    case ModeSpec::Ncq: return "ncq";
+    }
+    return "?";
+}
+
+const char *pattern_name(PatternSpec p) {
+    return p == PatternSpec::Random ? "random" : "sequential";
+}
+
+const char *ncq_order_name(NcqOrderSpec o) {
+    switch (o) {
+    case NcqOrderSpec::InOrder: return "in_order";
+    case NcqOrderSpec::Reverse: return "reverse";
+    case NcqOrderSpec::Random: return "random";
+    case NcqOrderSpec::ShortestSeek: return "shortest_seek";
+    }
+    return "?";
+}
+
+const char *submit_expect_name(SubmitExpect e) {
+    switch (e) {
+    case SubmitExpect::Ok: return "ok";
+    case SubmitExpect::Einval: return "einval";
+    case SubmitExpect::Eopnotsupp: return "eopnotsupp";
+    case SubmitExpect::Enodev: return "enodev";
+    }
+    return "?";
+}
+
+} // namespace satasim::harness

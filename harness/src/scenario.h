@@ -1,0 +1,135 @@
+// The parsed scenario: what scenario_parser.cpp builds from a YAML file and every other
+// part of the harness reads. Plain data, all defaults applied, all units converted
+// (sizes in sectors, times in nanoseconds). Documented key by key in scenarios/README.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace satasim::harness {
+
+struct ControllerSpec {
+    std::string type = "ahci";
+    unsigned ports = 4;
+    unsigned slots = 32;
+    bool ncq = true;
+    unsigned gen = 3;
+};
+
+struct HostSpec {
+    std::string eh_policy; // empty = the stack's default
+    bool no_ncq = false;
+    uint32_t port_mask = 0;
+};
+
+enum class NcqOrderSpec { InOrder, Reverse, Random, ShortestSeek };
+
+struct TimingSpec {
+    bool ssd = false;
+    double rpm = 7200;
+    double seek_ms = 8.5;
+    double latency_us = 60;
+    double rate_mb_s = 180;
+    double overhead_us = 20;
+    double reset_ready_ms = 2;
+};
+
+struct DeviceSpec {
+    int line = 0; // where the entry starts in the file
+    unsigned port = 0;
+    std::string model = "SATASIM HDD";
+    std::string serial;   // default: "SIM" + port, set by the parser
+    std::string firmware = "SIM1.0";
+    uint64_t capacity = 1953525168; // sectors
+    bool lba48 = true;
+    bool ncq = true;
+    unsigned ncq_depth = 32;
+    unsigned gen = 3;
+    unsigned udma = 6;
+    unsigned pio = 4;
+    unsigned multi = 16;
+    unsigned ata_major = 8;
+    bool write_cache = true;
+    NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
+    TimingSpec timing;
+
+    // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
+    uint64_t addressable() const;
+    unsigned max_sectors() const { return lba48 ? 65535 : 256; }
+};
+
+enum class WorkloadKind { Io, Request };
+enum class OpSpec { Read, Write, Mix, Flush };
+enum class PatternSpec { Sequential, Random };
+enum class ModeSpec { Auto, Dma, Pio, Ncq };
+enum class SubmitExpect { Ok, Einval, Eopnotsupp, Enodev };
+enum class PrefillSpec { Auto, Yes, No };
+
+struct WorkloadSpec {
+    int line = 0;
+    WorkloadKind kind = WorkloadKind::Io;
+    unsigned device = 0; // port of the disk
+    OpSpec op = OpSpec::Read;
+    unsigned read_pct = 50;
+    PatternSpec pattern = PatternSpec::Sequential;
+    uint32_t block_min = 8, block_max = 8; // sectors
+    unsigned qd = 1;
+    uint64_t count = 0;
+    ModeSpec mode = ModeSpec::Auto;
+    uint64_t region_start = 0;
+    uint64_t region_length = 0; // 0 = to the end of the device
+    bool verify = true;
+    PrefillSpec prefill = PrefillSpec::Auto;
+    bool barrier = false;
+    uint64_t sg_segment = 4u << 20; // bytes per scatter/gather entry
+    uint64_t start_delay_ns = 0;
+    // kind: request
+    uint64_t lba = 0;
+    uint32_t sectors = 0;
+    SubmitExpect expect_submit = SubmitExpect::Ok;
+    bool expect_error = false; // the command itself is expected to fail (err_mask != 0)
+};
+
+struct ExpectDevice {
+    int line = 0;
+    unsigned port = 0;
+    std::optional<std::string> cls, model, serial, firmware, xfer;
+    std::optional<uint64_t> sectors;
+    std::optional<bool> lba48, ncq;
+    std::optional<unsigned> ncq_depth, max_sectors, multi, gen;
+};
+
+struct ExpectSpec {
+    std::vector<ExpectDevice> devices;
+    std::vector<unsigned> empty_ports;
+    std::vector<std::string> log_contains, log_not_contains;
+    uint64_t io_errors = 0;
+    bool all_devices_found = true;
+};
+
+struct Scenario {
+    std::string file; // as given on the command line
+    std::string name;
+    std::string description;
+    uint64_t seed = 1;
+    uint64_t time_limit_ns = 600ull * 1000 * 1000 * 1000;
+    bool trace_cmds = true;
+    bool trace_fis = false; // per-FIS model records (disk.fis_rx / disk.fis_tx)
+    ControllerSpec controller;
+    HostSpec host;
+    std::vector<DeviceSpec> devices; // in file order
+    std::vector<WorkloadSpec> workload;
+    ExpectSpec expect;
+
+    const DeviceSpec *device_on_port(unsigned port) const;
+};
+
+const char *op_name(OpSpec op);
+const char *mode_name(ModeSpec m);
+const char *pattern_name(PatternSpec p);
+const char *ncq_order_name(NcqOrderSpec o);
+const char *submit_expect_name(SubmitExpect e);
+
+} // namespace satasim::harness

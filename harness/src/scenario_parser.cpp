@@ -1,0 +1,724 @@
+#include "scenario_parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "units.h"
+
+namespace satasim::harness {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Locations and errors
+
+class Parser;
+
+int line_of(const YAML::Node &n, int fallback) {
+    if (!n.IsDefined())
+        return fallback;
+    YAML::Mark m = n.Mark();
+    return m.line >= 0 ? m.line + 1 : fallback;
+}
+
+// One key's value, with where it is.
+struct Field {
+    YAML::Node node;
+    std::string path; // "devices[1].port"
+    int key_line = 0;
+    int line = 0; // the value's line (the key's when the value has no position)
+};
+
+class Parser {
+  public:
+    explicit Parser(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(int line, const std::string &path, const std::string &msg) const {
+        std::ostringstream os;
+        os << file_ << ":" << (line > 0 ? line : 1) << ": ";
+        if (!path.empty())
+            os << path << ": ";
+        os << msg;
+        throw ScenarioError(os.str());
+    }
+    [[noreturn]] void fail(const Field &f, const std::string &msg) const { fail(f.line, f.path, msg); }
+
+    const std::string &file() const { return file_; }
+
+  private:
+    std::string file_;
+};
+
+const char *kind_name(const YAML::Node &n) {
+    switch (n.Type()) {
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Null: return "nothing";
+    case YAML::NodeType::Scalar: return "a scalar";
+    default: return "an undefined value";
+    }
+}
+
+// A mapping whose keys are checked against an allowed list on construction.
+class MapView {
+  public:
+    MapView(const Parser &p, const YAML::Node &node, std::string path, int line,
+            std::vector<std::string> allowed)
+        : p_(p), path_(std::move(path)), line_(line_of(node, line)) {
+        if (!node.IsMap())
+            p_.fail(line_, path_, std::string("expected a mapping, got ") + kind_name(node));
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            YAML::Node k = it->first; // by value: the iterator hands out a temporary pair
+            int kline = line_of(k, line_);
+            if (!k.IsScalar())
+                p_.fail(kline, path_, "keys must be plain names");
+            std::string key = k.Scalar();
+            std::string kpath = join(key);
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+                std::string list;
+                for (const auto &a : allowed)
+                    list += (list.empty() ? "" : ", ") + a;
+                p_.fail(kline, kpath, "unknown key (expected one of: " + list + ")");
+            }
+            if (fields_.count(key))
+                p_.fail(kline, kpath, "duplicate key (first on line " +
+                                          std::to_string(fields_[key].key_line) + ")");
+            Field f;
+            f.node = YAML::Node(it->second);
+            f.path = kpath;
+            f.key_line = kline;
+            f.line = line_of(f.node, kline);
+            fields_[key] = f;
+        }
+    }
+
+    bool has(const std::string &k) const { return fields_.count(k) != 0; }
+    const Field &get(const std::string &k) const { return fields_.at(k); }
+    const Field *find(const std::string &k) const {
+        auto it = fields_.find(k);
+        return it == fields_.end() ? nullptr : &it->second;
+    }
+    int line() const { return line_; }
+    const std::string &path() const { return path_; }
+    std::string join(const std::string &k) const { return path_.empty() ? k : path_ + "." + k; }
+
+  private:
+    const Parser &p_;
+    std::string path_;
+    int line_;
+    std::map<std::string, Field> fields_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Typed values
+
+std::string scalar(const Parser &p, const Field &f, const char *what) {
+    if (!f.node.IsScalar())
+        p.fail(f, std::string("expected ") + what + ", got " + kind_name(f.node));
+    return f.node.Scalar();
+}
+
+std::string as_string(const Parser &p, const Field &f) { return scalar(p, f, "a string"); }
+
+uint64_t as_uint(const Parser &p, const Field &f, uint64_t lo, uint64_t hi) {
+    std::string s = scalar(p, f, "an integer");
+    auto v = parse_uint(s);
+    if (!v)
+        p.fail(f, "expected a non-negative integer, got '" + s + "'");
+    if (*v < lo || *v > hi)
+        p.fail(f, s + " is out of range (" + std::to_string(lo) + ".." + std::to_string(hi) + ")");
+    return *v;
+}
+
+bool as_bool(const Parser &p, const Field &f) {
+    std::string s = scalar(p, f, "true or false");
+    std::string l;
+    for (char c : s)
+        l.push_back(char(std::tolower(static_cast<unsigned char>(c))));
+    if (l == "true" || l == "yes" || l == "on")
+        return true;
+    if (l == "false" || l == "no" || l == "off")
+        return false;
+    p.fail(f, "expected true or false, got '" + s + "'");
+}
+
+template <typename E>
+E as_enum(const Parser &p, const Field &f, const std::vector<std::pair<const char *, E>> &names) {
+    std::string s = scalar(p, f, "a name");
+    for (const auto &n : names)
+        if (s == n.first)
+            return n.second;
+    std::string list;
+    for (const auto &n : names)
+        list += (list.empty() ? "" : ", ") + std::string(n.first);
+    p.fail(f, "unknown value '" + s + "' (expected one of: " + list + ")");
+}
+
+uint64_t as_sectors(const Parser &p, const Field &f) {
+    std::string s = scalar(p, f, "a size");
+    std::string why;
+    auto v = parse_size_sectors(s, &why);
+    if (!v)
+        p.fail(f, "bad size '" + s + "': " + why);
+    return *v;
+}
+
+uint64_t as_bytes(const Parser &p, const Field &f) {
+    std::string s = scalar(p, f, "a size");
+    std::string why;
+    auto v = parse_size_bytes(s, 1, &why);
+    if (!v)
+        p.fail(f, "bad size '" + s + "': " + why);
+    return *v;
+}
+
+uint64_t as_time_ns(const Parser &p, const Field &f) {
+    std::string s = scalar(p, f, "a time");
+    std::string why;
+    auto v = parse_time_ns(s, &why);
+    if (!v)
+        p.fail(f, "bad time '" + s + "': " + why);
+    return *v;
+}
+
+double as_rate(const Parser &p, const Field &f) {
+    std::string s = scalar(p, f, "a rate");
+    std::string why;
+    auto v = parse_rate_mb_s(s, &why);
+    if (!v)
+        p.fail(f, "bad rate '" + s + "': " + why);
+    return *v;
+}
+
+std::string as_ident_string(const Parser &p, const Field &f, size_t max_len) {
+    std::string s = as_string(p, f);
+    if (s.size() > max_len)
+        p.fail(f, "'" + s + "' is longer than " + std::to_string(max_len) + " characters");
+    for (unsigned char c : s)
+        if (c < 0x20 || c > 0x7e)
+            p.fail(f, "only printable ASCII is allowed in IDENTIFY strings");
+    return s;
+}
+
+const YAML::Node &as_list(const Parser &p, const Field &f) {
+    if (!f.node.IsSequence())
+        p.fail(f, std::string("expected a list, got ") + kind_name(f.node));
+    return f.node;
+}
+
+// Element i of a list, as a Field.
+Field element(const Field &list, size_t i) {
+    Field e;
+    e.node = list.node[i];
+    e.path = list.path + "[" + std::to_string(i) + "]";
+    e.key_line = list.line;
+    e.line = line_of(e.node, list.line);
+    return e;
+}
+
+std::vector<std::string> as_string_list(const Parser &p, const Field &f) {
+    const YAML::Node &l = as_list(p, f);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < l.size(); ++i)
+        out.push_back(as_string(p, element(f, i)));
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Sections
+
+void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
+    MapView m(p, f.node, f.path, f.line, {"type", "ports", "slots", "ncq", "gen"});
+    if (auto *t = m.find("type"))
+        c.type = as_enum<std::string>(p, *t, {{"ahci", "ahci"}});
+    if (auto *t = m.find("ports"))
+        c.ports = unsigned(as_uint(p, *t, 1, 32));
+    if (auto *t = m.find("slots"))
+        c.slots = unsigned(as_uint(p, *t, 1, 32));
+    if (auto *t = m.find("ncq"))
+        c.ncq = as_bool(p, *t);
+    if (auto *t = m.find("gen"))
+        c.gen = unsigned(as_uint(p, *t, 1, 3));
+}
+
+void parse_host(const Parser &p, const Field &f, HostSpec &h) {
+    MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask"});
+    if (auto *t = m.find("eh_policy"))
+        h.eh_policy = as_string(p, *t);
+    if (auto *t = m.find("no_ncq"))
+        h.no_ncq = as_bool(p, *t);
+    if (auto *t = m.find("port_mask"))
+        h.port_mask = uint32_t(as_uint(p, *t, 0, 0xffffffffu));
+}
+
+void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
+    MapView m(p, f.node, f.path, f.line,
+              {"kind", "rpm", "seek", "latency", "rate", "overhead", "reset_ready"});
+    if (!m.has("kind"))
+        p.fail(m.line(), m.join("kind"), "required (ssd or hdd)");
+    t.ssd = as_enum<bool>(p, m.get("kind"), {{"ssd", true}, {"hdd", false}});
+    if (t.ssd) {
+        // An SSD default profile: flat latency, SATA-3-class media rate.
+        t.latency_us = 60;
+        t.rate_mb_s = 550;
+        t.overhead_us = 20;
+        for (const char *k : {"rpm", "seek"})
+            if (m.has(k))
+                p.fail(m.get(k), "only for kind: hdd");
+    } else {
+        if (m.has("latency"))
+            p.fail(m.get("latency"), "only for kind: ssd (an hdd's latency comes from seek and rpm)");
+    }
+    if (auto *v = m.find("rpm"))
+        t.rpm = double(as_uint(p, *v, 1000, 30000));
+    if (auto *v = m.find("seek"))
+        t.seek_ms = double(as_time_ns(p, *v)) / 1e6;
+    if (auto *v = m.find("latency"))
+        t.latency_us = double(as_time_ns(p, *v)) / 1e3;
+    if (auto *v = m.find("rate"))
+        t.rate_mb_s = as_rate(p, *v);
+    if (auto *v = m.find("overhead"))
+        t.overhead_us = double(as_time_ns(p, *v)) / 1e3;
+    if (auto *v = m.find("reset_ready"))
+        t.reset_ready_ms = double(as_time_ns(p, *v)) / 1e6;
+}
+
+DeviceSpec parse_device(const Parser &p, const Field &f) {
+    DeviceSpec d;
+    MapView m(p, f.node, f.path, f.line,
+              {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
+               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing"});
+    d.line = m.line();
+    if (!m.has("port"))
+        p.fail(m.line(), m.join("port"), "required");
+    d.port = unsigned(as_uint(p, m.get("port"), 0, 31));
+    d.serial = "SIM" + std::string(d.port < 10 ? "000000" : "00000") + std::to_string(d.port);
+    if (auto *v = m.find("model"))
+        d.model = as_ident_string(p, *v, 40);
+    if (auto *v = m.find("serial"))
+        d.serial = as_ident_string(p, *v, 20);
+    if (auto *v = m.find("firmware"))
+        d.firmware = as_ident_string(p, *v, 8);
+    if (auto *v = m.find("capacity")) {
+        d.capacity = as_sectors(p, *v);
+        if (d.capacity < 1 || d.capacity > (1ull << 48) - 1)
+            p.fail(*v, "capacity must be 1 .. 2^48-1 sectors");
+    }
+    if (auto *v = m.find("lba48"))
+        d.lba48 = as_bool(p, *v);
+    if (auto *v = m.find("ncq"))
+        d.ncq = as_bool(p, *v);
+    if (auto *v = m.find("ncq_depth"))
+        d.ncq_depth = unsigned(as_uint(p, *v, 1, 32));
+    if (auto *v = m.find("gen"))
+        d.gen = unsigned(as_uint(p, *v, 1, 3));
+    if (auto *v = m.find("udma"))
+        d.udma = unsigned(as_uint(p, *v, 0, 6));
+    if (auto *v = m.find("pio"))
+        d.pio = unsigned(as_uint(p, *v, 0, 4));
+    if (auto *v = m.find("multi")) {
+        d.multi = unsigned(as_uint(p, *v, 0, 128));
+        if (d.multi & (d.multi - 1))
+            p.fail(*v, "multi must be 0 (off) or a power of two up to 128");
+    }
+    if (auto *v = m.find("ata_major"))
+        d.ata_major = unsigned(as_uint(p, *v, 1, 14));
+    if (auto *v = m.find("write_cache"))
+        d.write_cache = as_bool(p, *v);
+    if (auto *v = m.find("ncq_order"))
+        d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
+                                            {{"in_order", NcqOrderSpec::InOrder},
+                                             {"reverse", NcqOrderSpec::Reverse},
+                                             {"random", NcqOrderSpec::Random},
+                                             {"shortest_seek", NcqOrderSpec::ShortestSeek}});
+    if (auto *v = m.find("timing"))
+        parse_timing(p, *v, d.timing);
+    return d;
+}
+
+const std::vector<std::pair<const char *, ModeSpec>> kModes = {
+    {"auto", ModeSpec::Auto}, {"dma", ModeSpec::Dma}, {"pio", ModeSpec::Pio}, {"ncq", ModeSpec::Ncq}};
+
+WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc) {
+    WorkloadSpec w;
+    if (!f.node.IsMap())
+        p.fail(f, std::string("expected a mapping, got ") + kind_name(f.node));
+    bool request = false;
+    if (f.node["kind"].IsDefined() && f.node["kind"].IsScalar() && f.node["kind"].Scalar() == "request")
+        request = true;
+    std::vector<std::string> keys;
+    if (request)
+        keys = {"kind", "device", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
+                "verify", "barrier", "delay"};
+    else
+        keys = {"kind", "device", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
+                "region", "verify", "prefill", "barrier", "delay", "sg_segment"};
+    MapView m(p, f.node, f.path, f.line, keys);
+    w.line = m.line();
+    if (auto *v = m.find("kind"))
+        w.kind = as_enum<WorkloadKind>(p, *v, {{"io", WorkloadKind::Io}, {"request", WorkloadKind::Request}});
+
+    if (!m.has("device"))
+        p.fail(m.line(), m.join("device"), "required (the port of the disk)");
+    const Field &devf = m.get("device");
+    w.device = unsigned(as_uint(p, devf, 0, 31));
+    const DeviceSpec *dev = sc.device_on_port(w.device);
+    if (!dev) {
+        std::string ports;
+        for (const auto &d : sc.devices)
+            ports += (ports.empty() ? "" : ", ") + std::to_string(d.port);
+        p.fail(devf, "no disk on port " + std::to_string(w.device) +
+                         (ports.empty() ? std::string(" (no disks configured)")
+                                        : " (disks are on ports " + ports + ")"));
+    }
+
+    if (auto *v = m.find("verify"))
+        w.verify = as_bool(p, *v);
+    if (auto *v = m.find("barrier"))
+        w.barrier = as_bool(p, *v);
+    if (auto *v = m.find("delay"))
+        w.start_delay_ns = as_time_ns(p, *v);
+    if (auto *v = m.find("mode"))
+        w.mode = as_enum<ModeSpec>(p, *v, kModes);
+
+    if (request) {
+        if (!m.has("op"))
+            p.fail(m.line(), m.join("op"), "required (read, write or flush)");
+        w.op = as_enum<OpSpec>(p, m.get("op"),
+                               {{"read", OpSpec::Read}, {"write", OpSpec::Write}, {"flush", OpSpec::Flush}});
+        if (auto *v = m.find("lba"))
+            w.lba = as_uint(p, *v, 0, (1ull << 48) - 1);
+        if (w.op != OpSpec::Flush) {
+            if (!m.has("sectors"))
+                p.fail(m.line(), m.join("sectors"), "required for a read or write request");
+            w.sectors = uint32_t(as_uint(p, m.get("sectors"), 1, 131072));
+        } else if (m.has("sectors")) {
+            p.fail(m.get("sectors"), "a flush has no sectors");
+        }
+        if (auto *v = m.find("expect_submit"))
+            w.expect_submit = as_enum<SubmitExpect>(p, *v,
+                                                    {{"ok", SubmitExpect::Ok},
+                                                     {"einval", SubmitExpect::Einval},
+                                                     {"eopnotsupp", SubmitExpect::Eopnotsupp},
+                                                     {"enodev", SubmitExpect::Enodev}});
+        if (auto *v = m.find("expect_error"))
+            w.expect_error = as_bool(p, *v);
+        w.count = 1;
+        w.qd = 1;
+        return w;
+    }
+
+    if (!m.has("op"))
+        p.fail(m.line(), m.join("op"), "required (read, write, mix or flush)");
+    w.op = as_enum<OpSpec>(p, m.get("op"),
+                           {{"read", OpSpec::Read},
+                            {"write", OpSpec::Write},
+                            {"mix", OpSpec::Mix},
+                            {"flush", OpSpec::Flush}});
+    if (auto *v = m.find("read_pct")) {
+        if (w.op != OpSpec::Mix)
+            p.fail(*v, "only for op: mix");
+        w.read_pct = unsigned(as_uint(p, *v, 0, 100));
+    }
+    if (auto *v = m.find("pattern"))
+        w.pattern = as_enum<PatternSpec>(p, *v,
+                                         {{"sequential", PatternSpec::Sequential}, {"random", PatternSpec::Random}});
+    if (auto *v = m.find("block")) {
+        if (v->node.IsMap()) {
+            MapView b(p, v->node, v->path, v->line, {"min", "max"});
+            if (!b.has("min") || !b.has("max"))
+                p.fail(b.line(), v->path, "a block range needs min and max");
+            w.block_min = uint32_t(std::min<uint64_t>(as_sectors(p, b.get("min")), UINT32_MAX));
+            w.block_max = uint32_t(std::min<uint64_t>(as_sectors(p, b.get("max")), UINT32_MAX));
+            if (w.block_min == 0)
+                p.fail(b.get("min"), "a block is at least one sector");
+            if (w.block_max < w.block_min)
+                p.fail(b.get("max"), "max is smaller than min");
+        } else {
+            uint64_t s = as_sectors(p, *v);
+            if (s == 0)
+                p.fail(*v, "a block is at least one sector");
+            w.block_min = w.block_max = uint32_t(std::min<uint64_t>(s, UINT32_MAX));
+        }
+        if (w.op == OpSpec::Flush)
+            p.fail(*v, "a flush has no block size");
+        if (w.block_max > dev->max_sectors())
+            p.fail(*v, std::to_string(w.block_max) + " sectors exceeds the " +
+                           std::to_string(dev->max_sectors()) + "-sector command limit of the " +
+                           (dev->lba48 ? "LBA48" : "LBA28") + " disk on port " +
+                           std::to_string(dev->port) + " (use kind: request for limit tests)");
+    }
+    if (auto *v = m.find("qd"))
+        w.qd = unsigned(as_uint(p, *v, 1, 256));
+    if (auto *v = m.find("sg_segment")) {
+        w.sg_segment = as_bytes(p, *v);
+        if (w.sg_segment < 2 || w.sg_segment > (4u << 20) || (w.sg_segment & 1))
+            p.fail(*v, "a scatter/gather segment is an even number of bytes from 2 to 4 MiB");
+    }
+
+    uint64_t cap = dev->addressable();
+    if (auto *v = m.find("region")) {
+        MapView r(p, v->node, v->path, v->line, {"start", "length"});
+        if (auto *s = r.find("start")) {
+            w.region_start = as_sectors(p, *s);
+            if (w.region_start >= cap)
+                p.fail(*s, "start " + std::to_string(w.region_start) + " is beyond the disk's " +
+                               std::to_string(cap) + " sectors");
+        }
+        if (auto *l = r.find("length")) {
+            w.region_length = as_sectors(p, *l);
+            if (w.region_length == 0)
+                p.fail(*l, "a region is at least one sector");
+            if (w.region_start + w.region_length > cap)
+                p.fail(*l, "region " + std::to_string(w.region_start) + "+" +
+                               std::to_string(w.region_length) + " sectors ends beyond the disk's " +
+                               std::to_string(cap) + " sectors");
+        }
+    }
+    if (w.region_length == 0)
+        w.region_length = cap - w.region_start;
+    if (w.op != OpSpec::Flush && w.region_length < w.block_max)
+        p.fail(m.has("region") ? m.get("region").line : m.line(), m.join("region"),
+               "region of " + std::to_string(w.region_length) + " sectors is smaller than the block (" +
+                   std::to_string(w.block_max) + " sectors)");
+
+    if (auto *v = m.find("count")) {
+        w.count = as_uint(p, *v, 1, 100000000);
+    } else if (w.pattern == PatternSpec::Sequential && w.op != OpSpec::Flush && w.block_min == w.block_max) {
+        w.count = w.region_length / w.block_max; // one pass over the region
+        if (w.count > 100000000)
+            p.fail(m.line(), m.join("count"), "required (a sequential pass over the whole region would be " +
+                                                  std::to_string(w.count) + " commands)");
+    } else {
+        p.fail(m.line(), m.join("count"), "required (except for a sequential pass with a fixed block)");
+    }
+    if (auto *v = m.find("prefill")) {
+        w.prefill = as_bool(p, *v) ? PrefillSpec::Yes : PrefillSpec::No;
+        if (w.prefill == PrefillSpec::Yes && w.op == OpSpec::Flush)
+            p.fail(*v, "a flush workload has nothing to prefill");
+    }
+
+    if (w.mode == ModeSpec::Ncq) {
+        const Field &mf = m.get("mode");
+        if (!dev->ncq)
+            p.fail(mf, "the disk on port " + std::to_string(dev->port) + " has ncq: false");
+        if (!sc.controller.ncq)
+            p.fail(mf, "the controller has ncq: false");
+        if (sc.host.no_ncq)
+            p.fail(mf, "host.no_ncq is set");
+        if (w.op == OpSpec::Flush)
+            p.fail(mf, "a flush is never queued");
+    }
+    return w;
+}
+
+ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario &sc) {
+    ExpectDevice e;
+    MapView m(p, f.node, f.path, f.line,
+              {"port", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
+               "ncq_depth", "max_sectors", "multi", "xfer", "gen"});
+    e.line = m.line();
+    if (!m.has("port"))
+        p.fail(m.line(), m.join("port"), "required");
+    e.port = unsigned(as_uint(p, m.get("port"), 0, 31));
+    if (e.port >= sc.controller.ports)
+        p.fail(m.get("port"), "port " + std::to_string(e.port) + " does not exist on a " +
+                                  std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
+                                  " controller");
+    if (auto *v = m.find("class"))
+        e.cls = as_enum<std::string>(p, *v,
+                                     {{"ata", "ata"}, {"atapi", "atapi"}, {"pmp", "pmp"}, {"semb", "semb"},
+                                      {"zac", "zac"}, {"none", "none"}, {"unknown", "unknown"}});
+    if (auto *v = m.find("model"))
+        e.model = as_string(p, *v);
+    if (auto *v = m.find("serial"))
+        e.serial = as_string(p, *v);
+    if (auto *v = m.find("firmware"))
+        e.firmware = as_string(p, *v);
+    if (auto *v = m.find("xfer"))
+        e.xfer = as_string(p, *v);
+    if (auto *v = m.find("sectors"))
+        e.sectors = as_sectors(p, *v);
+    if (auto *v = m.find("lba48"))
+        e.lba48 = as_bool(p, *v);
+    if (auto *v = m.find("ncq"))
+        e.ncq = as_bool(p, *v);
+    if (auto *v = m.find("ncq_depth"))
+        e.ncq_depth = unsigned(as_uint(p, *v, 0, 32));
+    if (auto *v = m.find("max_sectors"))
+        e.max_sectors = unsigned(as_uint(p, *v, 1, 65536));
+    if (auto *v = m.find("multi"))
+        e.multi = unsigned(as_uint(p, *v, 0, 255));
+    if (auto *v = m.find("gen"))
+        e.gen = unsigned(as_uint(p, *v, 0, 3));
+    return e;
+}
+
+void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
+    MapView m(p, f.node, f.path, f.line,
+              {"devices", "empty_ports", "log_contains", "log_not_contains", "io_errors",
+               "all_devices_found"});
+    ExpectSpec &e = sc.expect;
+    if (auto *v = m.find("devices")) {
+        const YAML::Node &l = as_list(p, *v);
+        std::map<unsigned, int> seen;
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field ef = element(*v, i);
+            ExpectDevice d = parse_expect_device(p, ef, sc);
+            if (seen.count(d.port))
+                p.fail(d.line, ef.path + ".port",
+                       "port " + std::to_string(d.port) + " is already expected (line " +
+                           std::to_string(seen[d.port]) + ")");
+            seen[d.port] = d.line;
+            e.devices.push_back(d);
+        }
+    }
+    if (auto *v = m.find("empty_ports")) {
+        const YAML::Node &l = as_list(p, *v);
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field pf = element(*v, i);
+            unsigned port = unsigned(as_uint(p, pf, 0, 31));
+            if (port >= sc.controller.ports)
+                p.fail(pf, "port " + std::to_string(port) + " does not exist on a " +
+                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
+                               " controller");
+            if (const DeviceSpec *d = sc.device_on_port(port))
+                p.fail(pf, "port " + std::to_string(port) + " cannot be empty: devices (line " +
+                               std::to_string(d->line) + ") puts a disk there");
+            for (const auto &ed : e.devices)
+                if (ed.port == port)
+                    p.fail(pf, "port " + std::to_string(port) + " is also in expect.devices (line " +
+                                   std::to_string(ed.line) + ")");
+            e.empty_ports.push_back(port);
+        }
+    }
+    if (auto *v = m.find("log_contains"))
+        e.log_contains = as_string_list(p, *v);
+    if (auto *v = m.find("log_not_contains"))
+        e.log_not_contains = as_string_list(p, *v);
+    if (auto *v = m.find("io_errors"))
+        e.io_errors = as_uint(p, *v, 0, UINT32_MAX);
+    if (auto *v = m.find("all_devices_found"))
+        e.all_devices_found = as_bool(p, *v);
+}
+
+std::string file_stem(const std::string &path) {
+    size_t slash = path.find_last_of('/');
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    size_t dot = base.find_last_of('.');
+    return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+bool valid_name(const std::string &n) {
+    if (n.empty() || n.size() > 100 || n[0] == '.')
+        return false;
+    for (unsigned char c : n)
+        if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.'))
+            return false;
+    return true;
+}
+
+} // namespace
+
+Scenario parse_scenario_text(const std::string &text, const std::string &file) {
+    Parser p(file);
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::ParserException &e) {
+        p.fail(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    } catch (const YAML::Exception &e) {
+        p.fail(e.mark.line >= 0 ? e.mark.line + 1 : 1, "", std::string("YAML error: ") + e.what());
+    }
+    if (!root.IsDefined() || root.IsNull())
+        p.fail(1, "", "empty scenario file");
+
+    Scenario sc;
+    sc.file = file;
+    Field rootf;
+    rootf.node = root;
+    rootf.line = 1;
+    MapView m(p, root, "", 1,
+              {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
+               "devices", "workload", "expect"});
+
+    sc.name = file_stem(file);
+    if (auto *v = m.find("name"))
+        sc.name = as_string(p, *v);
+    if (!valid_name(sc.name))
+        p.fail(m.has("name") ? m.get("name").line : 1, "name",
+               "'" + sc.name + "' is not a usable scenario name (letters, digits, '-', '_', '.'; "
+                               "it names the output folder)");
+    if (auto *v = m.find("description"))
+        sc.description = as_string(p, *v);
+    if (auto *v = m.find("seed"))
+        sc.seed = as_uint(p, *v, 0, UINT64_MAX);
+    if (auto *v = m.find("time_limit")) {
+        sc.time_limit_ns = as_time_ns(p, *v);
+        if (sc.time_limit_ns == 0 || sc.time_limit_ns > 100000ull * 1000000000ull)
+            p.fail(*v, "the time limit must be more than 0 and at most 100000s");
+    }
+    if (auto *v = m.find("trace_cmds"))
+        sc.trace_cmds = as_bool(p, *v);
+    if (auto *v = m.find("trace_fis"))
+        sc.trace_fis = as_bool(p, *v);
+    if (auto *v = m.find("controller"))
+        parse_controller(p, *v, sc.controller);
+    if (auto *v = m.find("host"))
+        parse_host(p, *v, sc.host);
+
+    if (auto *v = m.find("devices")) {
+        if (!v->node.IsNull()) {
+            const YAML::Node &l = as_list(p, *v);
+            for (size_t i = 0; i < l.size(); ++i) {
+                Field df = element(*v, i);
+                DeviceSpec d = parse_device(p, df);
+                std::string ppath = df.path + ".port";
+                int pline = line_of(df.node["port"], d.line);
+                if (d.port >= sc.controller.ports)
+                    p.fail(pline, ppath,
+                           "port " + std::to_string(d.port) + " does not exist on a " +
+                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
+                               " controller");
+                if (const DeviceSpec *other = sc.device_on_port(d.port))
+                    p.fail(pline, ppath,
+                           "port " + std::to_string(d.port) + " already has a disk (line " +
+                               std::to_string(other->line) + ")");
+                if (d.gen > sc.controller.gen) {
+                    // Allowed: the link negotiates down to the host's speed. Nothing to check.
+                }
+                sc.devices.push_back(d);
+            }
+        }
+    }
+
+    if (auto *v = m.find("workload")) {
+        if (!v->node.IsNull()) {
+            const YAML::Node &l = as_list(p, *v);
+            for (size_t i = 0; i < l.size(); ++i)
+                sc.workload.push_back(parse_workload(p, element(*v, i), sc));
+        }
+    }
+    if (auto *v = m.find("expect"))
+        parse_expect(p, *v, sc);
+    return sc;
+}
+
+Scenario parse_scenario_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ScenarioError(path + ": cannot read the scenario file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_scenario_text(ss.str(), path);
+}
+
+} // namespace satasim::harness

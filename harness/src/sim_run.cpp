@@ -1,0 +1,308 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn for the workload threads
+#include "sim_run.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <systemc>
+
+#include "platform_binding.h"
+#include "report.h"
+#include "topology.h"
+#include "trace_sink.h"
+#include "workload.h"
+
+namespace fs = std::filesystem;
+
+// Present when built with --coverage: coverage counters are otherwise only written by a
+// normal exit, and a scenario process ends with _exit().
+extern "C" void __gcov_dump(void) __attribute__((weak));
+
+namespace satasim::harness {
+
+namespace {
+
+constexpr int kThreadStack = 4 << 20; // the stack's code runs on these (ASan needs room)
+
+// The process context that owns the run: creates and starts the host, runs the
+// workloads (honouring barriers), stops the host, and ends the simulation.
+class SimController : public sc_core::sc_module {
+  public:
+    SC_HAS_PROCESS(SimController);
+    SimController(sc_core::sc_module_name name, const Scenario &sc, PlatformBinding &binding, TraceSink &sink,
+                  RunReport &report)
+        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report) {
+        SC_THREAD(main_thread);
+        set_stack_size(kThreadStack);
+    }
+
+    bool finished() const { return finished_; }
+    const std::string &phase() const { return phase_; }
+    const std::vector<std::unique_ptr<WorkloadRunner>> &runners() const { return runners_; }
+
+  private:
+    void main_thread();
+    void run_workloads();
+    void end() {
+        finished_ = true;
+        report_.sim_time_ns = binding_.now_ns();
+        sc_core::sc_stop();
+    }
+
+    const Scenario &sc_;
+    PlatformBinding &binding_;
+    TraceSink &sink_;
+    RunReport &report_;
+    bool finished_ = false;
+    std::string phase_ = "elaboration";
+    ata_host *host_ = nullptr;
+    std::vector<std::unique_ptr<DeviceState>> devs_;
+    std::vector<std::unique_ptr<WorkloadRunner>> runners_;
+};
+
+void SimController::main_thread() {
+    sink_.emit_harness("run.start", SATA_TC_INFO, -1,
+                       {{"scenario", TraceValue::str(sc_.name)},
+                        {"seed", TraceValue::integer(int64_t(sc_.seed))},
+                        {"controller", TraceValue::str(sc_.controller.type)},
+                        {"ports", TraceValue::integer(sc_.controller.ports)},
+                        {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}});
+    phase_ = "ahci_host_create";
+    ata_host_config cfg{};
+    cfg.eh_policy = sc_.host.eh_policy.empty() ? nullptr : sc_.host.eh_policy.c_str();
+    cfg.no_ncq = sc_.host.no_ncq;
+    cfg.port_mask = sc_.host.port_mask;
+    host_ = ahci_host_create(binding_.platform(), PlatformBinding::ops(), &cfg);
+    if (!host_) {
+        report_.failures.add("ahci_host_create failed");
+        end();
+        return;
+    }
+    report_.host_created = true;
+    binding_.set_host(host_);
+
+    phase_ = "ata_host_start (probe)";
+    int rc = ata_host_start(host_);
+    report_.start_rc = rc;
+    if (rc != 0) {
+        report_.failures.add("ata_host_start returned " + std::to_string(rc));
+    } else {
+        report_.host_started = true;
+        unsigned n = ata_host_n_ports(host_);
+        for (unsigned p = 0; p < sc_.controller.ports; ++p) {
+            ata_device *d = p < n ? ata_host_device(host_, p, -1, 0) : nullptr;
+            if (!d) {
+                report_.empty_ports.push_back(p);
+                continue;
+            }
+            FoundDevice fd;
+            fd.port = p;
+            if (ata_dev_get_info(d, &fd.info) != 0) {
+                report_.failures.add("port " + std::to_string(p) + ": ata_dev_get_info failed");
+                continue;
+            }
+            report_.devices.push_back(fd);
+            auto st = std::make_unique<DeviceState>();
+            st->port = p;
+            st->name = "disk" + std::to_string(p);
+            st->dev = d;
+            st->info = fd.info;
+            devs_.push_back(std::move(st));
+        }
+        sink_.emit_harness("probe.done", SATA_TC_INFO, -1,
+                           {{"devices", TraceValue::integer(int64_t(report_.devices.size()))},
+                            {"empty_ports", TraceValue::integer(int64_t(report_.empty_ports.size()))}});
+        phase_ = "workload";
+        run_workloads();
+    }
+
+    phase_ = "ata_host_stop";
+    binding_.set_host(nullptr);
+    ata_host_stop(host_);
+    ata_host_destroy(host_);
+    host_ = nullptr;
+    sink_.emit_harness("run.end", SATA_TC_INFO, -1,
+                       {{"commands", TraceValue::integer(int64_t(report_.commands()))},
+                        {"io_errors", TraceValue::integer(int64_t(report_.failures.io_errors))},
+                        {"data_errors", TraceValue::integer(int64_t(report_.failures.data_errors))}});
+    end();
+}
+
+void SimController::run_workloads() {
+    // Runners are null for workloads that could not run (no device on their port).
+    auto wait_all = [&] {
+        for (;;) {
+            bool done = true;
+            sc_core::sc_event_or_list any;
+            for (const auto &r : runners_)
+                if (r && !r->stats().done) {
+                    done = false;
+                    any |= r->done_event();
+                }
+            if (done)
+                return;
+            sc_core::wait(any);
+        }
+    };
+    for (size_t i = 0; i < sc_.workload.size(); ++i) {
+        const WorkloadSpec &w = sc_.workload[i];
+        WorkloadReport wr;
+        wr.index = unsigned(i);
+        wr.spec = w;
+        wr.stats.requested = w.count;
+        DeviceState *dev = nullptr;
+        for (auto &d : devs_)
+            if (d->port == w.device)
+                dev = d.get();
+        if (!dev) {
+            report_.failures.add("workload[" + std::to_string(i) + "]: no device found on port " +
+                                 std::to_string(w.device) + ", workload not run");
+            report_.workloads.push_back(wr);
+            runners_.push_back(nullptr);
+            continue;
+        }
+        if (w.barrier)
+            wait_all();
+        wr.ran = true;
+        report_.workloads.push_back(wr);
+        auto runner = std::make_unique<WorkloadRunner>(unsigned(i), w, dev, binding_, sink_, report_.failures, sc_.seed);
+        WorkloadRunner *rp = runner.get();
+        runners_.push_back(std::move(runner));
+        sc_core::sc_spawn_options opts;
+        opts.set_stack_size(kThreadStack);
+        sc_core::sc_spawn([rp] { rp->run(); }, sc_core::sc_gen_unique_name("workload"), &opts);
+    }
+    wait_all();
+    for (size_t i = 0; i < runners_.size(); ++i)
+        if (runners_[i])
+            report_.workloads[i].stats = runners_[i]->stats();
+}
+
+std::string fmt_time(uint64_t ns) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%llu.%09llus", (unsigned long long)(ns / 1000000000ull),
+                  (unsigned long long)(ns % 1000000000ull));
+    return buf;
+}
+
+bool write_file(const fs::path &p, const std::string &text) {
+    std::ofstream o(p, std::ios::binary | std::ios::trunc);
+    o << text;
+    o.close();
+    return bool(o);
+}
+
+} // namespace
+
+std::string temp_dir_name(const std::string &name, long pid) {
+    return "." + name + ".tmp-" + std::to_string(pid);
+}
+
+int run_one(const Scenario &sc, const RunOneOptions &opt) {
+    auto wall_start = std::chrono::steady_clock::now();
+    fs::path out(opt.out_dir);
+    fs::path final_dir = out / sc.name;
+    fs::path tmp = out / temp_dir_name(sc.name, long(getpid()));
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    fs::remove_all(tmp, ec);
+    if (!fs::create_directories(tmp, ec)) {
+        std::fprintf(stderr, "satasim: cannot create %s: %s\n", tmp.c_str(), ec.message().c_str());
+        return 1;
+    }
+
+    RunReport report;
+    report.sc = &sc;
+    uint64_t ps_per_ns = uint64_t(sc_core::sc_time(1, sc_core::SC_NS).value());
+    TraceSink sink([ps_per_ns] { return uint64_t(sc_core::sc_time_stamp().value()) / ps_per_ns; },
+                   opt.trace_cmds.value_or(sc.trace_cmds));
+    if (!sink.open((tmp / "trace.jsonl").string(), (tmp / "satasim.log").string())) {
+        std::fprintf(stderr, "satasim: cannot write into %s\n", tmp.c_str());
+        return 1;
+    }
+
+    sink.set_host_name(sc.controller.type);
+    for (const DeviceSpec &d : sc.devices) {
+        sink.set_component_address("link" + std::to_string(d.port), int(d.port), -1);
+        sink.set_component_address("disk" + std::to_string(d.port), int(d.port), 0);
+    }
+
+    bool aborted = false;
+    std::unique_ptr<Topology> topo;
+    std::unique_ptr<PlatformBinding> binding;
+    std::unique_ptr<SimController> ctl;
+    try {
+        topo = build_topology(sc, &sink);
+        binding = std::make_unique<PlatformBinding>("platform", *topo->hba, *topo->mem, *topo->irq, sink,
+                                                    [&](const std::string &reason) {
+                                                        report.failures.add(reason);
+                                                        aborted = true;
+                                                        sc_core::sc_stop();
+                                                    });
+        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report);
+        sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(sc.time_limit_ns) * ps_per_ns));
+    } catch (const std::exception &e) {
+        report.failures.add(std::string("simulation error: ") + e.what());
+        aborted = true;
+    }
+
+    if (ctl && !ctl->finished() && !aborted) {
+        uint64_t now = binding->now_ns();
+        bool starved = now < sc.time_limit_ns;
+        std::string why = starved ? "hang: nothing left to simulate at t=" + fmt_time(now)
+                                  : "hang: not finished within the time limit of " + fmt_time(sc.time_limit_ns);
+        why += " (in " + ctl->phase() + ")";
+        report.failures.add(why);
+        for (const auto &r : ctl->runners())
+            if (r && !r->stats().done)
+                report.failures.add("hang: " + r->progress());
+        sink.emit_harness("run.hang", SATA_TC_INFO, -1, {{"phase", TraceValue::str(ctl->phase())}}, why);
+    }
+    if (ctl && !ctl->finished()) {
+        report.sim_time_ns = binding ? binding->now_ns() : 0;
+        // Copy what the runners got so far.
+        for (size_t i = 0; i < ctl->runners().size() && i < report.workloads.size(); ++i)
+            if (ctl->runners()[i])
+                report.workloads[i].stats = ctl->runners()[i]->stats();
+    }
+    report.finished = ctl && ctl->finished() && !aborted;
+    if (binding) {
+        report.irq_calls = binding->irq_calls();
+        report.eh_runs = binding->eh_runs();
+        report.timers_fired = binding->timers_fired();
+    }
+    report.log_text = sink.log_text();
+    evaluate(report);
+    sink.emit_harness("run.verdict", SATA_TC_INFO, -1, {{"verdict", TraceValue::str(report.pass ? "pass" : "fail")},
+                                                            {"reasons", TraceValue::integer(int64_t(report.reasons.size()))}});
+    report.trace_events = sink.events();
+    sink.close();
+
+    report.wall_time_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (!write_file(tmp / "result.json", result_json(report))) {
+        std::fprintf(stderr, "satasim: cannot write %s\n", (tmp / "result.json").c_str());
+        return 1;
+    }
+    fs::remove_all(final_dir, ec);
+    fs::rename(tmp, final_dir, ec);
+    if (ec) {
+        std::fprintf(stderr, "satasim: cannot rename %s to %s: %s\n", tmp.c_str(), final_dir.c_str(),
+                     ec.message().c_str());
+        return 1;
+    }
+    // The models and the stack's threads are torn down with the process: SystemC does not
+    // support destroying a simulated hierarchy with suspended threads in it.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (__gcov_dump)
+        __gcov_dump();
+    _exit(report.pass ? 0 : 1);
+}
+
+} // namespace satasim::harness

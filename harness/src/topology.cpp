@@ -1,0 +1,86 @@
+#include "topology.h"
+
+#include <string>
+
+#include "prng.h"
+
+namespace satasim::harness {
+
+link::Gen to_gen(unsigned gen) {
+    switch (gen) {
+    case 1: return link::Gen::Gen1;
+    case 2: return link::Gen::Gen2;
+    case 3: return link::Gen::Gen3;
+    default: return link::Gen::None;
+    }
+}
+
+device::NcqOrder to_ncq_order(NcqOrderSpec o) {
+    switch (o) {
+    case NcqOrderSpec::InOrder: return device::NcqOrder::InOrder;
+    case NcqOrderSpec::Reverse: return device::NcqOrder::Reverse;
+    case NcqOrderSpec::Random: return device::NcqOrder::Random;
+    case NcqOrderSpec::ShortestSeek: return device::NcqOrder::ShortestSeek;
+    }
+    return device::NcqOrder::InOrder;
+}
+
+device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
+    device::DiskConfig c;
+    c.model = d.model;
+    c.serial = d.serial;
+    c.firmware = d.firmware;
+    c.sectors = d.capacity;
+    c.lba48 = d.lba48;
+    c.ncq = d.ncq;
+    c.ncq_depth = d.ncq_depth;
+    c.max_gen = to_gen(d.gen);
+    c.udma_max = d.udma;
+    c.pio_max = d.pio;
+    c.multi_max = d.multi;
+    c.ata_major = d.ata_major;
+    c.write_cache = d.write_cache;
+    c.ncq_order = to_ncq_order(d.ncq_order);
+    c.seed = derive_seed(sc.seed, "disk" + std::to_string(d.port));
+    c.timing.ssd = d.timing.ssd;
+    c.timing.rpm = d.timing.rpm;
+    c.timing.avg_seek_ms = d.timing.seek_ms;
+    c.timing.flat_latency_us = d.timing.latency_us;
+    c.timing.media_mb_s = d.timing.rate_mb_s;
+    c.timing.cmd_overhead_us = d.timing.overhead_us;
+    c.timing.reset_ready_ms = d.timing.reset_ready_ms;
+    return c;
+}
+
+std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) {
+    auto t = std::make_unique<Topology>();
+    t->mem = std::make_unique<bus::HostMemory>();
+    t->irq = std::make_unique<bus::IrqLine>();
+
+    ahci::AhciConfig hc;
+    hc.n_ports = sc.controller.ports;
+    hc.n_slots = sc.controller.slots;
+    hc.iss = to_gen(sc.controller.gen);
+    hc.ncq = sc.controller.ncq;
+    t->hba = std::make_unique<ahci::AhciHba>("ahci0", hc, *t->mem, *t->irq, trace);
+
+    for (const DeviceSpec &d : sc.devices) { // file order; names depend on the port only
+        std::string ln = "link" + std::to_string(d.port);
+        std::string dn = "disk" + std::to_string(d.port);
+        link::SataLink::Config lc;
+        lc.host_max = to_gen(sc.controller.gen);
+        lc.device_max = to_gen(d.gen);
+        lc.device_present = true;
+        auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
+        auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), trace);
+        lk->attach(t->hba->port_endpoint(d.port), disk.get());
+        t->hba->connect_port(d.port, lk.get());
+        disk->connect(lk.get());
+        disk->set_fis_trace(sc.trace_fis);
+        t->links[d.port] = std::move(lk);
+        t->disks[d.port] = std::move(disk);
+    }
+    return t;
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,36 @@
+// The simulated machine of one scenario: host memory, the controller's interrupt line,
+// the AHCI HBA, and for every configured disk one SataLink and one SataDisk on its port.
+// Ports without a configured disk get no link (an empty connector).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "model/ahci/ahci_hba.h"
+#include "model/bus/host_memory.h"
+#include "model/bus/irq_line.h"
+#include "model/common/trace.h"
+#include "model/device/sata_disk.h"
+#include "model/link/sata_link.h"
+#include "scenario.h"
+
+namespace satasim::harness {
+
+struct Topology {
+    std::unique_ptr<bus::HostMemory> mem;
+    std::unique_ptr<bus::IrqLine> irq;
+    std::unique_ptr<ahci::AhciHba> hba;
+    std::map<unsigned, std::unique_ptr<link::SataLink>> links; // by port
+    std::map<unsigned, std::unique_ptr<device::SataDisk>> disks; // by port
+};
+
+// Elaborates the models (call before sc_start). Component names: "ahci0", "link<port>",
+// "disk<port>"; each disk's seed is derived from the scenario seed and its name.
+std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace);
+
+link::Gen to_gen(unsigned gen);
+device::NcqOrder to_ncq_order(NcqOrderSpec o);
+device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d);
+
+} // namespace satasim::harness

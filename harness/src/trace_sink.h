@@ -1,0 +1,83 @@
+// The one trace sink: every event of the stack (through the platform's trace op), of the
+// models (ModelTrace) and of the harness itself becomes one JSON-lines record in
+// trace.jsonl and, when it carries a message, one line of the human log satasim.log in
+// libata's wording. Both outputs are deterministic: simulated time only, integers only,
+// fields in emission order.
+//
+// Record: {"t_ns":N,"seq":N,"src":"stack"|<model>|"harness","ev":name,
+//          "cls":"decision"|"info"|"cmd"|"model","port":N[,"link":N][,"dev":N],
+//          "f":{...}[,"msg":".."]}
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/common/trace.h"
+#include "satasim/trace.h"
+
+namespace satasim::harness {
+
+class TraceSink : public ModelTrace {
+  public:
+    using Clock = std::function<uint64_t()>; // simulated time in ns
+
+    TraceSink(Clock clock, bool trace_cmds);
+    ~TraceSink() override;
+
+    // Opens the two output files (truncating). False with errno set on failure.
+    bool open(const std::string &trace_path, const std::string &log_path);
+    void flush();
+    void close();
+
+    // ModelTrace
+    void emit(const TraceRecord &rec) override;
+    // The stack's platform trace op.
+    void emit_stack(const sata_trace_event &ev);
+    // The harness's own events (src "harness"); the log line, if msg is set, is
+    // "[time] satasim: msg".
+    void emit_harness(const std::string &name, enum sata_trace_class cls, int port,
+                      const std::vector<std::pair<std::string, TraceValue>> &fields,
+                      const std::string &msg = {});
+
+    // Address of a model component whose records carry no port (e.g. "disk0" -> port 0,
+    // dev 0): filled into its records where they say -1.
+    void set_component_address(const std::string &src, int port, int dev);
+    // Prefix of the human log for stack events without a port (e.g. "ahci").
+    void set_host_name(const std::string &name) { host_name_ = name; }
+
+    // The human log so far, for log_contains / log_not_contains.
+    const std::string &log_text() const { return log_; }
+    uint64_t events() const { return seq_; }
+    uint64_t records_written() const { return written_; }
+
+    // "[    0.104173] " for t_ns.
+    static std::string log_time(uint64_t t_ns);
+    // "ata1", "ata1.00", "ata1.03" (PMP link 3), "" when port < 0.
+    static std::string ata_name(int port, int link, int dev);
+
+  private:
+    void write_record(const char *src, const char *ev, const char *cls, int port, int link,
+                      int dev, const std::string &fields_json, const char *msg);
+    void write_log(const std::string &line);
+
+    Clock clock_;
+    bool trace_cmds_;
+    FILE *trace_ = nullptr;
+    FILE *log_file_ = nullptr;
+    uint64_t seq_ = 0;
+    uint64_t written_ = 0;
+    std::string log_;
+    std::string line_; // scratch
+    std::string host_name_;
+    struct Address {
+        int port, dev;
+    };
+    std::map<std::string, Address> addresses_;
+};
+
+} // namespace satasim::harness
