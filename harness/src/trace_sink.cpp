@@ -184,10 +184,9 @@ void TraceSink::emit(const TraceRecord &rec) {
         if (dev == -1)
             dev = it->second.dev;
     }
+    // Model events go to the trace only: the human log reads like the driver's dmesg.
     write_record(rec.src.c_str(), rec.name.c_str(), "model", port, rec.link, dev,
                  fields_to_json(rec.fields), rec.msg.c_str());
-    if (!rec.msg.empty())
-        write_log(log_time(clock_()) + rec.src + ": " + rec.msg + "\n");
     ++seq_;
 }
 
