@@ -18,23 +18,11 @@ using sata::kFisDirD2H;
 using sata::kFisInterrupt;
 
 namespace {
-// Length in bytes of the fixed-size device-to-host FIS types, 0 if not one of them.
+// Length in bytes of the fixed-size FIS types a device may send, 0 otherwise (a Register
+// H2D FIS from the device is as unknown to the host as an undefined type).
 size_t d2h_fis_length(uint8_t type) {
-    switch (FisType(type)) {
-    case FisType::RegD2H:
-    case FisType::PioSetup:
-        return 20;
-    case FisType::DmaActivate:
-        return 4;
-    case FisType::DmaSetup:
-        return 28;
-    case FisType::Bist:
-        return 12;
-    case FisType::SetDeviceBits:
-        return 8;
-    default:
-        return 0;
-    }
+    const FisType t = FisType(type);
+    return t == FisType::RegH2D ? 0 : sata::fis_fixed_length(t);
 }
 } // namespace
 

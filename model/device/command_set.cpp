@@ -137,13 +137,8 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
                          media.write(x.lba + first, n, data);
                      }))
             return;
-        if (x.fua || !wcache_enabled) {
-            if (!busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp())))
-                return;
-        } else {
-            cache_dirty = true;
-        }
-        finish_ok(e);
+        if (commit_write(e, x))
+            finish_ok(e);
         return;
     }
 
@@ -172,13 +167,8 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return idnf(x, !ext);
         if (!busy_for(e, overhead()) || !dma_out_data(e, x.lba, x.sectors, false))
             return;
-        if (x.fua || !wcache_enabled) {
-            if (!busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp())))
-                return;
-        } else {
-            cache_dirty = true;
-        }
-        finish_ok(e);
+        if (commit_write(e, x))
+            finish_ok(e);
         return;
     }
 

@@ -162,6 +162,14 @@ struct SataDisk::Impl {
     bool busy_for(uint64_t e, sc_core::sc_time t) {
         return idle_until(e, sc_core::sc_time_stamp() + t);
     }
+    // Data of a write has arrived: with FUA or the write cache off it goes to the platters
+    // now (busy for the media time), otherwise it waits in the cache for a FLUSH.
+    bool commit_write(uint64_t e, const Xfer &x) {
+        if (x.fua || !wcache_enabled)
+            return busy_for(e, media_access(x.lba, x.sectors, sc_core::sc_time_stamp()));
+        cache_dirty = true;
+        return true;
+    }
 
     // ---- ncq_queue.cpp
     void receive_queued(const sata::Taskfile &tf);

@@ -171,10 +171,7 @@ void SataDisk::Impl::execute_queued(int tag) {
         const bool aa = auto_activate;
         ok = send(sata::make_dma_setup(false, false, aa, uint8_t(tag), 0, bytes)) && alive(e) &&
              dma_out_data(e, x.lba, x.sectors, aa);
-        if (ok && (x.fua || !wcache_enabled))
-            ok = busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp()));
-        else if (ok)
-            cache_dirty = true;
+        ok = ok && commit_write(e, x);
     }
     if (!alive(e))
         return;
