@@ -3,6 +3,10 @@
 #include "model/link/sata_link.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "model/link/link_rtl.h"
 
 namespace satasim::link {
 
@@ -30,6 +34,70 @@ constexpr double kUiOobNs = 1.0 / 1.5; // Gen1 unit interval, 666.67 ps
 
 } // namespace
 
+const char *to_string(LinkError e) {
+    switch (e) {
+    case LinkError::RxCrc:
+        return "rx_crc";
+    case LinkError::RxSequence:
+        return "rx_sequence";
+    case LinkError::RxDecode:
+        return "rx_decode";
+    case LinkError::TxRErr:
+        return "tx_r_err";
+    case LinkError::TxAborted:
+        return "tx_aborted";
+    }
+    return "?";
+}
+
+// The cable between the two RTL instances as the fault hooks see it: flips bits of a
+// chosen data dword of the current frame, replaces chosen primitives.
+class SataLink::Wire : public LinkRtlPair::WireHook {
+  public:
+    struct Flip {
+        bool armed = false;
+        unsigned index = 0;
+        uint32_t mask = 0;
+        bool in_frame = false;
+        unsigned seen = 0;
+    };
+    Flip flip[2]; // [0] host->device, [1] device->host
+    std::vector<PrimitiveFault> prims;
+    unsigned fired = 0;
+
+    void on_dword(bool from_host, uint32_t &d, bool &isk) override {
+        Flip &f = flip[from_host ? 0 : 1];
+        if (f.armed) {
+            if (isk) {
+                if (d == prim::kSof) {
+                    f.in_frame = true;
+                    f.seen = 0;
+                } else if (d == prim::kEof) {
+                    f.in_frame = false;
+                }
+            } else if (f.in_frame && f.seen++ == f.index) {
+                d ^= f.mask;
+                f.armed = false;
+                ++fired;
+            }
+        }
+        if (isk && !prims.empty()) {
+            for (size_t i = 0; i < prims.size(); ++i) {
+                PrimitiveFault &p = prims[i];
+                if (p.from_host != from_host || p.primitive != d)
+                    continue;
+                if (--p.nth == 0) {
+                    d = p.replacement;
+                    isk = p.replacement_isk;
+                    prims.erase(prims.begin() + long(i));
+                    ++fired;
+                }
+                break;
+            }
+        }
+    }
+};
+
 sc_time dword_period(Gen gen) {
     double g = line_gbps(gen);
     return g > 0 ? sc_time(40.0 / g, SC_NS) : SC_ZERO_TIME; // 10 line bits per byte
@@ -50,10 +118,97 @@ sc_time SataLink::comreset_time() { return sc_time(6 * (160 + 480) * kUiOobNs, S
 sc_time SataLink::comwake_time() { return sc_time(6 * (160 + 160) * kUiOobNs, SC_NS); }
 sc_time SataLink::align_attempt() { return sc_time(2048 * 40.0 / 1.5, SC_NS); }
 
+namespace {
+SataLink::Mode resolve_mode(SataLink::Mode m) {
+    if (m != SataLink::Mode::Default)
+        return m;
+    const char *env = std::getenv("SATASIM_LINK_MODE");
+    if (env && std::strcmp(env, "dword") == 0)
+        return SataLink::Mode::Dword;
+    return SataLink::Mode::Fis;
+}
+} // namespace
+
 SataLink::SataLink(sc_core::sc_module_name name, const Config &cfg, ModelTrace *trace)
-    : sc_core::sc_module(name), cfg_(cfg), trace_(trace), present_(cfg.device_present) {
+    : sc_core::sc_module(name), cfg_(cfg), trace_(trace), present_(cfg.device_present),
+      mode_(resolve_mode(cfg.mode)) {
     SC_HAS_PROCESS(SataLink);
     SC_THREAD(negotiation_thread);
+    if (mode_ == Mode::Dword) {
+        rtl_ = std::make_unique<LinkRtlPair>();
+        wire_ = std::make_unique<Wire>();
+        rtl_->set_hook(wire_.get());
+    }
+}
+
+SataLink::~SataLink() = default;
+
+sc_time SataLink::cycles_time(uint64_t n) const {
+    double g = line_gbps(gen_);
+    return g > 0 ? sc_time(double(n) * 40.0 / g, SC_NS) : SC_ZERO_TIME;
+}
+
+// ---------------------------------------------------------------- faults
+
+void SataLink::inject_dword_fault(const DwordFault &f) {
+    if (f.nth)
+        dword_faults_.push_back(f);
+}
+
+void SataLink::inject_primitive_fault(const PrimitiveFault &f) {
+    if (wire_ && f.nth)
+        wire_->prims.push_back(f);
+}
+
+void SataLink::inject_oob_fault(const OobFault &f) {
+    if (f.count)
+        oob_faults_.push_back(f);
+}
+
+void SataLink::clear_faults() {
+    dword_faults_.clear();
+    oob_faults_.clear();
+    if (wire_) {
+        wire_->prims.clear();
+        wire_->flip[0] = wire_->flip[1] = Wire::Flip{};
+    }
+}
+
+bool SataLink::take_dword_fault(bool from_host, const sata::Fis &fis, DwordFault &out) {
+    if (fis.bytes.empty())
+        return false;
+    for (size_t i = 0; i < dword_faults_.size(); ++i) {
+        DwordFault &f = dword_faults_[i];
+        if (f.from_host != from_host || f.type != fis.type())
+            continue;
+        if (--f.nth == 0) {
+            out = f;
+            dword_faults_.erase(dword_faults_.begin() + long(i));
+            return true;
+        }
+    }
+    return false;
+}
+
+bool SataLink::oob_recognised(OobSignal sig, sc_time &extra) {
+    for (size_t i = 0; i < oob_faults_.size(); ++i) {
+        OobFault &f = oob_faults_[i];
+        if (f.signal != sig)
+            continue;
+        const bool wake = sig == OobSignal::ComWake;
+        const sc_time gap = sc_time((wake ? 160 : 480) * kUiOobNs, SC_NS) + f.gap_stretch;
+        const sc_time lo(wake ? 35 : 175, SC_NS), hi(wake ? 175 : 525, SC_NS);
+        const bool ok = !f.drop && gap >= lo && gap <= hi;
+        if (ok)
+            extra += f.gap_stretch * 6.0;
+        const char *names[] = {"COMRESET", "COMINIT", "COMWAKE"};
+        emit("link.inject", Gen::None,
+             std::string(names[int(sig)]) + (ok ? " stretched" : " not recognised"));
+        if (--f.count == 0)
+            oob_faults_.erase(oob_faults_.begin() + long(i));
+        return ok;
+    }
+    return true;
 }
 
 void SataLink::attach(LinkEndpoint *host, LinkEndpoint *device) {
@@ -80,6 +235,11 @@ void SataLink::emit(const char *name, Gen gen, const std::string &msg) {
 
 void SataLink::bump_epoch() {
     ++phy_epoch_;
+    if (rtl_) {
+        rtl_->reset(); // PHY change: frames in flight are gone
+        if (wire_)
+            wire_->flip[0] = wire_->flip[1] = Wire::Flip{};
+    }
     phy_event_.notify(SC_ZERO_TIME);
 }
 
@@ -147,6 +307,21 @@ FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
         counted = false;
         --device_waiting_;
     }
+    DwordFault df;
+    const bool fault = take_dword_fault(from_host, fis, df);
+    if (fault)
+        emit("link.inject", gen_,
+             std::string(from_host ? "H2D " : "D2H ") + sata::describe(fis) + ": dword " +
+                 std::to_string(df.dword) + " xor " + std::to_string(df.xor_mask));
+    if (mode_ == Mode::Dword) {
+        FrameStatus st = send_dword(from_host, fis, epoch, fault, df);
+        if (busy_owner_ == id) {
+            busy_ = false;
+            busy_owner_ = 0;
+            wire_free_.notify(SC_ZERO_TIME);
+        }
+        return st;
+    }
     sc_core::wait(frame_time(gen_, fis.dwords()), phy_event_);
     const bool aborted = epoch != phy_epoch_;
     if (busy_owner_ == id) {
@@ -157,9 +332,103 @@ FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
     if (aborted)
         return FrameStatus::Error; // PHY lost mid-frame: the transmitter never sees R_OK
     LinkEndpoint *rx = peer(from_host);
+    LinkEndpoint *tx = self(from_host);
     if (!rx)
         return FrameStatus::Error;
-    return rx->receive_fis(fis) ? FrameStatus::Ok : FrameStatus::Error;
+    // A flipped dword inside the FIS or its CRC always breaks the CRC (CRC-32 detects
+    // every error burst up to 32 bits): same outcome as at dword level.
+    const bool hit = fault && df.dword <= fis.dwords() && df.xor_mask != 0;
+    if (hit) {
+        rx->receive_error(LinkError::RxCrc);
+    } else if (rx->receive_fis(fis)) {
+        return FrameStatus::Ok;
+    }
+    if (tx)
+        tx->receive_error(LinkError::TxRErr);
+    return FrameStatus::Error;
+}
+
+FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t epoch,
+                                 bool fault, const DwordFault &df) {
+    LinkRtlPair &p = *rtl_;
+    LinkRtlPair::Side &tx = p.side(from_host);
+    LinkRtlPair::Side &rx = p.side(!from_host);
+    tx.clear_frame();
+    rx.clear_frame();
+    rx.auto_verdict = false;
+    if (fault) {
+        Wire::Flip &f = wire_->flip[from_host ? 0 : 1];
+        f = Wire::Flip{};
+        f.armed = true;
+        f.index = df.dword;
+        f.mask = df.xor_mask;
+    }
+    std::vector<uint32_t> dw(fis.dwords());
+    for (size_t i = 0; i < dw.size(); ++i)
+        dw[i] = fis.dword(i);
+    const uint64_t bad0_tx = tx.bad_prims, bad0_rx = rx.bad_prims;
+    tx.start_frame(dw.data(), dw.size());
+    // Watchdog: a frame that neither ends nor aborts (e.g. a lost R_OK answered by junk)
+    // is broken off after this many dwords, as a transmitter's frame timer would.
+    const uint64_t limit = 4 * dw.size() + 4096;
+    LinkEndpoint *rxe = peer(from_host);
+    LinkEndpoint *txe = self(from_host);
+    bool rx_reported = false;
+    auto report_rx = [&] {
+        if (rx_reported || !rxe)
+            return;
+        if (rx.rx_end && !rx.rx_crc_ok) {
+            rxe->receive_error(LinkError::RxCrc);
+            rx_reported = true;
+        } else if (rx.rx_abort) {
+            rxe->receive_error(LinkError::RxSequence);
+            rx_reported = true;
+        }
+    };
+
+    // Phase 1: X_RDY ... EOF, up to the receiver's CRC check.
+    uint64_t n = p.run_until([&] { return rx.rx_end || rx.rx_abort || tx.tx_done; }, limit);
+    dword_cycles_ += n;
+    sc_core::wait(cycles_time(n), phy_event_);
+    if (epoch != phy_epoch_)
+        return FrameStatus::Error; // PHY lost mid-frame (the RTL was reset with it)
+    if (rx.rx_end && rx.rx_crc_ok && !rx.rx_abort) {
+        sata::Fis got;
+        got.bytes.resize(rx.rx.size() * 4);
+        for (size_t i = 0; i < rx.rx.size(); ++i)
+            for (int b = 0; b < 4; ++b)
+                got.bytes[4 * i + b] = uint8_t(rx.rx[i] >> (8 * b));
+        bool ok = rxe && !got.bytes.empty() && rxe->receive_fis(got);
+        rx.accept = ok;
+        rx.verdict = true;
+    }
+    report_rx();
+    // Phase 2: R_OK / R_ERR back to the transmitter, SYNC on both sides.
+    n = p.run_until([&] { return tx.tx_done && p.both_idle(); }, limit);
+    dword_cycles_ += n;
+    const bool timed_out = n >= limit;
+    sc_core::wait(cycles_time(n), phy_event_);
+    if (epoch != phy_epoch_)
+        return FrameStatus::Error;
+    report_rx();
+    if (rxe && rx.bad_prims != bad0_rx)
+        rxe->receive_error(LinkError::RxDecode);
+    if (txe && tx.bad_prims != bad0_tx)
+        txe->receive_error(LinkError::RxDecode);
+    if (timed_out) {
+        p.reset(); // both FSMs back to idle, as after a SYNC escape
+        if (txe)
+            txe->receive_error(LinkError::TxAborted);
+        return FrameStatus::Error;
+    }
+    const unsigned status = tx.tx_status;
+    tx.clear_frame();
+    rx.clear_frame();
+    if (status == 0)
+        return FrameStatus::Ok;
+    if (txe)
+        txe->receive_error(status == 1 ? LinkError::TxRErr : LinkError::TxAborted);
+    return FrameStatus::Error;
 }
 
 // ---------------------------------------------------------------- PHY
@@ -228,11 +497,17 @@ void SataLink::negotiation_thread() {
             sc_core::wait(t, phy_event_);
             return epoch == phy_epoch_;
         };
+        auto give_up = [&](const char *why) {
+            negotiating_ = false;
+            emit("link.negotiation_failed", Gen::None, why);
+        };
+        sc_time extra = SC_ZERO_TIME;
         if (!negotiation_requested_) {
             cominit_requested_ = false;
-            if (!step(comreset_time()))
+            const bool seen = oob_recognised(OobSignal::ComInit, extra);
+            if (!step(comreset_time() + extra))
                 continue;
-            if (present_ && !offline_ && !comreset_held_) {
+            if (seen && present_ && !offline_ && !comreset_held_) {
                 emit("link.cominit", Gen::None);
                 if (host_)
                     host_->oob_reset();
@@ -243,14 +518,32 @@ void SataLink::negotiation_thread() {
         cominit_requested_ = false;
         negotiating_ = true;
         // 1. the last COMRESET burst sequence after DET 1 -> 0
-        if (!step(comreset_time()))
+        bool seen = oob_recognised(OobSignal::ComReset, extra);
+        if (!step(comreset_time() + extra))
             continue;
+        if (!seen) {
+            give_up("COMRESET not recognised by the device");
+            continue;
+        }
         // 2. device COMINIT within its response time
-        if (!step(sc_time(cfg_.cominit_response_us, sc_core::SC_US) + comreset_time()))
+        extra = SC_ZERO_TIME;
+        seen = oob_recognised(OobSignal::ComInit, extra);
+        if (!step(sc_time(cfg_.cominit_response_us, sc_core::SC_US) + comreset_time() + extra))
             continue;
+        if (!seen) {
+            give_up("COMINIT not recognised by the host");
+            continue;
+        }
         // 3./4. host COMWAKE, device COMWAKE
-        if (!step(comwake_time() + comwake_time()))
+        extra = SC_ZERO_TIME;
+        seen = oob_recognised(OobSignal::ComWake, extra) &&
+               oob_recognised(OobSignal::ComWake, extra);
+        if (!step(comwake_time() + comwake_time() + extra))
             continue;
+        if (!seen) {
+            give_up("COMWAKE not recognised");
+            continue;
+        }
         // 5. device ALIGNs from its fastest speed down; each speed the host cannot lock to
         // costs one 54.6 us attempt.
         Gen common = std::min(cfg_.host_max, cfg_.device_max);

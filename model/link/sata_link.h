@@ -2,13 +2,21 @@
 // device-side endpoint (disk, later a PMP device port): PHY state, OOB, speed
 // negotiation, and frame delivery with the X_RDY/R_RDY ... R_OK/R_ERR handshake timing.
 //
-// This is the FIS-level wire: a frame costs the time its dwords take at the negotiated
-// dword clock, without ticking them. The dword-level link (Verilog, Verilator) will
-// replace the inside of this class; endpoints only ever see this interface.
+// Two modes (Config::mode), same interface for the endpoints:
+//  * FIS level: a frame costs the time its dwords take at the negotiated dword clock,
+//    computed without ticking them (frame_time()).
+//  * dword level: the frame really crosses two verilated link layers (model/link/rtl,
+//    host and device role, see link_rtl.h) ticked from C++ in a tight loop for the
+//    frame's duration; SystemC time then advances by the ticked cycles at the dword
+//    period. Idle links are never ticked. CRC errors, R_ERR and aborted frames come out
+//    of the RTL and are reported to the endpoints (LinkEndpoint::receive_error).
+// OOB and speed negotiation are computed (spec timing) in both modes.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -29,6 +37,18 @@ enum class FrameStatus {
     NoLink, // PHY not ready: nothing was sent
 };
 
+// A link-layer error detected on one side, reported to that side's endpoint.
+enum class LinkError {
+    RxCrc,      // a received frame had a bad CRC; the link answered R_ERR (frame dropped)
+    RxSequence, // a received frame was broken off (SYNC escape, EOF lost, SOF missed)
+    RxDecode,   // an unknown K-character dword (invalid primitive) was received
+    TxRErr,     // our frame was answered with R_ERR (send_* also returns Error)
+    TxAborted,  // our frame got no R_OK/R_ERR (peer SYNC escape, no answer)
+};
+const char *to_string(LinkError e);
+
+class LinkRtlPair;
+
 // Implemented by each side of a link. Callbacks run inside the link's or the peer's
 // process and must not block: queue the work and notify your own process.
 class LinkEndpoint {
@@ -44,10 +64,18 @@ class LinkEndpoint {
     // OOB reset signal from the peer: on the device side a COMRESET (hard reset starts),
     // on the host side a COMINIT (device-initiated, e.g. after power-on or hotplug).
     virtual void oob_reset() {}
+    // The link layer on this side detected an error (see LinkError). Called from the
+    // link's process like receive_fis; must not block. Default: ignore.
+    virtual void receive_error(LinkError) {}
 };
 
 class SataLink : public sc_core::sc_module {
   public:
+    enum class Mode : uint8_t {
+        Default, // from the environment: SATASIM_LINK_MODE=dword|fis (unset: fis)
+        Fis,     // computed frame timing, no dword ticking
+        Dword,   // frames through the verilated link layers
+    };
     struct Config {
         Gen host_max = Gen::Gen3;   // fastest the host PHY supports
         Gen device_max = Gen::Gen3; // fastest the device PHY supports
@@ -55,7 +83,45 @@ class SataLink : public sc_core::sc_module {
         // Device's COMINIT answer delay after the COMRESET burst sequence ends (spec: within
         // 10 ms). Model choice (MEM): 20 us.
         double cominit_response_us = 20;
+        Mode mode = Mode::Default;
     };
+
+    // ---- fault hooks (one-shot; armed faults persist across resets until cleared) ----
+    // Flip bits of one dword of the nth FIS of a type sent in a direction, on the wire
+    // (after scrambling): the receiver sees a bad CRC and answers R_ERR. dword counts
+    // FIS dwords from the header (0); dword == FIS length hits the CRC dword. In FIS mode
+    // the same outcome is produced without dwords (frame dropped, RxCrc/TxRErr reported).
+    struct DwordFault {
+        bool from_host = true;
+        sata::FisType type = sata::FisType::Data;
+        unsigned nth = 1; // 1 = the next matching FIS
+        unsigned dword = 0;
+        uint32_t xor_mask = 1;
+    };
+    // Replace the nth occurrence (1 = next) of a primitive dword on the wire in a
+    // direction (e.g. prim::kROk -> prim::kRErr, or a SOF by an invalid K word). Dword
+    // mode only: FIS mode ignores primitive faults.
+    struct PrimitiveFault {
+        bool from_host = true;
+        uint32_t primitive = 0;
+        unsigned nth = 1;
+        uint32_t replacement = 0;
+        bool replacement_isk = true;
+    };
+    // Drop or stretch an OOB signal: stretch lengthens each of its 6 gaps; a gap outside
+    // the receiver's window (COMRESET/COMINIT 175-525 ns, COMWAKE 35-175 ns) is not
+    // recognised, which is what drop forces. count: how many occurrences are affected.
+    enum class OobSignal : uint8_t { ComReset, ComInit, ComWake };
+    struct OobFault {
+        OobSignal signal = OobSignal::ComInit;
+        bool drop = false;
+        sc_core::sc_time gap_stretch = sc_core::SC_ZERO_TIME;
+        unsigned count = 1;
+    };
+    void inject_dword_fault(const DwordFault &f);
+    void inject_primitive_fault(const PrimitiveFault &f);
+    void inject_oob_fault(const OobFault &f);
+    void clear_faults();
 
     // Link overhead around the FIS dwords of one frame, in dwords at the negotiated rate:
     // X_RDY -> R_RDY round trip (4), SOF (1), CRC (1), EOF (1), WTRM -> R_OK round trip (4),
@@ -70,6 +136,13 @@ class SataLink : public sc_core::sc_module {
     static sc_core::sc_time align_attempt();  // 54.6 us = 2048 Gen1 dwords
 
     SataLink(sc_core::sc_module_name name, const Config &cfg, ModelTrace *trace = nullptr);
+    ~SataLink() override;
+
+    Mode mode() const { return mode_; }
+    // Dword clock cycles ticked in dword mode so far (idle cycles are never ticked).
+    uint64_t dword_cycles() const { return dword_cycles_; }
+    // The RTL pair (dword mode only; nullptr in FIS mode). For tests and benchmarks.
+    LinkRtlPair *rtl() { return rtl_.get(); }
 
     void attach(LinkEndpoint *host, LinkEndpoint *device);
 
@@ -103,7 +176,14 @@ class SataLink : public sc_core::sc_module {
     const Config &config() const { return cfg_; }
 
   private:
+    class Wire;
     FrameStatus send(bool from_host, const sata::Fis &fis);
+    FrameStatus send_dword(bool from_host, const sata::Fis &fis, uint64_t epoch, bool fault,
+                           const DwordFault &df);
+    bool take_dword_fault(bool from_host, const sata::Fis &fis, DwordFault &out);
+    bool oob_recognised(OobSignal sig, sc_core::sc_time &extra);
+    sc_core::sc_time cycles_time(uint64_t n) const;
+    LinkEndpoint *self(bool from_host) const { return from_host ? host_ : device_; }
     void negotiation_thread();
     void link_down(const char *why, bool tell_device);
     void bump_epoch();
@@ -131,6 +211,12 @@ class SataLink : public sc_core::sc_module {
     sc_core::sc_event rx_ready_;
     sc_core::sc_event phy_event_;
     sc_core::sc_event start_negotiation_;
+    Mode mode_;
+    std::unique_ptr<LinkRtlPair> rtl_;
+    std::unique_ptr<Wire> wire_;
+    uint64_t dword_cycles_ = 0;
+    std::vector<DwordFault> dword_faults_;
+    std::vector<OobFault> oob_faults_;
 };
 
 } // namespace satasim::link

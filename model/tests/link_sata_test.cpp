@@ -1,10 +1,13 @@
-// SataLink: OOB/negotiation, SStatus, frame timing, arbitration, flow control, R_ERR.
+// SataLink: OOB/negotiation, SStatus, frame timing, arbitration, flow control, R_ERR,
+// fault hooks. Runs in the link mode SATASIM_LINK_MODE selects (ctest runs it twice: FIS
+// level and dword level); timing checks allow the dword level's real handshake cycles.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
 #include <string>
 #include <vector>
 
+#include "model/link/link_rtl.h"
 #include "model/link/sata_link.h"
 #include "model/tests/model_test.h"
 
@@ -41,8 +44,11 @@ struct Endpoint : LinkEndpoint {
         last_gen = g;
     }
     void oob_reset() override { ++oobs; }
+    std::vector<LinkError> errors;
+    void receive_error(LinkError e) override { errors.push_back(e); }
     void clear() {
         rx.clear();
+        errors.clear();
         ups = downs = oobs = 0;
     }
 };
@@ -55,15 +61,31 @@ struct Bench {
 
 Bench *b3, *b_host2, *b_dev1;
 
+bool dword_mode() { return b3->link.mode() == SataLink::Mode::Dword; }
+
+// The wire time of a frame: exact in FIS mode; at dword level the RTL's handshake takes
+// its real cycles (measured: FIS dwords + 19 + the ALIGN pairs that fall into the burst,
+// the FIS-level formula is FIS dwords + 13 + 2 per started 256), so allow 0..+8 dwords.
+bool frame_took(sc_time took, Gen g, size_t fis_dwords) {
+    sc_time want = SataLink::frame_time(g, fis_dwords);
+    if (!dword_mode())
+        return took == want;
+    bool ok = took >= want && took <= want + dword_period(g) * 8.0;
+    if (!ok)
+        std::printf("frame of %zu dwords took %s, FIS level %s\n", fis_dwords,
+                    took.to_string().c_str(), want.to_string().c_str());
+    return ok;
+}
+
 // Brings a link up with a COMRESET pulse (1 ms held, as AHCI drivers do); returns the
 // time from release to PhyRdy.
-sc_time link_up(Bench &b, Gen limit = Gen::None) {
+sc_time link_up(Bench &b, Gen limit = Gen::None, sc_time step = sc_time(10, SC_US)) {
     b.link.host_comreset(true);
     sc_core::wait(1, SC_MS);
     b.link.host_comreset(false, limit);
     sc_time t0 = sc_core::sc_time_stamp();
-    for (int i = 0; i < 100 && !b.link.phy_ready(); ++i)
-        sc_core::wait(10, SC_US);
+    for (int i = 0; sc_core::sc_time_stamp() - t0 < sc_time(1, SC_MS) && !b.link.phy_ready(); ++i)
+        sc_core::wait(step);
     return sc_core::sc_time_stamp() - t0;
 }
 
@@ -117,12 +139,15 @@ MODEL_TEST(frame_timing_each_gen) {
     sc_time t0 = sc_core::sc_time_stamp();
     EXPECT_EQ(b3->link.send_from_host(f), FrameStatus::Ok);
     sc_time took = sc_core::sc_time_stamp() - t0;
-    EXPECT_TRUE(took == SataLink::frame_time(Gen::Gen3, 2049));
+    EXPECT_TRUE(frame_took(took, Gen::Gen3, 2049));
     EXPECT_TRUE(took >= sc_time(2049 * 6.667, SC_NS));
     EXPECT_TRUE(took <= sc_time((2049 + 40) * 6.667, SC_NS));
     EXPECT_EQ(b3->dev.rx.size(), 1u);
     EXPECT_TRUE(b3->dev.rx.at(0).fis.bytes == f.bytes);
-    EXPECT_TRUE(b3->dev.rx.at(0).at == sc_core::sc_time_stamp());
+    // FIS level delivers at the frame's end; dword level at the receiver's EOF, before
+    // the R_OK / SYNC tail.
+    EXPECT_TRUE(b3->dev.rx.at(0).at <= sc_core::sc_time_stamp());
+    EXPECT_TRUE(b3->dev.rx.at(0).at + dword_period(Gen::Gen3) * 12.0 >= sc_core::sc_time_stamp());
     // Dword periods and scaling between generations.
     EXPECT_EQ(dword_period(Gen::Gen1).value(), sc_time(26667, sc_core::SC_PS).value());
     EXPECT_EQ(dword_period(Gen::Gen2).value(), sc_time(13333, sc_core::SC_PS).value());
@@ -134,7 +159,9 @@ MODEL_TEST(frame_timing_each_gen) {
     t0 = sc_core::sc_time_stamp();
     EXPECT_EQ(b3->link.send_from_device(sata::make_reg_d2h(0x50, 0, 0, 0, 0, true)),
               FrameStatus::Ok);
-    EXPECT_EQ((sc_core::sc_time_stamp() - t0).value(), sc_time(20 * 40 / 6.0, SC_NS).value());
+    EXPECT_TRUE(frame_took(sc_core::sc_time_stamp() - t0, Gen::Gen3, 5));
+    if (!dword_mode())
+        EXPECT_EQ((sc_core::sc_time_stamp() - t0).value(), sc_time(20 * 40 / 6.0, SC_NS).value());
 }
 
 MODEL_TEST(negotiation_picks_min_of_host_device_limit) {
@@ -190,7 +217,7 @@ MODEL_TEST(device_wins_collision) {
     EXPECT_EQ(b3->dev.rx.size(), 2u);
     // Host sent first and uncontested; then the device frame, then the held-off host frame.
     EXPECT_TRUE(b3->host.rx.at(0).at < b3->dev.rx.at(1).at);
-    EXPECT_TRUE(h_done - d_done == SataLink::frame_time(Gen::Gen3, 5));
+    EXPECT_TRUE(frame_took(h_done - d_done, Gen::Gen3, 5));
 }
 
 MODEL_TEST(receiver_not_ready_holds_sender) {
@@ -212,7 +239,7 @@ MODEL_TEST(receiver_not_ready_holds_sender) {
         sc_core::wait(10, SC_NS);
     EXPECT_EQ(st, FrameStatus::Ok);
     EXPECT_EQ(b3->dev.rx.size(), 1u);
-    EXPECT_TRUE(sc_core::sc_time_stamp() - t0 <= SataLink::frame_time(Gen::Gen3, 9) + sc_time(10, SC_NS));
+    EXPECT_TRUE(sc_core::sc_time_stamp() - t0 <= SataLink::frame_time(Gen::Gen3, 9) + sc_time(70, SC_NS));
 }
 
 MODEL_TEST(receiver_rejects_gives_r_err) {
@@ -264,6 +291,138 @@ MODEL_TEST(hotplug_offline_and_reset) {
     EXPECT_EQ(b3->link.sstatus(), 1u);
     sc_core::wait(1, SC_MS);
     EXPECT_EQ(b3->link.sstatus(), 1u);
+}
+
+MODEL_TEST(receive_errors_reported_in_both_modes) {
+    link_up(*b3);
+    b3->host.clear();
+    b3->dev.clear();
+    // Receiver refuses: R_ERR, reported to the transmitter.
+    b3->dev.accept = false;
+    EXPECT_EQ(b3->link.send_from_host(data_fis(32, 3)), FrameStatus::Error);
+    b3->dev.accept = true;
+    EXPECT_EQ(b3->host.errors.size(), 1u);
+    EXPECT_TRUE(b3->host.errors.at(0) == LinkError::TxRErr);
+    EXPECT_TRUE(b3->dev.errors.empty());
+    // A flipped data dword of the 2nd Data FIS H2D: bad CRC at the device, R_ERR.
+    b3->host.clear();
+    SataLink::DwordFault f;
+    f.from_host = true;
+    f.type = sata::FisType::Data;
+    f.nth = 2;
+    f.dword = 3;
+    f.xor_mask = 0x80000001;
+    b3->link.inject_dword_fault(f);
+    EXPECT_EQ(b3->link.send_from_host(sata::make_reg_d2h(0x50, 0, 0, 0, 0, false)),
+              FrameStatus::Ok); // another type: not counted
+    EXPECT_EQ(b3->link.send_from_host(data_fis(32, 1)), FrameStatus::Ok);
+    EXPECT_EQ(b3->link.send_from_host(data_fis(32, 2)), FrameStatus::Error);
+    EXPECT_EQ(b3->link.send_from_host(data_fis(32, 3)), FrameStatus::Ok);
+    EXPECT_EQ(b3->dev.rx.size(), 3u); // the corrupted frame was not delivered
+    EXPECT_EQ(b3->dev.errors.size(), 1u);
+    EXPECT_TRUE(!b3->dev.errors.empty() && b3->dev.errors.at(0) == LinkError::RxCrc);
+    EXPECT_EQ(b3->host.errors.size(), 1u);
+    EXPECT_TRUE(!b3->host.errors.empty() && b3->host.errors.at(0) == LinkError::TxRErr);
+    // The CRC dword itself, device to host.
+    b3->host.clear();
+    b3->dev.clear();
+    f.from_host = false;
+    f.type = sata::FisType::RegD2H;
+    f.nth = 1;
+    f.dword = 5;
+    b3->link.inject_dword_fault(f);
+    EXPECT_EQ(b3->link.send_from_device(sata::make_reg_d2h(0x50, 0, 0, 0, 0, true)),
+              FrameStatus::Error);
+    EXPECT_TRUE(b3->host.errors.size() == 1 && b3->host.errors.at(0) == LinkError::RxCrc);
+    EXPECT_TRUE(b3->dev.errors.size() == 1 && b3->dev.errors.at(0) == LinkError::TxRErr);
+    EXPECT_EQ(b3->host.rx.size(), 0u);
+}
+
+MODEL_TEST(primitive_faults_at_dword_level) {
+    if (!dword_mode())
+        return; // FIS level has no primitives
+    link_up(*b3);
+    b3->host.clear();
+    b3->dev.clear();
+    SataLink::PrimitiveFault p;
+    p.from_host = false;
+    p.primitive = prim::kROk;
+    p.replacement = prim::kRErr;
+    b3->link.inject_primitive_fault(p);
+    EXPECT_EQ(b3->link.send_from_host(data_fis(16, 1)), FrameStatus::Error);
+    EXPECT_EQ(b3->dev.rx.size(), 1u); // the device took it; only the answer was hit
+    EXPECT_TRUE(b3->host.errors.size() == 1 && b3->host.errors.at(0) == LinkError::TxRErr);
+    // A SOF replaced by an invalid K word: the device misses the frame, the host's frame is
+    // aborted (SYNC escape), both sides report it.
+    b3->host.clear();
+    b3->dev.clear();
+    p.from_host = true;
+    p.primitive = prim::kSof;
+    p.replacement = 0x0102037C;
+    b3->link.inject_primitive_fault(p);
+    EXPECT_EQ(b3->link.send_from_host(data_fis(16, 1)), FrameStatus::Error);
+    EXPECT_EQ(b3->dev.rx.size(), 0u);
+    bool seq = false, dec = false, abort = false;
+    for (auto e : b3->dev.errors) {
+        seq |= e == LinkError::RxSequence;
+        dec |= e == LinkError::RxDecode;
+    }
+    for (auto e : b3->host.errors)
+        abort |= e == LinkError::TxAborted;
+    EXPECT_TRUE(seq && dec && abort);
+    // and the link is fine afterwards
+    EXPECT_EQ(b3->link.send_from_host(data_fis(16, 2)), FrameStatus::Ok);
+    EXPECT_EQ(b3->dev.rx.size(), 1u);
+}
+
+MODEL_TEST(idle_costs_no_cycles) {
+    link_up(*b3);
+    uint64_t c0 = b3->link.dword_cycles();
+    sc_core::wait(50, SC_MS); // idle: nothing ticked
+    EXPECT_EQ(b3->link.dword_cycles(), c0);
+    EXPECT_EQ(b3->link.send_from_device(data_fis(400, 1)), FrameStatus::Ok);
+    if (dword_mode()) {
+        uint64_t n = b3->link.dword_cycles() - c0;
+        EXPECT_TRUE(n >= 101 + 13 && n <= 101 + 13 + 12);
+    } else {
+        EXPECT_EQ(b3->link.dword_cycles(), 0u);
+    }
+}
+
+MODEL_TEST(oob_faults_drop_and_stretch) {
+    // A dropped COMINIT: no link; the next COMRESET works.
+    SataLink::OobFault o;
+    o.signal = SataLink::OobSignal::ComInit;
+    o.drop = true;
+    b3->link.inject_oob_fault(o);
+    link_up(*b3);
+    EXPECT_EQ(b3->link.det(), 1);
+    link_up(*b3);
+    EXPECT_EQ(b3->link.sstatus(), 0x133u);
+    // A COMWAKE gap stretched inside the window (+40 ns -> 147 ns): recognised, slower.
+    sc_time t_norm = link_up(*b3, Gen::None, sc_time(20, SC_NS));
+    o.signal = SataLink::OobSignal::ComWake;
+    o.drop = false;
+    o.gap_stretch = sc_time(40, SC_NS);
+    o.count = 2; // host's and device's COMWAKE
+    b3->link.inject_oob_fault(o);
+    sc_time t_slow = link_up(*b3, Gen::None, sc_time(20, SC_NS));
+    EXPECT_EQ(b3->link.sstatus(), 0x133u);
+    EXPECT_TRUE(t_slow > t_norm);
+    // Stretched out of the window (+100 ns -> 207 ns > 175 ns): not recognised.
+    o.gap_stretch = sc_time(100, SC_NS);
+    o.count = 1;
+    b3->link.inject_oob_fault(o);
+    link_up(*b3);
+    EXPECT_EQ(b3->link.det(), 1);
+    // A dropped COMRESET, then recovery.
+    o.signal = SataLink::OobSignal::ComReset;
+    o.drop = true;
+    b3->link.inject_oob_fault(o);
+    link_up(*b3);
+    EXPECT_EQ(b3->link.det(), 1);
+    link_up(*b3);
+    EXPECT_EQ(b3->link.sstatus(), 0x133u);
 }
 
 int sc_main(int, char **) {

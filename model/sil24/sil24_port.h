@@ -1,0 +1,191 @@
+// One SiI3124 port: its register block and resets (sil24_port_regs.cpp), its interrupt
+// logic (sil24_interrupts.cpp), its PRB/SGE command engine (sil24_prb_engine.cpp) and its
+// FIS receive path (sil24_port_rx.cpp). Internal to the model: the harness only sees
+// Sil24Hba.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <systemc>
+
+#include "model/sata/fis.h"
+#include "model/sil24/sil24_hba.h"
+#include "model/sil24/sil24_regs.h"
+
+namespace satasim::sil24 {
+
+// Internal latencies, in controller core clock cycles (Sil24Config::core_clock_mhz).
+namespace cycles {
+constexpr uint64_t kMemReadLatency = 40; // PCI-X read round trip
+constexpr uint64_t kMemWriteLatency = 4; // posted write
+constexpr uint64_t kBytesPerCycle = 8;   // 64-bit datapath
+constexpr uint64_t kFisDecode = 8;       // classify a received FIS
+constexpr uint64_t kIssueSetup = 8;      // slot selection before the PRB fetch
+constexpr uint64_t kPortInit = 1330;     // INIT until it self-clears and RDY returns (10 us)
+constexpr uint64_t kPortRstRelease = 1330; // PORT_RST cleared until RDY (10 us)
+constexpr uint64_t kSrstHold = 1330;     // SRST asserted FIS to SRST released FIS (10 us)
+constexpr uint64_t kSpinUp = 16;         // power-on: PHY released after this
+} // namespace cycles
+// DEV_RST without a device answering: DEV_RST self-clears after this (MEM: model choice).
+constexpr double kDevRstNoDeviceUs = 2000;
+constexpr unsigned kMaxSges = 4096;      // longer chains are treated as a runaway LNK loop
+
+class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
+  public:
+    SC_HAS_PROCESS(Port);
+    Port(sc_core::sc_module_name name, Sil24Hba &hba, unsigned index);
+
+    void connect(link::SataLink *link);
+    uint32_t read(uint32_t off);
+    void write(uint32_t off, uint32_t val);
+    // Power-on state (PORT_RST set, RDY clear). global: HOST_CTRL.GLOBAL_RST.
+    void reset(bool global);
+    bool irq_pending() const { return masked_irq() != 0; }
+    uint32_t slot_stat() const;
+    // A read of the slot status (PORT_SLOT_STAT or its HOST_SLOT_STAT mirror).
+    uint32_t read_slot_stat();
+
+    // LinkEndpoint (called from the link's / device's processes: never block here).
+    bool receive_fis(const sata::Fis &fis) override;
+    bool ready_to_receive() const override { return true; }
+    void phy_changed(bool ready, link::Gen gen) override;
+    void oob_reset() override;
+
+  protected:
+    void start_of_simulation() override;
+
+  private:
+    static bool elaborating();
+    // ---- registers and resets (sil24_port_regs.cpp) --------------------------------
+    void write_ctrl_set(uint32_t val);
+    void write_ctrl_clr(uint32_t val);
+    void write_sctl(uint32_t val);
+    void activate(unsigned slot, uint64_t prb, bool from_lram);
+    void flush_commands(const char *why);
+    void init_done_method();
+    void port_rst_done_method();
+    void dev_rst_release_method();
+    void dev_rst_timeout_method();
+    void finish_dev_rst(const char *how);
+    void spinup_method();
+    link::Gen speed_limit() const;
+    void trace(const char *event, std::vector<std::pair<std::string, TraceValue>> fields = {},
+               std::string msg = {});
+
+    // ---- interrupts (sil24_interrupts.cpp) ------------------------------------------
+    uint32_t masked_irq() const { return irq_raw_ & irq_en_ & IRQ_ALL_BITS; }
+    uint32_t irq_stat_value() const { return masked_irq() | irq_raw_ << reg::IRQ_RAW_SHIFT; }
+    void raise(uint32_t bits);
+    void clear_irq(uint32_t bits);
+    void ack_complete_method();
+    void irq_update();
+    void set_serr(uint32_t bits);
+    static constexpr uint32_t IRQ_ALL_BITS = reg::IRQ_ALL;
+
+    // ---- engine (sil24_prb_engine.cpp) ----------------------------------------------
+    enum class Dma { Ok, Fault, Aborted };
+    struct Sge {
+        uint64_t addr = 0;
+        uint64_t start = 0; // byte position in the command's buffer
+        uint32_t len = 0;
+        bool discard = false; // DRD: read data dropped
+    };
+    struct Slot {
+        bool active = false;   // activated (PORT_SLOT_STAT bit set)
+        bool fetched = false;  // PRB and SGEs read, command FIS not yet sent
+        bool sent = false;     // command FIS delivered
+        bool from_lram = false;
+        bool ncq = false;
+        bool srst = false;
+        bool sges_resolved = false;
+        uint64_t prb = 0;      // bus address of the PRB (host memory activation)
+        uint16_t ctrl = 0, prot = 0;
+        uint8_t pm_port = 0;
+        uint8_t chunk0[reg::kPrbChunk] = {}; // PRB + first SGEs as fetched
+        std::vector<Sge> sges;
+        uint64_t total = 0;
+        uint32_t done = 0;     // bytes moved
+    };
+    struct Pio {
+        bool active = false;
+        bool d2h = false;
+        uint8_t e_status = 0;
+        uint32_t count = 0;
+        sata::Fis fis;         // the PIO Setup FIS (result of a PIO data-in command)
+    };
+    struct DmaCtx {
+        bool active = false;
+        bool d2h = false;
+        unsigned slot = 0;
+        uint32_t offset = 0, count = 0, done = 0;
+    };
+
+    void engine_thread();
+    bool can_issue() const;
+    void issue_next();
+    bool fetch_prb(unsigned slot);
+    bool resolve_sges(unsigned slot);
+    void send_srst(unsigned slot, sata::Fis fis);
+    void complete_slot(unsigned slot, const sata::Fis *result);
+    void send_data_out();
+    bool transmit_data(unsigned slot, uint64_t pos, uint32_t n);
+    bool sleep(uint64_t n, bool cmd);
+    void align_to_clock();
+    Dma mem_read(uint64_t addr, void *dst, size_t len, bool cmd);
+    Dma mem_write(uint64_t addr, const void *src, size_t len, bool cmd);
+    Dma sge_move(Slot &s, unsigned slot, uint64_t pos, uint8_t *buf, size_t len, bool to_mem,
+                 size_t *moved);
+    void fail(reg::CmdErr code, int slot, const char *why, const sata::Fis *result = nullptr);
+    void store_lram_fis(unsigned slot, const sata::Fis &fis);
+    bool direction_ok(const Slot &s, bool d2h) const;
+
+    // ---- receive path (sil24_port_rx.cpp) -------------------------------------------
+    void process_fis(const sata::Fis &fis);
+    void on_d2h(const sata::Fis &fis);
+    void on_pio_setup(const sata::Fis &fis);
+    void on_dma_setup(const sata::Fis &fis);
+    void on_sdb(const sata::Fis &fis);
+    void on_data(const sata::Fis &fis);
+    void finish_pio();
+
+    Sil24Hba &hba_;
+    const unsigned idx_;
+    link::SataLink *link_ = nullptr;
+    sc_core::sc_time period_;
+
+    // Registers.
+    uint32_t ctrl_ = reg::CS_PORT_RST;
+    uint32_t irq_raw_ = 0, irq_en_ = 0, steer_ = 0;
+    uint32_t cmd_err_ = 0, context_ = 0;
+    uint32_t act_upper_ = 0, fis_cfg_ = 0, fifo_thres_ = 0, phy_cfg_ = 0;
+    uint32_t err_cnt_[3] = {0, 0, 0}; // decode, CRC, handshake: count | threshold << 16
+    uint32_t sctl_ = 0, serr_ = 0;
+    std::array<uint32_t, reg::kLramSlots> act_lo_{};
+    std::array<uint8_t, reg::kLramSlots * reg::kLramSlotSize> lram_{};
+    std::array<uint32_t, reg::kPmpEntries * 2> pmp_{};
+    std::array<uint32_t, 16> exec_diag_{}, psd_diag_{};
+
+    // Engine state.
+    std::array<Slot, reg::kLramSlots> slots_;
+    std::deque<unsigned> queue_; // activated slots in activation order, not yet sent
+    uint32_t sact_ = 0;          // NCQ slots whose command FIS the device accepted or holds
+    int busy_slot_ = -1;         // slot whose command FIS set BSY; released by a D2H FIS
+    bool halted_ = false;        // command error: no progress until INIT (or PMP_RESUME)
+    bool dev_rst_waiting_ = false;
+    Pio pio_;
+    DmaCtx dma_;
+    std::deque<sata::Fis> rxq_;
+    uint64_t completions_ = 0;   // completion interrupts raised (for the erratum's trace)
+    uint64_t ack_snapshot_ = 0;  // completions_ when the pending delayed acknowledge was read
+    uint64_t epoch_ = 0;         // bumped by resets and INIT: in-flight engine work is dropped
+
+    sc_core::sc_event wake_, init_ev_, port_rst_ev_, dev_rst_release_ev_, dev_rst_timeout_ev_,
+        ack_ev_, spinup_ev_;
+};
+
+} // namespace satasim::sil24

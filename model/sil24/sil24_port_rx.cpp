@@ -1,0 +1,229 @@
+// SiI3124 receive path: FISes from the device. The link callback validates and queues;
+// the engine thread decodes each FIS against the slot it belongs to — the slot whose
+// command FIS set BSY, the PIO or DMA data phase, or the NCQ tags of a DMA Setup / Set
+// Device Bits FIS — completes slots, and turns protocol violations into PORT_CMD_ERR codes.
+// While the port is stopped on an error, FISes are dropped until INIT.
+#include <algorithm>
+
+#include "model/sil24/sil24_port.h"
+
+namespace satasim::sil24 {
+
+using namespace reg;
+using sata::FisType;
+using sata::kAtaBsy;
+using sata::kAtaDrq;
+using sata::kAtaErr;
+using sata::kFisDirD2H;
+
+bool Sil24Hba::Port::receive_fis(const sata::Fis &fis) {
+    const auto &b = fis.bytes;
+    bool ok = b.size() >= 4 && b.size() % 4 == 0;
+    if (ok) {
+        const auto type = FisType(b[0]);
+        if (type == FisType::Data)
+            ok = b.size() >= 8 && b.size() <= 4 + sata::kMaxDataFisPayload;
+        else if (size_t len = sata::fis_fixed_length(type))
+            ok = b.size() == len;
+    }
+    if (!ok) {
+        set_serr(SERR_ERR_T | SERR_DIAG_T);
+        return false; // R_ERR; the device may retry
+    }
+    if (ctrl_ & CS_PORT_RST)
+        return true; // accepted on the wire, dropped by the port held in reset
+    rxq_.push_back(fis);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+    return true;
+}
+
+void Sil24Hba::Port::process_fis(const sata::Fis &fis) {
+    if (!sleep(cycles::kFisDecode, false))
+        return;
+    if (halted_) {
+        trace("sil24.fis_dropped", {{"type", TraceValue::hex(fis.bytes[0])}},
+              "port stopped on a command error");
+        return;
+    }
+    switch (FisType(fis.bytes[0])) {
+    case FisType::RegD2H:
+        return on_d2h(fis);
+    case FisType::PioSetup:
+        return on_pio_setup(fis);
+    case FisType::DmaSetup:
+        return on_dma_setup(fis);
+    case FisType::SetDeviceBits:
+        return on_sdb(fis);
+    case FisType::DmaActivate:
+        return send_data_out();
+    case FisType::Data:
+        return on_data(fis);
+    case FisType::Bist:
+        trace("sil24.bist_ignored");
+        return;
+    default:
+        trace("sil24.unknown_fis", {{"type", TraceValue::hex(fis.bytes[0])}});
+        set_serr(SERR_DIAG_F);
+        raise(IRQ_UNK_FIS);
+        return;
+    }
+}
+
+// Register D2H: releases the slot that set BSY. A non-queued command completes, an NCQ
+// command is accepted (it completes with its SDB bit), an SRST request completes with the
+// signature. ERR stops the port with CERR_DEV.
+void Sil24Hba::Port::on_d2h(const sata::Fis &fis) {
+    const uint8_t status = fis.at(2);
+    pio_ = Pio{};
+    if (busy_slot_ < 0) {
+        // The signature after COMRESET/COMINIT, or a FIS nobody asked for: not stored.
+        trace("sil24.d2h_unclaimed", {{"status", TraceValue::hex(status)}});
+        return;
+    }
+    const unsigned slot = unsigned(busy_slot_);
+    Slot &s = slots_[slot];
+    if (s.srst) {
+        if (!(status & kAtaBsy))
+            complete_slot(slot, &fis);
+        return;
+    }
+    if (status & kAtaErr)
+        return fail(CERR_DEV, int(slot), "error status in D2H FIS", &fis);
+    if (status & (kAtaBsy | kAtaDrq))
+        return;
+    if (s.ncq) {
+        busy_slot_ = -1; // accepted; the device will come back with DMA Setup / SDB
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+        complete_slot(slot, &fis);
+    }
+}
+
+void Sil24Hba::Port::on_pio_setup(const sata::Fis &fis) {
+    const uint8_t status = fis.at(2);
+    if (busy_slot_ < 0 || slots_[busy_slot_].ncq || slots_[busy_slot_].srst)
+        return fail(CERR_INCONSISTENT, busy_slot_, "PIO Setup without a non-queued command");
+    const unsigned slot = unsigned(busy_slot_);
+    Slot &s = slots_[slot];
+    if (status & kAtaErr)
+        return fail(CERR_DEV, int(slot), "error status in PIO Setup FIS", &fis);
+    const bool d2h = fis.at(1) & kFisDirD2H;
+    if (!direction_ok(s, d2h))
+        return fail(CERR_DIRECTION, int(slot), "PIO data direction differs from the PRB");
+    pio_.active = true;
+    pio_.d2h = d2h;
+    pio_.e_status = fis.at(15);
+    pio_.count = uint32_t(fis.at(16)) | uint32_t(fis.at(17)) << 8;
+    pio_.fis = fis;
+    if (d2h)
+        return;
+    if (pio_.count == 0)
+        return fail(CERR_INCONSISTENT, int(slot), "PIO data-out with zero transfer count");
+    if (transmit_data(slot, s.done, pio_.count))
+        finish_pio();
+}
+
+// End of a PIO data block: E_Status; BSY = DRQ = 0 completes the command (a PIO data-in
+// command has no closing D2H FIS; the PIO Setup FIS with E_Status is its result).
+void Sil24Hba::Port::finish_pio() {
+    sata::Fis result = pio_.fis;
+    const uint8_t e = pio_.e_status;
+    pio_ = Pio{};
+    if (busy_slot_ < 0)
+        return;
+    const unsigned slot = unsigned(busy_slot_);
+    if (result.bytes.size() > 2)
+        result.bytes[2] = e;
+    if (e & kAtaErr)
+        return fail(CERR_DEV, int(slot), "error in PIO E_Status", &result);
+    if (!(e & (kAtaBsy | kAtaDrq)))
+        complete_slot(slot, &result);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// DMA Setup (first-party DMA): the buffer identifier's bits 4:0 name the slot.
+void Sil24Hba::Port::on_dma_setup(const sata::Fis &fis) {
+    const unsigned tag = fis.dword(1) & 0x1F;
+    if (tag >= kLramSlots || !slots_[tag].active || !slots_[tag].ncq || !(sact_ & (1u << tag)))
+        return fail(CERR_INCONSISTENT, tag < kLramSlots ? int(tag) : -1,
+                    "DMA Setup for a slot with no queued command");
+    const bool d2h = fis.at(1) & kFisDirD2H;
+    if (!direction_ok(slots_[tag], d2h))
+        return fail(CERR_DIRECTION, int(tag), "DMA Setup direction differs from the PRB");
+    dma_.active = true;
+    dma_.d2h = d2h;
+    dma_.slot = tag;
+    dma_.offset = fis.dword(4) & ~3u;
+    dma_.count = fis.dword(5);
+    dma_.done = 0;
+    if (dma_.count == 0)
+        dma_ = DmaCtx{};
+    if (dma_.active && !dma_.d2h && (fis.at(1) & sata::kFisCommand))
+        send_data_out(); // auto-activate
+}
+
+// Set Device Bits: the named NCQ slots complete; ERR stops the port with CERR_SDB (the
+// device has aborted every outstanding queued command); N raises SDB_NOTIFY.
+void Sil24Hba::Port::on_sdb(const sata::Fis &fis) {
+    const uint8_t status = fis.at(2);
+    const uint32_t sactive = fis.dword(1);
+    if (fis.at(1) & sata::kFisCommand)
+        raise(IRQ_SDB_NOTIFY);
+    if (status & kAtaErr) {
+        const uint32_t out = sact_ & SLOT_MASK;
+        const int first = out ? __builtin_ctz(out) : -1;
+        return fail(CERR_SDB, first, "error status in Set Device Bits FIS", &fis);
+    }
+    const uint32_t done = sactive & sact_;
+    for (unsigned t = 0; t < kLramSlots; ++t)
+        if (done & (1u << t))
+            complete_slot(t, &fis);
+}
+
+// Data FIS from the device: into the SGEs of the first-party DMA slot (at the DMA Setup
+// offset), of the PIO data-in command, or of the non-queued DMA read. Bytes beyond the
+// chain are an overrun (CERR_OVERRUN).
+void Sil24Hba::Port::on_data(const sata::Fis &fis) {
+    enum class Kind { Fpdma, Pio, Dma } kind;
+    unsigned slot;
+    uint64_t pos, room;
+    if (dma_.active && dma_.d2h) {
+        kind = Kind::Fpdma;
+        slot = dma_.slot;
+        pos = uint64_t(dma_.offset) + dma_.done;
+        room = dma_.count - dma_.done;
+    } else if (pio_.active && pio_.d2h && busy_slot_ >= 0) {
+        kind = Kind::Pio;
+        slot = unsigned(busy_slot_);
+        pos = slots_[slot].done;
+        room = pio_.count;
+    } else if (busy_slot_ >= 0 && !slots_[busy_slot_].ncq && !slots_[busy_slot_].srst &&
+               !pio_.active) {
+        kind = Kind::Dma;
+        slot = unsigned(busy_slot_);
+        if (!direction_ok(slots_[slot], true))
+            return fail(CERR_DIRECTION, int(slot), "Data FIS for a write command");
+        pos = slots_[slot].done;
+        room = ~0ull;
+    } else {
+        return fail(CERR_INCONSISTENT, busy_slot_, "Data FIS with no receiving command");
+    }
+    Slot &s = slots_[slot];
+    const size_t take = size_t(std::min<uint64_t>(fis.payload_size(), room));
+    size_t moved = 0;
+    Dma r = sge_move(s, slot, pos, const_cast<uint8_t *>(fis.payload()), take, true, &moved);
+    if (r != Dma::Ok)
+        return;
+    s.done += uint32_t(moved);
+    if (kind == Kind::Fpdma) {
+        dma_.done += uint32_t(take);
+        if (dma_.done >= dma_.count)
+            dma_ = DmaCtx{};
+    }
+    if (moved < take)
+        return fail(CERR_OVERRUN, int(slot), "device sent more data than the SGEs hold");
+    if (kind == Kind::Pio)
+        finish_pio();
+}
+
+} // namespace satasim::sil24
