@@ -606,6 +606,32 @@ MODEL_TEST(r_err_on_data_fis_is_interface_fatal) {
     recover();
 }
 
+MODEL_TEST(crc_error_on_read_data_is_interface_fatal) {
+    static Buf b;
+    b = buf(4096);
+    B->dev.on_fis = [](const Fis &f) {
+        if (f.at(2) != 0x25)
+            return;
+        std::vector<uint8_t> d(4096, 0x5A);
+        // A flipped payload dword: the host's link answers R_ERR and drops the frame.
+        EXPECT_TRUE(B->dev.send(sata::make_data(d.data(), d.size())) == link::FrameStatus::Error);
+    };
+    link::SataLink::DwordFault fault;
+    fault.from_host = false;
+    fault.type = sata::FisType::Data;
+    fault.dword = 7;
+    fault.xor_mask = 0x00010000;
+    B->link.inject_dword_fault(fault);
+    build(0, h2d(0x25, 0, 8), {b});
+    pwr(PxCI, 1);
+    EXPECT_TRUE(wait_until([] { return (prd(PxIS) & IS_IFS) != 0; }, 100));
+    EXPECT_EQ(prd(PxSERR) & (SERR_DIAG_C | SERR_ERR_T), SERR_DIAG_C | SERR_ERR_T);
+    EXPECT_EQ(prd(PxCI), 1u); // the command cannot complete: its data is gone
+    EXPECT_EQ(b.cpu[0], 0u);  // nothing of the corrupted frame reached memory
+    B->link.clear_faults();
+    recover();
+}
+
 MODEL_TEST(unknown_fis_goes_to_ufis) {
     Fis odd;
     odd.bytes = {0xC7, 0x00, 0x12, 0x34, 0xDE, 0xAD, 0xBE, 0xEF};
