@@ -66,6 +66,11 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
     const uint64_t e = epoch;
     const uint8_t c = tf.command;
     auto abort_cmd = [&] { finish_error(e, tf, sata::kAtaAbrt, tf.lba); };
+    // The data-out phase failed on the wire (R_ERR either way): ICRC|ABRT, unless a reset
+    // is what ended it.
+    auto data_phase_failed = [&](const Xfer &x) {
+        finish_error(e, tf, sata::kAtaIcrc | sata::kAtaAbrt, x.lba);
+    };
     auto idnf = [&](const Xfer &x, bool lba28) {
         uint64_t limit = lba28 ? std::min(capacity(), kLba28Sectors) : capacity();
         finish_error(e, tf, sata::kAtaIdnf | sata::kAtaAbrt, std::max(x.lba, limit));
@@ -136,7 +141,7 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
                      [&](uint32_t first, uint32_t n, const uint8_t *data) {
                          media.write(x.lba + first, n, data);
                      }))
-            return;
+            return data_phase_failed(x);
         if (commit_write(e, x))
             finish_ok(e);
         return;
@@ -165,8 +170,10 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return abort_cmd();
         if (!range_ok(x, !ext))
             return idnf(x, !ext);
-        if (!busy_for(e, overhead()) || !dma_out_data(e, x.lba, x.sectors, false))
+        if (!busy_for(e, overhead()))
             return;
+        if (!dma_out_data(e, x.lba, x.sectors, false))
+            return data_phase_failed(x);
         if (commit_write(e, x))
             finish_ok(e);
         return;

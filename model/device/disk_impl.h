@@ -97,6 +97,8 @@ struct SataDisk::Impl {
     sc_core::sc_event rx_event;
     std::deque<sata::Fis> data_in;  // host Data FISes for the running command
     sc_core::sc_event data_event;
+    bool awaiting_data = false;  // a data-out phase waits for the host's Data FIS
+    bool rx_wire_error = false;  // ...and that FIS was lost on the wire
     sc_core::sc_event work_event;   // anything for the command process
 
     // ---- electronics settings (power-on defaults in power_on_defaults())

@@ -38,11 +38,15 @@ bool SataDisk::Impl::idle_until(uint64_t e, sc_time deadline) {
 }
 
 bool SataDisk::Impl::wait_data(uint64_t e, Fis &out) {
+    awaiting_data = true;
     while (data_in.empty()) {
-        if (!alive(e) || !phy_up)
+        if (!alive(e) || !phy_up || rx_wire_error) {
+            awaiting_data = rx_wire_error = false;
             return false;
+        }
         sc_core::wait(data_event);
     }
+    awaiting_data = false;
     if (!alive(e))
         return false;
     out = std::move(data_in.front());

@@ -293,4 +293,15 @@ void SataDisk::oob_reset() {
     impl_->start_reset("comreset", false);
 }
 
+// A host frame failed on the wire (the link answered R_ERR). During a data-out phase the
+// drive ends the command with ICRC|ABRT (hardware.md 8.8); otherwise the lost FIS is the
+// host's to retry.
+void SataDisk::receive_error(link::LinkError err) {
+    if ((err == link::LinkError::RxCrc || err == link::LinkError::RxSequence) &&
+        impl_->awaiting_data) {
+        impl_->rx_wire_error = true;
+        impl_->data_event.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
 } // namespace satasim::device

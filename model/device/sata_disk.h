@@ -68,6 +68,7 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     bool ready_to_receive() const override;
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
+    void receive_error(link::LinkError err) override;
 
   private:
     struct Impl;

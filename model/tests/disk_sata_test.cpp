@@ -429,6 +429,26 @@ MODEL_TEST(dma_write_then_read) {
     EXPECT_TRUE(b.disk.media().sectors_stored() >= 100u);
 }
 
+MODEL_TEST(crc_error_on_write_data_ends_with_icrc_abrt) {
+    Bench &b = B("hdd");
+    Bytes old = pattern(16 * 512, 7);
+    EXPECT_TRUE(run(b, cmd(0x35, 9000, 16), old).status == 0x50);
+    link::SataLink::DwordFault fault;
+    fault.from_host = true;
+    fault.type = sata::FisType::Data;
+    fault.dword = 3;
+    fault.xor_mask = 0x80000000u;
+    b.link.inject_dword_fault(fault);
+    Result w = run(b, cmd(0x35, 9000, 16), pattern(16 * 512, 8));
+    b.link.clear_faults();
+    EXPECT_TRUE(w.done);
+    EXPECT_EQ(w.status, 0x51);
+    EXPECT_EQ(w.error, 0x84); // ICRC | ABRT
+    // The drive kept nothing of the frame that failed its CRC.
+    Result r = run(b, cmd(0x25, 9000, 16));
+    EXPECT_TRUE(r.data == old);
+}
+
 MODEL_TEST(pio_read_write_and_multiple) {
     Bench &b = B("hdd");
     Result r = run(b, cmd(0xC4, 0, 4)); // READ MULTIPLE with no multiple set
