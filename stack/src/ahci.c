@@ -389,7 +389,9 @@ static void ahci_qc_fill_rtf(struct ata_queued_cmd *qc)
 {
     const uint8_t *rx = rx_fis(qc->ap);
 
-    if (ata_is_ncq(&qc->tf)) {
+    /* a failed or aborted NCQ command takes the D2H area (as libahci): the SDB FIS's error
+     * belongs to whichever command the device names in its NCQ log */
+    if (ata_is_ncq(&qc->tf) && !(qc->flags & ATA_QCFLAG_FAILED)) {
         qc->result_tf.command = rx[RX_FIS_SDB + 2];
         qc->result_tf.feature = rx[RX_FIS_SDB + 3];
     } else if (qc->tf.protocol == ATA_PROT_PIO && !(qc->tf.flags & ATA_TFLAG_WRITE) &&
@@ -519,6 +521,20 @@ static void ahci_port_intr(struct ata_port *ap)
         ap->link.eh_info.action |= ATA_EH_RESET;
         ata_port_freeze(ap);
     }
+}
+
+/* Timer context, lock held: finish what the HBA completed without an interrupt. A port
+ * with error status pending is left to its interrupt / EH. */
+static unsigned ahci_lost_interrupt(struct ata_port *ap)
+{
+    uint32_t before = ap->qc_active, hw_active;
+
+    if (pread(ap, PORT_IRQ_STAT) & PORT_IRQ_ERROR)
+        return 0;
+    hw_active = ap->link.sactive ? pread(ap, PORT_SCR_ACT) : pread(ap, PORT_CMD_ISSUE);
+    if (ata_qc_complete_multiple(ap, hw_active) < 0)
+        return 0;
+    return (unsigned)__builtin_popcount(before & ~ap->qc_active);
 }
 
 static void ahci_interrupt(struct ata_host *h)
@@ -690,6 +706,7 @@ static const struct ata_port_operations ahci_ops = {
     .postreset = ahci_postreset,
     .error_handler = ahci_error_handler,
     .post_internal_cmd = ahci_post_internal_cmd,
+    .lost_interrupt = ahci_lost_interrupt,
     .scr_read = ahci_scr_read,
     .scr_write = ahci_scr_write,
     .port_start = ahci_port_start,
@@ -787,6 +804,11 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
         return NULL;
     }
     h->private_data = hp;
+    if (ata_host_set_eh_policy(h, cfg->eh_policy)) {
+        ata_host_free(h);
+        early_error(p, pops, "EH policy not available");
+        return NULL;
+    }
     hp->cap = cap;
     hp->port_map = pi;
     hp->version = pops->mmio_read32(p, HOST_VERSION);

@@ -301,6 +301,7 @@ int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
         bio->status = bio->error = 0;
         bio->tag = ATA_TAG_NONE;
         bio->q_dev = dev;
+        bio->q_retries = 0;
         q_push_back(&ap->pending, bio);
     }
     ata_unlock(ap->host);

@@ -8,16 +8,6 @@
 
 #include "internal.h"
 
-/* SError bits EH looks at */
-enum {
-    SERR_DATA = 1u << 8,
-    SERR_PERSISTENT = 1u << 9,
-    SERR_PROTOCOL = 1u << 10,
-    SERR_INTERNAL = 1u << 11,
-    SERR_PHYRDY_CHG = 1u << 16,
-    SERR_DEV_XCHG = 1u << 26,
-};
-
 /* ---- scheduling, freeze, abort (lock held) ---- */
 
 void ata_port_schedule_eh(struct ata_port *ap)
@@ -102,60 +92,178 @@ void ata_ehi_hotplugged(struct ata_eh_info *ehi)
     ehi->err_mask |= AC_ERR_ATA_BUS;
 }
 
+/* ---- speed-down (libata-eh.md 2) ---- */
+
+static void xfer_limit_event(struct ata_device *dev, unsigned mask)
+{
+    unsigned dma = mask & (ATA_MASK_MWDMA | ATA_MASK_UDMA), pio = mask & ATA_MASK_PIO;
+    const char *pio_name = ata_xfer_mode_name(ata_xfer_bit_to_mode(ata_xfer_mask_highest(pio)));
+    const struct sata_trace_field f[] = { TF_HEX("xfer_mask", mask) };
+
+    if (dma)
+        ata_dev_ev(dev, ATA_EV("eh.xfer_limit", SATA_TC_DECISION, SATA_LOG_WARN, f), "limiting speed to %s:%s",
+                   ata_xfer_mode_name(ata_xfer_bit_to_mode(ata_xfer_mask_highest(dma))), pio_name);
+    else
+        ata_dev_ev(dev, ATA_EV("eh.xfer_limit", SATA_TC_DECISION, SATA_LOG_WARN, f), "limiting speed to %s",
+                   pio_name);
+}
+
+int ata_dev_down_xfermask(struct ata_device *dev, enum ata_dnxfer sel)
+{
+    unsigned mask;
+    int rc = ata_down_xfermask(dev->xfer_mask, sel, &mask);
+
+    if (rc)
+        return rc;
+    dev->xfer_limit = mask;
+    dev->xfer_mask = mask;
+    dev->xfer_mode = ata_xfer_bit_to_mode(ata_xfer_mask_highest(mask));
+    xfer_limit_event(dev, mask);
+    return 0;
+}
+
+unsigned ata_eh_speed_down(struct ata_device *dev, unsigned eflags, unsigned err_mask)
+{
+    struct ata_link *link = dev->link;
+    struct ata_host *h = link->ap->host;
+    const struct ata_eh_policy *pol = h->eh_policy;
+    enum ata_ecat cat = ata_eh_categorize(err_mask, eflags, pol->dubious_categories, NULL);
+    unsigned verdict, action = 0;
+    bool done = false;
+
+    if (cat == ATA_ECAT_NONE && !pol->record_uncategorized)
+        return 0;
+    ata_ering_record(&dev->ering, eflags, err_mask, ata_now(h));
+    if (cat == ATA_ECAT_NONE)
+        return 0;
+    verdict = pol->verdict(&dev->ering, ata_now(h), pol->dubious_categories);
+    {
+        const struct sata_trace_field f[] = { TF_INT("category", cat), TF_HEX("eflags", eflags),
+                                              TF_HEX("err_mask", err_mask), TF_HEX("verdict", verdict) };
+
+        ata_dev_ev(dev, ATA_EV("eh.ering", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    }
+    if (!verdict)
+        return 0;
+
+    if ((verdict & ATA_EH_SPDN_NCQ_OFF) &&
+        (dev->flags & (ATA_DFLAG_NCQ | ATA_DFLAG_NCQ_OFF)) == ATA_DFLAG_NCQ) {
+        dev->flags |= ATA_DFLAG_NCQ_OFF;
+        dev->flags &= ~(unsigned)ATA_DFLAG_NCQ;
+        ata_dev_ev(dev, ATA_EV0("eh.ncq_off", SATA_TC_DECISION, SATA_LOG_WARN),
+                   "NCQ disabled due to excessive errors");
+        done = true;
+    }
+    if (!done && (verdict & ATA_EH_SPDN_SPEED_DOWN)) {
+        if (!sata_down_spd_limit(link, 0)) {
+            action = pol->speed_down_spd_action;
+            done = true;
+        } else if (dev->spdn_cnt < pol->n_xfer_steps || pol->repeat_last_step) {
+            unsigned i = dev->spdn_cnt < pol->n_xfer_steps ? dev->spdn_cnt : pol->n_xfer_steps - 1;
+            enum ata_dnxfer sel = (dev->flags & ATA_DFLAG_DMA) ? pol->xfer_steps_dma[i] : pol->xfer_steps_pio[i];
+
+            dev->spdn_cnt++;
+            if (!ata_dev_down_xfermask(dev, sel)) {
+                action = pol->speed_down_xfer_action;
+                done = true;
+            }
+        }
+    }
+    /* never for SATA disks: only PATA cables or ATAPI devices */
+    if (!done && (verdict & ATA_EH_SPDN_FALLBACK_TO_PIO) && dev->spdn_cnt >= 2 &&
+        (dev->flags & ATA_DFLAG_DMA) && dev->class == ATA_DEV_ATAPI &&
+        !ata_dev_down_xfermask(dev, ATA_DNXFER_FORCE_PIO)) {
+        dev->spdn_cnt = 0;
+        action = ATA_EH_RESET;
+        done = true;
+    }
+    if (!done) {
+        const struct sata_trace_field f[] = { TF_HEX("verdict", verdict) };
+
+        ata_dev_ev(dev, ATA_EV("eh.speed_down_none", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        return 0;
+    }
+    if (!(verdict & ATA_EH_SPDN_KEEP_ERRORS))
+        ata_ering_clear(&dev->ering, pol->clear_marks_old);
+    return action;
+}
+
 /* ---- autopsy ---- */
 
-static void ata_eh_analyze_serror(struct ata_link *link)
+/* An NCQ command failed and the controller could not say which: the device's NCQ error
+ * log names it (and reading the log clears the device's error state). */
+static void ata_eh_analyze_ncq_error(struct ata_link *link)
 {
+    struct ata_port *ap = link->ap;
     struct ata_eh_context *ehc = &link->eh_context;
-    uint32_t serror = ehc->i.serror;
-    unsigned err_mask = 0, action = 0;
+    struct ata_device *dev = &link->device[0];
+    struct ata_taskfile tf, rtf;
+    struct ata_queued_cmd *qc;
+    unsigned err_mask, tag;
+    uint8_t csum;
+    int rc;
 
-    if (serror & (SERR_PERSISTENT | SERR_DATA)) {
-        err_mask |= AC_ERR_ATA_BUS;
-        action |= ATA_EH_RESET;
+    if ((ap->pflags & ATA_PFLAG_FROZEN) || !link->sactive || !(ehc->i.err_mask & AC_ERR_DEV) ||
+        !ata_dev_enabled(dev))
+        return;
+    for (unsigned t = 0; t < ATA_MAX_QUEUE; t++)
+        if ((ap->qcmd[t].flags & ATA_QCFLAG_FAILED) && ap->qcmd[t].err_mask)
+            return; /* the driver already knows the culprit */
+
+    ata_tf_init(dev, &tf);
+    tf.protocol = ATA_PROT_PIO;
+    tf.flags |= ATA_TFLAG_LBA48;
+    tf.command = ATA_CMD_READ_LOG_EXT;
+    tf.lbal = ATA_LOG_SATA_NCQ;
+    tf.nsect = 1;
+    err_mask = ata_exec_internal(dev, &tf, &ap->log_buf, ATA_SECT_SIZE, 0);
+    if (err_mask) {
+        const struct sata_trace_field f[] = { TF_INT("errno", -EIO), TF_HEX("err_mask", err_mask) };
+
+        ata_link_ev(link, ATA_EV("eh.ncq_log_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                    "failed to read log page 10h (errno=%d)", -EIO);
+        return;
     }
-    if (serror & SERR_PROTOCOL) {
-        err_mask |= AC_ERR_HSM;
-        action |= ATA_EH_RESET;
+    rc = ata_ncq_log_parse(ap->log_buf.cpu, &tag, &rtf, &csum);
+    if (csum) {
+        const struct sata_trace_field f[] = { TF_HEX("csum", csum) };
+
+        ata_link_ev(link, ATA_EV("eh.ncq_log_csum", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                    "invalid checksum 0x%x on log page 10h", csum);
     }
-    if (serror & SERR_INTERNAL) {
-        err_mask |= AC_ERR_SYSTEM;
-        action |= ATA_EH_RESET;
+    if (rc) {
+        ata_link_ev(link, ATA_EV0("eh.ncq_log_nq", SATA_TC_DECISION, SATA_LOG_NONE), NULL);
+        return;
     }
-    if (serror & (SERR_PHYRDY_CHG | SERR_DEV_XCHG))
-        ata_ehi_hotplugged(&ehc->i);
-    ehc->i.err_mask |= err_mask;
-    ehc->i.action |= action;
+    if (!(link->sactive & (1u << tag))) {
+        const struct sata_trace_field f[] = { TF_INT("tag", tag) };
+
+        ata_link_ev(link, ATA_EV("eh.ncq_log_inactive", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                    "log page 10h reported inactive tag %u", tag);
+        return;
+    }
+    qc = &ap->qcmd[tag];
+    rtf.protocol = qc->tf.protocol;
+    rtf.flags = qc->tf.flags;
+    qc->result_tf = rtf;
+    qc->err_mask |= AC_ERR_DEV | AC_ERR_NCQ;
+    ehc->i.err_mask &= ~(unsigned)AC_ERR_DEV;
+    {
+        const struct sata_trace_field f[] = { TF_INT("tag", tag), TF_HEX("stat", rtf.command),
+                                              TF_HEX("err", rtf.feature) };
+
+        ata_link_ev(link, ATA_EV("eh.ncq_culprit", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    }
 }
 
-/* Classify a failed command from its result taskfile; returns actions it needs. */
-static unsigned ata_eh_analyze_tf(struct ata_queued_cmd *qc)
+void ata_eh_link_autopsy(struct ata_link *link)
 {
-    uint8_t stat = qc->result_tf.command, err = qc->result_tf.feature;
-
-    if ((stat & (ATA_BUSY | ATA_DRQ | ATA_DRDY)) != ATA_DRDY) {
-        qc->err_mask |= AC_ERR_HSM;
-        return ATA_EH_RESET;
-    }
-    if (!(stat & (ATA_ERR | ATA_DF)))
-        return 0;
-    qc->err_mask |= AC_ERR_DEV;
-    if (qc->dev->class == ATA_DEV_ATA || qc->dev->class == ATA_DEV_ZAC) {
-        if (err & ATA_ICRC)
-            qc->err_mask |= AC_ERR_ATA_BUS;
-        if (err & (ATA_UNC | ATA_AMNF))
-            qc->err_mask |= AC_ERR_MEDIA;
-        if (err & ATA_IDNF)
-            qc->err_mask |= AC_ERR_INVALID;
-    }
-    return (qc->err_mask & (AC_ERR_HSM | AC_ERR_TIMEOUT | AC_ERR_ATA_BUS)) ? ATA_EH_RESET : 0;
-}
-
-static void ata_eh_autopsy(struct ata_port *ap)
-{
-    struct ata_link *link = &ap->link;
+    struct ata_port *ap = link->ap;
     struct ata_eh_context *ehc = &link->eh_context;
-    unsigned all_err_mask = 0;
+    const struct ata_eh_policy *pol = ap->host->eh_policy;
+    struct ata_device *offender = NULL;
+    unsigned all_err_mask, eflags = 0;
+    bool io_err = false;
     uint32_t serror;
     int rc;
 
@@ -165,15 +273,17 @@ static void ata_eh_autopsy(struct ata_port *ap)
     rc = sata_scr_read(link, SCR_ERROR, &serror);
     if (!rc) {
         ehc->i.serror |= serror;
-        ata_eh_analyze_serror(link);
+        if (ata_eh_analyze_serror_bits(pol, ehc->i.serror, &ehc->i.err_mask, &ehc->i.action))
+            ata_ehi_hotplugged(&ehc->i);
     } else if (rc != -EOPNOTSUPP) {
         ehc->i.probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
-        ehc->i.action |= ATA_EH_RESET;
+        ehc->i.action |= pol->act_hardreset;
         ehc->i.err_mask |= AC_ERR_OTHER;
     }
-    if (ehc->i.err_mask & ~AC_ERR_OTHER)
-        ehc->i.err_mask &= ~AC_ERR_OTHER;
-    all_err_mask |= ehc->i.err_mask;
+    ata_eh_analyze_ncq_error(link);
+    if (ehc->i.err_mask & ~(unsigned)AC_ERR_OTHER)
+        ehc->i.err_mask &= ~(unsigned)AC_ERR_OTHER;
+    all_err_mask = ehc->i.err_mask;
 
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];
@@ -181,91 +291,200 @@ static void ata_eh_autopsy(struct ata_port *ap)
         if (!(qc->flags & ATA_QCFLAG_FAILED))
             continue;
         qc->err_mask |= ehc->i.err_mask;
-        ehc->i.action |= ata_eh_analyze_tf(qc);
-        /* a bus error makes the device's complaint probably spurious */
-        if (qc->err_mask & AC_ERR_ATA_BUS)
-            qc->err_mask &= ~(AC_ERR_DEV | AC_ERR_MEDIA | AC_ERR_INVALID);
-        if (qc->err_mask & ~AC_ERR_OTHER)
-            qc->err_mask &= ~AC_ERR_OTHER;
+        if (ata_eh_analyze_tf_regs(qc->dev->class, qc->result_tf.command, qc->result_tf.feature, &qc->err_mask))
+            ehc->i.action |= pol->act_reset;
+        qc->err_mask = ata_eh_cleanup_mask(qc->err_mask);
+        if (qc->err_mask && pol->worth_retry(qc->err_mask, qc->bio != NULL))
+            qc->flags |= ATA_QCFLAG_RETRY;
+        if (qc->err_mask) {
+            offender = qc->dev;
+            if (qc->bio)
+                io_err = true;
+        }
+        if (qc->bio)
+            eflags |= ATA_EFLAG_IS_IO;
         all_err_mask |= qc->err_mask;
     }
 
     if ((ap->pflags & ATA_PFLAG_FROZEN) || (all_err_mask & (AC_ERR_HSM | AC_ERR_TIMEOUT)))
-        ehc->i.action |= ATA_EH_RESET;
-    else if (all_err_mask)
+        ehc->i.action |= pol->act_reset;
+    else if (pol->revalidate_on_any_error ? all_err_mask != 0
+                                          : (io_err || (all_err_mask & ~(unsigned)AC_ERR_DEV)))
         ehc->i.action |= ATA_EH_REVALIDATE;
+
+    /* the offender carries the blame; on a one-device link the device does anyway */
+    if (!offender && ata_dev_enabled(&link->device[0]))
+        offender = &link->device[0];
+    if (offender && ata_dev_enabled(offender)) {
+        if (offender->flags & ATA_DFLAG_DUBIOUS_XFER)
+            eflags |= ATA_EFLAG_DUBIOUS_XFER;
+        ehc->i.action |= ata_eh_speed_down(offender, eflags, all_err_mask);
+    }
 }
 
 /* ---- report ---- */
 
-static void ata_eh_report(struct ata_port *ap)
+static void report_qc_2006(struct ata_queued_cmd *qc)
 {
-    struct ata_link *link = &ap->link;
-    struct ata_eh_context *ehc = &link->eh_context;
-    bool frozen = ap->pflags & ATA_PFLAG_FROZEN;
-    unsigned nr_failed = 0;
+    const struct sata_trace_field f[] = {
+        TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
+        TF_HEX("stat", qc->result_tf.command), TF_HEX("err", qc->result_tf.feature),
+        TF_STR("name", ata_eh_cmd_name(qc->tf.command)),
+    };
+    ata_dev_ev(qc->dev, ATA_EV("eh.failed_qc", SATA_TC_DECISION, SATA_LOG_ERR, f),
+               "tag %u cmd 0x%x Emask 0x%x stat 0x%x err 0x%x (%s)", qc->tag, qc->tf.command, qc->err_mask,
+               qc->result_tf.command, qc->result_tf.feature, ata_err_string(qc->err_mask));
+}
 
-    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++)
-        if ((ap->qcmd[tag].flags & ATA_QCFLAG_FAILED) && ap->qcmd[tag].err_mask)
-            nr_failed++;
-    if ((ehc->i.flags & ATA_EHI_QUIET) || (!nr_failed && !ehc->i.err_mask))
-        return;
+static void report_qc_modern(struct ata_queued_cmd *qc)
+{
+    char line[160];
 
     {
         const struct sata_trace_field f[] = {
+            TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
+            TF_HEX("stat", qc->result_tf.command), TF_HEX("err", qc->result_tf.feature),
+            TF_STR("name", ata_eh_cmd_name(qc->tf.command)), TF_INT("nbytes", qc->nbytes),
+            TF_BOOL("ncq_culprit", qc->err_mask & AC_ERR_NCQ), TF_BOOL("retry", qc->flags & ATA_QCFLAG_RETRY),
+        };
+        ata_dev_ev(qc->dev, ATA_EV("eh.failed_qc", SATA_TC_DECISION, SATA_LOG_ERR, f), "failed command: %s",
+                   ata_eh_cmd_name(qc->tf.command));
+    }
+    ata_eh_format_cmd_line(line, sizeof(line), &qc->tf, qc->tag, qc->nbytes);
+    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_cmd", SATA_TC_DECISION, SATA_LOG_ERR), "%s", line);
+    ata_eh_format_res_line(line, sizeof(line), &qc->result_tf, qc->err_mask);
+    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_res", SATA_TC_DECISION, SATA_LOG_ERR), "%s", line);
+    ata_eh_format_status(line, sizeof(line), qc->result_tf.command);
+    if (line[0])
+        ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_status", SATA_TC_DECISION, SATA_LOG_ERR), "status: %s", line);
+    ata_eh_format_error(line, sizeof(line), qc->result_tf.feature);
+    if (line[0])
+        ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_error", SATA_TC_DECISION, SATA_LOG_ERR), "error: %s", line);
+}
+
+void ata_eh_link_report(struct ata_link *link)
+{
+    struct ata_port *ap = link->ap;
+    struct ata_eh_context *ehc = &link->eh_context;
+    const struct ata_eh_policy *pol = ap->host->eh_policy;
+    bool style_2006 = pol->report_style_2006;
+    bool frozen = ap->pflags & ATA_PFLAG_FROZEN;
+    struct ata_device *offender = NULL;
+    unsigned nr_failed = 0, action = ehc->i.action;
+    char line[160];
+
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        if (!(ap->qcmd[tag].flags & ATA_QCFLAG_FAILED))
+            continue;
+        offender = ap->qcmd[tag].dev;
+        if (ap->qcmd[tag].err_mask)
+            nr_failed++;
+    }
+    if ((ehc->i.flags & ATA_EHI_QUIET) || (!nr_failed && !ehc->i.err_mask))
+        return;
+    /* libata moves per-device actions (revalidate) to the failed commands' device and
+     * prints the link's remaining actions; one device per link here, so mask them */
+    if (offender)
+        action &= ~(unsigned)ATA_EH_REVALIDATE;
+
+    ata_eh_format_exception(line, sizeof(line), ehc->i.err_mask, link->sactive, ehc->i.serror, action,
+                            frozen, style_2006 || ehc->eh_tries_left >= ATA_EH_MAX_REPEAT ? -1 : ehc->eh_tries_left);
+    {
+        const struct sata_trace_field f[] = {
             TF_HEX("emask", ehc->i.err_mask), TF_HEX("sact", link->sactive),
-            TF_HEX("serr", ehc->i.serror),    TF_HEX("action", ehc->i.action),
+            TF_HEX("serr", ehc->i.serror),    TF_HEX("action", action),
             TF_BOOL("frozen", frozen),        TF_STR("desc", ehc->i.desc),
+            TF_INT("nr_failed", nr_failed),
         };
         const struct ata_ev ev = ATA_EV("eh.exception", SATA_TC_DECISION, SATA_LOG_ERR, f);
-        const char *fmt = "exception Emask 0x%x SAct 0x%x SErr 0x%x action 0x%x%s";
 
-        if (nr_failed)
-            ata_dev_ev(&link->device[0], ev, fmt, ehc->i.err_mask, link->sactive, ehc->i.serror,
-                       ehc->i.action, frozen ? " frozen" : "");
+        if (offender)
+            ata_dev_ev(offender, ev, "%s", line);
         else
-            ata_link_ev(link, ev, fmt, ehc->i.err_mask, link->sactive, ehc->i.serror,
-                        ehc->i.action, frozen ? " frozen" : "");
+            ata_link_ev(link, ev, "%s", line);
     }
-    if (ehc->i.desc[0])
-        ata_link_ev(link, ATA_EV0("eh.desc", SATA_TC_INFO, SATA_LOG_ERR), "(%s)", ehc->i.desc);
+    /* the description and SError lines share the exception line's prefix */
+    if (ehc->i.desc[0]) {
+        const struct ata_ev ev = ATA_EV0("eh.desc", SATA_TC_INFO, SATA_LOG_ERR);
 
+        if (offender)
+            ata_dev_ev(offender, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
+        else
+            ata_link_ev(link, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
+    }
+    if (!style_2006 && ehc->i.serror) {
+        const struct ata_ev ev = ATA_EV0("eh.serror", SATA_TC_INFO, SATA_LOG_ERR);
+
+        ata_eh_format_serror(line, sizeof(line), ehc->i.serror);
+        if (offender)
+            ata_dev_ev(offender, ev, "%s", line);
+        else
+            ata_link_ev(link, ev, "%s", line);
+    }
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];
 
         if (!(qc->flags & ATA_QCFLAG_FAILED) || !qc->err_mask)
             continue;
-        {
-            const struct sata_trace_field f[] = {
-                TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
-                TF_HEX("stat", qc->result_tf.command), TF_HEX("err", qc->result_tf.feature),
-            };
-            ata_dev_ev(qc->dev, ATA_EV("eh.failed_qc", SATA_TC_DECISION, SATA_LOG_ERR, f),
-                       "tag %u cmd 0x%x Emask 0x%x stat 0x%x err 0x%x (%s)", tag, qc->tf.command,
-                       qc->err_mask, qc->result_tf.command, qc->result_tf.feature,
-                       ata_err_string(qc->err_mask));
-        }
+        if (style_2006)
+            report_qc_2006(qc);
+        else
+            report_qc_modern(qc);
     }
 }
 
 /* ---- finish ---- */
 
-/* Failed commands with an error complete with it; those EH aborted without blaming them
- * (err_mask 0) go back to the head of the queue, in their original issue order. */
-static void ata_eh_finish(struct ata_port *ap)
+bool ata_eh_bio_retry(const struct ata_eh_policy *pol, struct ata_bio *bio, unsigned err_mask, bool retry_flag)
 {
+    if (!err_mask)
+        return true;
+    if (!retry_flag || bio->q_retries >= pol->max_retries)
+        return false;
+    bio->q_retries++;
+    return true;
+}
+
+/* Aborted innocents (err_mask 0) go back for free; blamed commands EH marked retryable go
+ * back while the retry budget lasts (as the SCSI layer above libata would); the rest
+ * complete with their error. Requeued commands keep their original issue order. */
+void ata_eh_finish(struct ata_port *ap)
+{
+    const struct ata_eh_policy *pol = ap->host->eh_policy;
     struct ata_queued_cmd *retry[ATA_MAX_QUEUE];
     unsigned n = 0;
 
     ata_lock(ap->host);
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];
+        unsigned emask = qc->err_mask;
 
         if (!(qc->flags & ATA_QCFLAG_FAILED))
             continue;
-        if (qc->err_mask || !qc->bio) {
+        if (!qc->bio) {
             ata_eh_qc_complete(qc);
             continue;
+        }
+        if (!ata_dev_enabled(qc->dev) ||
+            !ata_eh_bio_retry(pol, qc->bio, emask, qc->flags & ATA_QCFLAG_RETRY)) {
+            const struct sata_trace_field f[] = {
+                TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", emask),
+                TF_INT("retries", qc->bio->q_retries),
+                TF_STR("reason", !ata_dev_enabled(qc->dev) ? "device disabled"
+                                 : !(qc->flags & ATA_QCFLAG_RETRY) ? "not retryable" : "retries exhausted"),
+            };
+            if (!emask)
+                qc->err_mask = AC_ERR_OTHER;
+            ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            ata_eh_qc_complete(qc);
+            continue;
+        }
+        if (emask) {
+            const struct sata_trace_field f[] = {
+                TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", emask),
+                TF_INT("retry", qc->bio->q_retries), TF_INT("max", pol->max_retries),
+            };
+            ata_dev_ev(qc->dev, ATA_EV("eh.retry", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
         }
         /* insertion by issue order, newest first */
         unsigned i = n++;
@@ -291,8 +510,8 @@ void ata_std_error_handler(struct ata_port *ap)
     const struct ata_port_operations *ops = ap->ops;
     struct ata_eh_context *ehc = &ap->link.eh_context;
 
-    ata_eh_autopsy(ap);
-    ata_eh_report(ap);
+    ata_eh_link_autopsy(&ap->link);
+    ata_eh_link_report(&ap->link);
     ata_eh_recover(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
     ata_eh_finish(ap);
     if (!(ehc->i.flags & ATA_EHI_QUIET))
@@ -327,7 +546,12 @@ static void ata_port_eh(struct ata_port *ap)
         memset(&link->eh_context, 0, sizeof(link->eh_context));
         link->eh_context.i = link->eh_info;
         link->eh_context.last_reset = last_reset;
+        link->eh_context.eh_tries_left = ATA_EH_MAX_REPEAT - (int)runs + 1;
         memset(&link->eh_info, 0, sizeof(link->eh_info));
+        for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+            link->eh_context.saved_xfer_mode[d] = link->device[d].xfer_mode;
+            link->eh_context.saved_ncq[d] = link->device[d].flags & ATA_DFLAG_NCQ;
+        }
         ata_unlock(h);
 
         if (!(ap->pflags & ATA_PFLAG_UNLOADING))

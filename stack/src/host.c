@@ -1,6 +1,7 @@
 /* Host, port, link and device objects: allocation at create time (everything the I/O and
  * EH paths will ever need), start (controller init, IRQ, boot probe through EH), stop,
  * destroy, and the public lookups. No global state: destroy + create is a full reset. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,7 @@ struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platf
         return NULL;
     }
     h->n_ports = n_ports;
+    h->eh_policy = ata_eh_policy_default();
     for (unsigned i = 0; i < n_ports; i++) {
         ata_port_init(h, &h->ports[i], i);
         if (ata_port_alloc_bufs(&h->ports[i])) {
@@ -89,6 +91,28 @@ void ata_host_free(struct ata_host *h)
         h->pops->completion_destroy(h->plat, h->eh_done);
     free(h->private_data);
     free(h);
+}
+
+int ata_host_set_eh_policy(struct ata_host *h, const char *name)
+{
+    const struct ata_eh_policy *pol = ata_eh_policy_find(name);
+    char known[128] = "";
+    size_t len = 0;
+
+    if (pol) {
+        h->eh_policy = pol;
+        return 0;
+    }
+    for (size_t i = 0; i < ata_eh_policy_count() && len < sizeof(known); i++)
+        len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
+                                ata_eh_policy_at(i)->name);
+    {
+        const struct sata_trace_field f[] = { TF_STR("eh_policy", name), TF_STR("known", known) };
+
+        ata_host_ev(h, ATA_EV("eh.unknown_policy", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                    "unknown EH policy \"%s\" (known: %s)", name, known);
+    }
+    return -EINVAL;
 }
 
 static void ata_host_irq(void *arg)

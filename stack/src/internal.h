@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "satasim/ata.h"
+#include "eh_policy.h"
 
 #define ATA_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
 #define ATA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -69,6 +70,7 @@ enum {
     ATA_CMD_ID_ATA = 0xec, ATA_CMD_ID_ATAPI = 0xa1,
     ATA_CMD_SET_FEATURES = 0xef, ATA_CMD_SET_MULTI = 0xc6,
     ATA_CMD_READ_LOG_EXT = 0x2f,
+    ATA_LOG_SATA_NCQ = 0x10,
     SETFEATURES_XFER = 0x03,
 };
 
@@ -142,11 +144,14 @@ enum {
     ATA_DFLAG_FLUSH_EXT = 1u << 4,
     ATA_DFLAG_DMA = 1u << 5, /* transfer mode is a DMA mode */
     ATA_DFLAG_WCACHE = 1u << 6, /* write cache enabled (reported only) */
+    ATA_DFLAG_NCQ_OFF = 1u << 7, /* EH turned NCQ off (speed-down verdict); kept over revalidation */
+    ATA_DFLAG_DUBIOUS_XFER = 1u << 8, /* mode changed by EH, no data transfer verified since */
 };
 
 /* qc flags. */
 enum {
     ATA_QCFLAG_ACTIVE = 1u << 0,
+    ATA_QCFLAG_RETRY = 1u << 7,   /* EH: worth retrying (policy) */
     ATA_QCFLAG_FAILED = 1u << 16, /* owned by EH until finish */
 };
 
@@ -168,6 +173,9 @@ struct ata_eh_context {
     enum ata_dev_class classes[ATA_MAX_DEVICES];
     unsigned did_probe_mask;
     uint64_t last_reset;
+    int eh_tries_left;        /* EH repeats left (report " tN" when repeating) */
+    uint8_t saved_xfer_mode[ATA_MAX_DEVICES]; /* at EH start, for DUBIOUS_XFER */
+    bool saved_ncq[ATA_MAX_DEVICES];
 };
 
 struct ata_port;
@@ -187,12 +195,17 @@ struct ata_device {
     unsigned xfer_mask;      /* device & host modes, from IDENTIFY */
     uint8_t xfer_mode;       /* chosen (set by SET FEATURES) */
     uint8_t itmo_idx[ATA_ITMO_NR];
+    /* EH history: kept over revalidation, reset when a new device is attached */
+    struct ata_ering ering;
+    unsigned spdn_cnt;       /* transfer-mode step-downs so far */
+    unsigned xfer_limit;     /* EH's cap on xfer_mask, 0 = none */
 };
 
 struct ata_link {
     struct ata_port *ap;
     int pmp;                 /* -1 on the host link */
     unsigned sata_spd;       /* negotiated generation from SStatus after reset */
+    unsigned sata_spd_limit; /* allowed generations (bit0 1.5G..bit2 6G), 0 = no limit */
     unsigned active_tag;     /* non-NCQ command in flight, or ATA_TAG_NONE */
     uint32_t sactive;        /* NCQ commands in flight */
     unsigned nr_ncq;
@@ -249,6 +262,9 @@ struct ata_port_operations {
     ata_postreset_fn postreset;
     void (*error_handler)(struct ata_port *ap);
     void (*post_internal_cmd)(struct ata_queued_cmd *qc);
+    /* timer context, lock held: a command timed out; complete what the controller has
+     * finished without raising its interrupt. Returns the number completed (NULL = none). */
+    unsigned (*lost_interrupt)(struct ata_port *ap);
 
     /* SCR access: 0 or -EOPNOTSUPP/-EINVAL */
     int (*scr_read)(struct ata_link *link, unsigned reg, uint32_t *val);
@@ -297,6 +313,7 @@ struct ata_host {
     bool started;
     bool irq_requested;
     bool eh_waiter;           /* ata_host_start waits for the probe EH run */
+    const struct ata_eh_policy *eh_policy; /* never NULL after create */
     struct plat_completion *eh_done;
     void *private_data;
 };
@@ -474,9 +491,49 @@ void ata_ehi_push_desc(struct ata_eh_info *ehi, const char *fmt, ...) ATA_PRINTF
 void ata_ehi_hotplugged(struct ata_eh_info *ehi);
 void ata_std_error_handler(struct ata_port *ap);
 
+/* ---- eh_analyze.c: pure autopsy pieces and report wording ---- */
+/* status/error of a failed command -> err_mask bits; true if a reset is needed */
+bool ata_eh_analyze_tf_regs(enum ata_dev_class cls, uint8_t stat, uint8_t err, unsigned *err_mask);
+/* SError -> err_mask and actions per the profile; true if it signals hotplug */
+bool ata_eh_analyze_serror_bits(const struct ata_eh_policy *pol, uint32_t serror, unsigned *err_mask,
+                                unsigned *action);
+unsigned ata_eh_cleanup_mask(unsigned err_mask);
+/* NCQ command error log: 0 (tag, result TF), -ENOENT (NQ set); *csum = byte sum (0 = valid) */
+int ata_ncq_log_parse(const uint8_t *buf, unsigned *tag, struct ata_taskfile *rtf, uint8_t *csum);
+const char *ata_eh_cmd_name(uint8_t cmd);
+void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint32_t nbytes);
+void ata_eh_format_res_line(char *buf, size_t len, const struct ata_taskfile *rtf, unsigned err_mask);
+void ata_eh_format_status(char *buf, size_t len, uint8_t stat);
+void ata_eh_format_error(char *buf, size_t len, uint8_t err);
+void ata_eh_format_serror(char *buf, size_t len, uint32_t serror);
+void ata_eh_format_exception(char *buf, size_t len, unsigned emask, uint32_t sact, uint32_t serr,
+                             unsigned action, bool frozen, int tries_left);
+
+/* ---- eh.c / sata.c: speed-down, retries ---- */
+/* Record a device's error in its ring and apply the profile's verdict; returns the
+ * actions to request (ATA_EH_*). */
+unsigned ata_eh_speed_down(struct ata_device *dev, unsigned eflags, unsigned err_mask);
+/* After EH: may this request be issued again? err_mask 0 = aborted innocent, always and for
+ * free; otherwise only if EH marked it retryable and the budget allows (counts the retry). */
+bool ata_eh_bio_retry(const struct ata_eh_policy *pol, struct ata_bio *bio, unsigned err_mask, bool retry_flag);
+/* Autopsy and report of a link's failed commands (EH context; eh_context filled). */
+void ata_eh_link_autopsy(struct ata_link *link);
+void ata_eh_link_report(struct ata_link *link);
+/* EH's last step: complete, retry or requeue every failed command (takes the lock). */
+void ata_eh_finish(struct ata_port *ap);
+/* Lower the link's allowed SATA speed one step (effective at the next hardreset). */
+int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit);
+/* SControl.SPD value the limit asks for (0 = no limit) and whether SControl differs. */
+unsigned sata_spd_target(const struct ata_link *link);
+bool sata_set_spd_needed(struct ata_link *link);
+/* Transfer mask step-down for a device (takes effect at the next set-mode). */
+int ata_dev_down_xfermask(struct ata_device *dev, enum ata_dnxfer sel);
+
 /* ---- host.c ---- */
 struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,
                                 const struct ata_port_operations *ops, unsigned n_ports);
 void ata_host_free(struct ata_host *h);
+/* Select the EH profile by name (NULL = default); -EINVAL + trace message if unknown. */
+int ata_host_set_eh_policy(struct ata_host *h, const char *name);
 
 #endif

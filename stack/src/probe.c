@@ -6,10 +6,8 @@
 
 #include "internal.h"
 
-/* Deadline of each reset attempt (ms); the number of entries is the number of tries. */
-static const unsigned reset_timeouts[] = { 10000, 10000, 35000, 5000 };
-
-enum { ATA_EH_RETRY_DELAY_IDLE = 500 };
+/* The reset deadline table, pauses, method preference and try counts come from the
+ * host's EH profile (eh_policy.h). */
 
 /* ---- reset ---- */
 
@@ -44,20 +42,33 @@ int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
     struct ata_host *h = ap->host;
     struct ata_eh_context *ehc = &link->eh_context;
     enum ata_dev_class *cls = &ehc->classes[0];
-    unsigned try = 0;
+    const struct ata_eh_policy *pol = h->eh_policy;
+    const unsigned max_tries = pol->n_reset_tries;
+    unsigned try = 0, method;
     ata_reset_fn reset;
     uint64_t deadline;
     int rc;
 
-    /* prefer hardreset whenever the driver has one (2.6.25+ libata) */
+    /* a second reset in one EH run waits out the cool-down after the previous one */
+    if (pol->reset_cool_down_ms && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))) {
+        uint64_t until = ehc->last_reset + ATA_MS(pol->reset_cool_down_ms), now = ata_now(h);
+
+        if (until > now)
+            h->pops->sleep_ns(h->plat, until - now);
+    }
+    {
+        const struct ata_reset_choice_in in = {
+            .have_softreset = softreset != NULL,
+            .have_hardreset = hardreset != NULL,
+            .action = ehc->i.action,
+            .spd_change_pending = hardreset && sata_set_spd_needed(link),
+        };
+        method = ata_reset_choose(pol, &in);
+    }
     ehc->i.action &= ~ATA_EH_RESET;
-    if (hardreset) {
-        reset = hardreset;
-        ehc->i.action |= ATA_EH_HARDRESET;
-    } else if (softreset) {
-        reset = softreset;
-        ehc->i.action |= ATA_EH_SOFTRESET;
-    } else {
+    ehc->i.action |= method;
+    reset = method == ATA_EH_HARDRESET ? hardreset : softreset;
+    if (!method) {
         ata_link_ev(link, ATA_EV0("eh.no_reset_method", SATA_TC_DECISION, SATA_LOG_WARN),
                     "no reset method available, skipping reset");
         *cls = ATA_DEV_ATA;
@@ -81,7 +92,12 @@ int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
                         "prereset failed (errno=%d)", rc);
             return rc;
         }
-        if (!(ehc->i.action & ATA_EH_RESET)) {
+        /* prereset may have changed the method, or found nothing to reset */
+        if (ehc->i.action & ATA_EH_HARDRESET)
+            reset = hardreset;
+        else if (ehc->i.action & ATA_EH_SOFTRESET)
+            reset = softreset;
+        else {
             *cls = ATA_DEV_NONE;
             ata_eh_thaw_port(ap);
             return 0;
@@ -89,7 +105,7 @@ int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
     }
 
 retry:
-    deadline = ata_deadline(h, reset_timeouts[try++]);
+    deadline = ata_deadline(h, ata_reset_deadline_ms(pol, try++));
     ata_eh_freeze_port(ap);
     eh_reset_start(link, reset == hardreset, try);
     ehc->last_reset = ata_now(h);
@@ -139,7 +155,7 @@ retry:
         if (classify && wrong) {
             const struct sata_trace_field fm[] = { TF_INT("count", wrong), TF_INT("try", try) };
 
-            if (try < ATA_ARRAY_SIZE(reset_timeouts)) {
+            if (try < max_tries) {
                 ata_link_ev(link, ATA_EV("eh.misclassified", SATA_TC_DECISION, SATA_LOG_WARN, fm),
                             "link online but %u devices misclassified, retrying", wrong);
                 rc = -EAGAIN;
@@ -157,13 +173,15 @@ retry:
     return 0;
 
 fail:
-    if (try >= ATA_ARRAY_SIZE(reset_timeouts)) {
+    if (try >= max_tries) {
         ata_eh_thaw_port(ap);
         return rc;
     }
     {
         uint64_t now = ata_now(h);
-        uint64_t wait = deadline > now ? deadline - now : 0;
+        uint64_t wait = pol->reset_retry_pause_ms ? ATA_MS(pol->reset_retry_pause_ms)
+                        : deadline > now          ? deadline - now
+                                                  : 0;
         unsigned secs = (unsigned)((wait + ATA_MS(1000) - 1) / ATA_MS(1000));
         const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("retry_s", secs) };
 
@@ -175,6 +193,14 @@ fail:
         } else {
             ata_link_ev(link, ATA_EV("eh.reset_failed", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
         }
+    }
+    /* slower is better than lost: 4.x before the last attempt (or when the link would not
+     * settle), 2006 after every failed hardreset */
+    if (pol->spd_down_before_last_try) {
+        if (try == max_tries - 1 || rc == -EPIPE)
+            sata_down_spd_limit(link, 0);
+    } else if (reset == hardreset) {
+        sata_down_spd_limit(link, 0);
     }
     if (hardreset)
         reset = hardreset;
@@ -301,6 +327,13 @@ int ata_dev_configure(struct ata_device *dev)
     struct ata_dev_config c;
 
     ata_id_configure(dev->id, dev->class, &hc, &c);
+    /* what EH took away stays away over revalidation */
+    if (dev->xfer_limit && (c.xfer_mask & dev->xfer_limit) != c.xfer_mask && (c.xfer_mask & dev->xfer_limit)) {
+        c.xfer_mask &= dev->xfer_limit;
+        c.xfer_mode = ata_xfer_bit_to_mode(ata_xfer_mask_highest(c.xfer_mask));
+    }
+    if (dev->flags & ATA_DFLAG_NCQ_OFF)
+        c.ncq = false;
 
     if (c.multi_count && c.multi_cur != c.multi_count) {
         unsigned err_mask = exec_nodata(dev, ATA_CMD_SET_MULTI, 0, (uint8_t)c.multi_count, 0);
@@ -326,7 +359,7 @@ int ata_dev_configure(struct ata_device *dev)
     dev->xfer_mask = c.xfer_mask;
     dev->xfer_mode = c.xfer_mode;
     dev->ncq_depth = c.ncq_depth;
-    dev->flags &= ATA_DFLAG_ENABLED;
+    dev->flags &= ATA_DFLAG_ENABLED | ATA_DFLAG_NCQ_OFF | ATA_DFLAG_DUBIOUS_XFER;
     dev->flags |= (c.lba ? ATA_DFLAG_LBA : 0) | (c.lba48 ? ATA_DFLAG_LBA48 : 0) |
                   (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
                   (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0);
@@ -429,6 +462,12 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed)
             *failed = dev;
             return rc;
         }
+        /* a new mode or NCQ state is dubious until a data transfer proves it */
+        if (dev->xfer_mode != ehc->saved_xfer_mode[d] ||
+            !!(dev->flags & ATA_DFLAG_NCQ) != ehc->saved_ncq[d])
+            dev->flags |= ATA_DFLAG_DUBIOUS_XFER;
+        else if (!(dev->flags & ATA_DFLAG_DUBIOUS_XFER))
+            dev->ering.ring[dev->ering.cursor].eflags &= ~(unsigned)ATA_EFLAG_DUBIOUS_XFER;
         if (!(ehc->i.flags & ATA_EHI_QUIET) || (ehc->i.flags & ATA_EHI_DID_HARDRESET)) {
             const struct sata_trace_field f[] = {
                 TF_STR("mode", ata_xfer_mode_name(dev->xfer_mode)),
@@ -467,6 +506,8 @@ void ata_dev_disable(struct ata_device *dev)
         return;
     ata_dev_ev(dev, ATA_EV0("dev.disabled", SATA_TC_DECISION, SATA_LOG_WARN), "disabled");
     dev->flags &= ~ATA_DFLAG_ENABLED;
+    /* from now on the ring counts probe failures */
+    ata_ering_clear(&dev->ering, false);
 }
 
 /* A probe forgets the old device and asks for a reset; once per EH run per device. */
@@ -481,7 +522,7 @@ static bool ata_eh_schedule_probe(struct ata_device *dev)
     ata_dev_init(dev);
     ehc->did_probe_mask |= bit;
     ehc->i.action |= ATA_EH_RESET;
-    ehc->tries[dev->devno] = ATA_EH_DEV_TRIES;
+    ehc->tries[dev->devno] = (int)dev->link->ap->host->eh_policy->dev_tries;
     return true;
 }
 
@@ -532,6 +573,7 @@ static int ata_eh_revalidate_and_attach(struct ata_device *dev)
         return rc;
     }
     dev->flags |= ATA_DFLAG_ENABLED;
+    ata_ering_clear(&dev->ering, false); /* a new device starts with a clean history */
     ehc->i.action &= ~ATA_EH_REVALIDATE;
     ehc->i.flags |= ATA_EHI_SETMODE;
     return 0;
@@ -540,22 +582,36 @@ static int ata_eh_revalidate_and_attach(struct ata_device *dev)
 /* Spend one of the device's tries; ask for another round with a reset, or give up. */
 static void ata_eh_handle_dev_fail(struct ata_device *dev, int err)
 {
-    struct ata_eh_context *ehc = &dev->link->eh_context;
+    struct ata_link *link = dev->link;
+    struct ata_eh_context *ehc = &link->eh_context;
+    const struct ata_eh_policy *pol = link->ap->host->eh_policy;
     int *tries = &ehc->tries[dev->devno];
 
     if (err != -EAGAIN)
         (*tries)--;
-    if (err == -ENODEV)
+    if (err == -ENODEV) {
         ehc->i.probe_mask |= 1u << dev->devno;
+        if (pol->enodev_zero_tries)
+            *tries = 0;
+    }
     if ((err == -ENODEV || err == -EINVAL) && *tries > 1)
         *tries = 1;
+    /* last chance: slower is better than lost */
+    if ((err == -ENODEV || err == -EINVAL || err == -EIO) && *tries == 1) {
+        sata_down_spd_limit(link, 0);
+        if (dev->xfer_mode > XFER_PIO_0 && dev->xfer_mode < XFER_MW_DMA_0)
+            ata_dev_down_xfermask(dev, ATA_DNXFER_PIO);
+    }
 
     if (ata_dev_enabled(dev) && !*tries) {
         ata_dev_disable(dev);
         ata_eh_schedule_probe(dev);
         return;
     }
-    ehc->i.action |= ATA_EH_RESET;
+    /* 2006 escalates to a hardreset once a reset was tried */
+    ehc->i.action |= !pol->prefer_hardreset && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))
+                         ? ATA_EH_HARDRESET
+                         : ATA_EH_RESET;
 }
 
 int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
@@ -567,7 +623,9 @@ int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn s
     struct ata_device *failed = NULL;
     int rc;
 
-    ehc->tries[0] = ATA_EH_DEV_TRIES;
+    const struct ata_eh_policy *pol = ap->host->eh_policy;
+
+    ehc->tries[0] = (int)pol->dev_tries;
     ata_eh_schedule_probe(dev);
 
 retry:
@@ -600,9 +658,9 @@ retry:
 
         ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_WARN, f),
                     "failed to recover some devices, retrying in 5 secs");
-        ata_msleep(ap->host, ATA_EH_RETRY_DELAY);
+        ata_msleep(ap->host, pol->recover_retry_pause_ms);
     } else {
-        ata_msleep(ap->host, ATA_EH_RETRY_DELAY_IDLE);
+        ata_msleep(ap->host, pol->recover_idle_pause_ms);
     }
     goto retry;
 }

@@ -72,6 +72,22 @@ static void ata_qc_timeout(void *arg)
 
     ata_lock(ap->host);
     qc->timer = 0;
+    if ((qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE &&
+        ap->ops->lost_interrupt) {
+        unsigned n = ap->ops->lost_interrupt(ap);
+
+        if (n) {
+            const struct sata_trace_field f[] = { TF_INT("completed", n), TF_INT("tag", qc->tag) };
+
+            ata_port_ev(ap, ATA_EV("eh.lost_interrupt", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                        "lost interrupt: %u command(s) had completed", n);
+        }
+        if (!(qc->flags & ATA_QCFLAG_ACTIVE)) { /* it had completed: no timeout */
+            ata_unlock(ap->host);
+            ata_port_process(ap);
+            return;
+        }
+    }
     if ((qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE) {
         const struct sata_trace_field f[] = { TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command) };
 
@@ -184,6 +200,11 @@ void ata_qc_complete(struct ata_queued_cmd *qc)
 /* EH (or teardown) finishes a command it owns, with whatever err_mask it carries. */
 void ata_eh_qc_complete(struct ata_queued_cmd *qc)
 {
+    /* a completed data transfer verifies the transfer mode EH chose (PIO only counts on a
+     * device without DMA) */
+    if (qc->bio && !qc->err_mask && qc->nbytes &&
+        (qc->tf.protocol != ATA_PROT_PIO || !(qc->dev->flags & ATA_DFLAG_DMA)))
+        qc->dev->flags &= ~(unsigned)ATA_DFLAG_DUBIOUS_XFER;
     qc_trace_done(qc);
     if (qc->bio)
         ata_bio_finish(qc);

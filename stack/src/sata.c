@@ -194,6 +194,9 @@ int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, 
     rc = sata_scr_read(link, SCR_CONTROL, &scontrol);
     if (rc)
         goto out;
+    /* an EH speed limit goes into SControl.SPD; the COMRESET makes it effective */
+    if (sata_set_spd_needed(link))
+        scontrol = (scontrol & ~0xf0u) | (sata_spd_target(link) << 4);
     scontrol = (scontrol & 0x0f0) | 0x301;
     rc = sata_scr_write(link, SCR_CONTROL, scontrol);
     if (rc)
@@ -270,4 +273,56 @@ void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls)
     if (!sata_scr_read(link, SCR_ERROR, &serror))
         sata_scr_write(link, SCR_ERROR, serror);
     sata_print_link_status(link);
+}
+
+/* ---- link speed limit ---- */
+
+static unsigned fls_u(unsigned v)
+{
+    unsigned n = 0;
+
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n;
+}
+
+unsigned sata_spd_target(const struct ata_link *link)
+{
+    return link->sata_spd_limit ? fls_u(link->sata_spd_limit & 0x7u) : 0;
+}
+
+bool sata_set_spd_needed(struct ata_link *link)
+{
+    uint32_t scontrol;
+
+    if (!link->sata_spd_limit || sata_scr_read(link, SCR_CONTROL, &scontrol))
+        return false;
+    return ((scontrol >> 4) & 0xf) != sata_spd_target(link);
+}
+
+int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit)
+{
+    uint32_t sstatus;
+    unsigned cur = link->sata_spd, mask;
+    int rc;
+
+    if (!link->ap->ops->scr_read)
+        return -EOPNOTSUPP;
+    if (!sata_scr_read(link, SCR_STATUS, &sstatus) && (sstatus & 0xf) == 3)
+        cur = (sstatus >> 4) & 0xf;
+    rc = sata_down_spd_mask(link->sata_spd_limit ? link->sata_spd_limit : 0x7u, cur, spd_limit, &mask);
+    if (rc)
+        return rc;
+    link->sata_spd_limit = mask;
+    {
+        unsigned spd = fls_u(mask);
+        const struct sata_trace_field f[] = { TF_HEX("limit", mask), TF_INT("spd", spd),
+                                              TF_STR("speed", sata_spd_string(spd)) };
+
+        ata_link_ev(link, ATA_EV("eh.spd_limit", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                    "limiting SATA link speed to %s", sata_spd_string(spd));
+    }
+    return 0;
 }

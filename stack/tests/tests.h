@@ -16,8 +16,10 @@ Suite *qc_suite(void);
 Suite *prdt_suite(void);
 Suite *bio_suite(void);
 Suite *ahci_suite(void);
+Suite *eh_suite(void);
+Suite *sil24_suite(void);
 
-enum { FAKE_MMIO_WORDS = 0x1100 / 4, FAKE_MAX_EVENTS = 256, FAKE_MAX_ALLOCS = 64 };
+enum { FAKE_MMIO_WORDS = 0xA000 / 4, /* sil24: BAR0 + BAR2 window */ FAKE_MAX_EVENTS = 256, FAKE_MAX_ALLOCS = 64 };
 
 struct fake_event {
     char name[48];

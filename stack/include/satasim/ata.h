@@ -39,11 +39,16 @@ struct ata_host_config {
     const char *eh_policy; /* EH profile name; NULL = default */
     bool no_ncq;           /* host-side NCQ off (like a NONCQ host flag) */
     uint32_t port_mask;    /* ports to use (0 = all implemented) */
+    bool no_irq_loss_fix;  /* don't apply a controller's lost-completion-IRQ workaround
+                              (sil24 on PCI-X: IRQ_WOC); for erratum scenarios */
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */
 struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_platform_ops *ops,
                                   const struct ata_host_config *cfg);
+/* SiI3124: one register window with BAR0 at offset 0 and BAR2 at 0x2000. */
+struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_platform_ops *ops,
+                                   const struct ata_host_config *cfg);
 
 int ata_host_start(struct ata_host *h);   /* 0 or negative errno */
 void ata_host_stop(struct ata_host *h);   /* quiesce: stop ports, free IRQ */
@@ -105,6 +110,7 @@ struct ata_bio {
     /* private to the stack while the request is queued; leave zeroed */
     struct ata_bio *q_next;
     struct ata_device *q_dev;
+    unsigned q_retries; /* retries above EH used so far (as the SCSI layer's count) */
 };
 
 /* Queue a request. Returns 0 (done() will be called) or a negative errno:

@@ -1,0 +1,159 @@
+/* EH policy profiles: everything in which libata's error handling changed between eras,
+ * gathered behind one table so the rest of EH has no scattered constants
+ * (libata-eh.md 1.5, 2, 3.5, 3.6, 3.7).
+ *
+ * A profile owns: how an error is categorised for the error ring, the speed-down verdict
+ * computed from the ring, how a verdict is applied (transfer-mode steps, ring clearing),
+ * the reset method preference, the reset deadline table and pauses, the per-device
+ * recovery tries and the retry budget above EH.
+ *
+ * Adding a profile = one new eh_policy_<name>.c defining a `const struct ata_eh_policy`
+ * plus one line in the registry table in eh_policy.c.
+ *
+ * Everything declared here is pure (no platform access), so unit tests drive it directly.
+ */
+#ifndef SATASIM_EH_POLICY_H
+#define SATASIM_EH_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { ATA_ERING_SIZE = 32, ATA_EH_MAX_RESET_TRIES = 8 };
+
+/* Error categories for the speed-down rules (libata-eh.md 1.5). */
+enum ata_ecat {
+    ATA_ECAT_NONE = 0,
+    ATA_ECAT_ATA_BUS = 1,
+    ATA_ECAT_TOUT_HSM = 2,
+    ATA_ECAT_UNK_DEV = 3,
+    ATA_ECAT_DUBIOUS_NONE = 4, /* base of the "transfer not yet verified" variants */
+    ATA_ECAT_DUBIOUS_ATA_BUS = 5,
+    ATA_ECAT_DUBIOUS_TOUT_HSM = 6,
+    ATA_ECAT_DUBIOUS_UNK_DEV = 7,
+    ATA_ECAT_NR = 8,
+};
+
+/* ering entry flags */
+enum {
+    ATA_EFLAG_IS_IO = 1u << 0,
+    ATA_EFLAG_DUBIOUS_XFER = 1u << 1,
+    ATA_EFLAG_OLD_ER = 1u << 31, /* logically cleared */
+};
+
+/* speed-down verdict bits */
+enum {
+    ATA_EH_SPDN_NCQ_OFF = 1u << 0,
+    ATA_EH_SPDN_SPEED_DOWN = 1u << 1,
+    ATA_EH_SPDN_FALLBACK_TO_PIO = 1u << 2,
+    ATA_EH_SPDN_KEEP_ERRORS = 1u << 3,
+};
+
+struct ata_ering_entry {
+    unsigned eflags;
+    unsigned err_mask; /* 0 = empty slot */
+    uint64_t timestamp; /* ns, simulated */
+};
+
+/* Preallocated per device; recording never allocates. */
+struct ata_ering {
+    unsigned cursor;
+    struct ata_ering_entry ring[ATA_ERING_SIZE];
+};
+
+void ata_ering_record(struct ata_ering *e, unsigned eflags, unsigned err_mask, uint64_t now);
+/* mark_old: keep the entries but hide them from walks (4.x); else zero the ring (2006) */
+void ata_ering_clear(struct ata_ering *e, bool mark_old);
+/* Newest to oldest; stops at an empty or OLD_ER slot, after one wrap, or when fn != 0. */
+int ata_ering_map(struct ata_ering *e, int (*fn)(struct ata_ering_entry *ent, void *arg), void *arg);
+const struct ata_ering_entry *ata_ering_top(const struct ata_ering *e); /* NULL if empty */
+
+/* Category of an error. dubious: the profile knows DUBIOUS variants; *xfer_ok is the sticky
+ * "a newer entry had a verified transfer" state of a newest-to-oldest walk (may be NULL). */
+enum ata_ecat ata_eh_categorize(unsigned err_mask, unsigned eflags, bool dubious, bool *xfer_ok);
+
+/* Transfer mask step-down selectors (libata-eh.md 2.3). */
+enum ata_dnxfer { ATA_DNXFER_PIO, ATA_DNXFER_DMA, ATA_DNXFER_40C, ATA_DNXFER_FORCE_PIO0, ATA_DNXFER_FORCE_PIO };
+/* Returns 0 and the new mask, or -ENOENT when nothing would change / nothing is left. */
+int ata_down_xfermask(unsigned mask, enum ata_dnxfer sel, unsigned *out);
+/* SATA speed limit mask (bit0 1.5G, bit1 3.0G, bit2 6.0G) one step down from cur_spd (1..3,
+ * 0 unknown); spd_limit (0 = none) caps further. 0 and the new mask, or -EINVAL. */
+int sata_down_spd_mask(unsigned limit, unsigned cur_spd, unsigned spd_limit, unsigned *out);
+
+/* Reset method choice inputs. */
+struct ata_reset_choice_in {
+    bool have_softreset, have_hardreset;
+    unsigned action;        /* ATA_EH_* requested */
+    bool spd_change_pending; /* SControl.SPD must change: only a hardreset applies it */
+};
+
+struct ata_eh_policy {
+    const char *name;
+    const char *summary;
+
+    /* error ring */
+    bool dubious_categories;  /* ECAT_DUBIOUS_* exist */
+    bool record_uncategorized; /* record errors whose category is NONE (2006) */
+    bool clear_marks_old;     /* clearing marks OLD_ER instead of zeroing */
+    /* verdict from the ring after a new error was recorded */
+    unsigned (*verdict)(const struct ata_ering *e, uint64_t now, bool dubious);
+    /* transfer-mode steps of a SPEED_DOWN verdict when the link speed cannot go lower:
+     * n_xfer_steps entries used in order, counted in the device's spdn_cnt; when the
+     * table is exhausted, repeat_last_step says whether to keep using the last entry */
+    enum ata_dnxfer xfer_steps_dma[2], xfer_steps_pio[2];
+    unsigned n_xfer_steps;
+    bool repeat_last_step;
+    unsigned speed_down_spd_action; /* ATA_EH_* requested after lowering the link speed */
+    unsigned speed_down_xfer_action; /* ... after lowering the transfer mode */
+
+    /* actions the autopsy requests ("some reset" in 4.x, specific methods in 2006) */
+    unsigned act_reset;      /* HSM/timeout/bus errors, frozen port */
+    unsigned act_hardreset;  /* SError.C (persistent), unreadable SError */
+    bool serror_recovered_counts; /* SError I/M bits count as bus errors (2006) */
+    bool revalidate_on_any_error; /* 2006: any error -> REVALIDATE */
+
+    /* reset */
+    bool prefer_hardreset;
+    unsigned reset_timeouts_ms[ATA_EH_MAX_RESET_TRIES];
+    unsigned n_reset_tries;
+    unsigned reset_retry_pause_ms;  /* 0: wait out the failed attempt's deadline */
+    bool spd_down_before_last_try;  /* 4.x; else after every failed hardreset (2006) */
+    unsigned reset_cool_down_ms;    /* min gap between resets within one EH run */
+
+    /* recovery */
+    unsigned dev_tries;
+    unsigned recover_retry_pause_ms, recover_idle_pause_ms;
+    bool enodev_zero_tries;          /* 2006: -ENODEV uses up the device at once */
+
+    /* report: 2006's one-line "tag N cmd 0x.. Emask .." per command and "(desc)", else the
+     * 4.x "failed command:" / cmd / res / status / error blocks and the SError line */
+    bool report_style_2006;
+
+    /* retries above EH */
+    unsigned max_retries;
+    bool (*worth_retry)(unsigned err_mask, bool is_io);
+};
+
+/* The registry: NULL name = the default profile; NULL on unknown names. */
+const struct ata_eh_policy *ata_eh_policy_find(const char *name);
+const struct ata_eh_policy *ata_eh_policy_default(void);
+size_t ata_eh_policy_count(void);
+const struct ata_eh_policy *ata_eh_policy_at(size_t i);
+
+/* Helpers shared by profiles. */
+struct ata_spdn_count {
+    uint64_t since;           /* count entries newer than this (ns) */
+    bool dubious;
+    bool xfer_ok;
+    unsigned nr_errors[ATA_ECAT_NR];
+};
+void ata_spdn_count_window(const struct ata_ering *e, uint64_t now, uint64_t window_ns, bool dubious,
+                           struct ata_spdn_count *out);
+unsigned ata_reset_choose(const struct ata_eh_policy *pol, const struct ata_reset_choice_in *in);
+/* Deadline of attempt try (0-based) in ms, 0 past the last attempt. */
+unsigned ata_reset_deadline_ms(const struct ata_eh_policy *pol, unsigned try);
+
+extern const struct ata_eh_policy ata_eh_policy_libata2006;
+extern const struct ata_eh_policy ata_eh_policy_modern;
+
+#endif

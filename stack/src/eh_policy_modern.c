@@ -1,0 +1,82 @@
+/* Profile "libata-modern" (default): the 4.x-6.x rules (libata-eh.md 1.5, 2.2, 3.3, 3.5-3.7).
+ *  - five verdict rules over 5- and 10-minute windows with DUBIOUS categories;
+ *  - NCQ off, link speed down, then DMA / UDMA33 steps, PIO fallback never for SATA disks;
+ *    the ring is cleared (entries marked old) unless the verdict keeps errors;
+ *  - hardreset whenever the driver has one; the reset deadline table 10/10/35/5 s with the
+ *    wait-out-the-deadline pause, speed lowered before the last attempt, 5 s cool-down. */
+#include "eh_policy.h"
+#include "internal.h"
+
+enum { WIN_5MIN_MS = 5 * 60 * 1000, WIN_10MIN_MS = 10 * 60 * 1000 };
+
+static unsigned verdict_modern(const struct ata_ering *e, uint64_t now, bool dubious)
+{
+    struct ata_spdn_count c;
+    unsigned verdict = 0;
+
+    ata_spdn_count_window(e, now, ATA_MS(WIN_5MIN_MS), dubious, &c);
+    /* rule 1 */
+    if (c.nr_errors[ATA_ECAT_DUBIOUS_ATA_BUS] + c.nr_errors[ATA_ECAT_DUBIOUS_TOUT_HSM] > 1)
+        verdict |= ATA_EH_SPDN_SPEED_DOWN | ATA_EH_SPDN_FALLBACK_TO_PIO | ATA_EH_SPDN_KEEP_ERRORS;
+    /* rule 2 */
+    if (c.nr_errors[ATA_ECAT_DUBIOUS_TOUT_HSM] + c.nr_errors[ATA_ECAT_DUBIOUS_UNK_DEV] > 1)
+        verdict |= ATA_EH_SPDN_NCQ_OFF | ATA_EH_SPDN_KEEP_ERRORS;
+    /* rule 3 (the code compares > 6; its comment says 8) */
+    if (c.nr_errors[ATA_ECAT_ATA_BUS] + c.nr_errors[ATA_ECAT_TOUT_HSM] + c.nr_errors[ATA_ECAT_UNK_DEV] > 6)
+        verdict |= ATA_EH_SPDN_FALLBACK_TO_PIO;
+
+    ata_spdn_count_window(e, now, ATA_MS(WIN_10MIN_MS), dubious, &c);
+    /* rule 4 */
+    if (c.nr_errors[ATA_ECAT_TOUT_HSM] + c.nr_errors[ATA_ECAT_UNK_DEV] > 3)
+        verdict |= ATA_EH_SPDN_NCQ_OFF;
+    /* rule 5 */
+    if (c.nr_errors[ATA_ECAT_ATA_BUS] + c.nr_errors[ATA_ECAT_TOUT_HSM] > 3 ||
+        c.nr_errors[ATA_ECAT_UNK_DEV] > 6)
+        verdict |= ATA_EH_SPDN_SPEED_DOWN;
+    return verdict;
+}
+
+/* Never retry a media error; retry any file-system I/O (every ata_bio is one); for other
+ * commands no retry of INVALID or of a plain device error. */
+static bool worth_retry_modern(unsigned err_mask, bool is_io)
+{
+    if (err_mask & AC_ERR_MEDIA)
+        return false;
+    if (is_io)
+        return true;
+    if (err_mask & AC_ERR_INVALID)
+        return false;
+    return err_mask != AC_ERR_DEV;
+}
+
+const struct ata_eh_policy ata_eh_policy_modern = {
+    .name = "libata-modern",
+    .summary = "4.x-6.x EH: five verdict rules, dubious transfers, NCQ off, hardreset first",
+    .dubious_categories = true,
+    .record_uncategorized = false,
+    .clear_marks_old = true,
+    .verdict = verdict_modern,
+    .xfer_steps_dma = { ATA_DNXFER_DMA, ATA_DNXFER_40C },
+    .xfer_steps_pio = { ATA_DNXFER_PIO, ATA_DNXFER_FORCE_PIO0 },
+    .n_xfer_steps = 2,
+    .repeat_last_step = false,
+    .speed_down_spd_action = ATA_EH_RESET,
+    .speed_down_xfer_action = ATA_EH_RESET,
+    .act_reset = ATA_EH_RESET,
+    .act_hardreset = ATA_EH_RESET,
+    .serror_recovered_counts = false,
+    .revalidate_on_any_error = false,
+    .prefer_hardreset = true,
+    .reset_timeouts_ms = { 10000, 10000, 35000, 5000 },
+    .n_reset_tries = 4,
+    .reset_retry_pause_ms = 0,
+    .spd_down_before_last_try = true,
+    .reset_cool_down_ms = 5000,
+    .dev_tries = 3,
+    .recover_retry_pause_ms = 5000,
+    .recover_idle_pause_ms = 500,
+    .enodev_zero_tries = false,
+    .report_style_2006 = false,
+    .max_retries = 5,
+    .worth_retry = worth_retry_modern,
+};
