@@ -6,6 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libyaml-cpp-dev check libsubunit-dev verilator
   python3 python3-pytest python3-pytest-xdist python3-yaml
+  qemu-system-x86
 )
 
 missing=()

@@ -20,6 +20,7 @@ namespace {
 
 const char kUsage[] =
     "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
+    "                   [--backend systemc|qemu]\n"
     "       satasim check PATH...\n"
     "       satasim --help\n"
     "\n"
@@ -33,6 +34,8 @@ const char kUsage[] =
     "          (DIR defaults to ./out).\n"
     "          --trace-cmds on|off  override the scenarios' per-command trace records\n"
     "          --wall-limit S       kill a scenario after S seconds of wall time (default 300)\n"
+    "          --backend B          systemc (the satasim models; default) or qemu (QEMU's q35\n"
+    "                               AHCI over qtest; overrides the scenarios' backend key)\n"
     "  check   validate scenario files only.\n"
     "\n"
     "Exit status: 0 every scenario passed, 1 a scenario failed, 2 malformed input (the\n"
@@ -106,6 +109,10 @@ int cmd_run(ArgReader &r, const char *argv0) {
             if (!parse_on_off(v, &b))
                 return usage_error("--trace-cmds: expected on or off, got '" + v + "'");
             opt.trace_cmds = b;
+        } else if (r.value("--backend", &v, &err)) {
+            if (v != "systemc" && v != "qemu")
+                return usage_error("--backend: expected systemc or qemu, got '" + v + "'");
+            opt.backend = v;
         } else if (r.value("--wall-limit", &v, &err)) {
             auto n = parse_uint(v);
             if (!n || *n < 1 || *n > 1000000)
@@ -150,6 +157,10 @@ int cmd_run_one(ArgReader &r) {
             if (!parse_on_off(v, &b))
                 return usage_error("--trace-cmds: expected on or off, got '" + v + "'");
             opt.trace_cmds = b;
+        } else if (r.value("--backend", &v, &err)) {
+            if (v != "systemc" && v != "qemu")
+                return usage_error("--backend: expected systemc or qemu, got '" + v + "'");
+            opt.backend = v;
         } else if (!err.empty()) {
             return usage_error(err);
         } else if (file.empty() && !(a.size() > 1 && a[0] == '-')) {
@@ -167,6 +178,8 @@ int cmd_run_one(ArgReader &r) {
         std::fprintf(stderr, "%s\n", e.what());
         return 2;
     }
+    if (opt.backend)
+        sc.backend = *opt.backend;
     return run_one(sc, opt);
 }
 

@@ -22,8 +22,11 @@ int op_dma_alloc(sata_platform *p, size_t size, size_t align, plat_dma_buf *out)
     return B(p)->dma_alloc(size, align, out);
 }
 void op_dma_free(sata_platform *p, plat_dma_buf *buf) { B(p)->dma_free(buf); }
-void op_dma_sync(sata_platform *, const plat_dma_buf *, size_t, size_t) {
-    // The CPU pointer aliases the bus-visible region: nothing to copy.
+void op_dma_sync_for_device(sata_platform *p, const plat_dma_buf *buf, size_t off, size_t len) {
+    B(p)->dma_sync_for_device(buf, off, len);
+}
+void op_dma_sync_for_cpu(sata_platform *p, const plat_dma_buf *buf, size_t off, size_t len) {
+    B(p)->dma_sync_for_cpu(buf, off, len);
 }
 int op_request_irq(sata_platform *p, plat_irq_handler_fn fn, void *arg) {
     return B(p)->request_irq(fn, arg);
@@ -52,8 +55,8 @@ const sata_platform_ops kOps = {
     op_mmio_write32,
     op_dma_alloc,
     op_dma_free,
-    op_dma_sync,
-    op_dma_sync,
+    op_dma_sync_for_device,
+    op_dma_sync_for_cpu,
     op_request_irq,
     op_free_irq,
     op_now_ns,
@@ -159,6 +162,23 @@ void PlatformBinding::dma_free(plat_dma_buf *buf) {
     buf->cpu = nullptr;
     buf->bus = 0;
     buf->size = 0;
+}
+
+void PlatformBinding::dma_sync_for_device(const plat_dma_buf *buf, size_t off, size_t len) {
+    // Without a hook the CPU pointer aliases the bus-visible region: nothing to copy.
+    if (!dma_sync_ || !buf || !buf->cpu || len == 0)
+        return;
+    if (off > buf->size || len > buf->size - off)
+        fatal("dma_sync_for_device beyond the end of a " + std::to_string(buf->size) + "-byte DMA buffer");
+    dma_sync_->to_device(buf->bus + off, static_cast<const uint8_t *>(buf->cpu) + off, len);
+}
+
+void PlatformBinding::dma_sync_for_cpu(const plat_dma_buf *buf, size_t off, size_t len) {
+    if (!dma_sync_ || !buf || !buf->cpu || len == 0)
+        return;
+    if (off > buf->size || len > buf->size - off)
+        fatal("dma_sync_for_cpu beyond the end of a " + std::to_string(buf->size) + "-byte DMA buffer");
+    dma_sync_->to_cpu(buf->bus + off, static_cast<uint8_t *>(buf->cpu) + off, len);
 }
 
 // ---- interrupt ----

@@ -27,6 +27,15 @@
 
 namespace satasim::harness {
 class PlatformBinding;
+
+// Where device memory is not the CPU's (the QEMU backend: guest RAM), dma_sync_for_device
+// and dma_sync_for_cpu copy through this hook; without one they do nothing.
+class DmaSyncHook {
+  public:
+    virtual ~DmaSyncHook() = default;
+    virtual void to_device(uint64_t bus, const void *cpu, size_t len) = 0;
+    virtual void to_cpu(uint64_t bus, void *cpu, size_t len) = 0;
+};
 }
 
 // The backend's context, opaque to the stack.
@@ -50,6 +59,13 @@ class PlatformBinding : public sc_core::sc_module {
 
     // The host whose EH runs in this binding's EH thread.
     void set_host(ata_host *h) { host_ = h; }
+
+    // The backend's DMA copy hook (nullptr: CPU and device share the memory).
+    void set_dma_sync(DmaSyncHook *h) { dma_sync_ = h; }
+    // Ownership hand-over of [off, off+len) of buf, as the stack's ops: the workloads call
+    // these around every I/O on their data buffers (no-ops on the simulator).
+    void dma_sync_for_device(const plat_dma_buf *buf, size_t off, size_t len);
+    void dma_sync_for_cpu(const plat_dma_buf *buf, size_t off, size_t len);
 
     // For the harness's own buffers (same allocator as the stack's).
     int dma_alloc(size_t size, size_t align, plat_dma_buf *out);
@@ -130,6 +146,7 @@ class PlatformBinding : public sc_core::sc_module {
 
     int lock_depth_ = 0;
     uint64_t ps_per_ns_ = 1000;
+    DmaSyncHook *dma_sync_ = nullptr;
 };
 
 } // namespace satasim::harness

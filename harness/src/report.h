@@ -38,6 +38,7 @@ struct RunReport {
     uint64_t sim_time_ns = 0;
     double wall_time_s = 0;
     uint64_t irq_calls = 0, eh_runs = 0, timers_fired = 0, trace_events = 0;
+    uint64_t qemu_requests = 0, qemu_round_trips = 0; // backend: qemu
     bool pass = false;
 
     uint64_t commands() const;    // workload commands completed, prefill included

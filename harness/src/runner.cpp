@@ -20,6 +20,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "json_writer.h"
+#include "qemu_platform.h"
 #include "scenario_parser.h"
 #include "sim_run.h"
 #include "units.h"
@@ -198,7 +199,8 @@ bool expand_paths(const std::vector<std::string> &paths, std::vector<std::string
 namespace {
 
 // Parses every file; prints every error. False if any is malformed.
-bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs) {
+bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
+               const std::optional<std::string> &backend = std::nullopt) {
     bool ok = true;
     std::map<std::string, std::string> names;
     for (const std::string &f : files) {
@@ -212,6 +214,21 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs) {
                              f.c_str(), j.sc.name.c_str(), it->second.c_str());
                 ok = false;
                 continue;
+            }
+            if (backend)
+                j.sc.backend = *backend;
+            {
+                // Refused up front, naming each feature the backend cannot model.
+                bool refused = false;
+                for (const std::string &r : backend_refusals(j.sc)) {
+                    std::fprintf(stderr, "%s: backend %s: the %s backend cannot model %s\n", f.c_str(),
+                                 j.sc.backend.c_str(), j.sc.backend == "qemu" ? "QEMU" : "SystemC", r.c_str());
+                    refused = true;
+                }
+                if (refused) {
+                    ok = false;
+                    continue;
+                }
             }
             names[j.sc.name] = f;
             jobs->push_back(std::move(j));
@@ -243,7 +260,7 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     if (!expand_paths(opt.paths, &files))
         return 2;
     std::vector<Job> jobs;
-    if (!parse_all(files, &jobs))
+    if (!parse_all(files, &jobs, opt.backend))
         return 2;
 
     fs::path out(opt.out_dir);
@@ -318,6 +335,8 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         std::vector<std::string> args = {self_exe, "run-one", j.file, "--out", opt.out_dir};
         if (opt.trace_cmds)
             args.insert(args.end(), {"--trace-cmds", *opt.trace_cmds ? "on" : "off"});
+        if (opt.backend)
+            args.insert(args.end(), {"--backend", *opt.backend});
         std::fflush(stdout);
         std::fflush(stderr);
         pid_t pid = fork();

@@ -16,6 +16,7 @@ struct RunOptions {
     unsigned jobs = 0; // 0 = number of CPUs
     std::optional<bool> trace_cmds;
     unsigned wall_limit_s = 300; // per scenario, wall clock; the child is killed after it
+    std::optional<std::string> backend; // overrides the scenarios' backend ("systemc" or "qemu")
 };
 
 // Exit codes: 0 every scenario passed, 1 a scenario failed, 2 bad input.

@@ -16,6 +16,7 @@ struct ControllerSpec {
     unsigned slots = 32;
     bool ncq = true;
     unsigned gen = 3;
+    bool gen_set = false; // gen given in the file (the QEMU backend refuses non-Gen1 links)
 };
 
 struct HostSpec {
@@ -25,6 +26,16 @@ struct HostSpec {
 };
 
 enum class NcqOrderSpec { InOrder, Reverse, Random, ShortestSeek };
+
+// An I/O error QEMU's blkdebug driver injects under a disk (backend qemu only).
+enum class BlkdebugOp { Read, Write, Flush };
+struct BlkdebugRule {
+    int line = 0;
+    BlkdebugOp op = BlkdebugOp::Read;
+    int64_t lba = -1; // sector the failing request must touch; -1 = any (flush: always)
+    bool once = true; // fail the first matching request only, else every one
+    unsigned err = 5; // errno: 5 EIO
+};
 
 struct TimingSpec {
     bool ssd = false;
@@ -47,6 +58,7 @@ struct DeviceSpec {
     bool ncq = true;
     unsigned ncq_depth = 32;
     unsigned gen = 3;
+    bool gen_set = false; // gen given in the file
     unsigned udma = 6;
     unsigned pio = 4;
     unsigned multi = 16;
@@ -54,6 +66,7 @@ struct DeviceSpec {
     bool write_cache = true;
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
+    std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
 
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
     uint64_t addressable() const;
@@ -117,6 +130,7 @@ struct Scenario {
     uint64_t time_limit_ns = 600ull * 1000 * 1000 * 1000;
     bool trace_cmds = true;
     bool trace_fis = false; // per-FIS model records (disk.fis_rx / disk.fis_tx)
+    std::string backend = "systemc"; // "systemc" (the models) or "qemu" (QEMU's AHCI over qtest)
     ControllerSpec controller;
     HostSpec host;
     std::vector<DeviceSpec> devices; // in file order

@@ -162,40 +162,33 @@ E as_enum(const Parser &p, const Field &f, const std::vector<std::pair<const cha
     p.fail(f, "unknown value '" + s + "' (expected one of: " + list + ")");
 }
 
-uint64_t as_sectors(const Parser &p, const Field &f) {
-    std::string s = scalar(p, f, "a size");
+// A scalar in units: parse() returns nullopt and says why for anything it cannot take.
+template <typename T, typename Parse>
+T as_quantity(const Parser &p, const Field &f, const std::string &what, Parse parse) {
+    std::string s = scalar(p, f, ("a " + what).c_str());
     std::string why;
-    auto v = parse_size_sectors(s, &why);
+    std::optional<T> v = parse(s, &why);
     if (!v)
-        p.fail(f, "bad size '" + s + "': " + why);
+        p.fail(f, "bad " + what + " '" + s + "': " + why);
     return *v;
+}
+
+uint64_t as_sectors(const Parser &p, const Field &f) {
+    return as_quantity<uint64_t>(p, f, "size", parse_size_sectors);
 }
 
 uint64_t as_bytes(const Parser &p, const Field &f) {
-    std::string s = scalar(p, f, "a size");
-    std::string why;
-    auto v = parse_size_bytes(s, 1, &why);
-    if (!v)
-        p.fail(f, "bad size '" + s + "': " + why);
-    return *v;
+    return as_quantity<uint64_t>(p, f, "size", [](const std::string &s, std::string *why) {
+        return parse_size_bytes(s, 1, why);
+    });
 }
 
 uint64_t as_time_ns(const Parser &p, const Field &f) {
-    std::string s = scalar(p, f, "a time");
-    std::string why;
-    auto v = parse_time_ns(s, &why);
-    if (!v)
-        p.fail(f, "bad time '" + s + "': " + why);
-    return *v;
+    return as_quantity<uint64_t>(p, f, "time", parse_time_ns);
 }
 
 double as_rate(const Parser &p, const Field &f) {
-    std::string s = scalar(p, f, "a rate");
-    std::string why;
-    auto v = parse_rate_mb_s(s, &why);
-    if (!v)
-        p.fail(f, "bad rate '" + s + "': " + why);
-    return *v;
+    return as_quantity<double>(p, f, "rate", parse_rate_mb_s);
 }
 
 std::string as_ident_string(const Parser &p, const Field &f, size_t max_len) {
@@ -245,8 +238,10 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
         c.slots = unsigned(as_uint(p, *t, 1, 32));
     if (auto *t = m.find("ncq"))
         c.ncq = as_bool(p, *t);
-    if (auto *t = m.find("gen"))
+    if (auto *t = m.find("gen")) {
         c.gen = unsigned(as_uint(p, *t, 1, 3));
+        c.gen_set = true;
+    }
 }
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
@@ -295,7 +290,7 @@ DeviceSpec parse_device(const Parser &p, const Field &f) {
     DeviceSpec d;
     MapView m(p, f.node, f.path, f.line,
               {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
-               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing"});
+               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug"});
     d.line = m.line();
     if (!m.has("port"))
         p.fail(m.line(), m.join("port"), "required");
@@ -318,8 +313,10 @@ DeviceSpec parse_device(const Parser &p, const Field &f) {
         d.ncq = as_bool(p, *v);
     if (auto *v = m.find("ncq_depth"))
         d.ncq_depth = unsigned(as_uint(p, *v, 1, 32));
-    if (auto *v = m.find("gen"))
+    if (auto *v = m.find("gen")) {
         d.gen = unsigned(as_uint(p, *v, 1, 3));
+        d.gen_set = true;
+    }
     if (auto *v = m.find("udma"))
         d.udma = unsigned(as_uint(p, *v, 0, 6));
     if (auto *v = m.find("pio"))
@@ -341,6 +338,32 @@ DeviceSpec parse_device(const Parser &p, const Field &f) {
                                              {"shortest_seek", NcqOrderSpec::ShortestSeek}});
     if (auto *v = m.find("timing"))
         parse_timing(p, *v, d.timing);
+    if (auto *v = m.find("blkdebug")) {
+        const YAML::Node &l = as_list(p, *v);
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field ef = element(*v, i);
+            MapView em(p, ef.node, ef.path, ef.line, {"op", "lba", "once", "errno"});
+            BlkdebugRule r;
+            r.line = em.line();
+            if (!em.has("op"))
+                p.fail(em.line(), em.join("op"), "required");
+            r.op = as_enum<BlkdebugOp>(p, em.get("op"),
+                                       {{"read", BlkdebugOp::Read}, {"write", BlkdebugOp::Write},
+                                        {"flush", BlkdebugOp::Flush}});
+            if (auto *x = em.find("lba")) {
+                if (r.op == BlkdebugOp::Flush)
+                    p.fail(*x, "a flush has no sector: leave lba out");
+                r.lba = int64_t(as_sectors(p, *x));
+                if (uint64_t(r.lba) >= d.capacity)
+                    p.fail(*x, "lba beyond the disk's capacity");
+            }
+            if (auto *x = em.find("once"))
+                r.once = as_bool(p, *x);
+            if (auto *x = em.find("errno"))
+                r.err = unsigned(as_uint(p, *x, 1, 133));
+            d.blkdebug.push_back(r);
+        }
+    }
     return d;
 }
 
@@ -648,7 +671,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
     rootf.line = 1;
     MapView m(p, root, "", 1,
               {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
-               "devices", "workload", "expect"});
+               "devices", "workload", "expect", "backend"});
 
     sc.name = file_stem(file);
     if (auto *v = m.find("name"))
@@ -670,6 +693,8 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
         sc.trace_cmds = as_bool(p, *v);
     if (auto *v = m.find("trace_fis"))
         sc.trace_fis = as_bool(p, *v);
+    if (auto *v = m.find("backend"))
+        sc.backend = as_enum<std::string>(p, *v, {{"systemc", "systemc"}, {"qemu", "qemu"}});
     if (auto *v = m.find("controller"))
         parse_controller(p, *v, sc.controller);
     if (auto *v = m.find("host"))

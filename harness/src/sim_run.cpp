@@ -12,6 +12,7 @@
 #include <systemc>
 
 #include "platform_binding.h"
+#include "qemu_platform.h"
 #include "report.h"
 #include "topology.h"
 #include "trace_sink.h"
@@ -203,7 +204,12 @@ std::string temp_dir_name(const std::string &name, long pid) {
     return "." + name + ".tmp-" + std::to_string(pid);
 }
 
-int run_one(const Scenario &sc, const RunOneOptions &opt) {
+int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
+    // QEMU's AHCI always implements 6 ports: a scenario's smaller controller is its first
+    // `ports` ports, so the stack is limited to those (unless the scenario sets a mask).
+    Scenario sc = sc_in;
+    if (sc.backend == "qemu" && sc.host.port_mask == 0 && sc.controller.ports < 6)
+        sc.host.port_mask = (1u << sc.controller.ports) - 1;
     auto wall_start = std::chrono::steady_clock::now();
     fs::path out(opt.out_dir);
     fs::path final_dir = out / sc.name;
@@ -234,16 +240,31 @@ int run_one(const Scenario &sc, const RunOneOptions &opt) {
 
     bool aborted = false;
     std::unique_ptr<Topology> topo;
+    std::unique_ptr<QemuMachine> qemu; // backend: qemu (hardware = QEMU's AHCI over qtest)
+    std::unique_ptr<QemuPoller> qemu_poller;
     std::unique_ptr<PlatformBinding> binding;
     std::unique_ptr<SimController> ctl;
     try {
-        topo = build_topology(sc, &sink);
-        binding = std::make_unique<PlatformBinding>("platform", *topo->hba, *topo->mem, *topo->irq, sink,
-                                                    [&](const std::string &reason) {
-                                                        report.failures.add(reason);
-                                                        aborted = true;
-                                                        sc_core::sc_stop();
-                                                    });
+        auto fail_fn = [&](const std::string &reason) {
+            report.failures.add(reason);
+            aborted = true;
+            sc_core::sc_stop();
+        };
+        for (const std::string &r : backend_refusals(sc))
+            throw std::runtime_error("the " + sc.backend + " backend cannot model " + r);
+        if (sc.backend == "qemu") {
+            qemu = std::make_unique<QemuMachine>(sc, tmp.string(), sc.host.port_mask);
+            sink.emit_harness("qemu.start", SATA_TC_INFO, -1,
+                              {{"pid", TraceValue::integer(int64_t(qemu->client().pid()))},
+                               {"pci", TraceValue::str(qemu->pci_summary())}},
+                              "QEMU q35 AHCI at " + qemu->pci_summary());
+            binding = std::make_unique<PlatformBinding>("platform", *qemu, qemu->mem(), qemu->irq(), sink, fail_fn);
+            binding->set_dma_sync(qemu.get());
+            qemu_poller = std::make_unique<QemuPoller>("qemu_poller", *qemu);
+        } else {
+            topo = build_topology(sc, &sink);
+            binding = std::make_unique<PlatformBinding>("platform", *topo->hba, *topo->mem, *topo->irq, sink, fail_fn);
+        }
         ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report);
         sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(sc.time_limit_ns) * ps_per_ns));
     } catch (const std::exception &e) {
@@ -269,6 +290,11 @@ int run_one(const Scenario &sc, const RunOneOptions &opt) {
         for (size_t i = 0; i < ctl->runners().size() && i < report.workloads.size(); ++i)
             if (ctl->runners()[i])
                 report.workloads[i].stats = ctl->runners()[i]->stats();
+    }
+    if (qemu) {
+        report.qemu_requests = qemu->client().requests();
+        report.qemu_round_trips = qemu->client().round_trips();
+        qemu->shutdown();
     }
     report.finished = ctl && ctl->finished() && !aborted;
     if (binding) {

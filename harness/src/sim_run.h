@@ -14,6 +14,7 @@ namespace satasim::harness {
 struct RunOneOptions {
     std::string out_dir = "out";
     std::optional<bool> trace_cmds; // overrides the scenario's trace_cmds
+    std::optional<std::string> backend; // overrides the scenario's backend
 };
 
 // Returns the process exit code: 0 pass, 1 fail.

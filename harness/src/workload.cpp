@@ -185,6 +185,8 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     s.bio.n_sg = unsigned(s.sg.size());
     s.bio.done = &WorkloadRunner::on_done;
     s.bio.priv = &s;
+    if (req.op != OpSpec::Flush) // hand the buffer to the device (QEMU: copy into guest RAM)
+        binding_.dma_sync_for_device(&s.buf, 0, bytes);
     s.range_id = req.op == OpSpec::Flush ? 0 : dev_->add_range(req.lba, req.n, req.op == OpSpec::Write);
     s.busy = true;
     ++outstanding_;
@@ -266,6 +268,7 @@ void WorkloadRunner::finish(Slot &s) {
         if (!s.prefill)
             stats_.bytes += uint64_t(r.n) * kSector;
     } else if (r.op == OpSpec::Read) {
+        binding_.dma_sync_for_cpu(&s.buf, 0, size_t(r.n) * kSector); // QEMU: copy out of guest RAM
         if (!s.prefill)
             stats_.bytes += uint64_t(r.n) * kSector;
         if (spec_.verify) {
