@@ -162,6 +162,10 @@ std::string result_json(const RunReport &r) {
     j.kv("slots", sc.controller.slots);
     j.kv("ncq", sc.controller.ncq);
     j.kv("gen", sc.controller.gen);
+    if (sc.controller.type == "sil24") {
+        j.kv("pcix_irq_loss", sc.controller.pcix_irq_loss);
+        j.kv("irq_loss_fix", sc.host.irq_loss_fix);
+    }
     j.end_object();
     j.kv("ports", sc.controller.ports);
     j.kv("host_started", r.host_started);

@@ -17,12 +17,16 @@ struct ControllerSpec {
     bool ncq = true;
     unsigned gen = 3;
     bool gen_set = false; // gen given in the file (the QEMU backend refuses non-Gen1 links)
+    // type sil24 only: the PCI-X completion-interrupt-loss erratum (Sil24Config)
+    bool pcix_irq_loss = false;
+    uint64_t pcix_ack_window_ns = 2000;
 };
 
 struct HostSpec {
     std::string eh_policy; // empty = the stack's default
     bool no_ncq = false;
     uint32_t port_mask = 0;
+    bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
 };
 
 enum class NcqOrderSpec { InOrder, Reverse, Random, ShortestSeek };

@@ -73,14 +73,17 @@ void SimController::main_thread() {
                         {"controller", TraceValue::str(sc_.controller.type)},
                         {"ports", TraceValue::integer(sc_.controller.ports)},
                         {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}});
-    phase_ = "ahci_host_create";
+    const bool sil24 = sc_.controller.type == "sil24";
+    const char *create_name = sil24 ? "sil24_host_create" : "ahci_host_create";
+    phase_ = create_name;
     ata_host_config cfg{};
     cfg.eh_policy = sc_.host.eh_policy.empty() ? nullptr : sc_.host.eh_policy.c_str();
     cfg.no_ncq = sc_.host.no_ncq;
     cfg.port_mask = sc_.host.port_mask;
-    host_ = ahci_host_create(binding_.platform(), PlatformBinding::ops(), &cfg);
+    cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
+    host_ = (sil24 ? sil24_host_create : ahci_host_create)(binding_.platform(), PlatformBinding::ops(), &cfg);
     if (!host_) {
-        report_.failures.add("ahci_host_create failed");
+        report_.failures.add(std::string(create_name) + " failed");
         end();
         return;
     }
@@ -205,10 +208,12 @@ std::string temp_dir_name(const std::string &name, long pid) {
 }
 
 int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
-    // QEMU's AHCI always implements 6 ports: a scenario's smaller controller is its first
-    // `ports` ports, so the stack is limited to those (unless the scenario sets a mask).
+    // QEMU's AHCI always implements 6 ports, and the sil24 driver drives a SiI3124, which
+    // always has 4: a scenario's smaller controller is its first `ports` ports, so the
+    // stack is limited to those (unless the scenario sets a mask).
     Scenario sc = sc_in;
-    if (sc.backend == "qemu" && sc.host.port_mask == 0 && sc.controller.ports < 6)
+    const unsigned fixed_ports = sc.backend == "qemu" ? 6 : sc.controller.type == "sil24" ? 4 : 0;
+    if (sc.host.port_mask == 0 && sc.controller.ports < fixed_ports)
         sc.host.port_mask = (1u << sc.controller.ports) - 1;
     auto wall_start = std::chrono::steady_clock::now();
     fs::path out(opt.out_dir);
@@ -263,7 +268,7 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
             qemu_poller = std::make_unique<QemuPoller>("qemu_poller", *qemu);
         } else {
             topo = build_topology(sc, &sink);
-            binding = std::make_unique<PlatformBinding>("platform", *topo->hba, *topo->mem, *topo->irq, sink, fail_fn);
+            binding = std::make_unique<PlatformBinding>("platform", *topo->mmio, *topo->mem, *topo->irq, sink, fail_fn);
         }
         ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report);
         sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(sc.time_limit_ns) * ps_per_ns));

@@ -52,18 +52,51 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     return c;
 }
 
+namespace {
+
+// The one controller factory: everything else in the topology is controller-neutral.
+template <class Hba>
+void adopt(Topology &t, std::unique_ptr<Hba> hba) {
+    Hba *h = hba.get();
+    t.mmio = h;
+    t.port_endpoint = [h](unsigned port) { return h->port_endpoint(port); };
+    t.connect_port = [h](unsigned port, link::SataLink *lk) { h->connect_port(port, lk); };
+    t.hba_module = std::move(hba);
+}
+
+void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
+    const ControllerSpec &c = sc.controller;
+    std::string name = controller_name(c);
+    if (c.type == "sil24") {
+        sil24::Sil24Config sc24;
+        sc24.n_ports = 4; // a SiI3124 (the stack's sil24 LLD): `ports` limits the port mask
+        sc24.max_gen = to_gen(c.gen);
+        sc24.pcix = true;
+        sc24.pcix_irq_loss = c.pcix_irq_loss;
+        sc24.pcix_ack_window_ns = double(c.pcix_ack_window_ns);
+        adopt(t, std::make_unique<sil24::Sil24Hba>(name.c_str(), sc24, *t.mem, *t.irq, trace));
+        return;
+    }
+    ahci::AhciConfig hc;
+    hc.n_ports = c.ports;
+    hc.n_slots = c.slots;
+    hc.iss = to_gen(c.gen);
+    hc.ncq = c.ncq;
+    adopt(t, std::make_unique<ahci::AhciHba>(name.c_str(), hc, *t.mem, *t.irq, trace));
+}
+
+} // namespace
+
+std::string controller_name(const ControllerSpec &c) {
+    return c.type == "sil24" ? "sil24_0" : c.type + "0";
+}
+
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) {
     auto t = std::make_unique<Topology>();
     t->mem = std::make_unique<bus::HostMemory>();
     t->irq = std::make_unique<bus::IrqLine>();
 
-    ahci::AhciConfig hc;
-    hc.n_ports = sc.controller.ports;
-    hc.n_slots = sc.controller.slots;
-    hc.iss = to_gen(sc.controller.gen);
-    hc.ncq = sc.controller.ncq;
-    t->hba = std::make_unique<ahci::AhciHba>("ahci0", hc, *t->mem, *t->irq, trace);
-
+    make_controller(sc, *t, trace);
     for (const DeviceSpec &d : sc.devices) { // file order; names depend on the port only
         std::string ln = "link" + std::to_string(d.port);
         std::string dn = "disk" + std::to_string(d.port);
@@ -73,8 +106,8 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
         lc.device_present = true;
         auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
         auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), trace);
-        lk->attach(t->hba->port_endpoint(d.port), disk.get());
-        t->hba->connect_port(d.port, lk.get());
+        lk->attach(t->port_endpoint(d.port), disk.get());
+        t->connect_port(d.port, lk.get());
         disk->connect(lk.get());
         disk->set_fis_trace(sc.trace_fis);
         t->links[d.port] = std::move(lk);

@@ -1,13 +1,16 @@
 // The simulated machine of one scenario: host memory, the controller's interrupt line,
-// the AHCI HBA, and for every configured disk one SataLink and one SataDisk on its port.
+// the host controller (AHCI HBA or SiI3124, by controller.type), and for every configured
+// disk one SataLink and one SataDisk on its port.
 // Ports without a configured disk get no link (an empty connector).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
 
 #include "model/ahci/ahci_hba.h"
+#include "model/sil24/sil24_hba.h"
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/common/trace.h"
@@ -20,14 +23,22 @@ namespace satasim::harness {
 struct Topology {
     std::unique_ptr<bus::HostMemory> mem;
     std::unique_ptr<bus::IrqLine> irq;
-    std::unique_ptr<ahci::AhciHba> hba;
+    // The controller model, whichever type it is: its register window (what the stack's
+    // MMIO goes to), its ports' host-side link endpoints and link hookup.
+    std::unique_ptr<sc_core::sc_module> hba_module;
+    bus::MmioTarget *mmio = nullptr;
+    std::function<link::LinkEndpoint *(unsigned port)> port_endpoint;
+    std::function<void(unsigned port, link::SataLink *)> connect_port;
     std::map<unsigned, std::unique_ptr<link::SataLink>> links; // by port
     std::map<unsigned, std::unique_ptr<device::SataDisk>> disks; // by port
 };
 
-// Elaborates the models (call before sc_start). Component names: "ahci0", "link<port>",
-// "disk<port>"; each disk's seed is derived from the scenario seed and its name.
+// Elaborates the models (call before sc_start). Component names: controller_name(),
+// "link<port>", "disk<port>"; each disk's seed is derived from the scenario seed and its name.
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace);
+
+// "ahci0" or "sil24_0".
+std::string controller_name(const ControllerSpec &c);
 
 link::Gen to_gen(unsigned gen);
 device::NcqOrder to_ncq_order(NcqOrderSpec o);

@@ -27,6 +27,26 @@ CASES = {
         "device",
     ),
     "unknown-device-key": (GOOD_HEAD + "devices:\n  - port: 0\n    colour: red\n", 6, "colour"),
+    "sil24-port-out-of-range": (
+        "name: bad\ncontroller: {type: sil24, ports: 4}\ndevices:\n  - port: 4\n",
+        4,
+        "port",
+    ),
+    "sil24-too-many-ports": ("name: bad\ncontroller: {type: sil24, ports: 5}\n", 2, "controller.ports"),
+    "sil24-slots": ("name: bad\ncontroller:\n  type: sil24\n  slots: 32\n", 4, "controller.slots"),
+    "sil24-gen3": ("name: bad\ncontroller:\n  type: sil24\n  gen: 3\n", 4, "controller.gen"),
+    "sil24-no-ncq": ("name: bad\ncontroller:\n  type: sil24\n  ncq: false\n", 4, "controller.ncq"),
+    "ahci-pcix-key": (
+        "name: bad\ncontroller:\n  type: ahci\n  pcix_irq_loss: true\n",
+        4,
+        "controller.pcix_irq_loss",
+    ),
+    "sil24-bad-ack-window": (
+        "name: bad\ncontroller:\n  type: sil24\n  pcix_ack_window: 2\n",
+        4,
+        "controller.pcix_ack_window",
+    ),
+    "bad-irq-loss-fix": ("name: bad\nhost: {irq_loss_fix: maybe}\n", 2, "host.irq_loss_fix"),
     "bad-controller-type": (
         "name: bad\ncontroller: {type: nvme, ports: 1}\ndevices:\n  - port: 0\n",
         2,

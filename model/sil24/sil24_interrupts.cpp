@@ -13,7 +13,10 @@
 // The PCI-X erratum: with Sil24Config::pcix_irq_loss on a PCI-X bus, that acknowledging
 // read is a split transaction — the status is sampled when the read is accepted, but the
 // COMPLETE clear lands pcix_ack_window_ns later and wipes completions that happened in
-// between, which the sampled status did not report: their interrupt is lost.
+// between, which the sampled status did not report: their interrupt is lost. The CPU has
+// the read's data only once the clear has landed, so it never sees the line up in the
+// window: in the model (where a read takes no time) the COMPLETE that was read is cleared
+// at the read, and a completion inside the window does not raise COMPLETE at all.
 #include "model/sil24/sil24_port.h"
 
 namespace satasim::sil24 {
@@ -38,27 +41,32 @@ uint32_t Sil24Hba::Port::read_slot_stat() {
     const uint32_t v = slot_stat();
     if (!(ctrl_ & CS_IRQ_WOC)) {
         const Sil24Config &c = hba_.cfg_;
+        // What was read is acknowledged either way (the CPU has the data only once the
+        // split completion, and with it the clear, has landed).
+        clear_irq(IRQ_COMPLETE);
         if (c.pcix && c.pcix_irq_loss && c.pcix_ack_window_ns > 0) {
+            const sc_core::sc_time w(c.pcix_ack_window_ns, sc_core::SC_NS);
             ack_snapshot_ = completions_;
-            ack_ev_.notify(c.pcix_ack_window_ns, sc_core::SC_NS);
-        } else {
-            clear_irq(IRQ_COMPLETE);
+            ack_until_ = sc_core::sc_time_stamp() + w;
+            ack_ev_.cancel();
+            ack_ev_.notify(w);
         }
     }
     return v;
 }
 
-// The delayed acknowledge of the erratum: whatever completed since the read is wiped too.
+bool Sil24Hba::Port::ack_in_flight() const {
+    return !(ctrl_ & CS_IRQ_WOC) && sc_core::sc_time_stamp() < ack_until_;
+}
+
+// The delayed acknowledge has landed: completions since the last read of the slot status
+// raised no interrupt (their COMPLETE was wiped), and no read reported them.
 void Sil24Hba::Port::ack_complete_method() {
-    if (ctrl_ & CS_IRQ_WOC)
-        return;
-    if (!(irq_raw_ & IRQ_COMPLETE))
-        return;
     if (completions_ != ack_snapshot_)
         trace("sil24.irq_lost", {{"completions", TraceValue::integer(int64_t(completions_ - ack_snapshot_))},
                                  {"slot_stat", TraceValue::hex(slot_stat())}},
               "completion interrupt lost (PCI-X erratum)");
-    clear_irq(IRQ_COMPLETE);
+    ack_snapshot_ = completions_;
 }
 
 } // namespace satasim::sil24

@@ -182,6 +182,8 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     std::deque<sata::Fis> rxq_;
     uint64_t completions_ = 0;   // completion interrupts raised (for the erratum's trace)
     uint64_t ack_snapshot_ = 0;  // completions_ when the pending delayed acknowledge was read
+    sc_core::sc_time ack_until_; // PCI-X erratum: the delayed acknowledge lands then
+    bool ack_in_flight() const;  // ... and is still in flight (a completion now is wiped)
     uint64_t epoch_ = 0;         // bumped by resets and INIT: in-flight engine work is dropped
 
     sc_core::sc_event wake_, init_ev_, port_rst_ev_, dev_rst_release_ev_, dev_rst_timeout_ev_,

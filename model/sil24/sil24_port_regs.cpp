@@ -58,6 +58,7 @@ void Sil24Hba::Port::reset(bool global) {
     dev_rst_release_ev_.cancel();
     dev_rst_timeout_ev_.cancel();
     ack_ev_.cancel();
+    ack_until_ = sc_core::SC_ZERO_TIME;
     spinup_ev_.cancel();
     ctrl_ = CS_PORT_RST;
     irq_raw_ = irq_en_ = steer_ = 0;

@@ -305,7 +305,8 @@ void Sil24Hba::Port::complete_slot(unsigned slot, const sata::Fis *result) {
     s = Slot{};
     if (!nien) {
         ++completions_;
-        raise(IRQ_COMPLETE);
+        if (!ack_in_flight()) // else wiped by the PCI-X erratum's late acknowledge
+            raise(IRQ_COMPLETE);
     }
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
