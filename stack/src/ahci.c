@@ -41,23 +41,7 @@ static struct ahci_port_priv *ppriv(const struct ata_port *ap) { return ap->priv
 static bool wait_clear(const struct ata_host *h, uint32_t off, uint32_t mask, unsigned interval_ms,
                        unsigned timeout_ms)
 {
-    uint64_t deadline = ata_deadline(h, timeout_ms);
-
-    for (;;) {
-        if (!(hread(h, off) & mask))
-            return true;
-        if (ata_now(h) >= deadline)
-            return false;
-        ata_msleep(h, interval_ms);
-    }
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
+    return ata_wait_register(h, off, mask, 0, interval_ms, timeout_ms);
 }
 
 /* ---- command structures (pure) ---- */

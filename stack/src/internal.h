@@ -324,6 +324,35 @@ static inline void ata_msleep(const struct ata_host *h, unsigned ms) { h->pops->
 static inline void ata_lock(const struct ata_host *h) { h->pops->lock(h->plat); }
 static inline void ata_unlock(const struct ata_host *h) { h->pops->unlock(h->plat); }
 static inline uint64_t ata_deadline(const struct ata_host *h, unsigned ms) { return ata_now(h) + ATA_MS(ms); }
+static inline uint32_t ata_mmio_read(const struct ata_host *h, uint32_t off) { return h->pops->mmio_read32(h->plat, off); }
+/* Poll the controller register at off every interval_ms until (value & mask) == want;
+ * false once timeout_ms has passed. Process context only (it sleeps). */
+static inline bool ata_wait_register(const struct ata_host *h, uint32_t off, uint32_t mask, uint32_t want,
+                                     unsigned interval_ms, unsigned timeout_ms)
+{
+    uint64_t deadline = ata_deadline(h, timeout_ms);
+
+    for (;;) {
+        if ((ata_mmio_read(h, off) & mask) == want)
+            return true;
+        if (ata_now(h) >= deadline)
+            return false;
+        ata_msleep(h, interval_ms);
+    }
+}
+
+/* Little-endian stores into controller data structures (command tables, PRBs). */
+static inline void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+    put_le16(p, (uint16_t)v);
+    put_le16(p + 2, (uint16_t)(v >> 16));
+}
 static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_ENABLED; }
 static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }
 static inline bool ata_class_probeable(enum ata_dev_class c)

@@ -49,29 +49,8 @@ static struct sil24_port_priv *ppriv(const struct ata_port *ap) { return ap->pri
 /* Poll a port register until (reg & mask) == want; true on success. */
 static bool port_wait(struct ata_port *ap, uint32_t reg, uint32_t mask, uint32_t want, unsigned timeout_ms)
 {
-    uint64_t deadline = ata_deadline(ap->host, timeout_ms);
-
-    for (;;) {
-        if ((pread(ap, reg) & mask) == want)
-            return true;
-        if (ata_now(ap->host) >= deadline)
-            return false;
-        ata_msleep(ap->host, SIL24_POLL_MS);
-    }
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
+    return ata_wait_register(ap->host, SIL24_PORT_BASE(ap->port_no) + reg, mask, want, SIL24_POLL_MS,
+                             timeout_ms);
 }
 
 /* ---- command blocks (pure) ---- */
