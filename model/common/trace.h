@@ -37,4 +37,20 @@ class ModelTrace {
     virtual void emit(const TraceRecord &rec) = 0;
 };
 
+// One record from model instance src about a host port (-1: the whole controller); a
+// model built without a sink traces nothing.
+inline void emit_port_event(ModelTrace *sink, std::string src, const char *event, int port,
+                            std::vector<std::pair<std::string, TraceValue>> fields,
+                            std::string msg) {
+    if (!sink)
+        return;
+    TraceRecord r;
+    r.src = std::move(src);
+    r.name = event;
+    r.port = port;
+    r.fields = std::move(fields);
+    r.msg = std::move(msg);
+    sink->emit(r);
+}
+
 } // namespace satasim

@@ -173,15 +173,7 @@ void Sil24Hba::power_on_reset() {
 
 void Sil24Hba::emit(const char *event, int port,
                     std::vector<std::pair<std::string, TraceValue>> fields, std::string msg) {
-    if (!trace_)
-        return;
-    TraceRecord r;
-    r.src = basename();
-    r.name = event;
-    r.port = port;
-    r.fields = std::move(fields);
-    r.msg = std::move(msg);
-    trace_->emit(r);
+    emit_port_event(trace_, basename(), event, port, std::move(fields), std::move(msg));
 }
 
 } // namespace satasim::sil24

@@ -599,15 +599,6 @@ static int ahci_exec_polled_cmd(struct ata_port *ap, unsigned pmp, const struct 
     return 0;
 }
 
-static int softreset_fail(struct ata_link *link, int rc, const char *reason)
-{
-    const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_STR("reason", reason) };
-
-    ata_link_ev(link, ATA_EV("eh.softreset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
-                "softreset failed (%s)", reason);
-    return rc;
-}
-
 /* SRST: two Device Control FISes (SRST set, then clear), then the signature. */
 static int ahci_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
 {
@@ -632,16 +623,16 @@ static int ahci_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64
 
     tf.ctl |= ATA_SRST;
     if (ahci_exec_polled_cmd(ap, pmp, &tf, AHCI_CMD_RESET | AHCI_CMD_CLR_BUSY, msecs ? msecs : 1))
-        return softreset_fail(link, -EIO, "1st FIS failed");
+        return ata_softreset_fail(link, -EIO, "1st FIS failed");
     ata_msleep(ap->host, 1); /* spec wants >= 5 us */
     tf.ctl &= (uint8_t)~ATA_SRST;
     ahci_exec_polled_cmd(ap, pmp, &tf, 0, 0);
 
     rc = ata_wait_after_reset(link, deadline, ahci_check_ready);
     if (rc == -EBUSY)
-        return softreset_fail(link, rc, "device not ready");
+        return ata_softreset_fail(link, rc, "device not ready");
     if (rc)
-        return softreset_fail(link, rc, "link down");
+        return ata_softreset_fail(link, rc, "link down");
     *cls = ahci_dev_classify(ap);
     return 0;
 }

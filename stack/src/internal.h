@@ -497,6 +497,8 @@ int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, 
                         bool *online, ata_check_ready_fn check);
 int ata_std_prereset(struct ata_link *link, uint64_t deadline);
 void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls);
+/* Reports an LLD softreset failure ("softreset failed (reason)") and returns rc. */
+int ata_softreset_fail(struct ata_link *link, int rc, const char *reason);
 const char *sata_spd_string(unsigned spd);
 
 /* ---- probe.c: reset, classify, IDENTIFY, configure, transfer mode ---- */

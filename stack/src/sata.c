@@ -265,6 +265,15 @@ static void sata_print_link_status(struct ata_link *link)
     }
 }
 
+int ata_softreset_fail(struct ata_link *link, int rc, const char *reason)
+{
+    const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_STR("reason", reason) };
+
+    ata_link_ev(link, ATA_EV("eh.softreset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                "softreset failed (%s)", reason);
+    return rc;
+}
+
 void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls)
 {
     uint32_t serror;

@@ -523,15 +523,6 @@ static int sil24_exec_polled(struct ata_port *ap, uint16_t ctrl, const struct at
     return (stat & (SIL24_IRQ_ERROR << SIL24_IRQ_RAW_SHIFT)) ? -EIO : 0;
 }
 
-static int softreset_fail(struct ata_link *link, int rc, const char *reason)
-{
-    const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_STR("reason", reason) };
-
-    ata_link_ev(link, ATA_EV("eh.softreset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
-                "softreset failed (%s)", reason);
-    return rc;
-}
-
 /* SRST: the chip sends both Device Control FISes itself and keeps the signature FIS. */
 static int sil24_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
 {
@@ -542,15 +533,15 @@ static int sil24_softreset(struct ata_link *link, enum ata_dev_class *cls, uint6
     int rc;
 
     if (sil24_init_port(ap))
-        return softreset_fail(link, -EIO, "port not ready");
+        return ata_softreset_fail(link, -EIO, "port not ready");
     ata_tf_init(&link->device[0], &tf);
     rc = sil24_exec_polled(ap, SIL24_PRB_CTRL_SRST, &tf, pmp, deadline);
     if (rc == -EBUSY) {
         sil24_init_port(ap);
-        return softreset_fail(link, rc, "timeout");
+        return ata_softreset_fail(link, rc, "timeout");
     }
     if (rc)
-        return softreset_fail(link, rc, "SRST command error");
+        return ata_softreset_fail(link, rc, "SRST command error");
     read_lram_fis(ap, 0, fis);
     ata_tf_from_fis(fis, &tf);
     *cls = ata_dev_classify(&tf);
