@@ -733,11 +733,7 @@ static void ahci_print_info(struct ata_host *h)
 
 static void early_error(struct sata_platform *p, const struct sata_platform_ops *pops, const char *msg)
 {
-    const struct sata_trace_event ev = {
-        .name = "ahci.create_failed", .cls = SATA_TC_DECISION, .level = SATA_LOG_ERR,
-        .port = -1, .link = -1, .dev = -1, .msg = msg,
-    };
-    pops->trace(p, &ev);
+    ata_report_create_failed(p, pops, "ahci.create_failed", msg);
 }
 
 struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,

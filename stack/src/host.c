@@ -257,3 +257,13 @@ int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out)
     out->sata_spd = dev->link->sata_spd;
     return 0;
 }
+
+void ata_report_create_failed(struct sata_platform *p, const struct sata_platform_ops *pops,
+                              const char *event, const char *msg)
+{
+    const struct sata_trace_event ev = {
+        .name = event, .cls = SATA_TC_DECISION, .level = SATA_LOG_ERR,
+        .port = -1, .link = -1, .dev = -1, .msg = msg,
+    };
+    pops->trace(p, &ev);
+}

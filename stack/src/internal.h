@@ -318,6 +318,10 @@ struct ata_host {
     void *private_data;
 };
 
+/* A controller driver's create failed before any host existed to log through. */
+void ata_report_create_failed(struct sata_platform *p, const struct sata_platform_ops *pops,
+                              const char *event, const char *msg);
+
 /* ---- platform shorthands (platform.c-free: tiny inlines) ---- */
 static inline uint64_t ata_now(const struct ata_host *h) { return h->pops->now_ns(h->plat); }
 static inline void ata_msleep(const struct ata_host *h, unsigned ms) { h->pops->sleep_ns(h->plat, ATA_MS(ms)); }

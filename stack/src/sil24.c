@@ -653,11 +653,7 @@ static const struct ata_port_operations sil24_ops = {
 
 static void early_error(struct sata_platform *p, const struct sata_platform_ops *pops, const char *msg)
 {
-    const struct sata_trace_event ev = {
-        .name = "sil24.create_failed", .cls = SATA_TC_DECISION, .level = SATA_LOG_ERR,
-        .port = -1, .link = -1, .dev = -1, .msg = msg,
-    };
-    pops->trace(p, &ev);
+    ata_report_create_failed(p, pops, "sil24.create_failed", msg);
 }
 
 struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
