@@ -120,48 +120,77 @@ std::optional<uint64_t> parse_uint(const std::string &text) {
     return v;
 }
 
-std::optional<uint64_t> parse_size_bytes(const std::string &text, uint64_t bare_unit,
-                                         std::string *why) {
-    std::string s = trim(text);
+namespace {
+
+struct UnitFactor {
+    const char *unit; // lower case
+    uint64_t factor;  // base units per unit
+};
+
+// What one kind of quantity accepts, for parse_scaled and its messages.
+struct QuantityKind {
+    const char *kind;         // "size", "time": named in messages
+    const char *base;         // "bytes", "nanoseconds"
+    const char *unit_help;    // the units listed when one is unknown
+    const UnitFactor *units;
+    size_t n_units;
+};
+
+// A decimal number with a unit, scaled exactly to whole base units. bare_factor applies
+// to a number without a unit; without one a unit is required.
+std::optional<uint64_t> parse_scaled(const std::string &text, const QuantityKind &q,
+                                     std::optional<uint64_t> bare_factor, std::string *why) {
     Decimal d;
     std::string unit;
-    if (!split_number(s, &d, &unit, why))
+    if (!split_number(trim(text), &d, &unit, why))
         return std::nullopt;
     unit = lower(unit);
-    uint64_t factor;
-    if (unit.empty())
-        factor = bare_unit;
-    else if (unit == "b")
-        factor = 1;
-    else if (unit == "s")
-        factor = kSectorBytes;
-    else if (unit == "k" || unit == "kib")
-        factor = 1ull << 10;
-    else if (unit == "m" || unit == "mib")
-        factor = 1ull << 20;
-    else if (unit == "g" || unit == "gib")
-        factor = 1ull << 30;
-    else if (unit == "t" || unit == "tib")
-        factor = 1ull << 40;
-    else if (unit == "kb")
-        factor = 1000ull;
-    else if (unit == "mb")
-        factor = 1000ull * 1000;
-    else if (unit == "gb")
-        factor = 1000ull * 1000 * 1000;
-    else if (unit == "tb")
-        factor = 1000ull * 1000 * 1000 * 1000;
-    else {
-        *why = "unknown size unit '" + unit + "' (use b, s, k/KiB, m/MiB, g/GiB, t/TiB, kB, MB, GB, TB)";
+    std::optional<uint64_t> factor;
+    if (unit.empty()) {
+        factor = bare_factor;
+        if (!factor) {
+            *why = std::string("a ") + q.kind + " needs a unit (" + q.unit_help + ")";
+            return std::nullopt;
+        }
+    }
+    for (size_t i = 0; !factor && i < q.n_units; ++i)
+        if (unit == q.units[i].unit)
+            factor = q.units[i].factor;
+    if (!factor) {
+        *why = std::string("unknown ") + q.kind + " unit '" + unit + "' (use " + q.unit_help + ")";
         return std::nullopt;
     }
     uint64_t out;
-    if (!scale_exact(d, factor, &out, why)) {
+    if (!scale_exact(d, *factor, &out, why)) {
         if (*why == "not a whole number of the base unit")
-            *why = "not a whole number of bytes";
+            *why = std::string("not a whole number of ") + q.base;
         return std::nullopt;
     }
     return out;
+}
+
+const UnitFactor kSizeUnits[] = {
+    {"b", 1},           {"s", kSectorBytes},
+    {"k", 1ull << 10},  {"kib", 1ull << 10}, {"m", 1ull << 20}, {"mib", 1ull << 20},
+    {"g", 1ull << 30},  {"gib", 1ull << 30}, {"t", 1ull << 40}, {"tib", 1ull << 40},
+    {"kb", 1000ull},    {"mb", 1000ull * 1000}, {"gb", 1000ull * 1000 * 1000},
+    {"tb", 1000ull * 1000 * 1000 * 1000},
+};
+const QuantityKind kSize = {"size", "bytes", "b, s, k/KiB, m/MiB, g/GiB, t/TiB, kB, MB, GB, TB",
+                            kSizeUnits, sizeof kSizeUnits / sizeof kSizeUnits[0]};
+
+const UnitFactor kTimeUnits[] = {
+    {"ns", 1}, {"us", 1000}, {"\xc2\xb5s", 1000}, {"ms", 1000 * 1000},
+    {"s", 1000ull * 1000 * 1000}, {"min", 60ull * 1000 * 1000 * 1000},
+};
+const QuantityKind kTime = {"time", "nanoseconds", "ns, us, ms, s, min", kTimeUnits,
+                            sizeof kTimeUnits / sizeof kTimeUnits[0]};
+
+} // namespace
+
+std::optional<uint64_t> parse_size_bytes(const std::string &text, uint64_t bare_unit,
+                                         std::string *why) {
+    return parse_scaled(text, kSize, bare_unit, why);
 }
 
 std::optional<uint64_t> parse_size_sectors(const std::string &text, std::string *why) {
@@ -176,37 +205,7 @@ std::optional<uint64_t> parse_size_sectors(const std::string &text, std::string 
 }
 
 std::optional<uint64_t> parse_time_ns(const std::string &text, std::string *why) {
-    std::string s = trim(text);
-    Decimal d;
-    std::string unit;
-    if (!split_number(s, &d, &unit, why))
-        return std::nullopt;
-    unit = lower(unit);
-    uint64_t factor;
-    if (unit.empty()) {
-        *why = "a time needs a unit (ns, us, ms, s, min)";
-        return std::nullopt;
-    } else if (unit == "ns")
-        factor = 1;
-    else if (unit == "us" || unit == "\xc2\xb5s")
-        factor = 1000;
-    else if (unit == "ms")
-        factor = 1000 * 1000;
-    else if (unit == "s")
-        factor = 1000ull * 1000 * 1000;
-    else if (unit == "min")
-        factor = 60ull * 1000 * 1000 * 1000;
-    else {
-        *why = "unknown time unit '" + unit + "' (use ns, us, ms, s, min)";
-        return std::nullopt;
-    }
-    uint64_t out;
-    if (!scale_exact(d, factor, &out, why)) {
-        if (*why == "not a whole number of the base unit")
-            *why = "not a whole number of nanoseconds";
-        return std::nullopt;
-    }
-    return out;
+    return parse_scaled(text, kTime, std::nullopt, why);
 }
 
 std::optional<double> parse_rate_mb_s(const std::string &text, std::string *why) {
