@@ -1,0 +1,100 @@
+// A fault schedule: what to break, where, and when. Plain data shared by the scenario
+// parser (harness, which fills it from a scenario's `faults:` list) and the fault injector
+// (model/fault/fault_injector.h, which arms the blocks' fault hooks when a trigger fires).
+// Times are simulated nanoseconds; LBAs and counts are 512-byte sectors.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/sata/fis.h"
+
+namespace satasim::fault {
+
+enum class Kind : uint8_t {
+    Crc,          // corrupt dwords of FISes on the wire (link DwordFault): the receiver sees a bad CRC
+    LostIrq,      // the controller finishes commands but does not raise their completion interrupt
+    Unplug,       // the device vanishes: cable pulled (PhyRdy lost, in-flight work lost)
+    Plug,         // a device appears on the port (same drive, or a new identity)
+    MediaError,   // the drive fails matching commands with a device error (UNC, IDNF, write fault, ABRT)
+    Hang,         // the drive stays BSY and answers nothing until a COMRESET
+    IdentifyFail, // IDENTIFY DEVICE after a reset is aborted (the drive fails to come back)
+    PhyFlap,      // PhyRdy drops and comes back, `repeat` times, `every` apart
+    LinkDegrade,  // from the trigger on, the link only comes up at `gen` or slower
+};
+const char *to_string(Kind k);
+
+// Which commands a trigger or a device fault matches. Unset fields match anything.
+struct CommandMatch {
+    enum class Op : uint8_t { Any, Read, Write, Flush, Identify, Ncq, NonNcq } op = Op::Any;
+    std::optional<uint8_t> opcode;         // exact ATA command opcode
+    std::optional<uint64_t> lba_first;     // the command's range [lba, lba+count) must touch
+    std::optional<uint64_t> lba_last;      // [lba_first, lba_last] (inclusive)
+};
+
+// When a fault fires. Exactly one of at_ns / after_cmds / on_cmd is the primary trigger.
+// Times count from the start of the workload (the end of the boot probe) unless
+// `from_power_on` is set.
+struct Trigger {
+    std::optional<uint64_t> at_ns;          // simulated time
+    std::optional<uint64_t> after_cmds;     // fire on the Nth command the drive receives (1 = first)
+    std::optional<CommandMatch> on_cmd;     // fire on the next command matching this
+    bool from_power_on = false;
+    unsigned repeat = 1;                    // how many times it fires (0 = for ever)
+    uint64_t every_ns = 0;                  // time triggers: gap between firings
+    uint64_t every_cmds = 0;                // command triggers: commands between firings
+};
+
+// What a Crc fault corrupts: the nth..(nth+burst-1) matching FISes from the trigger on.
+struct CrcParams {
+    bool from_host = false;                 // direction: host->device (true) or device->host
+    std::optional<sata::FisType> fis;       // FIS type; unset = Data
+    unsigned dword = 1;                     // FIS dword hit (0 = header; FIS length = CRC)
+    uint32_t xor_mask = 0x00000001;
+    unsigned burst = 1;                     // consecutive matching FISes corrupted per firing
+};
+
+// A device error on commands matching `match` (Kind::MediaError).
+struct MediaParams {
+    enum class Error : uint8_t { Unc, Idnf, WriteFault, Abrt } error = Error::Unc;
+    CommandMatch match;
+    unsigned count = 0;                     // commands failed per firing; 0 = every match (persistent)
+    bool cleared_by_write = true;           // UNC: a write over the bad range remaps it
+};
+
+struct LostIrqParams {
+    unsigned count = 1;                     // completion interrupts swallowed per firing
+    uint64_t window_ns = 0;                 // or: every completion interrupt for this long
+};
+
+// A drive appearing on the port (Kind::Plug). Unset fields keep the drive's identity.
+struct PlugParams {
+    std::optional<std::string> model, serial;
+    std::optional<uint64_t> capacity;       // sectors
+    bool blank_media = false;               // a different drive: new media (reads zeros)
+};
+
+struct FlapParams {
+    uint64_t down_ns = 1000000;             // how long PhyRdy stays down each time
+};
+
+struct Fault {
+    int line = 0;                           // where the entry starts in the scenario file
+    std::string id;                         // "fault<index>" unless named; in every trace record
+    Kind kind = Kind::Crc;
+    unsigned port = 0;                      // host port
+    Trigger trigger;
+    CrcParams crc;
+    MediaParams media;
+    LostIrqParams lost_irq;
+    PlugParams plug;
+    FlapParams flap;
+    unsigned gen = 1;                       // LinkDegrade: fastest generation the link reaches
+    unsigned identify_failures = 1;         // IdentifyFail: IDENTIFY commands aborted per firing
+};
+
+using FaultPlan = std::vector<Fault>;
+
+} // namespace satasim::fault
