@@ -1,7 +1,8 @@
 // Back-to-back pair of verilated link layers ticked from C++ (see link_rtl.h).
 #include "model/link/link_rtl.h"
 
-#include "Vsata_link.h"
+#include "Vsata_link_pair.h"
+#include "Vsata_link_pair___024root.h"
 #include "verilated.h"
 
 namespace satasim::link {
@@ -47,41 +48,63 @@ void LinkRtlPair::Side::clear_frame() {
 
 LinkRtlPair::LinkRtlPair() : ctx_(std::make_unique<VerilatedContext>()) {
     ctx_->threads(1); // no worker threads (toolchain.md: forked children hang otherwise)
-    h_ = std::make_unique<Vsata_link>(ctx_.get(), "host");
-    d_ = std::make_unique<Vsata_link>(ctx_.get(), "device");
-    h_->i_host = 1;
-    d_->i_host = 0;
+    m_ = std::make_unique<Vsata_link_pair>(ctx_.get(), "link");
     reset();
 }
 
-LinkRtlPair::~LinkRtlPair() {
-    h_->final();
-    d_->final();
+LinkRtlPair::~LinkRtlPair() { m_->final(); }
+
+namespace {
+
+// One dword clock: a rising edge of clk. The design has no falling-edge logic, so the
+// falling-edge evaluation only recomputes combinational logic that the rising-edge
+// evaluation recomputes anyway. With Verilator 5.006 the model detects an edge by comparing
+// clk with the value it saw at the previous evaluation; resetting that value makes one
+// evaluation a rising edge (no falling-edge evaluation at all). Any other Verilator
+// version takes the portable two-evaluation path. Same results either way.
+inline void rising_edge(Vsata_link_pair &m) {
+#if defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000
+    m.rootp->__Vtrigrprev__TOP__clk = 0;
+    m.clk = 1;
+    m.eval();
+#else
+    m.clk = 0;
+    m.eval();
+    m.clk = 1;
+    m.eval();
+#endif
 }
+
+} // namespace
+
+// The pair model's ports are h_<port> (host instance) and d_<port> (device instance).
+#define SATASIM_BOTH(X) X(h_) X(d_)
 
 void LinkRtlPair::reset() {
     host_.clear_frame();
     dev_.clear_frame();
     host_.rx_frames = dev_.rx_frames = 0;
-    for (auto *m : {h_.get(), d_.get()}) {
-        m->rst = 1;
-        m->i_phy_rdy = 1;
-        m->i_tx_req = 0;
-        m->i_tx_valid = 0;
-        m->i_rx_full = 0;
-        m->i_rx_dmat = 0;
-        m->i_rx_verdict = 0;
-        m->i_rx_accept = 1;
-        m->i_phy_rx_data = prim::kSync;
-        m->i_phy_rx_isk = 1;
-        for (int i = 0; i < 2; ++i) {
-            m->clk = 0;
-            m->eval();
-            m->clk = 1;
-            m->eval();
-        }
-        m->rst = 0;
+    Vsata_link_pair &m = *m_;
+    m.rst = 1;
+    m.i_phy_rdy = 1;
+#define SATASIM_RESET_IN(P)                                                                  \
+    m.P##tx_req = 0;                                                                         \
+    m.P##tx_valid = 0;                                                                       \
+    m.P##rx_full = 0;                                                                        \
+    m.P##rx_dmat = 0;                                                                        \
+    m.P##rx_verdict = 0;                                                                     \
+    m.P##rx_accept = 1;                                                                      \
+    m.P##phy_rx_data = prim::kSync;                                                          \
+    m.P##phy_rx_isk = 1;
+    SATASIM_BOTH(SATASIM_RESET_IN)
+#undef SATASIM_RESET_IN
+    for (int i = 0; i < 2; ++i) {
+        m.clk = 0;
+        m.eval();
+        m.clk = 1;
+        m.eval();
     }
+    m.rst = 0;
     for (auto &dir : wire_data_)
         dir.fill(prim::kSync);
     for (auto &dir : wire_isk_)
@@ -89,81 +112,72 @@ void LinkRtlPair::reset() {
     wire_pos_ = 0;
 }
 
-void LinkRtlPair::set_phy_ready(bool ready) {
-    h_->i_phy_rdy = ready;
-    d_->i_phy_rdy = ready;
-}
+void LinkRtlPair::set_phy_ready(bool ready) { m_->i_phy_rdy = ready; }
 
 RtlState LinkRtlPair::state(bool host) const {
-    return RtlState(host ? h_->o_state : d_->o_state);
-}
-
-inline void LinkRtlPair::drive(Vsata_link &m, Side &s) {
-    m.i_tx_req = s.tx_req;
-    if (s.tx_pos < s.tx.size() && s.tx_pos < s.tx_avail) {
-        m.i_tx_valid = 1;
-        m.i_tx_data = s.tx[s.tx_pos];
-        m.i_tx_last = s.tx_pos + 1 == s.tx.size();
-    } else {
-        m.i_tx_valid = 0;
-        m.i_tx_last = 0;
-    }
-    m.i_rx_full = s.rx_full;
-    m.i_rx_dmat = s.rx_dmat;
-    m.i_rx_verdict = s.verdict;
-    m.i_rx_accept = s.accept;
-}
-
-inline void LinkRtlPair::collect(Vsata_link &m, Side &s) {
-    if (m.o_tx_pop)
-        ++s.tx_pos;
-    if (m.o_rx_sof) {
-        s.rx.clear();
-        s.rx_end = s.rx_crc_ok = s.rx_abort = false;
-        ++s.rx_frames;
-    }
-    if (m.o_rx_valid)
-        s.rx.push_back(m.o_rx_data);
-    if (m.o_rx_end) {
-        s.rx_end = true;
-        s.rx_crc_ok = m.o_rx_crc_ok;
-        if (s.auto_verdict)
-            s.verdict = true;
-    }
-    if (m.o_rx_abort)
-        s.rx_abort = true;
-    if (m.o_tx_done) {
-        s.tx_done = true;
-        s.tx_req = false;
-        s.tx_status = m.o_tx_status;
-        s.tx_dmat = m.o_tx_dmat;
-    }
-    if (m.o_bad_prim)
-        ++s.bad_prims;
+    return RtlState(host ? m_->h_state : m_->d_state);
 }
 
 void LinkRtlPair::tick() {
+    // Ports through the model's root (plain members) rather than the wrapper's per-port
+    // references: one pointer instead of one indirection per port access.
+    Vsata_link_pair___024root &m = *m_->rootp;
     // Cable: each input gets what the peer put on the wire kWireDelay ticks ago.
-    uint32_t hd = wire_data_[0][wire_pos_], dd = wire_data_[1][wire_pos_];
-    bool hk = wire_isk_[0][wire_pos_], dk = wire_isk_[1][wire_pos_];
-    d_->i_phy_rx_data = hd;
-    d_->i_phy_rx_isk = hk;
-    h_->i_phy_rx_data = dd;
-    h_->i_phy_rx_isk = dk;
-    drive(*h_, host_);
-    drive(*d_, dev_);
-    h_->clk = 0;
-    h_->eval();
-    d_->clk = 0;
-    d_->eval();
-    h_->clk = 1;
-    h_->eval();
-    d_->clk = 1;
-    d_->eval();
-    collect(*h_, host_);
-    collect(*d_, dev_);
-    uint32_t ho = h_->o_phy_tx_data, dof = d_->o_phy_tx_data;
-    bool hko = h_->o_phy_tx_isk, dko = d_->o_phy_tx_isk;
+    m.d_phy_rx_data = wire_data_[0][wire_pos_];
+    m.d_phy_rx_isk = wire_isk_[0][wire_pos_];
+    m.h_phy_rx_data = wire_data_[1][wire_pos_];
+    m.h_phy_rx_isk = wire_isk_[1][wire_pos_];
+    // Transport inputs of each side.
+#define SATASIM_DRIVE(P, s)                                                                  \
+    m.P##tx_req = s.tx_req;                                                                  \
+    if (s.tx_pos < s.tx.size() && s.tx_pos < s.tx_avail) {                                   \
+        m.P##tx_valid = 1;                                                                   \
+        m.P##tx_data = s.tx[s.tx_pos];                                                       \
+        m.P##tx_last = s.tx_pos + 1 == s.tx.size();                                          \
+    } else {                                                                                 \
+        m.P##tx_valid = 0;                                                                   \
+        m.P##tx_last = 0;                                                                    \
+    }                                                                                        \
+    m.P##rx_full = s.rx_full;                                                                \
+    m.P##rx_dmat = s.rx_dmat;                                                                \
+    m.P##rx_verdict = s.verdict;                                                             \
+    m.P##rx_accept = s.accept;
+    SATASIM_DRIVE(h_, host_)
+    SATASIM_DRIVE(d_, dev_)
+#undef SATASIM_DRIVE
+    rising_edge(*m_);
+    // Transport outputs of each side (all registered: valid after the rising edge).
+#define SATASIM_COLLECT(P, s)                                                                \
+    if (m.P##tx_pop)                                                                         \
+        ++s.tx_pos;                                                                          \
+    if (m.P##rx_sof) {                                                                       \
+        s.rx.clear();                                                                        \
+        s.rx_end = s.rx_crc_ok = s.rx_abort = false;                                         \
+        ++s.rx_frames;                                                                       \
+    }                                                                                        \
+    if (m.P##rx_valid)                                                                       \
+        s.rx.push_back(m.P##rx_data);                                                        \
+    if (m.P##rx_end) {                                                                       \
+        s.rx_end = true;                                                                     \
+        s.rx_crc_ok = m.P##rx_crc_ok;                                                        \
+        if (s.auto_verdict)                                                                  \
+            s.verdict = true;                                                                \
+    }                                                                                        \
+    if (m.P##rx_abort)                                                                       \
+        s.rx_abort = true;                                                                   \
+    if (m.P##tx_done) {                                                                      \
+        s.tx_done = true;                                                                    \
+        s.tx_req = false;                                                                    \
+        s.tx_status = m.P##tx_status;                                                        \
+        s.tx_dmat = m.P##tx_dmat;                                                            \
+    }                                                                                        \
+    if (m.P##bad_prim)                                                                       \
+        ++s.bad_prims;
+    SATASIM_COLLECT(h_, host_)
+    SATASIM_COLLECT(d_, dev_)
+#undef SATASIM_COLLECT
+    uint32_t ho = m.h_phy_tx_data, dof = m.d_phy_tx_data;
+    bool hko = m.h_phy_tx_isk, dko = m.d_phy_tx_isk;
     if (host_.record)
         host_.sent.emplace_back(ho, hko);
     if (dev_.record)
@@ -180,5 +194,7 @@ void LinkRtlPair::tick() {
         wire_pos_ = 0;
     ++cycles_;
 }
+
+#undef SATASIM_BOTH
 
 } // namespace satasim::link

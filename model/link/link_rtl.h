@@ -1,12 +1,14 @@
 // Two verilated link-layer instances (model/link/rtl/sata_link.v), host role and device
 // role, wired back to back through a C++ "cable" and ticked from C++ in a tight loop
-// (toolchain.md: no sc_clock, no signals). Each side has a small transport model: a frame
-// to send (dword vector) and the dwords received, plus the frame status pulses.
+// (toolchain.md: no sc_clock, no signals). Both instances live in one verilated model
+// (rtl/sata_link_pair.v), so a dword clock is one evaluation of that model (see tick()).
+// Each side has a small transport model: a frame to send (dword vector) and the dwords
+// received, plus the frame status pulses.
 //
 // The cable carries each side's registered PHY output to the peer's input with
 // kWireDelay dwords of latency each way, and lets a hook rewrite dwords in flight (dword
 // and primitive fault injection). Used by SataLink's dword mode, the RTL tests and the
-// benchmark. Including this header pulls in Verilator's headers.
+// benchmark. The verilated model is only forward-declared here.
 #pragma once
 
 #include <array>
@@ -16,7 +18,7 @@
 #include <vector>
 
 class VerilatedContext;
-class Vsata_link;
+class Vsata_link_pair;
 
 namespace satasim::link {
 
@@ -99,14 +101,11 @@ class LinkRtlPair {
     bool both_idle() const { return state(true) == RtlState::Idle && state(false) == RtlState::Idle; }
     uint64_t cycles() const { return cycles_; }
     void set_hook(WireHook *h) { hook_ = h; }
-    Vsata_link &model(bool host) { return host ? *h_ : *d_; }
+    Vsata_link_pair &model() { return *m_; }
 
   private:
-    void drive(Vsata_link &m, Side &s);
-    void collect(Vsata_link &m, Side &s);
-
     std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vsata_link> h_, d_;
+    std::unique_ptr<Vsata_link_pair> m_;
     Side host_, dev_;
     WireHook *hook_ = nullptr;
     // cable: ring of in-flight dwords per direction (index 0 = host->device)

@@ -66,6 +66,40 @@ module sata_link (
 
 `include "sata_link_fn.vh"
 
+// ---- CRC and scrambler steps as byte-sliced ROMs -----------------------------------------
+// Both steps are linear over GF(2), and the CRC step depends on crc ^ data only (its crc and
+// data matrices are equal), so each is the XOR of one ROM word per input byte:
+//   crc32_step(c, d) = rom0[x[7:0]] ^ rom1[x[15:8]] ^ rom2[x[23:16]] ^ rom3[x[31:24]],
+//     x = c ^ d;   lfsr32(s) = lfsr_rom0[s[7:0]] ^ lfsr_rom1[s[15:8]].
+// The ROMs are filled at time 0 from the XOR-matrix functions above (FPGA-style initialised
+// ROM). Same values as the matrices (the RTL tests check CRC and scrambler against the C++
+// reference); a simulator evaluates 6 table reads per dword instead of 80 parities.
+reg [31:0] crc_rom0 [0:255], crc_rom1 [0:255], crc_rom2 [0:255], crc_rom3 [0:255];
+reg [47:0] lfsr_rom0 [0:255], lfsr_rom1 [0:255];
+integer rom_i;
+initial begin
+    for (rom_i = 0; rom_i < 256; rom_i = rom_i + 1) begin
+        crc_rom0[rom_i] = crc32_step({24'h0, rom_i[7:0]}, 32'h0);
+        crc_rom1[rom_i] = crc32_step({16'h0, rom_i[7:0], 8'h0}, 32'h0);
+        crc_rom2[rom_i] = crc32_step({8'h0, rom_i[7:0], 16'h0}, 32'h0);
+        crc_rom3[rom_i] = crc32_step({rom_i[7:0], 24'h0}, 32'h0);
+        lfsr_rom0[rom_i] = lfsr32({8'h0, rom_i[7:0]});
+        lfsr_rom1[rom_i] = lfsr32({rom_i[7:0], 8'h0});
+    end
+end
+
+function automatic [31:0] crc_next(input [31:0] c, input [31:0] d);
+    reg [31:0] x;
+    begin
+        x = c ^ d;
+        crc_next = crc_rom0[x[7:0]] ^ crc_rom1[x[15:8]] ^ crc_rom2[x[23:16]] ^ crc_rom3[x[31:24]];
+    end
+endfunction
+
+function automatic [47:0] lfsr_next(input [15:0] s);
+    lfsr_next = lfsr_rom0[s[7:0]] ^ lfsr_rom1[s[15:8]];
+endfunction
+
 // ---- primitive values (byte 0 = K28.x) -------------------------------------------------
 localparam [31:0] V_ALIGN = 32'h7B4A4ABC, V_CONT = 32'h9999AA7C, V_DMAT = 32'h3636B57C,
                   V_EOF = 32'hD5D5B57C, V_HOLD = 32'hD5D5AA7C, V_HOLDA = 32'h9595AA7C,
@@ -130,35 +164,19 @@ function automatic repeatable(input [3:0] p);
 endfunction
 
 // ---- receive decode: the primitive in effect this cycle --------------------------------
+// All logic is in one clocked process: the decode and the FSM's transmit choice below are
+// blocking temporaries computed from this cycle's inputs and state at the clock edge (the
+// same values a separate combinational block would give), so a simulator evaluates them
+// once per clock instead of once when the inputs change and again when the state does.
 reg  [3:0] rx_last_prim;   // last primitive other than ALIGN / CONT
 reg        rx_in_cont;     // CONT seen: junk follows until the next primitive
-wire [3:0] rx_code = i_phy_rx_isk ? decode(i_phy_rx_data) : P_DATA;
-// ALIGN: no information this cycle (P_ALIGN); CONT and junk: the last primitive continues.
-wire [3:0] rprim = (rx_code == P_CONT) ? rx_last_prim :
-                   (rx_code == P_DATA && rx_in_cont) ? rx_last_prim :
-                   (rx_code == P_BAD) ? P_ALIGN : rx_code;
-// The peer's standing request (HOLD, DMAT) survives ALIGNs and unknown K words.
-wire [3:0] rlevel = (rprim == P_ALIGN) ? rx_last_prim : rprim;
-
-always @(posedge clk) begin
-    if (rst) begin
-        rx_last_prim <= P_SYNC;
-        rx_in_cont <= 1'b0;
-        o_bad_prim <= 1'b0;
-    end else begin
-        o_bad_prim <= rx_code == P_BAD;
-        if (rx_code == P_CONT)
-            rx_in_cont <= 1'b1;
-        else if (rx_code != P_DATA && rx_code != P_ALIGN && rx_code != P_BAD) begin
-            rx_in_cont <= 1'b0;
-            rx_last_prim <= rx_code;
-        end
-    end
-end
+reg  [3:0] rx_code;        // temporaries of the clocked process (see above)
+reg  [3:0] rprim;
+reg  [3:0] rlevel;
 
 // ---- transmit encoder: ALIGN insertion and CONT ----------------------------------------
 reg  [7:0]  align_cnt;
-wire        tx_slot = align_cnt < 8'd254; // the FSM's dword goes out this cycle
+reg         tx_slot;        // the FSM's dword goes out this cycle (not an ALIGN slot)
 reg  [3:0]  tx_kind;        // FSM request this cycle: a primitive or P_DATA
 reg  [31:0] tx_word;        // data word when tx_kind == P_DATA
 reg         tx_cont_ok;     // the FSM allows CONT compression of tx_kind
@@ -166,67 +184,39 @@ reg  [3:0]  enc_last;       // last primitive actually requested (P_DATA after d
 reg  [1:0]  enc_reps;       // times enc_last was sent in a row (saturates at 2)
 reg         enc_cont_sent;
 reg  [15:0] junk_lfsr;
-wire [47:0] junk_next = lfsr32(junk_lfsr);
-
-always @(posedge clk) begin
-    if (rst) begin
-        align_cnt <= 8'd0;
-        enc_last <= P_DATA;
-        enc_reps <= 2'd0;
-        enc_cont_sent <= 1'b0;
-        junk_lfsr <= 16'hFFFF;
-        o_phy_tx_data <= V_ALIGN;
-        o_phy_tx_isk <= 1'b1;
-    end else begin
-        align_cnt <= align_cnt + 8'd1;
-        if (!tx_slot) begin
-            o_phy_tx_data <= V_ALIGN; // does not disturb a CONT run
-            o_phy_tx_isk <= 1'b1;
-        end else if (tx_kind == P_DATA) begin
-            o_phy_tx_data <= tx_word;
-            o_phy_tx_isk <= 1'b0;
-            enc_last <= P_DATA;
-            enc_reps <= 2'd0;
-            enc_cont_sent <= 1'b0;
-        end else if (tx_kind == enc_last && tx_cont_ok && repeatable(tx_kind) &&
-                     enc_reps == 2'd2) begin
-            if (!enc_cont_sent) begin
-                o_phy_tx_data <= V_CONT;
-                o_phy_tx_isk <= 1'b1;
-                enc_cont_sent <= 1'b1;
-            end else begin
-                o_phy_tx_data <= junk_next[31:0];
-                o_phy_tx_isk <= 1'b0;
-                junk_lfsr <= junk_next[47:32];
-            end
-        end else begin
-            o_phy_tx_data <= encode(tx_kind);
-            o_phy_tx_isk <= 1'b1;
-            enc_cont_sent <= 1'b0;
-            if (tx_kind == enc_last)
-                enc_reps <= (enc_reps == 2'd2) ? 2'd2 : enc_reps + 2'd1;
-            else
-                enc_reps <= 2'd1;
-            enc_last <= tx_kind;
-        end
-    end
-end
+reg  [47:0] junk_next;
 
 // ---- frame state machine ---------------------------------------------------------------
 reg  [3:0]  state;
 reg  [31:0] crc;            // CRC of the dwords sent / received so far in this frame
 reg  [15:0] scr;            // frame scrambler state
-wire [47:0] scr_next = lfsr32(scr);
+reg  [47:0] scr_next;
 reg  [31:0] rx_held;        // received dword not yet known to be FIS data (could be CRC)
 reg         rx_have_held;
 reg         rx_crc_good;    // CRC verdict of the frame being answered
 reg         tx_got_dmat;
-wire [31:0] rx_plain = i_phy_rx_data ^ scr_next[31:0];
+reg  [31:0] rx_plain;
 
 assign o_state = state;
 
-// What the FSM transmits this cycle (combinational).
-always @(*) begin
+/* verilator lint_off BLKSEQ */
+always @(posedge clk) begin
+    // -- this cycle's combinational values (blocking temporaries)
+    if (i_phy_rx_isk)
+        rx_code = decode(i_phy_rx_data);
+    else
+        rx_code = P_DATA;
+    // ALIGN: no information this cycle (P_ALIGN); CONT and junk: the last primitive continues.
+    rprim = (rx_code == P_CONT) ? rx_last_prim :
+            (rx_code == P_DATA && rx_in_cont) ? rx_last_prim :
+            (rx_code == P_BAD) ? P_ALIGN : rx_code;
+    // The peer's standing request (HOLD, DMAT) survives ALIGNs and unknown K words.
+    rlevel = (rprim == P_ALIGN) ? rx_last_prim : rprim;
+    tx_slot = align_cnt < 8'd254;
+    scr_next = lfsr_next(scr);
+    rx_plain = i_phy_rx_data ^ scr_next[31:0];
+    junk_next = 48'h0;
+    // What the FSM transmits this cycle.
     tx_kind = P_SYNC;
     tx_word = 32'h0;
     tx_cont_ok = 1'b1;
@@ -264,9 +254,67 @@ always @(*) begin
         S_RX_STATUS:  tx_kind = rx_crc_good ? P_R_OK : P_R_ERR;
         default:      tx_kind = P_SYNC;
     endcase
-end
 
-always @(posedge clk) begin
+    // -- receive decode state
+    if (rst) begin
+        rx_last_prim <= P_SYNC;
+        rx_in_cont <= 1'b0;
+        o_bad_prim <= 1'b0;
+    end else begin
+        o_bad_prim <= rx_code == P_BAD;
+        if (rx_code == P_CONT)
+            rx_in_cont <= 1'b1;
+        else if (rx_code != P_DATA && rx_code != P_ALIGN && rx_code != P_BAD) begin
+            rx_in_cont <= 1'b0;
+            rx_last_prim <= rx_code;
+        end
+    end
+
+    // -- transmit encoder
+    if (rst) begin
+        align_cnt <= 8'd0;
+        enc_last <= P_DATA;
+        enc_reps <= 2'd0;
+        enc_cont_sent <= 1'b0;
+        junk_lfsr <= 16'hFFFF;
+        o_phy_tx_data <= V_ALIGN;
+        o_phy_tx_isk <= 1'b1;
+    end else begin
+        align_cnt <= align_cnt + 8'd1;
+        if (!tx_slot) begin
+            o_phy_tx_data <= V_ALIGN; // does not disturb a CONT run
+            o_phy_tx_isk <= 1'b1;
+        end else if (tx_kind == P_DATA) begin
+            o_phy_tx_data <= tx_word;
+            o_phy_tx_isk <= 1'b0;
+            enc_last <= P_DATA;
+            enc_reps <= 2'd0;
+            enc_cont_sent <= 1'b0;
+        end else if (tx_kind == enc_last && tx_cont_ok && repeatable(tx_kind) &&
+                     enc_reps == 2'd2) begin
+            if (!enc_cont_sent) begin
+                o_phy_tx_data <= V_CONT;
+                o_phy_tx_isk <= 1'b1;
+                enc_cont_sent <= 1'b1;
+            end else begin
+                junk_next = lfsr_next(junk_lfsr);
+                o_phy_tx_data <= junk_next[31:0];
+                o_phy_tx_isk <= 1'b0;
+                junk_lfsr <= junk_next[47:32];
+            end
+        end else begin
+            o_phy_tx_data <= encode(tx_kind);
+            o_phy_tx_isk <= 1'b1;
+            enc_cont_sent <= 1'b0;
+            if (tx_kind == enc_last)
+                enc_reps <= (enc_reps == 2'd2) ? 2'd2 : enc_reps + 2'd1;
+            else
+                enc_reps <= 2'd1;
+            enc_last <= tx_kind;
+        end
+    end
+
+    // -- frame state machine
     o_tx_pop <= 1'b0;
     o_tx_done <= 1'b0;
     o_rx_valid <= 1'b0;
@@ -320,7 +368,7 @@ always @(posedge clk) begin
                     o_tx_status <= 2'd2;
                 end else if (tx_slot && rlevel != P_HOLD && i_tx_valid) begin
                     o_tx_pop <= 1'b1;
-                    crc <= crc32_step(crc, i_tx_data);
+                    crc <= crc_next(crc, i_tx_data);
                     scr <= scr_next[47:32];
                     if (i_tx_last)
                         state <= S_TX_CRC;
@@ -372,7 +420,7 @@ always @(posedge clk) begin
                         if (rx_have_held) begin
                             o_rx_data <= rx_held;
                             o_rx_valid <= 1'b1;
-                            crc <= crc32_step(crc, rx_held);
+                            crc <= crc_next(crc, rx_held);
                         end
                     end
                     P_EOF: begin
@@ -408,5 +456,6 @@ always @(posedge clk) begin
         endcase
     end
 end
+/* verilator lint_on BLKSEQ */
 
 endmodule
