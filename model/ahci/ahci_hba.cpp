@@ -175,6 +175,7 @@ void AhciHba::power_on_reset() {
     ghc_ = GHC_AE;
     is_ = 0;
     ccc_ctl_ = ccc_ports_ = bohc_ = 0;
+    clear_faults();
     for (auto &p : ports_)
         p->reset(false);
     update_irq();

@@ -55,6 +55,13 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
     // registers HR leaves alone). Links are reset by their owner.
     void power_on_reset();
 
+    // ---- fault hooks (model/fault/README.md). Power-on reset and clear_faults() disarm them.
+    // The next `count` completion interrupts of the port (or every one within window_ns
+    // from now) are swallowed: the command completes, its completion status bit is not set.
+    // Error interrupts are never swallowed.
+    void inject_lost_irq(unsigned port, unsigned count, uint64_t window_ns, const std::string &id);
+    void clear_faults();
+
     const AhciConfig &config() const { return cfg_; }
 
   private:

@@ -52,6 +52,10 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void oob_reset() override;
     void receive_error(link::LinkError err) override;
 
+    // Fault hooks (ahci_faults.cpp): lost completion interrupts.
+    void inject_lost_irq(unsigned count, uint64_t window_ns, const std::string &id);
+    void clear_faults();
+
   protected:
     void start_of_simulation() override;
 
@@ -70,6 +74,12 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void set_is(uint32_t bits);      // latch PxIS bits and re-evaluate the interrupt
     void set_serr(uint32_t bits);
     void irq_update();
+    // A completion interrupt (DHRS, PSS, SDBS, DPS): latched unless a lost-IRQ fault
+    // swallows it. exempt: not a completion (an error status, a notification).
+    void set_completion_is(uint32_t bit, bool exempt);
+    bool swallow_completion(uint32_t bit);
+    void violation(const char *rule, std::string msg);
+    void dma_violation(uint64_t addr, size_t len); // the host handed us unmapped memory
     void trace(const char *event, std::vector<std::pair<std::string, TraceValue>> fields = {},
                std::string msg = {});
 
@@ -160,6 +170,13 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     uint64_t cmd_epoch_ = 0;    // bumped by resets and ST 1->0: command work is dropped
 
     sc_core::sc_event wake_, cr_off_ev_, fr_ev_, spinup_ev_;
+
+    // Lost-IRQ fault (ahci_faults.cpp): completions whose PxIS bit is not set.
+    struct LostIrq {
+        unsigned count = 0;          // completion interrupts still to swallow
+        sc_core::sc_time until;      // ... or every one before this time
+        std::string id;
+    } lost_irq_;
 };
 
 } // namespace satasim::ahci

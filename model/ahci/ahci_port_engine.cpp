@@ -57,14 +57,20 @@ bool AhciHba::Port::sleep(uint64_t n, bool cmd) {
 AhciHba::Port::Dma AhciHba::Port::mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
     if (!sleep(cycles::kMemReadLatency + burst_cycles(len), cmd))
         return Dma::Aborted;
-    return hba_.mem_.read(addr, dst, len) ? Dma::Ok : Dma::Fault;
+    if (hba_.mem_.read(addr, dst, len))
+        return Dma::Ok;
+    dma_violation(addr, len);
+    return Dma::Fault;
 }
 
 AhciHba::Port::Dma AhciHba::Port::mem_write(uint64_t addr, const void *src, size_t len,
                                             bool cmd) {
     if (!sleep(cycles::kMemWriteLatency + burst_cycles(len), cmd))
         return Dma::Aborted;
-    return hba_.mem_.write(addr, src, len) ? Dma::Ok : Dma::Fault;
+    if (hba_.mem_.write(addr, src, len))
+        return Dma::Ok;
+    dma_violation(addr, len);
+    return Dma::Fault;
 }
 
 uint64_t AhciHba::Port::clb_addr() const {
@@ -156,6 +162,17 @@ void AhciHba::Port::issue_next() {
     }
     s.queued = (sact_ & bit) != 0;
     s.valid = true;
+    // AHCI 5.3.2 / SATA NCQ: PxSACT marks exactly the slots issued with a queued command.
+    const bool fpdma = fis.bytes.size() >= 4 && fis.bytes[0] == uint8_t(sata::FisType::RegH2D) &&
+                       (fis.bytes[1] & sata::kFisCommand) &&
+                       (fis.bytes[2] == 0x60 || fis.bytes[2] == 0x61 || fis.bytes[2] == 0x63 ||
+                        fis.bytes[2] == 0x64 || fis.bytes[2] == 0x65);
+    if (s.queued && !fpdma)
+        violation("sact_without_ncq_command",
+                  "PxSACT bit of slot " + std::to_string(slot) + " set for a non-queued command");
+    else if (!s.queued && fpdma)
+        violation("ncq_command_without_sact",
+                  "FPDMA command in slot " + std::to_string(slot) + " without its PxSACT bit");
 
     // A Device Control FIS asserting SRST starts a software reset: the device will
     // answer the SRST release with its signature, which loads PxSIG again (this is how
@@ -242,8 +259,9 @@ AhciHba::Port::Dma AhciHba::Port::prd_move(Slot &s, uint64_t pos, uint8_t *buf, 
                          : hba_.mem_.read(p.addr + in, buf + off, c);
         if (!ok) {
             *moved = off;
+            dma_violation(p.addr + in, c);
             if (dps)
-                set_is(IS_DPS);
+                set_completion_is(IS_DPS, false);
             host_bus_error("PRD data", p.addr + in, slot);
             return Dma::Fault;
         }
@@ -254,7 +272,7 @@ AhciHba::Port::Dma AhciHba::Port::prd_move(Slot &s, uint64_t pos, uint8_t *buf, 
     }
     *moved = n;
     if (dps)
-        set_is(IS_DPS);
+        set_completion_is(IS_DPS, false);
     return Dma::Ok;
 }
 

@@ -136,16 +136,24 @@ void AhciHba::Port::write(uint32_t off, uint32_t val) {
     const AhciConfig &cfg = hba_.cfg_;
     switch (off) {
     case PxCLB:
-        clb_ = val & kClbAlignMask;
-        break;
     case PxCLBU:
-        clbu_ = cfg.s64a ? val : 0;
+        // AHCI 3.3.1/3.3.2: not to be changed while the command list runs (ST or CR).
+        if (cmd_ & (CMD_ST | CMD_CR))
+            violation("clb_write_while_running", "PxCLB written while PxCMD.ST or CR is set");
+        if (off == PxCLB)
+            clb_ = val & kClbAlignMask;
+        else
+            clbu_ = cfg.s64a ? val : 0;
         break;
     case PxFB:
-        fb_ = val & ((fbs_ & FBS_EN) ? kFbAlignMaskFbs : kFbAlignMask);
-        break;
     case PxFBU:
-        fbu_ = cfg.s64a ? val : 0;
+        // AHCI 3.3.3/3.3.4: not to be changed while FIS receive runs (FRE or FR).
+        if (cmd_ & (CMD_FRE | CMD_FR))
+            violation("fb_write_while_fis_rx", "PxFB written while PxCMD.FRE or FR is set");
+        if (off == PxFB)
+            fb_ = val & ((fbs_ & FBS_EN) ? kFbAlignMaskFbs : kFbAlignMask);
+        else
+            fbu_ = cfg.s64a ? val : 0;
         break;
     case PxIS:
         is_ &= ~(val & ~IS_MIRRORED);
@@ -169,11 +177,16 @@ void AhciHba::Port::write(uint32_t off, uint32_t val) {
         // RW1-set; the register only holds bits while the engine runs (cleared by ST=0).
         if (cmd_ & CMD_ST)
             sact_ |= val & slot_mask(cfg.n_slots);
+        else if (val)
+            violation("sact_while_stopped", "PxSACT written while PxCMD.ST is clear");
         break;
     case PxCI:
+        // AHCI 3.3.14: software sets PxCI only while ST is set; otherwise the write is lost.
         if (cmd_ & CMD_ST) {
             ci_ |= val & slot_mask(cfg.n_slots);
             wake_.notify(sc_core::SC_ZERO_TIME);
+        } else if (val) {
+            violation("ci_while_stopped", "PxCI written while PxCMD.ST is clear");
         }
         break;
     case PxSNTF:
@@ -204,6 +217,16 @@ void AhciHba::Port::write_cmd(uint32_t val) {
     // CAP.SALP = 0 and CAP2.APST = 0: ALPE/ASP/APSTE are read-only 0. ICC requests are
     // accepted and complete at once (the link never leaves Active), so ICC reads 0.
     uint32_t old = cmd_;
+    // AHCI 3.3.7 / 10.3: ST is set only with FRE set and after CR has cleared; FRE is
+    // cleared only after ST (and CR) have.
+    if (!(old & CMD_ST) && (val & CMD_ST)) {
+        if (!(val & CMD_FRE))
+            violation("st_without_fre", "PxCMD.ST set while PxCMD.FRE is clear");
+        if (old & CMD_CR)
+            violation("st_while_cr", "PxCMD.ST set before PxCMD.CR cleared");
+    }
+    if ((old & CMD_FRE) && !(val & CMD_FRE) && ((val & CMD_ST) || (old & CMD_CR)))
+        violation("fre_clear_while_st", "PxCMD.FRE cleared while PxCMD.ST is set");
     cmd_ = (old & ~w) | (val & w);
 
     if ((val & CMD_CLO) && cfg.sclo) {

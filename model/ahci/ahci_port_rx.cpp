@@ -109,7 +109,7 @@ void AhciHba::Port::on_d2h(const sata::Fis &fis) {
     else if (!(status & (kAtaBsy | kAtaDrq)) && busy_slot_ >= 0)
         complete_slot(unsigned(busy_slot_));
     if (fis.at(1) & kFisInterrupt)
-        set_is(IS_DHRS);
+        set_completion_is(IS_DHRS, status & kAtaErr);
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -155,7 +155,7 @@ void AhciHba::Port::finish_pio() {
     else if (!(e & (kAtaBsy | kAtaDrq)) && busy_slot_ >= 0)
         complete_slot(unsigned(busy_slot_));
     if (irq)
-        set_is(IS_PSS);
+        set_completion_is(IS_PSS, e & kAtaErr);
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -204,7 +204,7 @@ void AhciHba::Port::on_sdb(const sata::Fis &fis) {
     if (status & kAtaErr)
         halt(IS_TFES, "error status in Set Device Bits FIS", -1);
     if (fis.at(1) & kFisInterrupt)
-        set_is(IS_SDBS);
+        set_completion_is(IS_SDBS, (status & kAtaErr) || !done); // no tag: a notification
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 

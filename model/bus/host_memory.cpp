@@ -84,6 +84,15 @@ uint8_t *HostMemory::map(uint64_t addr, size_t len) {
     return const_cast<uint8_t *>(r->data.data()) + (addr - r->bus);
 }
 
+bool HostMemory::runs_past_allocation(uint64_t addr, size_t len) const {
+    auto it = regions_.upper_bound(addr);
+    if (it == regions_.begin())
+        return false;
+    --it;
+    const uint64_t end = it->second.bus + it->second.data.size();
+    return addr + len > end && addr < align_up(end, kGuardGap) + kGuardGap;
+}
+
 size_t HostMemory::bytes_allocated() const {
     size_t n = 0;
     for (const auto &kv : regions_)

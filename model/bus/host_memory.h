@@ -28,6 +28,9 @@ class HostMemory {
     uint8_t *map(uint64_t addr, size_t len);
 
     size_t bytes_allocated() const;
+    // [addr, addr+len) starts inside a region or the guard gap after it and runs past the
+    // region's end: an overrun of an allocation (as opposed to a wild address).
+    bool runs_past_allocation(uint64_t addr, size_t len) const;
     // Power-on state: every region released.
     void reset();
 

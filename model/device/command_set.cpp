@@ -23,11 +23,12 @@ bool SataDisk::Impl::finish_ok(uint64_t e, uint64_t lba, uint16_t count, uint8_t
     return send(sata::make_reg_d2h(kStatusGood, 0, lba, device, count, true));
 }
 
-bool SataDisk::Impl::finish_error(uint64_t e, const Taskfile &tf, uint8_t error, uint64_t lba) {
+bool SataDisk::Impl::finish_error(uint64_t e, const Taskfile &tf, uint8_t error, uint64_t lba,
+                                  uint8_t status) {
     if (!alive(e))
         return false;
-    trace_error("command failed", tf, kStatusError, error, lba);
-    return send(sata::make_reg_d2h(kStatusError, error, lba, 0x40, 0, true));
+    trace_error("command failed", tf, status, error, lba);
+    return send(sata::make_reg_d2h(status, error, lba, 0x40, 0, true));
 }
 
 // Address and length of a read/write command. False: not addressable this way (ABRT).
@@ -80,11 +81,31 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         return busy_for(e, overhead() + media_access(x.lba, x.sectors,
                                                      sc_time_stamp() + overhead()));
     };
+    // An injected device error (faults.cpp) ends the command with its status and error.
+    auto fail = [&](const MediaVerdict &v) { finish_error(e, tf, v.error, v.lba, v.status); };
+    // Commands without an LBA range can only be hit by ABRT / write-fault injections.
+    switch (c) {
+    case op::kReadSectors: case op::kReadSectorsExt: case op::kReadMultiple:
+    case op::kReadMultipleExt: case op::kWriteSectors: case op::kWriteSectorsExt:
+    case op::kWriteMultiple: case op::kWriteMultipleExt: case op::kWriteMultipleFuaExt:
+    case op::kReadDma: case op::kReadDmaExt: case op::kWriteDma: case op::kWriteDmaExt:
+    case op::kWriteDmaFuaExt: case op::kReadVerify: case op::kReadVerifyExt:
+        break;
+    default:
+        if (const MediaVerdict v = check_media(tf, false, nullptr); v.fail) {
+            if (busy_for(e, overhead()))
+                fail(v);
+            return;
+        }
+        break;
+    }
 
     switch (c) {
     case op::kIdentify: {
         if (!busy_for(e, overhead()))
             return;
+        if (take_identify_failure())
+            return abort_cmd();
         std::vector<uint16_t> w = identify();
         pio_in(e, tf, 1, [&](uint32_t) {
             std::vector<uint8_t> b(512);
@@ -108,8 +129,11 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return abort_cmd();
         if (!range_ok(x, !ext))
             return idnf(x, !ext);
+        const MediaVerdict v = check_media(tf, false, &x);
         if (!media_busy(x))
             return;
+        if (v.fail)
+            return fail(v); // no DRQ block is sent for a failing read
         const uint32_t per = multiple ? multi_count : 1;
         const uint32_t blocks = (x.sectors + per - 1) / per;
         pio_in(e, tf, blocks, [&](uint32_t i) {
@@ -135,15 +159,24 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return abort_cmd();
         if (!range_ok(x, !ext))
             return idnf(x, !ext);
+        const MediaVerdict v = check_media(tf, false, &x);
         if (!busy_for(e, overhead()))
             return;
+        if (v.fail && !v.after_data)
+            return fail(v);
+        // A write fault takes the data and fails to write it.
         if (!pio_out(e, tf, x.sectors, multiple ? multi_count : 1,
                      [&](uint32_t first, uint32_t n, const uint8_t *data) {
-                         media.write(x.lba + first, n, data);
+                         if (!v.fail)
+                             media.write(x.lba + first, n, data);
                      }))
             return data_phase_failed(x);
-        if (commit_write(e, x))
+        if (v.fail)
+            return fail(v);
+        if (commit_write(e, x)) {
+            media_written(x);
             finish_ok(e);
+        }
         return;
     }
 
@@ -155,7 +188,16 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return abort_cmd();
         if (!range_ok(x, !ext))
             return idnf(x, !ext);
-        if (!media_busy(x) || !dma_in_data(e, x.lba, x.sectors))
+        const MediaVerdict v = check_media(tf, false, &x);
+        if (!media_busy(x))
+            return;
+        if (v.fail) {
+            // The sectors before the bad one stream out, then the error status.
+            if (v.good && !dma_in_data(e, x.lba, v.good))
+                return;
+            return fail(v);
+        }
+        if (!dma_in_data(e, x.lba, x.sectors))
             return;
         finish_ok(e);
         return;
@@ -170,12 +212,19 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return abort_cmd();
         if (!range_ok(x, !ext))
             return idnf(x, !ext);
+        const MediaVerdict v = check_media(tf, false, &x);
         if (!busy_for(e, overhead()))
             return;
-        if (!dma_out_data(e, x.lba, x.sectors, false))
+        if (v.fail && !v.after_data)
+            return fail(v);
+        if (!dma_out_data(e, x.lba, x.sectors, false, v.fail))
             return data_phase_failed(x);
-        if (commit_write(e, x))
+        if (v.fail)
+            return fail(v);
+        if (commit_write(e, x)) {
+            media_written(x);
             finish_ok(e);
+        }
         return;
     }
 
@@ -187,8 +236,9 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return abort_cmd();
         if (!range_ok(x, !ext))
             return idnf(x, !ext);
+        const MediaVerdict v = check_media(tf, false, &x);
         if (media_busy(x))
-            finish_ok(e);
+            v.fail ? fail(v) : (void)finish_ok(e);
         return;
     }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,24 @@ struct NcqErrorLog {
     uint16_t count = 0;
 };
 
+// An armed media error (inject_media_error). UNC sectors are a set: the matched range
+// minus the sectors a write has remapped since.
+struct MediaFault {
+    fault::MediaParams p;
+    std::string id;
+    unsigned left = 0;                     // commands still to fail; 0 = persistent
+    std::map<uint64_t, uint64_t> remapped; // [first, last] ranges written over (UNC)
+};
+
+// What the fault model decided for one command.
+struct MediaVerdict {
+    bool fail = false;
+    uint8_t status = 0, error = 0;
+    uint64_t lba = 0;        // LBA registers: the first failing sector
+    uint32_t good = 0;       // sectors before it (read data transferred before the error)
+    bool after_data = false; // write fault: the data phase runs, nothing is committed
+};
+
 struct SataDisk::Impl {
     Impl(SataDisk &disk);
 
@@ -124,6 +143,18 @@ struct SataDisk::Impl {
     NcqErrorLog ncq_log;
     std::vector<sata::Fis> pending_error_fis; // error responses decided by the transport side
     SplitMix64 rng;
+    sc_core::sc_time sdb_hold_until; // ncq_sdb_coalesce_ns: finished tags wait until then
+
+    // ---- faults (faults.cpp); power-on reset disarms them
+    std::function<void(const CommandInfo &)> observer;
+    uint64_t cmd_seq = 0;           // commands accepted since power-on
+    std::vector<MediaFault> media_faults;
+    bool hung = false;
+    std::string hang_id;
+    unsigned identify_failures = 0;
+    std::string identify_fail_id;
+    std::string base_model, base_serial; // identity at power-on (replace_identity undoes)
+    uint64_t base_sectors = 0;
 
     // ---- sata_disk.cpp
     void power_on_defaults();
@@ -148,7 +179,8 @@ struct SataDisk::Impl {
     bool decode_rw(const sata::Taskfile &tf, bool ext, bool write, Xfer &x) const;
     bool range_ok(const Xfer &x, bool lba28) const;
     bool finish_ok(uint64_t e, uint64_t lba = 0, uint16_t count = 0, uint8_t device = 0);
-    bool finish_error(uint64_t e, const sata::Taskfile &tf, uint8_t error, uint64_t lba);
+    bool finish_error(uint64_t e, const sata::Taskfile &tf, uint8_t error, uint64_t lba,
+                      uint8_t status = 0x51);
     void set_features(uint64_t e, const sata::Taskfile &tf);
     void read_log_ext(uint64_t e, const sata::Taskfile &tf);
 
@@ -158,7 +190,9 @@ struct SataDisk::Impl {
     bool pio_out(uint64_t e, const sata::Taskfile &tf, uint32_t sectors, uint32_t block_sectors,
                  const std::function<void(uint32_t first_sector, uint32_t n, const uint8_t *)> &sink);
     bool dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors);
-    bool dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors, bool skip_first_activate);
+    // discard: the data is taken from the host but not written (a failing write).
+    bool dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors, bool skip_first_activate,
+                      bool discard = false);
     bool wait_data(uint64_t e, sata::Fis &out);
     bool idle_until(uint64_t e, sc_core::sc_time deadline);
     bool busy_for(uint64_t e, sc_core::sc_time t) {
@@ -180,11 +214,23 @@ struct SataDisk::Impl {
     bool has_queued() const;
     int pick_next();
     void execute_queued(int tag);
-    void ncq_fail(int tag, uint8_t error, uint64_t lba);
+    // status: of the error SDB, DRDY | ERR (41h) unless the error says otherwise (DF).
+    void ncq_fail(int tag, uint8_t error, uint64_t lba, uint8_t status = 0x41);
     void abort_all_queued();
     bool service_accepts();
-    bool flush_sdb();
+    bool flush_sdb(bool force);
+    bool sdb_held() const; // finished tags wait for more to report in one SDB
     std::vector<uint8_t> ncq_log_page() const;
+
+    // ---- faults.cpp
+    void accept_command(const sata::Taskfile &tf, bool ncq);
+    MediaVerdict check_media(const sata::Taskfile &tf, bool ncq, const Xfer *x);
+    void media_written(const Xfer &x);
+    void fault_effect(const std::string &id, std::vector<std::pair<std::string, TraceValue>> fields,
+                      const std::string &msg);
+    void violation(const char *rule, const std::string &msg);
+    bool take_identify_failure();
+    void reset_faults();
 
     // ---- identify.cpp
     std::vector<uint16_t> identify() const;

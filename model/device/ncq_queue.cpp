@@ -13,7 +13,6 @@ using sc_core::sc_time_stamp;
 
 namespace {
 constexpr uint8_t kStatusAccept = 0x40;   // DRDY, BSY=0: command queued, bus released
-constexpr uint8_t kStatusNcqError = 0x41; // DRDY | ERR in the error SDB
 constexpr uint8_t kStatusError = 0x51;
 } // namespace
 
@@ -31,7 +30,8 @@ bool SataDisk::Impl::has_queued() const {
 void SataDisk::Impl::receive_queued(const Taskfile &tf) {
     const uint8_t tag = uint8_t((tf.count >> 3) & 0x1F);
     if (ncq_error_state) {
-        // Queued commands are refused until the host has read log 10h.
+        // Queued commands are refused until the host has read log 10h. Not a violation:
+        // the command FIS may have crossed the error SDB on the wire.
         trace_error("queued command refused in NCQ error state", tf, kStatusError,
                     sata::kAtaAbrt, tf.lba);
         pending_error_fis.push_back(
@@ -41,9 +41,15 @@ void SataDisk::Impl::receive_queued(const Taskfile &tf) {
     }
     const unsigned depth = std::clamp(cfg.ncq_depth, 1u, 32u);
     if (tag >= depth || slots[tag].state != NcqSlot::State::Free) {
+        violation(tag >= depth ? "ncq_tag_out_of_range" : "ncq_tag_in_use",
+                  "queued command with tag " + std::to_string(tag) +
+                      (tag >= depth ? " beyond the queue depth" : " already outstanding"));
         ncq_protocol_error(tf, false, tag);
         return;
     }
+    accept_command(tf, true);
+    if (hung)
+        return; // the observer hung the drive on this command: not even accepted
     NcqSlot &s = slots[tag];
     s.state = NcqSlot::State::Queued;
     s.tf = tf;
@@ -133,9 +139,20 @@ bool SataDisk::Impl::service_accepts() {
     return true;
 }
 
-// One SDB for every command finished since the last one.
-bool SataDisk::Impl::flush_sdb() {
-    if (!sdb_pending)
+// With ncq_sdb_coalesce_ns, finished tags wait (up to that long after the first of them
+// finished) while other queued commands are still in the drive, so that one SDB reports
+// several: fewer FISes and interrupts, as real drives do.
+bool SataDisk::Impl::sdb_held() const {
+    if (!sdb_pending || cfg.ncq_sdb_coalesce_ns == 0 || sc_time_stamp() >= sdb_hold_until)
+        return false;
+    return std::any_of(slots.begin(), slots.end(), [](const NcqSlot &s) {
+        return s.state == NcqSlot::State::Queued || s.state == NcqSlot::State::Running;
+    });
+}
+
+// One SDB for every command finished since the last one (force: even if held).
+bool SataDisk::Impl::flush_sdb(bool force) {
+    if (!sdb_pending || (!force && sdb_held()))
         return true;
     const uint64_t e = epoch;
     const uint32_t mask = sdb_pending;
@@ -161,7 +178,26 @@ void SataDisk::Impl::execute_queued(int tag) {
     }
     power_mode = 0xFF;
     const uint32_t bytes = x.sectors * uint32_t(MediaStore::kSectorSize);
+    const MediaVerdict v = check_media(s.tf, true, &x);
+    if (v.fail && !v.after_data) {
+        // The media read (or the address lookup) fails before any data moves.
+        if (!x.write && !busy_for(e, media_access(x.lba, v.good + 1, sc_time_stamp())))
+            return;
+        ncq_fail(tag, v.error, v.lba, v.status);
+        return;
+    }
     bool ok;
+    if (v.fail) {
+        // Write fault: the data is taken from the host, the media write fails.
+        const bool aa = auto_activate;
+        ok = send(sata::make_dma_setup(false, false, aa, uint8_t(tag), 0, bytes)) && alive(e) &&
+             dma_out_data(e, x.lba, x.sectors, aa, true);
+        if (alive(e) && ok)
+            ncq_fail(tag, v.error, v.lba, v.status);
+        else if (alive(e))
+            ncq_fail(tag, sata::kAtaIcrc | sata::kAtaAbrt, x.lba);
+        return;
+    }
     if (!x.write) {
         if (!busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp())) || !service_accepts())
             return;
@@ -172,6 +208,8 @@ void SataDisk::Impl::execute_queued(int tag) {
         ok = send(sata::make_dma_setup(false, false, aa, uint8_t(tag), 0, bytes)) && alive(e) &&
              dma_out_data(e, x.lba, x.sectors, aa);
         ok = ok && commit_write(e, x);
+        if (ok)
+            media_written(x);
     }
     if (!alive(e))
         return;
@@ -181,14 +219,16 @@ void SataDisk::Impl::execute_queued(int tag) {
         return;
     }
     s.state = NcqSlot::State::Done;
+    if (!sdb_pending)
+        sdb_hold_until = sc_time_stamp() + sc_core::sc_time(double(cfg.ncq_sdb_coalesce_ns), sc_core::SC_NS);
     sdb_pending |= 1u << tag;
 }
 
 // Errors found while executing a queued command: SDB with ERR (SActive = only the tags that
 // finished successfully), all other queued commands aborted, log 10h names the tag.
-void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba) {
+void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba, uint8_t status) {
     const NcqSlot &s = slots[size_t(tag)];
-    ncq_log = NcqErrorLog{true, false, uint8_t(tag), kStatusNcqError, error, s.tf.device, lba,
+    ncq_log = NcqErrorLog{true, false, uint8_t(tag), status, error, s.tf.device, lba,
                           s.tf.count};
     uint32_t aborted = 0;
     for (unsigned t = 0; t < 32; ++t)
@@ -208,7 +248,7 @@ void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba) {
     for (unsigned t = 0; t < 32; ++t)
         if (done & (1u << t))
             slots[t].state = NcqSlot::State::Free;
-    send(sata::make_sdb(kStatusNcqError, error, done, true, false));
+    send(sata::make_sdb(status, error, done, true, false));
 }
 
 // NCQ Command Error log, page 10h (hardware.md 8.6); byte 511 is the checksum.

@@ -28,12 +28,13 @@ bool SataDisk::Impl::idle_until(uint64_t e, sc_time deadline) {
         sc_time now = sc_time_stamp();
         if (now >= deadline)
             return alive(e);
-        if (sdb_pending) {
-            if (!flush_sdb())
+        if (sdb_pending && !sdb_held()) {
+            if (!flush_sdb(false))
                 return false;
             continue;
         }
-        sc_core::wait(deadline - now, work_event);
+        const sc_time until = sdb_held() ? std::min(deadline, sdb_hold_until) : deadline;
+        sc_core::wait(until - now, work_event);
     }
 }
 
@@ -113,7 +114,7 @@ bool SataDisk::Impl::dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors) {
 // the DMA Setup carried auto-activate). Data lands in the media as it arrives (the write
 // cache only changes the timing).
 bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
-                                  bool skip_first_activate) {
+                                  bool skip_first_activate, bool discard) {
     const size_t total = size_t(sectors) * MediaStore::kSectorSize;
     size_t got = 0;
     std::vector<uint8_t> partial; // bytes of a sector split across Data FISes
@@ -132,7 +133,8 @@ bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
         const size_t whole = partial.size() / MediaStore::kSectorSize;
         if (whole) {
             const uint64_t at = lba + (got + take - partial.size()) / MediaStore::kSectorSize;
-            media.write(at, uint32_t(whole), partial.data());
+            if (!discard)
+                media.write(at, uint32_t(whole), partial.data());
             partial.erase(partial.begin(), partial.begin() + long(whole * MediaStore::kSectorSize));
         }
         got += take;

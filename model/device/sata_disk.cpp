@@ -18,6 +18,9 @@ constexpr size_t kRxQueueDepth = 4; // FIS receive buffer: beyond this the drive
 }
 
 SataDisk::Impl::Impl(SataDisk &disk) : d(disk), cfg(disk.cfg_), media(disk.media_) {
+    base_model = cfg.model;
+    base_serial = cfg.serial;
+    base_sectors = cfg.sectors;
     power_on_defaults();
     ready_at = sc_time(cfg.timing.reset_ready_ms, sc_core::SC_MS);
 }
@@ -81,8 +84,11 @@ void SataDisk::Impl::start_reset(const char *kind, bool srst_held) {
     for (auto &slot : slots)
         slot.state = NcqSlot::State::Free;
     sdb_pending = 0;
+    sdb_hold_until = SC_ZERO_TIME;
     pending_accepts = 0;
     pending_error_fis.clear();
+    // A reset ends the NCQ error state: the host aborted every queued command with it.
+    ncq_error_state = false;
     data_in.clear();
     reset_state = srst_held ? ResetState::SrstHeld : ResetState::Resetting;
     ready_at = sc_time_stamp() + sc_time(cfg.timing.reset_ready_ms, sc_core::SC_MS);
@@ -92,7 +98,7 @@ void SataDisk::Impl::start_reset(const char *kind, bool srst_held) {
 }
 
 bool SataDisk::Impl::send(const Fis &fis) {
-    if (!link)
+    if (!link || hung)
         return false;
     if (fis_trace)
         trace("disk.fis_tx", {}, sata::describe(fis));
@@ -126,6 +132,11 @@ void SataDisk::Impl::dispatch(const Fis &fis) {
     switch (fis.type()) {
     case FisType::RegH2D: {
         Taskfile tf = sata::parse_taskfile(fis);
+        if (hung) {
+            // Firmware hung: the link layer still takes frames, nothing acts on them.
+            trace("disk.cmd_ignored", {{"cmd", TraceValue::hex(tf.command)}}, "drive hung");
+            return;
+        }
         if (!(fis.at(1) & sata::kFisCommand)) {
             // Device Control update: SRST edge detection (hardware.md 5.7).
             if (tf.control & sata::kAtaSrst) {
@@ -153,14 +164,22 @@ void SataDisk::Impl::dispatch(const Fis &fis) {
         }
         if (ncq_outstanding()) {
             // A non-queued command while queued ones are outstanding (hardware.md 8.8).
+            violation("nonqueued_while_ncq_outstanding",
+                      "non-queued command " + sata::describe(fis) +
+                          " while NCQ commands are outstanding");
             ncq_protocol_error(tf, true, 0);
             return;
         }
+        accept_command(tf, false);
+        if (hung)
+            return; // the observer hung the drive on this command: it never runs
         pending_cmd = tf;
         work_event.notify(SC_ZERO_TIME);
         return;
     }
     case FisType::Data:
+        if (hung)
+            return;
         data_in.push_back(fis);
         data_event.notify(SC_ZERO_TIME);
         return;
@@ -176,6 +195,10 @@ void SataDisk::Impl::dispatch(const Fis &fis) {
 // Returns true when the drive is ready for commands.
 bool SataDisk::Impl::handle_reset() {
     for (;;) {
+        if (hung) {
+            sc_core::wait(work_event); // only a COMRESET brings the firmware back
+            continue;
+        }
         if (reset_state == ResetState::None)
             return true;
         if (reset_state == ResetState::SrstHeld || !phy_up) {
@@ -205,7 +228,7 @@ void SataDisk::Impl::command_thread() {
         handle_reset();
         uint64_t e = epoch;
         if (!pending_error_fis.empty()) {
-            flush_sdb();
+            flush_sdb(true);
             std::vector<Fis> errs;
             errs.swap(pending_error_fis);
             for (auto &f : errs)
@@ -218,7 +241,7 @@ void SataDisk::Impl::command_thread() {
         if (pending_cmd) {
             Taskfile tf = *pending_cmd;
             data_in.clear();
-            flush_sdb();
+            flush_sdb(true);
             execute(tf);
             if (alive(e))
                 pending_cmd.reset();
@@ -231,10 +254,14 @@ void SataDisk::Impl::command_thread() {
                 continue;
             }
         }
-        flush_sdb();
+        flush_sdb(false);
         if (alive(e) && pending_accepts == 0 && !pending_cmd && pending_error_fis.empty() &&
-            reset_state == ResetState::None && (ncq_error_state || !has_queued()))
-            sc_core::wait(work_event);
+            reset_state == ResetState::None && (ncq_error_state || !has_queued())) {
+            if (sdb_held())
+                sc_core::wait(sdb_hold_until - sc_time_stamp(), work_event);
+            else
+                sc_core::wait(work_event);
+        }
     }
 }
 
@@ -258,10 +285,18 @@ std::vector<uint16_t> SataDisk::identify_words() const { return impl_->identify(
 
 void SataDisk::set_fis_trace(bool on) { impl_->fis_trace = on; }
 
+// Power-on: also every fault disarmed and the drive's own identity back (fuzzers reuse
+// the model across runs). The command observer is a wiring, not a fault: it stays.
 void SataDisk::power_on_reset() {
-    impl_->power_on_defaults();
-    impl_->rxq.clear();
-    impl_->start_reset("power_on", false);
+    Impl &m = *impl_;
+    cfg_.model = m.base_model;
+    cfg_.serial = m.base_serial;
+    cfg_.sectors = m.base_sectors;
+    m.reset_faults();
+    m.cmd_seq = 0;
+    m.power_on_defaults();
+    m.rxq.clear();
+    m.start_reset("power_on", false);
 }
 
 bool SataDisk::receive_fis(const sata::Fis &fis) {
@@ -281,16 +316,30 @@ bool SataDisk::receive_fis(const sata::Fis &fis) {
 
 bool SataDisk::ready_to_receive() const { return impl_->rxq.size() < kRxQueueDepth; }
 
+// PhyRdy lost (cable pulled, PHY glitch, COMRESET, offline): frames in flight are gone,
+// and the drive abandons its command state; it comes back through the reset sequence
+// (signature after the next PhyRdy). A hung firmware notices nothing.
 void SataDisk::phy_changed(bool ready, link::Gen gen) {
-    impl_->phy_up = ready;
-    impl_->gen = ready ? gen : link::Gen::None;
-    impl_->work_event.notify(SC_ZERO_TIME);
-    impl_->data_event.notify(SC_ZERO_TIME);
+    Impl &m = *impl_;
+    m.phy_up = ready;
+    m.gen = ready ? gen : link::Gen::None;
+    if (!ready && !m.hung && m.reset_state == Impl::ResetState::None) {
+        m.rxq.clear();
+        m.start_reset("link_lost", false);
+    }
+    m.work_event.notify(SC_ZERO_TIME);
+    m.data_event.notify(SC_ZERO_TIME);
 }
 
 void SataDisk::oob_reset() {
-    impl_->rxq.clear();
-    impl_->start_reset("comreset", false);
+    Impl &m = *impl_;
+    if (m.hung) {
+        m.hung = false;
+        m.fault_effect(m.hang_id, {{"state", TraceValue::str("recovered")}},
+                       "COMRESET restarts the hung firmware");
+    }
+    m.rxq.clear();
+    m.start_reset("comreset", false);
 }
 
 // A host frame failed on the wire (the link answered R_ERR). During a data-out phase the

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -10,6 +11,7 @@
 
 #include "model/common/trace.h"
 #include "model/device/media_store.h"
+#include "model/fault/fault_plan.h"
 #include "model/link/sata_link.h"
 
 namespace satasim::device {
@@ -43,7 +45,21 @@ struct DiskConfig {
     bool write_cache = true;          // supported and enabled at power-on
     NcqOrder ncq_order = NcqOrder::InOrder;
     uint64_t seed = 1;                // for NcqOrder::Random
+    // >0: finished NCQ tags wait up to this long so one Set Device Bits FIS reports
+    // several of them (SActive bits are cleared in batches, as real drives do).
+    uint64_t ncq_sdb_coalesce_ns = 0;
     DiskTiming timing;
+};
+
+// A command FIS the drive accepted (for fault triggers that count or match commands).
+struct CommandInfo {
+    uint8_t opcode;
+    bool ncq;
+    bool write;
+    uint64_t lba;
+    uint32_t sectors;
+    int tag;      // NCQ tag, -1 non-queued
+    uint64_t seq; // 1-based count of commands this drive accepted since power-on
 };
 
 class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
@@ -69,6 +85,23 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
     void receive_error(link::LinkError err) override;
+
+    // ---- fault hooks (model/fault/README.md). Power-on reset and clear_faults() disarm them.
+    // fn runs for every command FIS the drive accepts, before it executes; hooks armed
+    // from inside fn apply to that very command.
+    void set_command_observer(std::function<void(const CommandInfo &)> fn);
+    // Matching commands end with the device error (UNC/IDNF at the first bad sector, DF,
+    // ABRT); queued ones through the NCQ error state and log 10h.
+    void inject_media_error(const fault::MediaParams &p, const std::string &id);
+    // Firmware hang: BSY, silent, deaf to SRST, until a COMRESET.
+    void inject_hang(const std::string &id);
+    // The next n IDENTIFY DEVICE commands are aborted.
+    void inject_identify_failures(unsigned n, const std::string &id);
+    // While unplugged: the drive that will be plugged in next (identity, blank media), its
+    // electronics at power-on (settings, a hang gone; bad sectors go only with the media).
+    // power_on_reset() brings the configured identity back.
+    void replace_identity(const fault::PlugParams &p);
+    void clear_faults();
 
   private:
     struct Impl;

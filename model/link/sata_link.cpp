@@ -134,6 +134,9 @@ SataLink::SataLink(sc_core::sc_module_name name, const Config &cfg, ModelTrace *
       mode_(resolve_mode(cfg.mode)) {
     SC_HAS_PROCESS(SataLink);
     SC_THREAD(negotiation_thread);
+    SC_METHOD(glitch_end_method);
+    sensitive << glitch_end_;
+    dont_initialize();
     if (mode_ == Mode::Dword) {
         rtl_ = std::make_unique<LinkRtlPair>();
         wire_ = std::make_unique<Wire>();
@@ -165,9 +168,44 @@ void SataLink::inject_oob_fault(const OobFault &f) {
         oob_faults_.push_back(f);
 }
 
+// The signal vanishes from the wire for `down` (a loose connector, a marginal cable):
+// both PHYs lose PhyRdy at once and the frame in flight is lost. When the signal returns
+// the device starts over as after its own reset, with COMINIT.
+void SataLink::phy_glitch(sc_time down) {
+    glitch_until_ = std::max(glitch_until_, sc_core::sc_time_stamp() + down);
+    negotiation_requested_ = false;
+    cominit_requested_ = false;
+    negotiating_ = false;
+    bump_epoch();
+    emit("link.glitch", Gen::None, "PhyRdy lost for " + down.to_string());
+    link_down("phy glitch", true);
+    glitch_end_.cancel();
+    glitch_end_.notify(glitch_until_ - sc_core::sc_time_stamp());
+}
+
+void SataLink::glitch_end_method() {
+    if (!present_ || offline_ || comreset_held_)
+        return; // the host's own PHY control decides what comes next
+    cominit_requested_ = true;
+    start_negotiation_.notify(SC_ZERO_TIME);
+}
+
+// The device PHY now starts its ALIGN sequence at g at most (a degraded link).
+void SataLink::limit_device_gen(Gen g) {
+    device_gen_limit_ = g;
+    emit("link.degrade", g, "device PHY limited");
+}
+
+Gen SataLink::device_max() const {
+    if (device_gen_limit_ == Gen::None)
+        return cfg_.device_max;
+    return std::min(cfg_.device_max, device_gen_limit_);
+}
+
 void SataLink::clear_faults() {
     dword_faults_.clear();
     oob_faults_.clear();
+    device_gen_limit_ = Gen::None;
     if (wire_) {
         wire_->prims.clear();
         wire_->flip[0] = wire_->flip[1] = Wire::Flip{};
@@ -492,6 +530,9 @@ void SataLink::negotiation_thread() {
     for (;;) {
         while (!negotiation_requested_ && !cominit_requested_)
             sc_core::wait(start_negotiation_);
+        // No signal while a glitch lasts: OOB waits for the wire to come back.
+        while (sc_core::sc_time_stamp() < glitch_until_)
+            sc_core::wait(glitch_until_ - sc_core::sc_time_stamp(), phy_event_);
         const uint64_t epoch = phy_epoch_;
         auto step = [&](sc_time t) {
             sc_core::wait(t, phy_event_);
@@ -546,12 +587,13 @@ void SataLink::negotiation_thread() {
         }
         // 5. device ALIGNs from its fastest speed down; each speed the host cannot lock to
         // costs one 54.6 us attempt.
-        Gen common = std::min(cfg_.host_max, cfg_.device_max);
+        const Gen dev_max = device_max();
+        Gen common = std::min(cfg_.host_max, dev_max);
         if (spd_limit_ != Gen::None)
             common = std::min(common, spd_limit_);
-        unsigned failed = unsigned(cfg_.device_max) - unsigned(common);
+        unsigned failed = unsigned(dev_max) - unsigned(common);
         if (common == Gen::None)
-            failed = unsigned(cfg_.device_max);
+            failed = unsigned(dev_max);
         if (failed && !step(align_attempt() * double(failed)))
             continue;
         if (common == Gen::None) {
@@ -596,6 +638,9 @@ void SataLink::reset() {
     cominit_requested_ = false;
     gen_ = Gen::None;
     spd_limit_ = Gen::None;
+    clear_faults(); // also the device generation limit
+    glitch_until_ = SC_ZERO_TIME;
+    glitch_end_.cancel();
     busy_ = false;
     busy_owner_ = 0;
     bump_epoch();

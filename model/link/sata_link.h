@@ -86,7 +86,8 @@ class SataLink : public sc_core::sc_module {
         Mode mode = Mode::Default;
     };
 
-    // ---- fault hooks (one-shot; armed faults persist across resets until cleared) ----
+    // ---- fault hooks (one-shot; armed faults persist across COMRESETs until cleared by
+    // clear_faults() or the power-on reset()) ----
     // Flip bits of one dword of the nth FIS of a type sent in a direction, on the wire
     // (after scrambling): the receiver sees a bad CRC and answers R_ERR. dword counts
     // FIS dwords from the header (0); dword == FIS length hits the CRC dword. In FIS mode
@@ -121,6 +122,12 @@ class SataLink : public sc_core::sc_module {
     void inject_dword_fault(const DwordFault &f);
     void inject_primitive_fault(const PrimitiveFault &f);
     void inject_oob_fault(const OobFault &f);
+    // PhyRdy drops on both sides (frames in flight aborted) for `down`; then the device
+    // sends COMINIT and the link renegotiates.
+    void phy_glitch(sc_core::sc_time down);
+    // Later negotiations stop at g or slower (a link that only comes up slower).
+    // clear_faults() and reset() undo it.
+    void limit_device_gen(Gen g);
     void clear_faults();
 
     // Link overhead around the FIS dwords of one frame, in dwords at the negotiated rate:
@@ -170,7 +177,7 @@ class SataLink : public sc_core::sc_module {
     bool phy_ready() const { return det() == 3; }
     uint32_t sstatus() const;
 
-    // Power-on state: PHY down, no frame in flight, config restored.
+    // Power-on state: PHY down, no frame in flight, config restored, faults disarmed.
     void reset();
 
     const Config &config() const { return cfg_; }
@@ -217,6 +224,11 @@ class SataLink : public sc_core::sc_module {
     uint64_t dword_cycles_ = 0;
     std::vector<DwordFault> dword_faults_;
     std::vector<OobFault> oob_faults_;
+    Gen device_gen_limit_ = Gen::None;     // limit_device_gen(); None = the device's own max
+    sc_core::sc_time glitch_until_;        // phy_glitch(): no signal on the wire before this
+    sc_core::sc_event glitch_end_;
+    void glitch_end_method();
+    Gen device_max() const; // the device PHY's fastest rate, after limit_device_gen()
 };
 
 } // namespace satasim::link

@@ -168,6 +168,7 @@ void Sil24Hba::power_on_reset() {
     phy_cfg_ = flash_cmd_ = 0;
     for (auto &p : ports_)
         p->reset(false);
+    clear_faults();
     update_irq();
 }
 

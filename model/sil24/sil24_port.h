@@ -56,6 +56,10 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
 
+    // Fault hooks (sil24_faults.cpp): lost completion interrupts.
+    void inject_lost_irq(unsigned count, uint64_t window_ns, const std::string &id);
+    void clear_faults();
+
   protected:
     void start_of_simulation() override;
 
@@ -85,6 +89,9 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void ack_complete_method();
     void irq_update();
     void set_serr(uint32_t bits);
+    bool swallow_completion(unsigned slot); // a lost-IRQ fault eats this COMPLETE
+    void violation(const char *rule, std::string msg);
+    void dma_violation(uint64_t addr, size_t len); // the host handed us unmapped memory
     static constexpr uint32_t IRQ_ALL_BITS = reg::IRQ_ALL;
 
     // ---- engine (sil24_prb_engine.cpp) ----------------------------------------------
@@ -188,6 +195,13 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
 
     sc_core::sc_event wake_, init_ev_, port_rst_ev_, dev_rst_release_ev_, dev_rst_timeout_ev_,
         ack_ev_, spinup_ev_;
+
+    // Lost-IRQ fault (sil24_faults.cpp): completions that raise no PORT_IRQ_COMPLETE.
+    struct LostIrq {
+        unsigned count = 0;          // completion interrupts still to swallow
+        sc_core::sc_time until;      // ... or every one before this time
+        std::string id;
+    } lost_irq_;
 };
 
 } // namespace satasim::sil24

@@ -269,6 +269,9 @@ void Sil24Hba::Port::write(uint32_t off, uint32_t val) {
 // held in reset or not ready, is ignored (MEM).
 void Sil24Hba::Port::activate(unsigned slot, uint64_t prb, bool from_lram) {
     Slot &s = slots_[slot];
+    if (s.active)
+        violation("activate_busy_slot",
+                  "slot " + std::to_string(slot) + " activated while still active");
     if (s.active || (ctrl_ & (CS_PORT_RST | CS_INIT)) || !(ctrl_ & CS_RDY)) {
         trace("sil24.activate_ignored", {{"slot", TraceValue::integer(slot)},
                                          {"ctrl", TraceValue::hex(ctrl_)}});

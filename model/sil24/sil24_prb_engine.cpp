@@ -83,14 +83,20 @@ bool Sil24Hba::Port::sleep(uint64_t n, bool) {
 Sil24Hba::Port::Dma Sil24Hba::Port::mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
     if (!sleep(cycles::kMemReadLatency + burst_cycles(len), cmd))
         return Dma::Aborted;
-    return hba_.mem_.read(addr, dst, len) ? Dma::Ok : Dma::Fault;
+    if (hba_.mem_.read(addr, dst, len))
+        return Dma::Ok;
+    dma_violation(addr, len);
+    return Dma::Fault;
 }
 
 Sil24Hba::Port::Dma Sil24Hba::Port::mem_write(uint64_t addr, const void *src, size_t len,
                                               bool cmd) {
     if (!sleep(cycles::kMemWriteLatency + burst_cycles(len), cmd))
         return Dma::Aborted;
-    return hba_.mem_.write(addr, src, len) ? Dma::Ok : Dma::Fault;
+    if (hba_.mem_.write(addr, src, len))
+        return Dma::Ok;
+    dma_violation(addr, len);
+    return Dma::Fault;
 }
 
 bool Sil24Hba::Port::can_issue() const {
@@ -305,7 +311,8 @@ void Sil24Hba::Port::complete_slot(unsigned slot, const sata::Fis *result) {
     s = Slot{};
     if (!nien) {
         ++completions_;
-        if (!ack_in_flight()) // else wiped by the PCI-X erratum's late acknowledge
+        // Wiped by the PCI-X erratum's late acknowledge, or eaten by a lost-IRQ fault.
+        if (!ack_in_flight() && !swallow_completion(slot))
             raise(IRQ_COMPLETE);
     }
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -373,6 +380,7 @@ Sil24Hba::Port::Dma Sil24Hba::Port::sge_move(Slot &s, unsigned slot, uint64_t po
         }
         if (!ok) {
             *moved = off;
+            dma_violation(g.addr + in, c);
             trace("sil24.host_bus_error", {{"addr", TraceValue::hex(g.addr + in)}});
             fail(CERR_XFR_MSTABRT, int(slot), "master abort moving data");
             return Dma::Fault;

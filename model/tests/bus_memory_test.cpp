@@ -1,5 +1,5 @@
 // HostMemory: region allocation, alignment, zero fill, bus accesses that fail on unmapped
-// bytes, direct mapping, free and reset.
+// bytes (and whether they overran an allocation), direct mapping, free and reset.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
@@ -92,6 +92,16 @@ MODEL_TEST(free_unmaps_and_addresses_are_deterministic) {
     EXPECT_EQ(m1.bytes_allocated(), 0u);
     EXPECT_TRUE(!m1.read(b, &x, 1));
     EXPECT_EQ(m1.alloc(512, 512, &c), a); // power-on state: same first address again
+}
+
+MODEL_TEST(overrun_into_guard_gap_is_told_from_a_wild_address) {
+    HostMemory m;
+    uint64_t a = m.alloc(512, 64, nullptr);
+    EXPECT_TRUE(!m.runs_past_allocation(a, 512));      // exactly the buffer
+    EXPECT_TRUE(m.runs_past_allocation(a, 1024));      // runs past its end
+    EXPECT_TRUE(m.runs_past_allocation(a + 600, 4));   // inside the guard gap
+    EXPECT_TRUE(!m.runs_past_allocation(a + 0x3000, 4)); // beyond the gap: wild
+    EXPECT_TRUE(!m.runs_past_allocation(0x1000, 4));   // below every region
 }
 
 MODEL_TEST(bad_requests) {

@@ -1,0 +1,675 @@
+// Fault hooks and protocol-violation records (model/fault/README.md), end to end through
+// AHCI HBA + SataLink + SataDisk driven the way an AHCI driver does it: media errors on
+// the non-queued and NCQ paths (status, error, LBA, log 10h, the other tags' data), UNC
+// remapped by a write, a write fault that commits nothing, IDENTIFY failures, a firmware
+// hang only a COMRESET clears, lost completion interrupts, unplug with NCQ outstanding and
+// replug of a new drive, a PHY glitch, a degraded link, SDB coalescing, and one
+// violation record per rule.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "model/ahci/ahci_hba.h"
+#include "model/ahci/ahci_regs.h"
+#include "model/device/sata_disk.h"
+#include "model/link/sata_link.h"
+#include "model/sata/fis.h"
+#include "model/tests/model_test.h"
+
+using namespace satasim;
+using namespace satasim::ahci;
+using namespace satasim::ahci::reg;
+using sc_core::SC_US;
+
+namespace {
+
+struct Recorder : ModelTrace {
+    std::vector<TraceRecord> recs;
+    void emit(const TraceRecord &r) override { recs.push_back(r); }
+    size_t count(const std::string &name, const std::string &rule = {}) const {
+        size_t n = 0;
+        for (const auto &r : recs) {
+            if (r.name != name)
+                continue;
+            if (rule.empty()) {
+                ++n;
+                continue;
+            }
+            for (const auto &f : r.fields)
+                if (f.first == "rule" && f.second.s == rule)
+                    ++n;
+        }
+        return n;
+    }
+    size_t violations() const {
+        size_t n = 0;
+        for (const auto &r : recs)
+            n += r.name.size() > 10 && r.name.compare(r.name.size() - 10, 10, ".violation") == 0;
+        return n;
+    }
+};
+
+struct Bench {
+    Recorder tr;
+    bus::HostMemory mem;
+    bus::IrqLine irq;
+    AhciHba hba;
+    link::SataLink link;
+    device::SataDisk disk;
+    static AhciConfig cfg() {
+        AhciConfig c;
+        c.n_ports = 1;
+        return c;
+    }
+    static device::DiskConfig disk_cfg() {
+        device::DiskConfig c;
+        c.sectors = 1u << 20;
+        c.timing.ssd = true;
+        c.ncq_sdb_coalesce_ns = 100000; // 100 us
+        return c;
+    }
+    Bench()
+        : hba("ahci0", cfg(), mem, irq, &tr), link("link0", {}, &tr),
+          disk("disk0", disk_cfg(), &tr) {
+        link.attach(hba.port_endpoint(0), &disk);
+        hba.connect_port(0, &link);
+        disk.connect(&link);
+    }
+};
+
+Bench *B;
+uint64_t clb, fb, ct[32];
+uint8_t *clb_p, *fb_p, *ct_p[32];
+
+uint32_t prd(uint32_t off) { return B->hba.mmio_read32(port_base(0) + off); }
+void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_base(0) + off, v); }
+
+template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
+    for (double t = 0; t < max_us; t += step_us) {
+        if (cond())
+            return true;
+        sc_core::wait(step_us, SC_US);
+    }
+    return cond();
+}
+void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
+uint32_t get32(const uint8_t *p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+struct Buf {
+    uint64_t bus;
+    uint8_t *cpu;
+    uint32_t len;
+};
+Buf buf(uint32_t len) {
+    Buf b{0, nullptr, len};
+    b.bus = B->mem.alloc(len, 4096, &b.cpu);
+    return b;
+}
+
+sata::Fis cmd(uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0) {
+    sata::Taskfile tf;
+    tf.command = op;
+    tf.lba = lba;
+    tf.count = count;
+    tf.feature = uint8_t(feature);
+    tf.feature_hi = uint8_t(feature >> 8);
+    tf.device = 0x40;
+    return sata::make_reg_h2d(tf, true);
+}
+sata::Fis ncq(bool write, uint64_t lba, unsigned tag, uint16_t sectors) {
+    return cmd(write ? 0x61 : 0x60, lba, uint16_t(tag << 3), sectors);
+}
+
+void build(unsigned slot, const sata::Fis &cfis, const Buf &b, uint32_t flags = 0) {
+    std::vector<std::pair<uint64_t, uint32_t>> prds;
+    for (uint32_t off = 0; off < b.len; off += 4096)
+        prds.emplace_back(b.bus + off, std::min<uint32_t>(4096, b.len - off));
+    uint8_t *h = clb_p + 32 * slot;
+    std::memset(h, 0, 32);
+    put32(h, uint32_t(cfis.bytes.size() / 4) | flags | uint32_t(prds.size()) << 16);
+    put32(h + 8, uint32_t(ct[slot]));
+    put32(h + 12, uint32_t(ct[slot] >> 32));
+    std::memset(ct_p[slot], 0, 0x80 + 16 * 64);
+    std::memcpy(ct_p[slot], cfis.bytes.data(), cfis.bytes.size());
+    for (size_t i = 0; i < prds.size(); ++i) {
+        uint8_t *e = ct_p[slot] + 0x80 + 16 * i;
+        put32(e, uint32_t(prds[i].first));
+        put32(e + 4, uint32_t(prds[i].first >> 32));
+        put32(e + 12, prds[i].second - 1);
+    }
+}
+
+bool run(unsigned slot, double max_us = 20000) {
+    pwr(PxCI, 1u << slot);
+    bool ok = wait_until(
+        [slot] { return !(prd(PxCI) & (1u << slot)) || (prd(PxIS) & (IS_TFES | IS_HBFS | IS_IFS)); },
+        max_us, 1);
+    return ok && !(prd(PxIS) & (IS_TFES | IS_HBFS | IS_IFS));
+}
+
+void fill(Buf &b, uint8_t seed) {
+    for (uint32_t i = 0; i < b.len; ++i)
+        b.cpu[i] = uint8_t(i * 13 + seed + (i >> 9));
+}
+size_t diff(const uint8_t *a, const uint8_t *b, size_t n) {
+    size_t d = 0;
+    for (size_t i = 0; i < n; ++i)
+        d += a[i] != b[i];
+    return d;
+}
+size_t diff(const Buf &a, const Buf &b) { return diff(a.cpu, b.cpu, a.len); }
+
+void stop_engine() {
+    pwr(PxCMD, CMD_FRE);
+    EXPECT_TRUE(wait_until([] { return !(prd(PxCMD) & CMD_CR); }, 500, 1));
+}
+// Error recovery as a driver does it: stop, clear SError/PxIS, start again.
+void restart_engine() {
+    stop_engine();
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+}
+void comreset() {
+    stop_engine();
+    pwr(PxSCTL, 0x301);
+    sc_core::wait(1000, SC_US);
+    pwr(PxSCTL, 0x300);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    EXPECT_EQ(prd(PxSIG), 0x101u);
+    restart_engine();
+}
+uint64_t rfis_lba() {
+    const uint8_t *f = fb_p + RX_RFIS;
+    return uint64_t(f[4]) | uint64_t(f[5]) << 8 | uint64_t(f[6]) << 16 | uint64_t(f[8]) << 24 |
+           uint64_t(f[9]) << 32 | uint64_t(f[10]) << 40;
+}
+// READ LOG EXT page 10h (also clears the drive's NCQ error state).
+std::vector<uint8_t> read_log_10h() {
+    Buf log = buf(512);
+    build(31, cmd(0x2F, 0x10, 1), log);
+    EXPECT_TRUE(run(31));
+    return std::vector<uint8_t>(log.cpu, log.cpu + 512);
+}
+std::string identify_string(const Buf &id, unsigned word, unsigned words) {
+    std::string s;
+    for (unsigned w = word; w < word + words; ++w) {
+        s += char(id.cpu[2 * w + 1]);
+        s += char(id.cpu[2 * w]);
+    }
+    while (!s.empty() && s.back() == ' ')
+        s.pop_back();
+    return s;
+}
+uint64_t identify_sectors(const Buf &id) {
+    uint64_t n = 0;
+    for (int i = 0; i < 8; ++i)
+        n |= uint64_t(id.cpu[200 + i]) << (8 * i);
+    return n;
+}
+fault::MediaParams media(fault::MediaParams::Error e, fault::CommandMatch::Op op, uint64_t first,
+                         uint64_t last, unsigned count = 0) {
+    fault::MediaParams p;
+    p.error = e;
+    p.match.op = op;
+    p.match.lba_first = first;
+    p.match.lba_last = last;
+    p.count = count;
+    return p;
+}
+using Err = fault::MediaParams::Error;
+using Op = fault::CommandMatch::Op;
+
+} // namespace
+
+MODEL_TEST(port_start) {
+    clb = B->mem.alloc(1024, 1024, &clb_p);
+    fb = B->mem.alloc(256, 256, &fb_p);
+    for (unsigned i = 0; i < 32; ++i)
+        ct[i] = B->mem.alloc(0x80 + 16 * 64, 128, &ct_p[i]);
+    pwr(PxCLB, uint32_t(clb));
+    pwr(PxCLBU, uint32_t(clb >> 32));
+    pwr(PxFB, uint32_t(fb));
+    pwr(PxFBU, uint32_t(fb >> 32));
+    pwr(PxCMD, CMD_FRE);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    EXPECT_EQ(prd(PxSSTS), 0x133u);
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxIE, 0x7DC0007F); // libata's default enables
+    B->hba.mmio_write32(GHC, GHC_IE);
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+}
+
+MODEL_TEST(unc_on_non_queued_dma_and_pio_reads) {
+    Buf w = buf(16 * 512), r = buf(16 * 512);
+    fill(w, 3);
+    build(0, cmd(0x35, 3000, 16), w, HDR_W);
+    EXPECT_TRUE(run(0));
+    B->disk.inject_media_error(media(Err::Unc, Op::Read, 3005, 3006), "unc0");
+    build(1, cmd(0x25, 3000, 16), r); // READ DMA EXT
+    EXPECT_TRUE(!run(1));
+    EXPECT_TRUE(prd(PxIS) & IS_TFES);
+    EXPECT_EQ(prd(PxTFD), 0x4051u); // error UNC, status DRDY|DSC|ERR
+    EXPECT_EQ(rfis_lba(), 3005u);
+    EXPECT_EQ(get32(clb_p + 32 + 4), 5u * 512); // the good sectors before the bad one
+    EXPECT_EQ(diff(w.cpu, r.cpu, 5 * 512), 0u);
+    EXPECT_EQ(prd(PxCI), 2u);
+    restart_engine();
+    build(2, cmd(0x24, 3006, 2), r); // READ SECTORS EXT (PIO)
+    EXPECT_TRUE(!run(2));
+    EXPECT_EQ(prd(PxTFD), 0x4051u);
+    EXPECT_EQ(rfis_lba(), 3006u);
+    restart_engine();
+    // Around the bad sectors the data is what was written.
+    std::memset(r.cpu, 0, r.len);
+    build(3, cmd(0x25, 3007, 9), r);
+    EXPECT_TRUE(run(3));
+    EXPECT_EQ(diff(w.cpu + 7 * 512, r.cpu, 9 * 512), 0u);
+    EXPECT_TRUE(B->tr.count("fault.effect") >= 2);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(write_remaps_unc_sectors) {
+    Buf w = buf(512), r = buf(16 * 512);
+    fill(w, 99);
+    build(0, cmd(0x35, 3005, 1), w, HDR_W);
+    EXPECT_TRUE(run(0));
+    build(1, cmd(0x25, 3000, 16), r);
+    EXPECT_TRUE(!run(1));
+    EXPECT_EQ(rfis_lba(), 3006u); // 3005 was reallocated, 3006 is still bad
+    restart_engine();
+    build(0, cmd(0xCA, 3006, 1), w, HDR_W); // WRITE DMA (LBA28)
+    EXPECT_TRUE(run(0));
+    build(1, cmd(0x25, 3000, 16), r);
+    EXPECT_TRUE(run(1));
+    EXPECT_EQ(diff(w.cpu, r.cpu + 5 * 512, 512), 0u);
+    EXPECT_EQ(diff(w.cpu, r.cpu + 6 * 512, 512), 0u);
+    B->disk.clear_faults();
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(ncq_unc_error_state_and_log_10h) {
+    std::vector<Buf> w, r;
+    for (unsigned t = 0; t < 8; ++t) {
+        w.push_back(buf(16 * 512));
+        r.push_back(buf(16 * 512));
+        fill(w.back(), uint8_t(t * 17 + 1));
+        build(t, cmd(0x35, 40000 + 64 * t, 16), w[t], HDR_W);
+        EXPECT_TRUE(run(t));
+    }
+    const uint64_t bad = 40000 + 64 * 3 + 5;
+    B->disk.inject_media_error(media(Err::Unc, Op::Read, bad, bad), "unc1");
+    for (unsigned t = 0; t < 8; ++t)
+        build(t, ncq(false, 40000 + 64 * t, t, 16), r[t]);
+    pwr(PxSACT, 0xFF);
+    pwr(PxCI, 0xFF);
+    EXPECT_TRUE(wait_until([] { return prd(PxIS) & IS_TFES; }, 100000, 1));
+    EXPECT_EQ(prd(PxTFD) & 0xFF00, 0x4000u); // SDB error register UNC
+    EXPECT_TRUE(prd(PxTFD) & sata::kAtaErr);
+    const uint32_t sact = prd(PxSACT);
+    EXPECT_EQ(sact & 0x7u, 0u);  // tags 0-2 finished before (in-order drive)
+    EXPECT_TRUE(sact & (1u << 3)); // the failed tag is not completed
+    EXPECT_EQ(fb_p[RX_SDBFIS + 3], 0x40);
+    for (unsigned t = 0; t < 3; ++t)
+        EXPECT_EQ(diff(w[t], r[t]), 0u);
+    restart_engine();
+    EXPECT_EQ(prd(PxSACT), 0u);
+    std::vector<uint8_t> log = read_log_10h();
+    EXPECT_EQ(log[0], 3); // NQ = 0, tag 3
+    EXPECT_EQ(log[2], 0x41);
+    EXPECT_EQ(log[3], 0x40);
+    const uint64_t lba = uint64_t(log[4]) | uint64_t(log[5]) << 8 | uint64_t(log[6]) << 16 |
+                         uint64_t(log[8]) << 24;
+    EXPECT_EQ(lba, bad);
+    // The aborted tags are re-issued and read correctly; the bad one still fails.
+    B->disk.clear_faults();
+    for (unsigned t = 3; t < 8; ++t)
+        build(t, ncq(false, 40000 + 64 * t, t, 16), r[t]);
+    pwr(PxSACT, 0xF8);
+    pwr(PxCI, 0xF8);
+    EXPECT_TRUE(wait_until([] { return prd(PxSACT) == 0 || (prd(PxIS) & IS_TFES); }, 100000));
+    EXPECT_TRUE(!(prd(PxIS) & IS_TFES));
+    for (unsigned t = 3; t < 8; ++t)
+        EXPECT_EQ(diff(w[t], r[t]), 0u);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(write_fault_commits_nothing) {
+    Buf w = buf(8 * 512), r = buf(8 * 512);
+    fill(w, 5);
+    B->disk.inject_media_error(media(Err::WriteFault, Op::Write, 50000, 50007, 1), "wf0");
+    build(0, cmd(0x35, 50000, 8), w, HDR_W);
+    EXPECT_TRUE(!run(0));
+    EXPECT_EQ(prd(PxTFD), 0x0461u); // DRDY|DF|ERR, ABRT
+    restart_engine();
+    std::memset(r.cpu, 0xEE, r.len);
+    build(1, cmd(0x25, 50000, 8), r);
+    EXPECT_TRUE(run(1));
+    std::vector<uint8_t> zeros(r.len, 0);
+    EXPECT_EQ(diff(r.cpu, zeros.data(), r.len), 0u);
+    // count 1: the retry succeeds
+    build(0, cmd(0x35, 50000, 8), w, HDR_W);
+    EXPECT_TRUE(run(0));
+    build(1, cmd(0x25, 50000, 8), r);
+    EXPECT_TRUE(run(1));
+    EXPECT_EQ(diff(w, r), 0u);
+    // IDNF on an NCQ write: nothing moves, log 10h names it.
+    B->disk.inject_media_error(media(Err::Idnf, Op::Ncq, 50004, 50004, 1), "idnf0");
+    build(9, ncq(true, 50000, 9, 8), w, HDR_W);
+    pwr(PxSACT, 1u << 9);
+    pwr(PxCI, 1u << 9);
+    EXPECT_TRUE(wait_until([] { return prd(PxIS) & IS_TFES; }, 100000, 1));
+    restart_engine();
+    std::vector<uint8_t> log = read_log_10h();
+    EXPECT_EQ(log[0], 9);
+    EXPECT_EQ(log[3], 0x10);
+    EXPECT_EQ(log[4], uint8_t(50004 & 0xFF));
+    // A write fault on an NCQ write: the data moves, the SDB reports DF, nothing commits.
+    B->disk.inject_media_error(media(Err::WriteFault, Op::Ncq, 51000, 51007, 1), "wf1");
+    build(10, ncq(true, 51000, 10, 8), w, HDR_W);
+    pwr(PxSACT, 1u << 10);
+    pwr(PxCI, 1u << 10);
+    EXPECT_TRUE(wait_until([] { return prd(PxIS) & IS_TFES; }, 100000, 1));
+    EXPECT_EQ(prd(PxTFD) & 0xFF7F, 0x0461u); // SDB: DF|ERR (DRDY), ABRT; BSY untouched
+    EXPECT_EQ(get32(clb_p + 10 * 32 + 4), 8u * 512); // the data phase ran
+    restart_engine();
+    log = read_log_10h();
+    EXPECT_EQ(log[0], 10);
+    EXPECT_EQ(log[2], 0x61);
+    EXPECT_EQ(log[3], 0x04);
+    std::memset(r.cpu, 0xEE, r.len);
+    build(1, cmd(0x25, 51000, 8), r);
+    EXPECT_TRUE(run(1));
+    EXPECT_EQ(diff(r.cpu, zeros.data(), r.len), 0u);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(identify_failures_then_success) {
+    Buf id = buf(512);
+    B->disk.inject_identify_failures(2, "idf0");
+    for (int i = 0; i < 2; ++i) {
+        build(0, cmd(0xEC, 0, 0), id);
+        EXPECT_TRUE(!run(0));
+        EXPECT_EQ(prd(PxTFD), 0x0451u); // ABRT
+        restart_engine();
+    }
+    build(0, cmd(0xEC, 0, 0), id);
+    EXPECT_TRUE(run(0));
+    EXPECT_TRUE(identify_string(id, 10, 10) == "SIM0000001");
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(hang_survives_srst_until_comreset) {
+    std::vector<device::CommandInfo> seen;
+    B->disk.set_command_observer([&](const device::CommandInfo &ci) {
+        seen.push_back(ci);
+        if (ci.lba == 7777)
+            B->disk.inject_hang("hang0");
+    });
+    Buf r = buf(512);
+    build(0, cmd(0x25, 7777, 1), r);
+    EXPECT_TRUE(!run(0, 5000));
+    EXPECT_EQ(prd(PxCI), 1u);
+    EXPECT_TRUE(prd(PxTFD) & sata::kAtaBsy);
+    EXPECT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen.back().opcode, 0x25);
+    EXPECT_EQ(seen.back().lba, 7777u);
+    EXPECT_EQ(seen.back().sectors, 1u);
+    EXPECT_EQ(seen.back().tag, -1);
+    EXPECT_TRUE(!seen.back().ncq && !seen.back().write);
+    // Software reset: CLO, SRST assert / release. The hung drive never answers.
+    stop_engine();
+    pwr(PxCMD, CMD_FRE | CMD_CLO);
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+    sata::Taskfile tf;
+    tf.control = sata::kAtaSrst | 0x08;
+    build(0, sata::make_reg_h2d(tf, false), Buf{0, nullptr, 0}, HDR_R | HDR_C);
+    EXPECT_TRUE(run(0, 1000));
+    sc_core::wait(1000, SC_US);
+    tf.control = 0x08;
+    build(0, sata::make_reg_h2d(tf, false), Buf{0, nullptr, 0});
+    pwr(PxCI, 1);
+    sc_core::wait(20000, SC_US); // far past the drive's 2 ms reset time
+    EXPECT_EQ(prd(PxCI), 1u);
+    EXPECT_TRUE(prd(PxTFD) & sata::kAtaBsy);
+    // COMRESET: signature after the normal reset time, commands work again.
+    comreset();
+    EXPECT_EQ(prd(PxTFD) & 0xFF, 0x50u);
+    build(1, cmd(0x25, 7778, 1), r);
+    EXPECT_TRUE(run(1));
+    EXPECT_EQ(seen.back().lba, 7778u);
+    EXPECT_TRUE(seen.back().seq > 1);
+    B->disk.set_command_observer(nullptr);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(lost_irq_completes_without_interrupt) {
+    Buf r = buf(4096);
+    pwr(PxIS, 0xFFFFFFFF);
+    B->hba.mmio_write32(IS, 1);
+    EXPECT_TRUE(!B->irq.level());
+    B->hba.inject_lost_irq(0, 1, 0, "lost0");
+    build(0, cmd(0x25, 100, 8), r);
+    EXPECT_TRUE(run(0));
+    sc_core::wait(50, SC_US);
+    EXPECT_EQ(prd(PxCI), 0u);
+    EXPECT_EQ(prd(PxIS) & IS_DHRS, 0u);
+    EXPECT_TRUE(!B->irq.level());
+    EXPECT_EQ(fb_p[RX_RFIS], 0x34); // the D2H FIS was still posted
+    // the next completion interrupts again
+    build(1, cmd(0x25, 100, 8), r);
+    EXPECT_TRUE(run(1));
+    EXPECT_TRUE(prd(PxIS) & IS_DHRS);
+    EXPECT_TRUE(B->irq.level());
+    pwr(PxIS, 0xFFFFFFFF);
+    B->hba.mmio_write32(IS, 1);
+    EXPECT_TRUE(!B->irq.level());
+    // A window: NCQ completions lose SDBS; an error interrupt still gets through.
+    B->hba.inject_lost_irq(0, 0, 2000000, "lost1");
+    std::vector<Buf> rs;
+    for (unsigned t = 0; t < 4; ++t) {
+        rs.push_back(buf(4096));
+        build(t, ncq(false, 200 + 8 * t, t, 8), rs[t]);
+    }
+    pwr(PxSACT, 0xF);
+    pwr(PxCI, 0xF);
+    EXPECT_TRUE(wait_until([] { return prd(PxSACT) == 0; }, 100000));
+    sc_core::wait(10, SC_US);
+    EXPECT_EQ(prd(PxIS) & IS_SDBS, 0u);
+    EXPECT_TRUE(!B->irq.level());
+    build(5, cmd(0x25, (1u << 20) + 5, 1), r); // past the end: IDNF
+    EXPECT_TRUE(!run(5));
+    EXPECT_TRUE(prd(PxIS) & IS_TFES);
+    EXPECT_TRUE(B->irq.level());
+    size_t effects = 0;
+    for (const auto &rec : B->tr.recs)
+        if (rec.name == "fault.effect" && rec.src == "ahci0")
+            ++effects;
+    EXPECT_TRUE(effects >= 2);
+    B->hba.clear_faults();
+    restart_engine();
+    B->hba.mmio_write32(IS, 1);
+}
+
+MODEL_TEST(sdb_coalescing_reports_several_tags) {
+    B->disk.set_fis_trace(true);
+    const size_t from = B->tr.recs.size();
+    std::vector<Buf> rs;
+    for (unsigned t = 0; t < 8; ++t) {
+        rs.push_back(buf(4096));
+        build(t, ncq(false, 300 + 8 * t, t, 8), rs[t]);
+    }
+    pwr(PxSACT, 0xFF);
+    pwr(PxCI, 0xFF);
+    EXPECT_TRUE(wait_until([] { return prd(PxSACT) == 0 || (prd(PxIS) & IS_TFES); }, 100000));
+    B->disk.set_fis_trace(false);
+    unsigned sdbs = 0, tags = 0, widest = 0;
+    for (size_t i = from; i < B->tr.recs.size(); ++i) {
+        const auto &rec = B->tr.recs[i];
+        if (rec.name != "disk.fis_tx" || rec.msg.rfind("SDB", 0) != 0)
+            continue;
+        const auto p = rec.msg.find("sactive=0x");
+        const unsigned bits = __builtin_popcount(unsigned(std::stoul(rec.msg.substr(p + 10, 8), nullptr, 16)));
+        ++sdbs;
+        tags += bits;
+        widest = std::max(widest, bits);
+    }
+    EXPECT_EQ(tags, 8u);
+    EXPECT_TRUE(sdbs < 8);
+    EXPECT_TRUE(widest >= 2);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(normal_operation_has_no_violations) { EXPECT_EQ(B->tr.violations(), 0u); }
+
+MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
+    std::vector<Buf> w;
+    for (unsigned t = 0; t < 8; ++t) {
+        w.push_back(buf(64 * 512));
+        fill(w.back(), uint8_t(t));
+        build(t, ncq(true, 60000 + 128 * t, t, 64), w[t], HDR_W);
+    }
+    pwr(PxIS, 0xFFFFFFFF);
+    B->hba.mmio_write32(IS, 1);
+    pwr(PxSACT, 0xFF);
+    pwr(PxCI, 0xFF);
+    sc_core::wait(40, SC_US); // data frames on the wire
+    EXPECT_TRUE(prd(PxSACT) != 0);
+    B->link.set_device_present(false);
+    sc_core::wait(1000, SC_US);
+    EXPECT_EQ(prd(PxSSTS), 0u);
+    EXPECT_TRUE(prd(PxSERR) & SERR_DIAG_N);
+    EXPECT_TRUE(prd(PxIS) & IS_PRCS);
+    EXPECT_TRUE(B->irq.level());
+    stop_engine();
+    EXPECT_EQ(prd(PxSACT) | prd(PxCI), 0u);
+    pwr(PxSERR, 0xFFFFFFFF);
+    fault::PlugParams pp;
+    pp.serial = "NEWDRIVE42";
+    pp.model = "SATASIM SSD";
+    pp.capacity = 1u << 21;
+    pp.blank_media = true;
+    B->disk.replace_identity(pp);
+    B->link.set_device_present(true);
+    EXPECT_TRUE(wait_until([] { return prd(PxSERR) & SERR_DIAG_X; }, 1000, 1)); // COMINIT
+    EXPECT_TRUE(prd(PxIS) & IS_PCS);
+    comreset();
+    Buf id = buf(512);
+    build(0, cmd(0xEC, 0, 0), id);
+    EXPECT_TRUE(run(0));
+    EXPECT_TRUE(identify_string(id, 10, 10) == "NEWDRIVE42");
+    EXPECT_TRUE(identify_string(id, 27, 20) == "SATASIM SSD");
+    EXPECT_EQ(identify_sectors(id), uint64_t(1) << 21);
+    Buf r = buf(16 * 512); // blank media: what the old drive held is gone
+    std::memset(r.cpu, 0xEE, r.len);
+    build(1, cmd(0x25, 3000, 16), r);
+    EXPECT_TRUE(run(1));
+    std::vector<uint8_t> zeros(r.len, 0);
+    EXPECT_EQ(diff(r.cpu, zeros.data(), r.len), 0u);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(phy_glitch_mid_transfer_and_renegotiation) {
+    Buf r = buf(128 * 512);
+    build(0, cmd(0x25, 0, 128), r);
+    pwr(PxCI, 1);
+    sc_core::wait(30, SC_US);
+    B->link.phy_glitch(sc_core::sc_time(500, SC_US));
+    sc_core::wait(10, SC_US);
+    EXPECT_EQ(prd(PxSSTS) & 0xF, 1u); // presence, no communication
+    EXPECT_TRUE(prd(PxIS) & IS_PRCS);
+    EXPECT_TRUE(wait_until([] { return prd(PxSERR) & SERR_DIAG_X; }, 2000, 5)); // COMINIT
+    comreset();
+    EXPECT_EQ(prd(PxSSTS), 0x133u);
+    build(0, cmd(0x25, 0, 128), r);
+    EXPECT_TRUE(run(0));
+    EXPECT_EQ(get32(clb_p + 4), 128u * 512);
+}
+
+MODEL_TEST(limit_device_gen_slows_the_link) {
+    B->link.limit_device_gen(link::Gen::Gen1);
+    comreset();
+    EXPECT_EQ(prd(PxSSTS), 0x113u);
+    Buf r = buf(4096);
+    build(0, cmd(0x25, 0, 8), r);
+    EXPECT_TRUE(run(0));
+    B->link.clear_faults();
+    comreset();
+    EXPECT_EQ(prd(PxSSTS), 0x133u);
+}
+
+MODEL_TEST(violation_records_per_rule) {
+    Recorder &t = B->tr;
+    // PxCI / PxSACT written with the engine stopped.
+    stop_engine();
+    pwr(PxCI, 1);
+    EXPECT_EQ(t.count("ahci.violation", "ci_while_stopped"), 1u);
+    pwr(PxSACT, 1);
+    EXPECT_EQ(t.count("ahci.violation", "sact_while_stopped"), 1u);
+    // Command list moved while running; ST without FRE; FRE cleared under ST.
+    pwr(PxCMD, CMD_FRE | CMD_ST);
+    pwr(PxCLB, uint32_t(clb));
+    EXPECT_EQ(t.count("ahci.violation", "clb_write_while_running"), 1u);
+    pwr(PxFB, uint32_t(fb));
+    EXPECT_EQ(t.count("ahci.violation", "fb_write_while_fis_rx"), 1u);
+    pwr(PxCMD, CMD_ST);
+    EXPECT_EQ(t.count("ahci.violation", "fre_clear_while_st"), 1u);
+    pwr(PxCMD, 0);
+    pwr(PxCMD, CMD_ST); // CR still set from the stop just before, and no FRE
+    EXPECT_EQ(t.count("ahci.violation", "st_without_fre"), 1u);
+    EXPECT_EQ(t.count("ahci.violation", "st_while_cr"), 1u);
+    pwr(PxCMD, 0);
+    EXPECT_TRUE(wait_until([] { return !(prd(PxCMD) & (CMD_CR | CMD_FR)); }, 500, 1));
+    restart_engine();
+    // PxSACT set for a non-queued command; an FPDMA command without its PxSACT bit.
+    Buf r = buf(4096);
+    build(2, cmd(0x25, 0, 8), r);
+    pwr(PxSACT, 1u << 2);
+    pwr(PxCI, 1u << 2);
+    EXPECT_TRUE(wait_until([&] { return t.count("ahci.violation", "sact_without_ncq_command") == 1; }, 1000, 1));
+    sc_core::wait(200, SC_US);
+    restart_engine();
+    build(3, ncq(false, 0, 3, 8), r);
+    pwr(PxCI, 1u << 3);
+    EXPECT_TRUE(wait_until([&] { return t.count("ahci.violation", "ncq_command_without_sact") == 1; }, 1000, 1));
+    sc_core::wait(200, SC_US);
+    comreset(); // the drive still holds the queued command
+    // A non-queued command while NCQ commands are outstanding: the drive aborts them all.
+    Buf big = buf(256 * 512);
+    build(4, ncq(false, 0, 4, 256), big);
+    build(5, cmd(0x25, 0, 8), r);
+    pwr(PxSACT, 1u << 4);
+    pwr(PxCI, 1u << 4);
+    sc_core::wait(5, SC_US);
+    pwr(PxCI, 1u << 5);
+    EXPECT_TRUE(wait_until([] { return prd(PxIS) & IS_TFES; }, 10000, 1));
+    EXPECT_EQ(t.count("disk.violation", "nonqueued_while_ncq_outstanding"), 1u);
+    restart_engine();
+    EXPECT_EQ(read_log_10h()[0], 0x80); // NQ
+    // DMA into the guard gap after an allocation: a host bus error and a violation.
+    Buf small = buf(512);
+    build(6, cmd(0x25, 0, 2), Buf{small.bus, small.cpu, 1024});
+    EXPECT_TRUE(!run(6));
+    EXPECT_TRUE(prd(PxIS) & IS_HBFS);
+    EXPECT_TRUE(t.count("ahci.violation", "dma_past_allocation") >= 1);
+    restart_engine();
+    comreset(); // the drive still had data for the dead command
+}
+
+int sc_main(int, char **) {
+    Bench b;
+    B = &b;
+    return satasim::test::run_all();
+}
