@@ -508,7 +508,8 @@ static void ahci_port_intr(struct ata_port *ap)
 }
 
 /* Timer context, lock held: finish what the HBA completed without an interrupt. A port
- * with error status pending is left to its interrupt / EH. */
+ * with error status pending is left to its interrupt / EH.
+ * Not in libata's driver (only SFF drivers poll): see ata_qc_timeout. */
 static unsigned ahci_lost_interrupt(struct ata_port *ap)
 {
     uint32_t before = ap->qc_active, hw_active;
@@ -574,7 +575,8 @@ static int ahci_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64
     d2h[2] = ATA_BUSY;
     sync_dev(ap, AHCI_RX_FIS_OFF + RX_FIS_D2H_REG, 20);
 
-    rc = sata_link_hardreset(link, &sata_deb_timing_normal, deadline, &online, ahci_check_ready);
+    /* a hotplug event asks for the longer debounce (libahci: sata_ehc_deb_timing) */
+    rc = sata_link_hardreset(link, sata_ehc_deb_timing(&link->eh_context), deadline, &online, ahci_check_ready);
     ahci_start_engine(ap);
     if (online)
         *cls = ahci_dev_classify(ap);

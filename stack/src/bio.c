@@ -38,6 +38,24 @@ void ata_bio_requeue_front(struct ata_port *ap, struct ata_bio *bio)
         ap->pending.tail = bio;
 }
 
+unsigned ata_bio_fail_dev(struct ata_port *ap, const struct ata_device *dev, unsigned err_mask)
+{
+    struct ata_bio_queue keep = { NULL, NULL };
+    struct ata_bio *bio;
+    unsigned n = 0;
+
+    while ((bio = q_pop_front(&ap->pending))) {
+        if (bio->q_dev == dev) {
+            ata_bio_fail(ap, bio, err_mask);
+            n++;
+        } else {
+            q_push_back(&keep, bio);
+        }
+    }
+    ap->pending = keep;
+    return n;
+}
+
 /* ---- scatter/gather ---- */
 
 int ata_sg_split(const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes, uint32_t seg_max,
@@ -92,7 +110,11 @@ static int select_mode(const struct ata_device *dev, enum ata_io_mode mode, enum
 {
     bool ncq = dev->flags & ATA_DFLAG_NCQ, dma = dev->flags & ATA_DFLAG_DMA;
 
-    if (mode == ATA_IO_AUTO)
+    /* NCQ is a transport choice: once EH turned it off ("NCQ disabled due to excessive
+     * errors") libata issues the same request as a non-queued command, so an NCQ request
+     * -- queued before or submitted after -- goes out as DMA (PIO without DMA). A device
+     * that never had NCQ in use still refuses it (-EOPNOTSUPP, the API contract). */
+    if (mode == ATA_IO_AUTO || (mode == ATA_IO_NCQ && !ncq && (dev->flags & ATA_DFLAG_NCQ_OFF)))
         mode = ncq ? ATA_IO_NCQ : dma ? ATA_IO_DMA : ATA_IO_PIO;
     if ((mode == ATA_IO_NCQ && !ncq) || (mode == ATA_IO_DMA && !dma))
         return -EOPNOTSUPP;
@@ -231,8 +253,9 @@ void ata_port_kick(struct ata_port *ap)
         struct ata_queued_cmd *qc;
         int tag;
 
+        /* disabled or detached since it was queued: a no-device error, never an issue */
         if (!ata_dev_enabled(dev)) {
-            ata_bio_fail(ap, q_pop_front(&ap->pending), AC_ERR_OTHER);
+            ata_bio_fail(ap, q_pop_front(&ap->pending), AC_ERR_NODEV_HINT);
             continue;
         }
         tag = ata_tag_get(&ap->tags);

@@ -88,7 +88,7 @@ void ata_ehi_hotplugged(struct ata_eh_info *ehi)
 {
     ehi->probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
     ehi->flags |= ATA_EHI_HOTPLUGGED;
-    ehi->action |= ATA_EH_RESET;
+    ehi->action |= ATA_EH_RESET | ATA_EH_ENABLE_LINK;
     ehi->err_mask |= AC_ERR_ATA_BUS;
 }
 
@@ -473,7 +473,10 @@ void ata_eh_finish(struct ata_port *ap)
                 TF_STR("reason", !ata_dev_enabled(qc->dev) ? "device disabled"
                                  : !(qc->flags & ATA_QCFLAG_RETRY) ? "not retryable" : "retries exhausted"),
             };
-            if (!emask)
+            /* a disabled device takes no retries: its requests end with a no-device error */
+            if (!ata_dev_enabled(qc->dev))
+                qc->err_mask |= AC_ERR_NODEV_HINT;
+            else if (!emask)
                 qc->err_mask = AC_ERR_OTHER;
             ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
             ata_eh_qc_complete(qc);
@@ -513,12 +516,32 @@ void ata_std_error_handler(struct ata_port *ap)
     ata_eh_link_autopsy(&ap->link);
     ata_eh_link_report(&ap->link);
     ata_eh_recover(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
+    /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
+     * given up on (no reset asked, or an internal command froze it after the last reset)
+     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. */
+    if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING)) == ATA_PFLAG_FROZEN)
+        ata_eh_thaw_port(ap);
     ata_eh_finish(ap);
     if (!(ehc->i.flags & ATA_EHI_QUIET))
         ap->pflags |= ATA_PFLAG_RECOVERED;
 }
 
 /* ---- EH entry ---- */
+
+/* libata's hotplug task runs after EH and removes the SCSI devices of detached ATA devices
+ * ("detaching (SCSI H:C:I:L)"). One SCSI host per port here, host number = port number. */
+static void ata_eh_report_detached(struct ata_port *ap)
+{
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+        struct ata_device *dev = &ap->link.device[d];
+
+        if (!(dev->flags & ATA_DFLAG_DETACHED))
+            continue;
+        dev->flags &= ~(unsigned)ATA_DFLAG_DETACHED;
+        ata_dev_ev(dev, ATA_EV0("dev.detached", SATA_TC_DECISION, SATA_LOG_INFO), "detaching (SCSI %u:0:%u:0)",
+                   ap->port_no, d);
+    }
+}
 
 /* Run the port's EH while it keeps being rescheduled, at most ATA_EH_MAX_REPEAT times. */
 static void ata_port_eh(struct ata_port *ap)
@@ -540,6 +563,15 @@ static void ata_port_eh(struct ata_port *ap)
             ata_unlock(h);
             ata_port_ev(ap, ATA_EV0("eh.giveup", SATA_TC_DECISION, SATA_LOG_ERR),
                         "EH pending after %d tries, giving up", ATA_EH_MAX_REPEAT);
+            /* What the last event left must not hang: its commands are finished or requeued
+             * (each retry is counted, so this ends), its event is dropped as libata drops
+             * it, and the port is thawed so it can be told about the next one. */
+            ata_lock(h);
+            memset(&link->eh_info, 0, sizeof(link->eh_info));
+            ata_unlock(h);
+            ata_eh_finish(ap);
+            if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING)) == ATA_PFLAG_FROZEN)
+                ata_eh_thaw_port(ap);
             break;
         }
         ap->pflags = (ap->pflags & ~ATA_PFLAG_EH_PENDING) | ATA_PFLAG_EH_IN_PROGRESS;
@@ -565,14 +597,28 @@ static void ata_port_eh(struct ata_port *ap)
         ap->pflags &= ~ATA_PFLAG_RECOVERED;
         ata_port_ev(ap, ATA_EV0("eh.complete", SATA_TC_DECISION, SATA_LOG_INFO), "EH complete");
     }
+    ata_eh_report_detached(ap);
     ata_port_process(ap);
 }
+
 
 void ata_host_eh_run(struct ata_host *h)
 {
     for (unsigned i = 0; i < h->n_ports; i++)
         if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
             ata_port_eh(&h->ports[i]);
+    /* user scans and deletes waiting for a pass; they check whether it covered them */
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+        bool wake;
+
+        ata_lock(h);
+        wake = ap->eh_waiter;
+        ap->eh_waiter = false;
+        ata_unlock(h);
+        if (wake)
+            h->pops->complete(h->plat, ap->eh_wait);
+    }
     if (h->eh_waiter) {
         h->eh_waiter = false;
         h->pops->complete(h->plat, h->eh_done);

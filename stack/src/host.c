@@ -34,7 +34,8 @@ static int ata_port_alloc_bufs(struct ata_port *ap)
     int rc;
 
     ap->int_done = h->pops->completion_create(h->plat);
-    if (!ap->int_done)
+    ap->eh_wait = h->pops->completion_create(h->plat);
+    if (!ap->int_done || !ap->eh_wait)
         return -ENOMEM;
     rc = h->pops->dma_alloc(h->plat, ATA_SECT_SIZE, 4, &ap->id_buf);
     if (!rc)
@@ -85,6 +86,8 @@ void ata_host_free(struct ata_host *h)
             h->pops->dma_free(h->plat, &ap->log_buf);
         if (ap->int_done)
             h->pops->completion_destroy(h->plat, ap->int_done);
+        if (ap->eh_wait)
+            h->pops->completion_destroy(h->plat, ap->eh_wait);
     }
     free(h->ports);
     if (h->eh_done)
@@ -221,6 +224,14 @@ void ata_host_destroy(struct ata_host *h)
 
 unsigned ata_host_n_ports(const struct ata_host *h) { return h ? h->n_ports : 0; }
 
+bool ata_port_is_frozen(const struct ata_host *h, unsigned port)
+{
+    /* a dummy port is never thawed: nothing uses it */
+    if (!h || port >= h->n_ports || (h->ports[port].flags & ATA_FLAG_DUMMY))
+        return false;
+    return (h->ports[port].pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_EH_PENDING | ATA_PFLAG_EH_IN_PROGRESS)) != 0;
+}
+
 struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, unsigned devno)
 {
     struct ata_port *ap;
@@ -234,6 +245,67 @@ struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, 
         return NULL;
     return dev;
 }
+
+bool ata_port_eh_pending(const struct ata_host *h, unsigned port)
+{
+    if (!h || port >= h->n_ports || (h->ports[port].flags & ATA_FLAG_DUMMY))
+        return false;
+    return (h->ports[port].pflags & (ATA_PFLAG_EH_PENDING | ATA_PFLAG_EH_IN_PROGRESS)) != 0;
+}
+
+/* Ask EH for a scan or a delete and wait until a pass has covered it (libata's user scan
+ * and ata_port_wait_eh). In-flight commands are aborted into EH -- libata instead lets SCSI
+ * EH wait for them to drain; either way they finish or go out again without blame. */
+static int ata_port_user_eh(struct ata_host *h, unsigned port, bool delete)
+{
+    struct ata_port *ap;
+    struct ata_device *dev;
+
+    if (!h || port >= h->n_ports)
+        return -EINVAL;
+    ap = &h->ports[port];
+    dev = &ap->link.device[0];
+    if (!h->started || (ap->flags & ATA_FLAG_DUMMY))
+        return -ENODEV;
+    ata_lock(h);
+    if (ap->pflags & ATA_PFLAG_UNLOADING) {
+        ata_unlock(h);
+        return -ENODEV;
+    }
+    if (ap->eh_waiter) {
+        ata_unlock(h);
+        return -EBUSY;
+    }
+    if (delete) {
+        if (!ata_dev_enabled(dev)) {
+            ata_unlock(h);
+            return -ENODEV;
+        }
+        dev->flags |= ATA_DFLAG_DETACH;
+        /* nothing is recovered: no report, no "EH complete" (libata only disables it) */
+        ap->link.eh_info.flags |= ATA_EHI_QUIET;
+    } else {
+        ap->link.eh_info.probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
+        ap->link.eh_info.action |= ATA_EH_RESET;
+    }
+    ata_port_abort(ap); /* schedules EH even with nothing in flight */
+    for (;;) {
+        ap->eh_waiter = true;
+        h->pops->completion_reinit(h->plat, ap->eh_wait);
+        ata_unlock(h);
+        h->pops->wait_for_completion_timeout(h->plat, ap->eh_wait, UINT64_MAX);
+        ata_lock(h);
+        /* a pass that had already gone past this port leaves it pending: wait again */
+        if (!(ap->pflags & (ATA_PFLAG_EH_PENDING | ATA_PFLAG_EH_IN_PROGRESS)))
+            break;
+    }
+    ap->eh_waiter = false;
+    ata_unlock(h);
+    return 0;
+}
+
+int ata_port_scan(struct ata_host *h, unsigned port) { return ata_port_user_eh(h, port, false); }
+int ata_dev_delete(struct ata_host *h, unsigned port) { return ata_port_user_eh(h, port, true); }
 
 int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out)
 {

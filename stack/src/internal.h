@@ -110,6 +110,8 @@ enum {
     ATA_EH_SOFTRESET = 1u << 1,
     ATA_EH_HARDRESET = 1u << 2,
     ATA_EH_RESET = ATA_EH_SOFTRESET | ATA_EH_HARDRESET,
+    ATA_EH_ENABLE_LINK = 1u << 3, /* hotplug: re-enable the link; no-op without PMP links,
+                                     kept so the report's action reads as libata's (0xe) */
 };
 
 enum {
@@ -146,6 +148,10 @@ enum {
     ATA_DFLAG_WCACHE = 1u << 6, /* write cache enabled (reported only) */
     ATA_DFLAG_NCQ_OFF = 1u << 7, /* EH turned NCQ off (speed-down verdict); kept over revalidation */
     ATA_DFLAG_DUBIOUS_XFER = 1u << 8, /* mode changed by EH, no data transfer verified since */
+    ATA_DFLAG_ATTACHED = 1u << 9, /* handed to the block layer (libata: has a SCSI device) */
+    ATA_DFLAG_DETACH = 1u << 10,  /* user asked to delete it: detach at the next EH */
+    ATA_DFLAG_DETACHED = 1u << 11, /* detached by EH; "detaching" is reported after EH, kept
+                                      over the slot's re-init as libata keeps it */
 };
 
 /* qc flags. */
@@ -301,6 +307,8 @@ struct ata_port {
     struct plat_completion *int_done; /* internal command completion */
     struct plat_dma_buf id_buf;   /* IDENTIFY data, 512 B */
     struct plat_dma_buf log_buf;  /* log page data, 512 B */
+    struct plat_completion *eh_wait; /* ata_port_scan / ata_dev_delete wait for EH here */
+    bool eh_waiter;               /* someone waits on eh_wait */
     void *private_data;
 };
 
@@ -478,6 +486,8 @@ void ata_port_kick(struct ata_port *ap);                        /* lock held */
 void ata_bio_finish(struct ata_queued_cmd *qc);                 /* lock held: to done list */
 void ata_bio_fail(struct ata_port *ap, struct ata_bio *bio, unsigned err_mask); /* lock held */
 void ata_bio_requeue_front(struct ata_port *ap, struct ata_bio *bio);           /* lock held */
+/* Fail every waiting request of dev with err_mask; returns how many (lock held). */
+unsigned ata_bio_fail_dev(struct ata_port *ap, const struct ata_device *dev, unsigned err_mask);
 void ata_port_process(struct ata_port *ap); /* kick + run done() callbacks, lock not held */
 
 /* ---- sata.c: SCR access and the standard link/reset helpers ---- */
@@ -500,6 +510,8 @@ int ata_wait_after_reset(struct ata_link *link, uint64_t deadline, ata_check_rea
 int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline,
                         bool *online, ata_check_ready_fn check);
 int ata_std_prereset(struct ata_link *link, uint64_t deadline);
+/* Debounce timing for this EH context: the hotplug table after a hotplug event. */
+const struct sata_deb_timing *sata_ehc_deb_timing(const struct ata_eh_context *ehc);
 void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls);
 /* Reports an LLD softreset failure ("softreset failed (reason)") and returns rc. */
 int ata_softreset_fail(struct ata_link *link, int rc, const char *reason);
@@ -515,6 +527,8 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed);
 int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
                    ata_reset_fn hardreset, ata_postreset_fn postreset);
 void ata_dev_disable(struct ata_device *dev);
+/* Disable dev and take it from its users: its requests fail with AC_ERR_NODEV_HINT. */
+void ata_eh_detach_dev(struct ata_device *dev);
 
 /* ---- eh.c: EH entry, freeze/thaw, abort, autopsy, finish ---- */
 void ata_port_schedule_eh(struct ata_port *ap);      /* lock held */
@@ -561,6 +575,9 @@ int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit);
 /* SControl.SPD value the limit asks for (0 = no limit) and whether SControl differs. */
 unsigned sata_spd_target(const struct ata_link *link);
 bool sata_set_spd_needed(struct ata_link *link);
+/* Program the limit into SControl.SPD for a reset that does not go through SControl.DET
+ * (sil24 DEV_RST); 1 if written, 0 if nothing to do, or a negative errno. */
+int sata_set_spd(struct ata_link *link);
 /* Transfer mask step-down for a device (takes effect at the next set-mode). */
 int ata_dev_down_xfermask(struct ata_device *dev, enum ata_dnxfer sel);
 

@@ -35,8 +35,8 @@ static unsigned eh_reset_check_class(struct ata_link *link, enum ata_dev_class *
     return misclassified;
 }
 
-int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
-                 ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
+static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
+                    ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
 {
     struct ata_port *ap = link->ap;
     struct ata_host *h = ap->host;
@@ -100,6 +100,14 @@ int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
         else {
             *cls = ATA_DEV_NONE;
             ata_eh_thaw_port(ap);
+            /* The link is empty (softreset dropped on an offline link). Count it as the
+             * softreset libata-2006 ran there (its LLD softresets returned class NONE on an
+             * offline port) and check a device still enabled: revalidation fails on the
+             * offline link, so the next try escalates to a hardreset (a PHY that wants a
+             * COMRESET comes back) and an unplugged drive is detached after its tries.
+             * Without this the device stayed enabled and its requests timed out in turn. */
+            ehc->i.flags |= ATA_EHI_DID_SOFTRESET;
+            ehc->i.action |= ATA_EH_REVALIDATE;
             return 0;
         }
     }
@@ -205,6 +213,17 @@ fail:
     if (hardreset)
         reset = hardreset;
     goto retry;
+}
+
+/* The hotplug debounce timing serves the resets of the EH run that saw the event, then
+ * normal timing again (libata clears HOTPLUGGED at the end of ata_eh_reset). */
+int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
+                 ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    int rc = eh_reset(link, classify, prereset, softreset, hardreset, postreset);
+
+    link->eh_context.i.flags &= ~(unsigned)ATA_EHI_HOTPLUGGED;
+    return rc;
 }
 
 /* ---- IDENTIFY ---- */
@@ -359,7 +378,8 @@ int ata_dev_configure(struct ata_device *dev)
     dev->xfer_mask = c.xfer_mask;
     dev->xfer_mode = c.xfer_mode;
     dev->ncq_depth = c.ncq_depth;
-    dev->flags &= ATA_DFLAG_ENABLED | ATA_DFLAG_NCQ_OFF | ATA_DFLAG_DUBIOUS_XFER;
+    dev->flags &= ATA_DFLAG_ENABLED | ATA_DFLAG_NCQ_OFF | ATA_DFLAG_DUBIOUS_XFER | ATA_DFLAG_ATTACHED |
+                  ATA_DFLAG_DETACH | ATA_DFLAG_DETACHED;
     dev->flags |= (c.lba ? ATA_DFLAG_LBA : 0) | (c.lba48 ? ATA_DFLAG_LBA48 : 0) |
                   (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
                   (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0);
@@ -492,12 +512,13 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed)
 static void ata_dev_init(struct ata_device *dev)
 {
     struct ata_link *link = dev->link;
-    unsigned devno = dev->devno;
+    unsigned devno = dev->devno, detached = dev->flags & ATA_DFLAG_DETACHED;
 
     memset(dev, 0, sizeof(*dev));
     dev->link = link;
     dev->devno = devno;
     dev->class = ATA_DEV_UNKNOWN;
+    dev->flags = detached; /* the old device's detach is still to be reported */
 }
 
 void ata_dev_disable(struct ata_device *dev)
@@ -510,6 +531,39 @@ void ata_dev_disable(struct ata_device *dev)
     ata_ering_clear(&dev->ering, false);
 }
 
+void ata_eh_detach_dev(struct ata_device *dev)
+{
+    struct ata_port *ap = dev->link->ap;
+    struct ata_host *h = ap->host;
+    bool had_users = dev->flags & ATA_DFLAG_ATTACHED;
+
+    ata_dev_disable(dev);
+    ata_lock(h);
+    dev->flags &= ~(unsigned)(ATA_DFLAG_ATTACHED | ATA_DFLAG_DETACH);
+    if (had_users)
+        dev->flags |= ATA_DFLAG_DETACHED;
+    /* Commands EH holds for it and requests still queued for it end now with a no-device
+     * error: the slot may get a new device in this very EH run, and a request meant for the
+     * old drive must never reach the new one (libata: the SCSI device goes offline). */
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        struct ata_queued_cmd *qc = &ap->qcmd[tag];
+
+        if (!(qc->flags & ATA_QCFLAG_FAILED) || qc->dev != dev || !qc->bio)
+            continue;
+        {
+            const struct sata_trace_field f[] = {
+                TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
+                TF_INT("retries", qc->bio->q_retries), TF_STR("reason", "device detached"),
+            };
+            ata_dev_ev(dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+        qc->err_mask |= AC_ERR_NODEV_HINT;
+        ata_eh_qc_complete(qc);
+    }
+    ata_bio_fail_dev(ap, dev, AC_ERR_NODEV_HINT);
+    ata_unlock(h);
+}
+
 /* A probe forgets the old device and asks for a reset; once per EH run per device. */
 static bool ata_eh_schedule_probe(struct ata_device *dev)
 {
@@ -518,7 +572,7 @@ static bool ata_eh_schedule_probe(struct ata_device *dev)
 
     if (!(ehc->i.probe_mask & bit) || (ehc->did_probe_mask & bit))
         return false;
-    ata_dev_disable(dev);
+    ata_eh_detach_dev(dev);
     ata_dev_init(dev);
     ehc->did_probe_mask |= bit;
     ehc->i.action |= ATA_EH_RESET;
@@ -572,7 +626,7 @@ static int ata_eh_revalidate_and_attach(struct ata_device *dev)
         dev->class = ATA_DEV_UNKNOWN;
         return rc;
     }
-    dev->flags |= ATA_DFLAG_ENABLED;
+    dev->flags |= ATA_DFLAG_ENABLED | ATA_DFLAG_ATTACHED;
     ata_ering_clear(&dev->ering, false); /* a new device starts with a clean history */
     ehc->i.action &= ~ATA_EH_REVALIDATE;
     ehc->i.flags |= ATA_EHI_SETMODE;
@@ -605,6 +659,9 @@ static void ata_eh_handle_dev_fail(struct ata_device *dev, int err)
 
     if (ata_dev_enabled(dev) && !*tries) {
         ata_dev_disable(dev);
+        /* gone from the cable (unplugged): take it from its users */
+        if (ata_link_offline(link))
+            ata_eh_detach_dev(dev);
         ata_eh_schedule_probe(dev);
         return;
     }
@@ -612,6 +669,22 @@ static void ata_eh_handle_dev_fail(struct ata_device *dev, int err)
     ehc->i.action |= !pol->prefer_hardreset && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))
                          ? ATA_EH_HARDRESET
                          : ATA_EH_RESET;
+}
+
+/* libata's ata_eh_skip_recovery: a link with no device left needs nothing more once the
+ * reset it asked for is done and found the slot empty. A frozen port is never skipped. */
+static bool ata_eh_skip_recovery(struct ata_link *link)
+{
+    struct ata_eh_context *ehc = &link->eh_context;
+
+    if ((link->ap->pflags & ATA_PFLAG_FROZEN) || ata_dev_enabled(&link->device[0]))
+        return false;
+    if ((ehc->i.action & ATA_EH_RESET) && !(ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET)))
+        return false;
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++)
+        if (link->device[d].class == ATA_DEV_UNKNOWN && ehc->classes[d] != ATA_DEV_NONE)
+            return false;
+    return true;
 }
 
 int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
@@ -626,12 +699,26 @@ int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn s
     const struct ata_eh_policy *pol = ap->host->eh_policy;
 
     ehc->tries[0] = (int)pol->dev_tries;
-    ata_eh_schedule_probe(dev);
+    ehc->i.action &= ~(unsigned)ATA_EH_ENABLE_LINK; /* no PMP links to re-enable */
+    /* a delete the user asked for (libata-eh.md 5.5): no SCSI device is left to report */
+    if (dev->flags & ATA_DFLAG_DETACH) {
+        dev->flags &= ~(unsigned)ATA_DFLAG_ATTACHED;
+        ata_eh_detach_dev(dev);
+    }
+    /* Only an empty slot is probed up front. A present device after a hotplug event is
+     * revalidated behind the reset: still there and the same -> kept; link offline -> its
+     * tries run out and it is detached; another drive -> -ENODEV, detach, probe. */
+    if (!ata_dev_enabled(dev))
+        ata_eh_schedule_probe(dev);
 
 retry:
     rc = 0;
     if (ap->pflags & ATA_PFLAG_UNLOADING)
         return 0;
+    if (ata_eh_skip_recovery(link)) {
+        ehc->i.action = 0;
+        return 0;
+    }
     if (ehc->i.action & ATA_EH_RESET) {
         rc = ata_eh_reset(link, !ata_dev_enabled(dev), prereset, softreset, hardreset, postreset);
         if (rc) {
@@ -651,7 +738,7 @@ retry:
         return 0;
 
     ata_eh_handle_dev_fail(dev, rc);
-    if (!(ehc->i.action & ATA_EH_RESET))
+    if (!(ehc->i.action & ATA_EH_RESET) || ata_eh_skip_recovery(link))
         return 0;
     if (ata_dev_enabled(dev)) {
         const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", ehc->tries[0]) };

@@ -219,6 +219,11 @@ out:
     return rc;
 }
 
+const struct sata_deb_timing *sata_ehc_deb_timing(const struct ata_eh_context *ehc)
+{
+    return (ehc->i.flags & ATA_EHI_HOTPLUGGED) ? &sata_deb_timing_hotplug : &sata_deb_timing_normal;
+}
+
 /* With hardreset chosen there is nothing to prepare; before a softreset, wake the link
  * and skip the reset when nothing is attached. */
 int ata_std_prereset(struct ata_link *link, uint64_t deadline)
@@ -229,7 +234,7 @@ int ata_std_prereset(struct ata_link *link, uint64_t deadline)
 
     if (ehc->i.action & ATA_EH_HARDRESET)
         return 0;
-    t = (ehc->i.flags & ATA_EHI_HOTPLUGGED) ? &sata_deb_timing_hotplug : &sata_deb_timing_normal;
+    t = sata_ehc_deb_timing(ehc);
     rc = sata_link_resume(link, t, deadline);
     if (rc && rc != -EOPNOTSUPP) {
         const struct sata_trace_field f[] = { TF_INT("errno", rc) };
@@ -309,6 +314,19 @@ bool sata_set_spd_needed(struct ata_link *link)
     if (!link->sata_spd_limit || sata_scr_read(link, SCR_CONTROL, &scontrol))
         return false;
     return ((scontrol >> 4) & 0xf) != sata_spd_target(link);
+}
+
+int sata_set_spd(struct ata_link *link)
+{
+    uint32_t scontrol;
+    int rc;
+
+    if (!sata_set_spd_needed(link))
+        return 0;
+    rc = sata_scr_read(link, SCR_CONTROL, &scontrol);
+    if (!rc)
+        rc = sata_scr_write(link, SCR_CONTROL, (scontrol & ~0xf0u) | (sata_spd_target(link) << 4));
+    return rc ? rc : 1;
 }
 
 int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit)

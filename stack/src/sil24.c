@@ -329,6 +329,15 @@ static void sil24_qc_fill_rtf(struct ata_queued_cmd *qc)
         ata_tf_from_fis(fis, &qc->result_tf);
         break;
     case 0xa1: /* Set Device Bits */
+        /* An error SDB in an aborted NCQ command's slot is the port's error report (the chip
+         * stores it in the PORT_CONTEXT slot, whichever command that is), not this command's
+         * result: as with AHCI's D2H area, log page 10h names the culprit and gives it its
+         * result, the others have none and are retried without blame. */
+        if ((qc->flags & ATA_QCFLAG_FAILED) && (fis[2] & ATA_ERR)) {
+            qc->result_tf.command = ATA_DRDY;
+            qc->result_tf.feature = 0;
+            break;
+        }
         qc->result_tf.command = (uint8_t)((fis[2] & 0x77) | ATA_DRDY);
         qc->result_tf.feature = fis[3];
         break;
@@ -483,7 +492,8 @@ static void sil24_interrupt(struct ata_host *h)
 }
 
 /* Timer context, lock held: a command timed out; finish what the chip has completed
- * without telling us (a lost completion interrupt). */
+ * without telling us (a lost completion interrupt).
+ * Not in libata's driver (only SFF drivers poll): see ata_qc_timeout. */
 static unsigned sil24_lost_interrupt(struct ata_port *ap)
 {
     uint32_t slot_stat = pread(ap, SIL24_PORT_SLOT_STAT);
@@ -568,6 +578,9 @@ static int sil24_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint6
             goto err;
         }
     }
+    /* DEV_RST negotiates within SControl.SPD: an EH speed limit must be there first
+     * (libata's sil24_hardreset calls sata_set_spd too) */
+    sata_set_spd(link);
 retry:
     {
         unsigned tmout = ata_link_online(link) ? SIL24_TMOUT_DEV_RST_ONLINE : SIL24_TMOUT_DEV_RST_OFFLINE;

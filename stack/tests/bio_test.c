@@ -340,6 +340,117 @@ START_TEST(illegal_hw_active)
 }
 END_TEST
 
+/* EH turned NCQ off ("NCQ disabled due to excessive errors"): NCQ is a transport choice,
+ * so queued and new NCQ requests go out as READ/WRITE DMA; a device that never had NCQ
+ * keeps refusing them. */
+START_TEST(ncq_off_falls_back_to_dma)
+{
+    struct rig r;
+    struct ata_bio q[2], a, n, w;
+
+    rig_init(&r, NCQ_DEV, 31);
+    r.ap->pflags |= ATA_PFLAG_EH_PENDING; /* EH holds the queue while it decides */
+    q[0] = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, 0, 8);
+    q[1] = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 8, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &q[0]), 0);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &q[1]), 0);
+    ck_assert_uint_eq(r.rec.n, 0);
+    r.dev->flags = (r.dev->flags & ~(unsigned)ATA_DFLAG_NCQ) | ATA_DFLAG_NCQ_OFF;
+    r.ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+    ata_port_process(r.ap);
+    ck_assert_uint_eq(r.rec.n, 1);
+    ck_assert_uint_eq(r.rec.log[0].cmd, ATA_CMD_READ_DMA);
+    ck_assert_int_eq(r.rec.log[0].prot, ATA_PROT_DMA);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.log[1].cmd, ATA_CMD_READ_DMA);
+    hw_complete(&r, 0x1);
+    ck_assert_int_eq(r.done, 2);
+    ck_assert_uint_eq(q[0].err_mask | q[1].err_mask, 0);
+
+    n = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, 16, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &n), 0);
+    w = mkbio(&r, ATA_BIO_WRITE, ATA_IO_NCQ, 24, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &w), 0);
+    hw_complete(&r, 0x1);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.log[2].cmd, ATA_CMD_READ_DMA);
+    ck_assert_uint_eq(r.rec.log[3].cmd, ATA_CMD_WRITE_DMA);
+    ck_assert_int_eq(r.done, 4);
+
+    /* no DMA either: PIO */
+    r.dev->flags &= ~(unsigned)ATA_DFLAG_DMA;
+    a = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, 0, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &a), 0);
+    ck_assert_uint_eq(r.rec.log[4].cmd, ATA_CMD_READ_MULTI);
+    hw_complete(&r, 0x1);
+
+    /* never had NCQ: refused at submit, as before */
+    r.dev->flags = (r.dev->flags | ATA_DFLAG_DMA) & ~(unsigned)ATA_DFLAG_NCQ_OFF;
+    a = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, 0, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &a), -EOPNOTSUPP);
+    rig_fini(&r);
+}
+END_TEST
+
+/* A request queued for a device that is disabled before it could go out fails with the
+ * no-device error, never reaching the drive. */
+START_TEST(queued_for_disabled_device_fails_nodev)
+{
+    struct rig r;
+    struct ata_bio a, b;
+
+    rig_init(&r, NCQ_DEV, 31);
+    r.ap->pflags |= ATA_PFLAG_EH_PENDING;
+    a = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 8);
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_DMA, 8, 8);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &a), 0);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    r.dev->flags &= ~(unsigned)ATA_DFLAG_ENABLED;
+    r.ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+    ata_port_process(r.ap);
+    ck_assert_uint_eq(r.rec.n, 0);
+    ck_assert_int_eq(r.done, 2);
+    ck_assert_uint_eq(a.err_mask, AC_ERR_NODEV_HINT);
+    ck_assert_uint_eq(b.err_mask, AC_ERR_NODEV_HINT);
+    ck_assert_uint_eq(b.tag, ATA_TAG_NONE);
+    rig_fini(&r);
+}
+END_TEST
+
+/* ata_bio_fail_dev takes only the given device's requests out of the FIFO, in order. */
+START_TEST(fail_dev_keeps_others_in_order)
+{
+    struct rig r;
+    struct ata_device other = { 0 };
+    struct ata_bio b[4];
+
+    rig_init(&r, NCQ_DEV, 31);
+    r.ap->pflags |= ATA_PFLAG_EH_PENDING;
+    for (unsigned i = 0; i < 4; i++) {
+        b[i] = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 8 * i, 8);
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b[i]), 0);
+    }
+    b[1].q_dev = &other; /* stands in for a second device on the port (PMP) */
+    b[3].q_dev = &other;
+    ata_lock(r.h);
+    ck_assert_uint_eq(ata_bio_fail_dev(r.ap, r.dev, AC_ERR_NODEV_HINT), 2);
+    ata_unlock(r.h);
+    ck_assert_ptr_eq(r.ap->pending.head, &b[1]);
+    ck_assert_ptr_eq(b[1].q_next, &b[3]);
+    ck_assert_ptr_eq(r.ap->pending.tail, &b[3]);
+    ck_assert_ptr_eq(r.ap->done.head, &b[0]);
+    ck_assert_ptr_eq(b[0].q_next, &b[2]);
+    b[1].q_dev = b[3].q_dev = r.dev;
+    r.ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+    ata_port_process(r.ap);
+    ck_assert_int_eq(r.done, 2);
+    ck_assert_uint_eq(r.rec.n, 2);
+    hw_complete(&r, r.ap->qc_active);
+    ck_assert_int_eq(r.done, 4);
+    rig_fini(&r);
+}
+END_TEST
+
 Suite *bio_suite(void)
 {
     Suite *s = suite_create("bio");
@@ -353,6 +464,9 @@ Suite *bio_suite(void)
     tcase_add_test(tc, device_queue_depth_limits_ncq);
     tcase_add_test(tc, eh_pending_holds_queue);
     tcase_add_test(tc, illegal_hw_active);
+    tcase_add_test(tc, ncq_off_falls_back_to_dma);
+    tcase_add_test(tc, queued_for_disabled_device_fails_nodev);
+    tcase_add_test(tc, fail_dev_keeps_others_in_order);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -86,6 +86,8 @@ static void f_complete(struct sata_platform *p, struct plat_completion *c) { (vo
 
 static bool f_wait(struct sata_platform *p, struct plat_completion *c, uint64_t timeout_ns)
 {
+    if (!c->done && timeout_ns == UINT64_MAX && p->on_wait_forever)
+        p->on_wait_forever(p, p->on_wait_arg);
     if (!c->done && timeout_ns != UINT64_MAX)
         p->now += timeout_ns;
     return c->done;
@@ -93,9 +95,19 @@ static bool f_wait(struct sata_platform *p, struct plat_completion *c, uint64_t 
 
 static uint64_t f_timer_arm(struct sata_platform *p, uint64_t delay, void (*fn)(void *), void *arg)
 {
-    (void)delay, (void)fn, (void)arg;
+    (void)delay;
     p->timers_armed++;
-    return ++p->next_timer;
+    ++p->next_timer;
+    p->timer_fn[p->next_timer % FAKE_MAX_TIMERS] = fn;
+    p->timer_arg[p->next_timer % FAKE_MAX_TIMERS] = arg;
+    return p->next_timer;
+}
+
+void fake_fire_timer(struct sata_platform *p, uint64_t handle)
+{
+    ck_assert_uint_gt(handle, 0);
+    ck_assert_uint_gt(handle + FAKE_MAX_TIMERS, p->next_timer); /* not recycled */
+    p->timer_fn[handle % FAKE_MAX_TIMERS](p->timer_arg[handle % FAKE_MAX_TIMERS]);
 }
 
 static void f_timer_cancel(struct sata_platform *p, uint64_t handle)
@@ -113,6 +125,9 @@ static void f_trace(struct sata_platform *p, const struct sata_trace_event *ev)
     struct fake_event *e;
 
     ck_assert_ptr_nonnull(ev->name);
+    if (getenv("FAKE_TRACE")) /* debugging aid: the events as the log would show them */
+        fprintf(stderr, "%8.3f ata%d%s%.0d %-22s %s\n", (double)p->now / 1e9, ev->port + 1,
+                ev->dev >= 0 ? ".0" : "", ev->dev >= 0 ? ev->dev : 0, ev->name, ev->msg ? ev->msg : "");
     if (p->n_ev == FAKE_MAX_EVENTS)
         return;
     e = &p->ev[p->n_ev++];

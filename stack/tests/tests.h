@@ -18,8 +18,10 @@ Suite *bio_suite(void);
 Suite *ahci_suite(void);
 Suite *eh_suite(void);
 Suite *sil24_suite(void);
+Suite *hotplug_suite(void);
 
-enum { FAKE_MMIO_WORDS = 0xA000 / 4, /* sil24: BAR0 + BAR2 window */ FAKE_MAX_EVENTS = 256, FAKE_MAX_ALLOCS = 64 };
+enum { FAKE_MMIO_WORDS = 0xA000 / 4, /* sil24: BAR0 + BAR2 window */ FAKE_MAX_EVENTS = 256, FAKE_MAX_ALLOCS = 64,
+       FAKE_MAX_TIMERS = 64 };
 
 struct fake_event {
     char name[48];
@@ -42,7 +44,16 @@ struct sata_platform {
     unsigned n_ev;
     uint32_t wlog_off[FAKE_MAX_EVENTS], wlog_val[FAKE_MAX_EVENTS]; /* MMIO writes, in order */
     unsigned n_wlog;
+    /* runs when someone waits for ever on an incomplete completion: stands in for the
+     * other context (e.g. the EH thread) that would complete it */
+    void (*on_wait_forever)(struct sata_platform *p, void *arg);
+    void *on_wait_arg;
+    /* armed timers by handle (mod FAKE_MAX_TIMERS), so a test can fire one */
+    void (*timer_fn[FAKE_MAX_TIMERS])(void *arg);
+    void *timer_arg[FAKE_MAX_TIMERS];
 };
+/* Run the callback of a timer armed with this handle (as if it expired). */
+void fake_fire_timer(struct sata_platform *p, uint64_t handle);
 
 extern const struct sata_platform_ops fake_ops;
 void fake_init(struct sata_platform *p);

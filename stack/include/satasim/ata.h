@@ -58,6 +58,9 @@ void ata_host_eh_run(struct ata_host *h); /* one EH pass, in the EH context */
 unsigned ata_host_n_ports(const struct ata_host *h);
 /* link = -1 for the host link, else the PMP fan-out port; NULL if no usable device. */
 struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, unsigned devno);
+/* Read-only: the port is frozen (its interrupts masked, waiting for EH to thaw it) or has
+ * EH pending or in progress. false for a port that does not exist or is a dummy. */
+bool ata_port_is_frozen(const struct ata_host *h, unsigned port);
 
 struct ata_dev_info {
     enum ata_dev_class cls;
@@ -76,6 +79,28 @@ struct ata_dev_info {
 };
 int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out);
 
+/* Read-only: EH is scheduled or running on the port (ata_port_is_frozen() above also
+ * counts that). false for a port that does not exist or is a dummy. */
+bool ata_port_eh_pending(const struct ata_host *h, unsigned port);
+
+/* Warm-plug (libata's SCSI "scan" and "delete"), process context, never from the EH
+ * context or a done() callback; one caller per port at a time (-EBUSY otherwise).
+ * Commands in flight on the port are aborted into EH and requeued without blame.
+ *   ata_port_scan: probe the port again (reset + probe, as a hotplug event would) and wait
+ *     for EH to finish. A device already there is revalidated and kept if it is the same
+ *     drive; an empty slot that now has a drive gets it attached. 0 when EH has run
+ *     (ata_host_device() then says what is there), -EINVAL bad port, -ENODEV dummy port or
+ *     host not started.
+ *   ata_dev_delete: detach the port's device at the start of the next EH and wait for it:
+ *     its queued and in-flight requests fail with AC_ERR_NODEV_HINT, later submits get
+ *     -ENODEV; the drive stays on the cable (a scan or a hotplug event probes it again).
+ *     0, -EINVAL, -ENODEV (no device).
+ * Neither may run concurrently with ata_host_stop(). A device pointer names the slot: after
+ * a detach and a new attach (replacement, delete + scan, unplug + plug) it addresses the new
+ * drive, so a caller that cares checks ata_dev_get_info() (model, serial) again. */
+int ata_port_scan(struct ata_host *h, unsigned port);
+int ata_dev_delete(struct ata_host *h, unsigned port);
+
 /* Block I/O. */
 enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH };
 
@@ -83,7 +108,8 @@ enum ata_io_mode {
     ATA_IO_AUTO = 0, /* NCQ when in use, else DMA, else PIO */
     ATA_IO_DMA,      /* READ/WRITE DMA (EXT) */
     ATA_IO_PIO,      /* READ/WRITE MULTIPLE (EXT) when a multi count is set, else SECTORS */
-    ATA_IO_NCQ,      /* READ/WRITE FPDMA QUEUED; -EOPNOTSUPP if NCQ not in use */
+    ATA_IO_NCQ,      /* READ/WRITE FPDMA QUEUED; -EOPNOTSUPP if the device never had NCQ
+                        in use, DMA once EH turned it off */
 };
 
 /* A piece of the data buffer, by bus address (memory from ops->dma_alloc). */
@@ -115,9 +141,14 @@ struct ata_bio {
 
 /* Queue a request. Returns 0 (done() will be called) or a negative errno:
  * -EINVAL (beyond capacity or max_sectors, sg shorter than the transfer),
- * -EOPNOTSUPP (mode not available), -ENODEV (device gone).
- * A request that cannot be issued yet (no free tag, NCQ/non-NCQ exclusion) waits
- * in the stack's queue and is issued in order as commands complete. */
+ * -EOPNOTSUPP (mode not available), -ENODEV (device disabled or detached).
+ * A request that cannot be issued yet (no free tag, NCQ/non-NCQ exclusion, EH running)
+ * waits in the stack's queue and is issued in order as commands complete.
+ * ATA_IO_NCQ after EH turned NCQ off ("NCQ disabled due to excessive errors") is issued
+ * as READ/WRITE DMA (EXT), as libata does: NCQ is a transport choice, not a request's.
+ * A request whose device is disabled, unplugged, replaced or deleted before it finished
+ * completes with AC_ERR_NODEV_HINT in err_mask (other bits may tell what happened first);
+ * it is never issued to the drive that took the old one's place. */
 int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio);
 
 /* err_mask bits (libata's AC_ERR_*). */
@@ -131,7 +162,7 @@ enum {
     AC_ERR_SYSTEM = 1u << 6,
     AC_ERR_INVALID = 1u << 7,
     AC_ERR_OTHER = 1u << 8,
-    AC_ERR_NODEV_HINT = 1u << 9,
+    AC_ERR_NODEV_HINT = 1u << 9, /* the device is gone: disabled, unplugged, replaced, deleted */
     AC_ERR_NCQ = 1u << 10,
 };
 
