@@ -85,6 +85,18 @@ uint64_t ShadowMap::next_gen(Cursor &c, uint64_t lba) const {
     return c != gens_.end() && c->first == lba ? c->second : kZero;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> ShadowMap::extents() const {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (const auto &[lba, gen] : gens_) {
+        (void)gen;
+        if (!out.empty() && out.back().first + out.back().second == lba)
+            ++out.back().second;
+        else
+            out.emplace_back(lba, 1);
+    }
+    return out;
+}
+
 bool ShadowMap::any_written(uint64_t lba, uint64_t n) const {
     auto it = gens_.lower_bound(lba);
     return it != gens_.end() && it->first < lba + n;

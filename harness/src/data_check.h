@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace satasim::harness {
@@ -31,6 +32,8 @@ class ShadowMap {
     Cursor cursor(uint64_t lba) const;
     uint64_t next_gen(Cursor &c, uint64_t lba) const;
     size_t sectors_tracked() const { return gens_.size(); }
+    // The tracked sectors as runs of consecutive LBAs: (first, count), ascending.
+    std::vector<std::pair<uint64_t, uint64_t>> extents() const;
 
   private:
     std::map<uint64_t, uint64_t> gens_; // lba -> generation (absent = zero)

@@ -351,7 +351,11 @@ void PlatformBinding::eh_thread() {
             eh_same_time_runs_ = 0;
         }
         ++eh_runs_;
+        eh_running_ = true;
         ata_host_eh_run(host_);
+        eh_running_ = false;
+        if (!eh_pending_)
+            eh_idle_ev_.notify(sc_core::SC_ZERO_TIME);
     }
 }
 

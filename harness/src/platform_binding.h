@@ -78,6 +78,9 @@ class PlatformBinding : public sc_core::sc_module {
     uint64_t irq_calls() const { return irq_calls_; }
     uint64_t eh_runs() const { return eh_runs_; }
     uint64_t timers_fired() const { return timers_fired_; }
+    // EH requested and not yet run, or running now (suspended in a sleep or wait).
+    bool eh_busy() const { return eh_pending_ || eh_running_; }
+    const sc_core::sc_event &eh_idle_event() const { return eh_idle_ev_; }
 
     // Abort the process: message to stderr (and the trace), flush, abort().
     [[noreturn]] void fatal(const std::string &msg);
@@ -139,6 +142,8 @@ class PlatformBinding : public sc_core::sc_module {
 
     // EH
     bool eh_pending_ = false;
+    bool eh_running_ = false;
+    sc_core::sc_event eh_idle_ev_;
     uint64_t eh_runs_ = 0;
     uint64_t eh_same_time_runs_ = 0;
     uint64_t eh_last_time_ps_ = UINT64_MAX;

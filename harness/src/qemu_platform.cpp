@@ -86,7 +86,15 @@ std::vector<std::string> qemu_refusals(const Scenario &sc) {
             no(k + "write_cache false", "not modelled on the QEMU backend");
         if (d.model.size() > 40 || d.serial.size() > 20 || d.firmware.size() > 8)
             no(k + "model/serial/firmware", "too long for QEMU's ide-hd properties");
+        if (!d.present)
+            no(k + "present false", "QEMU's disks are attached at start; hotplug is not modelled");
+        if (d.ncq_sdb_coalesce_ns)
+            no(k + "ncq_sdb_coalesce", "QEMU's AHCI completes each queued command on its own");
     }
+    if (!sc.faults.empty())
+        no("faults (" + std::to_string(sc.faults.size()) + " entries, line " + std::to_string(sc.faults[0].line) + ")",
+           "fault injection (CRC errors, lost interrupts, hotplug, media errors, hangs, PHY events) needs the "
+           "satasim models; QEMU's only errors are devices[].blkdebug");
     if (sc.trace_fis)
         no("trace_fis true", "per-FIS records come from the satasim disk model; QEMU's disks have no FIS trace");
     return r;

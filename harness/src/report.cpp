@@ -34,6 +34,56 @@ std::string xfer_hex(uint8_t m) {
     return buf;
 }
 
+
+const FoundDevice *find_in(const std::vector<FoundDevice> &v, unsigned port) {
+    for (const auto &d : v)
+        if (d.port == port)
+            return &d;
+    return nullptr;
+}
+
+// expect.devices / expect.devices_after against what was found (when: "" or " at the end").
+void check_expected_devices(std::vector<std::string> &out, const std::vector<ExpectDevice> &want,
+                            const std::vector<FoundDevice> &have, const std::string &when) {
+    for (const ExpectDevice &x : want) {
+        const FoundDevice *found = find_in(have, x.port);
+        if (!found) {
+            out.push_back("port " + std::to_string(x.port) + ": expected a device" + when + " (line " +
+                          std::to_string(x.line) + "), found none");
+            continue;
+        }
+        const ata_dev_info &i = found->info;
+        std::vector<std::string> diffs;
+        unsigned p = x.port;
+        if (x.cls)
+            cmp(diffs, p, "class", *x.cls, std::string(dev_class_name(i.cls)));
+        if (x.model)
+            cmp(diffs, p, "model", *x.model, std::string(i.model));
+        if (x.serial)
+            cmp(diffs, p, "serial", *x.serial, std::string(i.serial));
+        if (x.firmware)
+            cmp(diffs, p, "firmware", *x.firmware, std::string(i.firmware));
+        if (x.sectors)
+            cmp(diffs, p, "sectors", *x.sectors, uint64_t(i.n_sectors));
+        if (x.lba48)
+            cmp(diffs, p, "lba48", *x.lba48, bool(i.lba48));
+        if (x.ncq)
+            cmp(diffs, p, "ncq", *x.ncq, bool(i.ncq));
+        if (x.ncq_depth)
+            cmp(diffs, p, "ncq_depth", *x.ncq_depth, unsigned(i.ncq_depth));
+        if (x.max_sectors)
+            cmp(diffs, p, "max_sectors", *x.max_sectors, unsigned(i.max_sectors));
+        if (x.multi)
+            cmp(diffs, p, "multi", *x.multi, unsigned(i.multi_count));
+        if (x.xfer)
+            cmp(diffs, p, "xfer", *x.xfer, std::string(i.xfer_name));
+        if (x.gen)
+            cmp(diffs, p, "link gen", *x.gen, unsigned(i.sata_spd));
+        for (std::string &d : diffs)
+            out.push_back(d + when);
+    }
+}
+
 } // namespace
 
 uint64_t RunReport::commands() const {
@@ -60,6 +110,8 @@ void evaluate(RunReport &r) {
         for (unsigned p = 0; p < sc.controller.ports; ++p) {
             bool in_mask = sc.host.port_mask == 0 || (sc.host.port_mask >> p & 1u);
             const DeviceSpec *cfg = sc.device_on_port(p);
+            if (cfg && !cfg->present)
+                cfg = nullptr; // starts unplugged: the probe must find the port empty
             const FoundDevice *found = find_dev(r, p);
             if (cfg && in_mask && !found) {
                 out.push_back("port " + std::to_string(p) + ": disk configured (line " + std::to_string(cfg->line) +
@@ -84,40 +136,7 @@ void evaluate(RunReport &r) {
     }
 
     if (r.host_started) {
-        for (const ExpectDevice &x : e.devices) {
-            const FoundDevice *found = find_dev(r, x.port);
-            if (!found) {
-                out.push_back("port " + std::to_string(x.port) + ": expected a device (line " + std::to_string(x.line) +
-                              "), found none");
-                continue;
-            }
-            const ata_dev_info &i = found->info;
-            unsigned p = x.port;
-            if (x.cls)
-                cmp(out, p, "class", *x.cls, std::string(dev_class_name(i.cls)));
-            if (x.model)
-                cmp(out, p, "model", *x.model, std::string(i.model));
-            if (x.serial)
-                cmp(out, p, "serial", *x.serial, std::string(i.serial));
-            if (x.firmware)
-                cmp(out, p, "firmware", *x.firmware, std::string(i.firmware));
-            if (x.sectors)
-                cmp(out, p, "sectors", *x.sectors, uint64_t(i.n_sectors));
-            if (x.lba48)
-                cmp(out, p, "lba48", *x.lba48, bool(i.lba48));
-            if (x.ncq)
-                cmp(out, p, "ncq", *x.ncq, bool(i.ncq));
-            if (x.ncq_depth)
-                cmp(out, p, "ncq_depth", *x.ncq_depth, unsigned(i.ncq_depth));
-            if (x.max_sectors)
-                cmp(out, p, "max_sectors", *x.max_sectors, unsigned(i.max_sectors));
-            if (x.multi)
-                cmp(out, p, "multi", *x.multi, unsigned(i.multi_count));
-            if (x.xfer)
-                cmp(out, p, "xfer", *x.xfer, std::string(i.xfer_name));
-            if (x.gen)
-                cmp(out, p, "link gen", *x.gen, unsigned(i.sata_spd));
-        }
+        check_expected_devices(out, e.devices, r.devices, "");
         for (unsigned p : e.empty_ports)
             if (const FoundDevice *found = find_dev(r, p))
                 out.push_back("port " + std::to_string(p) + ": expected empty, found a " +
@@ -131,8 +150,45 @@ void evaluate(RunReport &r) {
         if (r.log_text.find(s) != std::string::npos)
             out.push_back("log contains \"" + s + "\"");
 
-    if (r.failures.io_errors != e.io_errors)
-        out.push_back(std::to_string(r.failures.io_errors) + " I/O error(s), expected " + std::to_string(e.io_errors));
+    if (r.after_collected) {
+        check_expected_devices(out, e.devices_after, r.devices_after, " at the end of the run");
+        for (unsigned p : e.absent_after)
+            if (const FoundDevice *found = find_in(r.devices_after, p))
+                out.push_back("port " + std::to_string(p) + ": expected no device at the end of the run, found " +
+                              found->info.model + " (serial " + found->info.serial + ")");
+    } else if (!e.devices_after.empty() || !e.absent_after.empty()) {
+        out.push_back("the run did not reach its end: expect.devices_after / absent_after not checked");
+    }
+
+    // Run invariants (every scenario): the stack leaves no port frozen or with EH pending,
+    // and no model saw a protocol violation.
+    for (unsigned p : r.frozen_ports)
+        out.push_back("port " + std::to_string(p) + ": still frozen or with EH pending at the end of the run");
+    if (r.violations) {
+        out.push_back(std::to_string(r.violations) + " protocol violation(s) seen by the models");
+        for (const std::string &v : r.violation_messages)
+            out.push_back("violation: " + v);
+    }
+    for (const FaultReport &f : r.faults)
+        if (f.fired == 0 && r.finished)
+            out.push_back("fault " + f.id + " (" + f.kind + " on port " + std::to_string(f.port) +
+                          ") never fired: its trigger was not met");
+
+    bool io_ok;
+    std::string io_want;
+    if (e.io_errors_min || e.io_errors_max) {
+        uint64_t lo = e.io_errors_min.value_or(0), hi = e.io_errors_max.value_or(UINT64_MAX);
+        io_ok = r.failures.io_errors >= lo && r.failures.io_errors <= hi;
+        io_want = e.io_errors_max ? std::to_string(lo) + ".." + std::to_string(hi) : "at least " + std::to_string(lo);
+    } else {
+        io_ok = r.failures.io_errors == e.io_errors;
+        io_want = std::to_string(e.io_errors);
+    }
+    if (!io_ok) {
+        out.push_back(std::to_string(r.failures.io_errors) + " I/O error(s), expected " + io_want);
+        for (const std::string &s : r.failures.io_reasons)
+            out.push_back(s);
+    }
     if (r.failures.data_errors)
         out.push_back(std::to_string(r.failures.data_errors) + " sector(s) read back wrong");
     if (r.finished)
@@ -197,6 +253,43 @@ std::string result_json(const RunReport &r) {
     for (unsigned p : r.empty_ports)
         j.value(p);
     j.end_array();
+    if (r.after_collected) {
+        j.key("devices_after").begin_array();
+        for (const FoundDevice &d : r.devices_after) {
+            j.begin_object();
+            j.kv("port", d.port);
+            j.kv("model", std::string(d.info.model));
+            j.kv("serial", std::string(d.info.serial));
+            j.kv("sectors", uint64_t(d.info.n_sectors));
+            j.kv("ncq", bool(d.info.ncq));
+            j.kv("ncq_depth", unsigned(d.info.ncq_depth));
+            j.kv("xfer", std::string(d.info.xfer_name));
+            j.kv("link_gen", unsigned(d.info.sata_spd));
+            j.end_object();
+        }
+        j.end_array();
+        j.key("absent_after").begin_array();
+        for (unsigned p : r.absent_after)
+            j.value(p);
+        j.end_array();
+    }
+    j.key("frozen_ports").begin_array();
+    for (unsigned p : r.frozen_ports)
+        j.value(p);
+    j.end_array();
+    j.kv("violations", r.violations);
+    if (!r.faults.empty()) {
+        j.key("faults").begin_array();
+        for (const FaultReport &f : r.faults) {
+            j.begin_object();
+            j.kv("id", f.id);
+            j.kv("kind", f.kind);
+            j.kv("port", f.port);
+            j.kv("fired", f.fired);
+            j.end_object();
+        }
+        j.end_array();
+    }
     j.key("workloads").begin_array();
     for (const WorkloadReport &w : r.workloads) {
         const WorkloadStats &s = w.stats;

@@ -23,6 +23,13 @@ struct WorkloadReport {
     bool ran = false;
 };
 
+// One scenario fault and how often it fired.
+struct FaultReport {
+    std::string id, kind;
+    unsigned port = 0;
+    unsigned fired = 0;
+};
+
 struct RunReport {
     const Scenario *sc = nullptr;
     bool host_created = false;
@@ -32,6 +39,14 @@ struct RunReport {
     std::vector<FoundDevice> devices; // by port
     std::vector<unsigned> empty_ports;
     std::vector<WorkloadReport> workloads;
+    // The end of the run (after faults settled), before the host stops.
+    bool after_collected = false;
+    std::vector<FoundDevice> devices_after;
+    std::vector<unsigned> absent_after;
+    std::vector<unsigned> frozen_ports; // frozen or with EH pending at the end
+    std::vector<FaultReport> faults;
+    uint64_t violations = 0;
+    std::vector<std::string> violation_messages;
     RunFailures failures; // reasons found during the run
     std::vector<std::string> reasons; // final list: run problems + failed expectations
     std::string log_text;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/fault/fault_plan.h"
+
 namespace satasim::harness {
 
 struct ControllerSpec {
@@ -71,6 +73,8 @@ struct DeviceSpec {
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
+    bool present = true;               // false: the cable starts unplugged (a later plug fault)
+    uint64_t ncq_sdb_coalesce_ns = 0;  // finished NCQ tags batched into one SDB FIS
 
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
     uint64_t addressable() const;
@@ -123,7 +127,12 @@ struct ExpectSpec {
     std::vector<unsigned> empty_ports;
     std::vector<std::string> log_contains, log_not_contains;
     uint64_t io_errors = 0;
+    // io_errors_min / io_errors_max: a range instead of the exact io_errors (faults)
+    std::optional<uint64_t> io_errors_min, io_errors_max;
     bool all_devices_found = true;
+    // The state at the end of the run (after faults): devices present and ports empty.
+    std::vector<ExpectDevice> devices_after;
+    std::vector<unsigned> absent_after;
 };
 
 struct Scenario {
@@ -140,6 +149,7 @@ struct Scenario {
     std::vector<DeviceSpec> devices; // in file order
     std::vector<WorkloadSpec> workload;
     ExpectSpec expect;
+    fault::FaultPlan faults; // injected by model/fault's FaultInjector (backend systemc)
 
     const DeviceSpec *device_on_port(unsigned port) const;
 };

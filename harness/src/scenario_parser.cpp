@@ -317,7 +317,8 @@ DeviceSpec parse_device(const Parser &p, const Field &f) {
     DeviceSpec d;
     MapView m(p, f.node, f.path, f.line,
               {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
-               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug"});
+               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug",
+               "present", "ncq_sdb_coalesce"});
     d.line = m.line();
     if (!m.has("port"))
         p.fail(m.line(), m.join("port"), "required");
@@ -365,6 +366,13 @@ DeviceSpec parse_device(const Parser &p, const Field &f) {
                                              {"shortest_seek", NcqOrderSpec::ShortestSeek}});
     if (auto *v = m.find("timing"))
         parse_timing(p, *v, d.timing);
+    if (auto *v = m.find("present"))
+        d.present = as_bool(p, *v);
+    if (auto *v = m.find("ncq_sdb_coalesce")) {
+        d.ncq_sdb_coalesce_ns = as_time_ns(p, *v);
+        if (d.ncq_sdb_coalesce_ns > 1000000000ull)
+            p.fail(*v, "at most 1s");
+    }
     if (auto *v = m.find("blkdebug")) {
         const YAML::Node &l = as_list(p, *v);
         for (size_t i = 0; i < l.size(); ++i) {
@@ -429,6 +437,9 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
                          (ports.empty() ? std::string(" (no disks configured)")
                                         : " (disks are on ports " + ports + ")"));
     }
+    if (!dev->present)
+        p.fail(devf, "the disk on port " + std::to_string(w.device) + " starts unplugged (present: false, line " +
+                         std::to_string(dev->line) + "): the boot probe finds nothing to run a workload on");
 
     if (auto *v = m.find("verify"))
         w.verify = as_bool(p, *v);
@@ -615,7 +626,7 @@ ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario
 void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
     MapView m(p, f.node, f.path, f.line,
               {"devices", "empty_ports", "log_contains", "log_not_contains", "io_errors",
-               "all_devices_found"});
+               "io_errors_min", "io_errors_max", "all_devices_found", "devices_after", "absent_after"});
     ExpectSpec &e = sc.expect;
     if (auto *v = m.find("devices")) {
         const YAML::Node &l = as_list(p, *v);
@@ -640,7 +651,7 @@ void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
                 p.fail(pf, "port " + std::to_string(port) + " does not exist on a " +
                                std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
                                " controller");
-            if (const DeviceSpec *d = sc.device_on_port(port))
+            if (const DeviceSpec *d = sc.device_on_port(port); d && d->present)
                 p.fail(pf, "port " + std::to_string(port) + " cannot be empty: devices (line " +
                                std::to_string(d->line) + ") puts a disk there");
             for (const auto &ed : e.devices)
@@ -656,8 +667,49 @@ void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
         e.log_not_contains = as_string_list(p, *v);
     if (auto *v = m.find("io_errors"))
         e.io_errors = as_uint(p, *v, 0, UINT32_MAX);
+    for (const char *k : {"io_errors_min", "io_errors_max"})
+        if (m.has(k) && m.has("io_errors"))
+            p.fail(m.get(k), std::string("give either io_errors (exact) or a range, not both (io_errors on line ") +
+                                 std::to_string(m.get("io_errors").key_line) + ")");
+    if (auto *v = m.find("io_errors_min"))
+        e.io_errors_min = as_uint(p, *v, 0, UINT32_MAX);
+    if (auto *v = m.find("io_errors_max")) {
+        e.io_errors_max = as_uint(p, *v, 0, UINT32_MAX);
+        if (e.io_errors_min && *e.io_errors_max < *e.io_errors_min)
+            p.fail(*v, "io_errors_max is smaller than io_errors_min");
+    }
     if (auto *v = m.find("all_devices_found"))
         e.all_devices_found = as_bool(p, *v);
+    if (auto *v = m.find("devices_after")) {
+        const YAML::Node &l = as_list(p, *v);
+        std::map<unsigned, int> seen;
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field ef = element(*v, i);
+            ExpectDevice d = parse_expect_device(p, ef, sc);
+            if (seen.count(d.port))
+                p.fail(d.line, ef.path + ".port",
+                       "port " + std::to_string(d.port) + " is already expected (line " +
+                           std::to_string(seen[d.port]) + ")");
+            seen[d.port] = d.line;
+            e.devices_after.push_back(d);
+        }
+    }
+    if (auto *v = m.find("absent_after")) {
+        const YAML::Node &l = as_list(p, *v);
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field pf = element(*v, i);
+            unsigned port = unsigned(as_uint(p, pf, 0, 31));
+            if (port >= sc.controller.ports)
+                p.fail(pf, "port " + std::to_string(port) + " does not exist on a " +
+                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
+                               " controller");
+            for (const auto &ed : e.devices_after)
+                if (ed.port == port)
+                    p.fail(pf, "port " + std::to_string(port) + " is also in expect.devices_after (line " +
+                                   std::to_string(ed.line) + ")");
+            e.absent_after.push_back(port);
+        }
+    }
 }
 
 std::string file_stem(const std::string &path) {
@@ -674,6 +726,268 @@ bool valid_name(const std::string &n) {
         if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.'))
             return false;
     return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// faults[]
+
+using fault::CommandMatch;
+using fault::Kind;
+
+const std::vector<std::pair<const char *, Kind>> kFaultKinds = {
+    {"crc", Kind::Crc},           {"lost_irq", Kind::LostIrq},
+    {"unplug", Kind::Unplug},     {"plug", Kind::Plug},
+    {"media_error", Kind::MediaError}, {"hang", Kind::Hang},
+    {"identify_fail", Kind::IdentifyFail}, {"phy_flap", Kind::PhyFlap},
+    {"link_degrade", Kind::LinkDegrade}};
+
+const std::vector<std::pair<const char *, CommandMatch::Op>> kMatchOps = {
+    {"any", CommandMatch::Op::Any},       {"read", CommandMatch::Op::Read},
+    {"write", CommandMatch::Op::Write},   {"flush", CommandMatch::Op::Flush},
+    {"identify", CommandMatch::Op::Identify}, {"ncq", CommandMatch::Op::Ncq},
+    {"non_ncq", CommandMatch::Op::NonNcq}};
+
+// Keys every fault takes (kind, where, trigger) and the keys of each kind.
+const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "id", "at", "after_cmds", "on_cmd",
+                                                   "from_power_on", "repeat", "every", "every_cmds"};
+
+std::vector<std::string> fault_kind_keys(Kind k) {
+    switch (k) {
+    case Kind::Crc: return {"dir", "fis", "dword", "mask", "burst"};
+    case Kind::MediaError: return {"error", "op", "lba", "count", "cleared_by_write"};
+    case Kind::LostIrq: return {"count", "window"};
+    case Kind::Plug: return {"model", "serial", "capacity", "blank_media"};
+    case Kind::PhyFlap: return {"down"};
+    case Kind::LinkDegrade: return {"gen"};
+    case Kind::IdentifyFail: return {"count"};
+    case Kind::Unplug:
+    case Kind::Hang: return {};
+    }
+    return {};
+}
+
+// [first, last] sectors, inclusive, on a disk of `cap` sectors.
+std::pair<uint64_t, uint64_t> as_lba_range(const Parser &p, const Field &f, uint64_t cap) {
+    const YAML::Node &l = as_list(p, f);
+    if (l.size() != 2)
+        p.fail(f, "expected [first, last] (two sectors, inclusive)");
+    uint64_t a = as_sectors(p, element(f, 0)), b = as_sectors(p, element(f, 1));
+    if (b < a)
+        p.fail(element(f, 1), "last is smaller than first");
+    if (b >= cap)
+        p.fail(element(f, 1), "sector " + std::to_string(b) + " is beyond the disk's " + std::to_string(cap) +
+                                  " sectors");
+    return {a, b};
+}
+
+CommandMatch parse_command_match(const Parser &p, const Field &f, uint64_t cap) {
+    MapView m(p, f.node, f.path, f.line, {"op", "opcode", "lba"});
+    CommandMatch c;
+    if (auto *v = m.find("op"))
+        c.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
+    if (auto *v = m.find("opcode"))
+        c.opcode = uint8_t(as_uint(p, *v, 0, 255));
+    if (auto *v = m.find("lba")) {
+        auto r = as_lba_range(p, *v, cap);
+        c.lba_first = r.first;
+        c.lba_last = r.second;
+    }
+    return c;
+}
+
+fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, size_t index) {
+    fault::Fault x;
+    if (!f.node.IsMap())
+        p.fail(f, std::string("expected a mapping, got ") + kind_name(f.node));
+    // Every key of every kind is accepted here; keys of another kind are refused below
+    // with a message naming the kind.
+    std::vector<std::string> all = kFaultCommonKeys;
+    for (const auto &k : kFaultKinds)
+        for (const std::string &key : fault_kind_keys(k.second))
+            if (std::find(all.begin(), all.end(), key) == all.end())
+                all.push_back(key);
+    MapView m(p, f.node, f.path, f.line, all);
+    x.line = m.line();
+    if (!m.has("kind"))
+        p.fail(m.line(), m.join("kind"), "required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
+                                         "phy_flap or link_degrade)");
+    x.kind = as_enum<Kind>(p, m.get("kind"), kFaultKinds);
+    const std::string kname = fault::to_string(x.kind);
+    {
+        std::vector<std::string> own = fault_kind_keys(x.kind);
+        for (const std::string &key : all) {
+            if (!m.has(key) || std::find(kFaultCommonKeys.begin(), kFaultCommonKeys.end(), key) != kFaultCommonKeys.end() ||
+                std::find(own.begin(), own.end(), key) != own.end())
+                continue;
+            std::string list;
+            for (const auto &o : own)
+                list += (list.empty() ? "" : ", ") + o;
+            p.fail(m.get(key).key_line, m.get(key).path,
+                   "not a key of kind: " + kname + (list.empty() ? " (it has no keys of its own)" : " (its keys: " + list + ")"));
+        }
+    }
+
+    if (!m.has("port"))
+        p.fail(m.line(), m.join("port"), "required (the controller port of the disk)");
+    const Field &pf = m.get("port");
+    x.port = unsigned(as_uint(p, pf, 0, 31));
+    if (x.port >= sc.controller.ports)
+        p.fail(pf, "port " + std::to_string(x.port) + " does not exist on a " + std::to_string(sc.controller.ports) +
+                       "-port " + sc.controller.type + " controller");
+    const DeviceSpec *dev = sc.device_on_port(x.port);
+    if (!dev)
+        p.fail(pf, "no disk on port " + std::to_string(x.port) +
+                       (x.kind == Kind::Plug ? " (to plug a drive into an empty connector, give the port a devices[] "
+                                               "entry with present: false)"
+                                             : ""));
+    const uint64_t cap = dev->addressable();
+
+    x.id = "fault" + std::to_string(index);
+    if (auto *v = m.find("id")) {
+        x.id = as_string(p, *v);
+        if (!valid_name(x.id))
+            p.fail(*v, "'" + x.id + "' is not a usable fault id (letters, digits, '-', '_', '.')");
+    }
+
+    // Trigger: exactly one of at / after_cmds / on_cmd.
+    const Field *first_trigger = nullptr;
+    for (const char *k : {"at", "after_cmds", "on_cmd"}) {
+        const Field *t = m.find(k);
+        if (!t)
+            continue;
+        if (first_trigger)
+            p.fail(t->key_line, t->path,
+                   "a fault has one trigger (" + first_trigger->path + " on line " +
+                       std::to_string(first_trigger->key_line) + ")");
+        first_trigger = t;
+    }
+    if (!first_trigger)
+        p.fail(m.line(), m.join("at"), "a trigger is required: at (time), after_cmds (Nth command) or on_cmd "
+                                       "(a command matching a filter)");
+    fault::Trigger &t = x.trigger;
+    if (auto *v = m.find("at"))
+        t.at_ns = as_time_ns(p, *v);
+    if (auto *v = m.find("after_cmds"))
+        t.after_cmds = as_uint(p, *v, 1, 100000000);
+    if (auto *v = m.find("on_cmd"))
+        t.on_cmd = parse_command_match(p, *v, cap);
+    if (auto *v = m.find("from_power_on"))
+        t.from_power_on = as_bool(p, *v);
+    if (auto *v = m.find("repeat"))
+        t.repeat = unsigned(as_uint(p, *v, 0, 1000000));
+    if (auto *v = m.find("every")) {
+        if (!t.at_ns)
+            p.fail(v->key_line, v->path, "only with an `at` trigger (command triggers use every_cmds)");
+        t.every_ns = as_time_ns(p, *v);
+        if (t.every_ns == 0)
+            p.fail(*v, "must be more than 0");
+        if (!m.has("repeat"))
+            t.repeat = 0; // every without repeat: for ever
+    }
+    if (auto *v = m.find("every_cmds")) {
+        if (t.at_ns)
+            p.fail(v->key_line, v->path, "only with an after_cmds or on_cmd trigger (time triggers use every)");
+        t.every_cmds = as_uint(p, *v, 1, 100000000);
+        if (!m.has("repeat"))
+            t.repeat = 0;
+    }
+    if (t.repeat != 1 && t.at_ns && !t.every_ns)
+        p.fail(m.get("repeat"), "a repeated time trigger needs `every` (the gap between firings)");
+    if (t.repeat != 1 && t.after_cmds && !t.every_cmds)
+        p.fail(m.get("repeat"), "a repeated after_cmds trigger needs `every_cmds` (commands between firings)");
+    if ((x.kind == Kind::Unplug || x.kind == Kind::Plug) && t.repeat != 1)
+        p.fail(m.get("repeat"), "a " + kname + " fires once (use one unplug and one plug fault per cycle)");
+
+    switch (x.kind) {
+    case Kind::Crc:
+        if (auto *v = m.find("dir"))
+            x.crc.from_host = as_enum<bool>(p, *v, {{"h2d", true}, {"d2h", false}});
+        if (auto *v = m.find("fis"))
+            x.crc.fis = as_enum<sata::FisType>(p, *v,
+                                               {{"data", sata::FisType::Data},
+                                                {"reg_h2d", sata::FisType::RegH2D},
+                                                {"reg_d2h", sata::FisType::RegD2H},
+                                                {"sdb", sata::FisType::SetDeviceBits},
+                                                {"dma_setup", sata::FisType::DmaSetup},
+                                                {"pio_setup", sata::FisType::PioSetup},
+                                                {"dma_activate", sata::FisType::DmaActivate}});
+        if (auto *v = m.find("dword"))
+            x.crc.dword = unsigned(as_uint(p, *v, 0, 2049));
+        if (auto *v = m.find("mask")) {
+            x.crc.xor_mask = uint32_t(as_uint(p, *v, 1, 0xffffffffu));
+        }
+        if (auto *v = m.find("burst"))
+            x.crc.burst = unsigned(as_uint(p, *v, 1, 1000));
+        break;
+    case Kind::MediaError:
+        if (auto *v = m.find("error"))
+            x.media.error = as_enum<fault::MediaParams::Error>(p, *v,
+                                                               {{"unc", fault::MediaParams::Error::Unc},
+                                                                {"idnf", fault::MediaParams::Error::Idnf},
+                                                                {"write_fault", fault::MediaParams::Error::WriteFault},
+                                                                {"abrt", fault::MediaParams::Error::Abrt}});
+        if (auto *v = m.find("op"))
+            x.media.match.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
+        if (auto *v = m.find("lba")) {
+            auto r = as_lba_range(p, *v, cap);
+            x.media.match.lba_first = r.first;
+            x.media.match.lba_last = r.second;
+        } else if (t.at_ns) {
+            p.fail(m.line(), m.join("lba"), "required with an `at` trigger (the bad sectors); a command-triggered "
+                                            "media error defaults to the range of the command that fires it");
+        }
+        if (auto *v = m.find("count"))
+            x.media.count = unsigned(as_uint(p, *v, 0, 1000000));
+        if (auto *v = m.find("cleared_by_write"))
+            x.media.cleared_by_write = as_bool(p, *v);
+        break;
+    case Kind::LostIrq:
+        if (m.has("count") && m.has("window"))
+            p.fail(m.get("window").key_line, m.get("window").path,
+                   "give count (interrupts) or window (a time), not both");
+        if (auto *v = m.find("count"))
+            x.lost_irq.count = unsigned(as_uint(p, *v, 1, 1000000));
+        if (auto *v = m.find("window")) {
+            x.lost_irq.window_ns = as_time_ns(p, *v);
+            if (x.lost_irq.window_ns == 0)
+                p.fail(*v, "must be more than 0");
+            x.lost_irq.count = 0;
+        }
+        break;
+    case Kind::Plug:
+        if (auto *v = m.find("model"))
+            x.plug.model = as_ident_string(p, *v, 40);
+        if (auto *v = m.find("serial"))
+            x.plug.serial = as_ident_string(p, *v, 20);
+        if (auto *v = m.find("capacity")) {
+            x.plug.capacity = as_sectors(p, *v);
+            if (*x.plug.capacity < 1 || *x.plug.capacity > (1ull << 48) - 1)
+                p.fail(*v, "capacity must be 1 .. 2^48-1 sectors");
+        }
+        if (auto *v = m.find("blank_media"))
+            x.plug.blank_media = as_bool(p, *v);
+        break;
+    case Kind::PhyFlap:
+        if (auto *v = m.find("down")) {
+            x.flap.down_ns = as_time_ns(p, *v);
+            if (x.flap.down_ns == 0 || x.flap.down_ns > 60ull * 1000000000ull)
+                p.fail(*v, "must be more than 0 and at most 60s");
+        }
+        break;
+    case Kind::LinkDegrade:
+        if (!m.has("gen"))
+            p.fail(m.line(), m.join("gen"), "required (1, 2 or 3: the fastest generation the link reaches)");
+        x.gen = unsigned(as_uint(p, m.get("gen"), 1, 3));
+        break;
+    case Kind::IdentifyFail:
+        if (auto *v = m.find("count"))
+            x.identify_failures = unsigned(as_uint(p, *v, 1, 1000));
+        break;
+    case Kind::Unplug:
+    case Kind::Hang:
+        break;
+    }
+    return x;
 }
 
 } // namespace
@@ -698,7 +1012,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
     rootf.line = 1;
     MapView m(p, root, "", 1,
               {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
-               "devices", "workload", "expect", "backend"});
+               "devices", "workload", "expect", "backend", "faults"});
 
     sc.name = file_stem(file);
     if (auto *v = m.find("name"))
@@ -757,6 +1071,21 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
             const YAML::Node &l = as_list(p, *v);
             for (size_t i = 0; i < l.size(); ++i)
                 sc.workload.push_back(parse_workload(p, element(*v, i), sc));
+        }
+    }
+    if (auto *v = m.find("faults")) {
+        if (!v->node.IsNull()) {
+            const YAML::Node &l = as_list(p, *v);
+            std::map<std::string, int> ids;
+            for (size_t i = 0; i < l.size(); ++i) {
+                Field ff = element(*v, i);
+                fault::Fault x = parse_fault(p, ff, sc, i);
+                if (ids.count(x.id))
+                    p.fail(line_of(ff.node["id"], x.line), ff.path + ".id",
+                           "fault id '" + x.id + "' is already used (line " + std::to_string(ids[x.id]) + ")");
+                ids[x.id] = x.line;
+                sc.faults.push_back(x);
+            }
         }
     }
     if (auto *v = m.find("expect"))

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -36,8 +37,8 @@ class SimController : public sc_core::sc_module {
   public:
     SC_HAS_PROCESS(SimController);
     SimController(sc_core::sc_module_name name, const Scenario &sc, PlatformBinding &binding, TraceSink &sink,
-                  RunReport &report)
-        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report) {
+                  RunReport &report, Topology *topo)
+        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report), topo_(topo) {
         SC_THREAD(main_thread);
         set_stack_size(kThreadStack);
     }
@@ -49,6 +50,9 @@ class SimController : public sc_core::sc_module {
   private:
     void main_thread();
     void run_workloads();
+    void settle();
+    void collect_end_state();
+    void check_media();
     void end() {
         finished_ = true;
         report_.sim_time_ns = binding_.now_ns();
@@ -59,6 +63,7 @@ class SimController : public sc_core::sc_module {
     PlatformBinding &binding_;
     TraceSink &sink_;
     RunReport &report_;
+    Topology *topo_; // backend systemc: the models (null on QEMU)
     bool finished_ = false;
     std::string phase_ = "elaboration";
     ata_host *host_ = nullptr;
@@ -122,7 +127,13 @@ void SimController::main_thread() {
                            {{"devices", TraceValue::integer(int64_t(report_.devices.size()))},
                             {"empty_ports", TraceValue::integer(int64_t(report_.empty_ports.size()))}});
         phase_ = "workload";
+        if (topo_ && topo_->faults) // fault times count from here unless from_power_on
+            topo_->faults->workload_started();
         run_workloads();
+        phase_ = "settle (faults still to fire, EH still running)";
+        settle();
+        collect_end_state();
+        check_media();
     }
 
     phase_ = "ata_host_stop";
@@ -185,6 +196,97 @@ void SimController::run_workloads() {
     for (size_t i = 0; i < runners_.size(); ++i)
         if (runners_[i])
             report_.workloads[i].stats = runners_[i]->stats();
+}
+
+// After the workloads: let the remaining time-triggered faults fire, then let EH finish
+// what they started (bounded), so the end state says how the stack left each port.
+void SimController::settle() {
+    if (topo_ && topo_->faults)
+        while (topo_->faults->time_firings_pending())
+            sc_core::wait(topo_->faults->fired_event());
+    const uint64_t kSettleNs = 120ull * 1000000000ull;
+    const uint64_t deadline = binding_.now_ns() + kSettleNs;
+    const unsigned n = ata_host_n_ports(host_);
+    for (;;) {
+        bool busy = binding_.eh_busy();
+        for (unsigned p = 0; p < n && !busy; ++p)
+            busy = ata_port_is_frozen(host_, p);
+        uint64_t now = binding_.now_ns();
+        if (!busy || now >= deadline)
+            return;
+        uint64_t step = std::min<uint64_t>(100000000ull, deadline - now); // 100 ms
+        sc_core::wait(sc_core::sc_time::from_value(sc_dt::uint64(step) *
+                                                   sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value())),
+                      binding_.eh_idle_event());
+    }
+}
+
+void SimController::collect_end_state() {
+    const unsigned n = ata_host_n_ports(host_);
+    for (unsigned p = 0; p < sc_.controller.ports; ++p) {
+        if (p < n && ata_port_is_frozen(host_, p))
+            report_.frozen_ports.push_back(p);
+        ata_device *d = p < n ? ata_host_device(host_, p, -1, 0) : nullptr;
+        FoundDevice fd;
+        fd.port = p;
+        if (d && ata_dev_get_info(d, &fd.info) == 0)
+            report_.devices_after.push_back(fd);
+        else
+            report_.absent_after.push_back(p);
+    }
+    report_.after_collected = true;
+    if (!report_.frozen_ports.empty()) {
+        std::string ports;
+        for (unsigned p : report_.frozen_ports)
+            ports += (ports.empty() ? "" : ",") + std::to_string(p);
+        sink_.emit_harness("run.frozen", SATA_TC_INFO, -1, {{"ports", TraceValue::str(ports)}},
+                           "port(s) " + ports + " still frozen or with EH pending at the end of the run");
+    }
+}
+
+// No data loss: every sector a write reported complete must be on the drive's media, read
+// back through the model's backdoor (a later read through the stack checks it too, but only
+// where the workload reads again). A failed write left its sectors unknown in the shadow.
+void SimController::check_media() {
+    if (!topo_)
+        return;
+    for (const auto &ds : devs_) {
+        auto it = topo_->disks.find(ds->port);
+        if (it == topo_->disks.end())
+            continue;
+        bool replaced = false; // a different drive (new media) was plugged in
+        for (size_t i = 0; topo_->faults && i < sc_.faults.size(); ++i) {
+            const fault::Fault &f = sc_.faults[i];
+            if (f.port == ds->port && f.kind == fault::Kind::Plug && f.plug.blank_media &&
+                topo_->faults->fired(i))
+                replaced = true;
+        }
+        if (replaced)
+            continue;
+        std::vector<uint8_t> buf;
+        uint64_t bad = 0;
+        std::vector<std::string> first;
+        for (const auto &[lba, count] : ds->shadow.extents()) {
+            for (uint64_t off = 0; off < count; off += 2048) {
+                uint32_t n = uint32_t(std::min<uint64_t>(2048, count - off));
+                buf.resize(size_t(n) * 512);
+                it->second->media().read(lba + off, n, buf.data());
+                ReadCheck c = check_read(buf.data(), lba + off, n, ds->shadow, sc_.seed, 5 - std::min<size_t>(5, first.size()));
+                bad += c.bad_sectors;
+                first.insert(first.end(), c.first.begin(), c.first.end());
+            }
+        }
+        if (!bad)
+            continue;
+        report_.failures.data_errors += bad;
+        for (const std::string &d : first) {
+            std::string msg = "data lost on port " + std::to_string(ds->port) + " (" + ds->name +
+                              "): a write reported complete is not on the media: " + d;
+            report_.failures.add(msg);
+            sink_.emit_harness("data.lost", SATA_TC_INFO, int(ds->port),
+                               {{"bad_sectors", TraceValue::integer(int64_t(bad))}}, msg);
+        }
+    }
 }
 
 std::string fmt_time(uint64_t ns) {
@@ -270,7 +372,7 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
             topo = build_topology(sc, &sink);
             binding = std::make_unique<PlatformBinding>("platform", *topo->mmio, *topo->mem, *topo->irq, sink, fail_fn);
         }
-        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report);
+        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, topo.get());
         sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(sc.time_limit_ns) * ps_per_ns));
     } catch (const std::exception &e) {
         report.failures.add(std::string("simulation error: ") + e.what());
@@ -285,8 +387,11 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
         why += " (in " + ctl->phase() + ")";
         report.failures.add(why);
         for (const auto &r : ctl->runners())
-            if (r && !r->stats().done)
+            if (r && !r->stats().done) {
                 report.failures.add("hang: " + r->progress());
+                for (const std::string &q : r->pending_requests())
+                    report.failures.add("request pending at the end: " + q);
+            }
         sink.emit_harness("run.hang", SATA_TC_INFO, -1, {{"phase", TraceValue::str(ctl->phase())}}, why);
     }
     if (ctl && !ctl->finished()) {
@@ -307,6 +412,12 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
         report.eh_runs = binding->eh_runs();
         report.timers_fired = binding->timers_fired();
     }
+    if (topo && topo->faults)
+        for (size_t i = 0; i < sc.faults.size(); ++i)
+            report.faults.push_back({sc.faults[i].id, fault::to_string(sc.faults[i].kind), sc.faults[i].port,
+                                     topo->faults->fired(i)});
+    report.violations = sink.violations();
+    report.violation_messages = sink.violation_messages();
     report.log_text = sink.log_text();
     evaluate(report);
     sink.emit_harness("run.verdict", SATA_TC_INFO, -1, {{"verdict", TraceValue::str(report.pass ? "pass" : "fail")},

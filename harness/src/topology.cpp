@@ -49,6 +49,7 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.timing.media_mb_s = d.timing.rate_mb_s;
     c.timing.cmd_overhead_us = d.timing.overhead_us;
     c.timing.reset_ready_ms = d.timing.reset_ready_ms;
+    c.ncq_sdb_coalesce_ns = d.ncq_sdb_coalesce_ns;
     return c;
 }
 
@@ -61,6 +62,10 @@ void adopt(Topology &t, std::unique_ptr<Hba> hba) {
     t.mmio = h;
     t.port_endpoint = [h](unsigned port) { return h->port_endpoint(port); };
     t.connect_port = [h](unsigned port, link::SataLink *lk) { h->connect_port(port, lk); };
+    t.lost_irq = [h](unsigned port, unsigned count, uint64_t window_ns, const std::string &id) {
+        h->inject_lost_irq(port, count, window_ns, id);
+    };
+    t.clear_hba_faults = [h] { h->clear_faults(); };
     t.hba_module = std::move(hba);
 }
 
@@ -103,7 +108,7 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
         link::SataLink::Config lc;
         lc.host_max = to_gen(sc.controller.gen);
         lc.device_max = to_gen(d.gen);
-        lc.device_present = true;
+        lc.device_present = d.present; // present: false = the cable starts unplugged
         auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
         auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), trace);
         lk->attach(t->port_endpoint(d.port), disk.get());
@@ -112,6 +117,21 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
         disk->set_fis_trace(sc.trace_fis);
         t->links[d.port] = std::move(lk);
         t->disks[d.port] = std::move(disk);
+    }
+    if (!sc.faults.empty()) {
+        t->faults = std::make_unique<fault::FaultInjector>("fault", sc.faults, trace);
+        Topology *tp = t.get();
+        for (const DeviceSpec &d : sc.devices) {
+            fault::PortHooks hk;
+            hk.disk = t->disks[d.port].get();
+            hk.link = t->links[d.port].get();
+            unsigned port = d.port;
+            hk.lost_irq = [tp, port](unsigned count, uint64_t window_ns, const std::string &id) {
+                tp->lost_irq(port, count, window_ns, id);
+            };
+            hk.clear_hba = tp->clear_hba_faults;
+            t->faults->bind_port(d.port, hk);
+        }
     }
     return t;
 }

@@ -15,6 +15,7 @@
 #include "model/bus/irq_line.h"
 #include "model/common/trace.h"
 #include "model/device/sata_disk.h"
+#include "model/fault/fault_injector.h"
 #include "model/link/sata_link.h"
 #include "scenario.h"
 
@@ -31,6 +32,11 @@ struct Topology {
     std::function<void(unsigned port, link::SataLink *)> connect_port;
     std::map<unsigned, std::unique_ptr<link::SataLink>> links; // by port
     std::map<unsigned, std::unique_ptr<device::SataDisk>> disks; // by port
+    // The controller's fault hooks, whichever type it is.
+    std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
+    std::function<void()> clear_hba_faults;
+    // The scenario's faults (null without any), bound to every port that has a disk.
+    std::unique_ptr<fault::FaultInjector> faults;
 };
 
 // Elaborates the models (call before sc_start). Component names: controller_name(),

@@ -184,6 +184,22 @@ void TraceSink::emit(const TraceRecord &rec) {
         if (dev == -1)
             dev = it->second.dev;
     }
+    // A model saw the host break a rule it implements: the run fails (model/fault/README.md).
+    static const std::string kViolation = ".violation";
+    if (rec.name.size() >= kViolation.size() &&
+        rec.name.compare(rec.name.size() - kViolation.size(), kViolation.size(), kViolation) == 0) {
+        ++violations_;
+        if (violation_msgs_.size() < 10) {
+            std::string rule;
+            for (const auto &f : rec.fields)
+                if (f.first == "rule")
+                    rule = f.second.s;
+            violation_msgs_.push_back(rec.src + " " + rec.name + " at t=" + std::to_string(clock_()) + " ns" +
+                                      (port >= 0 ? " port " + std::to_string(port) : std::string()) +
+                                      (rule.empty() ? std::string() : ": " + rule) +
+                                      (rec.msg.empty() ? std::string() : " (" + rec.msg + ")"));
+        }
+    }
     // Model events go to the trace only: the human log reads like the driver's dmesg.
     write_record(rec.src.c_str(), rec.name.c_str(), "model", port, rec.link, dev,
                  fields_to_json(rec.fields), rec.msg.c_str());

@@ -53,6 +53,9 @@ class TraceSink : public ModelTrace {
     // The human log so far, for log_contains / log_not_contains.
     const std::string &log_text() const { return log_; }
     uint64_t events() const { return seq_; }
+    // Model `*.violation` records (protocol rules the host broke) and the first few.
+    uint64_t violations() const { return violations_; }
+    const std::vector<std::string> &violation_messages() const { return violation_msgs_; }
     uint64_t records_written() const { return written_; }
 
     // "[    0.104173] " for t_ns.
@@ -71,6 +74,8 @@ class TraceSink : public ModelTrace {
     FILE *log_file_ = nullptr;
     uint64_t seq_ = 0;
     uint64_t written_ = 0;
+    uint64_t violations_ = 0;
+    std::vector<std::string> violation_msgs_;
     std::string log_;
     std::string line_; // scratch
     std::string host_name_;

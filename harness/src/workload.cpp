@@ -123,6 +123,16 @@ std::string WorkloadRunner::progress() const {
            (stats_.started ? "" : ", not started");
 }
 
+std::vector<std::string> WorkloadRunner::pending_requests() const {
+    std::vector<std::string> out;
+    for (const auto &s : slots_)
+        if (s->busy && !s->finished)
+            out.push_back(label() + ": " + req_op_name(s->req.op) + " lba " + std::to_string(s->req.lba) +
+                          " sectors " + std::to_string(s->req.n) + (s->prefill ? " (prefill)" : "") +
+                          " submitted at t=" + std::to_string(s->submit_ns) + " ns never ended");
+    return out;
+}
+
 void WorkloadRunner::alloc_slots(unsigned n, uint32_t max_sectors) {
     free_slots();
     size_t bytes = std::max<size_t>(size_t(max_sectors) * kSector, kSector);
@@ -189,6 +199,7 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
         binding_.dma_sync_for_device(&s.buf, 0, bytes);
     s.range_id = req.op == OpSpec::Flush ? 0 : dev_->add_range(req.lba, req.n, req.op == OpSpec::Write);
     s.busy = true;
+    s.submit_ns = binding_.now_ns();
     ++outstanding_;
     ++stats_.issued;
     int rc = ata_bio_submit(dev_->dev, &s.bio);
@@ -212,7 +223,7 @@ void WorkloadRunner::record_io_error(const Slot &s, const std::string &what) {
     ++failures_.io_errors;
     std::string msg = label() + ": " + req_op_name(s.req.op) + " lba " + std::to_string(s.req.lba) +
                       " sectors " + std::to_string(s.req.n) + " " + what;
-    failures_.add("I/O error: " + msg);
+    failures_.add_io("I/O error: " + msg);
     sink_.emit_harness("io.error", SATA_TC_INFO, int(dev_->port),
                        {{"workload", TraceValue::integer(index_)},
                         {"op", TraceValue::str(req_op_name(s.req.op))},
@@ -335,7 +346,7 @@ void WorkloadRunner::run_phase(const std::function<Req()> &gen, uint64_t count, 
                 std::string msg = label() + ": ata_bio_submit(" + req_op_name(slot->req.op) + " lba " +
                                   std::to_string(slot->req.lba) + " sectors " + std::to_string(slot->req.n) +
                                   ") returned " + errno_name(rc);
-                failures_.add(msg);
+                failures_.add_io(msg);
                 sink_.emit_harness("io.submit_error", SATA_TC_INFO, int(dev_->port),
                                    {{"workload", TraceValue::integer(index_)},
                                     {"lba", TraceValue::integer(int64_t(slot->req.lba))},

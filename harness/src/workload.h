@@ -25,13 +25,20 @@ namespace satasim::harness {
 // What the run as a whole collects from every workload.
 struct RunFailures {
     std::vector<std::string> reasons;
+    // The I/O errors themselves: reasons only when their number is not what the scenario
+    // expects (a fault scenario states how many it expects).
+    std::vector<std::string> io_reasons;
     uint64_t io_errors = 0;   // failed bios not declared as expected
     uint64_t data_errors = 0; // sectors that read back wrong
-    void add(const std::string &r) {
-        if (reasons.size() < 50)
-            reasons.push_back(r);
-        else if (reasons.size() == 50)
-            reasons.push_back("(further problems not listed)");
+    void add(const std::string &r) { push(reasons, r); }
+    void add_io(const std::string &r) { push(io_reasons, r); }
+
+  private:
+    static void push(std::vector<std::string> &v, const std::string &r) {
+        if (v.size() < 50)
+            v.push_back(r);
+        else if (v.size() == 50)
+            v.push_back("(further problems not listed)");
     }
 };
 
@@ -88,6 +95,8 @@ class WorkloadRunner {
     unsigned index() const { return index_; }
     const sc_core::sc_event &done_event() const { return done_ev_; }
     std::string progress() const;
+    // One line per request submitted and not yet ended (op, LBA, sectors, submit time).
+    std::vector<std::string> pending_requests() const;
     std::string label() const; // "workload[0] (port 0, read)"
 
   private:
@@ -104,6 +113,7 @@ class WorkloadRunner {
         Req req{};
         uint64_t gen = 0;
         uint64_t range_id = 0;
+        uint64_t submit_ns = 0;
         bool busy = false;
         bool finished = false;
         bool prefill = false;

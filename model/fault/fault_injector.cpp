@@ -1,0 +1,397 @@
+#include "model/fault/fault_injector.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace satasim::fault {
+
+using sc_core::sc_time;
+
+const char *to_string(Kind k) {
+    switch (k) {
+    case Kind::Crc: return "crc";
+    case Kind::LostIrq: return "lost_irq";
+    case Kind::Unplug: return "unplug";
+    case Kind::Plug: return "plug";
+    case Kind::MediaError: return "media_error";
+    case Kind::Hang: return "hang";
+    case Kind::IdentifyFail: return "identify_fail";
+    case Kind::PhyFlap: return "phy_flap";
+    case Kind::LinkDegrade: return "link_degrade";
+    }
+    return "?";
+}
+
+const char *to_string(CommandMatch::Op op) {
+    switch (op) {
+    case CommandMatch::Op::Any: return "any";
+    case CommandMatch::Op::Read: return "read";
+    case CommandMatch::Op::Write: return "write";
+    case CommandMatch::Op::Flush: return "flush";
+    case CommandMatch::Op::Identify: return "identify";
+    case CommandMatch::Op::Ncq: return "ncq";
+    case CommandMatch::Op::NonNcq: return "non_ncq";
+    }
+    return "?";
+}
+
+const char *to_string(MediaParams::Error e) {
+    switch (e) {
+    case MediaParams::Error::Unc: return "unc";
+    case MediaParams::Error::Idnf: return "idnf";
+    case MediaParams::Error::WriteFault: return "write_fault";
+    case MediaParams::Error::Abrt: return "abrt";
+    }
+    return "?";
+}
+
+namespace {
+
+// ATA opcodes that read the media into the host (PIO, DMA, FPDMA).
+bool is_read_opcode(uint8_t op) {
+    switch (op) {
+    case 0x20: case 0x21: case 0x24: case 0x25: case 0x29: case 0xC4: case 0xC8: case 0x60:
+        return true;
+    default:
+        return false;
+    }
+}
+
+const char *fis_name(sata::FisType t) {
+    switch (t) {
+    case sata::FisType::RegH2D: return "reg_h2d";
+    case sata::FisType::RegD2H: return "reg_d2h";
+    case sata::FisType::DmaActivate: return "dma_activate";
+    case sata::FisType::DmaSetup: return "dma_setup";
+    case sata::FisType::Data: return "data";
+    case sata::FisType::Bist: return "bist";
+    case sata::FisType::PioSetup: return "pio_setup";
+    case sata::FisType::SetDeviceBits: return "sdb";
+    }
+    return "?";
+}
+
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+} // namespace
+
+bool matches(const CommandMatch &m, const device::CommandInfo &c) {
+    switch (m.op) {
+    case CommandMatch::Op::Any: break;
+    case CommandMatch::Op::Read:
+        if (!is_read_opcode(c.opcode))
+            return false;
+        break;
+    case CommandMatch::Op::Write:
+        if (!c.write)
+            return false;
+        break;
+    case CommandMatch::Op::Flush:
+        if (c.opcode != 0xE7 && c.opcode != 0xEA)
+            return false;
+        break;
+    case CommandMatch::Op::Identify:
+        if (c.opcode != 0xEC)
+            return false;
+        break;
+    case CommandMatch::Op::Ncq:
+        if (!c.ncq)
+            return false;
+        break;
+    case CommandMatch::Op::NonNcq:
+        if (c.ncq)
+            return false;
+        break;
+    }
+    if (m.opcode && *m.opcode != c.opcode)
+        return false;
+    if (m.lba_first || m.lba_last) {
+        if (c.sectors == 0)
+            return false; // no data: touches no sector
+        uint64_t first = m.lba_first.value_or(0);
+        uint64_t last = m.lba_last.value_or(std::numeric_limits<uint64_t>::max());
+        uint64_t c_last = c.lba + c.sectors - 1;
+        if (c_last < first || c.lba > last)
+            return false;
+    }
+    return true;
+}
+
+FaultInjector::FaultInjector(sc_core::sc_module_name name, FaultPlan plan, ModelTrace *trace)
+    : sc_core::sc_module(name), plan_(std::move(plan)), trace_(trace), state_(plan_.size()) {
+    SC_THREAD(time_thread);
+}
+
+void FaultInjector::bind_port(unsigned port, const PortHooks &hooks) {
+    ports_[port] = hooks;
+    if (hooks.disk)
+        hooks.disk->set_command_observer([this, port](const device::CommandInfo &c) { on_command(port, c); });
+    // Faults counting from power-on are live from the start.
+    for (size_t i = 0; i < plan_.size(); ++i)
+        if (plan_[i].port == port && plan_[i].trigger.from_power_on && !state_[i].active)
+            activate(i, 0);
+}
+
+uint64_t FaultInjector::now_ns() const {
+    return uint64_t(sc_core::sc_time_stamp().value() / sc_time(1, sc_core::SC_NS).value());
+}
+
+void FaultInjector::activate(size_t i, uint64_t base_ns) {
+    State &s = state_[i];
+    const Trigger &t = plan_[i].trigger;
+    s.active = true;
+    s.matches = 0;
+    if (t.at_ns) {
+        s.next_ns = base_ns + *t.at_ns;
+        s.scheduled = true;
+        if (sc_core::sc_is_running()) // before sc_start the thread's first pass sees it
+            wake_.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+void FaultInjector::workload_started() {
+    if (workload_started_)
+        return;
+    workload_started_ = true;
+    uint64_t now = now_ns();
+    for (size_t i = 0; i < plan_.size(); ++i)
+        if (!plan_[i].trigger.from_power_on && !state_[i].active)
+            activate(i, now);
+}
+
+bool FaultInjector::done(size_t i) const {
+    unsigned rep = plan_[i].trigger.repeat;
+    return rep != 0 && state_[i].fired >= rep;
+}
+
+bool FaultInjector::time_firings_pending() const {
+    for (size_t i = 0; i < plan_.size(); ++i) {
+        const Trigger &t = plan_[i].trigger;
+        if (!t.at_ns || t.repeat == 0)
+            continue;
+        // Not started yet (the workload never began) counts as pending only once it can.
+        if (state_[i].scheduled || (!state_[i].active && !workload_started_ && !t.from_power_on))
+            return true;
+    }
+    return false;
+}
+
+void FaultInjector::reset() {
+    for (auto &[port, h] : ports_) {
+        (void)port;
+        if (h.disk)
+            h.disk->clear_faults();
+        if (h.link)
+            h.link->clear_faults();
+        if (h.clear_hba)
+            h.clear_hba();
+    }
+    std::fill(state_.begin(), state_.end(), State{});
+    workload_started_ = false;
+    // clear_faults() may drop the observer together with the disk's other fault state.
+    for (auto &[port, h] : ports_) {
+        if (h.disk) {
+            unsigned p = port;
+            h.disk->set_command_observer([this, p](const device::CommandInfo &c) { on_command(p, c); });
+        }
+    }
+    for (size_t i = 0; i < plan_.size(); ++i)
+        if (plan_[i].trigger.from_power_on && ports_.count(plan_[i].port))
+            activate(i, now_ns());
+    if (sc_core::sc_is_running())
+        wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// One thread serves every time trigger: it sleeps until the earliest scheduled firing.
+void FaultInjector::time_thread() {
+    for (;;) {
+        uint64_t now = now_ns();
+        uint64_t next = std::numeric_limits<uint64_t>::max();
+        for (size_t i = 0; i < plan_.size(); ++i) {
+            State &s = state_[i];
+            if (!s.scheduled)
+                continue;
+            if (s.next_ns <= now) {
+                fire(i, nullptr);
+                const Trigger &t = plan_[i].trigger;
+                if (done(i) || t.every_ns == 0) {
+                    s.scheduled = false;
+                    if (!time_firings_pending())
+                        fired_ev_.notify(sc_core::SC_ZERO_TIME);
+                } else {
+                    s.next_ns += t.every_ns;
+                }
+            }
+            if (s.scheduled)
+                next = std::min(next, s.next_ns);
+        }
+        if (next == std::numeric_limits<uint64_t>::max())
+            sc_core::wait(wake_);
+        else
+            sc_core::wait(sc_time::from_value(sc_dt::uint64(next - now) *
+                                              sc_dt::uint64(sc_time(1, sc_core::SC_NS).value())),
+                          wake_);
+    }
+}
+
+void FaultInjector::on_command(unsigned port, const device::CommandInfo &c) {
+    for (size_t i = 0; i < plan_.size(); ++i) {
+        const Fault &f = plan_[i];
+        State &s = state_[i];
+        const Trigger &t = f.trigger;
+        if (f.port != port || !s.active || done(i) || t.at_ns)
+            continue;
+        if (t.on_cmd && !matches(*t.on_cmd, c))
+            continue;
+        ++s.matches;
+        // The first firing on the Nth match (after_cmds; on_cmd: the first), later ones
+        // every every_cmds matches (on_cmd default: every match).
+        uint64_t need = s.fired == 0 ? t.after_cmds.value_or(1) : std::max<uint64_t>(t.every_cmds, 1);
+        if (s.matches < need)
+            continue;
+        s.matches = 0;
+        fire(i, &c);
+    }
+}
+
+void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
+    const Fault &f = plan_[i];
+    State &s = state_[i];
+    ++s.fired;
+    auto it = ports_.find(f.port);
+    const PortHooks *h = it == ports_.end() ? nullptr : &it->second;
+
+    TraceRecord r;
+    r.src = "fault";
+    r.name = "fault.inject";
+    r.port = int(f.port);
+    r.fields = {{"id", TraceValue::str(f.id)},
+                {"kind", TraceValue::str(to_string(f.kind))},
+                {"port", TraceValue::integer(f.port)},
+                {"firing", TraceValue::integer(s.fired)}};
+    if (cmd) {
+        r.fields.emplace_back("cmd_opcode", TraceValue::hex(cmd->opcode));
+        r.fields.emplace_back("cmd_lba", TraceValue::hex(cmd->lba));
+        r.fields.emplace_back("cmd_sectors", TraceValue::integer(cmd->sectors));
+        r.fields.emplace_back("cmd_tag", TraceValue::integer(cmd->tag));
+        r.fields.emplace_back("cmd_seq", TraceValue::integer(int64_t(cmd->seq)));
+    }
+
+    MediaParams media = f.media;
+    switch (f.kind) {
+    case Kind::Crc: {
+        sata::FisType type = f.crc.fis.value_or(sata::FisType::Data);
+        r.fields.emplace_back("dir", TraceValue::str(f.crc.from_host ? "h2d" : "d2h"));
+        r.fields.emplace_back("fis", TraceValue::str(fis_name(type)));
+        r.fields.emplace_back("dword", TraceValue::integer(f.crc.dword));
+        r.fields.emplace_back("mask", TraceValue::hex(f.crc.xor_mask));
+        r.fields.emplace_back("burst", TraceValue::integer(f.crc.burst));
+        break;
+    }
+    case Kind::LostIrq:
+        r.fields.emplace_back("count", TraceValue::integer(f.lost_irq.count));
+        r.fields.emplace_back("window_ns", TraceValue::integer(int64_t(f.lost_irq.window_ns)));
+        break;
+    case Kind::Plug:
+        if (f.plug.model)
+            r.fields.emplace_back("model", TraceValue::str(*f.plug.model));
+        if (f.plug.serial)
+            r.fields.emplace_back("serial", TraceValue::str(*f.plug.serial));
+        if (f.plug.capacity)
+            r.fields.emplace_back("capacity", TraceValue::integer(int64_t(*f.plug.capacity)));
+        r.fields.emplace_back("blank_media", TraceValue::boolean(f.plug.blank_media));
+        break;
+    case Kind::MediaError:
+        // Without a range of its own, a command-triggered media error hits the range of
+        // the command that fired it (armed from inside the observer: that very command).
+        if (cmd && !media.match.lba_first && !media.match.lba_last && cmd->sectors) {
+            media.match.lba_first = cmd->lba;
+            media.match.lba_last = cmd->lba + cmd->sectors - 1;
+        }
+        r.fields.emplace_back("error", TraceValue::str(to_string(media.error)));
+        r.fields.emplace_back("op", TraceValue::str(to_string(media.match.op)));
+        if (media.match.lba_first)
+            r.fields.emplace_back("lba_first", TraceValue::hex(*media.match.lba_first));
+        if (media.match.lba_last)
+            r.fields.emplace_back("lba_last", TraceValue::hex(*media.match.lba_last));
+        r.fields.emplace_back("count", TraceValue::integer(media.count));
+        break;
+    case Kind::PhyFlap:
+        r.fields.emplace_back("down_ns", TraceValue::integer(int64_t(f.flap.down_ns)));
+        break;
+    case Kind::LinkDegrade:
+        r.fields.emplace_back("gen", TraceValue::integer(f.gen));
+        break;
+    case Kind::IdentifyFail:
+        r.fields.emplace_back("count", TraceValue::integer(f.identify_failures));
+        break;
+    case Kind::Unplug:
+    case Kind::Hang:
+        break;
+    }
+    r.msg = std::string("inject ") + to_string(f.kind) + " on ata" + std::to_string(f.port + 1) + " (" + f.id +
+            ", firing " + std::to_string(s.fired) + (cmd ? ", command " + hex(cmd->opcode) : std::string()) + ")";
+    if (trace_)
+        trace_->emit(r);
+    if (sc_core::sc_is_running())
+        fired_ev_.notify(sc_core::SC_ZERO_TIME);
+    if (!h)
+        return;
+
+    switch (f.kind) {
+    case Kind::Crc:
+        if (h->link)
+            for (unsigned k = 1; k <= f.crc.burst; ++k) {
+                link::SataLink::DwordFault d;
+                d.from_host = f.crc.from_host;
+                d.type = f.crc.fis.value_or(sata::FisType::Data);
+                d.nth = k; // armed faults count independently: k-th matching FIS
+                d.dword = f.crc.dword;
+                d.xor_mask = f.crc.xor_mask;
+                h->link->inject_dword_fault(d);
+            }
+        break;
+    case Kind::LostIrq:
+        if (h->lost_irq)
+            h->lost_irq(f.lost_irq.count, f.lost_irq.window_ns, f.id);
+        break;
+    case Kind::Unplug:
+        if (h->link)
+            h->link->set_device_present(false);
+        break;
+    case Kind::Plug:
+        if (h->disk)
+            h->disk->replace_identity(f.plug);
+        if (h->link)
+            h->link->set_device_present(true);
+        break;
+    case Kind::MediaError:
+        if (h->disk)
+            h->disk->inject_media_error(media, f.id);
+        break;
+    case Kind::Hang:
+        if (h->disk)
+            h->disk->inject_hang(f.id);
+        break;
+    case Kind::IdentifyFail:
+        if (h->disk)
+            h->disk->inject_identify_failures(f.identify_failures, f.id);
+        break;
+    case Kind::PhyFlap:
+        if (h->link)
+            h->link->phy_glitch(sc_time::from_value(sc_dt::uint64(f.flap.down_ns) *
+                                                    sc_dt::uint64(sc_time(1, sc_core::SC_NS).value())));
+        break;
+    case Kind::LinkDegrade:
+        if (h->link)
+            h->link->limit_device_gen(static_cast<link::Gen>(f.gen));
+        break;
+    }
+}
+
+} // namespace satasim::fault
