@@ -1,0 +1,550 @@
+"""Golden traces: the reviewed EH-decision subset of a scenario's trace.
+
+A golden holds, one line per event, what the stack decided (cls "decision" records: probe
+results, resets, EH verdicts, speed-down, retries), what the fault engine injected and what
+it did (model records `fault.*`) and any protocol violation a model saw (`*.violation`).
+Commands, register traffic and the harness's own records are left out: they change with
+every workload tweak, while the decisions are what a reviewer must sign off.
+
+Line format (absolute simulated time, ms with ns precision; fields sorted by key):
+
+     311.087313ms  ata1.00  probe.configured  configured for UDMA/133  {lba48=true mode=UDMA/133 ...}
+     400.000000ms  ata1  fault:fault.inject  inject crc on ata1 (fault0, firing 1)  {firing=1 ...}
+
+The event column is `src:ev` for records not from the stack. A message-less event shows
+no message column. String values with spaces or other special characters are JSON quoted.
+
+CLI (PYTHONPATH=harness python3 -m satasim.golden, or tools/golden):
+  record OUT_DIR...   write goldens for runs that have none
+  compare OUT_DIR...  semantic diff against the goldens; exit 0 match, 1 mismatch or
+                      missing golden, 2 corrupt trace/golden
+  update OUT_DIR...   rewrite goldens, print what changed
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .tracefmt import TraceError, address, iter_trace, log_time
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN_DIR = ROOT / "golden"
+SCENARIO_DIR = ROOT / "scenarios"
+DEFAULT_EH_POLICY = "libata-modern"
+FORMAT_VERSION = 1
+
+
+# ---------------------------------------------------------------------------- events
+
+@dataclass(frozen=True)
+class Event:
+    t_ns: int
+    addr: str          # "ata1", "ata1.00", "ahci" (host-wide)
+    ev: str            # "eh.reset", or "src:ev" for model records
+    msg: str
+    fields: tuple      # ((key, value), ...) sorted by key
+    line: int = 0      # line in its golden (0 = from a trace)
+
+    @property
+    def key(self):
+        """What must match exactly (time is compared with a tolerance)."""
+        return (self.addr, self.ev, self.fields, self.msg)
+
+    @property
+    def port(self) -> str:
+        """Port group for --unordered-ports: 'ata1' for ata1, ata1.00, ata1.15; host for others."""
+        return self.addr.split(".")[0] if self.addr.startswith("ata") else "host"
+
+    def fields_text(self) -> str:
+        return "{" + " ".join(f"{k}={_render_value(v)}" for k, v in self.fields) + "}"
+
+    def render(self) -> str:
+        """The golden file line."""
+        ms = self.t_ns // 1_000_000
+        parts = [f"{ms:9d}.{self.t_ns % 1_000_000:06d}ms", self.addr, self.ev]
+        if self.msg:
+            parts.append(self.msg)
+        parts.append(self.fields_text())
+        return "  ".join(parts)
+
+    def log_style(self) -> str:
+        """The event in the log's wording, for diffs."""
+        what = self.msg if self.msg else f"<{self.ev}>"
+        return f"{log_time(self.t_ns)} {self.addr}: {what}  ({self.ev} {self.fields_text()})"
+
+
+def is_golden_record(rec: dict) -> bool:
+    if rec["cls"] == "decision":
+        return True
+    if rec["cls"] == "model":
+        ev = rec["ev"]
+        return ev.startswith("fault.") or ev.endswith(".violation")
+    return False
+
+
+def event_from_record(rec: dict, host: str) -> Event:
+    ev = rec["ev"] if rec["src"] == "stack" else f"{rec['src']}:{rec['ev']}"
+    fields = tuple(sorted((str(k), v) for k, v in rec["f"].items()))
+    for k, v in fields:
+        if isinstance(v, (dict, list)) or v is None:
+            raise ValueError(f"field {k} has a non-scalar value")
+    return Event(rec["t_ns"], address(rec, host), ev, rec.get("msg", "") or "", fields)
+
+
+def events_from_trace(path) -> list[Event]:
+    events, host = [], ""
+    path = Path(path)
+    for rec in iter_trace(path):   # every line parsed: a corrupt one is an error
+        if rec["ev"] == "run.start" and rec["src"] == "harness":
+            host = str(rec["f"].get("controller", ""))
+            continue
+        if is_golden_record(rec):
+            try:
+                events.append(event_from_record(rec, host))
+            except ValueError as e:
+                raise TraceError(path, 0, f"record seq {rec['seq']} ({rec['ev']}): {e}") from None
+    return events
+
+
+# ----------------------------------------------------------------- value rendering
+
+_BARE = re.compile(r"^[A-Za-z0-9_.:/+\-]+$")
+_INT = re.compile(r"^-?\d+$")
+
+
+def _render_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    s = str(v)
+    if _BARE.match(s) and not _INT.match(s) and s not in ("true", "false", "null") \
+            and not _looks_float(s):
+        return s
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _looks_float(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def _parse_fields(text: str):
+    """'{a=1 b="x y" c=0x3}' -> tuple of (key, value); ValueError if malformed."""
+    if not (text.startswith("{") and text.endswith("}")):
+        raise ValueError("fields must be enclosed in {}")
+    s, i, out = text[1:-1], 0, []
+    dec = json.JSONDecoder()
+    while i < len(s):
+        if s[i] == " ":
+            i += 1
+            continue
+        m = re.compile(r"([A-Za-z0-9_.\-]+)=").match(s, i)
+        if not m:
+            raise ValueError(f"expected key=value at {s[i:i + 20]!r}")
+        key, i = m.group(1), m.end()
+        if i < len(s) and s[i] == '"':
+            val, i = dec.raw_decode(s, i)
+        else:
+            j = s.find(" ", i)
+            j = len(s) if j < 0 else j
+            tok, i = s[i:j], j
+            if not tok:
+                raise ValueError(f"empty value for {key}")
+            if tok in ("true", "false"):
+                val = tok == "true"
+            elif _INT.match(tok):
+                val = int(tok)
+            elif _looks_float(tok):
+                val = float(tok)
+            else:
+                val = tok
+        if i < len(s) and s[i] != " ":
+            raise ValueError(f"junk after value of {key}")
+        out.append((key, val))
+    keys = [k for k, _ in out]
+    if keys != sorted(keys):
+        raise ValueError("fields are not sorted by key")
+    return tuple(out)
+
+
+_LINE = re.compile(r"^\s*(\d+)\.(\d{6})ms  (\S+)  (\S+)  (.*)$")
+
+
+def parse_line(line: str, lineno: int = 0) -> Event:
+    m = _LINE.match(line)
+    if not m:
+        raise ValueError("expected '<ms>.<ns>ms  <address>  <event>  [<message>  ]{fields}'")
+    t_ns = int(m.group(1)) * 1_000_000 + int(m.group(2))
+    rest = m.group(5)
+    # The fields block is the last "{...}"; a message may itself contain braces
+    # ("status: { DRDY ERR }"), so try each candidate start from the left.
+    if rest.startswith("{"):
+        try:
+            return Event(t_ns, m.group(3), m.group(4), "", _parse_fields(rest), lineno)
+        except ValueError:
+            pass
+    err = None
+    for pos in [p.start() for p in re.finditer(r"  \{", rest)]:
+        try:
+            fields = _parse_fields(rest[pos + 2:])
+        except ValueError as e:
+            err = e
+            continue
+        return Event(t_ns, m.group(3), m.group(4), rest[:pos], fields, lineno)
+    raise ValueError(f"bad fields block: {err}" if err else "no fields block '{...}'")
+
+
+# ------------------------------------------------------------------- golden files
+
+@dataclass
+class Golden:
+    path: Path
+    header: dict = field(default_factory=dict)
+    events: list = field(default_factory=list)
+
+
+def read_golden(path) -> Golden:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise TraceError(path, 0, f"cannot read golden: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise TraceError(path, 0, f"not UTF-8 text: {e.reason}") from None
+    g = Golden(path)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            m = re.match(r"^#\s*([a-z_]+):\s*(.*)$", line)
+            if m:
+                g.header.setdefault(m.group(1), m.group(2))
+            continue
+        try:
+            g.events.append(parse_line(line, lineno))
+        except ValueError as e:
+            raise TraceError(path, lineno, f"bad golden line: {e}") from None
+    fmt = g.header.get("format")
+    if fmt is not None and fmt != str(FORMAT_VERSION):
+        raise TraceError(path, 0, f"golden format {fmt}, this tool reads {FORMAT_VERSION}")
+    return g
+
+
+def render_golden(info: dict, events: list[Event]) -> str:
+    lines = [
+        "# satasim golden trace: EH decisions, fault injections, protocol violations",
+        f"# format: {FORMAT_VERSION}",
+        f"# scenario: {info['name']}",
+        f"# file: {info.get('file', '?')}",
+        f"# controller: {info['controller']}",
+        f"# topology: {info.get('topology', '?')}",
+        f"# eh_policy: {info.get('eh_policy', '?')}",
+        f"# seed: {info.get('seed', '?')}",
+        f"# backend: {info.get('backend', 'systemc')}",
+        f"# events: {len(events)}",
+        "# columns: sim time (absolute)  address  event (src:event for models)  message  {fields}",
+        "# review: tools/golden compare OUT_DIR; re-record: tools/golden update OUT_DIR",
+    ]
+    return "\n".join(lines + [e.render() for e in events]) + "\n"
+
+
+# ----------------------------------------------------------------------- runs
+
+def _scenario_spec(file: str):
+    """The scenario YAML a run came from (None if not found or yaml missing)."""
+    if not file:
+        return None
+    for base in (Path.cwd(), ROOT):
+        p = (base / file) if not Path(file).is_absolute() else Path(file)
+        if p.exists():
+            try:
+                import yaml
+                return yaml.safe_load(p.read_text()) or {}
+            except Exception:  # noqa: BLE001 - provenance only
+                return None
+    return None
+
+
+def run_info(run_dir) -> dict:
+    """Provenance of one scenario run (its folder in OUT_DIR) from result.json + the YAML."""
+    run_dir = Path(run_dir)
+    rp = run_dir / "result.json"
+    try:
+        res = json.loads(rp.read_text())
+    except OSError as e:
+        raise TraceError(rp, 0, f"cannot read result: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise TraceError(rp, e.lineno, f"bad JSON: {e.msg}") from None
+    ctrl = res.get("controller") or {}
+    ctype = ctrl.get("type") if isinstance(ctrl, dict) else str(ctrl)
+    spec = _scenario_spec(res.get("file", ""))
+    if "eh_policy" in res:   # not written by satasim yet: read from the scenario
+        policy = res["eh_policy"]
+    else:
+        policy = ((spec or {}).get("host") or {}).get("eh_policy")
+        policy = policy or f"{DEFAULT_EH_POLICY} (stack default)"
+    ports = ctrl.get("ports", res.get("ports", "?")) if isinstance(ctrl, dict) else "?"
+    ndisks = len((spec or {}).get("devices", [])) if spec is not None else len(res.get("devices", []))
+    file = res.get("file", "")
+    try:   # goldens name the scenario relative to the repository, whoever ran it
+        file = str(Path(file).resolve().relative_to(ROOT)) if Path(file).is_absolute() else file
+    except ValueError:
+        pass
+    return {
+        "name": res.get("name", run_dir.name),
+        "file": file,
+        "controller": ctype or "ahci",
+        "topology": f"{ctype} {ports}p, {ndisks} disk{'s' if ndisks != 1 else ''}",
+        "eh_policy": policy,
+        "seed": res.get("seed", "?"),
+        "backend": res.get("backend", "systemc"),
+        "verdict": res.get("verdict", "?"),
+        "result": res,
+    }
+
+
+def run_dirs(args) -> list[Path]:
+    """Scenario folders from arguments: an OUT_DIR (all its scenarios) or a scenario folder."""
+    dirs = []
+    for a in args:
+        p = Path(a)
+        if (p / "result.json").exists():
+            dirs.append(p)
+        elif p.is_dir():
+            found = sorted(d for d in p.iterdir() if (d / "result.json").exists())
+            if not found:
+                raise TraceError(p, 0, "no scenario results here (no */result.json)")
+            dirs += found
+        else:
+            raise TraceError(p, 0, "not a satasim output folder")
+    return dirs
+
+
+def golden_path(golden_dir, name, controller) -> Path:
+    return Path(golden_dir) / f"{name}.{controller}.golden"
+
+
+# -------------------------------------------------------------------- comparing
+
+@dataclass(frozen=True)
+class Tolerance:
+    rel: float = 0.01        # fraction of the later timestamp
+    abs_ns: int = 10_000     # 10 us
+
+    def allows(self, a: int, b: int) -> bool:
+        return abs(a - b) <= max(self.abs_ns, self.rel * max(a, b))
+
+    def __str__(self):
+        return f"{self.rel * 100:g}% or {self.abs_ns / 1000:g}us"
+
+
+_TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def parse_tolerance(text: str) -> Tolerance:
+    """'1%,10us' (default), '5%', '50us', '0' (exact). Parts not given are 0."""
+    rel, abs_ns = 0.0, 0
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if part == "0":
+            continue
+        if part.endswith("%"):
+            rel = float(part[:-1]) / 100
+            continue
+        m = re.match(r"^(\d+(?:\.\d+)?)(ns|us|ms|s)$", part)
+        if not m:
+            raise argparse.ArgumentTypeError(
+                f"bad tolerance {part!r}: use a percentage (1%) and/or a time (10us, 1ms)")
+        abs_ns = int(float(m.group(1)) * _TIME_UNITS[m.group(2)])
+    return Tolerance(rel, abs_ns)
+
+
+@dataclass
+class Comparison:
+    name: str
+    golden: str
+    trace: str
+    diff: list        # lines
+    ok: bool
+
+
+def _diff_sequences(exp: list[Event], got: list[Event], tol: Tolerance, context=3):
+    """Unified-style diff lines in the log's wording; [] when equal within tolerance."""
+    sm = difflib.SequenceMatcher(None, [e.key for e in exp], [e.key for e in got], autojunk=False)
+    ops = []   # (tag, exp_event|None, got_event|None, note)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            for a, b in zip(exp[i1:i2], got[j1:j2]):
+                if tol.allows(a.t_ns, b.t_ns):
+                    ops.append(("=", a, b, ""))
+                else:
+                    note = f"time {(b.t_ns - a.t_ns) / 1e6:+.6f} ms, beyond tolerance {tol}"
+                    ops.append(("t", a, b, note))
+        else:
+            for a in exp[i1:i2]:
+                ops.append(("-", a, None, ""))
+            for b in got[j1:j2]:
+                ops.append(("+", None, b, ""))
+    bad = [i for i, op in enumerate(ops) if op[0] != "="]
+    if not bad:
+        return []
+    hunks = []   # [lo, hi) ranges of ops with `context` unchanged events around changes
+    for i in bad:
+        lo, hi = max(0, i - context), min(len(ops), i + context + 1)
+        if hunks and lo <= hunks[-1][1]:
+            hunks[-1][1] = hi
+        else:
+            hunks.append([lo, hi])
+    out = []
+    for lo, hi in hunks:
+        gl = next((op[1].line for op in ops[lo:hi] if op[1] is not None and op[1].line), 0)
+        out.append(f"@@ golden line {gl} @@" if gl else "@@ @@")
+        for tag, a, b, note in ops[lo:hi]:
+            if tag == "=":
+                out.append(f"  {a.log_style()}")
+            elif tag == "-":
+                out.append(f"- {a.log_style()}")
+            elif tag == "+":
+                out.append(f"+ {b.log_style()}")
+            else:
+                out.append(f"- {a.log_style()}")
+                out.append(f"+ {b.log_style()}   <- {note}")
+    return out
+
+
+def compare_events(exp: list[Event], got: list[Event], tol: Tolerance,
+                   unordered_ports=False) -> list[str]:
+    if not unordered_ports:
+        return _diff_sequences(exp, got, tol)
+    groups = sorted({e.port for e in exp} | {e.port for e in got})
+    out = []
+    for g in groups:
+        d = _diff_sequences([e for e in exp if e.port == g], [e for e in got if e.port == g], tol)
+        if d:
+            out.append(f"@@@ {g} @@@")
+            out += d
+    return out
+
+
+def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=Tolerance(), unordered_ports=False):
+    """Compares one scenario run with its golden. None if it has no golden."""
+    info = run_info(run_dir)
+    gp = golden_path(golden_dir, info["name"], info["controller"])
+    if not gp.exists():
+        return None
+    g = read_golden(gp)
+    tp = Path(run_dir) / "trace.jsonl"
+    got = events_from_trace(tp)
+    diff = compare_events(g.events, got, tol, unordered_ports)
+    return Comparison(info["name"], str(gp), str(tp), diff, not diff)
+
+
+def format_comparison(c: Comparison) -> str:
+    head = [f"--- {c.golden}", f"+++ {c.trace}"]
+    return "\n".join(head + c.diff) + "\n"
+
+
+# --------------------------------------------------------------------------- CLI
+
+def _cmd_record(args, update=False) -> int:
+    status = 0
+    gdir = Path(args.golden_dir)
+    gdir.mkdir(parents=True, exist_ok=True)
+    for d in run_dirs(args.out_dirs):
+        info = run_info(d)
+        if info["backend"] != "systemc":
+            print(f"{info['name']}: skipped, backend {info['backend']} is not deterministic")
+            continue
+        if info["verdict"] != "pass" and not args.allow_fail:
+            print(f"{info['name']}: not recorded, the run failed ({info['verdict']}: "
+                  f"{'; '.join(info['result'].get('reasons', []))}); --allow-fail records it anyway")
+            status = 1
+            continue
+        events = events_from_trace(d / "trace.jsonl")
+        gp = golden_path(gdir, info["name"], info["controller"])
+        if gp.exists() and not update:
+            print(f"{info['name']}: {gp} exists, left as is (use update to rewrite it)")
+            continue
+        if gp.exists():
+            old = read_golden(gp)
+            diff = compare_events(old.events, events, Tolerance(0.0, 0))
+            if not diff and old.header.get("format") == str(FORMAT_VERSION):
+                print(f"{info['name']}: {gp} unchanged")
+                continue
+            print(f"--- {gp} (old)\n+++ {gp} (new, from {d / 'trace.jsonl'})")
+            print("\n".join(diff) if diff else "(events unchanged, header rewritten)")
+        else:
+            print(f"{info['name']}: new golden {gp} ({len(events)} events)")
+        gp.write_text(render_golden(info, events), encoding="utf-8")
+    return status
+
+
+def _cmd_compare(args) -> int:
+    status, n = 0, 0
+    for d in run_dirs(args.out_dirs):
+        info = run_info(d)
+        c = compare_run(d, args.golden_dir, args.time_tolerance, args.unordered_ports)
+        if c is None:
+            if args.skip_missing:
+                continue
+            gp = golden_path(args.golden_dir, info["name"], info["controller"])
+            print(f"{info['name']}: MISSING golden {gp} (record it: tools/golden record {d})")
+            status = 1
+            continue
+        n += 1
+        if c.ok:
+            print(f"{c.name}: golden matches ({c.golden})")
+        else:
+            print(f"{c.name}: golden MISMATCH")
+            sys.stdout.write(format_comparison(c))
+            status = 1
+    if args.skip_missing and n == 0:
+        print("no run has a golden")
+    return status
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m satasim.golden",
+                                 description="Record, compare and update golden traces.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name, hlp in (("record", "write goldens for runs that have none"),
+                      ("compare", "compare runs with their goldens"),
+                      ("update", "rewrite goldens from runs and print the diff")):
+        p = sub.add_parser(name, help=hlp)
+        p.add_argument("out_dirs", nargs="+", metavar="OUT_DIR",
+                       help="satasim --out folder, or one scenario's folder in it")
+        p.add_argument("--golden-dir", default=str(GOLDEN_DIR))
+        if name == "compare":
+            p.add_argument("--time-tolerance", type=parse_tolerance, default=Tolerance(),
+                           help="'1%%,10us' (default): a timestamp matches if within the "
+                                "larger of the two; '0' = exact")
+            p.add_argument("--unordered-ports", action="store_true",
+                           help="compare each port's events as its own sequence")
+            p.add_argument("--skip-missing", action="store_true",
+                           help="ignore runs without a golden (default: a failure)")
+        else:
+            p.add_argument("--allow-fail", action="store_true",
+                           help="also record runs whose verdict is not pass")
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "compare":
+            return _cmd_compare(args)
+        return _cmd_record(args, update=args.cmd == "update")
+    except TraceError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,310 @@
+"""Golden traces: parse/render/compare on synthetic traces, and every recorded golden
+compared with a fresh run of its scenario."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from satasim import run
+from satasim.golden import (GOLDEN_DIR, Tolerance, compare_events, compare_run,
+                            events_from_trace, main, parse_line, parse_tolerance, read_golden)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ----------------------------------------------------------------- synthetic runs
+
+def rec(t_ns, ev, cls="decision", port=0, src="stack", dev=-1, link=-1, msg="", **f):
+    r = {"t_ns": t_ns, "seq": 0, "src": src, "ev": ev, "cls": cls, "port": port}
+    if link != -1:
+        r["link"] = link
+    if dev != -1:
+        r["dev"] = dev
+    r["f"] = f
+    if msg:
+        r["msg"] = msg
+    return r
+
+
+def boot(port=0, t0=10_000_000):
+    """The decision events of one port's boot probe, plus noise that is not golden."""
+    return [
+        rec(t0, "eh.reset", port=port, msg="hard resetting link", method="hard", try_=1),
+        rec(t0 + 5, "link.up", cls="model", src=f"link{port}", port=port, gen=3),
+        rec(t0 + 300_000_000, "probe.link_up", port=port,
+            msg="SATA link up 6.0 Gbps (SStatus 133 SControl 300)", sstatus="0x133",
+            scontrol="0x300", spd=3, speed="6.0 Gbps"),
+        rec(t0 + 300_000_000, "probe.class", port=port, cls_="ata"),
+        rec(t0 + 300_010_000, "qc.issue", cls="cmd", port=port, dev=0, tag=31, cmd="0xec", bytes=512),
+        rec(t0 + 300_020_000, "qc.done", cls="cmd", port=port, dev=0, tag=31, cmd="0xec",
+            err_mask="0x0", status="0x50", error="0x0"),
+        rec(t0 + 300_020_000, "probe.identify", cls="info", port=port, dev=0,
+            msg="ATA-8: SATASIM HDD, SIM1.0, max UDMA/133"),
+        rec(t0 + 300_087_313, "probe.configured", port=port, dev=0, msg="configured for UDMA/133",
+            mode="UDMA/133", xfer="0x46", ncq=True, ncq_depth=31),
+    ]
+
+
+def fix_keys(r):
+    # Python keywords / clashes in rec(): try_ -> try, cls_ -> cls
+    r["f"] = {k.rstrip("_"): v for k, v in r["f"].items()}
+    return r
+
+
+def write_run(out_dir, name, records, controller="ahci", verdict="pass", scenario_file=""):
+    d = Path(out_dir) / name
+    d.mkdir(parents=True, exist_ok=True)
+    head = rec(0, "run.start", cls="info", port=-1, src="harness", scenario=name, seed=1,
+               controller=controller, ports=4, disks=1)
+    recs = [head] + [fix_keys(dict(r)) for r in records]
+    for i, r in enumerate(recs):
+        r["seq"] = i
+    (d / "trace.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
+    (d / "result.json").write_text(json.dumps({
+        "name": name, "file": scenario_file, "seed": 1, "backend": "systemc",
+        "verdict": verdict, "reasons": [] if verdict == "pass" else ["boom"],
+        "controller": {"type": controller, "ports": 4}, "devices": []}))
+    return d
+
+
+def shifted(records, port, dt):
+    out = []
+    for r in records:
+        r = dict(r)
+        if r["port"] == port and r["ev"] == "probe.configured":
+            r["t_ns"] += dt
+        out.append(r)
+    return out
+
+
+# --------------------------------------------------------------------- unit tests
+
+def test_golden_subset_is_decisions_faults_and_violations(tmp_path):
+    records = boot() + [
+        rec(400_000_000, "fault.inject", cls="model", src="fault", port=0,
+            msg="inject crc on ata1 (fault0, firing 1)", id="fault0", kind="crc", firing=1),
+        rec(400_000_100, "fault.effect", cls="model", src="link0", port=0, id="fault0",
+            what="fis=data dword=1"),
+        rec(400_000_200, "ahci.violation", cls="model", src="ahci0", port=0,
+            rule="ci_written_while_stopped"),
+        rec(400_000_300, "ahci.port_comreset", cls="model", src="ahci0", port=0, assert_=True),
+    ]
+    d = write_run(tmp_path, "s", records)
+    evs = [e.ev for e in events_from_trace(d / "trace.jsonl")]
+    assert evs == ["eh.reset", "probe.link_up", "probe.class", "probe.configured",
+                   "fault:fault.inject", "link0:fault.effect", "ahci0:ahci.violation"]
+
+
+def test_render_parse_roundtrip_keeps_types_and_braces(tmp_path):
+    records = [
+        rec(1_234_567_891, "eh.failed_qc_status", port=2, dev=0, msg="status: { DRDY ERR }"),
+        rec(5, "eh.exception", port=0, dev=0, link=15,
+            msg="exception Emask 0x0 SAct 0x7 SErr 0x0 action 0x6 frozen",
+            emask="0x0", desc="irq_stat 0x40000001 {x=1}", frozen=True, nr_failed=2,
+            name="3", empty="", quote='a "b"'),
+        rec(7, "sil24.errata", port=-1, msg="Applying completion IRQ loss on PCI-X errata fix"),
+    ]
+    d = write_run(tmp_path, "s", records, controller="sil24")
+    events = events_from_trace(d / "trace.jsonl")
+    assert [e.addr for e in events] == ["ata3.00", "ata1.15", "sil24"]
+    for e in events:
+        line = e.render()
+        back = parse_line(line)
+        assert back.key == e.key and back.t_ns == e.t_ns, line
+    assert events[0].render().lstrip().startswith("1234.567891ms  ata3.00  eh.failed_qc_status")
+    assert dict(parse_line(events[1].render()).fields)["name"] == "3"
+
+
+def _golden_from(tmp_path, records, name="s", **kw):
+    d = write_run(tmp_path / "rec", name, records, **kw)
+    gdir = tmp_path / "golden"
+    assert main(["record", str(d), "--golden-dir", str(gdir)]) == 0
+    return gdir
+
+
+def test_timestamp_within_tolerance_matches(tmp_path, capsys):
+    base = boot(0) + boot(1, t0=320_000_000)
+    gdir = _golden_from(tmp_path, base)
+    # 2 ms later on a ~630 ms event: inside 1%
+    d = write_run(tmp_path / "new", "s", shifted(base, 1, 2_000_000))
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 0
+    assert "golden matches" in capsys.readouterr().out
+
+
+def test_timestamp_outside_tolerance_fails(tmp_path, capsys):
+    base = boot(0) + boot(1, t0=320_000_000)
+    gdir = _golden_from(tmp_path, base)
+    d = write_run(tmp_path / "new", "s", shifted(base, 1, 20_000_000))   # 20 ms > 1% of 630 ms
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "beyond tolerance" in out
+    assert "+ [    0.640087] ata2.00: configured for UDMA/133" in out
+    # a wider tolerance accepts it; an exact one refuses even 1 ns
+    assert main(["compare", str(d), "--golden-dir", str(gdir), "--time-tolerance", "5%"]) == 0
+    d1 = write_run(tmp_path / "ns", "s", shifted(base, 1, 1))
+    assert main(["compare", str(d1), "--golden-dir", str(gdir), "--time-tolerance", "0"]) == 1
+    assert main(["compare", str(d1), "--golden-dir", str(gdir)]) == 0
+
+
+def test_tolerance_parsing():
+    assert parse_tolerance("1%,10us") == Tolerance(0.01, 10_000)
+    assert parse_tolerance("2ms") == Tolerance(0.0, 2_000_000)
+    assert parse_tolerance("0") == Tolerance(0.0, 0)
+    t = Tolerance()
+    assert t.allows(1_000, 11_000) and not t.allows(1_000, 11_001)     # 10 us absolute
+    assert t.allows(1_000_000_000, 1_010_000_000)                      # 1 %
+    assert not t.allows(1_000_000_000, 1_011_000_000)
+
+
+def test_changed_decision_shows_in_diff(tmp_path, capsys):
+    base = boot(0)
+    gdir = _golden_from(tmp_path, base)
+    changed = [dict(r) for r in base]
+    for r in changed:
+        if r["ev"] == "probe.configured":
+            r["msg"], r["f"] = "configured for UDMA/100", dict(r["f"], mode="UDMA/100", xfer="0x45")
+    changed.append(rec(500_000_000, "eh.spd_limit", port=0, msg="limiting SATA link speed to 3.0 Gbps",
+                       limit="0x3", spd=2, speed="3.0 Gbps"))
+    d = write_run(tmp_path / "new", "s", changed)
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
+    out = capsys.readouterr().out
+    assert "--- " in out and "+++ " in out
+    assert "- [    0.310087] ata1.00: configured for UDMA/133" in out
+    assert "+ [    0.310087] ata1.00: configured for UDMA/100" in out
+    assert "+ [    0.500000] ata1: limiting SATA link speed to 3.0 Gbps" in out
+
+
+def test_missing_event_and_field_change_fail(tmp_path):
+    base = boot(0)
+    golden = events_from_trace(write_run(tmp_path / "a", "s", base) / "trace.jsonl")
+    fewer = [r for r in base if r["ev"] != "probe.class"]
+    got = events_from_trace(write_run(tmp_path / "b", "s", fewer) / "trace.jsonl")
+    diff = compare_events(golden, got, Tolerance())
+    assert any(line.startswith("- ") and "<probe.class>" in line for line in diff)
+    assert compare_events(golden, golden, Tolerance()) == []
+
+
+def test_unordered_ports(tmp_path, capsys):
+    a = boot(0, t0=10_000_000) + boot(1, t0=10_000_000)
+    gdir = _golden_from(tmp_path, a)
+    # the same per-port sequences, interleaved the other way
+    b = boot(1, t0=10_000_000) + boot(0, t0=10_000_000)
+    d = write_run(tmp_path / "new", "s", b)
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
+    assert main(["compare", str(d), "--golden-dir", str(gdir), "--unordered-ports"]) == 0
+    # but a real per-port difference still fails
+    c = [r for r in b if not (r["port"] == 1 and r["ev"] == "probe.class")]
+    d2 = write_run(tmp_path / "new2", "s", c)
+    capsys.readouterr()
+    assert main(["compare", str(d2), "--golden-dir", str(gdir), "--unordered-ports"]) == 1
+    assert "@@@ ata2 @@@" in capsys.readouterr().out
+
+
+def test_corrupt_trace_exits_2_naming_file_and_line(tmp_path, capsys):
+    gdir = _golden_from(tmp_path, boot(0))
+    d = write_run(tmp_path / "new", "s", boot(0))
+    lines = (d / "trace.jsonl").read_text().splitlines(keepends=True)
+    lines[2] = '{"t_ns": 5, "seq": 2, "src": "stack", "ev": "eh.reset", \n'
+    (d / "trace.jsonl").write_text("".join(lines))
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 2
+    err = capsys.readouterr().err
+    assert f"{d / 'trace.jsonl'}:3: bad JSON" in err
+
+
+def test_truncated_trace_exits_2(tmp_path, capsys):
+    gdir = _golden_from(tmp_path, boot(0))
+    d = write_run(tmp_path / "new", "s", boot(0))
+    text = (d / "trace.jsonl").read_text()
+    (d / "trace.jsonl").write_text(text[:-1])   # a process that died mid-record
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 2
+    assert "trace.jsonl:9: truncated record" in capsys.readouterr().err
+
+
+def test_corrupt_golden_exits_2_naming_file_and_line(tmp_path, capsys):
+    gdir = _golden_from(tmp_path, boot(0))
+    gp = gdir / "s.ahci.golden"
+    lines = gp.read_text().splitlines()
+    n = len(lines)
+    lines[-1] = lines[-1].replace("{", "{=")
+    gp.write_text("\n".join(lines) + "\n")
+    assert main(["compare", str(tmp_path / "rec" / "s"), "--golden-dir", str(gdir)]) == 2
+    assert f"{gp}:{n}: bad golden line" in capsys.readouterr().err
+
+
+def test_missing_golden_is_reported_not_recorded(tmp_path, capsys):
+    d = write_run(tmp_path, "nogold", boot(0))
+    gdir = tmp_path / "golden"
+    gdir.mkdir()
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
+    assert "MISSING golden" in capsys.readouterr().out
+    assert list(gdir.iterdir()) == []
+    assert main(["compare", str(d), "--golden-dir", str(gdir), "--skip-missing"]) == 0
+
+
+def test_record_keeps_existing_update_rewrites_with_diff(tmp_path, capsys):
+    gdir = _golden_from(tmp_path, boot(0))
+    gp = gdir / "s.ahci.golden"
+    before = gp.read_text()
+    assert "# controller: ahci" in before and "# scenario: s" in before
+    d = write_run(tmp_path / "new", "s", boot(0, t0=50_000_000))
+    assert main(["record", str(d), "--golden-dir", str(gdir)]) == 0
+    assert gp.read_text() == before
+    capsys.readouterr()
+    assert main(["update", str(d), "--golden-dir", str(gdir)]) == 0
+    out = capsys.readouterr().out
+    assert "(old)" in out and "hard resetting link" in out
+    assert gp.read_text() != before
+    assert main(["compare", str(d), "--golden-dir", str(gdir), "--time-tolerance", "0"]) == 0
+
+
+def test_failed_run_is_not_recorded(tmp_path):
+    d = write_run(tmp_path, "s", boot(0), verdict="fail")
+    assert main(["record", str(d), "--golden-dir", str(tmp_path / "g")]) == 1
+    assert not (tmp_path / "g" / "s.ahci.golden").exists()
+
+
+# ------------------------------------------------------- recorded goldens vs runs
+
+def _scenarios():
+    """(name, controller type) -> scenario path, for every SystemC scenario under scenarios/."""
+    table = {}
+    for p in sorted((ROOT / "scenarios").rglob("*.yaml")):
+        try:
+            spec = yaml.safe_load(p.read_text()) or {}
+        except yaml.YAMLError:
+            continue
+        if not isinstance(spec, dict) or spec.get("backend", "systemc") != "systemc":
+            continue
+        ctype = (spec.get("controller") or {}).get("type", "ahci")
+        table.setdefault((spec.get("name", p.stem), ctype), p)
+    return table
+
+
+GOLDENS = sorted(GOLDEN_DIR.glob("*.golden"))
+
+
+def _split(gp):
+    name, ctype = gp.name[: -len(".golden")].rsplit(".", 1)
+    return name, ctype
+
+
+def test_every_golden_has_its_scenario():
+    table = _scenarios()
+    orphans = [g.name for g in GOLDENS if _split(g) not in table]
+    assert not orphans, f"goldens without a scenario (renamed or deleted?): {orphans}"
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.name)
+def test_scenario_matches_golden(golden, tmp_path):
+    name, ctype = _split(golden)
+    path = _scenarios().get((name, ctype))
+    if path is None:
+        pytest.fail(f"{golden}: no scenario named {name} with a {ctype} controller")
+    read_golden(golden)   # a corrupt golden fails here with file:line
+    result = run([path], tmp_path)
+    assert (tmp_path / name / "result.json").exists(), result.stdout + result.stderr
+    c = compare_run(tmp_path / name, GOLDEN_DIR)
+    assert c is not None
+    assert c.ok, "golden mismatch (review, then tools/golden update):\n" + "\n".join(c.diff)
