@@ -132,6 +132,8 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void halt(uint32_t is_bit, const char *why, int slot);
     void host_bus_error(const char *what, uint64_t addr, int slot);
     void protocol_error(const char *what);
+    uint8_t slot_pmp(const Slot &s) const; // header PMP field (0 without CAP.SPM)
+    int expected_pmp() const;              // PM port answers must come from, -1 any
     uint64_t clb_addr() const;
     uint64_t fb_addr(uint8_t pm_port) const;
 

@@ -84,6 +84,10 @@ uint64_t AhciHba::Port::fb_addr(uint8_t pm_port) const {
     return base;
 }
 
+uint8_t AhciHba::Port::slot_pmp(const Slot &s) const {
+    return hba_.cfg_.spm ? uint8_t((s.flags & HDR_PMP_MASK) >> HDR_PMP_SHIFT) : 0;
+}
+
 bool AhciHba::Port::can_issue() const {
     if (!link_ || !(cmd_ & CMD_ST) || !(cmd_ & CMD_CR) || halted_)
         return false;
@@ -139,6 +143,11 @@ void AhciHba::Port::issue_next() {
         return;
     if (r == Dma::Fault)
         return host_bus_error("command FIS fetch", s.ctba, int(slot));
+
+    // CAP.SPM: the header's PMP field addresses the FIS (hardware.md 5.3); the same port
+    // goes into the Data FISes of the command and is what its answers must come from.
+    if (cfg.spm)
+        fis.bytes[1] = uint8_t((fis.bytes[1] & ~sata::kFisPmPortMask) | slot_pmp(s));
 
     const unsigned prdtl = hdr[0] >> HDR_PRDTL_SHIFT;
     if (prdtl) {
@@ -311,7 +320,7 @@ bool AhciHba::Port::transmit_data(unsigned slot, uint64_t pos, uint32_t n, bool 
         }
     }
     const uint64_t ce = cmd_epoch_;
-    link::FrameStatus st = link_->send_from_host(sata::make_data(buf.data(), n));
+    link::FrameStatus st = link_->send_from_host(sata::make_data(buf.data(), n, slot_pmp(s)));
     if (ce != cmd_epoch_)
         return false;
     if (st != link::FrameStatus::Ok) {

@@ -50,9 +50,39 @@ bool AhciHba::Port::receive_fis(const sata::Fis &fis) {
     return true;
 }
 
+// Command-based switching with a port multiplier attached (CAP.SPM, PxCMD.PMA, FBS off):
+// the outstanding commands all address one PM port (the header PMP field); a FIS from
+// any other port is unexpected. -1: nothing outstanding, any port may talk.
+int AhciHba::Port::expected_pmp() const {
+    if (!hba_.cfg_.spm || !(cmd_ & CMD_PMA) || (fbs_ & FBS_EN))
+        return -1;
+    if (busy_slot_ >= 0)
+        return slot_pmp(slots_[busy_slot_]);
+    if (dma_.active)
+        return slot_pmp(slots_[dma_.slot]);
+    for (unsigned t = 0; t < 32; ++t)
+        if ((sact_ & (1u << t)) && slots_[t].valid)
+            return slot_pmp(slots_[t]);
+    return -1;
+}
+
 void AhciHba::Port::process_fis(const sata::Fis &fis) {
     if (!sleep(cycles::kFisDecode, false))
         return;
+    const int want = expected_pmp();
+    // An asynchronous notification (SDB with N = 1 from the PMP control port) may come
+    // at any time.
+    const bool notify = fis.bytes[0] == uint8_t(FisType::SetDeviceBits) &&
+                        (fis.bytes[1] & sata::kFisCommand) && fis.pm_port() == 15;
+    if (want >= 0 && fis.pm_port() != want && !notify) {
+        // AHCI 1.3.1 3.3.5 / 9.3: incorrect port multiplier status; the FIS is dropped.
+        trace("ahci.error", {{"kind", TraceValue::str("IPMS")},
+                             {"pm_port", TraceValue::integer(fis.pm_port())},
+                             {"expected", TraceValue::integer(want)}},
+              "FIS from an unexpected port-multiplier port");
+        set_is(IS_IPMS);
+        return;
+    }
     switch (fis.bytes[0]) {
     case uint8_t(FisType::RegD2H):
         return on_d2h(fis);

@@ -239,6 +239,8 @@ void Sil24Hba::Port::issue_next() {
     busy_slot_ = int(slot);
     if (s.ncq)
         sact_ |= bit;
+    if (s.ncq && (ctrl_ & CS_PMP_EN))
+        pmp_[2 * s.pm_port + 1] |= bit; // the PM port's QActive (hardware.md 6.7)
     const uint64_t e = epoch_;
     link::FrameStatus st = link_->send_from_host(fis);
     if (e != epoch_)
@@ -256,6 +258,7 @@ void Sil24Hba::Port::issue_next() {
         if (busy_slot_ == int(slot))
             busy_slot_ = -1;
         sact_ &= ~bit;
+        pmp_[2 * s.pm_port + 1] &= ~bit;
         queue_.push_front(slot);
         break;
     }
@@ -308,6 +311,8 @@ void Sil24Hba::Port::complete_slot(unsigned slot, const sata::Fis *result) {
     if (dma_.active && dma_.slot == slot)
         dma_ = DmaCtx{};
     sact_ &= ~(1u << slot);
+    if (s.ncq && (ctrl_ & CS_PMP_EN))
+        pmp_[2 * s.pm_port + 1] &= ~(1u << slot);
     s = Slot{};
     if (!nien) {
         ++completions_;
@@ -404,7 +409,8 @@ bool Sil24Hba::Port::transmit_data(unsigned slot, uint64_t pos, uint32_t n) {
         return false;
     }
     const uint64_t e = epoch_;
-    link::FrameStatus st = link_->send_from_host(sata::make_data(buf.data(), n));
+    link::FrameStatus st = link_->send_from_host(
+        sata::make_data(buf.data(), n, (ctrl_ & CS_PMP_EN) ? s.pm_port : 0)); // hardware.md 6.7
     if (e != epoch_)
         return false;
     if (st != link::FrameStatus::Ok) {

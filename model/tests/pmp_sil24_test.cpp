@@ -1,0 +1,295 @@
+// SiI3124 with a port multiplier (hardware.md 6.7): PMP_EN, the PM port of every command
+// taken from PRB FIS byte 1, SRST to the control port, READ/WRITE PORT MULTIPLIER through
+// PRBs, a fan-out link reset through PSCR, DMA and NCQ to a drive behind the PMP with the
+// per-PM-port QActive word at PORT_PMP + 8n + 4.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <cstring>
+#include <vector>
+
+#include "model/device/sata_disk.h"
+#include "model/link/sata_link.h"
+#include "model/pmp/port_multiplier.h"
+#include "model/sata/fis.h"
+#include "model/sil24/sil24_hba.h"
+#include "model/sil24/sil24_regs.h"
+#include "model/tests/model_test.h"
+
+using namespace satasim;
+using namespace satasim::sil24;
+using namespace satasim::sil24::reg;
+using sc_core::SC_US;
+
+namespace {
+
+link::SataLink::Config link_cfg(link::Gen dev) {
+    link::SataLink::Config c;
+    c.host_max = link::Gen::Gen2;
+    c.device_max = dev;
+    return c;
+}
+device::DiskConfig disk_cfg(const char *serial) {
+    device::DiskConfig c;
+    c.serial = serial;
+    c.sectors = 1u << 20;
+    c.timing.ssd = true;
+    return c;
+}
+
+// sil0 port 0 -> link0 -> pmp0 (SiI4726-like, 4 ports); disks on fan-out ports 1 and 3.
+struct Bench {
+    bus::HostMemory mem;
+    bus::IrqLine irq;
+    Sil24Hba hba;
+    link::SataLink link;
+    pmp::PortMultiplier pm;
+    link::SataLink l1, l3;
+    device::SataDisk d1, d3;
+    static Sil24Config cfg() {
+        Sil24Config c;
+        c.n_ports = 1;
+        return c;
+    }
+    Bench()
+        : hba("sil0", cfg(), mem, irq), link("link0", link_cfg(link::Gen::Gen2)),
+          pm("pmp0", pmp::sii4726(4), nullptr, 0), l1("link0_1", link_cfg(link::Gen::Gen3)),
+          l3("link0_3", link_cfg(link::Gen::Gen1)), d1("disk0_1", disk_cfg("S1")),
+          d3("disk0_3", disk_cfg("S3")) {
+        link.attach(hba.port_endpoint(0), &pm);
+        hba.connect_port(0, &link);
+        pm.connect_host(&link);
+        l1.attach(pm.port_endpoint(1), &d1);
+        pm.connect_port(1, &l1);
+        d1.connect(&l1);
+        l3.attach(pm.port_endpoint(3), &d3);
+        pm.connect_port(3, &l3);
+        d3.connect(&l3);
+    }
+};
+
+Bench *B;
+uint64_t prb_bus[31];
+uint8_t *prb_cpu[31];
+constexpr uint32_t kBlock = 0x800; // PRB + 126 SGEs
+
+uint32_t prd(uint32_t off) { return B->hba.mmio_read32(port_window(0) + off); }
+void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_window(0) + off, v); }
+
+template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
+    for (double t = 0; t < max_us; t += step_us) {
+        if (cond())
+            return true;
+        sc_core::wait(step_us, SC_US);
+    }
+    return cond();
+}
+void put16(uint8_t *p, uint16_t v) { std::memcpy(p, &v, 2); }
+void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
+
+struct Buf {
+    uint64_t bus;
+    uint8_t *cpu;
+    uint32_t len;
+};
+Buf buf(uint32_t len) {
+    Buf b{0, nullptr, len};
+    b.bus = B->mem.alloc(len, 4096, &b.cpu);
+    return b;
+}
+
+// Command FIS for PM port pmp (the chip takes the PM port from PRB FIS byte 1).
+sata::Fis cmd(uint8_t pmp, uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
+              uint8_t device = 0x40) {
+    sata::Taskfile tf;
+    tf.command = op;
+    tf.lba = lba;
+    tf.count = count;
+    tf.feature = uint8_t(feature);
+    tf.feature_hi = uint8_t(feature >> 8);
+    tf.device = device;
+    return sata::make_reg_h2d(tf, true, pmp);
+}
+
+void sge(uint8_t *e, uint64_t addr, uint32_t len, uint32_t flags) {
+    put32(e, uint32_t(addr));
+    put32(e + 4, uint32_t(addr >> 32));
+    put32(e + 8, len);
+    put32(e + 12, flags);
+}
+
+// PRB in the slot's block with a flat SGE array of 4 KiB pieces, last one TRM.
+void build(unsigned slot, const sata::Fis &fis, const Buf &b, uint16_t ctrl, uint16_t prot) {
+    uint8_t *p = prb_cpu[slot];
+    std::memset(p, 0, kBlock);
+    put16(p + PRB_CTRL, ctrl);
+    put16(p + PRB_PROT, prot);
+    std::memcpy(p + PRB_FIS, fis.bytes.data(), fis.bytes.size());
+    unsigned n = 0;
+    for (uint32_t off = 0; off < b.len; off += 4096, ++n)
+        sge(p + PRB_SGE0 + 16 * n, b.bus + off, std::min<uint32_t>(4096, b.len - off),
+            off + 4096 >= b.len ? SGE_TRM : 0);
+    if (n == 0)
+        sge(p + PRB_SGE0, 0, 0, SGE_TRM);
+}
+
+void activate(unsigned slot, uint64_t addr) {
+    pwr(activate_reg(slot), uint32_t(addr));
+    pwr(activate_reg(slot) + 4, uint32_t(addr >> 32));
+}
+
+// Issue and wait for the slot to finish or the port to stop; true on success.
+bool run(unsigned slot, double max_us = 20000) {
+    activate(slot, prb_bus[slot]);
+    bool ok = wait_until([slot] {
+        uint32_t ss = prd(PORT_SLOT_STAT);
+        return !(ss & (1u << slot)) || (ss & SLOT_STAT_ATTN);
+    }, max_us, 1);
+    return ok && !(prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN);
+}
+
+void init_port() {
+    pwr(PORT_CTRL_STAT, CS_INIT);
+    EXPECT_TRUE(wait_until([] { return (prd(PORT_CTRL_STAT) & (CS_INIT | CS_RDY)) == CS_RDY; },
+                           1000, 1));
+}
+
+void fill(Buf &b, uint8_t seed) {
+    for (uint32_t i = 0; i < b.len; ++i)
+        b.cpu[i] = uint8_t(i * 13 + seed + (i >> 9));
+}
+size_t diff(const Buf &a, const Buf &b) {
+    size_t n = 0;
+    for (uint32_t i = 0; i < a.len; ++i)
+        n += a.cpu[i] != b.cpu[i];
+    return n;
+}
+uint8_t lram_byte(unsigned slot, unsigned off) {
+    uint32_t v = prd(lram_slot(slot) + (off & ~3u));
+    return uint8_t(v >> (8 * (off & 3)));
+}
+
+constexpr uint16_t kRead = PRB_PROT_READ, kWrite = PRB_PROT_WRITE;
+const Buf kNoData{0, nullptr, 0};
+
+bool softreset(uint8_t pmp) {
+    sata::Taskfile tf;
+    build(0, sata::make_reg_h2d(tf, false, pmp), kNoData, PRB_CTRL_SRST, 0);
+    return run(0, 100000);
+}
+uint32_t lram_value(unsigned slot) {
+    return uint32_t(lram_byte(slot, PRB_FIS + 12)) | uint32_t(lram_byte(slot, PRB_FIS + 4)) << 8 |
+           uint32_t(lram_byte(slot, PRB_FIS + 5)) << 16 | uint32_t(lram_byte(slot, PRB_FIS + 6)) << 24;
+}
+bool pm_read(unsigned port, unsigned reg, uint32_t &val) {
+    build(1, cmd(15, pmp::kReadPm, 0, 0, uint16_t(reg), uint8_t(port)), kNoData, 0, 0);
+    if (!run(1))
+        return false;
+    val = lram_value(1);
+    return true;
+}
+bool pm_write(unsigned port, unsigned reg, uint32_t val) {
+    build(1, cmd(15, pmp::kWritePm, val >> 8, uint16_t(val & 0xFF), uint16_t(reg), uint8_t(port)),
+          kNoData, 0, 0);
+    return run(1);
+}
+uint32_t qactive(unsigned pm_port) { return prd(PORT_PMP + kPmpEntrySize * pm_port + 4); }
+
+} // namespace
+
+MODEL_TEST(bring_up_with_pmp_enabled) {
+    for (unsigned i = 0; i < 31; ++i)
+        prb_bus[i] = B->mem.alloc(kBlock, 8, &prb_cpu[i]);
+    EXPECT_TRUE(wait_until([] { return (prd(PORT_SSTATUS) & 0xF) == 3; }, 100000));
+    EXPECT_EQ(prd(PORT_SSTATUS), 0x123u);
+    pwr(PORT_CTRL_CLR, CS_PORT_RST);
+    EXPECT_TRUE(wait_until([] { return prd(PORT_CTRL_STAT) & CS_RDY; }, 1000, 1));
+    pwr(PORT_CTRL_CLR, CS_IRQ_WOC | CS_32BIT_ACTV | CS_PMP_RESUME);
+    pwr(PORT_CTRL_STAT, CS_PMP_EN);
+    for (unsigned n = 0; n < kPmpEntries; ++n) { // sil24_config_pmp: zero the PMP area
+        pwr(PORT_PMP + kPmpEntrySize * n, 0);
+        pwr(PORT_PMP + kPmpEntrySize * n + 4, 0);
+    }
+    init_port();
+    EXPECT_TRUE(prd(PORT_CTRL_STAT) & CS_PMP_EN);
+    pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
+    pwr(PORT_SERROR, 0xFFFFFFFF);
+}
+
+MODEL_TEST(srst_to_port15_gives_pmp_signature) {
+    EXPECT_TRUE(softreset(15));
+    EXPECT_EQ(lram_byte(0, PRB_FIS + 0), 0x34);
+    EXPECT_EQ(lram_byte(0, PRB_FIS + 1) & 0xF, 15);
+    EXPECT_EQ(lram_byte(0, PRB_FIS + 5), 0x69);
+    EXPECT_EQ(lram_byte(0, PRB_FIS + 6), 0x96);
+    pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
+}
+
+MODEL_TEST(gscr_through_prbs) {
+    uint32_t v = 0;
+    EXPECT_TRUE(pm_read(15, pmp::gscr::PRODUCT, v));
+    EXPECT_EQ(v, 0x47261095u);
+    EXPECT_TRUE(pm_read(15, pmp::gscr::PORT_INFO, v));
+    EXPECT_EQ(v, 4u);
+    EXPECT_TRUE(pm_write(15, pmp::gscr::SII_EARLY_ROK, 0)); // what Linux/FreeBSD do
+    EXPECT_TRUE(pm_read(15, pmp::gscr::SII_EARLY_ROK, v));
+    EXPECT_EQ(v, 0u);
+    pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
+}
+
+MODEL_TEST(fanout_reset_then_dma_and_ncq_to_port3) {
+    EXPECT_TRUE(pm_write(3, pmp::pscr::SCONTROL, 0x301));
+    sc_core::wait(1000, SC_US);
+    EXPECT_TRUE(pm_write(3, pmp::pscr::SCONTROL, 0x300));
+    uint32_t ss = 0;
+    EXPECT_TRUE(wait_until([&] { return pm_read(3, pmp::pscr::SSTATUS, ss) && (ss & 0xF) == 3; },
+                           100000, 100));
+    EXPECT_EQ(ss, 0x113u);
+    EXPECT_TRUE(pm_write(3, pmp::pscr::SERROR, 0xFFFFFFFF));
+    EXPECT_TRUE(softreset(3));
+    EXPECT_EQ(lram_byte(0, PRB_FIS + 1) & 0xF, 3);
+
+    Buf w = buf(32 * 512), r = buf(32 * 512);
+    fill(w, 5);
+    build(2, cmd(3, 0x35, 4000, 32), w, PRB_CTRL_PROTOCOL, kWrite);
+    EXPECT_TRUE(run(2));
+    build(3, cmd(3, 0x25, 4000, 32), r, PRB_CTRL_PROTOCOL, kRead);
+    EXPECT_TRUE(run(3));
+    EXPECT_EQ(diff(w, r), 0u);
+    std::vector<uint8_t> m(512);
+    B->d3.media().read(4000, 1, m.data());
+    EXPECT_EQ(std::memcmp(m.data(), w.cpu, 512), 0);
+    B->d1.media().read(4000, 1, m.data());
+    EXPECT_TRUE(std::memcmp(m.data(), w.cpu, 512) != 0);
+
+    // NCQ to the drive behind port 3: its QActive word tracks the outstanding slots.
+    std::vector<Buf> nb;
+    for (unsigned t = 0; t < 6; ++t) {
+        nb.push_back(buf(8 * 512));
+        fill(nb.back(), uint8_t(40 + t));
+        build(4 + t, cmd(3, 0x61, 9000 + 16 * t, 0, 8), nb.back(), PRB_CTRL_PROTOCOL,
+              PRB_PROT_NCQ | kWrite);
+    }
+    for (unsigned t = 0; t < 6; ++t)
+        activate(4 + t, prb_bus[4 + t]);
+    uint32_t seen = 0;
+    EXPECT_TRUE(wait_until([&] {
+        seen |= qactive(3);
+        return (prd(PORT_SLOT_STAT) & (0x3Fu << 4)) == 0 || (prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN);
+    }, 100000, 1));
+    EXPECT_TRUE(!(prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN));
+    EXPECT_TRUE(seen != 0 && (seen & ~(0x3Fu << 4)) == 0);
+    EXPECT_EQ(qactive(3), 0u);
+    EXPECT_EQ(qactive(1), 0u);
+    for (unsigned t = 0; t < 6; ++t) {
+        B->d3.media().read(9000 + 16 * t, 1, m.data());
+        EXPECT_EQ(std::memcmp(m.data(), nb[t].cpu, 512), 0);
+    }
+    pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
+}
+
+int sc_main(int, char **) {
+    Bench b;
+    B = &b;
+    return satasim::test::run_all();
+}

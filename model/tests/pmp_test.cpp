@@ -1,0 +1,464 @@
+// Port multiplier behind an AHCI HBA (CAP.SPM, command-based switching), driven the way a
+// libata-style driver does it: SRST to the control port for the PMP signature, READ/WRITE
+// PORT MULTIPLIER for GSCR and PSCR, a fan-out COMRESET through PSCR SControl, IDENTIFY
+// and DMA to the drives behind it, a FIS for a port that does not exist, hotplug on a
+// fan-out port with asynchronous notification, and a hung control port.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "model/ahci/ahci_hba.h"
+#include "model/ahci/ahci_regs.h"
+#include "model/device/sata_disk.h"
+#include "model/link/sata_link.h"
+#include "model/pmp/port_multiplier.h"
+#include "model/sata/fis.h"
+#include "model/tests/model_test.h"
+
+using namespace satasim;
+using namespace satasim::ahci;
+using namespace satasim::ahci::reg;
+using sc_core::SC_US;
+
+namespace {
+
+link::SataLink::Config link_cfg(link::Gen host, link::Gen dev, bool present = true) {
+    link::SataLink::Config c;
+    c.host_max = host;
+    c.device_max = dev;
+    c.device_present = present;
+    return c;
+}
+
+device::DiskConfig disk_cfg(const char *serial, link::Gen gen) {
+    device::DiskConfig c;
+    c.serial = serial;
+    c.sectors = 1u << 20;
+    c.max_gen = gen;
+    c.timing.ssd = true;
+    return c;
+}
+
+// HBA port 0 -> link0 -> pmp0 (SiI3726-like, 5 ports, Gen2 PHYs). Fan-out: port 0 a
+// Gen3 disk (runs at Gen2), port 2 a Gen1 disk, port 4 an empty cable (hotplug), ports
+// 1 and 3 without a cable.
+struct Bench {
+    bus::HostMemory mem;
+    bus::IrqLine irq;
+    AhciHba hba;
+    link::SataLink link;
+    pmp::PortMultiplier pm;
+    link::SataLink l0, l2, l4;
+    device::SataDisk d0, d2, d4;
+    static AhciConfig cfg() {
+        AhciConfig c;
+        c.n_ports = 1;
+        c.spm = true;
+        return c;
+    }
+    Bench()
+        : hba("ahci0", cfg(), mem, irq),
+          link("link0", link_cfg(link::Gen::Gen3, link::Gen::Gen2)),
+          pm("pmp0", pmp::sii3726(5), nullptr, 0),
+          l0("link0_0", link_cfg(link::Gen::Gen2, link::Gen::Gen3)),
+          l2("link0_2", link_cfg(link::Gen::Gen2, link::Gen::Gen1)),
+          l4("link0_4", link_cfg(link::Gen::Gen2, link::Gen::Gen3, false)),
+          d0("disk0_0", disk_cfg("PMPDISK0", link::Gen::Gen3)),
+          d2("disk0_2", disk_cfg("PMPDISK2", link::Gen::Gen1)),
+          d4("disk0_4", disk_cfg("PMPDISK4", link::Gen::Gen3)) {
+        link.attach(hba.port_endpoint(0), &pm);
+        hba.connect_port(0, &link);
+        pm.connect_host(&link);
+        struct {
+            unsigned p;
+            link::SataLink *l;
+            device::SataDisk *d;
+        } fan[] = {{0, &l0, &d0}, {2, &l2, &d2}, {4, &l4, &d4}};
+        for (auto &f : fan) {
+            f.l->attach(pm.port_endpoint(f.p), f.d);
+            pm.connect_port(f.p, f.l);
+            f.d->connect(f.l);
+        }
+    }
+};
+
+Bench *B;
+uint64_t clb, fb, ct[32];
+uint8_t *clb_p, *fb_p, *ct_p[32];
+
+uint32_t prd(uint32_t off) { return B->hba.mmio_read32(port_base(0) + off); }
+void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_base(0) + off, v); }
+
+template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
+    for (double t = 0; t < max_us; t += step_us) {
+        if (cond())
+            return true;
+        sc_core::wait(step_us, SC_US);
+    }
+    return cond();
+}
+void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
+uint32_t get32(const uint8_t *p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+struct Buf {
+    uint64_t bus;
+    uint8_t *cpu;
+    uint32_t len;
+};
+Buf buf(uint32_t len) {
+    Buf b{0, nullptr, len};
+    b.bus = B->mem.alloc(len, 4096, &b.cpu);
+    return b;
+}
+const Buf kNoData{0, nullptr, 0};
+
+sata::Fis cmd(uint8_t pmp, uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
+              uint8_t device = 0x40) {
+    sata::Taskfile tf;
+    tf.command = op;
+    tf.lba = lba;
+    tf.count = count;
+    tf.feature = uint8_t(feature);
+    tf.feature_hi = uint8_t(feature >> 8);
+    tf.device = device;
+    return sata::make_reg_h2d(tf, true, pmp);
+}
+
+// Command slot with the header's PMP field = pmp (libahci: opts |= pmp << 12).
+void build(unsigned slot, uint8_t pmp, const sata::Fis &cfis, const Buf &b, uint32_t flags = 0,
+           uint32_t piece = 4096) {
+    std::vector<std::pair<uint64_t, uint32_t>> prds;
+    for (uint32_t off = 0; off < b.len; off += piece)
+        prds.emplace_back(b.bus + off, std::min<uint32_t>(piece, b.len - off));
+    uint8_t *h = clb_p + 32 * slot;
+    std::memset(h, 0, 32);
+    put32(h, uint32_t(cfis.bytes.size() / 4) | flags | uint32_t(pmp) << HDR_PMP_SHIFT |
+                 uint32_t(prds.size()) << 16);
+    put32(h + 8, uint32_t(ct[slot]));
+    put32(h + 12, uint32_t(ct[slot] >> 32));
+    std::memset(ct_p[slot], 0, 0x80 + 16 * 64);
+    std::memcpy(ct_p[slot], cfis.bytes.data(), cfis.bytes.size());
+    for (size_t i = 0; i < prds.size(); ++i) {
+        uint8_t *e = ct_p[slot] + 0x80 + 16 * i;
+        put32(e, uint32_t(prds[i].first));
+        put32(e + 4, uint32_t(prds[i].first >> 32));
+        put32(e + 12, prds[i].second - 1);
+    }
+}
+
+bool run(unsigned slot, double max_us = 20000) {
+    pwr(PxCI, 1u << slot);
+    const uint32_t err = IS_TFES | IS_IFS | IS_IPMS;
+    bool ok = wait_until([slot, err] { return !(prd(PxCI) & (1u << slot)) || (prd(PxIS) & err); },
+                         max_us);
+    return ok && !(prd(PxIS) & err);
+}
+
+void stop_engine() {
+    pwr(PxCMD, CMD_FRE | CMD_PMA);
+    EXPECT_TRUE(wait_until([] { return !(prd(PxCMD) & CMD_CR); }, 500, 1));
+}
+
+// SRST to a PM port (AHCI softreset: assert with R and C, release), as libahci does.
+bool softreset(uint8_t pmp) {
+    sata::Taskfile tf;
+    tf.control = sata::kAtaSrst | 0x08;
+    build(0, pmp, sata::make_reg_h2d(tf, false, pmp), kNoData, HDR_R | HDR_C);
+    pwr(PxCI, 1);
+    if (!wait_until([] { return prd(PxCI) == 0; }, 1000, 1))
+        return false;
+    sc_core::wait(10, SC_US);
+    tf.control = 0x08;
+    build(0, pmp, sata::make_reg_h2d(tf, false, pmp), kNoData);
+    pwr(PxCI, 1);
+    return wait_until([] { return !(prd(PxTFD) & sata::kAtaBsy) && prd(PxCI) == 0; }, 100000);
+}
+
+// READ PORT MULTIPLIER: value = count | lbal << 8 | lbam << 16 | lbah << 24 of the D2H.
+bool pm_read(unsigned port, unsigned reg, uint32_t &val) {
+    build(1, 15, cmd(15, pmp::kReadPm, 0, 0, uint16_t(reg), uint8_t(port)), kNoData);
+    if (!run(1))
+        return false;
+    const uint8_t *r = fb_p + RX_RFIS;
+    val = uint32_t(r[12]) | uint32_t(r[4]) << 8 | uint32_t(r[5]) << 16 | uint32_t(r[6]) << 24;
+    return true;
+}
+bool pm_write(unsigned port, unsigned reg, uint32_t val) {
+    build(1, 15, cmd(15, pmp::kWritePm, val >> 8, uint16_t(val & 0xFF), uint16_t(reg),
+                     uint8_t(port)),
+          kNoData);
+    return run(1);
+}
+
+std::string ata_string(const uint8_t *id, unsigned word, unsigned words) {
+    std::string s;
+    for (unsigned w = word; w < word + words; ++w) {
+        s += char(id[2 * w + 1]);
+        s += char(id[2 * w]);
+    }
+    while (!s.empty() && s.back() == ' ')
+        s.pop_back();
+    return s;
+}
+
+void fill(Buf &b, uint8_t seed) {
+    for (uint32_t i = 0; i < b.len; ++i)
+        b.cpu[i] = uint8_t(i * 13 + seed + (i >> 9));
+}
+size_t diff(const Buf &a, const Buf &b) {
+    size_t n = 0;
+    for (uint32_t i = 0; i < a.len; ++i)
+        n += a.cpu[i] != b.cpu[i];
+    return n;
+}
+
+// libata's fan-out link reset: SControl DET=1, then DET=0, poll SStatus, clear SError.
+uint32_t fanout_reset(unsigned port) {
+    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x301));
+    sc_core::wait(1000, SC_US);
+    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x300));
+    uint32_t ss = 0;
+    EXPECT_TRUE(wait_until([&] { return pm_read(port, pmp::pscr::SSTATUS, ss) && (ss & 0xF) == 3; },
+                           100000, 100));
+    EXPECT_TRUE(pm_write(port, pmp::pscr::SERROR, 0xFFFFFFFF));
+    return ss;
+}
+
+} // namespace
+
+MODEL_TEST(cap_and_port_start) {
+    EXPECT_TRUE(B->hba.mmio_read32(CAP) & CAP_SPM);
+    clb = B->mem.alloc(1024, 1024, &clb_p);
+    fb = B->mem.alloc(256, 256, &fb_p);
+    for (unsigned i = 0; i < 32; ++i)
+        ct[i] = B->mem.alloc(0x80 + 16 * 64, 128, &ct_p[i]);
+    pwr(PxCLB, uint32_t(clb));
+    pwr(PxCLBU, uint32_t(clb >> 32));
+    pwr(PxFB, uint32_t(fb));
+    pwr(PxFBU, uint32_t(fb >> 32));
+    pwr(PxCMD, CMD_FRE | CMD_PMA);
+    EXPECT_TRUE(prd(PxCMD) & CMD_PMA);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    EXPECT_EQ(prd(PxSSTS), 0x123u); // the PMP's host PHY is Gen2
+    sc_core::wait(5000, SC_US);     // the fan-out drives' power-on signatures pass by
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+}
+
+MODEL_TEST(softreset_port15_gives_pmp_signature) {
+    EXPECT_TRUE(softreset(15));
+    EXPECT_EQ(prd(PxSIG), pmp::kSignature);
+    EXPECT_EQ(fb_p[RX_RFIS + 1] & 0xF, 15);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(gscr_reads) {
+    uint32_t v = 0;
+    EXPECT_TRUE(pm_read(15, pmp::gscr::PRODUCT, v));
+    EXPECT_EQ(v, 0x37261095u);
+    EXPECT_TRUE(pm_read(15, pmp::gscr::PORT_INFO, v));
+    EXPECT_EQ(v, 5u);
+    EXPECT_TRUE(pm_read(15, pmp::gscr::REVISION, v));
+    EXPECT_EQ(v & 0xE, 0x6u); // PMP 1.0 and 1.1
+    EXPECT_TRUE(pm_read(15, pmp::gscr::FEAT, v));
+    EXPECT_EQ(v, pmp::gscr::FEAT_AN);
+    // Linux: error-info enable = DIAG.N; features enabled read back.
+    EXPECT_TRUE(pm_write(15, pmp::gscr::ERROR_EN, 0x00010000));
+    EXPECT_TRUE(pm_read(15, pmp::gscr::ERROR_EN, v));
+    EXPECT_EQ(v, 0x00010000u);
+    // An undefined register is aborted.
+    EXPECT_TRUE(!pm_read(15, 7, v));
+    EXPECT_TRUE(prd(PxIS) & IS_TFES);
+    EXPECT_EQ((prd(PxTFD) >> 8) & 0xFF, uint32_t(sata::kAtaAbrt));
+    stop_engine();
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+}
+
+MODEL_TEST(pscr_comreset_on_port2) {
+    const uint32_t ss = fanout_reset(2);
+    EXPECT_EQ(ss, 0x113u); // DET 3, Gen1 (the drive's speed), IPM active
+    uint32_t v = 0;
+    EXPECT_TRUE(pm_read(2, pmp::pscr::SCONTROL, v));
+    EXPECT_EQ(v, 0x300u);
+    EXPECT_TRUE(pm_read(2, pmp::pscr::SERROR, v));
+    EXPECT_EQ(v, 0u);
+    EXPECT_TRUE(pm_read(0, pmp::pscr::SSTATUS, v));
+    EXPECT_EQ(v, 0x123u); // Gen3 drive behind Gen2 PHYs
+    EXPECT_TRUE(pm_read(1, pmp::pscr::SSTATUS, v));
+    EXPECT_EQ(v, 0u);     // no cable
+    EXPECT_TRUE(softreset(2));
+    EXPECT_EQ(fb_p[RX_RFIS + 1] & 0xF, 2);
+    EXPECT_EQ(fb_p[RX_RFIS + 5] | fb_p[RX_RFIS + 6] << 8, 0); // ATA signature
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(identify_behind_port2) {
+    Buf id = buf(512);
+    build(2, 2, cmd(2, 0xEC, 0, 0), id);
+    EXPECT_TRUE(run(2));
+    EXPECT_EQ(get32(clb_p + 2 * 32 + 4), 512u);
+    EXPECT_TRUE(ata_string(id.cpu, 10, 10) == "PMPDISK2");
+    Buf id0 = buf(512);
+    fanout_reset(0);
+    EXPECT_TRUE(softreset(0)); // the drive is ready (its signature) before a command
+    build(3, 0, cmd(0, 0xEC, 0, 0), id0);
+    EXPECT_TRUE(run(3));
+    EXPECT_TRUE(ata_string(id0.cpu, 10, 10) == "PMPDISK0");
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(dma_through_the_pmp) {
+    Buf w2 = buf(64 * 512), w0 = buf(64 * 512), r2 = buf(64 * 512), r0 = buf(64 * 512);
+    fill(w2, 2);
+    fill(w0, 9);
+    build(4, 2, cmd(2, 0x35, 1000, 64), w2, HDR_W);
+    EXPECT_TRUE(run(4));
+    build(5, 0, cmd(0, 0x35, 1000, 64), w0, HDR_W);
+    EXPECT_TRUE(run(5));
+    build(6, 2, cmd(2, 0x25, 1000, 64), r2);
+    EXPECT_TRUE(run(6));
+    EXPECT_EQ(get32(clb_p + 6 * 32 + 4), 64u * 512);
+    build(7, 0, cmd(0, 0x25, 1000, 64), r0);
+    EXPECT_TRUE(run(7));
+    EXPECT_EQ(diff(w2, r2), 0u);
+    EXPECT_EQ(diff(w0, r0), 0u);
+    EXPECT_TRUE(diff(w0, r2) > 0);
+    // The data really went to two different drives.
+    std::vector<uint8_t> m(512);
+    B->d2.media().read(1000, 1, m.data());
+    EXPECT_EQ(std::memcmp(m.data(), w2.cpu, 512), 0);
+    B->d0.media().read(1000, 1, m.data());
+    EXPECT_EQ(std::memcmp(m.data(), w0.cpu, 512), 0);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(fis_for_missing_port_is_refused) {
+    Buf r = buf(512);
+    build(8, 7, cmd(7, 0x25, 0, 1), r); // port 7 of a 5-port PMP
+    EXPECT_TRUE(!run(8, 2000));
+    EXPECT_TRUE(prd(PxIS) & IS_IFS);
+    EXPECT_TRUE(prd(PxSERR) & SERR_DIAG_H);
+    stop_engine();
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+    build(8, 3, cmd(3, 0x25, 0, 1), r); // port 3: no cable
+    EXPECT_TRUE(!run(8, 2000));
+    EXPECT_TRUE(prd(PxIS) & IS_IFS);
+    stop_engine();
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+}
+
+// Command-based switching: while a command to port 2 is outstanding, the drive on port 0
+// answers an earlier SRST (issued with C=1 headers, so nothing waits for it). The HBA
+// drops that FIS with PxIS.IPMS; the command to port 2 still completes with its data.
+MODEL_TEST(fis_from_another_port_sets_ipms) {
+    const uint32_t n = 2048; // 1 MiB at Gen1: about 7 ms on the wire
+    Buf w = buf(n * 512), r = buf(n * 512);
+    fill(w, 77);
+    build(9, 2, cmd(2, 0x35, 50000, uint16_t(n)), w, HDR_W, 16384);
+    EXPECT_TRUE(run(9, 100000));
+    pwr(PxIS, 0xFFFFFFFF);
+    sata::Taskfile tf;
+    tf.control = sata::kAtaSrst | 0x08;
+    build(0, 0, sata::make_reg_h2d(tf, false, 0), kNoData, HDR_R | HDR_C);
+    pwr(PxCI, 1);
+    EXPECT_TRUE(wait_until([] { return prd(PxCI) == 0; }, 1000, 1));
+    tf.control = 0x08;
+    build(0, 0, sata::make_reg_h2d(tf, false, 0), kNoData, HDR_C);
+    pwr(PxCI, 1);
+    EXPECT_TRUE(wait_until([] { return prd(PxCI) == 0; }, 1000, 1));
+    build(9, 2, cmd(2, 0x25, 50000, uint16_t(n)), r, 0, 16384);
+    pwr(PxCI, 1u << 9);
+    EXPECT_TRUE(wait_until([] { return !(prd(PxCI) & (1u << 9)) || (prd(PxIS) & IS_TFES); }, 100000));
+    EXPECT_TRUE(prd(PxIS) & IS_IPMS);
+    EXPECT_TRUE(!(prd(PxIS) & (IS_TFES | IS_IFS)));
+    EXPECT_EQ(get32(clb_p + 9 * 32 + 4), n * 512);
+    EXPECT_EQ(diff(w, r), 0u);
+    EXPECT_EQ(fb_p[RX_RFIS + 1] & 0xF, 2); // the dropped FIS was not posted
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(hotplug_sets_serror_and_notifies) {
+    uint32_t v = 0;
+    EXPECT_TRUE(pm_write(15, pmp::gscr::FEAT_EN, pmp::gscr::FEAT_AN));
+    EXPECT_TRUE(pm_read(15, pmp::gscr::FEAT_EN, v));
+    EXPECT_EQ(v, pmp::gscr::FEAT_AN);
+    EXPECT_TRUE(pm_write(4, pmp::pscr::SERROR, 0xFFFFFFFF));
+    EXPECT_TRUE(pm_read(15, pmp::gscr::ERROR, v));
+    EXPECT_EQ(v & (1u << 4), 0u);
+    pwr(PxSNTF, 0xFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    B->l4.set_device_present(true);
+    EXPECT_TRUE(wait_until([] { return (prd(PxSNTF) & 0x8000) != 0; }, 20000));
+    EXPECT_TRUE(prd(PxIS) & IS_SDBS);
+    EXPECT_EQ(fb_p[RX_SDBFIS + 1] & 0x8F, 0x8F); // N bit, PM port 15
+    sc_core::wait(2000, SC_US);
+    EXPECT_TRUE(pm_read(15, pmp::gscr::ERROR, v));
+    EXPECT_TRUE(v & (1u << 4));
+    EXPECT_TRUE(pm_read(4, pmp::pscr::SERROR, v));
+    EXPECT_TRUE(v & (1u << 26)); // DIAG.X
+    EXPECT_TRUE(v & (1u << 16)); // DIAG.N
+    EXPECT_TRUE(pm_read(4, pmp::pscr::SSTATUS, v));
+    EXPECT_EQ(v, 0x123u);
+    EXPECT_TRUE(pm_write(4, pmp::pscr::SERROR, 0xFFFFFFFF));
+    pwr(PxSNTF, 0xFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    // Unplugged again: PhyRdy change (N) only.
+    B->l4.set_device_present(false);
+    EXPECT_TRUE(wait_until([] { return (prd(PxSNTF) & 0x8000) != 0; }, 20000));
+    EXPECT_TRUE(pm_read(4, pmp::pscr::SERROR, v));
+    EXPECT_EQ(v & ((1u << 26) | (1u << 16)), 1u << 16);
+    EXPECT_TRUE(pm_read(4, pmp::pscr::SSTATUS, v));
+    EXPECT_EQ(v & 0xF, 0u);
+    EXPECT_TRUE(pm_write(4, pmp::pscr::SERROR, 0xFFFFFFFF));
+    pwr(PxSNTF, 0xFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+}
+
+MODEL_TEST(hung_control_port_until_comreset) {
+    B->pm.hang("test");
+    build(1, 15, cmd(15, pmp::kReadPm, 0, 0, pmp::gscr::PRODUCT, 15), kNoData);
+    EXPECT_TRUE(!run(1, 2000)); // no answer
+    EXPECT_EQ(prd(PxCI), 2u);
+    stop_engine();
+    pwr(PxSCTL, 0x301);
+    sc_core::wait(1000, SC_US);
+    pwr(PxSCTL, 0x300);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    EXPECT_EQ(prd(PxSIG), pmp::kSignature);
+    EXPECT_TRUE(!B->pm.hung());
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+    uint32_t v = 0;
+    EXPECT_TRUE(pm_read(15, pmp::gscr::PRODUCT, v));
+    EXPECT_EQ(v, 0x37261095u);
+    EXPECT_TRUE(pm_read(15, pmp::gscr::FEAT_EN, v));
+    EXPECT_EQ(v, 0u); // features back to their reset state
+    Buf r = buf(4096);
+    build(2, 2, cmd(2, 0x25, 1000, 8), r);
+    EXPECT_TRUE(run(2));
+}
+
+int sc_main(int, char **) {
+    Bench b;
+    B = &b;
+    return satasim::test::run_all();
+}
