@@ -349,11 +349,10 @@ static void ahci_port_stop(struct ata_port *ap)
 
 static void ahci_qc_prep(struct ata_queued_cmd *qc)
 {
-    int pmp = qc->dev->link->pmp;
 
     ahci_build_cmd(qc->ap, qc->tag, &qc->tf, true,
                    (qc->tf.flags & ATA_TFLAG_WRITE) ? AHCI_CMD_WRITE : 0, qc->sg, qc->n_sg,
-                   qc->nbytes, pmp < 0 ? 0u : (unsigned)pmp);
+                   qc->nbytes, ata_qc_pmp_port(qc));
 }
 
 static unsigned ahci_qc_issue(struct ata_queued_cmd *qc)
@@ -499,27 +498,22 @@ static void ahci_port_intr(struct ata_port *ap)
         ahci_error_intr(ap, status);
         return;
     }
-    hw_active = ap->link.sactive ? pread(ap, PORT_SCR_ACT) : pread(ap, PORT_CMD_ISSUE);
+    /* a PMP's asynchronous notification comes as an SDB FIS with N set: PxSNTF (libahci) */
+    if ((status & PORT_IRQ_SDB_FIS) && (ap->flags & ATA_FLAG_AN) && sata_pmp_attached(ap)) {
+        uint32_t sntf = pread(ap, PORT_SCR_NTF);
+
+        if (sntf) {
+            pwrite(ap, PORT_SCR_NTF, sntf);
+            if (sata_async_notification(ap, sntf))
+                return;
+        }
+    }
+    hw_active = ata_port_sactive(ap) ? pread(ap, PORT_SCR_ACT) : pread(ap, PORT_CMD_ISSUE);
     if (ata_qc_complete_multiple(ap, hw_active) < 0) {
         ap->link.eh_info.err_mask |= AC_ERR_HSM;
         ap->link.eh_info.action |= ATA_EH_RESET;
         ata_port_freeze(ap);
     }
-}
-
-/* Timer context, lock held: finish what the HBA completed without an interrupt. A port
- * with error status pending is left to its interrupt / EH.
- * Not in libata's driver (only SFF drivers poll): see ata_qc_timeout. */
-static unsigned ahci_lost_interrupt(struct ata_port *ap)
-{
-    uint32_t before = ap->qc_active, hw_active;
-
-    if (pread(ap, PORT_IRQ_STAT) & PORT_IRQ_ERROR)
-        return 0;
-    hw_active = ap->link.sactive ? pread(ap, PORT_SCR_ACT) : pread(ap, PORT_CMD_ISSUE);
-    if (ata_qc_complete_multiple(ap, hw_active) < 0)
-        return 0;
-    return (unsigned)__builtin_popcount(before & ~ap->qc_active);
 }
 
 static void ahci_interrupt(struct ata_host *h)
@@ -605,7 +599,7 @@ static int ahci_exec_polled_cmd(struct ata_port *ap, unsigned pmp, const struct 
 static int ahci_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
 {
     struct ata_port *ap = link->ap;
-    unsigned pmp = link->pmp < 0 ? 0u : (unsigned)link->pmp;
+    unsigned pmp = ata_link_pmp_port(link);
     struct ata_taskfile tf;
     uint64_t now;
     unsigned msecs = 0;
@@ -670,8 +664,23 @@ static void ahci_error_handler(struct ata_port *ap)
         ahci_stop_engine(ap);
 }
 
+/* PxCMD.PMA tells the HBA a PMP is there (command-based switching; FBS is not used). */
+static void ahci_pmp_attach(struct ata_port *ap)
+{
+    pwrite(ap, PORT_CMD, pread(ap, PORT_CMD) | PORT_CMD_PMP);
+    pread(ap, PORT_CMD);
+}
+
+static void ahci_pmp_detach(struct ata_port *ap)
+{
+    pwrite(ap, PORT_CMD, pread(ap, PORT_CMD) & ~PORT_CMD_PMP);
+    pread(ap, PORT_CMD);
+}
+
 static const struct ata_port_operations ahci_ops = {
-    .qc_defer = ata_std_qc_defer,
+    .qc_defer = sata_pmp_qc_defer_cmd_switch,
+    .pmp_attach = ahci_pmp_attach,
+    .pmp_detach = ahci_pmp_detach,
     .qc_prep = ahci_qc_prep,
     .qc_issue = ahci_qc_issue,
     .qc_fill_rtf = ahci_qc_fill_rtf,
@@ -683,7 +692,6 @@ static const struct ata_port_operations ahci_ops = {
     .postreset = ahci_postreset,
     .error_handler = ahci_error_handler,
     .post_internal_cmd = ahci_post_internal_cmd,
-    .lost_interrupt = ahci_lost_interrupt,
     .scr_read = ahci_scr_read,
     .scr_write = ahci_scr_write,
     .port_start = ahci_port_start,
@@ -800,6 +808,10 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
             ap->flags |= ATA_FLAG_DUMMY;
             continue;
         }
+        if (cap & HOST_CAP_PMP)
+            ap->flags |= ATA_FLAG_PMP;
+        if ((cap & (HOST_CAP_PMP | HOST_CAP_SNTF)) == (HOST_CAP_PMP | HOST_CAP_SNTF))
+            ap->flags |= ATA_FLAG_AN;
         if (ahci_port_start(ap)) {
             ata_host_free(h);
             early_error(p, pops, "failed to allocate port memory");
@@ -807,5 +819,6 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
         }
     }
     ahci_print_info(h);
+    ata_host_force_spd_limit(h, cfg->spd_limit);
     return h;
 }

@@ -109,6 +109,7 @@ enum {
 #define PORT_CMD_FIS_RX (1u << 4)
 #define PORT_CMD_FIS_ON (1u << 14)
 #define PORT_CMD_LIST_ON (1u << 15)
+#define PORT_CMD_PMP (1u << 17) /* PMA: port multiplier attached */
 #define PORT_CMD_CPD (1u << 20)
 #define PORT_CMD_ATAPI (1u << 24)
 #define PORT_CMD_ICC_MASK (0xfu << 28)

@@ -313,7 +313,7 @@ void ata_eh_link_autopsy(struct ata_link *link)
         ehc->i.action |= ATA_EH_REVALIDATE;
 
     /* the offender carries the blame; on a one-device link the device does anyway */
-    if (!offender && ata_dev_enabled(&link->device[0]))
+    if (!offender && ata_dev_enabled(&link->device[0]) && link->device[0].class != ATA_DEV_PMP)
         offender = &link->device[0];
     if (offender && ata_dev_enabled(offender)) {
         if (offender->flags & ATA_DFLAG_DUBIOUS_XFER)
@@ -515,7 +515,11 @@ void ata_std_error_handler(struct ata_port *ap)
 
     ata_eh_link_autopsy(&ap->link);
     ata_eh_link_report(&ap->link);
-    ata_eh_recover(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
+    /* a PMP-capable port: the PMP (if one is or turns up there), then its fan-out links */
+    if (ap->flags & ATA_FLAG_PMP)
+        sata_pmp_eh_recover(ap);
+    else
+        ata_eh_recover(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
     /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
      * given up on (no reset asked, or an internal command froze it after the last reset)
      * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. */
@@ -532,14 +536,35 @@ void ata_std_error_handler(struct ata_port *ap)
  * ("detaching (SCSI H:C:I:L)"). One SCSI host per port here, host number = port number. */
 static void ata_eh_report_detached(struct ata_port *ap)
 {
-    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
-        struct ata_device *dev = &ap->link.device[d];
+    for (int l = -1; l < SATA_PMP_MAX_PORTS; l++) {
+        struct ata_link *link = l < 0 ? &ap->link : &ap->pmp_link[l];
 
-        if (!(dev->flags & ATA_DFLAG_DETACHED))
-            continue;
-        dev->flags &= ~(unsigned)ATA_DFLAG_DETACHED;
-        ata_dev_ev(dev, ATA_EV0("dev.detached", SATA_TC_DECISION, SATA_LOG_INFO), "detaching (SCSI %u:0:%u:0)",
-                   ap->port_no, d);
+        for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+            struct ata_device *dev = &link->device[d];
+
+            if (!(dev->flags & ATA_DFLAG_DETACHED))
+                continue;
+            dev->flags &= ~(unsigned)ATA_DFLAG_DETACHED;
+            /* behind a PMP the SCSI id is the fan-out port, as libata's */
+            ata_dev_ev(dev, ATA_EV0("dev.detached", SATA_TC_DECISION, SATA_LOG_INFO),
+                       "detaching (SCSI %u:0:%u:0)", ap->port_no, l < 0 ? d : (unsigned)l);
+        }
+    }
+}
+
+/* Start of an EH run for one link: its context from the events recorded so far. */
+void ata_eh_link_init_context(struct ata_link *link, int tries_left)
+{
+    uint64_t last_reset = link->eh_context.last_reset;
+
+    memset(&link->eh_context, 0, sizeof(link->eh_context));
+    link->eh_context.i = link->eh_info;
+    link->eh_context.last_reset = last_reset;
+    link->eh_context.eh_tries_left = tries_left;
+    memset(&link->eh_info, 0, sizeof(link->eh_info));
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+        link->eh_context.saved_xfer_mode[d] = link->device[d].xfer_mode;
+        link->eh_context.saved_ncq[d] = link->device[d].flags & ATA_DFLAG_NCQ;
     }
 }
 
@@ -551,8 +576,6 @@ static void ata_port_eh(struct ata_port *ap)
     unsigned runs = 0;
 
     for (;;) {
-        uint64_t last_reset = link->eh_context.last_reset;
-
         ata_lock(h);
         if (!(ap->pflags & ATA_PFLAG_EH_PENDING)) {
             ata_unlock(h);
@@ -575,15 +598,9 @@ static void ata_port_eh(struct ata_port *ap)
             break;
         }
         ap->pflags = (ap->pflags & ~ATA_PFLAG_EH_PENDING) | ATA_PFLAG_EH_IN_PROGRESS;
-        memset(&link->eh_context, 0, sizeof(link->eh_context));
-        link->eh_context.i = link->eh_info;
-        link->eh_context.last_reset = last_reset;
-        link->eh_context.eh_tries_left = ATA_EH_MAX_REPEAT - (int)runs + 1;
-        memset(&link->eh_info, 0, sizeof(link->eh_info));
-        for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
-            link->eh_context.saved_xfer_mode[d] = link->device[d].xfer_mode;
-            link->eh_context.saved_ncq[d] = link->device[d].flags & ATA_DFLAG_NCQ;
-        }
+        ata_eh_link_init_context(link, ATA_EH_MAX_REPEAT - (int)runs + 1);
+        for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+            ata_eh_link_init_context(&ap->pmp_link[i], ATA_EH_MAX_REPEAT - (int)runs + 1);
         ata_unlock(h);
 
         if (!(ap->pflags & ATA_PFLAG_UNLOADING))

@@ -13,13 +13,17 @@ static void ata_port_init(struct ata_host *h, struct ata_port *ap, unsigned port
     ap->port_no = port_no;
     ap->ops = h->ops;
     ap->pflags = ATA_PFLAG_FROZEN; /* until the first reset thaws it */
-    ap->link.ap = ap;
-    ap->link.pmp = -1;
-    ap->link.active_tag = ATA_TAG_NONE;
-    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
-        ap->link.device[d].link = &ap->link;
-        ap->link.device[d].devno = d;
-        ap->link.device[d].class = ATA_DEV_UNKNOWN;
+    for (int l = -1; l < SATA_PMP_MAX_PORTS; l++) {
+        struct ata_link *link = l < 0 ? &ap->link : &ap->pmp_link[l];
+
+        link->ap = ap;
+        link->pmp = l;
+        link->active_tag = ATA_TAG_NONE;
+        for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+            link->device[d].link = link;
+            link->device[d].devno = d;
+            link->device[d].class = ATA_DEV_UNKNOWN;
+        }
     }
     for (unsigned t = 0; t < ATA_MAX_QUEUE; t++) {
         ap->qcmd[t].ap = ap;
@@ -237,10 +241,13 @@ struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, 
     struct ata_port *ap;
     struct ata_device *dev;
 
-    if (!h || port >= h->n_ports || link != -1 || devno >= ATA_MAX_DEVICES)
+    if (!h || port >= h->n_ports || link < -1 || link >= SATA_PMP_MAX_PORTS || devno >= ATA_MAX_DEVICES)
         return NULL;
     ap = &h->ports[port];
-    dev = &ap->link.device[devno];
+    /* with a port multiplier attached the devices sit on its fan-out links */
+    if (link >= 0 ? (unsigned)link >= ap->nr_pmp_links : sata_pmp_attached(ap))
+        return NULL;
+    dev = link >= 0 ? &ap->pmp_link[link].device[devno] : &ap->link.device[devno];
     if ((ap->flags & ATA_FLAG_DUMMY) || (ap->pflags & ATA_PFLAG_UNLOADING) || !ata_dev_enabled(dev))
         return NULL;
     return dev;

@@ -34,6 +34,9 @@ enum {
     ATA_EH_MAX_REPEAT = 5,
     ATA_EH_DEV_TRIES = 3,
     ATA_LINK_RESUME_TRIES = 5,
+    SATA_PMP_MAX_PORTS = 15,  /* fan-out links per port */
+    SATA_PMP_CTRL_PORT = 15,  /* the PMP's own control port */
+    SATA_PMP_LINK_TRIES = 3,  /* EH runs a fan-out link may fail before it is disabled */
 };
 #define ATA_TAG_NONE 0xffffffffu
 
@@ -70,6 +73,7 @@ enum {
     ATA_CMD_ID_ATA = 0xec, ATA_CMD_ID_ATAPI = 0xa1,
     ATA_CMD_SET_FEATURES = 0xef, ATA_CMD_SET_MULTI = 0xc6,
     ATA_CMD_READ_LOG_EXT = 0x2f,
+    ATA_CMD_PMP_READ = 0xe4, ATA_CMD_PMP_WRITE = 0xe8,
     ATA_LOG_SATA_NCQ = 0x10,
     SETFEATURES_XFER = 0x03,
 };
@@ -84,6 +88,16 @@ enum {
 #define ATA_MASK_PIO (((1u << ATA_NR_PIO) - 1) << ATA_SHIFT_PIO)
 #define ATA_MASK_MWDMA (((1u << ATA_NR_MWDMA) - 1) << ATA_SHIFT_MWDMA)
 #define ATA_MASK_UDMA (((1u << ATA_NR_UDMA) - 1) << ATA_SHIFT_UDMA)
+
+/* Port multiplier global registers (GSCR) and feature bits (hardware.md 7.3). */
+enum {
+    SATA_PMP_GSCR_PROD_ID = 0, SATA_PMP_GSCR_REV = 1, SATA_PMP_GSCR_PORT_INFO = 2,
+    SATA_PMP_GSCR_ERROR = 32, SATA_PMP_GSCR_ERROR_EN = 33,
+    SATA_PMP_GSCR_FEAT = 64, SATA_PMP_GSCR_FEAT_EN = 96,
+    SATA_PMP_GSCR_SII_POL = 129,
+    SATA_PMP_FEAT_BIST = 1u << 0, SATA_PMP_FEAT_PMREQ = 1u << 1, SATA_PMP_FEAT_DYNSSC = 1u << 2,
+    SATA_PMP_FEAT_NOTIFY = 1u << 3,
+};
 
 /* SCR numbering */
 enum { SCR_STATUS = 0, SCR_ERROR = 1, SCR_CONTROL = 2, SCR_ACTIVE = 3, SCR_NOTIFICATION = 4 };
@@ -135,7 +149,22 @@ enum {
 };
 
 /* Port flags (static). */
-enum { ATA_FLAG_DUMMY = 1u << 0 };
+enum {
+    ATA_FLAG_DUMMY = 1u << 0,
+    ATA_FLAG_PMP = 1u << 1, /* the controller can talk to a port multiplier */
+    ATA_FLAG_AN = 1u << 2,  /* the controller reports asynchronous notification (SNotification) */
+};
+
+/* Link flags. */
+enum {
+    ATA_LFLAG_DISABLED = 1u << 0, /* fan-out link given up on (EH does not touch it) */
+};
+
+/* Port multiplier quirks (libata-eh.md 6.4). */
+enum {
+    ATA_PMP_QUIRK_SII_PORTS = 1u << 0, /* SiI3726: the last fan-out port is its config port */
+    ATA_PMP_QUIRK_SII_POL = 1u << 1,   /* SiI 37xx/4726: clear early R_OK (GSCR 129 bit 0) */
+};
 
 /* Device flags. */
 enum {
@@ -209,7 +238,9 @@ struct ata_device {
 
 struct ata_link {
     struct ata_port *ap;
-    int pmp;                 /* -1 on the host link */
+    int pmp;                 /* -1 on the host link, 0..14 on a PMP fan-out link */
+    unsigned flags;          /* ATA_LFLAG_* */
+    unsigned fail_runs;      /* fan-out link: EH runs in a row that failed to recover it */
     unsigned sata_spd;       /* negotiated generation from SStatus after reset */
     unsigned sata_spd_limit; /* allowed generations (bit0 1.5G..bit2 6G), 0 = no limit */
     unsigned active_tag;     /* non-NCQ command in flight, or ATA_TAG_NONE */
@@ -271,6 +302,10 @@ struct ata_port_operations {
     /* timer context, lock held: a command timed out; complete what the controller has
      * finished without raising its interrupt. Returns the number completed (NULL = none). */
     unsigned (*lost_interrupt)(struct ata_port *ap);
+    /* a port multiplier was attached / is gone (process context, port frozen or idle):
+     * the controller must route by PM port from now on (AHCI PxCMD.PMA, sil24 PMP_EN) */
+    void (*pmp_attach)(struct ata_port *ap);
+    void (*pmp_detach)(struct ata_port *ap);
 
     /* SCR access: 0 or -EOPNOTSUPP/-EINVAL */
     int (*scr_read)(struct ata_link *link, unsigned reg, uint32_t *val);
@@ -294,6 +329,12 @@ struct ata_port {
     unsigned pflags;
     const struct ata_port_operations *ops;
     struct ata_link link;
+    /* port multiplier fan-out links, preallocated; nr_pmp_links > 0 while one is attached */
+    struct ata_link pmp_link[SATA_PMP_MAX_PORTS];
+    unsigned nr_pmp_links;
+    uint32_t pmp_gscr[3];     /* product, revision, port info as read at attach */
+    uint32_t pmp_feat, pmp_feat_en;
+    unsigned pmp_quirks;
     struct ata_queued_cmd qcmd[ATA_MAX_QUEUE];
     struct ata_tags tags;
     uint32_t qc_active;
@@ -373,6 +414,31 @@ static inline bool ata_class_probeable(enum ata_dev_class c)
            c == ATA_DEV_PMP;
 }
 
+static inline bool ata_is_host_link(const struct ata_link *link) { return link == &link->ap->link; }
+static inline bool sata_pmp_attached(const struct ata_port *ap) { return ap->nr_pmp_links != 0; }
+/* PM port of the FIS a command or an SRST goes out with: the fan-out link's port, 15 for the
+ * PMP itself, and on the host link of a PMP-capable port 15 (a PMP answers SRST there with
+ * its own signature, a plain device ignores the field); 0 otherwise. */
+static inline unsigned ata_link_pmp_port(const struct ata_link *link)
+{
+    if (link->pmp >= 0)
+        return (unsigned)link->pmp;
+    return (link->ap->flags & ATA_FLAG_PMP) ? SATA_PMP_CTRL_PORT : 0u;
+}
+/* NCQ commands in flight on any link of the port (lock held). */
+static inline uint32_t ata_port_sactive(const struct ata_port *ap)
+{
+    uint32_t sact = ap->link.sactive;
+
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        sact |= ap->pmp_link[i].sactive;
+    return sact;
+}
+static inline unsigned ata_qc_pmp_port(const struct ata_queued_cmd *qc)
+{
+    return ata_link_pmp_port(qc->dev->link);
+}
+
 /* ---- log.c: trace helpers ---- */
 #define TF_INT(k, v) { .key = (k), .type = SATA_TF_INT, .i = (int64_t)(v) }
 #define TF_HEX(k, v) { .key = (k), .type = SATA_TF_HEX, .i = (int64_t)(v) }
@@ -393,6 +459,8 @@ void ata_host_ev(struct ata_host *h, struct ata_ev ev, const char *fmt, ...) ATA
 void ata_port_ev(struct ata_port *ap, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
 void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
 void ata_dev_ev(struct ata_device *dev, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
+/* The port multiplier itself ("ata1.15"). */
+void ata_pmp_ev(struct ata_port *ap, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
 const char *ata_err_string(unsigned err_mask);
 const char *ata_class_name(enum ata_dev_class cls);
 
@@ -572,6 +640,7 @@ void ata_eh_link_report(struct ata_link *link);
 void ata_eh_finish(struct ata_port *ap);
 /* Lower the link's allowed SATA speed one step (effective at the next hardreset). */
 int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit);
+void ata_host_force_spd_limit(struct ata_host *h, unsigned spd); /* ata_host_config.spd_limit */
 /* SControl.SPD value the limit asks for (0 = no limit) and whether SControl differs. */
 unsigned sata_spd_target(const struct ata_link *link);
 bool sata_set_spd_needed(struct ata_link *link);
@@ -580,6 +649,30 @@ bool sata_set_spd_needed(struct ata_link *link);
 int sata_set_spd(struct ata_link *link);
 /* Transfer mask step-down for a device (takes effect at the next set-mode). */
 int ata_dev_down_xfermask(struct ata_device *dev, enum ata_dnxfer sel);
+
+/* ---- pmp.c: port multiplier ---- */
+/* GSCR/PSCR access through READ/WRITE PORT MULTIPLIER on the control port: 0 or err_mask. */
+unsigned sata_pmp_read(struct ata_port *ap, unsigned port, unsigned reg, uint32_t *val);
+unsigned sata_pmp_write(struct ata_port *ap, unsigned port, unsigned reg, uint32_t val);
+/* SCR access of a fan-out link (PSCR); -EIO if the PMP did not answer. */
+int sata_pmp_scr_read(struct ata_link *link, unsigned reg, uint32_t *val);
+int sata_pmp_scr_write(struct ata_link *link, unsigned reg, uint32_t val);
+/* qc_defer for PMP-capable LLDs: command-based switching (one fan-out link at a time), then
+ * the standard rules. Without a PMP attached it is ata_std_qc_defer. */
+bool sata_pmp_qc_defer_cmd_switch(const struct ata_queued_cmd *qc);
+/* dev (host link, class PMP) answered SRST with the PMP signature: read GSCR, enable features,
+ * set up the fan-out links. 0, or -ENODEV/-EIO with the PMP left detached. */
+int sata_pmp_attach(struct ata_device *dev);
+/* Forget the PMP and every fan-out device (detached, their requests fail). */
+void sata_pmp_detach(struct ata_port *ap);
+/* EH recovery with a PMP attached (or just attached): the PMP itself, then every fan-out link. */
+void sata_pmp_eh_recover(struct ata_port *ap);
+/* Lock held, irq context: the LLD saw SNotification with these PM port bits set; a PMP's
+ * notification (bit 15) sends the port to EH, which reads GSCR[32]. true if EH was asked. */
+bool sata_async_notification(struct ata_port *ap, uint32_t sntf);
+int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
+                        ata_reset_fn hardreset, ata_postreset_fn postreset);
+void ata_eh_link_init_context(struct ata_link *link, int tries_left);
 
 /* ---- host.c ---- */
 struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,

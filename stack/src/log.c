@@ -58,13 +58,26 @@ void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...)
     va_end(ap);
 }
 
+void ata_pmp_ev(struct ata_port *port, struct ata_ev ev, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(port->host, (int)port->port_no, SATA_PMP_CTRL_PORT, -1, ev, fmt, ap);
+    va_end(ap);
+}
+
 void ata_dev_ev(struct ata_device *dev, struct ata_ev ev, const char *fmt, ...)
 {
     struct ata_link *link = dev->link;
     va_list ap;
 
     va_start(ap, fmt);
-    emit(link->ap->host, (int)link->ap->port_no, link->pmp, (int)dev->devno, ev, fmt, ap);
+    /* the PMP itself is addressed as its control port ("ata1.15"), as libata's */
+    if (dev->class == ATA_DEV_PMP && link->pmp < 0)
+        emit(link->ap->host, (int)link->ap->port_no, SATA_PMP_CTRL_PORT, -1, ev, fmt, ap);
+    else
+        emit(link->ap->host, (int)link->ap->port_no, link->pmp, (int)dev->devno, ev, fmt, ap);
     va_end(ap);
 }
 

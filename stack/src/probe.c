@@ -114,7 +114,9 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
 
 retry:
     deadline = ata_deadline(h, ata_reset_deadline_ms(pol, try++));
-    ata_eh_freeze_port(ap);
+    /* a fan-out link is reset through the PMP's control port: the port stays live */
+    if (ata_is_host_link(link))
+        ata_eh_freeze_port(ap);
     eh_reset_start(link, reset == hardreset, try);
     ehc->last_reset = ata_now(h);
     ehc->i.flags |= reset == hardreset ? ATA_EHI_DID_HARDRESET : ATA_EHI_DID_SOFTRESET;
@@ -147,13 +149,16 @@ retry:
         if (!sata_scr_read(link, SCR_STATUS, &sstatus))
             link->sata_spd = (sstatus >> 4) & 0xf;
     }
-    ata_eh_thaw_port(ap);
+    if (ata_is_host_link(link))
+        ata_eh_thaw_port(ap);
     if (postreset)
         postreset(link, cls);
     /* events that arrived during the reset are stale now */
     ata_lock(h);
     memset(&link->eh_info, 0, sizeof(link->eh_info));
-    ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+    /* a fan-out link's reset leaves the port live: what arrived meanwhile still counts */
+    if (ata_is_host_link(link))
+        ap->pflags &= ~ATA_PFLAG_EH_PENDING;
     ata_unlock(h);
 
     {
@@ -461,7 +466,7 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed)
         unsigned err_mask;
         int rc;
 
-        if (!ata_dev_enabled(dev))
+        if (!ata_dev_enabled(dev) || dev->class == ATA_DEV_PMP)
             continue;
         err_mask = exec_nodata(dev, ATA_CMD_SET_FEATURES, SETFEATURES_XFER, mode, ATA_TMOUT_XFERMODE);
         /* devices that only do PIO0 may refuse the command itself */
@@ -604,8 +609,19 @@ static int ata_eh_revalidate_and_attach(struct ata_device *dev)
     if (cls == ATA_DEV_PMP) {
         const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls)) };
 
-        ata_dev_ev(dev, ATA_EV("probe.unsupported", SATA_TC_DECISION, SATA_LOG_WARN, f),
-                   "port multiplier support not available, ignoring");
+        if (!(link->ap->flags & ATA_FLAG_PMP) || !ata_is_host_link(link)) {
+            ata_dev_ev(dev, ATA_EV("probe.unsupported", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                       "port multiplier support not available, ignoring");
+            return 0;
+        }
+        dev->class = cls;
+        rc = sata_pmp_attach(dev);
+        if (rc) {
+            dev->class = ATA_DEV_UNKNOWN;
+            return rc == -EOPNOTSUPP ? 0 : rc;
+        }
+        dev->flags |= ATA_DFLAG_ENABLED;
+        ehc->i.action &= ~ATA_EH_REVALIDATE;
         return 0;
     }
     dev->class = cls;
@@ -677,6 +693,8 @@ static bool ata_eh_skip_recovery(struct ata_link *link)
 {
     struct ata_eh_context *ehc = &link->eh_context;
 
+    if (link->flags & ATA_LFLAG_DISABLED)
+        return true;
     if ((link->ap->pflags & ATA_PFLAG_FROZEN) || ata_dev_enabled(&link->device[0]))
         return false;
     if ((ehc->i.action & ATA_EH_RESET) && !(ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET)))
@@ -690,7 +708,14 @@ static bool ata_eh_skip_recovery(struct ata_link *link)
 int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
                    ata_reset_fn hardreset, ata_postreset_fn postreset)
 {
-    struct ata_link *link = &ap->link;
+    return ata_eh_recover_link(&ap->link, prereset, softreset, hardreset, postreset);
+}
+
+/* One link's recovery: reset, revalidate or probe its device, transfer mode, retries. */
+int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
+                        ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    struct ata_port *ap = link->ap;
     struct ata_eh_context *ehc = &link->eh_context;
     struct ata_device *dev = &link->device[0];
     struct ata_device *failed = NULL;

@@ -65,12 +65,13 @@ struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag)
 
 /* Timer callback, irq context: a command outlived its timeout. The port is frozen and
  * every command aborted into EH, which resets and then completes or retries them.
- * First the LLD's lost_interrupt hook may finish what the HBA completed without raising
- * its interrupt; such a command completes successfully, as libata's timeout handler
- * finishes one that completed in the race (libata-eh.md 3.2). Deliberate difference:
- * libata has that hook only in its SFF drivers; libahci and sata_sil24 have none, so there
- * a command whose completion interrupt was lost fails with AC_ERR_TIMEOUT, the port is
- * hardreset and the command retried (counted: TOUT_HSM in the ering). */
+ * First the LLD's lost_interrupt hook, if it has one, may finish what the HBA completed
+ * without raising its interrupt; such a command completes successfully, as libata's timeout
+ * handler finishes one that completed in the race (libata-eh.md 3.2). libata has that hook
+ * only in its SFF drivers, so the AHCI LLD has none (a lost completion interrupt fails the
+ * command with AC_ERR_TIMEOUT, the port is hardreset and the command retried). The sil24
+ * LLD has one: issue 6 asks for the PCI-X lost-completion workaround to detect completed
+ * slots (a deliberate difference from sata_sil24, which only sets IRQ_WOC). */
 static void ata_qc_timeout(void *arg)
 {
     struct ata_queued_cmd *qc = arg;

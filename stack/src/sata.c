@@ -11,6 +11,8 @@ enum { ATA_TMOUT_SLOW_WARN = 5000, ATA_TMOUT_SLOW_LEFT = 3000, ATA_RESUME_DELAY 
 
 int sata_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
 {
+    if (!ata_is_host_link(link))
+        return sata_pmp_scr_read(link, reg, val);
     if (!link->ap->ops->scr_read)
         return -EOPNOTSUPP;
     return link->ap->ops->scr_read(link, reg, val);
@@ -18,6 +20,8 @@ int sata_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
 
 int sata_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
 {
+    if (!ata_is_host_link(link))
+        return sata_pmp_scr_write(link, reg, val);
     if (!link->ap->ops->scr_write)
         return -EOPNOTSUPP;
     return link->ap->ops->scr_write(link, reg, val);
@@ -207,6 +211,12 @@ int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, 
     if (rc || ata_link_offline(link))
         goto out;
     *online = true;
+    /* A PMP may send no D2H FIS after COMRESET when its port 0 is empty, and it answers
+     * for port 0 anyway: the signature comes from an SRST to the control port. */
+    if (check && ata_is_host_link(link) && (link->ap->flags & ATA_FLAG_PMP)) {
+        rc = -EAGAIN;
+        goto out;
+    }
     if (check)
         rc = ata_wait_ready(link, deadline, check);
 out:
@@ -352,4 +362,22 @@ int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit)
                     "limiting SATA link speed to %s", sata_spd_string(spd));
     }
     return 0;
+}
+
+/* libata.force=<spd>Gbps: every host link starts limited to generation spd (1..3), so the
+ * first hardreset programs SControl.SPD. 0 = no limit. */
+void ata_host_force_spd_limit(struct ata_host *h, unsigned spd)
+{
+    if (spd < 1 || spd > 3)
+        return;
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_link *link = &h->ports[i].link;
+        const struct sata_trace_field f[] = { TF_INT("spd", spd), TF_STR("speed", sata_spd_string(spd)) };
+
+        if (h->ports[i].flags & ATA_FLAG_DUMMY)
+            continue;
+        link->sata_spd_limit = (1u << spd) - 1;
+        ata_link_ev(link, ATA_EV("host.force_spd_limit", SATA_TC_INFO, SATA_LOG_INFO, f),
+                    "FORCE: PHY spd limit set to %s", sata_spd_string(spd));
+    }
 }

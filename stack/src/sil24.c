@@ -195,7 +195,11 @@ static void sil24_config_port(struct ata_port *ap)
     pwrite(ap, SIL24_PORT_DECODE_ERR_CNT, SIL24_ERR_THRESH);
     pwrite(ap, SIL24_PORT_CRC_ERR_CNT, SIL24_ERR_THRESH);
     pwrite(ap, SIL24_PORT_HSHK_ERR_CNT, SIL24_ERR_THRESH);
-    pwrite(ap, SIL24_PORT_CTRL_CLR, SIL24_CS_32BIT_ACTV | SIL24_CS_PMP_EN | SIL24_CS_PMP_RESUME);
+    /* a PORT_RST keeps the port's PMP routing (libata's sil24_config_pmp) */
+    pwrite(ap, SIL24_PORT_CTRL_CLR, SIL24_CS_32BIT_ACTV | SIL24_CS_PMP_RESUME |
+                                        (sata_pmp_attached(ap) ? 0 : SIL24_CS_PMP_EN));
+    if (sata_pmp_attached(ap))
+        pwrite(ap, SIL24_PORT_CTRL_STAT, SIL24_CS_PMP_EN);
     pwrite(ap, SIL24_PORT_PHY_CFG, SIL24_PHY_CFG_VAL);
 }
 
@@ -291,7 +295,7 @@ static void sil24_port_stop(struct ata_port *ap)
 static void sil24_qc_prep(struct ata_queued_cmd *qc)
 {
     struct ata_port *ap = qc->ap;
-    unsigned pmp = qc->dev->link->pmp < 0 ? 0u : (unsigned)qc->dev->link->pmp;
+    unsigned pmp = ata_qc_pmp_port(qc);
     uint64_t bus;
     uint8_t *blk = cmd_block(ap, qc->tag, &bus);
     uint8_t fis[20];
@@ -537,7 +541,7 @@ static int sil24_exec_polled(struct ata_port *ap, uint16_t ctrl, const struct at
 static int sil24_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
 {
     struct ata_port *ap = link->ap;
-    unsigned pmp = link->pmp < 0 ? 0u : (unsigned)link->pmp;
+    unsigned pmp = ata_link_pmp_port(link);
     struct ata_taskfile tf;
     uint8_t fis[20];
     int rc;
@@ -639,8 +643,21 @@ static void sil24_error_handler(struct ata_port *ap)
     ata_std_error_handler(ap);
 }
 
+/* PMP_EN: the PM port of each command comes from byte 1 of its PRB FIS (hardware.md 6.7). */
+static void sil24_pmp_attach(struct ata_port *ap)
+{
+    pwrite(ap, SIL24_PORT_CTRL_STAT, SIL24_CS_PMP_EN);
+}
+
+static void sil24_pmp_detach(struct ata_port *ap)
+{
+    pwrite(ap, SIL24_PORT_CTRL_CLR, SIL24_CS_PMP_EN);
+}
+
 static const struct ata_port_operations sil24_ops = {
-    .qc_defer = ata_std_qc_defer,
+    .qc_defer = sata_pmp_qc_defer_cmd_switch,
+    .pmp_attach = sil24_pmp_attach,
+    .pmp_detach = sil24_pmp_detach,
     .qc_prep = sil24_qc_prep,
     .qc_issue = sil24_qc_issue,
     .qc_fill_rtf = sil24_qc_fill_rtf,
@@ -730,5 +747,6 @@ struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_pl
     if (hp->irq_woc)
         ata_host_ev(h, ATA_EV0("sil24.errata", SATA_TC_DECISION, SATA_LOG_INFO),
                     "Applying completion IRQ loss on PCI-X errata fix");
+    ata_host_force_spd_limit(h, cfg->spd_limit);
     return h;
 }

@@ -134,6 +134,7 @@ static void f_trace(struct sata_platform *p, const struct sata_trace_event *ev)
     snprintf(e->name, sizeof(e->name), "%s", ev->name);
     snprintf(e->msg, sizeof(e->msg), "%s", ev->msg ? ev->msg : "");
     e->port = ev->port;
+    e->link = ev->link;
     e->dev = ev->dev;
     e->cls = ev->cls;
 }

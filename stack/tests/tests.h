@@ -19,14 +19,15 @@ Suite *ahci_suite(void);
 Suite *eh_suite(void);
 Suite *sil24_suite(void);
 Suite *hotplug_suite(void);
+Suite *pmp_suite(void);
 
-enum { FAKE_MMIO_WORDS = 0xA000 / 4, /* sil24: BAR0 + BAR2 window */ FAKE_MAX_EVENTS = 256, FAKE_MAX_ALLOCS = 64,
+enum { FAKE_MMIO_WORDS = 0xA000 / 4, /* sil24: BAR0 + BAR2 window */ FAKE_MAX_EVENTS = 2048, FAKE_MAX_ALLOCS = 64,
        FAKE_MAX_TIMERS = 64 };
 
 struct fake_event {
     char name[48];
     char msg[160];
-    int port, dev;
+    int port, link, dev;
     enum sata_trace_class cls;
 };
 

@@ -41,6 +41,9 @@ struct ata_host_config {
     uint32_t port_mask;    /* ports to use (0 = all implemented) */
     bool no_irq_loss_fix;  /* don't apply a controller's lost-completion-IRQ workaround
                               (sil24 on PCI-X: IRQ_WOC); for erratum scenarios */
+    unsigned spd_limit;    /* 1..3: fastest SATA generation the links may negotiate, programmed
+                              into SControl.SPD by the first hardreset (libata.force=1.5Gbps,
+                              3.0Gbps); 0 = no limit */
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */

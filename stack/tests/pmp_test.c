@@ -1,0 +1,663 @@
+/* Port multiplier support against a scripted PMP: a fake LLD whose host link has a PMP
+ * answering READ/WRITE PORT MULTIPLIER from tables (GSCR, per-port PSCR), disks on some of
+ * its fan-out ports, and block I/O kept in flight until the test completes it. Checks
+ * attach (GSCR, log lines, fan-out probe through PSCR), routing by PM port, command-based
+ * switching, per-link EH, control-port failure (whole PMP reset) and product change. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+static struct {
+    bool pmp;                       /* a PMP on the host link (else one plain disk) */
+    uint32_t gscr_prod, gscr_rev, nports, feat, feat_en, err_en, pol;
+    bool disk[SATA_PMP_MAX_PORTS];
+    uint32_t sctl[SATA_PMP_MAX_PORTS], serr[SATA_PMP_MAX_PORTS];
+    bool ctrl_hang;                 /* the control port stops answering */
+    unsigned hang_after;            /* ... after this many more PMP reads (0 = at once) */
+    unsigned n_host_hardreset, n_pmp_read, n_port_hardreset[SATA_PMP_MAX_PORTS];
+    unsigned n_srst[16];            /* SRSTs per PM port */
+    unsigned n_id[SATA_PMP_MAX_PORTS];
+    uint32_t host_scontrol;
+    uint32_t rtf_val;               /* value the last READ PM returned */
+    /* block I/O in flight */
+    struct ata_queued_cmd *io[64];
+    unsigned n_io, io_port[64];
+    unsigned max_links_busy;
+    bool pma;
+} pm;
+
+static const struct id_spec disk_spec = {
+    .model = "SATASIM PMP DISK", .serial = "P0000", .fw = "1.0", .lba28_sectors = 0x0fffffff,
+    .lba48_sectors = 2000000, .ncq = true, .depth = 32, .udma = 0x7f, .w80 = 0x1f0,
+};
+
+static uint32_t pscr_sstatus(unsigned p)
+{
+    return pm.disk[p] && (pm.sctl[p] & 0xf) == 0 ? 0x123 : 0;
+}
+
+static int f_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
+{
+    ck_assert(ata_is_host_link(link)); /* fan-out SCRs go through the PMP */
+    switch (reg) {
+    case SCR_STATUS: *val = 0x123; return 0;
+    case SCR_CONTROL: *val = pm.host_scontrol; return 0;
+    case SCR_ERROR: *val = 0; return 0;
+    default: return -EINVAL;
+    }
+}
+
+static int f_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
+{
+    ck_assert(ata_is_host_link(link));
+    if (reg == SCR_CONTROL)
+        pm.host_scontrol = val;
+    return 0;
+}
+
+static int f_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    (void)deadline;
+    (void)cls;
+    ck_assert(ata_is_host_link(link));
+    pm.n_host_hardreset++;
+    pm.ctrl_hang = false; /* a COMRESET revives a hung PMP */
+    ata_msleep(link->ap->host, 10);
+    return -EAGAIN; /* PMP-capable: the follow-up SRST classifies */
+}
+
+static int f_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    unsigned port = ata_link_pmp_port(link);
+
+    (void)deadline;
+    pm.n_srst[port]++;
+    if (ata_is_host_link(link)) {
+        ck_assert_uint_eq(port, SATA_PMP_CTRL_PORT);
+        *cls = pm.pmp ? ATA_DEV_PMP : ATA_DEV_ATA;
+    } else {
+        ck_assert_uint_lt(port, pm.nports);
+        *cls = pscr_sstatus(port) ? ATA_DEV_ATA : ATA_DEV_NONE;
+    }
+    return 0;
+}
+
+static void nop_prep(struct ata_queued_cmd *qc) { (void)qc; }
+
+static void f_rtf(struct ata_queued_cmd *qc)
+{
+    qc->result_tf.command = ATA_DRDY;
+    if (qc->tf.command == ATA_CMD_PMP_READ && !qc->err_mask) {
+        qc->result_tf.nsect = (uint8_t)pm.rtf_val;
+        qc->result_tf.lbal = (uint8_t)(pm.rtf_val >> 8);
+        qc->result_tf.lbam = (uint8_t)(pm.rtf_val >> 16);
+        qc->result_tf.lbah = (uint8_t)(pm.rtf_val >> 24);
+    }
+}
+
+static bool gscr_read(unsigned reg, uint32_t *v)
+{
+    switch (reg) {
+    case SATA_PMP_GSCR_PROD_ID: *v = pm.gscr_prod; return true;
+    case SATA_PMP_GSCR_REV: *v = pm.gscr_rev; return true;
+    case SATA_PMP_GSCR_PORT_INFO: *v = pm.nports; return true;
+    case SATA_PMP_GSCR_ERROR:
+        *v = 0;
+        for (unsigned p = 0; p < pm.nports; p++)
+            if (pm.serr[p] & pm.err_en)
+                *v |= 1u << p;
+        return true;
+    case SATA_PMP_GSCR_ERROR_EN: *v = pm.err_en; return true;
+    case SATA_PMP_GSCR_FEAT: *v = pm.feat; return true;
+    case SATA_PMP_GSCR_FEAT_EN: *v = pm.feat_en; return true;
+    case SATA_PMP_GSCR_SII_POL: *v = pm.pol; return true;
+    default: return false;
+    }
+}
+
+static unsigned links_busy(struct ata_port *ap)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        n += ap->pmp_link[i].active_tag != ATA_TAG_NONE || ap->pmp_link[i].sactive;
+    return n;
+}
+
+static unsigned f_issue(struct ata_queued_cmd *qc)
+{
+    struct ata_port *ap = qc->ap;
+    unsigned port = ata_qc_pmp_port(qc);
+
+    if (qc->bio) {
+        ck_assert(pm.pma);
+        ck_assert_uint_lt(pm.n_io, 64);
+        ck_assert_int_eq((int)port, qc->dev->link->pmp);
+        pm.io[pm.n_io] = qc;
+        pm.io_port[pm.n_io++] = port;
+        if (links_busy(ap) > pm.max_links_busy)
+            pm.max_links_busy = links_busy(ap);
+        return 0;
+    }
+    switch (qc->tf.command) {
+    case ATA_CMD_PMP_READ:
+    case ATA_CMD_PMP_WRITE: {
+        unsigned target = qc->tf.device & 0xf, reg = qc->tf.feature;
+        bool wr = qc->tf.command == ATA_CMD_PMP_WRITE;
+        uint32_t v = (uint32_t)qc->tf.nsect | (uint32_t)qc->tf.lbal << 8 | (uint32_t)qc->tf.lbam << 16 |
+                     (uint32_t)qc->tf.lbah << 24;
+
+        ck_assert_uint_eq(port, SATA_PMP_CTRL_PORT);
+        ck_assert(qc->tf.flags & ATA_TFLAG_LBA48);
+        if (pm.ctrl_hang || (pm.hang_after && !--pm.hang_after && (pm.ctrl_hang = true)))
+            return 0; /* never completes: the internal command times out */
+        pm.n_pmp_read += !wr;
+        if (target == SATA_PMP_CTRL_PORT) {
+            if (wr) {
+                if (reg == SATA_PMP_GSCR_ERROR_EN)
+                    pm.err_en = v;
+                else if (reg == SATA_PMP_GSCR_FEAT_EN)
+                    pm.feat_en = v;
+                else if (reg == SATA_PMP_GSCR_SII_POL)
+                    pm.pol = v;
+            } else {
+                ck_assert(gscr_read(reg, &pm.rtf_val));
+            }
+        } else {
+            ck_assert_uint_lt(target, pm.nports);
+            ck_assert_uint_le(reg, SCR_CONTROL);
+            if (wr) {
+                if (reg == SCR_CONTROL) {
+                    if ((v & 0xf) == 1 && (pm.sctl[target] & 0xf) != 1)
+                        pm.n_port_hardreset[target]++;
+                    pm.sctl[target] = v;
+                } else if (reg == SCR_ERROR) {
+                    pm.serr[target] &= ~v;
+                }
+            } else {
+                pm.rtf_val = reg == SCR_STATUS ? pscr_sstatus(target) : reg == SCR_ERROR ? pm.serr[target]
+                                                                                     : pm.sctl[target];
+            }
+        }
+        break;
+    }
+    case ATA_CMD_ID_ATA: {
+        uint16_t id[ATA_ID_WORDS];
+        uint8_t *raw = ap->id_buf.cpu;
+        struct id_spec s = disk_spec;
+        char serial[16];
+
+        ck_assert_uint_lt(port, pm.nports);
+        ck_assert(pscr_sstatus(port));
+        pm.n_id[port]++;
+        snprintf(serial, sizeof(serial), "P%04u", port);
+        s.serial = serial;
+        build_id(id, &s);
+        for (unsigned i = 0; i < ATA_ID_WORDS; i++) {
+            raw[2 * i] = (uint8_t)id[i];
+            raw[2 * i + 1] = (uint8_t)(id[i] >> 8);
+        }
+        break;
+    }
+    default:
+        ck_assert_uint_lt(port, pm.nports);
+        break;
+    }
+    ata_qc_complete(qc);
+    return 0;
+}
+
+static void f_pmp_attach(struct ata_port *ap) { (void)ap, pm.pma = true; }
+static void f_pmp_detach(struct ata_port *ap) { (void)ap, pm.pma = false; }
+
+static const struct ata_port_operations pm_ops = {
+    .qc_defer = sata_pmp_qc_defer_cmd_switch,
+    .qc_prep = nop_prep,
+    .qc_issue = f_issue,
+    .qc_fill_rtf = f_rtf,
+    .prereset = ata_std_prereset,
+    .softreset = f_softreset,
+    .hardreset = f_hardreset,
+    .postreset = ata_std_postreset,
+    .error_handler = ata_std_error_handler,
+    .scr_read = f_scr_read,
+    .scr_write = f_scr_write,
+    .pmp_attach = f_pmp_attach,
+    .pmp_detach = f_pmp_detach,
+};
+
+struct prig {
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+    int done;
+};
+
+static void run_eh_cb(struct sata_platform *p, void *arg) { (void)p, ata_host_eh_run(arg); }
+
+static void pm_setup(unsigned nports, unsigned n_disks, uint32_t prod)
+{
+    memset(&pm, 0, sizeof(pm));
+    pm.pmp = true;
+    pm.gscr_prod = prod;
+    pm.gscr_rev = (1u << 3) | (1u << 2) | (0x23u << 8);
+    pm.nports = nports;
+    pm.feat = 0x9;
+    pm.feat_en = 0x9;
+    pm.pol = 1;
+    pm.host_scontrol = 0x300;
+    for (unsigned i = 0; i < n_disks; i++)
+        pm.disk[i] = true;
+    for (unsigned i = 0; i < SATA_PMP_MAX_PORTS; i++)
+        pm.sctl[i] = 0x300;
+}
+
+static bool boot_with_an;
+static const char *boot_policy;
+
+static struct prig *prig_boot(void)
+{
+    struct prig *r = calloc(1, sizeof(*r));
+    struct ata_eh_info *ehi;
+
+    fake_init(&r->p);
+    r->p.now = ATA_MS(1000);
+    r->h = ata_host_alloc(&r->p, &fake_ops, &pm_ops, 1);
+    ck_assert_ptr_nonnull(r->h);
+    ck_assert_int_eq(ata_host_set_eh_policy(r->h, boot_policy), 0);
+    r->ap = &r->h->ports[0];
+    r->ap->flags |= ATA_FLAG_PMP | (boot_with_an ? ATA_FLAG_AN : 0);
+    r->ap->ncq_depth = 31;
+    r->ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7fu << ATA_SHIFT_UDMA);
+    r->ap->max_segs = 168;
+    r->ap->seg_max_bytes = 4u << 20;
+    r->h->started = true;
+    r->p.on_wait_forever = run_eh_cb;
+    r->p.on_wait_arg = r->h;
+
+    ehi = &r->ap->link.eh_info;
+    ehi->probe_mask = 1;
+    ehi->action = ATA_EH_RESET;
+    ehi->flags = ATA_EHI_NO_AUTOPSY | ATA_EHI_QUIET;
+    r->ap->pflags |= ATA_PFLAG_EH_PENDING;
+    ata_host_eh_run(r->h);
+    ck_assert(!ata_port_is_frozen(r->h, 0));
+    ck_assert(!ata_port_eh_pending(r->h, 0));
+    return r;
+}
+
+static void prig_free(struct prig *r)
+{
+    ck_assert_int_eq(r->p.lock_depth, 0);
+    r->h->started = false;
+    ata_host_free(r->h);
+    ck_assert_uint_eq(r->p.live_allocs, 0);
+    ck_assert_uint_eq(r->p.live_completions, 0);
+    free(r);
+}
+
+static unsigned n_events(const struct sata_platform *p, const char *name)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < p->n_ev; i++)
+        n += !strcmp(p->ev[i].name, name);
+    return n;
+}
+
+static const struct fake_event *find_link_ev(const struct sata_platform *p, const char *name, int link)
+{
+    for (unsigned i = 0; i < p->n_ev; i++)
+        if (!strcmp(p->ev[i].name, name) && p->ev[i].link == link)
+            return &p->ev[i];
+    return NULL;
+}
+
+static void pdone(struct ata_bio *bio) { ++*(int *)bio->priv; }
+static const struct ata_sg io_sg = { 0x100000, 1u << 20 };
+
+static struct ata_bio pbio(struct prig *r, uint64_t lba)
+{
+    return (struct ata_bio){ .op = ATA_BIO_READ, .mode = ATA_IO_AUTO, .lba = lba, .n_sectors = 8, .sg = &io_sg,
+                             .n_sg = 1, .done = pdone, .priv = &r->done };
+}
+
+/* complete the commands in flight, oldest first, with err_mask (lock taken here) */
+static void complete_io(struct prig *r, unsigned err_mask)
+{
+    unsigned n = pm.n_io;
+    struct ata_queued_cmd *io[64];
+
+    memcpy(io, pm.io, sizeof(io));
+    pm.n_io = 0;
+    ata_lock(r->h);
+    for (unsigned i = 0; i < n; i++) {
+        io[i]->err_mask |= err_mask;
+        ata_qc_complete(io[i]);
+    }
+    ata_unlock(r->h);
+    ata_port_process(r->ap);
+}
+
+static void check_boot(unsigned nports, unsigned n_disks)
+{
+    struct prig *r;
+    char want[96];
+
+    pm_setup(nports, n_disks, 0x37261095);
+    r = prig_boot();
+    ck_assert(pm.pma);
+    ck_assert_uint_eq(r->ap->nr_pmp_links, nports);
+    snprintf(want, sizeof(want), "Port Multiplier 1.2, 0x1095:0x3726 r35, %u ports, feat 0x9/0x9", nports);
+    ck_assert_str_eq(find_link_ev(&r->p, "pmp.attach", 15)->msg, want);
+    ck_assert_uint_eq(pm.feat_en & SATA_PMP_FEAT_NOTIFY, 0); /* AN off: the stack polls */
+    ck_assert_uint_eq(pm.err_en, 1u << 16);
+    ck_assert_uint_eq(pm.pol & 1, 0); /* SiI: early R_OK off */
+    ck_assert_ptr_null(ata_host_device(r->h, 0, -1, 0));
+    for (unsigned i = 0; i < SATA_PMP_MAX_PORTS; i++) {
+        struct ata_device *dev = ata_host_device(r->h, 0, (int)i, 0);
+        struct ata_dev_info info;
+        bool cfg = i == 5; /* the SiI3726's config port */
+
+        if (i < n_disks && i < nports && !cfg) {
+            char serial[16];
+
+            ck_assert_ptr_nonnull(dev);
+            ck_assert_int_eq(ata_dev_get_info(dev, &info), 0);
+            snprintf(serial, sizeof(serial), "P%04u", i);
+            ck_assert_str_eq(info.serial, serial);
+            ck_assert_uint_eq(pm.n_port_hardreset[i], 1);
+            ck_assert_uint_eq(pm.n_srst[i], 1);
+            ck_assert_str_eq(find_link_ev(&r->p, "probe.link_up", (int)i)->msg,
+                             "SATA link up 3.0 Gbps (SStatus 123 SControl 300)");
+            ck_assert_str_eq(find_link_ev(&r->p, "probe.configured", (int)i)->msg, "configured for UDMA/133");
+        } else {
+            ck_assert_ptr_null(dev);
+            if (i < nports && !cfg)
+                ck_assert_str_eq(find_link_ev(&r->p, "probe.link_down", (int)i)->msg,
+                                 "SATA link down (SStatus 0 SControl 300)");
+        }
+    }
+    if (nports > 5)
+        ck_assert_str_eq(find_link_ev(&r->p, "pmp.config_port", 5)->msg, "Port Multiplier config port, ignoring");
+    ck_assert_uint_eq(n_events(&r->p, "eh.complete"), 0); /* the quiet boot probe */
+    prig_free(r);
+}
+
+START_TEST(attach_1_5_15)
+{
+    check_boot(1, 1);
+    check_boot(5, 5);
+    check_boot(5, 3);
+    check_boot(6, 6); /* SiI3726: port 5 is its config device */
+}
+END_TEST
+
+START_TEST(attach_15_generic)
+{
+    struct prig *r;
+
+    pm_setup(15, 15, 0x00011b4b);
+    r = prig_boot();
+    ck_assert_uint_eq(r->ap->nr_pmp_links, 15);
+    ck_assert_str_eq(find_link_ev(&r->p, "pmp.attach", 15)->msg,
+                     "Port Multiplier 1.2, 0x1b4b:0x0001 r35, 15 ports, feat 0x9/0x9");
+    for (unsigned i = 0; i < 15; i++)
+        ck_assert_ptr_nonnull(ata_host_device(r->h, 0, (int)i, 0));
+    ck_assert_uint_eq(pm.pol, 1); /* not a SiI part */
+    prig_free(r);
+}
+END_TEST
+
+/* CBS: commands to one fan-out link at a time, FIFO order keeps the next link from starving. */
+START_TEST(cmd_switching)
+{
+    struct prig *r;
+    struct ata_bio b[12];
+    struct ata_device *d[3];
+
+    pm_setup(3, 3, 0x00011b4b);
+    r = prig_boot();
+    for (unsigned i = 0; i < 3; i++)
+        d[i] = ata_host_device(r->h, 0, (int)i, 0);
+    /* 4 to disk 0, 4 to disk 1, 4 to disk 2, interleaved 0,0,1,1,2,2,... */
+    for (unsigned i = 0; i < 12; i++) {
+        b[i] = pbio(r, 8 * i);
+        ck_assert_int_eq(ata_bio_submit(d[(i / 2) % 3], &b[i]), 0);
+    }
+    ck_assert_uint_eq(pm.n_io, 2);
+    ck_assert_uint_eq(pm.io_port[0], 0);
+    ck_assert_uint_eq(pm.io_port[1], 0);
+    complete_io(r, 0);
+    ck_assert_uint_eq(pm.n_io, 2);
+    ck_assert_uint_eq(pm.io_port[0], 1);
+    for (unsigned k = 0; k < 5; k++) {
+        ck_assert_uint_eq(pm.n_io, 2);
+        ck_assert_uint_eq(pm.io_port[0], pm.io_port[1]);
+        complete_io(r, 0);
+    }
+    ck_assert_int_eq(r->done, 12);
+    ck_assert_uint_eq(pm.max_links_busy, 1);
+    prig_free(r);
+}
+END_TEST
+
+/* A device error on one fan-out link: that link is revalidated, the PMP and the others are
+ * not reset. */
+START_TEST(dev_error_stays_on_link)
+{
+    struct prig *r;
+    struct ata_bio b;
+    unsigned host_resets, port_resets[3];
+
+    pm_setup(3, 3, 0x00011b4b);
+    r = prig_boot();
+    host_resets = pm.n_host_hardreset;
+    memcpy(port_resets, pm.n_port_hardreset, sizeof(port_resets));
+    b = pbio(r, 0);
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 1, 0), &b), 0);
+    r->p.n_ev = 0;
+    complete_io(r, AC_ERR_DEV);
+    ck_assert(ata_port_eh_pending(r->h, 0));
+    ata_host_eh_run(r->h);
+    ck_assert_uint_eq(pm.n_host_hardreset, host_resets);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_uint_eq(pm.n_port_hardreset[i], port_resets[i]);
+    ck_assert_ptr_nonnull(find_link_ev(&r->p, "pmp.eh_route", 1));
+    /* attach + set-mode check at boot, revalidation + set-mode check now */
+    ck_assert_uint_eq(pm.n_id[1], 4);
+    ck_assert_uint_eq(pm.n_id[0], 2);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_ptr_nonnull(ata_host_device(r->h, 0, (int)i, 0));
+    prig_free(r);
+}
+END_TEST
+
+/* A timeout on a fan-out link resets the whole PMP and revalidates every device. */
+START_TEST(timeout_resets_pmp)
+{
+    struct prig *r;
+    struct ata_bio b;
+
+    pm_setup(3, 2, 0x00011b4b);
+    r = prig_boot();
+    b = pbio(r, 0);
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 0, 0), &b), 0);
+    r->p.n_ev = 0;
+    ata_lock(r->h);
+    pm.io[0]->err_mask |= AC_ERR_TIMEOUT;
+    pm.n_io = 0;
+    ata_port_freeze(r->ap);
+    ata_unlock(r->h);
+    ata_host_eh_run(r->h);
+    ck_assert_uint_eq(pm.n_host_hardreset, 2);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_uint_eq(pm.n_port_hardreset[i], 2);
+    ck_assert_uint_eq(pm.n_id[0], 4);
+    ck_assert_uint_eq(pm.n_id[1], 4);
+    ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
+    ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 1, 0));
+    /* the command went out again */
+    ck_assert_uint_eq(pm.n_io, 1);
+    complete_io(r, 0);
+    ck_assert_int_eq(r->done, 1);
+    ck_assert_int_eq(b.err_mask, 0);
+    prig_free(r);
+}
+END_TEST
+
+/* The control port stops answering during a fan-out link's recovery: the whole PMP is reset
+ * (host link hardreset) and everything re-attached. */
+START_TEST(ctrl_port_failure_resets_pmp)
+{
+    struct prig *r;
+
+    pm_setup(2, 2, 0x00011b4b);
+    r = prig_boot();
+    r->p.n_ev = 0;
+    ck_assert_uint_eq(pm.n_host_hardreset, 1);
+    /* user scan of the port; the PMP hangs after a few register reads */
+    pm.hang_after = 6;
+    ck_assert_int_eq(ata_port_scan(r->h, 0), 0);
+    ck_assert_ptr_nonnull(fake_find(&r->p, "qc.internal_timeout"));
+    ck_assert_ptr_nonnull(fake_find(&r->p, "pmp.scr_failed"));
+    ck_assert_uint_ge(pm.n_host_hardreset, 3);
+    ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
+    ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 1, 0));
+    ck_assert(!ata_port_is_frozen(r->h, 0));
+    prig_free(r);
+}
+END_TEST
+
+/* Another PMP behind the same cable: detach everything, attach the new one. */
+START_TEST(product_change_reattaches)
+{
+    struct prig *r;
+
+    pm_setup(2, 2, 0x00011b4b);
+    r = prig_boot();
+    r->p.n_ev = 0;
+    pm.gscr_prod = 0x47261095;
+    pm.nports = 3;
+    pm.disk[2] = true;
+    ck_assert_int_eq(ata_port_scan(r->h, 0), 0);
+    ck_assert_ptr_nonnull(fake_find(&r->p, "pmp.mismatch"));
+    ck_assert_ptr_nonnull(fake_find(&r->p, "pmp.detach"));
+    ck_assert_str_eq(find_link_ev(&r->p, "pmp.attach", 15)->msg,
+                     "Port Multiplier 1.2, 0x1095:0x4726 r35, 3 ports, feat 0x9/0x1");
+    ck_assert_uint_eq(n_events(&r->p, "dev.detached"), 2);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_ptr_nonnull(ata_host_device(r->h, 0, (int)i, 0));
+    prig_free(r);
+}
+END_TEST
+
+/* A fan-out link that never comes back after its device vanished: detached, others kept. */
+START_TEST(unplug_behind_pmp)
+{
+    struct prig *r;
+    struct ata_bio b[2];
+
+    pm_setup(2, 2, 0x00011b4b);
+    r = prig_boot();
+    b[0] = pbio(r, 0);
+    b[1] = pbio(r, 8);
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 1, 0), &b[0]), 0);
+    pm.disk[1] = false;
+    r->p.n_ev = 0;
+    ata_lock(r->h);
+    pm.io[0]->err_mask |= AC_ERR_TIMEOUT;
+    pm.n_io = 0;
+    ata_port_freeze(r->ap);
+    ata_unlock(r->h);
+    ata_host_eh_run(r->h);
+    ck_assert_ptr_null(ata_host_device(r->h, 0, 1, 0));
+    ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
+    ck_assert_int_eq(r->done, 1);
+    ck_assert(b[0].err_mask & AC_ERR_NODEV_HINT);
+    ck_assert_ptr_nonnull(find_link_ev(&r->p, "dev.detached", 1));
+    /* the other disk still works */
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 0, 0), &b[1]), 0);
+    ck_assert_uint_eq(pm.n_io, 1);
+    complete_io(r, 0);
+    ck_assert_int_eq(r->done, 2);
+    prig_free(r);
+}
+END_TEST
+
+/* Asynchronous notification: the PMP latched SError.N on ports 1 (unplug) and 2 (plug);
+ * EH reads GSCR[32], recovers those two links only, the disk on port 0 is untouched. */
+START_TEST(async_notification_hotplug)
+{
+    struct prig *r;
+    unsigned resets0;
+
+    boot_with_an = true;
+    pm_setup(3, 2, 0x00011b4b);
+    r = prig_boot();
+    boot_with_an = false;
+    ck_assert_uint_eq(pm.feat_en & SATA_PMP_FEAT_NOTIFY, SATA_PMP_FEAT_NOTIFY);
+    ck_assert_ptr_null(ata_host_device(r->h, 0, 2, 0));
+    resets0 = pm.n_port_hardreset[0];
+    pm.disk[1] = false;
+    pm.disk[2] = true;
+    pm.serr[1] |= 0x04010000;
+    pm.serr[2] |= 0x04010000;
+    r->p.n_ev = 0;
+    ata_lock(r->h);
+    ck_assert(!sata_async_notification(r->ap, 1u << 2)); /* not the PMP's bit */
+    ck_assert(sata_async_notification(r->ap, 1u << 15));
+    ata_unlock(r->h);
+    ata_host_eh_run(r->h);
+    ck_assert_str_eq(fake_find(&r->p, "pmp.events")->msg, "PMP SError.N set for some ports, repeating recovery");
+    ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
+    ck_assert_ptr_null(ata_host_device(r->h, 0, 1, 0));
+    ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 2, 0));
+    ck_assert_ptr_nonnull(find_link_ev(&r->p, "dev.detached", 1));
+    ck_assert_ptr_nonnull(find_link_ev(&r->p, "probe.configured", 2));
+    ck_assert_uint_eq(pm.n_port_hardreset[0], resets0);
+    ck_assert_uint_eq(pm.serr[1] | pm.serr[2], 0);
+    ck_assert(!ata_port_is_frozen(r->h, 0));
+    prig_free(r);
+}
+END_TEST
+
+/* libata-2006 prefers softreset: fan-out links are probed with an SRST to their port. */
+START_TEST(attach_2006)
+{
+    struct prig *r;
+
+    boot_policy = "libata-2006";
+    pm_setup(4, 3, 0x00011b4b);
+    r = prig_boot();
+    boot_policy = NULL;
+    for (unsigned i = 0; i < 4; i++) {
+        if (i < 3)
+            ck_assert_ptr_nonnull(ata_host_device(r->h, 0, (int)i, 0));
+        else
+            ck_assert_ptr_null(ata_host_device(r->h, 0, (int)i, 0));
+    }
+    prig_free(r);
+}
+END_TEST
+
+Suite *pmp_suite(void)
+{
+    Suite *s = suite_create("pmp");
+    TCase *tc = tcase_create("pmp");
+
+    tcase_add_test(tc, attach_1_5_15);
+    tcase_add_test(tc, attach_15_generic);
+    tcase_add_test(tc, cmd_switching);
+    tcase_add_test(tc, dev_error_stays_on_link);
+    tcase_add_test(tc, timeout_resets_pmp);
+    tcase_add_test(tc, ctrl_port_failure_resets_pmp);
+    tcase_add_test(tc, product_change_reattaches);
+    tcase_add_test(tc, unplug_behind_pmp);
+    tcase_add_test(tc, async_notification_hotplug);
+    tcase_add_test(tc, attach_2006);
+    suite_add_tcase(s, tc);
+    return s;
+}
