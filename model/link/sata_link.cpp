@@ -122,10 +122,11 @@ namespace {
 SataLink::Mode resolve_mode(SataLink::Mode m) {
     if (m != SataLink::Mode::Default)
         return m;
+    // The cycle-level link is the default; SATASIM_LINK_MODE=fis selects the fast mode.
     const char *env = std::getenv("SATASIM_LINK_MODE");
-    if (env && std::strcmp(env, "dword") == 0)
-        return SataLink::Mode::Dword;
-    return SataLink::Mode::Fis;
+    if (env && std::strcmp(env, "fis") == 0)
+        return SataLink::Mode::Fis;
+    return SataLink::Mode::Dword;
 }
 } // namespace
 

@@ -72,7 +72,7 @@ class LinkEndpoint {
 class SataLink : public sc_core::sc_module {
   public:
     enum class Mode : uint8_t {
-        Default, // from the environment: SATASIM_LINK_MODE=dword|fis (unset: fis)
+        Default, // from the environment: SATASIM_LINK_MODE=dword|fis (unset: dword)
         Fis,     // computed frame timing, no dword ticking
         Dword,   // frames through the verilated link layers
     };
