@@ -19,6 +19,12 @@ CLI (PYTHONPATH=harness python3 -m satasim.golden, or tools/golden):
   compare OUT_DIR...  semantic diff against the goldens; exit 0 match, 1 mismatch or
                       missing golden, 2 corrupt trace/golden
   update OUT_DIR...   rewrite goldens, print what changed
+
+Backend qemu runs (QEMU's AHCI in real time): their decisions are deterministic but their
+timestamps are not, so their goldens carry `# time_tolerance: any` in the header and are
+compared on order and content only. A golden's header tolerance applies unless
+--time-tolerance is given. Scenarios adapted for another controller by satasim.controllers
+name their AHCI source in the golden's `# file:` header.
 """
 
 from __future__ import annotations
@@ -253,6 +259,7 @@ def render_golden(info: dict, events: list[Event]) -> str:
         f"# eh_policy: {info.get('eh_policy', '?')}",
         f"# seed: {info.get('seed', '?')}",
         f"# backend: {info.get('backend', 'systemc')}",
+    ] + ([f"# time_tolerance: {info['time_tolerance']}"] if info.get("time_tolerance") else []) + [
         f"# events: {len(events)}",
         "# columns: sim time (absolute)  address  event (src:event for models)  message  {fields}",
         "# review: tools/golden compare OUT_DIR; re-record: tools/golden update OUT_DIR",
@@ -298,10 +305,20 @@ def run_info(run_dir) -> dict:
     ports = ctrl.get("ports", res.get("ports", "?")) if isinstance(ctrl, dict) else "?"
     ndisks = len((spec or {}).get("devices", [])) if spec is not None else len(res.get("devices", []))
     file = res.get("file", "")
+    adapted = re.search(r"satasim\.controllers: adapted for (\S+) from (\S+?)\)?$",
+                        str((spec or {}).get("description", "")).strip())
+    if adapted:   # an AHCI scenario rewritten for another controller: name its source
+        return _with_file(res, run_dir, ctype, ports, ndisks, policy,
+                          f"{adapted.group(2)} (adapted: python3 -m satasim.controllers adapt "
+                          f"--controller {adapted.group(1)})")
     try:   # goldens name the scenario relative to the repository, whoever ran it
         file = str(Path(file).resolve().relative_to(ROOT)) if Path(file).is_absolute() else file
     except ValueError:
         pass
+    return _with_file(res, run_dir, ctype, ports, ndisks, policy, file)
+
+
+def _with_file(res, run_dir, ctype, ports, ndisks, policy, file) -> dict:
     return {
         "name": res.get("name", run_dir.name),
         "file": file,
@@ -342,19 +359,29 @@ def golden_path(golden_dir, name, controller) -> Path:
 class Tolerance:
     rel: float = 0.01        # fraction of the later timestamp
     abs_ns: int = 10_000     # 10 us
+    any: bool = False        # timestamps ignored: order and content only
 
     def allows(self, a: int, b: int) -> bool:
-        return abs(a - b) <= max(self.abs_ns, self.rel * max(a, b))
+        return self.any or abs(a - b) <= max(self.abs_ns, self.rel * max(a, b))
 
     def __str__(self):
+        if self.any:
+            return "any"
         return f"{self.rel * 100:g}% or {self.abs_ns / 1000:g}us"
+
+
+ANY_TIME = Tolerance(0.0, 0, True)
+# Backends whose timestamps are wall-clock driven: goldens record `time_tolerance: any`.
+UNTIMED_BACKENDS = {"qemu"}
 
 
 _TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 
 def parse_tolerance(text: str) -> Tolerance:
-    """'1%,10us' (default), '5%', '50us', '0' (exact). Parts not given are 0."""
+    """'1%,10us' (default), '5%', '50us', '0' (exact), 'any' (ignore). Parts not given are 0."""
+    if text.strip() == "any":
+        return ANY_TIME
     rel, abs_ns = 0.0, 0
     for part in filter(None, (p.strip() for p in text.split(","))):
         if part == "0":
@@ -437,13 +464,31 @@ def compare_events(exp: list[Event], got: list[Event], tol: Tolerance,
     return out
 
 
-def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=Tolerance(), unordered_ports=False):
-    """Compares one scenario run with its golden. None if it has no golden."""
+def golden_tolerance(g: Golden) -> Tolerance | None:
+    """The tolerance a golden's header asks for (None: the default)."""
+    text = g.header.get("time_tolerance")
+    if text is None:
+        return None
+    try:
+        return parse_tolerance(text)
+    except argparse.ArgumentTypeError as e:
+        raise TraceError(g.path, 0, f"bad time_tolerance header: {e}") from None
+
+
+def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=None, unordered_ports=False):
+    """Compares one scenario run with its golden. None if it has no golden.
+    tol None: the golden's header tolerance, else the default."""
     info = run_info(run_dir)
     gp = golden_path(golden_dir, info["name"], info["controller"])
     if not gp.exists():
         return None
     g = read_golden(gp)
+    if g.header.get("backend", "systemc") != info["backend"]:
+        return Comparison(info["name"], str(gp), str(Path(run_dir) / "trace.jsonl"),
+                          [f"backend: golden {g.header.get('backend', 'systemc')}, run {info['backend']}"],
+                          False)
+    if tol is None:
+        tol = golden_tolerance(g) or Tolerance()
     tp = Path(run_dir) / "trace.jsonl"
     got = events_from_trace(tp)
     diff = compare_events(g.events, got, tol, unordered_ports)
@@ -463,7 +508,9 @@ def _cmd_record(args, update=False) -> int:
     gdir.mkdir(parents=True, exist_ok=True)
     for d in run_dirs(args.out_dirs):
         info = run_info(d)
-        if info["backend"] != "systemc":
+        if info["backend"] in UNTIMED_BACKENDS:
+            info["time_tolerance"] = "any"   # deterministic decisions, wall-clock timing
+        elif info["backend"] != "systemc":
             print(f"{info['name']}: skipped, backend {info['backend']} is not deterministic")
             continue
         if info["verdict"] != "pass" and not args.allow_fail:
@@ -478,8 +525,10 @@ def _cmd_record(args, update=False) -> int:
             continue
         if gp.exists():
             old = read_golden(gp)
-            diff = compare_events(old.events, events, Tolerance(0.0, 0))
-            if not diff and old.header.get("format") == str(FORMAT_VERSION):
+            diff = compare_events(old.events, events,
+                                  ANY_TIME if info.get("time_tolerance") else Tolerance(0.0, 0))
+            if not diff and old.header.get("format") == str(FORMAT_VERSION) \
+                    and old.header.get("time_tolerance") == info.get("time_tolerance"):
                 print(f"{info['name']}: {gp} unchanged")
                 continue
             print(f"--- {gp} (old)\n+++ {gp} (new, from {d / 'trace.jsonl'})")
@@ -526,9 +575,10 @@ def main(argv=None) -> int:
                        help="satasim --out folder, or one scenario's folder in it")
         p.add_argument("--golden-dir", default=str(GOLDEN_DIR))
         if name == "compare":
-            p.add_argument("--time-tolerance", type=parse_tolerance, default=Tolerance(),
-                           help="'1%%,10us' (default): a timestamp matches if within the "
-                                "larger of the two; '0' = exact")
+            p.add_argument("--time-tolerance", type=parse_tolerance, default=None,
+                           help="'1%%,10us' (default, or the golden's time_tolerance header): "
+                                "a timestamp matches if within the larger of the two; '0' = "
+                                "exact; 'any' = order and content only")
             p.add_argument("--unordered-ports", action="store_true",
                            help="compare each port's events as its own sequence")
             p.add_argument("--skip-missing", action="store_true",

@@ -126,6 +126,12 @@ void QtestClient::fail(const std::string &what) {
     if (pid_ > 0) {
         int st = 0;
         pid_t r = ::waitpid(pid_, &st, WNOHANG);
+        // A dying QEMU closes its sockets before it can be reaped: give it a moment, so the
+        // failure names how QEMU ended rather than only the broken connection.
+        for (int i = 0; r == 0 && i < 200; ++i) {
+            ::usleep(10000);
+            r = ::waitpid(pid_, &st, WNOHANG);
+        }
         if (r == pid_) {
             pid_ = -1;
             if (WIFEXITED(st))

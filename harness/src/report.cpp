@@ -290,6 +290,17 @@ std::string result_json(const RunReport &r) {
         }
         j.end_array();
     }
+    if (!r.links.empty()) {
+        j.key("links").begin_array();
+        for (const LinkReport &l : r.links) {
+            j.begin_object();
+            j.kv("port", l.port);
+            j.kv("mode", l.mode);
+            j.kv("dword_cycles", l.dword_cycles);
+            j.end_object();
+        }
+        j.end_array();
+    }
     j.key("workloads").begin_array();
     for (const WorkloadReport &w : r.workloads) {
         const WorkloadStats &s = w.stats;

@@ -30,6 +30,14 @@ struct FaultReport {
     unsigned fired = 0;
 };
 
+// One host-port link at the end of the run (backend systemc): its mode and the dword
+// clocks it ticked (0 at FIS level; idle cycles are never ticked).
+struct LinkReport {
+    unsigned port = 0;
+    std::string mode;
+    uint64_t dword_cycles = 0;
+};
+
 struct RunReport {
     const Scenario *sc = nullptr;
     bool host_created = false;
@@ -45,6 +53,7 @@ struct RunReport {
     std::vector<unsigned> absent_after;
     std::vector<unsigned> frozen_ports; // frozen or with EH pending at the end
     std::vector<FaultReport> faults;
+    std::vector<LinkReport> links;
     uint64_t violations = 0;
     std::vector<std::string> violation_messages;
     RunFailures failures; // reasons found during the run

@@ -177,7 +177,8 @@ bool expand_paths(const std::vector<std::string> &paths, std::vector<std::string
         if (fs::is_directory(st)) {
             std::vector<std::string> found;
             for (const auto &e : fs::directory_iterator(p, ec))
-                if (e.is_regular_file() && e.path().extension() == ".yaml")
+                // testplan.yaml (scenarios/testplan.yaml, satasim.testplan) is no scenario
+                if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().filename() != "testplan.yaml")
                     found.push_back(e.path().string());
             std::sort(found.begin(), found.end());
             if (found.empty()) {

@@ -11,7 +11,7 @@ uint64_t DeviceSpec::addressable() const {
 
 const DeviceSpec *Scenario::device_on_port(unsigned port) const {
     for (const auto &d : devices)
-        if (d.port == port)
+        if (d.port == port && !d.pmp_port)
             return &d;
     return nullptr;
 }

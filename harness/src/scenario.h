@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "directed_steps.h"
 #include "model/fault/fault_plan.h"
 
 namespace satasim::harness {
@@ -29,7 +30,13 @@ struct HostSpec {
     bool no_ncq = false;
     uint32_t port_mask = 0;
     bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
+    bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
+    unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
 };
+
+// SATA link model (model/link): the cycle-level dword link or the computed FIS-level one.
+// SATASIM_LINK_MODE=dword|fis in the environment overrides both scenario keys.
+enum class LinkModeSpec { Dword, Fis };
 
 enum class NcqOrderSpec { InOrder, Reverse, Random, ShortestSeek };
 
@@ -75,10 +82,22 @@ struct DeviceSpec {
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
     bool present = true;               // false: the cable starts unplugged (a later plug fault)
     uint64_t ncq_sdb_coalesce_ns = 0;  // finished NCQ tags batched into one SDB FIS
+    std::optional<LinkModeSpec> link_mode; // link: {mode}: overrides the scenario's link.mode
+    std::optional<unsigned> pmp_port;      // behind the port multiplier on `port`, fan-out port
 
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
     uint64_t addressable() const;
     unsigned max_sectors() const { return lba48 ? 65535 : 256; }
+};
+
+// A SATA port multiplier on a host port (pmps[]); its disks are devices[] with pmp_port.
+struct PmpSpec {
+    int line = 0;
+    unsigned port = 0;                 // host port
+    unsigned ports = 5;                // fan-out device ports, 1..15
+    std::string product = "sii3726";   // sii3726 | sii4726 (GSCR[0] 0x1095:0x3726 / 0x4726)
+    bool fbs = false;                  // FIS-based switching capable
+    bool async_notify = true;          // asynchronous notification supported (GSCR[64] bit 3)
 };
 
 enum class WorkloadKind { Io, Request };
@@ -146,12 +165,22 @@ struct Scenario {
     std::string backend = "systemc"; // "systemc" (the models) or "qemu" (QEMU's AHCI over qtest)
     ControllerSpec controller;
     HostSpec host;
+    LinkModeSpec link_mode = LinkModeSpec::Dword; // link: {mode}
     std::vector<DeviceSpec> devices; // in file order
+    std::vector<PmpSpec> pmps;       // in file order
     std::vector<WorkloadSpec> workload;
     ExpectSpec expect;
+    std::vector<Step> steps; // directed low-level steps (host.stack false), see directed_steps.h
     fault::FaultPlan faults; // injected by model/fault's FaultInjector (backend systemc)
 
+    // The disk directly on a host port (not one behind a port multiplier there).
     const DeviceSpec *device_on_port(unsigned port) const;
+    const PmpSpec *pmp_on_port(unsigned port) const {
+        for (const auto &x : pmps)
+            if (x.port == port)
+                return &x;
+        return nullptr;
+    }
 };
 
 const char *op_name(OpSpec op);

@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "scenario_include.h"
 #include "units.h"
 
 namespace satasim::harness {
@@ -43,7 +44,7 @@ class Parser {
 
     [[noreturn]] void fail(int line, const std::string &path, const std::string &msg) const {
         std::ostringstream os;
-        os << file_ << ":" << (line > 0 ? line : 1) << ": ";
+        os << (file_for_ ? file_for_(path) : file_) << ":" << (line > 0 ? line : 1) << ": ";
         if (!path.empty())
             os << path << ": ";
         os << msg;
@@ -52,6 +53,8 @@ class Parser {
     [[noreturn]] void fail(const Field &f, const std::string &msg) const { fail(f.line, f.path, msg); }
 
     const std::string &file() const { return file_; }
+    // With `include:`, the file a key path came from (errors name it).
+    std::function<std::string(const std::string &path)> file_for_;
 
   private:
     std::string file_;
@@ -270,7 +273,7 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
 }
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
-    MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix"});
+    MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -279,6 +282,18 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.port_mask = uint32_t(as_uint(p, *t, 0, 0xffffffffu));
     if (auto *t = m.find("irq_loss_fix"))
         h.irq_loss_fix = as_bool(p, *t);
+    if (auto *t = m.find("spd_limit"))
+        h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
+    if (auto *t = m.find("stack"))
+        h.stack = as_bool(p, *t);
+}
+
+// link: {mode: dword|fis} (top level, or per device as an override)
+LinkModeSpec parse_link(const Parser &p, const Field &f) {
+    MapView m(p, f.node, f.path, f.line, {"mode"});
+    if (!m.has("mode"))
+        p.fail(m.line(), m.join("mode"), "required (dword or fis)");
+    return as_enum<LinkModeSpec>(p, m.get("mode"), {{"dword", LinkModeSpec::Dword}, {"fis", LinkModeSpec::Fis}});
 }
 
 void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
@@ -313,17 +328,52 @@ void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
         t.reset_ready_ms = double(as_time_ns(p, *v)) / 1e6;
 }
 
+PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
+    PmpSpec x;
+    MapView m(p, f.node, f.path, f.line, {"port", "ports", "product", "fbs", "async_notify"});
+    x.line = m.line();
+    if (!m.has("port"))
+        p.fail(m.line(), m.join("port"), "required");
+    x.port = unsigned(as_uint(p, m.get("port"), 0, 31));
+    if (x.port >= sc.controller.ports)
+        p.fail(m.get("port"), "port " + std::to_string(x.port) + " does not exist on a " +
+                                  std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
+                                  " controller");
+    if (const PmpSpec *other = sc.pmp_on_port(x.port))
+        p.fail(m.get("port"), "port " + std::to_string(x.port) + " already has a port multiplier (line " +
+                                  std::to_string(other->line) + ")");
+    if (sc.backend == "qemu")
+        p.fail(m.line(), f.path, "QEMU's AHCI has no port-multiplier support (CAP.SPM = 0): backend systemc only");
+    if (auto *v = m.find("ports"))
+        x.ports = unsigned(as_uint(p, *v, 1, 15));
+    if (auto *v = m.find("product"))
+        x.product = as_enum<std::string>(p, *v, {{"sii3726", "sii3726"}, {"sii4726", "sii4726"}});
+    if (auto *v = m.find("fbs"))
+        x.fbs = as_bool(p, *v);
+    if (auto *v = m.find("async_notify"))
+        x.async_notify = as_bool(p, *v);
+    return x;
+}
+
 DeviceSpec parse_device(const Parser &p, const Field &f) {
     DeviceSpec d;
     MapView m(p, f.node, f.path, f.line,
               {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug",
-               "present", "ncq_sdb_coalesce"});
+               "present", "ncq_sdb_coalesce", "link", "pmp_port"});
     d.line = m.line();
+    if (auto *v = m.find("link"))
+        d.link_mode = parse_link(p, *v);
     if (!m.has("port"))
         p.fail(m.line(), m.join("port"), "required");
     d.port = unsigned(as_uint(p, m.get("port"), 0, 31));
     d.serial = "SIM" + std::string(d.port < 10 ? "000000" : "00000") + std::to_string(d.port);
+    if (auto *v = m.find("pmp_port")) {
+        d.pmp_port = unsigned(as_uint(p, *v, 0, 14));
+        // default serial: SIM<port><pmp_port> in 10 characters, e.g. SIM0000102 (port 1, 2)
+        std::string n = std::to_string(d.port * 100 + *d.pmp_port);
+        d.serial = "SIM" + std::string(7 - n.size(), '0') + n;
+    }
     if (auto *v = m.find("model"))
         d.model = as_ident_string(p, *v, 40);
     if (auto *v = m.find("serial"))
@@ -990,6 +1040,53 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     return x;
 }
 
+// steps: directed low-level steps instead of the stack (directed_steps.h). No workload, no
+// faults[] (inject steps instead), backend systemc; host.stack is false (or left out).
+void parse_directed_steps(const Parser &p, const MapView &m, const Field &v, Scenario &sc) {
+    if (m.has("host") && m.get("host").node.IsMap() && m.get("host").node["stack"] && sc.host.stack)
+        p.fail(line_of(m.get("host").node["stack"], 1), "host.stack", "true is not allowed with steps (they run without the stack)");
+    sc.host.stack = false;
+    for (const char *k : {"workload", "faults"})
+        if (m.has(k))
+            p.fail(m.get(k).key_line, k, std::string("not allowed with steps (") +
+                                             (std::string(k) == "faults" ? "use inject steps" : "the stack does not run") + ")");
+    if (sc.backend != "systemc")
+        p.fail(v.key_line, "steps", "directed steps run on the SystemC models only (backend: systemc)");
+    StepParseContext ctx;
+    ctx.fail = [&p](int line, const std::string &path, const std::string &msg) { p.fail(line, path, msg); };
+    ctx.where = [&p](int line, const std::string &path) {
+        return (p.file_for_ ? p.file_for_(path) : p.file()) + ":" + std::to_string(line);
+    };
+    ctx.has_disk = [&sc](unsigned port) { return sc.device_on_port(port) != nullptr; };
+    ctx.ports = sc.controller.ports;
+    ctx.add_fault = [&p, &sc](const YAML::Node &node, const std::string &path, int line) {
+        Field ff;
+        ff.node = node;
+        ff.path = path;
+        ff.key_line = line;
+        ff.line = line;
+        fault::Fault x = parse_fault(p, ff, sc, sc.faults.size());
+        for (const fault::Fault &o : sc.faults)
+            if (o.id == x.id)
+                p.fail(line, path + ".id", "fault id '" + x.id + "' is already used (line " + std::to_string(o.line) + ")");
+        sc.faults.push_back(x);
+        return sc.faults.size() - 1;
+    };
+    sc.steps = parse_steps(v.node, "steps", v.line, ctx);
+}
+
+// With steps, nothing probes: expectations about found devices and I/O cannot apply.
+void check_directed_expect(const Parser &p, const MapView &m) {
+    if (!m.has("expect") || !m.get("expect").node.IsMap())
+        return;
+    const YAML::Node &e = m.get("expect").node;
+    for (const char *k : {"devices", "empty_ports", "devices_after", "absent_after", "io_errors", "io_errors_min",
+                          "io_errors_max"})
+        if (e[k])
+            p.fail(line_of(e[k], 1), std::string("expect.") + k,
+                   "not with steps (the stack does not run; check registers and memory with steps)");
+}
+
 } // namespace
 
 Scenario parse_scenario_text(const std::string &text, const std::string &file) {
@@ -1004,6 +1101,10 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
     }
     if (!root.IsDefined() || root.IsNull())
         p.fail(1, "", "empty scenario file");
+    IncludeResult inc = resolve_includes(root, file);
+    root = inc.root;
+    if (!inc.origin.empty())
+        p.file_for_ = [inc, file](const std::string &path) { return origin_file(inc, path, file); };
 
     Scenario sc;
     sc.file = file;
@@ -1012,7 +1113,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
     rootf.line = 1;
     MapView m(p, root, "", 1,
               {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
-               "devices", "workload", "expect", "backend", "faults"});
+               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps"});
 
     sc.name = file_stem(file);
     if (auto *v = m.find("name"))
@@ -1040,6 +1141,19 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
         parse_controller(p, *v, sc.controller);
     if (auto *v = m.find("host"))
         parse_host(p, *v, sc.host);
+    if (auto *v = m.find("link")) {
+        sc.link_mode = parse_link(p, *v);
+        if (sc.backend == "qemu")
+            p.fail(*v, "only for backend: systemc (QEMU's AHCI has no SATA link model)");
+    }
+
+    if (auto *v = m.find("pmps")) {
+        if (!v->node.IsNull()) {
+            const YAML::Node &l = as_list(p, *v);
+            for (size_t i = 0; i < l.size(); ++i)
+                sc.pmps.push_back(parse_pmp(p, element(*v, i), sc));
+        }
+    }
 
     if (auto *v = m.find("devices")) {
         if (!v->node.IsNull()) {
@@ -1054,10 +1168,35 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
                            "port " + std::to_string(d.port) + " does not exist on a " +
                                std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
                                " controller");
-                if (const DeviceSpec *other = sc.device_on_port(d.port))
+                if (const PmpSpec *pm = sc.pmp_on_port(d.port)) {
+                    const std::string fpath = df.path + ".pmp_port";
+                    const int fline = line_of(df.node["pmp_port"], d.line);
+                    if (!d.pmp_port)
+                        p.fail(pline, ppath,
+                               "port " + std::to_string(d.port) + " has a port multiplier (pmps[], line " +
+                                   std::to_string(pm->line) + "): give the disk its pmp_port");
+                    if (*d.pmp_port >= pm->ports)
+                        p.fail(fline, fpath,
+                               "fan-out port " + std::to_string(*d.pmp_port) + " does not exist on the " +
+                                   std::to_string(pm->ports) + "-port port multiplier on port " +
+                                   std::to_string(d.port) + " (line " + std::to_string(pm->line) + ")");
+                    for (const DeviceSpec &o : sc.devices)
+                        if (o.port == d.port && o.pmp_port == d.pmp_port)
+                            p.fail(fline, fpath,
+                                   "fan-out port " + std::to_string(*d.pmp_port) + " of port " +
+                                       std::to_string(d.port) + " already has a disk (line " +
+                                       std::to_string(o.line) + ")");
+                } else if (d.pmp_port) {
+                    p.fail(line_of(df.node["pmp_port"], d.line), df.path + ".pmp_port",
+                           "port " + std::to_string(d.port) + " has no port multiplier (add it to pmps[])");
+                }
+                if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_on_port(d.port))
                     p.fail(pline, ppath,
                            "port " + std::to_string(d.port) + " already has a disk (line " +
                                std::to_string(other->line) + ")");
+                if (d.link_mode && sc.backend == "qemu")
+                    p.fail(line_of(df.node["link"], d.line), df.path + ".link",
+                           "only for backend: systemc (QEMU's AHCI has no SATA link model)");
                 if (d.gen > sc.controller.gen) {
                     // Allowed: the link negotiates down to the host's speed. Nothing to check.
                 }
@@ -1088,8 +1227,14 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
             }
         }
     }
+    if (auto *v = m.find("steps"))
+        parse_directed_steps(p, m, *v, sc);
+    else if (m.has("host") && !sc.host.stack)
+        p.fail(line_of(m.get("host").node["stack"], 1), "host.stack", "false needs `steps:` (what runs instead of the stack)");
     if (auto *v = m.find("expect"))
         parse_expect(p, *v, sc);
+    if (!sc.steps.empty())
+        check_directed_expect(p, m);
     return sc;
 }
 

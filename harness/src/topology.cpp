@@ -1,5 +1,7 @@
 #include "topology.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "prng.h"
@@ -13,6 +15,16 @@ link::Gen to_gen(unsigned gen) {
     case 3: return link::Gen::Gen3;
     default: return link::Gen::None;
     }
+}
+
+// Precedence: SATASIM_LINK_MODE=dword|fis (experiments) > the device's link.mode > the
+// scenario's link.mode (default dword).
+link::SataLink::Mode link_mode(const Scenario &sc, const DeviceSpec &d) {
+    const char *env = std::getenv("SATASIM_LINK_MODE");
+    if (env && (std::strcmp(env, "dword") == 0 || std::strcmp(env, "fis") == 0))
+        return link::SataLink::Mode::Default; // the link reads the environment
+    LinkModeSpec m = d.link_mode ? *d.link_mode : sc.link_mode;
+    return m == LinkModeSpec::Fis ? link::SataLink::Mode::Fis : link::SataLink::Mode::Dword;
 }
 
 device::NcqOrder to_ncq_order(NcqOrderSpec o) {
@@ -41,7 +53,8 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.ata_major = d.ata_major;
     c.write_cache = d.write_cache;
     c.ncq_order = to_ncq_order(d.ncq_order);
-    c.seed = derive_seed(sc.seed, "disk" + std::to_string(d.port));
+    c.seed = derive_seed(sc.seed, "disk" + std::to_string(d.port) +
+                                      (d.pmp_port ? "." + std::to_string(*d.pmp_port) : ""));
     c.timing.ssd = d.timing.ssd;
     c.timing.rpm = d.timing.rpm;
     c.timing.avg_seek_ms = d.timing.seek_ms;
@@ -54,6 +67,88 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
 }
 
 namespace {
+
+// Trace records of a model behind a port multiplier: SystemC names cannot hold '.', so the
+// model is built as "link0_2" and its records are renamed "link0.2" and addressed
+// (host port, fan-out link, device).
+class FanoutTraceName : public ModelTrace {
+  public:
+    FanoutTraceName(ModelTrace *inner, std::string name, int port, int link, int dev)
+        : inner_(inner), name_(std::move(name)), port_(port), link_(link), dev_(dev) {}
+    void emit(const TraceRecord &rec) override {
+        TraceRecord r = rec;
+        r.src = name_;
+        if (r.port == -1)
+            r.port = port_;
+        if (r.link == -1)
+            r.link = link_;
+        if (r.dev == -1)
+            r.dev = dev_;
+        inner_->emit(r);
+    }
+
+  private:
+    ModelTrace *inner_;
+    std::string name_;
+    int port_, link_, dev_;
+};
+
+ModelTrace *fanout_trace(Topology &t, ModelTrace *inner, const std::string &name, unsigned port,
+                         unsigned fan, int dev) {
+    if (!inner)
+        return nullptr;
+    t.trace_names.push_back(std::make_unique<FanoutTraceName>(inner, name, int(port), int(fan), dev));
+    return t.trace_names.back().get();
+}
+
+pmp::PmpConfig pmp_config(const PmpSpec &x) {
+    pmp::PmpConfig c = x.product == "sii4726" ? pmp::sii4726(x.ports) : pmp::sii3726(x.ports);
+    c.fbs = x.fbs;
+    c.async_notify = x.async_notify;
+    return c;
+}
+
+// The port multipliers and the disks behind them (devices[] with pmp_port).
+void make_pmps(const Scenario &sc, Topology &t, ModelTrace *trace) {
+    for (const PmpSpec &x : sc.pmps) {
+        const std::string pn = "pmp" + std::to_string(x.port);
+        const std::string ln = "link" + std::to_string(x.port);
+        auto pm = std::make_unique<pmp::PortMultiplier>(pn.c_str(), pmp_config(x), trace, int(x.port));
+        link::SataLink::Config lc;
+        lc.host_max = to_gen(sc.controller.gen);
+        lc.device_max = pm->config().max_gen;
+        lc.mode = link_mode(sc, DeviceSpec{});
+        auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
+        lk->attach(t.port_endpoint(x.port), pm.get());
+        t.connect_port(x.port, lk.get());
+        pm->connect_host(lk.get());
+        t.links[x.port] = std::move(lk);
+        t.pmps[x.port] = std::move(pm);
+    }
+    for (const DeviceSpec &d : sc.devices) {
+        if (!d.pmp_port)
+            continue;
+        pmp::PortMultiplier &pm = *t.pmps.at(d.port);
+        const unsigned f = *d.pmp_port;
+        const std::string suffix = std::to_string(d.port) + "_" + std::to_string(f);
+        const std::string tname = std::to_string(d.port) + "." + std::to_string(f);
+        link::SataLink::Config lc;
+        lc.host_max = pm.config().max_gen;
+        lc.device_max = to_gen(d.gen);
+        lc.device_present = d.present;
+        lc.mode = link_mode(sc, d);
+        auto lk = std::make_unique<link::SataLink>(("link" + suffix).c_str(), lc,
+                                                   fanout_trace(t, trace, "link" + tname, d.port, f, -1));
+        auto disk = std::make_unique<device::SataDisk>(("disk" + suffix).c_str(), disk_config(sc, d),
+                                                       fanout_trace(t, trace, "disk" + tname, d.port, f, 0));
+        lk->attach(pm.port_endpoint(f), disk.get());
+        pm.connect_port(f, lk.get());
+        disk->connect(lk.get());
+        disk->set_fis_trace(sc.trace_fis);
+        t.fanout_links[{d.port, f}] = std::move(lk);
+        t.fanout_disks[{d.port, f}] = std::move(disk);
+    }
+}
 
 // The one controller factory: everything else in the topology is controller-neutral.
 template <class Hba>
@@ -87,6 +182,7 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
     hc.n_slots = c.slots;
     hc.iss = to_gen(c.gen);
     hc.ncq = c.ncq;
+    hc.spm = !sc.pmps.empty(); // CAP.SPM (and PxCMD.PMA) when the scenario has a port multiplier
     adopt(t, std::make_unique<ahci::AhciHba>(name.c_str(), hc, *t.mem, *t.irq, trace));
 }
 
@@ -102,13 +198,17 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
     t->irq = std::make_unique<bus::IrqLine>();
 
     make_controller(sc, *t, trace);
+    make_pmps(sc, *t, trace);
     for (const DeviceSpec &d : sc.devices) { // file order; names depend on the port only
+        if (d.pmp_port)
+            continue; // behind a port multiplier: make_pmps()
         std::string ln = "link" + std::to_string(d.port);
         std::string dn = "disk" + std::to_string(d.port);
         link::SataLink::Config lc;
         lc.host_max = to_gen(sc.controller.gen);
         lc.device_max = to_gen(d.gen);
         lc.device_present = d.present; // present: false = the cable starts unplugged
+        lc.mode = link_mode(sc, d);
         auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
         auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), trace);
         lk->attach(t->port_endpoint(d.port), disk.get());
@@ -122,6 +222,8 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
         t->faults = std::make_unique<fault::FaultInjector>("fault", sc.faults, trace);
         Topology *tp = t.get();
         for (const DeviceSpec &d : sc.devices) {
+            if (d.pmp_port)
+                continue; // fault hooks on fan-out links: not bound yet
             fault::PortHooks hk;
             hk.disk = t->disks[d.port].get();
             hk.link = t->links[d.port].get();

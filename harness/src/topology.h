@@ -17,6 +17,7 @@
 #include "model/device/sata_disk.h"
 #include "model/fault/fault_injector.h"
 #include "model/link/sata_link.h"
+#include "model/pmp/port_multiplier.h"
 #include "scenario.h"
 
 namespace satasim::harness {
@@ -32,6 +33,12 @@ struct Topology {
     std::function<void(unsigned port, link::SataLink *)> connect_port;
     std::map<unsigned, std::unique_ptr<link::SataLink>> links; // by port
     std::map<unsigned, std::unique_ptr<device::SataDisk>> disks; // by port
+    // Port multipliers (pmps[]) by host port: links[port] is then the PMP's host link;
+    // the disks behind it and their links are keyed by (port, pmp_port).
+    std::map<unsigned, std::unique_ptr<pmp::PortMultiplier>> pmps;
+    std::map<std::pair<unsigned, unsigned>, std::unique_ptr<link::SataLink>> fanout_links;
+    std::map<std::pair<unsigned, unsigned>, std::unique_ptr<device::SataDisk>> fanout_disks;
+    std::vector<std::unique_ptr<ModelTrace>> trace_names; // "link<p>.<f>" / "disk<p>.<f>"
     // The controller's fault hooks, whichever type it is.
     std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
     std::function<void()> clear_hba_faults;
@@ -40,13 +47,16 @@ struct Topology {
 };
 
 // Elaborates the models (call before sc_start). Component names: controller_name(),
-// "link<port>", "disk<port>"; each disk's seed is derived from the scenario seed and its name.
+// "link<port>", "disk<port>"; with a port multiplier on the port: "pmp<port>" and, behind it,
+// "link<port>.<pmp_port>", "disk<port>.<pmp_port>" (trace names). Each disk's seed is derived
+// from the scenario seed and its name.
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace);
 
 // "ahci0" or "sil24_0".
 std::string controller_name(const ControllerSpec &c);
 
 link::Gen to_gen(unsigned gen);
+link::SataLink::Mode link_mode(const Scenario &sc, const DeviceSpec &d);
 device::NcqOrder to_ncq_order(NcqOrderSpec o);
 device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d);
 

@@ -113,6 +113,8 @@ void TraceSink::write_record(const char *src, const char *ev, const char *cls, i
     line_ += "}\n";
     if (trace_)
         std::fwrite(line_.data(), 1, line_.size(), trace_);
+    if (record_hook_)
+        record_hook_(line_);
     ++written_;
 }
 

@@ -57,6 +57,8 @@ class TraceSink : public ModelTrace {
     uint64_t violations() const { return violations_; }
     const std::vector<std::string> &violation_messages() const { return violation_msgs_; }
     uint64_t records_written() const { return written_; }
+    // Called with every record line written (directed steps' expect_trace).
+    void set_record_hook(std::function<void(const std::string &line)> fn) { record_hook_ = std::move(fn); }
 
     // "[    0.104173] " for t_ns.
     static std::string log_time(uint64_t t_ns);
@@ -79,6 +81,7 @@ class TraceSink : public ModelTrace {
     std::string log_;
     std::string line_; // scratch
     std::string host_name_;
+    std::function<void(const std::string &)> record_hook_;
     struct Address {
         int port, dev;
     };

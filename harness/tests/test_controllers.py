@@ -2,75 +2,25 @@
 
 The scenario's controller block is rewritten to the controller under test (keeping its
 port count); expectations that legitimately differ between controllers are adjusted by the
-per-controller table below, never dropped. Beyond the scenario's own expect block, the test
+shared adapter (satasim.controllers), never dropped. Beyond the scenario's own expect block, the test
 checks independently: pass, data verified, exactly the configured disks found with their
 identity, every counted workload completed, and that the run really was on that model.
 """
 
-import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from satasim import load_result, load_trace, run
+from satasim.controllers import AHCI_ONLY, CONTROLLERS, adapt, is_scenario, main as adapt_main
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
+SCENARIOS = [p for p in sorted((ROOT / "scenarios").glob("*.yaml"))
+             if is_scenario(yaml.safe_load(p.read_text()))]   # not the testplan
 
-# Default scenarios that are AHCI-specific by nature, with the reason. Empty today: every
-# default scenario is controller-neutral.
-AHCI_ONLY = {
-    # "name": "reason",
-}
-
-# What legitimately differs per controller. ahci: the scenarios as written (NCQ depth 31:
-# one of the 32 tags is kept for internal commands). sil24 (as Linux's sata_sil24): 3.0 Gbps PHY
-# (links negotiate down to Gen2), UDMA/100 host mask (ATA_UDMA5), NCQ depth 30 (31 slots,
-# one kept for internal commands: "depth 30/32"), and its reset path leaves SControl 0.
-CONTROLLERS = {
-    "ahci": {"block": None, "max_gen": 3, "ncq_depth": 31, "model_src": "ahci0"},
-    "sil24": {
-        "block": lambda ports: {"type": "sil24", "ports": ports},
-        "max_gen": 2,
-        "max_udma": 5,
-        "ncq_depth": 30,
-        "log": [
-            (r"SATA link up 6\.0 Gbps", "SATA link up 3.0 Gbps"),
-            (r"\(SStatus 1(\d)3 SControl 300\)", lambda m: "(SStatus 1%d3 SControl 0)" % min(int(m.group(1)), 2)),
-            (r"UDMA/133", "UDMA/100"),
-            (r"depth 32/32", "depth 30/32"),
-        ],
-        "model_src": "sil24_0",
-    },
-}
-
-UDMA_NAMES = {5: "UDMA/100", 6: "UDMA/133"}
-
-
-def adapt(spec, ctl):
-    """The scenario rewritten for controller ctl (a new dict)."""
-    t = CONTROLLERS[ctl]
-    if t["block"] is None:
-        return spec
-    spec = yaml.safe_load(yaml.safe_dump(spec))  # deep copy
-    ports = spec.get("controller", {}).get("ports", 4)
-    spec["controller"] = t["block"](ports)
-    exp = spec.get("expect", {})
-    for d in exp.get("devices", []):
-        if "gen" in d:
-            d["gen"] = min(d["gen"], t["max_gen"])
-        if d.get("xfer") == UDMA_NAMES[6]:
-            d["xfer"] = UDMA_NAMES[t["max_udma"]]
-        if "ncq_depth" in d:
-            d["ncq_depth"] = min(d["ncq_depth"], t["ncq_depth"])
-    for key in ("log_contains", "log_not_contains"):
-        lines = exp.get(key, [])
-        for i, line in enumerate(lines):
-            for pat, rep in t["log"]:
-                line = re.sub(pat, rep, line)
-            lines[i] = line
-    return spec
+# The controller table and the rewrite live in satasim.controllers (shared with
+# test_faults.py, the sil24 goldens and the main job).
 
 
 def params():
@@ -121,3 +71,52 @@ def test_scenario_on_controller(ctl, path, tmp_path):
 
     # The run was on this controller's model: its model records are in the trace.
     assert any(e["src"] == t["model_src"] for e in load_trace(out, name))
+
+
+# ---- the shared adapter and its CLI
+
+
+def test_adapt_cli_writes_every_scenario_under_its_own_name(tmp_path, capsys):
+    out = tmp_path / "sil24"
+    assert adapt_main(["adapt", "--controller", "sil24", "--out", str(out),
+                       str(ROOT / "scenarios"), str(ROOT / "scenarios" / "faults")]) == 0
+    faults = sorted((ROOT / "scenarios" / "faults").glob("*.yaml"))
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in SCENARIOS + faults)
+    for src in SCENARIOS + faults:
+        orig = yaml.safe_load(src.read_text())
+        got = yaml.safe_load((out / src.name).read_text())
+        assert got["name"] == orig["name"]
+        assert got["controller"] == {"type": "sil24", "ports": (orig.get("controller") or {}).get("ports", 4)}
+        assert f"adapted for sil24 from {src.relative_to(ROOT)}" in got["description"]
+        assert got.get("faults") == orig.get("faults")
+        assert got.get("workload") == orig.get("workload")
+        assert got.get("devices") == orig.get("devices")
+
+
+def test_adapt_speed_down_steps_from_the_sil24_link():
+    spec = yaml.safe_load((ROOT / "scenarios" / "faults" / "crc-ncq-speed-down.yaml").read_text())
+    got = adapt(spec, "sil24")
+    assert got["expect"]["devices_after"][0]["gen"] == 1
+    assert "limiting SATA link speed to 1.5 Gbps" in got["expect"]["log_contains"]
+    assert spec["expect"]["devices_after"][0]["gen"] == 2          # the input is untouched
+    # a degraded link (no speed-down decision) only caps
+    deg = adapt(yaml.safe_load((ROOT / "scenarios" / "faults" / "link-degrade.yaml").read_text()), "sil24")
+    assert deg["expect"]["devices_after"][0]["gen"] == 1
+    media = adapt(yaml.safe_load((ROOT / "scenarios" / "faults" / "media-error-ncq.yaml").read_text()), "sil24")
+    assert media["expect"]["devices_after"][0]["gen"] == 2
+
+
+def test_adapt_cli_refuses_what_cannot_run_on_sil24(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert adapt_main(["adapt", "--controller", "sil24", "--out", str(out),
+                       str(ROOT / "scenarios" / "qemu-errors" / "read-write-flush-errors.yaml")]) == 2
+    assert "backend qemu" in capsys.readouterr().err
+    assert adapt_main(["adapt", "--controller", "sil24", "--out", str(out),
+                       str(ROOT / "scenarios" / "sil24" / "probe-and-io.yaml")]) == 2
+    assert "written for controller sil24" in capsys.readouterr().err
+    # two inputs that would overwrite each other
+    assert adapt_main(["adapt", "--controller", "sil24", "--out", str(out),
+                       str(ROOT / "scenarios" / "dma-rw-verify.yaml"),
+                       str(ROOT / "scenarios" / "dma-rw-verify.yaml")]) == 2
+    assert "same file name" in capsys.readouterr().err
+    assert not out.exists()

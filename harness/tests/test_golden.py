@@ -2,14 +2,18 @@
 compared with a fresh run of its scenario."""
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
 from satasim import run
+from satasim.controllers import CONTROLLERS, adaptable, is_scenario, write_adapted
+from satasim.differential import qemu_unavailable_reason
 from satasim.golden import (GOLDEN_DIR, Tolerance, compare_events, compare_run,
                             events_from_trace, main, parse_line, parse_tolerance, read_golden)
+from satasim.golden import ANY_TIME
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +57,8 @@ def fix_keys(r):
     return r
 
 
-def write_run(out_dir, name, records, controller="ahci", verdict="pass", scenario_file=""):
+def write_run(out_dir, name, records, controller="ahci", verdict="pass", scenario_file="",
+              backend="systemc"):
     d = Path(out_dir) / name
     d.mkdir(parents=True, exist_ok=True)
     head = rec(0, "run.start", cls="info", port=-1, src="harness", scenario=name, seed=1,
@@ -63,7 +68,7 @@ def write_run(out_dir, name, records, controller="ahci", verdict="pass", scenari
         r["seq"] = i
     (d / "trace.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
     (d / "result.json").write_text(json.dumps({
-        "name": name, "file": scenario_file, "seed": 1, "backend": "systemc",
+        "name": name, "file": scenario_file, "seed": 1, "backend": backend,
         "verdict": verdict, "reasons": [] if verdict == "pass" else ["boom"],
         "controller": {"type": controller, "ports": 4}, "devices": []}))
     return d
@@ -265,20 +270,79 @@ def test_failed_run_is_not_recorded(tmp_path):
     assert not (tmp_path / "g" / "s.ahci.golden").exists()
 
 
+def test_qemu_run_recorded_with_any_time_tolerance(tmp_path, capsys):
+    base = boot(0) + boot(1, t0=320_000_000)
+    d = write_run(tmp_path / "rec", "q", base, backend="qemu")
+    gdir = tmp_path / "golden"
+    assert main(["record", str(d), "--golden-dir", str(gdir)]) == 0
+    text = (gdir / "q.ahci.golden").read_text()
+    assert "# backend: qemu" in text and "# time_tolerance: any" in text
+    assert parse_tolerance("any") == ANY_TIME and ANY_TIME.allows(0, 10**15)
+    # timing far off: still a match (order and content only) ...
+    late = write_run(tmp_path / "late", "q", shifted(base, 1, 900_000_000), backend="qemu")
+    assert main(["compare", str(late), "--golden-dir", str(gdir)]) == 0
+    # ... unless a tolerance is asked for explicitly
+    assert main(["compare", str(late), "--golden-dir", str(gdir), "--time-tolerance", "1%"]) == 1
+    # order and content still count
+    swapped = write_run(tmp_path / "sw", "q", boot(1, t0=320_000_000) + boot(0), backend="qemu")
+    assert main(["compare", str(swapped), "--golden-dir", str(gdir)]) == 1
+    changed = [dict(r, msg="configured for UDMA/100") if r["ev"] == "probe.configured" else r for r in base]
+    ch = write_run(tmp_path / "ch", "q", changed, backend="qemu")
+    capsys.readouterr()
+    assert main(["compare", str(ch), "--golden-dir", str(gdir)]) == 1
+    assert "configured for UDMA/100" in capsys.readouterr().out
+    # a SystemC run of the same name is not compared against a QEMU golden
+    sysc = write_run(tmp_path / "sc", "q", base)
+    assert main(["compare", str(sysc), "--golden-dir", str(gdir)]) == 1
+
+
+def test_systemc_golden_keeps_the_default_tolerance(tmp_path):
+    gdir = _golden_from(tmp_path, boot(0) + boot(1, t0=320_000_000))
+    assert "time_tolerance" not in (gdir / "s.ahci.golden").read_text()
+    d = write_run(tmp_path / "new", "s", shifted(boot(0) + boot(1, t0=320_000_000), 1, 20_000_000))
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
+
+
+def test_bad_time_tolerance_header_exits_2(tmp_path, capsys):
+    gdir = _golden_from(tmp_path, boot(0))
+    gp = gdir / "s.ahci.golden"
+    gp.write_text(gp.read_text().replace("# backend: systemc", "# backend: systemc\n# time_tolerance: soon"))
+    assert main(["compare", str(tmp_path / "rec" / "s"), "--golden-dir", str(gdir)]) == 2
+    assert "bad time_tolerance header" in capsys.readouterr().err
+
+
 # ------------------------------------------------------- recorded goldens vs runs
 
+@dataclass(frozen=True)
+class Source:
+    path: Path
+    backend: str = "systemc"
+    adapt_to: str = ""     # run through satasim.controllers for this controller first
+
+
 def _scenarios():
-    """(name, controller type) -> scenario path, for every SystemC scenario under scenarios/."""
-    table = {}
+    """(name, controller type) -> Source, for every scenario under scenarios/: SystemC and QEMU
+    scenarios as written, plus every adaptable AHCI scenario as its SiI3124 rewrite."""
+    table, ahci = {}, []
     for p in sorted((ROOT / "scenarios").rglob("*.yaml")):
         try:
             spec = yaml.safe_load(p.read_text()) or {}
         except yaml.YAMLError:
             continue
-        if not isinstance(spec, dict) or spec.get("backend", "systemc") != "systemc":
+        if not is_scenario(spec):
+            continue
+        backend = spec.get("backend", "systemc")
+        if backend not in ("systemc", "qemu"):
             continue
         ctype = (spec.get("controller") or {}).get("type", "ahci")
-        table.setdefault((spec.get("name", p.stem), ctype), p)
+        key = (spec.get("name", p.stem), ctype)
+        table.setdefault(key, Source(p, backend))
+        if backend == "systemc" and ctype == "ahci":
+            ahci.append((key[0], p, spec))
+    for name, p, spec in ahci:
+        for ctl in CONTROLLERS:
+            if ctl != "ahci" and adaptable(spec, ctl) is None:
+                table.setdefault((name, ctl), Source(p, "systemc", ctl))
     return table
 
 
@@ -296,15 +360,43 @@ def test_every_golden_has_its_scenario():
     assert not orphans, f"goldens without a scenario (renamed or deleted?): {orphans}"
 
 
+def test_every_default_and_fault_scenario_has_goldens_on_both_controllers():
+    have = {_split(g) for g in GOLDENS}
+    missing = []
+    for p in sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "scenarios" / "faults").glob("*.yaml")):
+        spec = yaml.safe_load(p.read_text())
+        if not is_scenario(spec):
+            continue
+        for ctl in CONTROLLERS:
+            if adaptable(spec, ctl) is None and (spec["name"], ctl) not in have:
+                missing.append(f"{spec['name']}.{ctl}.golden")
+    assert not missing, f"scenarios without a golden: {missing}"
+
+
+def _run_source(src: Source, name, tmp_path):
+    if src.backend == "qemu":
+        why = qemu_unavailable_reason()
+        if why:
+            pytest.skip(why)
+        return run([src.path], tmp_path, "--wall-limit", "120")
+    path = src.path
+    if src.adapt_to:
+        path, = write_adapted([src.path], src.adapt_to, tmp_path / "adapted")
+    return run([path], tmp_path)
+
+
 @pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.name)
 def test_scenario_matches_golden(golden, tmp_path):
     name, ctype = _split(golden)
-    path = _scenarios().get((name, ctype))
-    if path is None:
+    src = _scenarios().get((name, ctype))
+    if src is None:
         pytest.fail(f"{golden}: no scenario named {name} with a {ctype} controller")
-    read_golden(golden)   # a corrupt golden fails here with file:line
-    result = run([path], tmp_path)
+    g = read_golden(golden)   # a corrupt golden fails here with file:line
+    assert g.header.get("backend", "systemc") == src.backend, golden
+    result = _run_source(src, name, tmp_path)
     assert (tmp_path / name / "result.json").exists(), result.stdout + result.stderr
     c = compare_run(tmp_path / name, GOLDEN_DIR)
     assert c is not None
     assert c.ok, "golden mismatch (review, then tools/golden update):\n" + "\n".join(c.diff)
+    if src.backend == "qemu":   # wall-clock timing: compared on order and content only
+        assert g.header.get("time_tolerance") == "any"

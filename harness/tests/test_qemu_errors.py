@@ -5,6 +5,7 @@ import pytest
 
 from satasim import load_result, load_trace, run
 from satasim.differential import ROOT, qemu_unavailable_reason
+from satasim.golden import GOLDEN_DIR, compare_run, read_golden
 
 ERRORS = ROOT / "scenarios" / "qemu-errors"
 needs_qemu = pytest.mark.skipif(bool(qemu_unavailable_reason()), reason=qemu_unavailable_reason() or "")
@@ -66,3 +67,18 @@ def test_blkdebug_keys_validated(write_scenario, tmp_path):
     result = run([path], tmp_path / "out")
     assert result.returncode == 2
     assert "blkdebug[0].lba: a flush has no sector: leave lba out" in result.stderr
+
+
+@needs_qemu
+@pytest.mark.parametrize("name", ["qemu-read-write-flush-errors", "qemu-ncq-read-error"])
+def test_eh_decisions_match_the_qemu_goldens(errors_run, name):
+    # Recorded from backend qemu with `# time_tolerance: any`: QEMU's decisions are
+    # deterministic (checked over 3 runs when recorded), its timestamps are wall-clock
+    # driven, so order and content are compared and time is not.
+    _, out = errors_run
+    golden = GOLDEN_DIR / f"{name}.ahci.golden"
+    g = read_golden(golden)
+    assert g.header.get("backend") == "qemu" and g.header.get("time_tolerance") == "any"
+    c = compare_run(out / name, GOLDEN_DIR)
+    assert c is not None, f"no golden {golden}"
+    assert c.ok, "golden mismatch (review, then tools/golden update):\n" + "\n".join(c.diff)

@@ -164,6 +164,11 @@ void FaultInjector::workload_started() {
             activate(i, now);
 }
 
+void FaultInjector::start_fault(size_t i) {
+    if (i < plan_.size() && !state_[i].active)
+        activate(i, now_ns());
+}
+
 bool FaultInjector::done(size_t i) const {
     unsigned rep = plan_[i].trigger.repeat;
     return rep != 0 && state_[i].fired >= rep;

@@ -38,6 +38,8 @@ class FaultInjector : public sc_core::sc_module {
     void bind_port(unsigned port, const PortHooks &hooks);
     // The workload starts now: triggers that count from the workload start begin counting.
     void workload_started();
+    // Starts one fault's trigger now (a directed `inject` step; times count from here).
+    void start_fault(size_t fault);
     // Back to the state after construction and bind_port(): nothing fired, the workload
     // not started, every block's armed faults cleared.
     void reset();

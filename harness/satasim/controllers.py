@@ -1,0 +1,249 @@
+"""The controller rewrite: an AHCI scenario run on another controller model.
+
+One adapter for everything that runs a scenario written for AHCI on the SiI3124 (the
+parametrised controller suite, the fault suite, the sil24 goldens, the main job): the
+scenario's controller block becomes the target controller (keeping its port count) and
+the expectations that legitimately differ per controller are rewritten, never dropped.
+
+What differs on a SiI3124 (as Linux's sata_sil24 drives it):
+  * 3.0 Gbps PHY: links negotiate down to Gen2; a speed-down therefore goes 3.0 -> 1.5 Gbps
+    (AHCI: 6.0 -> 3.0), and the "limiting SATA link speed to" line follows;
+  * UDMA/100 host mask (ATA_UDMA5);
+  * NCQ depth 30 (31 slots, one kept for internal commands: "depth 30/32"; AHCI 31);
+  * its reset path leaves SControl 0.
+
+CLI (PYTHONPATH=harness):
+  python3 -m satasim.controllers adapt --controller sil24 --out DIR SCENARIO_OR_DIR...
+writes the adapted scenarios to DIR under their own file names (scenario names unchanged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Default scenarios that are AHCI-specific by nature, with the reason. Empty today: every
+# default and fault scenario is controller-neutral.
+AHCI_ONLY: dict[str, str] = {
+    # "name": "reason",
+}
+
+GEN_SPEED = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}
+UDMA_NAMES = {5: "UDMA/100", 6: "UDMA/133"}
+
+CONTROLLERS = {
+    "ahci": {"block": None, "max_gen": 3, "max_udma": 6, "ncq_depth": 31, "model_src": "ahci0",
+             "log": []},
+    "sil24": {
+        "block": lambda ports: {"type": "sil24", "ports": ports},
+        "max_gen": 2,
+        "max_udma": 5,
+        "ncq_depth": 30,
+        "log": [
+            (r"SATA link up 6\.0 Gbps", "SATA link up 3.0 Gbps"),
+            (r"\(SStatus 1(\d)3 SControl 300\)",
+             lambda m: "(SStatus 1%d3 SControl 0)" % min(int(m.group(1)), 2)),
+            (r"UDMA/133", "UDMA/100"),
+            (r"depth 32/32", "depth 30/32"),
+        ],
+        "model_src": "sil24_0",
+    },
+}
+
+_SPEED_DOWN = re.compile(r"limiting SATA link speed to (\d\.\d) Gbps")
+_GEN_OF_SPEED = {v.split()[0]: k for k, v in GEN_SPEED.items()}
+ADAPTED_MARK = "satasim.controllers: adapted for {ctl} from {src}"
+
+
+class AdaptError(Exception):
+    pass
+
+
+def _sub_all(line, table):
+    for pat, rep in table:
+        line = re.sub(pat, rep, line)
+    return line
+
+
+def adapt(spec: dict, ctl: str) -> dict:
+    """The scenario rewritten for controller ctl (a new dict; spec itself for ahci)."""
+    t = CONTROLLERS[ctl]
+    if t["block"] is None:
+        return spec
+    spec = yaml.safe_load(yaml.safe_dump(spec))  # deep copy
+    ports = (spec.get("controller") or {}).get("ports", 4)
+    spec["controller"] = t["block"](ports)
+    exp = spec.get("expect") or {}
+    max_gen, max_udma = t["max_gen"], t["max_udma"]
+
+    # Probe expectations: capped at the controller's limits.
+    for d in exp.get("devices", []):
+        if "gen" in d:
+            d["gen"] = min(d["gen"], max_gen)
+        if d.get("xfer") == UDMA_NAMES[6]:
+            d["xfer"] = UDMA_NAMES[max_udma]
+        if "ncq_depth" in d:
+            d["ncq_depth"] = min(d["ncq_depth"], t["ncq_depth"])
+
+    # A speed-down the stack decides ("limiting SATA link speed to X") steps down from where
+    # the link is on this controller, not from where it was on AHCI: the same number of
+    # steps below the controller's (capped) link speed.
+    configured = {d.get("port"): d.get("gen", 3) for d in spec.get("devices", [])}
+    single = next(iter(configured.values())) if len(configured) == 1 else None
+
+    def lowered(gen_after, cfg):
+        return max(1, min(cfg, max_gen) - (min(cfg, 3) - gen_after))
+
+    log_table = []
+    for key in ("log_contains", "log_not_contains"):
+        for line in exp.get(key, []):
+            for m in _SPEED_DOWN.finditer(line):
+                g = _GEN_OF_SPEED[m.group(1)]
+                cfgs = [configured.get(d.get("port"), 3) for d in exp.get("devices_after", [])
+                        if d.get("gen") == g] or ([single] if single else [])
+                if cfgs:
+                    log_table.append((re.escape(m.group(0)),
+                                      "limiting SATA link speed to %s" % GEN_SPEED[lowered(g, cfgs[0])]))
+    speed_down = bool(log_table)
+    log_table += t["log"]
+    for d in exp.get("devices_after", []):
+        if "gen" in d:
+            cfg = configured.get(d.get("port"), 3)
+            if speed_down and d["gen"] < min(cfg, 3):
+                d["gen"] = lowered(d["gen"], cfg)
+            else:
+                d["gen"] = min(d["gen"], max_gen)
+        if d.get("xfer") == UDMA_NAMES[6]:
+            d["xfer"] = UDMA_NAMES[max_udma]
+        if "ncq_depth" in d:
+            d["ncq_depth"] = min(d["ncq_depth"], t["ncq_depth"])
+    # The speed-down line first (its 3.0 must not be confused with a link-up line's).
+    for key in ("log_contains", "log_not_contains"):
+        if key in exp:
+            exp[key] = [_sub_all(line, log_table) for line in exp[key]]
+    return spec
+
+
+SCENARIO_KEYS = ("name", "controller", "devices", "workload")
+
+
+def is_scenario(spec) -> bool:
+    """A scenario file (not another YAML in a scenario folder, e.g. the testplan)."""
+    return isinstance(spec, dict) and any(k in spec for k in SCENARIO_KEYS)
+
+
+def adaptable(spec: dict, ctl: str) -> str | None:
+    """None if the scenario can be adapted for ctl, else why not."""
+    if not isinstance(spec, dict):
+        return "not a scenario mapping"
+    if spec.get("backend", "systemc") != "systemc":
+        return f"backend {spec['backend']}: only SystemC scenarios run on other controller models"
+    have = (spec.get("controller") or {}).get("type", "ahci")
+    if have != "ahci":
+        return f"written for controller {have}, not ahci"
+    name = spec.get("name")
+    if ctl != "ahci" and name in AHCI_ONLY:
+        return f"AHCI-only: {AHCI_ONLY[name]}"
+    return None
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _is_scenario_file(path: Path) -> bool:
+    try:
+        return is_scenario(yaml.safe_load(path.read_text()))
+    except (OSError, yaml.YAMLError):
+        return True     # let adapt_file report it
+
+
+def adapt_file(src: Path, ctl: str) -> dict:
+    """The adapted scenario of one file (AdaptError if it cannot run on ctl)."""
+    try:
+        spec = yaml.safe_load(src.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise AdaptError(f"{src}: {e}") from None
+    why = adaptable(spec, ctl)
+    if why:
+        raise AdaptError(f"{src}: {why}")
+    spec = adapt(spec, ctl)
+    spec.setdefault("name", src.stem)
+    if ctl != "ahci":
+        mark = ADAPTED_MARK.format(ctl=ctl, src=_rel(src))
+        desc = str(spec.get("description", "")).strip()
+        spec["description"] = f"{desc} ({mark})" if desc else f"({mark})"
+    return spec
+
+
+def adapted_source(description: str) -> tuple[str, str] | None:
+    """(controller, source file) if a description carries the adapter's mark."""
+    m = re.search(r"satasim\.controllers: adapted for (\S+) from (\S+?)\)?$", description or "")
+    return (m.group(1), m.group(2)) if m else None
+
+
+def write_adapted(sources, ctl: str, out_dir) -> list[Path]:
+    """Adapts scenario files and folders (their *.yaml) into out_dir; returns the new paths."""
+    files = []
+    for s in sources:
+        p = Path(s)
+        if p.is_dir():
+            found = [f for f in sorted(p.glob("*.yaml")) if _is_scenario_file(f)]
+            if not found:
+                raise AdaptError(f"{p}: no *.yaml scenarios here")
+            files += found
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise AdaptError(f"{p}: no such scenario file or folder")
+    out_dir = Path(out_dir)
+    seen: dict[str, Path] = {}
+    names: dict[str, Path] = {}
+    specs = []
+    for f in files:
+        spec = adapt_file(f, ctl)
+        if f.name in seen:
+            raise AdaptError(f"{f}: same file name as {seen[f.name]} (both would be {out_dir / f.name})")
+        if spec["name"] in names:
+            raise AdaptError(f"{f}: same scenario name {spec['name']} as {names[spec['name']]}")
+        seen[f.name], names[spec["name"]] = f, f
+        specs.append((f, spec))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for f, spec in specs:
+        dst = out_dir / f.name
+        dst.write_text(yaml.safe_dump(spec, sort_keys=False))
+        written.append(dst)
+    return written
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m satasim.controllers",
+                                 description="Rewrite AHCI scenarios for another controller model.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("adapt", help="write adapted scenario files")
+    p.add_argument("--controller", required=True, choices=sorted(CONTROLLERS))
+    p.add_argument("--out", required=True, help="folder for the adapted scenario files")
+    p.add_argument("sources", nargs="+", metavar="SCENARIO_OR_DIR")
+    args = ap.parse_args(argv)
+    try:
+        written = write_adapted(args.sources, args.controller, args.out)
+    except AdaptError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for w in written:
+        print(w)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
