@@ -12,16 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "model/ahci/ahci_hba.h"
-#include "model/ahci/ahci_regs.h"
-#include "model/device/sata_disk.h"
-#include "model/link/sata_link.h"
-#include "model/sata/fis.h"
-#include "model/tests/model_test.h"
+#include "model/tests/ahci_test_bench.h"
 
 using namespace satasim;
 using namespace satasim::ahci;
 using namespace satasim::ahci::reg;
+using namespace satasim::test::ahci_tb;
 using sc_core::SC_US;
 
 namespace {
@@ -52,124 +48,28 @@ struct Recorder : ModelTrace {
     }
 };
 
-struct Bench {
+// Recorder first so it exists before the models that trace into it.
+struct TraceHolder {
     Recorder tr;
-    bus::HostMemory mem;
-    bus::IrqLine irq;
-    AhciHba hba;
-    link::SataLink link;
-    device::SataDisk disk;
-    static AhciConfig cfg() {
-        AhciConfig c;
-        c.n_ports = 1;
-        return c;
-    }
+};
+struct Bench : TraceHolder, AhciDiskBench {
     static device::DiskConfig disk_cfg() {
-        device::DiskConfig c;
-        c.sectors = 1u << 20;
-        c.timing.ssd = true;
+        device::DiskConfig c = AhciDiskBench::disk_cfg();
         c.ncq_sdb_coalesce_ns = 100000; // 100 us
         return c;
     }
-    Bench()
-        : hba("ahci0", cfg(), mem, irq, &tr), link("link0", {}, &tr),
-          disk("disk0", disk_cfg(), &tr) {
-        link.attach(hba.port_endpoint(0), &disk);
-        hba.connect_port(0, &link);
-        disk.connect(&link);
-    }
+    Bench() : AhciDiskBench(disk_cfg(), &tr) {}
 };
 
 Bench *B;
-uint64_t clb, fb, ct[32];
-uint8_t *clb_p, *fb_p, *ct_p[32];
-
-uint32_t prd(uint32_t off) { return B->hba.mmio_read32(port_base(0) + off); }
-void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_base(0) + off, v); }
-
-template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
-    for (double t = 0; t < max_us; t += step_us) {
-        if (cond())
-            return true;
-        sc_core::wait(step_us, SC_US);
-    }
-    return cond();
-}
-void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
-uint32_t get32(const uint8_t *p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-
-struct Buf {
-    uint64_t bus;
-    uint8_t *cpu;
-    uint32_t len;
-};
-Buf buf(uint32_t len) {
-    Buf b{0, nullptr, len};
-    b.bus = B->mem.alloc(len, 4096, &b.cpu);
-    return b;
-}
 
 sata::Fis cmd(uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0) {
-    sata::Taskfile tf;
-    tf.command = op;
-    tf.lba = lba;
-    tf.count = count;
-    tf.feature = uint8_t(feature);
-    tf.feature_hi = uint8_t(feature >> 8);
-    tf.device = 0x40;
-    return sata::make_reg_h2d(tf, true);
+    return h2d(op, lba, count, feature);
 }
 sata::Fis ncq(bool write, uint64_t lba, unsigned tag, uint16_t sectors) {
     return cmd(write ? 0x61 : 0x60, lba, uint16_t(tag << 3), sectors);
 }
 
-void build(unsigned slot, const sata::Fis &cfis, const Buf &b, uint32_t flags = 0) {
-    std::vector<std::pair<uint64_t, uint32_t>> prds;
-    for (uint32_t off = 0; off < b.len; off += 4096)
-        prds.emplace_back(b.bus + off, std::min<uint32_t>(4096, b.len - off));
-    uint8_t *h = clb_p + 32 * slot;
-    std::memset(h, 0, 32);
-    put32(h, uint32_t(cfis.bytes.size() / 4) | flags | uint32_t(prds.size()) << 16);
-    put32(h + 8, uint32_t(ct[slot]));
-    put32(h + 12, uint32_t(ct[slot] >> 32));
-    std::memset(ct_p[slot], 0, 0x80 + 16 * 64);
-    std::memcpy(ct_p[slot], cfis.bytes.data(), cfis.bytes.size());
-    for (size_t i = 0; i < prds.size(); ++i) {
-        uint8_t *e = ct_p[slot] + 0x80 + 16 * i;
-        put32(e, uint32_t(prds[i].first));
-        put32(e + 4, uint32_t(prds[i].first >> 32));
-        put32(e + 12, prds[i].second - 1);
-    }
-}
-
-bool run(unsigned slot, double max_us = 20000) {
-    pwr(PxCI, 1u << slot);
-    bool ok = wait_until(
-        [slot] { return !(prd(PxCI) & (1u << slot)) || (prd(PxIS) & (IS_TFES | IS_HBFS | IS_IFS)); },
-        max_us, 1);
-    return ok && !(prd(PxIS) & (IS_TFES | IS_HBFS | IS_IFS));
-}
-
-void fill(Buf &b, uint8_t seed) {
-    for (uint32_t i = 0; i < b.len; ++i)
-        b.cpu[i] = uint8_t(i * 13 + seed + (i >> 9));
-}
-size_t diff(const uint8_t *a, const uint8_t *b, size_t n) {
-    size_t d = 0;
-    for (size_t i = 0; i < n; ++i)
-        d += a[i] != b[i];
-    return d;
-}
-size_t diff(const Buf &a, const Buf &b) { return diff(a.cpu, b.cpu, a.len); }
-
-void stop_engine() {
-    pwr(PxCMD, CMD_FRE);
-    EXPECT_TRUE(wait_until([] { return !(prd(PxCMD) & CMD_CR); }, 500, 1));
-}
 // Error recovery as a driver does it: stop, clear SError/PxIS, start again.
 void restart_engine() {
     stop_engine();
@@ -232,14 +132,7 @@ using Op = fault::CommandMatch::Op;
 } // namespace
 
 MODEL_TEST(port_start) {
-    clb = B->mem.alloc(1024, 1024, &clb_p);
-    fb = B->mem.alloc(256, 256, &fb_p);
-    for (unsigned i = 0; i < 32; ++i)
-        ct[i] = B->mem.alloc(0x80 + 16 * 64, 128, &ct_p[i]);
-    pwr(PxCLB, uint32_t(clb));
-    pwr(PxCLBU, uint32_t(clb >> 32));
-    pwr(PxFB, uint32_t(fb));
-    pwr(PxFBU, uint32_t(fb >> 32));
+    alloc_port_memory();
     pwr(PxCMD, CMD_FRE);
     EXPECT_TRUE(wait_until([] {
         return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
@@ -671,5 +564,8 @@ MODEL_TEST(violation_records_per_rule) {
 int sc_main(int, char **) {
     Bench b;
     B = &b;
+    bind(b.hba, b.mem);
+    ctx.run_err = IS_TFES | IS_HBFS | IS_IFS;
+    ctx.run_step_us = 1;
     return satasim::test::run_all();
 }

@@ -9,16 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "model/device/sata_disk.h"
-#include "model/link/sata_link.h"
-#include "model/sata/fis.h"
-#include "model/sil24/sil24_hba.h"
-#include "model/sil24/sil24_regs.h"
-#include "model/tests/model_test.h"
+#include "model/tests/sil24_test_bench.h"
 
 using namespace satasim;
 using namespace satasim::sil24;
 using namespace satasim::sil24::reg;
+using namespace satasim::test::sil24_tb;
 using sc_core::SC_US;
 
 namespace {
@@ -40,119 +36,18 @@ struct Recorder : ModelTrace {
     }
 };
 
-struct Bench {
+// Recorder first so it exists before the models that trace into it.
+struct TraceHolder {
     Recorder tr;
-    bus::HostMemory mem;
-    bus::IrqLine irq;
-    Sil24Hba hba;
-    link::SataLink link;
-    device::SataDisk disk;
-    static Sil24Config cfg() {
-        Sil24Config c;
-        c.n_ports = 1;
-        return c;
-    }
-    static device::DiskConfig disk_cfg() {
-        device::DiskConfig c;
-        c.sectors = 1u << 20;
-        c.timing.ssd = true;
-        return c;
-    }
-    Bench()
-        : hba("sil0", cfg(), mem, irq, &tr), link("link0", {}, &tr),
-          disk("disk0", disk_cfg(), &tr) {
-        link.attach(hba.port_endpoint(0), &disk);
-        hba.connect_port(0, &link);
-        disk.connect(&link);
-    }
+};
+struct Bench : TraceHolder, Sil24DiskBench {
+    Bench() : Sil24DiskBench(cfg(), &tr) {}
 };
 
 Bench *B;
-uint64_t prb_bus[31];
-uint8_t *prb_cpu[31];
-constexpr uint32_t kBlock = 0x800;
-constexpr uint16_t kRead = PRB_PROT_READ, kWrite = PRB_PROT_WRITE;
-
-uint32_t prd(uint32_t off) { return B->hba.mmio_read32(port_window(0) + off); }
-void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_window(0) + off, v); }
-
-template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
-    for (double t = 0; t < max_us; t += step_us) {
-        if (cond())
-            return true;
-        sc_core::wait(step_us, SC_US);
-    }
-    return cond();
-}
-void put16(uint8_t *p, uint16_t v) { std::memcpy(p, &v, 2); }
-void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
-
-struct Buf {
-    uint64_t bus;
-    uint8_t *cpu;
-    uint32_t len;
-};
-Buf buf(uint32_t len) {
-    Buf b{0, nullptr, len};
-    b.bus = B->mem.alloc(len, 4096, &b.cpu);
-    return b;
-}
 
 sata::Fis cmd(uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0) {
-    sata::Taskfile tf;
-    tf.command = op;
-    tf.lba = lba;
-    tf.count = count;
-    tf.feature = uint8_t(feature);
-    tf.feature_hi = uint8_t(feature >> 8);
-    tf.device = 0x40;
-    return sata::make_reg_h2d(tf, true);
-}
-
-void build(unsigned slot, const sata::Fis &fis, const Buf &b, uint16_t ctrl, uint16_t prot) {
-    uint8_t *p = prb_cpu[slot];
-    std::memset(p, 0, kBlock);
-    put16(p + PRB_CTRL, ctrl);
-    put16(p + PRB_PROT, prot);
-    std::memcpy(p + PRB_FIS, fis.bytes.data(), fis.bytes.size());
-    unsigned n = 0;
-    for (uint32_t off = 0; off < b.len; off += 4096, ++n) {
-        uint8_t *e = p + PRB_SGE0 + 16 * n;
-        put32(e, uint32_t(b.bus + off));
-        put32(e + 4, uint32_t((b.bus + off) >> 32));
-        put32(e + 8, std::min<uint32_t>(4096, b.len - off));
-        put32(e + 12, off + 4096 >= b.len ? SGE_TRM : 0);
-    }
-    if (n == 0)
-        put32(p + PRB_SGE0 + 12, SGE_TRM);
-}
-
-void activate(unsigned slot) {
-    pwr(activate_reg(slot), uint32_t(prb_bus[slot]));
-    pwr(activate_reg(slot) + 4, uint32_t(prb_bus[slot] >> 32));
-}
-
-bool run(unsigned slot, double max_us = 20000) {
-    activate(slot);
-    bool ok = wait_until([slot] {
-        uint32_t ss = prd(PORT_SLOT_STAT);
-        return !(ss & (1u << slot)) || (ss & SLOT_STAT_ATTN);
-    }, max_us, 1);
-    return ok && !(prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN);
-}
-
-void init_port() {
-    pwr(PORT_CTRL_STAT, CS_INIT);
-    EXPECT_TRUE(wait_until([] { return (prd(PORT_CTRL_STAT) & (CS_INIT | CS_RDY)) == CS_RDY; },
-                           1000, 1));
-}
-uint8_t lram_byte(unsigned slot, unsigned off) {
-    uint32_t v = prd(lram_slot(slot) + (off & ~3u));
-    return uint8_t(v >> (8 * (off & 3)));
-}
-void fill(Buf &b, uint8_t seed) {
-    for (uint32_t i = 0; i < b.len; ++i)
-        b.cpu[i] = uint8_t(i * 7 + seed + (i >> 9));
+    return h2d(op, lba, count, feature);
 }
 // Soft reset PRB (slot 0), polled: the signature lands in LRAM slot 0.
 void softreset() {
@@ -175,8 +70,7 @@ std::string identify_serial(const Buf &id) {
 } // namespace
 
 MODEL_TEST(bring_up) {
-    for (unsigned i = 0; i < 31; ++i)
-        prb_bus[i] = B->mem.alloc(kBlock, 8, &prb_cpu[i]);
+    alloc_prbs();
     EXPECT_TRUE(wait_until([] { return (prd(PORT_SSTATUS) & 0xF) == 3; }, 100000));
     pwr(PORT_CTRL_CLR, CS_PORT_RST);
     EXPECT_TRUE(wait_until([] { return prd(PORT_CTRL_STAT) & CS_RDY; }, 1000, 1));
@@ -269,7 +163,7 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
     std::vector<Buf> w;
     for (unsigned t = 0; t < 6; ++t) {
         w.push_back(buf(64 * 512));
-        fill(w.back(), uint8_t(t));
+        fill(w.back(), uint8_t(t), 7);
         build(t, cmd(0x61, 70000 + 128 * t, 0, 64), w[t], PRB_CTRL_PROTOCOL, PRB_PROT_NCQ | kWrite);
         activate(t);
     }
@@ -310,5 +204,6 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
 int sc_main(int, char **) {
     Bench b;
     B = &b;
+    bind(b.hba, b.mem);
     return satasim::test::run_all();
 }

@@ -8,17 +8,13 @@
 #include <cstring>
 #include <vector>
 
-#include "model/device/sata_disk.h"
-#include "model/link/sata_link.h"
 #include "model/pmp/port_multiplier.h"
-#include "model/sata/fis.h"
-#include "model/sil24/sil24_hba.h"
-#include "model/sil24/sil24_regs.h"
-#include "model/tests/model_test.h"
+#include "model/tests/sil24_test_bench.h"
 
 using namespace satasim;
 using namespace satasim::sil24;
 using namespace satasim::sil24::reg;
+using namespace satasim::test::sil24_tb;
 using sc_core::SC_US;
 
 namespace {
@@ -69,108 +65,12 @@ struct Bench {
 };
 
 Bench *B;
-uint64_t prb_bus[31];
-uint8_t *prb_cpu[31];
-constexpr uint32_t kBlock = 0x800; // PRB + 126 SGEs
-
-uint32_t prd(uint32_t off) { return B->hba.mmio_read32(port_window(0) + off); }
-void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_window(0) + off, v); }
-
-template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
-    for (double t = 0; t < max_us; t += step_us) {
-        if (cond())
-            return true;
-        sc_core::wait(step_us, SC_US);
-    }
-    return cond();
-}
-void put16(uint8_t *p, uint16_t v) { std::memcpy(p, &v, 2); }
-void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
-
-struct Buf {
-    uint64_t bus;
-    uint8_t *cpu;
-    uint32_t len;
-};
-Buf buf(uint32_t len) {
-    Buf b{0, nullptr, len};
-    b.bus = B->mem.alloc(len, 4096, &b.cpu);
-    return b;
-}
 
 // Command FIS for PM port pmp (the chip takes the PM port from PRB FIS byte 1).
 sata::Fis cmd(uint8_t pmp, uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
               uint8_t device = 0x40) {
-    sata::Taskfile tf;
-    tf.command = op;
-    tf.lba = lba;
-    tf.count = count;
-    tf.feature = uint8_t(feature);
-    tf.feature_hi = uint8_t(feature >> 8);
-    tf.device = device;
-    return sata::make_reg_h2d(tf, true, pmp);
+    return h2d(op, lba, count, feature, device, pmp);
 }
-
-void sge(uint8_t *e, uint64_t addr, uint32_t len, uint32_t flags) {
-    put32(e, uint32_t(addr));
-    put32(e + 4, uint32_t(addr >> 32));
-    put32(e + 8, len);
-    put32(e + 12, flags);
-}
-
-// PRB in the slot's block with a flat SGE array of 4 KiB pieces, last one TRM.
-void build(unsigned slot, const sata::Fis &fis, const Buf &b, uint16_t ctrl, uint16_t prot) {
-    uint8_t *p = prb_cpu[slot];
-    std::memset(p, 0, kBlock);
-    put16(p + PRB_CTRL, ctrl);
-    put16(p + PRB_PROT, prot);
-    std::memcpy(p + PRB_FIS, fis.bytes.data(), fis.bytes.size());
-    unsigned n = 0;
-    for (uint32_t off = 0; off < b.len; off += 4096, ++n)
-        sge(p + PRB_SGE0 + 16 * n, b.bus + off, std::min<uint32_t>(4096, b.len - off),
-            off + 4096 >= b.len ? SGE_TRM : 0);
-    if (n == 0)
-        sge(p + PRB_SGE0, 0, 0, SGE_TRM);
-}
-
-void activate(unsigned slot, uint64_t addr) {
-    pwr(activate_reg(slot), uint32_t(addr));
-    pwr(activate_reg(slot) + 4, uint32_t(addr >> 32));
-}
-
-// Issue and wait for the slot to finish or the port to stop; true on success.
-bool run(unsigned slot, double max_us = 20000) {
-    activate(slot, prb_bus[slot]);
-    bool ok = wait_until([slot] {
-        uint32_t ss = prd(PORT_SLOT_STAT);
-        return !(ss & (1u << slot)) || (ss & SLOT_STAT_ATTN);
-    }, max_us, 1);
-    return ok && !(prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN);
-}
-
-void init_port() {
-    pwr(PORT_CTRL_STAT, CS_INIT);
-    EXPECT_TRUE(wait_until([] { return (prd(PORT_CTRL_STAT) & (CS_INIT | CS_RDY)) == CS_RDY; },
-                           1000, 1));
-}
-
-void fill(Buf &b, uint8_t seed) {
-    for (uint32_t i = 0; i < b.len; ++i)
-        b.cpu[i] = uint8_t(i * 13 + seed + (i >> 9));
-}
-size_t diff(const Buf &a, const Buf &b) {
-    size_t n = 0;
-    for (uint32_t i = 0; i < a.len; ++i)
-        n += a.cpu[i] != b.cpu[i];
-    return n;
-}
-uint8_t lram_byte(unsigned slot, unsigned off) {
-    uint32_t v = prd(lram_slot(slot) + (off & ~3u));
-    return uint8_t(v >> (8 * (off & 3)));
-}
-
-constexpr uint16_t kRead = PRB_PROT_READ, kWrite = PRB_PROT_WRITE;
-const Buf kNoData{0, nullptr, 0};
 
 bool softreset(uint8_t pmp) {
     sata::Taskfile tf;
@@ -198,8 +98,7 @@ uint32_t qactive(unsigned pm_port) { return prd(PORT_PMP + kPmpEntrySize * pm_po
 } // namespace
 
 MODEL_TEST(bring_up_with_pmp_enabled) {
-    for (unsigned i = 0; i < 31; ++i)
-        prb_bus[i] = B->mem.alloc(kBlock, 8, &prb_cpu[i]);
+    alloc_prbs();
     EXPECT_TRUE(wait_until([] { return (prd(PORT_SSTATUS) & 0xF) == 3; }, 100000));
     EXPECT_EQ(prd(PORT_SSTATUS), 0x123u);
     pwr(PORT_CTRL_CLR, CS_PORT_RST);
@@ -291,5 +190,6 @@ MODEL_TEST(fanout_reset_then_dma_and_ncq_to_port3) {
 int sc_main(int, char **) {
     Bench b;
     B = &b;
+    bind(b.hba, b.mem);
     return satasim::test::run_all();
 }
