@@ -673,44 +673,60 @@ ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario
     return e;
 }
 
+// A list of expected devices, each port at most once.
+std::vector<ExpectDevice> parse_expect_device_list(const Parser &p, const Field &v, const Scenario &sc) {
+    const YAML::Node &l = as_list(p, v);
+    std::vector<ExpectDevice> out;
+    std::map<unsigned, int> seen;
+    for (size_t i = 0; i < l.size(); ++i) {
+        Field ef = element(v, i);
+        ExpectDevice d = parse_expect_device(p, ef, sc);
+        if (seen.count(d.port))
+            p.fail(d.line, ef.path + ".port",
+                   "port " + std::to_string(d.port) + " is already expected (line " +
+                       std::to_string(seen[d.port]) + ")");
+        seen[d.port] = d.line;
+        out.push_back(d);
+    }
+    return out;
+}
+
+// A list of ports expected to hold no device: each must exist, must not be in `devices`
+// (named `devices_key` in errors) and, with no_disk_configured, must have no disk in the file.
+std::vector<unsigned> parse_port_list(const Parser &p, const Field &v, const Scenario &sc,
+                                      const std::vector<ExpectDevice> &devices,
+                                      const std::string &devices_key, bool no_disk_configured) {
+    const YAML::Node &l = as_list(p, v);
+    std::vector<unsigned> out;
+    for (size_t i = 0; i < l.size(); ++i) {
+        Field pf = element(v, i);
+        unsigned port = unsigned(as_uint(p, pf, 0, 31));
+        if (port >= sc.controller.ports)
+            p.fail(pf, "port " + std::to_string(port) + " does not exist on a " +
+                           std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
+                           " controller");
+        if (no_disk_configured)
+            if (const DeviceSpec *d = sc.device_on_port(port); d && d->present)
+                p.fail(pf, "port " + std::to_string(port) + " cannot be empty: devices (line " +
+                               std::to_string(d->line) + ") puts a disk there");
+        for (const auto &ed : devices)
+            if (ed.port == port)
+                p.fail(pf, "port " + std::to_string(port) + " is also in " + devices_key + " (line " +
+                               std::to_string(ed.line) + ")");
+        out.push_back(port);
+    }
+    return out;
+}
+
 void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
     MapView m(p, f.node, f.path, f.line,
               {"devices", "empty_ports", "log_contains", "log_not_contains", "io_errors",
                "io_errors_min", "io_errors_max", "all_devices_found", "devices_after", "absent_after"});
     ExpectSpec &e = sc.expect;
-    if (auto *v = m.find("devices")) {
-        const YAML::Node &l = as_list(p, *v);
-        std::map<unsigned, int> seen;
-        for (size_t i = 0; i < l.size(); ++i) {
-            Field ef = element(*v, i);
-            ExpectDevice d = parse_expect_device(p, ef, sc);
-            if (seen.count(d.port))
-                p.fail(d.line, ef.path + ".port",
-                       "port " + std::to_string(d.port) + " is already expected (line " +
-                           std::to_string(seen[d.port]) + ")");
-            seen[d.port] = d.line;
-            e.devices.push_back(d);
-        }
-    }
-    if (auto *v = m.find("empty_ports")) {
-        const YAML::Node &l = as_list(p, *v);
-        for (size_t i = 0; i < l.size(); ++i) {
-            Field pf = element(*v, i);
-            unsigned port = unsigned(as_uint(p, pf, 0, 31));
-            if (port >= sc.controller.ports)
-                p.fail(pf, "port " + std::to_string(port) + " does not exist on a " +
-                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
-                               " controller");
-            if (const DeviceSpec *d = sc.device_on_port(port); d && d->present)
-                p.fail(pf, "port " + std::to_string(port) + " cannot be empty: devices (line " +
-                               std::to_string(d->line) + ") puts a disk there");
-            for (const auto &ed : e.devices)
-                if (ed.port == port)
-                    p.fail(pf, "port " + std::to_string(port) + " is also in expect.devices (line " +
-                                   std::to_string(ed.line) + ")");
-            e.empty_ports.push_back(port);
-        }
-    }
+    if (auto *v = m.find("devices"))
+        e.devices = parse_expect_device_list(p, *v, sc);
+    if (auto *v = m.find("empty_ports"))
+        e.empty_ports = parse_port_list(p, *v, sc, e.devices, "expect.devices", true);
     if (auto *v = m.find("log_contains"))
         e.log_contains = as_string_list(p, *v);
     if (auto *v = m.find("log_not_contains"))
@@ -730,36 +746,10 @@ void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
     }
     if (auto *v = m.find("all_devices_found"))
         e.all_devices_found = as_bool(p, *v);
-    if (auto *v = m.find("devices_after")) {
-        const YAML::Node &l = as_list(p, *v);
-        std::map<unsigned, int> seen;
-        for (size_t i = 0; i < l.size(); ++i) {
-            Field ef = element(*v, i);
-            ExpectDevice d = parse_expect_device(p, ef, sc);
-            if (seen.count(d.port))
-                p.fail(d.line, ef.path + ".port",
-                       "port " + std::to_string(d.port) + " is already expected (line " +
-                           std::to_string(seen[d.port]) + ")");
-            seen[d.port] = d.line;
-            e.devices_after.push_back(d);
-        }
-    }
-    if (auto *v = m.find("absent_after")) {
-        const YAML::Node &l = as_list(p, *v);
-        for (size_t i = 0; i < l.size(); ++i) {
-            Field pf = element(*v, i);
-            unsigned port = unsigned(as_uint(p, pf, 0, 31));
-            if (port >= sc.controller.ports)
-                p.fail(pf, "port " + std::to_string(port) + " does not exist on a " +
-                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
-                               " controller");
-            for (const auto &ed : e.devices_after)
-                if (ed.port == port)
-                    p.fail(pf, "port " + std::to_string(port) + " is also in expect.devices_after (line " +
-                                   std::to_string(ed.line) + ")");
-            e.absent_after.push_back(port);
-        }
-    }
+    if (auto *v = m.find("devices_after"))
+        e.devices_after = parse_expect_device_list(p, *v, sc);
+    if (auto *v = m.find("absent_after"))
+        e.absent_after = parse_port_list(p, *v, sc, e.devices_after, "expect.devices_after", false);
 }
 
 std::string file_stem(const std::string &path) {
