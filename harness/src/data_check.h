@@ -18,6 +18,8 @@ namespace satasim::harness {
 constexpr uint8_t kPoison = 0xA5; // read buffers are filled with this before submit
 
 void fill_sector(uint8_t *dst, uint64_t lba, uint64_t gen, uint64_t seed);
+// True if the 512 bytes at got are exactly what fill_sector(lba, gen, seed) writes.
+bool sector_matches(const uint8_t *got, uint64_t lba, uint64_t gen, uint64_t seed);
 
 class ShadowMap {
   public:
@@ -28,15 +30,23 @@ class ShadowMap {
     uint64_t gen(uint64_t lba) const;
     bool any_written(uint64_t lba, uint64_t n) const;
     // Ascending walk: next_gen(c, lba) for increasing lba from cursor(first lba).
-    using Cursor = std::map<uint64_t, uint64_t>::const_iterator;
+    struct Run {
+        uint64_t end; // one past the last LBA of the run
+        uint64_t gen;
+    };
+    using Cursor = std::map<uint64_t, Run>::const_iterator;
     Cursor cursor(uint64_t lba) const;
     uint64_t next_gen(Cursor &c, uint64_t lba) const;
-    size_t sectors_tracked() const { return gens_.size(); }
+    size_t sectors_tracked() const { return tracked_; }
     // The tracked sectors as runs of consecutive LBAs: (first, count), ascending.
     std::vector<std::pair<uint64_t, uint64_t>> extents() const;
 
   private:
-    std::map<uint64_t, uint64_t> gens_; // lba -> generation (absent = zero)
+    // Runs of sectors written with the same generation: first lba -> (end, generation);
+    // runs never overlap; sectors in no run read as zeros. A write is one run, so a
+    // prefilled region costs a few entries rather than one per sector.
+    std::map<uint64_t, Run> runs_;
+    size_t tracked_ = 0;
 };
 
 struct ReadCheck {

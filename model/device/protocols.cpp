@@ -99,11 +99,12 @@ bool SataDisk::Impl::pio_out(
 
 // DMA in: the data as Data FISes of at most 8 KiB each.
 bool SataDisk::Impl::dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors) {
-    std::vector<uint8_t> buf(sata::kMaxDataFisPayload);
     for (uint32_t done = 0; done < sectors;) {
         const uint32_t n = std::min(kSectorsPerDataFis, sectors - done);
-        media.read(lba + done, n, buf.data());
-        if (!send(sata::make_data(buf.data(), size_t(n) * MediaStore::kSectorSize)) || !alive(e))
+        // The media is read straight into the FIS (no bounce buffer).
+        Fis f = sata::make_data_zeroed(size_t(n) * MediaStore::kSectorSize);
+        media.read(lba + done, n, f.payload());
+        if (!send(f) || !alive(e))
             return false;
         done += n;
     }
@@ -129,14 +130,29 @@ bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
         if (!wait_data(e, f))
             return false;
         size_t take = std::min(f.payload_size(), total - got);
-        partial.insert(partial.end(), f.payload(), f.payload() + take);
-        const size_t whole = partial.size() / MediaStore::kSectorSize;
-        if (whole) {
-            const uint64_t at = lba + (got + take - partial.size()) / MediaStore::kSectorSize;
-            if (!discard)
-                media.write(at, uint32_t(whole), partial.data());
-            partial.erase(partial.begin(), partial.begin() + long(whole * MediaStore::kSectorSize));
+        const uint8_t *src = f.payload();
+        size_t left = take;
+        if (!partial.empty()) { // complete the split sector first
+            const size_t need = std::min(left, MediaStore::kSectorSize - partial.size());
+            partial.insert(partial.end(), src, src + need);
+            src += need;
+            left -= need;
+            if (partial.size() == MediaStore::kSectorSize) {
+                const uint64_t at = lba + (got + need) / MediaStore::kSectorSize - 1;
+                if (!discard)
+                    media.write(at, 1, partial.data());
+                partial.clear();
+            }
         }
+        const size_t whole = left / MediaStore::kSectorSize; // straight from the FIS
+        if (whole) {
+            const uint64_t at = lba + (got + (take - left)) / MediaStore::kSectorSize;
+            if (!discard)
+                media.write(at, uint32_t(whole), src);
+            src += whole * MediaStore::kSectorSize;
+            left -= whole * MediaStore::kSectorSize;
+        }
+        partial.insert(partial.end(), src, src + left); // the start of a split sector
         got += take;
     }
     return got == total;

@@ -3,6 +3,7 @@
 #include "model/sata/fis.h"
 
 #include <cstdio>
+#include <cstring>
 
 namespace satasim::sata {
 namespace {
@@ -99,12 +100,41 @@ Fis make_sdb(uint8_t status, uint8_t error, uint32_t sactive, bool irq, bool not
     return f;
 }
 
-Fis make_data(const uint8_t *payload, size_t len, uint8_t pm_port) {
+Fis make_data_zeroed(size_t len, uint8_t pm_port) {
     size_t padded = (len + 3) & ~size_t(3);
-    Fis f = blank(FisType::Data, 4 + padded, uint8_t(pm_port & kFisPmPortMask));
-    for (size_t i = 0; i < len; ++i)
-        f.bytes[4 + i] = payload[i];
+    return blank(FisType::Data, 4 + padded, uint8_t(pm_port & kFisPmPortMask));
+}
+
+Fis make_data(const uint8_t *payload, size_t len, uint8_t pm_port) {
+    Fis f = make_data_zeroed(len, pm_port);
+    if (len)
+        std::memcpy(f.bytes.data() + 4, payload, len);
     return f;
+}
+
+// Byte i of a FIS is bits 8*(i%4) .. of dword i/4: on a little-endian host that is the
+// memory layout of a uint32_t array, so whole buffers are copied; otherwise byte by byte.
+void fis_to_dwords(const Fis &fis, uint32_t *out) {
+    const size_t n = fis.dwords();
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n)
+        std::memcpy(out, fis.bytes.data(), n * 4);
+#else
+    for (size_t i = 0; i < n; ++i)
+        out[i] = fis.dword(i);
+#endif
+}
+
+void fis_from_dwords(Fis &fis, const uint32_t *dw, size_t n) {
+    fis.bytes.resize(n * 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n)
+        std::memcpy(fis.bytes.data(), dw, n * 4);
+#else
+    for (size_t i = 0; i < n; ++i)
+        for (int b = 0; b < 4; ++b)
+            fis.bytes[4 * i + b] = uint8_t(dw[i] >> (8 * b));
+#endif
 }
 
 Taskfile parse_taskfile(const Fis &fis) {

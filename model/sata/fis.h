@@ -49,6 +49,7 @@ struct Fis {
     }
     // Data FIS payload (after the 1-dword header).
     const uint8_t *payload() const { return bytes.data() + 4; }
+    uint8_t *payload() { return bytes.data() + 4; }
     size_t payload_size() const { return bytes.size() - 4; }
 };
 
@@ -76,6 +77,13 @@ Fis make_sdb(uint8_t status, uint8_t error, uint32_t sactive, bool irq, bool not
              uint8_t pm_port = 0);
 // payload is padded with zeros to a dword multiple.
 Fis make_data(const uint8_t *payload, size_t len, uint8_t pm_port = 0);
+// A Data FIS of len payload bytes, all zero (padded to a dword multiple), for the caller to
+// fill in place through payload(): saves a copy when the data comes from elsewhere.
+Fis make_data_zeroed(size_t len, uint8_t pm_port = 0);
+// The FIS's dwords (little-endian, as dword(i) reads them) into out[0 .. dwords()).
+void fis_to_dwords(const Fis &fis, uint32_t *out);
+// n dwords, little-endian, as a FIS's bytes (the inverse of fis_to_dwords).
+void fis_from_dwords(Fis &fis, const uint32_t *dw, size_t n);
 
 // Parsers for the register view (H2D: command/features; D2H and PIO Setup: status/error).
 Taskfile parse_taskfile(const Fis &fis);
