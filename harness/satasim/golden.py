@@ -24,7 +24,9 @@ Backend qemu runs (QEMU's AHCI in real time): their decisions are deterministic 
 timestamps are not, so their goldens carry `# time_tolerance: any` in the header and are
 compared on order and content only. A golden's header tolerance applies unless
 --time-tolerance is given. Scenarios adapted for another controller by satasim.controllers
-name their AHCI source in the golden's `# file:` header.
+name their AHCI source in the golden's `# file:` header. A golden whose header says
+`# ordering: unordered-ports` is compared port by port (as --unordered-ports): the
+interleaving of independent ports' events is ignored, each port's events stay in order.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .tracefmt import TraceError, address, iter_trace, log_time
+from .scenario_file import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = ROOT / "golden"
@@ -259,7 +262,8 @@ def render_golden(info: dict, events: list[Event]) -> str:
         f"# eh_policy: {info.get('eh_policy', '?')}",
         f"# seed: {info.get('seed', '?')}",
         f"# backend: {info.get('backend', 'systemc')}",
-    ] + ([f"# time_tolerance: {info['time_tolerance']}"] if info.get("time_tolerance") else []) + [
+    ] + ([f"# time_tolerance: {info['time_tolerance']}"] if info.get("time_tolerance") else []) + (
+        [f"# ordering: {info['ordering']}"] if info.get("ordering") else []) + [
         f"# events: {len(events)}",
         "# columns: sim time (absolute)  address  event (src:event for models)  message  {fields}",
         "# review: tools/golden compare OUT_DIR; re-record: tools/golden update OUT_DIR",
@@ -270,15 +274,14 @@ def render_golden(info: dict, events: list[Event]) -> str:
 # ----------------------------------------------------------------------- runs
 
 def _scenario_spec(file: str):
-    """The scenario YAML a run came from (None if not found or yaml missing)."""
+    """The scenario YAML a run came from, includes merged (None if not found or yaml missing)."""
     if not file:
         return None
     for base in (Path.cwd(), ROOT):
         p = (base / file) if not Path(file).is_absolute() else Path(file)
         if p.exists():
             try:
-                import yaml
-                return yaml.safe_load(p.read_text()) or {}
+                return load_scenario(p)
             except Exception:  # noqa: BLE001 - provenance only
                 return None
     return None
@@ -475,9 +478,27 @@ def golden_tolerance(g: Golden) -> Tolerance | None:
         raise TraceError(g.path, 0, f"bad time_tolerance header: {e}") from None
 
 
+# `# ordering:` header values: `in-order` (the default) compares all events as one
+# sequence; `unordered-ports` compares each port's events as its own sequence (as
+# --unordered-ports), for scenarios whose independent ports may interleave differently.
+ORDERINGS = ("in-order", "unordered-ports")
+
+
+def golden_unordered_ports(g: Golden) -> bool:
+    """True if the golden's header asks for per-port comparison."""
+    text = g.header.get("ordering")
+    if text is None:
+        return False
+    if text.strip() not in ORDERINGS:
+        raise TraceError(g.path, 0, f"bad ordering header {text.strip()!r} "
+                                    f"(expected one of: {', '.join(ORDERINGS)})")
+    return text.strip() == "unordered-ports"
+
+
 def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=None, unordered_ports=False):
     """Compares one scenario run with its golden. None if it has no golden.
-    tol None: the golden's header tolerance, else the default."""
+    tol None: the golden's header tolerance, else the default. Ports are compared
+    separately if unordered_ports or the golden's `# ordering: unordered-ports` says so."""
     info = run_info(run_dir)
     gp = golden_path(golden_dir, info["name"], info["controller"])
     if not gp.exists():
@@ -489,6 +510,7 @@ def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=None, unordered_ports=False)
                           False)
     if tol is None:
         tol = golden_tolerance(g) or Tolerance()
+    unordered_ports = golden_unordered_ports(g) or unordered_ports
     tp = Path(run_dir) / "trace.jsonl"
     got = events_from_trace(tp)
     diff = compare_events(g.events, got, tol, unordered_ports)
@@ -525,8 +547,11 @@ def _cmd_record(args, update=False) -> int:
             continue
         if gp.exists():
             old = read_golden(gp)
+            if golden_unordered_ports(old):
+                info["ordering"] = "unordered-ports"   # a reviewed setting: kept on update
             diff = compare_events(old.events, events,
-                                  ANY_TIME if info.get("time_tolerance") else Tolerance(0.0, 0))
+                                  ANY_TIME if info.get("time_tolerance") else Tolerance(0.0, 0),
+                                  bool(info.get("ordering")))
             if not diff and old.header.get("format") == str(FORMAT_VERSION) \
                     and old.header.get("time_tolerance") == info.get("time_tolerance"):
                 print(f"{info['name']}: {gp} unchanged")
@@ -580,7 +605,8 @@ def main(argv=None) -> int:
                                 "a timestamp matches if within the larger of the two; '0' = "
                                 "exact; 'any' = order and content only")
             p.add_argument("--unordered-ports", action="store_true",
-                           help="compare each port's events as its own sequence")
+                           help="compare each port's events as its own sequence (also when "
+                                "the golden's header says `# ordering: unordered-ports`)")
             p.add_argument("--skip-missing", action="store_true",
                            help="ignore runs without a golden (default: a failure)")
         else:

@@ -21,12 +21,11 @@ class TraceError(Exception):
 
 REQUIRED_KEYS = ("t_ns", "seq", "src", "ev", "cls", "port", "f")
 CLASSES = ("decision", "info", "cmd", "model")
-
-# Stack events whose msg is at SATA_LOG_DEBUG: in the trace, but not in satasim.log.
-# The trace does not carry the level (see report: a "lvl" key would make this list
-# unnecessary); test_render.py compares the rendered log with satasim.log for every
-# scenario, so an event added at debug level shows up there.
-DEBUG_LEVEL_EVENTS = frozenset({"eh.port_disabled", "probe.identify_aborted"})
+# Log levels ("lvl"): a record's msg is a line of satasim.log exactly when its level is
+# not debug (stack events: their SATA_LOG_* level; model records: debug; harness records:
+# info, or err for a failure of the run). A trace written before the field existed has no
+# "lvl": its records read as info.
+LEVELS = ("err", "warn", "info", "debug")
 
 
 def _check_record(rec, path, lineno):
@@ -39,6 +38,8 @@ def _check_record(rec, path, lineno):
         raise TraceError(path, lineno, f"t_ns is not a non-negative integer: {rec['t_ns']!r}")
     if rec["cls"] not in CLASSES:
         raise TraceError(path, lineno, f"unknown cls {rec['cls']!r}")
+    if "lvl" in rec and rec["lvl"] not in LEVELS:
+        raise TraceError(path, lineno, f"unknown lvl {rec['lvl']!r}")
     if not isinstance(rec["f"], dict):
         raise TraceError(path, lineno, "f is not an object")
     for k in ("port", "link", "dev"):
@@ -118,12 +119,10 @@ def host_name(records) -> str:
 def log_line(rec: dict, host: str) -> str | None:
     """The satasim.log line (with newline) the sink wrote for this record, or None."""
     msg = rec.get("msg")
-    if not msg:
+    if not msg or rec.get("lvl", "info") == "debug":
         return None
     src = rec["src"]
     if src == "stack":
-        if rec["cls"] not in ("decision", "info", "cmd") or rec["ev"] in DEBUG_LEVEL_EVENTS:
-            return None
         who = host if rec.get("port", -1) < 0 else ata_name(rec["port"], rec.get("link", -1),
                                                                rec.get("dev", -1))
         return f"{log_time(rec['t_ns'])} " + (f"{who}: " if who else "") + msg + "\n"

@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "scenario_parser.h"
 #include "sim_run.h"
 #include "units.h"
+#include "vcd_writer.h"
 
 namespace satasim::harness {
 
@@ -20,7 +23,7 @@ namespace {
 
 const char kUsage[] =
     "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
-    "                   [--backend systemc|qemu]\n"
+    "                   [--backend systemc|qemu] [--vcd FILE] [--vcd-signals LIST] [--vcd-ports LIST]\n"
     "       satasim check PATH...\n"
     "       satasim --help\n"
     "\n"
@@ -36,6 +39,13 @@ const char kUsage[] =
     "          --wall-limit S       kill a scenario after S seconds of wall time (default 300)\n"
     "          --backend B          systemc (the satasim models; default) or qemu (QEMU's q35\n"
     "                               AHCI over qtest; overrides the scenarios' backend key)\n"
+    "          --vcd FILE           write the waveform (VCD, for GTKWave) of the one scenario\n"
+    "                               given to FILE\n"
+    "          --vcd-signals LIST   signal groups, comma-separated: irq, phy, prims, fis, regs,\n"
+    "                               all (overrides the scenarios' waveform.signals; without\n"
+    "                               --vcd: every scenario writes DIR/<name>/waveform.vcd)\n"
+    "          --vcd-ports LIST     host ports whose signals are recorded, comma-separated\n"
+    "                               (overrides waveform.ports; switches waveforms on as above)\n"
     "  check   validate scenario files only.\n"
     "\n"
     "Exit status: 0 every scenario passed, 1 a scenario failed, 2 malformed input (the\n"
@@ -69,6 +79,48 @@ std::string self_exe(const char *argv0) {
     return argv0;
 }
 
+// --vcd-signals "irq,regs" into a group mask.
+bool parse_vcd_signals(const std::string &v, unsigned *mask, std::string *err) {
+    *mask = 0;
+    size_t pos = 0;
+    for (;;) {
+        size_t comma = v.find(',', pos);
+        std::string name = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        unsigned m = 0;
+        if (!wave_group_mask(name, &m, err)) {
+            *err = "--vcd-signals: " + *err;
+            return false;
+        }
+        *mask |= m;
+        if (comma == std::string::npos)
+            return true;
+        pos = comma + 1;
+    }
+}
+
+// --vcd-ports "0,2" (0..31, each once).
+bool parse_vcd_ports(const std::string &v, std::vector<unsigned> *ports, std::string *err) {
+    ports->clear();
+    size_t pos = 0;
+    for (;;) {
+        size_t comma = v.find(',', pos);
+        std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        auto n = parse_uint(item);
+        if (!n || *n > 31) {
+            *err = "--vcd-ports: expected port numbers 0..31 separated by commas, got '" + v + "'";
+            return false;
+        }
+        if (std::find(ports->begin(), ports->end(), unsigned(*n)) != ports->end()) {
+            *err = "--vcd-ports: port " + item + " is listed twice";
+            return false;
+        }
+        ports->push_back(unsigned(*n));
+        if (comma == std::string::npos)
+            return true;
+        pos = comma + 1;
+    }
+}
+
 // Splits "--opt=value" / "--opt value" handling for the subcommands.
 struct ArgReader {
     std::vector<std::string> args;
@@ -91,13 +143,75 @@ struct ArgReader {
     }
 };
 
+// The waveform options shared by `run` and `run-one`; true if r's current argument was one.
+// On a bad value: true with err set.
+// raw: the option and its value, to pass on to `run-one`.
+bool vcd_option(ArgReader &r, RunOneOptions &o, std::vector<std::string> *raw, std::string *err) {
+    std::string v;
+    if (r.value("--vcd", &v, err)) {
+        if (v.empty())
+            *err = "--vcd needs a file name";
+        o.vcd_file = v;
+        raw->insert(raw->end(), {"--vcd", v});
+        return true;
+    }
+    if (r.value("--vcd-signals", &v, err)) {
+        unsigned mask = 0;
+        if (parse_vcd_signals(v, &mask, err))
+            o.vcd_groups = mask;
+        raw->insert(raw->end(), {"--vcd-signals", v});
+        return true;
+    }
+    if (r.value("--vcd-ports", &v, err)) {
+        std::vector<unsigned> ports;
+        if (parse_vcd_ports(v, &ports, err))
+            o.vcd_ports = ports;
+        raw->insert(raw->end(), {"--vcd-ports", v});
+        return true;
+    }
+    return !err->empty();
+}
+
+// `run --vcd FILE`: one scenario, on the SystemC backend, into an existing folder. The
+// file name is made absolute for the child. 0 or the usage error's exit code.
+int check_vcd_file(const RunOptions &opt, std::string *file) {
+    std::vector<std::string> files;
+    if (!expand_paths(opt.paths, &files))
+        return 2;
+    if (files.size() != 1)
+        return usage_error("--vcd FILE: exactly one scenario file (got " + std::to_string(files.size()) +
+                           "); without --vcd, --vcd-signals or the waveform key write DIR/<name>/waveform.vcd");
+    if (opt.backend && *opt.backend == "qemu")
+        return usage_error("--vcd: no waveform on the qemu backend (it records the SystemC models' signals)");
+    try {
+        Scenario sc = parse_scenario_file(files[0]);
+        if (sc.backend == "qemu")
+            return usage_error("--vcd: " + files[0] + " runs on the qemu backend: no waveform (SystemC models only)");
+    } catch (const ScenarioError &) {
+        return 0; // the runner reports it
+    }
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::absolute(*file, ec);
+    if (ec || p.filename().empty() || !std::filesystem::is_directory(p.parent_path(), ec))
+        return usage_error("--vcd: '" + *file + "': no such folder for the waveform file");
+    if (std::filesystem::is_directory(p, ec))
+        return usage_error("--vcd: '" + *file + "' is a folder, not a file name");
+    *file = p.string();
+    return 0;
+}
+
 int cmd_run(ArgReader &r, const char *argv0) {
     RunOptions opt;
+    RunOneOptions wave; // waveform options, checked here and passed on to run-one
+    std::vector<std::string> wave_args;
     std::string err;
     for (; r.i < r.args.size(); ++r.i) {
         const std::string &a = r.args[r.i];
         std::string v;
-        if (r.value("--out", &v, &err)) {
+        if (vcd_option(r, wave, &wave_args, &err)) {
+            if (!err.empty())
+                return usage_error(err);
+        } else if (r.value("--out", &v, &err)) {
             opt.out_dir = v;
         } else if (r.value("--jobs", &v, &err) || r.value("-j", &v, &err)) {
             auto n = parse_uint(v);
@@ -128,6 +242,15 @@ int cmd_run(ArgReader &r, const char *argv0) {
     }
     if (opt.paths.empty())
         return usage_error("run: no scenario files or folders given");
+    if (!wave.vcd_file.empty()) {
+        std::string file = wave.vcd_file;
+        if (int rc = check_vcd_file(opt, &file))
+            return rc;
+        for (size_t i = 0; i + 1 < wave_args.size(); ++i)
+            if (wave_args[i] == "--vcd")
+                wave_args[i + 1] = file;
+    }
+    opt.child_args = wave_args;
     return run_scenarios(opt, self_exe(argv0));
 }
 
@@ -146,11 +269,15 @@ int cmd_check(ArgReader &r) {
 
 int cmd_run_one(ArgReader &r) {
     RunOneOptions opt;
+    std::vector<std::string> wave_args;
     std::string file, err;
     for (; r.i < r.args.size(); ++r.i) {
         const std::string &a = r.args[r.i];
         std::string v;
-        if (r.value("--out", &v, &err)) {
+        if (vcd_option(r, opt, &wave_args, &err)) {
+            if (!err.empty())
+                return usage_error(err);
+        } else if (r.value("--out", &v, &err)) {
             opt.out_dir = v;
         } else if (r.value("--trace-cmds", &v, &err)) {
             bool b;

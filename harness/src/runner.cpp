@@ -338,6 +338,7 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             args.insert(args.end(), {"--trace-cmds", *opt.trace_cmds ? "on" : "off"});
         if (opt.backend)
             args.insert(args.end(), {"--backend", *opt.backend});
+        args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
         std::fflush(stdout);
         std::fflush(stderr);
         pid_t pid = fork();

@@ -18,6 +18,31 @@ const char *class_name(enum sata_trace_class c) {
     return "info";
 }
 
+// The log level of a stack event, as the human log uses it: a message is in satasim.log
+// when its level is info or above. SATA_LOG_NONE (trace only) reads "debug".
+const char *level_name(enum sata_log_level l) {
+    switch (l) {
+    case SATA_LOG_ERR: return "err";
+    case SATA_LOG_WARN: return "warn";
+    case SATA_LOG_INFO: return "info";
+    case SATA_LOG_DEBUG:
+    case SATA_LOG_NONE: return "debug";
+    }
+    return "debug";
+}
+
+// The harness's records: "err" for the ones that report a failure of the run, else "info"
+// (every harness message is in the log).
+const char *harness_level(const std::string &name) {
+    static const char *const kErr[] = {"io.error", "io.submit_error", "data.mismatch", "data.lost",
+                                       "irq.storm", "eh.livelock",   "run.hang",      "run.frozen",
+                                       "fatal",     "step.fail"};
+    for (const char *e : kErr)
+        if (name == e)
+            return "err";
+    return "info";
+}
+
 void append_hex(std::string &out, uint64_t v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "\"0x%" PRIx64 "\"", v);
@@ -81,8 +106,8 @@ std::string TraceSink::ata_name(int port, int link, int dev) {
     return buf;
 }
 
-void TraceSink::write_record(const char *src, const char *ev, const char *cls, int port, int link,
-                             int dev, const std::string &fields_json, const char *msg) {
+void TraceSink::write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
+                             int link, int dev, const std::string &fields_json, const char *msg) {
     line_.clear();
     line_ += "{\"t_ns\":";
     line_ += std::to_string(clock_());
@@ -94,6 +119,8 @@ void TraceSink::write_record(const char *src, const char *ev, const char *cls, i
     json_escape(line_, ev);
     line_ += ",\"cls\":\"";
     line_ += cls;
+    line_ += "\",\"lvl\":\"";
+    line_ += lvl;
     line_ += "\",\"port\":";
     line_ += std::to_string(port);
     if (link != -1) {
@@ -144,7 +171,8 @@ void TraceSink::emit_stack(const sata_trace_event &ev) {
     const char *name = ev.name ? ev.name : "?";
     bool write = trace_cmds_ || ev.cls != SATA_TC_CMD;
     if (write)
-        write_record("stack", name, class_name(ev.cls), ev.port, ev.link, ev.dev, f, ev.msg);
+        write_record("stack", name, class_name(ev.cls), level_name(ev.level), ev.port, ev.link, ev.dev, f,
+                     ev.msg);
     if (ev.msg && *ev.msg && ev.level >= SATA_LOG_INFO) {
         std::string who = ev.port < 0 ? host_name_ : ata_name(ev.port, ev.link, ev.dev);
         write_log(log_time(clock_()) + (who.empty() ? "" : who + ": ") + ev.msg + "\n");
@@ -203,7 +231,7 @@ void TraceSink::emit(const TraceRecord &rec) {
         }
     }
     // Model events go to the trace only: the human log reads like the driver's dmesg.
-    write_record(rec.src.c_str(), rec.name.c_str(), "model", port, rec.link, dev,
+    write_record(rec.src.c_str(), rec.name.c_str(), "model", "debug", port, rec.link, dev,
                  fields_to_json(rec.fields), rec.msg.c_str());
     ++seq_;
 }
@@ -212,8 +240,8 @@ void TraceSink::emit_harness(const std::string &name, enum sata_trace_class cls,
                              const std::vector<std::pair<std::string, TraceValue>> &fields,
                              const std::string &msg) {
     if (trace_cmds_ || cls != SATA_TC_CMD)
-        write_record("harness", name.c_str(), class_name(cls), port, -1, -1, fields_to_json(fields),
-                     msg.c_str());
+        write_record("harness", name.c_str(), class_name(cls), harness_level(name), port, -1, -1,
+                     fields_to_json(fields), msg.c_str());
     if (!msg.empty())
         write_log(log_time(clock_()) + "satasim: " + msg + "\n");
     ++seq_;

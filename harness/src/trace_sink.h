@@ -5,8 +5,11 @@
 // fields in emission order.
 //
 // Record: {"t_ns":N,"seq":N,"src":"stack"|<model>|"harness","ev":name,
-//          "cls":"decision"|"info"|"cmd"|"model","port":N[,"link":N][,"dev":N],
-//          "f":{...}[,"msg":".."]}
+//          "cls":"decision"|"info"|"cmd"|"model","lvl":"err"|"warn"|"info"|"debug",
+//          "port":N[,"link":N][,"dev":N],"f":{...}[,"msg":".."]}
+// lvl is the log level: a record's msg is a satasim.log line exactly when lvl is not
+// "debug" (stack: its SATA_LOG_* level; models: always debug; harness: info, or err for
+// a failure of the run).
 #pragma once
 
 #include <cstdint>
@@ -66,8 +69,8 @@ class TraceSink : public ModelTrace {
     static std::string ata_name(int port, int link, int dev);
 
   private:
-    void write_record(const char *src, const char *ev, const char *cls, int port, int link,
-                      int dev, const std::string &fields_json, const char *msg);
+    void write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
+                      int link, int dev, const std::string &fields_json, const char *msg);
     void write_log(const std::string &line);
 
     Clock clock_;

@@ -14,23 +14,12 @@ from satasim.differential import qemu_unavailable_reason
 from satasim.golden import (GOLDEN_DIR, Tolerance, compare_events, compare_run,
                             events_from_trace, main, parse_line, parse_tolerance, read_golden)
 from satasim.golden import ANY_TIME
+from synthetic_trace import rec, write_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 # ----------------------------------------------------------------- synthetic runs
-
-def rec(t_ns, ev, cls="decision", port=0, src="stack", dev=-1, link=-1, msg="", **f):
-    r = {"t_ns": t_ns, "seq": 0, "src": src, "ev": ev, "cls": cls, "port": port}
-    if link != -1:
-        r["link"] = link
-    if dev != -1:
-        r["dev"] = dev
-    r["f"] = f
-    if msg:
-        r["msg"] = msg
-    return r
-
 
 def boot(port=0, t0=10_000_000):
     """The decision events of one port's boot probe, plus noise that is not golden."""
@@ -49,29 +38,6 @@ def boot(port=0, t0=10_000_000):
         rec(t0 + 300_087_313, "probe.configured", port=port, dev=0, msg="configured for UDMA/133",
             mode="UDMA/133", xfer="0x46", ncq=True, ncq_depth=31),
     ]
-
-
-def fix_keys(r):
-    # Python keywords / clashes in rec(): try_ -> try, cls_ -> cls
-    r["f"] = {k.rstrip("_"): v for k, v in r["f"].items()}
-    return r
-
-
-def write_run(out_dir, name, records, controller="ahci", verdict="pass", scenario_file="",
-              backend="systemc"):
-    d = Path(out_dir) / name
-    d.mkdir(parents=True, exist_ok=True)
-    head = rec(0, "run.start", cls="info", port=-1, src="harness", scenario=name, seed=1,
-               controller=controller, ports=4, disks=1)
-    recs = [head] + [fix_keys(dict(r)) for r in records]
-    for i, r in enumerate(recs):
-        r["seq"] = i
-    (d / "trace.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
-    (d / "result.json").write_text(json.dumps({
-        "name": name, "file": scenario_file, "seed": 1, "backend": backend,
-        "verdict": verdict, "reasons": [] if verdict == "pass" else ["boom"],
-        "controller": {"type": controller, "ports": 4}, "devices": []}))
-    return d
 
 
 def shifted(records, port, dt):

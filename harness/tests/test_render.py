@@ -2,6 +2,7 @@
 
 import json
 import time
+from collections import Counter
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -9,20 +10,9 @@ import pytest
 
 from satasim import run
 from satasim.render import buckets, build_lanes, main, render_html, render_log
+from synthetic_trace import rec
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def rec(t_ns, ev, cls="decision", port=0, src="stack", dev=-1, link=-1, msg="", **f):
-    r = {"t_ns": t_ns, "seq": 0, "src": src, "ev": ev, "cls": cls, "port": port}
-    if link != -1:
-        r["link"] = link
-    if dev != -1:
-        r["dev"] = dev
-    r["f"] = f
-    if msg:
-        r["msg"] = msg
-    return r
 
 
 def write_trace(path, records):
@@ -45,7 +35,10 @@ def test_log_lines_follow_the_sink(tmp_path):
         rec(2_000_000_500, "probe.configured", port=1, dev=0, msg="configured for UDMA/100"),
         rec(2_000_001_000, "eh.exception", port=0, link=15, dev=0, msg="exception Emask 0x4"),
         rec(2_000_001_000, "link.up", port=3, link=15, msg="x"),                   # PMP link
-        rec(2_000_002_000, "eh.port_disabled", port=2, msg="port disabled--ignoring"),  # debug
+        rec(2_000_002_000, "eh.port_disabled", port=2, msg="port disabled--ignoring", lvl="debug"),
+        rec(2_000_002_100, "eh.anything", port=2, msg="any debug-level message", lvl="debug"),
+        rec(2_000_002_200, "eh.spd_limit", port=2, msg="warning", lvl="warn"),
+        rec(2_000_002_300, "eh.port_disabled", port=3, msg="no lvl: an older trace", ),
         rec(2_000_003_000, "probe.class", port=0, cls_="ata"),                     # no msg
         rec(2_000_004_000, "link.comreset", cls="model", src="link0", port=0, msg="COMRESET"),
         rec(2_000_005_000, "io.error", cls="info", port=0, src="harness", msg="read failed"),
@@ -56,6 +49,8 @@ def test_log_lines_follow_the_sink(tmp_path):
         "[    2.000000] ata2.00: configured for UDMA/100",
         "[    2.000001] ata1.15: exception Emask 0x4",
         "[    2.000001] ata4.15: x",
+        "[    2.000002] ata3: warning",
+        "[    2.000002] ata4: no lvl: an older trace",
         "[    2.000005] satasim: read failed",
     ]
 
@@ -77,6 +72,23 @@ def test_rendered_log_equals_satasim_log(real_runs):
         got = render_log(d / "trace.jsonl")
         assert want, d
         assert got == want, f"{d.name}: rendered log differs from satasim.log"
+
+
+def test_every_record_carries_its_log_level(real_runs):
+    """lvl on every record; a model record is debug; a message is in the log iff lvl != debug."""
+    levels = Counter()
+    for d in real_runs:
+        log = (d / "satasim.log").read_text()
+        for line in (d / "trace.jsonl").open():
+            r = json.loads(line)
+            assert r["lvl"] in ("err", "warn", "info", "debug"), (d.name, line)
+            assert list(r)[:7] == ["t_ns", "seq", "src", "ev", "cls", "lvl", "port"], line
+            levels[r["src"] if r["src"] in ("stack", "harness") else "model", r["lvl"]] += 1
+            if r["src"] not in ("stack", "harness"):
+                assert r["lvl"] == "debug", line
+            if r.get("msg") and r["lvl"] == "debug":
+                assert f": {r['msg']}\n" not in log or r["src"] != "stack", (d.name, line)
+    assert levels["stack", "info"] and levels["model", "debug"] and levels["harness", "info"], levels
 
 
 def test_log_cli_and_html_on_a_real_run(real_runs, tmp_path, capsys):

@@ -3,13 +3,14 @@
 from pathlib import Path
 
 import pytest
-import yaml
 
 from satasim import load_result, run
+from satasim.scenario_file import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
-# The default suite: scenarios/, the fault, link and field-bug scenarios (tools/run_suite.sh runs the same).
-SCENARIOS = [p for d in ("", "faults", "link", "field") for p in sorted((ROOT / "scenarios" / d).glob("*.yaml"))
+# The default suite: scenarios/, the fault, link, field-bug and port-multiplier scenarios
+# (tools/run_suite.sh runs the same).
+SCENARIOS = [p for d in ("", "faults", "link", "field", "pmp") for p in sorted((ROOT / "scenarios" / d).glob("*.yaml"))
              if p.name != "testplan.yaml"]
 
 
@@ -19,7 +20,7 @@ def test_suite_is_not_empty():
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_scenario_passes(path, tmp_path):
-    spec = yaml.safe_load(path.read_text())
+    spec = load_scenario(path)   # includes merged: the devices may come from a shared fragment
     name = spec.get("name", path.stem)
     result = run([path], tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -29,9 +30,11 @@ def test_scenario_passes(path, tmp_path):
 
     # Independently of the scenario's own expect block: the stack found exactly the
     # configured disks, on the configured ports, with the configured identity.
-    found = {dev["port"]: dev for dev in res["devices"]}
+    # Disks are keyed by (host port, fan-out port behind a port multiplier or -1).
+    found = {(dev["port"], dev.get("pmp_port", -1)): dev for dev in res["devices"]}
     # (a disk that starts unplugged, present: false, is not there at probe)
-    configured = {dev["port"]: dev for dev in spec.get("devices", []) if dev.get("present", True)}
+    configured = {(dev["port"], dev.get("pmp_port", -1)): dev for dev in spec.get("devices", [])
+                  if dev.get("present", True)}
     # (a field scenario reproducing a drive the probe misses says so: all_devices_found false;
     # the stack may then find fewer disks, never others)
     if (spec.get("expect") or {}).get("all_devices_found", True) is False:

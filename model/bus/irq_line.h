@@ -3,6 +3,8 @@
 
 #include <systemc>
 
+#include "model/wave/wave_probe.h"
+
 namespace satasim::bus {
 
 class IrqLine {
@@ -11,16 +13,23 @@ class IrqLine {
         if (level != level_) {
             level_ = level;
             changed_.notify(sc_core::SC_ZERO_TIME);
+            wave_.set(level);
         }
     }
     bool level() const { return level_; }
     // Notified (delta-delayed) on every change of level.
     const sc_core::sc_event &changed_event() const { return changed_; }
-    void reset() { level_ = false; }
+    void reset() {
+        level_ = false;
+        wave_.set(0);
+    }
+    // Waveform probe of the line (model/wave), detached unless the harness attaches it.
+    wave::Signal &wave() { return wave_; }
 
   private:
     bool level_ = false;
     sc_core::sc_event changed_;
+    wave::Signal wave_;
 };
 
 } // namespace satasim::bus

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "model/link/link_rtl.h"
+#include "model/link/link_wave.h"
 
 namespace satasim::link {
 
@@ -65,6 +66,10 @@ class SataLink::Wire : public LinkRtlPair::WireHook {
     std::vector<PrimitiveFault> prims;
     unsigned fired = 0;
 
+    // False while on_dword would neither change nor observe anything: the pair then skips
+    // the hook (two virtual calls per dword clock). Checked before every burst of ticks.
+    bool active() const { return flip[0].armed || flip[1].armed || !prims.empty() || wave; }
+
     void on_dword(bool from_host, uint32_t &d, bool &isk) override {
         Flip &f = flip[from_host ? 0 : 1];
         if (f.armed) {
@@ -95,7 +100,10 @@ class SataLink::Wire : public LinkRtlPair::WireHook {
                 break;
             }
         }
+        if (wave)
+            wave->dword(from_host, d, isk);
     }
+    LinkWave *wave = nullptr; // waveform probes (set_wave)
 };
 
 sc_time dword_period(Gen gen) {
@@ -146,6 +154,12 @@ SataLink::SataLink(sc_core::sc_module_name name, const Config &cfg, ModelTrace *
 }
 
 SataLink::~SataLink() = default;
+
+void SataLink::set_wave(wave::Sink *sink, const std::string &scope, int port) {
+    wave_ = sink ? std::make_unique<LinkWave>(*this, sink, scope, port) : nullptr;
+    if (wire_)
+        wire_->wave = wave_.get();
+}
 
 sc_time SataLink::cycles_time(uint64_t n) const {
     double g = line_gbps(gen_);
@@ -256,6 +270,8 @@ void SataLink::attach(LinkEndpoint *host, LinkEndpoint *device) {
 }
 
 void SataLink::emit(const char *name, Gen gen, const std::string &msg) {
+    if (wave_)
+        wave_->phy(); // every PHY change is traced
     if (!trace_)
         return;
     TraceRecord r;
@@ -342,6 +358,8 @@ FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
     const uint64_t id = next_frame_id_++;
     busy_ = true;
     busy_owner_ = id;
+    if (wave_)
+        wave_->frame(from_host, fis);
     if (counted) {
         counted = false;
         --device_waiting_;
@@ -402,14 +420,14 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
         f.index = df.dword;
         f.mask = df.xor_mask;
     }
-    std::vector<uint32_t> dw(fis.dwords());
-    for (size_t i = 0; i < dw.size(); ++i)
-        dw[i] = fis.dword(i);
+    std::vector<uint32_t> &dw = tx_dwords_;
+    dw.resize(fis.dwords());
+    sata::fis_to_dwords(fis, dw.data());
     const uint64_t bad0_tx = tx.bad_prims, bad0_rx = rx.bad_prims;
     tx.start_frame(dw.data(), dw.size());
     // Watchdog: a frame that neither ends nor aborts (e.g. a lost R_OK answered by junk)
     // is broken off after this many dwords, as a transmitter's frame timer would.
-    const uint64_t limit = 4 * dw.size() + 4096;
+    const uint64_t limit = 4 * uint64_t(fis.dwords()) + 4096;
     LinkEndpoint *rxe = peer(from_host);
     LinkEndpoint *txe = self(from_host);
     bool rx_reported = false;
@@ -426,6 +444,7 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     };
 
     // Phase 1: X_RDY ... EOF, up to the receiver's CRC check.
+    p.set_hook(wire_->active() ? wire_.get() : nullptr);
     uint64_t n = p.run_until([&] { return rx.rx_end || rx.rx_abort || tx.tx_done; }, limit);
     dword_cycles_ += n;
     sc_core::wait(cycles_time(n), phy_event_);
@@ -433,16 +452,14 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
         return FrameStatus::Error; // PHY lost mid-frame (the RTL was reset with it)
     if (rx.rx_end && rx.rx_crc_ok && !rx.rx_abort) {
         sata::Fis got;
-        got.bytes.resize(rx.rx.size() * 4);
-        for (size_t i = 0; i < rx.rx.size(); ++i)
-            for (int b = 0; b < 4; ++b)
-                got.bytes[4 * i + b] = uint8_t(rx.rx[i] >> (8 * b));
+        sata::fis_from_dwords(got, rx.rx.data(), rx.rx.size());
         bool ok = rxe && !got.bytes.empty() && rxe->receive_fis(got);
         rx.accept = ok;
         rx.verdict = true;
     }
     report_rx();
     // Phase 2: R_OK / R_ERR back to the transmitter, SYNC on both sides.
+    p.set_hook(wire_->active() ? wire_.get() : nullptr);
     n = p.run_until([&] { return tx.tx_done && p.both_idle(); }, limit);
     dword_cycles_ += n;
     const bool timed_out = n >= limit;

@@ -23,6 +23,10 @@
 #include "model/common/trace.h"
 #include "model/sata/fis.h"
 
+namespace satasim::wave {
+class Sink;
+}
+
 namespace satasim::link {
 
 enum class Gen : uint8_t { None = 0, Gen1 = 1, Gen2 = 2, Gen3 = 3 };
@@ -48,6 +52,7 @@ enum class LinkError {
 const char *to_string(LinkError e);
 
 class LinkRtlPair;
+class LinkWave;
 
 // Implemented by each side of a link. Callbacks run inside the link's or the peer's
 // process and must not block: queue the work and notify your own process.
@@ -182,6 +187,10 @@ class SataLink : public sc_core::sc_module {
 
     const Config &config() const { return cfg_; }
 
+    // Waveform probes (model/wave): PhyRdy, generation, per direction the primitive on the
+    // wire (dword mode), frame and FIS type, declared in sink under scope. Off by default.
+    void set_wave(wave::Sink *sink, const std::string &scope, int port);
+
   private:
     class Wire;
     FrameStatus send(bool from_host, const sata::Fis &fis);
@@ -229,6 +238,8 @@ class SataLink : public sc_core::sc_module {
     sc_core::sc_event glitch_end_;
     void glitch_end_method();
     Gen device_max() const; // the device PHY's fastest rate, after limit_device_gen()
+    std::vector<uint32_t> tx_dwords_; // send_dword's scratch (start_frame copies it)
+    std::unique_ptr<LinkWave> wave_; // null unless set_wave()
 };
 
 } // namespace satasim::link
