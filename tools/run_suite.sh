@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, run the default scenario suite (scenarios/,
-# scenarios/faults/, scenarios/link/ and scenarios/field/), print the summary table, write JUnit XML, and compare the goldens
-# of the scenarios that have one.
+# scenarios/faults/, scenarios/link/, scenarios/field/ and scenarios/pmp/), print the summary table, write JUnit XML,
+# and compare the goldens of the scenarios that have one.
 # Results land in out/suite/ (one folder per scenario, summary.json, junit.xml).
 # Fails if a scenario fails or a golden does not match (the diff is printed).
 set -euo pipefail
@@ -11,7 +11,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 out="$root/out/suite"
 rc=0
-"$root/build/bin/satasim" run "$root/scenarios" "$root/scenarios/faults" "$root/scenarios/link" "$root/scenarios/field" --out "$out" "$@" || rc=$?
+"$root/build/bin/satasim" run "$root/scenarios" "$root/scenarios/faults" "$root/scenarios/link" "$root/scenarios/field" \
+    "$root/scenarios/pmp" --out "$out" "$@" || rc=$?
 if [ ! -f "$out/summary.json" ]; then
     exit "$rc"      # malformed scenario (exit 2): nothing was run or written
 fi

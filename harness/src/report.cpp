@@ -8,12 +8,6 @@ namespace satasim::harness {
 
 namespace {
 
-const FoundDevice *find_dev(const RunReport &r, unsigned port) {
-    for (const auto &d : r.devices)
-        if (d.port == port)
-            return &d;
-    return nullptr;
-}
 
 std::string q(const std::string &s) { return "\"" + s + "\""; }
 
@@ -22,10 +16,10 @@ std::string str(const std::string &v) { return q(v); }
 std::string str(bool v) { return v ? "true" : "false"; }
 
 template <typename T>
-void cmp(std::vector<std::string> &out, unsigned port, const char *what, const T &want, const T &got) {
+void cmp(std::vector<std::string> &out, const DevAddr &at, const char *what, const T &want, const T &got) {
     if (want == got)
         return;
-    out.push_back("port " + std::to_string(port) + ": " + what + " is " + str(got) + ", expected " + str(want));
+    out.push_back(at.str() + ": " + what + " is " + str(got) + ", expected " + str(want));
 }
 
 std::string xfer_hex(uint8_t m) {
@@ -35,9 +29,9 @@ std::string xfer_hex(uint8_t m) {
 }
 
 
-const FoundDevice *find_in(const std::vector<FoundDevice> &v, unsigned port) {
+const FoundDevice *find_in(const std::vector<FoundDevice> &v, const DevAddr &at) {
     for (const auto &d : v)
-        if (d.port == port)
+        if (d.addr() == at)
             return &d;
     return nullptr;
 }
@@ -46,15 +40,15 @@ const FoundDevice *find_in(const std::vector<FoundDevice> &v, unsigned port) {
 void check_expected_devices(std::vector<std::string> &out, const std::vector<ExpectDevice> &want,
                             const std::vector<FoundDevice> &have, const std::string &when) {
     for (const ExpectDevice &x : want) {
-        const FoundDevice *found = find_in(have, x.port);
+        const DevAddr p{x.port, x.pmp_port};
+        const FoundDevice *found = find_in(have, p);
         if (!found) {
-            out.push_back("port " + std::to_string(x.port) + ": expected a device" + when + " (line " +
-                          std::to_string(x.line) + "), found none");
+            out.push_back(p.str() + ": expected a device" + when + " (line " + std::to_string(x.line) +
+                          "), found none");
             continue;
         }
         const ata_dev_info &i = found->info;
         std::vector<std::string> diffs;
-        unsigned p = x.port;
         if (x.cls)
             cmp(diffs, p, "class", *x.cls, std::string(dev_class_name(i.cls)));
         if (x.model)
@@ -107,19 +101,26 @@ void evaluate(RunReport &r) {
     out = r.failures.reasons;
 
     if (r.host_started && e.all_devices_found) {
+        // Every host port, and every fan-out port of a port multiplier.
+        std::vector<DevAddr> places;
         for (unsigned p = 0; p < sc.controller.ports; ++p) {
-            bool in_mask = sc.host.port_mask == 0 || (sc.host.port_mask >> p & 1u);
-            const DeviceSpec *cfg = sc.device_on_port(p);
+            places.push_back({p, std::nullopt});
+            if (const PmpSpec *pm = sc.pmp_on_port(p))
+                for (unsigned f = 0; f < pm->ports; ++f)
+                    places.push_back({p, f});
+        }
+        for (const DevAddr &p : places) {
+            bool in_mask = sc.host.port_mask == 0 || (sc.host.port_mask >> p.port & 1u);
+            const DeviceSpec *cfg = sc.device_at(p);
             if (cfg && !cfg->present)
                 cfg = nullptr; // starts unplugged: the probe must find the port empty
-            const FoundDevice *found = find_dev(r, p);
+            const FoundDevice *found = find_in(r.devices, p);
             if (cfg && in_mask && !found) {
-                out.push_back("port " + std::to_string(p) + ": disk configured (line " + std::to_string(cfg->line) +
-                              ") but not found");
+                out.push_back(p.str() + ": disk configured (line " + std::to_string(cfg->line) + ") but not found");
                 continue;
             }
             if (found && (!cfg || !in_mask)) {
-                out.push_back("port " + std::to_string(p) + ": found a " + dev_class_name(found->info.cls) +
+                out.push_back(p.str() + ": found a " + dev_class_name(found->info.cls) +
                               " device where no disk is configured");
                 continue;
             }
@@ -137,10 +138,10 @@ void evaluate(RunReport &r) {
 
     if (r.host_started) {
         check_expected_devices(out, e.devices, r.devices, "");
-        for (unsigned p : e.empty_ports)
-            if (const FoundDevice *found = find_dev(r, p))
-                out.push_back("port " + std::to_string(p) + ": expected empty, found a " +
-                              dev_class_name(found->info.cls) + " device (" + found->info.model + ")");
+        for (const DevAddr &p : e.empty_ports)
+            if (const FoundDevice *found = find_in(r.devices, p))
+                out.push_back(p.str() + ": expected empty, found a " + dev_class_name(found->info.cls) +
+                              " device (" + found->info.model + ")");
     }
 
     for (const std::string &s : e.log_contains)
@@ -152,9 +153,9 @@ void evaluate(RunReport &r) {
 
     if (r.after_collected) {
         check_expected_devices(out, e.devices_after, r.devices_after, " at the end of the run");
-        for (unsigned p : e.absent_after)
+        for (const DevAddr &p : e.absent_after)
             if (const FoundDevice *found = find_in(r.devices_after, p))
-                out.push_back("port " + std::to_string(p) + ": expected no device at the end of the run, found " +
+                out.push_back(p.str() + ": expected no device at the end of the run, found " +
                               found->info.model + " (serial " + found->info.serial + ")");
     } else if (!e.devices_after.empty() || !e.absent_after.empty()) {
         out.push_back("the run did not reach its end: expect.devices_after / absent_after not checked");
@@ -231,7 +232,9 @@ std::string result_json(const RunReport &r) {
         const ata_dev_info &i = d.info;
         j.begin_object();
         j.kv("port", d.port);
-        j.kv("name", "ata" + std::to_string(d.port + 1) + ".00");
+        if (d.pmp_port)
+            j.kv("pmp_port", *d.pmp_port);
+        j.kv("name", d.addr().ata_name());
         j.kv("class", dev_class_name(i.cls));
         j.kv("model", std::string(i.model));
         j.kv("serial", std::string(i.serial));
@@ -258,6 +261,8 @@ std::string result_json(const RunReport &r) {
         for (const FoundDevice &d : r.devices_after) {
             j.begin_object();
             j.kv("port", d.port);
+            if (d.pmp_port)
+                j.kv("pmp_port", *d.pmp_port);
             j.kv("model", std::string(d.info.model));
             j.kv("serial", std::string(d.info.serial));
             j.kv("sectors", uint64_t(d.info.n_sectors));
@@ -269,8 +274,16 @@ std::string result_json(const RunReport &r) {
         }
         j.end_array();
         j.key("absent_after").begin_array();
-        for (unsigned p : r.absent_after)
-            j.value(p);
+        for (const DevAddr &p : r.absent_after) {
+            if (!p.pmp_port) {
+                j.value(p.port);
+                continue;
+            }
+            j.begin_object();
+            j.kv("port", p.port);
+            j.kv("pmp_port", *p.pmp_port);
+            j.end_object();
+        }
         j.end_array();
     }
     j.key("frozen_ports").begin_array();
@@ -307,6 +320,8 @@ std::string result_json(const RunReport &r) {
         j.begin_object();
         j.kv("index", w.index);
         j.kv("device", w.spec.device);
+        if (w.spec.pmp_port)
+            j.kv("pmp_port", *w.spec.pmp_port);
         j.kv("kind", w.spec.kind == WorkloadKind::Request ? "request" : "io");
         j.kv("op", op_name(w.spec.op));
         j.kv("mode", mode_name(w.spec.mode));

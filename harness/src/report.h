@@ -13,7 +13,10 @@ namespace satasim::harness {
 
 struct FoundDevice {
     unsigned port = 0;
+    std::optional<unsigned> pmp_port; // behind the port multiplier on `port`
     ata_dev_info info{};
+
+    DevAddr addr() const { return {port, pmp_port}; }
 };
 
 struct WorkloadReport {
@@ -44,13 +47,13 @@ struct RunReport {
     bool host_started = false;
     int start_rc = 0;
     bool finished = false; // the run reached its end (not hung, not aborted)
-    std::vector<FoundDevice> devices; // by port
-    std::vector<unsigned> empty_ports;
+    std::vector<FoundDevice> devices; // by port, fan-out devices after their port's PMP
+    std::vector<unsigned> empty_ports; // host ports where the probe found no device at all
     std::vector<WorkloadReport> workloads;
     // The end of the run (after faults settled), before the host stops.
     bool after_collected = false;
     std::vector<FoundDevice> devices_after;
-    std::vector<unsigned> absent_after;
+    std::vector<DevAddr> absent_after;
     std::vector<unsigned> frozen_ports; // frozen or with EH pending at the end
     std::vector<FaultReport> faults;
     std::vector<LinkReport> links;

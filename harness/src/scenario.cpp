@@ -1,5 +1,7 @@
 #include "scenario.h"
 
+#include <cstdio>
+
 namespace satasim::harness {
 
 uint64_t DeviceSpec::addressable() const {
@@ -14,6 +16,23 @@ const DeviceSpec *Scenario::device_on_port(unsigned port) const {
         if (d.port == port && !d.pmp_port)
             return &d;
     return nullptr;
+}
+
+const DeviceSpec *Scenario::device_at(const DevAddr &a) const {
+    for (const auto &d : devices)
+        if (d.addr() == a)
+            return &d;
+    return nullptr;
+}
+
+std::string DevAddr::str() const {
+    return "port " + std::to_string(port) + (pmp_port ? " pmp_port " + std::to_string(*pmp_port) : "");
+}
+
+std::string DevAddr::ata_name() const {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "ata%u.%02u", port + 1, pmp_port.value_or(0));
+    return buf;
 }
 
 const char *op_name(OpSpec op) {

@@ -20,6 +20,8 @@ struct ControllerSpec {
     bool ncq = true;
     unsigned gen = 3;
     bool gen_set = false; // gen given in the file (the QEMU backend refuses non-Gen1 links)
+    // type ahci only: CAP.FBSS (FIS-based switching), used on ports whose PMP has fbs: true
+    bool fbs = false;
     // type sil24 only: the PCI-X completion-interrupt-loss erratum (Sil24Config)
     bool pcix_irq_loss = false;
     uint64_t pcix_ack_window_ns = 2000;
@@ -60,6 +62,24 @@ struct TimingSpec {
     double reset_ready_ms = 2;
 };
 
+// Where a disk sits: a host port, and the fan-out port of the port multiplier there.
+struct DevAddr {
+    unsigned port = 0;
+    std::optional<unsigned> pmp_port;
+
+    bool operator==(const DevAddr &o) const { return port == o.port && pmp_port == o.pmp_port; }
+    bool operator!=(const DevAddr &o) const { return !(*this == o); }
+    bool operator<(const DevAddr &o) const {
+        return port != o.port ? port < o.port : pmp_port.value_or(15) < o.pmp_port.value_or(15);
+    }
+    // "port 1" or "port 1 pmp_port 2" (messages)
+    std::string str() const;
+    // libata's device name: "ata2.00" on the host link, "ata2.02" behind the PMP on fan-out port 2
+    std::string ata_name() const;
+    // fan-out port for the stack and the trace: -1 on the host link
+    int link() const { return pmp_port ? int(*pmp_port) : -1; }
+};
+
 struct DeviceSpec {
     int line = 0; // where the entry starts in the file
     unsigned port = 0;
@@ -85,6 +105,7 @@ struct DeviceSpec {
     std::optional<LinkModeSpec> link_mode; // link: {mode}: overrides the scenario's link.mode
     std::optional<unsigned> pmp_port;      // behind the port multiplier on `port`, fan-out port
 
+    DevAddr addr() const { return {port, pmp_port}; }
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
     uint64_t addressable() const;
     unsigned max_sectors() const { return lba48 ? 65535 : 256; }
@@ -111,6 +132,7 @@ struct WorkloadSpec {
     int line = 0;
     WorkloadKind kind = WorkloadKind::Io;
     unsigned device = 0; // port of the disk
+    std::optional<unsigned> pmp_port; // behind the port multiplier on that port
     OpSpec op = OpSpec::Read;
     unsigned read_pct = 50;
     PatternSpec pattern = PatternSpec::Sequential;
@@ -135,6 +157,7 @@ struct WorkloadSpec {
 struct ExpectDevice {
     int line = 0;
     unsigned port = 0;
+    std::optional<unsigned> pmp_port;
     std::optional<std::string> cls, model, serial, firmware, xfer;
     std::optional<uint64_t> sectors;
     std::optional<bool> lba48, ncq;
@@ -143,7 +166,7 @@ struct ExpectDevice {
 
 struct ExpectSpec {
     std::vector<ExpectDevice> devices;
-    std::vector<unsigned> empty_ports;
+    std::vector<DevAddr> empty_ports; // host ports, or fan-out ports behind a PMP
     std::vector<std::string> log_contains, log_not_contains;
     uint64_t io_errors = 0;
     // io_errors_min / io_errors_max: a range instead of the exact io_errors (faults)
@@ -151,7 +174,14 @@ struct ExpectSpec {
     bool all_devices_found = true;
     // The state at the end of the run (after faults): devices present and ports empty.
     std::vector<ExpectDevice> devices_after;
-    std::vector<unsigned> absent_after;
+    std::vector<DevAddr> absent_after;
+};
+
+// waveform: VCD output of model signals (scenarios/README.md, vcd_writer.h).
+struct WaveformSpec {
+    bool on = false;
+    unsigned groups = 0x1f;      // bit per model/wave Group (irq, phy, prims, fis, regs)
+    std::vector<unsigned> ports; // host ports whose signals are recorded; empty: every port
 };
 
 struct Scenario {
@@ -172,9 +202,12 @@ struct Scenario {
     ExpectSpec expect;
     std::vector<Step> steps; // directed low-level steps (host.stack false), see directed_steps.h
     fault::FaultPlan faults; // injected by model/fault's FaultInjector (backend systemc)
+    WaveformSpec waveform;   // OUT/<name>/waveform.vcd when on
 
     // The disk directly on a host port (not one behind a port multiplier there).
     const DeviceSpec *device_on_port(unsigned port) const;
+    // The disk at an address (on the host port, or behind its port multiplier).
+    const DeviceSpec *device_at(const DevAddr &a) const;
     const PmpSpec *pmp_on_port(unsigned port) const {
         for (const auto &x : pmps)
             if (x.port == port)

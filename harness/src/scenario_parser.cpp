@@ -13,6 +13,7 @@
 
 #include "scenario_include.h"
 #include "units.h"
+#include "vcd_writer.h"
 
 namespace satasim::harness {
 
@@ -233,7 +234,7 @@ std::vector<std::string> as_string_list(const Parser &p, const Field &f) {
 
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     MapView m(p, f.node, f.path, f.line,
-              {"type", "ports", "slots", "ncq", "gen", "pcix_irq_loss", "pcix_ack_window"});
+              {"type", "ports", "slots", "ncq", "gen", "fbs", "pcix_irq_loss", "pcix_ack_window"});
     if (auto *t = m.find("type"))
         c.type = as_enum<std::string>(p, *t, {{"ahci", "ahci"}, {"sil24", "sil24"}});
     const bool sil24 = c.type == "sil24";
@@ -259,6 +260,11 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     if (auto *t = m.find("gen")) {
         c.gen = unsigned(as_uint(p, *t, 1, max_gen));
         c.gen_set = true;
+    }
+    if (auto *t = m.find("fbs")) {
+        c.fbs = as_bool(p, *t);
+        if (sil24 && c.fbs)
+            p.fail(*t, "only for type: ahci (the sil24 switches per FIS natively)");
     }
     for (const char *k : {"pcix_irq_loss", "pcix_ack_window"})
         if (!sil24 && m.has(k))
@@ -452,6 +458,49 @@ DeviceSpec parse_device(const Parser &p, const Field &f) {
     return d;
 }
 
+// The disk a workload, fault or expectation names: the host port (`port_key`) and, on a
+// port with a port multiplier, the fan-out port (`pmp_port`). Both must exist; whether a
+// disk is configured there is the caller's question.
+DevAddr parse_dev_addr(const Parser &p, const MapView &m, const char *port_key, const Scenario &sc,
+                       const std::string &required_note) {
+    if (!m.has(port_key))
+        p.fail(m.line(), m.join(port_key), "required (" + required_note + ")");
+    const Field &pf = m.get(port_key);
+    DevAddr a;
+    a.port = unsigned(as_uint(p, pf, 0, 31));
+    if (a.port >= sc.controller.ports)
+        p.fail(pf, "port " + std::to_string(a.port) + " does not exist on a " + std::to_string(sc.controller.ports) +
+                       "-port " + sc.controller.type + " controller");
+    const PmpSpec *pm = sc.pmp_on_port(a.port);
+    if (auto *v = m.find("pmp_port")) {
+        if (!pm)
+            p.fail(*v, "port " + std::to_string(a.port) + " has no port multiplier (pmps[])");
+        a.pmp_port = unsigned(as_uint(p, *v, 0, 14));
+        if (*a.pmp_port >= pm->ports)
+            p.fail(*v, "fan-out port " + std::to_string(*a.pmp_port) + " does not exist on the " +
+                           std::to_string(pm->ports) + "-port port multiplier on port " + std::to_string(a.port) +
+                           " (line " + std::to_string(pm->line) + ")");
+    }
+    return a;
+}
+
+// The configured disk at `a`, or a failure at the address's port key naming where the disks are.
+const DeviceSpec &addressed_disk(const Parser &p, const MapView &m, const char *port_key, const DevAddr &a,
+                                 const Scenario &sc, const std::string &extra = "") {
+    if (const DeviceSpec *d = sc.device_at(a))
+        return *d;
+    const PmpSpec *pm = sc.pmp_on_port(a.port);
+    if (pm && !a.pmp_port)
+        p.fail(m.get(port_key), "port " + std::to_string(a.port) + " has a port multiplier (pmps[], line " +
+                                    std::to_string(pm->line) + "): give the disk's pmp_port");
+    std::string where;
+    for (const auto &d : sc.devices)
+        where += (where.empty() ? "" : ", ") + (d.pmp_port ? d.addr().str() : std::to_string(d.port));
+    p.fail(a.pmp_port ? m.get("pmp_port") : m.get(port_key),
+           "no disk on " + a.str() + extra +
+               (where.empty() ? std::string(" (no disks configured)") : " (disks are on ports " + where + ")"));
+}
+
 const std::vector<std::pair<const char *, ModeSpec>> kModes = {
     {"auto", ModeSpec::Auto}, {"dma", ModeSpec::Dma}, {"pio", ModeSpec::Pio}, {"ncq", ModeSpec::Ncq}};
 
@@ -464,31 +513,23 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         request = true;
     std::vector<std::string> keys;
     if (request)
-        keys = {"kind", "device", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
+        keys = {"kind", "device", "pmp_port", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
                 "verify", "barrier", "delay"};
     else
-        keys = {"kind", "device", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
+        keys = {"kind", "device", "pmp_port", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
                 "region", "verify", "prefill", "barrier", "delay", "sg_segment"};
     MapView m(p, f.node, f.path, f.line, keys);
     w.line = m.line();
     if (auto *v = m.find("kind"))
         w.kind = as_enum<WorkloadKind>(p, *v, {{"io", WorkloadKind::Io}, {"request", WorkloadKind::Request}});
 
-    if (!m.has("device"))
-        p.fail(m.line(), m.join("device"), "required (the port of the disk)");
+    const DevAddr addr = parse_dev_addr(p, m, "device", sc, "the port of the disk");
     const Field &devf = m.get("device");
-    w.device = unsigned(as_uint(p, devf, 0, 31));
-    const DeviceSpec *dev = sc.device_on_port(w.device);
-    if (!dev) {
-        std::string ports;
-        for (const auto &d : sc.devices)
-            ports += (ports.empty() ? "" : ", ") + std::to_string(d.port);
-        p.fail(devf, "no disk on port " + std::to_string(w.device) +
-                         (ports.empty() ? std::string(" (no disks configured)")
-                                        : " (disks are on ports " + ports + ")"));
-    }
+    w.device = addr.port;
+    w.pmp_port = addr.pmp_port;
+    const DeviceSpec *dev = &addressed_disk(p, m, "device", addr, sc);
     if (!dev->present)
-        p.fail(devf, "the disk on port " + std::to_string(w.device) + " starts unplugged (present: false, line " +
+        p.fail(devf, "the disk on " + addr.str() + " starts unplugged (present: false, line " +
                          std::to_string(dev->line) + "): the boot probe finds nothing to run a workload on");
 
     if (auto *v = m.find("verify"))
@@ -634,16 +675,12 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
 ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario &sc) {
     ExpectDevice e;
     MapView m(p, f.node, f.path, f.line,
-              {"port", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
+              {"port", "pmp_port", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
                "ncq_depth", "max_sectors", "multi", "xfer", "gen"});
     e.line = m.line();
-    if (!m.has("port"))
-        p.fail(m.line(), m.join("port"), "required");
-    e.port = unsigned(as_uint(p, m.get("port"), 0, 31));
-    if (e.port >= sc.controller.ports)
-        p.fail(m.get("port"), "port " + std::to_string(e.port) + " does not exist on a " +
-                                  std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
-                                  " controller");
+    DevAddr a = parse_dev_addr(p, m, "port", sc, "the host port");
+    e.port = a.port;
+    e.pmp_port = a.pmp_port;
     if (auto *v = m.find("class"))
         e.cls = as_enum<std::string>(p, *v,
                                      {{"ata", "ata"}, {"atapi", "atapi"}, {"pmp", "pmp"}, {"semb", "semb"},
@@ -677,43 +714,49 @@ ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario
 std::vector<ExpectDevice> parse_expect_device_list(const Parser &p, const Field &v, const Scenario &sc) {
     const YAML::Node &l = as_list(p, v);
     std::vector<ExpectDevice> out;
-    std::map<unsigned, int> seen;
+    std::map<DevAddr, int> seen;
     for (size_t i = 0; i < l.size(); ++i) {
         Field ef = element(v, i);
         ExpectDevice d = parse_expect_device(p, ef, sc);
-        if (seen.count(d.port))
+        const DevAddr a{d.port, d.pmp_port};
+        if (seen.count(a))
             p.fail(d.line, ef.path + ".port",
-                   "port " + std::to_string(d.port) + " is already expected (line " +
-                       std::to_string(seen[d.port]) + ")");
-        seen[d.port] = d.line;
+                   a.str() + " is already expected (line " + std::to_string(seen[a]) + ")");
+        seen[a] = d.line;
         out.push_back(d);
     }
     return out;
 }
 
-// A list of ports expected to hold no device: each must exist, must not be in `devices`
-// (named `devices_key` in errors) and, with no_disk_configured, must have no disk in the file.
-std::vector<unsigned> parse_port_list(const Parser &p, const Field &v, const Scenario &sc,
-                                      const std::vector<ExpectDevice> &devices,
-                                      const std::string &devices_key, bool no_disk_configured) {
+// A list of places expected to hold no device: host ports, or {port, pmp_port} for a
+// fan-out port. Each must exist, must not be in `devices` (named `devices_key` in errors)
+// and, with no_disk_configured, must have no disk in the file.
+std::vector<DevAddr> parse_port_list(const Parser &p, const Field &v, const Scenario &sc,
+                                     const std::vector<ExpectDevice> &devices,
+                                     const std::string &devices_key, bool no_disk_configured) {
     const YAML::Node &l = as_list(p, v);
-    std::vector<unsigned> out;
+    std::vector<DevAddr> out;
     for (size_t i = 0; i < l.size(); ++i) {
         Field pf = element(v, i);
-        unsigned port = unsigned(as_uint(p, pf, 0, 31));
-        if (port >= sc.controller.ports)
-            p.fail(pf, "port " + std::to_string(port) + " does not exist on a " +
-                           std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
-                           " controller");
+        DevAddr a;
+        if (pf.node.IsMap()) {
+            MapView m(p, pf.node, pf.path, pf.line, {"port", "pmp_port"});
+            a = parse_dev_addr(p, m, "port", sc, "the host port");
+        } else {
+            a.port = unsigned(as_uint(p, pf, 0, 31));
+            if (a.port >= sc.controller.ports)
+                p.fail(pf, "port " + std::to_string(a.port) + " does not exist on a " +
+                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
+                               " controller");
+        }
         if (no_disk_configured)
-            if (const DeviceSpec *d = sc.device_on_port(port); d && d->present)
-                p.fail(pf, "port " + std::to_string(port) + " cannot be empty: devices (line " +
-                               std::to_string(d->line) + ") puts a disk there");
+            if (const DeviceSpec *d = sc.device_at(a); d && d->present)
+                p.fail(pf, a.str() + " cannot be empty: devices (line " + std::to_string(d->line) +
+                               ") puts a disk there");
         for (const auto &ed : devices)
-            if (ed.port == port)
-                p.fail(pf, "port " + std::to_string(port) + " is also in " + devices_key + " (line " +
-                               std::to_string(ed.line) + ")");
-        out.push_back(port);
+            if (DevAddr{ed.port, ed.pmp_port} == a)
+                p.fail(pf, a.str() + " is also in " + devices_key + " (line " + std::to_string(ed.line) + ")");
+        out.push_back(a);
     }
     return out;
 }
@@ -779,7 +822,7 @@ const std::vector<std::pair<const char *, Kind>> kFaultKinds = {
     {"unplug", Kind::Unplug},     {"plug", Kind::Plug},
     {"media_error", Kind::MediaError}, {"hang", Kind::Hang},
     {"identify_fail", Kind::IdentifyFail}, {"phy_flap", Kind::PhyFlap},
-    {"link_degrade", Kind::LinkDegrade}};
+    {"link_degrade", Kind::LinkDegrade}, {"pmp_hang", Kind::PmpHang}};
 
 const std::vector<std::pair<const char *, CommandMatch::Op>> kMatchOps = {
     {"any", CommandMatch::Op::Any},       {"read", CommandMatch::Op::Read},
@@ -788,7 +831,7 @@ const std::vector<std::pair<const char *, CommandMatch::Op>> kMatchOps = {
     {"non_ncq", CommandMatch::Op::NonNcq}};
 
 // Keys every fault takes (kind, where, trigger) and the keys of each kind.
-const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "id", "at", "after_cmds", "on_cmd",
+const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "id", "at", "after_cmds", "on_cmd",
                                                    "from_power_on", "repeat", "every", "every_cmds"};
 
 std::vector<std::string> fault_kind_keys(Kind k) {
@@ -801,7 +844,8 @@ std::vector<std::string> fault_kind_keys(Kind k) {
     case Kind::LinkDegrade: return {"gen"};
     case Kind::IdentifyFail: return {"count"};
     case Kind::Unplug:
-    case Kind::Hang: return {};
+    case Kind::Hang:
+    case Kind::PmpHang: return {};
     }
     return {};
 }
@@ -850,7 +894,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     x.line = m.line();
     if (!m.has("kind"))
         p.fail(m.line(), m.join("kind"), "required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                                         "phy_flap or link_degrade)");
+                                         "phy_flap, link_degrade or pmp_hang)");
     x.kind = as_enum<Kind>(p, m.get("kind"), kFaultKinds);
     const std::string kname = fault::to_string(x.kind);
     {
@@ -867,20 +911,23 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         }
     }
 
-    if (!m.has("port"))
-        p.fail(m.line(), m.join("port"), "required (the controller port of the disk)");
-    const Field &pf = m.get("port");
-    x.port = unsigned(as_uint(p, pf, 0, 31));
-    if (x.port >= sc.controller.ports)
-        p.fail(pf, "port " + std::to_string(x.port) + " does not exist on a " + std::to_string(sc.controller.ports) +
-                       "-port " + sc.controller.type + " controller");
-    const DeviceSpec *dev = sc.device_on_port(x.port);
-    if (!dev)
-        p.fail(pf, "no disk on port " + std::to_string(x.port) +
-                       (x.kind == Kind::Plug ? " (to plug a drive into an empty connector, give the port a devices[] "
-                                               "entry with present: false)"
-                                             : ""));
-    const uint64_t cap = dev->addressable();
+    const DevAddr addr = parse_dev_addr(p, m, "port", sc, "the controller port of the disk");
+    x.port = addr.port;
+    x.pmp_port = addr.pmp_port;
+    uint64_t cap = 0;
+    if (x.kind == Kind::PmpHang) { // the port multiplier itself, on its host port
+        const PmpSpec *pm = sc.pmp_on_port(x.port);
+        if (!pm)
+            p.fail(m.get("port"), "port " + std::to_string(x.port) + " has no port multiplier (pmps[])");
+        if (auto *v = m.find("pmp_port"))
+            p.fail(v->key_line, v->path, "a pmp_hang hangs the port multiplier's control port: no pmp_port");
+    } else {
+        cap = addressed_disk(p, m, "port", addr, sc,
+                             x.kind == Kind::Plug ? " (to plug a drive into an empty connector, give the port a "
+                                                    "devices[] entry with present: false)"
+                                                  : "")
+                  .addressable();
+    }
 
     x.id = "fault" + std::to_string(index);
     if (auto *v = m.find("id")) {
@@ -935,6 +982,9 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         p.fail(m.get("repeat"), "a repeated time trigger needs `every` (the gap between firings)");
     if (t.repeat != 1 && t.after_cmds && !t.every_cmds)
         p.fail(m.get("repeat"), "a repeated after_cmds trigger needs `every_cmds` (commands between firings)");
+    if (x.kind == Kind::PmpHang && !t.at_ns)
+        p.fail(first_trigger->key_line, first_trigger->path,
+               "a pmp_hang fires at a time (`at`): the port multiplier counts no commands");
     if ((x.kind == Kind::Unplug || x.kind == Kind::Plug) && t.repeat != 1)
         p.fail(m.get("repeat"), "a " + kname + " fires once (use one unplug and one plug fault per cycle)");
 
@@ -1025,6 +1075,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         break;
     case Kind::Unplug:
     case Kind::Hang:
+    case Kind::PmpHang:
         break;
     }
     return x;
@@ -1079,6 +1130,47 @@ void check_directed_expect(const Parser &p, const MapView &m) {
 
 } // namespace
 
+// waveform: {signals: [group...], ports: [port...]} (VCD of model signals, vcd_writer.h)
+void parse_waveform(const Parser &p, const Field &f, Scenario &sc) {
+    WaveformSpec &w = sc.waveform;
+    // `waveform: true` (or an empty `waveform:`): every signal; `false`: none.
+    w.on = f.node.IsScalar() ? as_bool(p, f) : true;
+    if (w.on && sc.backend == "qemu")
+        p.fail(f, "only for backend: systemc (the waveform records the SystemC models' signals)");
+    if (f.node.IsNull() || f.node.IsScalar())
+        return;
+    MapView m(p, f.node, f.path, f.line, {"signals", "ports"});
+    if (auto *v = m.find("signals")) {
+        const YAML::Node &l = as_list(p, *v);
+        if (l.size() == 0)
+            p.fail(*v, "empty list (leave the key out for every signal)");
+        w.groups = 0;
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field e = element(*v, i);
+            unsigned mask = 0;
+            std::string err;
+            if (!wave_group_mask(as_string(p, e), &mask, &err))
+                p.fail(e, err);
+            w.groups |= mask;
+        }
+    }
+    if (auto *v = m.find("ports")) {
+        const YAML::Node &l = as_list(p, *v);
+        if (l.size() == 0)
+            p.fail(*v, "empty list (leave the key out for every port)");
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field e = element(*v, i);
+            unsigned port = unsigned(as_uint(p, e, 0, 31));
+            if (port >= sc.controller.ports)
+                p.fail(e, "port " + std::to_string(port) + " does not exist on a " +
+                              std::to_string(sc.controller.ports) + "-port " + sc.controller.type + " controller");
+            if (std::find(w.ports.begin(), w.ports.end(), port) != w.ports.end())
+                p.fail(e, "port " + std::to_string(port) + " is listed twice");
+            w.ports.push_back(port);
+        }
+    }
+}
+
 Scenario parse_scenario_text(const std::string &text, const std::string &file) {
     Parser p(file);
     YAML::Node root;
@@ -1103,7 +1195,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
     rootf.line = 1;
     MapView m(p, root, "", 1,
               {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
-               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps"});
+               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps", "waveform"});
 
     sc.name = file_stem(file);
     if (auto *v = m.find("name"))
@@ -1217,6 +1309,8 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
             }
         }
     }
+    if (auto *v = m.find("waveform"))
+        parse_waveform(p, *v, sc);
     if (auto *v = m.find("steps"))
         parse_directed_steps(p, m, *v, sc);
     else if (m.has("host") && !sc.host.stack)

@@ -18,6 +18,7 @@
 #include "report.h"
 #include "topology.h"
 #include "trace_sink.h"
+#include "vcd_writer.h"
 #include "workload.h"
 
 namespace fs = std::filesystem;
@@ -52,6 +53,7 @@ class SimController : public sc_core::sc_module {
     void main_thread();
     void run_workloads();
     void settle();
+    std::vector<FoundDevice> devices_on_port(unsigned p);
     void collect_end_state();
     void check_media();
     void end() {
@@ -115,26 +117,21 @@ void SimController::main_thread() {
         report_.failures.add("ata_host_start returned " + std::to_string(rc));
     } else {
         report_.host_started = true;
-        unsigned n = ata_host_n_ports(host_);
         for (unsigned p = 0; p < sc_.controller.ports; ++p) {
-            ata_device *d = p < n ? ata_host_device(host_, p, -1, 0) : nullptr;
-            if (!d) {
+            std::vector<FoundDevice> found = devices_on_port(p);
+            if (found.empty())
                 report_.empty_ports.push_back(p);
-                continue;
+            for (FoundDevice &fd : found) {
+                auto st = std::make_unique<DeviceState>();
+                st->port = fd.port;
+                st->pmp_port = fd.pmp_port;
+                st->name = "disk" + std::to_string(fd.port) +
+                           (fd.pmp_port ? "." + std::to_string(*fd.pmp_port) : std::string());
+                st->dev = ata_host_device(host_, fd.port, fd.addr().link(), 0);
+                st->info = fd.info;
+                devs_.push_back(std::move(st));
+                report_.devices.push_back(fd);
             }
-            FoundDevice fd;
-            fd.port = p;
-            if (ata_dev_get_info(d, &fd.info) != 0) {
-                report_.failures.add("port " + std::to_string(p) + ": ata_dev_get_info failed");
-                continue;
-            }
-            report_.devices.push_back(fd);
-            auto st = std::make_unique<DeviceState>();
-            st->port = p;
-            st->name = "disk" + std::to_string(p);
-            st->dev = d;
-            st->info = fd.info;
-            devs_.push_back(std::move(st));
         }
         sink_.emit_harness("probe.done", SATA_TC_INFO, -1,
                            {{"devices", TraceValue::integer(int64_t(report_.devices.size()))},
@@ -184,12 +181,13 @@ void SimController::run_workloads() {
         wr.spec = w;
         wr.stats.requested = w.count;
         DeviceState *dev = nullptr;
+        const DevAddr want{w.device, w.pmp_port};
         for (auto &d : devs_)
-            if (d->port == w.device)
+            if (DevAddr{d->port, d->pmp_port} == want)
                 dev = d.get();
         if (!dev) {
-            report_.failures.add("workload[" + std::to_string(i) + "]: no device found on port " +
-                                 std::to_string(w.device) + ", workload not run");
+            report_.failures.add("workload[" + std::to_string(i) + "]: no device found on " + want.str() +
+                                 ", workload not run");
             report_.workloads.push_back(wr);
             runners_.push_back(nullptr);
             continue;
@@ -234,18 +232,53 @@ void SimController::settle() {
     }
 }
 
+constexpr unsigned kMaxFanoutPorts = 15; // fan-out links of a port multiplier (port 15: its control port)
+
+// The devices the stack has on host port `p`: the one on the host link, or those on the
+// fan-out links of the port multiplier there.
+std::vector<FoundDevice> SimController::devices_on_port(unsigned p) {
+    std::vector<FoundDevice> out;
+    if (p >= ata_host_n_ports(host_))
+        return out;
+    for (int link = -1; link < int(kMaxFanoutPorts); ++link) {
+        ata_device *d = ata_host_device(host_, p, link, 0);
+        if (!d)
+            continue;
+        FoundDevice fd;
+        fd.port = p;
+        if (link >= 0)
+            fd.pmp_port = unsigned(link);
+        if (ata_dev_get_info(d, &fd.info) != 0) {
+            report_.failures.add(fd.addr().str() + ": ata_dev_get_info failed");
+            continue;
+        }
+        out.push_back(fd);
+    }
+    return out;
+}
+
 void SimController::collect_end_state() {
     const unsigned n = ata_host_n_ports(host_);
     for (unsigned p = 0; p < sc_.controller.ports; ++p) {
         if (p < n && ata_port_is_frozen(host_, p))
             report_.frozen_ports.push_back(p);
-        ata_device *d = p < n ? ata_host_device(host_, p, -1, 0) : nullptr;
-        FoundDevice fd;
-        fd.port = p;
-        if (d && ata_dev_get_info(d, &fd.info) == 0)
-            report_.devices_after.push_back(fd);
+        std::vector<FoundDevice> found = devices_on_port(p);
+        // Every place without a device is absent: the host port, or the fan-out ports of
+        // the port multiplier there.
+        std::vector<DevAddr> places;
+        if (const PmpSpec *pm = sc_.pmp_on_port(p))
+            for (unsigned f = 0; f < pm->ports; ++f)
+                places.push_back({p, f});
         else
-            report_.absent_after.push_back(p);
+            places.push_back({p, std::nullopt});
+        for (const DevAddr &a : places) {
+            bool there = false;
+            for (const FoundDevice &fd : found)
+                there = there || fd.addr() == a;
+            if (!there)
+                report_.absent_after.push_back(a);
+        }
+        report_.devices_after.insert(report_.devices_after.end(), found.begin(), found.end());
     }
     report_.after_collected = true;
     if (!report_.frozen_ports.empty()) {
@@ -264,13 +297,20 @@ void SimController::check_media() {
     if (!topo_)
         return;
     for (const auto &ds : devs_) {
-        auto it = topo_->disks.find(ds->port);
-        if (it == topo_->disks.end())
+        device::SataDisk *disk = nullptr;
+        if (ds->pmp_port) {
+            auto it = topo_->fanout_disks.find({ds->port, *ds->pmp_port});
+            disk = it == topo_->fanout_disks.end() ? nullptr : it->second.get();
+        } else {
+            auto it = topo_->disks.find(ds->port);
+            disk = it == topo_->disks.end() ? nullptr : it->second.get();
+        }
+        if (!disk)
             continue;
         bool replaced = false; // a different drive (new media) was plugged in
         for (size_t i = 0; topo_->faults && i < sc_.faults.size(); ++i) {
             const fault::Fault &f = sc_.faults[i];
-            if (f.port == ds->port && f.kind == fault::Kind::Plug && f.plug.blank_media &&
+            if (f.port == ds->port && f.pmp_port == ds->pmp_port && f.kind == fault::Kind::Plug && f.plug.blank_media &&
                 topo_->faults->fired(i))
                 replaced = true;
         }
@@ -283,7 +323,7 @@ void SimController::check_media() {
             for (uint64_t off = 0; off < count; off += 2048) {
                 uint32_t n = uint32_t(std::min<uint64_t>(2048, count - off));
                 buf.resize(size_t(n) * 512);
-                it->second->media().read(lba + off, n, buf.data());
+                disk->media().read(lba + off, n, buf.data());
                 ReadCheck c = check_read(buf.data(), lba + off, n, ds->shadow, sc_.seed, 5 - std::min<size_t>(5, first.size()));
                 bad += c.bad_sectors;
                 first.insert(first.end(), c.first.begin(), c.first.end());
@@ -293,7 +333,7 @@ void SimController::check_media() {
             continue;
         report_.failures.data_errors += bad;
         for (const std::string &d : first) {
-            std::string msg = "data lost on port " + std::to_string(ds->port) + " (" + ds->name +
+            std::string msg = "data lost on " + DevAddr{ds->port, ds->pmp_port}.str() + " (" + ds->name +
                               "): a write reported complete is not on the media: " + d;
             report_.failures.add(msg);
             sink_.emit_harness("data.lost", SATA_TC_INFO, int(ds->port),
@@ -307,6 +347,24 @@ std::string fmt_time(uint64_t ns) {
     std::snprintf(buf, sizeof buf, "%llu.%09llus", (unsigned long long)(ns / 1000000000ull),
                   (unsigned long long)(ns % 1000000000ull));
     return buf;
+}
+
+// The models' waveform probes into the VCD writer: the interrupt line, the controller's
+// port registers, then every link by host port (declaration order = VCD order).
+void attach_waveform(Topology &t, const Scenario &sc, VcdWriter &vcd) {
+    const std::string ctl = controller_name(sc.controller);
+    t.irq->wave().attach(&vcd, {ctl, "irq", 1, wave::Group::Irq, -1, 0});
+    if (auto *h = dynamic_cast<ahci::AhciHba *>(t.hba_module.get()))
+        h->set_wave(&vcd);
+    if (auto *h = dynamic_cast<sil24::Sil24Hba *>(t.hba_module.get()))
+        h->set_wave(&vcd);
+    for (const auto &[port, lk] : t.links) {
+        lk->set_wave(&vcd, "link" + std::to_string(port), int(port));
+        for (const auto &[addr, flk] : t.fanout_links)
+            if (addr.first == port)
+                flk->set_wave(&vcd, "link" + std::to_string(port) + "_" + std::to_string(addr.second), int(port));
+    }
+    vcd.start();
 }
 
 bool write_file(const fs::path &p, const std::string &text) {
@@ -358,6 +416,30 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
         sink.set_component_address("disk" + std::to_string(d.port), int(d.port), 0);
     }
 
+    // Waveform: the scenario's `waveform` key or satasim run --vcd*.
+    std::unique_ptr<VcdWriter> vcd;
+    const bool vcd_cli = !opt.vcd_file.empty() || opt.vcd_groups || opt.vcd_ports;
+    if (sc.waveform.on || vcd_cli) {
+        if (sc.backend == "qemu") {
+            if (vcd_cli) // the scenario key is refused by the parser
+                std::fprintf(stderr, "satasim: %s: no waveform on the qemu backend (SystemC models only)\n",
+                             sc.name.c_str());
+        } else {
+            VcdOptions vo;
+            vo.groups = opt.vcd_groups.value_or(sc.waveform.groups);
+            vo.ports = opt.vcd_ports.value_or(sc.waveform.ports);
+            vo.comment = "satasim waveform: scenario " + sc.name + ", seed " + std::to_string(sc.seed) +
+                         ", controller " + sc.controller.type;
+            vcd = std::make_unique<VcdWriter>(opt.vcd_file.empty() ? (tmp / "waveform.vcd").string() : opt.vcd_file,
+                                              vo);
+            std::string err;
+            if (!vcd->open(&err)) {
+                std::fprintf(stderr, "satasim: %s\n", err.c_str());
+                return 1;
+            }
+        }
+    }
+
     bool aborted = false;
     std::unique_ptr<Topology> topo;
     std::unique_ptr<QemuMachine> qemu; // backend: qemu (hardware = QEMU's AHCI over qtest)
@@ -383,6 +465,8 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
             qemu_poller = std::make_unique<QemuPoller>("qemu_poller", *qemu);
         } else {
             topo = build_topology(sc, &sink);
+            if (vcd)
+                attach_waveform(*topo, sc, *vcd);
             binding = std::make_unique<PlatformBinding>("platform", *topo->mmio, *topo->mem, *topo->irq, sink, fail_fn);
         }
         ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, topo.get());
@@ -433,6 +517,11 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
         for (const auto &[port, lk] : topo->links)
             report.links.push_back({port, lk->mode() == link::SataLink::Mode::Dword ? "dword" : "fis",
                                     lk->dword_cycles()});
+    if (vcd) {
+        std::string err;
+        if (!vcd->finish(uint64_t(sc_core::sc_time_stamp().value()), &err))
+            report.failures.add("waveform: " + err);
+    }
     report.violations = sink.violations();
     report.violation_messages = sink.violation_messages();
     report.log_text = sink.log_text();

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scenario.h"
 
@@ -15,6 +16,10 @@ struct RunOneOptions {
     std::string out_dir = "out";
     std::optional<bool> trace_cmds; // overrides the scenario's trace_cmds
     std::optional<std::string> backend; // overrides the scenario's backend
+    // Waveform (satasim run --vcd / --vcd-signals / --vcd-ports): any of them switches it on.
+    std::string vcd_file;                           // write it here instead of OUT/<name>/waveform.vcd
+    std::optional<unsigned> vcd_groups;             // overrides waveform.signals (group mask)
+    std::optional<std::vector<unsigned>> vcd_ports; // overrides waveform.ports
 };
 
 // Returns the process exit code: 0 pass, 1 fail.

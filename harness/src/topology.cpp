@@ -183,6 +183,13 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
     hc.iss = to_gen(c.gen);
     hc.ncq = c.ncq;
     hc.spm = !sc.pmps.empty(); // CAP.SPM (and PxCMD.PMA) when the scenario has a port multiplier
+    // CAP.FBSS from the scenario; PxCMD.FBSCP on the ports whose PMP can switch per FIS
+    // (pmps[].fbs), so the stack turns FBS on only where both ends support it.
+    hc.fbss = c.fbs && hc.spm;
+    hc.fbscp_ports = 0;
+    for (const PmpSpec &x : sc.pmps)
+        if (x.fbs && x.port < 32)
+            hc.fbscp_ports |= 1u << x.port;
     adopt(t, std::make_unique<ahci::AhciHba>(name.c_str(), hc, *t.mem, *t.irq, trace));
 }
 
@@ -221,18 +228,33 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
     if (!sc.faults.empty()) {
         t->faults = std::make_unique<fault::FaultInjector>("fault", sc.faults, trace);
         Topology *tp = t.get();
-        for (const DeviceSpec &d : sc.devices) {
-            if (d.pmp_port)
-                continue; // fault hooks on fan-out links: not bound yet
+        auto port_hooks = [tp](unsigned port) {
             fault::PortHooks hk;
-            hk.disk = t->disks[d.port].get();
-            hk.link = t->links[d.port].get();
-            unsigned port = d.port;
             hk.lost_irq = [tp, port](unsigned count, uint64_t window_ns, const std::string &id) {
                 tp->lost_irq(port, count, window_ns, id);
             };
             hk.clear_hba = tp->clear_hba_faults;
-            t->faults->bind_port(d.port, hk);
+            return hk;
+        };
+        for (const DeviceSpec &d : sc.devices) {
+            fault::PortHooks hk = port_hooks(d.port);
+            if (d.pmp_port) {
+                hk.disk = t->fanout_disks[{d.port, *d.pmp_port}].get();
+                hk.link = t->fanout_links[{d.port, *d.pmp_port}].get();
+            } else {
+                hk.disk = t->disks[d.port].get();
+                hk.link = t->links[d.port].get();
+            }
+            t->faults->bind_port({d.port, d.pmp_port ? int(*d.pmp_port) : -1}, hk);
+        }
+        // A port multiplier's port: its host link and its control port.
+        for (auto &[port, pm] : t->pmps) {
+            fault::PortHooks hk = port_hooks(port);
+            hk.link = t->links[port].get();
+            pmp::PortMultiplier *pmp = pm.get();
+            hk.pmp_hang = [pmp](const std::string &id) { pmp->hang(id); };
+            hk.clear_pmp = [pmp] { pmp->clear_faults(); };
+            t->faults->bind_port({port, -1}, hk);
         }
     }
     return t;

@@ -113,7 +113,7 @@ WorkloadRunner::~WorkloadRunner() {
 }
 
 std::string WorkloadRunner::label() const {
-    return "workload[" + std::to_string(index_) + "] (port " + std::to_string(spec_.device) + ", " +
+    return "workload[" + std::to_string(index_) + "] (" + DevAddr{spec_.device, spec_.pmp_port}.str() + ", " +
            (spec_.kind == WorkloadKind::Request ? "request " : "") + op_name(spec_.op) + ")";
 }
 
@@ -289,7 +289,7 @@ void WorkloadRunner::finish(Slot &s) {
                 stats_.data_errors += c.bad_sectors;
                 failures_.data_errors += c.bad_sectors;
                 for (const std::string &d : c.first) {
-                    std::string msg = "data mismatch on port " + std::to_string(dev_->port) + " (" +
+                    std::string msg = "data mismatch on " + DevAddr{dev_->port, dev_->pmp_port}.str() + " (" +
                                       dev_->name + "), " + d;
                     failures_.add(msg);
                     sink_.emit_harness("data.mismatch", SATA_TC_INFO, int(dev_->port),

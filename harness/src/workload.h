@@ -46,7 +46,8 @@ struct RunFailures {
 // LBA ranges in flight (a write never overlaps another request in flight).
 struct DeviceState {
     unsigned port = 0;
-    std::string name; // "disk<port>"
+    std::optional<unsigned> pmp_port; // behind the port multiplier on `port`
+    std::string name; // "disk<port>" or "disk<port>.<pmp_port>"
     ata_device *dev = nullptr;
     ata_dev_info info{};
     ShadowMap shadow;

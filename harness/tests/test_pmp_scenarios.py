@@ -13,6 +13,7 @@ seed: 1
 controller: {type: ahci, ports: 2}
 """
 PMP0 = "pmps:\n  - {port: 0, ports: 3}\n"
+DISK01 = "devices:\n  - {port: 0, pmp_port: 1}\n"
 
 CASES = {
     # pmp on a port that has a direct disk
@@ -33,6 +34,25 @@ CASES = {
     "two-pmps-one-port": (HEAD + "pmps:\n  - {port: 1}\n  - {port: 1}\n", 6, "pmps[1].port"),
     "too-many-fanout-ports": (HEAD + "pmps:\n  - {port: 0, ports: 16}\n", 5, "pmps[0].ports"),
     "bad-product": (HEAD + "pmps:\n  - {port: 0, product: sii9999}\n", 5, "pmps[0].product"),
+    # disks behind a PMP addressed by workloads, faults and expectations
+    "workload-needs-pmp-port": (HEAD + PMP0 + DISK01 + "workload:\n  - {device: 0, count: 1}\n", 9, "workload[0].device"),
+    "workload-pmp-port-without-pmp": (HEAD + PMP0 + DISK01 + "  - {port: 1}\nworkload:\n  - {device: 1, pmp_port: 0, count: 1}\n",
+                                      10, "workload[0].pmp_port"),
+    "workload-pmp-port-beyond-ports": (HEAD + PMP0 + DISK01 + "workload:\n  - {device: 0, pmp_port: 3, count: 1}\n", 9,
+                                       "workload[0].pmp_port"),
+    "workload-no-disk-at-pmp-port": (HEAD + PMP0 + DISK01 + "workload:\n  - {device: 0, pmp_port: 2, count: 1}\n", 9,
+                                     "workload[0].pmp_port"),
+    "fault-needs-pmp-port": (HEAD + PMP0 + DISK01 + "faults:\n  - {kind: unplug, port: 0, at: 1ms}\n", 9, "faults[0].port"),
+    "pmp-hang-takes-no-pmp-port": (HEAD + PMP0 + DISK01 + "faults:\n  - {kind: pmp_hang, port: 0, pmp_port: 1, at: 1ms}\n",
+                                   9, "faults[0].pmp_port"),
+    "pmp-hang-needs-time": (HEAD + PMP0 + DISK01 + "faults:\n  - {kind: pmp_hang, port: 0, after_cmds: 5}\n", 9,
+                            "faults[0].after_cmds"),
+    "pmp-hang-without-pmp": (HEAD + PMP0 + DISK01 + "  - {port: 1}\nfaults:\n  - {kind: pmp_hang, port: 1, at: 1ms}\n", 10,
+                             "faults[0].port"),
+    "expect-pmp-port-beyond-ports": (HEAD + PMP0 + DISK01 + "expect:\n  devices:\n    - {port: 0, pmp_port: 7}\n", 10,
+                                     "expect.devices[0].pmp_port"),
+    "absent-after-disk-twice": (HEAD + PMP0 + DISK01 + "expect:\n  devices_after: [{port: 0, pmp_port: 1}]\n"
+                                "  absent_after: [{port: 0, pmp_port: 1}]\n", 10, "expect.absent_after[0]"),
 }
 
 

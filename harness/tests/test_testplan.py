@@ -44,10 +44,11 @@ def test_repository_testplan_is_complete():
     assert "UNCOVERED" not in r.stdout and "MISSING" not in r.stdout
     feats = {f.id for f in testplan.load_plan(testplan.DEFAULT_PLAN, testplan.discover(ROOT / "scenarios"))}
     for f in ("probe", "dma", "pio", "ncq", "controller-ahci", "controller-sil24",
-              "directed-ahci-registers", "directed-sil24-registers", "eh-policy-libata-2006", "field-bugs"):
+              "directed-ahci-registers", "directed-sil24-registers", "eh-policy-libata-2006", "field-bugs",
+              "pmp-probe", "pmp-command-switching", "pmp-fis-switching", "pmp-hotplug", "pmp-link-errors"):
         assert f in feats
     for k in ("crc", "lost_irq", "unplug", "plug", "media_error", "hang", "identify_fail", "phy_flap",
-              "link_degrade"):
+              "link_degrade", "pmp_hang"):
         assert f"fault-{k}" in feats
 
 

@@ -21,6 +21,7 @@ AhciConfig sanitize(AhciConfig c) {
         c.core_clock_mhz = 150.0;
     if (!c.spm)
         c.fbss = false; // FIS-based switching only makes sense with port multipliers
+    c.fbs_ado = std::clamp(c.fbs_ado, 2u, 15u);
     return c;
 }
 
@@ -89,6 +90,8 @@ void AhciHba::mmio_write32(uint32_t off, uint32_t val) {
         if (n < ports_.size())
             ports_[n]->write((off - kPortBase) % kPortStride, val);
     }
+    if (wave_)
+        wave_sample_all();
 }
 
 uint32_t AhciHba::read_generic(uint32_t off) const {
@@ -148,6 +151,8 @@ void AhciHba::update_irq() {
         if (ports_[i]->irq_pending())
             is_ |= 1u << i;
     irq_.set((ghc_ & GHC_IE) && is_ != 0);
+    if (wave_)
+        wave_sample_all();
 }
 
 // GHC.HR (AHCI 1.3.1 10.4.3): engines go idle, GHC.IE and IS clear, every port register

@@ -16,6 +16,7 @@
 #include "model/bus/mmio.h"
 #include "model/common/trace.h"
 #include "model/link/sata_link.h"
+#include "model/wave/wave_probe.h"
 
 namespace satasim::ahci {
 
@@ -28,7 +29,9 @@ struct AhciConfig {
     bool sclo = true;                // CAP.SCLO
     bool ssntf = true;               // CAP.SSNTF
     bool spm = false;                // CAP.SPM (port multipliers, later)
-    bool fbss = false;               // CAP.FBSS
+    bool fbss = false;               // CAP.FBSS (needs spm); PxCMD.FBSCP per fbscp_ports
+    unsigned fbs_ado = 2;            // PxFBS.ADO, 2..15: a hint to software, not a limit
+    uint32_t fbscp_ports = ~0u;      // with fbss: ports with PxCMD.FBSCP (FBS-capable port)
     bool sss = false;                // CAP.SSS (staggered spin-up)
     uint32_t version = 0x00010301;   // VS
     double core_clock_mhz = 150.0;   // controller core clock: the unit of internal latencies
@@ -64,6 +67,10 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
 
     const AhciConfig &config() const { return cfg_; }
 
+    // Waveform probes (model/wave, ahci_wave.cpp): PxIS, PxCI and PxSACT of every port,
+    // declared in sink under "<name>.port<n>". Off by default.
+    void set_wave(wave::Sink *sink);
+
   private:
     class Port;
     SC_HAS_PROCESS(AhciHba);
@@ -83,6 +90,9 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
     uint32_t ccc_ctl_ = 0, ccc_ports_ = 0, bohc_ = 0;
     sc_core::sc_time period_; // one core clock cycle
     sc_core::sc_event hr_done_ev_;
+    wave::Sink *wave_ = nullptr; // null: no waveform (one test per call site)
+    wave::PortRegisters wave_regs_; // PxIS, PxCI, PxSACT
+    void wave_sample_all();
 };
 
 } // namespace satasim::ahci

@@ -44,6 +44,7 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void reset(bool hba_reset);
     // PxIS & PxIE != 0: this port asks for IS bit n.
     bool irq_pending() const { return (is_value() & ie_) != 0; }
+    void wave_sample(); // PxIS/PxCI/PxSACT to the waveform probes (ahci_wave.cpp)
 
     // LinkEndpoint (called from the link's / device's processes: never block here).
     bool receive_fis(const sata::Fis &fis) override;
@@ -115,6 +116,18 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
         unsigned slot = 0;
         uint32_t offset = 0, count = 0, done = 0;
     };
+    // What the HBA tracks of one device: the slot whose command FIS set BSY (released by
+    // a D2H), a PIO or first-party DMA data phase. Without FIS-based switching there is
+    // one context (index 0) for whatever is on the link; with PxFBS.EN one per PM port
+    // (AHCI 1.3.1 9.3), selected by the PM Port field of every received FIS and by the
+    // PM port of the command being issued.
+    struct DevCtx {
+        int busy_slot = -1;
+        Pio pio;
+        DmaCtx dma;
+        uint8_t sts = 0;    // FBS: the device's BSY/DRQ as it last reported them
+        bool error = false; // FBS: single device error, until PxFBS.DEC
+    };
 
     void engine_thread();
     bool can_issue() const;
@@ -130,12 +143,25 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
                  size_t *moved);
     bool write_prdbc(Slot &s);
     void halt(uint32_t is_bit, const char *why, int slot);
+    void device_error(const char *why, int slot); // TFES: single device error with FBS
     void host_bus_error(const char *what, uint64_t addr, int slot);
     void protocol_error(const char *what);
     uint8_t slot_pmp(const Slot &s) const; // header PMP field (0 without CAP.SPM)
     int expected_pmp() const;              // PM port answers must come from, -1 any
     uint64_t clb_addr() const;
     uint64_t fb_addr(uint8_t pm_port) const;
+    // ---- FIS-based switching (ahci_port_regs.cpp / engine) ----
+    bool fbs_capable() const {
+        return hba_.cfg_.fbss && idx_ < 32 && ((hba_.cfg_.fbscp_ports >> idx_) & 1u);
+    }
+    bool fbs_on() const { return (fbs_ & reg::FBS_EN) != 0; }
+    DevCtx &dc() { return dev_[cur_]; }
+    void select_dev(uint8_t pm_port) { cur_ = fbs_on() ? (pm_port & 0xFu) : 0u; }
+    DevCtx &slot_ctx(unsigned slot) { return dev_[fbs_on() ? slot_dev_[slot] : 0u]; }
+    bool slot_ready(unsigned slot) const; // FBS: the slot's device can take a command
+    void reset_data_phases();             // every device's PIO / DMA phase abandoned
+    void write_fbs(uint32_t val);
+    void fbs_dec();                       // PxFBS.DEC: clear the single device error
 
     // ---- receive path (ahci_port_rx.cpp) -------------------------------------------
     void process_fis(const sata::Fis &fis);
@@ -162,11 +188,11 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     bool sig_pending_ = true;   // the next D2H FIS loads PxSIG
     bool halted_ = false;       // fatal error: no more commands until ST is cleared
     uint32_t issued_ = 0;       // PxCI bits whose command FIS was sent (or is being sent)
-    int busy_slot_ = -1;        // slot whose command FIS set BSY; released by a D2H
     unsigned last_slot_ = 31;   // round-robin pointer
     std::array<Slot, 32> slots_;
-    Pio pio_;
-    DmaCtx dma_;
+    std::array<DevCtx, 16> dev_;        // device contexts (one unless FBS is enabled)
+    unsigned cur_ = 0;                  // the context the engine works for right now
+    std::array<uint8_t, 32> slot_dev_{}; // FBS: PM port of each slot (PxFBS.DEV at PxCI write)
     std::deque<sata::Fis> rxq_;
     uint64_t epoch_ = 0;        // bumped by resets: in-flight engine work is dropped
     uint64_t cmd_epoch_ = 0;    // bumped by resets and ST 1->0: command work is dropped

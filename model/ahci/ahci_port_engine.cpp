@@ -79,8 +79,8 @@ uint64_t AhciHba::Port::clb_addr() const {
 
 uint64_t AhciHba::Port::fb_addr(uint8_t pm_port) const {
     uint64_t base = fb_ | (hba_.cfg_.s64a ? uint64_t(fbu_) << 32 : 0);
-    if (fbs_ & FBS_EN)
-        base += uint64_t(kRxFisSize) * (pm_port & 0xF);
+    if (fbs_on()) // 16 areas of 256 B from a 4 KiB boundary, one per PM port
+        base = (base & ~uint64_t(~kFbAlignMaskFbs)) + uint64_t(kRxFisSize) * (pm_port & 0xF);
     return base;
 }
 
@@ -88,14 +88,34 @@ uint8_t AhciHba::Port::slot_pmp(const Slot &s) const {
     return hba_.cfg_.spm ? uint8_t((s.flags & HDR_PMP_MASK) >> HDR_PMP_SHIFT) : 0;
 }
 
+// FIS-based switching: a command may go to its device when that device is idle from the
+// HBA's point of view (no command FIS waiting for its D2H, no data phase, BSY and DRQ
+// clear as it last reported them) and has no single device error pending.
+bool AhciHba::Port::slot_ready(unsigned slot) const {
+    if (!fbs_on())
+        return true;
+    const DevCtx &d = dev_[slot_dev_[slot]];
+    return !d.error && d.busy_slot < 0 && !d.pio.active && !d.dma.active &&
+           !(d.sts & (kAtaBsy | kAtaDrq));
+}
+
 bool AhciHba::Port::can_issue() const {
     if (!link_ || !(cmd_ & CMD_ST) || !(cmd_ & CMD_CR) || halted_)
         return false;
-    if ((ci_ & ~issued_) == 0)
+    const uint32_t pending = ci_ & ~issued_;
+    if (pending == 0)
         return false;
+    if (fbs_on()) {
+        // Commands to the other devices go out while one device is busy.
+        bool any = false;
+        for (unsigned t = 0; t < 32 && !any; ++t)
+            any = (pending & (1u << t)) && slot_ready(t);
+        return any && link_->phy_ready();
+    }
     // The HBA only sends a command FIS while the device is idle from its point of view
     // (BSY and DRQ clear) and no data phase (PIO or first-party DMA) is in progress.
-    if ((tfd_ & (kAtaBsy | kAtaDrq)) || busy_slot_ >= 0 || pio_.active || dma_.active)
+    const DevCtx &d = dev_[0];
+    if ((tfd_ & (kAtaBsy | kAtaDrq)) || d.busy_slot >= 0 || d.pio.active || d.dma.active)
         return false;
     return link_->phy_ready();
 }
@@ -110,9 +130,10 @@ void AhciHba::Port::issue_next() {
     unsigned slot = last_slot_;
     for (unsigned i = 0; i < n; ++i) {
         slot = (slot + 1) % n;
-        if (pending & (1u << slot))
+        if ((pending & (1u << slot)) && slot_ready(slot))
             break;
     }
+    cur_ = fbs_on() ? slot_dev_[slot] : 0;
     const uint32_t bit = 1u << slot;
     last_slot_ = slot;
     issued_ |= bit;
@@ -148,6 +169,14 @@ void AhciHba::Port::issue_next() {
     // goes into the Data FISes of the command and is what its answers must come from.
     if (cfg.spm)
         fis.bytes[1] = uint8_t((fis.bytes[1] & ~sata::kFisPmPortMask) | slot_pmp(s));
+    if (fbs_on() && slot_pmp(s) != slot_dev_[slot]) {
+        violation("fbs_dev_mismatch", "slot " + std::to_string(slot) + " issued with PxFBS.DEV " +
+                                          std::to_string(slot_dev_[slot]) +
+                                          " but its command header names PM port " +
+                                          std::to_string(slot_pmp(s)));
+        slot_dev_[slot] = slot_pmp(s); // the header's port is where the FIS goes
+        cur_ = slot_dev_[slot];
+    }
 
     const unsigned prdtl = hdr[0] >> HDR_PRDTL_SHIFT;
     if (prdtl) {
@@ -190,8 +219,8 @@ void AhciHba::Port::issue_next() {
                       !(fis.bytes[1] & sata::kFisCommand) && (fis.bytes[15] & sata::kAtaSrst);
     if ((s.flags & HDR_R) || srst) {
         // Reset-sequence FIS: whatever data phase was pending is abandoned.
-        pio_ = Pio{};
-        dma_ = DmaCtx{};
+        dc().pio = Pio{};
+        dc().dma = DmaCtx{};
     }
     if (srst)
         sig_pending_ = true;
@@ -204,10 +233,12 @@ void AhciHba::Port::issue_next() {
     case link::FrameStatus::Ok:
         if (s.flags & HDR_C) {
             tfd_ &= ~uint32_t(kAtaBsy);
+            dc().sts &= uint8_t(~kAtaBsy);
             complete_slot(slot);
         } else {
             tfd_ |= kAtaBsy;
-            busy_slot_ = int(slot);
+            dc().sts |= kAtaBsy;
+            dc().busy_slot = int(slot);
         }
         break;
     case link::FrameStatus::Error:
@@ -227,15 +258,19 @@ void AhciHba::Port::issue_next() {
 void AhciHba::Port::complete_slot(unsigned slot) {
     // After a fatal error the engine is stopped (ERR:Fatal): FISes are still received and
     // shadowed, but no PxCI bit clears until software has cleared PxCMD.ST.
-    if (halted_)
+    // With FBS a device in error keeps its commands in PxCI until PxFBS.DEC.
+    DevCtx &d = slot_ctx(slot);
+    if (halted_ || d.error)
         return;
     const uint32_t bit = 1u << slot;
     ci_ &= ~bit;
     issued_ &= ~bit;
-    if (busy_slot_ == int(slot))
-        busy_slot_ = -1;
+    if (d.busy_slot == int(slot))
+        d.busy_slot = -1;
     if (!slots_[slot].queued)
         slots_[slot] = Slot{};
+    if (hba_.wave_)
+        wave_sample();
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -345,13 +380,13 @@ void AhciHba::Port::send_data_out() {
     unsigned slot;
     uint64_t pos;
     uint32_t n;
-    const bool fpdma = dma_.active && !dma_.d2h;
+    const bool fpdma = dc().dma.active && !dc().dma.d2h;
     if (fpdma) {
-        slot = dma_.slot;
-        pos = uint64_t(dma_.offset) + dma_.done;
-        n = std::min<uint32_t>(uint32_t(sata::kMaxDataFisPayload), dma_.count - dma_.done);
-    } else if (busy_slot_ >= 0 && !slots_[busy_slot_].queued && !pio_.active) {
-        slot = unsigned(busy_slot_);
+        slot = dc().dma.slot;
+        pos = uint64_t(dc().dma.offset) + dc().dma.done;
+        n = std::min<uint32_t>(uint32_t(sata::kMaxDataFisPayload), dc().dma.count - dc().dma.done);
+    } else if (dc().busy_slot >= 0 && !slots_[dc().busy_slot].queued && !dc().pio.active) {
+        slot = unsigned(dc().busy_slot);
         const Slot &s = slots_[slot];
         pos = s.done;
         n = uint32_t(std::min<uint64_t>(sata::kMaxDataFisPayload,
@@ -366,9 +401,9 @@ void AhciHba::Port::send_data_out() {
     if (!transmit_data(slot, pos, n, false))
         return;
     if (fpdma) {
-        dma_.done += n;
-        if (dma_.done >= dma_.count)
-            dma_ = DmaCtx{};
+        dc().dma.done += n;
+        if (dc().dma.done >= dc().dma.count)
+            dc().dma = DmaCtx{};
     }
 }
 
@@ -379,6 +414,9 @@ void AhciHba::Port::halt(uint32_t is_bit, const char *why, int slot) {
         cmd_ = (cmd_ & ~CMD_CCS_MASK) | uint32_t(slot) << CMD_CCS_SHIFT;
     if (cmd_ & CMD_ST)
         halted_ = true;
+    // With FBS a port-wide stop is not a single device error (any earlier one included):
+    // software recovers the whole port by clearing ST.
+    fbs_ &= ~FBS_SDE;
     const char *kind = is_bit == IS_TFES   ? "TFES"
                        : is_bit == IS_HBFS ? "HBFS"
                        : is_bit == IS_IFS  ? "IFS"
@@ -391,6 +429,32 @@ void AhciHba::Port::halt(uint32_t is_bit, const char *why, int slot) {
                          {"sact", TraceValue::hex(sact_)}},
           why);
     set_is(is_bit);
+}
+
+// Error status from the device the engine works for (D2H, PIO Setup, E_Status, SDB).
+// Without FBS: the port stops (halt). With FBS (AHCI 1.3.1 9.3.6): only that device
+// stops, its commands stay in PxCI/PxSACT, PxFBS.SDE is set with DWE = its PM port and
+// PxIS.TFES raised; the other devices keep running. A second device error before DEC, or
+// one while the port is already stopped, is not isolated: the port stops.
+void AhciHba::Port::device_error(const char *why, int slot) {
+    if (!fbs_on() || halted_ || (fbs_ & FBS_SDE) || !(cmd_ & CMD_ST))
+        return halt(IS_TFES, why, slot);
+    DevCtx &d = dc();
+    d.error = true;
+    d.pio = Pio{};
+    d.dma = DmaCtx{};
+    fbs_ = (fbs_ & ~FBS_DWE_MASK) | FBS_SDE | uint32_t(cur_) << FBS_DWE_SHIFT;
+    if (slot >= 0)
+        cmd_ = (cmd_ & ~CMD_CCS_MASK) | uint32_t(slot) << CMD_CCS_SHIFT;
+    trace("ahci.error", {{"kind", TraceValue::str("TFES")},
+                         {"slot", TraceValue::integer(slot)},
+                         {"pm_port", TraceValue::integer(cur_)},
+                         {"single", TraceValue::boolean(true)},
+                         {"tfd", TraceValue::hex(tfd_)},
+                         {"ci", TraceValue::hex(ci_)},
+                         {"sact", TraceValue::hex(sact_)}},
+          why);
+    set_is(IS_TFES);
 }
 
 void AhciHba::Port::host_bus_error(const char *what, uint64_t addr, int slot) {
@@ -407,7 +471,7 @@ void AhciHba::Port::protocol_error(const char *what) {
         return;
     }
     set_serr(SERR_ERR_P);
-    halt(IS_IFS, what, busy_slot_);
+    halt(IS_IFS, what, dc().busy_slot);
 }
 
 } // namespace satasim::ahci

@@ -28,7 +28,8 @@ AhciHba::Port::Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index)
     dont_initialize();
     // Power-on PxCMD: SUD is read-only 1 without staggered spin-up, POD is read-only 1
     // without cold presence detection (PxCMD.CPD = 0).
-    cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD;
+    // PxCMD.FBSCP: every port of an HBA with CAP.FBSS can do FIS-based switching.
+    cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD | (fbs_capable() ? CMD_FBSCP : 0);
     last_slot_ = hba_.cfg_.n_slots - 1;
 }
 
@@ -42,19 +43,20 @@ void AhciHba::Port::reset(bool hba_reset) {
     spinup_ev_.cancel();
     clb_ = clbu_ = fb_ = fbu_ = 0;
     is_ = ie_ = 0;
-    cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD;
+    cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD | (fbs_capable() ? CMD_FBSCP : 0);
     tfd_ = TFD_RESET;
     sig_ = 0xFFFFFFFF;
     sctl_ = serr_ = sact_ = ci_ = sntf_ = fbs_ = 0;
     sig_pending_ = true;
     halted_ = false;
     issued_ = 0;
-    busy_slot_ = -1;
     last_slot_ = hba_.cfg_.n_slots - 1;
     for (auto &s : slots_)
         s = Slot{};
-    pio_ = Pio{};
-    dma_ = DmaCtx{};
+    for (auto &d : dev_)
+        d = DevCtx{};
+    cur_ = 0;
+    slot_dev_ = {};
     rxq_.clear();
     if (link_ && hba_reset) {
         // GHC.HR re-initializes every port with a COMRESET (no staggered spin-up), held
@@ -126,7 +128,8 @@ uint32_t AhciHba::Port::read(uint32_t off) {
     case PxSNTF:
         return cfg.ssntf ? sntf_ : 0;
     case PxFBS:
-        return fbs_;
+        // ADO is read-only (the configured hint); DEC always reads 0 (see fbs_dec()).
+        return fbs_capable() ? fbs_ | cfg.fbs_ado << FBS_ADO_SHIFT : 0;
     default:
         return 0; // PxDEVSLP (CAP2.SDS = 0), reserved and vendor-specific space
     }
@@ -183,6 +186,19 @@ void AhciHba::Port::write(uint32_t off, uint32_t val) {
     case PxCI:
         // AHCI 3.3.14: software sets PxCI only while ST is set; otherwise the write is lost.
         if (cmd_ & CMD_ST) {
+            const uint32_t added = val & slot_mask(cfg.n_slots) & ~ci_;
+            if (fbs_on() && added) {
+                // AHCI 1.3.1 3.3.16: the new commands go to PM port PxFBS.DEV (software
+                // issues to one device per PxCI write).
+                const uint8_t dev = uint8_t((fbs_ & FBS_DEV_MASK) >> FBS_DEV_SHIFT);
+                for (unsigned t = 0; t < 32; ++t)
+                    if (added & (1u << t))
+                        slot_dev_[t] = dev;
+                if (dev_[dev].error)
+                    violation("fbs_issue_to_failed_device",
+                              "PxCI written for PM port " + std::to_string(dev) +
+                                  " while it has a single device error (PxFBS.DEC not set yet)");
+            }
             ci_ |= val & slot_mask(cfg.n_slots);
             wake_.notify(sc_core::SC_ZERO_TIME);
         } else if (val) {
@@ -194,13 +210,8 @@ void AhciHba::Port::write(uint32_t off, uint32_t val) {
             sntf_ &= ~(val & 0xFFFF);
         break;
     case PxFBS:
-        if (cfg.fbss) {
-            uint32_t keep = fbs_ & ~(FBS_EN | 0xF00u);
-            uint32_t en = (cmd_ & CMD_ST) ? (fbs_ & FBS_EN) : (val & FBS_EN);
-            fbs_ = keep | en | (val & 0xF00u);
-            if (val & FBS_DEC)
-                fbs_ &= ~(FBS_SDE | 0xF0000u); // device error cleared at once
-        }
+        if (fbs_capable())
+            write_fbs(val); // without CAP.FBSS / PxCMD.FBSCP the register is reserved
         break;
     default:
         break; // read-only: PxTFD, PxSIG, PxSSTS; reserved space
@@ -232,6 +243,8 @@ void AhciHba::Port::write_cmd(uint32_t val) {
     if ((val & CMD_CLO) && cfg.sclo) {
         // Command list override: BSY and DRQ of PxTFD.STS clear; CLO self-clears when done.
         tfd_ &= ~uint32_t(kAtaBsy | kAtaDrq);
+        for (auto &d : dev_)
+            d.sts &= uint8_t(~(kAtaBsy | kAtaDrq));
         trace("ahci.clo", {{"tfd", TraceValue::hex(tfd_)}});
         wake_.notify(sc_core::SC_ZERO_TIME);
     }
@@ -265,12 +278,14 @@ void AhciHba::Port::stop_engine() {
     ++cmd_epoch_;
     ci_ = sact_ = issued_ = 0;
     cmd_ &= ~CMD_CCS_MASK;
-    busy_slot_ = -1;
     halted_ = false;
     for (auto &s : slots_)
         s = Slot{};
-    pio_ = Pio{};
-    dma_ = DmaCtx{};
+    // Every device context goes idle; a single device error is forgotten with the
+    // commands (AHCI 1.3.1 9.3.6: clearing ST is the port-wide recovery).
+    for (auto &d : dev_)
+        d = DevCtx{};
+    fbs_ &= ~(FBS_SDE | FBS_DWE_MASK);
     cr_off_ev_.notify(period_ * double(cycles::kStop));
 }
 
@@ -328,8 +343,7 @@ void AhciHba::Port::write_sctl(uint32_t val) {
         tfd_ = TFD_RESET;
         sig_pending_ = true;
         rxq_.clear();
-        pio_ = Pio{};
-        dma_ = DmaCtx{};
+        reset_data_phases();
         trace("ahci.port_comreset", {{"assert", TraceValue::boolean(true)}});
         if (link_)
             link_->host_comreset(true);
@@ -344,6 +358,70 @@ void AhciHba::Port::write_sctl(uint32_t val) {
         if (link_)
             link_->host_comreset(false, speed_limit());
     }
+}
+
+void AhciHba::Port::reset_data_phases() {
+    for (auto &d : dev_) {
+        d.pio = Pio{};
+        d.dma = DmaCtx{};
+    }
+}
+
+// PxFBS (AHCI 1.3.1 3.3.16, 9.3). EN may only change while PxCMD.ST is clear (software
+// stops the engine first); DEV names the PM port of the commands the next PxCI write
+// issues; DEC clears a single device error; SDE, ADO and DWE are read-only.
+void AhciHba::Port::write_fbs(uint32_t val) {
+    const bool en = val & FBS_EN;
+    if (en != fbs_on()) {
+        if (cmd_ & CMD_ST) {
+            violation("fbs_en_while_running", std::string("PxFBS.EN ") +
+                                                  (en ? "set" : "cleared") +
+                                                  " while PxCMD.ST is set (ignored)");
+        } else {
+            if (en && !(cmd_ & CMD_PMA))
+                violation("fbs_en_without_pma", "PxFBS.EN set while PxCMD.PMA is clear");
+            if (en && (fb_ & ~kFbAlignMaskFbs))
+                violation("fbs_fb_misaligned",
+                          "PxFBS.EN set with PxFB not 4 KiB aligned (the area is 16 x 256 B)");
+            fbs_ = (fbs_ & ~(FBS_EN | FBS_SDE | FBS_DWE_MASK)) | (en ? FBS_EN : 0);
+            for (auto &d : dev_)
+                d = DevCtx{};
+            cur_ = 0;
+            trace(en ? "ahci.fbs_enable" : "ahci.fbs_disable", {{"fb", TraceValue::hex(fb_)}});
+        }
+    }
+    fbs_ = (fbs_ & ~FBS_DEV_MASK) | (val & FBS_DEV_MASK);
+    if (val & FBS_DEC)
+        fbs_dec();
+}
+
+// PxFBS.DEC (AHCI 1.3.1 9.3.6): the HBA clears the PxCI and PxSACT bits of every command
+// to the device named by DWE, forgets that device's state and lets it take commands
+// again; SDE and DWE clear. The model does it within the register write, so DEC reads
+// back 0 at once (software polls it a few microseconds at most, libahci 3 x 1 us).
+void AhciHba::Port::fbs_dec() {
+    if (!fbs_on() || !(fbs_ & FBS_SDE)) {
+        violation("fbs_dec_without_sde",
+                  "PxFBS.DEC set while there is no single device error (PxFBS.SDE clear)");
+        return;
+    }
+    const unsigned p = (fbs_ & FBS_DWE_MASK) >> FBS_DWE_SHIFT;
+    uint32_t mask = 0;
+    for (unsigned t = 0; t < 32; ++t)
+        if (((ci_ | sact_) & (1u << t)) && slot_dev_[t] == p)
+            mask |= 1u << t;
+    ci_ &= ~mask;
+    sact_ &= ~mask;
+    issued_ &= ~mask;
+    for (unsigned t = 0; t < 32; ++t)
+        if (mask & (1u << t))
+            slots_[t] = Slot{};
+    dev_[p] = DevCtx{};
+    fbs_ &= ~(FBS_SDE | FBS_DWE_MASK);
+    trace("ahci.fbs_dec", {{"pm_port", TraceValue::integer(p)}, {"cleared", TraceValue::hex(mask)},
+                           {"ci", TraceValue::hex(ci_)}, {"sact", TraceValue::hex(sact_)}},
+          "device error cleared");
+    wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void AhciHba::Port::set_is(uint32_t bits) {
@@ -383,8 +461,7 @@ void AhciHba::Port::oob_reset() {
     trace("ahci.cominit");
     sig_pending_ = true;
     tfd_ = kAtaBsy;
-    pio_ = Pio{};
-    dma_ = DmaCtx{};
+    reset_data_phases();
     set_serr(SERR_DIAG_X); // PxIS.PCS mirrors DIAG.X
     wake_.notify(sc_core::SC_ZERO_TIME);
 }

@@ -2,7 +2,9 @@
 // callback only validates and queues; the engine thread posts each FIS to the received-FIS
 // area at PxFB (DSFIS 00h, PSFIS 20h, RFIS 40h, SDBFIS 58h, UFIS 60h) when FIS receive
 // runs, updates PxTFD / PxSIG / PxSACT / PxSNTF, moves Data FIS payloads into PRD buffers,
-// and raises the PxIS bit the FIS's I bit asks for.
+// and raises the PxIS bit the FIS's I bit asks for. With FIS-based switching (PxFBS.EN)
+// the FIS's PM Port field selects the device context it belongs to and its 256-byte area
+// (PxFB + 256 * PM port); a device's error status stops only that device (SDE/DWE).
 #include <algorithm>
 
 #include "model/ahci/ahci_port.h"
@@ -56,10 +58,11 @@ bool AhciHba::Port::receive_fis(const sata::Fis &fis) {
 int AhciHba::Port::expected_pmp() const {
     if (!hba_.cfg_.spm || !(cmd_ & CMD_PMA) || (fbs_ & FBS_EN))
         return -1;
-    if (busy_slot_ >= 0)
-        return slot_pmp(slots_[busy_slot_]);
-    if (dma_.active)
-        return slot_pmp(slots_[dma_.slot]);
+    const DevCtx &d = dev_[0];
+    if (d.busy_slot >= 0)
+        return slot_pmp(slots_[d.busy_slot]);
+    if (d.dma.active)
+        return slot_pmp(slots_[d.dma.slot]);
     for (unsigned t = 0; t < 32; ++t)
         if ((sact_ & (1u << t)) && slots_[t].valid)
             return slot_pmp(slots_[t]);
@@ -69,6 +72,8 @@ int AhciHba::Port::expected_pmp() const {
 void AhciHba::Port::process_fis(const sata::Fis &fis) {
     if (!sleep(cycles::kFisDecode, false))
         return;
+    // FIS-based switching: the PM Port field picks the device context (AHCI 1.3.1 9.3.2).
+    select_dev(fis.pm_port());
     const int want = expected_pmp();
     // An asynchronous notification (SDB with N = 1 from the PMP control port) may come
     // at any time.
@@ -133,11 +138,12 @@ void AhciHba::Port::on_d2h(const sata::Fis &fis) {
                                  {"status", TraceValue::hex(status)}});
     }
     tfd_ = status | uint32_t(error) << TFD_ERR_SHIFT;
-    pio_ = Pio{};
+    dc().sts = status;
+    dc().pio = Pio{};
     if (status & kAtaErr)
-        halt(IS_TFES, "error status in D2H FIS", busy_slot_);
-    else if (!(status & (kAtaBsy | kAtaDrq)) && busy_slot_ >= 0)
-        complete_slot(unsigned(busy_slot_));
+        device_error("error status in D2H FIS", dc().busy_slot);
+    else if (!(status & (kAtaBsy | kAtaDrq)) && dc().busy_slot >= 0)
+        complete_slot(unsigned(dc().busy_slot));
     if (fis.at(1) & kFisInterrupt)
         set_completion_is(IS_DHRS, status & kAtaErr);
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -151,39 +157,41 @@ void AhciHba::Port::on_pio_setup(const sata::Fis &fis) {
         return;
     const uint8_t status = fis.at(2), error = fis.at(3);
     tfd_ = status | uint32_t(error) << TFD_ERR_SHIFT;
+    dc().sts = status;
     if (status & kAtaErr)
-        return halt(IS_TFES, "error status in PIO Setup FIS", busy_slot_);
-    if (busy_slot_ < 0 || slots_[busy_slot_].queued)
+        return device_error("error status in PIO Setup FIS", dc().busy_slot);
+    if (dc().busy_slot < 0 || slots_[dc().busy_slot].queued)
         return protocol_error("PIO Setup without a non-queued command");
-    pio_.active = true;
-    pio_.d2h = fis.at(1) & kFisDirD2H;
-    pio_.irq = fis.at(1) & kFisInterrupt;
-    pio_.e_status = fis.at(15);
-    pio_.count = uint32_t(fis.at(16)) | uint32_t(fis.at(17)) << 8;
-    if (pio_.d2h)
+    dc().pio.active = true;
+    dc().pio.d2h = fis.at(1) & kFisDirD2H;
+    dc().pio.irq = fis.at(1) & kFisInterrupt;
+    dc().pio.e_status = fis.at(15);
+    dc().pio.count = uint32_t(fis.at(16)) | uint32_t(fis.at(17)) << 8;
+    if (dc().pio.d2h)
         return;
-    const unsigned slot = unsigned(busy_slot_);
+    const unsigned slot = unsigned(dc().busy_slot);
     Slot &s = slots_[slot];
     const bool acmd = (s.flags & HDR_A) && !s.acmd_sent;
-    if (pio_.count == 0) {
+    if (dc().pio.count == 0) {
         set_serr(SERR_ERR_P);
         return halt(IS_IFS, "PIO data-out with zero transfer count", int(slot));
     }
-    if (transmit_data(slot, s.done, pio_.count, acmd))
+    if (transmit_data(slot, s.done, dc().pio.count, acmd))
         finish_pio();
 }
 
 // End of a PIO data block: PxTFD.STS = E_Status; BSY = DRQ = 0 completes the command
 // (PIO data-in has no closing D2H FIS); PSS is raised only now, after the data moved.
 void AhciHba::Port::finish_pio() {
-    const uint8_t e = pio_.e_status;
-    const bool irq = pio_.irq;
-    pio_ = Pio{};
+    const uint8_t e = dc().pio.e_status;
+    const bool irq = dc().pio.irq;
+    dc().pio = Pio{};
     tfd_ = (tfd_ & TFD_ERR_MASK) | e;
+    dc().sts = e;
     if (e & kAtaErr)
-        halt(IS_TFES, "error in PIO E_Status", busy_slot_);
-    else if (!(e & (kAtaBsy | kAtaDrq)) && busy_slot_ >= 0)
-        complete_slot(unsigned(busy_slot_));
+        device_error("error in PIO E_Status", dc().busy_slot);
+    else if (!(e & (kAtaBsy | kAtaDrq)) && dc().busy_slot >= 0)
+        complete_slot(unsigned(dc().busy_slot));
     if (irq)
         set_completion_is(IS_PSS, e & kAtaErr);
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -197,17 +205,19 @@ void AhciHba::Port::on_dma_setup(const sata::Fis &fis) {
     const unsigned tag = fis.dword(1) & 0x1F;
     if (tag >= hba_.cfg_.n_slots || !slots_[tag].valid)
         return protocol_error("DMA Setup for a slot with no command");
-    dma_.active = true;
-    dma_.d2h = fis.at(1) & kFisDirD2H;
-    dma_.slot = tag;
-    dma_.offset = fis.dword(4) & ~3u;
-    dma_.count = fis.dword(5);
-    dma_.done = 0;
-    if (dma_.count == 0)
-        dma_ = DmaCtx{};
+    if (fbs_on() && slot_dev_[tag] != cur_)
+        return protocol_error("DMA Setup for a slot of another device");
+    dc().dma.active = true;
+    dc().dma.d2h = fis.at(1) & kFisDirD2H;
+    dc().dma.slot = tag;
+    dc().dma.offset = fis.dword(4) & ~3u;
+    dc().dma.count = fis.dword(5);
+    dc().dma.done = 0;
+    if (dc().dma.count == 0)
+        dc().dma = DmaCtx{};
     if (fis.at(1) & kFisInterrupt)
         set_is(IS_DSS);
-    if (dma_.active && !dma_.d2h && (fis.at(1) & sata::kFisCommand))
+    if (dc().dma.active && !dc().dma.d2h && (fis.at(1) & sata::kFisCommand))
         send_data_out(); // auto-activate: no DMA Activate for the first Data FIS
 }
 
@@ -219,20 +229,31 @@ void AhciHba::Port::on_sdb(const sata::Fis &fis) {
     const uint8_t status = fis.at(2), error = fis.at(3);
     const uint32_t sactive = fis.dword(1);
     tfd_ = (tfd_ & (kAtaBsy | kAtaDrq)) | (status & 0x77) | uint32_t(error) << TFD_ERR_SHIFT;
-    const uint32_t done = sactive & sact_;
-    sact_ &= ~sactive;
+    uint32_t mine = sact_;
+    if (fbs_on()) {
+        // Shared PxSACT: a device completes only tags it was issued.
+        mine = 0;
+        for (unsigned t = 0; t < 32; ++t)
+            if (slot_dev_[t] == cur_)
+                mine |= 1u << t;
+        mine &= sact_;
+    }
+    const uint32_t done = sactive & mine;
+    sact_ &= ~done;
+    if (hba_.wave_)
+        wave_sample();
     for (unsigned t = 0; t < 32; ++t) {
         if (!(done & (1u << t)))
             continue;
-        if (dma_.active && dma_.slot == t)
-            dma_ = DmaCtx{};
+        if (dc().dma.active && dc().dma.slot == t)
+            dc().dma = DmaCtx{};
         if (!(ci_ & (1u << t)))
             slots_[t] = Slot{};
     }
     if ((fis.at(1) & sata::kFisCommand) && hba_.cfg_.ssntf)
         sntf_ |= 1u << fis.pm_port();
     if (status & kAtaErr)
-        halt(IS_TFES, "error status in Set Device Bits FIS", -1);
+        device_error("error status in Set Device Bits FIS", -1);
     if (fis.at(1) & kFisInterrupt)
         set_completion_is(IS_SDBS, (status & kAtaErr) || !done); // no tag: a notification
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -245,19 +266,19 @@ void AhciHba::Port::on_data(const sata::Fis &fis) {
     enum class Kind { Fpdma, Pio, Dma } kind;
     unsigned slot;
     uint64_t pos, room;
-    if (dma_.active && dma_.d2h) {
+    if (dc().dma.active && dc().dma.d2h) {
         kind = Kind::Fpdma;
-        slot = dma_.slot;
-        pos = uint64_t(dma_.offset) + dma_.done;
-        room = dma_.count - dma_.done;
-    } else if (pio_.active && pio_.d2h && busy_slot_ >= 0) {
+        slot = dc().dma.slot;
+        pos = uint64_t(dc().dma.offset) + dc().dma.done;
+        room = dc().dma.count - dc().dma.done;
+    } else if (dc().pio.active && dc().pio.d2h && dc().busy_slot >= 0) {
         kind = Kind::Pio;
-        slot = unsigned(busy_slot_);
+        slot = unsigned(dc().busy_slot);
         pos = slots_[slot].done;
-        room = pio_.count;
-    } else if (busy_slot_ >= 0 && !slots_[busy_slot_].queued && !pio_.active) {
+        room = dc().pio.count;
+    } else if (dc().busy_slot >= 0 && !slots_[dc().busy_slot].queued && !dc().pio.active) {
         kind = Kind::Dma;
-        slot = unsigned(busy_slot_);
+        slot = unsigned(dc().busy_slot);
         pos = slots_[slot].done;
         room = ~0ull;
     } else {
@@ -276,12 +297,12 @@ void AhciHba::Port::on_data(const sata::Fis &fis) {
     if (!write_prdbc(s))
         return;
     if (kind == Kind::Fpdma) {
-        dma_.done += uint32_t(take);
-        if (dma_.done >= dma_.count)
-            dma_ = DmaCtx{};
+        dc().dma.done += uint32_t(take);
+        if (dc().dma.done >= dc().dma.count)
+            dc().dma = DmaCtx{};
     }
     if (moved < take) {
-        pio_ = Pio{};
+        dc().pio = Pio{};
         return halt(IS_OFS, "device sent more data than the PRDT describes", int(slot));
     }
     if (kind == Kind::Pio)
@@ -313,7 +334,7 @@ void AhciHba::Port::receive_error(link::LinkError err) {
     set_serr(bits);
     trace("ahci.rx_error", {{"error", TraceValue::str(link::to_string(err))}}, "frame from device lost");
     if (err != link::LinkError::RxDecode && (cmd_ & CMD_ST) && (ci_ | sact_))
-        halt(IS_IFS, "frame from device failed on the wire", busy_slot_);
+        halt(IS_IFS, "frame from device failed on the wire", fbs_on() ? -1 : dev_[0].busy_slot);
 }
 
 } // namespace satasim::ahci

@@ -67,7 +67,9 @@ constexpr uint32_t SCTL_DET_MASK = 0xF, SCTL_SPD_SHIFT = 4, SCTL_SPD_MASK = 0xF0
                    SCTL_WRITABLE = 0x000FFFFF;
 
 // PxFBS
-constexpr uint32_t FBS_EN = 1u << 0, FBS_DEC = 1u << 1, FBS_SDE = 1u << 2;
+constexpr uint32_t FBS_EN = 1u << 0, FBS_DEC = 1u << 1, FBS_SDE = 1u << 2,
+                   FBS_DEV_SHIFT = 8, FBS_DEV_MASK = 0xFu << 8, FBS_ADO_SHIFT = 12,
+                   FBS_ADO_MASK = 0xFu << 12, FBS_DWE_SHIFT = 16, FBS_DWE_MASK = 0xFu << 16;
 
 // ---- Memory structures ---------------------------------------------------------------
 constexpr uint32_t kClbAlignMask = 0xFFFFFC00; // PxCLB bits 9:0 reserved (1 KiB)
@@ -88,5 +90,7 @@ constexpr uint32_t PRD_DBC_MASK = 0x3FFFFF, PRD_I = 1u << 31;
 // Received FIS area
 constexpr uint32_t RX_DSFIS = 0x00, RX_PSFIS = 0x20, RX_RFIS = 0x40, RX_SDBFIS = 0x58,
                    RX_UFIS = 0x60, kRxFisSize = 0x100, kUfisMax = 64;
+// With PxFBS.EN: one 256-byte area per PM port, 16 of them (4 KiB, 4 KiB aligned).
+constexpr uint32_t kRxFisSizeFbs = 16 * kRxFisSize;
 
 } // namespace satasim::ahci::reg

@@ -19,6 +19,7 @@ const char *to_string(Kind k) {
     case Kind::IdentifyFail: return "identify_fail";
     case Kind::PhyFlap: return "phy_flap";
     case Kind::LinkDegrade: return "link_degrade";
+    case Kind::PmpHang: return "pmp_hang";
     }
     return "?";
 }
@@ -127,13 +128,13 @@ FaultInjector::FaultInjector(sc_core::sc_module_name name, FaultPlan plan, Model
     SC_THREAD(time_thread);
 }
 
-void FaultInjector::bind_port(unsigned port, const PortHooks &hooks) {
-    ports_[port] = hooks;
+void FaultInjector::bind_port(Target where, const PortHooks &hooks) {
+    ports_[where] = hooks;
     if (hooks.disk)
-        hooks.disk->set_command_observer([this, port](const device::CommandInfo &c) { on_command(port, c); });
+        hooks.disk->set_command_observer([this, where](const device::CommandInfo &c) { on_command(where, c); });
     // Faults counting from power-on are live from the start.
     for (size_t i = 0; i < plan_.size(); ++i)
-        if (plan_[i].port == port && plan_[i].trigger.from_power_on && !state_[i].active)
+        if (target_of(plan_[i]) == where && plan_[i].trigger.from_power_on && !state_[i].active)
             activate(i, 0);
 }
 
@@ -187,26 +188,28 @@ bool FaultInjector::time_firings_pending() const {
 }
 
 void FaultInjector::reset() {
-    for (auto &[port, h] : ports_) {
-        (void)port;
+    for (auto &[where, h] : ports_) {
+        (void)where;
         if (h.disk)
             h.disk->clear_faults();
         if (h.link)
             h.link->clear_faults();
         if (h.clear_hba)
             h.clear_hba();
+        if (h.clear_pmp)
+            h.clear_pmp();
     }
     std::fill(state_.begin(), state_.end(), State{});
     workload_started_ = false;
     // clear_faults() may drop the observer together with the disk's other fault state.
-    for (auto &[port, h] : ports_) {
+    for (auto &[where, h] : ports_) {
         if (h.disk) {
-            unsigned p = port;
-            h.disk->set_command_observer([this, p](const device::CommandInfo &c) { on_command(p, c); });
+            Target w = where;
+            h.disk->set_command_observer([this, w](const device::CommandInfo &c) { on_command(w, c); });
         }
     }
     for (size_t i = 0; i < plan_.size(); ++i)
-        if (plan_[i].trigger.from_power_on && ports_.count(plan_[i].port))
+        if (plan_[i].trigger.from_power_on && ports_.count(target_of(plan_[i])))
             activate(i, now_ns());
     if (sc_core::sc_is_running())
         wake_.notify(sc_core::SC_ZERO_TIME);
@@ -244,12 +247,12 @@ void FaultInjector::time_thread() {
     }
 }
 
-void FaultInjector::on_command(unsigned port, const device::CommandInfo &c) {
+void FaultInjector::on_command(Target where, const device::CommandInfo &c) {
     for (size_t i = 0; i < plan_.size(); ++i) {
         const Fault &f = plan_[i];
         State &s = state_[i];
         const Trigger &t = f.trigger;
-        if (f.port != port || !s.active || done(i) || t.at_ns)
+        if (target_of(f) != where || !s.active || done(i) || t.at_ns)
             continue;
         if (t.on_cmd && !matches(*t.on_cmd, c))
             continue;
@@ -268,17 +271,20 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
     const Fault &f = plan_[i];
     State &s = state_[i];
     ++s.fired;
-    auto it = ports_.find(f.port);
+    auto it = ports_.find(target_of(f));
     const PortHooks *h = it == ports_.end() ? nullptr : &it->second;
 
     TraceRecord r;
     r.src = "fault";
     r.name = "fault.inject";
     r.port = int(f.port);
+    r.link = target_of(f).second;
     r.fields = {{"id", TraceValue::str(f.id)},
                 {"kind", TraceValue::str(to_string(f.kind))},
-                {"port", TraceValue::integer(f.port)},
-                {"firing", TraceValue::integer(s.fired)}};
+                {"port", TraceValue::integer(f.port)}};
+    if (f.pmp_port)
+        r.fields.emplace_back("pmp_port", TraceValue::integer(*f.pmp_port));
+    r.fields.emplace_back("firing", TraceValue::integer(s.fired));
     if (cmd) {
         r.fields.emplace_back("cmd_opcode", TraceValue::hex(cmd->opcode));
         r.fields.emplace_back("cmd_lba", TraceValue::hex(cmd->lba));
@@ -337,9 +343,12 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
         break;
     case Kind::Unplug:
     case Kind::Hang:
+    case Kind::PmpHang:
         break;
     }
-    r.msg = std::string("inject ") + to_string(f.kind) + " on ata" + std::to_string(f.port + 1) + " (" + f.id +
+    char where[16];
+    std::snprintf(where, sizeof where, f.pmp_port ? "ata%u.%02u" : "ata%u", f.port + 1, f.pmp_port.value_or(0));
+    r.msg = std::string("inject ") + to_string(f.kind) + " on " + where + " (" + f.id +
             ", firing " + std::to_string(s.fired) + (cmd ? ", command " + hex(cmd->opcode) : std::string()) + ")";
     if (trace_)
         trace_->emit(r);
@@ -395,6 +404,10 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
     case Kind::LinkDegrade:
         if (h->link)
             h->link->limit_device_gen(static_cast<link::Gen>(f.gen));
+        break;
+    case Kind::PmpHang:
+        if (h->pmp_hang)
+            h->pmp_hang(f.id);
         break;
     }
 }

@@ -20,22 +20,29 @@
 
 namespace satasim::fault {
 
-// The hooks of one host port. The controller is reached through callbacks so that this
-// block does not depend on which HBA model the scenario uses.
+// The hooks of one disk: on a host port, or behind the port multiplier there. The
+// controller and the port multiplier are reached through callbacks so that this block does
+// not depend on which HBA model the scenario uses.
 struct PortHooks {
     device::SataDisk *disk = nullptr;
-    link::SataLink *link = nullptr;
+    link::SataLink *link = nullptr; // the disk's own link (a fan-out link behind a PMP)
     std::function<void(unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
     std::function<void()> clear_hba; // the controller's clear_faults() (shared by all ports)
+    std::function<void(const std::string &id)> pmp_hang; // the port's PMP control port hangs
+    std::function<void()> clear_pmp;                      // and its faults are cleared
 };
+
+// Where a fault lives: a host port, and the fan-out port behind its PMP (-1: none).
+using Target = std::pair<unsigned, int>;
+inline Target target_of(const Fault &f) { return {f.port, f.pmp_port ? int(*f.pmp_port) : -1}; }
 
 class FaultInjector : public sc_core::sc_module {
   public:
     SC_HAS_PROCESS(FaultInjector);
     FaultInjector(sc_core::sc_module_name name, FaultPlan plan, ModelTrace *trace = nullptr);
 
-    // Before sc_start: the blocks of `port`. Installs the disk's command observer.
-    void bind_port(unsigned port, const PortHooks &hooks);
+    // Before sc_start: the blocks of the disk at `where`. Installs the disk's command observer.
+    void bind_port(Target where, const PortHooks &hooks);
     // The workload starts now: triggers that count from the workload start begin counting.
     void workload_started();
     // Starts one fault's trigger now (a directed `inject` step; times count from here).
@@ -61,7 +68,7 @@ class FaultInjector : public sc_core::sc_module {
     };
 
     void time_thread();
-    void on_command(unsigned port, const device::CommandInfo &c);
+    void on_command(Target where, const device::CommandInfo &c);
     void activate(size_t i, uint64_t now_ns);
     void fire(size_t i, const device::CommandInfo *cmd);
     bool done(size_t i) const;
@@ -69,7 +76,7 @@ class FaultInjector : public sc_core::sc_module {
 
     FaultPlan plan_;
     ModelTrace *trace_;
-    std::map<unsigned, PortHooks> ports_;
+    std::map<Target, PortHooks> ports_;
     std::vector<State> state_;
     bool workload_started_ = false;
     sc_core::sc_event wake_;

@@ -23,6 +23,7 @@ enum class Kind : uint8_t {
     IdentifyFail, // IDENTIFY DEVICE after a reset is aborted (the drive fails to come back)
     PhyFlap,      // PhyRdy drops and comes back, `repeat` times, `every` apart
     LinkDegrade,  // from the trigger on, the link only comes up at `gen` or slower
+    PmpHang,      // the port multiplier's control port stops answering (until a COMRESET)
 };
 const char *to_string(Kind k);
 
@@ -85,6 +86,7 @@ struct Fault {
     std::string id;                         // "fault<index>" unless named; in every trace record
     Kind kind = Kind::Crc;
     unsigned port = 0;                      // host port
+    std::optional<unsigned> pmp_port;       // the disk behind the port multiplier on `port`
     Trigger trigger;
     CrcParams crc;
     MediaParams media;

@@ -108,6 +108,8 @@ class PortMultiplier : public sc_core::sc_module, public link::LinkEndpoint {
     // dropped) until the next COMRESET on the host link. Routing continues.
     void hang(const std::string &id = "");
     bool hung() const { return hung_; }
+    // Disarms the fault hooks (a fuzz input's reset between runs).
+    void clear_faults() { hung_ = false; }
 
     const PmpConfig &config() const { return cfg_; }
     bool fbs_capable() const { return cfg_.fbs; }

@@ -90,6 +90,8 @@ void Sil24Hba::mmio_write32(uint32_t off, uint32_t val) {
     unsigned n = (off - kBar2Offset) / kPortWindow;
     if (n < ports_.size())
         ports_[n]->write((off - kBar2Offset) % kPortWindow, val);
+    if (wave_)
+        wave_sample_all();
 }
 
 // Read-only HOST_CTRL bits: PCI-X signals latched at reset (a PCI-X bus drives TRDY, STOP
@@ -161,6 +163,8 @@ void Sil24Hba::update_irq() {
             if ((host_ctrl_ & (1u << i)) && ports_[i]->irq_pending())
                 level = true;
     irq_.set(level);
+    if (wave_)
+        wave_sample_all();
 }
 
 void Sil24Hba::power_on_reset() {

@@ -24,6 +24,7 @@
 #include "model/bus/mmio.h"
 #include "model/common/trace.h"
 #include "model/link/sata_link.h"
+#include "model/wave/wave_probe.h"
 
 namespace satasim::sil24 {
 
@@ -76,6 +77,10 @@ class Sil24Hba : public sc_core::sc_module, public bus::MmioTarget {
 
     const Sil24Config &config() const { return cfg_; }
 
+    // Waveform probes (model/wave, sil24_wave.cpp): PORT_SLOT_STAT and PORT_IRQ_STAT of
+    // every port, declared in sink under "<name>.port<n>". Off by default.
+    void set_wave(wave::Sink *sink);
+
   private:
     class Port;
     class Bar;
@@ -95,6 +100,9 @@ class Sil24Hba : public sc_core::sc_module, public bus::MmioTarget {
     std::unique_ptr<Bar> bar0_, bar2_;
     uint32_t host_ctrl_ = 0, phy_cfg_ = 0, flash_cmd_ = 0;
     sc_core::sc_time period_;
+    wave::Sink *wave_ = nullptr; // null: no waveform (one test per call site)
+    wave::PortRegisters wave_regs_; // slot_stat, irq_stat
+    void wave_sample_all();
 };
 
 } // namespace satasim::sil24

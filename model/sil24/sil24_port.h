@@ -46,6 +46,7 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     // Power-on state (PORT_RST set, RDY clear). global: HOST_CTRL.GLOBAL_RST.
     void reset(bool global);
     bool irq_pending() const { return masked_irq() != 0; }
+    void wave_sample(); // slot and interrupt status to the waveform probes (sil24_wave.cpp)
     uint32_t slot_stat() const;
     // A read of the slot status (PORT_SLOT_STAT or its HOST_SLOT_STAT mirror).
     uint32_t read_slot_stat();
@@ -113,6 +114,7 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
         uint64_t prb = 0;      // bus address of the PRB (host memory activation)
         uint16_t ctrl = 0, prot = 0;
         uint8_t pm_port = 0;
+        uint8_t dev = 0;       // device context (PM port with PMP_EN, else 0), set at fetch
         uint8_t chunk0[reg::kPrbChunk] = {}; // PRB + first SGEs as fetched
         std::vector<Sge> sges;
         uint64_t total = 0;
@@ -132,14 +134,26 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
         uint32_t offset = 0, count = 0, done = 0;
     };
 
+    // Per-device context (hardware.md 6.7, 7.5 FIS-based switching). With PORT_CTRL PMP_EN
+    // there is one per PM port, chosen by a command's PRB FIS byte 1 and by every received
+    // FIS's PM Port field; without PMP_EN only dev_[0] is used (one device on the port).
+    struct Dev {
+        int busy_slot = -1;    // slot whose command FIS set BSY; released by a D2H FIS
+        Pio pio;               // PIO data phase
+        DmaCtx dma;            // first-party DMA data phase (NCQ)
+        uint32_t sact = 0;     // NCQ slots the device accepted or holds
+    };
+    bool pmp_en() const { return ctrl_ & reg::CS_PMP_EN; }
+    unsigned fis_dev(const sata::Fis &fis) const { return pmp_en() ? fis.at(1) & 0xF : 0; }
+
     void engine_thread();
-    bool can_issue() const;
-    void issue_next();
+    int next_slot() const;
+    void issue_next(unsigned slot);
     bool fetch_prb(unsigned slot);
     bool resolve_sges(unsigned slot);
     void send_srst(unsigned slot, sata::Fis fis);
     void complete_slot(unsigned slot, const sata::Fis *result);
-    void send_data_out();
+    void send_data_out(Dev &dv);
     bool transmit_data(unsigned slot, uint64_t pos, uint32_t n);
     bool sleep(uint64_t n, bool cmd);
     void align_to_clock();
@@ -153,12 +167,13 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
 
     // ---- receive path (sil24_port_rx.cpp) -------------------------------------------
     void process_fis(const sata::Fis &fis);
-    void on_d2h(const sata::Fis &fis);
-    void on_pio_setup(const sata::Fis &fis);
-    void on_dma_setup(const sata::Fis &fis);
-    void on_sdb(const sata::Fis &fis);
-    void on_data(const sata::Fis &fis);
-    void finish_pio();
+    void on_d2h(const sata::Fis &fis, Dev &dv);
+    void on_pio_setup(const sata::Fis &fis, Dev &dv);
+    void on_dma_setup(const sata::Fis &fis, Dev &dv);
+    void on_sdb(const sata::Fis &fis, Dev &dv);
+    void on_data(const sata::Fis &fis, Dev &dv);
+    void finish_pio(Dev &dv);
+    void pmp_resume();
 
     Sil24Hba &hba_;
     const unsigned idx_;
@@ -180,13 +195,15 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     // Engine state.
     std::array<Slot, reg::kLramSlots> slots_;
     std::deque<unsigned> queue_; // activated slots in activation order, not yet sent
-    uint32_t sact_ = 0;          // NCQ slots whose command FIS the device accepted or holds
-    int busy_slot_ = -1;         // slot whose command FIS set BSY; released by a D2H FIS
+    uint32_t sact_ = 0;          // NCQ slots of every device (PORT_SACTIVE)
+    std::array<Dev, reg::kPmpEntries> dev_{};
+    unsigned cur_dev_ = 0;       // context of the FIS or command being worked on
     bool halted_ = false;        // command error: no progress until INIT (or PMP_RESUME)
+    uint16_t dev_err_ = 0;       // PMP_EN: PM ports stopped on a command error, until INIT
     bool dev_rst_waiting_ = false;
-    Pio pio_;
-    DmaCtx dma_;
     std::deque<sata::Fis> rxq_;
+    std::deque<sata::Fis> held_; // PMP_EN, port stopped: other devices' FISes, kept for
+                                 // PMP_RESUME (dropped by INIT)
     uint64_t completions_ = 0;   // completion interrupts raised (for the erratum's trace)
     uint64_t ack_snapshot_ = 0;  // completions_ when the pending delayed acknowledge was read
     sc_core::sc_time ack_until_; // PCI-X erratum: the delayed acknowledge lands then

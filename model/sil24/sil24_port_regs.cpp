@@ -88,11 +88,11 @@ void Sil24Hba::Port::flush_commands(const char *why) {
         s = Slot{};
     queue_.clear();
     sact_ = 0;
-    busy_slot_ = -1;
+    dev_.fill(Dev{});
     halted_ = false;
-    pio_ = Pio{};
-    dma_ = DmaCtx{};
+    dev_err_ = 0;
     rxq_.clear();
+    held_.clear();
     ctrl_ &= ~CS_ACT_MASK;
     if (busy && !elaborating())
         trace("sil24.flush", {{"slots", TraceValue::hex(busy)}}, why);
@@ -287,6 +287,8 @@ void Sil24Hba::Port::activate(unsigned slot, uint64_t prb, bool from_lram) {
 
 void Sil24Hba::Port::write_ctrl_set(uint32_t val) {
     ctrl_ |= val & CS_CONTROL & ~(CS_PORT_RST | CS_DEV_RST | CS_INIT);
+    if (val & CS_PMP_RESUME)
+        pmp_resume(); // each write resumes a port stopped behind a PMP (hardware.md 6.7)
     if (val & CS_PORT_RST) {
         // Port held in reset: engine, slots and interrupt state back to their reset values;
         // the control bits software programs return to 0 (port config must be redone).
@@ -424,9 +426,11 @@ void Sil24Hba::Port::phy_changed(bool ready, link::Gen gen) {
     if (ready && dev_rst_waiting_ && (ctrl_ & CS_DEV_RST))
         finish_dev_rst("link up");
     if (!ready) {
-        // The device is gone or resetting: a data phase cannot continue.
-        pio_ = Pio{};
-        dma_ = DmaCtx{};
+        // The device (or PMP) is gone or resetting: a data phase cannot continue.
+        for (Dev &dv : dev_) {
+            dv.pio = Pio{};
+            dv.dma = DmaCtx{};
+        }
     }
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -434,9 +438,11 @@ void Sil24Hba::Port::phy_changed(bool ready, link::Gen gen) {
 void Sil24Hba::Port::oob_reset() {
     // COMINIT from the device: it may have changed (hotplug, device-initiated reset).
     trace("sil24.cominit");
-    busy_slot_ = -1;
-    pio_ = Pio{};
-    dma_ = DmaCtx{};
+    for (Dev &dv : dev_) {
+        dv.busy_slot = -1;
+        dv.pio = Pio{};
+        dv.dma = DmaCtx{};
+    }
     set_serr(SERR_DIAG_X);
     raise(IRQ_DEV_XCHG);
     wake_.notify(sc_core::SC_ZERO_TIME);

@@ -2,7 +2,9 @@
 // the engine thread decodes each FIS against the slot it belongs to — the slot whose
 // command FIS set BSY, the PIO or DMA data phase, or the NCQ tags of a DMA Setup / Set
 // Device Bits FIS — completes slots, and turns protocol violations into PORT_CMD_ERR codes.
-// While the port is stopped on an error, FISes are dropped until INIT.
+// While the port is stopped on an error, FISes are dropped until INIT. With PMP_EN every
+// FIS is decoded against the device context its PM Port field (byte 1 bits 3:0) names;
+// while the port is stopped, the other devices' FISes wait for PMP_RESUME.
 #include <algorithm>
 
 #include "model/sil24/sil24_port.h"
@@ -40,24 +42,31 @@ bool Sil24Hba::Port::receive_fis(const sata::Fis &fis) {
 void Sil24Hba::Port::process_fis(const sata::Fis &fis) {
     if (!sleep(cycles::kFisDecode, false))
         return;
-    if (halted_) {
+    const unsigned d = fis_dev(fis);
+    if (halted_ || (dev_err_ & (1u << d))) {
+        if (halted_ && pmp_en() && !(dev_err_ & (1u << d))) {
+            held_.push_back(fis); // another device's: kept for PMP_RESUME
+            return;
+        }
         trace("sil24.fis_dropped", {{"type", TraceValue::hex(fis.bytes[0])}},
               "port stopped on a command error");
         return;
     }
+    cur_dev_ = d;
+    Dev &dv = dev_[d];
     switch (FisType(fis.bytes[0])) {
     case FisType::RegD2H:
-        return on_d2h(fis);
+        return on_d2h(fis, dv);
     case FisType::PioSetup:
-        return on_pio_setup(fis);
+        return on_pio_setup(fis, dv);
     case FisType::DmaSetup:
-        return on_dma_setup(fis);
+        return on_dma_setup(fis, dv);
     case FisType::SetDeviceBits:
-        return on_sdb(fis);
+        return on_sdb(fis, dv);
     case FisType::DmaActivate:
-        return send_data_out();
+        return send_data_out(dv);
     case FisType::Data:
-        return on_data(fis);
+        return on_data(fis, dv);
     case FisType::Bist:
         trace("sil24.bist_ignored");
         return;
@@ -72,15 +81,15 @@ void Sil24Hba::Port::process_fis(const sata::Fis &fis) {
 // Register D2H: releases the slot that set BSY. A non-queued command completes, an NCQ
 // command is accepted (it completes with its SDB bit), an SRST request completes with the
 // signature. ERR stops the port with CERR_DEV.
-void Sil24Hba::Port::on_d2h(const sata::Fis &fis) {
+void Sil24Hba::Port::on_d2h(const sata::Fis &fis, Dev &dv) {
     const uint8_t status = fis.at(2);
-    pio_ = Pio{};
-    if (busy_slot_ < 0) {
+    dv.pio = Pio{};
+    if (dv.busy_slot < 0) {
         // The signature after COMRESET/COMINIT, or a FIS nobody asked for: not stored.
         trace("sil24.d2h_unclaimed", {{"status", TraceValue::hex(status)}});
         return;
     }
-    const unsigned slot = unsigned(busy_slot_);
+    const unsigned slot = unsigned(dv.busy_slot);
     Slot &s = slots_[slot];
     if (s.srst) {
         if (!(status & kAtaBsy))
@@ -92,46 +101,46 @@ void Sil24Hba::Port::on_d2h(const sata::Fis &fis) {
     if (status & (kAtaBsy | kAtaDrq))
         return;
     if (s.ncq) {
-        busy_slot_ = -1; // accepted; the device will come back with DMA Setup / SDB
+        dv.busy_slot = -1; // accepted; the device will come back with DMA Setup / SDB
         wake_.notify(sc_core::SC_ZERO_TIME);
     } else {
         complete_slot(slot, &fis);
     }
 }
 
-void Sil24Hba::Port::on_pio_setup(const sata::Fis &fis) {
+void Sil24Hba::Port::on_pio_setup(const sata::Fis &fis, Dev &dv) {
     const uint8_t status = fis.at(2);
-    if (busy_slot_ < 0 || slots_[busy_slot_].ncq || slots_[busy_slot_].srst)
-        return fail(CERR_INCONSISTENT, busy_slot_, "PIO Setup without a non-queued command");
-    const unsigned slot = unsigned(busy_slot_);
+    if (dv.busy_slot < 0 || slots_[dv.busy_slot].ncq || slots_[dv.busy_slot].srst)
+        return fail(CERR_INCONSISTENT, dv.busy_slot, "PIO Setup without a non-queued command");
+    const unsigned slot = unsigned(dv.busy_slot);
     Slot &s = slots_[slot];
     if (status & kAtaErr)
         return fail(CERR_DEV, int(slot), "error status in PIO Setup FIS", &fis);
     const bool d2h = fis.at(1) & kFisDirD2H;
     if (!direction_ok(s, d2h))
         return fail(CERR_DIRECTION, int(slot), "PIO data direction differs from the PRB");
-    pio_.active = true;
-    pio_.d2h = d2h;
-    pio_.e_status = fis.at(15);
-    pio_.count = uint32_t(fis.at(16)) | uint32_t(fis.at(17)) << 8;
-    pio_.fis = fis;
+    dv.pio.active = true;
+    dv.pio.d2h = d2h;
+    dv.pio.e_status = fis.at(15);
+    dv.pio.count = uint32_t(fis.at(16)) | uint32_t(fis.at(17)) << 8;
+    dv.pio.fis = fis;
     if (d2h)
         return;
-    if (pio_.count == 0)
+    if (dv.pio.count == 0)
         return fail(CERR_INCONSISTENT, int(slot), "PIO data-out with zero transfer count");
-    if (transmit_data(slot, s.done, pio_.count))
-        finish_pio();
+    if (transmit_data(slot, s.done, dv.pio.count))
+        finish_pio(dv);
 }
 
 // End of a PIO data block: E_Status; BSY = DRQ = 0 completes the command (a PIO data-in
 // command has no closing D2H FIS; the PIO Setup FIS with E_Status is its result).
-void Sil24Hba::Port::finish_pio() {
-    sata::Fis result = pio_.fis;
-    const uint8_t e = pio_.e_status;
-    pio_ = Pio{};
-    if (busy_slot_ < 0)
+void Sil24Hba::Port::finish_pio(Dev &dv) {
+    sata::Fis result = dv.pio.fis;
+    const uint8_t e = dv.pio.e_status;
+    dv.pio = Pio{};
+    if (dv.busy_slot < 0)
         return;
-    const unsigned slot = unsigned(busy_slot_);
+    const unsigned slot = unsigned(dv.busy_slot);
     if (result.bytes.size() > 2)
         result.bytes[2] = e;
     if (e & kAtaErr)
@@ -141,40 +150,41 @@ void Sil24Hba::Port::finish_pio() {
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
-// DMA Setup (first-party DMA): the buffer identifier's bits 4:0 name the slot.
-void Sil24Hba::Port::on_dma_setup(const sata::Fis &fis) {
+// DMA Setup (first-party DMA): the buffer identifier's bits 4:0 name the slot (of the
+// device the FIS comes from).
+void Sil24Hba::Port::on_dma_setup(const sata::Fis &fis, Dev &dv) {
     const unsigned tag = fis.dword(1) & 0x1F;
-    if (tag >= kLramSlots || !slots_[tag].active || !slots_[tag].ncq || !(sact_ & (1u << tag)))
+    if (tag >= kLramSlots || !slots_[tag].active || !slots_[tag].ncq || !(dv.sact & (1u << tag)))
         return fail(CERR_INCONSISTENT, tag < kLramSlots ? int(tag) : -1,
                     "DMA Setup for a slot with no queued command");
     const bool d2h = fis.at(1) & kFisDirD2H;
     if (!direction_ok(slots_[tag], d2h))
         return fail(CERR_DIRECTION, int(tag), "DMA Setup direction differs from the PRB");
-    dma_.active = true;
-    dma_.d2h = d2h;
-    dma_.slot = tag;
-    dma_.offset = fis.dword(4) & ~3u;
-    dma_.count = fis.dword(5);
-    dma_.done = 0;
-    if (dma_.count == 0)
-        dma_ = DmaCtx{};
-    if (dma_.active && !dma_.d2h && (fis.at(1) & sata::kFisCommand))
-        send_data_out(); // auto-activate
+    dv.dma.active = true;
+    dv.dma.d2h = d2h;
+    dv.dma.slot = tag;
+    dv.dma.offset = fis.dword(4) & ~3u;
+    dv.dma.count = fis.dword(5);
+    dv.dma.done = 0;
+    if (dv.dma.count == 0)
+        dv.dma = DmaCtx{};
+    if (dv.dma.active && !dv.dma.d2h && (fis.at(1) & sata::kFisCommand))
+        send_data_out(dv); // auto-activate
 }
 
 // Set Device Bits: the named NCQ slots complete; ERR stops the port with CERR_SDB (the
 // device has aborted every outstanding queued command); N raises SDB_NOTIFY.
-void Sil24Hba::Port::on_sdb(const sata::Fis &fis) {
+void Sil24Hba::Port::on_sdb(const sata::Fis &fis, Dev &dv) {
     const uint8_t status = fis.at(2);
     const uint32_t sactive = fis.dword(1);
     if (fis.at(1) & sata::kFisCommand)
         raise(IRQ_SDB_NOTIFY);
     if (status & kAtaErr) {
-        const uint32_t out = sact_ & SLOT_MASK;
+        const uint32_t out = dv.sact & SLOT_MASK;
         const int first = out ? __builtin_ctz(out) : -1;
         return fail(CERR_SDB, first, "error status in Set Device Bits FIS", &fis);
     }
-    const uint32_t done = sactive & sact_;
+    const uint32_t done = sactive & dv.sact;
     for (unsigned t = 0; t < kLramSlots; ++t)
         if (done & (1u << t))
             complete_slot(t, &fis);
@@ -183,30 +193,30 @@ void Sil24Hba::Port::on_sdb(const sata::Fis &fis) {
 // Data FIS from the device: into the SGEs of the first-party DMA slot (at the DMA Setup
 // offset), of the PIO data-in command, or of the non-queued DMA read. Bytes beyond the
 // chain are an overrun (CERR_OVERRUN).
-void Sil24Hba::Port::on_data(const sata::Fis &fis) {
+void Sil24Hba::Port::on_data(const sata::Fis &fis, Dev &dv) {
     enum class Kind { Fpdma, Pio, Dma } kind;
     unsigned slot;
     uint64_t pos, room;
-    if (dma_.active && dma_.d2h) {
+    if (dv.dma.active && dv.dma.d2h) {
         kind = Kind::Fpdma;
-        slot = dma_.slot;
-        pos = uint64_t(dma_.offset) + dma_.done;
-        room = dma_.count - dma_.done;
-    } else if (pio_.active && pio_.d2h && busy_slot_ >= 0) {
+        slot = dv.dma.slot;
+        pos = uint64_t(dv.dma.offset) + dv.dma.done;
+        room = dv.dma.count - dv.dma.done;
+    } else if (dv.pio.active && dv.pio.d2h && dv.busy_slot >= 0) {
         kind = Kind::Pio;
-        slot = unsigned(busy_slot_);
+        slot = unsigned(dv.busy_slot);
         pos = slots_[slot].done;
-        room = pio_.count;
-    } else if (busy_slot_ >= 0 && !slots_[busy_slot_].ncq && !slots_[busy_slot_].srst &&
-               !pio_.active) {
+        room = dv.pio.count;
+    } else if (dv.busy_slot >= 0 && !slots_[dv.busy_slot].ncq && !slots_[dv.busy_slot].srst &&
+               !dv.pio.active) {
         kind = Kind::Dma;
-        slot = unsigned(busy_slot_);
+        slot = unsigned(dv.busy_slot);
         if (!direction_ok(slots_[slot], true))
             return fail(CERR_DIRECTION, int(slot), "Data FIS for a write command");
         pos = slots_[slot].done;
         room = ~0ull;
     } else {
-        return fail(CERR_INCONSISTENT, busy_slot_, "Data FIS with no receiving command");
+        return fail(CERR_INCONSISTENT, dv.busy_slot, "Data FIS with no receiving command");
     }
     Slot &s = slots_[slot];
     const size_t take = size_t(std::min<uint64_t>(fis.payload_size(), room));
@@ -216,14 +226,27 @@ void Sil24Hba::Port::on_data(const sata::Fis &fis) {
         return;
     s.done += uint32_t(moved);
     if (kind == Kind::Fpdma) {
-        dma_.done += uint32_t(take);
-        if (dma_.done >= dma_.count)
-            dma_ = DmaCtx{};
+        dv.dma.done += uint32_t(take);
+        if (dv.dma.done >= dv.dma.count)
+            dv.dma = DmaCtx{};
     }
     if (moved < take)
         return fail(CERR_OVERRUN, int(slot), "device sent more data than the SGEs hold");
     if (kind == Kind::Pio)
-        finish_pio();
+        finish_pio(dv);
+}
+
+// PMP_RESUME while the port is stopped on a command error (hardware.md 6.7): the port goes
+// on with the devices that did not fail; their FISes held meanwhile are decoded first.
+void Sil24Hba::Port::pmp_resume() {
+    if (!halted_ || !pmp_en())
+        return;
+    halted_ = false;
+    trace("sil24.pmp_resume", {{"stopped", TraceValue::hex(dev_err_)},
+                               {"held", TraceValue::integer(int64_t(held_.size()))}});
+    rxq_.insert(rxq_.begin(), held_.begin(), held_.end());
+    held_.clear();
+    wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 } // namespace satasim::sil24

@@ -10,6 +10,13 @@
 // override) may be sent whenever the device is not busy and no data phase runs; a
 // non-queued command waits until every NCQ command has finished. The NCQ tag of the
 // command FIS is set to the slot number (Count 7:3), so SDB/DMA Setup tags are slots.
+//
+// Port multiplier (PORT_CTRL PMP_EN, hardware.md 6.7): FIS-based switching. Each PM port
+// has its own device context (BSY slot, PIO and DMA data phase, NCQ slots), and the rules
+// above apply per device: a command goes to a device whose context is idle while other
+// devices have commands outstanding, the oldest eligible slot first (one device's
+// commands keep their activation order). Without PMP_EN there is one context and the
+// oldest activated slot goes first, as on a port with one device.
 #include <algorithm>
 #include <cstring>
 
@@ -56,8 +63,9 @@ void Sil24Hba::Port::engine_thread() {
             process_fis(fis);
             continue;
         }
-        if (can_issue()) {
-            issue_next();
+        const int slot = next_slot();
+        if (slot >= 0) {
+            issue_next(unsigned(slot));
             continue;
         }
         wait(wake_);
@@ -99,22 +107,42 @@ Sil24Hba::Port::Dma Sil24Hba::Port::mem_write(uint64_t addr, const void *src, si
     return Dma::Fault;
 }
 
-bool Sil24Hba::Port::can_issue() const {
+// The queued slot the engine works on next (PRB fetch or command FIS), or -1.
+int Sil24Hba::Port::next_slot() const {
     if (!link_ || halted_ || queue_.empty() || !(ctrl_ & CS_RDY) ||
-        (ctrl_ & (CS_PORT_RST | CS_INIT | CS_DEV_RST)))
-        return false;
-    if (busy_slot_ >= 0 || pio_.active || dma_.active || !link_->phy_ready())
-        return false;
-    const Slot &s = slots_[queue_.front()];
-    if (!s.fetched)
-        return true; // the PRB fetch itself needs no wire
-    return s.ncq || s.srst || sact_ == 0;
+        (ctrl_ & (CS_PORT_RST | CS_INIT | CS_DEV_RST)) || !link_->phy_ready())
+        return -1;
+    if (!pmp_en()) {
+        const Dev &dv = dev_[0];
+        if (dv.busy_slot >= 0 || dv.pio.active || dv.dma.active)
+            return -1;
+        const unsigned slot = queue_.front();
+        const Slot &s = slots_[slot];
+        if (!s.fetched)
+            return int(slot); // the PRB fetch itself needs no wire
+        return s.ncq || s.srst || sact_ == 0 ? int(slot) : -1;
+    }
+    uint32_t blocked = dev_err_; // a device stopped on an error takes nothing until INIT
+    for (unsigned slot : queue_) {
+        const Slot &s = slots_[slot];
+        if (!s.fetched)
+            return int(slot); // its PM port is in the PRB
+        if (blocked & (1u << s.dev))
+            continue;
+        const Dev &dv = dev_[s.dev];
+        if (dv.busy_slot < 0 && !dv.pio.active && !dv.dma.active &&
+            (s.ncq || s.srst || dv.sact == 0))
+            return int(slot);
+        blocked |= 1u << s.dev; // later commands to this device wait behind this one
+    }
+    return -1;
 }
 
 // Chunk 0 of the PRB: from host memory (8-byte aligned, else CMD_BOUNDARY) into the
 // slot's LRAM, or straight from LRAM for a PORT_EXEC_FIFO execution.
 bool Sil24Hba::Port::fetch_prb(unsigned slot) {
     Slot &s = slots_[slot];
+    cur_dev_ = 0; // PM port unknown until the PRB is in
     if (!sleep(cycles::kIssueSetup, true))
         return false;
     if (s.from_lram) {
@@ -136,6 +164,7 @@ bool Sil24Hba::Port::fetch_prb(unsigned slot) {
     s.ctrl = uint16_t(s.chunk0[PRB_CTRL] | s.chunk0[PRB_CTRL + 1] << 8);
     s.prot = uint16_t(s.chunk0[PRB_PROT] | s.chunk0[PRB_PROT + 1] << 8);
     s.pm_port = s.chunk0[PRB_FIS + 1] & 0xF;
+    s.dev = pmp_en() ? s.pm_port : 0;
     s.srst = s.ctrl & PRB_CTRL_SRST;
     const uint8_t opcode = s.chunk0[PRB_FIS + 2];
     s.ncq = !s.srst && ((s.ctrl & PRB_CTRL_PROTOCOL) ? (s.prot & PRB_PROT_NCQ) != 0
@@ -218,15 +247,15 @@ bool Sil24Hba::Port::resolve_sges(unsigned slot) {
     return true;
 }
 
-void Sil24Hba::Port::issue_next() {
-    const unsigned slot = queue_.front();
+void Sil24Hba::Port::issue_next(unsigned slot) {
     Slot &s = slots_[slot];
     if (!s.fetched) {
-        if (fetch_prb(slot) || halted_)
-            return; // the loop re-evaluates the queuing rules with the PRB known
+        fetch_prb(slot); // the loop re-evaluates the queuing rules with the PRB known
         return;
     }
-    queue_.pop_front();
+    queue_.erase(std::find(queue_.begin(), queue_.end(), slot));
+    cur_dev_ = s.dev;
+    Dev &dv = dev_[s.dev];
     ctrl_ = (ctrl_ & ~CS_ACT_MASK) | slot << CS_ACT_SHIFT;
     sata::Fis fis;
     fis.bytes.assign(s.chunk0 + PRB_FIS, s.chunk0 + PRB_FIS + 20);
@@ -236,9 +265,11 @@ void Sil24Hba::Port::issue_next() {
     if (s.ncq)
         fis.bytes[12] = uint8_t((fis.bytes[12] & 0x07) | slot << 3);
     const uint32_t bit = 1u << slot;
-    busy_slot_ = int(slot);
-    if (s.ncq)
+    dv.busy_slot = int(slot);
+    if (s.ncq) {
         sact_ |= bit;
+        dv.sact |= bit;
+    }
     if (s.ncq && (ctrl_ & CS_PMP_EN))
         pmp_[2 * s.pm_port + 1] |= bit; // the PM port's QActive (hardware.md 6.7)
     const uint64_t e = epoch_;
@@ -255,10 +286,12 @@ void Sil24Hba::Port::issue_next() {
         break;
     case link::FrameStatus::NoLink:
         // PHY went down: the FIS never left; it goes again once the link is back.
-        if (busy_slot_ == int(slot))
-            busy_slot_ = -1;
+        if (dv.busy_slot == int(slot))
+            dv.busy_slot = -1;
         sact_ &= ~bit;
-        pmp_[2 * s.pm_port + 1] &= ~bit;
+        dv.sact &= ~bit;
+        if (s.ncq && (ctrl_ & CS_PMP_EN))
+            pmp_[2 * s.pm_port + 1] &= ~bit;
         queue_.push_front(slot);
         break;
     }
@@ -269,7 +302,8 @@ void Sil24Hba::Port::issue_next() {
 void Sil24Hba::Port::send_srst(unsigned slot, sata::Fis fis) {
     fis.bytes[1] &= uint8_t(~sata::kFisCommand);
     fis.bytes[15] |= sata::kAtaSrst;
-    busy_slot_ = int(slot);
+    cur_dev_ = slots_[slot].dev;
+    dev_[cur_dev_].busy_slot = int(slot);
     const uint64_t e = epoch_;
     link::FrameStatus st = link_->send_from_host(fis);
     if (e != epoch_)
@@ -306,11 +340,13 @@ void Sil24Hba::Port::complete_slot(unsigned slot, const sata::Fis *result) {
     if (result)
         store_lram_fis(slot, *result);
     const bool nien = s.ctrl & PRB_CTRL_NIEN;
-    if (busy_slot_ == int(slot))
-        busy_slot_ = -1;
-    if (dma_.active && dma_.slot == slot)
-        dma_ = DmaCtx{};
+    Dev &dv = dev_[s.dev];
+    if (dv.busy_slot == int(slot))
+        dv.busy_slot = -1;
+    if (dv.dma.active && dv.dma.slot == slot)
+        dv.dma = DmaCtx{};
     sact_ &= ~(1u << slot);
+    dv.sact &= ~(1u << slot);
     if (s.ncq && (ctrl_ & CS_PMP_EN))
         pmp_[2 * s.pm_port + 1] &= ~(1u << slot);
     s = Slot{};
@@ -320,20 +356,31 @@ void Sil24Hba::Port::complete_slot(unsigned slot, const sata::Fis *result) {
         if (!ack_in_flight() && !swallow_completion(slot))
             raise(IRQ_COMPLETE);
     }
+    if (hba_.wave_)
+        wave_sample();
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 // Command error: the port stops (PORT_SLOT_STAT keeps every busy slot, ATTN set) until
 // software INITs it. PORT_CMD_ERR holds the code, PORT_CONTEXT the slot and PM port.
+// Behind a PMP (PMP_EN) the stop is the same, and hardware.md 6.7 adds PMP_RESUME: the
+// failed device's context stays stopped (its slots stay busy, its FISes are dropped, no
+// new command goes to it) until INIT, while writing PMP_RESUME lets the port go on with
+// the other devices. Their FISes that arrive while the port is stopped are kept for then
+// (the model's stand-in for the chip holding them off) and dropped by INIT.
 void Sil24Hba::Port::fail(CmdErr code, int slot, const char *why, const sata::Fis *result) {
     cmd_err_ = code;
     const unsigned s = slot >= 0 ? unsigned(slot) : 0;
-    context_ = (s & CTX_SLOT_MASK) | uint32_t(slots_[s].pm_port) << CTX_PMP_SHIFT;
+    const unsigned d = cur_dev_; // the device whose FIS or command went wrong
+    const uint32_t pm = pmp_en() ? d : slots_[s].pm_port;
+    context_ = (s & CTX_SLOT_MASK) | pm << CTX_PMP_SHIFT;
     if (result && slot >= 0)
         store_lram_fis(s, *result);
     halted_ = true;
-    pio_ = Pio{};
-    dma_ = DmaCtx{};
+    if (pmp_en())
+        dev_err_ = uint16_t(dev_err_ | 1u << d);
+    dev_[d].pio = Pio{};
+    dev_[d].dma = DmaCtx{};
     trace("sil24.cmd_error", {{"code", TraceValue::integer(code)},
                               {"name", TraceValue::str(cerr_name(code))},
                               {"slot", TraceValue::integer(slot)},
@@ -425,17 +472,17 @@ bool Sil24Hba::Port::transmit_data(unsigned slot, uint64_t pos, uint32_t n) {
 
 // DMA Activate (or an auto-activating DMA Setup): the next Data FIS (at most 8 KiB) of the
 // first-party DMA write (NCQ) or of the non-queued DMA write.
-void Sil24Hba::Port::send_data_out() {
+void Sil24Hba::Port::send_data_out(Dev &dv) {
     unsigned slot;
     uint64_t pos;
     uint32_t n;
-    const bool fpdma = dma_.active && !dma_.d2h;
+    const bool fpdma = dv.dma.active && !dv.dma.d2h;
     if (fpdma) {
-        slot = dma_.slot;
-        pos = uint64_t(dma_.offset) + dma_.done;
-        n = std::min<uint32_t>(uint32_t(sata::kMaxDataFisPayload), dma_.count - dma_.done);
-    } else if (busy_slot_ >= 0 && !slots_[busy_slot_].ncq && !pio_.active) {
-        slot = unsigned(busy_slot_);
+        slot = dv.dma.slot;
+        pos = uint64_t(dv.dma.offset) + dv.dma.done;
+        n = std::min<uint32_t>(uint32_t(sata::kMaxDataFisPayload), dv.dma.count - dv.dma.done);
+    } else if (dv.busy_slot >= 0 && !slots_[dv.busy_slot].ncq && !dv.pio.active) {
+        slot = unsigned(dv.busy_slot);
         Slot &s = slots_[slot];
         if (!direction_ok(s, false))
             return fail(CERR_DIRECTION, int(slot), "DMA Activate for a read command");
@@ -447,14 +494,14 @@ void Sil24Hba::Port::send_data_out() {
         if (n == 0)
             return fail(CERR_UNDERRUN, int(slot), "DMA Activate past the end of the SGEs");
     } else {
-        return fail(CERR_INCONSISTENT, busy_slot_, "DMA Activate without a write in progress");
+        return fail(CERR_INCONSISTENT, dv.busy_slot, "DMA Activate without a write in progress");
     }
     if (!transmit_data(slot, pos, n))
         return;
     if (fpdma) {
-        dma_.done += n;
-        if (dma_.done >= dma_.count)
-            dma_ = DmaCtx{};
+        dv.dma.done += n;
+        if (dv.dma.done >= dv.dma.count)
+            dv.dma = DmaCtx{};
     }
 }
 

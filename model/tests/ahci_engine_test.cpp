@@ -16,6 +16,7 @@
 #include "model/link/sata_link.h"
 #include "model/sata/fis.h"
 #include "model/tests/model_test.h"
+#include "model/tests/recording_trace.h"
 
 using namespace satasim;
 using namespace satasim::ahci;
@@ -25,10 +26,7 @@ using sc_core::SC_US;
 
 namespace {
 
-struct Sink : ModelTrace {
-    std::vector<TraceRecord> recs;
-    void emit(const TraceRecord &r) override { recs.push_back(r); }
-};
+using Sink = test::RecordingTrace;
 
 // A device whose behaviour each test scripts: on_fis runs in the device's own thread for
 // every FIS the host sends and may send FISes back or pull the next host FIS.

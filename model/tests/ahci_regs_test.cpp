@@ -11,6 +11,7 @@
 #include "model/ahci/ahci_regs.h"
 #include "model/link/sata_link.h"
 #include "model/tests/model_test.h"
+#include "model/tests/recording_trace.h"
 
 using namespace satasim;
 using namespace satasim::ahci;
@@ -19,16 +20,7 @@ using sc_core::SC_US;
 
 namespace {
 
-struct Sink : ModelTrace {
-    std::vector<TraceRecord> recs;
-    void emit(const TraceRecord &r) override { recs.push_back(r); }
-    int count(const std::string &name) const {
-        int n = 0;
-        for (auto &r : recs)
-            n += r.name == name;
-        return n;
-    }
-};
+using Sink = test::RecordingTrace;
 
 // A device that only takes part in OOB; the tests send its FISes from the test thread.
 struct QuietDevice : link::LinkEndpoint {
@@ -91,7 +83,8 @@ template <class F> bool wait_until(F cond, double max_us) {
     return cond();
 }
 
-void expect_port_reset_values(AhciHba &h, unsigned p, uint32_t cmd) {
+// fbs: 0, or PxFBS's reset value on an FBS-capable port (ADO, read-only, is not 0).
+void expect_port_reset_values(AhciHba &h, unsigned p, uint32_t cmd, uint32_t fbs = 0) {
     auto r = [&](uint32_t off) { return h.mmio_read32(port_base(p) + off); };
     EXPECT_EQ(r(PxCLB), 0u);
     EXPECT_EQ(r(PxCLBU), 0u);
@@ -108,7 +101,7 @@ void expect_port_reset_values(AhciHba &h, unsigned p, uint32_t cmd) {
     EXPECT_EQ(r(PxSACT), 0u);
     EXPECT_EQ(r(PxCI), 0u);
     EXPECT_EQ(r(PxSNTF), 0u);
-    EXPECT_EQ(r(PxFBS), 0u);
+    EXPECT_EQ(r(PxFBS), fbs);
     EXPECT_EQ(r(PxDEVSLP), 0u);
     for (uint32_t off = 0x48; off < 0x80; off += 4)
         EXPECT_EQ(r(off), 0u);
@@ -161,7 +154,8 @@ MODEL_TEST(port_reset_values) {
     for (unsigned p = 0; p < 4; ++p)
         expect_port_reset_values(B->hba, p, CMD_SUD | CMD_POD);
     for (unsigned p = 0; p < 2; ++p)
-        expect_port_reset_values(B->hba2, p, CMD_POD); // SUD is RW and 0 with CAP.SSS
+        // SUD is RW and 0 with CAP.SSS; CAP.FBSS: FBS-capable port (FBSCP), PxFBS.ADO = 2
+        expect_port_reset_values(B->hba2, p, CMD_POD | CMD_FBSCP, 2u << FBS_ADO_SHIFT);
     // Unimplemented ports and offsets past the BAR read 0.
     EXPECT_EQ(rd(port_base(4) + PxTFD), 0u);
     EXPECT_EQ(rd(port_base(31) + PxSIG), 0u);
@@ -204,7 +198,7 @@ MODEL_TEST(read_only_registers_ignore_writes) {
     EXPECT_EQ(prd(0, PxCMD), CMD_SUD | CMD_POD);
     // With staggered spin-up and PMP support, SUD and PMA are writable.
     wr2(port_base(0) + PxCMD, CMD_PMA);
-    EXPECT_EQ(rd2(port_base(0) + PxCMD), CMD_POD | CMD_PMA);
+    EXPECT_EQ(rd2(port_base(0) + PxCMD), CMD_POD | CMD_PMA | CMD_FBSCP);
     wr2(port_base(0) + PxCMD, 0);
     // PxSCTL: DET/SPD/IPM writable, SPM/PMP and reserved read 0.
     pwr(0, PxSCTL, 0xFFFFF300);
@@ -340,7 +334,7 @@ MODEL_TEST(signature_and_rw1c_pxis_and_irq_aggregation) {
 }
 
 MODEL_TEST(sctl_det_drives_comreset_and_speed_limit) {
-    int before = B->sink.count("ahci.port_comreset");
+    size_t before = B->sink.count("ahci.port_comreset");
     pwr(1, PxSCTL, 0x301 | 0x10); // DET 1, SPD limit Gen1, IPM 3
     EXPECT_EQ(prd(1, PxSSTS) & 0xF, 1u);
     EXPECT_EQ(prd(1, PxTFD), 0x7Fu);
@@ -364,7 +358,7 @@ MODEL_TEST(ghc_hr_resets_ports_and_self_clears) {
     pwr(0, PxCMD, CMD_FRE);
     pwr(2, PxSCTL, 0x300);
     wr(GHC, GHC_IE);
-    int hr = B->sink.count("ahci.hba_reset");
+    size_t hr = B->sink.count("ahci.hba_reset");
     wr(GHC, GHC_HR | GHC_IE);
     EXPECT_EQ(rd(GHC), GHC_AE | GHC_HR);
     EXPECT_EQ(B->sink.count("ahci.hba_reset"), hr + 1);

@@ -12,6 +12,7 @@
 
 #include "model/device/sata_disk.h"
 #include "model/tests/model_test.h"
+#include "model/tests/recording_trace.h"
 
 using namespace satasim;
 using namespace satasim::device;
@@ -27,14 +28,7 @@ using Bytes = std::vector<uint8_t>;
 
 namespace {
 
-struct Recorder : ModelTrace {
-    std::vector<TraceRecord> recs;
-    void emit(const TraceRecord &r) override { recs.push_back(r); }
-    int count(const std::string &name) const {
-        return int(std::count_if(recs.begin(), recs.end(),
-                                 [&](const TraceRecord &r) { return r.name == name; }));
-    }
-};
+using Recorder = test::RecordingTrace;
 
 struct Host : link::LinkEndpoint {
     SataLink *link = nullptr;

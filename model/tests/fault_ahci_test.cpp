@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/tests/ahci_test_bench.h"
+#include "model/tests/recording_trace.h"
 
 using namespace satasim;
 using namespace satasim::ahci;
@@ -22,31 +23,7 @@ using sc_core::SC_US;
 
 namespace {
 
-struct Recorder : ModelTrace {
-    std::vector<TraceRecord> recs;
-    void emit(const TraceRecord &r) override { recs.push_back(r); }
-    size_t count(const std::string &name, const std::string &rule = {}) const {
-        size_t n = 0;
-        for (const auto &r : recs) {
-            if (r.name != name)
-                continue;
-            if (rule.empty()) {
-                ++n;
-                continue;
-            }
-            for (const auto &f : r.fields)
-                if (f.first == "rule" && f.second.s == rule)
-                    ++n;
-        }
-        return n;
-    }
-    size_t violations() const {
-        size_t n = 0;
-        for (const auto &r : recs)
-            n += r.name.size() > 10 && r.name.compare(r.name.size() - 10, 10, ".violation") == 0;
-        return n;
-    }
-};
+using Recorder = test::RecordingTrace;
 
 // Recorder first so it exists before the models that trace into it.
 struct TraceHolder {

@@ -108,6 +108,6 @@ MODEL_TEST(command_filter) {
 int sc_main(int, char **) {
     fault::FaultInjector inj("fault", make_plan(), &g_trace);
     g_inj = &inj;
-    inj.bind_port(0, fault::PortHooks{}); // no blocks: only the schedule and the records
+    inj.bind_port({0, -1}, fault::PortHooks{}); // no blocks: only the schedule and the records
     return test::run_all();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/tests/sil24_test_bench.h"
+#include "model/tests/recording_trace.h"
 
 using namespace satasim;
 using namespace satasim::sil24;
@@ -19,22 +20,7 @@ using sc_core::SC_US;
 
 namespace {
 
-struct Recorder : ModelTrace {
-    std::vector<TraceRecord> recs;
-    void emit(const TraceRecord &r) override { recs.push_back(r); }
-    size_t count(const std::string &name, const std::string &rule = {}) const {
-        size_t n = 0;
-        for (const auto &r : recs) {
-            if (r.name != name)
-                continue;
-            bool hit = rule.empty();
-            for (const auto &f : r.fields)
-                hit = hit || (f.first == "rule" && f.second.s == rule);
-            n += hit;
-        }
-        return n;
-    }
-};
+using Recorder = test::RecordingTrace;
 
 // Recorder first so it exists before the models that trace into it.
 struct TraceHolder {

@@ -15,6 +15,8 @@ enum {
     AHCI_POLL_ENGINE = 1,
     AHCI_POLL_HOST_RESET = 10,
     AHCI_AE_TRIES = 5,
+    AHCI_FBS_DEC_TRIES = 3,       /* libahci polls DEC 3 x 1 us */
+    AHCI_FBS_DRAIN_MAX_MS = 60000, /* EH waits this long at most for the other devices */
 };
 
 struct ahci_host_priv {
@@ -23,7 +25,10 @@ struct ahci_host_priv {
 
 struct ahci_port_priv {
     struct plat_dma_buf mem; /* command list | RX FIS | command tables */
+    struct plat_dma_buf fbs_rx; /* CAP.FBS: 16 RX FIS areas (the only RX area then) */
     uint32_t intr_mask;
+    bool fbs_enabled;  /* PxFBS.EN set at PMP attach */
+    int fbs_last_dev;  /* PxFBS.DEV as last written, -1 = unknown */
 };
 
 static const struct ata_port_operations ahci_ops;
@@ -84,12 +89,27 @@ static void sync_dev(const struct ata_port *ap, size_t off, size_t len)
     ap->host->pops->dma_sync_for_device(ap->host->plat, &ppriv(ap)->mem, off, len);
 }
 
-static const uint8_t *rx_fis(const struct ata_port *ap)
+/* The RX FIS area the HBA fills for PM port pmp: with FBS enabled each device has its own
+ * 256 B area at PxFB + 256 * pmp (libahci: rx_fis + pmp * AHCI_RX_FIS_SZ). */
+static const struct plat_dma_buf *rx_area(const struct ata_port *ap, unsigned pmp, size_t *off)
 {
     struct ahci_port_priv *pp = ppriv(ap);
 
-    ap->host->pops->dma_sync_for_cpu(ap->host->plat, &pp->mem, AHCI_RX_FIS_OFF, AHCI_RX_FIS_SZ);
-    return (const uint8_t *)pp->mem.cpu + AHCI_RX_FIS_OFF;
+    if (pp->fbs_rx.cpu) {
+        *off = pp->fbs_enabled ? (size_t)(pmp & 0xfu) * AHCI_RX_FIS_SZ : 0;
+        return &pp->fbs_rx;
+    }
+    *off = AHCI_RX_FIS_OFF;
+    return &pp->mem;
+}
+
+static const uint8_t *rx_fis(const struct ata_port *ap, unsigned pmp)
+{
+    size_t off;
+    const struct plat_dma_buf *buf = rx_area(ap, pmp, &off);
+
+    ap->host->pops->dma_sync_for_cpu(ap->host->plat, buf, off, AHCI_RX_FIS_SZ);
+    return (const uint8_t *)buf->cpu + off;
 }
 
 /* Slot + table for one H2D FIS, handed to the device. */
@@ -165,7 +185,7 @@ static bool ahci_start_engine(struct ata_port *ap)
 static void ahci_start_fis_rx(struct ata_port *ap)
 {
     struct ahci_port_priv *pp = ppriv(ap);
-    uint64_t cl = pp->mem.bus, fb = pp->mem.bus + AHCI_RX_FIS_OFF;
+    uint64_t cl = pp->mem.bus, fb = pp->fbs_rx.cpu ? pp->fbs_rx.bus : pp->mem.bus + AHCI_RX_FIS_OFF;
     uint32_t cmd;
 
     if (hpriv(ap->host)->cap & HOST_CAP_64) {
@@ -331,6 +351,18 @@ static int ahci_port_start(struct ata_port *ap)
         return rc;
     }
     memset(pp->mem.cpu, 0, AHCI_PORT_PRIV_DMA_SZ);
+    /* FIS-based switching may be turned on at PMP attach (EH), which allocates nothing:
+     * an FBS-capable HBA gets its 16 RX FIS areas now */
+    if ((hpriv(h)->cap & (HOST_CAP_FBS | HOST_CAP_PMP)) == (HOST_CAP_FBS | HOST_CAP_PMP)) {
+        rc = h->pops->dma_alloc(h->plat, AHCI_RX_FIS_FBS_SZ, AHCI_RX_FIS_FBS_SZ, &pp->fbs_rx);
+        if (rc) {
+            h->pops->dma_free(h->plat, &pp->mem);
+            free(pp);
+            return rc;
+        }
+        memset(pp->fbs_rx.cpu, 0, AHCI_RX_FIS_FBS_SZ);
+    }
+    pp->fbs_last_dev = -1;
     pp->intr_mask = DEF_PORT_IRQ;
     ap->private_data = pp;
     return 0;
@@ -341,6 +373,8 @@ static void ahci_port_stop(struct ata_port *ap)
     struct ahci_port_priv *pp = ppriv(ap);
 
     ap->host->pops->dma_free(ap->host->plat, &pp->mem);
+    if (pp->fbs_rx.cpu)
+        ap->host->pops->dma_free(ap->host->plat, &pp->fbs_rx);
     free(pp);
     ap->private_data = NULL;
 }
@@ -355,10 +389,25 @@ static void ahci_qc_prep(struct ata_queued_cmd *qc)
                    qc->nbytes, ata_qc_pmp_port(qc));
 }
 
+/* FBS: PxFBS.DEV names the device the next PxCI write issues to (written when it changes,
+ * as libahci; DEC is never written back). */
+static void ahci_fbs_set_dev(struct ata_port *ap, unsigned pmp)
+{
+    struct ahci_port_priv *pp = ppriv(ap);
+    uint32_t fbs;
+
+    if (!pp->fbs_enabled || pp->fbs_last_dev == (int)pmp)
+        return;
+    fbs = pread(ap, PORT_FBS) & ~(PORT_FBS_DEV_MASK | PORT_FBS_DEC);
+    pwrite(ap, PORT_FBS, fbs | (pmp & 0xfu) << PORT_FBS_DEV_SHIFT);
+    pp->fbs_last_dev = (int)pmp;
+}
+
 static unsigned ahci_qc_issue(struct ata_queued_cmd *qc)
 {
     struct ata_port *ap = qc->ap;
 
+    ahci_fbs_set_dev(ap, ata_qc_pmp_port(qc));
     if (ata_is_ncq(&qc->tf))
         pwrite(ap, PORT_SCR_ACT, 1u << qc->tag);
     pwrite(ap, PORT_CMD_ISSUE, 1u << qc->tag);
@@ -370,7 +419,7 @@ static unsigned ahci_qc_issue(struct ata_queued_cmd *qc)
  * PIO Setup's E_Status; everything else with a D2H Register FIS. */
 static void ahci_qc_fill_rtf(struct ata_queued_cmd *qc)
 {
-    const uint8_t *rx = rx_fis(qc->ap);
+    const uint8_t *rx = rx_fis(qc->ap, ata_qc_pmp_port(qc));
 
     /* a failed or aborted NCQ command takes the D2H area (as libahci): the SDB FIS's error
      * belongs to whichever command the device names in its NCQ log */
@@ -434,11 +483,75 @@ static int ahci_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
 
 /* ---- interrupts (irq context, lock held) ---- */
 
+/* Every command in flight to one fan-out link becomes EH's; the other links' commands keep
+ * running (libata's ata_link_abort). */
+static void ahci_link_abort(struct ata_link *link)
+{
+    struct ata_port *ap = link->ap;
+    unsigned n = 0;
+
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
+
+        if (!qc || !(ap->qc_active & (1u << tag)) || qc->dev->link != link)
+            continue;
+        qc->flags |= ATA_QCFLAG_FAILED;
+        ata_qc_complete(qc);
+        n++;
+    }
+    if (!n)
+        ata_port_schedule_eh(ap);
+}
+
+/* PxFBS.DEC after a single device error: the HBA drops the failed device's commands and
+ * lets it take new ones (EH's log read, resets); it self-clears (libahci polls 3 x 1 us;
+ * the interrupt handler cannot wait, so it reads back 3 times). */
+static void ahci_fbs_dec(struct ata_port *ap)
+{
+    uint32_t fbs = pread(ap, PORT_FBS);
+
+    pwrite(ap, PORT_FBS, fbs | PORT_FBS_DEC);
+    for (unsigned i = 0; i < AHCI_FBS_DEC_TRIES; i++) {
+        fbs = pread(ap, PORT_FBS);
+        if (!(fbs & PORT_FBS_DEC))
+            return;
+    }
+    {
+        const struct sata_trace_field f[] = { TF_HEX("fbs", fbs) };
+
+        ata_port_ev(ap, ATA_EV("ahci.fbs_dec_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                    "failed to clear device error");
+    }
+}
+
+/* FBS single device error (AHCI 1.3.1 9.3.6): PxFBS.SDE set and DWE names an attached
+ * fan-out link. libahci also asks ata_link_online(), which on a fan-out link is a PSCR read
+ * through the PMP; the interrupt handler cannot issue commands, so a link counts if it is
+ * enabled and has a device. NULL: a port-wide error. */
+static struct ata_link *ahci_fbs_error_link(struct ata_port *ap)
+{
+    uint32_t fbs;
+    unsigned pmp;
+    struct ata_link *link;
+
+    if (!ppriv(ap)->fbs_enabled)
+        return NULL;
+    fbs = pread(ap, PORT_FBS);
+    pmp = (fbs & PORT_FBS_DWE_MASK) >> PORT_FBS_DWE_SHIFT;
+    if (!(fbs & PORT_FBS_SDE) || pmp >= ap->nr_pmp_links)
+        return NULL;
+    link = &ap->pmp_link[pmp];
+    if ((link->flags & ATA_LFLAG_DISABLED) || !ata_dev_enabled(&link->device[0]))
+        return NULL;
+    return link;
+}
+
 static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
 {
     struct ata_link *link = &ap->link;
     struct ata_eh_info *ehi = &link->eh_info;
-    struct ata_queued_cmd *active_qc = ata_qc_from_tag(ap, link->active_tag);
+    struct ata_link *fbs_link = ahci_fbs_error_link(ap);
+    struct ata_queued_cmd *active_qc = ata_qc_from_tag(ap, (fbs_link ? fbs_link : link)->active_tag);
     uint32_t serror = 0;
 
     /* AHCI may lock up unless SError is cleared */
@@ -446,6 +559,8 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
         ahci_scr_write(link, SCR_ERROR, serror);
     ehi->serror |= serror;
     ata_ehi_push_desc(ehi, "irq_stat 0x%08x", irq_stat);
+    if (fbs_link)
+        ata_ehi_push_desc(ehi, "FBS device error on PMP port %u", (unsigned)fbs_link->pmp);
 
     if (irq_stat & PORT_IRQ_TF_ERR) {
         /* a non-queued command is the culprit; during NCQ EH must read log 10h */
@@ -470,7 +585,7 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
                                                                     : "PHY RDY changed");
     }
     if (irq_stat & PORT_IRQ_UNK_FIS) {
-        const uint8_t *u = rx_fis(ap) + 0x60;
+        const uint8_t *u = rx_fis(ap, fbs_link ? (unsigned)fbs_link->pmp : 0) + 0x60;
 
         ehi->err_mask |= AC_ERR_HSM;
         ehi->action |= ATA_EH_RESET;
@@ -482,10 +597,19 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
 
         ata_port_ev(ap, ATA_EV("ahci.error_irq", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
     }
-    if (irq_stat & PORT_IRQ_FREEZE)
+    if (irq_stat & PORT_IRQ_FREEZE) {
         ata_port_freeze(ap);
-    else
+    } else if (fbs_link) {
+        /* the error is on that link only: its commands go to EH, the others keep running,
+         * and the HBA is told to forget the failed device's commands (libahci) */
+        const struct sata_trace_field f[] = { TF_INT("pmp", fbs_link->pmp), TF_HEX("irq_stat", irq_stat) };
+
+        ata_link_ev(fbs_link, ATA_EV("ahci.fbs_dev_error", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        ahci_link_abort(fbs_link);
+        ahci_fbs_dec(ap);
+    } else {
         ata_port_abort(ap);
+    }
 }
 
 static void ahci_port_intr(struct ata_port *ap)
@@ -508,7 +632,11 @@ static void ahci_port_intr(struct ata_port *ap)
                 return;
         }
     }
-    hw_active = ata_port_sactive(ap) ? pread(ap, PORT_SCR_ACT) : pread(ap, PORT_CMD_ISSUE);
+    /* with FBS NCQ and non-NCQ commands to different devices are in flight together */
+    if (ppriv(ap)->fbs_enabled)
+        hw_active = pread(ap, PORT_SCR_ACT) | pread(ap, PORT_CMD_ISSUE);
+    else
+        hw_active = ata_port_sactive(ap) ? pread(ap, PORT_SCR_ACT) : pread(ap, PORT_CMD_ISSUE);
     if (ata_qc_complete_multiple(ap, hw_active) < 0) {
         ap->link.eh_info.err_mask |= AC_ERR_HSM;
         ap->link.eh_info.action |= ATA_EH_RESET;
@@ -558,7 +686,9 @@ static enum ata_dev_class ahci_dev_classify(struct ata_port *ap)
 static int ahci_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
 {
     struct ata_port *ap = link->ap;
-    uint8_t *d2h = (uint8_t *)ppriv(ap)->mem.cpu + AHCI_RX_FIS_OFF + RX_FIS_D2H_REG;
+    size_t rx_off;
+    const struct plat_dma_buf *rx = rx_area(ap, 0, &rx_off);
+    uint8_t *d2h = (uint8_t *)rx->cpu + rx_off + RX_FIS_D2H_REG;
     bool online;
     int rc;
 
@@ -567,7 +697,7 @@ static int ahci_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64
     memset(d2h, 0, 20);
     d2h[0] = 0x34;
     d2h[2] = ATA_BUSY;
-    sync_dev(ap, AHCI_RX_FIS_OFF + RX_FIS_D2H_REG, 20);
+    ap->host->pops->dma_sync_for_device(ap->host->plat, rx, rx_off + RX_FIS_D2H_REG, 20);
 
     /* a hotplug event asks for the longer debounce (libahci: sata_ehc_deb_timing) */
     rc = sata_link_hardreset(link, sata_ehc_deb_timing(&link->eh_context), deadline, &online, ahci_check_ready);
@@ -582,6 +712,7 @@ static int ahci_exec_polled_cmd(struct ata_port *ap, unsigned pmp, const struct 
                                 uint32_t flags, unsigned timeout_ms)
 {
     ahci_build_cmd(ap, 0, tf, false, flags, NULL, 0, 0, pmp);
+    ahci_fbs_set_dev(ap, pmp);
     pwrite(ap, PORT_CMD_ISSUE, 1);
     if (!timeout_ms) {
         pread(ap, PORT_CMD_ISSUE);
@@ -652,8 +783,31 @@ static void ahci_post_internal_cmd(struct ata_queued_cmd *qc)
         ahci_kick_engine(qc->ap);
 }
 
+/* FBS: after a single device error the other devices' commands keep running; EH waits for
+ * them before it stops the engine (libata's EH starts once every command has completed or
+ * failed). A command that never completes times out, which freezes the port and fails it. */
+static void ahci_fbs_drain(struct ata_port *ap)
+{
+    struct ata_host *h = ap->host;
+
+    for (unsigned ms = 0; ms < AHCI_FBS_DRAIN_MAX_MS; ms++) {
+        bool busy = false;
+
+        ata_lock(h);
+        if (!(ap->pflags & ATA_PFLAG_FROZEN))
+            for (unsigned tag = 0; tag < ATA_MAX_QUEUE && !busy; tag++)
+                busy = (ap->qc_active & (1u << tag)) && ata_qc_from_tag(ap, tag);
+        ata_unlock(h);
+        if (!busy)
+            return;
+        ata_msleep(h, 1);
+    }
+}
+
 static void ahci_error_handler(struct ata_port *ap)
 {
+    if (ppriv(ap)->fbs_enabled)
+        ahci_fbs_drain(ap);
     /* a running engine must let go of the aborted commands before EH issues its own */
     if (!(ap->pflags & ATA_PFLAG_FROZEN)) {
         ahci_stop_engine(ap);
@@ -664,21 +818,90 @@ static void ahci_error_handler(struct ata_port *ap)
         ahci_stop_engine(ap);
 }
 
-/* PxCMD.PMA tells the HBA a PMP is there (command-based switching; FBS is not used). */
+/* FIS-based switching (libahci ahci_enable_fbs): only with the engine stopped; the 16 RX
+ * FIS areas were PxFB since port init. */
+static void ahci_enable_fbs(struct ata_port *ap)
+{
+    struct ahci_port_priv *pp = ppriv(ap);
+    uint32_t fbs = pread(ap, PORT_FBS);
+
+    if (fbs & PORT_FBS_EN) {
+        pp->fbs_enabled = true;
+        pp->fbs_last_dev = -1;
+        return;
+    }
+    if (ahci_stop_engine(ap))
+        return;
+    pwrite(ap, PORT_FBS, fbs | PORT_FBS_EN);
+    fbs = pread(ap, PORT_FBS);
+    if (fbs & PORT_FBS_EN) {
+        const struct sata_trace_field f[] = { TF_HEX("fbs", fbs),
+                                              TF_INT("ado", (fbs >> PORT_FBS_ADO_SHIFT) & 0xfu) };
+
+        pp->fbs_enabled = true;
+        pp->fbs_last_dev = -1;
+        ata_port_ev(ap, ATA_EV("ahci.fbs_enabled", SATA_TC_DECISION, SATA_LOG_INFO, f), "FBS is enabled");
+    } else {
+        ata_port_ev(ap, ATA_EV0("ahci.fbs_enable_failed", SATA_TC_DECISION, SATA_LOG_ERR),
+                    "Failed to enable FBS");
+    }
+    ahci_start_engine(ap);
+}
+
+static void ahci_disable_fbs(struct ata_port *ap)
+{
+    struct ahci_port_priv *pp = ppriv(ap);
+    uint32_t fbs = pread(ap, PORT_FBS);
+
+    if (!(fbs & PORT_FBS_EN)) {
+        pp->fbs_enabled = false;
+        return;
+    }
+    if (ahci_stop_engine(ap))
+        return;
+    pwrite(ap, PORT_FBS, fbs & ~PORT_FBS_EN);
+    fbs = pread(ap, PORT_FBS);
+    if (fbs & PORT_FBS_EN) {
+        ata_port_ev(ap, ATA_EV0("ahci.fbs_disable_failed", SATA_TC_DECISION, SATA_LOG_ERR),
+                    "Failed to disable FBS");
+    } else {
+        pp->fbs_enabled = false;
+        ata_port_ev(ap, ATA_EV0("ahci.fbs_disabled", SATA_TC_DECISION, SATA_LOG_INFO), "FBS is disabled");
+    }
+    ahci_start_engine(ap);
+}
+
+/* PxCMD.PMA tells the HBA a PMP is there; with CAP.FBS and PxCMD.FBSCP FIS-based
+ * switching is turned on too (libahci ahci_pmp_attach), else commands switch by command. */
 static void ahci_pmp_attach(struct ata_port *ap)
 {
-    pwrite(ap, PORT_CMD, pread(ap, PORT_CMD) | PORT_CMD_PMP);
+    uint32_t cmd = pread(ap, PORT_CMD) | PORT_CMD_PMP;
+
+    pwrite(ap, PORT_CMD, cmd);
     pread(ap, PORT_CMD);
+    if (ppriv(ap)->fbs_rx.cpu && (cmd & PORT_CMD_FBSCP))
+        ahci_enable_fbs(ap);
 }
 
 static void ahci_pmp_detach(struct ata_port *ap)
 {
     pwrite(ap, PORT_CMD, pread(ap, PORT_CMD) & ~PORT_CMD_PMP);
     pread(ap, PORT_CMD);
+    if (ppriv(ap)->fbs_rx.cpu)
+        ahci_disable_fbs(ap);
+}
+
+/* With FBS every fan-out link follows the standard per-link rules (NCQ and non-NCQ
+ * exclusion per device); without, one fan-out link at a time (libahci ahci_pmp_qc_defer). */
+static bool ahci_pmp_qc_defer(const struct ata_queued_cmd *qc)
+{
+    if (!sata_pmp_attached(qc->ap) || ppriv(qc->ap)->fbs_enabled)
+        return ata_std_qc_defer(qc);
+    return sata_pmp_qc_defer_cmd_switch(qc);
 }
 
 static const struct ata_port_operations ahci_ops = {
-    .qc_defer = sata_pmp_qc_defer_cmd_switch,
+    .qc_defer = ahci_pmp_qc_defer,
     .pmp_attach = ahci_pmp_attach,
     .pmp_detach = ahci_pmp_detach,
     .qc_prep = ahci_qc_prep,

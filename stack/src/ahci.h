@@ -19,6 +19,9 @@ enum {
     AHCI_RX_FIS_OFF = AHCI_CMD_LIST_SZ,
     AHCI_CMD_TBL_OFF = AHCI_RX_FIS_OFF + AHCI_RX_FIS_SZ,
     AHCI_PORT_PRIV_DMA_SZ = AHCI_CMD_TBL_OFF + AHCI_MAX_CMDS * AHCI_CMD_TBL_SZ,
+    /* FIS-based switching: one RX FIS area per PM port, 16 of them, 4 KiB aligned; an HBA
+     * with CAP.FBS gets it at create for every port (also used without FBS: area 0) */
+    AHCI_RX_FIS_FBS_SZ = 16 * AHCI_RX_FIS_SZ,
 };
 
 /* global registers */
@@ -77,7 +80,18 @@ enum {
     PORT_SCR_ACT = 0x34,
     PORT_CMD_ISSUE = 0x38,
     PORT_SCR_NTF = 0x3c,
+    PORT_FBS = 0x40,
 };
+
+/* PxFBS */
+#define PORT_FBS_EN (1u << 0)
+#define PORT_FBS_DEC (1u << 1)
+#define PORT_FBS_SDE (1u << 2)
+#define PORT_FBS_DEV_SHIFT 8
+#define PORT_FBS_DEV_MASK (0xfu << 8)
+#define PORT_FBS_ADO_SHIFT 12
+#define PORT_FBS_DWE_SHIFT 16
+#define PORT_FBS_DWE_MASK (0xfu << 16)
 
 /* PxIS / PxIE */
 #define PORT_IRQ_D2H_REG_FIS (1u << 0)
@@ -111,6 +125,7 @@ enum {
 #define PORT_CMD_LIST_ON (1u << 15)
 #define PORT_CMD_PMP (1u << 17) /* PMA: port multiplier attached */
 #define PORT_CMD_CPD (1u << 20)
+#define PORT_CMD_FBSCP (1u << 22) /* FIS-based switching capable port */
 #define PORT_CMD_ATAPI (1u << 24)
 #define PORT_CMD_ICC_MASK (0xfu << 28)
 #define PORT_CMD_ICC_ACTIVE (1u << 28)

@@ -190,6 +190,13 @@ unsigned ata_eh_speed_down(struct ata_device *dev, unsigned eflags, unsigned err
 
 /* ---- autopsy ---- */
 
+/* A command EH owns that belongs to this link: its device is on it (a fan-out link's are
+ * the disk's behind that PM port; without a PMP every command is the host link's). */
+static bool ata_eh_link_failed_qc(const struct ata_link *link, const struct ata_queued_cmd *qc)
+{
+    return (qc->flags & ATA_QCFLAG_FAILED) && qc->dev && qc->dev->link == link;
+}
+
 /* An NCQ command failed and the controller could not say which: the device's NCQ error
  * log names it (and reading the log clears the device's error state). */
 static void ata_eh_analyze_ncq_error(struct ata_link *link)
@@ -207,7 +214,7 @@ static void ata_eh_analyze_ncq_error(struct ata_link *link)
         !ata_dev_enabled(dev))
         return;
     for (unsigned t = 0; t < ATA_MAX_QUEUE; t++)
-        if ((ap->qcmd[t].flags & ATA_QCFLAG_FAILED) && ap->qcmd[t].err_mask)
+        if (ata_eh_link_failed_qc(link, &ap->qcmd[t]) && ap->qcmd[t].err_mask)
             return; /* the driver already knows the culprit */
 
     ata_tf_init(dev, &tf);
@@ -270,7 +277,17 @@ void ata_eh_link_autopsy(struct ata_link *link)
     if (ehc->i.flags & ATA_EHI_NO_AUTOPSY)
         return;
 
-    rc = sata_scr_read(link, SCR_ERROR, &serror);
+    /* A fan-out link's SError is the PMP's PSCR, read and cleared through the control port
+     * (nobody else clears it; the HBA's interrupt handler clears the host link's). A frozen
+     * port cannot carry READ PORT MULTIPLIER: the host link's autopsy asks for a PMP reset,
+     * after which every fan-out link is hardreset and probed with its SError untrusted, so
+     * the read is not tried (it would only blame the link's innocent commands). */
+    if (!ata_is_host_link(link) && (ap->pflags & ATA_PFLAG_FROZEN))
+        rc = -EOPNOTSUPP;
+    else
+        rc = sata_scr_read(link, SCR_ERROR, &serror);
+    if (!rc && serror && !ata_is_host_link(link))
+        rc = sata_scr_write(link, SCR_ERROR, serror);
     if (!rc) {
         ehc->i.serror |= serror;
         if (ata_eh_analyze_serror_bits(pol, ehc->i.serror, &ehc->i.err_mask, &ehc->i.action))
@@ -288,7 +305,7 @@ void ata_eh_link_autopsy(struct ata_link *link)
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];
 
-        if (!(qc->flags & ATA_QCFLAG_FAILED))
+        if (!ata_eh_link_failed_qc(link, qc))
             continue;
         qc->err_mask |= ehc->i.err_mask;
         if (ata_eh_analyze_tf_regs(qc->dev->class, qc->result_tf.command, qc->result_tf.feature, &qc->err_mask))
@@ -311,6 +328,10 @@ void ata_eh_link_autopsy(struct ata_link *link)
     else if (pol->revalidate_on_any_error ? all_err_mask != 0
                                           : (io_err || (all_err_mask & ~(unsigned)AC_ERR_DEV)))
         ehc->i.action |= ATA_EH_REVALIDATE;
+    /* a command that timed out behind a PMP: the PMP is reset (the host link's autopsy,
+     * which runs after the fan-out links', sees the timeout) */
+    if (!ata_is_host_link(link) && (all_err_mask & AC_ERR_TIMEOUT))
+        ap->link.eh_context.i.err_mask |= AC_ERR_TIMEOUT;
 
     /* the offender carries the blame; on a one-device link the device does anyway */
     if (!offender && ata_dev_enabled(&link->device[0]) && link->device[0].class != ATA_DEV_PMP)
@@ -371,10 +392,12 @@ void ata_eh_link_report(struct ata_link *link)
     bool frozen = ap->pflags & ATA_PFLAG_FROZEN;
     struct ata_device *offender = NULL;
     unsigned nr_failed = 0, action = ehc->i.action;
+    /* the host link of a port with a PMP speaks as the PMP ("ata1.15"), as libata's */
+    bool pmp_host = ata_is_host_link(link) && sata_pmp_attached(ap);
     char line[160];
 
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
-        if (!(ap->qcmd[tag].flags & ATA_QCFLAG_FAILED))
+        if (!ata_eh_link_failed_qc(link, &ap->qcmd[tag]))
             continue;
         offender = ap->qcmd[tag].dev;
         if (ap->qcmd[tag].err_mask)
@@ -400,6 +423,8 @@ void ata_eh_link_report(struct ata_link *link)
 
         if (offender)
             ata_dev_ev(offender, ev, "%s", line);
+        else if (pmp_host)
+            ata_pmp_ev(ap, ev, "%s", line);
         else
             ata_link_ev(link, ev, "%s", line);
     }
@@ -409,6 +434,8 @@ void ata_eh_link_report(struct ata_link *link)
 
         if (offender)
             ata_dev_ev(offender, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
+        else if (pmp_host)
+            ata_pmp_ev(ap, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
         else
             ata_link_ev(link, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
     }
@@ -418,13 +445,15 @@ void ata_eh_link_report(struct ata_link *link)
         ata_eh_format_serror(line, sizeof(line), ehc->i.serror);
         if (offender)
             ata_dev_ev(offender, ev, "%s", line);
+        else if (pmp_host)
+            ata_pmp_ev(ap, ev, "%s", line);
         else
             ata_link_ev(link, ev, "%s", line);
     }
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];
 
-        if (!(qc->flags & ATA_QCFLAG_FAILED) || !qc->err_mask)
+        if (!ata_eh_link_failed_qc(link, qc) || !qc->err_mask)
             continue;
         if (style_2006)
             report_qc_2006(qc);
@@ -513,8 +542,20 @@ void ata_std_error_handler(struct ata_port *ap)
     const struct ata_port_operations *ops = ap->ops;
     struct ata_eh_context *ehc = &ap->link.eh_context;
 
+    /* Autopsy per link: with a PMP every fan-out link first (its SError is its PSCR, its
+     * NCQ log is its disk's), the host link last (a fan-out timeout reaches it); then the
+     * report, host link first (libata's ata_eh_autopsy / ata_eh_report). */
+    if (sata_pmp_attached(ap)) {
+        sata_pmp_route_errors(ap);
+        for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+            if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
+                ata_eh_link_autopsy(&ap->pmp_link[i]);
+    }
     ata_eh_link_autopsy(&ap->link);
     ata_eh_link_report(&ap->link);
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
+            ata_eh_link_report(&ap->pmp_link[i]);
     /* a PMP-capable port: the PMP (if one is or turns up there), then its fan-out links */
     if (ap->flags & ATA_FLAG_PMP)
         sata_pmp_eh_recover(ap);

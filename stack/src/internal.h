@@ -436,6 +436,9 @@ static inline uint32_t ata_port_sactive(const struct ata_port *ap)
 }
 static inline unsigned ata_qc_pmp_port(const struct ata_queued_cmd *qc)
 {
+    /* a disk directly on a PMP-capable port is PM port 0; the PMP itself is its control port */
+    if (ata_is_host_link(qc->dev->link) && qc->dev->class != ATA_DEV_PMP)
+        return 0;
     return ata_link_pmp_port(qc->dev->link);
 }
 
@@ -665,6 +668,9 @@ bool sata_pmp_qc_defer_cmd_switch(const struct ata_queued_cmd *qc);
 int sata_pmp_attach(struct ata_device *dev);
 /* Forget the PMP and every fan-out device (detached, their requests fail). */
 void sata_pmp_detach(struct ata_port *ap);
+/* Before the per-link autopsy: a device error the LLD recorded on the host link whose
+ * failed commands are all one fan-out link's moves to that link (several: PMP reset). */
+void sata_pmp_route_errors(struct ata_port *ap);
 /* EH recovery with a PMP attached (or just attached): the PMP itself, then every fan-out link. */
 void sata_pmp_eh_recover(struct ata_port *ap);
 /* Lock held, irq context: the LLD saw SNotification with these PM port bits set; a PMP's

@@ -367,43 +367,53 @@ static int pmp_recover_pmp(struct ata_port *ap)
     return 0;
 }
 
-/* Errors of a command to a fan-out device are recovered on its link when the port is not
- * frozen and nothing timed out; otherwise the PMP is reset (libata-eh.md 6.2). */
-static void pmp_route_errors(struct ata_port *ap)
+/* The LLDs record what the HBA saw on the host link. Behind a PMP a device error without a
+ * culprit (an NCQ error: the SDB FIS with ERR) belongs to the fan-out link whose commands
+ * failed (command-based switching: the one active link; FBS: the link of the single device
+ * error), as libahci records it on the active link: it moves there with the description,
+ * so that link's autopsy reads its own disk's log page 10h and blames only the tag named
+ * there. Failed commands on several links with such an error: no device can be told, the
+ * PMP is reset. Everything else stays where it was recorded; each link's autopsy decides
+ * its own recovery, the host link's (frozen port, fan-out timeout) a PMP reset. */
+void sata_pmp_route_errors(struct ata_port *ap)
 {
-    struct ata_eh_context *hehc = &ap->link.eh_context;
+    struct ata_eh_info *hi = &ap->link.eh_context.i;
     struct ata_link *only = NULL;
-    unsigned all = 0;
     bool many = false;
 
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];
 
-        if (!(qc->flags & ATA_QCFLAG_FAILED) || !qc->err_mask || ata_is_host_link(qc->dev->link))
+        if (!(qc->flags & ATA_QCFLAG_FAILED) || !qc->dev || ata_is_host_link(qc->dev->link))
             continue;
-        all |= qc->err_mask;
         if (only && only != qc->dev->link)
             many = true;
         only = qc->dev->link;
     }
     if (!only)
         return;
-    if (many || (ap->pflags & ATA_PFLAG_FROZEN) || (all & (AC_ERR_TIMEOUT | AC_ERR_HSM | AC_ERR_ATA_BUS)) ||
-        (hehc->i.flags & ATA_EHI_HOTPLUGGED)) {
-        const struct sata_trace_field f[] = { TF_HEX("emask", all), TF_BOOL("many", many) };
+    if (many) {
+        const struct sata_trace_field f[] = { TF_HEX("emask", hi->err_mask), TF_BOOL("many", many) };
 
+        if (!(hi->err_mask & AC_ERR_DEV))
+            return; /* each link's autopsy judges its own commands */
         ata_pmp_ev(ap, ATA_EV("pmp.eh_route", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
-        hehc->i.action |= ATA_EH_RESET;
+        hi->action |= ATA_EH_RESET;
         return;
     }
     {
-        const struct sata_trace_field f[] = { TF_HEX("emask", all), TF_HEX("action", hehc->i.action) };
+        const struct sata_trace_field f[] = { TF_HEX("emask", hi->err_mask & AC_ERR_DEV), TF_BOOL("many", many) };
 
         ata_link_ev(only, ATA_EV("pmp.eh_route", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
     }
-    only->eh_context.i.action |= hehc->i.action & (ATA_EH_RESET | ATA_EH_REVALIDATE);
-    only->eh_context.i.action |= ATA_EH_REVALIDATE;
-    hehc->i.action &= ~(unsigned)(ATA_EH_RESET | ATA_EH_REVALIDATE);
+    if (!(hi->err_mask & AC_ERR_DEV))
+        return;
+    only->eh_context.i.err_mask |= AC_ERR_DEV;
+    hi->err_mask &= ~(unsigned)AC_ERR_DEV;
+    if (!only->eh_context.i.desc[0])
+        memcpy(only->eh_context.i.desc, hi->desc, sizeof(hi->desc));
+    if (!hi->err_mask)
+        hi->desc[0] = '\0';
 }
 
 /* libata's step 6: ports whose SError.N is latched in GSCR[32] had a PHY event since the
@@ -454,6 +464,12 @@ bool sata_async_notification(struct ata_port *ap, uint32_t sntf)
 {
     if (!sata_pmp_attached(ap) || !(sntf & (1u << SATA_PMP_CTRL_PORT)))
         return false;
+    /* EH is running (its internal commands must not be aborted): it runs again after
+     * this pass and reads GSCR[32] then, as libata's EH-pending repeat */
+    if (ap->pflags & ATA_PFLAG_EH_IN_PROGRESS) {
+        ata_port_schedule_eh(ap);
+        return true;
+    }
     ata_ehi_push_desc(&ap->link.eh_info, "async notification 0x%x", (unsigned)sntf);
     /* commands in flight go back to the queue without blame; EH reads GSCR[32] */
     ata_port_abort(ap);
@@ -472,6 +488,30 @@ static void pmp_disable_link(struct ata_link *link)
     link->eh_context.i.action = 0;
 }
 
+/* Asynchronous notification off while the fan-out links are reset (each COMRESET latches
+ * SError.N, which would notify), back on before GSCR[32] is read (libata's step 4 and 6).
+ * A PMP reset turned it off in the PMP already; the write is repeated anyway. */
+static int pmp_set_notify(struct ata_port *ap, bool on)
+{
+    uint32_t feat_en = ap->pmp_feat_en;
+    unsigned err_mask;
+
+    if (!(feat_en & SATA_PMP_FEAT_NOTIFY))
+        return 0;
+    if (!on)
+        feat_en &= ~(uint32_t)SATA_PMP_FEAT_NOTIFY;
+    err_mask = sata_pmp_write(ap, SATA_PMP_CTRL_PORT, SATA_PMP_GSCR_FEAT_EN, feat_en);
+    if (err_mask) {
+        const struct sata_trace_field f[] = { TF_BOOL("on", on), TF_HEX("err_mask", err_mask) };
+
+        ata_pmp_ev(ap, ATA_EV("pmp.notify_failed", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                   on ? "failed to write PMP_FEAT_EN (Emask=0x%x)" : "failed to disable NOTIFY (err_mask=0x%x)",
+                   err_mask);
+        return -EIO;
+    }
+    return 0;
+}
+
 void sata_pmp_eh_recover(struct ata_port *ap)
 {
     const struct ata_port_operations *ops = ap->ops;
@@ -479,8 +519,6 @@ void sata_pmp_eh_recover(struct ata_port *ap)
     int pmp_tries = SATA_PMP_EH_TRIES, event_tries = SATA_PMP_EH_TRIES;
     int rc;
 
-    if (sata_pmp_attached(ap))
-        pmp_route_errors(ap);
 retry:
     if (ap->pflags & ATA_PFLAG_UNLOADING)
         return;
@@ -496,6 +534,9 @@ retry:
         if (!sata_pmp_attached(ap))
             return; /* deleted by the user */
     }
+    rc = pmp_set_notify(ap, false);
+    if (rc)
+        goto pmp_fail;
 
     for (unsigned i = 0; i < ap->nr_pmp_links; i++) {
         struct ata_link *link = &ap->pmp_link[i];
@@ -523,6 +564,9 @@ retry:
         }
         pmp_disable_link(link);
     }
+    rc = pmp_set_notify(ap, true);
+    if (rc)
+        goto pmp_fail;
     rc = pmp_check_events(ap, &event_tries);
     if (rc > 0)
         goto retry;

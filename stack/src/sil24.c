@@ -18,6 +18,8 @@ enum {
     SIL24_TMOUT_DEV_RST_OFFLINE = 100,
     SIL24_TMOUT_DEV_RST_ONLINE = 5000,
     SIL24_PORT_RST_HOLD = 10,
+    SIL24_PMP_DRAIN_MAX_MS = 3000, /* libata's EH fast-drain interval */
+    SIL24_PMP_DRAIN_IDLE_MS = 20,  /* slot status unchanged this long: the rest is stuck */
     SIL24_PHY_CFG_VAL = 0x20c,
     SIL24_ERR_THRESH = 0x8000u << 16, /* threshold 0x8000, count 0 */
 };
@@ -177,9 +179,22 @@ static void read_lram_fis(struct ata_port *ap, unsigned slot, uint8_t fis[20])
 
 /* ---- port bring-up ---- */
 
+/* Behind a PMP the chip keeps a status and a QActive word per PM port: stale ones would
+ * describe commands INIT is about to flush (libata's sil24_clear_pmp). */
+static void sil24_clear_pmp(struct ata_port *ap)
+{
+    pwrite(ap, SIL24_PORT_CTRL_CLR, SIL24_CS_PMP_RESUME);
+    for (unsigned i = 0; i < SATA_PMP_MAX_PORTS; i++) {
+        pwrite(ap, SIL24_PORT_PMP + i * SIL24_PORT_PMP_SZ, 0);
+        pwrite(ap, SIL24_PORT_PMP + i * SIL24_PORT_PMP_SZ + 4, 0);
+    }
+}
+
 /* INIT: flush the port's commands and error state, wait for RDY. */
 static int sil24_init_port(struct ata_port *ap)
 {
+    if (sata_pmp_attached(ap))
+        sil24_clear_pmp(ap);
     pwrite(ap, SIL24_PORT_CTRL_STAT, SIL24_CS_INIT);
     if (!port_wait(ap, SIL24_PORT_CTRL_STAT, SIL24_CS_INIT, 0, SIL24_TMOUT_INIT) ||
         !port_wait(ap, SIL24_PORT_CTRL_STAT, SIL24_CS_RDY, SIL24_CS_RDY, SIL24_TMOUT_INIT)) {
@@ -425,10 +440,26 @@ static void sil24_error_intr(struct ata_port *ap)
         freeze = true;
     }
     if (irq_stat & SIL24_IRQ_ERROR) {
-        struct ata_queued_cmd *qc = ata_qc_from_tag(ap, link->active_tag);
+        struct ata_queued_cmd *qc;
         unsigned err_mask, action;
         const char *desc;
 
+        /* behind a PMP the command the port stopped on names its PM port in PORT_CONTEXT:
+         * the error belongs to that fan-out link (libata's sil24_error_intr) */
+        if (sata_pmp_attached(ap)) {
+            unsigned pmp = (pread(ap, SIL24_PORT_CONTEXT) >> SIL24_CTX_PMP_SHIFT) & SIL24_CTX_PMP_MASK;
+
+            if (pmp < ap->nr_pmp_links) {
+                link = &ap->pmp_link[pmp];
+                ehi = &link->eh_info;
+                ata_ehi_push_desc(ehi, "irq_stat 0x%08x", irq_stat);
+            } else {
+                ehi->err_mask |= AC_ERR_HSM;
+                ehi->action |= ATA_EH_RESET;
+                freeze = true;
+            }
+        }
+        qc = ata_qc_from_tag(ap, link->active_tag);
         cerr = pread(ap, SIL24_PORT_CMD_ERR);
         desc = sil24_cerr_decode(cerr, &err_mask, &action);
         if (desc)
@@ -458,6 +489,14 @@ static void sil24_error_intr(struct ata_port *ap)
 static void sil24_port_intr(struct ata_port *ap)
 {
     uint32_t slot_stat;
+
+    /* An SDB FIS with N set. The 3124 has no SNotification register: behind a PMP it is
+     * the PMP reporting a PHY event on a fan-out port (libata assumes the same). */
+    if ((ap->flags & ATA_FLAG_AN) && (pread(ap, SIL24_PORT_IRQ_STAT) & SIL24_IRQ_SDB_NOTIFY)) {
+        pwrite(ap, SIL24_PORT_IRQ_STAT, SIL24_IRQ_SDB_NOTIFY);
+        if (sata_async_notification(ap, 1u << SATA_PMP_CTRL_PORT))
+            return;
+    }
 
     /* PCI-X erratum workaround: acknowledge COMPLETE before sampling the slot status, so
      * a completion racing with the read raises the interrupt again */
@@ -520,21 +559,36 @@ static int sil24_exec_polled(struct ata_port *ap, uint16_t ctrl, const struct at
     uint8_t *blk = cmd_block(ap, 0, &bus);
     uint32_t stat;
 
+    uint32_t irq_enabled;
+    int rc;
+
     ata_tf_to_fis(tf, pmp, false, fis);
     sil24_fill_prb(blk, ctrl, 0, fis, NULL, 0, 0);
     sync_dev(ap, 0, SIL24_PRB_SZ + SIL24_SGE_SZ);
+    /* A fan-out link is reset with the port thawed: the interrupt handler must not take
+     * (and acknowledge) this slot's completion (libata's sil24_exec_polled_cmd) */
+    irq_enabled = pread(ap, SIL24_PORT_IRQ_ENABLE_SET);
+    pwrite(ap, SIL24_PORT_IRQ_ENABLE_CLR, SIL24_IRQ_COMPLETE | SIL24_IRQ_ERROR);
     pwrite(ap, SIL24_PORT_IRQ_STAT, SIL24_IRQ_COMPLETE | SIL24_IRQ_ERROR);
     activate(ap, 0, bus);
     for (;;) {
         stat = pread(ap, SIL24_PORT_IRQ_STAT);
         if (stat & done)
             break;
-        if (ata_now(ap->host) >= deadline)
-            return -EBUSY;
+        if (ata_now(ap->host) >= deadline) {
+            stat = 0;
+            break;
+        }
         ata_msleep(ap->host, SIL24_POLL_MS);
     }
-    pwrite(ap, SIL24_PORT_IRQ_STAT, stat & done);
-    return (stat & (SIL24_IRQ_ERROR << SIL24_IRQ_RAW_SHIFT)) ? -EIO : 0;
+    if (stat & done) {
+        pwrite(ap, SIL24_PORT_IRQ_STAT, stat & done);
+        rc = (stat & (SIL24_IRQ_ERROR << SIL24_IRQ_RAW_SHIFT)) ? -EIO : 0;
+    } else {
+        rc = -EBUSY;
+    }
+    pwrite(ap, SIL24_PORT_IRQ_ENABLE_SET, irq_enabled & (SIL24_IRQ_COMPLETE | SIL24_IRQ_ERROR));
+    return rc;
 }
 
 /* SRST: the chip sends both Device Control FISes itself and keeps the signature FIS. */
@@ -635,12 +689,48 @@ static void sil24_post_internal_cmd(struct ata_queued_cmd *qc)
         ata_eh_freeze_port(ap);
 }
 
+/* FIS-based switching: the commands EH took over may still run on the other disks behind
+ * the PMP. INIT now would flush their slots while the disks still answer them (FISes for
+ * no command: a protocol error and a PMP reset), so let them finish first, as libata's EH
+ * starts only once every command has completed or failed; PMP_RESUME lets a port stopped
+ * on one disk's error go on with the others (hardware.md 6.7). The failed or vanished
+ * disk's slots never finish: stop once the slot status has not moved for a while. */
+static void sil24_pmp_drain(struct ata_port *ap)
+{
+    uint32_t last = 0;
+    unsigned idle = 0;
+
+    for (unsigned ms = 0; ms < SIL24_PMP_DRAIN_MAX_MS && idle < SIL24_PMP_DRAIN_IDLE_MS; ms++) {
+        uint32_t ss = pread(ap, SIL24_PORT_SLOT_STAT);
+
+        if (!(ss & SIL24_SLOT_MASK))
+            return;
+        if (ss & SIL24_SLOT_ATTN)
+            pwrite(ap, SIL24_PORT_CTRL_STAT, SIL24_CS_PMP_RESUME);
+        idle = (ss & SIL24_SLOT_MASK) == last ? idle + 1 : 0;
+        last = ss & SIL24_SLOT_MASK;
+        ata_msleep(ap->host, 1);
+    }
+}
+
 static void sil24_error_handler(struct ata_port *ap)
 {
+    if (sata_pmp_attached(ap))
+        sil24_pmp_drain(ap);
     /* a port stopped on a command error resumes only after INIT */
     if (!(ap->pflags & ATA_PFLAG_FROZEN) && sil24_init_port(ap))
         ata_eh_freeze_port(ap);
     ata_std_error_handler(ap);
+}
+
+/* Behind a PMP the chip switches per FIS: every PM port has its own device context
+ * (hardware.md 6.7), so commands to different fan-out links are outstanding together and
+ * only the per-link rules apply (NCQ/non-NCQ exclusion per device, libata's sil24_qc_defer;
+ * its exclusive-command rule for the LRAM-read erratum is for ATAPI and result-taskfile
+ * passthrough commands, which this stack does not issue). Without a PMP: the same rules. */
+static bool sil24_qc_defer(const struct ata_queued_cmd *qc)
+{
+    return ata_std_qc_defer(qc);
 }
 
 /* PMP_EN: the PM port of each command comes from byte 1 of its PRB FIS (hardware.md 6.7). */
@@ -655,7 +745,7 @@ static void sil24_pmp_detach(struct ata_port *ap)
 }
 
 static const struct ata_port_operations sil24_ops = {
-    .qc_defer = sata_pmp_qc_defer_cmd_switch,
+    .qc_defer = sil24_qc_defer,
     .pmp_attach = sil24_pmp_attach,
     .pmp_detach = sil24_pmp_detach,
     .qc_prep = sil24_qc_prep,
@@ -727,6 +817,8 @@ struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_pl
             ap->flags |= ATA_FLAG_DUMMY;
             continue;
         }
+        /* native port multiplier support; its notifications arrive as SDB_NOTIFY */
+        ap->flags |= ATA_FLAG_PMP | ATA_FLAG_AN;
         hp->host_ctrl_enable |= 1u << i;
         if (sil24_port_start(ap)) {
             ata_host_free(h);

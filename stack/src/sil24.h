@@ -51,6 +51,8 @@ enum {
     SIL24_PORT_SLOT_STAT = 0x1800,
     SIL24_PORT_CMD_ACTIVATE = 0x1C00,
     SIL24_PORT_CONTEXT = 0x1E04,
+    SIL24_PORT_PMP = 0x0F80, /* per PM port: status, then QActive; 8 bytes each */
+    SIL24_PORT_PMP_SZ = 0x08,
     SIL24_PORT_SCONTROL = 0x1F00,
     SIL24_PORT_SSTATUS = 0x1F04,
     SIL24_PORT_SERROR = 0x1F08,
@@ -79,6 +81,10 @@ enum {
 #define SIL24_DEF_PORT_IRQ                                                                      \
     (SIL24_IRQ_COMPLETE | SIL24_IRQ_ERROR | SIL24_IRQ_PHYRDY_CHG | SIL24_IRQ_DEV_XCHG |         \
      SIL24_IRQ_UNK_FIS | SIL24_IRQ_SDB_NOTIFY)
+
+/* PORT_CONTEXT: the slot and PM port of the command the port stopped on */
+#define SIL24_CTX_PMP_SHIFT 5
+#define SIL24_CTX_PMP_MASK 0xfu
 
 /* PORT_SLOT_STAT */
 #define SIL24_SLOT_ATTN (1u << 31)

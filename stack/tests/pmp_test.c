@@ -26,6 +26,9 @@ static struct {
     unsigned n_io, io_port[64];
     unsigned max_links_busy;
     bool pma;
+    /* NCQ error log (page 10h): the tag it names, reads per PM port */
+    unsigned log_tag, n_log[16];
+    uint8_t io_stat, io_err;        /* result of failed block I/O (0: DRDY) */
 } pm;
 
 static const struct id_spec disk_spec = {
@@ -89,6 +92,10 @@ static void nop_prep(struct ata_queued_cmd *qc) { (void)qc; }
 static void f_rtf(struct ata_queued_cmd *qc)
 {
     qc->result_tf.command = ATA_DRDY;
+    if (qc->bio && qc->err_mask && pm.io_stat) {
+        qc->result_tf.command = pm.io_stat;
+        qc->result_tf.feature = pm.io_err;
+    }
     if (qc->tf.command == ATA_CMD_PMP_READ && !qc->err_mask) {
         qc->result_tf.nsect = (uint8_t)pm.rtf_val;
         qc->result_tf.lbal = (uint8_t)(pm.rtf_val >> 8);
@@ -199,6 +206,22 @@ static unsigned f_issue(struct ata_queued_cmd *qc)
             raw[2 * i] = (uint8_t)id[i];
             raw[2 * i + 1] = (uint8_t)(id[i] >> 8);
         }
+        break;
+    }
+    case ATA_CMD_READ_LOG_EXT: {
+        uint8_t *log = ap->log_buf.cpu, sum = 0;
+
+        ck_assert_uint_lt(port, pm.nports);
+        ck_assert_uint_eq(qc->tf.lbal, ATA_LOG_SATA_NCQ);
+        pm.n_log[port]++;
+        /* the failed tag, status DRDY|ERR, error UNC, checksum over the page */
+        memset(log, 0, ATA_SECT_SIZE);
+        log[0] = (uint8_t)pm.log_tag;
+        log[2] = ATA_DRDY | ATA_ERR;
+        log[3] = ATA_UNC;
+        for (unsigned i = 0; i < ATA_SECT_SIZE - 1; i++)
+            sum = (uint8_t)(sum + log[i]);
+        log[ATA_SECT_SIZE - 1] = (uint8_t)-sum;
         break;
     }
     default:
@@ -475,6 +498,121 @@ START_TEST(dev_error_stays_on_link)
 }
 END_TEST
 
+/* An NCQ error on a disk behind the PMP, recorded by the LLD on the host link as a device
+ * error without a culprit (SDB FIS with ERR): the autopsy of that fan-out link reads log
+ * page 10h from its own disk (PM port 1), only the tag named there is blamed (a media error,
+ * not retried), the other command goes back for free; no reset, NCQ stays on. */
+START_TEST(ncq_error_log_on_fanout)
+{
+    struct prig *r;
+    struct ata_bio b[3];
+    struct ata_device *dev;
+    const struct fake_event *ev;
+    unsigned host_resets, port_resets[3], culprit;
+
+    pm_setup(3, 3, 0x00011b4b);
+    r = prig_boot();
+    host_resets = pm.n_host_hardreset;
+    memcpy(port_resets, pm.n_port_hardreset, sizeof(port_resets));
+    dev = ata_host_device(r->h, 0, 1, 0);
+    ck_assert(dev->flags & ATA_DFLAG_NCQ);
+    for (unsigned i = 0; i < 3; i++) {
+        b[i] = pbio(r, 8 * i);
+        ck_assert_int_eq(ata_bio_submit(dev, &b[i]), 0);
+    }
+    ck_assert_uint_eq(pm.n_io, 3);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert(ata_is_ncq(&pm.io[i]->tf));
+    culprit = pm.io[1]->tag;
+    pm.log_tag = culprit;
+    r->p.n_ev = 0;
+    /* what an LLD does on TFES during NCQ: link error DEV, every command aborted */
+    ata_lock(r->h);
+    r->ap->link.eh_info.err_mask |= AC_ERR_DEV;
+    ata_ehi_push_desc(&r->ap->link.eh_info, "irq_stat 0x40000008");
+    pm.n_io = 0;
+    ck_assert_uint_eq(ata_port_abort(r->ap), 3);
+    ata_unlock(r->h);
+    ata_host_eh_run(r->h);
+
+    /* log 10h read once, from the failing disk only */
+    ck_assert_uint_eq(pm.n_log[1], 1);
+    ck_assert_uint_eq(pm.n_log[0] + pm.n_log[2] + pm.n_log[SATA_PMP_CTRL_PORT], 0);
+    ck_assert_ptr_nonnull(find_link_ev(&r->p, "pmp.eh_route", 1));
+    ev = find_link_ev(&r->p, "eh.ncq_culprit", 1);
+    ck_assert_ptr_nonnull(ev);
+    ck_assert_ptr_null(find_link_ev(&r->p, "eh.ncq_culprit", -1));
+    /* the exception is that disk's, with the LLD's description */
+    ev = find_link_ev(&r->p, "eh.exception", 1);
+    ck_assert_ptr_nonnull(ev);
+    ck_assert_str_eq(ev->msg, "exception Emask 0x0 SAct 0x7 SErr 0x0 action 0x0");
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.desc", 1)->msg, "irq_stat 0x40000008");
+    ck_assert_ptr_null(find_link_ev(&r->p, "eh.exception", -1));
+    ck_assert_ptr_null(find_link_ev(&r->p, "eh.exception", SATA_PMP_CTRL_PORT));
+    ck_assert_uint_eq(n_events(&r->p, "eh.failed_qc"), 1);
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.failed_qc_error", 1)->msg, "error: { UNC }");
+    ck_assert_uint_eq(n_events(&r->p, "eh.ncq_off"), 0);
+    /* nothing reset: not the PMP, not a link */
+    ck_assert_uint_eq(pm.n_host_hardreset, host_resets);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_uint_eq(pm.n_port_hardreset[i], port_resets[i]);
+    /* the culprit failed with its media error, the two others were issued again */
+    ck_assert_int_eq(r->done, 1);
+    ck_assert(b[1].err_mask & AC_ERR_MEDIA);
+    ck_assert_uint_eq(pm.n_io, 2);
+    complete_io(r, 0);
+    ck_assert_int_eq(r->done, 3);
+    ck_assert_int_eq(b[0].err_mask, 0);
+    ck_assert_int_eq(b[2].err_mask, 0);
+    ck_assert(dev->flags & ATA_DFLAG_NCQ);
+    prig_free(r);
+}
+END_TEST
+
+/* A CRC error on fan-out link 2, latched in its PSCR SError (C, T): that link's autopsy
+ * reads (and clears) it through the PMP, classifies an ATA bus error there and resets that
+ * link only; the PMP and the other links are not reset. */
+START_TEST(fanout_serror_resets_link_only)
+{
+    struct prig *r;
+    struct ata_bio b;
+    const struct fake_event *ev;
+    unsigned host_resets, port_resets[3];
+
+    pm_setup(3, 3, 0x00011b4b);
+    r = prig_boot();
+    host_resets = pm.n_host_hardreset;
+    memcpy(port_resets, pm.n_port_hardreset, sizeof(port_resets));
+    b = pbio(r, 0);
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 2, 0), &b), 0);
+    pm.serr[2] = (1u << 21) | (1u << 8);
+    r->p.n_ev = 0;
+    /* the drive saw R_ERR: it fails the command with ICRC|ABRT */
+    pm.io_stat = ATA_DRDY | ATA_ERR;
+    pm.io_err = ATA_ICRC | ATA_ABORTED;
+    complete_io(r, AC_ERR_DEV);
+    pm.io_stat = 0;
+    ata_host_eh_run(r->h);
+    ev = find_link_ev(&r->p, "eh.exception", 2);
+    ck_assert_ptr_nonnull(ev);
+    ck_assert_str_eq(ev->msg, "exception Emask 0x10 SAct 0x1 SErr 0x200100 action 0x6");
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.serror", 2)->msg, "SError: { UnrecovData BadCRC }");
+    ev = find_link_ev(&r->p, "eh.ering", 2);
+    ck_assert_ptr_nonnull(ev);
+    ck_assert_uint_eq(pm.serr[2], 0);
+    ck_assert_uint_eq(pm.n_host_hardreset, host_resets);
+    ck_assert_uint_eq(pm.n_port_hardreset[0], port_resets[0]);
+    ck_assert_uint_eq(pm.n_port_hardreset[1], port_resets[1]);
+    ck_assert_uint_eq(pm.n_port_hardreset[2], port_resets[2] + 1);
+    /* an ATA bus error is retried */
+    ck_assert_uint_eq(pm.n_io, 1);
+    complete_io(r, 0);
+    ck_assert_int_eq(r->done, 1);
+    ck_assert_int_eq(b.err_mask, 0);
+    prig_free(r);
+}
+END_TEST
+
 /* A timeout on a fan-out link resets the whole PMP and revalidates every device. */
 START_TEST(timeout_resets_pmp)
 {
@@ -588,7 +726,8 @@ START_TEST(unplug_behind_pmp)
 END_TEST
 
 /* Asynchronous notification: the PMP latched SError.N on ports 1 (unplug) and 2 (plug);
- * EH reads GSCR[32], recovers those two links only, the disk on port 0 is untouched. */
+ * EH's per-link autopsy finds them in those links' PSCR SError, recovers those two links
+ * only, the disk on port 0 is untouched. */
 START_TEST(async_notification_hotplug)
 {
     struct prig *r;
@@ -611,7 +750,14 @@ START_TEST(async_notification_hotplug)
     ck_assert(sata_async_notification(r->ap, 1u << 15));
     ata_unlock(r->h);
     ata_host_eh_run(r->h);
-    ck_assert_str_eq(fake_find(&r->p, "pmp.events")->msg, "PMP SError.N set for some ports, repeating recovery");
+    /* each fan-out link's autopsy reads its PSCR SError (and clears it): N/X = hotplug on
+     * links 1 and 2 only, so GSCR[32] is clean after recovery */
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.exception", 1)->msg,
+                     "exception Emask 0x10 SAct 0x0 SErr 0x4010000 action 0xf");
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.exception", 2)->msg,
+                     "exception Emask 0x10 SAct 0x0 SErr 0x4010000 action 0xf");
+    ck_assert_ptr_null(find_link_ev(&r->p, "eh.exception", 0));
+    ck_assert_ptr_null(fake_find(&r->p, "pmp.events"));
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
     ck_assert_ptr_null(ata_host_device(r->h, 0, 1, 0));
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 2, 0));
@@ -652,6 +798,8 @@ Suite *pmp_suite(void)
     tcase_add_test(tc, attach_15_generic);
     tcase_add_test(tc, cmd_switching);
     tcase_add_test(tc, dev_error_stays_on_link);
+    tcase_add_test(tc, ncq_error_log_on_fanout);
+    tcase_add_test(tc, fanout_serror_resets_link_only);
     tcase_add_test(tc, timeout_resets_pmp);
     tcase_add_test(tc, ctrl_port_failure_resets_pmp);
     tcase_add_test(tc, product_change_reattaches);
