@@ -35,6 +35,14 @@ static unsigned eh_reset_check_class(struct ata_link *link, enum ata_dev_class *
     return misclassified;
 }
 
+/* Behind a PMP: once the PMP itself needs a reset (its control port failed under this link's
+ * recovery), nothing this link tries can succeed. Its recovery stops there without spending
+ * the device's tries, and the PMP's recovery takes over (libata returns -ERESTART too). */
+static bool pmp_reset_pending(const struct ata_link *link)
+{
+    return !ata_is_host_link(link) && (link->ap->link.eh_context.i.action & ATA_EH_RESET);
+}
+
 static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
                     ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
 {
@@ -186,7 +194,7 @@ retry:
     return 0;
 
 fail:
-    if (try >= max_tries) {
+    if (try >= max_tries || pmp_reset_pending(link)) {
         ata_eh_thaw_port(ap);
         return rc;
     }
@@ -219,6 +227,7 @@ fail:
         reset = hardreset;
     goto retry;
 }
+
 
 /* The hotplug debounce timing serves the resets of the EH run that saw the event, then
  * normal timing again (libata clears HOTPLUGGED at the end of ata_eh_reset). */
@@ -744,8 +753,12 @@ retry:
         ehc->i.action = 0;
         return 0;
     }
+    if (pmp_reset_pending(link))
+        return -ERESTART;
     if (ehc->i.action & ATA_EH_RESET) {
         rc = ata_eh_reset(link, !ata_dev_enabled(dev), prereset, softreset, hardreset, postreset);
+        if (rc && pmp_reset_pending(link))
+            return -ERESTART;
         if (rc) {
             ata_link_ev(link, ATA_EV0("eh.reset_giveup", SATA_TC_DECISION, SATA_LOG_ERR),
                         "reset failed, giving up");
@@ -761,6 +774,8 @@ retry:
     }
     if (!rc)
         return 0;
+    if (pmp_reset_pending(link))
+        return -ERESTART;
 
     ata_eh_handle_dev_fail(dev, rc);
     if (!(ehc->i.action & ATA_EH_RESET) || ata_eh_skip_recovery(link))
