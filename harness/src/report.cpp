@@ -101,13 +101,13 @@ void evaluate(RunReport &r) {
     out = r.failures.reasons;
 
     if (r.host_started && e.all_devices_found) {
-        // Every host port, and every fan-out port of a port multiplier.
+        // Every place a disk could sit, and the host link of a PMP's port (nothing may show there).
         std::vector<DevAddr> places;
         for (unsigned p = 0; p < sc.controller.ports; ++p) {
-            places.push_back({p, std::nullopt});
-            if (const PmpSpec *pm = sc.pmp_on_port(p))
-                for (unsigned f = 0; f < pm->ports; ++f)
-                    places.push_back({p, f});
+            if (sc.pmp_on_port(p))
+                places.push_back({p, std::nullopt});
+            for (const DevAddr &a : sc.disk_places(p))
+                places.push_back(a);
         }
         for (const DevAddr &p : places) {
             bool in_mask = sc.host.port_mask == 0 || (sc.host.port_mask >> p.port & 1u);

@@ -25,8 +25,22 @@ const DeviceSpec *Scenario::device_at(const DevAddr &a) const {
     return nullptr;
 }
 
+std::vector<DevAddr> Scenario::disk_places(unsigned port) const {
+    const PmpSpec *pm = pmp_on_port(port);
+    if (!pm)
+        return {{port, std::nullopt}};
+    std::vector<DevAddr> out;
+    for (unsigned f = 0; f < pm->ports; ++f)
+        out.push_back({port, f});
+    return out;
+}
+
 std::string DevAddr::str() const {
     return "port " + std::to_string(port) + (pmp_port ? " pmp_port " + std::to_string(*pmp_port) : "");
+}
+
+std::string DevAddr::trace_name(const char *kind) const {
+    return kind + std::to_string(port) + (pmp_port ? "." + std::to_string(*pmp_port) : std::string());
 }
 
 std::string DevAddr::ata_name() const {

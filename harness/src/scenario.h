@@ -74,6 +74,8 @@ struct DevAddr {
     }
     // "port 1" or "port 1 pmp_port 2" (messages)
     std::string str() const;
+    // A model's trace name: "disk1", or "disk1.2" behind the PMP on fan-out port 2
+    std::string trace_name(const char *kind) const;
     // libata's device name: "ata2.00" on the host link, "ata2.02" behind the PMP on fan-out port 2
     std::string ata_name() const;
     // fan-out port for the stack and the trace: -1 on the host link
@@ -208,6 +210,9 @@ struct Scenario {
     const DeviceSpec *device_on_port(unsigned port) const;
     // The disk at an address (on the host port, or behind its port multiplier).
     const DeviceSpec *device_at(const DevAddr &a) const;
+    // Where a disk can sit on a host port: the port itself, or each fan-out port of the
+    // port multiplier there.
+    std::vector<DevAddr> disk_places(unsigned port) const;
     const PmpSpec *pmp_on_port(unsigned port) const {
         for (const auto &x : pmps)
             if (x.port == port)

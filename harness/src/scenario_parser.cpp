@@ -232,6 +232,16 @@ std::vector<std::string> as_string_list(const Parser &p, const Field &f) {
 // ---------------------------------------------------------------------------------------
 // Sections
 
+// The refusal of a host port or fan-out port that the topology does not have.
+std::string no_such_port(const Scenario &sc, unsigned port) {
+    return "port " + std::to_string(port) + " does not exist on a " + std::to_string(sc.controller.ports) +
+           "-port " + sc.controller.type + " controller";
+}
+std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout) {
+    return "fan-out port " + std::to_string(fanout) + " does not exist on the " + std::to_string(pm.ports) +
+           "-port port multiplier on port " + std::to_string(pm.port) + " (line " + std::to_string(pm.line) + ")";
+}
+
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     MapView m(p, f.node, f.path, f.line,
               {"type", "ports", "slots", "ncq", "gen", "fbs", "pcix_irq_loss", "pcix_ack_window"});
@@ -342,9 +352,7 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
         p.fail(m.line(), m.join("port"), "required");
     x.port = unsigned(as_uint(p, m.get("port"), 0, 31));
     if (x.port >= sc.controller.ports)
-        p.fail(m.get("port"), "port " + std::to_string(x.port) + " does not exist on a " +
-                                  std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
-                                  " controller");
+        p.fail(m.get("port"), no_such_port(sc, x.port));
     if (const PmpSpec *other = sc.pmp_on_port(x.port))
         p.fail(m.get("port"), "port " + std::to_string(x.port) + " already has a port multiplier (line " +
                                   std::to_string(other->line) + ")");
@@ -469,17 +477,14 @@ DevAddr parse_dev_addr(const Parser &p, const MapView &m, const char *port_key, 
     DevAddr a;
     a.port = unsigned(as_uint(p, pf, 0, 31));
     if (a.port >= sc.controller.ports)
-        p.fail(pf, "port " + std::to_string(a.port) + " does not exist on a " + std::to_string(sc.controller.ports) +
-                       "-port " + sc.controller.type + " controller");
+        p.fail(pf, no_such_port(sc, a.port));
     const PmpSpec *pm = sc.pmp_on_port(a.port);
     if (auto *v = m.find("pmp_port")) {
         if (!pm)
             p.fail(*v, "port " + std::to_string(a.port) + " has no port multiplier (pmps[])");
         a.pmp_port = unsigned(as_uint(p, *v, 0, 14));
         if (*a.pmp_port >= pm->ports)
-            p.fail(*v, "fan-out port " + std::to_string(*a.pmp_port) + " does not exist on the " +
-                           std::to_string(pm->ports) + "-port port multiplier on port " + std::to_string(a.port) +
-                           " (line " + std::to_string(pm->line) + ")");
+            p.fail(*v, no_such_fanout_port(*pm, *a.pmp_port));
     }
     return a;
 }
@@ -745,9 +750,7 @@ std::vector<DevAddr> parse_port_list(const Parser &p, const Field &v, const Scen
         } else {
             a.port = unsigned(as_uint(p, pf, 0, 31));
             if (a.port >= sc.controller.ports)
-                p.fail(pf, "port " + std::to_string(a.port) + " does not exist on a " +
-                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
-                               " controller");
+                p.fail(pf, no_such_port(sc, a.port));
         }
         if (no_disk_configured)
             if (const DeviceSpec *d = sc.device_at(a); d && d->present)
@@ -1162,8 +1165,7 @@ void parse_waveform(const Parser &p, const Field &f, Scenario &sc) {
             Field e = element(*v, i);
             unsigned port = unsigned(as_uint(p, e, 0, 31));
             if (port >= sc.controller.ports)
-                p.fail(e, "port " + std::to_string(port) + " does not exist on a " +
-                              std::to_string(sc.controller.ports) + "-port " + sc.controller.type + " controller");
+                p.fail(e, no_such_port(sc, port));
             if (std::find(w.ports.begin(), w.ports.end(), port) != w.ports.end())
                 p.fail(e, "port " + std::to_string(port) + " is listed twice");
             w.ports.push_back(port);
@@ -1247,9 +1249,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
                 int pline = line_of(df.node["port"], d.line);
                 if (d.port >= sc.controller.ports)
                     p.fail(pline, ppath,
-                           "port " + std::to_string(d.port) + " does not exist on a " +
-                               std::to_string(sc.controller.ports) + "-port " + sc.controller.type +
-                               " controller");
+                           no_such_port(sc, d.port));
                 if (const PmpSpec *pm = sc.pmp_on_port(d.port)) {
                     const std::string fpath = df.path + ".pmp_port";
                     const int fline = line_of(df.node["pmp_port"], d.line);
@@ -1259,9 +1259,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
                                    std::to_string(pm->line) + "): give the disk its pmp_port");
                     if (*d.pmp_port >= pm->ports)
                         p.fail(fline, fpath,
-                               "fan-out port " + std::to_string(*d.pmp_port) + " does not exist on the " +
-                                   std::to_string(pm->ports) + "-port port multiplier on port " +
-                                   std::to_string(d.port) + " (line " + std::to_string(pm->line) + ")");
+                               no_such_fanout_port(*pm, *d.pmp_port));
                     for (const DeviceSpec &o : sc.devices)
                         if (o.port == d.port && o.pmp_port == d.pmp_port)
                             p.fail(fline, fpath,

@@ -125,8 +125,7 @@ void SimController::main_thread() {
                 auto st = std::make_unique<DeviceState>();
                 st->port = fd.port;
                 st->pmp_port = fd.pmp_port;
-                st->name = "disk" + std::to_string(fd.port) +
-                           (fd.pmp_port ? "." + std::to_string(*fd.pmp_port) : std::string());
+                st->name = fd.addr().trace_name("disk");
                 st->dev = ata_host_device(host_, fd.port, fd.addr().link(), 0);
                 st->info = fd.info;
                 devs_.push_back(std::move(st));
@@ -263,15 +262,8 @@ void SimController::collect_end_state() {
         if (p < n && ata_port_is_frozen(host_, p))
             report_.frozen_ports.push_back(p);
         std::vector<FoundDevice> found = devices_on_port(p);
-        // Every place without a device is absent: the host port, or the fan-out ports of
-        // the port multiplier there.
-        std::vector<DevAddr> places;
-        if (const PmpSpec *pm = sc_.pmp_on_port(p))
-            for (unsigned f = 0; f < pm->ports; ++f)
-                places.push_back({p, f});
-        else
-            places.push_back({p, std::nullopt});
-        for (const DevAddr &a : places) {
+        // Every place a disk could sit without a device there is absent.
+        for (const DevAddr &a : sc_.disk_places(p)) {
             bool there = false;
             for (const FoundDevice &fd : found)
                 there = there || fd.addr() == a;
@@ -297,14 +289,7 @@ void SimController::check_media() {
     if (!topo_)
         return;
     for (const auto &ds : devs_) {
-        device::SataDisk *disk = nullptr;
-        if (ds->pmp_port) {
-            auto it = topo_->fanout_disks.find({ds->port, *ds->pmp_port});
-            disk = it == topo_->fanout_disks.end() ? nullptr : it->second.get();
-        } else {
-            auto it = topo_->disks.find(ds->port);
-            disk = it == topo_->disks.end() ? nullptr : it->second.get();
-        }
+        device::SataDisk *disk = topo_->disk_at({ds->port, ds->pmp_port});
         if (!disk)
             continue;
         bool replaced = false; // a different drive (new media) was plugged in

@@ -130,17 +130,16 @@ void make_pmps(const Scenario &sc, Topology &t, ModelTrace *trace) {
             continue;
         pmp::PortMultiplier &pm = *t.pmps.at(d.port);
         const unsigned f = *d.pmp_port;
-        const std::string suffix = std::to_string(d.port) + "_" + std::to_string(f);
-        const std::string tname = std::to_string(d.port) + "." + std::to_string(f);
+        const std::string suffix = std::to_string(d.port) + "_" + std::to_string(f); // SystemC names: no dots
         link::SataLink::Config lc;
         lc.host_max = pm.config().max_gen;
         lc.device_max = to_gen(d.gen);
         lc.device_present = d.present;
         lc.mode = link_mode(sc, d);
         auto lk = std::make_unique<link::SataLink>(("link" + suffix).c_str(), lc,
-                                                   fanout_trace(t, trace, "link" + tname, d.port, f, -1));
+                                                   fanout_trace(t, trace, d.addr().trace_name("link"), d.port, f, -1));
         auto disk = std::make_unique<device::SataDisk>(("disk" + suffix).c_str(), disk_config(sc, d),
-                                                       fanout_trace(t, trace, "disk" + tname, d.port, f, 0));
+                                                       fanout_trace(t, trace, d.addr().trace_name("disk"), d.port, f, 0));
         lk->attach(pm.port_endpoint(f), disk.get());
         pm.connect_port(f, lk.get());
         disk->connect(lk.get());
@@ -195,6 +194,23 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
 
 } // namespace
 
+namespace {
+// The element at `a`: in `direct` by host port, or in `fanout` by (host port, fan-out port).
+template <class T>
+T *element_at(const std::map<unsigned, std::unique_ptr<T>> &direct,
+              const std::map<std::pair<unsigned, unsigned>, std::unique_ptr<T>> &fanout, const DevAddr &a) {
+    if (a.pmp_port) {
+        auto it = fanout.find({a.port, *a.pmp_port});
+        return it == fanout.end() ? nullptr : it->second.get();
+    }
+    auto it = direct.find(a.port);
+    return it == direct.end() ? nullptr : it->second.get();
+}
+} // namespace
+
+device::SataDisk *Topology::disk_at(const DevAddr &a) const { return element_at(disks, fanout_disks, a); }
+link::SataLink *Topology::link_at(const DevAddr &a) const { return element_at(links, fanout_links, a); }
+
 std::string controller_name(const ControllerSpec &c) {
     return c.type == "sil24" ? "sil24_0" : c.type + "0";
 }
@@ -238,14 +254,9 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
         };
         for (const DeviceSpec &d : sc.devices) {
             fault::PortHooks hk = port_hooks(d.port);
-            if (d.pmp_port) {
-                hk.disk = t->fanout_disks[{d.port, *d.pmp_port}].get();
-                hk.link = t->fanout_links[{d.port, *d.pmp_port}].get();
-            } else {
-                hk.disk = t->disks[d.port].get();
-                hk.link = t->links[d.port].get();
-            }
-            t->faults->bind_port({d.port, d.pmp_port ? int(*d.pmp_port) : -1}, hk);
+            hk.disk = t->disk_at(d.addr());
+            hk.link = t->link_at(d.addr());
+            t->faults->bind_port({d.port, d.addr().link()}, hk);
         }
         // A port multiplier's port: its host link and its control port.
         for (auto &[port, pm] : t->pmps) {

@@ -38,6 +38,9 @@ struct Topology {
     std::map<unsigned, std::unique_ptr<pmp::PortMultiplier>> pmps;
     std::map<std::pair<unsigned, unsigned>, std::unique_ptr<link::SataLink>> fanout_links;
     std::map<std::pair<unsigned, unsigned>, std::unique_ptr<device::SataDisk>> fanout_disks;
+    // The disk at an address, and its own link (a fan-out link behind a PMP); null if none.
+    device::SataDisk *disk_at(const DevAddr &a) const;
+    link::SataLink *link_at(const DevAddr &a) const;
     std::vector<std::unique_ptr<ModelTrace>> trace_names; // "link<p>.<f>" / "disk<p>.<f>"
     // The controller's fault hooks, whichever type it is.
     std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/pmp/port_multiplier.h"
+#include "model/tests/sil24_pmp_driver.h"
 #include "model/tests/sil24_test_bench.h"
 
 using namespace satasim;
@@ -66,34 +67,7 @@ struct Bench {
 
 Bench *B;
 
-// Command FIS for PM port pmp (the chip takes the PM port from PRB FIS byte 1).
-sata::Fis cmd(uint8_t pmp, uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
-              uint8_t device = 0x40) {
-    return h2d(op, lba, count, feature, device, pmp);
-}
 
-bool softreset(uint8_t pmp) {
-    sata::Taskfile tf;
-    build(0, sata::make_reg_h2d(tf, false, pmp), kNoData, PRB_CTRL_SRST, 0);
-    return run(0, 100000);
-}
-uint32_t lram_value(unsigned slot) {
-    return uint32_t(lram_byte(slot, PRB_FIS + 12)) | uint32_t(lram_byte(slot, PRB_FIS + 4)) << 8 |
-           uint32_t(lram_byte(slot, PRB_FIS + 5)) << 16 | uint32_t(lram_byte(slot, PRB_FIS + 6)) << 24;
-}
-bool pm_read(unsigned port, unsigned reg, uint32_t &val) {
-    build(1, cmd(15, pmp::kReadPm, 0, 0, uint16_t(reg), uint8_t(port)), kNoData, 0, 0);
-    if (!run(1))
-        return false;
-    val = lram_value(1);
-    return true;
-}
-bool pm_write(unsigned port, unsigned reg, uint32_t val) {
-    build(1, cmd(15, pmp::kWritePm, val >> 8, uint16_t(val & 0xFF), uint16_t(reg), uint8_t(port)),
-          kNoData, 0, 0);
-    return run(1);
-}
-uint32_t qactive(unsigned pm_port) { return prd(PORT_PMP + kPmpEntrySize * pm_port + 4); }
 
 } // namespace
 

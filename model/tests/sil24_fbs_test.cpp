@@ -16,6 +16,7 @@
 #include "model/pmp/port_multiplier.h"
 #include "model/tests/pmp_fanout_bench.h"
 #include "model/tests/recording_trace.h"
+#include "model/tests/sil24_pmp_driver.h"
 #include "model/tests/sil24_test_bench.h"
 
 using namespace satasim;
@@ -49,10 +50,6 @@ struct Bench : TraceHolder {
 
 Bench *B;
 
-sata::Fis cmd(uint8_t pmp, uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
-              uint8_t device = 0x40) {
-    return h2d(op, lba, count, feature, device, pmp);
-}
 // FPDMA QUEUED: sector count in Features; the chip puts the slot number in the tag field.
 sata::Fis ncq(uint8_t pmp, bool write, uint64_t lba, uint16_t sectors) {
     return cmd(pmp, write ? 0x61 : 0x60, lba, 0, sectors);
@@ -62,28 +59,6 @@ void build_ncq(unsigned slot, uint8_t pmp, bool write, uint64_t lba, const Buf &
           uint16_t(PRB_PROT_NCQ | (write ? kWrite : kRead)));
 }
 
-bool softreset(uint8_t pmp) {
-    sata::Taskfile tf;
-    build(0, sata::make_reg_h2d(tf, false, pmp), kNoData, PRB_CTRL_SRST, 0);
-    return run(0, 100000);
-}
-uint32_t lram_value(unsigned slot) {
-    return uint32_t(lram_byte(slot, PRB_FIS + 12)) | uint32_t(lram_byte(slot, PRB_FIS + 4)) << 8 |
-           uint32_t(lram_byte(slot, PRB_FIS + 5)) << 16 | uint32_t(lram_byte(slot, PRB_FIS + 6)) << 24;
-}
-bool pm_read(unsigned port, unsigned reg, uint32_t &val) {
-    build(1, cmd(15, pmp::kReadPm, 0, 0, uint16_t(reg), uint8_t(port)), kNoData, 0, 0);
-    if (!run(1))
-        return false;
-    val = lram_value(1);
-    return true;
-}
-bool pm_write(unsigned port, unsigned reg, uint32_t val) {
-    build(1, cmd(15, pmp::kWritePm, val >> 8, uint16_t(val & 0xFF), uint16_t(reg), uint8_t(port)),
-          kNoData, 0, 0);
-    return run(1);
-}
-uint32_t qactive(unsigned pm_port) { return prd(PORT_PMP + kPmpEntrySize * pm_port + 4); }
 uint32_t busy() { return prd(PORT_SLOT_STAT) & SLOT_MASK; }
 bool stopped() { return prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN; }
 

@@ -723,16 +723,6 @@ static void sil24_error_handler(struct ata_port *ap)
     ata_std_error_handler(ap);
 }
 
-/* Behind a PMP the chip switches per FIS: every PM port has its own device context
- * (hardware.md 6.7), so commands to different fan-out links are outstanding together and
- * only the per-link rules apply (NCQ/non-NCQ exclusion per device, libata's sil24_qc_defer;
- * its exclusive-command rule for the LRAM-read erratum is for ATAPI and result-taskfile
- * passthrough commands, which this stack does not issue). Without a PMP: the same rules. */
-static bool sil24_qc_defer(const struct ata_queued_cmd *qc)
-{
-    return ata_std_qc_defer(qc);
-}
-
 /* PMP_EN: the PM port of each command comes from byte 1 of its PRB FIS (hardware.md 6.7). */
 static void sil24_pmp_attach(struct ata_port *ap)
 {
@@ -745,7 +735,12 @@ static void sil24_pmp_detach(struct ata_port *ap)
 }
 
 static const struct ata_port_operations sil24_ops = {
-    .qc_defer = sil24_qc_defer,
+    /* Behind a PMP the chip switches per FIS: every PM port has its own device context
+     * (hardware.md 6.7), so commands to different fan-out links are outstanding together and
+     * only the per-link rules apply (NCQ/non-NCQ exclusion per device, libata's sil24_qc_defer;
+     * its exclusive-command rule for the LRAM-read erratum is for ATAPI and result-taskfile
+     * passthrough commands, which this stack does not issue). Without a PMP: the same rules. */
+    .qc_defer = ata_std_qc_defer,
     .pmp_attach = sil24_pmp_attach,
     .pmp_detach = sil24_pmp_detach,
     .qc_prep = sil24_qc_prep,
