@@ -192,12 +192,14 @@ QemuMachine::QemuMachine(const Scenario &sc, const std::string &work_dir, uint32
     }
     client_.set_irq_handler([this](int line, bool level) { on_irq(line, level); });
     client_.start(qemu_binary(), args, work_dir);
+    require_ok();
 
     // Find the AHCI function on bus 0.
     int found_dev = -1, found_fn = -1;
     for (unsigned dev = 0; dev < 32 && found_dev < 0; ++dev)
         for (unsigned fn = 0; fn < 8; ++fn) {
             uint32_t id = pci_read(dev, fn, 0);
+            require_ok();
             if ((id & 0xffff) == 0xffff) {
                 if (fn == 0)
                     break;
@@ -218,6 +220,7 @@ QemuMachine::QemuMachine(const Scenario &sc, const std::string &work_dir, uint32
     cmd &= ~0x0400u; // INTx enabled
     pci_write(dv, fn, 0x04, cmd);
     uint32_t bar = pci_read(dv, fn, 0x24);
+    require_ok();
     if ((bar & ~0xfu) != uint32_t(kAbar))
         throw QtestError("qemu/qtest: BAR5 of 00:" + std::to_string(dv) + "." + std::to_string(fn) +
                          " reads back " + std::to_string(bar) + " after programming the ABAR");
@@ -225,6 +228,12 @@ QemuMachine::QemuMachine(const Scenario &sc, const std::string &work_dir, uint32
     std::snprintf(buf, sizeof buf, "00:%02x.%u 8086:2922 ABAR 0x%llx", dv, fn, (unsigned long long)kAbar);
     pci_summary_ = buf;
     client_.irq_intercept_in("ioapic");
+    require_ok();
+}
+
+void QemuMachine::require_ok() {
+    if (!client_.ok())
+        throw QtestError(client_.error());
 }
 
 QemuMachine::~QemuMachine() { shutdown(); }
@@ -254,30 +263,63 @@ void QemuMachine::pci_write(unsigned dev, unsigned fn, unsigned reg, uint32_t va
     client_.outl(0xcfc, val);
 }
 
-uint32_t QemuMachine::mmio_read32(uint32_t off) { return client_.readl(kAbar + off); }
+bool QemuMachine::check_alive() {
+    if (!lost_ && !client_.ok()) {
+        lost_ = true;
+        if (on_lost_)
+            on_lost_(client_.error());
+    }
+    return !lost_;
+}
 
-void QemuMachine::mmio_write32(uint32_t off, uint32_t val) { client_.writel(kAbar + off, val); }
+void QemuMachine::lose(const std::string &reason) {
+    if (lost_)
+        return;
+    lost_ = true;
+    if (on_lost_)
+        on_lost_(reason);
+}
+
+uint32_t QemuMachine::mmio_read32(uint32_t off) {
+    if (lost_)
+        return 0xffffffffu; // master abort: nothing answers at the BAR any more
+    uint32_t v = client_.readl(kAbar + off);
+    return check_alive() ? v : 0xffffffffu;
+}
+
+void QemuMachine::mmio_write32(uint32_t off, uint32_t val) {
+    if (lost_)
+        return;
+    client_.writel(kAbar + off, val);
+    check_alive();
+}
 
 void QemuMachine::to_device(uint64_t bus, const void *cpu, size_t len) {
+    if (lost_)
+        return;
     if (!ram_) {
         client_.write_mem(bus, cpu, len);
+        check_alive();
         return;
     }
     if (bus >= ram_size_ || len > ram_size_ - bus)
-        throw QtestError("DMA sync to device beyond guest RAM (bus 0x" + std::to_string(bus) + ")");
+        return lose("DMA sync to device beyond guest RAM (bus 0x" + std::to_string(bus) + ")");
     std::memcpy(ram_ + bus, cpu, len);
     __atomic_thread_fence(__ATOMIC_RELEASE); // before the MMIO write that hands it to QEMU
 }
 
 void QemuMachine::to_cpu(uint64_t bus, void *cpu, size_t len) {
-    if (!ram_) {
+    if (!lost_ && !ram_) {
         client_.read_mem(bus, cpu, len);
-        return;
+        check_alive();
+    } else if (!lost_ && (bus >= ram_size_ || len > ram_size_ - bus)) {
+        lose("DMA sync for CPU beyond guest RAM (bus 0x" + std::to_string(bus) + ")");
+    } else if (!lost_) {
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); // after the interrupt/MMIO read that said it is done
+        std::memcpy(cpu, ram_ + bus, len);
     }
-    if (bus >= ram_size_ || len > ram_size_ - bus)
-        throw QtestError("DMA sync for CPU beyond guest RAM (bus 0x" + std::to_string(bus) + ")");
-    __atomic_thread_fence(__ATOMIC_ACQUIRE); // after the interrupt/MMIO read that said it is done
-    std::memcpy(cpu, ram_ + bus, len);
+    if (lost_)
+        std::memset(cpu, 0xff, len);
 }
 
 void QemuMachine::on_irq(int line, bool level) {
@@ -291,14 +333,23 @@ void QemuMachine::on_irq(int line, bool level) {
 void QemuMachine::apply_irq() { irq_.set(irq_level_); }
 
 bool QemuMachine::quiescent() {
-    std::vector<uint32_t> v = client_.readl_many(busy_regs_);
-    for (uint32_t x : v)
+    if (lost_)
+        return true;
+    std::vector<uint32_t> busy = client_.readl_many(busy_regs_);
+    if (!check_alive())
+        return true; // nothing will ever come from it
+    for (uint32_t x : busy)
         if (x)
             return false;
     return irq_level_ == irq_.level();
 }
 
-bool QemuMachine::wait_async(uint64_t timeout_ns) { return client_.poll_async(timeout_ns); }
+bool QemuMachine::wait_async(uint64_t timeout_ns) {
+    if (lost_)
+        return false;
+    bool irq = client_.poll_async(timeout_ns);
+    return check_alive() && irq;
+}
 
 // ---- poller ----
 

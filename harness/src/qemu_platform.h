@@ -29,9 +29,16 @@
 //     next timed event: the stack's reset and EH sleeps cost no wall time.
 //     QEMU's own virtual clock is not stepped: with -S and no vCPU, QEMU's AHCI and block
 //     layer complete I/O from its main loop in real time, not on virtual-clock timers.
+//   - Losing QEMU mid-run (it died, or the qtest connection broke). The accessors the stack
+//     and the poller call never throw: an exception cannot be unwound through the C stack's
+//     frames and the SystemC kernel. The machine reports the loss once through the on-lost
+//     callback (the run fails naming how QEMU ended, and the simulation stops) and from
+//     then on behaves as a PCI function that fell off the bus: reads return all ones,
+//     writes and DMA syncs are dropped.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,6 +80,11 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
     QtestClient &client() { return client_; }
     std::string pci_summary() const { return pci_summary_; }
 
+    // Called once, with the reason, when QEMU is lost during the run (see above).
+    using LostFn = std::function<void(const std::string &reason)>;
+    void set_on_lost(LostFn fn) { on_lost_ = std::move(fn); }
+    bool lost() const { return lost_; }
+
     // bus::MmioTarget
     uint32_t mmio_read32(uint32_t off) override;
     void mmio_write32(uint32_t off, uint32_t val) override;
@@ -96,6 +108,9 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
     uint32_t pci_read(unsigned dev, unsigned fn, unsigned reg);
     void pci_write(unsigned dev, unsigned fn, unsigned reg, uint32_t val);
     void on_irq(int line, bool level);
+    void lose(const std::string &reason);
+    bool check_alive();  // false (and the loss reported) once the client has failed
+    void require_ok();   // setup only: throws QtestError naming the client's failure
 
     QtestClient client_;
     bus::HostMemory mem_;
@@ -108,6 +123,8 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
     uint8_t *ram_ = nullptr;      // its mapping
     size_t ram_size_ = 0;
     std::vector<uint64_t> busy_regs_; // PxCI and PxSACT of the ports in use
+    bool lost_ = false;
+    LostFn on_lost_;
 };
 
 // The SystemC thread that waits for QEMU when nothing else can run (see above).

@@ -122,6 +122,8 @@ std::string QtestClient::stderr_tail() const {
 }
 
 void QtestClient::fail(const std::string &what) {
+    if (!error_.empty())
+        return; // the first failure is the one that explains the run
     std::string msg = "qemu/qtest: " + what;
     if (pid_ > 0) {
         int st = 0;
@@ -143,7 +145,15 @@ void QtestClient::fail(const std::string &what) {
     std::string tail = stderr_tail();
     if (!tail.empty())
         msg += "; QEMU stderr: " + tail;
-    throw QtestError(msg);
+    if (error_.empty())
+        error_ = msg;
+    if (fd_ >= 0) {
+        ::close(fd_);
+        fd_ = -1;
+    }
+    out_.clear();
+    acks_.clear();
+    in_.clear();
 }
 
 void QtestClient::start(const std::string &qemu, const std::vector<std::string> &args, const std::string &work_dir,
@@ -162,7 +172,7 @@ void QtestClient::start(const std::string &qemu, const std::vector<std::string> 
     std::strncpy(sa.sun_path, sock_path_.c_str(), sizeof sa.sun_path - 1);
     if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr *>(&sa), sizeof sa) != 0 ||
         ::listen(listen_fd_, 1) != 0)
-        fail("cannot listen on " + sock_path_ + ": " + std::strerror(errno));
+        return fail("cannot listen on " + sock_path_ + ": " + std::strerror(errno));
 
     std::vector<std::string> argv = {qemu,     "-qtest", "unix:" + sock_path_, "-qtest-log", "none", "-accel",
                                      "tcg",    "-S",     "-display",           "none",       "-nodefaults",
@@ -171,7 +181,7 @@ void QtestClient::start(const std::string &qemu, const std::vector<std::string> 
     pid_t parent = getpid();
     pid_ = ::fork();
     if (pid_ < 0)
-        fail(std::string("fork: ") + std::strerror(errno));
+        return fail(std::string("fork: ") + std::strerror(errno));
     if (pid_ == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive the scenario process
         if (getppid() != parent)
@@ -199,16 +209,16 @@ void QtestClient::start(const std::string &qemu, const std::vector<std::string> 
         if (r > 0) {
             fd_ = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
             if (fd_ < 0)
-                fail(std::string("accept on the qtest socket: ") + std::strerror(errno));
+                return fail(std::string("accept on the qtest socket: ") + std::strerror(errno));
             break;
         }
         int st;
         if (::waitpid(pid_, &st, WNOHANG) == pid_) {
             pid_ = -1;
-            fail("QEMU (" + qemu + ") exited before connecting to the qtest socket");
+            return fail("QEMU (" + qemu + ") exited before connecting to the qtest socket");
         }
         if (now_ms() > deadline)
-            fail("QEMU did not connect to the qtest socket within " + std::to_string(timeout_ms) + " ms");
+            return fail("QEMU did not connect to the qtest socket within " + std::to_string(timeout_ms) + " ms");
     }
     ::close(listen_fd_);
     listen_fd_ = -1;
@@ -243,8 +253,10 @@ bool QtestClient::irq_level(int line) const {
 }
 
 void QtestClient::queue(std::string line, bool expect_ok_only) {
+    if (!ok())
+        return;
     if (fd_ < 0)
-        fail("request '" + line + "' after the QEMU connection was closed");
+        return fail("request '" + line + "' after the QEMU connection was closed");
     ++n_requests_;
     out_ += line;
     out_ += '\n';
@@ -259,7 +271,7 @@ void QtestClient::queue(std::string line, bool expect_ok_only) {
 
 void QtestClient::send_queued() {
     size_t off = 0;
-    while (off < out_.size()) {
+    while (ok() && off < out_.size()) {
         ssize_t n = ::send(fd_, out_.data() + off, out_.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             off += size_t(n);
@@ -272,26 +284,33 @@ void QtestClient::send_queued() {
             read_some(10);
             continue;
         }
-        fail(std::string("sending requests to QEMU: ") + (n == 0 ? "connection closed" : std::strerror(errno)));
+        return fail(std::string("sending requests to QEMU: ") + (n == 0 ? "connection closed" : std::strerror(errno)));
     }
     out_.clear();
 }
 
 bool QtestClient::read_some(int timeout_ms) {
+    if (!ok())
+        return false;
     pollfd pfd{fd_, POLLIN, 0};
     int r = ::poll(&pfd, 1, timeout_ms);
-    if (r < 0 && errno != EINTR)
+    if (r < 0 && errno != EINTR) {
         fail(std::string("poll on the qtest socket: ") + std::strerror(errno));
+        return false;
+    }
     if (r <= 0)
         return false;
     char buf[65536];
     ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
-    if (n == 0)
+    if (n == 0) {
         fail("QEMU closed the qtest connection");
+        return false;
+    }
     if (n < 0) {
         if (errno == EAGAIN || errno == EINTR)
             return false;
         fail(std::string("reading from QEMU: ") + std::strerror(errno));
+        return false;
     }
     in_.append(buf, size_t(n));
     return true;
@@ -323,8 +342,12 @@ std::string QtestClient::next_line(int timeout_ms) {
     std::string line;
     uint64_t deadline = now_ms() + uint64_t(timeout_ms);
     while (!take_line(&line)) {
-        if (now_ms() > deadline)
+        if (!ok())
+            return {};
+        if (now_ms() > deadline) {
             fail("no answer from QEMU within " + std::to_string(timeout_ms) + " ms");
+            return {};
+        }
         read_some(100);
     }
     return line;
@@ -333,8 +356,10 @@ std::string QtestClient::next_line(int timeout_ms) {
 std::string QtestClient::wait_answer() {
     send_queued();
     ++n_round_trips_;
-    for (;;) {
+    while (ok()) {
         std::string line = next_line(30000);
+        if (!ok())
+            break;
         if (!acks_.empty()) {
             std::string req = acks_.front();
             acks_.pop_front();
@@ -344,6 +369,7 @@ std::string QtestClient::wait_answer() {
         }
         return line;
     }
+    return {};
 }
 
 void QtestClient::flush() {
@@ -351,8 +377,10 @@ void QtestClient::flush() {
         return;
     send_queued();
     ++n_round_trips_;
-    while (!acks_.empty()) {
+    while (ok() && !acks_.empty()) {
         std::string line = next_line(30000);
+        if (!ok())
+            return;
         std::string req = acks_.front();
         acks_.pop_front();
         if (line != "OK")
@@ -362,22 +390,27 @@ void QtestClient::flush() {
 
 bool QtestClient::poll_async(uint64_t timeout_ns) {
     flush();
+    if (!ok())
+        return false;
     irq_seen_ = false;
     std::string line;
     // Anything already buffered.
-    if (take_line(&line))
+    if (take_line(&line)) {
         fail("unexpected line from QEMU: " + line);
+        return false;
+    }
     if (irq_seen_)
         return true;
     pollfd pfd{fd_, POLLIN, 0};
     timespec ts{time_t(timeout_ns / 1000000000ull), long(timeout_ns % 1000000000ull)};
     int r = ::ppoll(&pfd, 1, &ts, nullptr);
-    if (r < 0 && errno != EINTR)
+    if (r < 0 && errno != EINTR) {
         fail(std::string("poll on the qtest socket: ") + std::strerror(errno));
-    if (r > 0) {
-        read_some(0);
-        while (take_line(&line))
-            fail("unexpected line from QEMU: " + line);
+        return false;
+    }
+    if (r > 0 && read_some(0) && take_line(&line)) {
+        fail("unexpected line from QEMU: " + line);
+        return false;
     }
     return irq_seen_;
 }
@@ -386,8 +419,12 @@ std::string QtestClient::command(const std::string &line) {
     std::string req = line.size() > 60 ? line.substr(0, 60) + "..." : line;
     queue(line, false);
     std::string ans = wait_answer();
-    if (ans.rfind("OK", 0) != 0)
+    if (!ok())
+        return {};
+    if (ans.rfind("OK", 0) != 0) {
         fail("request '" + req + "' failed: " + ans);
+        return {};
+    }
     return ans.size() > 3 ? ans.substr(3) : std::string();
 }
 
@@ -399,12 +436,16 @@ uint32_t QtestClient::readl(uint64_t addr) {
 std::vector<uint32_t> QtestClient::readl_many(const std::vector<uint64_t> &addrs) {
     for (uint64_t a : addrs)
         queue("readl " + hex(a), false);
-    std::vector<uint32_t> out;
-    for (size_t i = 0; i < addrs.size(); ++i) {
+    std::vector<uint32_t> out(addrs.size(), 0);
+    for (size_t i = 0; i < addrs.size() && ok(); ++i) {
         std::string ans = i == 0 ? wait_answer() : next_line(30000);
-        if (ans.rfind("OK ", 0) != 0)
+        if (!ok())
+            break;
+        if (ans.rfind("OK ", 0) != 0) {
             fail("request 'readl " + hex(addrs[i]) + "' failed: " + ans);
-        out.push_back(uint32_t(std::strtoull(ans.c_str() + 3, nullptr, 0)));
+            break;
+        }
+        out[i] = uint32_t(std::strtoull(ans.c_str() + 3, nullptr, 0));
     }
     return out;
 }
@@ -418,7 +459,7 @@ void QtestClient::read_mem(uint64_t addr, void *dst, size_t len) {
     if (len == 0)
         return;
     std::string v = command("b64read " + hex(addr) + " " + hex(len));
-    if (!b64_decode(v, static_cast<uint8_t *>(dst), len))
+    if (ok() && !b64_decode(v, static_cast<uint8_t *>(dst), len))
         fail("b64read " + hex(addr) + " " + std::to_string(len) + ": malformed answer");
 }
 

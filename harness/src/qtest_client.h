@@ -10,8 +10,11 @@
 // (after irq_intercept_in) are parsed out of the stream whenever it is read and reported
 // through the IRQ callback, in stream order.
 //
-// Every failure throws QtestError with a message naming what failed (the request, or the
-// QEMU process and the tail of its stderr).
+// Failures never throw: a C++ exception raised while the simulation runs would have to
+// unwind through the C stack's frames and the SystemC kernel. The first failure is kept
+// (error(): the request that failed, how the QEMU process ended, the tail of its stderr),
+// the connection is closed, and every later request does nothing: reads answer 0, waits
+// return at once. Callers check ok() after the requests whose answers they rely on.
 #pragma once
 
 #include <sys/types.h>
@@ -26,6 +29,7 @@
 
 namespace satasim::harness {
 
+// Thrown by the QEMU machine's setup (never while the simulation runs).
 struct QtestError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
@@ -40,7 +44,7 @@ class QtestClient {
     QtestClient &operator=(const QtestClient &) = delete;
 
     // Starts `qemu` with the qtest arguments plus `args` (the machine), in work_dir (socket
-    // and qemu.stderr live there), and waits up to timeout_ms for it to connect.
+    // and qemu.stderr live there), and waits up to timeout_ms for it to connect; check ok().
     void start(const std::string &qemu, const std::vector<std::string> &args, const std::string &work_dir,
                int timeout_ms = 20000);
     // Asks QEMU to quit, waits for it (then kills it if needed). Safe to call twice.
@@ -66,6 +70,10 @@ class QtestClient {
     void outl(uint16_t port, uint32_t val);
     void write_mem(uint64_t addr, const void *src, size_t len); // b64write
 
+    // False once anything failed; error() says what, first failure only.
+    bool ok() const { return error_.empty(); }
+    const std::string &error() const { return error_; }
+
     // Sends every queued request and collects their acknowledgements.
     void flush();
     // Sends queued requests, then waits up to timeout_ns for stream input (IRQ lines);
@@ -85,7 +93,7 @@ class QtestClient {
     std::string next_line(int timeout_ms);
     bool read_some(int timeout_ms);
     bool take_line(std::string *out);
-    [[noreturn]] void fail(const std::string &what);
+    void fail(const std::string &what); // records the failure and closes the connection
 
     pid_t pid_ = -1;
     int fd_ = -1;
@@ -94,6 +102,7 @@ class QtestClient {
     std::string out_;              // queued, unsent
     std::deque<std::string> acks_; // sent requests whose "OK" has not been read yet
     std::string in_;               // received, unparsed
+    std::string error_;            // first failure; empty while all is well
     std::map<int, bool> irq_;
     IrqFn irq_fn_;
     bool irq_seen_ = false;

@@ -441,6 +441,7 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
             throw std::runtime_error("the " + sc.backend + " backend cannot model " + r);
         if (sc.backend == "qemu") {
             qemu = std::make_unique<QemuMachine>(sc, tmp.string(), sc.host.port_mask);
+            qemu->set_on_lost([&](const std::string &why) { fail_fn("QEMU lost during the run: " + why); });
             sink.emit_harness("qemu.start", SATA_TC_INFO, -1,
                               {{"pid", TraceValue::integer(int64_t(qemu->client().pid()))},
                                {"pci", TraceValue::str(qemu->pci_summary())}},
