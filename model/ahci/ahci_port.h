@@ -13,15 +13,15 @@
 #include <systemc>
 
 #include "model/ahci/ahci_hba.h"
+#include "model/bus/dma_master.h"
 #include "model/ahci/ahci_regs.h"
 
 namespace satasim::ahci {
 
 // Internal latencies, in controller core clock cycles (AhciConfig::core_clock_mhz).
 namespace cycles {
-constexpr uint64_t kMemReadLatency = 40; // bus read round trip (request to completion)
-constexpr uint64_t kMemWriteLatency = 4; // posted write
-constexpr uint64_t kBytesPerCycle = 8;   // DMA datapath: 64 bits per core cycle
+// Bus read round trip (request to completion) 40, posted write 4, a 64-bit datapath.
+constexpr bus::DmaTiming kDma{40, 4, 8};
 constexpr uint64_t kFisDecode = 8;       // classify a received FIS, update shadow registers
 constexpr uint64_t kIssueSetup = 8;      // slot selection before the header fetch
 constexpr uint64_t kStop = 150;          // ST 1->0 until CR reads 0 (1 us at 150 MHz)
@@ -85,7 +85,7 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
                std::string msg = {});
 
     // ---- engine (ahci_port_engine.cpp) ---------------------------------------------
-    enum class Dma { Ok, Fault, Aborted };
+    using Dma = bus::DmaResult;
     struct Prd {
         uint64_t addr = 0;
         uint64_t start = 0; // byte position of this entry in the command's buffer
@@ -136,7 +136,6 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void send_data_out();
     bool transmit_data(unsigned slot, uint64_t pos, uint32_t n, bool acmd);
     bool sleep(uint64_t n, bool cmd);  // false: aborted by reset (or by a stop when cmd)
-    void align_to_clock();             // wait for the next core clock edge
     Dma mem_read(uint64_t addr, void *dst, size_t len, bool cmd);
     Dma mem_write(uint64_t addr, const void *src, size_t len, bool cmd);
     Dma prd_move(Slot &s, uint64_t pos, uint8_t *buf, size_t len, bool to_mem,

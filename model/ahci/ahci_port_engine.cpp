@@ -12,13 +12,6 @@ using namespace reg;
 using sata::kAtaBsy;
 using sata::kAtaDrq;
 
-namespace {
-// Core cycles to move len bytes over the DMA datapath.
-uint64_t burst_cycles(size_t len) {
-    return (len + cycles::kBytesPerCycle - 1) / cycles::kBytesPerCycle;
-}
-} // namespace
-
 void AhciHba::Port::engine_thread() {
     for (;;) {
         if (!rxq_.empty()) {
@@ -32,17 +25,8 @@ void AhciHba::Port::engine_thread() {
             continue;
         }
         wait(wake_);
-        align_to_clock();
+        bus::wait_for_clock_edge(period_); // work that arrives between edges starts on one
     }
-}
-
-// Work that arrives between clock edges (an MMIO write, a FIS from the link) starts on
-// the next rising edge of the core clock; edges are at multiples of the period.
-void AhciHba::Port::align_to_clock() {
-    const uint64_t p = period_.value();
-    const uint64_t rem = sc_core::sc_time_stamp().value() % p;
-    if (rem)
-        wait(sc_core::sc_time::from_value(p - rem));
 }
 
 // Time passes in core cycles. Returns false when a reset (or, for command work, a stop)
@@ -55,22 +39,13 @@ bool AhciHba::Port::sleep(uint64_t n, bool cmd) {
 }
 
 AhciHba::Port::Dma AhciHba::Port::mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
-    if (!sleep(cycles::kMemReadLatency + burst_cycles(len), cmd))
-        return Dma::Aborted;
-    if (hba_.mem_.read(addr, dst, len))
-        return Dma::Ok;
-    dma_violation(addr, len);
-    return Dma::Fault;
+    return bus::dma_read(hba_.mem_, cycles::kDma, addr, dst, len, [&](uint64_t n) { return sleep(n, cmd); },
+                         [&](uint64_t a, size_t l) { dma_violation(a, l); });
 }
 
-AhciHba::Port::Dma AhciHba::Port::mem_write(uint64_t addr, const void *src, size_t len,
-                                            bool cmd) {
-    if (!sleep(cycles::kMemWriteLatency + burst_cycles(len), cmd))
-        return Dma::Aborted;
-    if (hba_.mem_.write(addr, src, len))
-        return Dma::Ok;
-    dma_violation(addr, len);
-    return Dma::Fault;
+AhciHba::Port::Dma AhciHba::Port::mem_write(uint64_t addr, const void *src, size_t len, bool cmd) {
+    return bus::dma_write(hba_.mem_, cycles::kDma, addr, src, len, [&](uint64_t n) { return sleep(n, cmd); },
+                          [&](uint64_t a, size_t l) { dma_violation(a, l); });
 }
 
 uint64_t AhciHba::Port::clb_addr() const {
@@ -284,37 +259,22 @@ AhciHba::Port::Dma AhciHba::Port::prd_move(Slot &s, uint64_t pos, uint8_t *buf, 
     const int slot = int(&s - slots_.data());
     const uint64_t avail = pos < s.prd_total ? s.prd_total - pos : 0;
     const size_t n = size_t(std::min<uint64_t>(len, avail));
-    const uint64_t cost =
-        (to_mem ? cycles::kMemWriteLatency : cycles::kMemReadLatency) + burst_cycles(n);
-    if (!sleep(cost, true))
+    if (!sleep(cycles::kDma.burst_cycles(to_mem, n), true))
         return Dma::Aborted;
-    if (n == 0)
-        return Dma::Ok;
-    auto it = std::upper_bound(s.prds.begin(), s.prds.end(), pos,
-                               [](uint64_t p, const Prd &e) { return p < e.start; });
-    size_t i = size_t(it - s.prds.begin()) - 1;
-    size_t off = 0;
     bool dps = false;
-    while (off < n) {
-        const Prd &p = s.prds[i];
-        const uint64_t in = pos + off - p.start;
-        const size_t c = size_t(std::min<uint64_t>(p.len - in, n - off));
-        bool ok = to_mem ? hba_.mem_.write(p.addr + in, buf + off, c)
-                         : hba_.mem_.read(p.addr + in, buf + off, c);
-        if (!ok) {
-            *moved = off;
+    *moved = bus::for_each_sg_piece(s.prds, pos, n, [&](const Prd &p, uint64_t in, size_t off, size_t c) {
+        if (!(to_mem ? hba_.mem_.write(p.addr + in, buf + off, c) : hba_.mem_.read(p.addr + in, buf + off, c))) {
             dma_violation(p.addr + in, c);
             if (dps)
                 set_completion_is(IS_DPS, false);
             host_bus_error("PRD data", p.addr + in, slot);
-            return Dma::Fault;
+            return false;
         }
-        off += c;
-        if (in + c == p.len && p.irq)
-            dps = true;
-        ++i;
-    }
-    *moved = n;
+        dps = dps || (in + c == p.len && p.irq);
+        return true;
+    });
+    if (*moved < n)
+        return Dma::Fault;
     if (dps)
         set_completion_is(IS_DPS, false);
     return Dma::Ok;

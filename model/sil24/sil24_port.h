@@ -15,15 +15,15 @@
 
 #include "model/sata/fis.h"
 #include "model/sil24/sil24_hba.h"
+#include "model/bus/dma_master.h"
 #include "model/sil24/sil24_regs.h"
 
 namespace satasim::sil24 {
 
 // Internal latencies, in controller core clock cycles (Sil24Config::core_clock_mhz).
 namespace cycles {
-constexpr uint64_t kMemReadLatency = 40; // PCI-X read round trip
-constexpr uint64_t kMemWriteLatency = 4; // posted write
-constexpr uint64_t kBytesPerCycle = 8;   // 64-bit datapath
+// PCI-X read round trip 40, posted write 4, a 64-bit datapath.
+constexpr bus::DmaTiming kDma{40, 4, 8};
 constexpr uint64_t kFisDecode = 8;       // classify a received FIS
 constexpr uint64_t kIssueSetup = 8;      // slot selection before the PRB fetch
 constexpr uint64_t kPortInit = 1330;     // INIT until it self-clears and RDY returns (10 us)
@@ -96,7 +96,7 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     static constexpr uint32_t IRQ_ALL_BITS = reg::IRQ_ALL;
 
     // ---- engine (sil24_prb_engine.cpp) ----------------------------------------------
-    enum class Dma { Ok, Fault, Aborted };
+    using Dma = bus::DmaResult;
     struct Sge {
         uint64_t addr = 0;
         uint64_t start = 0; // byte position in the command's buffer
@@ -156,7 +156,6 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void send_data_out(Dev &dv);
     bool transmit_data(unsigned slot, uint64_t pos, uint32_t n);
     bool sleep(uint64_t n, bool cmd);
-    void align_to_clock();
     Dma mem_read(uint64_t addr, void *dst, size_t len, bool cmd);
     Dma mem_write(uint64_t addr, const void *src, size_t len, bool cmd);
     Dma sge_move(Slot &s, unsigned slot, uint64_t pos, uint8_t *buf, size_t len, bool to_mem,

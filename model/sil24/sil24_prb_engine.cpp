@@ -27,9 +27,6 @@ namespace satasim::sil24 {
 using namespace reg;
 
 namespace {
-uint64_t burst_cycles(size_t len) {
-    return (len + cycles::kBytesPerCycle - 1) / cycles::kBytesPerCycle;
-}
 uint32_t le32(const uint8_t *p) {
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
@@ -69,15 +66,8 @@ void Sil24Hba::Port::engine_thread() {
             continue;
         }
         wait(wake_);
-        align_to_clock();
+        bus::wait_for_clock_edge(period_); // work that arrives between edges starts on one
     }
-}
-
-void Sil24Hba::Port::align_to_clock() {
-    const uint64_t p = period_.value();
-    const uint64_t rem = sc_core::sc_time_stamp().value() % p;
-    if (rem)
-        wait(sc_core::sc_time::from_value(p - rem));
 }
 
 // Time passes in core cycles. False when a reset or INIT happened meanwhile.
@@ -89,22 +79,13 @@ bool Sil24Hba::Port::sleep(uint64_t n, bool) {
 }
 
 Sil24Hba::Port::Dma Sil24Hba::Port::mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
-    if (!sleep(cycles::kMemReadLatency + burst_cycles(len), cmd))
-        return Dma::Aborted;
-    if (hba_.mem_.read(addr, dst, len))
-        return Dma::Ok;
-    dma_violation(addr, len);
-    return Dma::Fault;
+    return bus::dma_read(hba_.mem_, cycles::kDma, addr, dst, len, [&](uint64_t n) { return sleep(n, cmd); },
+                         [&](uint64_t a, size_t l) { dma_violation(a, l); });
 }
 
-Sil24Hba::Port::Dma Sil24Hba::Port::mem_write(uint64_t addr, const void *src, size_t len,
-                                              bool cmd) {
-    if (!sleep(cycles::kMemWriteLatency + burst_cycles(len), cmd))
-        return Dma::Aborted;
-    if (hba_.mem_.write(addr, src, len))
-        return Dma::Ok;
-    dma_violation(addr, len);
-    return Dma::Fault;
+Sil24Hba::Port::Dma Sil24Hba::Port::mem_write(uint64_t addr, const void *src, size_t len, bool cmd) {
+    return bus::dma_write(hba_.mem_, cycles::kDma, addr, src, len, [&](uint64_t n) { return sleep(n, cmd); },
+                          [&](uint64_t a, size_t l) { dma_violation(a, l); });
 }
 
 // The queued slot the engine works on next (PRB fetch or command FIS), or -1.
@@ -408,40 +389,22 @@ Sil24Hba::Port::Dma Sil24Hba::Port::sge_move(Slot &s, unsigned slot, uint64_t po
         return halted_ ? Dma::Fault : Dma::Aborted;
     const uint64_t avail = pos < s.total ? s.total - pos : 0;
     const size_t n = size_t(std::min<uint64_t>(len, avail));
-    const uint64_t cost =
-        (to_mem ? cycles::kMemWriteLatency : cycles::kMemReadLatency) + burst_cycles(n);
-    if (!sleep(cost, true))
+    if (!sleep(cycles::kDma.burst_cycles(to_mem, n), true))
         return Dma::Aborted;
-    if (n == 0)
-        return Dma::Ok;
-    auto it = std::upper_bound(s.sges.begin(), s.sges.end(), pos,
-                               [](uint64_t p, const Sge &e) { return p < e.start; });
-    size_t i = size_t(it - s.sges.begin()) - 1;
-    size_t off = 0;
-    while (off < n) {
-        const Sge &g = s.sges[i];
-        const uint64_t in = pos + off - g.start;
-        const size_t c = size_t(std::min<uint64_t>(g.len - in, n - off));
-        bool ok = true;
+    *moved = bus::for_each_sg_piece(s.sges, pos, n, [&](const Sge &g, uint64_t in, size_t off, size_t c) {
         if (g.discard) {
             if (!to_mem)
                 std::memset(buf + off, 0, c);
-        } else {
-            ok = to_mem ? hba_.mem_.write(g.addr + in, buf + off, c)
-                        : hba_.mem_.read(g.addr + in, buf + off, c);
+            return true;
         }
-        if (!ok) {
-            *moved = off;
-            dma_violation(g.addr + in, c);
-            trace("sil24.host_bus_error", {{"addr", TraceValue::hex(g.addr + in)}});
-            fail(CERR_XFR_MSTABRT, int(slot), "master abort moving data");
-            return Dma::Fault;
-        }
-        off += c;
-        ++i;
-    }
-    *moved = n;
-    return Dma::Ok;
+        if (to_mem ? hba_.mem_.write(g.addr + in, buf + off, c) : hba_.mem_.read(g.addr + in, buf + off, c))
+            return true;
+        dma_violation(g.addr + in, c);
+        trace("sil24.host_bus_error", {{"addr", TraceValue::hex(g.addr + in)}});
+        fail(CERR_XFR_MSTABRT, int(slot), "master abort moving data");
+        return false;
+    });
+    return *moved < n ? Dma::Fault : Dma::Ok;
 }
 
 // One host-to-device Data FIS of n bytes from the SGE chain at pos.
