@@ -172,6 +172,27 @@ bool vcd_option(ArgReader &r, RunOneOptions &o, std::vector<std::string> *raw, s
     return !err->empty();
 }
 
+// The overrides of scenario keys shared by `run` and `run-one` (--trace-cmds, --backend);
+// true if r's current argument was one. On a bad value: true with err set.
+bool override_option(ArgReader &r, std::optional<bool> *trace_cmds, std::optional<std::string> *backend,
+                     std::string *err) {
+    std::string v;
+    if (r.value("--trace-cmds", &v, err)) {
+        bool b = false;
+        if (!parse_on_off(v, &b))
+            *err = "--trace-cmds: expected on or off, got '" + v + "'";
+        *trace_cmds = b;
+        return true;
+    }
+    if (r.value("--backend", &v, err)) {
+        if (v != "systemc" && v != "qemu")
+            *err = "--backend: expected systemc or qemu, got '" + v + "'";
+        *backend = v;
+        return true;
+    }
+    return !err->empty();
+}
+
 // `run --vcd FILE`: one scenario, on the SystemC backend, into an existing folder. The
 // file name is made absolute for the child. 0 or the usage error's exit code.
 int check_vcd_file(const RunOptions &opt, std::string *file) {
@@ -218,15 +239,9 @@ int cmd_run(ArgReader &r, const char *argv0) {
             if (!n || *n < 1 || *n > 1024)
                 return usage_error("--jobs: expected a number from 1 to 1024, got '" + v + "'");
             opt.jobs = unsigned(*n);
-        } else if (r.value("--trace-cmds", &v, &err)) {
-            bool b;
-            if (!parse_on_off(v, &b))
-                return usage_error("--trace-cmds: expected on or off, got '" + v + "'");
-            opt.trace_cmds = b;
-        } else if (r.value("--backend", &v, &err)) {
-            if (v != "systemc" && v != "qemu")
-                return usage_error("--backend: expected systemc or qemu, got '" + v + "'");
-            opt.backend = v;
+        } else if (override_option(r, &opt.trace_cmds, &opt.backend, &err)) {
+            if (!err.empty())
+                return usage_error(err);
         } else if (r.value("--wall-limit", &v, &err)) {
             auto n = parse_uint(v);
             if (!n || *n < 1 || *n > 1000000)
@@ -279,15 +294,9 @@ int cmd_run_one(ArgReader &r) {
                 return usage_error(err);
         } else if (r.value("--out", &v, &err)) {
             opt.out_dir = v;
-        } else if (r.value("--trace-cmds", &v, &err)) {
-            bool b;
-            if (!parse_on_off(v, &b))
-                return usage_error("--trace-cmds: expected on or off, got '" + v + "'");
-            opt.trace_cmds = b;
-        } else if (r.value("--backend", &v, &err)) {
-            if (v != "systemc" && v != "qemu")
-                return usage_error("--backend: expected systemc or qemu, got '" + v + "'");
-            opt.backend = v;
+        } else if (override_option(r, &opt.trace_cmds, &opt.backend, &err)) {
+            if (!err.empty())
+                return usage_error(err);
         } else if (!err.empty()) {
             return usage_error(err);
         } else if (file.empty() && !(a.size() > 1 && a[0] == '-')) {

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "json_writer.h"
 
@@ -20,6 +21,14 @@ void cmp(std::vector<std::string> &out, const DevAddr &at, const char *what, con
     if (want == got)
         return;
     out.push_back(at.str() + ": " + what + " is " + str(got) + ", expected " + str(want));
+}
+
+// A property the scenario may or may not ask for.
+template <typename T>
+void cmp(std::vector<std::string> &out, const DevAddr &at, const char *what, const std::optional<T> &want,
+         const T &got) {
+    if (want)
+        cmp(out, at, what, *want, got);
 }
 
 std::string xfer_hex(uint8_t m) {
@@ -49,30 +58,18 @@ void check_expected_devices(std::vector<std::string> &out, const std::vector<Exp
         }
         const ata_dev_info &i = found->info;
         std::vector<std::string> diffs;
-        if (x.cls)
-            cmp(diffs, p, "class", *x.cls, std::string(dev_class_name(i.cls)));
-        if (x.model)
-            cmp(diffs, p, "model", *x.model, std::string(i.model));
-        if (x.serial)
-            cmp(diffs, p, "serial", *x.serial, std::string(i.serial));
-        if (x.firmware)
-            cmp(diffs, p, "firmware", *x.firmware, std::string(i.firmware));
-        if (x.sectors)
-            cmp(diffs, p, "sectors", *x.sectors, uint64_t(i.n_sectors));
-        if (x.lba48)
-            cmp(diffs, p, "lba48", *x.lba48, bool(i.lba48));
-        if (x.ncq)
-            cmp(diffs, p, "ncq", *x.ncq, bool(i.ncq));
-        if (x.ncq_depth)
-            cmp(diffs, p, "ncq_depth", *x.ncq_depth, unsigned(i.ncq_depth));
-        if (x.max_sectors)
-            cmp(diffs, p, "max_sectors", *x.max_sectors, unsigned(i.max_sectors));
-        if (x.multi)
-            cmp(diffs, p, "multi", *x.multi, unsigned(i.multi_count));
-        if (x.xfer)
-            cmp(diffs, p, "xfer", *x.xfer, std::string(i.xfer_name));
-        if (x.gen)
-            cmp(diffs, p, "link gen", *x.gen, unsigned(i.sata_spd));
+        cmp(diffs, p, "class", x.cls, std::string(dev_class_name(i.cls)));
+        cmp(diffs, p, "model", x.model, std::string(i.model));
+        cmp(diffs, p, "serial", x.serial, std::string(i.serial));
+        cmp(diffs, p, "firmware", x.firmware, std::string(i.firmware));
+        cmp(diffs, p, "sectors", x.sectors, uint64_t(i.n_sectors));
+        cmp(diffs, p, "lba48", x.lba48, bool(i.lba48));
+        cmp(diffs, p, "ncq", x.ncq, bool(i.ncq));
+        cmp(diffs, p, "ncq_depth", x.ncq_depth, unsigned(i.ncq_depth));
+        cmp(diffs, p, "max_sectors", x.max_sectors, unsigned(i.max_sectors));
+        cmp(diffs, p, "multi", x.multi, unsigned(i.multi_count));
+        cmp(diffs, p, "xfer", x.xfer, std::string(i.xfer_name));
+        cmp(diffs, p, "link gen", x.gen, unsigned(i.sata_spd));
         for (std::string &d : diffs)
             out.push_back(d + when);
     }

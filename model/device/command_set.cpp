@@ -83,6 +83,30 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
     };
     // An injected device error (faults.cpp) ends the command with its status and error.
     auto fail = [&](const MediaVerdict &v) { finish_error(e, tf, v.error, v.lba, v.status); };
+    // What every non-queued read, write and verify checks first: the taskfile addresses
+    // sectors this way (ABRT otherwise, as for READ/WRITE MULTIPLE before SET MULTIPLE), the
+    // range fits (IDNF), then what the injected media faults say of it. False: ended.
+    auto accept_rw = [&](bool ext, bool write, bool multiple, Xfer &x, MediaVerdict &v) {
+        if (!decode_rw(tf, ext, write, x) || (multiple && multi_count == 0)) {
+            abort_cmd();
+            return false;
+        }
+        if (!range_ok(x, !ext)) {
+            idnf(x, !ext);
+            return false;
+        }
+        v = check_media(tf, false, &x);
+        return true;
+    };
+    // A write whose data is in: the injected fault's status, or committed and good status.
+    auto finish_write = [&](const Xfer &x, const MediaVerdict &v) {
+        if (v.fail)
+            return fail(v);
+        if (commit_write(e, x)) {
+            media_written(x);
+            finish_ok(e);
+        }
+    };
     // Commands without an LBA range can only be hit by ABRT / write-fault injections.
     switch (c) {
     case op::kReadSectors: case op::kReadSectorsExt: case op::kReadMultiple:
@@ -125,11 +149,9 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         const bool ext = c == op::kReadSectorsExt || c == op::kReadMultipleExt;
         const bool multiple = c == op::kReadMultiple || c == op::kReadMultipleExt;
         Xfer x;
-        if (!decode_rw(tf, ext, false, x) || (multiple && multi_count == 0))
-            return abort_cmd();
-        if (!range_ok(x, !ext))
-            return idnf(x, !ext);
-        const MediaVerdict v = check_media(tf, false, &x);
+        MediaVerdict v;
+        if (!accept_rw(ext, false, multiple, x, v))
+            return;
         if (!media_busy(x))
             return;
         if (v.fail)
@@ -155,11 +177,9 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         const bool multiple = c == op::kWriteMultiple || c == op::kWriteMultipleExt ||
                               c == op::kWriteMultipleFuaExt;
         Xfer x;
-        if (!decode_rw(tf, ext, true, x) || (multiple && multi_count == 0))
-            return abort_cmd();
-        if (!range_ok(x, !ext))
-            return idnf(x, !ext);
-        const MediaVerdict v = check_media(tf, false, &x);
+        MediaVerdict v;
+        if (!accept_rw(ext, true, multiple, x, v))
+            return;
         if (!busy_for(e, overhead()))
             return;
         if (v.fail && !v.after_data)
@@ -171,24 +191,16 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
                              media.write(x.lba + first, n, data);
                      }))
             return data_phase_failed(x);
-        if (v.fail)
-            return fail(v);
-        if (commit_write(e, x)) {
-            media_written(x);
-            finish_ok(e);
-        }
-        return;
+        return finish_write(x, v);
     }
 
     case op::kReadDma:
     case op::kReadDmaExt: {
         const bool ext = c == op::kReadDmaExt;
         Xfer x;
-        if (!decode_rw(tf, ext, false, x))
-            return abort_cmd();
-        if (!range_ok(x, !ext))
-            return idnf(x, !ext);
-        const MediaVerdict v = check_media(tf, false, &x);
+        MediaVerdict v;
+        if (!accept_rw(ext, false, false, x, v))
+            return;
         if (!media_busy(x))
             return;
         if (v.fail) {
@@ -208,35 +220,25 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
     case op::kWriteDmaFuaExt: {
         const bool ext = c != op::kWriteDma;
         Xfer x;
-        if (!decode_rw(tf, ext, true, x))
-            return abort_cmd();
-        if (!range_ok(x, !ext))
-            return idnf(x, !ext);
-        const MediaVerdict v = check_media(tf, false, &x);
+        MediaVerdict v;
+        if (!accept_rw(ext, true, false, x, v))
+            return;
         if (!busy_for(e, overhead()))
             return;
         if (v.fail && !v.after_data)
             return fail(v);
         if (!dma_out_data(e, x.lba, x.sectors, false, v.fail))
             return data_phase_failed(x);
-        if (v.fail)
-            return fail(v);
-        if (commit_write(e, x)) {
-            media_written(x);
-            finish_ok(e);
-        }
-        return;
+        return finish_write(x, v);
     }
 
     case op::kReadVerify:
     case op::kReadVerifyExt: {
         const bool ext = c == op::kReadVerifyExt;
         Xfer x;
-        if (!decode_rw(tf, ext, false, x))
-            return abort_cmd();
-        if (!range_ok(x, !ext))
-            return idnf(x, !ext);
-        const MediaVerdict v = check_media(tf, false, &x);
+        MediaVerdict v;
+        if (!accept_rw(ext, false, false, x, v))
+            return;
         if (media_busy(x))
             v.fail ? fail(v) : (void)finish_ok(e);
         return;
