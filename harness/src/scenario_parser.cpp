@@ -221,11 +221,16 @@ Field element(const Field &list, size_t i) {
     return e;
 }
 
-std::vector<std::string> as_string_list(const Parser &p, const Field &f) {
+// Calls each(element, index) for every element of the list f (anything else is an error).
+template <class Each> void for_each_element(const Parser &p, const Field &f, Each &&each) {
     const YAML::Node &l = as_list(p, f);
-    std::vector<std::string> out;
     for (size_t i = 0; i < l.size(); ++i)
-        out.push_back(as_string(p, element(f, i)));
+        each(element(f, i), i);
+}
+
+std::vector<std::string> as_string_list(const Parser &p, const Field &f) {
+    std::vector<std::string> out;
+    for_each_element(p, f, [&](const Field &e, size_t) { out.push_back(as_string(p, e)); });
     return out;
 }
 
@@ -1131,6 +1136,46 @@ void check_directed_expect(const Parser &p, const MapView &m) {
                    "not with steps (the stack does not run; check registers and memory with steps)");
 }
 
+// One devices[] entry, checked against the topology: a host port that exists, a fan-out
+// port when (and only when) a port multiplier sits on the port, one disk per place.
+DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario &sc) {
+    DeviceSpec d = parse_device(p, df);
+    std::string ppath = df.path + ".port";
+    int pline = line_of(df.node["port"], d.line);
+    if (d.port >= sc.controller.ports)
+        p.fail(pline, ppath,
+               no_such_port(sc, d.port));
+    if (const PmpSpec *pm = sc.pmp_on_port(d.port)) {
+        const std::string fpath = df.path + ".pmp_port";
+        const int fline = line_of(df.node["pmp_port"], d.line);
+        if (!d.pmp_port)
+            p.fail(pline, ppath,
+                   "port " + std::to_string(d.port) + " has a port multiplier (pmps[], line " +
+                       std::to_string(pm->line) + "): give the disk its pmp_port");
+        if (*d.pmp_port >= pm->ports)
+            p.fail(fline, fpath,
+                   no_such_fanout_port(*pm, *d.pmp_port));
+        for (const DeviceSpec &o : sc.devices)
+            if (o.port == d.port && o.pmp_port == d.pmp_port)
+                p.fail(fline, fpath,
+                       "fan-out port " + std::to_string(*d.pmp_port) + " of port " +
+                           std::to_string(d.port) + " already has a disk (line " +
+                           std::to_string(o.line) + ")");
+    } else if (d.pmp_port) {
+        p.fail(line_of(df.node["pmp_port"], d.line), df.path + ".pmp_port",
+               "port " + std::to_string(d.port) + " has no port multiplier (add it to pmps[])");
+    }
+    if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_on_port(d.port))
+        p.fail(pline, ppath,
+               "port " + std::to_string(d.port) + " already has a disk (line " +
+                   std::to_string(other->line) + ")");
+    if (d.link_mode && sc.backend == "qemu")
+        p.fail(line_of(df.node["link"], d.line), df.path + ".link",
+               "only for backend: systemc (QEMU's AHCI has no SATA link model)");
+    // A disk faster than the host is fine: the link negotiates down.
+    return d;
+}
+
 } // namespace
 
 // waveform: {signals: [group...], ports: [port...]} (VCD of model signals, vcd_writer.h)
@@ -1231,82 +1276,25 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
             p.fail(*v, "only for backend: systemc (QEMU's AHCI has no SATA link model)");
     }
 
-    if (auto *v = m.find("pmps")) {
-        if (!v->node.IsNull()) {
-            const YAML::Node &l = as_list(p, *v);
-            for (size_t i = 0; i < l.size(); ++i)
-                sc.pmps.push_back(parse_pmp(p, element(*v, i), sc));
-        }
-    }
+    // The list sections: a missing or empty (null) key is an empty list.
+    auto list_section = [&](const char *key, auto &&each) {
+        if (auto *v = m.find(key); v && !v->node.IsNull())
+            for_each_element(p, *v, each);
+    };
+    list_section("pmps", [&](const Field &f, size_t) { sc.pmps.push_back(parse_pmp(p, f, sc)); });
 
-    if (auto *v = m.find("devices")) {
-        if (!v->node.IsNull()) {
-            const YAML::Node &l = as_list(p, *v);
-            for (size_t i = 0; i < l.size(); ++i) {
-                Field df = element(*v, i);
-                DeviceSpec d = parse_device(p, df);
-                std::string ppath = df.path + ".port";
-                int pline = line_of(df.node["port"], d.line);
-                if (d.port >= sc.controller.ports)
-                    p.fail(pline, ppath,
-                           no_such_port(sc, d.port));
-                if (const PmpSpec *pm = sc.pmp_on_port(d.port)) {
-                    const std::string fpath = df.path + ".pmp_port";
-                    const int fline = line_of(df.node["pmp_port"], d.line);
-                    if (!d.pmp_port)
-                        p.fail(pline, ppath,
-                               "port " + std::to_string(d.port) + " has a port multiplier (pmps[], line " +
-                                   std::to_string(pm->line) + "): give the disk its pmp_port");
-                    if (*d.pmp_port >= pm->ports)
-                        p.fail(fline, fpath,
-                               no_such_fanout_port(*pm, *d.pmp_port));
-                    for (const DeviceSpec &o : sc.devices)
-                        if (o.port == d.port && o.pmp_port == d.pmp_port)
-                            p.fail(fline, fpath,
-                                   "fan-out port " + std::to_string(*d.pmp_port) + " of port " +
-                                       std::to_string(d.port) + " already has a disk (line " +
-                                       std::to_string(o.line) + ")");
-                } else if (d.pmp_port) {
-                    p.fail(line_of(df.node["pmp_port"], d.line), df.path + ".pmp_port",
-                           "port " + std::to_string(d.port) + " has no port multiplier (add it to pmps[])");
-                }
-                if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_on_port(d.port))
-                    p.fail(pline, ppath,
-                           "port " + std::to_string(d.port) + " already has a disk (line " +
-                               std::to_string(other->line) + ")");
-                if (d.link_mode && sc.backend == "qemu")
-                    p.fail(line_of(df.node["link"], d.line), df.path + ".link",
-                           "only for backend: systemc (QEMU's AHCI has no SATA link model)");
-                if (d.gen > sc.controller.gen) {
-                    // Allowed: the link negotiates down to the host's speed. Nothing to check.
-                }
-                sc.devices.push_back(d);
-            }
-        }
-    }
+    list_section("devices", [&](const Field &f, size_t) { sc.devices.push_back(parse_placed_device(p, f, sc)); });
 
-    if (auto *v = m.find("workload")) {
-        if (!v->node.IsNull()) {
-            const YAML::Node &l = as_list(p, *v);
-            for (size_t i = 0; i < l.size(); ++i)
-                sc.workload.push_back(parse_workload(p, element(*v, i), sc));
-        }
-    }
-    if (auto *v = m.find("faults")) {
-        if (!v->node.IsNull()) {
-            const YAML::Node &l = as_list(p, *v);
-            std::map<std::string, int> ids;
-            for (size_t i = 0; i < l.size(); ++i) {
-                Field ff = element(*v, i);
-                fault::Fault x = parse_fault(p, ff, sc, i);
-                if (ids.count(x.id))
-                    p.fail(line_of(ff.node["id"], x.line), ff.path + ".id",
-                           "fault id '" + x.id + "' is already used (line " + std::to_string(ids[x.id]) + ")");
-                ids[x.id] = x.line;
-                sc.faults.push_back(x);
-            }
-        }
-    }
+    list_section("workload", [&](const Field &f, size_t) { sc.workload.push_back(parse_workload(p, f, sc)); });
+    std::map<std::string, int> fault_ids;
+    list_section("faults", [&](const Field &ff, size_t i) {
+        fault::Fault x = parse_fault(p, ff, sc, i);
+        if (fault_ids.count(x.id))
+            p.fail(line_of(ff.node["id"], x.line), ff.path + ".id",
+                   "fault id '" + x.id + "' is already used (line " + std::to_string(fault_ids[x.id]) + ")");
+        fault_ids[x.id] = x.line;
+        sc.faults.push_back(x);
+    });
     if (auto *v = m.find("waveform"))
         parse_waveform(p, *v, sc);
     if (auto *v = m.find("steps"))
