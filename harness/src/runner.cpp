@@ -24,6 +24,7 @@
 #include "scenario_parser.h"
 #include "sim_run.h"
 #include "units.h"
+#include "vcd_writer.h"
 
 namespace fs = std::filesystem;
 
@@ -102,13 +103,23 @@ bool load_result(Job &j, const fs::path &dir) {
 }
 
 // The child died without writing its result: keep what it wrote (trace, log), add its
-// output and a result.json saying why, and put the folder in place.
-void salvage(Job &j, const fs::path &out, const std::string &why, const std::string &child_output) {
+// output and a result.json saying why, and put the folder in place. A waveform it had
+// not finished stays in the folder as waveform.partial.vcd (what led up to the crash); a
+// --vcd target (vcd_file) gets nothing, never a half-written file.
+void salvage(Job &j, const fs::path &out, const std::string &why, const std::string &child_output,
+             const std::string &vcd_file) {
     std::error_code ec;
     fs::path final_dir = out / j.sc.name;
     fs::path tmp = out / temp_dir_name(j.sc.name, long(j.pid));
     if (!fs::exists(tmp)) {
         fs::create_directories(tmp, ec);
+    }
+    if (vcd_file.empty()) {
+        const std::string partial = VcdWriter::temp_path((tmp / "waveform.vcd").string(), long(j.pid));
+        if (fs::exists(partial, ec))
+            fs::rename(partial, tmp / "waveform.partial.vcd", ec);
+    } else {
+        fs::remove(VcdWriter::temp_path(vcd_file, long(j.pid)), ec);
     }
     {
         std::ofstream o(tmp / "output.txt", std::ios::binary);
@@ -366,6 +377,12 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         ++running;
     };
 
+    // The --vcd target passed on to the children, if any.
+    std::string vcd_file;
+    for (size_t i = 0; i + 1 < opt.child_args.size(); ++i)
+        if (opt.child_args[i] == "--vcd")
+            vcd_file = opt.child_args[i + 1];
+
     auto reap = [&](Job &j, int status) {
         j.running = false;
         j.done = true;
@@ -378,7 +395,7 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         bool normal = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1);
         if (j.killed) {
             salvage(j, out, "wall-clock limit of " + std::to_string(opt.wall_limit_s) + "s exceeded: killed",
-                    output);
+                    output, vcd_file);
         } else if (normal && load_result(j, out / j.sc.name)) {
             // The child wrote its verdict.
             if (WEXITSTATUS(status) == 1 && j.pass) {
@@ -403,7 +420,7 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
                     key = l;
             if (!key.empty())
                 why += ": " + key;
-            salvage(j, out, why, output);
+            salvage(j, out, why, output, vcd_file);
             if (!t.empty()) {
                 j.reasons.push_back("last output of the child (" + (out / j.sc.name / "output.txt").string() + "):");
                 std::istringstream ts(t);

@@ -48,11 +48,13 @@ std::string id_code(size_t n) {
 
 } // namespace
 
-VcdWriter::VcdWriter(std::string path, VcdOptions opt) : path_(std::move(path)), opt_(std::move(opt)) {
-    fs::path p(path_);
-    tmp_path_ = (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(long(getpid()))))
-                    .string();
+std::string VcdWriter::temp_path(const std::string &path, long pid) {
+    fs::path p(path);
+    return (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(pid))).string();
 }
+
+VcdWriter::VcdWriter(std::string path, VcdOptions opt)
+    : path_(std::move(path)), tmp_path_(temp_path(path_, long(getpid()))), opt_(std::move(opt)) {}
 
 VcdWriter::~VcdWriter() { abandon(); }
 
@@ -166,6 +168,7 @@ void VcdWriter::start() {
     for (const Sig &s : sigs_)
         write_value(s, s.decl.init);
     std::fputs("$end\n", f_);
+    std::fflush(f_); // a run killed later still leaves a readable partial waveform
 }
 
 void VcdWriter::write_value(const Sig &s, uint64_t v) {
@@ -203,6 +206,7 @@ void VcdWriter::flush_before(uint64_t limit) {
         s.written = r.v;
     }
     buf_.erase(buf_.begin(), buf_.begin() + long(i));
+    std::fflush(f_); // the partial waveform of a killed run ends at a whole chunk
 }
 
 bool VcdWriter::finish(uint64_t end_t, std::string *err) {

@@ -54,6 +54,10 @@ class VcdWriter : public wave::Sink {
     // Removes the temporary file (the run could not produce a waveform).
     void abandon();
 
+    // Where the writer of process pid keeps path while it writes (next to it, hidden), so
+    // whoever reaps a dead writer can find what it left.
+    static std::string temp_path(const std::string &path, long pid);
+
     size_t signals() const { return sigs_.size(); }
     const std::string &path() const { return path_; }
 

@@ -1,0 +1,53 @@
+"""A run the runner has to kill (`--wall-limit`): the scenario fails naming the limit, its
+folder holds what the child wrote, and no waveform is left half-written under its real name
+(runner.cpp salvage)."""
+
+from satasim import load_result, run
+
+# Far more work than a 1 s wall-clock limit allows, at the default cycle-level link.
+ENDLESS = """\
+name: endless
+seed: 5
+time_limit: 3600s
+controller: {{type: ahci, ports: 1}}
+devices: [{{port: 0, capacity: 1g, timing: {{kind: ssd}}}}]
+workload:
+  - {{device: 0, op: read, pattern: random, block: 8, qd: 32, count: 50000000, mode: ncq,
+     region: {{start: 0, length: 64m}}}}
+{extra}
+"""
+
+
+def test_killed_run_fails_naming_the_limit(write_scenario, tmp_path):
+    scen = write_scenario(ENDLESS.format(extra=""), name="endless.yaml")
+    r = run([scen], tmp_path / "out", "--wall-limit", "1", timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    res = load_result(tmp_path / "out", "endless")
+    assert res["verdict"] == "fail"
+    assert res["reasons"][0] == "wall-clock limit of 1s exceeded: killed"
+    folder = tmp_path / "out" / "endless"
+    assert (folder / "output.txt").exists()
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")], "temporary folder left"
+
+
+def test_killed_run_keeps_its_waveform_as_partial(write_scenario, tmp_path):
+    scen = write_scenario(ENDLESS.format(extra="waveform: {signals: [irq, regs]}"), name="endless.yaml")
+    r = run([scen], tmp_path / "out", "--wall-limit", "1", timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    folder = tmp_path / "out" / "endless"
+    assert not (folder / "waveform.vcd").exists(), "an unfinished waveform under the finished name"
+    partial = folder / "waveform.partial.vcd"
+    assert partial.exists(), sorted(p.name for p in folder.iterdir())
+    assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]
+    head = partial.read_text(errors="replace")[:200]
+    assert head.startswith("$"), head  # the VCD header the child wrote before it was killed
+
+
+def test_killed_run_leaves_no_file_at_the_vcd_target(write_scenario, tmp_path):
+    scen = write_scenario(ENDLESS.format(extra=""), name="endless.yaml")
+    target_dir = tmp_path / "waves"
+    target_dir.mkdir()
+    r = run([scen], tmp_path / "out", "--wall-limit", "1", "--vcd", str(target_dir / "endless.vcd"), timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert load_result(tmp_path / "out", "endless")["verdict"] == "fail"
+    assert list(target_dir.iterdir()) == [], "nothing half-written next to the --vcd target"
