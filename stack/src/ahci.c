@@ -35,10 +35,16 @@ static const struct ata_port_operations ahci_ops;
 
 /* ---- register access ---- */
 
-static uint32_t hread(const struct ata_host *h, uint32_t off) { return h->pops->mmio_read32(h->plat, off); }
-static void hwrite(const struct ata_host *h, uint32_t off, uint32_t v) { h->pops->mmio_write32(h->plat, off, v); }
-static uint32_t pread(const struct ata_port *ap, uint32_t reg) { return hread(ap->host, AHCI_PORT_BASE(ap->port_no) + reg); }
-static void pwrite(const struct ata_port *ap, uint32_t reg, uint32_t v) { hwrite(ap->host, AHCI_PORT_BASE(ap->port_no) + reg, v); }
+static uint32_t pread(const struct ata_port *ap, uint32_t reg)
+{
+    return ata_mmio_read(ap->host, AHCI_PORT_BASE(ap->port_no) + reg);
+}
+
+static void pwrite(const struct ata_port *ap, uint32_t reg, uint32_t v)
+{
+    ata_mmio_write(ap->host, AHCI_PORT_BASE(ap->port_no) + reg, v);
+}
+
 static struct ahci_host_priv *hpriv(const struct ata_host *h) { return h->private_data; }
 static struct ahci_port_priv *ppriv(const struct ata_port *ap) { return ap->private_data; }
 
@@ -152,18 +158,22 @@ static bool ahci_enable_ahci(struct sata_platform *p, const struct sata_platform
     return true;
 }
 
-static int ahci_stop_engine(struct ata_port *ap)
+/* Clear a PxCMD enable bit and wait until the HBA drops the matching running bit; true if
+ * both are clear (also when they already were). */
+static bool ahci_port_cmd_stop(struct ata_port *ap, uint32_t enable, uint32_t running, unsigned timeout_ms)
 {
     uint32_t cmd = pread(ap, PORT_CMD);
 
-    if (!(cmd & (PORT_CMD_START | PORT_CMD_LIST_ON)))
-        return 0;
-    pwrite(ap, PORT_CMD, cmd & ~PORT_CMD_START);
+    if (!(cmd & (enable | running)))
+        return true;
+    pwrite(ap, PORT_CMD, cmd & ~enable);
+    return wait_clear(ap->host, AHCI_PORT_BASE(ap->port_no) + PORT_CMD, running, AHCI_POLL_ENGINE, timeout_ms);
+}
+
+static int ahci_stop_engine(struct ata_port *ap)
+{
     /* the HBA clears PxCI/PxSACT, then CR */
-    if (!wait_clear(ap->host, AHCI_PORT_BASE(ap->port_no) + PORT_CMD, PORT_CMD_LIST_ON,
-                    AHCI_POLL_ENGINE, AHCI_TMOUT_ENGINE_STOP))
-        return -EIO;
-    return 0;
+    return ahci_port_cmd_stop(ap, PORT_CMD_START, PORT_CMD_LIST_ON, AHCI_TMOUT_ENGINE_STOP) ? 0 : -EIO;
 }
 
 /* ST may only be set with a device present and BSY/DRQ clear (AHCI 10.3.1); otherwise
@@ -201,15 +211,7 @@ static void ahci_start_fis_rx(struct ata_port *ap)
 
 static int ahci_stop_fis_rx(struct ata_port *ap)
 {
-    uint32_t cmd = pread(ap, PORT_CMD);
-
-    if (!(cmd & (PORT_CMD_FIS_RX | PORT_CMD_FIS_ON)))
-        return 0;
-    pwrite(ap, PORT_CMD, cmd & ~PORT_CMD_FIS_RX);
-    if (!wait_clear(ap->host, AHCI_PORT_BASE(ap->port_no) + PORT_CMD, PORT_CMD_FIS_ON,
-                    AHCI_POLL_ENGINE, AHCI_TMOUT_FIS_RX_STOP))
-        return -EBUSY;
-    return 0;
+    return ahci_port_cmd_stop(ap, PORT_CMD_FIS_RX, PORT_CMD_FIS_ON, AHCI_TMOUT_FIS_RX_STOP) ? 0 : -EBUSY;
 }
 
 static void ahci_power_up(struct ata_port *ap)
@@ -269,25 +271,25 @@ static int ahci_reset_controller(struct ata_host *h)
 
     if (!ahci_enable_ahci(h->plat, h->pops))
         return -EIO;
-    ctl = hread(h, HOST_CTL);
+    ctl = ata_mmio_read(h, HOST_CTL);
     if (!(ctl & HOST_RESET)) {
-        hwrite(h, HOST_CTL, ctl | HOST_RESET);
-        hread(h, HOST_CTL);
+        ata_mmio_write(h, HOST_CTL, ctl | HOST_RESET);
+        ata_mmio_read(h, HOST_CTL);
     }
     if (!wait_clear(h, HOST_CTL, HOST_RESET, AHCI_POLL_HOST_RESET, AHCI_TMOUT_HOST_RESET)) {
-        const struct sata_trace_field f[] = { TF_HEX("ghc", hread(h, HOST_CTL)) };
+        const struct sata_trace_field f[] = { TF_HEX("ghc", ata_mmio_read(h, HOST_CTL)) };
 
         ata_host_ev(h, ATA_EV("ahci.reset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
-                    "controller reset failed (0x%x)", hread(h, HOST_CTL));
+                    "controller reset failed (0x%x)", ata_mmio_read(h, HOST_CTL));
         return -EIO;
     }
     if (!ahci_enable_ahci(h->plat, h->pops))
         return -EIO;
     /* HBA reset may lose what the firmware programmed into the write-once registers */
-    hwrite(h, HOST_CAP, hp->cap);
+    ata_mmio_write(h, HOST_CAP, hp->cap);
     if (hp->version >= 0x00010200)
-        hwrite(h, HOST_CAP2, hp->cap2);
-    hwrite(h, HOST_PORTS_IMPL, hp->port_map);
+        ata_mmio_write(h, HOST_CAP2, hp->cap2);
+    ata_mmio_write(h, HOST_PORTS_IMPL, hp->port_map);
     return 0;
 }
 
@@ -301,7 +303,7 @@ static void ahci_port_init(struct ata_port *ap)
     v = pread(ap, PORT_IRQ_STAT);
     if (v)
         pwrite(ap, PORT_IRQ_STAT, v);
-    hwrite(ap->host, HOST_IRQ_STAT, 1u << ap->port_no);
+    ata_mmio_write(ap->host, HOST_IRQ_STAT, 1u << ap->port_no);
     ahci_start_fis_rx(ap);
     ahci_power_up(ap);
     /* PxIE stays 0: the port is frozen until its first reset */
@@ -317,9 +319,9 @@ static int ahci_host_start(struct ata_host *h)
     for (unsigned i = 0; i < h->n_ports; i++)
         if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
             ahci_port_init(&h->ports[i]);
-    ctl = hread(h, HOST_CTL);
-    hwrite(h, HOST_CTL, ctl | HOST_IRQ_EN);
-    hread(h, HOST_CTL);
+    ctl = ata_mmio_read(h, HOST_CTL);
+    ata_mmio_write(h, HOST_CTL, ctl | HOST_IRQ_EN);
+    ata_mmio_read(h, HOST_CTL);
     return 0;
 }
 
@@ -333,8 +335,8 @@ static void ahci_host_stop(struct ata_host *h)
         pwrite(ap, PORT_IRQ_MASK, 0);
         ahci_deinit_port(ap);
     }
-    hwrite(h, HOST_CTL, hread(h, HOST_CTL) & ~HOST_IRQ_EN);
-    hread(h, HOST_CTL);
+    ata_mmio_write(h, HOST_CTL, ata_mmio_read(h, HOST_CTL) & ~HOST_IRQ_EN);
+    ata_mmio_read(h, HOST_CTL);
 }
 
 static int ahci_port_start(struct ata_port *ap)
@@ -443,7 +445,7 @@ static void ahci_thaw(struct ata_port *ap)
 
     if (sts)
         pwrite(ap, PORT_IRQ_STAT, sts);
-    hwrite(ap->host, HOST_IRQ_STAT, 1u << ap->port_no);
+    ata_mmio_write(ap->host, HOST_IRQ_STAT, 1u << ap->port_no);
     pwrite(ap, PORT_IRQ_MASK, ppriv(ap)->intr_mask);
 }
 
@@ -482,26 +484,6 @@ static int ahci_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
 }
 
 /* ---- interrupts (irq context, lock held) ---- */
-
-/* Every command in flight to one fan-out link becomes EH's; the other links' commands keep
- * running (libata's ata_link_abort). */
-static void ahci_link_abort(struct ata_link *link)
-{
-    struct ata_port *ap = link->ap;
-    unsigned n = 0;
-
-    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
-        struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
-
-        if (!qc || !(ap->qc_active & (1u << tag)) || qc->dev->link != link)
-            continue;
-        qc->flags |= ATA_QCFLAG_FAILED;
-        ata_qc_complete(qc);
-        n++;
-    }
-    if (!n)
-        ata_port_schedule_eh(ap);
-}
 
 /* PxFBS.DEC after a single device error: the HBA drops the failed device's commands and
  * lets it take new ones (EH's log read, resets); it self-clears (libahci polls 3 x 1 us;
@@ -605,7 +587,7 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
         const struct sata_trace_field f[] = { TF_INT("pmp", fbs_link->pmp), TF_HEX("irq_stat", irq_stat) };
 
         ata_link_ev(fbs_link, ATA_EV("ahci.fbs_dev_error", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
-        ahci_link_abort(fbs_link);
+        ata_link_abort(fbs_link);
         ahci_fbs_dec(ap);
     } else {
         ata_port_abort(ap);
@@ -649,14 +631,14 @@ static void ahci_interrupt(struct ata_host *h)
     uint32_t irq_stat, pending;
 
     ata_lock(h);
-    irq_stat = hread(h, HOST_IRQ_STAT);
+    irq_stat = ata_mmio_read(h, HOST_IRQ_STAT);
     pending = irq_stat & hpriv(h)->port_map;
     for (unsigned i = 0; i < h->n_ports; i++)
         if ((pending & (1u << i)) && !(h->ports[i].flags & ATA_FLAG_DUMMY))
             ahci_port_intr(&h->ports[i]);
     /* IS is a level latch over PxIS: clear it only after the ports (AHCI 1.1 10.6.2) */
     if (irq_stat)
-        hwrite(h, HOST_IRQ_STAT, irq_stat);
+        ata_mmio_write(h, HOST_IRQ_STAT, irq_stat);
     ata_unlock(h);
 
     for (unsigned i = 0; i < h->n_ports; i++)
@@ -964,10 +946,7 @@ static void ahci_print_info(struct ata_host *h)
     ata_host_ev(h, ATA_EV0("ahci.flags", SATA_TC_INFO, SATA_LOG_INFO), "flags: %s", list);
 }
 
-static void early_error(struct sata_platform *p, const struct sata_platform_ops *pops, const char *msg)
-{
-    ata_report_create_failed(p, pops, "ahci.create_failed", msg);
-}
+static const char create_failed_ev[] = "ahci.create_failed";
 
 struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
                                   const struct ata_host_config *cfg)
@@ -983,7 +962,7 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
     if (!cfg)
         cfg = &dflt;
     if (!ahci_enable_ahci(p, pops)) {
-        early_error(p, pops, "AHCI enable failed");
+        ata_report_create_failed(p, pops, create_failed_ev, "AHCI enable failed");
         return NULL;
     }
     cap = pops->mmio_read32(p, HOST_CAP);
@@ -996,23 +975,14 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
             n_ports = i + 1;
     n_tags = HOST_CAP_NCS(cap);
     if (n_tags < 2) {
-        early_error(p, pops, "too few command slots");
+        ata_report_create_failed(p, pops, create_failed_ev, "too few command slots");
         return NULL;
     }
 
-    h = ata_host_alloc(p, pops, &ahci_ops, n_ports);
-    hp = h ? calloc(1, sizeof(*hp)) : NULL;
-    if (!hp) {
-        ata_host_free(h);
-        early_error(p, pops, "out of memory");
+    h = ata_host_alloc_priv(p, pops, &ahci_ops, n_ports, sizeof(*hp), cfg, create_failed_ev);
+    if (!h)
         return NULL;
-    }
-    h->private_data = hp;
-    if (ata_host_set_eh_policy(h, cfg->eh_policy)) {
-        ata_host_free(h);
-        early_error(p, pops, "EH policy not available");
-        return NULL;
-    }
+    hp = h->private_data;
     hp->cap = cap;
     hp->port_map = pi;
     hp->version = pops->mmio_read32(p, HOST_VERSION);
@@ -1035,11 +1005,8 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
             ap->flags |= ATA_FLAG_PMP;
         if ((cap & (HOST_CAP_PMP | HOST_CAP_SNTF)) == (HOST_CAP_PMP | HOST_CAP_SNTF))
             ap->flags |= ATA_FLAG_AN;
-        if (ahci_port_start(ap)) {
-            ata_host_free(h);
-            early_error(p, pops, "failed to allocate port memory");
-            return NULL;
-        }
+        if (ahci_port_start(ap))
+            return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
     }
     ahci_print_info(h);
     ata_host_force_spd_limit(h, cfg->spd_limit);

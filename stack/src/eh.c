@@ -16,16 +16,16 @@ void ata_port_schedule_eh(struct ata_port *ap)
     ap->host->pops->schedule_eh(ap->host->plat);
 }
 
-/* Every in-flight command becomes EH's; with nothing in flight EH is scheduled anyway. */
-unsigned ata_port_abort(struct ata_port *ap)
+/* Every in-flight command of link (NULL: of the whole port) becomes EH's; with nothing in
+ * flight EH is scheduled anyway (libata's ata_do_link_abort). */
+static unsigned ata_do_link_abort(struct ata_port *ap, const struct ata_link *link)
 {
-    uint32_t active = ap->qc_active;
     unsigned n = 0;
 
-    for (unsigned tag = 0; active; tag++, active >>= 1) {
-        struct ata_queued_cmd *qc;
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
 
-        if (!(active & 1) || !(qc = ata_qc_from_tag(ap, tag)))
+        if (!qc || !(ap->qc_active & (1u << tag)) || (link && qc->dev->link != link))
             continue;
         qc->flags |= ATA_QCFLAG_FAILED;
         ata_qc_complete(qc);
@@ -35,6 +35,10 @@ unsigned ata_port_abort(struct ata_port *ap)
         ata_port_schedule_eh(ap);
     return n;
 }
+
+unsigned ata_port_abort(struct ata_port *ap) { return ata_do_link_abort(ap, NULL); }
+
+unsigned ata_link_abort(struct ata_link *link) { return ata_do_link_abort(link->ap, link); }
 
 static void port_freeze(struct ata_port *ap)
 {
@@ -383,6 +387,19 @@ static void report_qc_modern(struct ata_queued_cmd *qc)
         ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_error", SATA_TC_DECISION, SATA_LOG_ERR), "error: %s", line);
 }
 
+/* A line of a link's error report, spoken by the failed commands' device if there is one,
+ * else by the PMP (host link of a port with a PMP) or the link. */
+static void report_link_line(struct ata_link *link, struct ata_device *offender, bool pmp_host,
+                             struct ata_ev ev, const char *line)
+{
+    if (offender)
+        ata_dev_ev(offender, ev, "%s", line);
+    else if (pmp_host)
+        ata_pmp_ev(link->ap, ev, "%s", line);
+    else
+        ata_link_ev(link, ev, "%s", line);
+}
+
 void ata_eh_link_report(struct ata_link *link)
 {
     struct ata_port *ap = link->ap;
@@ -419,36 +436,18 @@ void ata_eh_link_report(struct ata_link *link)
             TF_BOOL("frozen", frozen),        TF_STR("desc", ehc->i.desc),
             TF_INT("nr_failed", nr_failed),
         };
-        const struct ata_ev ev = ATA_EV("eh.exception", SATA_TC_DECISION, SATA_LOG_ERR, f);
 
-        if (offender)
-            ata_dev_ev(offender, ev, "%s", line);
-        else if (pmp_host)
-            ata_pmp_ev(ap, ev, "%s", line);
-        else
-            ata_link_ev(link, ev, "%s", line);
+        report_link_line(link, offender, pmp_host, ATA_EV("eh.exception", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                         line);
     }
     /* the description and SError lines share the exception line's prefix */
     if (ehc->i.desc[0]) {
-        const struct ata_ev ev = ATA_EV0("eh.desc", SATA_TC_INFO, SATA_LOG_ERR);
-
-        if (offender)
-            ata_dev_ev(offender, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
-        else if (pmp_host)
-            ata_pmp_ev(ap, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
-        else
-            ata_link_ev(link, ev, style_2006 ? "(%s)" : "%s", ehc->i.desc);
+        snprintf(line, sizeof(line), style_2006 ? "(%s)" : "%s", ehc->i.desc);
+        report_link_line(link, offender, pmp_host, ATA_EV0("eh.desc", SATA_TC_INFO, SATA_LOG_ERR), line);
     }
     if (!style_2006 && ehc->i.serror) {
-        const struct ata_ev ev = ATA_EV0("eh.serror", SATA_TC_INFO, SATA_LOG_ERR);
-
         ata_eh_format_serror(line, sizeof(line), ehc->i.serror);
-        if (offender)
-            ata_dev_ev(offender, ev, "%s", line);
-        else if (pmp_host)
-            ata_pmp_ev(ap, ev, "%s", line);
-        else
-            ata_link_ev(link, ev, "%s", line);
+        report_link_line(link, offender, pmp_host, ATA_EV0("eh.serror", SATA_TC_INFO, SATA_LOG_ERR), line);
     }
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];

@@ -75,6 +75,36 @@ struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platf
     return h;
 }
 
+struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_platform_ops *pops,
+                                     const struct ata_port_operations *ops, unsigned n_ports,
+                                     size_t priv_size, const struct ata_host_config *cfg,
+                                     const char *fail_event)
+{
+    struct ata_host *h = ata_host_alloc(p, pops, ops, n_ports);
+    void *priv = h ? calloc(1, priv_size) : NULL;
+
+    if (!priv) {
+        ata_host_free(h);
+        ata_report_create_failed(p, pops, fail_event, "out of memory");
+        return NULL;
+    }
+    h->private_data = priv;
+    if (ata_host_set_eh_policy(h, cfg->eh_policy))
+        return ata_host_create_failed(h, fail_event, "EH policy not available");
+    return h;
+}
+
+struct ata_host *ata_host_create_failed(struct ata_host *h, const char *event, const char *msg)
+{
+    /* the report goes through the platform, which outlives the host */
+    struct sata_platform *p = h->plat;
+    const struct sata_platform_ops *pops = h->pops;
+
+    ata_host_free(h);
+    ata_report_create_failed(p, pops, event, msg);
+    return NULL;
+}
+
 void ata_host_free(struct ata_host *h)
 {
     if (!h)

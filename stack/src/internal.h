@@ -378,6 +378,7 @@ static inline void ata_lock(const struct ata_host *h) { h->pops->lock(h->plat); 
 static inline void ata_unlock(const struct ata_host *h) { h->pops->unlock(h->plat); }
 static inline uint64_t ata_deadline(const struct ata_host *h, unsigned ms) { return ata_now(h) + ATA_MS(ms); }
 static inline uint32_t ata_mmio_read(const struct ata_host *h, uint32_t off) { return h->pops->mmio_read32(h->plat, off); }
+static inline void ata_mmio_write(const struct ata_host *h, uint32_t off, uint32_t v) { h->pops->mmio_write32(h->plat, off, v); }
 /* Poll the controller register at off every interval_ms until (value & mask) == want;
  * false once timeout_ms has passed. Process context only (it sleeps). */
 static inline bool ata_wait_register(const struct ata_host *h, uint32_t off, uint32_t mask, uint32_t want,
@@ -605,6 +606,7 @@ void ata_eh_detach_dev(struct ata_device *dev);
 void ata_port_schedule_eh(struct ata_port *ap);      /* lock held */
 void ata_port_freeze(struct ata_port *ap);           /* lock held: freeze + abort */
 unsigned ata_port_abort(struct ata_port *ap);        /* lock held */
+unsigned ata_link_abort(struct ata_link *link);      /* lock held: that link's commands only */
 void ata_eh_freeze_port(struct ata_port *ap);        /* process: freeze, no abort */
 void ata_eh_thaw_port(struct ata_port *ap);
 void ata_ehi_push_desc(struct ata_eh_info *ehi, const char *fmt, ...) ATA_PRINTF(2, 3);
@@ -684,6 +686,15 @@ void ata_eh_link_init_context(struct ata_link *link, int tries_left);
 struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,
                                 const struct ata_port_operations *ops, unsigned n_ports);
 void ata_host_free(struct ata_host *h);
+/* An LLD's create: the host with priv_size bytes of zeroed private data and what every
+ * LLD takes from cfg alike (the EH profile); on failure nothing is left and the reason
+ * ("out of memory", "EH policy not available") is reported as fail_event. */
+struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_platform_ops *pops,
+                                     const struct ata_port_operations *ops, unsigned n_ports,
+                                     size_t priv_size, const struct ata_host_config *cfg,
+                                     const char *fail_event);
+/* An LLD's create gives up on h: frees it, reports msg as event and returns NULL. */
+struct ata_host *ata_host_create_failed(struct ata_host *h, const char *event, const char *msg);
 /* Select the EH profile by name (NULL = default); -EINVAL + trace message if unknown. */
 int ata_host_set_eh_policy(struct ata_host *h, const char *name);
 

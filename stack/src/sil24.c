@@ -41,10 +41,16 @@ static const struct ata_port_operations sil24_ops;
 
 /* ---- register access ---- */
 
-static uint32_t hread(const struct ata_host *h, uint32_t off) { return h->pops->mmio_read32(h->plat, off); }
-static void hwrite(const struct ata_host *h, uint32_t off, uint32_t v) { h->pops->mmio_write32(h->plat, off, v); }
-static uint32_t pread(const struct ata_port *ap, uint32_t reg) { return hread(ap->host, SIL24_PORT_BASE(ap->port_no) + reg); }
-static void pwrite(const struct ata_port *ap, uint32_t reg, uint32_t v) { hwrite(ap->host, SIL24_PORT_BASE(ap->port_no) + reg, v); }
+static uint32_t pread(const struct ata_port *ap, uint32_t reg)
+{
+    return ata_mmio_read(ap->host, SIL24_PORT_BASE(ap->port_no) + reg);
+}
+
+static void pwrite(const struct ata_port *ap, uint32_t reg, uint32_t v)
+{
+    ata_mmio_write(ap->host, SIL24_PORT_BASE(ap->port_no) + reg, v);
+}
+
 static struct sil24_host_priv *hpriv(const struct ata_host *h) { return h->private_data; }
 static struct sil24_port_priv *ppriv(const struct ata_port *ap) { return ap->private_data; }
 
@@ -250,8 +256,8 @@ static int sil24_host_start(struct ata_host *h)
 {
     int rc = 0;
 
-    hwrite(h, SIL24_HOST_FLASH_CMD, 0); /* GPIO off */
-    hwrite(h, SIL24_HOST_CTRL, 0);      /* out of GLOBAL_RST, port interrupts masked */
+    ata_mmio_write(h, SIL24_HOST_FLASH_CMD, 0); /* GPIO off */
+    ata_mmio_write(h, SIL24_HOST_CTRL, 0);      /* out of GLOBAL_RST, port interrupts masked */
     for (unsigned i = 0; i < h->n_ports; i++) {
         struct ata_port *ap = &h->ports[i];
 
@@ -265,8 +271,8 @@ static int sil24_host_start(struct ata_host *h)
             ppriv(ap)->do_port_rst = true;
         }
     }
-    hwrite(h, SIL24_HOST_CTRL, hpriv(h)->host_ctrl_enable);
-    hread(h, SIL24_HOST_CTRL);
+    ata_mmio_write(h, SIL24_HOST_CTRL, hpriv(h)->host_ctrl_enable);
+    ata_mmio_read(h, SIL24_HOST_CTRL);
     return rc;
 }
 
@@ -275,8 +281,8 @@ static void sil24_host_stop(struct ata_host *h)
     for (unsigned i = 0; i < h->n_ports; i++)
         if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
             pwrite(&h->ports[i], SIL24_PORT_IRQ_ENABLE_CLR, 0xffff);
-    hwrite(h, SIL24_HOST_CTRL, 0);
-    hread(h, SIL24_HOST_CTRL);
+    ata_mmio_write(h, SIL24_HOST_CTRL, 0);
+    ata_mmio_read(h, SIL24_HOST_CTRL);
 }
 
 static int sil24_port_start(struct ata_port *ap)
@@ -519,7 +525,7 @@ static void sil24_interrupt(struct ata_host *h)
     uint32_t status;
 
     ata_lock(h);
-    status = hread(h, SIL24_HOST_IRQ_STAT);
+    status = ata_mmio_read(h, SIL24_HOST_IRQ_STAT);
     if (status == 0xffffffffu) { /* the controller is gone */
         ata_unlock(h);
         return;
@@ -766,10 +772,7 @@ static const struct ata_port_operations sil24_ops = {
 
 /* ---- create ---- */
 
-static void early_error(struct sata_platform *p, const struct sata_platform_ops *pops, const char *msg)
-{
-    ata_report_create_failed(p, pops, "sil24.create_failed", msg);
-}
+static const char create_failed_ev[] = "sil24.create_failed";
 
 struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
                                    const struct ata_host_config *cfg)
@@ -785,17 +788,13 @@ struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_pl
         cfg = &dflt;
     host_ctrl = pops->mmio_read32(p, SIL24_HOST_CTRL);
     if (host_ctrl == 0xffffffffu) {
-        early_error(p, pops, "controller not responding");
+        ata_report_create_failed(p, pops, create_failed_ev, "controller not responding");
         return NULL;
     }
-    h = ata_host_alloc(p, pops, &sil24_ops, SIL24_N_PORTS);
-    hp = h ? calloc(1, sizeof(*hp)) : NULL;
-    if (!hp) {
-        ata_host_free(h);
-        early_error(p, pops, "out of memory");
+    h = ata_host_alloc_priv(p, pops, &sil24_ops, SIL24_N_PORTS, sizeof(*hp), cfg, create_failed_ev);
+    if (!h)
         return NULL;
-    }
-    h->private_data = hp;
+    hp = h->private_data;
     /* the erratum only bites on PCI-X: the chip latched PCI-X signals at reset */
     hp->irq_woc = !cfg->no_irq_loss_fix &&
                   (host_ctrl & (SIL24_HCTRL_TRDY | SIL24_HCTRL_STOP | SIL24_HCTRL_DEVSEL));
@@ -815,11 +814,8 @@ struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_pl
         /* native port multiplier support; its notifications arrive as SDB_NOTIFY */
         ap->flags |= ATA_FLAG_PMP | ATA_FLAG_AN;
         hp->host_ctrl_enable |= 1u << i;
-        if (sil24_port_start(ap)) {
-            ata_host_free(h);
-            early_error(p, pops, "failed to allocate port memory");
-            return NULL;
-        }
+        if (sil24_port_start(ap))
+            return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
     }
     {
         const struct sata_trace_field f[] = {

@@ -28,10 +28,7 @@ static struct ata_host *fbs_host(struct sata_platform *p, uint32_t cap, bool fbs
 
 static const struct plat_dma_buf *fbs_area(const struct sata_platform *p)
 {
-    for (unsigned i = 0; i < p->n_allocs; i++)
-        if (p->allocs[i].size == AHCI_RX_FIS_FBS_SZ)
-            return &p->allocs[i];
-    return NULL;
+    return fake_nth_alloc(p, AHCI_RX_FIS_FBS_SZ, 0);
 }
 
 /* Two fan-out links with an enabled disk each, as PMP attach leaves them. */
@@ -77,6 +74,50 @@ static void mark_active(struct ata_queued_cmd *qc)
     }
 }
 
+/* A port of an FBS-capable HBA (or one without PxCMD.FBSCP) after PMP attach. */
+static struct ata_host *fbs_host_attached(struct sata_platform *p, bool fbscp)
+{
+    struct ata_host *h = fbs_host(p, CAP_FBS, fbscp);
+
+    two_links(&h->ports[0]);
+    h->ports[0].ops->pmp_attach(&h->ports[0]);
+    return h;
+}
+
+/* The fan-out links were the test's, not set up by EH: forget them before teardown. */
+static void fbs_host_destroy(struct ata_host *h)
+{
+    h->ports[0].nr_pmp_links = 0;
+    ata_host_destroy(h);
+}
+
+/* Tag 2 on link 0 and tag 3 on link 1 in flight when the HBA raises a task file error with
+ * this PxFBS; the interrupt is handled. Returns where the handler's register writes start. */
+static unsigned tf_error_on_two_links(struct sata_platform *p, struct ata_host *h, uint32_t fbs,
+                                      struct ata_queued_cmd **q0, struct ata_queued_cmd **q1)
+{
+    unsigned n_w;
+
+    *q0 = mk_qc(&h->ports[0], 2, 0, ATA_IO_DMA);
+    *q1 = mk_qc(&h->ports[0], 3, 1, ATA_IO_DMA);
+    mark_active(*q0);
+    mark_active(*q1);
+    p->mmio[HOST_IRQ_STAT / 4] = 1;
+    p->mmio[P0(PORT_IRQ_STAT) / 4] = PORT_IRQ_TF_ERR;
+    p->mmio[P0(PORT_FBS) / 4] = fbs;
+    n_w = p->n_wlog;
+    h->ops->irq_handler(h);
+    return n_w;
+}
+
+/* What EH would leave: the commands gone, nothing pending. */
+static void forget_cmds(struct ata_port *ap, struct ata_queued_cmd *q0, struct ata_queued_cmd *q1)
+{
+    q0->flags = q1->flags = 0;
+    ap->qc_active = 0;
+    ap->pflags &= ~(unsigned)ATA_PFLAG_EH_PENDING;
+}
+
 static unsigned fbs_writes(const struct sata_platform *p, unsigned from)
 {
     unsigned n = 0;
@@ -108,12 +149,10 @@ END_TEST
 START_TEST(attach_enables_detach_disables)
 {
     struct sata_platform p;
-    struct ata_host *h = fbs_host(&p, CAP_FBS, true);
+    struct ata_host *h = fbs_host_attached(&p, true);
     struct ata_port *ap = &h->ports[0];
     const struct fake_event *e;
 
-    two_links(ap);
-    ap->ops->pmp_attach(ap);
     ck_assert(p.mmio[P0(PORT_CMD) / 4] & PORT_CMD_PMP);
     ck_assert(p.mmio[P0(PORT_FBS) / 4] & PORT_FBS_EN);
     e = fake_find(&p, "ahci.fbs_enabled");
@@ -125,31 +164,24 @@ START_TEST(attach_enables_detach_disables)
     e = fake_find(&p, "ahci.fbs_disabled");
     ck_assert_ptr_nonnull(e);
     ck_assert_str_eq(e->msg, "FBS is disabled");
-    ap->nr_pmp_links = 0;
-    ata_host_destroy(h);
+    fbs_host_destroy(h);
 
     /* a port without PxCMD.FBSCP keeps command-based switching */
-    h = fbs_host(&p, CAP_FBS, false);
-    ap = &h->ports[0];
-    two_links(ap);
-    ap->ops->pmp_attach(ap);
+    h = fbs_host_attached(&p, false);
     ck_assert(p.mmio[P0(PORT_CMD) / 4] & PORT_CMD_PMP);
     ck_assert(!(p.mmio[P0(PORT_FBS) / 4] & PORT_FBS_EN));
     ck_assert_ptr_null(fake_find(&p, "ahci.fbs_enabled"));
-    ap->nr_pmp_links = 0;
-    ata_host_destroy(h);
+    fbs_host_destroy(h);
 }
 END_TEST
 
 START_TEST(defer_per_link_with_fbs)
 {
     struct sata_platform p;
-    struct ata_host *h = fbs_host(&p, CAP_FBS, true);
+    struct ata_host *h = fbs_host_attached(&p, true);
     struct ata_port *ap = &h->ports[0];
     struct ata_queued_cmd *busy, *other, *same;
 
-    two_links(ap);
-    ap->ops->pmp_attach(ap);
     busy = mk_qc(ap, 3, 0, ATA_IO_DMA);
     mark_active(busy);
     other = mk_qc(ap, 4, 1, ATA_IO_DMA);
@@ -163,23 +195,20 @@ START_TEST(defer_per_link_with_fbs)
     ck_assert(ap->ops->qc_defer(other));
     ap->qc_active = 0;
     ap->pmp_link[0].active_tag = ATA_TAG_NONE;
-    ap->nr_pmp_links = 0;
-    ata_host_destroy(h);
+    fbs_host_destroy(h);
 }
 END_TEST
 
 START_TEST(issue_sets_dev_and_rtf_from_own_area)
 {
     struct sata_platform p;
-    struct ata_host *h = fbs_host(&p, CAP_FBS, true);
+    struct ata_host *h = fbs_host_attached(&p, true);
     struct ata_port *ap = &h->ports[0];
     const struct plat_dma_buf *a = fbs_area(&p);
     struct ata_queued_cmd *qc;
     unsigned n_w;
     uint8_t *d2h;
 
-    two_links(ap);
-    ap->ops->pmp_attach(ap);
     qc = mk_qc(ap, 6, 1, ATA_IO_DMA);
     ap->ops->qc_prep(qc);
     n_w = p.n_wlog;
@@ -201,8 +230,7 @@ START_TEST(issue_sets_dev_and_rtf_from_own_area)
     ap->ops->qc_fill_rtf(qc);
     ck_assert_uint_eq(qc->result_tf.command, 0x51);
     ck_assert_uint_eq(qc->result_tf.feature, 0x04);
-    ap->nr_pmp_links = 0;
-    ata_host_destroy(h);
+    fbs_host_destroy(h);
 }
 END_TEST
 
@@ -211,25 +239,15 @@ END_TEST
 START_TEST(single_device_error_aborts_one_link)
 {
     struct sata_platform p;
-    struct ata_host *h = fbs_host(&p, CAP_FBS, true);
+    struct ata_host *h = fbs_host_attached(&p, true);
     struct ata_port *ap = &h->ports[0];
     struct ata_queued_cmd *q0, *q1;
     const struct fake_event *e;
     unsigned n_w, n_dec = 0;
 
-    two_links(ap);
-    ap->ops->pmp_attach(ap);
     ap->pflags &= ~(unsigned)ATA_PFLAG_FROZEN; /* as after the first reset */
-    q0 = mk_qc(ap, 2, 0, ATA_IO_DMA);
-    q1 = mk_qc(ap, 3, 1, ATA_IO_DMA);
-    mark_active(q0);
-    mark_active(q1);
-    p.mmio[HOST_IRQ_STAT / 4] = 1;
-    p.mmio[P0(PORT_IRQ_STAT) / 4] = PORT_IRQ_TF_ERR;
     p.mmio[P0(PORT_CMD_ISSUE) / 4] = (1u << 2) | (1u << 3);
-    p.mmio[P0(PORT_FBS) / 4] = PORT_FBS_EN | PORT_FBS_SDE | 1u << PORT_FBS_DWE_SHIFT;
-    n_w = p.n_wlog;
-    h->ops->irq_handler(h);
+    n_w = tf_error_on_two_links(&p, h, PORT_FBS_EN | PORT_FBS_SDE | 1u << PORT_FBS_DWE_SHIFT, &q0, &q1);
     ck_assert(q1->flags & ATA_QCFLAG_FAILED);
     ck_assert(q1->err_mask & AC_ERR_DEV);
     ck_assert(!(q0->flags & ATA_QCFLAG_FAILED));
@@ -244,29 +262,16 @@ START_TEST(single_device_error_aborts_one_link)
     ck_assert_int_eq(e->link, 1);
 
     /* the same error without SDE: port-wide */
-    q0->flags = q1->flags = 0;
-    ap->qc_active = 0;
-    ap->pflags &= ~(unsigned)ATA_PFLAG_EH_PENDING;
+    forget_cmds(ap, q0, q1);
     ap->pmp_link[0].active_tag = ap->pmp_link[1].active_tag = ATA_TAG_NONE;
-    q0 = mk_qc(ap, 2, 0, ATA_IO_DMA);
-    q1 = mk_qc(ap, 3, 1, ATA_IO_DMA);
-    mark_active(q0);
-    mark_active(q1);
-    p.mmio[HOST_IRQ_STAT / 4] = 1;
-    p.mmio[P0(PORT_IRQ_STAT) / 4] = PORT_IRQ_TF_ERR;
-    p.mmio[P0(PORT_FBS) / 4] = PORT_FBS_EN;
-    n_w = p.n_wlog;
-    h->ops->irq_handler(h);
+    n_w = tf_error_on_two_links(&p, h, PORT_FBS_EN, &q0, &q1);
     ck_assert(q0->flags & ATA_QCFLAG_FAILED);
     ck_assert(q1->flags & ATA_QCFLAG_FAILED);
     for (unsigned i = n_w; i < p.n_wlog; i++)
         ck_assert(!(p.wlog_off[i] == P0(PORT_FBS) && (p.wlog_val[i] & PORT_FBS_DEC)));
 
-    q0->flags = q1->flags = 0;
-    ap->qc_active = 0;
-    ap->pflags &= ~(unsigned)ATA_PFLAG_EH_PENDING;
-    ap->nr_pmp_links = 0;
-    ata_host_destroy(h);
+    forget_cmds(ap, q0, q1);
+    fbs_host_destroy(h);
 }
 END_TEST
 

@@ -17,19 +17,6 @@ static void regs(struct sata_platform *p, uint32_t cap, uint32_t pi)
     p->mmio[HOST_VERSION / 4] = 0x00010301;
 }
 
-static const struct plat_dma_buf *port_mem(const struct sata_platform *p, unsigned nth)
-{
-    for (unsigned i = 0; i < p->n_allocs; i++)
-        if (p->allocs[i].size == AHCI_PORT_PRIV_DMA_SZ && !nth--)
-            return &p->allocs[i];
-    return NULL;
-}
-
-static uint32_t le32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
 START_TEST(create_reads_caps)
 {
     struct sata_platform p;
@@ -50,7 +37,7 @@ START_TEST(create_reads_caps)
         ck_assert_ptr_null(ata_host_device(h, i, -1, 0)); /* nothing probed yet */
     }
     for (unsigned i = 0; i < 6; i++) {
-        const struct plat_dma_buf *m = port_mem(&p, i);
+        const struct plat_dma_buf *m = fake_nth_alloc(&p, AHCI_PORT_PRIV_DMA_SZ, i);
 
         ck_assert_ptr_nonnull(m);
         ck_assert_uint_eq(m->bus % 1024, 0);
@@ -61,8 +48,7 @@ START_TEST(create_reads_caps)
     ck_assert_int_eq(e->port, -1);
     ck_assert_str_eq(fake_find(&p, "ahci.flags")->msg, "flags: 64bit ncq clo");
     ata_host_destroy(h);
-    ck_assert_uint_eq(p.live_allocs, 0);
-    ck_assert_uint_eq(p.live_completions, 0);
+    fake_check_all_freed(&p);
 }
 END_TEST
 
@@ -79,8 +65,8 @@ START_TEST(port_mask_no_ncq_and_holes)
         ck_assert_int_eq(!(h->ports[i].flags & ATA_FLAG_DUMMY), i == 0 || i == 2);
         ck_assert_uint_eq(h->ports[i].ncq_depth, 0);
     }
-    ck_assert_ptr_nonnull(port_mem(&p, 1));
-    ck_assert_ptr_null(port_mem(&p, 2));
+    ck_assert_ptr_nonnull(fake_nth_alloc(&p, AHCI_PORT_PRIV_DMA_SZ, 1));
+    ck_assert_ptr_null(fake_nth_alloc(&p, AHCI_PORT_PRIV_DMA_SZ, 2));
     ata_host_destroy(h);
 
     /* PI with a hole beyond CAP.NP: ports up to the highest PI bit, gaps dummy */
@@ -125,7 +111,7 @@ START_TEST(prep_and_issue_ncq)
     h = ahci_host_create(&p, &fake_ops, NULL);
     ck_assert_ptr_nonnull(h);
     ap = &h->ports[0];
-    mem = port_mem(&p, 0);
+    mem = fake_nth_alloc(&p, AHCI_PORT_PRIV_DMA_SZ, 0);
     ap->link.device[0].class = ATA_DEV_ATA;
     ap->link.device[0].flags = ATA_DFLAG_ENABLED | ATA_DFLAG_LBA | ATA_DFLAG_LBA48 |
                                ATA_DFLAG_DMA | ATA_DFLAG_NCQ;

@@ -74,8 +74,7 @@ static void rig_init(struct rig *r, unsigned dev_flags, unsigned ncq_depth)
 static void rig_fini(struct rig *r)
 {
     ata_host_free(r->h);
-    ck_assert_uint_eq(r->p.live_allocs, 0);
-    ck_assert_uint_eq(r->p.live_completions, 0);
+    fake_check_all_freed(&r->p);
     ck_assert_int_eq(r->p.lock_depth, 0);
 }
 
@@ -88,6 +87,15 @@ static struct ata_bio mkbio(struct rig *r, enum ata_bio_op op, enum ata_io_mode 
 {
     return (struct ata_bio){ .op = op, .mode = mode, .lba = lba, .n_sectors = n, .sg = &data_sg,
                              .n_sg = 1, .done = count_done, .priv = &r->done };
+}
+
+/* n 8-sector reads at lba 0, 8, 16, ... into b, each submitted */
+static void submit_reads(struct rig *r, struct ata_bio *b, unsigned n, enum ata_io_mode mode)
+{
+    for (unsigned i = 0; i < n; i++) {
+        b[i] = mkbio(r, ATA_BIO_READ, mode, 8 * (uint64_t)i, 8);
+        ck_assert_int_eq(ata_bio_submit(r->dev, &b[i]), 0);
+    }
 }
 
 /* The controller reports every issued tag except those in still_active as done. */
@@ -264,10 +272,7 @@ START_TEST(no_free_tag_waits)
     struct ata_bio b[32];
 
     rig_init(&r, NCQ_DEV, 31);
-    for (int i = 0; i < 32; i++) {
-        b[i] = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, (uint64_t)i * 8, 8);
-        ck_assert_int_eq(ata_bio_submit(r.dev, &b[i]), 0);
-    }
+    submit_reads(&r, b, 32, ATA_IO_NCQ);
     ck_assert_uint_eq(r.rec.n, 31); /* tag 31 is for EH only */
     ck_assert_uint_eq(r.ap->link.sactive, 0x7fffffff);
     hw_complete(&r, 1u << 7);
@@ -287,10 +292,7 @@ START_TEST(device_queue_depth_limits_ncq)
     struct ata_bio b[6];
 
     rig_init(&r, NCQ_DEV, 4);
-    for (int i = 0; i < 6; i++) {
-        b[i] = mkbio(&r, ATA_BIO_READ, ATA_IO_NCQ, (uint64_t)i * 8, 8);
-        ck_assert_int_eq(ata_bio_submit(r.dev, &b[i]), 0);
-    }
+    submit_reads(&r, b, 6, ATA_IO_NCQ);
     ck_assert_uint_eq(r.rec.n, 4);
     hw_complete(&r, 0x2);
     ck_assert_uint_eq(r.rec.n, 5);
@@ -426,10 +428,7 @@ START_TEST(fail_dev_keeps_others_in_order)
 
     rig_init(&r, NCQ_DEV, 31);
     r.ap->pflags |= ATA_PFLAG_EH_PENDING;
-    for (unsigned i = 0; i < 4; i++) {
-        b[i] = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 8 * i, 8);
-        ck_assert_int_eq(ata_bio_submit(r.dev, &b[i]), 0);
-    }
+    submit_reads(&r, b, 4, ATA_IO_AUTO);
     b[1].q_dev = &other; /* stands in for a second device on the port (PMP) */
     b[3].q_dev = &other;
     ata_lock(r.h);

@@ -912,23 +912,6 @@ static int failing_reset(struct ata_link *link, enum ata_dev_class *cls, uint64_
 static int fail_soft(struct ata_link *l, enum ata_dev_class *c, uint64_t d) { return failing_reset(l, c, d, 's'); }
 static int fail_hard(struct ata_link *l, enum ata_dev_class *c, uint64_t d) { return failing_reset(l, c, d, 'h'); }
 
-static unsigned count_events(const struct sata_platform *p, const char *name)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < p->n_ev; i++)
-        n += !strcmp(p->ev[i].name, name);
-    return n;
-}
-
-static const struct fake_event *nth_event(const struct sata_platform *p, const char *name, unsigned nth)
-{
-    for (unsigned i = 0; i < p->n_ev; i++)
-        if (!strcmp(p->ev[i].name, name) && !nth--)
-            return &p->ev[i];
-    return NULL;
-}
-
 START_TEST(reset_loop_modern)
 {
     struct sd_rig r;
@@ -945,13 +928,13 @@ START_TEST(reset_loop_modern)
     ck_assert_uint_eq(reset_at[1] - reset_at[0], ATA_MS(10000));
     ck_assert_uint_eq(reset_at[2] - reset_at[1], ATA_MS(10000));
     ck_assert_uint_eq(reset_at[3] - reset_at[2], ATA_MS(35000));
-    ck_assert_str_eq(nth_event(&r.p, "eh.reset_failed", 0)->msg, "reset failed (errno=-16), retrying in 9 secs");
-    ck_assert_str_eq(nth_event(&r.p, "eh.reset_failed", 2)->msg, "reset failed (errno=-16), retrying in 34 secs");
-    ck_assert_uint_eq(count_events(&r.p, "eh.reset_failed"), 3);
+    ck_assert_str_eq(fake_find_nth(&r.p, "eh.reset_failed", 0)->msg, "reset failed (errno=-16), retrying in 9 secs");
+    ck_assert_str_eq(fake_find_nth(&r.p, "eh.reset_failed", 2)->msg, "reset failed (errno=-16), retrying in 34 secs");
+    ck_assert_uint_eq(fake_count(&r.p, "eh.reset_failed"), 3);
     /* the link speed went down once, before the last attempt */
-    ck_assert_uint_eq(count_events(&r.p, "eh.spd_limit"), 1);
+    ck_assert_uint_eq(fake_count(&r.p, "eh.spd_limit"), 1);
     ck_assert_uint_eq(link->sata_spd_limit, 0x3);
-    ck_assert_str_eq(nth_event(&r.p, "eh.reset", 0)->msg, "hard resetting link");
+    ck_assert_str_eq(fake_find_nth(&r.p, "eh.reset", 0)->msg, "hard resetting link");
     ata_host_free(r.h);
 }
 END_TEST
@@ -969,11 +952,11 @@ START_TEST(reset_loop_2006)
     ck_assert_uint_eq(n_resets, 4);
     ck_assert_mem_eq(reset_kind, "shhh", 4); /* softreset first, hardreset after a failure */
     ck_assert_uint_eq(reset_at[1] - reset_at[0], ATA_MS(6000)); /* 1 s reset + 5 s pause */
-    ck_assert_str_eq(nth_event(&r.p, "eh.reset_failed", 0)->msg, "reset failed (errno=-16), retrying in 5 secs");
-    ck_assert_str_eq(nth_event(&r.p, "eh.reset", 0)->msg, "soft resetting link");
-    ck_assert_str_eq(nth_event(&r.p, "eh.reset", 1)->msg, "hard resetting link");
+    ck_assert_str_eq(fake_find_nth(&r.p, "eh.reset_failed", 0)->msg, "reset failed (errno=-16), retrying in 5 secs");
+    ck_assert_str_eq(fake_find_nth(&r.p, "eh.reset", 0)->msg, "soft resetting link");
+    ck_assert_str_eq(fake_find_nth(&r.p, "eh.reset", 1)->msg, "hard resetting link");
     /* speed lowered after each failed hardreset that is retried: 6.0 -> 3.0 -> 1.5 */
-    ck_assert_uint_eq(count_events(&r.p, "eh.spd_limit"), 2);
+    ck_assert_uint_eq(fake_count(&r.p, "eh.spd_limit"), 2);
     ck_assert_uint_eq(link->sata_spd_limit, 0x1);
     ata_host_free(r.h);
 }

@@ -165,12 +165,47 @@ const struct sata_platform_ops fake_ops = {
 
 void fake_init(struct sata_platform *p) { memset(p, 0, sizeof(*p)); }
 
-const struct fake_event *fake_find(const struct sata_platform *p, const char *name)
+const struct fake_event *fake_find_nth(const struct sata_platform *p, const char *name, unsigned nth)
 {
     for (unsigned i = 0; i < p->n_ev; i++)
-        if (!strcmp(p->ev[i].name, name))
+        if (!strcmp(p->ev[i].name, name) && !nth--)
             return &p->ev[i];
     return NULL;
+}
+
+const struct fake_event *fake_find(const struct sata_platform *p, const char *name)
+{
+    return fake_find_nth(p, name, 0);
+}
+
+int fake_index(const struct sata_platform *p, const char *name)
+{
+    const struct fake_event *e = fake_find(p, name);
+
+    return e ? (int)(e - p->ev) : -1;
+}
+
+unsigned fake_count(const struct sata_platform *p, const char *name)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < p->n_ev; i++)
+        n += !strcmp(p->ev[i].name, name);
+    return n;
+}
+
+const struct plat_dma_buf *fake_nth_alloc(const struct sata_platform *p, size_t size, unsigned nth)
+{
+    for (unsigned i = 0; i < p->n_allocs; i++)
+        if (p->allocs[i].size == size && !nth--)
+            return &p->allocs[i];
+    return NULL;
+}
+
+void fake_check_all_freed(const struct sata_platform *p)
+{
+    ck_assert_uint_eq(p->live_allocs, 0);
+    ck_assert_uint_eq(p->live_completions, 0);
 }
 
 void put_id_string(uint16_t *id, unsigned word, unsigned len, const char *s)
@@ -210,4 +245,13 @@ void build_id(uint16_t id[ATA_ID_WORDS], const struct id_spec *s)
     id[88] = s->udma;
     for (unsigned i = 0; i < 4; i++)
         id[100 + i] = (uint16_t)(s->lba48_sectors >> (16 * i));
+}
+
+void build_id_bytes(uint8_t raw[ATA_SECT_SIZE], const struct id_spec *s)
+{
+    uint16_t id[ATA_ID_WORDS];
+
+    build_id(id, s);
+    for (unsigned i = 0; i < ATA_ID_WORDS; i++)
+        put_le16(raw + 2 * i, id[i]);
 }

@@ -2,7 +2,6 @@
  * EH pass (autopsy, reset, revalidate/attach, finish) against a fake LLD whose "drive" can
  * be pulled, put back or swapped. The LLD answers internal commands at once (IDENTIFY from
  * an id_spec) and keeps block I/O in flight until the test completes or aborts it. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "tests.h"
@@ -71,16 +70,8 @@ static unsigned hp_issue(struct ata_queued_cmd *qc)
     }
     if (!hp.present)
         return AC_ERR_TIMEOUT; /* not reached: nothing is asked of an empty link */
-    if (qc->tf.command == ATA_CMD_ID_ATA) {
-        uint16_t id[ATA_ID_WORDS];
-        uint8_t *raw = ap->id_buf.cpu;
-
-        build_id(id, hp.drive);
-        for (unsigned i = 0; i < ATA_ID_WORDS; i++) {
-            raw[2 * i] = (uint8_t)id[i];
-            raw[2 * i + 1] = (uint8_t)(id[i] >> 8);
-        }
-    }
+    if (qc->tf.command == ATA_CMD_ID_ATA)
+        build_id_bytes(ap->id_buf.cpu, hp.drive);
     ata_qc_complete(qc);
     return 0;
 }
@@ -98,60 +89,16 @@ static const struct ata_port_operations hp_ops = {
     .scr_write = hp_scr_write,
 };
 
-struct hrig {
-    struct sata_platform p;
-    struct ata_host *h;
-    struct ata_port *ap;
-    struct ata_device *dev;
-    int done;
-};
-
-static const struct ata_sg io_sg = { 0x100000, 1u << 20 };
-
-static void hdone(struct ata_bio *bio) { ++*(int *)bio->priv; }
-
-static struct ata_bio hbio(struct hrig *r, enum ata_io_mode mode, uint64_t lba)
-{
-    return (struct ata_bio){ .op = ATA_BIO_READ, .mode = mode, .lba = lba, .n_sectors = 8, .sg = &io_sg,
-                             .n_sg = 1, .done = hdone, .priv = &r->done };
-}
-
-static void run_eh(void *arg) { ata_host_eh_run(arg); }
-static void run_eh_cb(struct sata_platform *p, void *arg) { (void)p, run_eh(arg); }
-
 /* A host whose boot probe found drive (or nothing). */
-static struct hrig *hrig_boot(const struct id_spec *drive, const char *policy)
+static struct eh_rig *hrig_boot(const struct id_spec *drive, const char *policy)
 {
-    struct hrig *r = calloc(1, sizeof(*r));
-    struct ata_eh_info *ehi;
+    struct eh_rig *r;
 
-    fake_init(&r->p);
-    r->p.now = ATA_MS(1000);
     memset(&hp, 0, sizeof(hp));
     hp.present = drive != NULL;
     hp.drive = drive;
     hp.scontrol = 0x300;
-    r->h = ata_host_alloc(&r->p, &fake_ops, &hp_ops, 1);
-    ck_assert_ptr_nonnull(r->h);
-    ck_assert_int_eq(ata_host_set_eh_policy(r->h, policy), 0);
-    r->ap = &r->h->ports[0];
-    r->ap->ncq_depth = 31;
-    r->ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7fu << ATA_SHIFT_UDMA);
-    r->ap->max_segs = 168;
-    r->ap->seg_max_bytes = 4u << 20;
-    r->dev = &r->ap->link.device[0];
-    r->h->started = true;
-    r->p.on_wait_forever = run_eh_cb;
-    r->p.on_wait_arg = r->h;
-
-    ehi = &r->ap->link.eh_info;
-    ehi->probe_mask = 1;
-    ehi->action = ATA_EH_RESET;
-    ehi->flags = ATA_EHI_NO_AUTOPSY | ATA_EHI_QUIET;
-    r->ap->pflags |= ATA_PFLAG_EH_PENDING;
-    ata_host_eh_run(r->h);
-    ck_assert(!ata_port_is_frozen(r->h, 0));
-    ck_assert(!ata_port_eh_pending(r->h, 0));
+    r = eh_rig_boot(&hp_ops, policy, 0);
     if (drive)
         ck_assert_ptr_eq(ata_host_device(r->h, 0, -1, 0), r->dev);
     else
@@ -160,35 +107,8 @@ static struct hrig *hrig_boot(const struct id_spec *drive, const char *policy)
     return r;
 }
 
-static void hrig_free(struct hrig *r)
-{
-    ck_assert_int_eq(r->p.lock_depth, 0);
-    r->h->started = false;
-    ata_host_free(r->h);
-    ck_assert_uint_eq(r->p.live_allocs, 0);
-    ck_assert_uint_eq(r->p.live_completions, 0);
-    free(r);
-}
-
-static unsigned n_events(const struct sata_platform *p, const char *name)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < p->n_ev; i++)
-        n += !strcmp(p->ev[i].name, name);
-    return n;
-}
-
-static int ev_index(const struct sata_platform *p, const char *name)
-{
-    for (unsigned i = 0; i < p->n_ev; i++)
-        if (!strcmp(p->ev[i].name, name))
-            return (int)i;
-    return -1;
-}
-
 /* What the LLDs do on a PhyRdy / connect change interrupt. */
-static void hotplug_irq(struct hrig *r)
+static void hotplug_irq(struct eh_rig *r)
 {
     struct ata_eh_info *ehi = &r->ap->link.eh_info;
 
@@ -204,28 +124,25 @@ static void hotplug_irq(struct hrig *r)
 
 START_TEST(boot_probe_attaches)
 {
-    struct hrig *r = hrig_boot(&drive_a, NULL);
+    struct eh_rig *r = hrig_boot(&drive_a, NULL);
     struct ata_dev_info info;
 
     ck_assert(r->dev->flags & ATA_DFLAG_ATTACHED);
     ck_assert_int_eq(ata_dev_get_info(r->dev, &info), 0);
     ck_assert_str_eq(info.model, "SATASIM DISK A");
     ck_assert(info.ncq);
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 START_TEST(unplug_detaches_and_fails_everything)
 {
-    struct hrig *r = hrig_boot(&drive_a, NULL);
+    struct eh_rig *r = hrig_boot(&drive_a, NULL);
     struct ata_bio b[40];
     int i_disabled, i_complete, i_detached;
 
     /* 31 NCQ commands in flight (the depth), 9 waiting for a tag */
-    for (unsigned i = 0; i < 40; i++) {
-        b[i] = hbio(r, ATA_IO_AUTO, 8 * i);
-        ck_assert_int_eq(ata_bio_submit(r->dev, &b[i]), 0);
-    }
+    eh_rig_submit_reads(r, r->dev, b, 40);
     ck_assert_uint_eq(hp.n_io, 31);
     hp.present = false;
     hotplug_irq(r);
@@ -240,12 +157,12 @@ START_TEST(unplug_detaches_and_fails_everything)
                      "exception Emask 0x10 SAct 0x7fffffff SErr 0x4010000 action 0xe frozen");
     ck_assert_str_eq(fake_find(&r->p, "eh.desc")->msg, "irq_stat 0x00400040, connection status changed");
     ck_assert_uint_eq(hp.n_hardreset, 3);
-    ck_assert_uint_eq(n_events(&r->p, "probe.link_down"), 3);
+    ck_assert_uint_eq(fake_count(&r->p, "probe.link_down"), 3);
     ck_assert_str_eq(fake_find(&r->p, "probe.link_down")->msg, "SATA link down (SStatus 0 SControl 300)");
-    ck_assert_uint_eq(n_events(&r->p, "dev.disabled"), 1);
-    i_disabled = ev_index(&r->p, "dev.disabled");
-    i_complete = ev_index(&r->p, "eh.complete");
-    i_detached = ev_index(&r->p, "dev.detached");
+    ck_assert_uint_eq(fake_count(&r->p, "dev.disabled"), 1);
+    i_disabled = fake_index(&r->p, "dev.disabled");
+    i_complete = fake_index(&r->p, "eh.complete");
+    i_detached = fake_index(&r->p, "dev.detached");
     ck_assert_int_lt(i_disabled, i_complete);
     ck_assert_int_lt(i_complete, i_detached);
     ck_assert_str_eq(r->p.ev[i_detached].msg, "detaching (SCSI 0:0:0:0)");
@@ -258,21 +175,21 @@ START_TEST(unplug_detaches_and_fails_everything)
         ck_assert(b[i].err_mask & AC_ERR_NODEV_HINT);
     ck_assert_uint_eq(r->ap->qc_active, 0);
     ck_assert_ptr_null(r->ap->pending.head);
-    ck_assert_uint_eq(n_events(&r->p, "eh.qc_fail"), 31);
+    ck_assert_uint_eq(fake_count(&r->p, "eh.qc_fail"), 31);
 
     /* the port listens for the next plug; the device is gone for submitters */
     ck_assert(!ata_port_is_frozen(r->h, 0));
     ck_assert(!ata_port_eh_pending(r->h, 0));
     ck_assert_ptr_null(ata_host_device(r->h, 0, -1, 0));
-    b[0] = hbio(r, ATA_IO_AUTO, 0);
+    b[0] = eh_rig_bio(r, ATA_IO_AUTO, 0);
     ck_assert_int_eq(ata_bio_submit(r->dev, &b[0]), -ENODEV);
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 START_TEST(plug_attaches_like_boot)
 {
-    struct hrig *r = hrig_boot(NULL, NULL);
+    struct eh_rig *r = hrig_boot(NULL, NULL);
     struct ata_bio b;
 
     hp.present = true;
@@ -287,28 +204,22 @@ START_TEST(plug_attaches_like_boot)
     ck_assert_ptr_null(fake_find(&r->p, "dev.disabled"));
     ck_assert_ptr_eq(ata_host_device(r->h, 0, -1, 0), r->dev);
     ck_assert(!ata_port_is_frozen(r->h, 0));
-    b = hbio(r, ATA_IO_AUTO, 0);
+    b = eh_rig_bio(r, ATA_IO_AUTO, 0);
     ck_assert_int_eq(ata_bio_submit(r->dev, &b), 0);
     ck_assert_uint_eq(hp.io_cmd[hp.n_io - 1], ATA_CMD_FPDMA_READ);
-    ata_lock(r->h);
-    ata_qc_complete_multiple(r->ap, 0);
-    ata_unlock(r->h);
-    ata_port_process(r->ap);
+    eh_rig_complete_all(r);
     ck_assert_int_eq(r->done, 1);
     ck_assert_uint_eq(b.err_mask, 0);
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 START_TEST(hotplug_same_drive_is_kept)
 {
-    struct hrig *r = hrig_boot(&drive_a, NULL);
+    struct eh_rig *r = hrig_boot(&drive_a, NULL);
     struct ata_bio b[2];
 
-    for (unsigned i = 0; i < 2; i++) {
-        b[i] = hbio(r, ATA_IO_AUTO, 8 * i);
-        ck_assert_int_eq(ata_bio_submit(r->dev, &b[i]), 0);
-    }
+    eh_rig_submit_reads(r, r->dev, b, 2);
     hotplug_irq(r); /* a PHY event; the same drive answers again */
     ata_host_eh_run(r->h);
     ck_assert_uint_eq(hp.n_hardreset, 2); /* boot + this one */
@@ -320,41 +231,35 @@ START_TEST(hotplug_same_drive_is_kept)
     ck_assert_uint_eq(hp.n_io, 4);
     ck_assert_int_eq(r->done, 0);
     ck_assert_uint_eq(b[0].q_retries, 1);
-    ata_lock(r->h);
-    ata_qc_complete_multiple(r->ap, 0);
-    ata_unlock(r->h);
-    ata_port_process(r->ap);
+    eh_rig_complete_all(r);
     ck_assert_int_eq(r->done, 2);
     ck_assert_uint_eq(b[0].err_mask | b[1].err_mask, 0);
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 START_TEST(replacement_detaches_old_probes_new)
 {
-    struct hrig *r = hrig_boot(&drive_a, NULL);
+    struct eh_rig *r = hrig_boot(&drive_a, NULL);
     struct ata_dev_info info;
     struct ata_bio b[3];
     int i_mismatch, i_fail, i_new, i_complete, i_detached;
 
-    for (unsigned i = 0; i < 3; i++) {
-        b[i] = hbio(r, ATA_IO_AUTO, 8 * i);
-        ck_assert_int_eq(ata_bio_submit(r->dev, &b[i]), 0);
-    }
+    eh_rig_submit_reads(r, r->dev, b, 3);
     hp.drive = &drive_b; /* swapped while the link was down */
     hotplug_irq(r);
     ata_host_eh_run(r->h);
 
-    i_mismatch = ev_index(&r->p, "eh.dev_mismatch");
-    i_fail = ev_index(&r->p, "eh.revalidate_failed");
-    i_new = ev_index(&r->p, "probe.identify");
-    i_complete = ev_index(&r->p, "eh.complete");
-    i_detached = ev_index(&r->p, "dev.detached");
+    i_mismatch = fake_index(&r->p, "eh.dev_mismatch");
+    i_fail = fake_index(&r->p, "eh.revalidate_failed");
+    i_new = fake_index(&r->p, "probe.identify");
+    i_complete = fake_index(&r->p, "eh.complete");
+    i_detached = fake_index(&r->p, "dev.detached");
     ck_assert_int_ge(i_mismatch, 0);
     ck_assert_str_eq(r->p.ev[i_mismatch].msg, "model number mismatch 'SATASIM DISK A' != 'SATASIM DISK B'");
     ck_assert_str_eq(r->p.ev[i_fail].msg, "revalidation failed (errno=-19)");
-    ck_assert_uint_eq(n_events(&r->p, "eh.revalidate_failed"), 2); /* -ENODEV: one more chance */
-    ck_assert_int_lt(ev_index(&r->p, "dev.disabled"), i_new);
+    ck_assert_uint_eq(fake_count(&r->p, "eh.revalidate_failed"), 2); /* -ENODEV: one more chance */
+    ck_assert_int_lt(fake_index(&r->p, "dev.disabled"), i_new);
     ck_assert_str_eq(r->p.ev[i_new].msg, "ATA-8: SATASIM DISK B, 2.0, max UDMA/133");
     ck_assert_int_lt(i_new, i_complete);
     ck_assert_int_lt(i_complete, i_detached);
@@ -372,23 +277,20 @@ START_TEST(replacement_detaches_old_probes_new)
     ck_assert(r->dev->flags & ATA_DFLAG_ATTACHED);
     ck_assert(!(r->dev->flags & ATA_DFLAG_DETACHED));
     ck_assert(!ata_port_is_frozen(r->h, 0));
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 START_TEST(delete_then_scan)
 {
-    struct hrig *r = hrig_boot(&drive_a, NULL);
+    struct eh_rig *r = hrig_boot(&drive_a, NULL);
     struct ata_bio b[3];
 
-    for (unsigned i = 0; i < 3; i++) {
-        b[i] = hbio(r, ATA_IO_AUTO, 8 * i);
-        ck_assert_int_eq(ata_bio_submit(r->dev, &b[i]), 0);
-    }
+    eh_rig_submit_reads(r, r->dev, b, 3);
     ck_assert_int_eq(ata_dev_delete(r->h, 1), -EINVAL);
     ck_assert_int_eq(ata_dev_delete(r->h, 0), 0);
     /* libata disables it and has no SCSI device left to report; nothing was recovered */
-    ck_assert_uint_eq(n_events(&r->p, "dev.disabled"), 1);
+    ck_assert_uint_eq(fake_count(&r->p, "dev.disabled"), 1);
     ck_assert_ptr_null(fake_find(&r->p, "dev.detached"));
     ck_assert_ptr_null(fake_find(&r->p, "eh.complete"));
     ck_assert_ptr_null(fake_find(&r->p, "eh.exception"));
@@ -417,13 +319,13 @@ START_TEST(delete_then_scan)
     ck_assert_ptr_null(fake_find(&r->p, "probe.identify"));
     ck_assert_ptr_null(fake_find(&r->p, "dev.disabled"));
     ck_assert_ptr_eq(ata_host_device(r->h, 0, -1, 0), r->dev);
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 START_TEST(scan_of_an_empty_port)
 {
-    struct hrig *r = hrig_boot(NULL, NULL);
+    struct eh_rig *r = hrig_boot(NULL, NULL);
 
     ck_assert_int_eq(ata_port_scan(r->h, 0), 0);
     ck_assert_str_eq(fake_find(&r->p, "probe.link_down")->msg, "SATA link down (SStatus 0 SControl 300)");
@@ -436,14 +338,14 @@ START_TEST(scan_of_an_empty_port)
     ck_assert_int_eq(ata_port_scan(r->h, 7), -EINVAL);
     r->h->started = false;
     ck_assert_int_eq(ata_port_scan(r->h, 0), -ENODEV);
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 START_TEST(unplug_2006_profile)
 {
-    struct hrig *r = hrig_boot(&drive_a, "libata-2006");
-    struct ata_bio b = hbio(r, ATA_IO_AUTO, 0);
+    struct eh_rig *r = hrig_boot(&drive_a, "libata-2006");
+    struct ata_bio b = eh_rig_bio(r, ATA_IO_AUTO, 0);
 
     ck_assert_int_eq(ata_bio_submit(r->dev, &b), 0);
     hp.present = false;
@@ -455,7 +357,7 @@ START_TEST(unplug_2006_profile)
     ck_assert(b.err_mask & AC_ERR_NODEV_HINT);
     ck_assert(!ata_port_is_frozen(r->h, 0));
     ck_assert_ptr_null(ata_host_device(r->h, 0, -1, 0));
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -463,7 +365,7 @@ END_TEST
  * COMRESET), revalidates and retries. Timeouts are TOUT_HSM in the ering; the 4th within
  * 10 minutes turns NCQ off (libata-modern rule 4) and the retried NCQ request goes out as
  * READ DMA. */
-static void time_out_tag0(struct hrig *r)
+static void time_out_tag0(struct eh_rig *r)
 {
     struct ata_queued_cmd *qc = &r->ap->qcmd[0];
 
@@ -479,16 +381,13 @@ static void time_out_tag0(struct hrig *r)
 
 START_TEST(timeouts_reset_retry_then_ncq_off)
 {
-    struct hrig *r = hrig_boot(&drive_a, NULL);
-    struct ata_bio warm = hbio(r, ATA_IO_AUTO, 64), b = hbio(r, ATA_IO_NCQ, 0);
+    struct eh_rig *r = hrig_boot(&drive_a, NULL);
+    struct ata_bio warm = eh_rig_bio(r, ATA_IO_AUTO, 64), b = eh_rig_bio(r, ATA_IO_NCQ, 0);
     unsigned resets = hp.n_hardreset;
 
     /* one good transfer verifies the mode chosen at probe (no DUBIOUS categories after) */
     ck_assert_int_eq(ata_bio_submit(r->dev, &warm), 0);
-    ata_lock(r->h);
-    ata_qc_complete_multiple(r->ap, 0);
-    ata_unlock(r->h);
-    ata_port_process(r->ap);
+    eh_rig_complete_all(r);
     ck_assert_uint_eq(warm.err_mask, 0);
 
     ck_assert_int_eq(ata_bio_submit(r->dev, &b), 0);
@@ -512,13 +411,10 @@ START_TEST(timeouts_reset_retry_then_ncq_off)
     ck_assert_str_eq(fake_find(&r->p, "eh.ncq_off")->msg, "NCQ disabled due to excessive errors");
     ck_assert(!(r->dev->flags & ATA_DFLAG_NCQ));
     ck_assert_uint_eq(hp.io_cmd[hp.n_io - 1], ATA_CMD_READ_DMA);
-    ata_lock(r->h);
-    ata_qc_complete_multiple(r->ap, 0);
-    ata_unlock(r->h);
-    ata_port_process(r->ap);
+    eh_rig_complete_all(r);
     ck_assert_int_eq(r->done, 2);
     ck_assert_uint_eq(b.err_mask, 0);
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -540,16 +436,13 @@ static void flapping_error_handler(struct ata_port *ap)
 
 START_TEST(eh_giveup_leaves_port_usable)
 {
-    struct hrig *r = hrig_boot(&drive_a, NULL);
+    struct eh_rig *r = hrig_boot(&drive_a, NULL);
     struct ata_port_operations flap_ops = hp_ops;
     struct ata_bio b[2];
 
     flap_ops.error_handler = flapping_error_handler;
     r->ap->ops = &flap_ops;
-    for (unsigned i = 0; i < 2; i++) {
-        b[i] = hbio(r, ATA_IO_AUTO, 8 * i);
-        ck_assert_int_eq(ata_bio_submit(r->dev, &b[i]), 0);
-    }
+    eh_rig_submit_reads(r, r->dev, b, 2);
     hotplug_irq(r);
     ata_host_eh_run(r->h);
     ck_assert_str_eq(fake_find(&r->p, "eh.giveup")->msg, "EH pending after 5 tries, giving up");
@@ -559,13 +452,10 @@ START_TEST(eh_giveup_leaves_port_usable)
     /* the commands the last flap aborted were requeued and issued again */
     ck_assert_uint_eq(r->ap->qc_active, 0x3);
     ck_assert_int_eq(r->done, 0);
-    ata_lock(r->h);
-    ata_qc_complete_multiple(r->ap, 0);
-    ata_unlock(r->h);
-    ata_port_process(r->ap);
+    eh_rig_complete_all(r);
     ck_assert_int_eq(r->done, 2);
     r->ap->ops = &hp_ops;
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -584,9 +474,9 @@ static int hp_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t
 
 START_TEST(unplug_2006_softreset_escalates)
 {
-    struct hrig *r = hrig_boot(&drive_a, "libata-2006");
+    struct eh_rig *r = hrig_boot(&drive_a, "libata-2006");
     struct ata_port_operations srst_ops = hp_ops;
-    struct ata_bio b = hbio(r, ATA_IO_AUTO, 0);
+    struct ata_bio b = eh_rig_bio(r, ATA_IO_AUTO, 0);
 
     srst_ops.softreset = hp_softreset;
     r->ap->ops = &srst_ops;
@@ -598,7 +488,7 @@ START_TEST(unplug_2006_softreset_escalates)
     ata_host_eh_run(r->h);
     ck_assert_uint_eq(n_softreset, 0);  /* dropped by prereset: the link is offline */
     ck_assert_uint_eq(hp.n_hardreset, 2); /* tries 2 and 3 escalate */
-    ck_assert_uint_eq(n_events(&r->p, "dev.disabled"), 1);
+    ck_assert_uint_eq(fake_count(&r->p, "dev.disabled"), 1);
     ck_assert_ptr_nonnull(fake_find(&r->p, "dev.detached"));
     ck_assert_int_eq(r->done, 1);
     ck_assert(b.err_mask & AC_ERR_NODEV_HINT);
@@ -615,7 +505,7 @@ START_TEST(unplug_2006_softreset_escalates)
     ck_assert_ptr_eq(ata_host_device(r->h, 0, -1, 0), r->dev);
     ck_assert(!ata_port_is_frozen(r->h, 0));
     r->ap->ops = &hp_ops;
-    hrig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 

@@ -4,7 +4,6 @@
  * attach (GSCR, log lines, fan-out probe through PSCR), routing by PM port, command-based
  * switching, per-link EH, control-port failure (whole PMP reset) and product change. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tests.h"
@@ -191,8 +190,6 @@ static unsigned f_issue(struct ata_queued_cmd *qc)
         break;
     }
     case ATA_CMD_ID_ATA: {
-        uint16_t id[ATA_ID_WORDS];
-        uint8_t *raw = ap->id_buf.cpu;
         struct id_spec s = disk_spec;
         char serial[16];
 
@@ -201,11 +198,7 @@ static unsigned f_issue(struct ata_queued_cmd *qc)
         pm.n_id[port]++;
         snprintf(serial, sizeof(serial), "P%04u", port);
         s.serial = serial;
-        build_id(id, &s);
-        for (unsigned i = 0; i < ATA_ID_WORDS; i++) {
-            raw[2 * i] = (uint8_t)id[i];
-            raw[2 * i + 1] = (uint8_t)(id[i] >> 8);
-        }
+        build_id_bytes(ap->id_buf.cpu, &s);
         break;
     }
     case ATA_CMD_READ_LOG_EXT: {
@@ -251,15 +244,6 @@ static const struct ata_port_operations pm_ops = {
     .pmp_detach = f_pmp_detach,
 };
 
-struct prig {
-    struct sata_platform p;
-    struct ata_host *h;
-    struct ata_port *ap;
-    int done;
-};
-
-static void run_eh_cb(struct sata_platform *p, void *arg) { (void)p, ata_host_eh_run(arg); }
-
 static void pm_setup(unsigned nports, unsigned n_disks, uint32_t prod)
 {
     memset(&pm, 0, sizeof(pm));
@@ -280,54 +264,12 @@ static void pm_setup(unsigned nports, unsigned n_disks, uint32_t prod)
 static bool boot_with_an;
 static const char *boot_policy;
 
-static struct prig *prig_boot(void)
+/* A host whose boot probe found a PMP (product id prod) with nports fan-out ports, disks
+ * on the first n_disks. */
+static struct eh_rig *prig_boot(unsigned nports, unsigned n_disks, uint32_t prod)
 {
-    struct prig *r = calloc(1, sizeof(*r));
-    struct ata_eh_info *ehi;
-
-    fake_init(&r->p);
-    r->p.now = ATA_MS(1000);
-    r->h = ata_host_alloc(&r->p, &fake_ops, &pm_ops, 1);
-    ck_assert_ptr_nonnull(r->h);
-    ck_assert_int_eq(ata_host_set_eh_policy(r->h, boot_policy), 0);
-    r->ap = &r->h->ports[0];
-    r->ap->flags |= ATA_FLAG_PMP | (boot_with_an ? ATA_FLAG_AN : 0);
-    r->ap->ncq_depth = 31;
-    r->ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7fu << ATA_SHIFT_UDMA);
-    r->ap->max_segs = 168;
-    r->ap->seg_max_bytes = 4u << 20;
-    r->h->started = true;
-    r->p.on_wait_forever = run_eh_cb;
-    r->p.on_wait_arg = r->h;
-
-    ehi = &r->ap->link.eh_info;
-    ehi->probe_mask = 1;
-    ehi->action = ATA_EH_RESET;
-    ehi->flags = ATA_EHI_NO_AUTOPSY | ATA_EHI_QUIET;
-    r->ap->pflags |= ATA_PFLAG_EH_PENDING;
-    ata_host_eh_run(r->h);
-    ck_assert(!ata_port_is_frozen(r->h, 0));
-    ck_assert(!ata_port_eh_pending(r->h, 0));
-    return r;
-}
-
-static void prig_free(struct prig *r)
-{
-    ck_assert_int_eq(r->p.lock_depth, 0);
-    r->h->started = false;
-    ata_host_free(r->h);
-    ck_assert_uint_eq(r->p.live_allocs, 0);
-    ck_assert_uint_eq(r->p.live_completions, 0);
-    free(r);
-}
-
-static unsigned n_events(const struct sata_platform *p, const char *name)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < p->n_ev; i++)
-        n += !strcmp(p->ev[i].name, name);
-    return n;
+    pm_setup(nports, n_disks, prod);
+    return eh_rig_boot(&pm_ops, boot_policy, ATA_FLAG_PMP | (boot_with_an ? ATA_FLAG_AN : 0));
 }
 
 static const struct fake_event *find_link_ev(const struct sata_platform *p, const char *name, int link)
@@ -338,17 +280,8 @@ static const struct fake_event *find_link_ev(const struct sata_platform *p, cons
     return NULL;
 }
 
-static void pdone(struct ata_bio *bio) { ++*(int *)bio->priv; }
-static const struct ata_sg io_sg = { 0x100000, 1u << 20 };
-
-static struct ata_bio pbio(struct prig *r, uint64_t lba)
-{
-    return (struct ata_bio){ .op = ATA_BIO_READ, .mode = ATA_IO_AUTO, .lba = lba, .n_sectors = 8, .sg = &io_sg,
-                             .n_sg = 1, .done = pdone, .priv = &r->done };
-}
-
 /* complete the commands in flight, oldest first, with err_mask (lock taken here) */
-static void complete_io(struct prig *r, unsigned err_mask)
+static void complete_io(struct eh_rig *r, unsigned err_mask)
 {
     unsigned n = pm.n_io;
     struct ata_queued_cmd *io[64];
@@ -364,13 +297,54 @@ static void complete_io(struct prig *r, unsigned err_mask)
     ata_port_process(r->ap);
 }
 
+/* The PMP's and the first three fan-out links' hardreset counts at some point of a test. */
+struct reset_counts {
+    unsigned host, port[3];
+};
+
+static struct reset_counts reset_counts_now(void)
+{
+    struct reset_counts c = { .host = pm.n_host_hardreset };
+
+    memcpy(c.port, pm.n_port_hardreset, sizeof(c.port));
+    return c;
+}
+
+/* Since then: no PMP reset, and one hardreset of each fan-out link in reset_ports (bit i:
+ * port i), none of the others. */
+static void check_resets_since(const struct reset_counts *then, unsigned reset_ports)
+{
+    ck_assert_uint_eq(pm.n_host_hardreset, then->host);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_uint_eq(pm.n_port_hardreset[i], then->port[i] + (reset_ports >> i & 1));
+}
+
+/* The first command in flight timed out (the port is frozen), then EH runs. */
+static void time_out_first_io(struct eh_rig *r)
+{
+    ata_lock(r->h);
+    pm.io[0]->err_mask |= AC_ERR_TIMEOUT;
+    pm.n_io = 0;
+    ata_port_freeze(r->ap);
+    ata_unlock(r->h);
+    ata_host_eh_run(r->h);
+}
+
+/* b, the only request, is in flight (again) and completes without error. */
+static void check_only_io_completes(struct eh_rig *r, const struct ata_bio *b)
+{
+    ck_assert_uint_eq(pm.n_io, 1);
+    complete_io(r, 0);
+    ck_assert_int_eq(r->done, 1);
+    ck_assert_int_eq(b->err_mask, 0);
+}
+
 static void check_boot(unsigned nports, unsigned n_disks)
 {
-    struct prig *r;
+    struct eh_rig *r;
     char want[96];
 
-    pm_setup(nports, n_disks, 0x37261095);
-    r = prig_boot();
+    r = prig_boot(nports, n_disks, 0x37261095);
     ck_assert(pm.pma);
     ck_assert_uint_eq(r->ap->nr_pmp_links, nports);
     snprintf(want, sizeof(want), "Port Multiplier 1.2, 0x1095:0x3726 r35, %u ports, feat 0x9/0x9", nports);
@@ -405,8 +379,8 @@ static void check_boot(unsigned nports, unsigned n_disks)
     }
     if (nports > 5)
         ck_assert_str_eq(find_link_ev(&r->p, "pmp.config_port", 5)->msg, "Port Multiplier config port, ignoring");
-    ck_assert_uint_eq(n_events(&r->p, "eh.complete"), 0); /* the quiet boot probe */
-    prig_free(r);
+    ck_assert_uint_eq(fake_count(&r->p, "eh.complete"), 0); /* the quiet boot probe */
+    eh_rig_free(r);
 }
 
 START_TEST(attach_1_5_15)
@@ -420,34 +394,32 @@ END_TEST
 
 START_TEST(attach_15_generic)
 {
-    struct prig *r;
+    struct eh_rig *r;
 
-    pm_setup(15, 15, 0x00011b4b);
-    r = prig_boot();
+    r = prig_boot(15, 15, 0x00011b4b);
     ck_assert_uint_eq(r->ap->nr_pmp_links, 15);
     ck_assert_str_eq(find_link_ev(&r->p, "pmp.attach", 15)->msg,
                      "Port Multiplier 1.2, 0x1b4b:0x0001 r35, 15 ports, feat 0x9/0x9");
     for (unsigned i = 0; i < 15; i++)
         ck_assert_ptr_nonnull(ata_host_device(r->h, 0, (int)i, 0));
     ck_assert_uint_eq(pm.pol, 1); /* not a SiI part */
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 /* CBS: commands to one fan-out link at a time, FIFO order keeps the next link from starving. */
 START_TEST(cmd_switching)
 {
-    struct prig *r;
+    struct eh_rig *r;
     struct ata_bio b[12];
     struct ata_device *d[3];
 
-    pm_setup(3, 3, 0x00011b4b);
-    r = prig_boot();
+    r = prig_boot(3, 3, 0x00011b4b);
     for (unsigned i = 0; i < 3; i++)
         d[i] = ata_host_device(r->h, 0, (int)i, 0);
     /* 4 to disk 0, 4 to disk 1, 4 to disk 2, interleaved 0,0,1,1,2,2,... */
     for (unsigned i = 0; i < 12; i++) {
-        b[i] = pbio(r, 8 * i);
+        b[i] = eh_rig_bio(r, ATA_IO_AUTO, 8 * i);
         ck_assert_int_eq(ata_bio_submit(d[(i / 2) % 3], &b[i]), 0);
     }
     ck_assert_uint_eq(pm.n_io, 2);
@@ -463,7 +435,7 @@ START_TEST(cmd_switching)
     }
     ck_assert_int_eq(r->done, 12);
     ck_assert_uint_eq(pm.max_links_busy, 1);
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -471,30 +443,26 @@ END_TEST
  * not reset. */
 START_TEST(dev_error_stays_on_link)
 {
-    struct prig *r;
+    struct eh_rig *r;
     struct ata_bio b;
-    unsigned host_resets, port_resets[3];
+    struct reset_counts resets;
 
-    pm_setup(3, 3, 0x00011b4b);
-    r = prig_boot();
-    host_resets = pm.n_host_hardreset;
-    memcpy(port_resets, pm.n_port_hardreset, sizeof(port_resets));
-    b = pbio(r, 0);
+    r = prig_boot(3, 3, 0x00011b4b);
+    resets = reset_counts_now();
+    b = eh_rig_bio(r, ATA_IO_AUTO, 0);
     ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 1, 0), &b), 0);
     r->p.n_ev = 0;
     complete_io(r, AC_ERR_DEV);
     ck_assert(ata_port_eh_pending(r->h, 0));
     ata_host_eh_run(r->h);
-    ck_assert_uint_eq(pm.n_host_hardreset, host_resets);
-    for (unsigned i = 0; i < 3; i++)
-        ck_assert_uint_eq(pm.n_port_hardreset[i], port_resets[i]);
+    check_resets_since(&resets, 0);
     ck_assert_ptr_nonnull(find_link_ev(&r->p, "pmp.eh_route", 1));
     /* attach + set-mode check at boot, revalidation + set-mode check now */
     ck_assert_uint_eq(pm.n_id[1], 4);
     ck_assert_uint_eq(pm.n_id[0], 2);
     for (unsigned i = 0; i < 3; i++)
         ck_assert_ptr_nonnull(ata_host_device(r->h, 0, (int)i, 0));
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -504,22 +472,18 @@ END_TEST
  * not retried), the other command goes back for free; no reset, NCQ stays on. */
 START_TEST(ncq_error_log_on_fanout)
 {
-    struct prig *r;
+    struct eh_rig *r;
     struct ata_bio b[3];
     struct ata_device *dev;
     const struct fake_event *ev;
-    unsigned host_resets, port_resets[3], culprit;
+    struct reset_counts resets;
+    unsigned culprit;
 
-    pm_setup(3, 3, 0x00011b4b);
-    r = prig_boot();
-    host_resets = pm.n_host_hardreset;
-    memcpy(port_resets, pm.n_port_hardreset, sizeof(port_resets));
+    r = prig_boot(3, 3, 0x00011b4b);
+    resets = reset_counts_now();
     dev = ata_host_device(r->h, 0, 1, 0);
     ck_assert(dev->flags & ATA_DFLAG_NCQ);
-    for (unsigned i = 0; i < 3; i++) {
-        b[i] = pbio(r, 8 * i);
-        ck_assert_int_eq(ata_bio_submit(dev, &b[i]), 0);
-    }
+    eh_rig_submit_reads(r, dev, b, 3);
     ck_assert_uint_eq(pm.n_io, 3);
     for (unsigned i = 0; i < 3; i++)
         ck_assert(ata_is_ncq(&pm.io[i]->tf));
@@ -549,13 +513,11 @@ START_TEST(ncq_error_log_on_fanout)
     ck_assert_str_eq(find_link_ev(&r->p, "eh.desc", 1)->msg, "irq_stat 0x40000008");
     ck_assert_ptr_null(find_link_ev(&r->p, "eh.exception", -1));
     ck_assert_ptr_null(find_link_ev(&r->p, "eh.exception", SATA_PMP_CTRL_PORT));
-    ck_assert_uint_eq(n_events(&r->p, "eh.failed_qc"), 1);
+    ck_assert_uint_eq(fake_count(&r->p, "eh.failed_qc"), 1);
     ck_assert_str_eq(find_link_ev(&r->p, "eh.failed_qc_error", 1)->msg, "error: { UNC }");
-    ck_assert_uint_eq(n_events(&r->p, "eh.ncq_off"), 0);
+    ck_assert_uint_eq(fake_count(&r->p, "eh.ncq_off"), 0);
     /* nothing reset: not the PMP, not a link */
-    ck_assert_uint_eq(pm.n_host_hardreset, host_resets);
-    for (unsigned i = 0; i < 3; i++)
-        ck_assert_uint_eq(pm.n_port_hardreset[i], port_resets[i]);
+    check_resets_since(&resets, 0);
     /* the culprit failed with its media error, the two others were issued again */
     ck_assert_int_eq(r->done, 1);
     ck_assert(b[1].err_mask & AC_ERR_MEDIA);
@@ -565,7 +527,7 @@ START_TEST(ncq_error_log_on_fanout)
     ck_assert_int_eq(b[0].err_mask, 0);
     ck_assert_int_eq(b[2].err_mask, 0);
     ck_assert(dev->flags & ATA_DFLAG_NCQ);
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -574,16 +536,14 @@ END_TEST
  * link only; the PMP and the other links are not reset. */
 START_TEST(fanout_serror_resets_link_only)
 {
-    struct prig *r;
+    struct eh_rig *r;
     struct ata_bio b;
     const struct fake_event *ev;
-    unsigned host_resets, port_resets[3];
+    struct reset_counts resets;
 
-    pm_setup(3, 3, 0x00011b4b);
-    r = prig_boot();
-    host_resets = pm.n_host_hardreset;
-    memcpy(port_resets, pm.n_port_hardreset, sizeof(port_resets));
-    b = pbio(r, 0);
+    r = prig_boot(3, 3, 0x00011b4b);
+    resets = reset_counts_now();
+    b = eh_rig_bio(r, ATA_IO_AUTO, 0);
     ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 2, 0), &b), 0);
     pm.serr[2] = (1u << 21) | (1u << 8);
     r->p.n_ev = 0;
@@ -600,36 +560,24 @@ START_TEST(fanout_serror_resets_link_only)
     ev = find_link_ev(&r->p, "eh.ering", 2);
     ck_assert_ptr_nonnull(ev);
     ck_assert_uint_eq(pm.serr[2], 0);
-    ck_assert_uint_eq(pm.n_host_hardreset, host_resets);
-    ck_assert_uint_eq(pm.n_port_hardreset[0], port_resets[0]);
-    ck_assert_uint_eq(pm.n_port_hardreset[1], port_resets[1]);
-    ck_assert_uint_eq(pm.n_port_hardreset[2], port_resets[2] + 1);
+    check_resets_since(&resets, 1u << 2);
     /* an ATA bus error is retried */
-    ck_assert_uint_eq(pm.n_io, 1);
-    complete_io(r, 0);
-    ck_assert_int_eq(r->done, 1);
-    ck_assert_int_eq(b.err_mask, 0);
-    prig_free(r);
+    check_only_io_completes(r, &b);
+    eh_rig_free(r);
 }
 END_TEST
 
 /* A timeout on a fan-out link resets the whole PMP and revalidates every device. */
 START_TEST(timeout_resets_pmp)
 {
-    struct prig *r;
+    struct eh_rig *r;
     struct ata_bio b;
 
-    pm_setup(3, 2, 0x00011b4b);
-    r = prig_boot();
-    b = pbio(r, 0);
+    r = prig_boot(3, 2, 0x00011b4b);
+    b = eh_rig_bio(r, ATA_IO_AUTO, 0);
     ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 0, 0), &b), 0);
     r->p.n_ev = 0;
-    ata_lock(r->h);
-    pm.io[0]->err_mask |= AC_ERR_TIMEOUT;
-    pm.n_io = 0;
-    ata_port_freeze(r->ap);
-    ata_unlock(r->h);
-    ata_host_eh_run(r->h);
+    time_out_first_io(r);
     ck_assert_uint_eq(pm.n_host_hardreset, 2);
     for (unsigned i = 0; i < 3; i++)
         ck_assert_uint_eq(pm.n_port_hardreset[i], 2);
@@ -638,11 +586,8 @@ START_TEST(timeout_resets_pmp)
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 1, 0));
     /* the command went out again */
-    ck_assert_uint_eq(pm.n_io, 1);
-    complete_io(r, 0);
-    ck_assert_int_eq(r->done, 1);
-    ck_assert_int_eq(b.err_mask, 0);
-    prig_free(r);
+    check_only_io_completes(r, &b);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -650,10 +595,9 @@ END_TEST
  * (host link hardreset) and everything re-attached. */
 START_TEST(ctrl_port_failure_resets_pmp)
 {
-    struct prig *r;
+    struct eh_rig *r;
 
-    pm_setup(2, 2, 0x00011b4b);
-    r = prig_boot();
+    r = prig_boot(2, 2, 0x00011b4b);
     r->p.n_ev = 0;
     ck_assert_uint_eq(pm.n_host_hardreset, 1);
     /* user scan of the port; the PMP hangs after a few register reads */
@@ -665,17 +609,16 @@ START_TEST(ctrl_port_failure_resets_pmp)
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 1, 0));
     ck_assert(!ata_port_is_frozen(r->h, 0));
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 /* Another PMP behind the same cable: detach everything, attach the new one. */
 START_TEST(product_change_reattaches)
 {
-    struct prig *r;
+    struct eh_rig *r;
 
-    pm_setup(2, 2, 0x00011b4b);
-    r = prig_boot();
+    r = prig_boot(2, 2, 0x00011b4b);
     r->p.n_ev = 0;
     pm.gscr_prod = 0x47261095;
     pm.nports = 3;
@@ -685,32 +628,26 @@ START_TEST(product_change_reattaches)
     ck_assert_ptr_nonnull(fake_find(&r->p, "pmp.detach"));
     ck_assert_str_eq(find_link_ev(&r->p, "pmp.attach", 15)->msg,
                      "Port Multiplier 1.2, 0x1095:0x4726 r35, 3 ports, feat 0x9/0x1");
-    ck_assert_uint_eq(n_events(&r->p, "dev.detached"), 2);
+    ck_assert_uint_eq(fake_count(&r->p, "dev.detached"), 2);
     for (unsigned i = 0; i < 3; i++)
         ck_assert_ptr_nonnull(ata_host_device(r->h, 0, (int)i, 0));
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 /* A fan-out link that never comes back after its device vanished: detached, others kept. */
 START_TEST(unplug_behind_pmp)
 {
-    struct prig *r;
+    struct eh_rig *r;
     struct ata_bio b[2];
 
-    pm_setup(2, 2, 0x00011b4b);
-    r = prig_boot();
-    b[0] = pbio(r, 0);
-    b[1] = pbio(r, 8);
+    r = prig_boot(2, 2, 0x00011b4b);
+    b[0] = eh_rig_bio(r, ATA_IO_AUTO, 0);
+    b[1] = eh_rig_bio(r, ATA_IO_AUTO, 8);
     ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 1, 0), &b[0]), 0);
     pm.disk[1] = false;
     r->p.n_ev = 0;
-    ata_lock(r->h);
-    pm.io[0]->err_mask |= AC_ERR_TIMEOUT;
-    pm.n_io = 0;
-    ata_port_freeze(r->ap);
-    ata_unlock(r->h);
-    ata_host_eh_run(r->h);
+    time_out_first_io(r);
     ck_assert_ptr_null(ata_host_device(r->h, 0, 1, 0));
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));
     ck_assert_int_eq(r->done, 1);
@@ -721,7 +658,7 @@ START_TEST(unplug_behind_pmp)
     ck_assert_uint_eq(pm.n_io, 1);
     complete_io(r, 0);
     ck_assert_int_eq(r->done, 2);
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
@@ -730,12 +667,11 @@ END_TEST
  * only, the disk on port 0 is untouched. */
 START_TEST(async_notification_hotplug)
 {
-    struct prig *r;
+    struct eh_rig *r;
     unsigned resets0;
 
     boot_with_an = true;
-    pm_setup(3, 2, 0x00011b4b);
-    r = prig_boot();
+    r = prig_boot(3, 2, 0x00011b4b);
     boot_with_an = false;
     ck_assert_uint_eq(pm.feat_en & SATA_PMP_FEAT_NOTIFY, SATA_PMP_FEAT_NOTIFY);
     ck_assert_ptr_null(ata_host_device(r->h, 0, 2, 0));
@@ -766,18 +702,17 @@ START_TEST(async_notification_hotplug)
     ck_assert_uint_eq(pm.n_port_hardreset[0], resets0);
     ck_assert_uint_eq(pm.serr[1] | pm.serr[2], 0);
     ck_assert(!ata_port_is_frozen(r->h, 0));
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 
 /* libata-2006 prefers softreset: fan-out links are probed with an SRST to their port. */
 START_TEST(attach_2006)
 {
-    struct prig *r;
+    struct eh_rig *r;
 
     boot_policy = "libata-2006";
-    pm_setup(4, 3, 0x00011b4b);
-    r = prig_boot();
+    r = prig_boot(4, 3, 0x00011b4b);
     boot_policy = NULL;
     for (unsigned i = 0; i < 4; i++) {
         if (i < 3)
@@ -785,7 +720,7 @@ START_TEST(attach_2006)
         else
             ck_assert_ptr_null(ata_host_device(r->h, 0, (int)i, 0));
     }
-    prig_free(r);
+    eh_rig_free(r);
 }
 END_TEST
 

@@ -4,11 +4,6 @@
 #include "tests.h"
 #include "ahci.h"
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void expect_prd(const uint8_t *prdt, unsigned i, uint64_t addr, uint32_t len)
 {
     const uint8_t *e = prdt + i * AHCI_PRD_SZ;

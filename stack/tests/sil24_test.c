@@ -14,21 +14,6 @@ static void regs(struct sata_platform *p, uint32_t host_ctrl)
     p->mmio[SIL24_HOST_CTRL / 4] = host_ctrl;
 }
 
-static const struct plat_dma_buf *port_mem(const struct sata_platform *p, unsigned nth)
-{
-    for (unsigned i = 0; i < p->n_allocs; i++)
-        if (p->allocs[i].size == SIL24_PORT_PRIV_DMA_SZ && !nth--)
-            return &p->allocs[i];
-    return NULL;
-}
-
-static uint32_t le32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
-
 static void setup_dev(struct ata_port *ap)
 {
     ap->link.device[0].class = ATA_DEV_ATA;
@@ -51,14 +36,13 @@ START_TEST(create_pcix_applies_errata_fix)
         ck_assert_uint_eq(ata_tag_internal(&h->ports[i].tags), 30);
         ck_assert_uint_eq(h->ports[i].ncq_depth, 30);
         ck_assert_uint_eq(h->ports[i].max_segs, SIL24_MAX_SGE);
-        ck_assert_ptr_nonnull(port_mem(&p, i));
+        ck_assert_ptr_nonnull(fake_nth_alloc(&p, SIL24_PORT_PRIV_DMA_SZ, i));
     }
     ck_assert_str_eq(fake_find(&p, "sil24.init")->msg, "SiI3124 4 ports 31 slots 3 Gbps PCI-X");
     ck_assert_str_eq(fake_find(&p, "sil24.errata")->msg,
                      "Applying completion IRQ loss on PCI-X errata fix");
     ata_host_destroy(h);
-    ck_assert_uint_eq(p.live_allocs, 0);
-    ck_assert_uint_eq(p.live_completions, 0);
+    fake_check_all_freed(&p);
 }
 END_TEST
 
@@ -75,7 +59,7 @@ START_TEST(create_without_fix_or_pcix)
     ck_assert(h->ports[0].flags & ATA_FLAG_DUMMY);
     ck_assert(!(h->ports[1].flags & ATA_FLAG_DUMMY));
     ck_assert_uint_eq(h->ports[1].ncq_depth, 0);
-    ck_assert_ptr_null(port_mem(&p, 1));
+    ck_assert_ptr_null(fake_nth_alloc(&p, SIL24_PORT_PRIV_DMA_SZ, 1));
     ata_host_destroy(h);
 
     regs(&p, SIL24_HCTRL_GEN2); /* plain PCI: nothing to work around */
@@ -84,6 +68,28 @@ START_TEST(create_without_fix_or_pcix)
     ck_assert_ptr_null(fake_find(&p, "sil24.errata"));
     ck_assert_str_eq(fake_find(&p, "sil24.init")->msg, "SiI3124 4 ports 31 slots 3 Gbps");
     ata_host_destroy(h);
+    ck_assert_uint_eq(p.live_allocs, 0);
+}
+END_TEST
+
+/* The EH profile is the host's, as on AHCI: a named one is used, an unknown one refused. */
+START_TEST(create_takes_eh_policy)
+{
+    struct sata_platform p;
+    struct ata_host_config cfg = { .eh_policy = "libata-2006" };
+    struct ata_host *h;
+
+    regs(&p, PCIX_CTRL);
+    h = sil24_host_create(&p, &fake_ops, &cfg);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_ptr_eq(h->eh_policy, ata_eh_policy_find("libata-2006"));
+    ata_host_destroy(h);
+
+    regs(&p, PCIX_CTRL);
+    cfg.eh_policy = "libata-2099";
+    ck_assert_ptr_null(sil24_host_create(&p, &fake_ops, &cfg));
+    ck_assert_ptr_nonnull(fake_find(&p, "eh.unknown_policy"));
+    ck_assert_str_eq(fake_find(&p, "sil24.create_failed")->msg, "EH policy not available");
     ck_assert_uint_eq(p.live_allocs, 0);
 }
 END_TEST
@@ -106,7 +112,7 @@ START_TEST(prep_and_issue_ncq_write)
     h = sil24_host_create(&p, &fake_ops, NULL);
     ap = &h->ports[2];
     setup_dev(ap);
-    mem = port_mem(&p, 2);
+    mem = fake_nth_alloc(&p, SIL24_PORT_PRIV_DMA_SZ, 2);
     qc = &ap->qcmd[5];
     qc->dev = &ap->link.device[0];
     qc->sg = sg;
@@ -233,6 +239,7 @@ Suite *sil24_suite(void)
 
     tcase_add_test(tc, create_pcix_applies_errata_fix);
     tcase_add_test(tc, create_without_fix_or_pcix);
+    tcase_add_test(tc, create_takes_eh_policy);
     tcase_add_test(tc, prep_and_issue_ncq_write);
     tcase_add_test(tc, prb_flags_and_nodata);
     tcase_add_test(tc, cmd_err_decode);

@@ -1,4 +1,5 @@
-/* Shared declarations of the stack unit tests: the suites and a fake platform.
+/* Shared declarations of the stack unit tests: the suites, a fake platform and a booted
+ * one-port host for the EH-level tests (eh_rig.c).
  * The fake platform is plain memory and bookkeeping (MMIO is an array, DMA is host memory,
  * time only moves when someone sleeps): it lets pure logic run, it does not emulate AHCI. */
 #ifndef STACK_TESTS_H
@@ -61,6 +62,23 @@ extern const struct sata_platform_ops fake_ops;
 void fake_init(struct sata_platform *p);
 /* first event with this name, or NULL */
 const struct fake_event *fake_find(const struct sata_platform *p, const char *name);
+/* the nth (counted from 0) event with this name, or NULL */
+const struct fake_event *fake_find_nth(const struct sata_platform *p, const char *name, unsigned nth);
+/* index in p->ev of the first event with this name, or -1 */
+int fake_index(const struct sata_platform *p, const char *name);
+/* how many events have this name */
+unsigned fake_count(const struct sata_platform *p, const char *name);
+/* the nth (counted from 0) DMA allocation of this size, or NULL: an LLD's port memory */
+const struct plat_dma_buf *fake_nth_alloc(const struct sata_platform *p, size_t size, unsigned nth);
+/* every DMA buffer and completion the stack took from the platform was given back */
+void fake_check_all_freed(const struct sata_platform *p);
+
+/* little-endian fields of controller memory */
+static inline uint16_t le16(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
+static inline uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
 
 /* IDENTIFY block built from explicit fields (hardware.md 8.3). */
 struct id_spec {
@@ -75,6 +93,27 @@ struct id_spec {
     uint16_t w80;            /* major versions */
 };
 void build_id(uint16_t id[ATA_ID_WORDS], const struct id_spec *s);
+/* The same block as the device sends it (little-endian words), e.g. into a port's id_buf. */
+void build_id_bytes(uint8_t raw[ATA_SECT_SIZE], const struct id_spec *s);
 void put_id_string(uint16_t *id, unsigned word, unsigned len, const char *s);
+
+/* A one-port host on a test's fake LLD, booted through EH as ata_host_start would; EH runs
+ * whenever the stack waits for it. The rig's requests complete into done. */
+struct eh_rig {
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+    struct ata_device *dev; /* the host link's */
+    int done;
+};
+/* policy NULL = default; port_flags (ATA_FLAG_*) are set before the boot probe */
+struct eh_rig *eh_rig_boot(const struct ata_port_operations *ops, const char *policy, unsigned port_flags);
+void eh_rig_free(struct eh_rig *r);
+/* an 8-sector read at lba counted in r->done */
+struct ata_bio eh_rig_bio(struct eh_rig *r, enum ata_io_mode mode, uint64_t lba);
+/* n such reads at lba 0, 8, 16, ... into b, each submitted to dev */
+void eh_rig_submit_reads(struct eh_rig *r, struct ata_device *dev, struct ata_bio *b, unsigned n);
+/* the HBA finished every command in flight without error; their callbacks run */
+void eh_rig_complete_all(struct eh_rig *r);
 
 #endif
