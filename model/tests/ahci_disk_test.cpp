@@ -47,15 +47,9 @@ MODEL_TEST(identify_pio_in) {
     EXPECT_EQ(get32(clb_p + 4), 512u);
     EXPECT_TRUE(prd(PxIS) & IS_PSS);
     EXPECT_EQ(prd(PxTFD) & 0xFF, 0x50u);
-    uint8_t sum = 0;
-    for (int i = 0; i < 512; ++i)
-        sum = uint8_t(sum + id.cpu[i]);
-    EXPECT_EQ(sum, 0);          // word 255 checksum
+    EXPECT_EQ(identify_byte_sum(id.cpu), 0); // word 255 checksum
     EXPECT_EQ(id.cpu[510], 0xA5);
-    uint64_t sectors = 0;
-    for (int i = 0; i < 8; ++i)
-        sectors |= uint64_t(id.cpu[200 + i]) << (8 * i); // words 100-103
-    EXPECT_EQ(sectors, uint64_t(1) << 20);
+    EXPECT_EQ(identify_sectors(id.cpu), uint64_t(1) << 20);
     pwr(PxIS, 0xFFFFFFFF);
 }
 

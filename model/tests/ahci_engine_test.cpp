@@ -15,6 +15,7 @@
 #include "model/ahci/ahci_regs.h"
 #include "model/link/sata_link.h"
 #include "model/sata/fis.h"
+#include "model/tests/hba_test_common.h"
 #include "model/tests/model_test.h"
 #include "model/tests/recording_trace.h"
 
@@ -120,17 +121,13 @@ void pwr(uint32_t off, uint32_t v) { B->hba.mmio_write32(port_base(0) + off, v);
 uint32_t rd(uint32_t off) { return B->hba.mmio_read32(off); }
 void wr(uint32_t off, uint32_t v) { B->hba.mmio_write32(off, v); }
 
+// Polls every 1 us (hba_test_common.h).
 template <class F> bool wait_until(F cond, double max_us) {
-    for (double t = 0; t < max_us; t += 1) {
-        if (cond())
-            return true;
-        sc_core::wait(1, SC_US);
-    }
-    return cond();
+    return test::hba_common::wait_until(cond, max_us, 1);
 }
 
 uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | uint32_t(p[3]) << 24; }
-void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
+using test::hba_common::put32;
 
 struct Buf {
     uint64_t bus = 0;

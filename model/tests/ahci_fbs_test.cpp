@@ -10,9 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "model/pmp/port_multiplier.h"
-#include "model/tests/pmp_fanout_bench.h"
-#include "model/tests/ahci_test_bench.h"
+#include "model/tests/ahci_pmp_driver.h"
 #include "model/tests/recording_trace.h"
 
 using namespace satasim;
@@ -23,22 +21,15 @@ using sc_core::SC_US;
 
 namespace {
 
-using Recorder = test::RecordingTrace;
-
-struct TraceHolder {
-    Recorder tr;
-};
-
 // HBA port 0 (CAP.SPM, CAP.FBSS) -> link0 -> pmp0 (SiI4726-like, FBS-capable, 3 ports),
 // a drive on each fan-out port.
-struct Bench : TraceHolder {
+struct Bench : test::RecordingTraceHolder {
     bus::HostMemory mem;
     bus::IrqLine irq;
     AhciHba hba;
     test::PmpFanout fan;
     static AhciConfig cfg() {
-        AhciConfig c;
-        c.n_ports = 1;
+        AhciConfig c = one_port_cfg<AhciConfig>();
         c.spm = true;
         c.fbss = true;
         return c;
@@ -48,83 +39,9 @@ struct Bench : TraceHolder {
 };
 
 Bench *B;
-const Buf kNoData{0, nullptr, 0};
 
-// The received-FIS area of PM port p (FBS: PxFB + 256 p).
-const uint8_t *area(unsigned p) { return fb_p + 256 * p; }
-
-// PxFBS.DEV = the PM port of the commands the next PxCI write issues (EN kept).
-void set_dev(uint8_t pmp) { pwr(PxFBS, (prd(PxFBS) & FBS_EN) | uint32_t(pmp) << FBS_DEV_SHIFT); }
-
-void issue(unsigned slot, uint8_t pmp) {
-    set_dev(pmp);
-    pwr(PxCI, 1u << slot);
-}
-
-bool run_on(unsigned slot, uint8_t pmp, double max_us = 20000) {
-    set_dev(pmp);
-    return run(slot, max_us);
-}
-
-sata::Fis cmd(uint8_t pmp, uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
-              uint8_t device = 0x40) {
-    return h2d(op, lba, count, feature, device, pmp);
-}
 sata::Fis ncq(uint8_t pmp, bool write, uint64_t lba, unsigned tag, uint16_t sectors) {
     return cmd(pmp, write ? 0x61 : 0x60, lba, uint16_t(tag << 3), sectors);
-}
-
-void build(unsigned slot, uint8_t pmp, const sata::Fis &cfis, const Buf &b, uint32_t flags = 0) {
-    satasim::test::ahci_tb::build(slot, cfis, b, flags, pmp);
-}
-
-bool softreset(uint8_t pmp) {
-    sata::Taskfile tf;
-    tf.control = sata::kAtaSrst | 0x08;
-    build(0, pmp, sata::make_reg_h2d(tf, false, pmp), kNoData, HDR_R | HDR_C);
-    issue(0, pmp);
-    if (!wait_until([] { return prd(PxCI) == 0; }, 1000, 1))
-        return false;
-    sc_core::wait(10, SC_US);
-    tf.control = 0x08;
-    build(0, pmp, sata::make_reg_h2d(tf, false, pmp), kNoData);
-    issue(0, pmp);
-    return wait_until([] { return !(prd(PxTFD) & sata::kAtaBsy) && prd(PxCI) == 0; }, 100000);
-}
-
-bool pm_read(unsigned port, unsigned reg, uint32_t &val) {
-    build(1, 15, cmd(15, pmp::kReadPm, 0, 0, uint16_t(reg), uint8_t(port)), kNoData);
-    if (!run_on(1, 15))
-        return false;
-    const uint8_t *r = area(15) + RX_RFIS;
-    val = uint32_t(r[12]) | uint32_t(r[4]) << 8 | uint32_t(r[5]) << 16 | uint32_t(r[6]) << 24;
-    return true;
-}
-bool pm_write(unsigned port, unsigned reg, uint32_t val) {
-    build(1, 15, cmd(15, pmp::kWritePm, val >> 8, uint16_t(val & 0xFF), uint16_t(reg), uint8_t(port)),
-          kNoData);
-    return run_on(1, 15);
-}
-
-std::string ata_string(const uint8_t *id, unsigned word, unsigned words) {
-    std::string s;
-    for (unsigned w = word; w < word + words; ++w) {
-        s += char(id[2 * w + 1]);
-        s += char(id[2 * w]);
-    }
-    while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-    return s;
-}
-
-void fanout_reset(unsigned port) {
-    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x301));
-    sc_core::wait(1000, SC_US);
-    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x300));
-    uint32_t ss = 0;
-    EXPECT_TRUE(wait_until([&] { return pm_read(port, pmp::pscr::SSTATUS, ss) && (ss & 0xF) == 3; },
-                           100000, 100));
-    EXPECT_TRUE(pm_write(port, pmp::pscr::SERROR, 0xFFFFFFFF));
 }
 
 } // namespace
@@ -271,12 +188,8 @@ MODEL_TEST(commands_to_two_devices_run_concurrently) {
     build(6, 0, ncq(0, false, 5000, 6, uint16_t(n)), q0);
     build(7, 1, ncq(1, false, 5000, 7, uint16_t(n)), q1);
     t0 = sc_core::sc_time_stamp();
-    set_dev(0);
-    pwr(PxSACT, 1u << 6);
-    pwr(PxCI, 1u << 6);
-    set_dev(1);
-    pwr(PxSACT, 1u << 7);
-    pwr(PxCI, 1u << 7);
+    issue_ncq(6, 0);
+    issue_ncq(7, 1);
     EXPECT_TRUE(wait_until([] { return (prd(PxSACT) & 0xC0) == 0 || (prd(PxIS) & IS_TFES); }, 50000, 10));
     EXPECT_TRUE((sc_core::sc_time_stamp() - t0).to_seconds() * 1e6 < 1.3 * one_us);
     EXPECT_TRUE(both_queued);
@@ -303,12 +216,9 @@ MODEL_TEST(single_device_error_other_device_completes) {
     fill(w1, 99);
     build(10, 1, cmd(1, 0x35, 9000, uint16_t(n)), w1, HDR_W);
     EXPECT_TRUE(run_on(10, 1));
-    fault::MediaParams mp;
-    mp.error = fault::MediaParams::Error::Abrt;
-    mp.match.lba_first = 777;
-    mp.match.lba_last = 777;
-    mp.count = 1;
-    B->fan.d0.inject_media_error(mp, "fbs-err");
+    B->fan.d0.inject_media_error(
+        media_error(fault::MediaParams::Error::Abrt, fault::CommandMatch::Op::Any, 777, 777, 1),
+        "fbs-err");
     build(8, 0, cmd(0, 0x25, 777, 8), r0);
     build(9, 1, cmd(1, 0x25, 9000, uint16_t(n)), r1);
     issue(8, 0);
@@ -346,20 +256,13 @@ MODEL_TEST(single_device_error_other_device_completes) {
 MODEL_TEST(ncq_single_device_error) {
     const uint32_t n = 256;
     Buf r1 = buf(n * 512), r2 = buf(4096);
-    fault::MediaParams mp;
-    mp.error = fault::MediaParams::Error::Unc;
-    mp.match.lba_first = 4242;
-    mp.match.lba_last = 4242;
-    mp.count = 1;
-    B->fan.d2.inject_media_error(mp, "fbs-ncq");
+    B->fan.d2.inject_media_error(
+        media_error(fault::MediaParams::Error::Unc, fault::CommandMatch::Op::Any, 4242, 4242, 1),
+        "fbs-ncq");
     build(12, 2, ncq(2, false, 4240, 12, 8), r2);
     build(13, 1, ncq(1, false, 9000, 13, uint16_t(n)), r1);
-    set_dev(2);
-    pwr(PxSACT, 1u << 12);
-    pwr(PxCI, 1u << 12);
-    set_dev(1);
-    pwr(PxSACT, 1u << 13);
-    pwr(PxCI, 1u << 13);
+    issue_ncq(12, 2);
+    issue_ncq(13, 1);
     EXPECT_TRUE(wait_until([] { return (prd(PxIS) & IS_TFES) != 0; }, 50000, 5));
     EXPECT_TRUE(prd(PxFBS) & FBS_SDE);
     EXPECT_EQ((prd(PxFBS) & FBS_DWE_MASK) >> FBS_DWE_SHIFT, 2u);
@@ -378,9 +281,7 @@ MODEL_TEST(ncq_single_device_error) {
     EXPECT_TRUE(run_on(14, 2));
     EXPECT_EQ(log.cpu[0] & 0x1F, 12); // the failed tag
     build(12, 2, ncq(2, false, 4240, 12, 8), r2);
-    set_dev(2);
-    pwr(PxSACT, 1u << 12);
-    pwr(PxCI, 1u << 12);
+    issue_ncq(12, 2);
     EXPECT_TRUE(wait_until([] { return !(prd(PxSACT) & (1u << 12)) || (prd(PxIS) & IS_TFES); }, 50000, 5));
     EXPECT_EQ(prd(PxSACT), 0u);
     EXPECT_TRUE(!(prd(PxIS) & IS_TFES));
@@ -427,5 +328,6 @@ int sc_main(int, char **) {
     bind(b.hba, b.mem);
     ctx.run_err = IS_TFES | IS_IFS | IS_IPMS | IS_HBFS;
     ctx.stop_cmd = CMD_FRE | CMD_PMA;
+    fbs_issue = true;
     return satasim::test::run_all();
 }

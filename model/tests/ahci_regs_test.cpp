@@ -10,6 +10,7 @@
 #include "model/ahci/ahci_hba.h"
 #include "model/ahci/ahci_regs.h"
 #include "model/link/sata_link.h"
+#include "model/tests/hba_test_common.h"
 #include "model/tests/model_test.h"
 #include "model/tests/recording_trace.h"
 
@@ -74,13 +75,9 @@ void pwr(unsigned p, uint32_t off, uint32_t v) { wr(port_base(p) + off, v); }
 uint32_t rd2(uint32_t off) { return B->hba2.mmio_read32(off); }
 void wr2(uint32_t off, uint32_t v) { B->hba2.mmio_write32(off, v); }
 
+// Polls every 1 us (hba_test_common.h).
 template <class F> bool wait_until(F cond, double max_us) {
-    for (double t = 0; t < max_us; t += 1) {
-        if (cond())
-            return true;
-        sc_core::wait(1, SC_US);
-    }
-    return cond();
+    return test::hba_common::wait_until(cond, max_us, 1);
 }
 
 // fbs: 0, or PxFBS's reset value on an FBS-capable port (ADO, read-only, is not 0).

@@ -1,6 +1,7 @@
 // Shared AHCI test bench: HBA + SataLink + SataDisk elaboration and the driver-side
-// helpers (port registers, command list / FIS area / command tables, H2D Register FIS,
-// command header + PRDT, issue and wait) used by the AHCI end-to-end tests.
+// helpers (port registers, command list / FIS area / command tables, command header +
+// PRDT, issue and wait) used by the AHCI end-to-end tests; what it has in common with the
+// SiI3124 bench (buffers, H2D Register FIS, polling) is in hba_test_common.h.
 #pragma once
 
 #include <algorithm>
@@ -11,38 +12,17 @@
 
 #include "model/ahci/ahci_hba.h"
 #include "model/ahci/ahci_regs.h"
-#include "model/device/sata_disk.h"
-#include "model/link/sata_link.h"
-#include "model/sata/fis.h"
-#include "model/tests/model_test.h"
+#include "model/tests/hba_test_common.h"
 
 namespace satasim::test::ahci_tb {
 
 // One-port HBA, default link, one disk (config and trace chosen by the test).
-struct AhciDiskBench {
-    bus::HostMemory mem;
-    bus::IrqLine irq;
-    ahci::AhciHba hba;
-    link::SataLink link;
-    device::SataDisk disk;
-    static ahci::AhciConfig cfg() {
-        ahci::AhciConfig c;
-        c.n_ports = 1;
-        return c;
-    }
+struct AhciDiskBench : hba_common::OneDiskBench<ahci::AhciHba, ahci::AhciConfig> {
+    static ahci::AhciConfig cfg() { return hba_common::one_port_cfg<ahci::AhciConfig>(); }
     // 2^20 sectors, SSD timing.
-    static device::DiskConfig disk_cfg() {
-        device::DiskConfig c;
-        c.sectors = 1u << 20;
-        c.timing.ssd = true;
-        return c;
-    }
+    static device::DiskConfig disk_cfg() { return hba_common::ssd_disk_cfg(); }
     explicit AhciDiskBench(const device::DiskConfig &dcfg = disk_cfg(), ModelTrace *tr = nullptr)
-        : hba("ahci0", cfg(), mem, irq, tr), link("link0", {}, tr), disk("disk0", dcfg, tr) {
-        link.attach(hba.port_endpoint(0), &disk);
-        hba.connect_port(0, &link);
-        disk.connect(&link);
-    }
+        : OneDiskBench("ahci0", cfg(), dcfg, tr) {}
 };
 
 // What the helpers below drive: set by bind() in sc_main.
@@ -67,31 +47,10 @@ inline void pwr(uint32_t off, uint32_t v) {
     ctx.hba->mmio_write32(ahci::reg::port_base(0) + off, v);
 }
 
-template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
-    for (double t = 0; t < max_us; t += step_us) {
-        if (cond())
-            return true;
-        sc_core::wait(step_us, sc_core::SC_US);
-    }
-    return cond();
-}
-inline void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
-inline uint32_t get32(const uint8_t *p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-
-struct Buf {
-    uint64_t bus;
-    uint8_t *cpu;
-    uint32_t len;
-};
-inline Buf buf(uint32_t len) {
-    Buf b{0, nullptr, len};
-    b.bus = ctx.mem->alloc(len, 4096, &b.cpu);
-    return b;
-}
+// Buf, kNoData, wait_until, put32, h2d, fill, diff, media_error, ata_string and the other
+// IDENTIFY readers: the helpers both benches share (hba_test_common.h).
+using namespace hba_common;
+inline Buf buf(uint32_t len) { return alloc_buf(*ctx.mem, len); }
 
 // Command list (32 slots), received-FIS area and one command table per slot, programmed
 // into PxCLB/PxFB.
@@ -105,19 +64,6 @@ inline void alloc_port_memory() {
     pwr(PxCLBU, uint32_t(clb >> 32));
     pwr(PxFB, uint32_t(fb));
     pwr(PxFBU, uint32_t(fb >> 32));
-}
-
-// H2D Register FIS with C set.
-inline sata::Fis h2d(uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
-                     uint8_t device = 0x40, uint8_t pmp = 0) {
-    sata::Taskfile tf;
-    tf.command = op;
-    tf.lba = lba;
-    tf.count = count;
-    tf.feature = uint8_t(feature);
-    tf.feature_hi = uint8_t(feature >> 8);
-    tf.device = device;
-    return sata::make_reg_h2d(tf, true, pmp);
 }
 
 // Command header for slot (header PMP field = pmp, libahci: opts |= pmp << 12) and its
@@ -153,17 +99,11 @@ inline bool run(unsigned slot, double max_us = 20000) {
     return ok && !(prd(PxIS) & err);
 }
 
-inline void fill(Buf &b, uint8_t seed) {
-    for (uint32_t i = 0; i < b.len; ++i)
-        b.cpu[i] = uint8_t(i * 13 + seed + (i >> 9));
+// Issue an NCQ command: its tag (= slot) in PxSACT, then PxCI (no wait).
+inline void issue_ncq(unsigned slot) {
+    pwr(ahci::reg::PxSACT, 1u << slot);
+    pwr(ahci::reg::PxCI, 1u << slot);
 }
-inline size_t diff(const uint8_t *a, const uint8_t *b, size_t n) {
-    size_t d = 0;
-    for (size_t i = 0; i < n; ++i)
-        d += a[i] != b[i];
-    return d;
-}
-inline size_t diff(const Buf &a, const Buf &b) { return diff(a.cpu, b.cpu, a.len); }
 
 inline void stop_engine() {
     using namespace ahci::reg;

@@ -4,15 +4,13 @@
 #include <systemc>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
-#include "model/device/sata_disk.h"
 #include "model/tests/model_test.h"
-#include "model/tests/recording_trace.h"
+#include "model/tests/scripted_host.h"
 
 using namespace satasim;
 using namespace satasim::device;
@@ -28,46 +26,11 @@ using Bytes = std::vector<uint8_t>;
 
 namespace {
 
-using Recorder = test::RecordingTrace;
-
-struct Host : link::LinkEndpoint {
-    SataLink *link = nullptr;
-    std::deque<Fis> q;
-    std::vector<sc_time> q_time;
-    sc_core::sc_event ev;
-    int oobs = 0;
-    bool up = false;
-    bool receive_fis(const Fis &f) override {
-        q.push_back(f);
-        ev.notify(sc_core::SC_ZERO_TIME);
-        return true;
-    }
-    void phy_changed(bool r, Gen) override { up = r; }
-    void oob_reset() override { ++oobs; }
-    std::optional<Fis> next(sc_time timeout = sc_time(2, sc_core::SC_SEC)) {
-        if (q.empty())
-            sc_core::wait(timeout, ev);
-        if (q.empty())
-            return std::nullopt;
-        Fis f = q.front();
-        q.pop_front();
-        return f;
-    }
-    void send(const Fis &f) { link->send_from_host(f); }
-};
-
-struct Bench {
-    Recorder trace;
-    Host host;
-    SataLink link;
-    SataDisk disk;
+// A drive named `name` on link <name>_link; the host waits up to 2 s for each answer.
+struct Bench : test::ScriptedHostBench {
     Bench(const char *name, const DiskConfig &cfg)
-        : link((std::string(name) + "_link").c_str(), SataLink::Config{}, &trace),
-          disk(name, cfg, &trace) {
-        link.attach(&host, &disk);
-        disk.connect(&link);
-        host.link = &link;
-    }
+        : ScriptedHostBench((std::string(name) + "_link").c_str(), name, cfg,
+                            sc_time(2, sc_core::SC_SEC)) {}
 };
 
 std::map<std::string, Bench *> benches;
@@ -91,12 +54,8 @@ bool is_signature(const Fis &f) {
 
 // COMRESET (1 ms held) and the signature. Returns the signature's arrival time.
 std::optional<sc_time> comreset(Bench &b) {
-    b.host.q.clear();
     sc_time t0 = sc_core::sc_time_stamp();
-    b.link.host_comreset(true);
-    sc_core::wait(1, SC_MS);
-    b.link.host_comreset(false);
-    auto f = b.host.next(sc_time(50, SC_MS));
+    auto f = b.comreset();
     if (!f || !is_signature(*f))
         return std::nullopt;
     return sc_core::sc_time_stamp() - t0;
@@ -281,8 +240,8 @@ MODEL_TEST(signature_after_comreset) {
     // Not before reset_ready_ms (2 ms) from the COMRESET, soon after it.
     EXPECT_TRUE(t && *t >= sc_time(2, SC_MS) && *t < sc_time(2.1, SC_MS));
     EXPECT_EQ(b.link.sstatus(), 0x133u);
-    EXPECT_TRUE(b.trace.count("disk.reset") >= 1);
-    EXPECT_TRUE(b.trace.count("link.up") == 1);
+    EXPECT_TRUE(b.tr.count("disk.reset") >= 1);
+    EXPECT_TRUE(b.tr.count("link.up") == 1);
     // Every other bench comes up the same way.
     for (const char *n : {"rev", "rnd1", "rnd2", "rnd3", "small", "ssd"})
         EXPECT_TRUE(comreset(B(n)).has_value());
@@ -586,7 +545,7 @@ MODEL_TEST(ncq_auto_activate_and_fis_trace) {
     EXPECT_TRUE(n.issue(7, true, 4242, 24));
     EXPECT_TRUE(n.wait_done(1u << 7));
     EXPECT_EQ(n.activates, 1u); // 2 Data FISes, the first one auto-activated
-    EXPECT_TRUE(b.trace.count("disk.fis_tx") > 0 && b.trace.count("disk.fis_rx") > 0);
+    EXPECT_TRUE(b.tr.count("disk.fis_tx") > 0 && b.tr.count("disk.fis_rx") > 0);
     b.disk.set_fis_trace(false);
     EXPECT_EQ(run(b, cmd(0xEF, 0, 0x02, 0x90)).status, 0x50);
     Ncq r(b);
@@ -614,7 +573,7 @@ MODEL_TEST(ncq_duplicate_tag_error_and_log) {
     while (n.pump(sc_time(1, SC_MS))) {
     }
     EXPECT_EQ(n.done & 0xF, 0u); // no completions for aborted commands
-    EXPECT_TRUE(b.trace.count("disk.ncq_error") >= 1);
+    EXPECT_TRUE(b.tr.count("disk.ncq_error") >= 1);
     // Queued commands are refused until log 10h is read.
     EXPECT_TRUE(!n.issue(5, false, 0, 8));
     EXPECT_EQ(n.errors.size(), 2u);
@@ -685,7 +644,7 @@ MODEL_TEST(idnf_beyond_capacity_and_abrt) {
     // Unknown opcode.
     Result u = run(b, cmd(0x77));
     EXPECT_TRUE(u.status == 0x51 && u.error == 0x04);
-    EXPECT_TRUE(b.trace.count("disk.error") >= 2);
+    EXPECT_TRUE(b.tr.count("disk.error") >= 2);
     // LBA28-only small drive: EXT commands abort, LBA28 beyond 5000 sectors is IDNF.
     Bench &s = B("small");
     EXPECT_EQ(run(s, cmd(0x25, 0, 1)).error, 0x04);

@@ -23,13 +23,7 @@ using sc_core::SC_US;
 
 namespace {
 
-using Recorder = test::RecordingTrace;
-
-// Recorder first so it exists before the models that trace into it.
-struct TraceHolder {
-    Recorder tr;
-};
-struct Bench : TraceHolder, AhciDiskBench {
+struct Bench : test::RecordingTraceHolder, AhciDiskBench {
     static device::DiskConfig disk_cfg() {
         device::DiskConfig c = AhciDiskBench::disk_cfg();
         c.ncq_sdb_coalesce_ns = 100000; // 100 us
@@ -77,32 +71,6 @@ std::vector<uint8_t> read_log_10h() {
     EXPECT_TRUE(run(31));
     return std::vector<uint8_t>(log.cpu, log.cpu + 512);
 }
-std::string identify_string(const Buf &id, unsigned word, unsigned words) {
-    std::string s;
-    for (unsigned w = word; w < word + words; ++w) {
-        s += char(id.cpu[2 * w + 1]);
-        s += char(id.cpu[2 * w]);
-    }
-    while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-    return s;
-}
-uint64_t identify_sectors(const Buf &id) {
-    uint64_t n = 0;
-    for (int i = 0; i < 8; ++i)
-        n |= uint64_t(id.cpu[200 + i]) << (8 * i);
-    return n;
-}
-fault::MediaParams media(fault::MediaParams::Error e, fault::CommandMatch::Op op, uint64_t first,
-                         uint64_t last, unsigned count = 0) {
-    fault::MediaParams p;
-    p.error = e;
-    p.match.op = op;
-    p.match.lba_first = first;
-    p.match.lba_last = last;
-    p.count = count;
-    return p;
-}
 using Err = fault::MediaParams::Error;
 using Op = fault::CommandMatch::Op;
 
@@ -127,7 +95,7 @@ MODEL_TEST(unc_on_non_queued_dma_and_pio_reads) {
     fill(w, 3);
     build(0, cmd(0x35, 3000, 16), w, HDR_W);
     EXPECT_TRUE(run(0));
-    B->disk.inject_media_error(media(Err::Unc, Op::Read, 3005, 3006), "unc0");
+    B->disk.inject_media_error(media_error(Err::Unc, Op::Read, 3005, 3006), "unc0");
     build(1, cmd(0x25, 3000, 16), r); // READ DMA EXT
     EXPECT_TRUE(!run(1));
     EXPECT_TRUE(prd(PxIS) & IS_TFES);
@@ -180,7 +148,7 @@ MODEL_TEST(ncq_unc_error_state_and_log_10h) {
         EXPECT_TRUE(run(t));
     }
     const uint64_t bad = 40000 + 64 * 3 + 5;
-    B->disk.inject_media_error(media(Err::Unc, Op::Read, bad, bad), "unc1");
+    B->disk.inject_media_error(media_error(Err::Unc, Op::Read, bad, bad), "unc1");
     for (unsigned t = 0; t < 8; ++t)
         build(t, ncq(false, 40000 + 64 * t, t, 16), r[t]);
     pwr(PxSACT, 0xFF);
@@ -219,7 +187,7 @@ MODEL_TEST(ncq_unc_error_state_and_log_10h) {
 MODEL_TEST(write_fault_commits_nothing) {
     Buf w = buf(8 * 512), r = buf(8 * 512);
     fill(w, 5);
-    B->disk.inject_media_error(media(Err::WriteFault, Op::Write, 50000, 50007, 1), "wf0");
+    B->disk.inject_media_error(media_error(Err::WriteFault, Op::Write, 50000, 50007, 1), "wf0");
     build(0, cmd(0x35, 50000, 8), w, HDR_W);
     EXPECT_TRUE(!run(0));
     EXPECT_EQ(prd(PxTFD), 0x0461u); // DRDY|DF|ERR, ABRT
@@ -236,10 +204,9 @@ MODEL_TEST(write_fault_commits_nothing) {
     EXPECT_TRUE(run(1));
     EXPECT_EQ(diff(w, r), 0u);
     // IDNF on an NCQ write: nothing moves, log 10h names it.
-    B->disk.inject_media_error(media(Err::Idnf, Op::Ncq, 50004, 50004, 1), "idnf0");
+    B->disk.inject_media_error(media_error(Err::Idnf, Op::Ncq, 50004, 50004, 1), "idnf0");
     build(9, ncq(true, 50000, 9, 8), w, HDR_W);
-    pwr(PxSACT, 1u << 9);
-    pwr(PxCI, 1u << 9);
+    issue_ncq(9);
     EXPECT_TRUE(wait_until([] { return prd(PxIS) & IS_TFES; }, 100000, 1));
     restart_engine();
     std::vector<uint8_t> log = read_log_10h();
@@ -247,10 +214,9 @@ MODEL_TEST(write_fault_commits_nothing) {
     EXPECT_EQ(log[3], 0x10);
     EXPECT_EQ(log[4], uint8_t(50004 & 0xFF));
     // A write fault on an NCQ write: the data moves, the SDB reports DF, nothing commits.
-    B->disk.inject_media_error(media(Err::WriteFault, Op::Ncq, 51000, 51007, 1), "wf1");
+    B->disk.inject_media_error(media_error(Err::WriteFault, Op::Ncq, 51000, 51007, 1), "wf1");
     build(10, ncq(true, 51000, 10, 8), w, HDR_W);
-    pwr(PxSACT, 1u << 10);
-    pwr(PxCI, 1u << 10);
+    issue_ncq(10);
     EXPECT_TRUE(wait_until([] { return prd(PxIS) & IS_TFES; }, 100000, 1));
     EXPECT_EQ(prd(PxTFD) & 0xFF7F, 0x0461u); // SDB: DF|ERR (DRDY), ABRT; BSY untouched
     EXPECT_EQ(get32(clb_p + 10 * 32 + 4), 8u * 512); // the data phase ran
@@ -277,7 +243,7 @@ MODEL_TEST(identify_failures_then_success) {
     }
     build(0, cmd(0xEC, 0, 0), id);
     EXPECT_TRUE(run(0));
-    EXPECT_TRUE(identify_string(id, 10, 10) == "SIM0000001");
+    EXPECT_TRUE(ata_string(id.cpu, 10, 10) == "SIM0000001");
     pwr(PxIS, 0xFFFFFFFF);
 }
 
@@ -439,9 +405,9 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
     Buf id = buf(512);
     build(0, cmd(0xEC, 0, 0), id);
     EXPECT_TRUE(run(0));
-    EXPECT_TRUE(identify_string(id, 10, 10) == "NEWDRIVE42");
-    EXPECT_TRUE(identify_string(id, 27, 20) == "SATASIM SSD");
-    EXPECT_EQ(identify_sectors(id), uint64_t(1) << 21);
+    EXPECT_TRUE(ata_string(id.cpu, 10, 10) == "NEWDRIVE42");
+    EXPECT_TRUE(ata_string(id.cpu, 27, 20) == "SATASIM SSD");
+    EXPECT_EQ(identify_sectors(id.cpu), uint64_t(1) << 21);
     Buf r = buf(16 * 512); // blank media: what the old drive held is gone
     std::memset(r.cpu, 0xEE, r.len);
     build(1, cmd(0x25, 3000, 16), r);
@@ -481,7 +447,7 @@ MODEL_TEST(limit_device_gen_slows_the_link) {
 }
 
 MODEL_TEST(violation_records_per_rule) {
-    Recorder &t = B->tr;
+    test::RecordingTrace &t = B->tr;
     // PxCI / PxSACT written with the engine stopped.
     stop_engine();
     pwr(PxCI, 1);

@@ -5,14 +5,13 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "model/device/sata_disk.h"
+#include "model/tests/identify_data.h"
 #include "model/tests/model_test.h"
-#include "model/tests/recording_trace.h"
+#include "model/tests/scripted_host.h"
 
 using namespace satasim;
 using namespace satasim::device;
@@ -27,30 +26,6 @@ using sc_core::SC_US;
 
 namespace {
 
-using Recorder = test::RecordingTrace;
-
-struct Host : link::LinkEndpoint {
-    SataLink *link = nullptr;
-    std::deque<Fis> q;
-    sc_core::sc_event ev;
-    bool receive_fis(const Fis &f) override {
-        q.push_back(f);
-        ev.notify(sc_core::SC_ZERO_TIME);
-        return true;
-    }
-    void phy_changed(bool, Gen) override {}
-    std::optional<Fis> next(sc_time timeout = sc_time(20, SC_MS)) {
-        if (q.empty())
-            sc_core::wait(timeout, ev);
-        if (q.empty())
-            return std::nullopt;
-        Fis f = q.front();
-        q.pop_front();
-        return f;
-    }
-    void send(const Fis &f) { link->send_from_host(f); }
-};
-
 DiskConfig disk_cfg() {
     DiskConfig c;
     c.sectors = 1u << 20;
@@ -59,25 +34,15 @@ DiskConfig disk_cfg() {
     return c;
 }
 
-struct Bench {
-    Recorder tr;
-    Host host;
-    SataLink link;
-    SataDisk disk;
-    Bench() : link("link0", SataLink::Config{}, &tr), disk("disk0", disk_cfg(), &tr) {
-        link.attach(&host, &disk);
-        disk.connect(&link);
-        host.link = &link;
-    }
+// The host waits up to 20 ms for each answer.
+struct Bench : test::ScriptedHostBench {
+    Bench() : ScriptedHostBench("link0", "disk0", disk_cfg(), sc_time(20, SC_MS)) {}
 };
 Bench *B;
 
+// COMRESET, then the signature.
 bool comreset() {
-    B->host.q.clear();
-    B->link.host_comreset(true);
-    sc_core::wait(1, SC_MS);
-    B->link.host_comreset(false);
-    auto f = B->host.next(sc_time(50, SC_MS));
+    auto f = B->comreset();
     return f && f->type() == FisType::RegD2H && sata::parse_taskfile(*f).lba == 1;
 }
 
@@ -113,14 +78,7 @@ std::string identify_serial() {
     auto data = B->host.next();
     if (!data || data->type() != FisType::Data)
         return "";
-    std::string s;
-    for (unsigned w = 10; w < 20; ++w) {
-        s += char(data->payload()[2 * w + 1]);
-        s += char(data->payload()[2 * w]);
-    }
-    while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-    return s;
+    return test::ata_string(data->payload(), 10, 10);
 }
 
 } // namespace

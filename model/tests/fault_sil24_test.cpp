@@ -20,13 +20,7 @@ using sc_core::SC_US;
 
 namespace {
 
-using Recorder = test::RecordingTrace;
-
-// Recorder first so it exists before the models that trace into it.
-struct TraceHolder {
-    Recorder tr;
-};
-struct Bench : TraceHolder, Sil24DiskBench {
+struct Bench : test::RecordingTraceHolder, Sil24DiskBench {
     Bench() : Sil24DiskBench(cfg(), &tr) {}
 };
 
@@ -41,16 +35,6 @@ void softreset() {
     build(0, sata::make_reg_h2d(tf, false), Buf{0, nullptr, 0}, PRB_CTRL_SRST, 0);
     EXPECT_TRUE(run(0, 100000));
     EXPECT_EQ(lram_byte(0, PRB_FIS + 2), 0x50);
-}
-std::string identify_serial(const Buf &id) {
-    std::string s;
-    for (unsigned w = 10; w < 20; ++w) {
-        s += char(id.cpu[2 * w + 1]);
-        s += char(id.cpu[2 * w]);
-    }
-    while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-    return s;
 }
 
 } // namespace
@@ -110,10 +94,9 @@ MODEL_TEST(lost_irq_completes_slot_without_complete) {
 MODEL_TEST(ncq_media_error_is_an_sdb_error) {
     std::vector<Buf> r;
     const uint64_t bad = 9000 + 16 * 2 + 3;
-    fault::MediaParams p;
-    p.match.lba_first = bad;
-    p.match.lba_last = bad;
-    B->disk.inject_media_error(p, "unc0");
+    B->disk.inject_media_error(
+        media_error(fault::MediaParams::Error::Unc, fault::CommandMatch::Op::Any, bad, bad),
+        "unc0");
     for (unsigned t = 0; t < 4; ++t) {
         r.push_back(buf(16 * 512));
         build(t, cmd(0x60, 9000 + 16 * t, 0, 16), r[t], PRB_CTRL_PROTOCOL, PRB_PROT_NCQ | kRead);
@@ -179,7 +162,7 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
     Buf id = buf(512);
     build(1, cmd(0xEC, 0, 0), id, PRB_CTRL_PROTOCOL, kRead);
     EXPECT_TRUE(run(1));
-    EXPECT_TRUE(identify_serial(id) == "SIL24NEW07");
+    EXPECT_TRUE(ata_string(id.cpu, 10, 10) == "SIL24NEW07");
     // the port works again
     Buf r = buf(64 * 512);
     build(2, cmd(0x25, 70000, 64), r, PRB_CTRL_PROTOCOL, kRead);

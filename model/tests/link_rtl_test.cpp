@@ -87,6 +87,22 @@ void send_frame(LinkRtlPair &p, bool from_host, const std::vector<uint32_t> &f, 
     p.run_until([&] { return tx.tx_done && p.both_idle(); }, max);
 }
 
+// tx sends frames to rx, which answers each itself; both record the dwords they put on the
+// wire, for the flow-control tests.
+void record_both(LinkRtlPair::Side &tx, LinkRtlPair::Side &rx) {
+    rx.auto_verdict = true;
+    tx.record = true;
+    rx.record = true;
+}
+
+// Whether a side's recorded dwords hold the primitive `p`.
+bool sent_primitive(const LinkRtlPair::Side &side, uint32_t p) {
+    for (auto &d : side.sent)
+        if (d.second && d.first == p)
+            return true;
+    return false;
+}
+
 struct XorDword : LinkRtlPair::WireHook {
     bool dir_host;
     unsigned index;   // data dword after SOF (0 = FIS header)
@@ -261,9 +277,7 @@ RTL_TEST(hold_flow_control_receiver_full) {
     auto f = pattern(600, 5);
     auto &tx = p.side(true);
     auto &rx = p.side(false);
-    rx.auto_verdict = true;
-    tx.record = true;
-    rx.record = true;
+    record_both(tx, rx);
     tx.start_frame(f.data(), f.size());
     p.run_until([&] { return rx.rx.size() >= 100; }, 10000);
     rx.rx_full = true;
@@ -276,14 +290,8 @@ RTL_TEST(hold_flow_control_receiver_full) {
     p.run_until([&] { return tx.tx_done && p.both_idle(); }, 10000);
     CHECK(rx.rx == f);
     CHECK_EQ(tx.tx_status, 0u);
-    auto has = [](const std::vector<std::pair<uint32_t, bool>> &w, uint32_t v) {
-        for (auto &d : w)
-            if (d.second && d.first == v)
-                return true;
-        return false;
-    };
-    CHECK(has(rx.sent, prim::kHold));
-    CHECK(has(tx.sent, prim::kHolda));
+    CHECK(sent_primitive(rx, prim::kHold));
+    CHECK(sent_primitive(tx, prim::kHolda));
 }
 
 RTL_TEST(hold_flow_control_transmitter_empty) {
@@ -291,9 +299,7 @@ RTL_TEST(hold_flow_control_transmitter_empty) {
     auto f = pattern(300, 6);
     auto &tx = p.side(false);
     auto &rx = p.side(true);
-    rx.auto_verdict = true;
-    tx.record = true;
-    rx.record = true;
+    record_both(tx, rx);
     tx.start_frame(f.data(), f.size());
     tx.tx_avail = 50;
     p.run_until([&] { return tx.tx_pos >= 50; }, 10000);
@@ -303,12 +309,7 @@ RTL_TEST(hold_flow_control_transmitter_empty) {
     p.run_until([&] { return tx.tx_done && p.both_idle(); }, 10000);
     CHECK(rx.rx == f);
     CHECK_EQ(tx.tx_status, 0u);
-    bool hold = false, holda = false;
-    for (auto &d : tx.sent)
-        hold |= d.second && d.first == prim::kHold;
-    for (auto &d : rx.sent)
-        holda |= d.second && d.first == prim::kHolda;
-    CHECK(hold && holda);
+    CHECK(sent_primitive(tx, prim::kHold) && sent_primitive(rx, prim::kHolda));
 }
 
 RTL_TEST(corrupted_dword_gives_bad_crc_and_r_err) {

@@ -89,6 +89,13 @@ sc_time link_up(Bench &b, Gen limit = Gen::None, sc_time step = sc_time(10, SC_U
     return sc_core::sc_time_stamp() - t0;
 }
 
+// Link up, and what both endpoints saw so far forgotten: where most cases start.
+void up_and_cleared(Bench &b) {
+    link_up(b);
+    b.host.clear();
+    b.dev.clear();
+}
+
 sata::Fis data_fis(size_t payload_bytes, uint8_t seed) {
     std::vector<uint8_t> p(payload_bytes);
     for (size_t i = 0; i < p.size(); ++i)
@@ -184,9 +191,7 @@ MODEL_TEST(negotiation_picks_min_of_host_device_limit) {
 }
 
 MODEL_TEST(comreset_while_up_drops_link) {
-    link_up(*b3);
-    b3->host.clear();
-    b3->dev.clear();
+    up_and_cleared(*b3);
     b3->link.host_comreset(true);
     EXPECT_EQ(b3->link.det(), 1);
     EXPECT_EQ(b3->link.sstatus(), 1u);
@@ -199,9 +204,7 @@ MODEL_TEST(comreset_while_up_drops_link) {
 }
 
 MODEL_TEST(device_wins_collision) {
-    link_up(*b3);
-    b3->host.clear();
-    b3->dev.clear();
+    up_and_cleared(*b3);
     // Both sides raise X_RDY in the same delta, while the wire is busy with a third frame.
     FrameStatus hs = FrameStatus::NoLink, ds = FrameStatus::NoLink;
     sc_time h_done, d_done;
@@ -294,9 +297,7 @@ MODEL_TEST(hotplug_offline_and_reset) {
 }
 
 MODEL_TEST(receive_errors_reported_in_both_modes) {
-    link_up(*b3);
-    b3->host.clear();
-    b3->dev.clear();
+    up_and_cleared(*b3);
     // Receiver refuses: R_ERR, reported to the transmitter.
     b3->dev.accept = false;
     EXPECT_EQ(b3->link.send_from_host(data_fis(32, 3)), FrameStatus::Error);
@@ -341,9 +342,7 @@ MODEL_TEST(receive_errors_reported_in_both_modes) {
 MODEL_TEST(primitive_faults_at_dword_level) {
     if (!dword_mode())
         return; // FIS level has no primitives
-    link_up(*b3);
-    b3->host.clear();
-    b3->dev.clear();
+    up_and_cleared(*b3);
     SataLink::PrimitiveFault p;
     p.from_host = false;
     p.primitive = prim::kROk;
@@ -389,16 +388,23 @@ MODEL_TEST(idle_costs_no_cycles) {
     }
 }
 
-MODEL_TEST(oob_faults_drop_and_stretch) {
-    // A dropped COMINIT: no link; the next COMRESET works.
-    SataLink::OobFault o;
-    o.signal = SataLink::OobSignal::ComInit;
-    o.drop = true;
+namespace {
+// With OOB fault `o` armed on b3, one link-up attempt fails (no device) and the next works.
+void expect_one_failed_link_up(const SataLink::OobFault &o) {
     b3->link.inject_oob_fault(o);
     link_up(*b3);
     EXPECT_EQ(b3->link.det(), 1);
     link_up(*b3);
     EXPECT_EQ(b3->link.sstatus(), 0x133u);
+}
+} // namespace
+
+MODEL_TEST(oob_faults_drop_and_stretch) {
+    // A dropped COMINIT: no link; the next COMRESET works.
+    SataLink::OobFault o;
+    o.signal = SataLink::OobSignal::ComInit;
+    o.drop = true;
+    expect_one_failed_link_up(o);
     // A COMWAKE gap stretched inside the window (+40 ns -> 147 ns): recognised, slower.
     sc_time t_norm = link_up(*b3, Gen::None, sc_time(20, SC_NS));
     o.signal = SataLink::OobSignal::ComWake;
@@ -418,11 +424,7 @@ MODEL_TEST(oob_faults_drop_and_stretch) {
     // A dropped COMRESET, then recovery.
     o.signal = SataLink::OobSignal::ComReset;
     o.drop = true;
-    b3->link.inject_oob_fault(o);
-    link_up(*b3);
-    EXPECT_EQ(b3->link.det(), 1);
-    link_up(*b3);
-    EXPECT_EQ(b3->link.sstatus(), 0x133u);
+    expect_one_failed_link_up(o);
 }
 
 int sc_main(int, char **) {

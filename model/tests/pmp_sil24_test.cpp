@@ -8,9 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "model/pmp/port_multiplier.h"
 #include "model/tests/sil24_pmp_driver.h"
-#include "model/tests/sil24_test_bench.h"
 
 using namespace satasim;
 using namespace satasim::sil24;
@@ -19,20 +17,6 @@ using namespace satasim::test::sil24_tb;
 using sc_core::SC_US;
 
 namespace {
-
-link::SataLink::Config link_cfg(link::Gen dev) {
-    link::SataLink::Config c;
-    c.host_max = link::Gen::Gen2;
-    c.device_max = dev;
-    return c;
-}
-device::DiskConfig disk_cfg(const char *serial) {
-    device::DiskConfig c;
-    c.serial = serial;
-    c.sectors = 1u << 20;
-    c.timing.ssd = true;
-    return c;
-}
 
 // sil0 port 0 -> link0 -> pmp0 (SiI4726-like, 4 ports); disks on fan-out ports 1 and 3.
 struct Bench {
@@ -43,31 +27,21 @@ struct Bench {
     pmp::PortMultiplier pm;
     link::SataLink l1, l3;
     device::SataDisk d1, d3;
-    static Sil24Config cfg() {
-        Sil24Config c;
-        c.n_ports = 1;
-        return c;
-    }
     Bench()
-        : hba("sil0", cfg(), mem, irq), link("link0", link_cfg(link::Gen::Gen2)),
-          pm("pmp0", pmp::sii4726(4), nullptr, 0), l1("link0_1", link_cfg(link::Gen::Gen3)),
-          l3("link0_3", link_cfg(link::Gen::Gen1)), d1("disk0_1", disk_cfg("S1")),
-          d3("disk0_3", disk_cfg("S3")) {
-        link.attach(hba.port_endpoint(0), &pm);
-        hba.connect_port(0, &link);
-        pm.connect_host(&link);
-        l1.attach(pm.port_endpoint(1), &d1);
-        pm.connect_port(1, &l1);
-        d1.connect(&l1);
-        l3.attach(pm.port_endpoint(3), &d3);
-        pm.connect_port(3, &l3);
-        d3.connect(&l3);
+        : hba("sil0", one_port_cfg<Sil24Config>(), mem, irq),
+          link("link0", test::fanout_link_cfg(link::Gen::Gen2, link::Gen::Gen2)),
+          pm("pmp0", pmp::sii4726(4), nullptr, 0),
+          l1("link0_1", test::fanout_link_cfg(link::Gen::Gen2, link::Gen::Gen3)),
+          l3("link0_3", test::fanout_link_cfg(link::Gen::Gen2, link::Gen::Gen1)),
+          d1("disk0_1", test::fanout_ssd_cfg("S1", link::Gen::Gen3)),
+          d3("disk0_3", test::fanout_ssd_cfg("S3", link::Gen::Gen3)) {
+        test::connect_pmp(hba, link, pm);
+        test::connect_fanout_port(pm, 1, l1, d1);
+        test::connect_fanout_port(pm, 3, l3, d3);
     }
 };
 
 Bench *B;
-
-
 
 } // namespace
 
@@ -79,10 +53,7 @@ MODEL_TEST(bring_up_with_pmp_enabled) {
     EXPECT_TRUE(wait_until([] { return prd(PORT_CTRL_STAT) & CS_RDY; }, 1000, 1));
     pwr(PORT_CTRL_CLR, CS_IRQ_WOC | CS_32BIT_ACTV | CS_PMP_RESUME);
     pwr(PORT_CTRL_STAT, CS_PMP_EN);
-    for (unsigned n = 0; n < kPmpEntries; ++n) { // sil24_config_pmp: zero the PMP area
-        pwr(PORT_PMP + kPmpEntrySize * n, 0);
-        pwr(PORT_PMP + kPmpEntrySize * n + 4, 0);
-    }
+    clear_pmp_area(); // sil24_config_pmp
     init_port();
     EXPECT_TRUE(prd(PORT_CTRL_STAT) & CS_PMP_EN);
     pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
@@ -111,14 +82,8 @@ MODEL_TEST(gscr_through_prbs) {
 }
 
 MODEL_TEST(fanout_reset_then_dma_and_ncq_to_port3) {
-    EXPECT_TRUE(pm_write(3, pmp::pscr::SCONTROL, 0x301));
-    sc_core::wait(1000, SC_US);
-    EXPECT_TRUE(pm_write(3, pmp::pscr::SCONTROL, 0x300));
-    uint32_t ss = 0;
-    EXPECT_TRUE(wait_until([&] { return pm_read(3, pmp::pscr::SSTATUS, ss) && (ss & 0xF) == 3; },
-                           100000, 100));
+    const uint32_t ss = fanout_reset(3);
     EXPECT_EQ(ss, 0x113u);
-    EXPECT_TRUE(pm_write(3, pmp::pscr::SERROR, 0xFFFFFFFF));
     EXPECT_TRUE(softreset(3));
     EXPECT_EQ(lram_byte(0, PRB_FIS + 1) & 0xF, 3);
 

@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "model/pmp/port_multiplier.h"
-#include "model/tests/ahci_test_bench.h"
+#include "model/tests/ahci_pmp_driver.h"
 
 using namespace satasim;
 using namespace satasim::ahci;
@@ -20,23 +19,6 @@ using namespace satasim::test::ahci_tb;
 using sc_core::SC_US;
 
 namespace {
-
-link::SataLink::Config link_cfg(link::Gen host, link::Gen dev, bool present = true) {
-    link::SataLink::Config c;
-    c.host_max = host;
-    c.device_max = dev;
-    c.device_present = present;
-    return c;
-}
-
-device::DiskConfig disk_cfg(const char *serial, link::Gen gen) {
-    device::DiskConfig c;
-    c.serial = serial;
-    c.sectors = 1u << 20;
-    c.max_gen = gen;
-    c.timing.ssd = true;
-    return c;
-}
 
 // HBA port 0 -> link0 -> pmp0 (SiI3726-like, 5 ports, Gen2 PHYs). Fan-out: port 0 a
 // Gen3 disk (runs at Gen2), port 2 a Gen1 disk, port 4 an empty cable (hotplug), ports
@@ -50,105 +32,28 @@ struct Bench {
     link::SataLink l0, l2, l4;
     device::SataDisk d0, d2, d4;
     static AhciConfig cfg() {
-        AhciConfig c;
-        c.n_ports = 1;
+        AhciConfig c = one_port_cfg<AhciConfig>();
         c.spm = true;
         return c;
     }
     Bench()
         : hba("ahci0", cfg(), mem, irq),
-          link("link0", link_cfg(link::Gen::Gen3, link::Gen::Gen2)),
+          link("link0", test::fanout_link_cfg(link::Gen::Gen3, link::Gen::Gen2)),
           pm("pmp0", pmp::sii3726(5), nullptr, 0),
-          l0("link0_0", link_cfg(link::Gen::Gen2, link::Gen::Gen3)),
-          l2("link0_2", link_cfg(link::Gen::Gen2, link::Gen::Gen1)),
-          l4("link0_4", link_cfg(link::Gen::Gen2, link::Gen::Gen3, false)),
-          d0("disk0_0", disk_cfg("PMPDISK0", link::Gen::Gen3)),
-          d2("disk0_2", disk_cfg("PMPDISK2", link::Gen::Gen1)),
-          d4("disk0_4", disk_cfg("PMPDISK4", link::Gen::Gen3)) {
-        link.attach(hba.port_endpoint(0), &pm);
-        hba.connect_port(0, &link);
-        pm.connect_host(&link);
-        struct {
-            unsigned p;
-            link::SataLink *l;
-            device::SataDisk *d;
-        } fan[] = {{0, &l0, &d0}, {2, &l2, &d2}, {4, &l4, &d4}};
-        for (auto &f : fan) {
-            f.l->attach(pm.port_endpoint(f.p), f.d);
-            pm.connect_port(f.p, f.l);
-            f.d->connect(f.l);
-        }
+          l0("link0_0", test::fanout_link_cfg(link::Gen::Gen2, link::Gen::Gen3)),
+          l2("link0_2", test::fanout_link_cfg(link::Gen::Gen2, link::Gen::Gen1)),
+          l4("link0_4", test::fanout_link_cfg(link::Gen::Gen2, link::Gen::Gen3, false)),
+          d0("disk0_0", test::fanout_ssd_cfg("PMPDISK0", link::Gen::Gen3)),
+          d2("disk0_2", test::fanout_ssd_cfg("PMPDISK2", link::Gen::Gen1)),
+          d4("disk0_4", test::fanout_ssd_cfg("PMPDISK4", link::Gen::Gen3)) {
+        test::connect_pmp(hba, link, pm);
+        test::connect_fanout_port(pm, 0, l0, d0);
+        test::connect_fanout_port(pm, 2, l2, d2);
+        test::connect_fanout_port(pm, 4, l4, d4);
     }
 };
 
 Bench *B;
-
-const Buf kNoData{0, nullptr, 0};
-
-sata::Fis cmd(uint8_t pmp, uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
-              uint8_t device = 0x40) {
-    return h2d(op, lba, count, feature, device, pmp);
-}
-
-// Command slot with the header's PMP field = pmp (libahci: opts |= pmp << 12).
-void build(unsigned slot, uint8_t pmp, const sata::Fis &cfis, const Buf &b, uint32_t flags = 0,
-           uint32_t piece = 4096) {
-    satasim::test::ahci_tb::build(slot, cfis, b, flags, pmp, piece);
-}
-
-// SRST to a PM port (AHCI softreset: assert with R and C, release), as libahci does.
-bool softreset(uint8_t pmp) {
-    sata::Taskfile tf;
-    tf.control = sata::kAtaSrst | 0x08;
-    build(0, pmp, sata::make_reg_h2d(tf, false, pmp), kNoData, HDR_R | HDR_C);
-    pwr(PxCI, 1);
-    if (!wait_until([] { return prd(PxCI) == 0; }, 1000, 1))
-        return false;
-    sc_core::wait(10, SC_US);
-    tf.control = 0x08;
-    build(0, pmp, sata::make_reg_h2d(tf, false, pmp), kNoData);
-    pwr(PxCI, 1);
-    return wait_until([] { return !(prd(PxTFD) & sata::kAtaBsy) && prd(PxCI) == 0; }, 100000);
-}
-
-// READ PORT MULTIPLIER: value = count | lbal << 8 | lbam << 16 | lbah << 24 of the D2H.
-bool pm_read(unsigned port, unsigned reg, uint32_t &val) {
-    build(1, 15, cmd(15, pmp::kReadPm, 0, 0, uint16_t(reg), uint8_t(port)), kNoData);
-    if (!run(1))
-        return false;
-    const uint8_t *r = fb_p + RX_RFIS;
-    val = uint32_t(r[12]) | uint32_t(r[4]) << 8 | uint32_t(r[5]) << 16 | uint32_t(r[6]) << 24;
-    return true;
-}
-bool pm_write(unsigned port, unsigned reg, uint32_t val) {
-    build(1, 15, cmd(15, pmp::kWritePm, val >> 8, uint16_t(val & 0xFF), uint16_t(reg),
-                     uint8_t(port)),
-          kNoData);
-    return run(1);
-}
-
-std::string ata_string(const uint8_t *id, unsigned word, unsigned words) {
-    std::string s;
-    for (unsigned w = word; w < word + words; ++w) {
-        s += char(id[2 * w + 1]);
-        s += char(id[2 * w]);
-    }
-    while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-    return s;
-}
-
-// libata's fan-out link reset: SControl DET=1, then DET=0, poll SStatus, clear SError.
-uint32_t fanout_reset(unsigned port) {
-    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x301));
-    sc_core::wait(1000, SC_US);
-    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x300));
-    uint32_t ss = 0;
-    EXPECT_TRUE(wait_until([&] { return pm_read(port, pmp::pscr::SSTATUS, ss) && (ss & 0xF) == 3; },
-                           100000, 100));
-    EXPECT_TRUE(pm_write(port, pmp::pscr::SERROR, 0xFFFFFFFF));
-    return ss;
-}
 
 } // namespace
 

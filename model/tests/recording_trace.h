@@ -35,4 +35,10 @@ struct RecordingTrace : ModelTrace {
     }
 };
 
+// Base class for a bench whose models trace into `tr`: listed first among the bases, so the
+// trace exists before the models that keep a pointer to it are built.
+struct RecordingTraceHolder {
+    RecordingTrace tr;
+};
+
 } // namespace satasim::test

@@ -75,10 +75,7 @@ MODEL_TEST(identify_pio_in) {
     build(1, cmd(0xEC, 0, 0), id, PRB_CTRL_PROTOCOL, kRead);
     EXPECT_TRUE(run(1));
     EXPECT_EQ(prd(lram_slot(1) + PRB_XFER_CNT), 512u);
-    uint8_t sum = 0;
-    for (int i = 0; i < 512; ++i)
-        sum = uint8_t(sum + id.cpu[i]);
-    EXPECT_EQ(sum, 0);
+    EXPECT_EQ(identify_byte_sum(id.cpu), 0); // word 255 checksum
     EXPECT_EQ(id.cpu[510], 0xA5);
     EXPECT_EQ(lram_byte(1, PRB_FIS + 2), 0x50); // E_Status of the PIO Setup FIS
     pwr(PORT_IRQ_STAT, 0xFFFFFFFF);

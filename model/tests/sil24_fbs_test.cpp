@@ -13,11 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "model/pmp/port_multiplier.h"
-#include "model/tests/pmp_fanout_bench.h"
 #include "model/tests/recording_trace.h"
 #include "model/tests/sil24_pmp_driver.h"
-#include "model/tests/sil24_test_bench.h"
 
 using namespace satasim;
 using namespace satasim::sil24;
@@ -27,25 +24,15 @@ using sc_core::SC_US;
 
 namespace {
 
-using Recorder = test::RecordingTrace;
-
-struct TraceHolder {
-    Recorder tr;
-};
-
 // sil0 port 0 -> link0 -> pmp0 (SiI3726-like, 3 ports), a drive on each fan-out port.
-struct Bench : TraceHolder {
+struct Bench : test::RecordingTraceHolder {
     bus::HostMemory mem;
     bus::IrqLine irq;
     Sil24Hba hba;
     test::PmpFanout fan;
-    static Sil24Config cfg() {
-        Sil24Config c;
-        c.n_ports = 1;
-        return c;
-    }
     Bench()
-        : hba("sil0", cfg(), mem, irq, &tr), fan(hba, link::Gen::Gen2, pmp::sii3726(3), "FBS") {}
+        : hba("sil0", one_port_cfg<Sil24Config>(), mem, irq, &tr),
+          fan(hba, link::Gen::Gen2, pmp::sii3726(3), "FBS") {}
 };
 
 Bench *B;
@@ -65,10 +52,7 @@ bool stopped() { return prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN; }
 // What libata's sil24_clear_pmp + sil24_init_port do after an error.
 void clear_pmp_and_init() {
     pwr(PORT_CTRL_CLR, CS_PMP_RESUME);
-    for (unsigned n = 0; n < kPmpEntries; ++n) {
-        pwr(PORT_PMP + kPmpEntrySize * n, 0);
-        pwr(PORT_PMP + kPmpEntrySize * n + 4, 0);
-    }
+    clear_pmp_area();
     init_port();
     pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
 }
@@ -103,13 +87,7 @@ MODEL_TEST(bring_up_pmp_and_three_drives) {
     EXPECT_EQ(lram_byte(0, PRB_FIS + 5), 0x69);
     EXPECT_EQ(lram_byte(0, PRB_FIS + 6), 0x96);
     for (unsigned p = 0; p < 3; ++p) {
-        EXPECT_TRUE(pm_write(p, pmp::pscr::SCONTROL, 0x301));
-        sc_core::wait(1000, SC_US);
-        EXPECT_TRUE(pm_write(p, pmp::pscr::SCONTROL, 0x300));
-        uint32_t ss = 0;
-        EXPECT_TRUE(wait_until([&] { return pm_read(p, pmp::pscr::SSTATUS, ss) && (ss & 0xF) == 3; },
-                               100000, 100));
-        EXPECT_TRUE(pm_write(p, pmp::pscr::SERROR, 0xFFFFFFFF));
+        fanout_reset(p);
         EXPECT_TRUE(softreset(uint8_t(p)));
         EXPECT_EQ(lram_byte(0, PRB_FIS + 1) & 0xFu, p);
         EXPECT_EQ(lram_byte(0, PRB_FIS + 5) | lram_byte(0, PRB_FIS + 6) << 8, 0); // ATA
@@ -231,12 +209,9 @@ MODEL_TEST(device_error_on_one_drive_pmp_resume) {
     fill(w1, 99);
     build(10, cmd(1, 0x35, 9000, uint16_t(n)), w1, PRB_CTRL_PROTOCOL, kWrite);
     EXPECT_TRUE(run(10, 50000));
-    fault::MediaParams mp;
-    mp.error = fault::MediaParams::Error::Abrt;
-    mp.match.lba_first = 777;
-    mp.match.lba_last = 777;
-    mp.count = 1;
-    B->fan.d0.inject_media_error(mp, "fbs-err");
+    B->fan.d0.inject_media_error(
+        media_error(fault::MediaParams::Error::Abrt, fault::CommandMatch::Op::Any, 777, 777, 1),
+        "fbs-err");
     pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
     build(8, cmd(0, 0x25, 777, 8), r0, PRB_CTRL_PROTOCOL, kRead);
     build(9, cmd(1, 0x25, 9000, uint16_t(n)), r1, PRB_CTRL_PROTOCOL, kRead);
@@ -290,12 +265,9 @@ MODEL_TEST(device_error_on_one_drive_pmp_resume) {
 MODEL_TEST(ncq_error_on_one_drive) {
     const uint32_t n = 256;
     Buf r1 = buf(n * 512), r2 = buf(4096);
-    fault::MediaParams mp;
-    mp.error = fault::MediaParams::Error::Unc;
-    mp.match.lba_first = 4242;
-    mp.match.lba_last = 4242;
-    mp.count = 1;
-    B->fan.d2.inject_media_error(mp, "fbs-ncq");
+    B->fan.d2.inject_media_error(
+        media_error(fault::MediaParams::Error::Unc, fault::CommandMatch::Op::Any, 4242, 4242, 1),
+        "fbs-ncq");
     build_ncq(12, 2, false, 4240, r2);
     build_ncq(13, 1, false, 9000, r1);
     activate(12);

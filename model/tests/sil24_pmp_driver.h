@@ -1,12 +1,13 @@
 // What a SiI3124 driver does to reach disks behind a port multiplier, for the model tests
 // (on top of sil24_test_bench.h): command FISes with a PM port (the chip takes it from PRB
 // FIS byte 1), SRST to a PM port, READ/WRITE PORT MULTIPLIER through a PRB (result from the
-// slot's LRAM FIS), and a PM port's QActive word.
+// slot's LRAM FIS), libata's fan-out link reset and a PM port's QActive word.
 #pragma once
 
 #include <cstdint>
 
 #include "model/pmp/port_multiplier.h"
+#include "model/tests/pmp_fanout_bench.h"
 #include "model/tests/sil24_test_bench.h"
 
 namespace satasim::test::sil24_tb {
@@ -41,6 +42,20 @@ inline bool pm_write(unsigned port, unsigned reg, uint32_t val) {
     build(1, cmd(15, pmp::kWritePm, val >> 8, uint16_t(val & 0xFF), uint16_t(reg), uint8_t(port)),
           kNoData, 0, 0);
     return run(1);
+}
+
+// libata's fan-out link reset (pmp_fanout_bench.h); the SStatus it ended with.
+inline uint32_t fanout_reset(unsigned port) {
+    return fanout_link_reset(port, pm_write, pm_read);
+}
+
+// sil24_config_pmp / sil24_clear_pmp: zero every PM port's entry of the PMP area.
+inline void clear_pmp_area() {
+    using namespace sil24::reg;
+    for (unsigned n = 0; n < kPmpEntries; ++n) {
+        pwr(PORT_PMP + kPmpEntrySize * n, 0);
+        pwr(PORT_PMP + kPmpEntrySize * n + 4, 0);
+    }
 }
 
 inline uint32_t qactive(unsigned pm_port) {

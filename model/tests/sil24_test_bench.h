@@ -1,45 +1,24 @@
 // Shared SiI3124 test bench: HBA + SataLink + SataDisk elaboration and the driver-side
-// helpers (port window registers, one PRB block per slot, H2D Register FIS, PRB + SGE
-// array, activate, issue and wait, INIT, LRAM reads) used by the sil24 end-to-end tests.
+// helpers (port window registers, one PRB block per slot, PRB + SGE array, activate, issue
+// and wait, INIT, LRAM reads) used by the sil24 end-to-end tests; what it has in common
+// with the AHCI bench (buffers, H2D Register FIS, polling) is in hba_test_common.h.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
-#include "model/device/sata_disk.h"
-#include "model/link/sata_link.h"
-#include "model/sata/fis.h"
 #include "model/sil24/sil24_hba.h"
 #include "model/sil24/sil24_regs.h"
-#include "model/tests/model_test.h"
+#include "model/tests/hba_test_common.h"
 
 namespace satasim::test::sil24_tb {
 
 // One-port SiI3124 (config chosen by the test), default link, one 2^20-sector SSD.
-struct Sil24DiskBench {
-    bus::HostMemory mem;
-    bus::IrqLine irq;
-    sil24::Sil24Hba hba;
-    link::SataLink link;
-    device::SataDisk disk;
-    static sil24::Sil24Config cfg() {
-        sil24::Sil24Config c;
-        c.n_ports = 1;
-        return c;
-    }
-    static device::DiskConfig disk_cfg() {
-        device::DiskConfig c;
-        c.sectors = 1u << 20;
-        c.timing.ssd = true;
-        return c;
-    }
+struct Sil24DiskBench : hba_common::OneDiskBench<sil24::Sil24Hba, sil24::Sil24Config> {
+    static sil24::Sil24Config cfg() { return hba_common::one_port_cfg<sil24::Sil24Config>(); }
     explicit Sil24DiskBench(const sil24::Sil24Config &hcfg = cfg(), ModelTrace *tr = nullptr)
-        : hba("sil0", hcfg, mem, irq, tr), link("link0", {}, tr), disk("disk0", disk_cfg(), tr) {
-        link.attach(hba.port_endpoint(0), &disk);
-        hba.connect_port(0, &link);
-        disk.connect(&link);
-    }
+        : OneDiskBench("sil0", hcfg, hba_common::ssd_disk_cfg(), tr) {}
 };
 
 // What the helpers below drive: set by bind() in sc_main.
@@ -65,46 +44,15 @@ inline void pwr(uint32_t off, uint32_t v) {
     ctx.hba->mmio_write32(sil24::reg::port_window(0) + off, v);
 }
 
-template <class F> bool wait_until(F cond, double max_us, double step_us = 10) {
-    for (double t = 0; t < max_us; t += step_us) {
-        if (cond())
-            return true;
-        sc_core::wait(step_us, sc_core::SC_US);
-    }
-    return cond();
-}
-inline void put16(uint8_t *p, uint16_t v) { std::memcpy(p, &v, 2); }
-inline void put32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
-
-struct Buf {
-    uint64_t bus;
-    uint8_t *cpu;
-    uint32_t len;
-};
-inline Buf buf(uint32_t len) {
-    Buf b{0, nullptr, len};
-    b.bus = ctx.mem->alloc(len, 4096, &b.cpu);
-    return b;
-}
-const Buf kNoData{0, nullptr, 0};
+// Buf, kNoData, wait_until, put32, h2d, fill, diff, media_error, ata_string and the other
+// IDENTIFY readers: the helpers both benches share (hba_test_common.h).
+using namespace hba_common;
+inline Buf buf(uint32_t len) { return alloc_buf(*ctx.mem, len); }
 
 // One PRB block per slot.
 inline void alloc_prbs() {
     for (unsigned i = 0; i < 31; ++i)
         prb_bus[i] = ctx.mem->alloc(kBlock, 8, &prb_cpu[i]);
-}
-
-// H2D Register FIS with C set (the chip takes the PM port from FIS byte 1).
-inline sata::Fis h2d(uint8_t op, uint64_t lba, uint16_t count, uint16_t feature = 0,
-                     uint8_t device = 0x40, uint8_t pmp = 0) {
-    sata::Taskfile tf;
-    tf.command = op;
-    tf.lba = lba;
-    tf.count = count;
-    tf.feature = uint8_t(feature);
-    tf.feature_hi = uint8_t(feature >> 8);
-    tf.device = device;
-    return sata::make_reg_h2d(tf, true, pmp);
 }
 
 inline void sge(uint8_t *e, uint64_t addr, uint32_t len, uint32_t flags) {
@@ -155,16 +103,6 @@ inline void init_port() {
                            1000, 1));
 }
 
-inline void fill(Buf &b, uint8_t seed, unsigned mul = 13) {
-    for (uint32_t i = 0; i < b.len; ++i)
-        b.cpu[i] = uint8_t(i * mul + seed + (i >> 9));
-}
-inline size_t diff(const Buf &a, const Buf &b) {
-    size_t n = 0;
-    for (uint32_t i = 0; i < a.len; ++i)
-        n += a.cpu[i] != b.cpu[i];
-    return n;
-}
 inline uint8_t lram_byte(unsigned slot, unsigned off) {
     uint32_t v = prd(sil24::reg::lram_slot(slot) + (off & ~3u));
     return uint8_t(v >> (8 * (off & 3)));
