@@ -67,16 +67,6 @@ bool op_matches(CommandMatch::Op o, const CmdClass &k, bool ncq) {
     return false;
 }
 
-const char *error_name(MediaParams::Error e) {
-    switch (e) {
-    case MediaParams::Error::Unc: return "unc";
-    case MediaParams::Error::Idnf: return "idnf";
-    case MediaParams::Error::WriteFault: return "write_fault";
-    case MediaParams::Error::Abrt: return "abrt";
-    }
-    return "?";
-}
-
 // First sector of [a, b] not covered by the remapped ranges, or nullopt.
 std::optional<uint64_t> first_unmapped(const std::map<uint64_t, uint64_t> &r, uint64_t a,
                                        uint64_t b) {
@@ -201,12 +191,12 @@ MediaVerdict SataDisk::Impl::check_media(const Taskfile &tf, bool ncq, const Xfe
         }
         std::vector<std::pair<std::string, TraceValue>> fields{
             {"cmd", TraceValue::hex(tf.command)},
-            {"error", TraceValue::str(error_name(f.p.error))},
+            {"error", TraceValue::str(fault::to_string(f.p.error))},
             {"lba", TraceValue::hex(v.lba)}};
         if (ncq)
             fields.push_back({"tag", TraceValue::integer((tf.count >> 3) & 0x1F)});
         fault_effect(f.id, std::move(fields),
-                     std::string("command fails with ") + error_name(f.p.error));
+                     std::string("command fails with ") + fault::to_string(f.p.error));
         if (f.left && --f.left == 0)
             media_faults.erase(media_faults.begin() + long(i));
         return v;

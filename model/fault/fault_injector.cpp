@@ -37,16 +37,6 @@ const char *to_string(CommandMatch::Op op) {
     return "?";
 }
 
-const char *to_string(MediaParams::Error e) {
-    switch (e) {
-    case MediaParams::Error::Unc: return "unc";
-    case MediaParams::Error::Idnf: return "idnf";
-    case MediaParams::Error::WriteFault: return "write_fault";
-    case MediaParams::Error::Abrt: return "abrt";
-    }
-    return "?";
-}
-
 namespace {
 
 // ATA opcodes that read the media into the host (PIO, DMA, FPDMA).

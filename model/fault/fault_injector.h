@@ -86,6 +86,5 @@ class FaultInjector : public sc_core::sc_module {
 // Whether a command matches a filter (op class, opcode, LBA range).
 bool matches(const CommandMatch &m, const device::CommandInfo &c);
 const char *to_string(CommandMatch::Op op);
-const char *to_string(MediaParams::Error e);
 
 } // namespace satasim::fault

@@ -65,6 +65,18 @@ struct MediaParams {
     bool cleared_by_write = true;           // UNC: a write over the bad range remaps it
 };
 
+// The scenario's name of a media error (inline: the disk model, which fault/ builds on,
+// names its injected errors the same way in its trace).
+inline const char *to_string(MediaParams::Error e) {
+    switch (e) {
+    case MediaParams::Error::Unc: return "unc";
+    case MediaParams::Error::Idnf: return "idnf";
+    case MediaParams::Error::WriteFault: return "write_fault";
+    case MediaParams::Error::Abrt: return "abrt";
+    }
+    return "?";
+}
+
 struct LostIrqParams {
     unsigned count = 1;                     // completion interrupts swallowed per firing
     uint64_t window_ns = 0;                 // or: every completion interrupt for this long
