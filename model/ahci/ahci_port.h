@@ -31,7 +31,9 @@ constexpr uint64_t kHbaReset = 1500;     // GHC.HR set until it self-clears (10 
 constexpr uint64_t kSpinUp = 16;         // power-on: port PHY released after this
 } // namespace cycles
 
-class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
+class AhciHba::Port : public sc_core::sc_module,
+                     public link::LinkEndpoint,
+                     public bus::DmaMasterPort<AhciHba::Port> {
   public:
     SC_HAS_PROCESS(Port);
     Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index);
@@ -136,8 +138,10 @@ class AhciHba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void send_data_out();
     bool transmit_data(unsigned slot, uint64_t pos, uint32_t n, bool acmd);
     bool sleep(uint64_t n, bool cmd);  // false: aborted by reset (or by a stop when cmd)
-    Dma mem_read(uint64_t addr, void *dst, size_t len, bool cmd);
-    Dma mem_write(uint64_t addr, const void *src, size_t len, bool cmd);
+    // mem_read / mem_write: bus::DmaMasterPort, in terms of these.
+    friend class bus::DmaMasterPort<Port>;
+    bus::HostMemory &dma_memory();
+    static const bus::DmaTiming &dma_timing() { return cycles::kDma; }
     Dma prd_move(Slot &s, uint64_t pos, uint8_t *buf, size_t len, bool to_mem,
                  size_t *moved);
     bool write_prdbc(Slot &s);

@@ -38,15 +38,7 @@ bool AhciHba::Port::sleep(uint64_t n, bool cmd) {
     return e == epoch_ && (!cmd || ce == cmd_epoch_);
 }
 
-AhciHba::Port::Dma AhciHba::Port::mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
-    return bus::dma_read(hba_.mem_, cycles::kDma, addr, dst, len, [&](uint64_t n) { return sleep(n, cmd); },
-                         [&](uint64_t a, size_t l) { dma_violation(a, l); });
-}
-
-AhciHba::Port::Dma AhciHba::Port::mem_write(uint64_t addr, const void *src, size_t len, bool cmd) {
-    return bus::dma_write(hba_.mem_, cycles::kDma, addr, src, len, [&](uint64_t n) { return sleep(n, cmd); },
-                          [&](uint64_t a, size_t l) { dma_violation(a, l); });
-}
+bus::HostMemory &AhciHba::Port::dma_memory() { return hba_.mem_; }
 
 uint64_t AhciHba::Port::clb_addr() const {
     return clb_ | (hba_.cfg_.s64a ? uint64_t(clbu_) << 32 : 0);

@@ -73,6 +73,25 @@ DmaResult dma_write(HostMemory &mem, const DmaTiming &t, uint64_t addr, const vo
         t.burst_cycles(true, len), [&] { return mem.write(addr, src, len); }, addr, len, sleep, fault);
 }
 
+// Mixed into an HBA port (CRTP): its bursts, in the port's own terms. The port provides
+// sleep(cycles, cmd) (false: a reset, or a stop when cmd, aborted the work), dma_violation
+// (addr, len), dma_memory() and a static dma_timing(), and befriends this class.
+template <class Port> class DmaMasterPort {
+  protected:
+    DmaResult mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
+        Port &p = static_cast<Port &>(*this);
+        return dma_read(p.dma_memory(), Port::dma_timing(), addr, dst, len,
+                        [&](uint64_t n) { return p.sleep(n, cmd); },
+                        [&](uint64_t a, size_t l) { p.dma_violation(a, l); });
+    }
+    DmaResult mem_write(uint64_t addr, const void *src, size_t len, bool cmd) {
+        Port &p = static_cast<Port &>(*this);
+        return dma_write(p.dma_memory(), Port::dma_timing(), addr, src, len,
+                         [&](uint64_t n) { return p.sleep(n, cmd); },
+                         [&](uint64_t a, size_t l) { p.dma_violation(a, l); });
+    }
+};
+
 // Walks the scatter/gather entries (each with .start, .len) that cover bytes
 // [pos, pos + n) of the command's buffer, calling piece(entry, offset in the entry,
 // offset in the transfer, length) in order. Stops at the first piece that returns false;

@@ -35,7 +35,9 @@ constexpr uint64_t kSpinUp = 16;         // power-on: PHY released after this
 constexpr double kDevRstNoDeviceUs = 2000;
 constexpr unsigned kMaxSges = 4096;      // longer chains are treated as a runaway LNK loop
 
-class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
+class Sil24Hba::Port : public sc_core::sc_module,
+                     public link::LinkEndpoint,
+                     public bus::DmaMasterPort<Sil24Hba::Port> {
   public:
     SC_HAS_PROCESS(Port);
     Port(sc_core::sc_module_name name, Sil24Hba &hba, unsigned index);
@@ -156,8 +158,10 @@ class Sil24Hba::Port : public sc_core::sc_module, public link::LinkEndpoint {
     void send_data_out(Dev &dv);
     bool transmit_data(unsigned slot, uint64_t pos, uint32_t n);
     bool sleep(uint64_t n, bool cmd);
-    Dma mem_read(uint64_t addr, void *dst, size_t len, bool cmd);
-    Dma mem_write(uint64_t addr, const void *src, size_t len, bool cmd);
+    // mem_read / mem_write: bus::DmaMasterPort, in terms of these.
+    friend class bus::DmaMasterPort<Port>;
+    bus::HostMemory &dma_memory();
+    static const bus::DmaTiming &dma_timing() { return cycles::kDma; }
     Dma sge_move(Slot &s, unsigned slot, uint64_t pos, uint8_t *buf, size_t len, bool to_mem,
                  size_t *moved);
     void fail(reg::CmdErr code, int slot, const char *why, const sata::Fis *result = nullptr);

@@ -78,15 +78,7 @@ bool Sil24Hba::Port::sleep(uint64_t n, bool) {
     return e == epoch_;
 }
 
-Sil24Hba::Port::Dma Sil24Hba::Port::mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
-    return bus::dma_read(hba_.mem_, cycles::kDma, addr, dst, len, [&](uint64_t n) { return sleep(n, cmd); },
-                         [&](uint64_t a, size_t l) { dma_violation(a, l); });
-}
-
-Sil24Hba::Port::Dma Sil24Hba::Port::mem_write(uint64_t addr, const void *src, size_t len, bool cmd) {
-    return bus::dma_write(hba_.mem_, cycles::kDma, addr, src, len, [&](uint64_t n) { return sleep(n, cmd); },
-                          [&](uint64_t a, size_t l) { dma_violation(a, l); });
-}
+bus::HostMemory &Sil24Hba::Port::dma_memory() { return hba_.mem_; }
 
 // The queued slot the engine works on next (PRB fetch or command FIS), or -1.
 int Sil24Hba::Port::next_slot() const {
