@@ -154,7 +154,10 @@ void PortMultiplier::connect_port(unsigned p, link::SataLink *link) {
 
 void PortMultiplier::start_of_simulation() { power_on_ev_.notify(1, SC_US); }
 
-void PortMultiplier::power_on_reset() {
+// What a COMRESET on the host link and a power-on both do: the control port and the
+// switch return to their reset state (queued FISes dropped, a hang cleared, the signature
+// due again).
+void PortMultiplier::reset_control_port() {
     ++epoch_;
     down_q_.clear();
     up_q_.clear();
@@ -163,6 +166,10 @@ void PortMultiplier::power_on_reset() {
     sig_due_ = true;
     error_en_ = kErrorEnReset;
     feat_en_ = 0;
+}
+
+void PortMultiplier::power_on_reset() {
+    reset_control_port();
     error_info_ = 0;
     vendor129_ = 1; // SiI: early R_OK on at power-on (drivers clear it)
     for (auto &p : ports_) {
@@ -239,14 +246,7 @@ void PortMultiplier::phy_changed(bool ready, link::Gen gen) {
 
 // COMRESET on the host link: the control port returns to its reset state.
 void PortMultiplier::oob_reset() {
-    ++epoch_;
-    down_q_.clear();
-    up_q_.clear();
-    hung_ = false;
-    srst_held_ = false;
-    sig_due_ = true;
-    error_en_ = kErrorEnReset;
-    feat_en_ = 0;
+    reset_control_port();
     trace("pmp.host_comreset", -1);
 }
 

@@ -129,6 +129,7 @@ class PortMultiplier : public sc_core::sc_module, public link::LinkEndpoint {
     void start_of_simulation() override;
 
   private:
+    void reset_control_port(); // shared by power-on and a host-link COMRESET
     class DevPort;
     SC_HAS_PROCESS(PortMultiplier);
     void down_thread();  // frames from the host: routed to a fan-out link or port 15
