@@ -32,7 +32,8 @@ def test_killed_run_fails_naming_the_limit(write_scenario, tmp_path):
 
 def test_killed_run_keeps_its_waveform_as_partial(write_scenario, tmp_path):
     scen = write_scenario(ENDLESS.format(extra="waveform: {signals: [irq, regs]}"), name="endless.yaml")
-    r = run([scen], tmp_path / "out", "--wall-limit", "1", timeout=120)
+    # Long enough for the child to be simulating (header written) even on a loaded machine.
+    r = run([scen], tmp_path / "out", "--wall-limit", "4", timeout=120)
     assert r.returncode == 1, r.stdout + r.stderr
     folder = tmp_path / "out" / "endless"
     assert not (folder / "waveform.vcd").exists(), "an unfinished waveform under the finished name"
