@@ -632,6 +632,10 @@ static void ahci_interrupt(struct ata_host *h)
 
     ata_lock(h);
     irq_stat = ata_mmio_read(h, HOST_IRQ_STAT);
+    if (irq_stat == 0xffffffffu) { /* the controller is gone (reads master-abort) */
+        ata_unlock(h);
+        return;
+    }
     pending = irq_stat & hpriv(h)->port_map;
     for (unsigned i = 0; i < h->n_ports; i++)
         if ((pending & (1u << i)) && !(h->ports[i].flags & ATA_FLAG_DUMMY))

@@ -82,6 +82,27 @@ START_TEST(port_mask_no_ncq_and_holes)
 }
 END_TEST
 
+/* A controller that is gone (surprise removal, a dead QEMU) reads all ones: the handler
+ * leaves it alone instead of taking every port's PxIS for errors. */
+START_TEST(interrupt_from_a_gone_controller_is_ignored)
+{
+    struct sata_platform p;
+    struct ata_host *h;
+
+    regs(&p, CAP_6P, 0x3f);
+    h = ahci_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    for (unsigned i = 0; i < sizeof(p.mmio) / sizeof(p.mmio[0]); i++)
+        p.mmio[i] = 0xffffffffu;
+    p.n_wlog = 0;
+    h->ops->irq_handler(h);
+    ck_assert_uint_eq(p.n_wlog, 0);
+    for (unsigned i = 0; i < 6; i++)
+        ck_assert(!(h->ports[i].pflags & ATA_PFLAG_EH_PENDING));
+    ata_host_destroy(h);
+}
+END_TEST
+
 START_TEST(create_refuses_single_slot)
 {
     struct sata_platform p;
@@ -160,6 +181,7 @@ Suite *ahci_suite(void)
     tcase_add_test(tc, create_reads_caps);
     tcase_add_test(tc, port_mask_no_ncq_and_holes);
     tcase_add_test(tc, create_refuses_single_slot);
+    tcase_add_test(tc, interrupt_from_a_gone_controller_is_ignored);
     tcase_add_test(tc, prep_and_issue_ncq);
     suite_add_tcase(s, tc);
     return s;
