@@ -103,6 +103,13 @@ void VcdWriter::change(wave::SignalId id, uint64_t t, uint64_t value) {
     }
 }
 
+// Only changes still buffered can be withdrawn: those ahead of the current time always are
+// (flush_before writes what lies behind it).
+void VcdWriter::retract_after(wave::SignalId id, uint64_t t) {
+    buf_.erase(std::remove_if(buf_.begin(), buf_.end(), [&](const Rec &r) { return r.id == id && r.t > t; }),
+               buf_.end());
+}
+
 void VcdWriter::write_scopes() {
     // Scope tree in first-declaration order.
     struct Node {

@@ -46,6 +46,7 @@ class VcdWriter : public wave::Sink {
     // wave::Sink
     wave::SignalId declare(const wave::SignalDecl &d) override;
     void change(wave::SignalId id, uint64_t t, uint64_t value) override;
+    void retract_after(wave::SignalId id, uint64_t t) override;
     // Writes the header and the initial values (after every declaration).
     void start();
     // Writes what is left, ends the dump at end_t (time-resolution units), closes and

@@ -289,3 +289,31 @@ def test_vcd_file_needs_exactly_one_scenario(write_scenario, tmp_path):
     r = run([a, b], tmp_path / "out", "--vcd", str(tmp_path / "x.vcd"))
     assert r.returncode == 2 and "exactly one scenario" in r.stderr, r.stderr
     assert not (tmp_path / "x.vcd").exists() and not (tmp_path / "out").exists()
+
+
+def test_nothing_on_the_wire_after_the_cable_is_pulled(write_scenario, tmp_path):
+    """A cable pulled during NCQ traffic: from PhyRdy's fall on, neither side sends a
+    primitive and no frame is open. (A pull in the middle of a frame the dword link had
+    ticked ahead is model/tests/wave_probe_test.cpp's
+    phy_drop_mid_frame_cuts_what_the_burst_reported_ahead.)"""
+    extra = """\
+workload:
+  - {device: 0, op: read, pattern: random, block: 64, qd: 32, count: 400, mode: ncq, prefill: false,
+     region: {start: 0, length: 16m}}
+faults: [{kind: unplug, port: 0, at: 2ms}]
+waveform: {signals: [phy, prims, fis]}
+"""
+    text = DMA.format(name="pulled", ctl="ahci", extra="").replace(
+        "workload: [{device: 0, op: write, count: 4, block: 8, mode: dma, region: {start: 0, length: 1m}}]\n", extra)
+    path = write_scenario(text, name="pulled.yaml")
+    r = run([path], tmp_path / "out")
+    assert (tmp_path / "out" / "pulled" / "result.json").exists(), r.stdout + r.stderr
+    vcd = read_vcd(tmp_path / "out" / "pulled" / "waveform.vcd")
+    falls = [t for t, v in series(vcd, "link0.phy_rdy") if v == 0]
+    assert falls, "the link never went down"
+    t_down = falls[-1]
+    for name in ("link0.h2d.prim", "link0.d2h.prim", "link0.h2d.frame", "link0.d2h.frame"):
+        ser = series(vcd, name)
+        assert not [c for c in ser if c[0] > t_down], (name, [c for c in ser if c[0] > t_down][:5])
+        held = [v for t, v in ser if t <= t_down]
+        assert held and held[-1] == 0, (name, ser[-3:])  # none / no frame from PhyRdy's fall

@@ -61,13 +61,12 @@ void LinkWave::phy() {
     gen_.set(up ? unsigned(link_.gen()) : 0);
     const uint64_t t = wave::now();
     for (Dir &x : dir_) {
-        x.at(x.prim, t, up ? kSync : kNone); // an idle link sends SYNC (never ticked)
+        if (up)
+            x.at(x.prim, t, kSync); // an idle link sends SYNC (never ticked)
+        else
+            x.cut(t);
         x.in_cont = false;
         x.continued = kSync;
-        if (!up) {
-            x.at(x.frame, t, 0);
-            x.at(x.fis, t, 0);
-        }
     }
 }
 

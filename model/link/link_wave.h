@@ -30,13 +30,19 @@ class LinkWave {
         uint8_t continued = wave::prim_code::kSync; // primitive a CONT run continues
         bool in_cont = false;
         uint64_t last_t = 0; // latest time reported (bursts and FIS-level frames run ahead)
-        // Changes of one direction never go back in time (a PHY change during a burst
-        // lands after what the burst already reported).
+        // Changes of one direction never go back in time.
         void at(wave::Signal &s, uint64_t t, uint64_t v) {
             if (t < last_t)
                 t = last_t;
             last_t = t;
             s.set_at(t, v);
+        }
+        // The PHY went down at t: what a burst or frame reported ahead of t never went out.
+        void cut(uint64_t t) {
+            last_t = t;
+            prim.cut_at(t, wave::prim_code::kNone);
+            frame.cut_at(t, 0);
+            fis.cut_at(t, 0);
         }
     };
     uint64_t dword_time(); // time of the dword being ticked now

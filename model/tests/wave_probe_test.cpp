@@ -4,6 +4,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ struct Recorder : wave::Sink {
     void change(wave::SignalId id, uint64_t t, uint64_t v) override {
         const wave::SignalDecl &d = decls.at(id);
         changes[d.scope + "." + d.name].push_back({t, v, wave::now()});
+    }
+    void retract_after(wave::SignalId id, uint64_t t) override {
+        const wave::SignalDecl &d = decls.at(id);
+        auto &cs = changes[d.scope + "." + d.name];
+        cs.erase(std::remove_if(cs.begin(), cs.end(), [&](const Change &c) { return c.t > t; }), cs.end());
     }
     bool has(const std::string &n) const {
         for (const auto &d : decls)
@@ -146,6 +152,37 @@ MODEL_TEST(dword_link_declares_and_records_primitives) {
     EXPECT_EQ(r.changes["wdw.h2d.prim"].back().v, uint64_t(pc::kNone));
 }
 
+MODEL_TEST(phy_drop_mid_frame_cuts_what_the_burst_reported_ahead) {
+    // The dword link ticks a whole frame before it lets time pass; when the PHY goes down
+    // mid-frame the rest never went out, and the waveform must not show it.
+    Recorder &r = dw->rec;
+    dw->up();
+    sata::Fis data;
+    data.bytes.assign(4 + 8192, 0x5A); // Data FIS, 2048 payload dwords: about 13.7 us at Gen3
+    data.bytes[0] = 0x46;
+    data.bytes[1] = data.bytes[2] = data.bytes[3] = 0;
+    FrameStatus st = FrameStatus::Ok;
+    bool done = false;
+    const uint64_t t0 = wave::now();
+    sc_core::sc_spawn([&] {
+        st = dw->link.send_from_host(data);
+        done = true;
+    });
+    sc_core::wait(3, sc_core::SC_US);
+    EXPECT_TRUE(r.first("wdw.h2d.prim", pc::kEof, t0) > wave::now()); // reported ahead
+    const uint64_t t_drop = wave::now();
+    dw->link.host_comreset(true);
+    sc_core::wait(50, sc_core::SC_US);
+    EXPECT_TRUE(done && st != FrameStatus::Ok);
+    for (const char *n : {"wdw.h2d.prim", "wdw.d2h.prim", "wdw.h2d.frame", "wdw.h2d.fis"}) {
+        const auto &cs = r.changes[n];
+        EXPECT_TRUE(!cs.empty() && cs.back().t == t_drop && cs.back().v == 0);
+    }
+    EXPECT_EQ(r.first("wdw.h2d.prim", pc::kEof, t0), ~uint64_t(0)); // the EOF never went out
+    EXPECT_EQ(r.first("wdw.h2d.prim", pc::kSof, t0) < t_drop, true);
+    EXPECT_TRUE(monotonic(r));
+}
+
 MODEL_TEST(fis_link_has_frames_but_no_primitives) {
     Recorder &r = fl->rec;
     EXPECT_TRUE(!r.has("wfl.h2d.prim") && !r.has("wfl.d2h.prim"));
@@ -166,6 +203,7 @@ MODEL_TEST(detached_link_reports_nothing) {
         int calls = 0;
         wave::SignalId declare(const wave::SignalDecl &) override { return wave::kNoSignal; }
         void change(wave::SignalId, uint64_t, uint64_t) override { ++calls; }
+        void retract_after(wave::SignalId, uint64_t) override { ++calls; }
     } none;
     fl->link.set_wave(&none, "wfl", 0);
     EXPECT_EQ(fl->link.send_from_host(reg_h2d()), FrameStatus::Ok);

@@ -8,7 +8,9 @@
 //
 // Times are absolute simulated times in SystemC time-resolution units (sc_time::value()).
 // A model may report a change at a time ahead of the current simulated time (the dword
-// link ticks a whole frame burst before it lets SystemC time pass), never behind it.
+// link ticks a whole frame burst before it lets SystemC time pass), never behind it. What
+// it reported ahead it may take back when the burst is cut short (the PHY went down
+// mid-frame): those dwords never went out.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +61,9 @@ class Sink {
     virtual SignalId declare(const SignalDecl &d) = 0;
     // Value change of a declared signal at absolute time t (time-resolution units).
     virtual void change(SignalId id, uint64_t t, uint64_t value) = 0;
+    // Withdraws the changes of a signal reported for times after t (t is not behind the
+    // current simulated time).
+    virtual void retract_after(SignalId id, uint64_t t) = 0;
 };
 
 inline uint64_t now() { return uint64_t(sc_core::sc_time_stamp().value()); }
@@ -81,6 +86,15 @@ class Signal {
             last_ = v;
             sink_->change(id_, t, v);
         }
+    }
+
+    // The signal holds v from t on: what was reported for after t is taken back.
+    void cut_at(uint64_t t, uint64_t v) {
+        if (!sink_)
+            return;
+        sink_->retract_after(id_, t);
+        last_ = v;
+        sink_->change(id_, t, v);
     }
 
   private:
