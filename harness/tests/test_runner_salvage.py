@@ -1,0 +1,108 @@
+"""A scenario's process that ends without its verdict: killed by the runner at
+`--wall-limit`, or crashed. The scenario fails naming why, its folder holds what the child
+wrote, and no waveform is left half-written under its real name (runner.cpp salvage)."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from satasim import load_result, run
+from satasim.results import binary
+
+# Far more work than a 1 s wall-clock limit allows, at the default cycle-level link.
+ENDLESS = """\
+name: endless
+seed: 5
+time_limit: 3600s
+controller: {{type: ahci, ports: 1}}
+devices: [{{port: 0, capacity: 1g, timing: {{kind: ssd}}}}]
+workload:
+  - {{device: 0, op: read, pattern: random, block: 8, qd: 32, count: 50000000, mode: ncq,
+     region: {{start: 0, length: 64m}}}}
+{extra}
+"""
+
+
+def test_killed_run_fails_naming_the_limit(write_scenario, tmp_path):
+    scen = write_scenario(ENDLESS.format(extra=""), name="endless.yaml")
+    r = run([scen], tmp_path / "out", "--wall-limit", "1", timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    res = load_result(tmp_path / "out", "endless")
+    assert res["verdict"] == "fail"
+    assert res["reasons"][0] == "wall-clock limit of 1s exceeded: killed"
+    folder = tmp_path / "out" / "endless"
+    assert (folder / "output.txt").exists()
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")], "temporary folder left"
+
+
+def test_killed_run_keeps_its_waveform_as_partial(write_scenario, tmp_path):
+    scen = write_scenario(ENDLESS.format(extra="waveform: {signals: [irq, regs]}"), name="endless.yaml")
+    # Long enough for the child to be simulating (header written) even on a loaded machine.
+    r = run([scen], tmp_path / "out", "--wall-limit", "4", timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    folder = tmp_path / "out" / "endless"
+    assert not (folder / "waveform.vcd").exists(), "an unfinished waveform under the finished name"
+    partial = folder / "waveform.partial.vcd"
+    assert partial.exists(), sorted(p.name for p in folder.iterdir())
+    assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]
+    head = partial.read_text(errors="replace")[:200]
+    assert head.startswith("$"), head  # the VCD header the child wrote before it was killed
+
+
+def test_killed_run_leaves_no_file_at_the_vcd_target(write_scenario, tmp_path):
+    scen = write_scenario(ENDLESS.format(extra=""), name="endless.yaml")
+    target_dir = tmp_path / "waves"
+    target_dir.mkdir()
+    r = run([scen], tmp_path / "out", "--wall-limit", "1", "--vcd", str(target_dir / "endless.vcd"), timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert load_result(tmp_path / "out", "endless")["verdict"] == "fail"
+    assert list(target_dir.iterdir()) == [], "nothing half-written next to the --vcd target"
+
+
+def _run_one_child(pid):
+    """The `satasim run-one` process the runner started, or None."""
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            cmdline = (d / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2:].split()[1]) == pid and b"run-one" in cmdline:
+            return int(d.name)
+    return None
+
+
+def test_crashed_child_is_salvaged_naming_the_signal(write_scenario, tmp_path):
+    scen = write_scenario(ENDLESS.format(extra="waveform: {signals: [irq, regs]}"), name="endless.yaml")
+    out = tmp_path / "out"
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:detect_stack_use_after_return=0")
+    proc = subprocess.Popen([str(binary()), "run", str(scen), "--out", str(out), "--wall-limit", "300"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        child, deadline = None, time.monotonic() + 60
+        while child is None and time.monotonic() < deadline and proc.poll() is None:
+            child = _run_one_child(proc.pid)
+            time.sleep(0.05)
+        assert child is not None, "the runner never started run-one"
+        time.sleep(2)  # simulating, the waveform header written
+        assert proc.poll() is None, "the run ended by itself"
+        os.kill(child, signal.SIGABRT)  # ASan leaves SIGABRT alone: the child dies of it
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1, stdout + stderr
+    res = load_result(out, "endless")
+    assert res["verdict"] == "fail"
+    assert res["reasons"][0] == "crashed: SIGABRT (signal 6)", res["reasons"]
+    folder = out / "endless"
+    assert (folder / "output.txt").exists()
+    assert (folder / "waveform.partial.vcd").read_text(errors="replace").startswith("$")
+    assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")], "temporary folder left"
