@@ -5,13 +5,12 @@ import os
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
+from process_tree import start_run, wait_for_descendant
 from satasim import load_result
 from satasim.differential import qemu_unavailable_reason
-from satasim.results import binary
 
 pytestmark = pytest.mark.skipif(bool(qemu_unavailable_reason()), reason=qemu_unavailable_reason() or "")
 
@@ -28,49 +27,13 @@ workload:
 """
 
 
-def _children(pid):
-    out = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            stat = (d / "stat").read_text()
-        except OSError:
-            continue
-        # pid (comm) state ppid ...: comm may hold spaces, so split after the last ')'
-        comm = stat[stat.index("(") + 1: stat.rindex(")")]
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        if ppid == pid:
-            out.append((int(d.name), comm))
-    return out
-
-
-def _find_qemu(root_pid):
-    todo, seen = [root_pid], set()
-    while todo:
-        p = todo.pop()
-        for c, comm in _children(p):
-            if c in seen:
-                continue
-            seen.add(c)
-            if comm.startswith("qemu-system"):
-                return c
-            todo.append(c)
-    return None
-
-
 def test_qemu_killed_mid_workload_fails_naming_its_exit(tmp_path):
     scen = tmp_path / "long.yaml"
     scen.write_text(LONG)
     out = tmp_path / "out"
-    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-    proc = subprocess.Popen([str(binary()), "run", str(scen), "--out", str(out), "--wall-limit", "300"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = start_run(scen, out, "--wall-limit", "300")
     try:
-        qemu, deadline = None, time.monotonic() + 60
-        while qemu is None and time.monotonic() < deadline and proc.poll() is None:
-            qemu = _find_qemu(proc.pid)
-            time.sleep(0.05)
+        qemu = wait_for_descendant(proc, lambda comm, argv: comm.startswith("qemu-system"))
         assert qemu is not None, "QEMU never started: " + (proc.stderr.read() if proc.poll() is not None else "")
         time.sleep(1.5)   # boot probe done (0.3 s), the workload running
         assert proc.poll() is None, "the run ended before QEMU was killed"

@@ -4,12 +4,10 @@ wrote, and no waveform is left half-written under its real name (runner.cpp salv
 
 import os
 import signal
-import subprocess
 import time
-from pathlib import Path
 
+from process_tree import start_run, wait_for_descendant
 from satasim import load_result, run
-from satasim.results import binary
 
 # Far more work than a 1 s wall-clock limit allows, at the default cycle-level link.
 ENDLESS = """\
@@ -61,33 +59,12 @@ def test_killed_run_leaves_no_file_at_the_vcd_target(write_scenario, tmp_path):
     assert list(target_dir.iterdir()) == [], "nothing half-written next to the --vcd target"
 
 
-def _run_one_child(pid):
-    """The `satasim run-one` process the runner started, or None."""
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            stat = (d / "stat").read_text()
-            cmdline = (d / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if int(stat[stat.rindex(")") + 2:].split()[1]) == pid and b"run-one" in cmdline:
-            return int(d.name)
-    return None
-
-
 def test_crashed_child_is_salvaged_naming_the_signal(write_scenario, tmp_path):
     scen = write_scenario(ENDLESS.format(extra="waveform: {signals: [irq, regs]}"), name="endless.yaml")
     out = tmp_path / "out"
-    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:detect_stack_use_after_return=0")
-    proc = subprocess.Popen([str(binary()), "run", str(scen), "--out", str(out), "--wall-limit", "300"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = start_run(scen, out, "--wall-limit", "300")
     try:
-        child, deadline = None, time.monotonic() + 60
-        while child is None and time.monotonic() < deadline and proc.poll() is None:
-            child = _run_one_child(proc.pid)
-            time.sleep(0.05)
+        child = wait_for_descendant(proc, lambda comm, argv: "run-one" in argv)
         assert child is not None, "the runner never started run-one"
         time.sleep(2)  # simulating, the waveform header written
         assert proc.poll() is None, "the run ended by itself"
