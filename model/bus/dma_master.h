@@ -44,51 +44,28 @@ inline void wait_for_clock_edge(const sc_core::sc_time &period) {
         sc_core::wait(sc_core::sc_time::from_value(p - rem));
 }
 
-namespace detail {
-template <class Move, class Sleep, class Fault>
-DmaResult burst(uint64_t cycles, Move &&move, uint64_t addr, size_t len, Sleep &&sleep, Fault &&fault) {
-    if (!sleep(cycles))
-        return DmaResult::Aborted;
-    if (move())
-        return DmaResult::Ok;
-    fault(addr, len);
-    return DmaResult::Fault;
-}
-} // namespace detail
-
-// One burst from host memory into the engine (dma_write: the other way). sleep(cycles)
-// returns false when the burst was aborted meanwhile; fault(addr, len) reports an
-// unmapped access.
-template <class Sleep, class Fault>
-DmaResult dma_read(HostMemory &mem, const DmaTiming &t, uint64_t addr, void *dst, size_t len, Sleep &&sleep,
-                   Fault &&fault) {
-    return detail::burst(
-        t.burst_cycles(false, len), [&] { return mem.read(addr, dst, len); }, addr, len, sleep, fault);
-}
-
-template <class Sleep, class Fault>
-DmaResult dma_write(HostMemory &mem, const DmaTiming &t, uint64_t addr, const void *src, size_t len, Sleep &&sleep,
-                    Fault &&fault) {
-    return detail::burst(
-        t.burst_cycles(true, len), [&] { return mem.write(addr, src, len); }, addr, len, sleep, fault);
-}
-
-// Mixed into an HBA port (CRTP): its bursts, in the port's own terms. The port provides
-// sleep(cycles, cmd) (false: a reset, or a stop when cmd, aborted the work), dma_violation
-// (addr, len), dma_memory() and a static dma_timing(), and befriends this class.
+// Mixed into an HBA port (CRTP): its bursts between host memory and the engine, in the
+// port's own terms. The port provides sleep(cycles, cmd) (false: a reset, or a stop when
+// cmd, aborted the burst meanwhile), dma_violation(addr, len) (an unmapped access),
+// dma_memory() and a static dma_timing(), and befriends this class.
 template <class Port> class DmaMasterPort {
   protected:
     DmaResult mem_read(uint64_t addr, void *dst, size_t len, bool cmd) {
-        Port &p = static_cast<Port &>(*this);
-        return dma_read(p.dma_memory(), Port::dma_timing(), addr, dst, len,
-                        [&](uint64_t n) { return p.sleep(n, cmd); },
-                        [&](uint64_t a, size_t l) { p.dma_violation(a, l); });
+        return burst(false, addr, len, cmd, [&](HostMemory &m) { return m.read(addr, dst, len); });
     }
     DmaResult mem_write(uint64_t addr, const void *src, size_t len, bool cmd) {
+        return burst(true, addr, len, cmd, [&](HostMemory &m) { return m.write(addr, src, len); });
+    }
+
+  private:
+    template <class Move> DmaResult burst(bool to_mem, uint64_t addr, size_t len, bool cmd, Move &&move) {
         Port &p = static_cast<Port &>(*this);
-        return dma_write(p.dma_memory(), Port::dma_timing(), addr, src, len,
-                         [&](uint64_t n) { return p.sleep(n, cmd); },
-                         [&](uint64_t a, size_t l) { p.dma_violation(a, l); });
+        if (!p.sleep(Port::dma_timing().burst_cycles(to_mem, len), cmd))
+            return DmaResult::Aborted;
+        if (move(p.dma_memory()))
+            return DmaResult::Ok;
+        p.dma_violation(addr, len);
+        return DmaResult::Fault;
     }
 };
 
