@@ -264,6 +264,7 @@ int cmd_run(ArgReader &r, const char *argv0) {
         for (size_t i = 0; i + 1 < wave_args.size(); ++i)
             if (wave_args[i] == "--vcd")
                 wave_args[i + 1] = file;
+        opt.vcd_file = file;
     }
     opt.child_args = wave_args;
     return run_scenarios(opt, self_exe(argv0));

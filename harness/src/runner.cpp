@@ -377,12 +377,6 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         ++running;
     };
 
-    // The --vcd target passed on to the children, if any.
-    std::string vcd_file;
-    for (size_t i = 0; i + 1 < opt.child_args.size(); ++i)
-        if (opt.child_args[i] == "--vcd")
-            vcd_file = opt.child_args[i + 1];
-
     auto reap = [&](Job &j, int status) {
         j.running = false;
         j.done = true;
@@ -395,7 +389,7 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         bool normal = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1);
         if (j.killed) {
             salvage(j, out, "wall-clock limit of " + std::to_string(opt.wall_limit_s) + "s exceeded: killed",
-                    output, vcd_file);
+                    output, opt.vcd_file);
         } else if (normal && load_result(j, out / j.sc.name)) {
             // The child wrote its verdict.
             if (WEXITSTATUS(status) == 1 && j.pass) {
@@ -420,7 +414,7 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
                     key = l;
             if (!key.empty())
                 why += ": " + key;
-            salvage(j, out, why, output, vcd_file);
+            salvage(j, out, why, output, opt.vcd_file);
             if (!t.empty()) {
                 j.reasons.push_back("last output of the child (" + (out / j.sc.name / "output.txt").string() + "):");
                 std::istringstream ts(t);

@@ -18,6 +18,7 @@ struct RunOptions {
     unsigned wall_limit_s = 300; // per scenario, wall clock; the child is killed after it
     std::optional<std::string> backend; // overrides the scenarios' backend ("systemc" or "qemu")
     std::vector<std::string> child_args; // more options for each `run-one` (waveform: cli.cpp)
+    std::string vcd_file; // the absolute --vcd target among them, if any (nothing left there on a crash)
 };
 
 // Exit codes: 0 every scenario passed, 1 a scenario failed, 2 bad input.
