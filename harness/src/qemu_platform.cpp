@@ -264,11 +264,8 @@ void QemuMachine::pci_write(unsigned dev, unsigned fn, unsigned reg, uint32_t va
 }
 
 bool QemuMachine::check_alive() {
-    if (!lost_ && !client_.ok()) {
-        lost_ = true;
-        if (on_lost_)
-            on_lost_(client_.error());
-    }
+    if (!client_.ok())
+        lose(client_.error());
     return !lost_;
 }
 

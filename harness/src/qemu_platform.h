@@ -83,7 +83,6 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
     // Called once, with the reason, when QEMU is lost during the run (see above).
     using LostFn = std::function<void(const std::string &reason)>;
     void set_on_lost(LostFn fn) { on_lost_ = std::move(fn); }
-    bool lost() const { return lost_; }
 
     // bus::MmioTarget
     uint32_t mmio_read32(uint32_t off) override;

@@ -145,8 +145,7 @@ void QtestClient::fail(const std::string &what) {
     std::string tail = stderr_tail();
     if (!tail.empty())
         msg += "; QEMU stderr: " + tail;
-    if (error_.empty())
-        error_ = msg;
+    error_ = msg;
     if (fd_ >= 0) {
         ::close(fd_);
         fd_ = -1;
