@@ -348,12 +348,16 @@ def _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file) -> dict:
 
 
 def run_dirs(args) -> list[Path]:
-    """Scenario folders from arguments: an OUT_DIR (all its scenarios) or a scenario folder."""
+    """Scenario folders from arguments: a scenario's folder, or an OUT_DIR: the scenarios of
+    its latest run (the ones its summary.json lists; folders an earlier run left in the same
+    OUT_DIR are ignored, and said so on stderr), or every */result.json without a summary."""
     dirs = []
     for a in args:
         p = Path(a)
         if (p / "result.json").exists():
             dirs.append(p)
+        elif (p / "summary.json").exists():
+            dirs += _latest_run(p)
         elif p.is_dir():
             found = sorted(d for d in p.iterdir() if (d / "result.json").exists())
             if not found:
@@ -361,6 +365,34 @@ def run_dirs(args) -> list[Path]:
             dirs += found
         else:
             raise TraceError(p, 0, "not a satasim output folder")
+    return dirs
+
+
+def _latest_run(out_dir: Path) -> list[Path]:
+    sp = out_dir / "summary.json"
+    try:
+        summary = json.loads(sp.read_text())
+    except OSError as e:
+        raise TraceError(sp, 0, f"cannot read summary: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise TraceError(sp, e.lineno, f"bad JSON: {e.msg}") from None
+    entries = summary.get("scenarios") if isinstance(summary, dict) else None
+    if not isinstance(entries, list):
+        raise TraceError(sp, 0, "no 'scenarios' list")
+    dirs = []
+    for i, s in enumerate(entries):
+        rel = s.get("result") if isinstance(s, dict) else None
+        if not isinstance(rel, str) or not rel:
+            raise TraceError(sp, 0, f"scenarios[{i}]: no 'result' path")
+        d = (out_dir / rel).parent
+        if not (d / "result.json").exists():
+            raise TraceError(d / "result.json", 0, f"listed in {sp} but missing")
+        dirs.append(d)
+    stale = sorted(d.name for d in out_dir.iterdir()
+                   if (d / "result.json").exists() and d not in dirs)
+    if stale:
+        print(f"{out_dir}: ignoring {len(stale)} folder(s) from an earlier run, not in "
+              f"summary.json: {', '.join(stale)}", file=sys.stderr)
     return dirs
 
 
