@@ -20,10 +20,21 @@ CLI (PYTHONPATH=harness python3 -m satasim.golden, or tools/golden):
                       missing golden, 2 corrupt trace/golden
   update OUT_DIR...   rewrite goldens, print what changed
 
+Timing is exact by default: SystemC runs are deterministic, so a decision's time must match
+its golden to the nanosecond (a 300 ms change in a 30 s timeout is a changed decision). A
+golden whose timing legitimately varies says so in its header, `# time_tolerance: ...`
+(kept by update); --time-tolerance on the command line overrides both.
+
 Backend qemu runs (QEMU's AHCI in real time): their decisions are deterministic but their
 timestamps are not, so their goldens carry `# time_tolerance: any` in the header and are
-compared on order and content only. A golden's header tolerance applies unless
---time-tolerance is given. Scenarios adapted for another controller by satasim.controllers
+compared on order and content only.
+
+Link level: a golden records the scenario at its own link level (`# link_mode:`, from the
+scenario's `link.mode` keys, default dword; never a SATASIM_LINK_MODE override, record
+refuses such a run). A run at another level (SATASIM_LINK_MODE=fis on a dword scenario)
+makes the same decisions at slightly different times (the FIS-level link computes frame
+timing without ticking dwords: ns to ms apart), so it is compared in order and content and
+within LINK_LEVEL_TOLERANCE (1% or 10 us) instead of exactly. Scenarios adapted for another controller by satasim.controllers
 name their AHCI source in the golden's `# file:` header. A golden whose header says
 `# ordering: unordered-ports` is compared port by port (as --unordered-ports): the
 interleaving of independent ports' events is ignored, each port's events stay in order.
@@ -262,7 +273,7 @@ def render_golden(info: dict, events: list[Event]) -> str:
         f"# eh_policy: {info.get('eh_policy', '?')}",
         f"# seed: {info.get('seed', '?')}",
         f"# backend: {info.get('backend', 'systemc')}",
-    ] + ([f"# time_tolerance: {info['time_tolerance']}"] if info.get("time_tolerance") else []) + (
+    ] + ([f"# link_mode: {info['link_mode']}"] if info.get("link_mode") else []) + ([f"# time_tolerance: {info['time_tolerance']}"] if info.get("time_tolerance") else []) + (
         [f"# ordering: {info['ordering']}"] if info.get("ordering") else []) + [
         f"# events: {len(events)}",
         "# columns: sim time (absolute)  address  event (src:event for models)  message  {fields}",
@@ -311,18 +322,19 @@ def run_info(run_dir) -> dict:
     adapted = re.search(r"satasim\.controllers: adapted for (\S+) from (\S+?)\)?$",
                         str((spec or {}).get("description", "")).strip())
     if adapted:   # an AHCI scenario rewritten for another controller: name its source
-        return _with_file(res, run_dir, ctype, ports, ndisks, policy,
+        return _with_file(res, run_dir, spec, ctype, ports, ndisks, policy,
                           f"{adapted.group(2)} (adapted: python3 -m satasim.controllers adapt "
                           f"--controller {adapted.group(1)})")
     try:   # goldens name the scenario relative to the repository, whoever ran it
         file = str(Path(file).resolve().relative_to(ROOT)) if Path(file).is_absolute() else file
     except ValueError:
         pass
-    return _with_file(res, run_dir, ctype, ports, ndisks, policy, file)
+    return _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file)
 
 
-def _with_file(res, run_dir, ctype, ports, ndisks, policy, file) -> dict:
+def _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file) -> dict:
     return {
+        "spec": spec,
         "name": res.get("name", run_dir.name),
         "file": file,
         "controller": ctype or "ahci",
@@ -336,12 +348,16 @@ def _with_file(res, run_dir, ctype, ports, ndisks, policy, file) -> dict:
 
 
 def run_dirs(args) -> list[Path]:
-    """Scenario folders from arguments: an OUT_DIR (all its scenarios) or a scenario folder."""
+    """Scenario folders from arguments: a scenario's folder, or an OUT_DIR: the scenarios of
+    its latest run (the ones its summary.json lists; folders an earlier run left in the same
+    OUT_DIR are ignored, and said so on stderr), or every */result.json without a summary."""
     dirs = []
     for a in args:
         p = Path(a)
         if (p / "result.json").exists():
             dirs.append(p)
+        elif (p / "summary.json").exists():
+            dirs += _latest_run(p)
         elif p.is_dir():
             found = sorted(d for d in p.iterdir() if (d / "result.json").exists())
             if not found:
@@ -349,6 +365,34 @@ def run_dirs(args) -> list[Path]:
             dirs += found
         else:
             raise TraceError(p, 0, "not a satasim output folder")
+    return dirs
+
+
+def _latest_run(out_dir: Path) -> list[Path]:
+    sp = out_dir / "summary.json"
+    try:
+        summary = json.loads(sp.read_text())
+    except OSError as e:
+        raise TraceError(sp, 0, f"cannot read summary: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise TraceError(sp, e.lineno, f"bad JSON: {e.msg}") from None
+    entries = summary.get("scenarios") if isinstance(summary, dict) else None
+    if not isinstance(entries, list):
+        raise TraceError(sp, 0, "no 'scenarios' list")
+    dirs = []
+    for i, s in enumerate(entries):
+        rel = s.get("result") if isinstance(s, dict) else None
+        if not isinstance(rel, str) or not rel:
+            raise TraceError(sp, 0, f"scenarios[{i}]: no 'result' path")
+        d = (out_dir / rel).parent
+        if not (d / "result.json").exists():
+            raise TraceError(d / "result.json", 0, f"listed in {sp} but missing")
+        dirs.append(d)
+    stale = sorted(d.name for d in out_dir.iterdir()
+                   if (d / "result.json").exists() and d not in dirs)
+    if stale:
+        print(f"{out_dir}: ignoring {len(stale)} folder(s) from an earlier run, not in "
+              f"summary.json: {', '.join(stale)}", file=sys.stderr)
     return dirs
 
 
@@ -360,20 +404,31 @@ def golden_path(golden_dir, name, controller) -> Path:
 
 @dataclass(frozen=True)
 class Tolerance:
-    rel: float = 0.01        # fraction of the later timestamp
-    abs_ns: int = 10_000     # 10 us
+    """How far a run's timestamp may be from its golden's. The default is exact."""
+    rel: float = 0.0         # fraction of the later timestamp
+    abs_ns: int = 0          # ns
     any: bool = False        # timestamps ignored: order and content only
 
     def allows(self, a: int, b: int) -> bool:
         return self.any or abs(a - b) <= max(self.abs_ns, self.rel * max(a, b))
 
+    def widest(self, other: "Tolerance") -> "Tolerance":
+        if self.any or other.any:
+            return ANY_TIME
+        return Tolerance(max(self.rel, other.rel), max(self.abs_ns, other.abs_ns))
+
     def __str__(self):
         if self.any:
             return "any"
+        if not self.rel and not self.abs_ns:
+            return "exact"
         return f"{self.rel * 100:g}% or {self.abs_ns / 1000:g}us"
 
 
+EXACT = Tolerance()
 ANY_TIME = Tolerance(0.0, 0, True)
+# A run at another link level than its golden's: same decisions, times ns to ms apart.
+LINK_LEVEL_TOLERANCE = Tolerance(0.01, 10_000)
 # Backends whose timestamps are wall-clock driven: goldens record `time_tolerance: any`.
 UNTIMED_BACKENDS = {"qemu"}
 
@@ -382,7 +437,7 @@ _TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 
 def parse_tolerance(text: str) -> Tolerance:
-    """'1%,10us' (default), '5%', '50us', '0' (exact), 'any' (ignore). Parts not given are 0."""
+    """'0' (exact, the default), '1%,10us', '5%', '50us', 'any' (ignore). Parts not given are 0."""
     if text.strip() == "any":
         return ANY_TIME
     rel, abs_ns = 0.0, 0
@@ -407,6 +462,20 @@ class Comparison:
     trace: str
     diff: list        # lines
     ok: bool
+    note: str = ""    # how times were compared, when not exactly at the golden's level
+
+
+def _ms(t_ns: int) -> str:
+    return f"{t_ns // 1_000_000}.{t_ns % 1_000_000:06d}ms"
+
+
+def _delta(dt_ns: int) -> str:
+    """+93 ns, -3.173 us, +300.000000 ms: a time difference, readable at any size."""
+    if abs(dt_ns) < 1_000:
+        return f"{dt_ns:+d} ns"
+    if abs(dt_ns) < 1_000_000:
+        return f"{dt_ns / 1e3:+.3f} us"
+    return f"{dt_ns / 1e6:+.6f} ms"
 
 
 def _diff_sequences(exp: list[Event], got: list[Event], tol: Tolerance, context=3):
@@ -419,7 +488,8 @@ def _diff_sequences(exp: list[Event], got: list[Event], tol: Tolerance, context=
                 if tol.allows(a.t_ns, b.t_ns):
                     ops.append(("=", a, b, ""))
                 else:
-                    note = f"time {(b.t_ns - a.t_ns) / 1e6:+.6f} ms, beyond tolerance {tol}"
+                    note = f"time {_delta(b.t_ns - a.t_ns)} (golden {_ms(a.t_ns)}, run " \
+                           f"{_ms(b.t_ns)}), beyond tolerance {tol}"
                     ops.append(("t", a, b, note))
         else:
             for a in exp[i1:i2]:
@@ -495,9 +565,35 @@ def golden_unordered_ports(g: Golden) -> bool:
     return text.strip() == "unordered-ports"
 
 
+def run_link_mode(res: dict) -> str:
+    """The link level a run used, from result.json's links: 'dword', 'fis', 'dword+fis'
+    (per-device levels), '' (no link: QEMU, or a run that reports none)."""
+    links = res.get("links") or []
+    return "+".join(sorted({str(l["mode"]) for l in links if isinstance(l, dict) and "mode" in l}))
+
+
+def scenario_link_mode(spec) -> str | None:
+    """The scenario's own link level (its link.mode keys, default dword), as run_link_mode
+    spells it; None if the scenario is not known. SATASIM_LINK_MODE overrides it in a run."""
+    if not isinstance(spec, dict) or (spec.get("backend") or "systemc") != "systemc":
+        return None
+    top = (spec.get("link") or {}).get("mode") or "dword"
+    devs = [d for d in spec.get("devices") or [] if isinstance(d, dict)]
+    return "+".join(sorted({((d.get("link") or {}).get("mode") or top) for d in devs}))
+
+
+def golden_link_mode(g: Golden, info: dict) -> str:
+    """The level a golden was recorded at: its header, else the scenario's own level."""
+    if "link_mode" in g.header:
+        return g.header["link_mode"].strip()
+    own = scenario_link_mode(info.get("spec"))
+    return own if own is not None else run_link_mode(info["result"])
+
+
 def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=None, unordered_ports=False):
     """Compares one scenario run with its golden. None if it has no golden.
-    tol None: the golden's header tolerance, else the default. Ports are compared
+    tol None: the golden's header tolerance, else exact; a run at another link level than the
+    golden's is compared within LINK_LEVEL_TOLERANCE at least. Ports are compared
     separately if unordered_ports or the golden's `# ordering: unordered-ports` says so."""
     info = run_info(run_dir)
     gp = golden_path(golden_dir, info["name"], info["controller"])
@@ -508,17 +604,23 @@ def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=None, unordered_ports=False)
         return Comparison(info["name"], str(gp), str(Path(run_dir) / "trace.jsonl"),
                           [f"backend: golden {g.header.get('backend', 'systemc')}, run {info['backend']}"],
                           False)
+    note = ""
     if tol is None:
-        tol = golden_tolerance(g) or Tolerance()
+        tol = golden_tolerance(g) or EXACT
+        glevel, rlevel = golden_link_mode(g, info), run_link_mode(info["result"])
+        if glevel and rlevel and glevel != rlevel:
+            tol = tol.widest(LINK_LEVEL_TOLERANCE)
+            note = (f"run at link level {rlevel}, golden recorded at {glevel}: "
+                    f"times compared within {tol}")
     unordered_ports = golden_unordered_ports(g) or unordered_ports
     tp = Path(run_dir) / "trace.jsonl"
     got = events_from_trace(tp)
     diff = compare_events(g.events, got, tol, unordered_ports)
-    return Comparison(info["name"], str(gp), str(tp), diff, not diff)
+    return Comparison(info["name"], str(gp), str(tp), diff, not diff, note)
 
 
 def format_comparison(c: Comparison) -> str:
-    head = [f"--- {c.golden}", f"+++ {c.trace}"]
+    head = [f"--- {c.golden}", f"+++ {c.trace}"] + ([f"({c.note})"] if c.note else [])
     return "\n".join(head + c.diff) + "\n"
 
 
@@ -535,6 +637,15 @@ def _cmd_record(args, update=False) -> int:
         elif info["backend"] != "systemc":
             print(f"{info['name']}: skipped, backend {info['backend']} is not deterministic")
             continue
+        else:
+            info["link_mode"] = run_link_mode(info["result"])
+            own = scenario_link_mode(info["spec"])
+            if own is not None and info["link_mode"] and own != info["link_mode"]:
+                print(f"{info['name']}: not recorded, the run's link level is "
+                      f"{info['link_mode']} but the scenario's own is {own} (SATASIM_LINK_MODE "
+                      f"set?): a golden records the scenario at its own level; rerun without it")
+                status = 1
+                continue
         if info["verdict"] != "pass" and not args.allow_fail:
             print(f"{info['name']}: not recorded, the run failed ({info['verdict']}: "
                   f"{'; '.join(info['result'].get('reasons', []))}); --allow-fail records it anyway")
@@ -549,11 +660,13 @@ def _cmd_record(args, update=False) -> int:
             old = read_golden(gp)
             if golden_unordered_ports(old):
                 info["ordering"] = "unordered-ports"   # a reviewed setting: kept on update
-            diff = compare_events(old.events, events,
-                                  ANY_TIME if info.get("time_tolerance") else Tolerance(0.0, 0),
-                                  bool(info.get("ordering")))
+            if "time_tolerance" not in info and golden_tolerance(old) is not None:
+                info["time_tolerance"] = old.header["time_tolerance"].strip()   # reviewed: kept
+            tol = parse_tolerance(info["time_tolerance"]) if info.get("time_tolerance") else EXACT
+            diff = compare_events(old.events, events, tol, bool(info.get("ordering")))
             if not diff and old.header.get("format") == str(FORMAT_VERSION) \
-                    and old.header.get("time_tolerance") == info.get("time_tolerance"):
+                    and old.header.get("time_tolerance") == info.get("time_tolerance") \
+                    and old.header.get("link_mode") == info.get("link_mode"):
                 print(f"{info['name']}: {gp} unchanged")
                 continue
             print(f"--- {gp} (old)\n+++ {gp} (new, from {d / 'trace.jsonl'})")
@@ -578,7 +691,7 @@ def _cmd_compare(args) -> int:
             continue
         n += 1
         if c.ok:
-            print(f"{c.name}: golden matches ({c.golden})")
+            print(f"{c.name}: golden matches ({c.golden}{'; ' + c.note if c.note else ''})")
         else:
             print(f"{c.name}: golden MISMATCH")
             sys.stdout.write(format_comparison(c))
@@ -601,9 +714,10 @@ def main(argv=None) -> int:
         p.add_argument("--golden-dir", default=str(GOLDEN_DIR))
         if name == "compare":
             p.add_argument("--time-tolerance", type=parse_tolerance, default=None,
-                           help="'1%%,10us' (default, or the golden's time_tolerance header): "
-                                "a timestamp matches if within the larger of the two; '0' = "
-                                "exact; 'any' = order and content only")
+                           help="default exact (or the golden's time_tolerance header; a run "
+                                "at another link level than the golden's: within 1%%,10us); "
+                                "'1%%,10us': a timestamp matches if within the larger of the "
+                                "two; '0' = exact; 'any' = order and content only")
             p.add_argument("--unordered-ports", action="store_true",
                            help="compare each port's events as its own sequence (also when "
                                 "the golden's header says `# ordering: unordered-ports`)")

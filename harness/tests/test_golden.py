@@ -98,9 +98,9 @@ def _golden_from(tmp_path, records, name="s", **kw):
 def test_timestamp_within_tolerance_matches(tmp_path, capsys):
     base = boot(0) + boot(1, t0=320_000_000)
     gdir = _golden_from(tmp_path, base)
-    # 2 ms later on a ~630 ms event: inside 1%
+    # 2 ms later on a ~630 ms event: inside 1% (asked for: the default is exact)
     d = write_run(tmp_path / "new", "s", shifted(base, 1, 2_000_000))
-    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 0
+    assert main(["compare", str(d), "--golden-dir", str(gdir), "--time-tolerance", "1%,10us"]) == 0
     assert "golden matches" in capsys.readouterr().out
 
 
@@ -116,14 +116,15 @@ def test_timestamp_outside_tolerance_fails(tmp_path, capsys):
     assert main(["compare", str(d), "--golden-dir", str(gdir), "--time-tolerance", "5%"]) == 0
     d1 = write_run(tmp_path / "ns", "s", shifted(base, 1, 1))
     assert main(["compare", str(d1), "--golden-dir", str(gdir), "--time-tolerance", "0"]) == 1
-    assert main(["compare", str(d1), "--golden-dir", str(gdir)]) == 0
+    assert main(["compare", str(d1), "--golden-dir", str(gdir)]) == 1      # the default is exact
+    assert main(["compare", str(d1), "--golden-dir", str(gdir), "--time-tolerance", "1%,10us"]) == 0
 
 
 def test_tolerance_parsing():
     assert parse_tolerance("1%,10us") == Tolerance(0.01, 10_000)
     assert parse_tolerance("2ms") == Tolerance(0.0, 2_000_000)
-    assert parse_tolerance("0") == Tolerance(0.0, 0)
-    t = Tolerance()
+    assert parse_tolerance("0") == Tolerance(0.0, 0) == Tolerance()   # the default: exact
+    t = parse_tolerance("1%,10us")
     assert t.allows(1_000, 11_000) and not t.allows(1_000, 11_001)     # 10 us absolute
     assert t.allows(1_000_000_000, 1_010_000_000)                      # 1 %
     assert not t.allows(1_000_000_000, 1_011_000_000)
