@@ -80,7 +80,7 @@ struct NcqErrorLog {
 // An armed media error (inject_media_error). UNC sectors are a set: the matched range
 // minus the sectors a write has remapped since.
 struct MediaFault {
-    fault::MediaParams p;
+    MediaParams p;
     std::string id;
     unsigned left = 0;                     // commands still to fail; 0 = persistent
     std::map<uint64_t, uint64_t> remapped; // [first, last] ranges written over (UNC)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/device/fault_params.h"
 #include "model/sata/fis.h"
 
 namespace satasim::fault {
@@ -27,13 +28,9 @@ enum class Kind : uint8_t {
 };
 const char *to_string(Kind k);
 
-// Which commands a trigger or a device fault matches. Unset fields match anything.
-struct CommandMatch {
-    enum class Op : uint8_t { Any, Read, Write, Flush, Identify, Ncq, NonNcq } op = Op::Any;
-    std::optional<uint8_t> opcode;         // exact ATA command opcode
-    std::optional<uint64_t> lba_first;     // the command's range [lba, lba+count) must touch
-    std::optional<uint64_t> lba_last;      // [lba_first, lba_last] (inclusive)
-};
+// Which commands a trigger or a media error matches (the drive's own type: the disk
+// model matches media errors with it).
+using device::CommandMatch;
 
 // When a fault fires. Exactly one of at_ns / after_cmds / on_cmd is the primary trigger.
 // Times count from the start of the workload (the end of the boot probe) unless
@@ -57,36 +54,15 @@ struct CrcParams {
     unsigned burst = 1;                     // consecutive matching FISes corrupted per firing
 };
 
-// A device error on commands matching `match` (Kind::MediaError).
-struct MediaParams {
-    enum class Error : uint8_t { Unc, Idnf, WriteFault, Abrt } error = Error::Unc;
-    CommandMatch match;
-    unsigned count = 0;                     // commands failed per firing; 0 = every match (persistent)
-    bool cleared_by_write = true;           // UNC: a write over the bad range remaps it
-};
-
-// The scenario's name of a media error (inline: the disk model, which fault/ builds on,
-// names its injected errors the same way in its trace).
-inline const char *to_string(MediaParams::Error e) {
-    switch (e) {
-    case MediaParams::Error::Unc: return "unc";
-    case MediaParams::Error::Idnf: return "idnf";
-    case MediaParams::Error::WriteFault: return "write_fault";
-    case MediaParams::Error::Abrt: return "abrt";
-    }
-    return "?";
-}
+// A device error on commands matching `match` (Kind::MediaError), and a drive appearing
+// on the port (Kind::Plug): the parameters of the drive's fault hooks.
+using device::MediaParams;
+using device::PlugParams;
+using device::to_string; // the scenario's name of a media error
 
 struct LostIrqParams {
     unsigned count = 1;                     // completion interrupts swallowed per firing
     uint64_t window_ns = 0;                 // or: every completion interrupt for this long
-};
-
-// A drive appearing on the port (Kind::Plug). Unset fields keep the drive's identity.
-struct PlugParams {
-    std::optional<std::string> model, serial;
-    std::optional<uint64_t> capacity;       // sectors
-    bool blank_media = false;               // a different drive: new media (reads zeros)
 };
 
 struct FlapParams {
