@@ -1,6 +1,7 @@
 // A fault schedule: what to break, where, and when. Plain data shared by the scenario
 // parser (harness, which fills it from a scenario's `faults:` list) and the fault injector
-// (model/fault/fault_injector.h, which arms the blocks' fault hooks when a trigger fires).
+// (model/fault/fault_injector.h, which arms the blocks' fault hooks when a trigger fires,
+// each kind as its row in model/fault/fault_kinds.h says).
 // Times are simulated nanoseconds; LBAs and counts are 512-byte sectors.
 #pragma once
 
@@ -26,11 +27,12 @@ enum class Kind : uint8_t {
     LinkDegrade,  // from the trigger on, the link only comes up at `gen` or slower
     PmpHang,      // the port multiplier's control port stops answering (until a COMRESET)
 };
-const char *to_string(Kind k);
+const char *to_string(Kind k); // the scenario's name of a kind (fault_kinds.h: the table)
 
 // Which commands a trigger or a media error matches (the drive's own type: the disk
 // model matches media errors with it).
 using device::CommandMatch;
+const char *to_string(CommandMatch::Op op); // the scenario's name of an op class
 
 // When a fault fires. Exactly one of at_ns / after_cmds / on_cmd is the primary trigger.
 // Times count from the start of the workload (the end of the boot probe) unless
