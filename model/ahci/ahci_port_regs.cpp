@@ -338,7 +338,7 @@ void AhciHba::Port::write_sctl(uint32_t val) {
         return;
     if (det == 1) {
         spinup_ev_.cancel();
-        // Shadow status while COMRESET is sent: 7Fh (hardware.md 2.5). The next D2H FIS
+        // Shadow status while COMRESET is sent: 7Fh (docs/hardware.md 2.5). The next D2H FIS
         // is the device's signature; anything still queued predates the reset.
         tfd_ = TFD_RESET;
         sig_pending_ = true;
@@ -457,7 +457,7 @@ void AhciHba::Port::phy_changed(bool ready, link::Gen gen) {
 
 void AhciHba::Port::oob_reset() {
     // COMINIT from the device (power-on, hotplug, device-initiated reset): the device may
-    // have changed. Status becomes 80h until the signature FIS (hardware.md 2.5).
+    // have changed. Status becomes 80h until the signature FIS (docs/hardware.md 2.5).
     trace("ahci.cominit");
     sig_pending_ = true;
     tfd_ = kAtaBsy;
@@ -468,7 +468,7 @@ void AhciHba::Port::oob_reset() {
 
 // Flow control toward the device. With FIS receive running everything is accepted (the
 // engine drains the queue at least as fast as the link fills it). MEM-flagged area
-// (hardware.md 5.6): with PxCMD.FR = 0 we still accept frames while a signature is
+// (docs/hardware.md 5.6): with PxCMD.FR = 0 we still accept frames while a signature is
 // pending, because the first D2H FIS after COMRESET/COMINIT/power-on must update PxTFD
 // and PxSIG even before software enables FIS receive (it is not posted to memory then);
 // otherwise the device is held off (X_RDY without R_RDY) until FRE is set.

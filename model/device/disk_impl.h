@@ -23,7 +23,7 @@
 
 namespace satasim::device {
 
-// ATA opcodes the drive decodes (hardware.md 8.2).
+// ATA opcodes the drive decodes (docs/hardware.md 8.2).
 namespace op {
 constexpr uint8_t kReadSectors = 0x20, kReadSectorsExt = 0x24, kReadDmaExt = 0x25,
                   kReadNativeMaxExt = 0x27, kReadMultipleExt = 0x29, kReadLogExt = 0x2F,

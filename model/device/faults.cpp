@@ -12,7 +12,7 @@ namespace satasim::device {
 using sata::Taskfile;
 
 namespace {
-// Drive status for the failures (hardware.md 8.1, 8.8). Non-queued completions carry DSC
+// Drive status for the failures (docs/hardware.md 8.1, 8.8). Non-queued completions carry DSC
 // like every status this drive reports; a write fault reports DF and no seek complete.
 constexpr uint8_t kStatusError = 0x51;      // DRDY | DSC | ERR
 constexpr uint8_t kStatusNcqError = 0x41;   // DRDY | ERR (SDB Status-Hi/Lo)

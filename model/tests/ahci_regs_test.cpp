@@ -115,7 +115,7 @@ MODEL_TEST(cap_is_built_from_config) {
     EXPECT_TRUE(cap & CAP_S64A);
     EXPECT_TRUE(cap & CAP_SCLO);
     EXPECT_TRUE(cap & CAP_SSNTF);
-    EXPECT_TRUE(cap & (1u << 18)); // SAM at bit 18 (hardware.md 5.1 discrepancy note)
+    EXPECT_TRUE(cap & (1u << 18)); // SAM at bit 18 (docs/hardware.md 5.1 discrepancy note)
     EXPECT_TRUE(!(cap & (1u << 19)));
     EXPECT_TRUE(!(cap & (CAP_SPM | CAP_FBSS | CAP_SSS | CAP_CCCS | CAP_EMS | CAP_SXS)));
     EXPECT_EQ(cap, 0xE1340000u | CAP_PMD | 31u << 8 | 3u);
