@@ -35,13 +35,19 @@ AhciHba::Port::Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index)
 
 void AhciHba::Port::connect(link::SataLink *link) { link_ = link; }
 
+// Power-on (hba_reset false) or GHC.HR (true). AHCI 1.3.1 10.4.3: an HBA reset resets
+// every port field that is not HwInit "except PxFB/PxFBU/PxCLB/PxCLBU", which it leaves
+// alone; the model's power-on value of those four is 0. HwInit fields (PxCMD.FBSCP, and
+// SUD/POD where they are read-only 1) keep their values; with CAP.SSS "the PxCMD.SUD bit
+// will be reset to '0'".
 void AhciHba::Port::reset(bool hba_reset) {
     ++epoch_;
     ++cmd_epoch_;
     cr_off_ev_.cancel();
     fr_ev_.cancel();
     spinup_ev_.cancel();
-    clb_ = clbu_ = fb_ = fbu_ = 0;
+    if (!hba_reset)
+        clb_ = clbu_ = fb_ = fbu_ = 0;
     is_ = ie_ = 0;
     cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD | (fbs_capable() ? CMD_FBSCP : 0);
     tfd_ = TFD_RESET;
@@ -59,8 +65,9 @@ void AhciHba::Port::reset(bool hba_reset) {
     slot_dev_ = {};
     rxq_.clear();
     if (link_ && hba_reset) {
-        // GHC.HR re-initializes every port with a COMRESET (no staggered spin-up), held
-        // until HR self-clears.
+        // GHC.HR re-initializes every port with a COMRESET, held until HR self-clears
+        // (10.4.3: without staggered spin-up "the HBA reset shall cause a COMRESET to be
+        // sent on the port").
         trace("ahci.port_comreset", {{"assert", TraceValue::boolean(true)}}, "GHC.HR");
         link_->host_comreset(true);
     }
