@@ -156,8 +156,10 @@ void AhciHba::update_irq() {
 }
 
 // GHC.HR (AHCI 1.3.1 10.4.3): engines go idle, GHC.IE and IS clear, every port register
-// returns to its reset value and every port is re-initialized with a COMRESET. CAP, PI
-// and the other HwInit registers keep their (power-on) values. HR reads 1 until done.
+// that is not HwInit returns to its reset value except PxCLB/PxCLBU/PxFB/PxFBU, which keep
+// what software wrote, and every port is re-initialized with a COMRESET. CAP, PI and the
+// other global registers are "not affected". HR reads 1 until done; writing 0 to it has no
+// effect (write_generic keeps the bit).
 void AhciHba::hba_reset() {
     emit("ahci.hba_reset", -1, {}, "GHC.HR");
     ghc_ = GHC_AE | GHC_HR;

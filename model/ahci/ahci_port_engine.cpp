@@ -132,7 +132,7 @@ void AhciHba::Port::issue_next() {
     if (r == Dma::Fault)
         return host_bus_error("command FIS fetch", s.ctba, int(slot));
 
-    // CAP.SPM: the header's PMP field addresses the FIS (hardware.md 5.3); the same port
+    // CAP.SPM: the header's PMP field addresses the FIS (docs/hardware.md 5.3); the same port
     // goes into the Data FISes of the command and is what its answers must come from.
     if (cfg.spm)
         fis.bytes[1] = uint8_t((fis.bytes[1] & ~sata::kFisPmPortMask) | slot_pmp(s));

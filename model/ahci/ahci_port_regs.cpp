@@ -35,13 +35,19 @@ AhciHba::Port::Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index)
 
 void AhciHba::Port::connect(link::SataLink *link) { link_ = link; }
 
+// Power-on (hba_reset false) or GHC.HR (true). AHCI 1.3.1 10.4.3: an HBA reset resets
+// every port field that is not HwInit "except PxFB/PxFBU/PxCLB/PxCLBU", which it leaves
+// alone; the model's power-on value of those four is 0. HwInit fields (PxCMD.FBSCP, and
+// SUD/POD where they are read-only 1) keep their values; with CAP.SSS "the PxCMD.SUD bit
+// will be reset to '0'".
 void AhciHba::Port::reset(bool hba_reset) {
     ++epoch_;
     ++cmd_epoch_;
     cr_off_ev_.cancel();
     fr_ev_.cancel();
     spinup_ev_.cancel();
-    clb_ = clbu_ = fb_ = fbu_ = 0;
+    if (!hba_reset)
+        clb_ = clbu_ = fb_ = fbu_ = 0;
     is_ = ie_ = 0;
     cmd_ = (hba_.cfg_.sss ? 0 : CMD_SUD) | CMD_POD | (fbs_capable() ? CMD_FBSCP : 0);
     tfd_ = TFD_RESET;
@@ -59,8 +65,9 @@ void AhciHba::Port::reset(bool hba_reset) {
     slot_dev_ = {};
     rxq_.clear();
     if (link_ && hba_reset) {
-        // GHC.HR re-initializes every port with a COMRESET (no staggered spin-up), held
-        // until HR self-clears.
+        // GHC.HR re-initializes every port with a COMRESET, held until HR self-clears
+        // (10.4.3: without staggered spin-up "the HBA reset shall cause a COMRESET to be
+        // sent on the port").
         trace("ahci.port_comreset", {{"assert", TraceValue::boolean(true)}}, "GHC.HR");
         link_->host_comreset(true);
     }
@@ -338,7 +345,7 @@ void AhciHba::Port::write_sctl(uint32_t val) {
         return;
     if (det == 1) {
         spinup_ev_.cancel();
-        // Shadow status while COMRESET is sent: 7Fh (hardware.md 2.5). The next D2H FIS
+        // Shadow status while COMRESET is sent: 7Fh (docs/hardware.md 2.5). The next D2H FIS
         // is the device's signature; anything still queued predates the reset.
         tfd_ = TFD_RESET;
         sig_pending_ = true;
@@ -457,7 +464,7 @@ void AhciHba::Port::phy_changed(bool ready, link::Gen gen) {
 
 void AhciHba::Port::oob_reset() {
     // COMINIT from the device (power-on, hotplug, device-initiated reset): the device may
-    // have changed. Status becomes 80h until the signature FIS (hardware.md 2.5).
+    // have changed. Status becomes 80h until the signature FIS (docs/hardware.md 2.5).
     trace("ahci.cominit");
     sig_pending_ = true;
     tfd_ = kAtaBsy;
@@ -468,7 +475,7 @@ void AhciHba::Port::oob_reset() {
 
 // Flow control toward the device. With FIS receive running everything is accepted (the
 // engine drains the queue at least as fast as the link fills it). MEM-flagged area
-// (hardware.md 5.6): with PxCMD.FR = 0 we still accept frames while a signature is
+// (docs/hardware.md 5.6): with PxCMD.FR = 0 we still accept frames while a signature is
 // pending, because the first D2H FIS after COMRESET/COMINIT/power-on must update PxTFD
 // and PxSIG even before software enables FIS receive (it is not posted to memory then);
 // otherwise the device is held off (X_RDY without R_RDY) until FRE is set.

@@ -319,7 +319,7 @@ void AhciHba::Port::on_unknown(const sata::Fis &fis) {
     set_serr(SERR_DIAG_F);
 }
 
-// A frame from the device failed on the wire (hardware.md 2.6, 3.2): the HBA answered
+// A frame from the device failed on the wire (docs/hardware.md 2.6, 3.2): the HBA answered
 // R_ERR and the FIS is gone. SError records why; with commands outstanding the lost FIS
 // (data or status) leaves the transfer unrecoverable, so it is an interface fatal error.
 // Errors on our own transmissions reach the engine as FrameStatus::Error from send.

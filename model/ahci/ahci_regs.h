@@ -1,4 +1,4 @@
-// AHCI 1.3.1 register map, bit names and memory-structure layouts (hardware.md section 5),
+// AHCI 1.3.1 register map, bit names and memory-structure layouts (docs/hardware.md section 5),
 // shared by the HBA model and its tests. Names follow the spec's register mnemonics.
 #pragma once
 

@@ -1,5 +1,5 @@
 // A controller's DMA engine as a bus master in host memory: what the AHCI port engine
-// (AHCI 1.3.1 chapter 5) and the SiI3124 PRB engine (hardware.md 6.4, 6.5) do alike.
+// (AHCI 1.3.1 chapter 5) and the SiI3124 PRB engine (docs/hardware.md 6.4, 6.5) do alike.
 //   - Time: the engine runs on its core clock; work that arrives between edges starts on
 //     the next rising edge, and a burst costs the bus latency (a read's round trip, a
 //     posted write) plus one core cycle per datapath width, charged as one wait.

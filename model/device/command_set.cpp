@@ -1,4 +1,4 @@
-// ATA command decode and the non-queued commands (hardware.md 8.2, 8.4, 8.6, 8.8).
+// ATA command decode and the non-queued commands (docs/hardware.md 8.2, 8.4, 8.6, 8.8).
 #include <algorithm>
 
 #include "model/device/disk_impl.h"
@@ -322,7 +322,7 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
     }
 }
 
-// SET FEATURES (hardware.md 8.4).
+// SET FEATURES (docs/hardware.md 8.4).
 void SataDisk::Impl::set_features(uint64_t e, const Taskfile &tf) {
     const uint8_t sub = tf.feature;
     const uint8_t arg = uint8_t(tf.count);
@@ -380,7 +380,7 @@ void SataDisk::Impl::set_features(uint64_t e, const Taskfile &tf) {
         finish_ok(e);
 }
 
-// READ LOG EXT (hardware.md 8.6): log directory (00h) and NCQ Command Error (10h).
+// READ LOG EXT (docs/hardware.md 8.6): log directory (00h) and NCQ Command Error (10h).
 void SataDisk::Impl::read_log_ext(uint64_t e, const Taskfile &tf) {
     const uint8_t log = uint8_t(tf.lba);
     const uint32_t page = uint32_t((tf.lba >> 8) & 0xFF) | uint32_t((tf.lba >> 32) & 0xFF) << 8;

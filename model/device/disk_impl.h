@@ -23,7 +23,7 @@
 
 namespace satasim::device {
 
-// ATA opcodes the drive decodes (hardware.md 8.2).
+// ATA opcodes the drive decodes (docs/hardware.md 8.2).
 namespace op {
 constexpr uint8_t kReadSectors = 0x20, kReadSectorsExt = 0x24, kReadDmaExt = 0x25,
                   kReadNativeMaxExt = 0x27, kReadMultipleExt = 0x29, kReadLogExt = 0x2F,
@@ -80,7 +80,7 @@ struct NcqErrorLog {
 // An armed media error (inject_media_error). UNC sectors are a set: the matched range
 // minus the sectors a write has remapped since.
 struct MediaFault {
-    fault::MediaParams p;
+    MediaParams p;
     std::string id;
     unsigned left = 0;                     // commands still to fail; 0 = persistent
     std::map<uint64_t, uint64_t> remapped; // [first, last] ranges written over (UNC)

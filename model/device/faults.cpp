@@ -9,12 +9,10 @@
 
 namespace satasim::device {
 
-using fault::CommandMatch;
-using fault::MediaParams;
 using sata::Taskfile;
 
 namespace {
-// Drive status for the failures (hardware.md 8.1, 8.8). Non-queued completions carry DSC
+// Drive status for the failures (docs/hardware.md 8.1, 8.8). Non-queued completions carry DSC
 // like every status this drive reports; a write fault reports DF and no seek complete.
 constexpr uint8_t kStatusError = 0x51;      // DRDY | DSC | ERR
 constexpr uint8_t kStatusNcqError = 0x41;   // DRDY | ERR (SDB Status-Hi/Lo)
@@ -191,12 +189,12 @@ MediaVerdict SataDisk::Impl::check_media(const Taskfile &tf, bool ncq, const Xfe
         }
         std::vector<std::pair<std::string, TraceValue>> fields{
             {"cmd", TraceValue::hex(tf.command)},
-            {"error", TraceValue::str(fault::to_string(f.p.error))},
+            {"error", TraceValue::str(to_string(f.p.error))},
             {"lba", TraceValue::hex(v.lba)}};
         if (ncq)
             fields.push_back({"tag", TraceValue::integer((tf.count >> 3) & 0x1F)});
         fault_effect(f.id, std::move(fields),
-                     std::string("command fails with ") + fault::to_string(f.p.error));
+                     std::string("command fails with ") + to_string(f.p.error));
         if (f.left && --f.left == 0)
             media_faults.erase(media_faults.begin() + long(i));
         return v;
@@ -249,7 +247,7 @@ void SataDisk::set_command_observer(std::function<void(const CommandInfo &)> fn)
     impl_->observer = std::move(fn);
 }
 
-void SataDisk::inject_media_error(const fault::MediaParams &p, const std::string &id) {
+void SataDisk::inject_media_error(const MediaParams &p, const std::string &id) {
     MediaFault f;
     f.p = p;
     f.id = id;
@@ -280,7 +278,7 @@ void SataDisk::inject_identify_failures(unsigned n, const std::string &id) {
 // the old media's bad sectors with it), and electronics at power-on (a hung firmware
 // restarts; armed IDENTIFY failures wait for the next IDENTIFY). Called while the cable
 // is out; with the link up only the identity changes (nothing resets under the host).
-void SataDisk::replace_identity(const fault::PlugParams &p) {
+void SataDisk::replace_identity(const PlugParams &p) {
     Impl &m = *impl_;
     if (p.model)
         cfg_.model = *p.model;

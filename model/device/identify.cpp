@@ -1,4 +1,4 @@
-// IDENTIFY DEVICE data (hardware.md 8.3): 256 words built from DiskConfig and the current
+// IDENTIFY DEVICE data (docs/hardware.md 8.3): 256 words built from DiskConfig and the current
 // SET FEATURES / SET MULTIPLE state.
 #include <algorithm>
 

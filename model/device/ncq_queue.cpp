@@ -1,4 +1,4 @@
-// Native Command Queuing (hardware.md 8.5, 8.7, 8.8): acceptance, the internal completion
+// Native Command Queuing (docs/hardware.md 8.5, 8.7, 8.8): acceptance, the internal completion
 // order policy, DMA Setup data phases, Set Device Bits completions (several tags per SDB
 // when they finish back to back) and the NCQ error state with log page 10h.
 #include <algorithm>
@@ -251,7 +251,7 @@ void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba, uint8_t stat
     send(sata::make_sdb(status, error, done, true, false));
 }
 
-// NCQ Command Error log, page 10h (hardware.md 8.6); byte 511 is the checksum.
+// NCQ Command Error log, page 10h (docs/hardware.md 8.6); byte 511 is the checksum.
 std::vector<uint8_t> SataDisk::Impl::ncq_log_page() const {
     std::vector<uint8_t> p(512, 0);
     if (ncq_log.valid) {

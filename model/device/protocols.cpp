@@ -1,4 +1,4 @@
-// FIS sequences of the ATA data protocols (hardware.md 8.7): PIO data-in / data-out per DRQ
+// FIS sequences of the ATA data protocols (docs/hardware.md 8.7): PIO data-in / data-out per DRQ
 // block, DMA in / out in Data FISes of at most 8 KiB, and the waits between them.
 #include <algorithm>
 #include <cstring>

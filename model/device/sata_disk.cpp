@@ -138,7 +138,7 @@ void SataDisk::Impl::dispatch(const Fis &fis) {
             return;
         }
         if (!(fis.at(1) & sata::kFisCommand)) {
-            // Device Control update: SRST edge detection (hardware.md 5.7).
+            // Device Control update: SRST edge detection (docs/hardware.md 5.7).
             if (tf.control & sata::kAtaSrst) {
                 if (reset_state != ResetState::SrstHeld)
                     start_reset("srst", true);
@@ -163,7 +163,7 @@ void SataDisk::Impl::dispatch(const Fis &fis) {
             return;
         }
         if (ncq_outstanding()) {
-            // A non-queued command while queued ones are outstanding (hardware.md 8.8).
+            // A non-queued command while queued ones are outstanding (docs/hardware.md 8.8).
             violation("nonqueued_while_ncq_outstanding",
                       "non-queued command " + sata::describe(fis) +
                           " while NCQ commands are outstanding");
@@ -343,7 +343,7 @@ void SataDisk::oob_reset() {
 }
 
 // A host frame failed on the wire (the link answered R_ERR). During a data-out phase the
-// drive ends the command with ICRC|ABRT (hardware.md 8.8); otherwise the lost FIS is the
+// drive ends the command with ICRC|ABRT (docs/hardware.md 8.8); otherwise the lost FIS is the
 // host's to retry.
 void SataDisk::receive_error(link::LinkError err) {
     if ((err == link::LinkError::RxCrc || err == link::LinkError::RxSequence) &&

@@ -10,8 +10,8 @@
 #include <systemc>
 
 #include "model/common/trace.h"
+#include "model/device/fault_params.h"
 #include "model/device/media_store.h"
-#include "model/fault/fault_plan.h"
 #include "model/link/sata_link.h"
 
 namespace satasim::device {
@@ -92,7 +92,7 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     void set_command_observer(std::function<void(const CommandInfo &)> fn);
     // Matching commands end with the device error (UNC/IDNF at the first bad sector, DF,
     // ABRT); queued ones through the NCQ error state and log 10h.
-    void inject_media_error(const fault::MediaParams &p, const std::string &id);
+    void inject_media_error(const MediaParams &p, const std::string &id);
     // Firmware hang: BSY, silent, deaf to SRST, until a COMRESET.
     void inject_hang(const std::string &id);
     // The next n IDENTIFY DEVICE commands are aborted.
@@ -100,7 +100,7 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     // While unplugged: the drive that will be plugged in next (identity, blank media), its
     // electronics at power-on (settings, a hang gone; bad sectors go only with the media).
     // power_on_reset() brings the configured identity back.
-    void replace_identity(const fault::PlugParams &p);
+    void replace_identity(const PlugParams &p);
     void clear_faults();
 
   private:

@@ -8,22 +8,6 @@ namespace satasim::fault {
 
 using sc_core::sc_time;
 
-const char *to_string(Kind k) {
-    switch (k) {
-    case Kind::Crc: return "crc";
-    case Kind::LostIrq: return "lost_irq";
-    case Kind::Unplug: return "unplug";
-    case Kind::Plug: return "plug";
-    case Kind::MediaError: return "media_error";
-    case Kind::Hang: return "hang";
-    case Kind::IdentifyFail: return "identify_fail";
-    case Kind::PhyFlap: return "phy_flap";
-    case Kind::LinkDegrade: return "link_degrade";
-    case Kind::PmpHang: return "pmp_hang";
-    }
-    return "?";
-}
-
 const char *to_string(CommandMatch::Op op) {
     switch (op) {
     case CommandMatch::Op::Any: return "any";
@@ -47,20 +31,6 @@ bool is_read_opcode(uint8_t op) {
     default:
         return false;
     }
-}
-
-const char *fis_name(sata::FisType t) {
-    switch (t) {
-    case sata::FisType::RegH2D: return "reg_h2d";
-    case sata::FisType::RegD2H: return "reg_d2h";
-    case sata::FisType::DmaActivate: return "dma_activate";
-    case sata::FisType::DmaSetup: return "dma_setup";
-    case sata::FisType::Data: return "data";
-    case sata::FisType::Bist: return "bist";
-    case sata::FisType::PioSetup: return "pio_setup";
-    case sata::FisType::SetDeviceBits: return "sdb";
-    }
-    return "?";
 }
 
 std::string hex(uint64_t v) {
@@ -180,14 +150,8 @@ bool FaultInjector::time_firings_pending() const {
 void FaultInjector::reset() {
     for (auto &[where, h] : ports_) {
         (void)where;
-        if (h.disk)
-            h.disk->clear_faults();
-        if (h.link)
-            h.link->clear_faults();
-        if (h.clear_hba)
-            h.clear_hba();
-        if (h.clear_pmp)
-            h.clear_pmp();
+        for (const BlockRow &b : block_table())
+            b.disarm(h);
     }
     std::fill(state_.begin(), state_.end(), State{});
     workload_started_ = false;
@@ -283,59 +247,10 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
         r.fields.emplace_back("cmd_seq", TraceValue::integer(int64_t(cmd->seq)));
     }
 
-    MediaParams media = f.media;
-    switch (f.kind) {
-    case Kind::Crc: {
-        sata::FisType type = f.crc.fis.value_or(sata::FisType::Data);
-        r.fields.emplace_back("dir", TraceValue::str(f.crc.from_host ? "h2d" : "d2h"));
-        r.fields.emplace_back("fis", TraceValue::str(fis_name(type)));
-        r.fields.emplace_back("dword", TraceValue::integer(f.crc.dword));
-        r.fields.emplace_back("mask", TraceValue::hex(f.crc.xor_mask));
-        r.fields.emplace_back("burst", TraceValue::integer(f.crc.burst));
-        break;
-    }
-    case Kind::LostIrq:
-        r.fields.emplace_back("count", TraceValue::integer(f.lost_irq.count));
-        r.fields.emplace_back("window_ns", TraceValue::integer(int64_t(f.lost_irq.window_ns)));
-        break;
-    case Kind::Plug:
-        if (f.plug.model)
-            r.fields.emplace_back("model", TraceValue::str(*f.plug.model));
-        if (f.plug.serial)
-            r.fields.emplace_back("serial", TraceValue::str(*f.plug.serial));
-        if (f.plug.capacity)
-            r.fields.emplace_back("capacity", TraceValue::integer(int64_t(*f.plug.capacity)));
-        r.fields.emplace_back("blank_media", TraceValue::boolean(f.plug.blank_media));
-        break;
-    case Kind::MediaError:
-        // Without a range of its own, a command-triggered media error hits the range of
-        // the command that fired it (armed from inside the observer: that very command).
-        if (cmd && !media.match.lba_first && !media.match.lba_last && cmd->sectors) {
-            media.match.lba_first = cmd->lba;
-            media.match.lba_last = cmd->lba + cmd->sectors - 1;
-        }
-        r.fields.emplace_back("error", TraceValue::str(to_string(media.error)));
-        r.fields.emplace_back("op", TraceValue::str(to_string(media.match.op)));
-        if (media.match.lba_first)
-            r.fields.emplace_back("lba_first", TraceValue::hex(*media.match.lba_first));
-        if (media.match.lba_last)
-            r.fields.emplace_back("lba_last", TraceValue::hex(*media.match.lba_last));
-        r.fields.emplace_back("count", TraceValue::integer(media.count));
-        break;
-    case Kind::PhyFlap:
-        r.fields.emplace_back("down_ns", TraceValue::integer(int64_t(f.flap.down_ns)));
-        break;
-    case Kind::LinkDegrade:
-        r.fields.emplace_back("gen", TraceValue::integer(f.gen));
-        break;
-    case Kind::IdentifyFail:
-        r.fields.emplace_back("count", TraceValue::integer(f.identify_failures));
-        break;
-    case Kind::Unplug:
-    case Kind::Hang:
-    case Kind::PmpHang:
-        break;
-    }
+    const KindRow *row = kind_row(f.kind);
+    const Firing firing{f, cmd};
+    if (row && row->params)
+        row->params(firing, r.fields);
     char where[16];
     std::snprintf(where, sizeof where, f.pmp_port ? "ata%u.%02u" : "ata%u", f.port + 1, f.pmp_port.value_or(0));
     r.msg = std::string("inject ") + to_string(f.kind) + " on " + where + " (" + f.id +
@@ -347,59 +262,8 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
     if (!h)
         return;
 
-    switch (f.kind) {
-    case Kind::Crc:
-        if (h->link)
-            for (unsigned k = 1; k <= f.crc.burst; ++k) {
-                link::SataLink::DwordFault d;
-                d.from_host = f.crc.from_host;
-                d.type = f.crc.fis.value_or(sata::FisType::Data);
-                d.nth = k; // armed faults count independently: k-th matching FIS
-                d.dword = f.crc.dword;
-                d.xor_mask = f.crc.xor_mask;
-                h->link->inject_dword_fault(d);
-            }
-        break;
-    case Kind::LostIrq:
-        if (h->lost_irq)
-            h->lost_irq(f.lost_irq.count, f.lost_irq.window_ns, f.id);
-        break;
-    case Kind::Unplug:
-        if (h->link)
-            h->link->set_device_present(false);
-        break;
-    case Kind::Plug:
-        if (h->disk)
-            h->disk->replace_identity(f.plug);
-        if (h->link)
-            h->link->set_device_present(true);
-        break;
-    case Kind::MediaError:
-        if (h->disk)
-            h->disk->inject_media_error(media, f.id);
-        break;
-    case Kind::Hang:
-        if (h->disk)
-            h->disk->inject_hang(f.id);
-        break;
-    case Kind::IdentifyFail:
-        if (h->disk)
-            h->disk->inject_identify_failures(f.identify_failures, f.id);
-        break;
-    case Kind::PhyFlap:
-        if (h->link)
-            h->link->phy_glitch(sc_time::from_value(sc_dt::uint64(f.flap.down_ns) *
-                                                    sc_dt::uint64(sc_time(1, sc_core::SC_NS).value())));
-        break;
-    case Kind::LinkDegrade:
-        if (h->link)
-            h->link->limit_device_gen(static_cast<link::Gen>(f.gen));
-        break;
-    case Kind::PmpHang:
-        if (h->pmp_hang)
-            h->pmp_hang(f.id);
-        break;
-    }
+    if (row)
+        row->arm(firing, *h);
 }
 
 } // namespace satasim::fault

@@ -1,12 +1,11 @@
 // The fault engine of one scenario: watches each fault's trigger (simulated time, the
 // drive's Nth command, a command matching a filter) and, when it fires, emits a
-// `fault.inject` record and calls the hook of the block the fault lives in
-// (model/fault/README.md). It owns no fault state of its own beyond the schedule: the
-// blocks keep what was armed, and reset() disarms both.
+// `fault.inject` record and arms the hook of the block the fault lives in, both as the
+// kind's row in fault_kinds.h says (model/fault/README.md). It owns no fault state of its
+// own beyond the schedule: the blocks keep what was armed, and reset() disarms both.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,22 +14,11 @@
 
 #include "model/common/trace.h"
 #include "model/device/sata_disk.h"
+#include "model/fault/fault_kinds.h"
 #include "model/fault/fault_plan.h"
 #include "model/link/sata_link.h"
 
 namespace satasim::fault {
-
-// The hooks of one disk: on a host port, or behind the port multiplier there. The
-// controller and the port multiplier are reached through callbacks so that this block does
-// not depend on which HBA model the scenario uses.
-struct PortHooks {
-    device::SataDisk *disk = nullptr;
-    link::SataLink *link = nullptr; // the disk's own link (a fan-out link behind a PMP)
-    std::function<void(unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
-    std::function<void()> clear_hba; // the controller's clear_faults() (shared by all ports)
-    std::function<void(const std::string &id)> pmp_hang; // the port's PMP control port hangs
-    std::function<void()> clear_pmp;                      // and its faults are cleared
-};
 
 // Where a fault lives: a host port, and the fan-out port behind its PMP (-1: none).
 using Target = std::pair<unsigned, int>;
@@ -85,6 +73,5 @@ class FaultInjector : public sc_core::sc_module {
 
 // Whether a command matches a filter (op class, opcode, LBA range).
 bool matches(const CommandMatch &m, const device::CommandInfo &c);
-const char *to_string(CommandMatch::Op op);
 
 } // namespace satasim::fault

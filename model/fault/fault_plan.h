@@ -1,6 +1,7 @@
 // A fault schedule: what to break, where, and when. Plain data shared by the scenario
 // parser (harness, which fills it from a scenario's `faults:` list) and the fault injector
-// (model/fault/fault_injector.h, which arms the blocks' fault hooks when a trigger fires).
+// (model/fault/fault_injector.h, which arms the blocks' fault hooks when a trigger fires,
+// each kind as its row in model/fault/fault_kinds.h says).
 // Times are simulated nanoseconds; LBAs and counts are 512-byte sectors.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/device/fault_params.h"
 #include "model/sata/fis.h"
 
 namespace satasim::fault {
@@ -25,15 +27,12 @@ enum class Kind : uint8_t {
     LinkDegrade,  // from the trigger on, the link only comes up at `gen` or slower
     PmpHang,      // the port multiplier's control port stops answering (until a COMRESET)
 };
-const char *to_string(Kind k);
+const char *to_string(Kind k); // the scenario's name of a kind (fault_kinds.h: the table)
 
-// Which commands a trigger or a device fault matches. Unset fields match anything.
-struct CommandMatch {
-    enum class Op : uint8_t { Any, Read, Write, Flush, Identify, Ncq, NonNcq } op = Op::Any;
-    std::optional<uint8_t> opcode;         // exact ATA command opcode
-    std::optional<uint64_t> lba_first;     // the command's range [lba, lba+count) must touch
-    std::optional<uint64_t> lba_last;      // [lba_first, lba_last] (inclusive)
-};
+// Which commands a trigger or a media error matches (the drive's own type: the disk
+// model matches media errors with it).
+using device::CommandMatch;
+const char *to_string(CommandMatch::Op op); // the scenario's name of an op class
 
 // When a fault fires. Exactly one of at_ns / after_cmds / on_cmd is the primary trigger.
 // Times count from the start of the workload (the end of the boot probe) unless
@@ -57,36 +56,15 @@ struct CrcParams {
     unsigned burst = 1;                     // consecutive matching FISes corrupted per firing
 };
 
-// A device error on commands matching `match` (Kind::MediaError).
-struct MediaParams {
-    enum class Error : uint8_t { Unc, Idnf, WriteFault, Abrt } error = Error::Unc;
-    CommandMatch match;
-    unsigned count = 0;                     // commands failed per firing; 0 = every match (persistent)
-    bool cleared_by_write = true;           // UNC: a write over the bad range remaps it
-};
-
-// The scenario's name of a media error (inline: the disk model, which fault/ builds on,
-// names its injected errors the same way in its trace).
-inline const char *to_string(MediaParams::Error e) {
-    switch (e) {
-    case MediaParams::Error::Unc: return "unc";
-    case MediaParams::Error::Idnf: return "idnf";
-    case MediaParams::Error::WriteFault: return "write_fault";
-    case MediaParams::Error::Abrt: return "abrt";
-    }
-    return "?";
-}
+// A device error on commands matching `match` (Kind::MediaError), and a drive appearing
+// on the port (Kind::Plug): the parameters of the drive's fault hooks.
+using device::MediaParams;
+using device::PlugParams;
+using device::to_string; // the scenario's name of a media error
 
 struct LostIrqParams {
     unsigned count = 1;                     // completion interrupts swallowed per firing
     uint64_t window_ns = 0;                 // or: every completion interrupt for this long
-};
-
-// A drive appearing on the port (Kind::Plug). Unset fields keep the drive's identity.
-struct PlugParams {
-    std::optional<std::string> model, serial;
-    std::optional<uint64_t> capacity;       // sectors
-    bool blank_media = false;               // a different drive: new media (reads zeros)
 };
 
 struct FlapParams {

@@ -47,7 +47,7 @@ void LinkRtlPair::Side::clear_frame() {
 }
 
 LinkRtlPair::LinkRtlPair() : ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->threads(1); // no worker threads (toolchain.md: forked children hang otherwise)
+    ctx_->threads(1); // no worker threads (docs/toolchain.md: forked children hang otherwise)
     m_ = std::make_unique<Vsata_link_pair>(ctx_.get(), "link");
     reset();
 }

@@ -1,6 +1,6 @@
 // Two verilated link-layer instances (model/link/rtl/sata_link.v), host role and device
 // role, wired back to back through a C++ "cable" and ticked from C++ in a tight loop
-// (toolchain.md: no sc_clock, no signals). Both instances live in one verilated model
+// (docs/toolchain.md: no sc_clock, no signals). Both instances live in one verilated model
 // (rtl/sata_link_pair.v), so a dword clock is one evaluation of that model (see tick()).
 // Each side has a small transport model: a frame to send (dword vector) and the dwords
 // received, plus the frame status pulses.

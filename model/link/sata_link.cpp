@@ -1,5 +1,5 @@
 // FIS-level SATA wire: PHY state (OOB, speed negotiation) and frame delivery with the
-// transmission handshake's timing (hardware.md 2.1, 2.3, 2.5, 3.1).
+// transmission handshake's timing (docs/hardware.md 2.1, 2.3, 2.5, 3.1).
 #include "model/link/sata_link.h"
 
 #include <algorithm>

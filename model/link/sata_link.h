@@ -31,7 +31,7 @@ namespace satasim::link {
 
 enum class Gen : uint8_t { None = 0, Gen1 = 1, Gen2 = 2, Gen3 = 3 };
 
-// Dword period at a generation: 26.667 / 13.333 / 6.667 ns (hardware.md 2.1).
+// Dword period at a generation: 26.667 / 13.333 / 6.667 ns (docs/hardware.md 2.1).
 sc_core::sc_time dword_period(Gen gen);
 
 // Result of one frame transmission, as the transmitter sees it.
@@ -142,7 +142,7 @@ class SataLink : public sc_core::sc_module {
     static unsigned frame_dwords(size_t fis_dwords);
     // Wire time of one frame carrying fis_dwords FIS dwords (header included) at gen.
     static sc_core::sc_time frame_time(Gen gen, size_t fis_dwords);
-    // OOB durations (hardware.md 2.5), for tests and the harness.
+    // OOB durations (docs/hardware.md 2.5), for tests and the harness.
     static sc_core::sc_time comreset_time();  // 6 x (160 + 480) UIoob
     static sc_core::sc_time comwake_time();   // 6 x (160 + 160) UIoob
     static sc_core::sc_time align_attempt();  // 54.6 us = 2048 Gen1 dwords

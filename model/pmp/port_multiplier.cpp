@@ -1,6 +1,6 @@
 // SATA Port Multiplier: routing by PM Port, the control port (SRST signature, READ/WRITE
 // PORT MULTIPLIER, GSCR and PSCR) and the fan-out link state. See port_multiplier.h for
-// the model choices; register layouts are hardware.md 7.2-7.4, SCR bits hardware.md 3.
+// the model choices; register layouts are docs/hardware.md 7.2-7.4, SCR bits docs/hardware.md 3.
 #include "model/pmp/port_multiplier.h"
 
 #include <algorithm>
@@ -346,7 +346,7 @@ void PortMultiplier::control_fis(const sata::Fis &fis) {
     send_up(sata::make_reg_d2h(kStatusErr, kErrAbrt, 0, 0, 0, true, kCtrlPort));
 }
 
-// READ / WRITE PORT MULTIPLIER (hardware.md 7.2): register number in Features (15:0),
+// READ / WRITE PORT MULTIPLIER (docs/hardware.md 7.2): register number in Features (15:0),
 // target port in Device 3:0, value in Count 7:0 | LBA 23:0 << 8 (| Count 15:8 << 32 |
 // LBA 47:24 << 40 for the upper half).
 void PortMultiplier::pm_command(const sata::Taskfile &tf) {

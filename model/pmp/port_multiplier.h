@@ -1,4 +1,4 @@
-// SATA Port Multiplier (SATA PM 1.1/1.2, hardware.md section 7): one host port (the device
+// SATA Port Multiplier (SATA PM 1.1/1.2, docs/hardware.md section 7): one host port (the device
 // end of the HBA port's SataLink) fanned out to 1..15 device ports, each the host end of
 // its own SataLink to a drive. The PMP's own control port 15 answers SRST with the PMP
 // signature and READ/WRITE PORT MULTIPLIER (E4h/E8h) with the GSCR and per-port PSCR
@@ -24,7 +24,7 @@
 //    initialises every fan-out link.
 //  * The first Register D2H FIS a drive sends after its fan-out link comes up (its
 //    signature) is kept by the PMP unless the host has sent that port a FIS since: the
-//    host reads signatures with an SRST to the port (hardware.md 7.5, as libata and
+//    host reads signatures with an SRST to the port (docs/hardware.md 7.5, as libata and
 //    FreeBSD do), and an unsolicited FIS would cut into a command-based-switching host's
 //    command to another port (AHCI PxIS.IPMS).
 //  * A COMINIT from a drive (hotplug, drive reset) is answered with a COMRESET on that
@@ -52,9 +52,9 @@ namespace satasim::pmp {
 
 constexpr unsigned kMaxPorts = 15;
 constexpr uint8_t kCtrlPort = 15;
-constexpr uint32_t kSignature = 0x96690101; // count 01, LBA 01 / 69 / 96 (hardware.md 4)
+constexpr uint32_t kSignature = 0x96690101; // count 01, LBA 01 / 69 / 96 (docs/hardware.md 4)
 
-// GSCR register numbers (hardware.md 7.3) and PSCR numbers (7.4).
+// GSCR register numbers (docs/hardware.md 7.3) and PSCR numbers (7.4).
 namespace gscr {
 constexpr uint32_t PRODUCT = 0, REVISION = 1, PORT_INFO = 2, ERROR = 32, ERROR_EN = 33,
                    FEAT = 64, FEAT_EN = 96, SII_EARLY_ROK = 129;

@@ -1,4 +1,4 @@
-// FIS builders and parsers (hardware.md section 1). Byte 0 of a FIS is sent first; multi-byte
+// FIS builders and parsers (docs/hardware.md section 1). Byte 0 of a FIS is sent first; multi-byte
 // fields are little-endian.
 #include "model/sata/fis.h"
 

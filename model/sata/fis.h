@@ -1,5 +1,5 @@
 // Frame Information Structures as they cross the wire (SATA transport layer).
-// Byte layouts per hardware.md section 1; byte 0 of a FIS is the first byte sent.
+// Byte layouts per docs/hardware.md section 1; byte 0 of a FIS is the first byte sent.
 #pragma once
 
 #include <cstddef>

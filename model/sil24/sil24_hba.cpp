@@ -1,4 +1,4 @@
-// SiI3124 global registers (BAR0, hardware.md 6.2): the slot-status mirror, HOST_CTRL
+// SiI3124 global registers (BAR0, docs/hardware.md 6.2): the slot-status mirror, HOST_CTRL
 // (per-port interrupt enables, latched PCI-X signals, 3 Gb/s capability, GLOBAL_RST),
 // HOST_IRQ_STAT and the interrupt line; plus the BAR0/BAR2 decode of the register window.
 #include "model/sil24/sil24_hba.h"

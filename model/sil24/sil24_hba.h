@@ -1,6 +1,6 @@
 // Silicon Image SiI3124: a 4-port PCI-X SATA host controller with 31 command slots per
 // port, Port Request Blocks (PRBs) activated from host memory or executed from on-chip
-// LRAM, native command queuing and per-port interrupt logic (hardware.md section 6).
+// LRAM, native command queuing and per-port interrupt logic (docs/hardware.md section 6).
 //
 // Register window. The chip has two memory BARs: BAR0 (global registers, 128 bytes) and
 // BAR2 (port registers, 8 KiB per port). The stack's platform interface gives a driver one
@@ -32,7 +32,7 @@ struct Sil24Config {
     unsigned n_ports = 4;            // 1..4 (3124: 4; 3132: 2; 3131/3531: 1)
     link::Gen max_gen = link::Gen::Gen2; // PHY: 3 Gb/s (HOST_CTRL bit 24 when Gen2)
     bool pcix = true;                // on a PCI-X bus: HOST_CTRL latches TRDY/STOP/DEVSEL
-    // The PCI-X completion-interrupt-loss erratum (libata-eh.md 8.2). Without IRQ_WOC the
+    // The PCI-X completion-interrupt-loss erratum (docs/libata-eh.md 8.2). Without IRQ_WOC the
     // completion interrupt is acknowledged by reading PORT_SLOT_STAT; on PCI-X that read
     // is a split transaction whose clear takes effect pcix_ack_window_ns after the data
     // was sampled, so the COMPLETE status of a slot finishing inside that window is wiped

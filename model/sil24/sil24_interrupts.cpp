@@ -1,10 +1,10 @@
-// SiI3124 port interrupt logic (hardware.md 6.3, 6.5; libata-eh.md 8.2).
+// SiI3124 port interrupt logic (docs/hardware.md 6.3, 6.5; docs/libata-eh.md 8.2).
 //
 // PORT_IRQ_STAT bits 11:0 are the raw sources masked by the enable register, bits 27:16
 // the raw sources. A port requests its HOST_IRQ_STAT bit while any masked bit is set; the
 // interrupt line is the OR of those bits gated by the HOST_CTRL per-port enables.
 //
-// Clearing (MEM, hardware.md 9.7 — the clear-on-read details are inferred from driver
+// Clearing (MEM, docs/hardware.md 9.7 — the clear-on-read details are inferred from driver
 // behaviour): writing 1 to a PORT_IRQ_STAT bit (11:0 or its raw twin 27:16) always clears
 // that source. The completion interrupt is additionally acknowledged by reading the slot
 // status (PORT_SLOT_STAT or the HOST_SLOT_STAT mirror) unless PORT_CTRL_STAT.IRQ_WOC is

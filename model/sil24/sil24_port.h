@@ -136,7 +136,7 @@ class Sil24Hba::Port : public sc_core::sc_module,
         uint32_t offset = 0, count = 0, done = 0;
     };
 
-    // Per-device context (hardware.md 6.7, 7.5 FIS-based switching). With PORT_CTRL PMP_EN
+    // Per-device context (docs/hardware.md 6.7, 7.5 FIS-based switching). With PORT_CTRL PMP_EN
     // there is one per PM port, chosen by a command's PRB FIS byte 1 and by every received
     // FIS's PM Port field; without PMP_EN only dev_[0] is used (one device on the port).
     struct Dev {

@@ -1,4 +1,4 @@
-// SiI3124 port registers (hardware.md 6.3) and the port-level resets (6.6): reset values
+// SiI3124 port registers (docs/hardware.md 6.3) and the port-level resets (6.6): reset values
 // and masks, PORT_CTRL_STAT set/clear with PORT_RST, DEV_RST and INIT and their timing,
 // slot activation through PORT_CMD_ACTIVATE (64-bit or 32-bit mode) and PORT_EXEC_FIFO,
 // LRAM and the PMP context area, SControl/SStatus/SError/SActive, and the PHY-level
@@ -231,7 +231,7 @@ void Sil24Hba::Port::write(uint32_t off, uint32_t val) {
         act_upper_ = val;
         break;
     case PORT_EXEC_FIFO:
-        // MEM (hardware.md 9.7): execute the PRB the driver wrote into LRAM slot val.
+        // MEM (docs/hardware.md 9.7): execute the PRB the driver wrote into LRAM slot val.
         if ((val & 0x1F) < kLramSlots)
             activate(val & 0x1F, 0, true);
         break;
@@ -288,7 +288,7 @@ void Sil24Hba::Port::activate(unsigned slot, uint64_t prb, bool from_lram) {
 void Sil24Hba::Port::write_ctrl_set(uint32_t val) {
     ctrl_ |= val & CS_CONTROL & ~(CS_PORT_RST | CS_DEV_RST | CS_INIT);
     if (val & CS_PMP_RESUME)
-        pmp_resume(); // each write resumes a port stopped behind a PMP (hardware.md 6.7)
+        pmp_resume(); // each write resumes a port stopped behind a PMP (docs/hardware.md 6.7)
     if (val & CS_PORT_RST) {
         // Port held in reset: engine, slots and interrupt state back to their reset values;
         // the control bits software programs return to 0 (port config must be redone).
@@ -362,7 +362,7 @@ void Sil24Hba::Port::port_rst_done_method() {
 
 // DEV_RST: COMRESET burst sequence, then OOB and speed negotiation (limited by
 // SControl.SPD). DEV_RST reads 1 until the PHY is ready again, or until the no-device
-// timeout. The device's signature FIS that follows is not stored (hardware.md 6.6).
+// timeout. The device's signature FIS that follows is not stored (docs/hardware.md 6.6).
 void Sil24Hba::Port::dev_rst_release_method() {
     if (!(ctrl_ & CS_DEV_RST) || !link_)
         return;
@@ -383,7 +383,7 @@ void Sil24Hba::Port::finish_dev_rst(const char *how) {
     trace("sil24.dev_reset_done", {}, how);
 }
 
-// SControl.DET (hardware.md 3.3), as on any SATA host: 1 = COMRESET held on the wire;
+// SControl.DET (docs/hardware.md 3.3), as on any SATA host: 1 = COMRESET held on the wire;
 // 1->0 = release, OOB and negotiation up to min(SPD, 3 Gb/s); 4 = PHY offline.
 void Sil24Hba::Port::write_sctl(uint32_t val) {
     const uint32_t old_det = sctl_ & SCTL_DET_MASK;

@@ -236,7 +236,7 @@ void Sil24Hba::Port::on_data(const sata::Fis &fis, Dev &dv) {
         finish_pio(dv);
 }
 
-// PMP_RESUME while the port is stopped on a command error (hardware.md 6.7): the port goes
+// PMP_RESUME while the port is stopped on a command error (docs/hardware.md 6.7): the port goes
 // on with the devices that did not fail; their FISes held meanwhile are decoded first.
 void Sil24Hba::Port::pmp_resume() {
     if (!halted_ || !pmp_en())

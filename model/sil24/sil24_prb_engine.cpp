@@ -1,4 +1,4 @@
-// SiI3124 command engine (hardware.md 6.4, 6.5): one SC_THREAD per port that, while it has
+// SiI3124 command engine (docs/hardware.md 6.4, 6.5): one SC_THREAD per port that, while it has
 // work, advances in core clock cycles. It drains the received-FIS queue
 // (sil24_port_rx.cpp) and executes activated slots in activation order: PRB fetch (64-byte
 // chunk 0 = PRB + 2 SGEs, copied into the slot's LRAM), command FIS transmission (or the
@@ -11,7 +11,7 @@
 // non-queued command waits until every NCQ command has finished. The NCQ tag of the
 // command FIS is set to the slot number (Count 7:3), so SDB/DMA Setup tags are slots.
 //
-// Port multiplier (PORT_CTRL PMP_EN, hardware.md 6.7): FIS-based switching. Each PM port
+// Port multiplier (PORT_CTRL PMP_EN, docs/hardware.md 6.7): FIS-based switching. Each PM port
 // has its own device context (BSY slot, PIO and DMA data phase, NCQ slots), and the rules
 // above apply per device: a command goes to a device whose context is idle while other
 // devices have commands outstanding, the oldest eligible slot first (one device's
@@ -244,7 +244,7 @@ void Sil24Hba::Port::issue_next(unsigned slot) {
         dv.sact |= bit;
     }
     if (s.ncq && (ctrl_ & CS_PMP_EN))
-        pmp_[2 * s.pm_port + 1] |= bit; // the PM port's QActive (hardware.md 6.7)
+        pmp_[2 * s.pm_port + 1] |= bit; // the PM port's QActive (docs/hardware.md 6.7)
     const uint64_t e = epoch_;
     link::FrameStatus st = link_->send_from_host(fis);
     if (e != epoch_)
@@ -336,7 +336,7 @@ void Sil24Hba::Port::complete_slot(unsigned slot, const sata::Fis *result) {
 
 // Command error: the port stops (PORT_SLOT_STAT keeps every busy slot, ATTN set) until
 // software INITs it. PORT_CMD_ERR holds the code, PORT_CONTEXT the slot and PM port.
-// Behind a PMP (PMP_EN) the stop is the same, and hardware.md 6.7 adds PMP_RESUME: the
+// Behind a PMP (PMP_EN) the stop is the same, and docs/hardware.md 6.7 adds PMP_RESUME: the
 // failed device's context stays stopped (its slots stay busy, its FISes are dropped, no
 // new command goes to it) until INIT, while writing PMP_RESUME lets the port go on with
 // the other devices. Their FISes that arrive while the port is stopped are kept for then
@@ -412,7 +412,7 @@ bool Sil24Hba::Port::transmit_data(unsigned slot, uint64_t pos, uint32_t n) {
     }
     const uint64_t e = epoch_;
     link::FrameStatus st = link_->send_from_host(
-        sata::make_data(buf.data(), n, (ctrl_ & CS_PMP_EN) ? s.pm_port : 0)); // hardware.md 6.7
+        sata::make_data(buf.data(), n, (ctrl_ & CS_PMP_EN) ? s.pm_port : 0)); // docs/hardware.md 6.7
     if (e != epoch_)
         return false;
     if (st != link::FrameStatus::Ok) {

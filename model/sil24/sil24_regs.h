@@ -1,5 +1,5 @@
 // Silicon Image SiI3124 register map, bit names, Port Request Block and scatter/gather
-// layouts and command error codes (hardware.md section 6), shared by the model and its
+// layouts and command error codes (docs/hardware.md section 6), shared by the model and its
 // tests. Offsets are inside the BAR named in each block.
 #pragma once
 
@@ -73,7 +73,7 @@ constexpr uint32_t SLOT_STAT_ATTN = 1u << 31, SLOT_MASK = 0x7FFFFFFFu;
 // PORT_CONTEXT
 constexpr uint32_t CTX_SLOT_MASK = 0x1F, CTX_PMP_SHIFT = 5, CTX_PMP_MASK = 0xFu << 5;
 
-// SStatus / SControl / SError (hardware.md 3)
+// SStatus / SControl / SError (docs/hardware.md 3)
 constexpr uint32_t SCTL_DET_MASK = 0xF, SCTL_SPD_SHIFT = 4, SCTL_SPD_MASK = 0xF0;
 constexpr uint32_t SERR_ERR_T = 1u << 8, SERR_ERR_C = 1u << 9, SERR_ERR_P = 1u << 10,
                    SERR_ERR_E = 1u << 11, SERR_DIAG_N = 1u << 16, SERR_DIAG_C = 1u << 21,

@@ -1,4 +1,4 @@
-// AHCI FIS-based switching (AHCI 1.3.1 3.3.16 and 9.3, hardware.md 5.2/5.5/5.9): PxFBS
+// AHCI FIS-based switching (AHCI 1.3.1 3.3.16 and 9.3, docs/hardware.md 5.2/5.5/5.9): PxFBS
 // reset value and field semantics (EN only while stopped, DEC self-clears, SDE/ADO/DWE
 // read-only), the 16 x 256 B received-FIS area (one per PM port), commands to two drives
 // behind an FBS-capable port multiplier in flight at the same time with their data intact,

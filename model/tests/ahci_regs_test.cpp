@@ -80,13 +80,20 @@ template <class F> bool wait_until(F cond, double max_us) {
     return test::hba_common::wait_until(cond, max_us, 1);
 }
 
-// fbs: 0, or PxFBS's reset value on an FBS-capable port (ADO, read-only, is not 0).
-void expect_port_reset_values(AhciHba &h, unsigned p, uint32_t cmd, uint32_t fbs = 0) {
+// The four memory-base registers of a port (PxCLB, PxCLBU, PxFB, PxFBU).
+struct Bases {
+    uint32_t clb = 0, clbu = 0, fb = 0, fbu = 0;
+};
+
+// Every port register at its reset value. fbs: 0, or PxFBS's reset value on an
+// FBS-capable port (ADO, read-only, is not 0). bases: what PxCLB/PxFB must hold, which
+// GHC.HR leaves alone (AHCI 1.3.1 10.4.3) and power-on clears.
+void expect_port_reset_values(AhciHba &h, unsigned p, uint32_t cmd, uint32_t fbs = 0, Bases bases = {}) {
     auto r = [&](uint32_t off) { return h.mmio_read32(port_base(p) + off); };
-    EXPECT_EQ(r(PxCLB), 0u);
-    EXPECT_EQ(r(PxCLBU), 0u);
-    EXPECT_EQ(r(PxFB), 0u);
-    EXPECT_EQ(r(PxFBU), 0u);
+    EXPECT_EQ(r(PxCLB), bases.clb);
+    EXPECT_EQ(r(PxCLBU), bases.clbu);
+    EXPECT_EQ(r(PxFB), bases.fb);
+    EXPECT_EQ(r(PxFBU), bases.fbu);
     EXPECT_EQ(r(PxIS), 0u);
     EXPECT_EQ(r(PxIE), 0u);
     EXPECT_EQ(r(PxCMD), cmd);
@@ -115,7 +122,7 @@ MODEL_TEST(cap_is_built_from_config) {
     EXPECT_TRUE(cap & CAP_S64A);
     EXPECT_TRUE(cap & CAP_SCLO);
     EXPECT_TRUE(cap & CAP_SSNTF);
-    EXPECT_TRUE(cap & (1u << 18)); // SAM at bit 18 (hardware.md 5.1 discrepancy note)
+    EXPECT_TRUE(cap & (1u << 18)); // SAM at bit 18 (docs/hardware.md 5.1 discrepancy note)
     EXPECT_TRUE(!(cap & (1u << 19)));
     EXPECT_TRUE(!(cap & (CAP_SPM | CAP_FBSS | CAP_SSS | CAP_CCCS | CAP_EMS | CAP_SXS)));
     EXPECT_EQ(cap, 0xE1340000u | CAP_PMD | 31u << 8 | 3u);
@@ -349,30 +356,81 @@ MODEL_TEST(sctl_det_drives_comreset_and_speed_limit) {
     pwr(1, PxSERR, 0xFFFFFFFF);
 }
 
+// GHC.HR, AHCI 1.3.1 10.4.3: "When GHC.HR is set to '1', GHC.AE, GHC.IE, the IS register,
+// and all port register fields (except PxFB/PxFBU/PxCLB/PxCLBU) that are not HwInit in the
+// HBA's register memory space are reset." "The port specific registers PxFB, PxFBU, PxCLB,
+// and PxCLBU are not affected by setting GHC.HR to '1'." "The HBA's configuration space
+// and all other global registers/bits are not affected" (CAP, PI: HwInit). "A software
+// write of '0' to GHC.HR shall have no effect." GHC.AE (3.1.2): "If CAP.SAM is '1', then
+// AE shall be read-only and shall have a reset value of '1'."
 MODEL_TEST(ghc_hr_resets_ports_and_self_clears) {
-    pwr(0, PxCLB, 0x4000);
+    const Bases p0{0x4000, 0x1, 0x8100, 0x2}, p1{0x10000, 0, 0x20000, 0};
+    pwr(0, PxCLB, p0.clb);
+    pwr(0, PxCLBU, p0.clbu);
+    pwr(0, PxFB, p0.fb);
+    pwr(0, PxFBU, p0.fbu);
+    pwr(1, PxCLB, p1.clb);
+    pwr(1, PxFB, p1.fb);
     pwr(0, PxIE, 0xFF);
     pwr(0, PxCMD, CMD_FRE);
     pwr(2, PxSCTL, 0x300);
+    pwr(3, PxSERR, 0); // (nothing latched there)
     wr(GHC, GHC_IE);
     size_t hr = B->sink.count("ahci.hba_reset");
     wr(GHC, GHC_HR | GHC_IE);
     EXPECT_EQ(rd(GHC), GHC_AE | GHC_HR);
     EXPECT_EQ(B->sink.count("ahci.hba_reset"), hr + 1);
+    wr(GHC, GHC_IE); // a write of 0 to HR while the reset runs changes nothing
+    EXPECT_EQ(rd(GHC) & GHC_HR, GHC_HR);
     EXPECT_TRUE(wait_until([] { return !(rd(GHC) & GHC_HR); }, 100));
-    EXPECT_EQ(rd(GHC), GHC_AE);
+    EXPECT_EQ(rd(GHC) & (GHC_AE | GHC_HR), GHC_AE);
+    wr(GHC, 0);
+    EXPECT_EQ(rd(GHC), GHC_AE); // AE read-only 1 (CAP.SAM)
+    EXPECT_EQ(rd(IS), 0u);
     EXPECT_EQ(rd(CAP), 0xE1340000u | CAP_PMD | 31u << 8 | 3u);
     EXPECT_EQ(rd(PI), 0xFu);
-    for (unsigned p : {0u, 2u, 3u})
+    // The driver writes CAP/CAP2/PI back after a reset (write-once registers the firmware
+    // may have programmed): the model's are set at power-on, so the writes change nothing.
+    wr(CAP, 0);
+    wr(CAP2, 0xFFFFFFFF);
+    wr(PI, 0x1);
+    EXPECT_EQ(rd(CAP), 0xE1340000u | CAP_PMD | 31u << 8 | 3u);
+    EXPECT_EQ(rd(CAP2), 0u);
+    EXPECT_EQ(rd(PI), 0xFu);
+    // Every other port field is back at its reset value; the memory bases are kept.
+    expect_port_reset_values(B->hba, 0, CMD_SUD | CMD_POD, 0, p0);
+    for (unsigned p : {2u, 3u})
         expect_port_reset_values(B->hba, p, CMD_SUD | CMD_POD);
-    // Port 1 was re-initialized with a COMRESET and comes back up.
+    // 10.4.3: "If the HBA does not support staggered spin-up, the HBA reset shall cause a
+    // COMRESET to be sent on the port": port 1 comes back up, its bases still in place.
     EXPECT_TRUE(wait_until([] { return (prd(1, PxSSTS) & 0xF) == 3; }, 500));
     EXPECT_EQ(prd(1, PxSIG), 0xFFFFFFFFu);
     EXPECT_EQ(prd(1, PxTFD), 0x80u);
+    EXPECT_EQ(prd(1, PxCLB), p1.clb);
+    EXPECT_EQ(prd(1, PxFB), p1.fb);
+    pwr(1, PxSERR, 0xFFFFFFFF);
 }
 
+// 10.4.3 with staggered spin-up (ahci1 has CAP.SSS): "the PxCMD.SUD bit will be reset to
+// '0'; software is responsible for setting the PxCMD.SUD and PxSCTL.DET fields". PxFBS
+// (not HwInit, apart from the read-only ADO) is reset; the bases are kept.
+MODEL_TEST(ghc_hr_with_staggered_spin_up_clears_sud) {
+    wr2(port_base(0) + PxCLB, 0x3000);
+    wr2(port_base(0) + PxFB, 0x5000);
+    wr2(port_base(0) + PxCMD, CMD_SUD | CMD_PMA);
+    wr2(port_base(0) + PxFBS, FBS_EN);
+    EXPECT_TRUE(rd2(port_base(0) + PxFBS) & FBS_EN);
+    wr2(GHC, GHC_HR);
+    EXPECT_TRUE(wait_until([] { return !(rd2(GHC) & GHC_HR); }, 100));
+    // SUD and PMA clear; POD read-only 1; FBSCP is HwInit and stays.
+    expect_port_reset_values(B->hba2, 0, CMD_POD | CMD_FBSCP, 2u << FBS_ADO_SHIFT, Bases{0x3000, 0, 0x5000, 0});
+}
+
+// Power-on reset (unlike GHC.HR) clears the memory bases too: the model's power-on value
+// of PxCLB/PxFB is 0.
 MODEL_TEST(power_on_reset_restores_everything) {
     pwr(3, PxFB, 0x8000);
+    pwr(0, PxCLB, 0x4000);
     pwr(3, PxCMD, CMD_FRE | CMD_ST);
     pwr(3, PxCI, 0x3);
     pwr(3, PxIE, 0x1);

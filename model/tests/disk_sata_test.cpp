@@ -1,5 +1,5 @@
 // SataDisk through a real SataLink, driven by a small scripted host endpoint that plays the
-// HBA's part of each protocol (hardware.md 8.7).
+// HBA's part of each protocol (docs/hardware.md 8.7).
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 

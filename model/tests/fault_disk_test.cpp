@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/fault/fault_plan.h"
 #include "model/tests/identify_data.h"
 #include "model/tests/model_test.h"
 #include "model/tests/scripted_host.h"

@@ -1,4 +1,4 @@
-// FIS builders: byte-exact layouts (hardware.md 1.3-1.10) and parse round trips.
+// FIS builders: byte-exact layouts (docs/hardware.md 1.3-1.10) and parse round trips.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 

@@ -1,4 +1,4 @@
-// SiI3124 with a port multiplier (hardware.md 6.7): PMP_EN, the PM port of every command
+// SiI3124 with a port multiplier (docs/hardware.md 6.7): PMP_EN, the PM port of every command
 // taken from PRB FIS byte 1, SRST to the control port, READ/WRITE PORT MULTIPLIER through
 // PRBs, a fan-out link reset through PSCR, DMA and NCQ to a drive behind the PMP with the
 // per-PM-port QActive word at PORT_PMP + 8n + 4.

@@ -1,4 +1,4 @@
-// SiI3124 FIS-based switching behind a port multiplier (hardware.md 6.7, 7.5): with
+// SiI3124 FIS-based switching behind a port multiplier (docs/hardware.md 6.7, 7.5): with
 // PORT_CTRL PMP_EN every PM port has its own device context, so commands to two drives
 // are in flight at the same time (two reads take about as long as one), NCQ tags of two
 // drives are queued at once with each drive's QActive word at PORT_PMP + 8n + 4, and the

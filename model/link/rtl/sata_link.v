@@ -1,10 +1,10 @@
 // SATA link layer, host or device role (i_host), synthesizable Verilog-2005.
 //
-// PHY side: one 32-bit dword per clock each way with a K flag for byte 0 (hardware.md 2.2),
+// PHY side: one 32-bit dword per clock each way with a K flag for byte 0 (docs/hardware.md 2.2),
 // at the negotiated dword clock (37.5 / 75 / 150 MHz). Transport side: a FIS dword stream
 // in each direction plus frame status.
 //
-// Implemented (hardware.md 2.3, 2.4):
+// Implemented (docs/hardware.md 2.3, 2.4):
 //  * primitive encode/decode; unknown K words are reported (o_bad_prim) and ignored;
 //  * frame transmission: X_RDY until R_RDY, SOF, scrambled FIS dwords, scrambled CRC, EOF,
 //    WTRM until R_OK / R_ERR (or SYNC = aborted), then SYNC;

@@ -1,0 +1,200 @@
+#include "model/fault/fault_kinds.h"
+
+#include <systemc>
+
+namespace satasim::fault {
+
+namespace {
+
+const char *fis_name(sata::FisType t) {
+    switch (t) {
+    case sata::FisType::RegH2D: return "reg_h2d";
+    case sata::FisType::RegD2H: return "reg_d2h";
+    case sata::FisType::DmaActivate: return "dma_activate";
+    case sata::FisType::DmaSetup: return "dma_setup";
+    case sata::FisType::Data: return "data";
+    case sata::FisType::Bist: return "bist";
+    case sata::FisType::PioSetup: return "pio_setup";
+    case sata::FisType::SetDeviceBits: return "sdb";
+    }
+    return "?";
+}
+
+sc_core::sc_time ns(uint64_t v) {
+    return sc_core::sc_time::from_value(sc_dt::uint64(v) *
+                                        sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value()));
+}
+
+// ---- crc: corrupt `burst` matching FISes on the disk's link.
+void crc_params(const Firing &x, TraceFields &out) {
+    const CrcParams &c = x.fault.crc;
+    out.emplace_back("dir", TraceValue::str(c.from_host ? "h2d" : "d2h"));
+    out.emplace_back("fis", TraceValue::str(fis_name(c.fis.value_or(sata::FisType::Data))));
+    out.emplace_back("dword", TraceValue::integer(c.dword));
+    out.emplace_back("mask", TraceValue::hex(c.xor_mask));
+    out.emplace_back("burst", TraceValue::integer(c.burst));
+}
+void crc_arm(const Firing &x, const PortHooks &h) {
+    if (!h.link)
+        return;
+    const CrcParams &c = x.fault.crc;
+    for (unsigned k = 1; k <= c.burst; ++k) {
+        link::SataLink::DwordFault d;
+        d.from_host = c.from_host;
+        d.type = c.fis.value_or(sata::FisType::Data);
+        d.nth = k; // armed faults count independently: k-th matching FIS
+        d.dword = c.dword;
+        d.xor_mask = c.xor_mask;
+        h.link->inject_dword_fault(d);
+    }
+}
+
+// ---- lost_irq: the controller swallows completion interrupts.
+void lost_irq_params(const Firing &x, TraceFields &out) {
+    out.emplace_back("count", TraceValue::integer(x.fault.lost_irq.count));
+    out.emplace_back("window_ns", TraceValue::integer(int64_t(x.fault.lost_irq.window_ns)));
+}
+void lost_irq_arm(const Firing &x, const PortHooks &h) {
+    if (h.lost_irq)
+        h.lost_irq(x.fault.lost_irq.count, x.fault.lost_irq.window_ns, x.fault.id);
+}
+
+// ---- unplug / plug: the cable (PhyRdy), and for a plug the drive that comes in.
+void unplug_arm(const Firing &, const PortHooks &h) {
+    if (h.link)
+        h.link->set_device_present(false);
+}
+void plug_params(const Firing &x, TraceFields &out) {
+    const PlugParams &p = x.fault.plug;
+    if (p.model)
+        out.emplace_back("model", TraceValue::str(*p.model));
+    if (p.serial)
+        out.emplace_back("serial", TraceValue::str(*p.serial));
+    if (p.capacity)
+        out.emplace_back("capacity", TraceValue::integer(int64_t(*p.capacity)));
+    out.emplace_back("blank_media", TraceValue::boolean(p.blank_media));
+}
+void plug_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->replace_identity(x.fault.plug);
+    if (h.link)
+        h.link->set_device_present(true);
+}
+
+// ---- media_error. Without a range of its own, a command-triggered media error hits the
+// range of the command that fired it (armed from inside the observer: that very command).
+MediaParams media_of(const Firing &x) {
+    MediaParams m = x.fault.media;
+    if (x.cmd && !m.match.lba_first && !m.match.lba_last && x.cmd->sectors) {
+        m.match.lba_first = x.cmd->lba;
+        m.match.lba_last = x.cmd->lba + x.cmd->sectors - 1;
+    }
+    return m;
+}
+void media_params(const Firing &x, TraceFields &out) {
+    const MediaParams m = media_of(x);
+    out.emplace_back("error", TraceValue::str(to_string(m.error)));
+    out.emplace_back("op", TraceValue::str(to_string(m.match.op)));
+    if (m.match.lba_first)
+        out.emplace_back("lba_first", TraceValue::hex(*m.match.lba_first));
+    if (m.match.lba_last)
+        out.emplace_back("lba_last", TraceValue::hex(*m.match.lba_last));
+    out.emplace_back("count", TraceValue::integer(m.count));
+}
+void media_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->inject_media_error(media_of(x), x.fault.id);
+}
+
+// ---- hang / identify_fail: the drive's firmware.
+void hang_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->inject_hang(x.fault.id);
+}
+void identify_fail_params(const Firing &x, TraceFields &out) {
+    out.emplace_back("count", TraceValue::integer(x.fault.identify_failures));
+}
+void identify_fail_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->inject_identify_failures(x.fault.identify_failures, x.fault.id);
+}
+
+// ---- phy_flap / link_degrade: the PHY of the disk's link.
+void flap_params(const Firing &x, TraceFields &out) {
+    out.emplace_back("down_ns", TraceValue::integer(int64_t(x.fault.flap.down_ns)));
+}
+void flap_arm(const Firing &x, const PortHooks &h) {
+    if (h.link)
+        h.link->phy_glitch(ns(x.fault.flap.down_ns));
+}
+void degrade_params(const Firing &x, TraceFields &out) {
+    out.emplace_back("gen", TraceValue::integer(x.fault.gen));
+}
+void degrade_arm(const Firing &x, const PortHooks &h) {
+    if (h.link)
+        h.link->limit_device_gen(static_cast<link::Gen>(x.fault.gen));
+}
+
+// ---- pmp_hang: the port multiplier's control port.
+void pmp_hang_arm(const Firing &x, const PortHooks &h) {
+    if (h.pmp_hang)
+        h.pmp_hang(x.fault.id);
+}
+
+} // namespace
+
+const std::vector<BlockRow> &block_table() {
+    static const std::vector<BlockRow> rows = {
+        {Block::Disk, "disk", [](const PortHooks &h) { if (h.disk) h.disk->clear_faults(); }},
+        {Block::Link, "link", [](const PortHooks &h) { if (h.link) h.link->clear_faults(); }},
+        {Block::Hba, "hba", [](const PortHooks &h) { if (h.clear_hba) h.clear_hba(); }},
+        {Block::Pmp, "pmp", [](const PortHooks &h) { if (h.clear_pmp) h.clear_pmp(); }},
+    };
+    return rows;
+}
+
+const std::vector<KindRow> &kind_table() {
+    using B = Block;
+    static const std::vector<KindRow> rows = {
+        // kind, name, keys, binds, time_only, fires_once, block, params, arm
+        {Kind::Crc, "crc", {"dir", "fis", "dword", "mask", "burst"}, Binds::Disk, false, false, B::Link,
+         crc_params, crc_arm},
+        {Kind::LostIrq, "lost_irq", {"count", "window"}, Binds::Disk, false, false, B::Hba,
+         lost_irq_params, lost_irq_arm},
+        {Kind::Unplug, "unplug", {}, Binds::Disk, false, true, B::Link, nullptr, unplug_arm},
+        // A plug readies the drive's identity (disk), then brings the cable up (link).
+        {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true, B::Link,
+         plug_params, plug_arm},
+        {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
+         false, B::Disk, media_params, media_arm},
+        {Kind::Hang, "hang", {}, Binds::Disk, false, false, B::Disk, nullptr, hang_arm},
+        {Kind::IdentifyFail, "identify_fail", {"count"}, Binds::Disk, false, false, B::Disk,
+         identify_fail_params, identify_fail_arm},
+        {Kind::PhyFlap, "phy_flap", {"down"}, Binds::Disk, false, false, B::Link, flap_params, flap_arm},
+        {Kind::LinkDegrade, "link_degrade", {"gen"}, Binds::Disk, false, false, B::Link, degrade_params,
+         degrade_arm},
+        {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false, B::Pmp, nullptr, pmp_hang_arm},
+    };
+    return rows;
+}
+
+const KindRow *kind_row(Kind k) {
+    for (const KindRow &r : kind_table())
+        if (r.kind == k)
+            return &r;
+    return nullptr;
+}
+
+const char *to_string(Kind k) {
+    const KindRow *r = kind_row(k);
+    return r ? r->name : "?";
+}
+
+std::optional<Kind> kind_from_string(std::string_view name) {
+    for (const KindRow &r : kind_table())
+        if (name == r.name)
+            return r.kind;
+    return std::nullopt;
+}
+
+} // namespace satasim::fault

@@ -1,0 +1,83 @@
+// The fault kinds, one table row each: the scenario's name of the kind and its keys, what
+// its address names, the block it acts through, the parameters it shows in its
+// `fault.inject` record and how it arms that block's hook (model/fault/README.md). The
+// injector and the name lookups read this table and switch on no kind; adding a kind means
+// adding an enumerator to fault::Kind and a row to kind_table().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/common/trace.h"
+#include "model/device/sata_disk.h"
+#include "model/fault/fault_plan.h"
+#include "model/link/sata_link.h"
+
+namespace satasim::fault {
+
+// The hooks of one disk: on a host port, or behind the port multiplier there. The
+// controller and the port multiplier are reached through callbacks so that this block does
+// not depend on which HBA model the scenario uses.
+struct PortHooks {
+    device::SataDisk *disk = nullptr;
+    link::SataLink *link = nullptr; // the disk's own link (a fan-out link behind a PMP)
+    std::function<void(unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
+    std::function<void()> clear_hba; // the controller's clear_faults() (shared by all ports)
+    std::function<void(const std::string &id)> pmp_hang; // the port's PMP control port hangs
+    std::function<void()> clear_pmp;                      // and its faults are cleared
+};
+
+// The blocks a fault acts through. Each keeps what was armed; disarm() is its
+// clear_faults(), reached through the PortHooks of one disk.
+enum class Block : uint8_t { Disk, Link, Hba, Pmp };
+
+struct BlockRow {
+    Block block;
+    const char *name;
+    void (*disarm)(const PortHooks &h); // a no-op when the hook is not bound
+};
+// Every block, in the order FaultInjector::reset() disarms them.
+const std::vector<BlockRow> &block_table();
+
+// What a fault's address (port, pmp_port) names.
+enum class Binds : uint8_t {
+    Disk,       // the disk on `port`, or behind the PMP there at `pmp_port`
+    PmpControl, // the port multiplier on `port` itself (no pmp_port)
+};
+
+using TraceFields = std::vector<std::pair<std::string, TraceValue>>;
+
+// One firing of a fault: the fault, and the command that fired it (command triggers; null
+// for time triggers and directed `inject` steps).
+struct Firing {
+    const Fault &fault;
+    const device::CommandInfo *cmd;
+};
+
+struct KindRow {
+    Kind kind;
+    const char *name;              // the scenario's `kind:` and the trace's `kind` field
+    std::vector<std::string> keys; // the scenario keys of its own parameters
+    Binds binds;
+    bool time_only;                // fires at a time only (`at`): its block counts no commands
+    bool fires_once;               // repeat must stay 1 (one fault per unplug or plug)
+    Block block;                   // whose hook arm() reaches
+    // Appends the kind's parameters to the `fault.inject` record (null: it has none).
+    void (*params)(const Firing &f, TraceFields &out);
+    // Arms the block's hook for this firing; hooks that are not bound are skipped.
+    void (*arm)(const Firing &f, const PortHooks &h);
+};
+
+// One row per fault::Kind, in the enumeration's order.
+const std::vector<KindRow> &kind_table();
+// The row of a kind (null for a value outside the enumeration).
+const KindRow *kind_row(Kind k);
+// The kind a scenario names (to_string(Kind) is the other way).
+std::optional<Kind> kind_from_string(std::string_view name);
+
+} // namespace satasim::fault

@@ -1,0 +1,107 @@
+// The fault-kind table (model/fault/fault_kinds.h): one row per fault::Kind, names that
+// round-trip, and each row's arm() reaching the block it names and no other.
+#include <set>
+#include <string>
+
+#include "model/fault/fault_kinds.h"
+#include "model_test.h"
+
+using namespace satasim;
+
+namespace {
+
+// Which PortHooks callbacks a row's arm() called.
+struct Calls {
+    int lost_irq = 0, pmp_hang = 0;
+};
+
+fault::PortHooks callback_hooks(Calls &c) {
+    fault::PortHooks h;
+    h.lost_irq = [&c](unsigned, uint64_t, const std::string &) { ++c.lost_irq; };
+    h.pmp_hang = [&c](const std::string &) { ++c.pmp_hang; };
+    return h;
+}
+
+} // namespace
+
+MODEL_TEST(one_row_per_kind_in_enum_order) {
+    const auto &t = fault::kind_table();
+    EXPECT_EQ(t.size(), size_t(fault::Kind::PmpHang) + 1);
+    std::set<std::string> names;
+    for (size_t i = 0; i < t.size(); ++i) {
+        EXPECT_TRUE(t[i].kind == fault::Kind(i));
+        EXPECT_TRUE(t[i].arm != nullptr);
+        names.insert(t[i].name);
+    }
+    EXPECT_EQ(names.size(), t.size()); // names are unique
+    EXPECT_TRUE(fault::kind_row(fault::Kind(200)) == nullptr);
+    EXPECT_TRUE(std::string(fault::to_string(fault::Kind(200))) == "?");
+}
+
+MODEL_TEST(names_round_trip) {
+    for (const auto &r : fault::kind_table()) {
+        auto k = fault::kind_from_string(r.name);
+        EXPECT_TRUE(k && *k == r.kind);
+        EXPECT_TRUE(std::string(fault::to_string(r.kind)) == r.name);
+    }
+    // The names scenarios and traces use today.
+    EXPECT_TRUE(fault::kind_from_string("media_error") == fault::Kind::MediaError);
+    EXPECT_TRUE(fault::kind_from_string("phy_flap") == fault::Kind::PhyFlap);
+    EXPECT_TRUE(std::string(fault::to_string(fault::Kind::PmpHang)) == "pmp_hang");
+    EXPECT_TRUE(!fault::kind_from_string("Crc") && !fault::kind_from_string("") &&
+                !fault::kind_from_string("crc "));
+}
+
+MODEL_TEST(controller_and_pmp_kinds_reach_their_callback_only) {
+    for (const auto &r : fault::kind_table()) {
+        if (r.block != fault::Block::Hba && r.block != fault::Block::Pmp)
+            continue;
+        fault::Fault f;
+        f.kind = r.kind;
+        Calls c;
+        r.arm(fault::Firing{f, nullptr}, callback_hooks(c));
+        EXPECT_EQ(c.lost_irq, r.block == fault::Block::Hba ? 1 : 0);
+        EXPECT_EQ(c.pmp_hang, r.block == fault::Block::Pmp ? 1 : 0);
+    }
+    // Rows whose block is not bound do nothing (no disk, no link: no crash either).
+    fault::Fault f;
+    for (const auto &r : fault::kind_table()) {
+        f.kind = r.kind;
+        r.arm(fault::Firing{f, nullptr}, fault::PortHooks{});
+    }
+    EXPECT_TRUE(fault::kind_row(fault::Kind::PmpHang)->binds == fault::Binds::PmpControl);
+    EXPECT_TRUE(fault::kind_row(fault::Kind::PmpHang)->time_only);
+}
+
+MODEL_TEST(media_error_takes_the_firing_commands_range) {
+    fault::Fault f;
+    f.kind = fault::Kind::MediaError;
+    device::CommandInfo c{0x60, true, false, 0x1000, 8, 3, 1};
+    fault::TraceFields out;
+    fault::kind_row(f.kind)->params(fault::Firing{f, &c}, out);
+    auto hex = [&](const char *k) -> int64_t {
+        for (const auto &p : out)
+            if (p.first == k)
+                return p.second.i;
+        return -1;
+    };
+    EXPECT_EQ(hex("lba_first"), 0x1000);
+    EXPECT_EQ(hex("lba_last"), 0x1007);
+    out.clear();
+    fault::kind_row(f.kind)->params(fault::Firing{f, nullptr}, out); // time trigger: no range
+    EXPECT_EQ(hex("lba_first"), -1);
+}
+
+MODEL_TEST(blocks_disarm_through_their_hooks) {
+    int hba = 0, pmp = 0;
+    fault::PortHooks h;
+    h.clear_hba = [&] { ++hba; };
+    h.clear_pmp = [&] { ++pmp; };
+    for (const auto &b : fault::block_table())
+        b.disarm(h);
+    EXPECT_EQ(hba, 1);
+    EXPECT_EQ(pmp, 1);
+    EXPECT_EQ(fault::block_table().size(), size_t(4));
+}
+
+int sc_main(int, char **) { return test::run_all(); }
