@@ -2,7 +2,7 @@
 #ifndef SATASIM_AHCI_H
 #define SATASIM_AHCI_H
 
-#include "internal.h"
+#include "satasim/libata.h"
 
 enum {
     AHCI_MAX_PORTS = 32,

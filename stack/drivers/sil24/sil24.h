@@ -5,7 +5,7 @@
 #ifndef SATASIM_SIL24_H
 #define SATASIM_SIL24_H
 
-#include "internal.h"
+#include "satasim/libata.h"
 
 enum {
     SIL24_N_PORTS = 4,

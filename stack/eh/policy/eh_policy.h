@@ -19,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { ATA_ERING_SIZE = 32, ATA_EH_MAX_RESET_TRIES = 8 };
+#include "satasim/libata.h" /* struct ata_ering */
+
+enum { ATA_EH_MAX_RESET_TRIES = 8 };
 
 /* Error categories for the speed-down rules (libata-eh.md 1.5). */
 enum ata_ecat {
@@ -47,18 +49,6 @@ enum {
     ATA_EH_SPDN_SPEED_DOWN = 1u << 1,
     ATA_EH_SPDN_FALLBACK_TO_PIO = 1u << 2,
     ATA_EH_SPDN_KEEP_ERRORS = 1u << 3,
-};
-
-struct ata_ering_entry {
-    unsigned eflags;
-    unsigned err_mask; /* 0 = empty slot */
-    uint64_t timestamp; /* ns, simulated */
-};
-
-/* Preallocated per device; recording never allocates. */
-struct ata_ering {
-    unsigned cursor;
-    struct ata_ering_entry ring[ATA_ERING_SIZE];
 };
 
 void ata_ering_record(struct ata_ering *e, unsigned eflags, unsigned err_mask, uint64_t now);

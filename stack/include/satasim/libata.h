@@ -1,0 +1,468 @@
+/* The driver contract: what a low-level driver (LLD, stack/drivers/) may see and call, in
+ * the image of Linux's include/linux/libata.h. The objects (host -> ports -> links ->
+ * devices, queued commands by tag), the operations table an LLD fills (listing only what
+ * differs from the base table it inherits), and the helpers of the core, EH and PMP layers
+ * an LLD builds on, in sections per owning file. Everything else of the stack is private to
+ * it (stack/core/internal.h); the drivers are compiled without that header on their path.
+ *
+ * Contexts: "process" = submitter or EH context (may sleep), "irq" = interrupt handler and
+ * timers. Functions marked "lock held" expect the platform lock taken by the caller.
+ */
+#ifndef SATASIM_LIBATA_H
+#define SATASIM_LIBATA_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "satasim/ata.h"
+#include "satasim/ata_proto.h"
+
+#define ATA_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+#define ATA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ATA_MS(ms) ((uint64_t)(ms) * 1000000u)
+
+/* ---- limits ---- */
+enum {
+    ATA_MAX_QUEUE = 32,
+    ATA_TAG_INTERNAL = ATA_MAX_QUEUE - 1, /* reserved for EH commands on a 32-slot HBA */
+    ATA_MAX_DEVICES = 1,                  /* per link: SATA has one; PMP adds links */
+    ATA_EH_DESC_LEN = 80,
+    ATA_ERING_SIZE = 32,
+};
+#define ATA_TAG_NONE 0xffffffffu
+
+/* As libata: a result taskfile carries status in `command` and error in `feature`. */
+struct ata_taskfile {
+    enum ata_prot protocol;
+    unsigned flags;
+    uint8_t command, feature, nsect, lbal, lbam, lbah, device, ctl;
+    uint8_t hob_feature, hob_nsect, hob_lbal, hob_lbam, hob_lbah;
+};
+
+/* ---- EH state ---- */
+enum {
+    ATA_EH_REVALIDATE = 1u << 0,
+    ATA_EH_SOFTRESET = 1u << 1,
+    ATA_EH_HARDRESET = 1u << 2,
+    ATA_EH_RESET = ATA_EH_SOFTRESET | ATA_EH_HARDRESET,
+    ATA_EH_ENABLE_LINK = 1u << 3, /* hotplug: re-enable the link; no-op without PMP links,
+                                     kept so the report's action reads as libata's (0xe) */
+};
+
+enum {
+    ATA_EHI_HOTPLUGGED = 1u << 0,
+    ATA_EHI_NO_AUTOPSY = 1u << 2,
+    ATA_EHI_QUIET = 1u << 3,
+    ATA_EHI_DID_SOFTRESET = 1u << 16,
+    ATA_EHI_DID_HARDRESET = 1u << 17,
+    ATA_EHI_PRINTINFO = 1u << 18,
+    ATA_EHI_SETMODE = 1u << 19,
+    ATA_EHI_POST_SETMODE = 1u << 20,
+};
+
+/* Port flags (pflags). */
+enum {
+    ATA_PFLAG_EH_PENDING = 1u << 0,
+    ATA_PFLAG_EH_IN_PROGRESS = 1u << 1,
+    ATA_PFLAG_FROZEN = 1u << 2,
+    ATA_PFLAG_RECOVERED = 1u << 3,
+    ATA_PFLAG_UNLOADING = 1u << 9,
+};
+
+/* Port flags (static). */
+enum {
+    ATA_FLAG_DUMMY = 1u << 0,
+    ATA_FLAG_PMP = 1u << 1, /* the controller can talk to a port multiplier */
+    ATA_FLAG_AN = 1u << 2,  /* the controller reports asynchronous notification (SNotification) */
+};
+
+/* Link flags. */
+enum {
+    ATA_LFLAG_DISABLED = 1u << 0, /* fan-out link given up on (EH does not touch it) */
+};
+
+
+/* Device flags. */
+enum {
+    ATA_DFLAG_ENABLED = 1u << 0,
+    ATA_DFLAG_LBA = 1u << 1,
+    ATA_DFLAG_LBA48 = 1u << 2,
+    ATA_DFLAG_NCQ = 1u << 3, /* NCQ in use */
+    ATA_DFLAG_FLUSH_EXT = 1u << 4,
+    ATA_DFLAG_DMA = 1u << 5, /* transfer mode is a DMA mode */
+    ATA_DFLAG_WCACHE = 1u << 6, /* write cache enabled (reported only) */
+    ATA_DFLAG_NCQ_OFF = 1u << 7, /* EH turned NCQ off (speed-down verdict); kept over revalidation */
+    ATA_DFLAG_DUBIOUS_XFER = 1u << 8, /* mode changed by EH, no data transfer verified since */
+    ATA_DFLAG_ATTACHED = 1u << 9, /* handed to the block layer (libata: has a SCSI device) */
+    ATA_DFLAG_DETACH = 1u << 10,  /* user asked to delete it: detach at the next EH */
+    ATA_DFLAG_DETACHED = 1u << 11, /* detached by EH; "detaching" is reported after EH, kept
+                                      over the slot's re-init as libata keeps it */
+};
+
+/* qc flags. */
+enum {
+    ATA_QCFLAG_ACTIVE = 1u << 0,
+    ATA_QCFLAG_RETRY = 1u << 7,   /* EH: worth retrying (policy) */
+    ATA_QCFLAG_FAILED = 1u << 16, /* owned by EH until finish */
+};
+
+/* Internal command timeout classes (libata-eh.md 3.8). */
+enum ata_itmo_class { ATA_ITMO_DEFAULT = 0, ATA_ITMO_IDENTIFY, ATA_ITMO_SETFEAT, ATA_ITMO_FLUSH, ATA_ITMO_NR };
+
+struct ata_ering_entry {
+    unsigned eflags;
+    unsigned err_mask; /* 0 = empty slot */
+    uint64_t timestamp; /* ns, simulated */
+};
+
+/* Preallocated per device; recording never allocates. */
+struct ata_ering {
+    unsigned cursor;
+    struct ata_ering_entry ring[ATA_ERING_SIZE];
+};
+
+struct ata_eh_policy; /* the EH profile (stack/eh/policy/eh_policy.h) */
+
+struct ata_eh_info {
+    unsigned probe_mask;
+    unsigned action;
+    unsigned flags;
+    unsigned err_mask;
+    uint32_t serror;
+    char desc[ATA_EH_DESC_LEN];
+};
+
+struct ata_eh_context {
+    struct ata_eh_info i;
+    int tries[ATA_MAX_DEVICES];
+    enum ata_dev_class classes[ATA_MAX_DEVICES];
+    unsigned did_probe_mask;
+    uint64_t last_reset;
+    int eh_tries_left;        /* EH repeats left (report " tN" when repeating) */
+    uint8_t saved_xfer_mode[ATA_MAX_DEVICES]; /* at EH start, for DUBIOUS_XFER */
+    bool saved_ncq[ATA_MAX_DEVICES];
+};
+
+struct ata_port;
+struct ata_link;
+
+struct ata_device {
+    struct ata_link *link;
+    unsigned devno;
+    enum ata_dev_class class;
+    unsigned flags;
+    uint16_t id[ATA_ID_WORDS];
+    char model[41], serial[21], fw[9];
+    uint64_t n_sectors;
+    unsigned max_sectors;
+    unsigned multi_count;
+    unsigned ncq_depth;
+    unsigned xfer_mask;      /* device & host modes, from IDENTIFY */
+    uint8_t xfer_mode;       /* chosen (set by SET FEATURES) */
+    uint8_t itmo_idx[ATA_ITMO_NR];
+    /* EH history: kept over revalidation, reset when a new device is attached */
+    struct ata_ering ering;
+    unsigned spdn_cnt;       /* transfer-mode step-downs so far */
+    unsigned xfer_limit;     /* EH's cap on xfer_mask, 0 = none */
+};
+
+struct ata_link {
+    struct ata_port *ap;
+    int pmp;                 /* -1 on the host link, 0..14 on a PMP fan-out link */
+    unsigned flags;          /* ATA_LFLAG_* */
+    unsigned fail_runs;      /* fan-out link: EH runs in a row that failed to recover it */
+    unsigned sata_spd;       /* negotiated generation from SStatus after reset */
+    unsigned sata_spd_limit; /* allowed generations (bit0 1.5G..bit2 6G), 0 = no limit */
+    unsigned active_tag;     /* non-NCQ command in flight, or ATA_TAG_NONE */
+    uint32_t sactive;        /* NCQ commands in flight */
+    unsigned nr_ncq;
+    struct ata_eh_info eh_info;    /* written by irq paths, consumed by EH */
+    struct ata_eh_context eh_context;
+    struct ata_device device[ATA_MAX_DEVICES];
+};
+
+struct ata_queued_cmd {
+    struct ata_port *ap;
+    struct ata_device *dev;
+    unsigned tag;
+    unsigned flags;
+    struct ata_taskfile tf;
+    struct ata_taskfile result_tf;
+    const struct ata_sg *sg;
+    unsigned n_sg;
+    uint32_t nbytes;
+    unsigned err_mask;
+    uint64_t timer;          /* platform timer handle, 0 = none */
+    uint64_t seq;            /* issue order, to retry in order after EH */
+    struct ata_bio *bio;     /* NULL for internal commands */
+    struct ata_sg int_sg;    /* internal command data buffer */
+};
+
+/* Tag allocator: n tags, the last one reserved for internal commands. */
+struct ata_tags {
+    uint32_t used;
+    unsigned n_tags;
+};
+
+struct ata_bio_queue {
+    struct ata_bio *head, *tail;
+};
+
+typedef int (*ata_reset_fn)(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline);
+typedef int (*ata_prereset_fn)(struct ata_link *link, uint64_t deadline);
+typedef void (*ata_postreset_fn)(struct ata_link *link, enum ata_dev_class *cls);
+
+/* Low-level driver operations. Host-level entries are taken from the host's table. */
+struct ata_port_operations {
+    /* command path (lock held) */
+    bool (*qc_defer)(const struct ata_queued_cmd *qc); /* true = wait */
+    void (*qc_prep)(struct ata_queued_cmd *qc);
+    unsigned (*qc_issue)(struct ata_queued_cmd *qc); /* 0 or AC_ERR_* */
+    void (*qc_fill_rtf)(struct ata_queued_cmd *qc);
+
+    /* EH (process context unless noted) */
+    void (*freeze)(struct ata_port *ap); /* lock held, any context */
+    void (*thaw)(struct ata_port *ap);   /* lock held, any context */
+    ata_prereset_fn prereset;
+    ata_reset_fn softreset;
+    ata_reset_fn hardreset;
+    ata_postreset_fn postreset;
+    void (*error_handler)(struct ata_port *ap);
+    void (*post_internal_cmd)(struct ata_queued_cmd *qc);
+    /* timer context, lock held: a command timed out; complete what the controller has
+     * finished without raising its interrupt. Returns the number completed (NULL = none). */
+    unsigned (*lost_interrupt)(struct ata_port *ap);
+    /* a port multiplier was attached / is gone (process context, port frozen or idle):
+     * the controller must route by PM port from now on (AHCI PxCMD.PMA, sil24 PMP_EN) */
+    void (*pmp_attach)(struct ata_port *ap);
+    void (*pmp_detach)(struct ata_port *ap);
+
+    /* SCR access: 0 or -EOPNOTSUPP/-EINVAL */
+    int (*scr_read)(struct ata_link *link, unsigned reg, uint32_t *val);
+    int (*scr_write)(struct ata_link *link, unsigned reg, uint32_t val);
+
+    /* resources: port_start allocates (at host create), port_stop frees (at destroy) */
+    int (*port_start)(struct ata_port *ap);
+    void (*port_stop)(struct ata_port *ap);
+
+    /* host hardware: start = controller init up to global IRQ enable (before the core
+     * requests the IRQ, ports frozen); stop = quiesce every port and the controller */
+    int (*host_start)(struct ata_host *h);
+    void (*host_stop)(struct ata_host *h);
+    void (*irq_handler)(struct ata_host *h); /* irq context, takes the lock itself */
+};
+
+struct ata_port {
+    struct ata_host *host;
+    unsigned port_no;
+    unsigned flags;
+    unsigned pflags;
+    const struct ata_port_operations *ops;
+    struct ata_link link;
+    /* port multiplier fan-out links, preallocated; nr_pmp_links > 0 while one is attached */
+    struct ata_link pmp_link[SATA_PMP_MAX_PORTS];
+    unsigned nr_pmp_links;
+    uint32_t pmp_gscr[3];     /* product, revision, port info as read at attach */
+    uint32_t pmp_feat, pmp_feat_en;
+    unsigned pmp_quirks;
+    struct ata_queued_cmd qcmd[ATA_MAX_QUEUE];
+    struct ata_tags tags;
+    uint32_t qc_active;
+    uint64_t qc_seq;
+    unsigned ncq_depth;       /* host side: 0 = no NCQ */
+    unsigned xfer_mask;       /* modes the controller supports */
+    unsigned max_segs;        /* scatter/gather entries per command */
+    uint32_t seg_max_bytes;   /* bytes per scatter/gather entry */
+    struct ata_bio_queue pending; /* waiting for issue, FIFO */
+    struct ata_bio_queue done;    /* completed, callbacks run outside the lock */
+    struct plat_completion *int_done; /* internal command completion */
+    struct plat_dma_buf id_buf;   /* IDENTIFY data, 512 B */
+    struct plat_dma_buf log_buf;  /* log page data, 512 B */
+    struct plat_completion *eh_wait; /* ata_port_scan / ata_dev_delete wait for EH here */
+    bool eh_waiter;               /* someone waits on eh_wait */
+    void *private_data;
+};
+
+struct ata_host {
+    struct sata_platform *plat;
+    const struct sata_platform_ops *pops;
+    const struct ata_port_operations *ops;
+    unsigned n_ports;
+    struct ata_port *ports;
+    bool started;
+    bool irq_requested;
+    bool eh_waiter;           /* ata_host_start waits for the probe EH run */
+    const struct ata_eh_policy *eh_policy; /* never NULL after create */
+    struct plat_completion *eh_done;
+    void *private_data;
+};
+
+/* A controller driver's create failed before any host existed to log through. */
+void ata_report_create_failed(struct sata_platform *p, const struct sata_platform_ops *pops,
+                              const char *event, const char *msg);
+
+/* ---- platform shorthands (platform.c-free: tiny inlines) ---- */
+static inline uint64_t ata_now(const struct ata_host *h) { return h->pops->now_ns(h->plat); }
+static inline void ata_msleep(const struct ata_host *h, unsigned ms) { h->pops->sleep_ns(h->plat, ATA_MS(ms)); }
+static inline void ata_lock(const struct ata_host *h) { h->pops->lock(h->plat); }
+static inline void ata_unlock(const struct ata_host *h) { h->pops->unlock(h->plat); }
+static inline uint64_t ata_deadline(const struct ata_host *h, unsigned ms) { return ata_now(h) + ATA_MS(ms); }
+static inline uint32_t ata_mmio_read(const struct ata_host *h, uint32_t off) { return h->pops->mmio_read32(h->plat, off); }
+static inline void ata_mmio_write(const struct ata_host *h, uint32_t off, uint32_t v) { h->pops->mmio_write32(h->plat, off, v); }
+/* Poll the controller register at off every interval_ms until (value & mask) == want;
+ * false once timeout_ms has passed. Process context only (it sleeps). */
+static inline bool ata_wait_register(const struct ata_host *h, uint32_t off, uint32_t mask, uint32_t want,
+                                     unsigned interval_ms, unsigned timeout_ms)
+{
+    uint64_t deadline = ata_deadline(h, timeout_ms);
+
+    for (;;) {
+        if ((ata_mmio_read(h, off) & mask) == want)
+            return true;
+        if (ata_now(h) >= deadline)
+            return false;
+        ata_msleep(h, interval_ms);
+    }
+}
+
+/* Little-endian stores into controller data structures (command tables, PRBs). */
+static inline void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+    put_le16(p, (uint16_t)v);
+    put_le16(p + 2, (uint16_t)(v >> 16));
+}
+static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_ENABLED; }
+static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }
+static inline bool ata_is_host_link(const struct ata_link *link) { return link == &link->ap->link; }
+static inline bool sata_pmp_attached(const struct ata_port *ap) { return ap->nr_pmp_links != 0; }
+/* PM port of the FIS a command or an SRST goes out with: the fan-out link's port, 15 for the
+ * PMP itself, and on the host link of a PMP-capable port 15 (a PMP answers SRST there with
+ * its own signature, a plain device ignores the field); 0 otherwise. */
+static inline unsigned ata_link_pmp_port(const struct ata_link *link)
+{
+    if (link->pmp >= 0)
+        return (unsigned)link->pmp;
+    return (link->ap->flags & ATA_FLAG_PMP) ? SATA_PMP_CTRL_PORT : 0u;
+}
+/* NCQ commands in flight on any link of the port (lock held). */
+static inline uint32_t ata_port_sactive(const struct ata_port *ap)
+{
+    uint32_t sact = ap->link.sactive;
+
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        sact |= ap->pmp_link[i].sactive;
+    return sact;
+}
+static inline unsigned ata_qc_pmp_port(const struct ata_queued_cmd *qc)
+{
+    /* a disk directly on a PMP-capable port is PM port 0; the PMP itself is its control port */
+    if (ata_is_host_link(qc->dev->link) && qc->dev->class != ATA_DEV_PMP)
+        return 0;
+    return ata_link_pmp_port(qc->dev->link);
+}
+
+/* ---- log.c: trace helpers ---- */
+#define TF_INT(k, v) { .key = (k), .type = SATA_TF_INT, .i = (int64_t)(v) }
+#define TF_HEX(k, v) { .key = (k), .type = SATA_TF_HEX, .i = (int64_t)(v) }
+#define TF_STR(k, v) { .key = (k), .type = SATA_TF_STR, .s = (v) }
+#define TF_BOOL(k, v) { .key = (k), .type = SATA_TF_BOOL, .i = (v) ? 1 : 0 }
+
+struct ata_ev {
+    const char *name;
+    enum sata_trace_class cls;
+    enum sata_log_level level;
+    const struct sata_trace_field *fields;
+    unsigned n_fields;
+};
+#define ATA_EV(nm, c, lvl, f) ((struct ata_ev){ (nm), (c), (lvl), (f), ATA_ARRAY_SIZE(f) })
+#define ATA_EV0(nm, c, lvl) ((struct ata_ev){ (nm), (c), (lvl), NULL, 0 })
+
+void ata_host_ev(struct ata_host *h, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
+void ata_port_ev(struct ata_port *ap, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
+void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
+void ata_dev_ev(struct ata_device *dev, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
+/* The port multiplier itself ("ata1.15"). */
+void ata_pmp_ev(struct ata_port *ap, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
+/* ---- fis.c: taskfile <-> FIS ---- */
+void ata_tf_init(const struct ata_device *dev, struct ata_taskfile *tf);
+void ata_tf_to_fis(const struct ata_taskfile *tf, unsigned pmp, bool is_cmd, uint8_t fis[20]);
+void ata_tf_from_fis(const uint8_t fis[20], struct ata_taskfile *tf);
+enum ata_dev_class ata_dev_classify(const struct ata_taskfile *tf);
+
+/* ---- host.c: an LLD's create ---- */
+/* An LLD's create: the host with priv_size bytes of zeroed private data and what every
+ * LLD takes from cfg alike (the EH profile); on failure nothing is left and the reason
+ * ("out of memory", "EH policy not available") is reported as fail_event. */
+struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_platform_ops *pops,
+                                     const struct ata_port_operations *ops, unsigned n_ports,
+                                     size_t priv_size, const struct ata_host_config *cfg,
+                                     const char *fail_event);
+/* An LLD's create gives up on h: frees it, reports msg as event and returns NULL. */
+struct ata_host *ata_host_create_failed(struct ata_host *h, const char *event, const char *msg);
+
+/* ---- qc.c: tags and completion (lock held) ---- */
+void ata_tags_init(struct ata_tags *t, unsigned n_tags);
+int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active); /* -EINVAL: HSM violation */
+struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag); /* active, not failed */
+
+/* ---- bio.c: scatter/gather, deferral, the port's queue ---- */
+/* Walks the first nbytes of a scatter/gather list in pieces of at most seg_max bytes,
+ * calling emit (may be NULL) for each. Returns the piece count, or -EINVAL if the list
+ * is too short, needs more than max_segs pieces, or has an odd address or length. */
+typedef void (*ata_sg_emit_fn)(void *ctx, unsigned idx, uint64_t addr, uint32_t len);
+int ata_sg_split(const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes, uint32_t seg_max,
+                 unsigned max_segs, ata_sg_emit_fn emit, void *ctx);
+bool ata_std_qc_defer(const struct ata_queued_cmd *qc);
+void ata_port_process(struct ata_port *ap); /* kick + run done() callbacks, lock not held */
+
+/* ---- sata.c: SCR access and the standard link/reset helpers ---- */
+struct sata_deb_timing {
+    unsigned interval, duration, timeout; /* ms */
+};
+int sata_scr_read(struct ata_link *link, unsigned reg, uint32_t *val);
+int sata_scr_write(struct ata_link *link, unsigned reg, uint32_t val);
+bool ata_link_online(struct ata_link *link);
+bool ata_link_offline(struct ata_link *link);
+int sata_link_debounce(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline);
+int ata_check_ready(uint8_t status);
+typedef int (*ata_check_ready_fn)(struct ata_link *link);
+int ata_wait_after_reset(struct ata_link *link, uint64_t deadline, ata_check_ready_fn check);
+int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline,
+                        bool *online, ata_check_ready_fn check);
+int ata_std_prereset(struct ata_link *link, uint64_t deadline);
+/* Debounce timing for this EH context: the hotplug table after a hotplug event. */
+const struct sata_deb_timing *sata_ehc_deb_timing(const struct ata_eh_context *ehc);
+void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls);
+/* Reports an LLD softreset failure ("softreset failed (reason)") and returns rc. */
+int ata_softreset_fail(struct ata_link *link, int rc, const char *reason);
+/* Program the link's speed limit into SControl.SPD for a reset that does not go through
+ * SControl.DET (sil24 DEV_RST); 1 if written, 0 if nothing to do, or a negative errno. */
+int sata_set_spd(struct ata_link *link);
+void ata_host_force_spd_limit(struct ata_host *h, unsigned spd); /* ata_host_config.spd_limit */
+
+/* ---- eh.c: what the irq paths record and ask of EH ---- */
+unsigned ata_port_abort(struct ata_port *ap);        /* lock held */
+unsigned ata_link_abort(struct ata_link *link);      /* lock held: that link's commands only */
+void ata_port_freeze(struct ata_port *ap);           /* lock held: freeze + abort */
+void ata_eh_freeze_port(struct ata_port *ap);        /* process: freeze, no abort */
+void ata_ehi_push_desc(struct ata_eh_info *ehi, const char *fmt, ...) ATA_PRINTF(2, 3);
+void ata_ehi_hotplugged(struct ata_eh_info *ehi);
+void ata_std_error_handler(struct ata_port *ap);
+
+/* ---- pmp.c: port multiplier helpers for PMP-capable LLDs ---- */
+/* qc_defer for PMP-capable LLDs: command-based switching (one fan-out link at a time), then
+ * the standard rules. Without a PMP attached it is ata_std_qc_defer. */
+bool sata_pmp_qc_defer_cmd_switch(const struct ata_queued_cmd *qc);
+/* Lock held, irq context: the LLD saw SNotification with these PM port bits set; a PMP's
+ * notification (bit 15) sends the port to EH, which reads GSCR[32]. true if EH was asked. */
+bool sata_async_notification(struct ata_port *ap, uint32_t sntf);
+
+#endif
