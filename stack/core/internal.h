@@ -138,20 +138,11 @@ int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit);
 unsigned sata_spd_target(const struct ata_link *link);
 bool sata_set_spd_needed(struct ata_link *link);
 
-/* ---- core/probe.c: reset, classify, IDENTIFY, configure, transfer mode, recovery ---- */
-int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
-                 ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset);
+/* ---- core/probe.c: IDENTIFY, configure, revalidate, transfer mode ---- */
 int ata_dev_read_id(struct ata_device *dev, enum ata_dev_class *cls, uint16_t *id);
 int ata_dev_configure(struct ata_device *dev);
 int ata_dev_revalidate(struct ata_device *dev, enum ata_dev_class new_class);
 int ata_set_mode(struct ata_link *link, struct ata_device **failed);
-int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
-                   ata_reset_fn hardreset, ata_postreset_fn postreset);
-int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
-                        ata_reset_fn hardreset, ata_postreset_fn postreset);
-void ata_dev_disable(struct ata_device *dev);
-/* Disable dev and take it from its users: its requests fail with AC_ERR_NODEV_HINT. */
-void ata_eh_detach_dev(struct ata_device *dev);
 
 /* ---- core/host.c ---- */
 struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,
@@ -162,24 +153,51 @@ int ata_host_set_eh_policy(struct ata_host *h, const char *name);
 
 /* ======== eh/ ======== */
 
-/* ---- eh/eh.c: scheduling, freeze/thaw, speed-down, autopsy, report, finish ---- */
+/* ---- eh/eh.c: scheduling, freeze/thaw, the error handler, finish, EH entry ---- */
 void ata_port_schedule_eh(struct ata_port *ap);      /* lock held */
 void ata_eh_thaw_port(struct ata_port *ap);
 /* Start of an EH run for one link: its context from the events recorded so far. */
 void ata_eh_link_init_context(struct ata_link *link, int tries_left);
-/* Record a device's error in its ring and apply the profile's verdict; returns the
- * actions to request (ATA_EH_*). */
-unsigned ata_eh_speed_down(struct ata_device *dev, unsigned eflags, unsigned err_mask);
-/* Transfer mask step-down for a device (takes effect at the next set-mode). */
-int ata_dev_down_xfermask(struct ata_device *dev, enum ata_dnxfer sel);
-/* Autopsy and report of a link's failed commands (EH context; eh_context filled). */
-void ata_eh_link_autopsy(struct ata_link *link);
-void ata_eh_link_report(struct ata_link *link);
 /* After EH: may this request be issued again? err_mask 0 = aborted innocent, always and for
  * free; otherwise only if EH marked it retryable and the budget allows (counts the retry). */
 bool ata_eh_bio_retry(const struct ata_eh_policy *pol, struct ata_bio *bio, unsigned err_mask, bool retry_flag);
 /* EH's last step: complete, retry or requeue every failed command (takes the lock). */
 void ata_eh_finish(struct ata_port *ap);
+
+/* ---- eh/autopsy.c: autopsy and speed-down ---- */
+/* Record a device's error in its ring and apply the profile's verdict; returns the
+ * actions to request (ATA_EH_*). */
+unsigned ata_eh_speed_down(struct ata_device *dev, unsigned eflags, unsigned err_mask);
+/* Transfer mask step-down for a device (takes effect at the next set-mode). */
+int ata_dev_down_xfermask(struct ata_device *dev, enum ata_dnxfer sel);
+/* A command EH owns that belongs to this link: its device is on it (a fan-out link's are
+ * the disk's behind that PM port; without a PMP every command is the host link's). */
+static inline bool ata_eh_link_failed_qc(const struct ata_link *link, const struct ata_queued_cmd *qc)
+{
+    return (qc->flags & ATA_QCFLAG_FAILED) && qc->dev && qc->dev->link == link;
+}
+
+/* Autopsy of a link's failed commands (EH context; eh_context filled). */
+void ata_eh_link_autopsy(struct ata_link *link);
+
+/* ---- eh/report.c ---- */
+void ata_eh_link_report(struct ata_link *link);
+
+/* ---- eh/reset.c: reset with retries ---- */
+int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
+                 ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset);
+/* A link that is not the host link, while the host link asks for a reset (behind a PMP:
+ * its control port failed): nothing this link tries can succeed; its recovery stops. */
+bool ata_eh_host_reset_pending(const struct ata_link *link);
+
+/* ---- eh/recover.c: the recovery loop ---- */
+int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
+                   ata_reset_fn hardreset, ata_postreset_fn postreset);
+int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
+                        ata_reset_fn hardreset, ata_postreset_fn postreset);
+void ata_dev_disable(struct ata_device *dev);
+/* Disable dev and take it from its users: its requests fail with AC_ERR_NODEV_HINT. */
+void ata_eh_detach_dev(struct ata_device *dev);
 
 /* ---- eh/analyze.c: pure autopsy pieces and report wording ---- */
 /* status/error of a failed command -> err_mask bits; true if a reset is needed */
