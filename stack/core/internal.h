@@ -120,7 +120,6 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
                      struct ata_taskfile *tf);
 int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const struct ata_bio *bio);
 void ata_port_kick(struct ata_port *ap);                        /* lock held */
-void ata_bio_finish(struct ata_queued_cmd *qc);                 /* lock held: to done list */
 void ata_bio_fail(struct ata_port *ap, struct ata_bio *bio, unsigned err_mask); /* lock held */
 void ata_bio_requeue_front(struct ata_port *ap, struct ata_bio *bio);           /* lock held */
 /* Fail every waiting request of dev with err_mask; returns how many (lock held). */
@@ -163,6 +162,15 @@ void ata_eh_link_init_context(struct ata_link *link, int tries_left);
 bool ata_eh_bio_retry(const struct ata_eh_policy *pol, struct ata_bio *bio, unsigned err_mask, bool retry_flag);
 /* EH's last step: complete, retry or requeue every failed command (takes the lock). */
 void ata_eh_finish(struct ata_port *ap);
+/* The steps of an error handler (libata's ata_do_eh is the first three with
+ * ata_eh_recover between): autopsy of every link, report, and the end of a recovery
+ * (the port thawed, ata_eh_finish, the run marked as one to report "EH complete" for). */
+void ata_eh_autopsy(struct ata_port *ap);
+void ata_eh_report(struct ata_port *ap);
+void ata_eh_conclude(struct ata_port *ap);
+/* autopsy, report, ata_eh_recover with these reset methods, conclude */
+void ata_do_eh(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
+               ata_reset_fn hardreset, ata_postreset_fn postreset);
 
 /* ---- eh/autopsy.c: autopsy and speed-down ---- */
 /* Record a device's error in its ring and apply the profile's verdict; returns the
@@ -219,22 +227,7 @@ void ata_eh_format_exception(char *buf, size_t len, unsigned emask, uint32_t sac
 
 /* ======== pmp/ ======== */
 
-/* ---- pmp/pmp.c ---- */
-/* GSCR/PSCR access through READ/WRITE PORT MULTIPLIER on the control port: 0 or err_mask. */
-unsigned sata_pmp_read(struct ata_port *ap, unsigned port, unsigned reg, uint32_t *val);
-unsigned sata_pmp_write(struct ata_port *ap, unsigned port, unsigned reg, uint32_t val);
-/* SCR access of a fan-out link (PSCR); -EIO if the PMP did not answer. */
-int sata_pmp_scr_read(struct ata_link *link, unsigned reg, uint32_t *val);
-int sata_pmp_scr_write(struct ata_link *link, unsigned reg, uint32_t val);
-/* dev (host link, class PMP) answered SRST with the PMP signature: read GSCR, enable features,
- * set up the fan-out links. 0, or -ENODEV/-EIO with the PMP left detached. */
-int sata_pmp_attach(struct ata_device *dev);
-/* Forget the PMP and every fan-out device (detached, their requests fail). */
-void sata_pmp_detach(struct ata_port *ap);
-/* Before the per-link autopsy: a device error the LLD recorded on the host link whose
- * failed commands are all one fan-out link's moves to that link (several: PMP reset). */
-void sata_pmp_route_errors(struct ata_port *ap);
-/* EH recovery with a PMP attached (or just attached): the PMP itself, then every fan-out link. */
-void sata_pmp_eh_recover(struct ata_port *ap);
+/* pmp/pmp.c has nothing private to share: the core and EH reach it only through the entries
+ * of sata_pmp_port_ops; its LLD helpers are in the driver contract. */
 
 #endif

@@ -213,8 +213,8 @@ void ata_eh_qc_complete(struct ata_queued_cmd *qc)
         (qc->tf.protocol != ATA_PROT_PIO || !(qc->dev->flags & ATA_DFLAG_DMA)))
         qc->dev->flags &= ~(unsigned)ATA_DFLAG_DUBIOUS_XFER;
     qc_trace_done(qc);
-    if (qc->bio)
-        ata_bio_finish(qc);
+    if (qc->complete_fn)
+        qc->complete_fn(qc);
     ata_qc_free(qc);
 }
 
@@ -316,6 +316,7 @@ unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
     qc = &ap->qcmd[tag];
     qc->dev = dev;
     qc->bio = NULL;
+    qc->complete_fn = NULL; /* the waiter below is woken by ata_qc_complete */
     qc->tf = *tf;
     qc->nbytes = buf ? len : 0;
     qc->int_sg.bus = buf ? buf->bus : 0;

@@ -171,30 +171,32 @@ void ata_eh_finish(struct ata_port *ap)
     ata_unlock(ap->host);
 }
 
-void ata_std_error_handler(struct ata_port *ap)
-{
-    const struct ata_port_operations *ops = ap->ops;
-    struct ata_eh_context *ehc = &ap->link.eh_context;
+/* ---- the standard sequence ---- */
 
-    /* Autopsy per link: with a PMP every fan-out link first (its SError is its PSCR, its
-     * NCQ log is its disk's), the host link last (a fan-out timeout reaches it); then the
-     * report, host link first (libata's ata_eh_autopsy / ata_eh_report). */
-    if (sata_pmp_attached(ap)) {
-        sata_pmp_route_errors(ap);
-        for (unsigned i = 0; i < ap->nr_pmp_links; i++)
-            if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
-                ata_eh_link_autopsy(&ap->pmp_link[i]);
-    }
+/* Autopsy per link: the fan-out links first (a PMP's, if one is attached: each one's SError
+ * is its PSCR, its NCQ log is its disk's), the host link last (a fan-out link's timeout
+ * reaches it); libata's ata_eh_autopsy. */
+void ata_eh_autopsy(struct ata_port *ap)
+{
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
+            ata_eh_link_autopsy(&ap->pmp_link[i]);
     ata_eh_link_autopsy(&ap->link);
+}
+
+/* The report, host link first (libata's ata_eh_report). */
+void ata_eh_report(struct ata_port *ap)
+{
     ata_eh_link_report(&ap->link);
     for (unsigned i = 0; i < ap->nr_pmp_links; i++)
         if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
             ata_eh_link_report(&ap->pmp_link[i]);
-    /* a PMP-capable port: the PMP (if one is or turns up there), then its fan-out links */
-    if (ap->flags & ATA_FLAG_PMP)
-        sata_pmp_eh_recover(ap);
-    else
-        ata_eh_recover(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
+}
+
+void ata_eh_conclude(struct ata_port *ap)
+{
+    struct ata_eh_context *ehc = &ap->link.eh_context;
+
     /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
      * given up on (no reset asked, or an internal command froze it after the last reset)
      * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. */
@@ -203,6 +205,22 @@ void ata_std_error_handler(struct ata_port *ap)
     ata_eh_finish(ap);
     if (!(ehc->i.flags & ATA_EHI_QUIET))
         ap->pflags |= ATA_PFLAG_RECOVERED;
+}
+
+void ata_do_eh(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
+               ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    ata_eh_autopsy(ap);
+    ata_eh_report(ap);
+    ata_eh_recover(ap, prereset, softreset, hardreset, postreset);
+    ata_eh_conclude(ap);
+}
+
+void ata_std_error_handler(struct ata_port *ap)
+{
+    const struct ata_port_operations *ops = ap->ops;
+
+    ata_do_eh(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
 }
 
 /* ---- EH entry ---- */

@@ -103,13 +103,14 @@ static int ata_eh_revalidate_and_attach(struct ata_device *dev)
     if (cls == ATA_DEV_PMP) {
         const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls)) };
 
-        if (!(link->ap->flags & ATA_FLAG_PMP) || !ata_is_host_link(link)) {
+        /* the PMP layer attaches it (sata_pmp_port_ops' pmp_probe) */
+        if (!(link->ap->flags & ATA_FLAG_PMP) || !ata_is_host_link(link) || !link->ap->ops->pmp_probe) {
             ata_dev_ev(dev, ATA_EV("probe.unsupported", SATA_TC_DECISION, SATA_LOG_WARN, f),
                        "port multiplier support not available, ignoring");
             return 0;
         }
         dev->class = cls;
-        rc = sata_pmp_attach(dev);
+        rc = link->ap->ops->pmp_probe(dev);
         if (rc) {
             dev->class = ATA_DEV_UNKNOWN;
             return rc == -EOPNOTSUPP ? 0 : rc;

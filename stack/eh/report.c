@@ -46,16 +46,14 @@ static void report_qc_modern(struct ata_queued_cmd *qc)
 }
 
 /* A line of a link's error report, spoken by the failed commands' device if there is one,
- * else by the PMP (host link of a port with a PMP) or the link. */
-static void report_link_line(struct ata_link *link, struct ata_device *offender, bool pmp_host,
-                             struct ata_ev ev, const char *line)
+ * else by the link (the host link of a port with a PMP as the PMP: ata_link_eh_ev). */
+static void report_link_line(struct ata_link *link, struct ata_device *offender, struct ata_ev ev,
+                             const char *line)
 {
     if (offender)
         ata_dev_ev(offender, ev, "%s", line);
-    else if (pmp_host)
-        ata_pmp_ev(link->ap, ev, "%s", line);
     else
-        ata_link_ev(link, ev, "%s", line);
+        ata_link_eh_ev(link, ev, "%s", line);
 }
 
 void ata_eh_link_report(struct ata_link *link)
@@ -67,8 +65,6 @@ void ata_eh_link_report(struct ata_link *link)
     bool frozen = ap->pflags & ATA_PFLAG_FROZEN;
     struct ata_device *offender = NULL;
     unsigned nr_failed = 0, action = ehc->i.action;
-    /* the host link of a port with a PMP speaks as the PMP ("ata1.15"), as libata's */
-    bool pmp_host = ata_is_host_link(link) && sata_pmp_attached(ap);
     char line[160];
 
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
@@ -95,17 +91,17 @@ void ata_eh_link_report(struct ata_link *link)
             TF_INT("nr_failed", nr_failed),
         };
 
-        report_link_line(link, offender, pmp_host, ATA_EV("eh.exception", SATA_TC_DECISION, SATA_LOG_ERR, f),
+        report_link_line(link, offender, ATA_EV("eh.exception", SATA_TC_DECISION, SATA_LOG_ERR, f),
                          line);
     }
     /* the description and SError lines share the exception line's prefix */
     if (ehc->i.desc[0]) {
         snprintf(line, sizeof(line), style_2006 ? "(%s)" : "%s", ehc->i.desc);
-        report_link_line(link, offender, pmp_host, ATA_EV0("eh.desc", SATA_TC_INFO, SATA_LOG_ERR), line);
+        report_link_line(link, offender, ATA_EV0("eh.desc", SATA_TC_INFO, SATA_LOG_ERR), line);
     }
     if (!style_2006 && ehc->i.serror) {
         ata_eh_format_serror(line, sizeof(line), ehc->i.serror);
-        report_link_line(link, offender, pmp_host, ATA_EV0("eh.serror", SATA_TC_INFO, SATA_LOG_ERR), line);
+        report_link_line(link, offender, ATA_EV0("eh.serror", SATA_TC_INFO, SATA_LOG_ERR), line);
     }
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];

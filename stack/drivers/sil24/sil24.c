@@ -726,7 +726,7 @@ static void sil24_error_handler(struct ata_port *ap)
     /* a port stopped on a command error resumes only after INIT */
     if (!(ap->pflags & ATA_PFLAG_FROZEN) && sil24_init_port(ap))
         ata_eh_freeze_port(ap);
-    ata_std_error_handler(ap);
+    sata_pmp_error_handler(ap);
 }
 
 /* PMP_EN: the PM port of each command comes from byte 1 of its PRB FIS (hardware.md 6.7). */
@@ -741,6 +741,7 @@ static void sil24_pmp_detach(struct ata_port *ap)
 }
 
 static const struct ata_port_operations sil24_ops = {
+    .inherits = &sata_pmp_port_ops,
     /* Behind a PMP the chip switches per FIS: every PM port has its own device context
      * (hardware.md 6.7), so commands to different fan-out links are outstanding together and
      * only the per-link rules apply (NCQ/non-NCQ exclusion per device, libata's sil24_qc_defer;
@@ -754,10 +755,8 @@ static const struct ata_port_operations sil24_ops = {
     .qc_fill_rtf = sil24_qc_fill_rtf,
     .freeze = sil24_freeze,
     .thaw = sil24_thaw,
-    .prereset = ata_std_prereset,
     .softreset = sil24_softreset,
     .hardreset = sil24_hardreset,
-    .postreset = ata_std_postreset,
     .error_handler = sil24_error_handler,
     .post_internal_cmd = sil24_post_internal_cmd,
     .lost_interrupt = sil24_lost_interrupt,

@@ -198,6 +198,10 @@ struct ata_queued_cmd {
     uint64_t seq;            /* issue order, to retry in order after EH */
     struct ata_bio *bio;     /* NULL for internal commands */
     struct ata_sg int_sg;    /* internal command data buffer */
+    /* Lock held: the command is finished (ata_eh_qc_complete), before its tag is freed. Set
+     * by whoever issues it: the block layer's for a request (bio.c); NULL for EH's internal
+     * commands, whose waiter ata_qc_complete wakes. */
+    void (*complete_fn)(struct ata_queued_cmd *qc);
 };
 
 /* Tag allocator: n tags, the last one reserved for internal commands. */
@@ -214,8 +218,15 @@ typedef int (*ata_reset_fn)(struct ata_link *link, enum ata_dev_class *cls, uint
 typedef int (*ata_prereset_fn)(struct ata_link *link, uint64_t deadline);
 typedef void (*ata_postreset_fn)(struct ata_link *link, enum ata_dev_class *cls);
 
-/* Low-level driver operations. Host-level entries are taken from the host's table. */
+/* Low-level driver operations, in the image of libata's: a driver's table names the base
+ * table it extends in `inherits` (sata_port_ops, or sata_pmp_port_ops for a PMP-capable
+ * controller) and lists only the entries it overrides. At host allocation the core copies
+ * the table into the host and fills every NULL entry from the inheritance chain, once
+ * (ata_host_alloc); ports use that finalized copy. Host-level entries are taken from the
+ * host's table. */
 struct ata_port_operations {
+    const struct ata_port_operations *inherits; /* NULL in a finalized table */
+
     /* command path (lock held) */
     bool (*qc_defer)(const struct ata_queued_cmd *qc); /* true = wait */
     void (*qc_prep)(struct ata_queued_cmd *qc);
@@ -238,6 +249,17 @@ struct ata_port_operations {
      * the controller must route by PM port from now on (AHCI PxCMD.PMA, sil24 PMP_EN) */
     void (*pmp_attach)(struct ata_port *ap);
     void (*pmp_detach)(struct ata_port *ap);
+
+    /* The PMP layer's entries, set by sata_pmp_port_ops (an LLD does not touch them):
+     * attach a device that answered with the PMP signature (NULL: no PMP support), SCR
+     * access of a fan-out link (the PMP's PSCRs) and the reset methods of a fan-out link
+     * (their softreset is the LLD's softreset, to that PM port). */
+    int (*pmp_probe)(struct ata_device *dev);
+    int (*pmp_scr_read)(struct ata_link *link, unsigned reg, uint32_t *val);
+    int (*pmp_scr_write)(struct ata_link *link, unsigned reg, uint32_t val);
+    ata_prereset_fn pmp_prereset;
+    ata_reset_fn pmp_hardreset;
+    ata_postreset_fn pmp_postreset;
 
     /* SCR access: 0 or -EOPNOTSUPP/-EINVAL */
     int (*scr_read)(struct ata_link *link, unsigned reg, uint32_t *val);
@@ -288,7 +310,8 @@ struct ata_port {
 struct ata_host {
     struct sata_platform *plat;
     const struct sata_platform_ops *pops;
-    const struct ata_port_operations *ops;
+    const struct ata_port_operations *ops; /* = &ops_final */
+    struct ata_port_operations ops_final;  /* the LLD's table with the inherited entries filled */
     unsigned n_ports;
     struct ata_port *ports;
     bool started;
@@ -389,6 +412,9 @@ void ata_host_ev(struct ata_host *h, struct ata_ev ev, const char *fmt, ...) ATA
 void ata_port_ev(struct ata_port *ap, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
 void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
 void ata_dev_ev(struct ata_device *dev, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
+/* A link's EH report line, addressed as libata's ata_link_printk: the host link of a port
+ * with a PMP attached speaks as the PMP ("ata1.15"), any other link as itself. */
+void ata_link_eh_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
 /* The port multiplier itself ("ata1.15"). */
 void ata_pmp_ev(struct ata_port *ap, struct ata_ev ev, const char *fmt, ...) ATA_PRINTF(3, 4);
 /* ---- fis.c: taskfile <-> FIS ---- */
@@ -424,6 +450,9 @@ bool ata_std_qc_defer(const struct ata_queued_cmd *qc);
 void ata_port_process(struct ata_port *ap); /* kick + run done() callbacks, lock not held */
 
 /* ---- sata.c: SCR access and the standard link/reset helpers ---- */
+/* The base table of every SATA LLD: ata_std_qc_defer, the standard pre/postreset and
+ * ata_std_error_handler (libata's sata_port_ops). */
+extern const struct ata_port_operations sata_port_ops;
 struct sata_deb_timing {
     unsigned interval, duration, timeout; /* ms */
 };
@@ -455,9 +484,18 @@ void ata_port_freeze(struct ata_port *ap);           /* lock held: freeze + abor
 void ata_eh_freeze_port(struct ata_port *ap);        /* process: freeze, no abort */
 void ata_ehi_push_desc(struct ata_eh_info *ehi, const char *fmt, ...) ATA_PRINTF(2, 3);
 void ata_ehi_hotplugged(struct ata_eh_info *ehi);
+/* The standard error handler: autopsy, report, recovery of the host link with the port's
+ * reset methods, finish (libata's ata_std_error_handler / ata_do_eh). */
 void ata_std_error_handler(struct ata_port *ap);
 
 /* ---- pmp.c: port multiplier helpers for PMP-capable LLDs ---- */
+/* The base table of a PMP-capable LLD (inherits sata_port_ops): command-based switching
+ * (sata_pmp_qc_defer_cmd_switch), the PMP error handler and the PMP layer's entries. */
+extern const struct ata_port_operations sata_pmp_port_ops;
+/* The error handler of a PMP-capable port (an LLD's own handler ends in it): autopsy and
+ * report of every link, recovery of the PMP and then of each fan-out link, or of the host
+ * link alone while no PMP is attached, then finish. */
+void sata_pmp_error_handler(struct ata_port *ap);
 /* qc_defer for PMP-capable LLDs: command-based switching (one fan-out link at a time), then
  * the standard rules. Without a PMP attached it is ata_std_qc_defer. */
 bool sata_pmp_qc_defer_cmd_switch(const struct ata_queued_cmd *qc);
