@@ -1,4 +1,4 @@
-/* Taskfile <-> Register FIS conversion (hardware.md 1.3, 1.4) and signature classification. */
+/* Taskfile <-> Register FIS conversion (docs/hardware.md 1.3, 1.4) and signature classification. */
 #include <string.h>
 
 #include "internal.h"
@@ -48,7 +48,7 @@ void ata_tf_from_fis(const uint8_t fis[20], struct ata_taskfile *tf)
     tf->hob_nsect = fis[13];
 }
 
-/* Only LBA mid/high of the signature count (libata-eh.md 7.1). */
+/* Only LBA mid/high of the signature count (docs/libata-eh.md 7.1). */
 enum ata_dev_class ata_dev_classify(const struct ata_taskfile *tf)
 {
     static const struct {

@@ -32,7 +32,7 @@ enum {
     ATA_EH_RETRY_DELAY = 5000,
 };
 
-/* Port multiplier quirks (libata-eh.md 6.4). */
+/* Port multiplier quirks (docs/libata-eh.md 6.4). */
 enum {
     ATA_PMP_QUIRK_SII_PORTS = 1u << 0, /* SiI3726: the last fan-out port is its config port */
     ATA_PMP_QUIRK_SII_POL = 1u << 1,   /* SiI 37xx/4726: clear early R_OK (GSCR 129 bit 0) */

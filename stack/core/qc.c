@@ -67,7 +67,7 @@ struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag)
  * every command aborted into EH, which resets and then completes or retries them.
  * First the LLD's lost_interrupt hook, if it has one, may finish what the HBA completed
  * without raising its interrupt; such a command completes successfully, as libata's timeout
- * handler finishes one that completed in the race (libata-eh.md 3.2). libata has that hook
+ * handler finishes one that completed in the race (docs/libata-eh.md 3.2). libata has that hook
  * only in its SFF drivers, so the AHCI LLD has none (a lost completion interrupt fails the
  * command with AC_ERR_TIMEOUT, the port is hardreset and the command retried). The sil24
  * LLD has one: issue 6 asks for the PCI-X lost-completion workaround to detect completed
@@ -245,7 +245,7 @@ int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active)
 
 /* ---- internal commands ---- */
 
-/* Successive timeouts per command class (libata-eh.md 3.8); 0 ends a row. */
+/* Successive timeouts per command class (docs/libata-eh.md 3.8); 0 ends a row. */
 static const unsigned itmo_table[ATA_ITMO_NR][3] = {
     [ATA_ITMO_DEFAULT] = { 5000, 0, 0 },
     [ATA_ITMO_IDENTIFY] = { 5000, 10000, 30000 },

@@ -1,6 +1,6 @@
 /* SATA link helpers shared by every controller driver: SCR access, debounce, link resume,
  * COMRESET through SControl, waiting for the device to become ready, and the standard
- * pre/post-reset methods (libata-eh.md 3.5, 5.3, 7.5). Process context only. */
+ * pre/post-reset methods (docs/libata-eh.md 3.5, 5.3, 7.5). Process context only. */
 #include "internal.h"
 
 /* {interval, stable duration, timeout} in ms */

@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-/* ---- speed-down (libata-eh.md 2) ---- */
+/* ---- speed-down (docs/libata-eh.md 2) ---- */
 
 static void xfer_limit_event(struct ata_device *dev, unsigned mask)
 {

@@ -1,5 +1,5 @@
 /* Error handling entry: scheduling, freeze/thaw, abort, and the standard EH sequence
- * autopsy -> report -> recover -> finish (libata-eh.md 1, 3). The EH context is the one
+ * autopsy -> report -> recover -> finish (docs/libata-eh.md 1, 3). The EH context is the one
  * place that resets links, probes devices and decides the fate of failed commands; the
  * irq paths only record what they saw (link eh_info, qc err_mask) and schedule EH. */
 #include <stdarg.h>

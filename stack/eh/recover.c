@@ -220,7 +220,7 @@ int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_res
 
     ehc->tries[0] = (int)pol->dev_tries;
     ehc->i.action &= ~(unsigned)ATA_EH_ENABLE_LINK; /* no PMP links to re-enable */
-    /* a delete the user asked for (libata-eh.md 5.5): no SCSI device is left to report */
+    /* a delete the user asked for (docs/libata-eh.md 5.5): no SCSI device is left to report */
     if (dev->flags & ATA_DFLAG_DETACH) {
         dev->flags &= ~(unsigned)ATA_DFLAG_ATTACHED;
         ata_eh_detach_dev(dev);

@@ -1,4 +1,4 @@
-/* Port multiplier support in the image of libata's (libata-eh.md 6, hardware.md 7): GSCR and
+/* Port multiplier support in the image of libata's (docs/libata-eh.md 6, docs/hardware.md 7): GSCR and
  * PSCR access through READ/WRITE PORT MULTIPLIER on the control port, attach (GSCR, features,
  * quirks, fan-out links), command-based switching, and PMP EH: the PMP itself first, then
  * every fan-out link with its own reset, devices and try budget. Process context unless noted. */
@@ -135,7 +135,7 @@ static void pmp_link_reset_state(struct ata_link *link)
     dev->flags = detached;
 }
 
-/* SiI 3726/3826 and 4726 hide a config device (SEMB) on their last port (libata-eh.md 6.4):
+/* SiI 3726/3826 and 4726 hide a config device (SEMB) on their last port (docs/libata-eh.md 6.4):
  * port 5 of 6, port 6 of 7. Only taken as such when it is the last port. */
 static unsigned pmp_config_port(uint16_t vendor, uint16_t devid)
 {

@@ -1,4 +1,4 @@
-/* AHCI low-level driver (AHCI 1.3.1, hardware.md 5): HBA init, per-port memory and
+/* AHCI low-level driver (AHCI 1.3.1, docs/hardware.md 5): HBA init, per-port memory and
  * engine control, command building and issue, the interrupt handler, COMRESET and SRST.
  * Everything generic lives in the core; this file only knows the registers. */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* EH policy profiles: everything in which libata's error handling changed between eras,
  * gathered behind one table so the rest of EH has no scattered constants
- * (libata-eh.md 1.5, 2, 3.5, 3.6, 3.7).
+ * (docs/libata-eh.md 1.5, 2, 3.5, 3.6, 3.7).
  *
  * A profile owns: how an error is categorised for the error ring, the speed-down verdict
  * computed from the ring, how a verdict is applied (transfer-mode steps, ring clearing),
@@ -23,7 +23,7 @@
 
 enum { ATA_EH_MAX_RESET_TRIES = 8 };
 
-/* Error categories for the speed-down rules (libata-eh.md 1.5). */
+/* Error categories for the speed-down rules (docs/libata-eh.md 1.5). */
 enum ata_ecat {
     ATA_ECAT_NONE = 0,
     ATA_ECAT_ATA_BUS = 1,
@@ -62,7 +62,7 @@ const struct ata_ering_entry *ata_ering_top(const struct ata_ering *e); /* NULL 
  * "a newer entry had a verified transfer" state of a newest-to-oldest walk (may be NULL). */
 enum ata_ecat ata_eh_categorize(unsigned err_mask, unsigned eflags, bool dubious, bool *xfer_ok);
 
-/* Transfer mask step-down selectors (libata-eh.md 2.3). */
+/* Transfer mask step-down selectors (docs/libata-eh.md 2.3). */
 enum ata_dnxfer { ATA_DNXFER_PIO, ATA_DNXFER_DMA, ATA_DNXFER_40C, ATA_DNXFER_FORCE_PIO0, ATA_DNXFER_FORCE_PIO };
 /* Returns 0 and the new mask, or -ENOENT when nothing would change / nothing is left. */
 int ata_down_xfermask(unsigned mask, enum ata_dnxfer sel, unsigned *out);

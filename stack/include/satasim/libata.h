@@ -108,7 +108,7 @@ enum {
     ATA_QCFLAG_FAILED = 1u << 16, /* owned by EH until finish */
 };
 
-/* Internal command timeout classes (libata-eh.md 3.8). */
+/* Internal command timeout classes (docs/libata-eh.md 3.8). */
 enum ata_itmo_class { ATA_ITMO_DEFAULT = 0, ATA_ITMO_IDENTIFY, ATA_ITMO_SETFEAT, ATA_ITMO_FLUSH, ATA_ITMO_NR };
 
 struct ata_ering_entry {
