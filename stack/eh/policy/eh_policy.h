@@ -7,7 +7,7 @@
  * the reset method preference, the reset deadline table and pauses, the per-device
  * recovery tries and the retry budget above EH.
  *
- * Adding a profile = one new eh_policy_<name>.c defining a `const struct ata_eh_policy`
+ * Adding a profile = one new eh/policy/<name>.c defining a `const struct ata_eh_policy`
  * plus one line in the registry table in eh_policy.c.
  *
  * Everything declared here is pure (no platform access), so unit tests drive it directly.
