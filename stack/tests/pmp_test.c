@@ -228,16 +228,15 @@ static unsigned f_issue(struct ata_queued_cmd *qc)
 static void f_pmp_attach(struct ata_port *ap) { (void)ap, pm.pma = true; }
 static void f_pmp_detach(struct ata_port *ap) { (void)ap, pm.pma = false; }
 
+/* a PMP-capable LLD: command-based switching, the PMP error handler and the standard
+ * pre/postreset come from the base table */
 static const struct ata_port_operations pm_ops = {
-    .qc_defer = sata_pmp_qc_defer_cmd_switch,
+    .inherits = &sata_pmp_port_ops,
     .qc_prep = nop_prep,
     .qc_issue = f_issue,
     .qc_fill_rtf = f_rtf,
-    .prereset = ata_std_prereset,
     .softreset = f_softreset,
     .hardreset = f_hardreset,
-    .postreset = ata_std_postreset,
-    .error_handler = ata_std_error_handler,
     .scr_read = f_scr_read,
     .scr_write = f_scr_write,
     .pmp_attach = f_pmp_attach,

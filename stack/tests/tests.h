@@ -80,7 +80,7 @@ static inline uint32_t le32(const uint8_t *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-/* IDENTIFY block built from explicit fields (hardware.md 8.3). */
+/* IDENTIFY block built from explicit fields (docs/hardware.md 8.3). */
 struct id_spec {
     const char *model, *serial, *fw;
     uint32_t lba28_sectors;

@@ -1,13 +1,13 @@
 /* EH policy profiles: everything in which libata's error handling changed between eras,
  * gathered behind one table so the rest of EH has no scattered constants
- * (libata-eh.md 1.5, 2, 3.5, 3.6, 3.7).
+ * (docs/libata-eh.md 1.5, 2, 3.5, 3.6, 3.7).
  *
  * A profile owns: how an error is categorised for the error ring, the speed-down verdict
  * computed from the ring, how a verdict is applied (transfer-mode steps, ring clearing),
  * the reset method preference, the reset deadline table and pauses, the per-device
  * recovery tries and the retry budget above EH.
  *
- * Adding a profile = one new eh_policy_<name>.c defining a `const struct ata_eh_policy`
+ * Adding a profile = one new eh/policy/<name>.c defining a `const struct ata_eh_policy`
  * plus one line in the registry table in eh_policy.c.
  *
  * Everything declared here is pure (no platform access), so unit tests drive it directly.
@@ -19,9 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { ATA_ERING_SIZE = 32, ATA_EH_MAX_RESET_TRIES = 8 };
+#include "satasim/libata.h" /* struct ata_ering */
 
-/* Error categories for the speed-down rules (libata-eh.md 1.5). */
+enum { ATA_EH_MAX_RESET_TRIES = 8 };
+
+/* Error categories for the speed-down rules (docs/libata-eh.md 1.5). */
 enum ata_ecat {
     ATA_ECAT_NONE = 0,
     ATA_ECAT_ATA_BUS = 1,
@@ -49,18 +51,6 @@ enum {
     ATA_EH_SPDN_KEEP_ERRORS = 1u << 3,
 };
 
-struct ata_ering_entry {
-    unsigned eflags;
-    unsigned err_mask; /* 0 = empty slot */
-    uint64_t timestamp; /* ns, simulated */
-};
-
-/* Preallocated per device; recording never allocates. */
-struct ata_ering {
-    unsigned cursor;
-    struct ata_ering_entry ring[ATA_ERING_SIZE];
-};
-
 void ata_ering_record(struct ata_ering *e, unsigned eflags, unsigned err_mask, uint64_t now);
 /* mark_old: keep the entries but hide them from walks (4.x); else zero the ring (2006) */
 void ata_ering_clear(struct ata_ering *e, bool mark_old);
@@ -72,7 +62,7 @@ const struct ata_ering_entry *ata_ering_top(const struct ata_ering *e); /* NULL 
  * "a newer entry had a verified transfer" state of a newest-to-oldest walk (may be NULL). */
 enum ata_ecat ata_eh_categorize(unsigned err_mask, unsigned eflags, bool dubious, bool *xfer_ok);
 
-/* Transfer mask step-down selectors (libata-eh.md 2.3). */
+/* Transfer mask step-down selectors (docs/libata-eh.md 2.3). */
 enum ata_dnxfer { ATA_DNXFER_PIO, ATA_DNXFER_DMA, ATA_DNXFER_40C, ATA_DNXFER_FORCE_PIO0, ATA_DNXFER_FORCE_PIO };
 /* Returns 0 and the new mask, or -ENOENT when nothing would change / nothing is left. */
 int ata_down_xfermask(unsigned mask, enum ata_dnxfer sel, unsigned *out);

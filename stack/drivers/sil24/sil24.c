@@ -1,4 +1,4 @@
-/* Silicon Image SiI3124 low-level driver (hardware.md 6, libata-eh.md 8.2/8.3/9):
+/* Silicon Image SiI3124 low-level driver (docs/hardware.md 6, docs/libata-eh.md 8.2/8.3/9):
  * controller and port init, Port Request Blocks with flat SGE arrays, issue through the
  * slot activation registers, the interrupt handler (slot status + PORT_CMD_ERR), freeze and
  * thaw through the port interrupt enable registers, DEV_RST hardreset, SRST-PRB softreset,
@@ -108,7 +108,7 @@ void sil24_prb_flags(const struct ata_taskfile *tf, uint32_t nbytes, uint16_t *c
         *ctrl = SIL24_PRB_CTRL_PROTOCOL;
 }
 
-/* PORT_CMD_ERR (hardware.md 6.5, libata-eh.md 8.3). */
+/* PORT_CMD_ERR (docs/hardware.md 6.5, docs/libata-eh.md 8.3). */
 const char *sil24_cerr_decode(uint32_t cerr, unsigned *err_mask, unsigned *action)
 {
     static const struct {
@@ -699,7 +699,7 @@ static void sil24_post_internal_cmd(struct ata_queued_cmd *qc)
  * the PMP. INIT now would flush their slots while the disks still answer them (FISes for
  * no command: a protocol error and a PMP reset), so let them finish first, as libata's EH
  * starts only once every command has completed or failed; PMP_RESUME lets a port stopped
- * on one disk's error go on with the others (hardware.md 6.7). The failed or vanished
+ * on one disk's error go on with the others (docs/hardware.md 6.7). The failed or vanished
  * disk's slots never finish: stop once the slot status has not moved for a while. */
 static void sil24_pmp_drain(struct ata_port *ap)
 {
@@ -726,10 +726,10 @@ static void sil24_error_handler(struct ata_port *ap)
     /* a port stopped on a command error resumes only after INIT */
     if (!(ap->pflags & ATA_PFLAG_FROZEN) && sil24_init_port(ap))
         ata_eh_freeze_port(ap);
-    ata_std_error_handler(ap);
+    sata_pmp_error_handler(ap);
 }
 
-/* PMP_EN: the PM port of each command comes from byte 1 of its PRB FIS (hardware.md 6.7). */
+/* PMP_EN: the PM port of each command comes from byte 1 of its PRB FIS (docs/hardware.md 6.7). */
 static void sil24_pmp_attach(struct ata_port *ap)
 {
     pwrite(ap, SIL24_PORT_CTRL_STAT, SIL24_CS_PMP_EN);
@@ -741,8 +741,9 @@ static void sil24_pmp_detach(struct ata_port *ap)
 }
 
 static const struct ata_port_operations sil24_ops = {
+    .inherits = &sata_pmp_port_ops,
     /* Behind a PMP the chip switches per FIS: every PM port has its own device context
-     * (hardware.md 6.7), so commands to different fan-out links are outstanding together and
+     * (docs/hardware.md 6.7), so commands to different fan-out links are outstanding together and
      * only the per-link rules apply (NCQ/non-NCQ exclusion per device, libata's sil24_qc_defer;
      * its exclusive-command rule for the LRAM-read erratum is for ATAPI and result-taskfile
      * passthrough commands, which this stack does not issue). Without a PMP: the same rules. */
@@ -754,10 +755,8 @@ static const struct ata_port_operations sil24_ops = {
     .qc_fill_rtf = sil24_qc_fill_rtf,
     .freeze = sil24_freeze,
     .thaw = sil24_thaw,
-    .prereset = ata_std_prereset,
     .softreset = sil24_softreset,
     .hardreset = sil24_hardreset,
-    .postreset = ata_std_postreset,
     .error_handler = sil24_error_handler,
     .post_internal_cmd = sil24_post_internal_cmd,
     .lost_interrupt = sil24_lost_interrupt,

@@ -220,7 +220,9 @@ bool ata_std_qc_defer(const struct ata_queued_cmd *qc)
     return link->active_tag != ATA_TAG_NONE || link->sactive;
 }
 
-void ata_bio_finish(struct ata_queued_cmd *qc)
+/* A request's command is finished (its completion callback, lock held): the result goes
+ * on the done list, whose callbacks ata_port_process runs outside the lock. */
+static void ata_bio_qc_complete(struct ata_queued_cmd *qc)
 {
     struct ata_bio *bio = qc->bio;
 
@@ -264,6 +266,7 @@ void ata_port_kick(struct ata_port *ap)
         qc = &ap->qcmd[tag];
         qc->dev = dev;
         qc->bio = bio;
+        qc->complete_fn = ata_bio_qc_complete;
         qc->sg = bio->sg;
         qc->n_sg = bio->n_sg;
         qc->nbytes = bio->n_sectors * ATA_SECT_SIZE;

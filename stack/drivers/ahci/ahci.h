@@ -1,8 +1,8 @@
-/* AHCI 1.3.1 register map and in-memory structures (hardware.md 5). */
+/* AHCI 1.3.1 register map and in-memory structures (docs/hardware.md 5). */
 #ifndef SATASIM_AHCI_H
 #define SATASIM_AHCI_H
 
-#include "internal.h"
+#include "satasim/libata.h"
 
 enum {
     AHCI_MAX_PORTS = 32,

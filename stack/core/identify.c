@@ -1,4 +1,4 @@
-/* IDENTIFY DEVICE data (hardware.md 8.3) and the configuration decisions derived from it.
+/* IDENTIFY DEVICE data (docs/hardware.md 8.3) and the configuration decisions derived from it.
  * Pure functions: no device, no platform, so every decision is unit-testable. */
 #include <stdio.h>
 #include <string.h>

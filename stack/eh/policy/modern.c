@@ -1,4 +1,4 @@
-/* Profile "libata-modern" (default): the 4.x-6.x rules (libata-eh.md 1.5, 2.2, 3.3, 3.5-3.7).
+/* Profile "libata-modern" (default): the 4.x-6.x rules (docs/libata-eh.md 1.5, 2.2, 3.3, 3.5-3.7).
  *  - five verdict rules over 5- and 10-minute windows with DUBIOUS categories;
  *  - NCQ off, link speed down, then DMA / UDMA33 steps, PIO fallback never for SATA disks;
  *    the ring is cleared (entries marked old) unless the verdict keeps errors;

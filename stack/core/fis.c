@@ -1,4 +1,4 @@
-/* Taskfile <-> Register FIS conversion (hardware.md 1.3, 1.4) and signature classification. */
+/* Taskfile <-> Register FIS conversion (docs/hardware.md 1.3, 1.4) and signature classification. */
 #include <string.h>
 
 #include "internal.h"
@@ -13,9 +13,9 @@ void ata_tf_init(const struct ata_device *dev, struct ata_taskfile *tf)
 
 void ata_tf_to_fis(const struct ata_taskfile *tf, unsigned pmp, bool is_cmd, uint8_t fis[20])
 {
-    memset(fis, 0, 20);
-    fis[0] = 0x27;
-    fis[1] = (uint8_t)((pmp & 0xf) | (is_cmd ? 0x80 : 0));
+    memset(fis, 0, SATA_FIS_REG_LEN);
+    fis[0] = SATA_FIS_REG_H2D;
+    fis[1] = (uint8_t)((pmp & 0xf) | (is_cmd ? SATA_FIS_C : 0));
     fis[2] = tf->command;
     fis[3] = tf->feature;
     fis[4] = tf->lbal;
@@ -48,7 +48,7 @@ void ata_tf_from_fis(const uint8_t fis[20], struct ata_taskfile *tf)
     tf->hob_nsect = fis[13];
 }
 
-/* Only LBA mid/high of the signature count (libata-eh.md 7.1). */
+/* Only LBA mid/high of the signature count (docs/libata-eh.md 7.1). */
 enum ata_dev_class ata_dev_classify(const struct ata_taskfile *tf)
 {
     static const struct {

@@ -1,11 +1,11 @@
-/* Silicon Image SiI3124 register map and Port Request Block layout (hardware.md 6).
+/* Silicon Image SiI3124 register map and Port Request Block layout (docs/hardware.md 6).
  *
  * Register window: the platform gives the driver one window. The satasim SiI3124 model maps
  * BAR0 (global registers) at offset 0 and BAR2 (8 KiB per port) at SIL24_BAR2_OFFSET. */
 #ifndef SATASIM_SIL24_H
 #define SATASIM_SIL24_H
 
-#include "internal.h"
+#include "satasim/libata.h"
 
 enum {
     SIL24_N_PORTS = 4,

@@ -1,4 +1,4 @@
-/* Profile "libata-2006": the EH of the 2.6.18/2.6.19 rework (libata-eh.md 1.5, 2.1, 3.5, 3.6).
+/* Profile "libata-2006": the EH of the 2.6.18/2.6.19 rework (docs/libata-eh.md 1.5, 2.1, 3.5, 3.6).
  *  - one 15-minute window; category 1 (bus/timeout/HSM) more than 3 times, or category 2
  *    (unknown device error on I/O) more than 10 times -> speed down; no NCQ-off verdict;
  *  - speed down lowers the SATA link speed (then hardreset) or else one DMA step (then

@@ -1,4 +1,4 @@
-/* AHCI low-level driver (AHCI 1.3.1, hardware.md 5): HBA init, per-port memory and
+/* AHCI low-level driver (AHCI 1.3.1, docs/hardware.md 5): HBA init, per-port memory and
  * engine control, command building and issue, the interrupt handler, COMRESET and SRST.
  * Everything generic lives in the core; this file only knows the registers. */
 #include <stdio.h>
@@ -799,7 +799,7 @@ static void ahci_error_handler(struct ata_port *ap)
         ahci_stop_engine(ap);
         ahci_start_engine(ap);
     }
-    ata_std_error_handler(ap);
+    sata_pmp_error_handler(ap);
     if (!ata_dev_enabled(&ap->link.device[0]))
         ahci_stop_engine(ap);
 }
@@ -887,6 +887,7 @@ static bool ahci_pmp_qc_defer(const struct ata_queued_cmd *qc)
 }
 
 static const struct ata_port_operations ahci_ops = {
+    .inherits = &sata_pmp_port_ops,
     .qc_defer = ahci_pmp_qc_defer,
     .pmp_attach = ahci_pmp_attach,
     .pmp_detach = ahci_pmp_detach,
@@ -895,7 +896,6 @@ static const struct ata_port_operations ahci_ops = {
     .qc_fill_rtf = ahci_qc_fill_rtf,
     .freeze = ahci_freeze,
     .thaw = ahci_thaw,
-    .prereset = ata_std_prereset,
     .softreset = ahci_softreset,
     .hardreset = ahci_hardreset,
     .postreset = ahci_postreset,

@@ -1,6 +1,6 @@
 /* SATA link helpers shared by every controller driver: SCR access, debounce, link resume,
  * COMRESET through SControl, waiting for the device to become ready, and the standard
- * pre/post-reset methods (libata-eh.md 3.5, 5.3, 7.5). Process context only. */
+ * pre/post-reset methods (docs/libata-eh.md 3.5, 5.3, 7.5). Process context only. */
 #include "internal.h"
 
 /* {interval, stable duration, timeout} in ms */
@@ -11,8 +11,9 @@ enum { ATA_TMOUT_SLOW_WARN = 5000, ATA_TMOUT_SLOW_LEFT = 3000, ATA_RESUME_DELAY 
 
 int sata_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
 {
+    /* a fan-out link's SCRs are the PMP's PSCRs, behind the PMP layer's entry */
     if (!ata_is_host_link(link))
-        return sata_pmp_scr_read(link, reg, val);
+        return link->ap->ops->pmp_scr_read ? link->ap->ops->pmp_scr_read(link, reg, val) : -EOPNOTSUPP;
     if (!link->ap->ops->scr_read)
         return -EOPNOTSUPP;
     return link->ap->ops->scr_read(link, reg, val);
@@ -21,7 +22,7 @@ int sata_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
 int sata_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
 {
     if (!ata_is_host_link(link))
-        return sata_pmp_scr_write(link, reg, val);
+        return link->ap->ops->pmp_scr_write ? link->ap->ops->pmp_scr_write(link, reg, val) : -EOPNOTSUPP;
     if (!link->ap->ops->scr_write)
         return -EOPNOTSUPP;
     return link->ap->ops->scr_write(link, reg, val);
@@ -381,3 +382,12 @@ void ata_host_force_spd_limit(struct ata_host *h, unsigned spd)
                     "FORCE: PHY spd limit set to %s", sata_spd_string(spd));
     }
 }
+
+/* ---- the base operations table ---- */
+
+const struct ata_port_operations sata_port_ops = {
+    .qc_defer = ata_std_qc_defer,
+    .prereset = ata_std_prereset,
+    .postreset = ata_std_postreset,
+    .error_handler = ata_std_error_handler,
+};

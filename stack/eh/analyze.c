@@ -1,6 +1,6 @@
 /* The pure half of the EH autopsy and report: taskfile and SError classification, the
  * NCQ error log (page 10h) parser, mask cleanup, and libata-worded report lines
- * (libata-eh.md 1.2-1.4, 3.3, 3.4; hardware.md 8.6). No platform access: unit-tested. */
+ * (docs/libata-eh.md 1.2-1.4, 3.3, 3.4; docs/hardware.md 8.6). No platform access: unit-tested. */
 #include <stdio.h>
 #include <string.h>
 

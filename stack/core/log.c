@@ -58,6 +58,16 @@ void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...)
     va_end(ap);
 }
 
+void ata_link_eh_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...)
+{
+    int addr = ata_is_host_link(link) && sata_pmp_attached(link->ap) ? SATA_PMP_CTRL_PORT : link->pmp;
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(link->ap->host, (int)link->ap->port_no, addr, -1, ev, fmt, ap);
+    va_end(ap);
+}
+
 void ata_pmp_ev(struct ata_port *port, struct ata_ev ev, const char *fmt, ...)
 {
     va_list ap;

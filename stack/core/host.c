@@ -47,6 +47,51 @@ static int ata_port_alloc_bufs(struct ata_port *ap)
     return rc;
 }
 
+/* libata's ata_finalize_port_ops: out = ops with every NULL entry taken from the nearest
+ * table up its inheritance chain that has one. Every entry is listed: the assertion fails
+ * the build when the table grows and this list does not. */
+static void ata_finalize_port_ops(struct ata_port_operations *out, const struct ata_port_operations *ops)
+{
+    _Static_assert(sizeof(struct ata_port_operations) == 29 * sizeof(void *),
+                   "ata_finalize_port_ops must list every entry of struct ata_port_operations");
+    *out = *ops;
+    for (const struct ata_port_operations *base = ops->inherits; base; base = base->inherits) {
+#define INHERIT(entry) \
+    if (!out->entry)   \
+        out->entry = base->entry
+        INHERIT(qc_defer);
+        INHERIT(qc_prep);
+        INHERIT(qc_issue);
+        INHERIT(qc_fill_rtf);
+        INHERIT(freeze);
+        INHERIT(thaw);
+        INHERIT(prereset);
+        INHERIT(softreset);
+        INHERIT(hardreset);
+        INHERIT(postreset);
+        INHERIT(error_handler);
+        INHERIT(post_internal_cmd);
+        INHERIT(lost_interrupt);
+        INHERIT(pmp_attach);
+        INHERIT(pmp_detach);
+        INHERIT(pmp_probe);
+        INHERIT(pmp_scr_read);
+        INHERIT(pmp_scr_write);
+        INHERIT(pmp_prereset);
+        INHERIT(pmp_hardreset);
+        INHERIT(pmp_postreset);
+        INHERIT(scr_read);
+        INHERIT(scr_write);
+        INHERIT(port_start);
+        INHERIT(port_stop);
+        INHERIT(host_start);
+        INHERIT(host_stop);
+        INHERIT(irq_handler);
+#undef INHERIT
+    }
+    out->inherits = NULL;
+}
+
 struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,
                                 const struct ata_port_operations *ops, unsigned n_ports)
 {
@@ -56,7 +101,8 @@ struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platf
         return NULL;
     h->plat = p;
     h->pops = pops;
-    h->ops = ops;
+    ata_finalize_port_ops(&h->ops_final, ops);
+    h->ops = &h->ops_final;
     h->ports = calloc(n_ports ? n_ports : 1, sizeof(*h->ports));
     h->eh_done = pops->completion_create(p);
     if (!h->ports || !h->eh_done) {

@@ -1,4 +1,4 @@
-/* Port multiplier support in the image of libata's (libata-eh.md 6, hardware.md 7): GSCR and
+/* Port multiplier support in the image of libata's (docs/libata-eh.md 6, docs/hardware.md 7): GSCR and
  * PSCR access through READ/WRITE PORT MULTIPLIER on the control port, attach (GSCR, features,
  * quirks, fan-out links), command-based switching, and PMP EH: the PMP itself first, then
  * every fan-out link with its own reset, devices and try budget. Process context unless noted. */
@@ -27,7 +27,7 @@ static void pmp_tf(struct ata_port *ap, struct ata_taskfile *tf, uint8_t cmd, un
     tf->device = (uint8_t)(port & 0xf);
 }
 
-unsigned sata_pmp_read(struct ata_port *ap, unsigned port, unsigned reg, uint32_t *val)
+static unsigned sata_pmp_read(struct ata_port *ap, unsigned port, unsigned reg, uint32_t *val)
 {
     struct ata_taskfile tf;
     unsigned err_mask;
@@ -39,7 +39,7 @@ unsigned sata_pmp_read(struct ata_port *ap, unsigned port, unsigned reg, uint32_
     return err_mask;
 }
 
-unsigned sata_pmp_write(struct ata_port *ap, unsigned port, unsigned reg, uint32_t val)
+static unsigned sata_pmp_write(struct ata_port *ap, unsigned port, unsigned reg, uint32_t val)
 {
     struct ata_taskfile tf;
 
@@ -62,7 +62,7 @@ static int pmp_scr_fail(struct ata_link *link, bool write, unsigned reg, unsigne
     return -EIO;
 }
 
-int sata_pmp_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
+static int sata_pmp_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
 {
     unsigned err_mask;
 
@@ -72,7 +72,7 @@ int sata_pmp_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
     return err_mask ? pmp_scr_fail(link, false, reg, err_mask) : 0;
 }
 
-int sata_pmp_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
+static int sata_pmp_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
 {
     unsigned err_mask;
 
@@ -135,7 +135,7 @@ static void pmp_link_reset_state(struct ata_link *link)
     dev->flags = detached;
 }
 
-/* SiI 3726/3826 and 4726 hide a config device (SEMB) on their last port (libata-eh.md 6.4):
+/* SiI 3726/3826 and 4726 hide a config device (SEMB) on their last port (docs/libata-eh.md 6.4):
  * port 5 of 6, port 6 of 7. Only taken as such when it is the last port. */
 static unsigned pmp_config_port(uint16_t vendor, uint16_t devid)
 {
@@ -162,7 +162,7 @@ static int pmp_read_gscr(struct ata_port *ap, unsigned reg, uint32_t *val)
     return 0;
 }
 
-int sata_pmp_attach(struct ata_device *dev)
+static int sata_pmp_attach(struct ata_device *dev)
 {
     struct ata_port *ap = dev->link->ap;
     uint32_t gscr[3], feat, feat_en;
@@ -257,7 +257,7 @@ int sata_pmp_attach(struct ata_device *dev)
     return 0;
 }
 
-void sata_pmp_detach(struct ata_port *ap)
+static void sata_pmp_detach(struct ata_port *ap)
 {
     if (!sata_pmp_attached(ap))
         return;
@@ -375,7 +375,7 @@ static int pmp_recover_pmp(struct ata_port *ap)
  * there. Failed commands on several links with such an error: no device can be told, the
  * PMP is reset. Everything else stays where it was recorded; each link's autopsy decides
  * its own recovery, the host link's (frozen port, fan-out timeout) a PMP reset. */
-void sata_pmp_route_errors(struct ata_port *ap)
+static void sata_pmp_route_errors(struct ata_port *ap)
 {
     struct ata_eh_info *hi = &ap->link.eh_context.i;
     struct ata_link *only = NULL;
@@ -512,7 +512,7 @@ static int pmp_set_notify(struct ata_port *ap, bool on)
     return 0;
 }
 
-void sata_pmp_eh_recover(struct ata_port *ap)
+static void sata_pmp_eh_recover(struct ata_port *ap)
 {
     const struct ata_port_operations *ops = ap->ops;
     struct ata_link *host = &ap->link;
@@ -543,8 +543,8 @@ retry:
 
         if (link->flags & ATA_LFLAG_DISABLED)
             continue;
-        rc = ata_eh_recover_link(link, ata_std_prereset, ops->softreset, sata_pmp_std_hardreset,
-                                 ata_std_postreset);
+        rc = ata_eh_recover_link(link, ops->pmp_prereset, ops->softreset, ops->pmp_hardreset,
+                                 ops->pmp_postreset);
         if (host->eh_context.i.action & ATA_EH_RESET) {
             /* the control port failed under this link's recovery: reset the whole PMP */
             ata_pmp_ev(ap, ATA_EV0("pmp.ctrl_failed", SATA_TC_DECISION, SATA_LOG_WARN), NULL);
@@ -592,3 +592,34 @@ pmp_fail:
     host->eh_context.i.probe_mask &= ~1u;
     host->eh_context.i.action = 0;
 }
+
+/* ---- the error handler and the base table ---- */
+
+void sata_pmp_error_handler(struct ata_port *ap)
+{
+    const struct ata_port_operations *ops = ap->ops;
+
+    /* a device error the LLD recorded on the host link goes to its fan-out link first */
+    if (sata_pmp_attached(ap))
+        sata_pmp_route_errors(ap);
+    ata_eh_autopsy(ap);
+    ata_eh_report(ap);
+    /* a PMP-capable port: the PMP (if one is or turns up there), then its fan-out links */
+    if (ap->flags & ATA_FLAG_PMP)
+        sata_pmp_eh_recover(ap);
+    else
+        ata_eh_recover(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
+    ata_eh_conclude(ap);
+}
+
+const struct ata_port_operations sata_pmp_port_ops = {
+    .inherits = &sata_port_ops,
+    .qc_defer = sata_pmp_qc_defer_cmd_switch,
+    .error_handler = sata_pmp_error_handler,
+    .pmp_probe = sata_pmp_attach,
+    .pmp_scr_read = sata_pmp_scr_read,
+    .pmp_scr_write = sata_pmp_scr_write,
+    .pmp_prereset = ata_std_prereset,
+    .pmp_hardreset = sata_pmp_std_hardreset,
+    .pmp_postreset = ata_std_postreset,
+};

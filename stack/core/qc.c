@@ -67,7 +67,7 @@ struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag)
  * every command aborted into EH, which resets and then completes or retries them.
  * First the LLD's lost_interrupt hook, if it has one, may finish what the HBA completed
  * without raising its interrupt; such a command completes successfully, as libata's timeout
- * handler finishes one that completed in the race (libata-eh.md 3.2). libata has that hook
+ * handler finishes one that completed in the race (docs/libata-eh.md 3.2). libata has that hook
  * only in its SFF drivers, so the AHCI LLD has none (a lost completion interrupt fails the
  * command with AC_ERR_TIMEOUT, the port is hardreset and the command retried). The sil24
  * LLD has one: issue 6 asks for the PCI-X lost-completion workaround to detect completed
@@ -213,8 +213,8 @@ void ata_eh_qc_complete(struct ata_queued_cmd *qc)
         (qc->tf.protocol != ATA_PROT_PIO || !(qc->dev->flags & ATA_DFLAG_DMA)))
         qc->dev->flags &= ~(unsigned)ATA_DFLAG_DUBIOUS_XFER;
     qc_trace_done(qc);
-    if (qc->bio)
-        ata_bio_finish(qc);
+    if (qc->complete_fn)
+        qc->complete_fn(qc);
     ata_qc_free(qc);
 }
 
@@ -245,7 +245,7 @@ int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active)
 
 /* ---- internal commands ---- */
 
-/* Successive timeouts per command class (libata-eh.md 3.8); 0 ends a row. */
+/* Successive timeouts per command class (docs/libata-eh.md 3.8); 0 ends a row. */
 static const unsigned itmo_table[ATA_ITMO_NR][3] = {
     [ATA_ITMO_DEFAULT] = { 5000, 0, 0 },
     [ATA_ITMO_IDENTIFY] = { 5000, 10000, 30000 },
@@ -316,6 +316,7 @@ unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
     qc = &ap->qcmd[tag];
     qc->dev = dev;
     qc->bio = NULL;
+    qc->complete_fn = NULL; /* the waiter below is woken by ata_qc_complete */
     qc->tf = *tf;
     qc->nbytes = buf ? len : 0;
     qc->int_sg.bus = buf ? buf->bus : 0;

@@ -1,0 +1,289 @@
+/* Probe of a device, run in the EH context: IDENTIFY (with the class fallback), configure
+ * from the IDENTIFY decisions (identify.c), revalidation of a known device and the transfer
+ * mode (docs/libata-eh.md 3.6, 7). EH's reset and recovery loop that call these are in
+ * eh/reset.c and eh/recover.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- IDENTIFY ---- */
+
+int ata_dev_read_id(struct ata_device *dev, enum ata_dev_class *cls, uint16_t *id)
+{
+    struct ata_port *ap = dev->link->ap;
+    const uint8_t *raw = ap->id_buf.cpu;
+    bool may_fallback = true;
+    struct ata_taskfile tf;
+    const char *reason;
+    unsigned err_mask;
+    int rc;
+
+retry:
+    ata_tf_init(dev, &tf);
+    switch (*cls) {
+    case ATA_DEV_ATA:
+    case ATA_DEV_SEMB: /* some disks report the SEMB signature */
+    case ATA_DEV_ZAC:
+        tf.command = ATA_CMD_ID_ATA;
+        break;
+    case ATA_DEV_ATAPI:
+        tf.command = ATA_CMD_ID_ATAPI;
+        break;
+    default:
+        rc = -ENODEV;
+        reason = "unsupported class";
+        err_mask = 0;
+        goto err;
+    }
+    tf.protocol = ATA_PROT_PIO;
+    err_mask = ata_exec_internal(dev, &tf, &ap->id_buf, ATA_SECT_SIZE, 0);
+    if (err_mask) {
+        if (err_mask & AC_ERR_NODEV_HINT)
+            return -ENOENT;
+        /* the device may have reported the wrong class: try the other IDENTIFY once */
+        if (err_mask == AC_ERR_DEV && (tf.feature & ATA_ABORTED)) {
+            if (may_fallback && (*cls == ATA_DEV_ATA || *cls == ATA_DEV_ATAPI)) {
+                may_fallback = false;
+                *cls = *cls == ATA_DEV_ATA ? ATA_DEV_ATAPI : ATA_DEV_ATA;
+                goto retry;
+            }
+            ata_dev_ev(dev, ATA_EV0("probe.identify_aborted", SATA_TC_DECISION, SATA_LOG_DEBUG),
+                       "both IDENTIFYs aborted, assuming NODEV");
+            return -ENOENT;
+        }
+        rc = -EIO;
+        reason = "I/O error";
+        goto err;
+    }
+    for (unsigned i = 0; i < ATA_ID_WORDS; i++)
+        id[i] = (uint16_t)(raw[2 * i] | raw[2 * i + 1] << 8);
+
+    if (*cls == ATA_DEV_ATAPI ? ata_id_is_ata(id) : !(ata_id_is_ata(id) || ata_id_is_cfa(id))) {
+        rc = -EINVAL;
+        reason = "device reports invalid type";
+        goto err;
+    }
+    if (*cls == ATA_DEV_SEMB)
+        *cls = ATA_DEV_ATA;
+    return 0;
+
+err:
+    {
+        const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_HEX("err_mask", err_mask),
+                                              TF_STR("reason", reason) };
+
+        ata_dev_ev(dev, ATA_EV("probe.identify_failed", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                   "failed to IDENTIFY (%s, err_mask=0x%x)", reason, err_mask);
+    }
+    return rc;
+}
+
+/* ---- configure ---- */
+
+static unsigned exec_nodata(struct ata_device *dev, uint8_t cmd, uint8_t feature, uint8_t nsect,
+                            unsigned timeout_ms)
+{
+    struct ata_taskfile tf;
+
+    ata_tf_init(dev, &tf);
+    tf.protocol = ATA_PROT_NODATA;
+    tf.command = cmd;
+    tf.feature = feature;
+    tf.nsect = nsect;
+    return ata_exec_internal(dev, &tf, NULL, 0, timeout_ms);
+}
+
+static void print_config(struct ata_device *dev, const struct ata_dev_config *c)
+{
+    char line[160];
+
+    ata_config_id_line(c, line, sizeof(line));
+    {
+        const struct sata_trace_field f[] = {
+            TF_STR("cls", ata_class_name(c->cls)), TF_STR("model", c->model), TF_STR("fw", c->fw),
+            TF_STR("serial", c->serial),          TF_INT("ata_major", c->ata_major),
+            TF_STR("max_mode", ata_mode_string(c->dev_xfer_mask)),
+        };
+        ata_dev_ev(dev, ATA_EV("probe.identify", SATA_TC_INFO, SATA_LOG_INFO, f), "%s", line);
+    }
+    if (c->cls == ATA_DEV_ATAPI)
+        return;
+    ata_config_size_line(c, line, sizeof(line));
+    {
+        const struct sata_trace_field f[] = {
+            TF_INT("n_sectors", c->n_sectors), TF_INT("multi", c->multi_count),
+            TF_BOOL("lba48", c->lba48),        TF_BOOL("dev_ncq", c->dev_ncq),
+            TF_INT("dev_depth", c->dev_depth), TF_INT("host_depth", c->host_depth),
+        };
+        ata_dev_ev(dev, ATA_EV("probe.capacity", SATA_TC_INFO, SATA_LOG_INFO, f), "%s", line);
+    }
+}
+
+int ata_dev_configure(struct ata_device *dev)
+{
+    struct ata_port *ap = dev->link->ap;
+    const struct ata_host_caps hc = { .ncq_depth = ap->ncq_depth, .xfer_mask = ap->xfer_mask };
+    struct ata_dev_config c;
+
+    ata_id_configure(dev->id, dev->class, &hc, &c);
+    /* what EH took away stays away over revalidation */
+    if (dev->xfer_limit && (c.xfer_mask & dev->xfer_limit) != c.xfer_mask && (c.xfer_mask & dev->xfer_limit)) {
+        c.xfer_mask &= dev->xfer_limit;
+        c.xfer_mode = ata_xfer_bit_to_mode(ata_xfer_mask_highest(c.xfer_mask));
+    }
+    if (dev->flags & ATA_DFLAG_NCQ_OFF)
+        c.ncq = false;
+
+    if (c.multi_count && c.multi_cur != c.multi_count) {
+        unsigned err_mask = exec_nodata(dev, ATA_CMD_SET_MULTI, 0, (uint8_t)c.multi_count, 0);
+
+        if (err_mask) {
+            const struct sata_trace_field f[] = { TF_HEX("err_mask", err_mask), TF_INT("multi", c.multi_count) };
+
+            ata_dev_ev(dev, ATA_EV("probe.set_multi_failed", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                       "failed to set multiple mode (err_mask=0x%x)", err_mask);
+            /* a refusing device just runs without it; anything else needs recovery */
+            if (err_mask != AC_ERR_DEV)
+                return -EIO;
+            c.multi_count = 0;
+        }
+    }
+
+    memcpy(dev->model, c.model, sizeof(dev->model));
+    memcpy(dev->serial, c.serial, sizeof(dev->serial));
+    memcpy(dev->fw, c.fw, sizeof(dev->fw));
+    dev->n_sectors = c.n_sectors;
+    dev->max_sectors = c.max_sectors;
+    dev->multi_count = c.multi_count;
+    dev->xfer_mask = c.xfer_mask;
+    dev->xfer_mode = c.xfer_mode;
+    dev->ncq_depth = c.ncq_depth;
+    dev->flags &= ATA_DFLAG_ENABLED | ATA_DFLAG_NCQ_OFF | ATA_DFLAG_DUBIOUS_XFER | ATA_DFLAG_ATTACHED |
+                  ATA_DFLAG_DETACH | ATA_DFLAG_DETACHED;
+    dev->flags |= (c.lba ? ATA_DFLAG_LBA : 0) | (c.lba48 ? ATA_DFLAG_LBA48 : 0) |
+                  (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
+                  (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0);
+
+    if (dev->link->eh_context.i.flags & ATA_EHI_PRINTINFO)
+        print_config(dev, &c);
+    return 0;
+}
+
+/* ---- revalidation ---- */
+
+static int revalidate_fail(struct ata_device *dev, int rc)
+{
+    const struct sata_trace_field f[] = { TF_INT("errno", rc) };
+
+    ata_dev_ev(dev, ATA_EV("eh.revalidate_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+               "revalidation failed (errno=%d)", rc);
+    return rc;
+}
+
+/* Same device still there? Re-IDENTIFY into scratch, compare, reconfigure quietly. */
+int ata_dev_revalidate(struct ata_device *dev, enum ata_dev_class new_class)
+{
+    enum ata_dev_class cls = dev->class;
+    uint16_t id[ATA_ID_WORDS];
+    char model[41], serial[21];
+    uint64_t n_sectors = dev->n_sectors;
+    int rc;
+
+    if (!ata_dev_enabled(dev))
+        return -ENODEV;
+    if (new_class != ATA_DEV_UNKNOWN && new_class != ATA_DEV_NONE && new_class != dev->class) {
+        const struct sata_trace_field f[] = { TF_STR("old", ata_class_name(dev->class)),
+                                              TF_STR("new", ata_class_name(new_class)) };
+
+        ata_dev_ev(dev, ATA_EV("eh.class_mismatch", SATA_TC_DECISION, SATA_LOG_INFO, f),
+                   "class mismatch %d != %d", dev->class, new_class);
+        return revalidate_fail(dev, -ENODEV);
+    }
+    rc = ata_dev_read_id(dev, &cls, id);
+    if (rc)
+        return revalidate_fail(dev, rc);
+    ata_id_c_string(id, model, 27, sizeof(model));
+    ata_id_c_string(id, serial, 10, sizeof(serial));
+    if (cls != dev->class || strcmp(model, dev->model) || strcmp(serial, dev->serial)) {
+        const struct sata_trace_field f[] = { TF_STR("model", model), TF_STR("serial", serial) };
+
+        ata_dev_ev(dev, ATA_EV("eh.dev_mismatch", SATA_TC_DECISION, SATA_LOG_INFO, f),
+                   "%s mismatch '%s' != '%s'", strcmp(model, dev->model) ? "model number" : "serial number",
+                   strcmp(model, dev->model) ? dev->model : dev->serial,
+                   strcmp(model, dev->model) ? model : serial);
+        return revalidate_fail(dev, -ENODEV);
+    }
+    memcpy(dev->id, id, sizeof(id));
+    rc = ata_dev_configure(dev);
+    if (rc)
+        return revalidate_fail(dev, rc);
+    if (dev->n_sectors != n_sectors) {
+        const struct sata_trace_field f[] = { TF_INT("old", n_sectors), TF_INT("new", dev->n_sectors) };
+
+        ata_dev_ev(dev, ATA_EV("eh.size_mismatch", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                   "n_sectors mismatch %llu != %llu", (unsigned long long)n_sectors,
+                   (unsigned long long)dev->n_sectors);
+        dev->n_sectors = n_sectors;
+        return revalidate_fail(dev, -ENODEV);
+    }
+    return 0;
+}
+
+/* ---- transfer mode ---- */
+
+int ata_set_mode(struct ata_link *link, struct ata_device **failed)
+{
+    struct ata_eh_context *ehc = &link->eh_context;
+
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+        struct ata_device *dev = &link->device[d];
+        uint8_t mode = dev->xfer_mode;
+        unsigned err_mask;
+        int rc;
+
+        if (!ata_dev_enabled(dev) || dev->class == ATA_DEV_PMP)
+            continue;
+        err_mask = exec_nodata(dev, ATA_CMD_SET_FEATURES, SETFEATURES_XFER, mode, ATA_TMOUT_XFERMODE);
+        /* devices that only do PIO0 may refuse the command itself */
+        if (err_mask & AC_ERR_DEV && mode == XFER_PIO_0)
+            err_mask &= ~AC_ERR_DEV;
+        if (err_mask) {
+            const struct sata_trace_field f[] = { TF_HEX("err_mask", err_mask), TF_HEX("xfer", mode) };
+
+            ata_dev_ev(dev, ATA_EV("probe.setmode_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                       "failed to set xfermode (err_mask=0x%x)", err_mask);
+            *failed = dev;
+            return -EIO;
+        }
+        ehc->i.flags |= ATA_EHI_POST_SETMODE;
+        rc = ata_dev_revalidate(dev, ATA_DEV_UNKNOWN);
+        ehc->i.flags &= ~ATA_EHI_POST_SETMODE;
+        if (rc) {
+            *failed = dev;
+            return rc;
+        }
+        /* a new mode or NCQ state is dubious until a data transfer proves it */
+        if (dev->xfer_mode != ehc->saved_xfer_mode[d] ||
+            !!(dev->flags & ATA_DFLAG_NCQ) != ehc->saved_ncq[d])
+            dev->flags |= ATA_DFLAG_DUBIOUS_XFER;
+        else if (!(dev->flags & ATA_DFLAG_DUBIOUS_XFER))
+            dev->ering.ring[dev->ering.cursor].eflags &= ~(unsigned)ATA_EFLAG_DUBIOUS_XFER;
+        if (!(ehc->i.flags & ATA_EHI_QUIET) || (ehc->i.flags & ATA_EHI_DID_HARDRESET)) {
+            const struct sata_trace_field f[] = {
+                TF_STR("mode", ata_xfer_mode_name(dev->xfer_mode)),
+                TF_HEX("xfer", dev->xfer_mode),
+                TF_BOOL("ncq", dev->flags & ATA_DFLAG_NCQ),
+                TF_INT("ncq_depth", dev->ncq_depth),
+                TF_INT("max_sectors", dev->max_sectors),
+                TF_INT("multi", dev->multi_count),
+                TF_BOOL("lba48", dev->flags & ATA_DFLAG_LBA48),
+                TF_INT("n_sectors", dev->n_sectors),
+                TF_BOOL("write_cache", dev->flags & ATA_DFLAG_WCACHE),
+            };
+            ata_dev_ev(dev, ATA_EV("probe.configured", SATA_TC_DECISION, SATA_LOG_INFO, f),
+                       "configured for %s", ata_xfer_mode_name(dev->xfer_mode));
+        }
+    }
+    return 0;
+}

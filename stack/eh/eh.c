@@ -1,0 +1,336 @@
+/* Error handling entry: scheduling, freeze/thaw, abort, and the standard EH sequence
+ * autopsy -> report -> recover -> finish (docs/libata-eh.md 1, 3). The EH context is the one
+ * place that resets links, probes devices and decides the fate of failed commands; the
+ * irq paths only record what they saw (link eh_info, qc err_mask) and schedule EH. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- scheduling, freeze, abort (lock held) ---- */
+
+void ata_port_schedule_eh(struct ata_port *ap)
+{
+    ap->pflags |= ATA_PFLAG_EH_PENDING;
+    ap->host->pops->schedule_eh(ap->host->plat);
+}
+
+/* Every in-flight command of link (NULL: of the whole port) becomes EH's; with nothing in
+ * flight EH is scheduled anyway (libata's ata_do_link_abort). */
+static unsigned ata_do_link_abort(struct ata_port *ap, const struct ata_link *link)
+{
+    unsigned n = 0;
+
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
+
+        if (!qc || !(ap->qc_active & (1u << tag)) || (link && qc->dev->link != link))
+            continue;
+        qc->flags |= ATA_QCFLAG_FAILED;
+        ata_qc_complete(qc);
+        n++;
+    }
+    if (!n)
+        ata_port_schedule_eh(ap);
+    return n;
+}
+
+unsigned ata_port_abort(struct ata_port *ap) { return ata_do_link_abort(ap, NULL); }
+
+unsigned ata_link_abort(struct ata_link *link) { return ata_do_link_abort(link->ap, link); }
+
+static void port_freeze(struct ata_port *ap)
+{
+    if (ap->ops->freeze)
+        ap->ops->freeze(ap);
+    ap->pflags |= ATA_PFLAG_FROZEN;
+}
+
+void ata_port_freeze(struct ata_port *ap)
+{
+    port_freeze(ap);
+    ata_port_abort(ap);
+}
+
+/* ---- process-context freeze/thaw ---- */
+
+void ata_eh_freeze_port(struct ata_port *ap)
+{
+    ata_lock(ap->host);
+    port_freeze(ap);
+    ata_unlock(ap->host);
+}
+
+void ata_eh_thaw_port(struct ata_port *ap)
+{
+    ata_lock(ap->host);
+    ap->pflags &= ~ATA_PFLAG_FROZEN;
+    if (ap->ops->thaw)
+        ap->ops->thaw(ap);
+    ata_unlock(ap->host);
+}
+
+void ata_ehi_push_desc(struct ata_eh_info *ehi, const char *fmt, ...)
+{
+    size_t len = strlen(ehi->desc);
+    va_list ap;
+
+    if (len && len + 2 < sizeof(ehi->desc)) {
+        memcpy(ehi->desc + len, ", ", 3);
+        len += 2;
+    }
+    if (len + 1 >= sizeof(ehi->desc))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(ehi->desc + len, sizeof(ehi->desc) - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Something was plugged or unplugged: probe the slot again behind a reset. */
+void ata_ehi_hotplugged(struct ata_eh_info *ehi)
+{
+    ehi->probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
+    ehi->flags |= ATA_EHI_HOTPLUGGED;
+    ehi->action |= ATA_EH_RESET | ATA_EH_ENABLE_LINK;
+    ehi->err_mask |= AC_ERR_ATA_BUS;
+}
+
+/* ---- finish ---- */
+
+bool ata_eh_bio_retry(const struct ata_eh_policy *pol, struct ata_bio *bio, unsigned err_mask, bool retry_flag)
+{
+    if (!err_mask)
+        return true;
+    if (!retry_flag || bio->q_retries >= pol->max_retries)
+        return false;
+    bio->q_retries++;
+    return true;
+}
+
+/* Aborted innocents (err_mask 0) go back for free; blamed commands EH marked retryable go
+ * back while the retry budget lasts (as the SCSI layer above libata would); the rest
+ * complete with their error. Requeued commands keep their original issue order. */
+void ata_eh_finish(struct ata_port *ap)
+{
+    const struct ata_eh_policy *pol = ap->host->eh_policy;
+    struct ata_queued_cmd *retry[ATA_MAX_QUEUE];
+    unsigned n = 0;
+
+    ata_lock(ap->host);
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        struct ata_queued_cmd *qc = &ap->qcmd[tag];
+        unsigned emask = qc->err_mask;
+
+        if (!(qc->flags & ATA_QCFLAG_FAILED))
+            continue;
+        if (!qc->bio) {
+            ata_eh_qc_complete(qc);
+            continue;
+        }
+        if (!ata_dev_enabled(qc->dev) ||
+            !ata_eh_bio_retry(pol, qc->bio, emask, qc->flags & ATA_QCFLAG_RETRY)) {
+            const struct sata_trace_field f[] = {
+                TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", emask),
+                TF_INT("retries", qc->bio->q_retries),
+                TF_STR("reason", !ata_dev_enabled(qc->dev) ? "device disabled"
+                                 : !(qc->flags & ATA_QCFLAG_RETRY) ? "not retryable" : "retries exhausted"),
+            };
+            /* a disabled device takes no retries: its requests end with a no-device error */
+            if (!ata_dev_enabled(qc->dev))
+                qc->err_mask |= AC_ERR_NODEV_HINT;
+            else if (!emask)
+                qc->err_mask = AC_ERR_OTHER;
+            ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            ata_eh_qc_complete(qc);
+            continue;
+        }
+        if (emask) {
+            const struct sata_trace_field f[] = {
+                TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", emask),
+                TF_INT("retry", qc->bio->q_retries), TF_INT("max", pol->max_retries),
+            };
+            ata_dev_ev(qc->dev, ATA_EV("eh.retry", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+        /* insertion by issue order, newest first */
+        unsigned i = n++;
+        while (i && retry[i - 1]->seq < qc->seq) {
+            retry[i] = retry[i - 1];
+            i--;
+        }
+        retry[i] = qc;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct ata_bio *bio = retry[i]->bio;
+        const struct sata_trace_field f[] = { TF_INT("tag", retry[i]->tag), TF_HEX("cmd", retry[i]->tf.command) };
+
+        ata_dev_ev(retry[i]->dev, ATA_EV("eh.qc_retry", SATA_TC_CMD, SATA_LOG_NONE, f), NULL);
+        ata_qc_free(retry[i]);
+        ata_bio_requeue_front(ap, bio);
+    }
+    ata_unlock(ap->host);
+}
+
+/* ---- the standard sequence ---- */
+
+/* Autopsy per link: the fan-out links first (a PMP's, if one is attached: each one's SError
+ * is its PSCR, its NCQ log is its disk's), the host link last (a fan-out link's timeout
+ * reaches it); libata's ata_eh_autopsy. */
+void ata_eh_autopsy(struct ata_port *ap)
+{
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
+            ata_eh_link_autopsy(&ap->pmp_link[i]);
+    ata_eh_link_autopsy(&ap->link);
+}
+
+/* The report, host link first (libata's ata_eh_report). */
+void ata_eh_report(struct ata_port *ap)
+{
+    ata_eh_link_report(&ap->link);
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
+            ata_eh_link_report(&ap->pmp_link[i]);
+}
+
+void ata_eh_conclude(struct ata_port *ap)
+{
+    struct ata_eh_context *ehc = &ap->link.eh_context;
+
+    /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
+     * given up on (no reset asked, or an internal command froze it after the last reset)
+     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. */
+    if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING)) == ATA_PFLAG_FROZEN)
+        ata_eh_thaw_port(ap);
+    ata_eh_finish(ap);
+    if (!(ehc->i.flags & ATA_EHI_QUIET))
+        ap->pflags |= ATA_PFLAG_RECOVERED;
+}
+
+void ata_do_eh(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
+               ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    ata_eh_autopsy(ap);
+    ata_eh_report(ap);
+    ata_eh_recover(ap, prereset, softreset, hardreset, postreset);
+    ata_eh_conclude(ap);
+}
+
+void ata_std_error_handler(struct ata_port *ap)
+{
+    const struct ata_port_operations *ops = ap->ops;
+
+    ata_do_eh(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
+}
+
+/* ---- EH entry ---- */
+
+/* libata's hotplug task runs after EH and removes the SCSI devices of detached ATA devices
+ * ("detaching (SCSI H:C:I:L)"). One SCSI host per port here, host number = port number. */
+static void ata_eh_report_detached(struct ata_port *ap)
+{
+    for (int l = -1; l < SATA_PMP_MAX_PORTS; l++) {
+        struct ata_link *link = l < 0 ? &ap->link : &ap->pmp_link[l];
+
+        for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+            struct ata_device *dev = &link->device[d];
+
+            if (!(dev->flags & ATA_DFLAG_DETACHED))
+                continue;
+            dev->flags &= ~(unsigned)ATA_DFLAG_DETACHED;
+            /* behind a PMP the SCSI id is the fan-out port, as libata's */
+            ata_dev_ev(dev, ATA_EV0("dev.detached", SATA_TC_DECISION, SATA_LOG_INFO),
+                       "detaching (SCSI %u:0:%u:0)", ap->port_no, l < 0 ? d : (unsigned)l);
+        }
+    }
+}
+
+/* Start of an EH run for one link: its context from the events recorded so far. */
+void ata_eh_link_init_context(struct ata_link *link, int tries_left)
+{
+    uint64_t last_reset = link->eh_context.last_reset;
+
+    memset(&link->eh_context, 0, sizeof(link->eh_context));
+    link->eh_context.i = link->eh_info;
+    link->eh_context.last_reset = last_reset;
+    link->eh_context.eh_tries_left = tries_left;
+    memset(&link->eh_info, 0, sizeof(link->eh_info));
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+        link->eh_context.saved_xfer_mode[d] = link->device[d].xfer_mode;
+        link->eh_context.saved_ncq[d] = link->device[d].flags & ATA_DFLAG_NCQ;
+    }
+}
+
+/* Run the port's EH while it keeps being rescheduled, at most ATA_EH_MAX_REPEAT times. */
+static void ata_port_eh(struct ata_port *ap)
+{
+    struct ata_host *h = ap->host;
+    struct ata_link *link = &ap->link;
+    unsigned runs = 0;
+
+    for (;;) {
+        ata_lock(h);
+        if (!(ap->pflags & ATA_PFLAG_EH_PENDING)) {
+            ata_unlock(h);
+            break;
+        }
+        if (runs++ == ATA_EH_MAX_REPEAT) {
+            ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+            ata_unlock(h);
+            ata_port_ev(ap, ATA_EV0("eh.giveup", SATA_TC_DECISION, SATA_LOG_ERR),
+                        "EH pending after %d tries, giving up", ATA_EH_MAX_REPEAT);
+            /* What the last event left must not hang: its commands are finished or requeued
+             * (each retry is counted, so this ends), its event is dropped as libata drops
+             * it, and the port is thawed so it can be told about the next one. */
+            ata_lock(h);
+            memset(&link->eh_info, 0, sizeof(link->eh_info));
+            ata_unlock(h);
+            ata_eh_finish(ap);
+            if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING)) == ATA_PFLAG_FROZEN)
+                ata_eh_thaw_port(ap);
+            break;
+        }
+        ap->pflags = (ap->pflags & ~ATA_PFLAG_EH_PENDING) | ATA_PFLAG_EH_IN_PROGRESS;
+        ata_eh_link_init_context(link, ATA_EH_MAX_REPEAT - (int)runs + 1);
+        for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+            ata_eh_link_init_context(&ap->pmp_link[i], ATA_EH_MAX_REPEAT - (int)runs + 1);
+        ata_unlock(h);
+
+        if (!(ap->pflags & ATA_PFLAG_UNLOADING))
+            ap->ops->error_handler(ap);
+
+        ata_lock(h);
+        ap->pflags &= ~ATA_PFLAG_EH_IN_PROGRESS;
+        ata_unlock(h);
+    }
+    if (ap->pflags & ATA_PFLAG_RECOVERED) {
+        ap->pflags &= ~ATA_PFLAG_RECOVERED;
+        ata_port_ev(ap, ATA_EV0("eh.complete", SATA_TC_DECISION, SATA_LOG_INFO), "EH complete");
+    }
+    ata_eh_report_detached(ap);
+    ata_port_process(ap);
+}
+
+
+void ata_host_eh_run(struct ata_host *h)
+{
+    for (unsigned i = 0; i < h->n_ports; i++)
+        if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
+            ata_port_eh(&h->ports[i]);
+    /* user scans and deletes waiting for a pass; they check whether it covered them */
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+        bool wake;
+
+        ata_lock(h);
+        wake = ap->eh_waiter;
+        ap->eh_waiter = false;
+        ata_unlock(h);
+        if (wake)
+            h->pops->complete(h->plat, ap->eh_wait);
+    }
+    if (h->eh_waiter) {
+        h->eh_waiter = false;
+        h->pops->complete(h->plat, h->eh_done);
+    }
+}

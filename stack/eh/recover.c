@@ -1,0 +1,279 @@
+/* EH's recovery of a link, run in the EH context: devices the user deleted, probing an
+ * empty slot, reset, revalidation or attach of the device, transfer mode, and the
+ * per-device try budget with its last-chance speed-downs (docs/libata-eh.md 3.5, 3.6, 5, 7).
+ * IDENTIFY, configure and revalidation are the core's (core/probe.c). */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- recovery loop ---- */
+
+static void ata_dev_init(struct ata_device *dev)
+{
+    struct ata_link *link = dev->link;
+    unsigned devno = dev->devno, detached = dev->flags & ATA_DFLAG_DETACHED;
+
+    memset(dev, 0, sizeof(*dev));
+    dev->link = link;
+    dev->devno = devno;
+    dev->class = ATA_DEV_UNKNOWN;
+    dev->flags = detached; /* the old device's detach is still to be reported */
+}
+
+void ata_dev_disable(struct ata_device *dev)
+{
+    if (!ata_dev_enabled(dev))
+        return;
+    ata_dev_ev(dev, ATA_EV0("dev.disabled", SATA_TC_DECISION, SATA_LOG_WARN), "disabled");
+    dev->flags &= ~ATA_DFLAG_ENABLED;
+    /* from now on the ring counts probe failures */
+    ata_ering_clear(&dev->ering, false);
+}
+
+void ata_eh_detach_dev(struct ata_device *dev)
+{
+    struct ata_port *ap = dev->link->ap;
+    struct ata_host *h = ap->host;
+    bool had_users = dev->flags & ATA_DFLAG_ATTACHED;
+
+    ata_dev_disable(dev);
+    ata_lock(h);
+    dev->flags &= ~(unsigned)(ATA_DFLAG_ATTACHED | ATA_DFLAG_DETACH);
+    if (had_users)
+        dev->flags |= ATA_DFLAG_DETACHED;
+    /* Commands EH holds for it and requests still queued for it end now with a no-device
+     * error: the slot may get a new device in this very EH run, and a request meant for the
+     * old drive must never reach the new one (libata: the SCSI device goes offline). */
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        struct ata_queued_cmd *qc = &ap->qcmd[tag];
+
+        if (!(qc->flags & ATA_QCFLAG_FAILED) || qc->dev != dev || !qc->bio)
+            continue;
+        {
+            const struct sata_trace_field f[] = {
+                TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
+                TF_INT("retries", qc->bio->q_retries), TF_STR("reason", "device detached"),
+            };
+            ata_dev_ev(dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+        qc->err_mask |= AC_ERR_NODEV_HINT;
+        ata_eh_qc_complete(qc);
+    }
+    ata_bio_fail_dev(ap, dev, AC_ERR_NODEV_HINT);
+    ata_unlock(h);
+}
+
+/* A probe forgets the old device and asks for a reset; once per EH run per device. */
+static bool ata_eh_schedule_probe(struct ata_device *dev)
+{
+    struct ata_eh_context *ehc = &dev->link->eh_context;
+    unsigned bit = 1u << dev->devno;
+
+    if (!(ehc->i.probe_mask & bit) || (ehc->did_probe_mask & bit))
+        return false;
+    ata_eh_detach_dev(dev);
+    ata_dev_init(dev);
+    ehc->did_probe_mask |= bit;
+    ehc->i.action |= ATA_EH_RESET;
+    ehc->tries[dev->devno] = (int)dev->link->ap->host->eh_policy->dev_tries;
+    return true;
+}
+
+static int ata_eh_revalidate_and_attach(struct ata_device *dev)
+{
+    struct ata_link *link = dev->link;
+    struct ata_eh_context *ehc = &link->eh_context;
+    enum ata_dev_class cls = ehc->classes[dev->devno];
+    int rc;
+
+    if (ata_dev_enabled(dev)) {
+        if (!(ehc->i.action & ATA_EH_REVALIDATE))
+            return 0;
+        if (ata_link_offline(link))
+            return -EIO;
+        rc = ata_dev_revalidate(dev, cls);
+        if (rc)
+            return rc;
+        ehc->i.action &= ~ATA_EH_REVALIDATE;
+        ehc->i.flags |= ATA_EHI_SETMODE;
+        return 0;
+    }
+    if (!ehc->tries[dev->devno] || !ata_class_probeable(cls))
+        return 0;
+    if (cls == ATA_DEV_PMP) {
+        const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls)) };
+
+        /* the PMP layer attaches it (sata_pmp_port_ops' pmp_probe) */
+        if (!(link->ap->flags & ATA_FLAG_PMP) || !ata_is_host_link(link) || !link->ap->ops->pmp_probe) {
+            ata_dev_ev(dev, ATA_EV("probe.unsupported", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                       "port multiplier support not available, ignoring");
+            return 0;
+        }
+        dev->class = cls;
+        rc = link->ap->ops->pmp_probe(dev);
+        if (rc) {
+            dev->class = ATA_DEV_UNKNOWN;
+            return rc == -EOPNOTSUPP ? 0 : rc;
+        }
+        dev->flags |= ATA_DFLAG_ENABLED;
+        ehc->i.action &= ~ATA_EH_REVALIDATE;
+        return 0;
+    }
+    dev->class = cls;
+    rc = ata_dev_read_id(dev, &cls, dev->id);
+    if (rc == -ENOENT) {
+        /* nobody answered: no reset needed, just forget the slot */
+        dev->class = ATA_DEV_UNKNOWN;
+        ata_eh_thaw_port(link->ap);
+        return 0;
+    }
+    if (!rc) {
+        dev->class = cls;
+        ehc->i.flags |= ATA_EHI_PRINTINFO;
+        rc = ata_dev_configure(dev);
+        ehc->i.flags &= ~ATA_EHI_PRINTINFO;
+    }
+    if (rc) {
+        dev->class = ATA_DEV_UNKNOWN;
+        return rc;
+    }
+    dev->flags |= ATA_DFLAG_ENABLED | ATA_DFLAG_ATTACHED;
+    ata_ering_clear(&dev->ering, false); /* a new device starts with a clean history */
+    ehc->i.action &= ~ATA_EH_REVALIDATE;
+    ehc->i.flags |= ATA_EHI_SETMODE;
+    return 0;
+}
+
+/* Spend one of the device's tries; ask for another round with a reset, or give up. */
+static void ata_eh_handle_dev_fail(struct ata_device *dev, int err)
+{
+    struct ata_link *link = dev->link;
+    struct ata_eh_context *ehc = &link->eh_context;
+    const struct ata_eh_policy *pol = link->ap->host->eh_policy;
+    int *tries = &ehc->tries[dev->devno];
+
+    if (err != -EAGAIN)
+        (*tries)--;
+    if (err == -ENODEV) {
+        ehc->i.probe_mask |= 1u << dev->devno;
+        if (pol->enodev_zero_tries)
+            *tries = 0;
+    }
+    if ((err == -ENODEV || err == -EINVAL) && *tries > 1)
+        *tries = 1;
+    /* last chance: slower is better than lost */
+    if ((err == -ENODEV || err == -EINVAL || err == -EIO) && *tries == 1) {
+        sata_down_spd_limit(link, 0);
+        if (dev->xfer_mode > XFER_PIO_0 && dev->xfer_mode < XFER_MW_DMA_0)
+            ata_dev_down_xfermask(dev, ATA_DNXFER_PIO);
+    }
+
+    if (ata_dev_enabled(dev) && !*tries) {
+        ata_dev_disable(dev);
+        /* gone from the cable (unplugged): take it from its users */
+        if (ata_link_offline(link))
+            ata_eh_detach_dev(dev);
+        ata_eh_schedule_probe(dev);
+        return;
+    }
+    /* 2006 escalates to a hardreset once a reset was tried */
+    ehc->i.action |= !pol->prefer_hardreset && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))
+                         ? ATA_EH_HARDRESET
+                         : ATA_EH_RESET;
+}
+
+/* libata's ata_eh_skip_recovery: a link with no device left needs nothing more once the
+ * reset it asked for is done and found the slot empty. A frozen port is never skipped. */
+static bool ata_eh_skip_recovery(struct ata_link *link)
+{
+    struct ata_eh_context *ehc = &link->eh_context;
+
+    if (link->flags & ATA_LFLAG_DISABLED)
+        return true;
+    if ((link->ap->pflags & ATA_PFLAG_FROZEN) || ata_dev_enabled(&link->device[0]))
+        return false;
+    if ((ehc->i.action & ATA_EH_RESET) && !(ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET)))
+        return false;
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++)
+        if (link->device[d].class == ATA_DEV_UNKNOWN && ehc->classes[d] != ATA_DEV_NONE)
+            return false;
+    return true;
+}
+
+int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
+                   ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    return ata_eh_recover_link(&ap->link, prereset, softreset, hardreset, postreset);
+}
+
+/* One link's recovery: reset, revalidate or probe its device, transfer mode, retries. */
+int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
+                        ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    struct ata_port *ap = link->ap;
+    struct ata_eh_context *ehc = &link->eh_context;
+    struct ata_device *dev = &link->device[0];
+    struct ata_device *failed = NULL;
+    int rc;
+
+    const struct ata_eh_policy *pol = ap->host->eh_policy;
+
+    ehc->tries[0] = (int)pol->dev_tries;
+    ehc->i.action &= ~(unsigned)ATA_EH_ENABLE_LINK; /* no PMP links to re-enable */
+    /* a delete the user asked for (docs/libata-eh.md 5.5): no SCSI device is left to report */
+    if (dev->flags & ATA_DFLAG_DETACH) {
+        dev->flags &= ~(unsigned)ATA_DFLAG_ATTACHED;
+        ata_eh_detach_dev(dev);
+    }
+    /* Only an empty slot is probed up front. A present device after a hotplug event is
+     * revalidated behind the reset: still there and the same -> kept; link offline -> its
+     * tries run out and it is detached; another drive -> -ENODEV, detach, probe. */
+    if (!ata_dev_enabled(dev))
+        ata_eh_schedule_probe(dev);
+
+retry:
+    rc = 0;
+    if (ap->pflags & ATA_PFLAG_UNLOADING)
+        return 0;
+    if (ata_eh_skip_recovery(link)) {
+        ehc->i.action = 0;
+        return 0;
+    }
+    if (ata_eh_host_reset_pending(link))
+        return -ERESTART;
+    if (ehc->i.action & ATA_EH_RESET) {
+        rc = ata_eh_reset(link, !ata_dev_enabled(dev), prereset, softreset, hardreset, postreset);
+        if (rc && ata_eh_host_reset_pending(link))
+            return -ERESTART;
+        if (rc) {
+            ata_link_ev(link, ATA_EV0("eh.reset_giveup", SATA_TC_DECISION, SATA_LOG_ERR),
+                        "reset failed, giving up");
+            ata_dev_disable(dev);
+            return rc;
+        }
+    }
+    rc = ata_eh_revalidate_and_attach(dev);
+    if (!rc && (ehc->i.flags & ATA_EHI_SETMODE)) {
+        rc = ata_set_mode(link, &failed);
+        if (!rc)
+            ehc->i.flags &= ~ATA_EHI_SETMODE;
+    }
+    if (!rc)
+        return 0;
+    if (ata_eh_host_reset_pending(link))
+        return -ERESTART;
+
+    ata_eh_handle_dev_fail(dev, rc);
+    if (!(ehc->i.action & ATA_EH_RESET) || ata_eh_skip_recovery(link))
+        return 0;
+    if (ata_dev_enabled(dev)) {
+        const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", ehc->tries[0]) };
+
+        ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                    "failed to recover some devices, retrying in 5 secs");
+        ata_msleep(ap->host, pol->recover_retry_pause_ms);
+    } else {
+        ata_msleep(ap->host, pol->recover_idle_pause_ms);
+    }
+    goto retry;
+}

@@ -1,0 +1,242 @@
+/* EH's reset of a link, run in the EH context: the method the profile chooses, prereset,
+ * the attempts against the profile's deadline table with their pauses and speed-downs, the
+ * follow-up softreset of a hardreset that could not classify, and the class check
+ * afterwards (docs/libata-eh.md 3.5, 3.6, 7). The reset methods themselves are the LLD's
+ * (or the standard ones of core/sata.c). */
+#include <string.h>
+
+#include "internal.h"
+
+/* The reset deadline table, pauses, method preference and try counts come from the
+ * host's EH profile (eh_policy.h). */
+
+/* ---- reset ---- */
+
+static void eh_reset_start(struct ata_link *link, bool hard, unsigned try)
+{
+    const struct sata_trace_field f[] = { TF_STR("method", hard ? "hard" : "soft"), TF_INT("try", try) };
+
+    ata_link_ev(link, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_INFO, f), "%s resetting link",
+                hard ? "hard" : "soft");
+}
+
+/* Called with the reset done: trust the class only as far as the link state allows. */
+static unsigned eh_reset_check_class(struct ata_link *link, enum ata_dev_class *cls)
+{
+    unsigned misclassified = 0;
+
+    if (ata_link_online(link)) {
+        if (*cls == ATA_DEV_UNKNOWN) {
+            *cls = ATA_DEV_NONE;
+            misclassified++;
+        }
+    } else if (ata_link_offline(link) || *cls == ATA_DEV_UNKNOWN) {
+        *cls = ATA_DEV_NONE;
+    }
+    return misclassified;
+}
+
+/* Behind a PMP: once the PMP itself needs a reset (its control port failed under this link's
+ * recovery), nothing this link tries can succeed. Its recovery stops there without spending
+ * the device's tries, and the PMP's recovery takes over (libata returns -ERESTART too). */
+bool ata_eh_host_reset_pending(const struct ata_link *link)
+{
+    return !ata_is_host_link(link) && (link->ap->link.eh_context.i.action & ATA_EH_RESET);
+}
+
+static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
+                    ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    struct ata_port *ap = link->ap;
+    struct ata_host *h = ap->host;
+    struct ata_eh_context *ehc = &link->eh_context;
+    enum ata_dev_class *cls = &ehc->classes[0];
+    const struct ata_eh_policy *pol = h->eh_policy;
+    const unsigned max_tries = pol->n_reset_tries;
+    unsigned try = 0, method;
+    ata_reset_fn reset;
+    uint64_t deadline;
+    int rc;
+
+    /* a second reset in one EH run waits out the cool-down after the previous one */
+    if (pol->reset_cool_down_ms && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))) {
+        uint64_t until = ehc->last_reset + ATA_MS(pol->reset_cool_down_ms), now = ata_now(h);
+
+        if (until > now)
+            h->pops->sleep_ns(h->plat, until - now);
+    }
+    {
+        const struct ata_reset_choice_in in = {
+            .have_softreset = softreset != NULL,
+            .have_hardreset = hardreset != NULL,
+            .action = ehc->i.action,
+            .spd_change_pending = hardreset && sata_set_spd_needed(link),
+        };
+        method = ata_reset_choose(pol, &in);
+    }
+    ehc->i.action &= ~ATA_EH_RESET;
+    ehc->i.action |= method;
+    reset = method == ATA_EH_HARDRESET ? hardreset : softreset;
+    if (!method) {
+        ata_link_ev(link, ATA_EV0("eh.no_reset_method", SATA_TC_DECISION, SATA_LOG_WARN),
+                    "no reset method available, skipping reset");
+        *cls = ATA_DEV_ATA;
+        ehc->i.action &= ~ATA_EH_RESET;
+        return 0;
+    }
+
+    if (prereset) {
+        rc = prereset(link, ata_deadline(h, ATA_TMOUT_PRERESET));
+        if (rc == -ENOENT) {
+            ata_link_ev(link, ATA_EV0("eh.port_disabled", SATA_TC_DECISION, SATA_LOG_DEBUG),
+                        "port disabled--ignoring");
+            ehc->i.action &= ~ATA_EH_RESET;
+            *cls = ATA_DEV_NONE;
+            return 0;
+        }
+        if (rc) {
+            const struct sata_trace_field f[] = { TF_INT("errno", rc) };
+
+            ata_link_ev(link, ATA_EV("eh.prereset_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                        "prereset failed (errno=%d)", rc);
+            return rc;
+        }
+        /* prereset may have changed the method, or found nothing to reset */
+        if (ehc->i.action & ATA_EH_HARDRESET)
+            reset = hardreset;
+        else if (ehc->i.action & ATA_EH_SOFTRESET)
+            reset = softreset;
+        else {
+            *cls = ATA_DEV_NONE;
+            ata_eh_thaw_port(ap);
+            /* The link is empty (softreset dropped on an offline link). Count it as the
+             * softreset libata-2006 ran there (its LLD softresets returned class NONE on an
+             * offline port) and check a device still enabled: revalidation fails on the
+             * offline link, so the next try escalates to a hardreset (a PHY that wants a
+             * COMRESET comes back) and an unplugged drive is detached after its tries.
+             * Without this the device stayed enabled and its requests timed out in turn. */
+            ehc->i.flags |= ATA_EHI_DID_SOFTRESET;
+            ehc->i.action |= ATA_EH_REVALIDATE;
+            return 0;
+        }
+    }
+
+retry:
+    deadline = ata_deadline(h, ata_reset_deadline_ms(pol, try++));
+    /* a fan-out link is reset through the PMP's control port: the port stays live */
+    if (ata_is_host_link(link))
+        ata_eh_freeze_port(ap);
+    eh_reset_start(link, reset == hardreset, try);
+    ehc->last_reset = ata_now(h);
+    ehc->i.flags |= reset == hardreset ? ATA_EHI_DID_HARDRESET : ATA_EHI_DID_SOFTRESET;
+    *cls = ATA_DEV_UNKNOWN;
+
+    rc = reset(link, cls, deadline);
+    if (rc == -EAGAIN && reset == hardreset) {
+        /* the hardreset could not classify: a follow-up softreset must */
+        if (!softreset) {
+            ata_link_ev(link, ATA_EV0("eh.no_followup_srst", SATA_TC_DECISION, SATA_LOG_ERR),
+                        "follow-up softreset required but no softreset available");
+            rc = -EINVAL;
+            goto fail;
+        }
+        if (!ata_link_offline(link)) {
+            eh_reset_start(link, false, try);
+            ehc->i.flags |= ATA_EHI_DID_SOFTRESET;
+            *cls = ATA_DEV_UNKNOWN;
+            rc = softreset(link, cls, deadline);
+        } else {
+            rc = 0;
+        }
+    }
+    if (rc)
+        goto fail;
+
+    {
+        uint32_t sstatus;
+
+        if (!sata_scr_read(link, SCR_STATUS, &sstatus))
+            link->sata_spd = (sstatus >> 4) & 0xf;
+    }
+    if (ata_is_host_link(link))
+        ata_eh_thaw_port(ap);
+    if (postreset)
+        postreset(link, cls);
+    /* events that arrived during the reset are stale now */
+    ata_lock(h);
+    memset(&link->eh_info, 0, sizeof(link->eh_info));
+    /* a fan-out link's reset leaves the port live: what arrived meanwhile still counts */
+    if (ata_is_host_link(link))
+        ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+    ata_unlock(h);
+
+    {
+        unsigned wrong = eh_reset_check_class(link, cls);
+        const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(*cls)) };
+
+        if (classify && wrong) {
+            const struct sata_trace_field fm[] = { TF_INT("count", wrong), TF_INT("try", try) };
+
+            if (try < max_tries) {
+                ata_link_ev(link, ATA_EV("eh.misclassified", SATA_TC_DECISION, SATA_LOG_WARN, fm),
+                            "link online but %u devices misclassified, retrying", wrong);
+                rc = -EAGAIN;
+                goto fail;
+            }
+            ata_link_ev(link, ATA_EV("eh.misclassified", SATA_TC_DECISION, SATA_LOG_WARN, fm),
+                        "link online but %u devices misclassified, device detection might fail",
+                        wrong);
+        }
+        ata_link_ev(link, ATA_EV("probe.class", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    }
+    ehc->i.action &= ~ATA_EH_RESET;
+    ehc->i.action |= ATA_EH_REVALIDATE;
+    ehc->last_reset = ata_now(h);
+    return 0;
+
+fail:
+    if (try >= max_tries || ata_eh_host_reset_pending(link)) {
+        ata_eh_thaw_port(ap);
+        return rc;
+    }
+    {
+        uint64_t now = ata_now(h);
+        uint64_t wait = pol->reset_retry_pause_ms ? ATA_MS(pol->reset_retry_pause_ms)
+                        : deadline > now          ? deadline - now
+                                                  : 0;
+        unsigned secs = (unsigned)((wait + ATA_MS(1000) - 1) / ATA_MS(1000));
+        const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("retry_s", secs) };
+
+        /* wait out this attempt's deadline before the next one */
+        if (wait) {
+            ata_link_ev(link, ATA_EV("eh.reset_failed", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                        "reset failed (errno=%d), retrying in %u secs", rc, secs);
+            h->pops->sleep_ns(h->plat, wait);
+        } else {
+            ata_link_ev(link, ATA_EV("eh.reset_failed", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+    }
+    /* slower is better than lost: 4.x before the last attempt (or when the link would not
+     * settle), 2006 after every failed hardreset */
+    if (pol->spd_down_before_last_try) {
+        if (try == max_tries - 1 || rc == -EPIPE)
+            sata_down_spd_limit(link, 0);
+    } else if (reset == hardreset) {
+        sata_down_spd_limit(link, 0);
+    }
+    if (hardreset)
+        reset = hardreset;
+    goto retry;
+}
+
+
+/* The hotplug debounce timing serves the resets of the EH run that saw the event, then
+ * normal timing again (libata clears HOTPLUGGED at the end of ata_eh_reset). */
+int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
+                 ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    int rc = eh_reset(link, classify, prereset, softreset, hardreset, postreset);
+
+    link->eh_context.i.flags &= ~(unsigned)ATA_EHI_HOTPLUGGED;
+    return rc;
+}
