@@ -11,7 +11,7 @@
 
 #include "model/sata/fis.h"
 #include "platform_binding.h"
-#include "topology.h"
+#include "backend/systemc/topology.h"
 #include "trace_sink.h"
 #include "units.h"
 #include "workload.h"

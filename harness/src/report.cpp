@@ -351,10 +351,8 @@ std::string result_json(const RunReport &r) {
     j.kv("eh_runs", r.eh_runs);
     j.kv("timers_fired", r.timers_fired);
     j.kv("trace_events", r.trace_events);
-    if (sc.backend == "qemu") {
-        j.kv("qemu_requests", r.qemu_requests);
-        j.kv("qemu_round_trips", r.qemu_round_trips);
-    }
+    for (const auto &[key, value] : r.backend_stats)
+        j.kv(key, value);
     j.kv("sim_time_ns", r.sim_time_ns);
     j.key("wall_time_s").fixed(r.wall_time_s, 6);
     double cps = r.wall_time_s > 0 ? double(r.commands()) / r.wall_time_s : 0.0;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "satasim/ata.h"
@@ -65,7 +66,8 @@ struct RunReport {
     uint64_t sim_time_ns = 0;
     double wall_time_s = 0;
     uint64_t irq_calls = 0, eh_runs = 0, timers_fired = 0, trace_events = 0;
-    uint64_t qemu_requests = 0, qemu_round_trips = 0; // backend: qemu
+    // The backend's own statistics (Backend::finish), in result.json order.
+    std::vector<std::pair<std::string, uint64_t>> backend_stats;
     bool pass = false;
 
     uint64_t commands() const;    // workload commands completed, prefill included

@@ -20,7 +20,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "json_writer.h"
-#include "qemu_platform.h"
+#include "backend/registry.h"
 #include "scenario_parser.h"
 #include "sim_run.h"
 #include "units.h"
@@ -219,7 +219,7 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
         try {
             Job j;
             j.file = f;
-            j.sc = parse_scenario_file(f);
+            j.sc = parse_scenario_file(f, backend_rules());
             auto it = names.find(j.sc.name);
             if (it != names.end()) {
                 std::fprintf(stderr, "%s:1: name: scenario name '%s' is also used by %s (names pick the output folder)\n",
@@ -232,9 +232,10 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
             {
                 // Refused up front, naming each feature the backend cannot model.
                 bool refused = false;
-                for (const std::string &r : backend_refusals(j.sc)) {
+                const BackendRules &rules = backend_of(j.sc).rules;
+                for (const std::string &r : rules.refusals(j.sc)) {
                     std::fprintf(stderr, "%s: backend %s: the %s backend cannot model %s\n", f.c_str(),
-                                 j.sc.backend.c_str(), j.sc.backend == "qemu" ? "QEMU" : "SystemC", r.c_str());
+                                 j.sc.backend.c_str(), rules.title, r.c_str());
                     refused = true;
                 }
                 if (refused) {

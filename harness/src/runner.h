@@ -16,7 +16,7 @@ struct RunOptions {
     unsigned jobs = 0; // 0 = number of CPUs
     std::optional<bool> trace_cmds;
     unsigned wall_limit_s = 300; // per scenario, wall clock; the child is killed after it
-    std::optional<std::string> backend; // overrides the scenarios' backend ("systemc" or "qemu")
+    std::optional<std::string> backend; // overrides the scenarios' backend (a name in backend/registry.cpp)
     std::vector<std::string> child_args; // more options for each `run-one` (waveform: cli.cpp)
     std::string vcd_file; // the absolute --vcd target among them, if any (nothing left there on a crash)
 };

@@ -194,7 +194,7 @@ struct Scenario {
     uint64_t time_limit_ns = 600ull * 1000 * 1000 * 1000;
     bool trace_cmds = true;
     bool trace_fis = false; // per-FIS model records (disk.fis_rx / disk.fis_tx)
-    std::string backend = "systemc"; // "systemc" (the models) or "qemu" (QEMU's AHCI over qtest)
+    std::string backend; // a registered backend's name (backend/registry.cpp), set by the parser
     ControllerSpec controller;
     HostSpec host;
     LinkModeSpec link_mode = LinkModeSpec::Dword; // link: {mode}

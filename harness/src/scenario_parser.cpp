@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "backend/rules.h"
 #include "scenario_include.h"
 #include "units.h"
 #include "vcd_writer.h"
@@ -54,6 +55,8 @@ class Parser {
     [[noreturn]] void fail(const Field &f, const std::string &msg) const { fail(f.line, f.path, msg); }
 
     const std::string &file() const { return file_; }
+    // The rules of the scenario's backend (backend/rules.h): set once `backend` is read.
+    const BackendRules *backend = nullptr;
     // With `include:`, the file a key path came from (errors name it).
     std::function<std::string(const std::string &path)> file_for_;
 
@@ -361,8 +364,8 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
     if (const PmpSpec *other = sc.pmp_on_port(x.port))
         p.fail(m.get("port"), "port " + std::to_string(x.port) + " already has a port multiplier (line " +
                                   std::to_string(other->line) + ")");
-    if (sc.backend == "qemu")
-        p.fail(m.line(), f.path, "QEMU's AHCI has no port-multiplier support (CAP.SPM = 0): backend systemc only");
+    if (const char *why = p.backend->refuses_key(ScenarioKey::Pmps))
+        p.fail(m.line(), f.path, why);
     if (auto *v = m.find("ports"))
         x.ports = unsigned(as_uint(p, *v, 1, 15));
     if (auto *v = m.find("product"))
@@ -1099,8 +1102,8 @@ void parse_directed_steps(const Parser &p, const MapView &m, const Field &v, Sce
         if (m.has(k))
             p.fail(m.get(k).key_line, k, std::string("not allowed with steps (") +
                                              (std::string(k) == "faults" ? "use inject steps" : "the stack does not run") + ")");
-    if (sc.backend != "systemc")
-        p.fail(v.key_line, "steps", "directed steps run on the SystemC models only (backend: systemc)");
+    if (const char *why = p.backend->refuses_key(ScenarioKey::Steps))
+        p.fail(v.key_line, "steps", why);
     StepParseContext ctx;
     ctx.fail = [&p](int line, const std::string &path, const std::string &msg) { p.fail(line, path, msg); };
     ctx.where = [&p](int line, const std::string &path) {
@@ -1169,9 +1172,8 @@ DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario 
         p.fail(pline, ppath,
                "port " + std::to_string(d.port) + " already has a disk (line " +
                    std::to_string(other->line) + ")");
-    if (d.link_mode && sc.backend == "qemu")
-        p.fail(line_of(df.node["link"], d.line), df.path + ".link",
-               "only for backend: systemc (QEMU's AHCI has no SATA link model)");
+    if (const char *why = p.backend->refuses_key(ScenarioKey::DeviceLink); d.link_mode && why)
+        p.fail(line_of(df.node["link"], d.line), df.path + ".link", why);
     // A disk faster than the host is fine: the link negotiates down.
     return d;
 }
@@ -1183,8 +1185,8 @@ void parse_waveform(const Parser &p, const Field &f, Scenario &sc) {
     WaveformSpec &w = sc.waveform;
     // `waveform: true` (or an empty `waveform:`): every signal; `false`: none.
     w.on = f.node.IsScalar() ? as_bool(p, f) : true;
-    if (w.on && sc.backend == "qemu")
-        p.fail(f, "only for backend: systemc (the waveform records the SystemC models' signals)");
+    if (const char *why = p.backend->refuses_key(ScenarioKey::Waveform); w.on && why)
+        p.fail(f, why);
     if (f.node.IsNull() || f.node.IsScalar())
         return;
     MapView m(p, f.node, f.path, f.line, {"signals", "ports"});
@@ -1218,7 +1220,7 @@ void parse_waveform(const Parser &p, const Field &f, Scenario &sc) {
     }
 }
 
-Scenario parse_scenario_text(const std::string &text, const std::string &file) {
+Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends) {
     Parser p(file);
     YAML::Node root;
     try {
@@ -1264,16 +1266,22 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
         sc.trace_cmds = as_bool(p, *v);
     if (auto *v = m.find("trace_fis"))
         sc.trace_fis = as_bool(p, *v);
-    if (auto *v = m.find("backend"))
-        sc.backend = as_enum<std::string>(p, *v, {{"systemc", "systemc"}, {"qemu", "qemu"}});
+    p.backend = backends.front();
+    if (auto *v = m.find("backend")) {
+        std::vector<std::pair<const char *, const BackendRules *>> names;
+        for (const BackendRules *r : backends)
+            names.push_back({r->name, r});
+        p.backend = as_enum<const BackendRules *>(p, *v, names);
+    }
+    sc.backend = p.backend->name;
     if (auto *v = m.find("controller"))
         parse_controller(p, *v, sc.controller);
     if (auto *v = m.find("host"))
         parse_host(p, *v, sc.host);
     if (auto *v = m.find("link")) {
         sc.link_mode = parse_link(p, *v);
-        if (sc.backend == "qemu")
-            p.fail(*v, "only for backend: systemc (QEMU's AHCI has no SATA link model)");
+        if (const char *why = p.backend->refuses_key(ScenarioKey::Link))
+            p.fail(*v, why);
     }
 
     // The list sections: a missing or empty (null) key is an empty list.
@@ -1308,13 +1316,13 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file) {
     return sc;
 }
 
-Scenario parse_scenario_file(const std::string &path) {
+Scenario parse_scenario_file(const std::string &path, const BackendList &backends) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw ScenarioError(path + ": cannot read the scenario file");
     std::ostringstream ss;
     ss << in.rdbuf();
-    return parse_scenario_text(ss.str(), path);
+    return parse_scenario_text(ss.str(), path, backends);
 }
 
 } // namespace satasim::harness

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "backend/rules.h"
 #include "scenario.h"
 
 namespace satasim::harness {
@@ -15,8 +16,10 @@ class ScenarioError : public std::runtime_error {
     explicit ScenarioError(const std::string &what) : std::runtime_error(what) {}
 };
 
-// Throws ScenarioError (the message is the whole diagnostic line).
-Scenario parse_scenario_file(const std::string &path);
-Scenario parse_scenario_text(const std::string &text, const std::string &file);
+// Throws ScenarioError (the message is the whole diagnostic line). `backends`: the names
+// the `backend` key takes and what each refuses (backend/registry.h: backend_rules();
+// the first is the default).
+Scenario parse_scenario_file(const std::string &path, const BackendList &backends);
+Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends);
 
 } // namespace satasim::harness

@@ -14,9 +14,9 @@
 
 #include "directed_steps.h"
 #include "platform_binding.h"
-#include "qemu_platform.h"
+#include "backend/registry.h"
 #include "report.h"
-#include "topology.h"
+#include "backend/systemc/topology.h"
 #include "trace_sink.h"
 #include "vcd_writer.h"
 #include "workload.h"
@@ -334,24 +334,6 @@ std::string fmt_time(uint64_t ns) {
     return buf;
 }
 
-// The models' waveform probes into the VCD writer: the interrupt line, the controller's
-// port registers, then every link by host port (declaration order = VCD order).
-void attach_waveform(Topology &t, const Scenario &sc, VcdWriter &vcd) {
-    const std::string ctl = controller_name(sc.controller);
-    t.irq->wave().attach(&vcd, {ctl, "irq", 1, wave::Group::Irq, -1, 0});
-    if (auto *h = dynamic_cast<ahci::AhciHba *>(t.hba_module.get()))
-        h->set_wave(&vcd);
-    if (auto *h = dynamic_cast<sil24::Sil24Hba *>(t.hba_module.get()))
-        h->set_wave(&vcd);
-    for (const auto &[port, lk] : t.links) {
-        lk->set_wave(&vcd, "link" + std::to_string(port), int(port));
-        for (const auto &[addr, flk] : t.fanout_links)
-            if (addr.first == port)
-                flk->set_wave(&vcd, "link" + std::to_string(port) + "_" + std::to_string(addr.second), int(port));
-    }
-    vcd.start();
-}
-
 bool write_file(const fs::path &p, const std::string &text) {
     std::ofstream o(p, std::ios::binary | std::ios::trunc);
     o << text;
@@ -366,11 +348,12 @@ std::string temp_dir_name(const std::string &name, long pid) {
 }
 
 int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
-    // QEMU's AHCI always implements 6 ports, and the sil24 driver drives a SiI3124, which
-    // always has 4: a scenario's smaller controller is its first `ports` ports, so the
-    // stack is limited to those (unless the scenario sets a mask).
+    // Hardware with a fixed number of ports (QEMU's AHCI: 6, a SiI3124: 4): a scenario's
+    // smaller controller is its first `ports` ports, so the stack is limited to those
+    // (unless the scenario sets a mask).
     Scenario sc = sc_in;
-    const unsigned fixed_ports = sc.backend == "qemu" ? 6 : sc.controller.type == "sil24" ? 4 : 0;
+    const BackendRules &rules = backend_of(sc).rules;
+    const unsigned fixed_ports = rules.hardware_ports(sc);
     if (sc.host.port_mask == 0 && sc.controller.ports < fixed_ports)
         sc.host.port_mask = (1u << sc.controller.ports) - 1;
     auto wall_start = std::chrono::steady_clock::now();
@@ -405,10 +388,10 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
     std::unique_ptr<VcdWriter> vcd;
     const bool vcd_cli = !opt.vcd_file.empty() || opt.vcd_groups || opt.vcd_ports;
     if (sc.waveform.on || vcd_cli) {
-        if (sc.backend == "qemu") {
+        if (!rules.takes(ScenarioKey::Waveform)) {
             if (vcd_cli) // the scenario key is refused by the parser
-                std::fprintf(stderr, "satasim: %s: no waveform on the qemu backend (SystemC models only)\n",
-                             sc.name.c_str());
+                std::fprintf(stderr, "satasim: %s: no waveform on the %s backend (SystemC models only)\n",
+                             sc.name.c_str(), rules.name);
         } else {
             VcdOptions vo;
             vo.groups = opt.vcd_groups.value_or(sc.waveform.groups);
@@ -426,10 +409,8 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
     }
 
     bool aborted = false;
-    std::unique_ptr<Topology> topo;
-    std::unique_ptr<QemuMachine> qemu; // backend: qemu (hardware = QEMU's AHCI over qtest)
-    std::unique_ptr<QemuPoller> qemu_poller;
-    std::unique_ptr<PlatformBinding> binding;
+    std::unique_ptr<Backend> backend = backend_of(sc).make();
+    PlatformBinding *binding = nullptr;
     std::unique_ptr<SimController> ctl;
     try {
         auto fail_fn = [&](const std::string &reason) {
@@ -437,25 +418,11 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
             aborted = true;
             sc_core::sc_stop();
         };
-        for (const std::string &r : backend_refusals(sc))
+        for (const std::string &r : rules.refusals(sc))
             throw std::runtime_error("the " + sc.backend + " backend cannot model " + r);
-        if (sc.backend == "qemu") {
-            qemu = std::make_unique<QemuMachine>(sc, tmp.string(), sc.host.port_mask);
-            qemu->set_on_lost([&](const std::string &why) { fail_fn("QEMU lost during the run: " + why); });
-            sink.emit_harness("qemu.start", SATA_TC_INFO, -1,
-                              {{"pid", TraceValue::integer(int64_t(qemu->client().pid()))},
-                               {"pci", TraceValue::str(qemu->pci_summary())}},
-                              "QEMU q35 AHCI at " + qemu->pci_summary());
-            binding = std::make_unique<PlatformBinding>("platform", *qemu, qemu->mem(), qemu->irq(), sink, fail_fn);
-            binding->set_dma_sync(qemu.get());
-            qemu_poller = std::make_unique<QemuPoller>("qemu_poller", *qemu);
-        } else {
-            topo = build_topology(sc, &sink);
-            if (vcd)
-                attach_waveform(*topo, sc, *vcd);
-            binding = std::make_unique<PlatformBinding>("platform", *topo->mmio, *topo->mem, *topo->irq, sink, fail_fn);
-        }
-        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, topo.get());
+        backend->build({sc, tmp.string(), sink, vcd.get(), fail_fn});
+        binding = backend->platform();
+        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, backend->models());
         sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(sc.time_limit_ns) * ps_per_ns));
     } catch (const std::exception &e) {
         report.failures.add(std::string("simulation error: ") + e.what());
@@ -484,25 +451,13 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
             if (ctl->runners()[i])
                 report.workloads[i].stats = ctl->runners()[i]->stats();
     }
-    if (qemu) {
-        report.qemu_requests = qemu->client().requests();
-        report.qemu_round_trips = qemu->client().round_trips();
-        qemu->shutdown();
-    }
+    backend->finish(sc, report);
     report.finished = ctl && ctl->finished() && !aborted;
     if (binding) {
         report.irq_calls = binding->irq_calls();
         report.eh_runs = binding->eh_runs();
         report.timers_fired = binding->timers_fired();
     }
-    if (topo && topo->faults)
-        for (size_t i = 0; i < sc.faults.size(); ++i)
-            report.faults.push_back({sc.faults[i].id, fault::to_string(sc.faults[i].kind), sc.faults[i].port,
-                                     topo->faults->fired(i)});
-    if (topo)
-        for (const auto &[port, lk] : topo->links)
-            report.links.push_back({port, lk->mode() == link::SataLink::Mode::Dword ? "dword" : "fis",
-                                    lk->dword_cycles()});
     if (vcd) {
         std::string err;
         if (!vcd->finish(uint64_t(sc_core::sc_time_stamp().value()), &err))

@@ -1,4 +1,4 @@
-#include "topology.h"
+#include "backend/systemc/topology.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "qtest_client.h"
+#include "backend/qemu/qtest_client.h"
 
 #include <fcntl.h>
 #include <poll.h>

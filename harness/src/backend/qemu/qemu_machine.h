@@ -49,16 +49,10 @@
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
 #include "platform_binding.h"
-#include "qtest_client.h"
+#include "backend/qemu/qtest_client.h"
 #include "scenario.h"
 
 namespace satasim::harness {
-
-// What the scenario asks for that QEMU cannot model; empty if it can run on QEMU.
-// Each entry names the feature and the scenario key.
-std::vector<std::string> qemu_refusals(const Scenario &sc);
-// The same for the scenario's own backend (systemc: the QEMU-only keys, e.g. blkdebug).
-std::vector<std::string> backend_refusals(const Scenario &sc);
 
 // qemu-system-x86_64 to run: $SATASIM_QEMU or the one on PATH.
 std::string qemu_binary();
