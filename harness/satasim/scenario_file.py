@@ -1,5 +1,5 @@
 """A scenario file as the simulator reads it: its `include:` files merged under it
-(harness/src/scenario_include.cpp: maps merge key by key, the including file wins; other
+(harness/src/scenario/scenario_include.cpp: maps merge key by key, the including file wins; other
 values are replaced whole; paths are relative to the including file)."""
 
 from pathlib import Path

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "backend/registry.h"
-#include "runner.h"
-#include "scenario_parser.h"
-#include "sim_run.h"
-#include "units.h"
-#include "vcd_writer.h"
+#include "run/runner.h"
+#include "scenario/scenario_parser.h"
+#include "run/sim_run.h"
+#include "scenario/units.h"
+#include "trace/vcd_writer.h"
 
 namespace satasim::harness {
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "platform_binding.h"
+#include "backend/platform_binding.h"
 
 namespace satasim::harness {
 

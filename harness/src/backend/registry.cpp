@@ -6,7 +6,7 @@
 #include "backend/qemu/qemu_rules.h"
 #include "backend/systemc/systemc_backend.h"
 #include "backend/systemc/systemc_rules.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 namespace satasim::harness {
 

@@ -5,8 +5,8 @@
 #include "backend/qemu/qemu_backend.h"
 
 #include "backend/qemu/qemu_machine.h"
-#include "report.h"
-#include "trace_sink.h"
+#include "trace/report.h"
+#include "trace/trace_sink.h"
 
 namespace satasim::harness::qemu {
 

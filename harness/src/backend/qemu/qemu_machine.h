@@ -48,9 +48,9 @@
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
-#include "platform_binding.h"
+#include "backend/platform_binding.h"
 #include "backend/qemu/qtest_client.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 namespace satasim::harness {
 

@@ -1,7 +1,7 @@
 // What QEMU's q35 ICH9 AHCI (and its ide-hd disks) cannot model (backend/rules.h).
 #include "backend/qemu/qemu_rules.h"
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 namespace satasim::harness::qemu {
 

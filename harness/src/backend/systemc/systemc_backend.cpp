@@ -5,8 +5,8 @@
 #include "backend/systemc/systemc_backend.h"
 
 #include "backend/systemc/topology.h"
-#include "report.h"
-#include "vcd_writer.h"
+#include "trace/report.h"
+#include "trace/vcd_writer.h"
 
 namespace satasim::harness::systemc {
 

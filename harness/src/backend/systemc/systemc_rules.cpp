@@ -2,7 +2,7 @@
 // own blkdebug error injection.
 #include "backend/systemc/systemc_rules.h"
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 namespace satasim::harness::systemc {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "prng.h"
+#include "run/prng.h"
 
 namespace satasim::harness {
 

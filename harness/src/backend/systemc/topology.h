@@ -18,7 +18,7 @@
 #include "model/fault/fault_injector.h"
 #include "model/link/sata_link.h"
 #include "model/pmp/port_multiplier.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 namespace satasim::harness {
 

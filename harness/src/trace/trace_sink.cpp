@@ -1,9 +1,9 @@
-#include "trace_sink.h"
+#include "trace/trace_sink.h"
 
 #include <cinttypes>
 #include <cstring>
 
-#include "json_writer.h"
+#include "trace/json_writer.h"
 
 namespace satasim::harness {
 

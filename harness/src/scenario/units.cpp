@@ -1,4 +1,4 @@
-#include "units.h"
+#include "scenario/units.h"
 
 #include <cctype>
 #include <cstdio>

@@ -1,5 +1,5 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn for the workload threads
-#include "sim_run.h"
+#include "run/sim_run.h"
 
 #include <unistd.h>
 
@@ -12,14 +12,14 @@
 
 #include <systemc>
 
-#include "directed_steps.h"
-#include "platform_binding.h"
+#include "run/directed_steps.h"
+#include "backend/platform_binding.h"
 #include "backend/registry.h"
-#include "report.h"
+#include "trace/report.h"
 #include "backend/systemc/topology.h"
-#include "trace_sink.h"
-#include "vcd_writer.h"
-#include "workload.h"
+#include "trace/trace_sink.h"
+#include "trace/vcd_writer.h"
+#include "run/workload.h"
 
 namespace fs = std::filesystem;
 

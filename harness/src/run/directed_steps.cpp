@@ -1,4 +1,4 @@
-#include "directed_steps.h"
+#include "run/directed_steps.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,11 +10,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include "model/sata/fis.h"
-#include "platform_binding.h"
+#include "backend/platform_binding.h"
 #include "backend/systemc/topology.h"
-#include "trace_sink.h"
-#include "units.h"
-#include "workload.h"
+#include "trace/trace_sink.h"
+#include "scenario/units.h"
+#include "run/workload.h"
 
 namespace satasim::harness {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "directed_steps.h"
+#include "run/directed_steps.h"
 #include "model/fault/fault_plan.h"
 
 namespace satasim::harness {

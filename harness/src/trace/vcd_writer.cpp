@@ -1,4 +1,4 @@
-#include "vcd_writer.h"
+#include "trace/vcd_writer.h"
 
 #include <unistd.h>
 

@@ -13,12 +13,12 @@
 
 #include <systemc>
 
-#include "data_check.h"
-#include "platform_binding.h"
-#include "prng.h"
+#include "run/data_check.h"
+#include "backend/platform_binding.h"
+#include "run/prng.h"
 #include "satasim/ata.h"
-#include "scenario.h"
-#include "trace_sink.h"
+#include "scenario/scenario.h"
+#include "trace/trace_sink.h"
 
 namespace satasim::harness {
 

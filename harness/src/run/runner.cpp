@@ -1,4 +1,4 @@
-#include "runner.h"
+#include "run/runner.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -19,12 +19,12 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "json_writer.h"
+#include "trace/json_writer.h"
 #include "backend/registry.h"
-#include "scenario_parser.h"
-#include "sim_run.h"
-#include "units.h"
-#include "vcd_writer.h"
+#include "scenario/scenario_parser.h"
+#include "run/sim_run.h"
+#include "scenario/units.h"
+#include "trace/vcd_writer.h"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backend/rules.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 namespace satasim::harness {
 

@@ -1,4 +1,4 @@
-#include "platform_binding.h"
+#include "backend/platform_binding.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -23,7 +23,7 @@
 #include "model/bus/mmio.h"
 #include "satasim/ata.h"
 #include "satasim/platform.h"
-#include "trace_sink.h"
+#include "trace/trace_sink.h"
 
 namespace satasim::harness {
 class PlatformBinding;

@@ -1,9 +1,9 @@
-#include "report.h"
+#include "trace/report.h"
 
 #include <cstdio>
 #include <optional>
 
-#include "json_writer.h"
+#include "trace/json_writer.h"
 
 namespace satasim::harness {
 

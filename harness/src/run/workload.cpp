@@ -1,4 +1,4 @@
-#include "workload.h"
+#include "run/workload.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,9 +1,9 @@
-#include "data_check.h"
+#include "run/data_check.h"
 
 #include <cstring>
 #include <iterator>
 
-#include "prng.h"
+#include "run/prng.h"
 
 namespace satasim::harness {
 

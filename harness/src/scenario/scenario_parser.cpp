@@ -1,4 +1,4 @@
-#include "scenario_parser.h"
+#include "scenario/scenario_parser.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,9 +12,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "backend/rules.h"
-#include "scenario_include.h"
-#include "units.h"
-#include "vcd_writer.h"
+#include "scenario/scenario_include.h"
+#include "scenario/units.h"
+#include "trace/vcd_writer.h"
 
 namespace satasim::harness {
 

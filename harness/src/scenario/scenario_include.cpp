@@ -1,11 +1,11 @@
-#include "scenario_include.h"
+#include "scenario/scenario_include.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
-#include "scenario_parser.h"
+#include "scenario/scenario_parser.h"
 
 namespace fs = std::filesystem;
 

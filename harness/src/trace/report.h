@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "satasim/ata.h"
-#include "scenario.h"
-#include "workload.h"
+#include "scenario/scenario.h"
+#include "run/workload.h"
 
 namespace satasim::harness {
 
