@@ -1,4 +1,4 @@
-// The parsed scenario: what scenario_parser.cpp builds from a YAML file and every other
+// The parsed scenario: what the scenario reader (scenario_parser.cpp and its section_*.cpp) builds from a YAML file and every other
 // part of the harness reads. Plain data, all defaults applied, all units converted
 // (sizes in sectors, times in nanoseconds). Documented key by key in scenarios/README.md.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "run/directed_steps.h"
+#include "scenario/steps.h"
 #include "model/fault/fault_plan.h"
 
 namespace satasim::harness {
@@ -202,7 +202,7 @@ struct Scenario {
     std::vector<PmpSpec> pmps;       // in file order
     std::vector<WorkloadSpec> workload;
     ExpectSpec expect;
-    std::vector<Step> steps; // directed low-level steps (host.stack false), see directed_steps.h
+    std::vector<Step> steps; // directed low-level steps (host.stack false), see scenario/steps.h
     fault::FaultPlan faults; // injected by model/fault's FaultInjector (backend systemc)
     WaveformSpec waveform;   // OUT/<name>/waveform.vcd when on
 

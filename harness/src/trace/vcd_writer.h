@@ -17,16 +17,11 @@
 #include <vector>
 
 #include "model/wave/wave_probe.h"
+#include "scenario/wave_groups.h"
 
 namespace satasim::harness {
 
-constexpr unsigned kAllWaveGroups = (1u << wave::kGroups) - 1;
-
-// "irq", "phy", "prims", "fis", "regs" or "all" into a group mask; false and err on an
-// unknown name.
-bool wave_group_mask(const std::string &name, unsigned *mask, std::string *err);
-// The accepted names, for messages: "irq, phy, prims, fis, regs, all".
-std::string wave_group_names();
+static_assert(kWaveGroupCount == wave::kGroups, "scenario/wave_groups.h lists every wave::Group");
 
 struct VcdOptions {
     unsigned groups = kAllWaveGroups;
