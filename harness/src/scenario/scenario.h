@@ -1,6 +1,7 @@
-// The parsed scenario: what the scenario reader (scenario_parser.cpp and its section_*.cpp) builds from a YAML file and every other
-// part of the harness reads. Plain data, all defaults applied, all units converted
-// (sizes in sectors, times in nanoseconds). Documented key by key in scenarios/README.md.
+// The parsed scenario: what the scenario reader (scenario_parser.cpp and its section_*.cpp)
+// builds from a YAML file and every other part of the harness reads. Plain data, all
+// defaults applied, all units converted (sizes in sectors, times in nanoseconds).
+// Documented key by key in scenarios/README.md.
 #pragma once
 
 #include <cstdint>
