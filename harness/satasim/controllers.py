@@ -15,16 +15,23 @@ What differs on a SiI3124 (as Linux's sata_sil24 drives it):
 CLI (PYTHONPATH=harness):
   python3 -m satasim.controllers adapt --controller sil24 --out DIR SCENARIO_OR_DIR...
 writes the adapted scenarios to DIR under their own file names (scenario names unchanged).
+
+Scenarios are read and written as the simulator reads them (satasim.scenario_file: every
+scalar kept as written, so `serial: 00001234` stays 00001234); adapt() converts the few
+values it computes with (gen, ncq_depth) by the simulator's rules.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 import sys
 from pathlib import Path
 
 import yaml
+
+from .scenario_file import as_uint, dump_yaml, load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,12 +78,17 @@ def _sub_all(line, table):
     return line
 
 
+def _port(d):
+    """A device's or expectation's host port (None if not given), as a number."""
+    return as_uint(d["port"]) if d.get("port") is not None else None
+
+
 def adapt(spec: dict, ctl: str) -> dict:
     """The scenario rewritten for controller ctl (a new dict; spec itself for ahci)."""
     t = CONTROLLERS[ctl]
     if t["block"] is None:
         return spec
-    spec = yaml.safe_load(yaml.safe_dump(spec))  # deep copy
+    spec = copy.deepcopy(spec)
     ports = (spec.get("controller") or {}).get("ports", 4)
     spec["controller"] = t["block"](ports)
     exp = spec.get("expect") or {}
@@ -85,16 +97,16 @@ def adapt(spec: dict, ctl: str) -> dict:
     # Probe expectations: capped at the controller's limits.
     for d in exp.get("devices", []):
         if "gen" in d:
-            d["gen"] = min(d["gen"], max_gen)
+            d["gen"] = min(as_uint(d["gen"]), max_gen)
         if d.get("xfer") == UDMA_NAMES[6]:
             d["xfer"] = UDMA_NAMES[max_udma]
         if "ncq_depth" in d:
-            d["ncq_depth"] = min(d["ncq_depth"], t["ncq_depth"])
+            d["ncq_depth"] = min(as_uint(d["ncq_depth"]), t["ncq_depth"])
 
     # A speed-down the stack decides ("limiting SATA link speed to X") steps down from where
     # the link is on this controller, not from where it was on AHCI: the same number of
     # steps below the controller's (capped) link speed.
-    configured = {d.get("port"): d.get("gen", 3) for d in spec.get("devices", [])}
+    configured = {_port(d): as_uint(d.get("gen", 3)) for d in spec.get("devices", [])}
     single = next(iter(configured.values())) if len(configured) == 1 else None
 
     def lowered(gen_after, cfg):
@@ -105,8 +117,8 @@ def adapt(spec: dict, ctl: str) -> dict:
         for line in exp.get(key, []):
             for m in _SPEED_DOWN.finditer(line):
                 g = _GEN_OF_SPEED[m.group(1)]
-                cfgs = [configured.get(d.get("port"), 3) for d in exp.get("devices_after", [])
-                        if d.get("gen") == g] or ([single] if single else [])
+                cfgs = [configured.get(_port(d), 3) for d in exp.get("devices_after", [])
+                        if "gen" in d and as_uint(d["gen"]) == g] or ([single] if single else [])
                 if cfgs:
                     log_table.append((re.escape(m.group(0)),
                                       "limiting SATA link speed to %s" % GEN_SPEED[lowered(g, cfgs[0])]))
@@ -114,15 +126,16 @@ def adapt(spec: dict, ctl: str) -> dict:
     log_table += t["log"]
     for d in exp.get("devices_after", []):
         if "gen" in d:
-            cfg = configured.get(d.get("port"), 3)
-            if speed_down and d["gen"] < min(cfg, 3):
-                d["gen"] = lowered(d["gen"], cfg)
+            cfg = configured.get(_port(d), 3)
+            gen = as_uint(d["gen"])
+            if speed_down and gen < min(cfg, 3):
+                d["gen"] = lowered(gen, cfg)
             else:
-                d["gen"] = min(d["gen"], max_gen)
+                d["gen"] = min(gen, max_gen)
         if d.get("xfer") == UDMA_NAMES[6]:
             d["xfer"] = UDMA_NAMES[max_udma]
         if "ncq_depth" in d:
-            d["ncq_depth"] = min(d["ncq_depth"], t["ncq_depth"])
+            d["ncq_depth"] = min(as_uint(d["ncq_depth"]), t["ncq_depth"])
     # The speed-down line first (its 3.0 must not be confused with a link-up line's).
     for key in ("log_contains", "log_not_contains"):
         if key in exp:
@@ -162,7 +175,7 @@ def _rel(path: Path) -> str:
 
 def _is_scenario_file(path: Path) -> bool:
     try:
-        return is_scenario(yaml.safe_load(path.read_text()))
+        return is_scenario(load_yaml(path.read_text()))
     except (OSError, yaml.YAMLError):
         return True     # let adapt_file report it
 
@@ -170,7 +183,7 @@ def _is_scenario_file(path: Path) -> bool:
 def adapt_file(src: Path, ctl: str) -> dict:
     """The adapted scenario of one file (AdaptError if it cannot run on ctl)."""
     try:
-        spec = yaml.safe_load(src.read_text())
+        spec = load_yaml(src.read_text())
     except (OSError, yaml.YAMLError) as e:
         raise AdaptError(f"{src}: {e}") from None
     why = adaptable(spec, ctl)
@@ -221,7 +234,7 @@ def write_adapted(sources, ctl: str, out_dir) -> list[Path]:
     written = []
     for f, spec in specs:
         dst = out_dir / f.name
-        dst.write_text(yaml.safe_dump(spec, sort_keys=False))
+        dst.write_text(dump_yaml(spec))
         written.append(dst)
     return written
 

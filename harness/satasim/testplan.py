@@ -24,6 +24,8 @@ from pathlib import Path
 
 import yaml
 
+from .scenario_file import load_yaml
+
 DEFAULT_PLAN = Path(__file__).resolve().parents[2] / "scenarios" / "testplan.yaml"
 
 
@@ -55,7 +57,7 @@ def discover(root: Path) -> dict:
         if "common" in rel.parts[:-1] or p.name == "testplan.yaml":
             continue
         try:
-            spec = yaml.safe_load(p.read_text()) or {}
+            spec = load_yaml(p.read_text()) or {}   # as the simulator reads it
         except yaml.YAMLError:
             spec = {}
         name = spec.get("name", p.stem) if isinstance(spec, dict) else p.stem

@@ -1,7 +1,7 @@
 """Reading trace.jsonl and rendering its records the way the C++ trace sink does.
 
 Shared by golden.py (golden traces), render.py (log and HTML report) and report.py.
-Everything here mirrors harness/src/trace_sink.cpp: change both together.
+Everything here mirrors harness/src/trace/trace_sink.cpp: change both together.
 """
 
 from __future__ import annotations

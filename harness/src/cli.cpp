@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "runner.h"
-#include "scenario_parser.h"
-#include "sim_run.h"
-#include "units.h"
-#include "vcd_writer.h"
+#include "backend/registry.h"
+#include "run/runner.h"
+#include "scenario/scenario_parser.h"
+#include "run/sim_run.h"
+#include "scenario/units.h"
+#include "trace/vcd_writer.h"
 
 namespace satasim::harness {
 
@@ -185,8 +186,8 @@ bool override_option(ArgReader &r, std::optional<bool> *trace_cmds, std::optiona
         return true;
     }
     if (r.value("--backend", &v, err)) {
-        if (v != "systemc" && v != "qemu")
-            *err = "--backend: expected systemc or qemu, got '" + v + "'";
+        if (!find_backend(v))
+            *err = "--backend: expected " + backend_names_or() + ", got '" + v + "'";
         *backend = v;
         return true;
     }
@@ -202,12 +203,14 @@ int check_vcd_file(const RunOptions &opt, std::string *file) {
     if (files.size() != 1)
         return usage_error("--vcd FILE: exactly one scenario file (got " + std::to_string(files.size()) +
                            "); without --vcd, --vcd-signals or the waveform key write DIR/<name>/waveform.vcd");
-    if (opt.backend && *opt.backend == "qemu")
-        return usage_error("--vcd: no waveform on the qemu backend (it records the SystemC models' signals)");
+    if (opt.backend && !find_backend(*opt.backend)->rules.takes(ScenarioKey::Waveform))
+        return usage_error("--vcd: no waveform on the " + *opt.backend +
+                           " backend (it records the SystemC models' signals)");
     try {
-        Scenario sc = parse_scenario_file(files[0]);
-        if (sc.backend == "qemu")
-            return usage_error("--vcd: " + files[0] + " runs on the qemu backend: no waveform (SystemC models only)");
+        Scenario sc = parse_scenario_file(files[0], backend_rules());
+        if (!backend_of(sc).rules.takes(ScenarioKey::Waveform))
+            return usage_error("--vcd: " + files[0] + " runs on the " + sc.backend +
+                               " backend: no waveform (SystemC models only)");
     } catch (const ScenarioError &) {
         return 0; // the runner reports it
     }
@@ -310,7 +313,7 @@ int cmd_run_one(ArgReader &r) {
         return usage_error("run-one: no scenario file given");
     Scenario sc;
     try {
-        sc = parse_scenario_file(file);
+        sc = parse_scenario_file(file, backend_rules());
     } catch (const ScenarioError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 2;

@@ -120,3 +120,33 @@ def test_adapt_cli_refuses_what_cannot_run_on_sil24(tmp_path, capsys):
                        str(ROOT / "scenarios" / "dma-rw-verify.yaml")]) == 2
     assert "same file name" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_adapt_keeps_scalars_as_the_simulator_reads_them(tmp_path):
+    # YAML 1.1 (PyYAML's default) reads an unquoted 00001234 as the octal 668 and 1.10 as the
+    # float 1.1; the simulator (yaml-cpp, every scalar a string until a key converts it) reads
+    # the text. The adapter must read and write what the simulator reads.
+    from satasim.scenario_file import load_yaml
+    src = tmp_path / "in" / "identity.yaml"
+    src.parent.mkdir()
+    src.write_text("name: identity-as-written\n"
+                   "controller: {type: ahci, ports: 1}\n"
+                   "devices:\n"
+                   "  - {port: 0, capacity: 1g, serial: 00001234, firmware: 1.10, model: 0777}\n"
+                   "expect:\n"
+                   "  devices:\n"
+                   "    - {port: 0, serial: 00001234, firmware: 1.10}\n")
+    out = tmp_path / "sil24"
+    assert adapt_main(["adapt", "--controller", "sil24", "--out", str(out), str(src)]) == 0
+    got = load_yaml((out / "identity.yaml").read_text())
+    assert got["controller"]["type"] == "sil24"
+    assert got["devices"][0]["serial"] == "00001234"
+    assert got["devices"][0]["firmware"] == "1.10"
+    assert got["devices"][0]["model"] == "0777"
+    assert got["expect"]["devices"][0] == {"port": "0", "serial": "00001234", "firmware": "1.10"}
+
+    result = run([out / "identity.yaml"], tmp_path / "runs")
+    res = load_result(tmp_path / "runs", "identity-as-written")
+    assert result.returncode == 0 and res["verdict"] == "pass", res.get("reasons")
+    assert res["controller"]["type"] == "sil24"
+    assert [(d["serial"], d["firmware"], d["model"]) for d in res["devices"]] == [("00001234", "1.10", "0777")]

@@ -1,0 +1,48 @@
+// One backend: the hardware a scenario's stack runs against (the SystemC models, QEMU's
+// AHCI over qtest, later a controller's RTL), behind one interface. A backend has
+//   - its rules (backend/rules.h): what it cannot model, asked by the parser and the runner;
+//   - an implementation of this class: it builds the hardware for the scenario, gives the
+//     stack its platform (PlatformBinding: the struct sata_platform_ops table over the
+//     hardware's MMIO, DMA memory and interrupt line) and, after the run, puts its own
+//     statistics into the report and stops the hardware.
+// Each backend lives in its own folder (backend/<name>/) and library; backend/registry.cpp
+// is the one place that maps a backend name to its rules and its implementation.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend/platform_binding.h"
+
+namespace satasim::harness {
+
+struct Scenario;
+struct RunReport;
+struct Topology;
+class TraceSink;
+class VcdWriter;
+
+class Backend {
+  public:
+    virtual ~Backend() = default;
+
+    struct Context {
+        const Scenario &sc;
+        std::string work_dir;   // the run's output folder (backends may keep files there)
+        TraceSink &sink;
+        VcdWriter *vcd;         // the waveform, or null (only on backends that take it)
+        PlatformBinding::FailFn fail; // ends the run with a reason (hardware lost mid-run)
+    };
+    // Builds the hardware and the stack's platform on it (before sc_start). Throws naming
+    // what failed.
+    virtual void build(const Context &ctx) = 0;
+    // The stack's platform on this hardware; null until build() made it.
+    virtual PlatformBinding *platform() = 0;
+    // The SystemC models, if the hardware is them (directed steps, fault injection, the
+    // media check read the models directly); null on other backends.
+    virtual Topology *models() { return nullptr; }
+    // After the run: the backend's statistics into the report; stops the hardware.
+    virtual void finish(const Scenario &sc, RunReport &report) = 0;
+};
+
+} // namespace satasim::harness

@@ -1,0 +1,372 @@
+#include "backend/platform_binding.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+namespace satasim::harness {
+
+namespace {
+
+// Handler calls that leave the level-triggered line high, back to back without simulated
+// time passing, before the run is declared an interrupt storm.
+constexpr unsigned kIrqStormLimit = 1000;
+// EH passes at one simulated instant before the run is declared an EH livelock.
+constexpr uint64_t kEhLivelockLimit = 1000;
+
+PlatformBinding *B(sata_platform *p) { return p->binding; }
+
+uint32_t op_mmio_read32(sata_platform *p, uint32_t off) { return B(p)->mmio_read32(off); }
+void op_mmio_write32(sata_platform *p, uint32_t off, uint32_t val) { B(p)->mmio_write32(off, val); }
+int op_dma_alloc(sata_platform *p, size_t size, size_t align, plat_dma_buf *out) {
+    return B(p)->dma_alloc(size, align, out);
+}
+void op_dma_free(sata_platform *p, plat_dma_buf *buf) { B(p)->dma_free(buf); }
+void op_dma_sync_for_device(sata_platform *p, const plat_dma_buf *buf, size_t off, size_t len) {
+    B(p)->dma_sync_for_device(buf, off, len);
+}
+void op_dma_sync_for_cpu(sata_platform *p, const plat_dma_buf *buf, size_t off, size_t len) {
+    B(p)->dma_sync_for_cpu(buf, off, len);
+}
+int op_request_irq(sata_platform *p, plat_irq_handler_fn fn, void *arg) {
+    return B(p)->request_irq(fn, arg);
+}
+void op_free_irq(sata_platform *p) { B(p)->free_irq(); }
+uint64_t op_now_ns(sata_platform *p) { return B(p)->now_ns(); }
+void op_sleep_ns(sata_platform *p, uint64_t ns) { B(p)->sleep_ns(ns); }
+plat_completion *op_completion_create(sata_platform *p) { return B(p)->completion_create(); }
+void op_completion_destroy(sata_platform *p, plat_completion *c) { B(p)->completion_destroy(c); }
+void op_completion_reinit(sata_platform *p, plat_completion *c) { B(p)->completion_reinit(c); }
+void op_complete(sata_platform *p, plat_completion *c) { B(p)->complete(c); }
+bool op_wait_for_completion_timeout(sata_platform *p, plat_completion *c, uint64_t timeout_ns) {
+    return B(p)->wait_for_completion_timeout(c, timeout_ns);
+}
+uint64_t op_timer_arm(sata_platform *p, uint64_t delay_ns, void (*fn)(void *), void *arg) {
+    return B(p)->timer_arm(delay_ns, fn, arg);
+}
+void op_timer_cancel(sata_platform *p, uint64_t handle) { B(p)->timer_cancel(handle); }
+void op_schedule_eh(sata_platform *p) { B(p)->schedule_eh(); }
+void op_lock(sata_platform *p) { B(p)->lock(); }
+void op_unlock(sata_platform *p) { B(p)->unlock(); }
+void op_trace(sata_platform *p, const sata_trace_event *ev) { B(p)->trace(ev); }
+
+const sata_platform_ops kOps = {
+    op_mmio_read32,
+    op_mmio_write32,
+    op_dma_alloc,
+    op_dma_free,
+    op_dma_sync_for_device,
+    op_dma_sync_for_cpu,
+    op_request_irq,
+    op_free_irq,
+    op_now_ns,
+    op_sleep_ns,
+    op_completion_create,
+    op_completion_destroy,
+    op_completion_reinit,
+    op_complete,
+    op_wait_for_completion_timeout,
+    op_timer_arm,
+    op_timer_cancel,
+    op_schedule_eh,
+    op_lock,
+    op_unlock,
+    op_trace,
+};
+
+} // namespace
+} // namespace satasim::harness
+
+// A one-shot wait object: a flag (completed) and an event that wakes the waiter.
+struct plat_completion {
+    bool done = false;
+    sc_core::sc_event ev;
+    plat_completion() : ev(sc_core::sc_gen_unique_name("completion")) {}
+};
+
+namespace satasim::harness {
+
+PlatformBinding::PlatformBinding(sc_core::sc_module_name name, bus::MmioTarget &mmio,
+                                 bus::HostMemory &mem, bus::IrqLine &irq, TraceSink &sink, FailFn fail)
+    : sc_core::sc_module(name), mmio_(mmio), mem_(mem), irq_(irq), sink_(sink), fail_(std::move(fail)) {
+    plat_.binding = this;
+    ps_per_ns_ = uint64_t(sc_core::sc_time(1, sc_core::SC_NS).value());
+    if (ps_per_ns_ == 0)
+        ps_per_ns_ = 1;
+
+    SC_METHOD(irq_method);
+    sensitive << irq_.changed_event() << irq_kick_;
+    dont_initialize();
+
+    SC_METHOD(timer_method);
+    sensitive << timer_ev_;
+    dont_initialize();
+
+    SC_THREAD(eh_thread);
+    set_stack_size(4 << 20);
+}
+
+PlatformBinding::~PlatformBinding() = default;
+
+const sata_platform_ops *PlatformBinding::ops() { return &kOps; }
+
+uint64_t PlatformBinding::now_ns() const { return uint64_t(sc_core::sc_time_stamp().value()) / ps_per_ns_; }
+
+sc_core::sc_time PlatformBinding::ns_to_time(uint64_t ns) const {
+    return sc_core::sc_time::from_value(sc_dt::uint64(ns) * ps_per_ns_);
+}
+
+void PlatformBinding::fatal(const std::string &msg) {
+    std::fprintf(stderr, "satasim: FATAL at t=%llu ns: %s\n", (unsigned long long)now_ns(), msg.c_str());
+    sink_.emit_harness("fatal", SATA_TC_INFO, -1, {}, "FATAL: " + msg);
+    sink_.flush();
+    std::fflush(stderr);
+    std::abort();
+}
+
+void PlatformBinding::require_process_context(const char *call) {
+    if (in_irq_)
+        fatal(std::string(call) + " called in interrupt context (IRQ handler or timer callback): "
+                                  "interrupt context must not sleep");
+    if (lock_depth_ > 0)
+        fatal(std::string(call) + " called with the platform lock held (sleeping under a spinlock)");
+    sc_core::sc_process_handle h = sc_core::sc_get_current_process_handle();
+    if (!h.valid() || (h.proc_kind() != sc_core::SC_THREAD_PROC_ && h.proc_kind() != sc_core::SC_CTHREAD_PROC_))
+        fatal(std::string(call) + " called outside a process context (no SystemC thread to block)");
+}
+
+// ---- DMA ----
+
+int PlatformBinding::dma_alloc(size_t size, size_t align, plat_dma_buf *out) {
+    if (!out)
+        return -EINVAL;
+    out->cpu = nullptr;
+    out->bus = 0;
+    out->size = 0;
+    if (align == 0 || (align & (align - 1)))
+        return -EINVAL;
+    uint8_t *cpu = nullptr;
+    uint64_t bus = mem_.alloc(size, align, &cpu);
+    if (bus == 0 || !cpu)
+        return -ENOMEM;
+    out->cpu = cpu;
+    out->bus = bus;
+    out->size = size;
+    return 0;
+}
+
+void PlatformBinding::dma_free(plat_dma_buf *buf) {
+    if (!buf || !buf->cpu)
+        return;
+    mem_.free(buf->bus);
+    buf->cpu = nullptr;
+    buf->bus = 0;
+    buf->size = 0;
+}
+
+void PlatformBinding::dma_sync_for_device(const plat_dma_buf *buf, size_t off, size_t len) {
+    // Without a hook the CPU pointer aliases the bus-visible region: nothing to copy.
+    if (!dma_sync_ || !buf || !buf->cpu || len == 0)
+        return;
+    if (off > buf->size || len > buf->size - off)
+        fatal("dma_sync_for_device beyond the end of a " + std::to_string(buf->size) + "-byte DMA buffer");
+    dma_sync_->to_device(buf->bus + off, static_cast<const uint8_t *>(buf->cpu) + off, len);
+}
+
+void PlatformBinding::dma_sync_for_cpu(const plat_dma_buf *buf, size_t off, size_t len) {
+    if (!dma_sync_ || !buf || !buf->cpu || len == 0)
+        return;
+    if (off > buf->size || len > buf->size - off)
+        fatal("dma_sync_for_cpu beyond the end of a " + std::to_string(buf->size) + "-byte DMA buffer");
+    dma_sync_->to_cpu(buf->bus + off, static_cast<uint8_t *>(buf->cpu) + off, len);
+}
+
+// ---- interrupt ----
+
+int PlatformBinding::request_irq(plat_irq_handler_fn fn, void *arg) {
+    if (!fn)
+        return -EINVAL;
+    if (irq_fn_)
+        return -EBUSY;
+    irq_fn_ = fn;
+    irq_arg_ = arg;
+    irq_stuck_ = 0;
+    irq_kick_.notify(sc_core::SC_ZERO_TIME); // the line may already be high
+    return 0;
+}
+
+void PlatformBinding::free_irq() {
+    irq_fn_ = nullptr;
+    irq_arg_ = nullptr;
+}
+
+void PlatformBinding::irq_method() {
+    if (irq_storm_)
+        return;
+    if (!irq_.level()) {
+        irq_stuck_ = 0;
+        return;
+    }
+    if (!irq_fn_)
+        return; // no handler: the line stays asserted, nobody listens
+    in_irq_ = true;
+    ++irq_calls_;
+    irq_fn_(irq_arg_);
+    in_irq_ = false;
+    if (irq_.level() && irq_fn_) {
+        // Level-triggered: still asserted, so the CPU takes the interrupt again.
+        if (++irq_stuck_ >= kIrqStormLimit) {
+            irq_storm_ = true;
+            sink_.emit_harness("irq.storm", SATA_TC_INFO, -1,
+                               {{"calls", TraceValue::integer(irq_stuck_)}},
+                               "irq storm: interrupt line still asserted after " +
+                                   std::to_string(irq_stuck_) + " handler calls");
+            fail_("irq storm: interrupt line still asserted after " + std::to_string(irq_stuck_) +
+                  " consecutive handler calls");
+            return;
+        }
+        irq_kick_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+        irq_stuck_ = 0;
+    }
+}
+
+// ---- time ----
+
+void PlatformBinding::sleep_ns(uint64_t ns) {
+    require_process_context("sleep_ns");
+    if (ns == 0) {
+        sc_core::wait(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    sc_core::wait(ns_to_time(ns));
+}
+
+// ---- completions ----
+
+plat_completion *PlatformBinding::completion_create() { return new plat_completion(); }
+
+void PlatformBinding::completion_destroy(plat_completion *c) { delete c; }
+
+void PlatformBinding::completion_reinit(plat_completion *c) {
+    c->done = false;
+    c->ev.cancel();
+}
+
+void PlatformBinding::complete(plat_completion *c) {
+    c->done = true;
+    c->ev.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool PlatformBinding::wait_for_completion_timeout(plat_completion *c, uint64_t timeout_ns) {
+    if (c->done || timeout_ns == 0)
+        return c->done;
+    require_process_context("wait_for_completion_timeout");
+    if (timeout_ns == UINT64_MAX) {
+        while (!c->done)
+            sc_core::wait(c->ev);
+        return true;
+    }
+    uint64_t now = uint64_t(sc_core::sc_time_stamp().value());
+    uint64_t deadline = now + timeout_ns * ps_per_ns_;
+    if (deadline < now)
+        deadline = UINT64_MAX;
+    while (!c->done) {
+        now = uint64_t(sc_core::sc_time_stamp().value());
+        if (now >= deadline)
+            break;
+        sc_core::wait(sc_core::sc_time::from_value(deadline - now), c->ev);
+    }
+    return c->done;
+}
+
+// ---- timers ----
+
+uint64_t PlatformBinding::timer_arm(uint64_t delay_ns, void (*fn)(void *), void *arg) {
+    uint64_t now = uint64_t(sc_core::sc_time_stamp().value());
+    uint64_t delay = delay_ns > (UINT64_MAX - now) / ps_per_ns_ ? UINT64_MAX - now : delay_ns * ps_per_ns_;
+    uint64_t handle = next_timer_++;
+    timers_[handle] = Timer{now + delay, fn, arg};
+    timer_queue_.insert({now + delay, handle});
+    // An earlier pending notification wins; a later one is replaced by this.
+    timer_ev_.notify(sc_core::sc_time::from_value(delay));
+    return handle;
+}
+
+void PlatformBinding::timer_cancel(uint64_t handle) {
+    auto it = timers_.find(handle);
+    if (it == timers_.end())
+        return;
+    timer_queue_.erase({it->second.deadline_ps, handle});
+    timers_.erase(it);
+    // A notification pending for it may still fire; timer_method then finds nothing due.
+}
+
+void PlatformBinding::timer_method() {
+    uint64_t now = uint64_t(sc_core::sc_time_stamp().value());
+    while (!timer_queue_.empty() && timer_queue_.begin()->first <= now) {
+        uint64_t handle = timer_queue_.begin()->second;
+        timer_queue_.erase(timer_queue_.begin());
+        auto it = timers_.find(handle);
+        Timer t = it->second;
+        timers_.erase(it);
+        ++timers_fired_;
+        bool was = in_irq_;
+        in_irq_ = true; // timer callbacks run in interrupt context
+        t.fn(t.arg);
+        in_irq_ = was;
+    }
+    if (!timer_queue_.empty())
+        timer_ev_.notify(sc_core::sc_time::from_value(timer_queue_.begin()->first - now));
+}
+
+// ---- EH ----
+
+void PlatformBinding::schedule_eh() {
+    if (eh_pending_)
+        return;
+    eh_pending_ = true;
+    eh_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PlatformBinding::eh_thread() {
+    for (;;) {
+        while (!eh_pending_)
+            sc_core::wait(eh_ev_);
+        eh_pending_ = false;
+        if (!host_)
+            continue;
+        uint64_t now = uint64_t(sc_core::sc_time_stamp().value());
+        if (now == eh_last_time_ps_) {
+            if (++eh_same_time_runs_ >= kEhLivelockLimit) {
+                sink_.emit_harness("eh.livelock", SATA_TC_INFO, -1, {},
+                                   "EH livelock: " + std::to_string(eh_same_time_runs_) +
+                                       " EH passes without simulated time passing");
+                fail_("EH livelock: " + std::to_string(eh_same_time_runs_) +
+                      " EH passes without simulated time passing");
+                return;
+            }
+        } else {
+            eh_last_time_ps_ = now;
+            eh_same_time_runs_ = 0;
+        }
+        ++eh_runs_;
+        eh_running_ = true;
+        ata_host_eh_run(host_);
+        eh_running_ = false;
+        if (!eh_pending_)
+            eh_idle_ev_.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+// ---- locks ----
+
+void PlatformBinding::lock() { ++lock_depth_; }
+
+void PlatformBinding::unlock() {
+    if (lock_depth_ <= 0)
+        fatal("platform unlock() without a matching lock()");
+    --lock_depth_;
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,157 @@
+// The stack's platform (stack/include/satasim/platform.h) implemented on SystemC and the
+// models: MMIO straight into the controller's register block, DMA memory from the host
+// memory model, the controller's interrupt line delivered by an SC_METHOD (interrupt
+// context), completions and timers as SystemC events, and the EH context as an SC_THREAD
+// running ata_host_eh_run() whenever the stack asks for it.
+//
+// Context rules are enforced: a blocking call (sleep, waiting for a completion) from
+// interrupt context, from a timer callback or from outside a SystemC thread aborts the
+// run with a message naming the call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <systemc>
+
+#include "model/bus/host_memory.h"
+#include "model/bus/irq_line.h"
+#include "model/bus/mmio.h"
+#include "satasim/ata.h"
+#include "satasim/platform.h"
+#include "trace/trace_sink.h"
+
+namespace satasim::harness {
+class PlatformBinding;
+
+// Where device memory is not the CPU's (the QEMU backend: guest RAM), dma_sync_for_device
+// and dma_sync_for_cpu copy through this hook; without one they do nothing.
+class DmaSyncHook {
+  public:
+    virtual ~DmaSyncHook() = default;
+    virtual void to_device(uint64_t bus, const void *cpu, size_t len) = 0;
+    virtual void to_cpu(uint64_t bus, void *cpu, size_t len) = 0;
+};
+}
+
+// The backend's context, opaque to the stack.
+struct sata_platform {
+    satasim::harness::PlatformBinding *binding;
+};
+
+namespace satasim::harness {
+
+class PlatformBinding : public sc_core::sc_module {
+  public:
+    using FailFn = std::function<void(const std::string &reason)>;
+
+    SC_HAS_PROCESS(PlatformBinding);
+    PlatformBinding(sc_core::sc_module_name name, bus::MmioTarget &mmio, bus::HostMemory &mem,
+                    bus::IrqLine &irq, TraceSink &sink, FailFn fail);
+    ~PlatformBinding() override;
+
+    static const sata_platform_ops *ops();
+    sata_platform *platform() { return &plat_; }
+
+    // The host whose EH runs in this binding's EH thread.
+    void set_host(ata_host *h) { host_ = h; }
+
+    // The backend's DMA copy hook (nullptr: CPU and device share the memory).
+    void set_dma_sync(DmaSyncHook *h) { dma_sync_ = h; }
+    // Ownership hand-over of [off, off+len) of buf, as the stack's ops: the workloads call
+    // these around every I/O on their data buffers (no-ops on the simulator).
+    void dma_sync_for_device(const plat_dma_buf *buf, size_t off, size_t len);
+    void dma_sync_for_cpu(const plat_dma_buf *buf, size_t off, size_t len);
+
+    // For the harness's own buffers (same allocator as the stack's).
+    int dma_alloc(size_t size, size_t align, plat_dma_buf *out);
+    void dma_free(plat_dma_buf *buf);
+
+    uint64_t now_ns() const;
+    bool in_irq() const { return in_irq_; }
+
+    // Statistics for result.json.
+    uint64_t irq_calls() const { return irq_calls_; }
+    uint64_t eh_runs() const { return eh_runs_; }
+    uint64_t timers_fired() const { return timers_fired_; }
+    // EH requested and not yet run, or running now (suspended in a sleep or wait).
+    bool eh_busy() const { return eh_pending_ || eh_running_; }
+    const sc_core::sc_event &eh_idle_event() const { return eh_idle_ev_; }
+
+    // Abort the process: message to stderr (and the trace), flush, abort().
+    [[noreturn]] void fatal(const std::string &msg);
+    // Enforce process context for blocking calls.
+    void require_process_context(const char *call);
+
+    // ---- op implementations (called through the C table) ----
+    uint32_t mmio_read32(uint32_t off) { return mmio_.mmio_read32(off); }
+    void mmio_write32(uint32_t off, uint32_t val) { mmio_.mmio_write32(off, val); }
+    int request_irq(plat_irq_handler_fn fn, void *arg);
+    void free_irq();
+    void sleep_ns(uint64_t ns);
+    plat_completion *completion_create();
+    void completion_destroy(plat_completion *c);
+    void completion_reinit(plat_completion *c);
+    void complete(plat_completion *c);
+    bool wait_for_completion_timeout(plat_completion *c, uint64_t timeout_ns);
+    uint64_t timer_arm(uint64_t delay_ns, void (*fn)(void *), void *arg);
+    void timer_cancel(uint64_t handle);
+    void schedule_eh();
+    void lock();
+    void unlock();
+    void trace(const sata_trace_event *ev) { sink_.emit_stack(*ev); }
+
+  private:
+    void irq_method();
+    void timer_method();
+    void eh_thread();
+    sc_core::sc_time ns_to_time(uint64_t ns) const;
+
+    bus::MmioTarget &mmio_;
+    bus::HostMemory &mem_;
+    bus::IrqLine &irq_;
+    TraceSink &sink_;
+    FailFn fail_;
+    sata_platform plat_;
+    ata_host *host_ = nullptr;
+
+    // interrupt
+    plat_irq_handler_fn irq_fn_ = nullptr;
+    void *irq_arg_ = nullptr;
+    bool in_irq_ = false;
+    unsigned irq_stuck_ = 0; // consecutive handler calls that left the line high
+    bool irq_storm_ = false;
+    uint64_t irq_calls_ = 0;
+    sc_core::sc_event irq_kick_;
+
+    // timers: deadline (ps) + handle, ordered
+    struct Timer {
+        uint64_t deadline_ps;
+        void (*fn)(void *);
+        void *arg;
+    };
+    std::map<uint64_t, Timer> timers_;                     // by handle
+    std::set<std::pair<uint64_t, uint64_t>> timer_queue_; // (deadline_ps, handle)
+    uint64_t next_timer_ = 1;
+    uint64_t timers_fired_ = 0;
+    sc_core::sc_event timer_ev_;
+
+    // EH
+    bool eh_pending_ = false;
+    bool eh_running_ = false;
+    sc_core::sc_event eh_idle_ev_;
+    uint64_t eh_runs_ = 0;
+    uint64_t eh_same_time_runs_ = 0;
+    uint64_t eh_last_time_ps_ = UINT64_MAX;
+    sc_core::sc_event eh_ev_;
+
+    int lock_depth_ = 0;
+    uint64_t ps_per_ns_ = 1000;
+    DmaSyncHook *dma_sync_ = nullptr;
+};
+
+} // namespace satasim::harness

@@ -1,0 +1,138 @@
+// The QEMU backend: the same stack, workloads, verification, trace and result code as the
+// SystemC backend, with the hardware replaced by QEMU's q35 ICH9 AHCI driven over qtest.
+//
+// Design (see also docs/qemu-backend.md):
+//   - Hardware. QemuMachine starts qemu-system-x86_64 (q35, -S, no guest code), finds the
+//     AHCI function 8086:2922 by PCI config cycles (ports 0xcf8/0xcfc), programs BAR5
+//     (ABAR) and enables memory decoding and bus mastering. MMIO is qtest readl/writel at
+//     ABAR + offset (writes are posted: pipelined, sent before the next read or idle).
+//   - DMA memory. A bus::HostMemory allocator whose bus addresses are guest-physical RAM
+//     addresses (0x10000000..0x80000000 of a 2 GiB guest): its regions are the host-side
+//     shadows; dma_sync_for_device copies a range to guest RAM, dma_sync_for_cpu reads it
+//     back. Guest RAM is a shared file (memory-backend-file, share=on) that this process
+//     maps too, so the copies are memcpy; with SATASIM_QEMU_DMA=qtest they go through the
+//     qtest memory commands instead (b64write pipelined, b64read), which is much slower
+//     for large buffers (QEMU reads the qtest socket 1 KiB per main-loop pass).
+//   - Interrupts. `irq_intercept_in ioapic`; QEMU's "IRQ raise/lower 16" lines drive a
+//     bus::IrqLine, so PlatformBinding's interrupt method runs the stack's handler exactly
+//     as on the simulator.
+//   - Contexts and time. The SystemC kernel is kept purely as the cooperative scheduler of
+//     the stack's process contexts (submitters, EH thread), its timers and completions: the
+//     same PlatformBinding serves both backends. QemuPoller is one more SystemC thread: when
+//     no process can run at the current instant it flushes posted requests and blocks on
+//     the qtest socket for at most min(time to the next timed event, 1 ms) of wall time,
+//     then advances simulated time by the wall time it waited. So simulated time tracks
+//     wall time while the stack waits for QEMU, timers (command timeouts, EH sleeps) fire
+//     at the right simulated time, and no simulated time passes while the stack computes.
+//     When QEMU is quiescent (no command in flight on any port: all PxCI and PxSACT zero)
+//     after a 100 us poll, nothing can come from it, so the poller jumps straight to the
+//     next timed event: the stack's reset and EH sleeps cost no wall time.
+//     QEMU's own virtual clock is not stepped: with -S and no vCPU, QEMU's AHCI and block
+//     layer complete I/O from its main loop in real time, not on virtual-clock timers.
+//   - Losing QEMU mid-run (it died, or the qtest connection broke). The accessors the stack
+//     and the poller call never throw: an exception cannot be unwound through the C stack's
+//     frames and the SystemC kernel. The machine reports the loss once through the on-lost
+//     callback (the run fails naming how QEMU ended, and the simulation stops) and from
+//     then on behaves as a PCI function that fell off the bus: reads return all ones,
+//     writes and DMA syncs are dropped.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/bus/host_memory.h"
+#include "model/bus/irq_line.h"
+#include "model/bus/mmio.h"
+#include "backend/platform_binding.h"
+#include "backend/qemu/qtest_client.h"
+#include "scenario/scenario.h"
+
+namespace satasim::harness {
+
+// qemu-system-x86_64 to run: $SATASIM_QEMU or the one on PATH.
+std::string qemu_binary();
+
+class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
+  public:
+    static constexpr uint64_t kAbar = 0xe0000000ull;
+    static constexpr uint64_t kDmaBase = 0x10000000ull;
+    static constexpr uint64_t kDmaLimit = 0x80000000ull;
+    static constexpr int kIrqLine = 16; // IOAPIC input of the AHCI function's INTx
+
+    // Creates the disk images in work_dir, starts QEMU and sets up the PCI function.
+    // Throws QtestError (or std::runtime_error) naming what failed.
+    QemuMachine(const Scenario &sc, const std::string &work_dir, uint32_t port_mask);
+    ~QemuMachine() override;
+
+    bus::HostMemory &mem() { return mem_; }
+    bus::IrqLine &irq() { return irq_; }
+    QtestClient &client() { return client_; }
+    std::string pci_summary() const { return pci_summary_; }
+
+    // Called once, with the reason, when QEMU is lost during the run (see above).
+    using LostFn = std::function<void(const std::string &reason)>;
+    void set_on_lost(LostFn fn) { on_lost_ = std::move(fn); }
+
+    // bus::MmioTarget
+    uint32_t mmio_read32(uint32_t off) override;
+    void mmio_write32(uint32_t off, uint32_t val) override;
+    // DmaSyncHook
+    void to_device(uint64_t bus, const void *cpu, size_t len) override;
+    void to_cpu(uint64_t bus, void *cpu, size_t len) override;
+
+    // Poller support: block up to timeout_ns for an interrupt change; level changes seen
+    // while deferring are applied by apply_irq().
+    bool wait_async(uint64_t timeout_ns);
+    void set_defer_irq(bool d) { defer_irq_ = d; }
+    void apply_irq();
+    // True if QEMU has no command in flight on the ports in use (every PxCI and PxSACT
+    // zero) and the interrupt line is as last applied: nothing can arrive from QEMU.
+    bool quiescent();
+
+    // Stops QEMU and removes the disk images.
+    void shutdown();
+
+  private:
+    uint32_t pci_read(unsigned dev, unsigned fn, unsigned reg);
+    void pci_write(unsigned dev, unsigned fn, unsigned reg, uint32_t val);
+    void on_irq(int line, bool level);
+    void lose(const std::string &reason);
+    bool check_alive();  // false (and the loss reported) once the client has failed
+    void require_ok();   // setup only: throws QtestError naming the client's failure
+
+    QtestClient client_;
+    bus::HostMemory mem_;
+    bus::IrqLine irq_;
+    std::vector<std::string> images_;
+    std::string pci_summary_;
+    bool defer_irq_ = false;
+    bool irq_level_ = false;
+    std::string ram_path_;        // guest RAM file, shared with QEMU (empty: qtest DMA)
+    uint8_t *ram_ = nullptr;      // its mapping
+    size_t ram_size_ = 0;
+    std::vector<uint64_t> busy_regs_; // PxCI and PxSACT of the ports in use
+    bool lost_ = false;
+    LostFn on_lost_;
+};
+
+// The SystemC thread that waits for QEMU when nothing else can run (see above).
+class QemuPoller : public sc_core::sc_module {
+  public:
+    SC_HAS_PROCESS(QemuPoller);
+    QemuPoller(sc_core::sc_module_name name, QemuMachine &m);
+    uint64_t polls() const { return polls_; }
+    double wall_waited_s() const { return waited_ns_ / 1e9; }
+
+  private:
+    void run();
+    QemuMachine &m_;
+    uint64_t polls_ = 0;
+    uint64_t waited_ns_ = 0;
+};
+
+} // namespace satasim::harness

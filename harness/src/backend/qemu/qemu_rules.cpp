@@ -1,0 +1,80 @@
+// What QEMU's q35 ICH9 AHCI (and its ide-hd disks) cannot model (backend/rules.h).
+#include "backend/qemu/qemu_rules.h"
+
+#include "scenario/scenario.h"
+
+namespace satasim::harness::qemu {
+
+const char *refuses_key(ScenarioKey key) {
+    switch (key) {
+    case ScenarioKey::Link:
+    case ScenarioKey::DeviceLink: return "only for backend: systemc (QEMU's AHCI has no SATA link model)";
+    case ScenarioKey::Pmps: return "QEMU's AHCI has no port-multiplier support (CAP.SPM = 0): backend systemc only";
+    case ScenarioKey::Waveform: return "only for backend: systemc (the waveform records the SystemC models' signals)";
+    case ScenarioKey::Steps: return "directed steps run on the SystemC models only (backend: systemc)";
+    }
+    return nullptr;
+}
+
+std::vector<std::string> refusals(const Scenario &sc) {
+    std::vector<std::string> r;
+    const DeviceSpec defaults;
+    auto no = [&](const std::string &feature, const std::string &why) {
+        r.push_back(feature + ": " + why);
+    };
+    if (sc.controller.type != "ahci")
+        no("controller.type " + sc.controller.type,
+           "QEMU has no model of this controller (only q35's ICH9 AHCI), e.g. no SiI3124 (sil24)");
+    if (sc.controller.ports > 6)
+        no("controller.ports " + std::to_string(sc.controller.ports), "QEMU's ICH9 AHCI has 6 ports");
+    if (sc.controller.slots != 32)
+        no("controller.slots " + std::to_string(sc.controller.slots), "QEMU's AHCI always has 32 command slots");
+    if (!sc.controller.ncq)
+        no("controller.ncq false", "QEMU's AHCI always advertises NCQ (CAP.SNCQ)");
+    if (sc.controller.gen_set && sc.controller.gen != 1)
+        no("controller.gen " + std::to_string(sc.controller.gen),
+           "QEMU's AHCI links are Gen1 (1.5 Gbps) only; a non-Gen1 link cannot be modelled");
+    for (const DeviceSpec &d : sc.devices) {
+        std::string k = "devices[port " + std::to_string(d.port) + "].";
+        if (d.gen_set && d.gen != 1)
+            no(k + "gen " + std::to_string(d.gen), "QEMU's SATA links are Gen1 (1.5 Gbps) only");
+        if (d.ncq_order != NcqOrderSpec::InOrder)
+            no(k + "ncq_order " + ncq_order_name(d.ncq_order),
+               "NCQ reorder policies cannot be modelled: QEMU completes queued commands as its block "
+               "layer finishes them");
+        if (!d.lba48)
+            no(k + "lba48 false", "QEMU's ide-hd always implements the 48-bit feature set (no LBA28-only disks)");
+        if (!d.ncq)
+            no(k + "ncq false", "QEMU's AHCI disks always support NCQ");
+        if (d.ncq_depth != 32)
+            no(k + "ncq_depth " + std::to_string(d.ncq_depth), "QEMU's ide-hd reports a queue depth of 32");
+        if (d.multi != defaults.multi)
+            no(k + "multi " + std::to_string(d.multi),
+               "QEMU's ide-hd always supports READ/WRITE MULTIPLE with a 16-sector limit");
+        if (d.udma != defaults.udma || d.pio != defaults.pio)
+            no(k + "udma/pio", "QEMU's ide-hd transfer-mode list is fixed");
+        if (d.ata_major != defaults.ata_major)
+            no(k + "ata_major " + std::to_string(d.ata_major), "QEMU's ide-hd IDENTIFY version words are fixed");
+        if (!d.write_cache)
+            no(k + "write_cache false", "not modelled on the QEMU backend");
+        if (d.model.size() > 40 || d.serial.size() > 20 || d.firmware.size() > 8)
+            no(k + "model/serial/firmware", "too long for QEMU's ide-hd properties");
+        if (!d.present)
+            no(k + "present false", "QEMU's disks are attached at start; hotplug is not modelled");
+        if (d.ncq_sdb_coalesce_ns)
+            no(k + "ncq_sdb_coalesce", "QEMU's AHCI completes each queued command on its own");
+    }
+    if (!sc.faults.empty())
+        no("faults (" + std::to_string(sc.faults.size()) + " entries, line " + std::to_string(sc.faults[0].line) + ")",
+           "fault injection (CRC errors, lost interrupts, hotplug, media errors, hangs, PHY events) needs the "
+           "satasim models; QEMU's only errors are devices[].blkdebug");
+    if (sc.trace_fis)
+        no("trace_fis true", "per-FIS records come from the satasim disk model; QEMU's disks have no FIS trace");
+    return r;
+}
+
+
+// QEMU's AHCI always implements 6 ports.
+unsigned hardware_ports(const Scenario &) { return 6; }
+
+} // namespace satasim::harness::qemu

@@ -1,0 +1,55 @@
+#include "backend/registry.h"
+
+#include <stdexcept>
+
+#include "backend/qemu/qemu_backend.h"
+#include "backend/qemu/qemu_rules.h"
+#include "backend/systemc/systemc_backend.h"
+#include "backend/systemc/systemc_rules.h"
+#include "scenario/scenario.h"
+
+namespace satasim::harness {
+
+namespace {
+
+// One row per backend: name, title (messages), rules, implementation. The first is the
+// default of a scenario without a `backend:` key.
+const BackendEntry kBackends[] = {
+    {{"systemc", "SystemC", systemc::refuses_key, systemc::refusals, systemc::hardware_ports}, systemc::make_backend},
+    {{"qemu", "QEMU", qemu::refuses_key, qemu::refusals, qemu::hardware_ports}, qemu::make_backend},
+};
+
+} // namespace
+
+const BackendList &backend_rules() {
+    static const BackendList list = [] {
+        BackendList l;
+        for (const BackendEntry &e : kBackends)
+            l.push_back(&e.rules);
+        return l;
+    }();
+    return list;
+}
+
+const BackendEntry *find_backend(const std::string &name) {
+    for (const BackendEntry &e : kBackends)
+        if (name == e.rules.name)
+            return &e;
+    return nullptr;
+}
+
+const BackendEntry &backend_of(const Scenario &sc) {
+    if (const BackendEntry *e = find_backend(sc.backend))
+        return *e;
+    throw std::logic_error("unregistered backend '" + sc.backend + "'");
+}
+
+std::string backend_names_or() {
+    std::string s;
+    const size_t n = sizeof kBackends / sizeof kBackends[0];
+    for (size_t i = 0; i < n; ++i)
+        s += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + kBackends[i].rules.name;
+    return s;
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,51 @@
+// What a backend can model, as plain functions over the parsed scenario. The scenario
+// parser asks refuses_key() where it reads a key (its message then names file, line and
+// key); the runner and run-one ask refusals() of the whole scenario; nothing else decides
+// what a backend refuses. Each backend defines its rules in its own folder
+// (backend/<name>/<name>_rules.cpp); backend/registry.cpp gives them their names. No
+// SystemC here: the scenario library (built without it) takes a BackendList.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace satasim::harness {
+
+struct Scenario;
+
+// Scenario keys a backend may refuse where the parser reads them.
+enum class ScenarioKey {
+    Link,       // link: {mode} (the SATA link model)
+    DeviceLink, // devices[].link
+    Pmps,       // pmps[] (port multipliers)
+    Waveform,   // waveform (VCD of model signals)
+    Steps,      // steps (directed register-level steps)
+};
+
+struct BackendRules {
+    const char *name;  // the scenario's `backend:` value and `--backend`'s
+    const char *title; // in messages: "the QEMU backend cannot model ..."
+    // Why the backend cannot take the key (the parser's message at the key), or nullptr.
+    const char *(*refuses_key)(ScenarioKey key);
+    // What a parsed scenario asks for that the backend cannot model, "feature: why" each
+    // (empty: it can run the scenario).
+    std::vector<std::string> (*refusals)(const Scenario &sc);
+    // Host ports the hardware always implements whatever controller.ports says (0: as many
+    // as the scenario's): the stack is then limited to the scenario's first ports.
+    unsigned (*hardware_ports)(const Scenario &sc);
+
+    bool takes(ScenarioKey key) const { return refuses_key(key) == nullptr; }
+};
+
+// The backends a scenario may name, the default first.
+using BackendList = std::vector<const BackendRules *>;
+
+// The row named `name`, or nullptr.
+inline const BackendRules *find_rules(const BackendList &l, const std::string &name) {
+    for (const BackendRules *r : l)
+        if (name == r->name)
+            return r;
+    return nullptr;
+}
+
+} // namespace satasim::harness

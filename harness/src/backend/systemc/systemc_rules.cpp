@@ -1,0 +1,24 @@
+// What the satasim models cannot model (backend/rules.h): every scenario key but QEMU's
+// own blkdebug error injection.
+#include "backend/systemc/systemc_rules.h"
+
+#include "scenario/scenario.h"
+
+namespace satasim::harness::systemc {
+
+const char *refuses_key(ScenarioKey) { return nullptr; }
+
+std::vector<std::string> refusals(const Scenario &sc) {
+    std::vector<std::string> r;
+    for (const DeviceSpec &d : sc.devices)
+        if (!d.blkdebug.empty())
+            r.push_back("devices[port " + std::to_string(d.port) +
+                        "].blkdebug: injected I/O errors through QEMU's blkdebug driver need backend qemu");
+    return r;
+}
+
+// The sil24 driver drives a SiI3124, which always has 4 ports; the AHCI model has as many
+// as the scenario gives it.
+unsigned hardware_ports(const Scenario &sc) { return sc.controller.type == "sil24" ? 4 : 0; }
+
+} // namespace satasim::harness::systemc

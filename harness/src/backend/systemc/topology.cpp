@@ -1,0 +1,274 @@
+#include "backend/systemc/topology.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "run/prng.h"
+
+namespace satasim::harness {
+
+link::Gen to_gen(unsigned gen) {
+    switch (gen) {
+    case 1: return link::Gen::Gen1;
+    case 2: return link::Gen::Gen2;
+    case 3: return link::Gen::Gen3;
+    default: return link::Gen::None;
+    }
+}
+
+// Precedence: SATASIM_LINK_MODE=dword|fis (experiments) > the device's link.mode > the
+// scenario's link.mode (default dword).
+link::SataLink::Mode link_mode(const Scenario &sc, const DeviceSpec &d) {
+    const char *env = std::getenv("SATASIM_LINK_MODE");
+    if (env && (std::strcmp(env, "dword") == 0 || std::strcmp(env, "fis") == 0))
+        return link::SataLink::Mode::Default; // the link reads the environment
+    LinkModeSpec m = d.link_mode ? *d.link_mode : sc.link_mode;
+    return m == LinkModeSpec::Fis ? link::SataLink::Mode::Fis : link::SataLink::Mode::Dword;
+}
+
+device::NcqOrder to_ncq_order(NcqOrderSpec o) {
+    switch (o) {
+    case NcqOrderSpec::InOrder: return device::NcqOrder::InOrder;
+    case NcqOrderSpec::Reverse: return device::NcqOrder::Reverse;
+    case NcqOrderSpec::Random: return device::NcqOrder::Random;
+    case NcqOrderSpec::ShortestSeek: return device::NcqOrder::ShortestSeek;
+    }
+    return device::NcqOrder::InOrder;
+}
+
+device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
+    device::DiskConfig c;
+    c.model = d.model;
+    c.serial = d.serial;
+    c.firmware = d.firmware;
+    c.sectors = d.capacity;
+    c.lba48 = d.lba48;
+    c.ncq = d.ncq;
+    c.ncq_depth = d.ncq_depth;
+    c.max_gen = to_gen(d.gen);
+    c.udma_max = d.udma;
+    c.pio_max = d.pio;
+    c.multi_max = d.multi;
+    c.ata_major = d.ata_major;
+    c.write_cache = d.write_cache;
+    c.ncq_order = to_ncq_order(d.ncq_order);
+    c.seed = derive_seed(sc.seed, "disk" + std::to_string(d.port) +
+                                      (d.pmp_port ? "." + std::to_string(*d.pmp_port) : ""));
+    c.timing.ssd = d.timing.ssd;
+    c.timing.rpm = d.timing.rpm;
+    c.timing.avg_seek_ms = d.timing.seek_ms;
+    c.timing.flat_latency_us = d.timing.latency_us;
+    c.timing.media_mb_s = d.timing.rate_mb_s;
+    c.timing.cmd_overhead_us = d.timing.overhead_us;
+    c.timing.reset_ready_ms = d.timing.reset_ready_ms;
+    c.ncq_sdb_coalesce_ns = d.ncq_sdb_coalesce_ns;
+    return c;
+}
+
+namespace {
+
+// Trace records of a model behind a port multiplier: SystemC names cannot hold '.', so the
+// model is built as "link0_2" and its records are renamed "link0.2" and addressed
+// (host port, fan-out link, device).
+class FanoutTraceName : public ModelTrace {
+  public:
+    FanoutTraceName(ModelTrace *inner, std::string name, int port, int link, int dev)
+        : inner_(inner), name_(std::move(name)), port_(port), link_(link), dev_(dev) {}
+    void emit(const TraceRecord &rec) override {
+        TraceRecord r = rec;
+        r.src = name_;
+        if (r.port == -1)
+            r.port = port_;
+        if (r.link == -1)
+            r.link = link_;
+        if (r.dev == -1)
+            r.dev = dev_;
+        inner_->emit(r);
+    }
+
+  private:
+    ModelTrace *inner_;
+    std::string name_;
+    int port_, link_, dev_;
+};
+
+ModelTrace *fanout_trace(Topology &t, ModelTrace *inner, const std::string &name, unsigned port,
+                         unsigned fan, int dev) {
+    if (!inner)
+        return nullptr;
+    t.trace_names.push_back(std::make_unique<FanoutTraceName>(inner, name, int(port), int(fan), dev));
+    return t.trace_names.back().get();
+}
+
+pmp::PmpConfig pmp_config(const PmpSpec &x) {
+    pmp::PmpConfig c = x.product == "sii4726" ? pmp::sii4726(x.ports) : pmp::sii3726(x.ports);
+    c.fbs = x.fbs;
+    c.async_notify = x.async_notify;
+    return c;
+}
+
+// The port multipliers and the disks behind them (devices[] with pmp_port).
+void make_pmps(const Scenario &sc, Topology &t, ModelTrace *trace) {
+    for (const PmpSpec &x : sc.pmps) {
+        const std::string pn = "pmp" + std::to_string(x.port);
+        const std::string ln = "link" + std::to_string(x.port);
+        auto pm = std::make_unique<pmp::PortMultiplier>(pn.c_str(), pmp_config(x), trace, int(x.port));
+        link::SataLink::Config lc;
+        lc.host_max = to_gen(sc.controller.gen);
+        lc.device_max = pm->config().max_gen;
+        lc.mode = link_mode(sc, DeviceSpec{});
+        auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
+        lk->attach(t.port_endpoint(x.port), pm.get());
+        t.connect_port(x.port, lk.get());
+        pm->connect_host(lk.get());
+        t.links[x.port] = std::move(lk);
+        t.pmps[x.port] = std::move(pm);
+    }
+    for (const DeviceSpec &d : sc.devices) {
+        if (!d.pmp_port)
+            continue;
+        pmp::PortMultiplier &pm = *t.pmps.at(d.port);
+        const unsigned f = *d.pmp_port;
+        const std::string suffix = std::to_string(d.port) + "_" + std::to_string(f); // SystemC names: no dots
+        link::SataLink::Config lc;
+        lc.host_max = pm.config().max_gen;
+        lc.device_max = to_gen(d.gen);
+        lc.device_present = d.present;
+        lc.mode = link_mode(sc, d);
+        auto lk = std::make_unique<link::SataLink>(("link" + suffix).c_str(), lc,
+                                                   fanout_trace(t, trace, d.addr().trace_name("link"), d.port, f, -1));
+        auto disk = std::make_unique<device::SataDisk>(("disk" + suffix).c_str(), disk_config(sc, d),
+                                                       fanout_trace(t, trace, d.addr().trace_name("disk"), d.port, f, 0));
+        lk->attach(pm.port_endpoint(f), disk.get());
+        pm.connect_port(f, lk.get());
+        disk->connect(lk.get());
+        disk->set_fis_trace(sc.trace_fis);
+        t.fanout_links[{d.port, f}] = std::move(lk);
+        t.fanout_disks[{d.port, f}] = std::move(disk);
+    }
+}
+
+// The one controller factory: everything else in the topology is controller-neutral.
+template <class Hba>
+void adopt(Topology &t, std::unique_ptr<Hba> hba) {
+    Hba *h = hba.get();
+    t.mmio = h;
+    t.port_endpoint = [h](unsigned port) { return h->port_endpoint(port); };
+    t.connect_port = [h](unsigned port, link::SataLink *lk) { h->connect_port(port, lk); };
+    t.lost_irq = [h](unsigned port, unsigned count, uint64_t window_ns, const std::string &id) {
+        h->inject_lost_irq(port, count, window_ns, id);
+    };
+    t.clear_hba_faults = [h] { h->clear_faults(); };
+    t.hba_module = std::move(hba);
+}
+
+void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
+    const ControllerSpec &c = sc.controller;
+    std::string name = controller_name(c);
+    if (c.type == "sil24") {
+        sil24::Sil24Config sc24;
+        sc24.n_ports = 4; // a SiI3124 (the stack's sil24 LLD): `ports` limits the port mask
+        sc24.max_gen = to_gen(c.gen);
+        sc24.pcix = true;
+        sc24.pcix_irq_loss = c.pcix_irq_loss;
+        sc24.pcix_ack_window_ns = double(c.pcix_ack_window_ns);
+        adopt(t, std::make_unique<sil24::Sil24Hba>(name.c_str(), sc24, *t.mem, *t.irq, trace));
+        return;
+    }
+    ahci::AhciConfig hc;
+    hc.n_ports = c.ports;
+    hc.n_slots = c.slots;
+    hc.iss = to_gen(c.gen);
+    hc.ncq = c.ncq;
+    hc.spm = !sc.pmps.empty(); // CAP.SPM (and PxCMD.PMA) when the scenario has a port multiplier
+    // CAP.FBSS from the scenario; PxCMD.FBSCP on the ports whose PMP can switch per FIS
+    // (pmps[].fbs), so the stack turns FBS on only where both ends support it.
+    hc.fbss = c.fbs && hc.spm;
+    hc.fbscp_ports = 0;
+    for (const PmpSpec &x : sc.pmps)
+        if (x.fbs && x.port < 32)
+            hc.fbscp_ports |= 1u << x.port;
+    adopt(t, std::make_unique<ahci::AhciHba>(name.c_str(), hc, *t.mem, *t.irq, trace));
+}
+
+} // namespace
+
+namespace {
+// The element at `a`: in `direct` by host port, or in `fanout` by (host port, fan-out port).
+template <class T>
+T *element_at(const std::map<unsigned, std::unique_ptr<T>> &direct,
+              const std::map<std::pair<unsigned, unsigned>, std::unique_ptr<T>> &fanout, const DevAddr &a) {
+    if (a.pmp_port) {
+        auto it = fanout.find({a.port, *a.pmp_port});
+        return it == fanout.end() ? nullptr : it->second.get();
+    }
+    auto it = direct.find(a.port);
+    return it == direct.end() ? nullptr : it->second.get();
+}
+} // namespace
+
+device::SataDisk *Topology::disk_at(const DevAddr &a) const { return element_at(disks, fanout_disks, a); }
+link::SataLink *Topology::link_at(const DevAddr &a) const { return element_at(links, fanout_links, a); }
+
+std::string controller_name(const ControllerSpec &c) {
+    return c.type == "sil24" ? "sil24_0" : c.type + "0";
+}
+
+std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) {
+    auto t = std::make_unique<Topology>();
+    t->mem = std::make_unique<bus::HostMemory>();
+    t->irq = std::make_unique<bus::IrqLine>();
+
+    make_controller(sc, *t, trace);
+    make_pmps(sc, *t, trace);
+    for (const DeviceSpec &d : sc.devices) { // file order; names depend on the port only
+        if (d.pmp_port)
+            continue; // behind a port multiplier: make_pmps()
+        std::string ln = "link" + std::to_string(d.port);
+        std::string dn = "disk" + std::to_string(d.port);
+        link::SataLink::Config lc;
+        lc.host_max = to_gen(sc.controller.gen);
+        lc.device_max = to_gen(d.gen);
+        lc.device_present = d.present; // present: false = the cable starts unplugged
+        lc.mode = link_mode(sc, d);
+        auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
+        auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), trace);
+        lk->attach(t->port_endpoint(d.port), disk.get());
+        t->connect_port(d.port, lk.get());
+        disk->connect(lk.get());
+        disk->set_fis_trace(sc.trace_fis);
+        t->links[d.port] = std::move(lk);
+        t->disks[d.port] = std::move(disk);
+    }
+    if (!sc.faults.empty()) {
+        t->faults = std::make_unique<fault::FaultInjector>("fault", sc.faults, trace);
+        Topology *tp = t.get();
+        auto port_hooks = [tp](unsigned port) {
+            fault::PortHooks hk;
+            hk.lost_irq = [tp, port](unsigned count, uint64_t window_ns, const std::string &id) {
+                tp->lost_irq(port, count, window_ns, id);
+            };
+            hk.clear_hba = tp->clear_hba_faults;
+            return hk;
+        };
+        for (const DeviceSpec &d : sc.devices) {
+            fault::PortHooks hk = port_hooks(d.port);
+            hk.disk = t->disk_at(d.addr());
+            hk.link = t->link_at(d.addr());
+            t->faults->bind_port({d.port, d.addr().link()}, hk);
+        }
+        // A port multiplier's port: its host link and its control port.
+        for (auto &[port, pm] : t->pmps) {
+            fault::PortHooks hk = port_hooks(port);
+            hk.link = t->links[port].get();
+            pmp::PortMultiplier *pmp = pm.get();
+            hk.pmp_hang = [pmp](const std::string &id) { pmp->hang(id); };
+            hk.clear_pmp = [pmp] { pmp->clear_faults(); };
+            t->faults->bind_port({port, -1}, hk);
+        }
+    }
+    return t;
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,66 @@
+// The simulated machine of one scenario: host memory, the controller's interrupt line,
+// the host controller (AHCI HBA or SiI3124, by controller.type), and for every configured
+// disk one SataLink and one SataDisk on its port.
+// Ports without a configured disk get no link (an empty connector).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "model/ahci/ahci_hba.h"
+#include "model/sil24/sil24_hba.h"
+#include "model/bus/host_memory.h"
+#include "model/bus/irq_line.h"
+#include "model/common/trace.h"
+#include "model/device/sata_disk.h"
+#include "model/fault/fault_injector.h"
+#include "model/link/sata_link.h"
+#include "model/pmp/port_multiplier.h"
+#include "scenario/scenario.h"
+
+namespace satasim::harness {
+
+struct Topology {
+    std::unique_ptr<bus::HostMemory> mem;
+    std::unique_ptr<bus::IrqLine> irq;
+    // The controller model, whichever type it is: its register window (what the stack's
+    // MMIO goes to), its ports' host-side link endpoints and link hookup.
+    std::unique_ptr<sc_core::sc_module> hba_module;
+    bus::MmioTarget *mmio = nullptr;
+    std::function<link::LinkEndpoint *(unsigned port)> port_endpoint;
+    std::function<void(unsigned port, link::SataLink *)> connect_port;
+    std::map<unsigned, std::unique_ptr<link::SataLink>> links; // by port
+    std::map<unsigned, std::unique_ptr<device::SataDisk>> disks; // by port
+    // Port multipliers (pmps[]) by host port: links[port] is then the PMP's host link;
+    // the disks behind it and their links are keyed by (port, pmp_port).
+    std::map<unsigned, std::unique_ptr<pmp::PortMultiplier>> pmps;
+    std::map<std::pair<unsigned, unsigned>, std::unique_ptr<link::SataLink>> fanout_links;
+    std::map<std::pair<unsigned, unsigned>, std::unique_ptr<device::SataDisk>> fanout_disks;
+    // The disk at an address, and its own link (a fan-out link behind a PMP); null if none.
+    device::SataDisk *disk_at(const DevAddr &a) const;
+    link::SataLink *link_at(const DevAddr &a) const;
+    std::vector<std::unique_ptr<ModelTrace>> trace_names; // "link<p>.<f>" / "disk<p>.<f>"
+    // The controller's fault hooks, whichever type it is.
+    std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
+    std::function<void()> clear_hba_faults;
+    // The scenario's faults (null without any), bound to every port that has a disk.
+    std::unique_ptr<fault::FaultInjector> faults;
+};
+
+// Elaborates the models (call before sc_start). Component names: controller_name(),
+// "link<port>", "disk<port>"; with a port multiplier on the port: "pmp<port>" and, behind it,
+// "link<port>.<pmp_port>", "disk<port>.<pmp_port>" (trace names). Each disk's seed is derived
+// from the scenario seed and its name.
+std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace);
+
+// "ahci0" or "sil24_0".
+std::string controller_name(const ControllerSpec &c);
+
+link::Gen to_gen(unsigned gen);
+link::SataLink::Mode link_mode(const Scenario &sc, const DeviceSpec &d);
+device::NcqOrder to_ncq_order(NcqOrderSpec o);
+device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d);
+
+} // namespace satasim::harness

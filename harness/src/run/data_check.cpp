@@ -1,0 +1,227 @@
+#include "run/data_check.h"
+
+#include <cstring>
+#include <iterator>
+
+#include "run/prng.h"
+
+namespace satasim::harness {
+
+namespace {
+
+constexpr size_t kSector = 512;
+
+// Little-endian 64-bit stores and loads; whole words on a little-endian host.
+void put64(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    std::memcpy(p, &v, 8);
+#else
+    for (int i = 0; i < 8; ++i)
+        p[i] = uint8_t(v >> (8 * i));
+#endif
+}
+
+uint64_t get64(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+#else
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+        v |= uint64_t(p[i]) << (8 * i);
+    return v;
+#endif
+}
+
+constexpr uint64_t kWeyl = 0x9e3779b97f4a7c15ull;
+constexpr size_t kWords = kSector / 8;
+
+// The body's base: a Weyl sequence starts here (see fill_sector).
+uint64_t body_base(uint64_t lba, uint64_t gen, uint64_t seed) {
+    return mix64(lba * kWeyl ^ mix64(gen) ^ seed);
+}
+
+// Body word k (k = 3 .. 63, byte offset 8k) is step k-2 of the sequence: base + (k-2) * C,
+// whitened as w ^ (w >> 29). The loops below take two words per step (two lanes, each
+// advancing by 2C), which compilers map to SSE2/NEON and which is exact on any target.
+inline uint64_t whiten(uint64_t w) { return w ^ (w >> 29); }
+
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
+inline u64x2 load2(const uint8_t *p) {
+    uint64_t a = get64(p), b = get64(p + 8);
+    return u64x2{a, b};
+}
+
+uint64_t seed_tag(uint64_t seed) { return mix64(seed ^ 0x5a7a5a7a5a7a5a7aull); }
+
+std::string describe(const uint8_t *got, uint64_t seed) {
+    bool all_poison = true, all_zero = true;
+    for (size_t i = 0; i < kSector; ++i) {
+        all_poison &= got[i] == kPoison;
+        all_zero &= got[i] == 0;
+    }
+    if (all_poison)
+        return "found the 0xA5 poison (sector never transferred)";
+    if (all_zero)
+        return "found zeros";
+    if (get64(got + 16) == seed_tag(seed)) {
+        uint64_t lba = get64(got), gen = get64(got + 8);
+        uint8_t want[kSector];
+        fill_sector(want, lba, gen, seed);
+        if (std::memcmp(want, got, kSector) == 0)
+            return "found the data of lba " + std::to_string(lba) + " generation " + std::to_string(gen);
+        return "found a damaged copy of lba " + std::to_string(lba) + " generation " + std::to_string(gen);
+    }
+    return "found unrecognised data";
+}
+
+} // namespace
+
+void fill_sector(uint8_t *dst, uint64_t lba, uint64_t gen, uint64_t seed) {
+    put64(dst, lba);
+    put64(dst + 8, gen);
+    put64(dst + 16, seed_tag(seed));
+    // The body: a Weyl sequence from a per-sector base, whitened by a shift. Cheap, and
+    // with the header no two (lba, generation, seed) sectors are alike.
+    const uint64_t base = body_base(lba, gen, seed);
+    put64(dst + 24, whiten(base + kWeyl)); // word 3; words 4 .. 63 in pairs
+    u64x2 w = {base + 2 * kWeyl, base + 3 * kWeyl};
+    const u64x2 step = {2 * kWeyl, 2 * kWeyl};
+    for (size_t k = 4; k < kWords; k += 2) {
+        const u64x2 x = w ^ (w >> 29);
+        put64(dst + 8 * k, x[0]);
+        put64(dst + 8 * k + 8, x[1]);
+        w += step;
+    }
+}
+
+bool sector_matches(const uint8_t *got, uint64_t lba, uint64_t gen, uint64_t seed) {
+    // Every word is compared (no early exit), so the loop is branch-free.
+    uint64_t diff = (get64(got) ^ lba) | (get64(got + 8) ^ gen) | (get64(got + 16) ^ seed_tag(seed));
+    const uint64_t base = body_base(lba, gen, seed);
+    diff |= get64(got + 24) ^ whiten(base + kWeyl);
+    u64x2 w = {base + 2 * kWeyl, base + 3 * kWeyl};
+    const u64x2 step = {2 * kWeyl, 2 * kWeyl};
+    u64x2 acc = {0, 0};
+    for (size_t k = 4; k < kWords; k += 2) {
+        acc |= load2(got + 8 * k) ^ (w ^ (w >> 29));
+        w += step;
+    }
+    return (diff | acc[0] | acc[1]) == 0;
+}
+
+void ShadowMap::set(uint64_t lba, uint64_t n, uint64_t gen) {
+    if (n == 0)
+        return;
+    const uint64_t end = lba + n;
+    // Cut [lba, end) out of the runs it overlaps, keeping their parts outside it.
+    auto it = runs_.upper_bound(lba);
+    if (it != runs_.begin()) {
+        auto prev = std::prev(it);
+        if (prev->second.end > lba) { // prev starts at or before lba and reaches into it
+            const Run r = prev->second;
+            const uint64_t start = prev->first;
+            tracked_ -= r.end - start;
+            if (start < lba) {
+                prev->second.end = lba;
+                tracked_ += lba - start;
+            } else {
+                runs_.erase(prev);
+            }
+            if (r.end > end) {
+                runs_.emplace_hint(it, end, Run{r.end, r.gen});
+                tracked_ += r.end - end;
+            }
+        }
+    }
+    it = runs_.lower_bound(lba);
+    while (it != runs_.end() && it->first < end) {
+        const Run r = it->second;
+        tracked_ -= r.end - it->first;
+        it = runs_.erase(it);
+        if (r.end > end) {
+            it = runs_.emplace_hint(it, end, Run{r.end, r.gen});
+            tracked_ += r.end - end;
+            break;
+        }
+    }
+    if (gen == kZero)
+        return;
+    runs_.emplace_hint(it, lba, Run{end, gen});
+    tracked_ += n;
+}
+
+uint64_t ShadowMap::gen(uint64_t lba) const {
+    Cursor c = cursor(lba);
+    return next_gen(c, lba);
+}
+
+ShadowMap::Cursor ShadowMap::cursor(uint64_t lba) const {
+    auto it = runs_.upper_bound(lba);
+    if (it != runs_.begin() && std::prev(it)->second.end > lba)
+        return std::prev(it);
+    return it;
+}
+
+uint64_t ShadowMap::next_gen(Cursor &c, uint64_t lba) const {
+    while (c != runs_.end() && c->second.end <= lba)
+        ++c;
+    return c != runs_.end() && c->first <= lba ? c->second.gen : kZero;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ShadowMap::extents() const {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (const auto &[start, r] : runs_) {
+        if (!out.empty() && out.back().first + out.back().second == start)
+            out.back().second += r.end - start;
+        else
+            out.emplace_back(start, r.end - start);
+    }
+    return out;
+}
+
+bool ShadowMap::any_written(uint64_t lba, uint64_t n) const {
+    if (n == 0)
+        return false;
+    Cursor c = cursor(lba);
+    return c != runs_.end() && c->first < lba + n;
+}
+
+ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowMap &shadow,
+                     uint64_t seed, size_t max_reports) {
+    ReadCheck r;
+    uint8_t want[kSector];
+    static const uint8_t zeros[kSector] = {};
+    ShadowMap::Cursor cur = shadow.cursor(lba);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint8_t *got = buf + size_t(i) * kSector;
+        uint64_t g = shadow.next_gen(cur, lba + i);
+        if (g == ShadowMap::kUnknown)
+            continue;
+        const uint8_t *exp = zeros;
+        if (g != ShadowMap::kZero) {
+            if (sector_matches(got, lba + i, g, seed))
+                continue; // the common case, checked without building the expected sector
+            fill_sector(want, lba + i, g, seed);
+            exp = want;
+        }
+        if (std::memcmp(exp, got, kSector) == 0)
+            continue;
+        ++r.bad_sectors;
+        if (r.first.size() < max_reports) {
+            size_t off = 0;
+            while (off < kSector && exp[off] == got[off])
+                ++off;
+            r.first.push_back("lba " + std::to_string(lba + i) + ": expected " +
+                              (g == ShadowMap::kZero ? std::string("zeros (never written)")
+                                                     : "write generation " + std::to_string(g)) +
+                              ", " + describe(got, seed) + " (first difference at byte " +
+                              std::to_string(off) + ")");
+        }
+    }
+    return r;
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,504 @@
+#include "run/runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <yaml-cpp/yaml.h>
+
+#include "trace/json_writer.h"
+#include "backend/registry.h"
+#include "scenario/scenario_parser.h"
+#include "run/sim_run.h"
+#include "scenario/units.h"
+#include "trace/vcd_writer.h"
+
+namespace fs = std::filesystem;
+
+namespace satasim::harness {
+
+namespace {
+
+struct Job {
+    std::string file;
+    Scenario sc;
+    pid_t pid = -1;
+    std::string log_path; // child's stdout+stderr
+    std::chrono::steady_clock::time_point started;
+    bool running = false, done = false, printed = false, killed = false;
+    int status = 0;
+    // from result.json
+    bool pass = false;
+    std::vector<std::string> reasons;
+    uint64_t sim_time_ns = 0, commands = 0, devices = 0;
+    double wall_s = 0;
+};
+
+std::string read_text(const fs::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string tail_lines(const std::string &text, size_t n) {
+    std::vector<std::string> lines;
+    std::istringstream is(text);
+    std::string l;
+    while (std::getline(is, l))
+        lines.push_back(l);
+    size_t from = lines.size() > n ? lines.size() - n : 0;
+    std::string out;
+    for (size_t i = from; i < lines.size(); ++i)
+        out += lines[i] + "\n";
+    return out;
+}
+
+const char *signal_name(int sig) {
+    switch (sig) {
+    case SIGABRT: return "SIGABRT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGKILL: return "SIGKILL";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGTERM: return "SIGTERM";
+    default: return "signal";
+    }
+}
+
+bool load_result(Job &j, const fs::path &dir) {
+    fs::path rp = dir / "result.json";
+    if (!fs::exists(rp))
+        return false;
+    try {
+        YAML::Node r = YAML::LoadFile(rp.string()); // JSON is YAML
+        j.pass = r["verdict"].as<std::string>() == "pass";
+        j.reasons.clear();
+        for (const auto &x : r["reasons"])
+            j.reasons.push_back(x.as<std::string>());
+        j.sim_time_ns = r["sim_time_ns"].as<uint64_t>();
+        j.commands = r["commands"].as<uint64_t>();
+        j.devices = r["devices"].size();
+        j.wall_s = r["wall_time_s"].as<double>();
+        return true;
+    } catch (const std::exception &e) {
+        j.pass = false;
+        j.reasons = {std::string("unreadable result.json: ") + e.what()};
+        return true;
+    }
+}
+
+// The child died without writing its result: keep what it wrote (trace, log), add its
+// output and a result.json saying why, and put the folder in place. A waveform it had
+// not finished stays in the folder as waveform.partial.vcd (what led up to the crash); a
+// --vcd target (vcd_file) gets nothing, never a half-written file.
+void salvage(Job &j, const fs::path &out, const std::string &why, const std::string &child_output,
+             const std::string &vcd_file) {
+    std::error_code ec;
+    fs::path final_dir = out / j.sc.name;
+    fs::path tmp = out / temp_dir_name(j.sc.name, long(j.pid));
+    if (!fs::exists(tmp)) {
+        fs::create_directories(tmp, ec);
+    }
+    if (vcd_file.empty()) {
+        const std::string partial = VcdWriter::temp_path((tmp / "waveform.vcd").string(), long(j.pid));
+        if (fs::exists(partial, ec))
+            fs::rename(partial, tmp / "waveform.partial.vcd", ec);
+    } else {
+        fs::remove(VcdWriter::temp_path(vcd_file, long(j.pid)), ec);
+    }
+    {
+        std::ofstream o(tmp / "output.txt", std::ios::binary);
+        o << child_output;
+    }
+    JsonWriter w(true);
+    w.begin_object();
+    w.kv("name", j.sc.name);
+    w.kv("file", j.file);
+    w.kv("description", j.sc.description);
+    w.kv("seed", j.sc.seed);
+    w.kv("verdict", "fail");
+    w.key("reasons").begin_array().value(why).end_array();
+    w.key("controller").begin_object();
+    w.kv("type", j.sc.controller.type);
+    w.kv("ports", j.sc.controller.ports);
+    w.end_object();
+    w.kv("ports", j.sc.controller.ports);
+    w.key("devices").begin_array().end_array();
+    w.key("workloads").begin_array().end_array();
+    w.kv("commands", uint64_t(0));
+    w.kv("bytes_moved", uint64_t(0));
+    w.kv("io_errors", uint64_t(0));
+    w.kv("data_errors", uint64_t(0));
+    w.kv("sim_time_ns", uint64_t(0));
+    w.key("wall_time_s").fixed(j.wall_s, 6);
+    w.key("commands_per_wall_second").fixed(0.0, 1);
+    w.end_object();
+    {
+        std::ofstream o(tmp / "result.json", std::ios::binary);
+        o << w.str();
+    }
+    fs::remove_all(final_dir, ec);
+    fs::rename(tmp, final_dir, ec);
+    j.pass = false;
+    j.reasons = {why};
+}
+
+unsigned ncpus() {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? unsigned(n) : 1;
+}
+
+std::string fmt_sim(uint64_t ns) { return format_seconds(ns, 3) + "s"; }
+
+std::string fmt_wall(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fs", s);
+    return buf;
+}
+
+std::string pad(const std::string &s, size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+
+} // namespace
+
+bool expand_paths(const std::vector<std::string> &paths, std::vector<std::string> *files) {
+    bool ok = true;
+    for (const std::string &p : paths) {
+        std::error_code ec;
+        fs::file_status st = fs::status(p, ec);
+        if (ec || !fs::exists(st)) {
+            std::fprintf(stderr, "%s: no such file or directory\n", p.c_str());
+            ok = false;
+            continue;
+        }
+        if (fs::is_directory(st)) {
+            std::vector<std::string> found;
+            for (const auto &e : fs::directory_iterator(p, ec))
+                // testplan.yaml (scenarios/testplan.yaml, satasim.testplan) is no scenario
+                if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().filename() != "testplan.yaml")
+                    found.push_back(e.path().string());
+            std::sort(found.begin(), found.end());
+            if (found.empty()) {
+                std::fprintf(stderr, "%s: no *.yaml scenario files in this folder\n", p.c_str());
+                ok = false;
+            }
+            files->insert(files->end(), found.begin(), found.end());
+        } else {
+            files->push_back(p);
+        }
+    }
+    if (ok && files->empty()) {
+        std::fprintf(stderr, "satasim: no scenario files given\n");
+        ok = false;
+    }
+    return ok;
+}
+
+namespace {
+
+// Parses every file; prints every error. False if any is malformed.
+bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
+               const std::optional<std::string> &backend = std::nullopt) {
+    bool ok = true;
+    std::map<std::string, std::string> names;
+    for (const std::string &f : files) {
+        try {
+            Job j;
+            j.file = f;
+            j.sc = parse_scenario_file(f, backend_rules());
+            auto it = names.find(j.sc.name);
+            if (it != names.end()) {
+                std::fprintf(stderr, "%s:1: name: scenario name '%s' is also used by %s (names pick the output folder)\n",
+                             f.c_str(), j.sc.name.c_str(), it->second.c_str());
+                ok = false;
+                continue;
+            }
+            if (backend)
+                j.sc.backend = *backend;
+            {
+                // Refused up front, naming each feature the backend cannot model.
+                bool refused = false;
+                const BackendRules &rules = backend_of(j.sc).rules;
+                for (const std::string &r : rules.refusals(j.sc)) {
+                    std::fprintf(stderr, "%s: backend %s: the %s backend cannot model %s\n", f.c_str(),
+                                 j.sc.backend.c_str(), rules.title, r.c_str());
+                    refused = true;
+                }
+                if (refused) {
+                    ok = false;
+                    continue;
+                }
+            }
+            names[j.sc.name] = f;
+            jobs->push_back(std::move(j));
+        } catch (const ScenarioError &e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+} // namespace
+
+int check_scenarios(const std::vector<std::string> &paths) {
+    std::vector<std::string> files;
+    if (!expand_paths(paths, &files))
+        return 2;
+    std::vector<Job> jobs;
+    if (!parse_all(files, &jobs))
+        return 2;
+    for (const Job &j : jobs)
+        std::printf("ok    %s  (%s: %u ports, %zu disks, %zu workload entries)\n", j.file.c_str(),
+                    j.sc.name.c_str(), j.sc.controller.ports, j.sc.devices.size(), j.sc.workload.size());
+    return 0;
+}
+
+int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
+    std::vector<std::string> files;
+    if (!expand_paths(opt.paths, &files))
+        return 2;
+    std::vector<Job> jobs;
+    if (!parse_all(files, &jobs, opt.backend))
+        return 2;
+
+    fs::path out(opt.out_dir);
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    if (ec) {
+        std::fprintf(stderr, "satasim: cannot create %s: %s\n", out.c_str(), ec.message().c_str());
+        return 2;
+    }
+
+    unsigned max_jobs = opt.jobs ? opt.jobs : ncpus();
+    bool tty = isatty(STDOUT_FILENO);
+    size_t name_w = 20;
+    for (const Job &j : jobs)
+        name_w = std::max(name_w, j.sc.name.size());
+    auto wall_start = std::chrono::steady_clock::now();
+
+    size_t next = 0, running = 0, finished = 0, next_print = 0;
+    std::string progress_shown;
+    auto clear_progress = [&] {
+        if (tty && !progress_shown.empty()) {
+            std::fputs("\r\033[K", stdout);
+            progress_shown.clear();
+        }
+    };
+    auto show_progress = [&] {
+        if (!tty)
+            return;
+        std::string names;
+        for (const Job &j : jobs)
+            if (j.running)
+                names += (names.empty() ? "" : ", ") + j.sc.name;
+        std::string line = "[" + std::to_string(finished) + "/" + std::to_string(jobs.size()) + "] running: " + names;
+        if (line.size() > 100)
+            line = line.substr(0, 97) + "...";
+        if (line != progress_shown) {
+            std::fputs(("\r\033[K" + line).c_str(), stdout);
+            std::fflush(stdout);
+            progress_shown = line;
+        }
+    };
+    auto print_ready = [&] {
+        while (next_print < jobs.size() && jobs[next_print].done) {
+            Job &j = jobs[next_print++];
+            clear_progress();
+            if (j.pass) {
+                std::printf("PASS  %s  %s  %u ports/%llu disks  cmds %llu  sim %s  wall %s\n",
+                            pad(j.sc.name, name_w).c_str(), j.sc.controller.type.c_str(), j.sc.controller.ports,
+                            (unsigned long long)j.devices, (unsigned long long)j.commands,
+                            fmt_sim(j.sim_time_ns).c_str(), fmt_wall(j.wall_s).c_str());
+            } else {
+                std::string first = j.reasons.empty() ? "failed (no reason given)" : j.reasons[0];
+                std::printf("FAIL  %s  %s\n", pad(j.sc.name, name_w).c_str(), first.c_str());
+                for (size_t i = 1; i < j.reasons.size() && i < 4; ++i)
+                    std::printf("      %s  %s\n", std::string(name_w, ' ').c_str(), j.reasons[i].c_str());
+                if (j.reasons.size() > 4)
+                    std::printf("      %s  (%zu more in %s)\n", std::string(name_w, ' ').c_str(), j.reasons.size() - 4,
+                                (out / j.sc.name / "result.json").c_str());
+            }
+            std::fflush(stdout);
+        }
+    };
+
+    auto start_job = [&](Job &j) {
+        char tmpl[] = "/tmp/satasim-child-XXXXXX";
+        int fd = mkstemp(tmpl);
+        if (fd < 0) {
+            std::perror("satasim: mkstemp");
+            std::exit(2);
+        }
+        j.log_path = tmpl;
+        std::vector<std::string> args = {self_exe, "run-one", j.file, "--out", opt.out_dir};
+        if (opt.trace_cmds)
+            args.insert(args.end(), {"--trace-cmds", *opt.trace_cmds ? "on" : "off"});
+        if (opt.backend)
+            args.insert(args.end(), {"--backend", *opt.backend});
+        args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
+        std::fflush(stdout);
+        std::fflush(stderr);
+        pid_t pid = fork();
+        if (pid < 0) {
+            std::perror("satasim: fork");
+            std::exit(2);
+        }
+        if (pid == 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+            setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+            std::vector<char *> argv;
+            for (auto &a : args)
+                argv.push_back(const_cast<char *>(a.c_str()));
+            argv.push_back(nullptr);
+            execv(self_exe.c_str(), argv.data());
+            std::fprintf(stderr, "satasim: exec %s: %s\n", self_exe.c_str(), std::strerror(errno));
+            _exit(127);
+        }
+        close(fd);
+        j.pid = pid;
+        j.running = true;
+        j.started = std::chrono::steady_clock::now();
+        ++running;
+    };
+
+    auto reap = [&](Job &j, int status) {
+        j.running = false;
+        j.done = true;
+        j.status = status;
+        --running;
+        ++finished;
+        j.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - j.started).count();
+        std::string output = read_text(j.log_path);
+        ::unlink(j.log_path.c_str());
+        bool normal = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1);
+        if (j.killed) {
+            salvage(j, out, "wall-clock limit of " + std::to_string(opt.wall_limit_s) + "s exceeded: killed",
+                    output, opt.vcd_file);
+        } else if (normal && load_result(j, out / j.sc.name)) {
+            // The child wrote its verdict.
+            if (WEXITSTATUS(status) == 1 && j.pass) {
+                j.pass = false;
+                j.reasons.insert(j.reasons.begin(), "run-one exited 1 with a passing result");
+            }
+        } else {
+            std::string why;
+            if (WIFSIGNALED(status))
+                why = std::string("crashed: ") + signal_name(WTERMSIG(status)) + " (signal " +
+                      std::to_string(WTERMSIG(status)) + ")";
+            else
+                why = "run-one exited with status " + std::to_string(WEXITSTATUS(status)) + " without a result";
+            std::string t = tail_lines(output, 12);
+            // The most telling line of the child's output, in the verdict.
+            std::string key;
+            std::istringstream is(t);
+            for (std::string l; std::getline(is, l);)
+                if (l.find("FATAL") != std::string::npos || l.find("ERROR: AddressSanitizer") != std::string::npos ||
+                    l.find("runtime error") != std::string::npos || l.find("Assertion") != std::string::npos ||
+                    l.find("Error:") != std::string::npos)
+                    key = l;
+            if (!key.empty())
+                why += ": " + key;
+            salvage(j, out, why, output, opt.vcd_file);
+            if (!t.empty()) {
+                j.reasons.push_back("last output of the child (" + (out / j.sc.name / "output.txt").string() + "):");
+                std::istringstream ts(t);
+                for (std::string l; std::getline(ts, l);)
+                    j.reasons.push_back("  " + l);
+            }
+        }
+    };
+
+    while (finished < jobs.size()) {
+        while (running < max_jobs && next < jobs.size())
+            start_job(jobs[next++]);
+        show_progress();
+        int status = 0;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid > 0) {
+            for (Job &j : jobs)
+                if (j.running && j.pid == pid) {
+                    reap(j, status);
+                    break;
+                }
+            print_ready();
+            continue;
+        }
+        if (pid < 0 && errno != EINTR && errno != ECHILD) {
+            std::perror("satasim: waitpid");
+            return 2;
+        }
+        auto now = std::chrono::steady_clock::now();
+        for (Job &j : jobs)
+            if (j.running && !j.killed &&
+                now - j.started > std::chrono::seconds(opt.wall_limit_s)) {
+                j.killed = true;
+                kill(j.pid, SIGKILL);
+            }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    print_ready();
+    clear_progress();
+
+    size_t passed = 0, failed = 0;
+    for (const Job &j : jobs)
+        (j.pass ? passed : failed)++;
+    double total_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    std::printf("%zu passed, %zu failed\n", passed, failed);
+
+    JsonWriter w(true);
+    w.begin_object();
+    w.kv("total", uint64_t(jobs.size()));
+    w.kv("passed", uint64_t(passed));
+    w.kv("failed", uint64_t(failed));
+    w.kv("jobs", max_jobs);
+    w.key("wall_time_s").fixed(total_wall, 3);
+    w.key("scenarios").begin_array();
+    for (const Job &j : jobs) {
+        w.begin_object();
+        w.kv("name", j.sc.name);
+        w.kv("file", j.file);
+        w.kv("verdict", j.pass ? "pass" : "fail");
+        w.key("reasons").begin_array();
+        for (const auto &r : j.reasons)
+            w.value(r);
+        w.end_array();
+        w.kv("controller", j.sc.controller.type);
+        w.kv("ports", j.sc.controller.ports);
+        w.kv("devices", j.devices);
+        w.kv("commands", j.commands);
+        w.kv("sim_time_ns", j.sim_time_ns);
+        w.key("wall_time_s").fixed(j.wall_s, 3);
+        w.kv("result", (fs::path(j.sc.name) / "result.json").string());
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    fs::path tmp = out / ".summary.json.tmp";
+    {
+        std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+        o << w.str();
+    }
+    fs::rename(tmp, out / "summary.json", ec);
+    if (ec)
+        std::fprintf(stderr, "satasim: cannot write %s: %s\n", (out / "summary.json").c_str(), ec.message().c_str());
+    return failed ? 1 : 0;
+}
+
+} // namespace satasim::harness

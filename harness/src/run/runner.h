@@ -1,0 +1,32 @@
+// `satasim run` and `satasim check`: expand paths, validate every scenario up front
+// (any malformed file: report it, exit 2, write nothing), then run each scenario in its
+// own child process (`run-one`), up to --jobs at a time, print one verdict line per
+// scenario in input order and a summary, and write OUT/summary.json.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace satasim::harness {
+
+struct RunOptions {
+    std::vector<std::string> paths;
+    std::string out_dir = "out";
+    unsigned jobs = 0; // 0 = number of CPUs
+    std::optional<bool> trace_cmds;
+    unsigned wall_limit_s = 300; // per scenario, wall clock; the child is killed after it
+    std::optional<std::string> backend; // overrides the scenarios' backend (a name in backend/registry.cpp)
+    std::vector<std::string> child_args; // more options for each `run-one` (waveform: cli.cpp)
+    std::string vcd_file; // the absolute --vcd target among them, if any (nothing left there on a crash)
+};
+
+// Exit codes: 0 every scenario passed, 1 a scenario failed, 2 bad input.
+int run_scenarios(const RunOptions &opt, const std::string &self_exe);
+int check_scenarios(const std::vector<std::string> &paths);
+
+// Files named by paths: folders expand to their *.yaml files (sorted, not recursive).
+// Returns false (message on stderr) if a path does not exist or nothing is found.
+bool expand_paths(const std::vector<std::string> &paths, std::vector<std::string> *files);
+
+} // namespace satasim::harness

@@ -1,0 +1,497 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn for the workload threads
+#include "run/sim_run.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <systemc>
+
+#include "run/directed_steps.h"
+#include "backend/platform_binding.h"
+#include "backend/registry.h"
+#include "trace/report.h"
+#include "backend/systemc/topology.h"
+#include "trace/trace_sink.h"
+#include "trace/vcd_writer.h"
+#include "run/workload.h"
+
+namespace fs = std::filesystem;
+
+// Present when built with --coverage: coverage counters are otherwise only written by a
+// normal exit, and a scenario process ends with _exit().
+extern "C" void __gcov_dump(void) __attribute__((weak));
+
+namespace satasim::harness {
+
+namespace {
+
+constexpr int kThreadStack = 4 << 20; // the stack's code runs on these (ASan needs room)
+
+// The process context that owns the run: creates and starts the host, runs the
+// workloads (honouring barriers), stops the host, and ends the simulation.
+class SimController : public sc_core::sc_module {
+  public:
+    SC_HAS_PROCESS(SimController);
+    SimController(sc_core::sc_module_name name, const Scenario &sc, PlatformBinding &binding, TraceSink &sink,
+                  RunReport &report, Topology *topo)
+        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report), topo_(topo) {
+        SC_THREAD(main_thread);
+        set_stack_size(kThreadStack);
+    }
+
+    bool finished() const { return finished_; }
+    const std::string &phase() const { return phase_; }
+    const std::vector<std::unique_ptr<WorkloadRunner>> &runners() const { return runners_; }
+
+  private:
+    void main_thread();
+    void run_workloads();
+    void settle();
+    std::vector<FoundDevice> devices_on_port(unsigned p);
+    void collect_end_state();
+    void check_media();
+    void end() {
+        finished_ = true;
+        report_.sim_time_ns = binding_.now_ns();
+        sc_core::sc_stop();
+    }
+
+    const Scenario &sc_;
+    PlatformBinding &binding_;
+    TraceSink &sink_;
+    RunReport &report_;
+    Topology *topo_; // backend systemc: the models (null on QEMU)
+    bool finished_ = false;
+    std::string phase_ = "elaboration";
+    ata_host *host_ = nullptr;
+    std::vector<std::unique_ptr<DeviceState>> devs_;
+    std::vector<std::unique_ptr<WorkloadRunner>> runners_;
+};
+
+void SimController::main_thread() {
+    sink_.emit_harness("run.start", SATA_TC_INFO, -1,
+                       {{"scenario", TraceValue::str(sc_.name)},
+                        {"seed", TraceValue::integer(int64_t(sc_.seed))},
+                        {"controller", TraceValue::str(sc_.controller.type)},
+                        {"ports", TraceValue::integer(sc_.controller.ports)},
+                        {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}});
+    if (!sc_.host.stack) {
+        // Directed steps instead of the stack (the models only; the parser refuses qemu).
+        phase_ = "steps";
+        if (topo_)
+            run_steps(sc_.steps, *topo_, binding_, sink_, report_.failures);
+        else
+            report_.failures.add("directed steps run on the SystemC models only (not on backend " + sc_.backend + ")");
+        sink_.emit_harness("run.end", SATA_TC_INFO, -1, {{"steps", TraceValue::integer(int64_t(sc_.steps.size()))}});
+        end();
+        return;
+    }
+    const bool sil24 = sc_.controller.type == "sil24";
+    const char *create_name = sil24 ? "sil24_host_create" : "ahci_host_create";
+    phase_ = create_name;
+    ata_host_config cfg{};
+    cfg.eh_policy = sc_.host.eh_policy.empty() ? nullptr : sc_.host.eh_policy.c_str();
+    cfg.no_ncq = sc_.host.no_ncq;
+    cfg.port_mask = sc_.host.port_mask;
+    cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
+    cfg.spd_limit = sc_.host.spd_limit;
+    host_ = (sil24 ? sil24_host_create : ahci_host_create)(binding_.platform(), PlatformBinding::ops(), &cfg);
+    if (!host_) {
+        report_.failures.add(std::string(create_name) + " failed");
+        end();
+        return;
+    }
+    report_.host_created = true;
+    binding_.set_host(host_);
+
+    phase_ = "ata_host_start (probe)";
+    int rc = ata_host_start(host_);
+    report_.start_rc = rc;
+    if (rc != 0) {
+        report_.failures.add("ata_host_start returned " + std::to_string(rc));
+    } else {
+        report_.host_started = true;
+        for (unsigned p = 0; p < sc_.controller.ports; ++p) {
+            std::vector<FoundDevice> found = devices_on_port(p);
+            if (found.empty())
+                report_.empty_ports.push_back(p);
+            for (FoundDevice &fd : found) {
+                auto st = std::make_unique<DeviceState>();
+                st->port = fd.port;
+                st->pmp_port = fd.pmp_port;
+                st->name = fd.addr().trace_name("disk");
+                st->dev = ata_host_device(host_, fd.port, fd.addr().link(), 0);
+                st->info = fd.info;
+                devs_.push_back(std::move(st));
+                report_.devices.push_back(fd);
+            }
+        }
+        sink_.emit_harness("probe.done", SATA_TC_INFO, -1,
+                           {{"devices", TraceValue::integer(int64_t(report_.devices.size()))},
+                            {"empty_ports", TraceValue::integer(int64_t(report_.empty_ports.size()))}});
+        phase_ = "workload";
+        if (topo_ && topo_->faults) // fault times count from here unless from_power_on
+            topo_->faults->workload_started();
+        run_workloads();
+        phase_ = "settle (faults still to fire, EH still running)";
+        settle();
+        collect_end_state();
+        check_media();
+    }
+
+    phase_ = "ata_host_stop";
+    binding_.set_host(nullptr);
+    ata_host_stop(host_);
+    ata_host_destroy(host_);
+    host_ = nullptr;
+    sink_.emit_harness("run.end", SATA_TC_INFO, -1,
+                       {{"commands", TraceValue::integer(int64_t(report_.commands()))},
+                        {"io_errors", TraceValue::integer(int64_t(report_.failures.io_errors))},
+                        {"data_errors", TraceValue::integer(int64_t(report_.failures.data_errors))}});
+    end();
+}
+
+void SimController::run_workloads() {
+    // Runners are null for workloads that could not run (no device on their port).
+    auto wait_all = [&] {
+        for (;;) {
+            bool done = true;
+            sc_core::sc_event_or_list any;
+            for (const auto &r : runners_)
+                if (r && !r->stats().done) {
+                    done = false;
+                    any |= r->done_event();
+                }
+            if (done)
+                return;
+            sc_core::wait(any);
+        }
+    };
+    for (size_t i = 0; i < sc_.workload.size(); ++i) {
+        const WorkloadSpec &w = sc_.workload[i];
+        WorkloadReport wr;
+        wr.index = unsigned(i);
+        wr.spec = w;
+        wr.stats.requested = w.count;
+        DeviceState *dev = nullptr;
+        const DevAddr want{w.device, w.pmp_port};
+        for (auto &d : devs_)
+            if (DevAddr{d->port, d->pmp_port} == want)
+                dev = d.get();
+        if (!dev) {
+            report_.failures.add("workload[" + std::to_string(i) + "]: no device found on " + want.str() +
+                                 ", workload not run");
+            report_.workloads.push_back(wr);
+            runners_.push_back(nullptr);
+            continue;
+        }
+        if (w.barrier)
+            wait_all();
+        wr.ran = true;
+        report_.workloads.push_back(wr);
+        auto runner = std::make_unique<WorkloadRunner>(unsigned(i), w, dev, binding_, sink_, report_.failures, sc_.seed);
+        WorkloadRunner *rp = runner.get();
+        runners_.push_back(std::move(runner));
+        sc_core::sc_spawn_options opts;
+        opts.set_stack_size(kThreadStack);
+        sc_core::sc_spawn([rp] { rp->run(); }, sc_core::sc_gen_unique_name("workload"), &opts);
+    }
+    wait_all();
+    for (size_t i = 0; i < runners_.size(); ++i)
+        if (runners_[i])
+            report_.workloads[i].stats = runners_[i]->stats();
+}
+
+// After the workloads: let the remaining time-triggered faults fire, then let EH finish
+// what they started (bounded), so the end state says how the stack left each port.
+void SimController::settle() {
+    if (topo_ && topo_->faults)
+        while (topo_->faults->time_firings_pending())
+            sc_core::wait(topo_->faults->fired_event());
+    const uint64_t kSettleNs = 120ull * 1000000000ull;
+    const uint64_t deadline = binding_.now_ns() + kSettleNs;
+    const unsigned n = ata_host_n_ports(host_);
+    for (;;) {
+        bool busy = binding_.eh_busy();
+        for (unsigned p = 0; p < n && !busy; ++p)
+            busy = ata_port_is_frozen(host_, p);
+        uint64_t now = binding_.now_ns();
+        if (!busy || now >= deadline)
+            return;
+        uint64_t step = std::min<uint64_t>(100000000ull, deadline - now); // 100 ms
+        sc_core::wait(sc_core::sc_time::from_value(sc_dt::uint64(step) *
+                                                   sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value())),
+                      binding_.eh_idle_event());
+    }
+}
+
+constexpr unsigned kMaxFanoutPorts = 15; // fan-out links of a port multiplier (port 15: its control port)
+
+// The devices the stack has on host port `p`: the one on the host link, or those on the
+// fan-out links of the port multiplier there.
+std::vector<FoundDevice> SimController::devices_on_port(unsigned p) {
+    std::vector<FoundDevice> out;
+    if (p >= ata_host_n_ports(host_))
+        return out;
+    for (int link = -1; link < int(kMaxFanoutPorts); ++link) {
+        ata_device *d = ata_host_device(host_, p, link, 0);
+        if (!d)
+            continue;
+        FoundDevice fd;
+        fd.port = p;
+        if (link >= 0)
+            fd.pmp_port = unsigned(link);
+        if (ata_dev_get_info(d, &fd.info) != 0) {
+            report_.failures.add(fd.addr().str() + ": ata_dev_get_info failed");
+            continue;
+        }
+        out.push_back(fd);
+    }
+    return out;
+}
+
+void SimController::collect_end_state() {
+    const unsigned n = ata_host_n_ports(host_);
+    for (unsigned p = 0; p < sc_.controller.ports; ++p) {
+        if (p < n && ata_port_is_frozen(host_, p))
+            report_.frozen_ports.push_back(p);
+        std::vector<FoundDevice> found = devices_on_port(p);
+        // Every place a disk could sit without a device there is absent.
+        for (const DevAddr &a : sc_.disk_places(p)) {
+            bool there = false;
+            for (const FoundDevice &fd : found)
+                there = there || fd.addr() == a;
+            if (!there)
+                report_.absent_after.push_back(a);
+        }
+        report_.devices_after.insert(report_.devices_after.end(), found.begin(), found.end());
+    }
+    report_.after_collected = true;
+    if (!report_.frozen_ports.empty()) {
+        std::string ports;
+        for (unsigned p : report_.frozen_ports)
+            ports += (ports.empty() ? "" : ",") + std::to_string(p);
+        sink_.emit_harness("run.frozen", SATA_TC_INFO, -1, {{"ports", TraceValue::str(ports)}},
+                           "port(s) " + ports + " still frozen or with EH pending at the end of the run");
+    }
+}
+
+// No data loss: every sector a write reported complete must be on the drive's media, read
+// back through the model's backdoor (a later read through the stack checks it too, but only
+// where the workload reads again). A failed write left its sectors unknown in the shadow.
+void SimController::check_media() {
+    if (!topo_)
+        return;
+    for (const auto &ds : devs_) {
+        device::SataDisk *disk = topo_->disk_at({ds->port, ds->pmp_port});
+        if (!disk)
+            continue;
+        bool replaced = false; // a different drive (new media) was plugged in
+        for (size_t i = 0; topo_->faults && i < sc_.faults.size(); ++i) {
+            const fault::Fault &f = sc_.faults[i];
+            if (f.port == ds->port && f.pmp_port == ds->pmp_port && f.kind == fault::Kind::Plug && f.plug.blank_media &&
+                topo_->faults->fired(i))
+                replaced = true;
+        }
+        if (replaced)
+            continue;
+        std::vector<uint8_t> buf;
+        uint64_t bad = 0;
+        std::vector<std::string> first;
+        for (const auto &[lba, count] : ds->shadow.extents()) {
+            for (uint64_t off = 0; off < count; off += 2048) {
+                uint32_t n = uint32_t(std::min<uint64_t>(2048, count - off));
+                buf.resize(size_t(n) * 512);
+                disk->media().read(lba + off, n, buf.data());
+                ReadCheck c = check_read(buf.data(), lba + off, n, ds->shadow, sc_.seed, 5 - std::min<size_t>(5, first.size()));
+                bad += c.bad_sectors;
+                first.insert(first.end(), c.first.begin(), c.first.end());
+            }
+        }
+        if (!bad)
+            continue;
+        report_.failures.data_errors += bad;
+        for (const std::string &d : first) {
+            std::string msg = "data lost on " + DevAddr{ds->port, ds->pmp_port}.str() + " (" + ds->name +
+                              "): a write reported complete is not on the media: " + d;
+            report_.failures.add(msg);
+            sink_.emit_harness("data.lost", SATA_TC_INFO, int(ds->port),
+                               {{"bad_sectors", TraceValue::integer(int64_t(bad))}}, msg);
+        }
+    }
+}
+
+std::string fmt_time(uint64_t ns) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%llu.%09llus", (unsigned long long)(ns / 1000000000ull),
+                  (unsigned long long)(ns % 1000000000ull));
+    return buf;
+}
+
+bool write_file(const fs::path &p, const std::string &text) {
+    std::ofstream o(p, std::ios::binary | std::ios::trunc);
+    o << text;
+    o.close();
+    return bool(o);
+}
+
+} // namespace
+
+std::string temp_dir_name(const std::string &name, long pid) {
+    return "." + name + ".tmp-" + std::to_string(pid);
+}
+
+int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
+    // Hardware with a fixed number of ports (QEMU's AHCI: 6, a SiI3124: 4): a scenario's
+    // smaller controller is its first `ports` ports, so the stack is limited to those
+    // (unless the scenario sets a mask).
+    Scenario sc = sc_in;
+    const BackendRules &rules = backend_of(sc).rules;
+    const unsigned fixed_ports = rules.hardware_ports(sc);
+    if (sc.host.port_mask == 0 && sc.controller.ports < fixed_ports)
+        sc.host.port_mask = (1u << sc.controller.ports) - 1;
+    auto wall_start = std::chrono::steady_clock::now();
+    fs::path out(opt.out_dir);
+    fs::path final_dir = out / sc.name;
+    fs::path tmp = out / temp_dir_name(sc.name, long(getpid()));
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    fs::remove_all(tmp, ec);
+    if (!fs::create_directories(tmp, ec)) {
+        std::fprintf(stderr, "satasim: cannot create %s: %s\n", tmp.c_str(), ec.message().c_str());
+        return 1;
+    }
+
+    RunReport report;
+    report.sc = &sc;
+    uint64_t ps_per_ns = uint64_t(sc_core::sc_time(1, sc_core::SC_NS).value());
+    TraceSink sink([ps_per_ns] { return uint64_t(sc_core::sc_time_stamp().value()) / ps_per_ns; },
+                   opt.trace_cmds.value_or(sc.trace_cmds));
+    if (!sink.open((tmp / "trace.jsonl").string(), (tmp / "satasim.log").string())) {
+        std::fprintf(stderr, "satasim: cannot write into %s\n", tmp.c_str());
+        return 1;
+    }
+
+    sink.set_host_name(sc.controller.type);
+    for (const DeviceSpec &d : sc.devices) {
+        sink.set_component_address("link" + std::to_string(d.port), int(d.port), -1);
+        sink.set_component_address("disk" + std::to_string(d.port), int(d.port), 0);
+    }
+
+    // Waveform: the scenario's `waveform` key or satasim run --vcd*.
+    std::unique_ptr<VcdWriter> vcd;
+    const bool vcd_cli = !opt.vcd_file.empty() || opt.vcd_groups || opt.vcd_ports;
+    if (sc.waveform.on || vcd_cli) {
+        if (!rules.takes(ScenarioKey::Waveform)) {
+            if (vcd_cli) // the scenario key is refused by the parser
+                std::fprintf(stderr, "satasim: %s: no waveform on the %s backend (SystemC models only)\n",
+                             sc.name.c_str(), rules.name);
+        } else {
+            VcdOptions vo;
+            vo.groups = opt.vcd_groups.value_or(sc.waveform.groups);
+            vo.ports = opt.vcd_ports.value_or(sc.waveform.ports);
+            vo.comment = "satasim waveform: scenario " + sc.name + ", seed " + std::to_string(sc.seed) +
+                         ", controller " + sc.controller.type;
+            vcd = std::make_unique<VcdWriter>(opt.vcd_file.empty() ? (tmp / "waveform.vcd").string() : opt.vcd_file,
+                                              vo);
+            std::string err;
+            if (!vcd->open(&err)) {
+                std::fprintf(stderr, "satasim: %s\n", err.c_str());
+                return 1;
+            }
+        }
+    }
+
+    bool aborted = false;
+    std::unique_ptr<Backend> backend = backend_of(sc).make();
+    PlatformBinding *binding = nullptr;
+    std::unique_ptr<SimController> ctl;
+    try {
+        auto fail_fn = [&](const std::string &reason) {
+            report.failures.add(reason);
+            aborted = true;
+            sc_core::sc_stop();
+        };
+        for (const std::string &r : rules.refusals(sc))
+            throw std::runtime_error("the " + sc.backend + " backend cannot model " + r);
+        backend->build({sc, tmp.string(), sink, vcd.get(), fail_fn});
+        binding = backend->platform();
+        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, backend->models());
+        sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(sc.time_limit_ns) * ps_per_ns));
+    } catch (const std::exception &e) {
+        report.failures.add(std::string("simulation error: ") + e.what());
+        aborted = true;
+    }
+
+    if (ctl && !ctl->finished() && !aborted) {
+        uint64_t now = binding->now_ns();
+        bool starved = now < sc.time_limit_ns;
+        std::string why = starved ? "hang: nothing left to simulate at t=" + fmt_time(now)
+                                  : "hang: not finished within the time limit of " + fmt_time(sc.time_limit_ns);
+        why += " (in " + ctl->phase() + ")";
+        report.failures.add(why);
+        for (const auto &r : ctl->runners())
+            if (r && !r->stats().done) {
+                report.failures.add("hang: " + r->progress());
+                for (const std::string &q : r->pending_requests())
+                    report.failures.add("request pending at the end: " + q);
+            }
+        sink.emit_harness("run.hang", SATA_TC_INFO, -1, {{"phase", TraceValue::str(ctl->phase())}}, why);
+    }
+    if (ctl && !ctl->finished()) {
+        report.sim_time_ns = binding ? binding->now_ns() : 0;
+        // Copy what the runners got so far.
+        for (size_t i = 0; i < ctl->runners().size() && i < report.workloads.size(); ++i)
+            if (ctl->runners()[i])
+                report.workloads[i].stats = ctl->runners()[i]->stats();
+    }
+    backend->finish(sc, report);
+    report.finished = ctl && ctl->finished() && !aborted;
+    if (binding) {
+        report.irq_calls = binding->irq_calls();
+        report.eh_runs = binding->eh_runs();
+        report.timers_fired = binding->timers_fired();
+    }
+    if (vcd) {
+        std::string err;
+        if (!vcd->finish(uint64_t(sc_core::sc_time_stamp().value()), &err))
+            report.failures.add("waveform: " + err);
+    }
+    report.violations = sink.violations();
+    report.violation_messages = sink.violation_messages();
+    report.log_text = sink.log_text();
+    evaluate(report);
+    sink.emit_harness("run.verdict", SATA_TC_INFO, -1, {{"verdict", TraceValue::str(report.pass ? "pass" : "fail")},
+                                                            {"reasons", TraceValue::integer(int64_t(report.reasons.size()))}});
+    report.trace_events = sink.events();
+    sink.close();
+
+    report.wall_time_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (!write_file(tmp / "result.json", result_json(report))) {
+        std::fprintf(stderr, "satasim: cannot write %s\n", (tmp / "result.json").c_str());
+        return 1;
+    }
+    fs::remove_all(final_dir, ec);
+    fs::rename(tmp, final_dir, ec);
+    if (ec) {
+        std::fprintf(stderr, "satasim: cannot rename %s to %s: %s\n", tmp.c_str(), final_dir.c_str(),
+                     ec.message().c_str());
+        return 1;
+    }
+    // The models and the stack's threads are torn down with the process: SystemC does not
+    // support destroying a simulated hierarchy with suspended threads in it.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (__gcov_dump)
+        __gcov_dump();
+    _exit(report.pass ? 0 : 1);
+}
+
+} // namespace satasim::harness

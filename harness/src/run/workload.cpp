@@ -1,0 +1,493 @@
+#include "run/workload.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace satasim::harness {
+
+namespace {
+
+constexpr size_t kSector = 512;
+constexpr size_t kMaxDataReports = 5;
+
+std::string errno_name(int rc) {
+    switch (rc) {
+    case 0: return "0";
+    case -EINVAL: return "-EINVAL";
+    case -EOPNOTSUPP: return "-EOPNOTSUPP";
+    case -ENODEV: return "-ENODEV";
+    case -EBUSY: return "-EBUSY";
+    case -ENOMEM: return "-ENOMEM";
+    case -EIO: return "-EIO";
+    default: return std::to_string(rc);
+    }
+}
+
+int expected_rc(SubmitExpect e) {
+    switch (e) {
+    case SubmitExpect::Ok: return 0;
+    case SubmitExpect::Einval: return -EINVAL;
+    case SubmitExpect::Eopnotsupp: return -EOPNOTSUPP;
+    case SubmitExpect::Enodev: return -ENODEV;
+    }
+    return 0;
+}
+
+const char *req_op_name(OpSpec op) {
+    return op == OpSpec::Read ? "read" : op == OpSpec::Write ? "write" : "flush";
+}
+
+} // namespace
+
+ata_io_mode to_io_mode(ModeSpec m) {
+    switch (m) {
+    case ModeSpec::Auto: return ATA_IO_AUTO;
+    case ModeSpec::Dma: return ATA_IO_DMA;
+    case ModeSpec::Pio: return ATA_IO_PIO;
+    case ModeSpec::Ncq: return ATA_IO_NCQ;
+    }
+    return ATA_IO_AUTO;
+}
+
+const char *dev_class_name(enum ata_dev_class c) {
+    switch (c) {
+    case ATA_DEV_UNKNOWN: return "unknown";
+    case ATA_DEV_NONE: return "none";
+    case ATA_DEV_ATA: return "ata";
+    case ATA_DEV_ATAPI: return "atapi";
+    case ATA_DEV_PMP: return "pmp";
+    case ATA_DEV_SEMB: return "semb";
+    case ATA_DEV_ZAC: return "zac";
+    }
+    return "unknown";
+}
+
+std::string link_speed_name(unsigned gen) {
+    switch (gen) {
+    case 1: return "1.5 Gbps";
+    case 2: return "3.0 Gbps";
+    case 3: return "6.0 Gbps";
+    default: return "unknown";
+    }
+}
+
+// ---- DeviceState ----
+
+bool DeviceState::conflicts(uint64_t lba, uint64_t n, bool write) const {
+    for (const Range &r : inflight)
+        if ((write || r.write) && lba < r.lba + r.n && r.lba < lba + n)
+            return true;
+    return false;
+}
+
+uint64_t DeviceState::add_range(uint64_t lba, uint64_t n, bool write) {
+    uint64_t id = next_range_id++;
+    inflight.push_back({lba, n, write, id});
+    return id;
+}
+
+void DeviceState::remove_range(uint64_t id) {
+    for (size_t i = 0; i < inflight.size(); ++i)
+        if (inflight[i].id == id) {
+            inflight.erase(inflight.begin() + long(i));
+            return;
+        }
+}
+
+// ---- WorkloadRunner ----
+
+WorkloadRunner::WorkloadRunner(unsigned index, const WorkloadSpec &spec, DeviceState *dev,
+                               PlatformBinding &binding, TraceSink &sink, RunFailures &failures,
+                               uint64_t seed)
+    : index_(index), spec_(spec), dev_(dev), binding_(binding), sink_(sink), failures_(failures),
+      seed_(seed), rng_(derive_seed(seed, "workload" + std::to_string(index))) {
+    stats_.requested = spec.count;
+}
+
+WorkloadRunner::~WorkloadRunner() {
+    // Buffers belong to host memory, which outlives nothing here: only release them when
+    // no request can still point at them.
+    if (outstanding_ == 0)
+        free_slots();
+}
+
+std::string WorkloadRunner::label() const {
+    return "workload[" + std::to_string(index_) + "] (" + DevAddr{spec_.device, spec_.pmp_port}.str() + ", " +
+           (spec_.kind == WorkloadKind::Request ? "request " : "") + op_name(spec_.op) + ")";
+}
+
+std::string WorkloadRunner::progress() const {
+    return label() + ": completed " + std::to_string(stats_.completed) + "/" + std::to_string(stats_.requested) +
+           ", " + std::to_string(outstanding_) + " in flight" +
+           (stats_.started ? "" : ", not started");
+}
+
+std::vector<std::string> WorkloadRunner::pending_requests() const {
+    std::vector<std::string> out;
+    for (const auto &s : slots_)
+        if (s->busy && !s->finished)
+            out.push_back(label() + ": " + req_op_name(s->req.op) + " lba " + std::to_string(s->req.lba) +
+                          " sectors " + std::to_string(s->req.n) + (s->prefill ? " (prefill)" : "") +
+                          " submitted at t=" + std::to_string(s->submit_ns) + " ns never ended");
+    return out;
+}
+
+void WorkloadRunner::alloc_slots(unsigned n, uint32_t max_sectors) {
+    free_slots();
+    size_t bytes = std::max<size_t>(size_t(max_sectors) * kSector, kSector);
+    for (unsigned i = 0; i < n; ++i) {
+        auto s = std::make_unique<Slot>();
+        s->owner = this;
+        int rc = binding_.dma_alloc(bytes, 4096, &s->buf);
+        if (rc != 0)
+            binding_.fatal("cannot allocate a " + std::to_string(bytes) + "-byte I/O buffer for " + label());
+        slots_.push_back(std::move(s));
+    }
+}
+
+void WorkloadRunner::free_slots() {
+    for (auto &s : slots_)
+        binding_.dma_free(&s->buf);
+    slots_.clear();
+}
+
+void WorkloadRunner::on_done(ata_bio *bio) {
+    Slot *s = static_cast<Slot *>(bio->priv);
+    WorkloadRunner *self = s->owner;
+    if (!s->busy || s->finished) {
+        self->failures_.add(self->label() + ": done() called twice for one request (lba " +
+                            std::to_string(s->req.lba) + ")");
+        return;
+    }
+    s->finished = true;
+    self->done_q_.push_back(s);
+    self->wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefill) {
+    s.req = req;
+    s.prefill = prefill;
+    s.finished = false;
+    s.gen = 0;
+    s.bio = ata_bio{};
+    s.sg.clear();
+    size_t bytes = size_t(req.n) * kSector;
+    if (req.op == OpSpec::Read) {
+        std::memset(s.buf.cpu, kPoison, bytes);
+    } else if (req.op == OpSpec::Write) {
+        s.gen = dev_->next_gen++;
+        uint8_t *p = static_cast<uint8_t *>(s.buf.cpu);
+        for (uint32_t i = 0; i < req.n; ++i)
+            fill_sector(p + size_t(i) * kSector, req.lba + i, s.gen, seed_);
+    }
+    if (req.op != OpSpec::Flush) {
+        for (size_t off = 0; off < bytes; off += spec_.sg_segment) {
+            size_t len = std::min<size_t>(spec_.sg_segment, bytes - off);
+            s.sg.push_back(ata_sg{s.buf.bus + off, uint32_t(len)});
+        }
+    }
+    s.bio.op = req.op == OpSpec::Read ? ATA_BIO_READ : req.op == OpSpec::Write ? ATA_BIO_WRITE : ATA_BIO_FLUSH;
+    s.bio.mode = mode;
+    s.bio.lba = req.op == OpSpec::Flush ? 0 : req.lba;
+    s.bio.n_sectors = req.op == OpSpec::Flush ? 0 : req.n;
+    s.bio.sg = s.sg.empty() ? nullptr : s.sg.data();
+    s.bio.n_sg = unsigned(s.sg.size());
+    s.bio.done = &WorkloadRunner::on_done;
+    s.bio.priv = &s;
+    if (req.op != OpSpec::Flush) // hand the buffer to the device (QEMU: copy into guest RAM)
+        binding_.dma_sync_for_device(&s.buf, 0, bytes);
+    s.range_id = req.op == OpSpec::Flush ? 0 : dev_->add_range(req.lba, req.n, req.op == OpSpec::Write);
+    s.busy = true;
+    s.submit_ns = binding_.now_ns();
+    ++outstanding_;
+    ++stats_.issued;
+    int rc = ata_bio_submit(dev_->dev, &s.bio);
+    if (rc != 0) {
+        // Not queued: done() will not be called.
+        s.busy = false;
+        --outstanding_;
+        if (s.range_id)
+            dev_->remove_range(s.range_id);
+        if (s.finished) {
+            failures_.add(label() + ": ata_bio_submit returned " + errno_name(rc) +
+                          " but also called done()");
+            done_q_.erase(std::remove(done_q_.begin(), done_q_.end(), &s), done_q_.end());
+        }
+        s.finished = false;
+    }
+    return rc;
+}
+
+void WorkloadRunner::record_io_error(const Slot &s, const std::string &what) {
+    ++failures_.io_errors;
+    std::string msg = label() + ": " + req_op_name(s.req.op) + " lba " + std::to_string(s.req.lba) +
+                      " sectors " + std::to_string(s.req.n) + " " + what;
+    failures_.add_io("I/O error: " + msg);
+    sink_.emit_harness("io.error", SATA_TC_INFO, int(dev_->port),
+                       {{"workload", TraceValue::integer(index_)},
+                        {"op", TraceValue::str(req_op_name(s.req.op))},
+                        {"lba", TraceValue::integer(int64_t(s.req.lba))},
+                        {"sectors", TraceValue::integer(s.req.n)},
+                        {"err_mask", TraceValue::hex(s.bio.err_mask)},
+                        {"status", TraceValue::hex(s.bio.status)},
+                        {"error", TraceValue::hex(s.bio.error)}},
+                       "I/O error: " + msg);
+}
+
+void WorkloadRunner::finish(Slot &s) {
+    s.busy = false;
+    s.finished = false;
+    --outstanding_;
+    if (s.range_id)
+        dev_->remove_range(s.range_id);
+    dev_->changed.notify(sc_core::SC_ZERO_TIME);
+    if (s.prefill)
+        ++stats_.prefill_commands;
+    else
+        ++stats_.completed;
+
+    const Req &r = s.req;
+    unsigned err = s.bio.err_mask;
+    if (spec_.kind == WorkloadKind::Request)
+        stats_.err_mask = err;
+    if (err) {
+        if (!s.prefill)
+            ++stats_.errors;
+        if (r.op == OpSpec::Write)
+            dev_->shadow.set(r.lba, r.n, ShadowMap::kUnknown);
+        if (!expect_failure_) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "failed: err_mask 0x%x status 0x%02x error 0x%02x%s", err,
+                          unsigned(s.bio.status), unsigned(s.bio.error), s.prefill ? " (prefill)" : "");
+            record_io_error(s, buf);
+        }
+        return;
+    }
+    if (expect_failure_)
+        failures_.add(label() + ": expected the command to fail, but it completed successfully");
+    if (!s.prefill) { // prefill is setup: not counted in the workload's statistics
+        if (r.op == OpSpec::Read)
+            ++stats_.reads;
+        else if (r.op == OpSpec::Write)
+            ++stats_.writes;
+        else
+            ++stats_.flushes;
+    }
+    if (r.op == OpSpec::Write) {
+        dev_->shadow.set(r.lba, r.n, s.gen);
+        if (!s.prefill)
+            stats_.bytes += uint64_t(r.n) * kSector;
+    } else if (r.op == OpSpec::Read) {
+        binding_.dma_sync_for_cpu(&s.buf, 0, size_t(r.n) * kSector); // QEMU: copy out of guest RAM
+        if (!s.prefill)
+            stats_.bytes += uint64_t(r.n) * kSector;
+        if (spec_.verify) {
+            ReadCheck c = check_read(static_cast<const uint8_t *>(s.buf.cpu), r.lba, r.n, dev_->shadow, seed_,
+                                     kMaxDataReports);
+            if (c.bad_sectors) {
+                stats_.data_errors += c.bad_sectors;
+                failures_.data_errors += c.bad_sectors;
+                for (const std::string &d : c.first) {
+                    std::string msg = "data mismatch on " + DevAddr{dev_->port, dev_->pmp_port}.str() + " (" +
+                                      dev_->name + "), " + d;
+                    failures_.add(msg);
+                    sink_.emit_harness("data.mismatch", SATA_TC_INFO, int(dev_->port),
+                                       {{"workload", TraceValue::integer(index_)},
+                                        {"read_lba", TraceValue::integer(int64_t(r.lba))},
+                                        {"sectors", TraceValue::integer(r.n)},
+                                        {"bad_sectors", TraceValue::integer(int64_t(c.bad_sectors))}},
+                                       msg);
+                }
+            }
+        }
+    }
+}
+
+void WorkloadRunner::process_done() {
+    while (!done_q_.empty()) {
+        Slot *s = done_q_.front();
+        done_q_.pop_front();
+        finish(*s);
+    }
+}
+
+void WorkloadRunner::run_phase(const std::function<Req()> &gen, uint64_t count, unsigned qd,
+                               ata_io_mode mode, bool prefill) {
+    std::optional<Req> pending;
+    uint64_t issued = 0, finished = 0;
+    uint64_t base_completed = prefill ? stats_.prefill_commands : stats_.completed;
+    auto n_finished = [&] {
+        return (prefill ? stats_.prefill_commands : stats_.completed) - base_completed + finished;
+    };
+    for (;;) {
+        process_done();
+        while (outstanding_ < qd && issued < count) {
+            if (!pending)
+                pending = gen();
+            const Req &r = *pending;
+            if (r.op != OpSpec::Flush && dev_->conflicts(r.lba, r.n, r.op == OpSpec::Write))
+                break; // wait for the overlapping request to finish
+            Slot *slot = nullptr;
+            for (auto &s : slots_)
+                if (!s->busy) {
+                    slot = s.get();
+                    break;
+                }
+            if (!slot)
+                break;
+            int rc = submit(*slot, r, mode, prefill);
+            ++issued;
+            pending.reset();
+            if (rc != 0) {
+                ++stats_.submit_errors;
+                ++finished;
+                ++failures_.io_errors;
+                std::string msg = label() + ": ata_bio_submit(" + req_op_name(slot->req.op) + " lba " +
+                                  std::to_string(slot->req.lba) + " sectors " + std::to_string(slot->req.n) +
+                                  ") returned " + errno_name(rc);
+                failures_.add_io(msg);
+                sink_.emit_harness("io.submit_error", SATA_TC_INFO, int(dev_->port),
+                                   {{"workload", TraceValue::integer(index_)},
+                                    {"lba", TraceValue::integer(int64_t(slot->req.lba))},
+                                    {"sectors", TraceValue::integer(slot->req.n)},
+                                    {"rc", TraceValue::integer(rc)}},
+                                   msg);
+            }
+        }
+        if (n_finished() >= count && outstanding_ == 0)
+            break;
+        if (done_q_.empty())
+            sc_core::wait(wake_ | dev_->changed);
+    }
+}
+
+void WorkloadRunner::maybe_prefill() {
+    bool want = false;
+    if (spec_.prefill == PrefillSpec::Yes)
+        want = true;
+    else if (spec_.prefill == PrefillSpec::Auto)
+        want = spec_.op == OpSpec::Read && spec_.verify &&
+               !dev_->shadow.any_written(spec_.region_start, spec_.region_length);
+    if (!want)
+        return;
+    uint32_t chunk = std::min<uint32_t>(dev_->info.max_sectors ? dev_->info.max_sectors : 256, 2048);
+    chunk = uint32_t(std::min<uint64_t>(chunk, spec_.region_length));
+    uint64_t count = (spec_.region_length + chunk - 1) / chunk;
+    sink_.emit_harness("workload.prefill", SATA_TC_INFO, int(dev_->port),
+                       {{"workload", TraceValue::integer(index_)},
+                        {"lba", TraceValue::integer(int64_t(spec_.region_start))},
+                        {"sectors", TraceValue::integer(int64_t(spec_.region_length))},
+                        {"commands", TraceValue::integer(int64_t(count))}});
+    alloc_slots(std::min(4u, spec_.qd), chunk);
+    uint64_t cursor = spec_.region_start, end = spec_.region_start + spec_.region_length;
+    run_phase(
+        [&]() {
+            Req r{OpSpec::Write, cursor, uint32_t(std::min<uint64_t>(chunk, end - cursor))};
+            cursor += r.n;
+            return r;
+        },
+        count, std::min(4u, spec_.qd), ATA_IO_AUTO, true);
+    free_slots();
+}
+
+void WorkloadRunner::run_io() {
+    maybe_prefill();
+    uint64_t start = spec_.region_start, len = spec_.region_length;
+    uint64_t cursor = start;
+    alloc_slots(spec_.qd, spec_.op == OpSpec::Flush ? 1 : spec_.block_max);
+    auto gen = [&]() -> Req {
+        Req r{};
+        switch (spec_.op) {
+        case OpSpec::Read: r.op = OpSpec::Read; break;
+        case OpSpec::Write: r.op = OpSpec::Write; break;
+        case OpSpec::Mix: r.op = rng_.below(100) < spec_.read_pct ? OpSpec::Read : OpSpec::Write; break;
+        case OpSpec::Flush: r.op = OpSpec::Flush; return r;
+        }
+        r.n = spec_.block_min == spec_.block_max
+                  ? spec_.block_min
+                  : uint32_t(spec_.block_min + rng_.below(uint64_t(spec_.block_max - spec_.block_min) + 1));
+        if (spec_.pattern == PatternSpec::Sequential) {
+            if (cursor + r.n > start + len)
+                cursor = start;
+            r.lba = cursor;
+            cursor += r.n;
+        } else if (spec_.block_min == spec_.block_max) {
+            r.lba = start + rng_.below(len / r.n) * r.n; // block-aligned within the region
+        } else {
+            r.lba = start + rng_.below(len - r.n + 1);
+        }
+        return r;
+    };
+    run_phase(gen, spec_.count, spec_.qd, to_io_mode(spec_.mode), false);
+    free_slots();
+}
+
+void WorkloadRunner::run_request() {
+    Req r{spec_.op, spec_.lba, spec_.sectors};
+    alloc_slots(1, std::max<uint32_t>(spec_.sectors, 1));
+    // Wait for overlapping requests of other workloads.
+    while (r.op != OpSpec::Flush && dev_->conflicts(r.lba, r.n, r.op == OpSpec::Write))
+        sc_core::wait(dev_->changed);
+    expect_failure_ = spec_.expect_error;
+    Slot &s = *slots_[0];
+    int rc = submit(s, r, to_io_mode(spec_.mode), false);
+    stats_.submit_rc = rc;
+    int want = expected_rc(spec_.expect_submit);
+    std::string what = std::string(req_op_name(r.op)) + " lba " + std::to_string(r.lba) + " sectors " +
+                       std::to_string(r.n) + " mode " + mode_name(spec_.mode);
+    sink_.emit_harness("request.submit", SATA_TC_INFO, int(dev_->port),
+                       {{"workload", TraceValue::integer(index_)},
+                        {"op", TraceValue::str(req_op_name(r.op))},
+                        {"lba", TraceValue::integer(int64_t(r.lba))},
+                        {"sectors", TraceValue::integer(r.n)},
+                        {"rc", TraceValue::integer(rc)},
+                        {"expected_rc", TraceValue::integer(want)}});
+    if (rc != want) {
+        failures_.add(label() + ": ata_bio_submit(" + what + ") returned " + errno_name(rc) + ", expected " +
+                      errno_name(want));
+        if (rc != 0 && want == 0)
+            ++failures_.io_errors;
+    }
+    if (rc == 0) {
+        while (outstanding_ > 0) {
+            process_done();
+            if (outstanding_ > 0 && done_q_.empty())
+                sc_core::wait(wake_);
+        }
+    } else {
+        ++stats_.completed; // the request ran its course: refused at submit
+        if (rc != want)
+            ++stats_.submit_errors;
+    }
+    free_slots();
+}
+
+void WorkloadRunner::run() {
+    if (spec_.start_delay_ns)
+        sc_core::wait(sc_core::sc_time::from_value(
+            sc_dt::uint64(spec_.start_delay_ns) * sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value())));
+    stats_.started = true;
+    stats_.start_ns = binding_.now_ns();
+    sink_.emit_harness("workload.start", SATA_TC_INFO, int(dev_->port),
+                       {{"workload", TraceValue::integer(index_)},
+                        {"kind", TraceValue::str(spec_.kind == WorkloadKind::Request ? "request" : "io")},
+                        {"op", TraceValue::str(op_name(spec_.op))},
+                        {"mode", TraceValue::str(mode_name(spec_.mode))},
+                        {"count", TraceValue::integer(int64_t(spec_.count))}});
+    if (spec_.kind == WorkloadKind::Request)
+        run_request();
+    else
+        run_io();
+    stats_.end_ns = binding_.now_ns();
+    stats_.done = true;
+    sink_.emit_harness("workload.done", SATA_TC_INFO, int(dev_->port),
+                       {{"workload", TraceValue::integer(index_)},
+                        {"completed", TraceValue::integer(int64_t(stats_.completed))},
+                        {"errors", TraceValue::integer(int64_t(stats_.errors))},
+                        {"bytes", TraceValue::integer(int64_t(stats_.bytes))},
+                        {"data_errors", TraceValue::integer(int64_t(stats_.data_errors))}});
+    done_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,158 @@
+// The I/O submitters: one SystemC thread per workload entry (process context), keeping up
+// to qd requests outstanding through ata_bio_submit(), generating them from seeded
+// generators, and verifying data against the shadow of what each sector should hold.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "run/data_check.h"
+#include "backend/platform_binding.h"
+#include "run/prng.h"
+#include "satasim/ata.h"
+#include "scenario/scenario.h"
+#include "trace/trace_sink.h"
+
+namespace satasim::harness {
+
+// What the run as a whole collects from every workload.
+struct RunFailures {
+    std::vector<std::string> reasons;
+    // The I/O errors themselves: reasons only when their number is not what the scenario
+    // expects (a fault scenario states how many it expects).
+    std::vector<std::string> io_reasons;
+    uint64_t io_errors = 0;   // failed bios not declared as expected
+    uint64_t data_errors = 0; // sectors that read back wrong
+    void add(const std::string &r) { push(reasons, r); }
+    void add_io(const std::string &r) { push(io_reasons, r); }
+
+  private:
+    static void push(std::vector<std::string> &v, const std::string &r) {
+        if (v.size() < 50)
+            v.push_back(r);
+        else if (v.size() == 50)
+            v.push_back("(further problems not listed)");
+    }
+};
+
+// One disk as the workloads see it: the stack's device, what it should contain, and the
+// LBA ranges in flight (a write never overlaps another request in flight).
+struct DeviceState {
+    unsigned port = 0;
+    std::optional<unsigned> pmp_port; // behind the port multiplier on `port`
+    std::string name; // "disk<port>" or "disk<port>.<pmp_port>"
+    ata_device *dev = nullptr;
+    ata_dev_info info{};
+    ShadowMap shadow;
+    uint64_t next_gen = 1;
+    struct Range {
+        uint64_t lba, n;
+        bool write;
+        uint64_t id;
+    };
+    std::vector<Range> inflight;
+    uint64_t next_range_id = 1;
+    sc_core::sc_event changed; // a request finished on this device
+
+    bool conflicts(uint64_t lba, uint64_t n, bool write) const;
+    uint64_t add_range(uint64_t lba, uint64_t n, bool write);
+    void remove_range(uint64_t id);
+};
+
+struct WorkloadStats {
+    uint64_t requested = 0;
+    uint64_t issued = 0;
+    uint64_t completed = 0; // done() called (successful or not)
+    uint64_t errors = 0;    // completed with err_mask != 0
+    uint64_t submit_errors = 0;
+    uint64_t bytes = 0; // moved by successful reads and writes
+    uint64_t reads = 0, writes = 0, flushes = 0;
+    uint64_t data_errors = 0;
+    uint64_t prefill_commands = 0;
+    uint64_t start_ns = 0, end_ns = 0;
+    bool started = false, done = false;
+    // kind: request
+    std::optional<int> submit_rc;
+    std::optional<unsigned> err_mask;
+};
+
+class WorkloadRunner {
+  public:
+    WorkloadRunner(unsigned index, const WorkloadSpec &spec, DeviceState *dev, PlatformBinding &binding,
+                   TraceSink &sink, RunFailures &failures, uint64_t seed);
+    ~WorkloadRunner();
+
+    // The thread body: runs the workload to the end, then notifies done_event().
+    void run();
+    const WorkloadStats &stats() const { return stats_; }
+    const WorkloadSpec &spec() const { return spec_; }
+    unsigned index() const { return index_; }
+    const sc_core::sc_event &done_event() const { return done_ev_; }
+    std::string progress() const;
+    // One line per request submitted and not yet ended (op, LBA, sectors, submit time).
+    std::vector<std::string> pending_requests() const;
+    std::string label() const; // "workload[0] (port 0, read)"
+
+  private:
+    struct Req {
+        OpSpec op; // Read, Write or Flush
+        uint64_t lba;
+        uint32_t n;
+    };
+    struct Slot {
+        WorkloadRunner *owner = nullptr;
+        ata_bio bio{};
+        std::vector<ata_sg> sg;
+        plat_dma_buf buf{};
+        Req req{};
+        uint64_t gen = 0;
+        uint64_t range_id = 0;
+        uint64_t submit_ns = 0;
+        bool busy = false;
+        bool finished = false;
+        bool prefill = false;
+    };
+
+    static void on_done(ata_bio *bio);
+    void alloc_slots(unsigned n, uint32_t max_sectors);
+    void free_slots();
+    // Prepares and submits req on slot; returns the submit result.
+    int submit(Slot &s, const Req &req, ata_io_mode mode, bool prefill);
+    void finish(Slot &s);
+    void process_done();
+    void run_phase(const std::function<Req()> &gen, uint64_t count, unsigned qd, ata_io_mode mode,
+                   bool prefill);
+    void run_io();
+    void run_request();
+    void maybe_prefill();
+    void record_io_error(const Slot &s, const std::string &what);
+
+    unsigned index_;
+    WorkloadSpec spec_;
+    DeviceState *dev_;
+    PlatformBinding &binding_;
+    TraceSink &sink_;
+    RunFailures &failures_;
+    uint64_t seed_;      // data pattern seed (scenario seed)
+    Rng rng_;            // request generator
+    WorkloadStats stats_;
+    std::vector<std::unique_ptr<Slot>> slots_;
+    std::deque<Slot *> done_q_;
+    unsigned outstanding_ = 0;
+    bool expect_failure_ = false;
+    sc_core::sc_event wake_;
+    sc_core::sc_event done_ev_;
+};
+
+ata_io_mode to_io_mode(ModeSpec m);
+const char *dev_class_name(enum ata_dev_class c);
+std::string link_speed_name(unsigned gen); // "6.0 Gbps"
+
+} // namespace satasim::harness

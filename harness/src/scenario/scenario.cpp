@@ -1,0 +1,96 @@
+#include "scenario/scenario.h"
+
+#include <cstdio>
+
+namespace satasim::harness {
+
+uint64_t DeviceSpec::addressable() const {
+    constexpr uint64_t kLba28Max = (1ull << 28) - 1;
+    if (!lba48 && capacity > kLba28Max)
+        return kLba28Max;
+    return capacity;
+}
+
+const DeviceSpec *Scenario::device_on_port(unsigned port) const {
+    for (const auto &d : devices)
+        if (d.port == port && !d.pmp_port)
+            return &d;
+    return nullptr;
+}
+
+const DeviceSpec *Scenario::device_at(const DevAddr &a) const {
+    for (const auto &d : devices)
+        if (d.addr() == a)
+            return &d;
+    return nullptr;
+}
+
+std::vector<DevAddr> Scenario::disk_places(unsigned port) const {
+    const PmpSpec *pm = pmp_on_port(port);
+    if (!pm)
+        return {{port, std::nullopt}};
+    std::vector<DevAddr> out;
+    for (unsigned f = 0; f < pm->ports; ++f)
+        out.push_back({port, f});
+    return out;
+}
+
+std::string DevAddr::str() const {
+    return "port " + std::to_string(port) + (pmp_port ? " pmp_port " + std::to_string(*pmp_port) : "");
+}
+
+std::string DevAddr::trace_name(const char *kind) const {
+    return kind + std::to_string(port) + (pmp_port ? "." + std::to_string(*pmp_port) : std::string());
+}
+
+std::string DevAddr::ata_name() const {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "ata%u.%02u", port + 1, pmp_port.value_or(0));
+    return buf;
+}
+
+const char *op_name(OpSpec op) {
+    switch (op) {
+    case OpSpec::Read: return "read";
+    case OpSpec::Write: return "write";
+    case OpSpec::Mix: return "mix";
+    case OpSpec::Flush: return "flush";
+    }
+    return "?";
+}
+
+const char *mode_name(ModeSpec m) {
+    switch (m) {
+    case ModeSpec::Auto: return "auto";
+    case ModeSpec::Dma: return "dma";
+    case ModeSpec::Pio: return "pio";
+    case ModeSpec::Ncq: return "ncq";
+    }
+    return "?";
+}
+
+const char *pattern_name(PatternSpec p) {
+    return p == PatternSpec::Random ? "random" : "sequential";
+}
+
+const char *ncq_order_name(NcqOrderSpec o) {
+    switch (o) {
+    case NcqOrderSpec::InOrder: return "in_order";
+    case NcqOrderSpec::Reverse: return "reverse";
+    case NcqOrderSpec::Random: return "random";
+    case NcqOrderSpec::ShortestSeek: return "shortest_seek";
+    }
+    return "?";
+}
+
+const char *submit_expect_name(SubmitExpect e) {
+    switch (e) {
+    case SubmitExpect::Ok: return "ok";
+    case SubmitExpect::Einval: return "einval";
+    case SubmitExpect::Eopnotsupp: return "eopnotsupp";
+    case SubmitExpect::Enodev: return "enodev";
+    }
+    return "?";
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,231 @@
+// The parsed scenario: what the scenario reader (scenario_parser.cpp and its section_*.cpp)
+// builds from a YAML file and every other part of the harness reads. Plain data, all
+// defaults applied, all units converted (sizes in sectors, times in nanoseconds).
+// Documented key by key in scenarios/README.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario/steps.h"
+#include "model/fault/fault_plan.h"
+
+namespace satasim::harness {
+
+struct ControllerSpec {
+    std::string type = "ahci";
+    unsigned ports = 4;
+    unsigned slots = 32;
+    bool ncq = true;
+    unsigned gen = 3;
+    bool gen_set = false; // gen given in the file (the QEMU backend refuses non-Gen1 links)
+    // type ahci only: CAP.FBSS (FIS-based switching), used on ports whose PMP has fbs: true
+    bool fbs = false;
+    // type sil24 only: the PCI-X completion-interrupt-loss erratum (Sil24Config)
+    bool pcix_irq_loss = false;
+    uint64_t pcix_ack_window_ns = 2000;
+};
+
+struct HostSpec {
+    std::string eh_policy; // empty = the stack's default
+    bool no_ncq = false;
+    uint32_t port_mask = 0;
+    bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
+    bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
+    unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
+};
+
+// SATA link model (model/link): the cycle-level dword link or the computed FIS-level one.
+// SATASIM_LINK_MODE=dword|fis in the environment overrides both scenario keys.
+enum class LinkModeSpec { Dword, Fis };
+
+enum class NcqOrderSpec { InOrder, Reverse, Random, ShortestSeek };
+
+// An I/O error QEMU's blkdebug driver injects under a disk (backend qemu only).
+enum class BlkdebugOp { Read, Write, Flush };
+struct BlkdebugRule {
+    int line = 0;
+    BlkdebugOp op = BlkdebugOp::Read;
+    int64_t lba = -1; // sector the failing request must touch; -1 = any (flush: always)
+    bool once = true; // fail the first matching request only, else every one
+    unsigned err = 5; // errno: 5 EIO
+};
+
+struct TimingSpec {
+    bool ssd = false;
+    double rpm = 7200;
+    double seek_ms = 8.5;
+    double latency_us = 60;
+    double rate_mb_s = 180;
+    double overhead_us = 20;
+    double reset_ready_ms = 2;
+};
+
+// Where a disk sits: a host port, and the fan-out port of the port multiplier there.
+struct DevAddr {
+    unsigned port = 0;
+    std::optional<unsigned> pmp_port;
+
+    bool operator==(const DevAddr &o) const { return port == o.port && pmp_port == o.pmp_port; }
+    bool operator!=(const DevAddr &o) const { return !(*this == o); }
+    bool operator<(const DevAddr &o) const {
+        return port != o.port ? port < o.port : pmp_port.value_or(15) < o.pmp_port.value_or(15);
+    }
+    // "port 1" or "port 1 pmp_port 2" (messages)
+    std::string str() const;
+    // A model's trace name: "disk1", or "disk1.2" behind the PMP on fan-out port 2
+    std::string trace_name(const char *kind) const;
+    // libata's device name: "ata2.00" on the host link, "ata2.02" behind the PMP on fan-out port 2
+    std::string ata_name() const;
+    // fan-out port for the stack and the trace: -1 on the host link
+    int link() const { return pmp_port ? int(*pmp_port) : -1; }
+};
+
+struct DeviceSpec {
+    int line = 0; // where the entry starts in the file
+    unsigned port = 0;
+    std::string model = "SATASIM HDD";
+    std::string serial;   // default: "SIM" + port, set by the parser
+    std::string firmware = "SIM1.0";
+    uint64_t capacity = 1953525168; // sectors
+    bool lba48 = true;
+    bool ncq = true;
+    unsigned ncq_depth = 32;
+    unsigned gen = 3;
+    bool gen_set = false; // gen given in the file
+    unsigned udma = 6;
+    unsigned pio = 4;
+    unsigned multi = 16;
+    unsigned ata_major = 8;
+    bool write_cache = true;
+    NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
+    TimingSpec timing;
+    std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
+    bool present = true;               // false: the cable starts unplugged (a later plug fault)
+    uint64_t ncq_sdb_coalesce_ns = 0;  // finished NCQ tags batched into one SDB FIS
+    std::optional<LinkModeSpec> link_mode; // link: {mode}: overrides the scenario's link.mode
+    std::optional<unsigned> pmp_port;      // behind the port multiplier on `port`, fan-out port
+
+    DevAddr addr() const { return {port, pmp_port}; }
+    // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
+    uint64_t addressable() const;
+    unsigned max_sectors() const { return lba48 ? 65535 : 256; }
+};
+
+// A SATA port multiplier on a host port (pmps[]); its disks are devices[] with pmp_port.
+struct PmpSpec {
+    int line = 0;
+    unsigned port = 0;                 // host port
+    unsigned ports = 5;                // fan-out device ports, 1..15
+    std::string product = "sii3726";   // sii3726 | sii4726 (GSCR[0] 0x1095:0x3726 / 0x4726)
+    bool fbs = false;                  // FIS-based switching capable
+    bool async_notify = true;          // asynchronous notification supported (GSCR[64] bit 3)
+};
+
+enum class WorkloadKind { Io, Request };
+enum class OpSpec { Read, Write, Mix, Flush };
+enum class PatternSpec { Sequential, Random };
+enum class ModeSpec { Auto, Dma, Pio, Ncq };
+enum class SubmitExpect { Ok, Einval, Eopnotsupp, Enodev };
+enum class PrefillSpec { Auto, Yes, No };
+
+struct WorkloadSpec {
+    int line = 0;
+    WorkloadKind kind = WorkloadKind::Io;
+    unsigned device = 0; // port of the disk
+    std::optional<unsigned> pmp_port; // behind the port multiplier on that port
+    OpSpec op = OpSpec::Read;
+    unsigned read_pct = 50;
+    PatternSpec pattern = PatternSpec::Sequential;
+    uint32_t block_min = 8, block_max = 8; // sectors
+    unsigned qd = 1;
+    uint64_t count = 0;
+    ModeSpec mode = ModeSpec::Auto;
+    uint64_t region_start = 0;
+    uint64_t region_length = 0; // 0 = to the end of the device
+    bool verify = true;
+    PrefillSpec prefill = PrefillSpec::Auto;
+    bool barrier = false;
+    uint64_t sg_segment = 4u << 20; // bytes per scatter/gather entry
+    uint64_t start_delay_ns = 0;
+    // kind: request
+    uint64_t lba = 0;
+    uint32_t sectors = 0;
+    SubmitExpect expect_submit = SubmitExpect::Ok;
+    bool expect_error = false; // the command itself is expected to fail (err_mask != 0)
+};
+
+struct ExpectDevice {
+    int line = 0;
+    unsigned port = 0;
+    std::optional<unsigned> pmp_port;
+    std::optional<std::string> cls, model, serial, firmware, xfer;
+    std::optional<uint64_t> sectors;
+    std::optional<bool> lba48, ncq;
+    std::optional<unsigned> ncq_depth, max_sectors, multi, gen;
+};
+
+struct ExpectSpec {
+    std::vector<ExpectDevice> devices;
+    std::vector<DevAddr> empty_ports; // host ports, or fan-out ports behind a PMP
+    std::vector<std::string> log_contains, log_not_contains;
+    uint64_t io_errors = 0;
+    // io_errors_min / io_errors_max: a range instead of the exact io_errors (faults)
+    std::optional<uint64_t> io_errors_min, io_errors_max;
+    bool all_devices_found = true;
+    // The state at the end of the run (after faults): devices present and ports empty.
+    std::vector<ExpectDevice> devices_after;
+    std::vector<DevAddr> absent_after;
+};
+
+// waveform: VCD output of model signals (scenarios/README.md, vcd_writer.h).
+struct WaveformSpec {
+    bool on = false;
+    unsigned groups = 0x1f;      // bit per model/wave Group (irq, phy, prims, fis, regs)
+    std::vector<unsigned> ports; // host ports whose signals are recorded; empty: every port
+};
+
+struct Scenario {
+    std::string file; // as given on the command line
+    std::string name;
+    std::string description;
+    uint64_t seed = 1;
+    uint64_t time_limit_ns = 600ull * 1000 * 1000 * 1000;
+    bool trace_cmds = true;
+    bool trace_fis = false; // per-FIS model records (disk.fis_rx / disk.fis_tx)
+    std::string backend; // a registered backend's name (backend/registry.cpp), set by the parser
+    ControllerSpec controller;
+    HostSpec host;
+    LinkModeSpec link_mode = LinkModeSpec::Dword; // link: {mode}
+    std::vector<DeviceSpec> devices; // in file order
+    std::vector<PmpSpec> pmps;       // in file order
+    std::vector<WorkloadSpec> workload;
+    ExpectSpec expect;
+    std::vector<Step> steps; // directed low-level steps (host.stack false), see scenario/steps.h
+    fault::FaultPlan faults; // injected by model/fault's FaultInjector (backend systemc)
+    WaveformSpec waveform;   // OUT/<name>/waveform.vcd when on
+
+    // The disk directly on a host port (not one behind a port multiplier there).
+    const DeviceSpec *device_on_port(unsigned port) const;
+    // The disk at an address (on the host port, or behind its port multiplier).
+    const DeviceSpec *device_at(const DevAddr &a) const;
+    // Where a disk can sit on a host port: the port itself, or each fan-out port of the
+    // port multiplier there.
+    std::vector<DevAddr> disk_places(unsigned port) const;
+    const PmpSpec *pmp_on_port(unsigned port) const {
+        for (const auto &x : pmps)
+            if (x.port == port)
+                return &x;
+        return nullptr;
+    }
+};
+
+const char *op_name(OpSpec op);
+const char *mode_name(ModeSpec m);
+const char *pattern_name(PatternSpec p);
+const char *ncq_order_name(NcqOrderSpec o);
+const char *submit_expect_name(SubmitExpect e);
+
+} // namespace satasim::harness

@@ -1,0 +1,137 @@
+// YAML scenario file -> Scenario: the top-level keys, then each section in the order one
+// depends on the next (controller, host, link, pmps, devices, workload, faults, waveform,
+// steps, expect); each section is its own file (section_*.cpp) on the one toolkit of
+// yaml_walk.h.
+#include "scenario/scenario_parser.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "scenario/scenario_include.h"
+#include "scenario/sections.h"
+
+namespace satasim::harness {
+
+std::string file_stem(const std::string &path) {
+    size_t slash = path.find_last_of('/');
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    size_t dot = base.find_last_of('.');
+    return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+bool valid_name(const std::string &n) {
+    if (n.empty() || n.size() > 100 || n[0] == '.')
+        return false;
+    for (unsigned char c : n)
+        if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.'))
+            return false;
+    return true;
+}
+
+Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends) {
+    Parser p(file);
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::ParserException &e) {
+        p.fail(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    } catch (const YAML::Exception &e) {
+        p.fail(e.mark.line >= 0 ? e.mark.line + 1 : 1, "", std::string("YAML error: ") + e.what());
+    }
+    if (!root.IsDefined() || root.IsNull())
+        p.fail(1, "", "empty scenario file");
+    IncludeResult inc = resolve_includes(root, file);
+    root = inc.root;
+    if (!inc.origin.empty())
+        p.file_for_ = [inc, file](const std::string &path) { return origin_file(inc, path, file); };
+
+    Scenario sc;
+    sc.file = file;
+    Field rootf;
+    rootf.node = root;
+    rootf.line = 1;
+    MapView m(p, root, "", 1,
+              {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
+               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps", "waveform"});
+
+    sc.name = file_stem(file);
+    if (auto *v = m.find("name"))
+        sc.name = as_string(p, *v);
+    if (!valid_name(sc.name))
+        p.fail(m.has("name") ? m.get("name").line : 1, "name",
+               "'" + sc.name + "' is not a usable scenario name (letters, digits, '-', '_', '.'; "
+                               "it names the output folder)");
+    if (auto *v = m.find("description"))
+        sc.description = as_string(p, *v);
+    if (auto *v = m.find("seed"))
+        sc.seed = as_uint(p, *v, 0, UINT64_MAX);
+    if (auto *v = m.find("time_limit")) {
+        sc.time_limit_ns = as_time_ns(p, *v);
+        if (sc.time_limit_ns == 0 || sc.time_limit_ns > 100000ull * 1000000000ull)
+            p.fail(*v, "the time limit must be more than 0 and at most 100000s");
+    }
+    if (auto *v = m.find("trace_cmds"))
+        sc.trace_cmds = as_bool(p, *v);
+    if (auto *v = m.find("trace_fis"))
+        sc.trace_fis = as_bool(p, *v);
+    p.backend = backends.front();
+    if (auto *v = m.find("backend")) {
+        std::vector<std::pair<const char *, const BackendRules *>> names;
+        for (const BackendRules *r : backends)
+            names.push_back({r->name, r});
+        p.backend = as_enum<const BackendRules *>(p, *v, names);
+    }
+    sc.backend = p.backend->name;
+    if (auto *v = m.find("controller"))
+        parse_controller(p, *v, sc.controller);
+    if (auto *v = m.find("host"))
+        parse_host(p, *v, sc.host);
+    if (auto *v = m.find("link")) {
+        sc.link_mode = parse_link(p, *v);
+        if (const char *why = p.backend->refuses_key(ScenarioKey::Link))
+            p.fail(*v, why);
+    }
+
+    // The list sections: a missing or empty (null) key is an empty list.
+    auto list_section = [&](const char *key, auto &&each) {
+        if (auto *v = m.find(key); v && !v->node.IsNull())
+            for_each_element(p, *v, each);
+    };
+    list_section("pmps", [&](const Field &f, size_t) { sc.pmps.push_back(parse_pmp(p, f, sc)); });
+
+    list_section("devices", [&](const Field &f, size_t) { sc.devices.push_back(parse_placed_device(p, f, sc)); });
+
+    list_section("workload", [&](const Field &f, size_t) { sc.workload.push_back(parse_workload(p, f, sc)); });
+    std::map<std::string, int> fault_ids;
+    list_section("faults", [&](const Field &ff, size_t i) {
+        fault::Fault x = parse_fault(p, ff, sc, i);
+        if (fault_ids.count(x.id))
+            p.fail(line_of(ff.node["id"], x.line), ff.path + ".id",
+                   "fault id '" + x.id + "' is already used (line " + std::to_string(fault_ids[x.id]) + ")");
+        fault_ids[x.id] = x.line;
+        sc.faults.push_back(x);
+    });
+    if (auto *v = m.find("waveform"))
+        parse_waveform(p, *v, sc);
+    if (auto *v = m.find("steps"))
+        parse_directed_steps(p, m, *v, sc);
+    else if (m.has("host") && !sc.host.stack)
+        p.fail(line_of(m.get("host").node["stack"], 1), "host.stack", "false needs `steps:` (what runs instead of the stack)");
+    if (auto *v = m.find("expect"))
+        parse_expect(p, *v, sc);
+    if (!sc.steps.empty())
+        check_directed_expect(p, m);
+    return sc;
+}
+
+Scenario parse_scenario_file(const std::string &path, const BackendList &backends) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ScenarioError(path + ": cannot read the scenario file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_scenario_text(ss.str(), path, backends);
+}
+
+} // namespace satasim::harness

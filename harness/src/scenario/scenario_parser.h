@@ -1,0 +1,25 @@
+// YAML scenario file -> Scenario, with validation. Every error names the file, the line
+// and the key: "scenarios/x.yaml:12: devices[1].port: port 5 does not exist on a 4-port
+// ahci controller".
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "backend/rules.h"
+#include "scenario/scenario.h"
+
+namespace satasim::harness {
+
+class ScenarioError : public std::runtime_error {
+  public:
+    explicit ScenarioError(const std::string &what) : std::runtime_error(what) {}
+};
+
+// Throws ScenarioError (the message is the whole diagnostic line). `backends`: the names
+// the `backend` key takes and what each refuses (backend/registry.h: backend_rules();
+// the first is the default).
+Scenario parse_scenario_file(const std::string &path, const BackendList &backends);
+Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends);
+
+} // namespace satasim::harness

@@ -1,0 +1,251 @@
+// Sections devices[] and pmps[], and the addressing of a disk (host port, fan-out port)
+// that workloads, faults and expectations share (scenarios/README.md).
+#include "scenario/sections.h"
+
+namespace satasim::harness {
+
+// The refusal of a host port or fan-out port that the topology does not have.
+std::string no_such_port(const Scenario &sc, unsigned port) {
+    return "port " + std::to_string(port) + " does not exist on a " + std::to_string(sc.controller.ports) +
+           "-port " + sc.controller.type + " controller";
+}
+std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout) {
+    return "fan-out port " + std::to_string(fanout) + " does not exist on the " + std::to_string(pm.ports) +
+           "-port port multiplier on port " + std::to_string(pm.port) + " (line " + std::to_string(pm.line) + ")";
+}
+
+// The disk a workload, fault or expectation names: the host port (`port_key`) and, on a
+// port with a port multiplier, the fan-out port (`pmp_port`). Both must exist; whether a
+// disk is configured there is the caller's question.
+DevAddr parse_dev_addr(const Parser &p, const MapView &m, const char *port_key, const Scenario &sc,
+                       const std::string &required_note) {
+    if (!m.has(port_key))
+        p.fail(m.line(), m.join(port_key), "required (" + required_note + ")");
+    const Field &pf = m.get(port_key);
+    DevAddr a;
+    a.port = unsigned(as_uint(p, pf, 0, 31));
+    if (a.port >= sc.controller.ports)
+        p.fail(pf, no_such_port(sc, a.port));
+    const PmpSpec *pm = sc.pmp_on_port(a.port);
+    if (auto *v = m.find("pmp_port")) {
+        if (!pm)
+            p.fail(*v, "port " + std::to_string(a.port) + " has no port multiplier (pmps[])");
+        a.pmp_port = unsigned(as_uint(p, *v, 0, 14));
+        if (*a.pmp_port >= pm->ports)
+            p.fail(*v, no_such_fanout_port(*pm, *a.pmp_port));
+    }
+    return a;
+}
+
+// The configured disk at `a`, or a failure at the address's port key naming where the disks are.
+const DeviceSpec &addressed_disk(const Parser &p, const MapView &m, const char *port_key, const DevAddr &a,
+                                 const Scenario &sc, const std::string &extra) {
+    if (const DeviceSpec *d = sc.device_at(a))
+        return *d;
+    const PmpSpec *pm = sc.pmp_on_port(a.port);
+    if (pm && !a.pmp_port)
+        p.fail(m.get(port_key), "port " + std::to_string(a.port) + " has a port multiplier (pmps[], line " +
+                                    std::to_string(pm->line) + "): give the disk's pmp_port");
+    std::string where;
+    for (const auto &d : sc.devices)
+        where += (where.empty() ? "" : ", ") + (d.pmp_port ? d.addr().str() : std::to_string(d.port));
+    p.fail(a.pmp_port ? m.get("pmp_port") : m.get(port_key),
+           "no disk on " + a.str() + extra +
+               (where.empty() ? std::string(" (no disks configured)") : " (disks are on ports " + where + ")"));
+}
+
+static void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
+    MapView m(p, f.node, f.path, f.line,
+              {"kind", "rpm", "seek", "latency", "rate", "overhead", "reset_ready"});
+    if (!m.has("kind"))
+        p.fail(m.line(), m.join("kind"), "required (ssd or hdd)");
+    t.ssd = as_enum<bool>(p, m.get("kind"), {{"ssd", true}, {"hdd", false}});
+    if (t.ssd) {
+        // An SSD default profile: flat latency, SATA-3-class media rate.
+        t.latency_us = 60;
+        t.rate_mb_s = 550;
+        t.overhead_us = 20;
+        for (const char *k : {"rpm", "seek"})
+            if (m.has(k))
+                p.fail(m.get(k), "only for kind: hdd");
+    } else {
+        if (m.has("latency"))
+            p.fail(m.get("latency"), "only for kind: ssd (an hdd's latency comes from seek and rpm)");
+    }
+    if (auto *v = m.find("rpm"))
+        t.rpm = double(as_uint(p, *v, 1000, 30000));
+    if (auto *v = m.find("seek"))
+        t.seek_ms = double(as_time_ns(p, *v)) / 1e6;
+    if (auto *v = m.find("latency"))
+        t.latency_us = double(as_time_ns(p, *v)) / 1e3;
+    if (auto *v = m.find("rate"))
+        t.rate_mb_s = as_rate(p, *v);
+    if (auto *v = m.find("overhead"))
+        t.overhead_us = double(as_time_ns(p, *v)) / 1e3;
+    if (auto *v = m.find("reset_ready"))
+        t.reset_ready_ms = double(as_time_ns(p, *v)) / 1e6;
+}
+
+PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
+    PmpSpec x;
+    MapView m(p, f.node, f.path, f.line, {"port", "ports", "product", "fbs", "async_notify"});
+    x.line = m.line();
+    if (!m.has("port"))
+        p.fail(m.line(), m.join("port"), "required");
+    x.port = unsigned(as_uint(p, m.get("port"), 0, 31));
+    if (x.port >= sc.controller.ports)
+        p.fail(m.get("port"), no_such_port(sc, x.port));
+    if (const PmpSpec *other = sc.pmp_on_port(x.port))
+        p.fail(m.get("port"), "port " + std::to_string(x.port) + " already has a port multiplier (line " +
+                                  std::to_string(other->line) + ")");
+    if (const char *why = p.backend->refuses_key(ScenarioKey::Pmps))
+        p.fail(m.line(), f.path, why);
+    if (auto *v = m.find("ports"))
+        x.ports = unsigned(as_uint(p, *v, 1, 15));
+    if (auto *v = m.find("product"))
+        x.product = as_enum<std::string>(p, *v, {{"sii3726", "sii3726"}, {"sii4726", "sii4726"}});
+    if (auto *v = m.find("fbs"))
+        x.fbs = as_bool(p, *v);
+    if (auto *v = m.find("async_notify"))
+        x.async_notify = as_bool(p, *v);
+    return x;
+}
+
+static DeviceSpec parse_device(const Parser &p, const Field &f) {
+    DeviceSpec d;
+    MapView m(p, f.node, f.path, f.line,
+              {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
+               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug",
+               "present", "ncq_sdb_coalesce", "link", "pmp_port"});
+    d.line = m.line();
+    if (auto *v = m.find("link"))
+        d.link_mode = parse_link(p, *v);
+    if (!m.has("port"))
+        p.fail(m.line(), m.join("port"), "required");
+    d.port = unsigned(as_uint(p, m.get("port"), 0, 31));
+    d.serial = "SIM" + std::string(d.port < 10 ? "000000" : "00000") + std::to_string(d.port);
+    if (auto *v = m.find("pmp_port")) {
+        d.pmp_port = unsigned(as_uint(p, *v, 0, 14));
+        // default serial: SIM<port><pmp_port> in 10 characters, e.g. SIM0000102 (port 1, 2)
+        std::string n = std::to_string(d.port * 100 + *d.pmp_port);
+        d.serial = "SIM" + std::string(7 - n.size(), '0') + n;
+    }
+    if (auto *v = m.find("model"))
+        d.model = as_ident_string(p, *v, 40);
+    if (auto *v = m.find("serial"))
+        d.serial = as_ident_string(p, *v, 20);
+    if (auto *v = m.find("firmware"))
+        d.firmware = as_ident_string(p, *v, 8);
+    if (auto *v = m.find("capacity")) {
+        d.capacity = as_sectors(p, *v);
+        if (d.capacity < 1 || d.capacity > (1ull << 48) - 1)
+            p.fail(*v, "capacity must be 1 .. 2^48-1 sectors");
+    }
+    if (auto *v = m.find("lba48"))
+        d.lba48 = as_bool(p, *v);
+    if (auto *v = m.find("ncq"))
+        d.ncq = as_bool(p, *v);
+    if (auto *v = m.find("ncq_depth"))
+        d.ncq_depth = unsigned(as_uint(p, *v, 1, 32));
+    if (auto *v = m.find("gen")) {
+        d.gen = unsigned(as_uint(p, *v, 1, 3));
+        d.gen_set = true;
+    }
+    if (auto *v = m.find("udma"))
+        d.udma = unsigned(as_uint(p, *v, 0, 6));
+    if (auto *v = m.find("pio"))
+        d.pio = unsigned(as_uint(p, *v, 0, 4));
+    if (auto *v = m.find("multi")) {
+        d.multi = unsigned(as_uint(p, *v, 0, 128));
+        if (d.multi & (d.multi - 1))
+            p.fail(*v, "multi must be 0 (off) or a power of two up to 128");
+    }
+    if (auto *v = m.find("ata_major"))
+        d.ata_major = unsigned(as_uint(p, *v, 1, 14));
+    if (auto *v = m.find("write_cache"))
+        d.write_cache = as_bool(p, *v);
+    if (auto *v = m.find("ncq_order"))
+        d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
+                                            {{"in_order", NcqOrderSpec::InOrder},
+                                             {"reverse", NcqOrderSpec::Reverse},
+                                             {"random", NcqOrderSpec::Random},
+                                             {"shortest_seek", NcqOrderSpec::ShortestSeek}});
+    if (auto *v = m.find("timing"))
+        parse_timing(p, *v, d.timing);
+    if (auto *v = m.find("present"))
+        d.present = as_bool(p, *v);
+    if (auto *v = m.find("ncq_sdb_coalesce")) {
+        d.ncq_sdb_coalesce_ns = as_time_ns(p, *v);
+        if (d.ncq_sdb_coalesce_ns > 1000000000ull)
+            p.fail(*v, "at most 1s");
+    }
+    if (auto *v = m.find("blkdebug")) {
+        const YAML::Node &l = as_list(p, *v);
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field ef = element(*v, i);
+            MapView em(p, ef.node, ef.path, ef.line, {"op", "lba", "once", "errno"});
+            BlkdebugRule r;
+            r.line = em.line();
+            if (!em.has("op"))
+                p.fail(em.line(), em.join("op"), "required");
+            r.op = as_enum<BlkdebugOp>(p, em.get("op"),
+                                       {{"read", BlkdebugOp::Read}, {"write", BlkdebugOp::Write},
+                                        {"flush", BlkdebugOp::Flush}});
+            if (auto *x = em.find("lba")) {
+                if (r.op == BlkdebugOp::Flush)
+                    p.fail(*x, "a flush has no sector: leave lba out");
+                r.lba = int64_t(as_sectors(p, *x));
+                if (uint64_t(r.lba) >= d.capacity)
+                    p.fail(*x, "lba beyond the disk's capacity");
+            }
+            if (auto *x = em.find("once"))
+                r.once = as_bool(p, *x);
+            if (auto *x = em.find("errno"))
+                r.err = unsigned(as_uint(p, *x, 1, 133));
+            d.blkdebug.push_back(r);
+        }
+    }
+    return d;
+}
+
+// One devices[] entry, checked against the topology: a host port that exists, a fan-out
+// port when (and only when) a port multiplier sits on the port, one disk per place.
+DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario &sc) {
+    DeviceSpec d = parse_device(p, df);
+    std::string ppath = df.path + ".port";
+    int pline = line_of(df.node["port"], d.line);
+    if (d.port >= sc.controller.ports)
+        p.fail(pline, ppath,
+               no_such_port(sc, d.port));
+    if (const PmpSpec *pm = sc.pmp_on_port(d.port)) {
+        const std::string fpath = df.path + ".pmp_port";
+        const int fline = line_of(df.node["pmp_port"], d.line);
+        if (!d.pmp_port)
+            p.fail(pline, ppath,
+                   "port " + std::to_string(d.port) + " has a port multiplier (pmps[], line " +
+                       std::to_string(pm->line) + "): give the disk its pmp_port");
+        if (*d.pmp_port >= pm->ports)
+            p.fail(fline, fpath,
+                   no_such_fanout_port(*pm, *d.pmp_port));
+        for (const DeviceSpec &o : sc.devices)
+            if (o.port == d.port && o.pmp_port == d.pmp_port)
+                p.fail(fline, fpath,
+                       "fan-out port " + std::to_string(*d.pmp_port) + " of port " +
+                           std::to_string(d.port) + " already has a disk (line " +
+                           std::to_string(o.line) + ")");
+    } else if (d.pmp_port) {
+        p.fail(line_of(df.node["pmp_port"], d.line), df.path + ".pmp_port",
+               "port " + std::to_string(d.port) + " has no port multiplier (add it to pmps[])");
+    }
+    if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_on_port(d.port))
+        p.fail(pline, ppath,
+               "port " + std::to_string(d.port) + " already has a disk (line " +
+                   std::to_string(other->line) + ")");
+    if (const char *why = p.backend->refuses_key(ScenarioKey::DeviceLink); d.link_mode && why)
+        p.fail(line_of(df.node["link"], d.line), df.path + ".link", why);
+    // A disk faster than the host is fine: the link negotiates down.
+    return d;
+}
+
+
+} // namespace satasim::harness

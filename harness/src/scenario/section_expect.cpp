@@ -1,0 +1,129 @@
+// Section expect (scenarios/README.md).
+#include "scenario/sections.h"
+
+#include <map>
+
+namespace satasim::harness {
+
+static ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario &sc) {
+    ExpectDevice e;
+    MapView m(p, f.node, f.path, f.line,
+              {"port", "pmp_port", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
+               "ncq_depth", "max_sectors", "multi", "xfer", "gen"});
+    e.line = m.line();
+    DevAddr a = parse_dev_addr(p, m, "port", sc, "the host port");
+    e.port = a.port;
+    e.pmp_port = a.pmp_port;
+    if (auto *v = m.find("class"))
+        e.cls = as_enum<std::string>(p, *v,
+                                     {{"ata", "ata"}, {"atapi", "atapi"}, {"pmp", "pmp"}, {"semb", "semb"},
+                                      {"zac", "zac"}, {"none", "none"}, {"unknown", "unknown"}});
+    if (auto *v = m.find("model"))
+        e.model = as_string(p, *v);
+    if (auto *v = m.find("serial"))
+        e.serial = as_string(p, *v);
+    if (auto *v = m.find("firmware"))
+        e.firmware = as_string(p, *v);
+    if (auto *v = m.find("xfer"))
+        e.xfer = as_string(p, *v);
+    if (auto *v = m.find("sectors"))
+        e.sectors = as_sectors(p, *v);
+    if (auto *v = m.find("lba48"))
+        e.lba48 = as_bool(p, *v);
+    if (auto *v = m.find("ncq"))
+        e.ncq = as_bool(p, *v);
+    if (auto *v = m.find("ncq_depth"))
+        e.ncq_depth = unsigned(as_uint(p, *v, 0, 32));
+    if (auto *v = m.find("max_sectors"))
+        e.max_sectors = unsigned(as_uint(p, *v, 1, 65536));
+    if (auto *v = m.find("multi"))
+        e.multi = unsigned(as_uint(p, *v, 0, 255));
+    if (auto *v = m.find("gen"))
+        e.gen = unsigned(as_uint(p, *v, 0, 3));
+    return e;
+}
+
+// A list of expected devices, each port at most once.
+static std::vector<ExpectDevice> parse_expect_device_list(const Parser &p, const Field &v, const Scenario &sc) {
+    const YAML::Node &l = as_list(p, v);
+    std::vector<ExpectDevice> out;
+    std::map<DevAddr, int> seen;
+    for (size_t i = 0; i < l.size(); ++i) {
+        Field ef = element(v, i);
+        ExpectDevice d = parse_expect_device(p, ef, sc);
+        const DevAddr a{d.port, d.pmp_port};
+        if (seen.count(a))
+            p.fail(d.line, ef.path + ".port",
+                   a.str() + " is already expected (line " + std::to_string(seen[a]) + ")");
+        seen[a] = d.line;
+        out.push_back(d);
+    }
+    return out;
+}
+
+// A list of places expected to hold no device: host ports, or {port, pmp_port} for a
+// fan-out port. Each must exist, must not be in `devices` (named `devices_key` in errors)
+// and, with no_disk_configured, must have no disk in the file.
+static std::vector<DevAddr> parse_port_list(const Parser &p, const Field &v, const Scenario &sc,
+                                     const std::vector<ExpectDevice> &devices,
+                                     const std::string &devices_key, bool no_disk_configured) {
+    const YAML::Node &l = as_list(p, v);
+    std::vector<DevAddr> out;
+    for (size_t i = 0; i < l.size(); ++i) {
+        Field pf = element(v, i);
+        DevAddr a;
+        if (pf.node.IsMap()) {
+            MapView m(p, pf.node, pf.path, pf.line, {"port", "pmp_port"});
+            a = parse_dev_addr(p, m, "port", sc, "the host port");
+        } else {
+            a.port = unsigned(as_uint(p, pf, 0, 31));
+            if (a.port >= sc.controller.ports)
+                p.fail(pf, no_such_port(sc, a.port));
+        }
+        if (no_disk_configured)
+            if (const DeviceSpec *d = sc.device_at(a); d && d->present)
+                p.fail(pf, a.str() + " cannot be empty: devices (line " + std::to_string(d->line) +
+                               ") puts a disk there");
+        for (const auto &ed : devices)
+            if (DevAddr{ed.port, ed.pmp_port} == a)
+                p.fail(pf, a.str() + " is also in " + devices_key + " (line " + std::to_string(ed.line) + ")");
+        out.push_back(a);
+    }
+    return out;
+}
+
+void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
+    MapView m(p, f.node, f.path, f.line,
+              {"devices", "empty_ports", "log_contains", "log_not_contains", "io_errors",
+               "io_errors_min", "io_errors_max", "all_devices_found", "devices_after", "absent_after"});
+    ExpectSpec &e = sc.expect;
+    if (auto *v = m.find("devices"))
+        e.devices = parse_expect_device_list(p, *v, sc);
+    if (auto *v = m.find("empty_ports"))
+        e.empty_ports = parse_port_list(p, *v, sc, e.devices, "expect.devices", true);
+    if (auto *v = m.find("log_contains"))
+        e.log_contains = as_string_list(p, *v);
+    if (auto *v = m.find("log_not_contains"))
+        e.log_not_contains = as_string_list(p, *v);
+    if (auto *v = m.find("io_errors"))
+        e.io_errors = as_uint(p, *v, 0, UINT32_MAX);
+    for (const char *k : {"io_errors_min", "io_errors_max"})
+        if (m.has(k) && m.has("io_errors"))
+            p.fail(m.get(k), std::string("give either io_errors (exact) or a range, not both (io_errors on line ") +
+                                 std::to_string(m.get("io_errors").key_line) + ")");
+    if (auto *v = m.find("io_errors_min"))
+        e.io_errors_min = as_uint(p, *v, 0, UINT32_MAX);
+    if (auto *v = m.find("io_errors_max")) {
+        e.io_errors_max = as_uint(p, *v, 0, UINT32_MAX);
+        if (e.io_errors_min && *e.io_errors_max < *e.io_errors_min)
+            p.fail(*v, "io_errors_max is smaller than io_errors_min");
+    }
+    if (auto *v = m.find("all_devices_found"))
+        e.all_devices_found = as_bool(p, *v);
+    if (auto *v = m.find("devices_after"))
+        e.devices_after = parse_expect_device_list(p, *v, sc);
+    if (auto *v = m.find("absent_after"))
+        e.absent_after = parse_port_list(p, *v, sc, e.devices_after, "expect.devices_after", false);
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,305 @@
+// Section faults[] (scenarios/README.md, model/fault/fault_plan.h).
+#include "scenario/sections.h"
+
+#include <algorithm>
+
+namespace satasim::harness {
+
+namespace {
+
+using fault::CommandMatch;
+using fault::Kind;
+
+const std::vector<std::pair<const char *, CommandMatch::Op>> kMatchOps = {
+    {"any", CommandMatch::Op::Any},       {"read", CommandMatch::Op::Read},
+    {"write", CommandMatch::Op::Write},   {"flush", CommandMatch::Op::Flush},
+    {"identify", CommandMatch::Op::Identify}, {"ncq", CommandMatch::Op::Ncq},
+    {"non_ncq", CommandMatch::Op::NonNcq}};
+
+// Keys every fault takes (kind, where, trigger); each kind's own are in its row below.
+const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "id", "at", "after_cmds", "on_cmd",
+                                                   "from_power_on", "repeat", "every", "every_cmds"};
+
+// The readers of each kind's own keys (the rows of kFaultKinds below).
+
+// [first, last] sectors, inclusive, on a disk of `cap` sectors.
+std::pair<uint64_t, uint64_t> as_lba_range(const Parser &p, const Field &f, uint64_t cap) {
+    const YAML::Node &l = as_list(p, f);
+    if (l.size() != 2)
+        p.fail(f, "expected [first, last] (two sectors, inclusive)");
+    uint64_t a = as_sectors(p, element(f, 0)), b = as_sectors(p, element(f, 1));
+    if (b < a)
+        p.fail(element(f, 1), "last is smaller than first");
+    if (b >= cap)
+        p.fail(element(f, 1), "sector " + std::to_string(b) + " is beyond the disk's " + std::to_string(cap) +
+                                  " sectors");
+    return {a, b};
+}
+
+CommandMatch parse_command_match(const Parser &p, const Field &f, uint64_t cap) {
+    MapView m(p, f.node, f.path, f.line, {"op", "opcode", "lba"});
+    CommandMatch c;
+    if (auto *v = m.find("op"))
+        c.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
+    if (auto *v = m.find("opcode"))
+        c.opcode = uint8_t(as_uint(p, *v, 0, 255));
+    if (auto *v = m.find("lba")) {
+        auto r = as_lba_range(p, *v, cap);
+        c.lba_first = r.first;
+        c.lba_last = r.second;
+    }
+    return c;
+}
+
+void parse_crc(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    if (auto *v = m.find("dir"))
+        x.crc.from_host = as_enum<bool>(p, *v, {{"h2d", true}, {"d2h", false}});
+    if (auto *v = m.find("fis"))
+        x.crc.fis = as_enum<sata::FisType>(p, *v,
+                                           {{"data", sata::FisType::Data},
+                                            {"reg_h2d", sata::FisType::RegH2D},
+                                            {"reg_d2h", sata::FisType::RegD2H},
+                                            {"sdb", sata::FisType::SetDeviceBits},
+                                            {"dma_setup", sata::FisType::DmaSetup},
+                                            {"pio_setup", sata::FisType::PioSetup},
+                                            {"dma_activate", sata::FisType::DmaActivate}});
+    if (auto *v = m.find("dword"))
+        x.crc.dword = unsigned(as_uint(p, *v, 0, 2049));
+    if (auto *v = m.find("mask")) {
+        x.crc.xor_mask = uint32_t(as_uint(p, *v, 1, 0xffffffffu));
+    }
+    if (auto *v = m.find("burst"))
+        x.crc.burst = unsigned(as_uint(p, *v, 1, 1000));
+}
+
+void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap) {
+    const fault::Trigger &t = x.trigger;
+    if (auto *v = m.find("error"))
+        x.media.error = as_enum<fault::MediaParams::Error>(p, *v,
+                                                           {{"unc", fault::MediaParams::Error::Unc},
+                                                            {"idnf", fault::MediaParams::Error::Idnf},
+                                                            {"write_fault", fault::MediaParams::Error::WriteFault},
+                                                            {"abrt", fault::MediaParams::Error::Abrt}});
+    if (auto *v = m.find("op"))
+        x.media.match.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
+    if (auto *v = m.find("lba")) {
+        auto r = as_lba_range(p, *v, cap);
+        x.media.match.lba_first = r.first;
+        x.media.match.lba_last = r.second;
+    } else if (t.at_ns) {
+        p.fail(m.line(), m.join("lba"), "required with an `at` trigger (the bad sectors); a command-triggered "
+                                        "media error defaults to the range of the command that fires it");
+    }
+    if (auto *v = m.find("count"))
+        x.media.count = unsigned(as_uint(p, *v, 0, 1000000));
+    if (auto *v = m.find("cleared_by_write"))
+        x.media.cleared_by_write = as_bool(p, *v);
+}
+
+void parse_lost_irq(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    if (m.has("count") && m.has("window"))
+        p.fail(m.get("window").key_line, m.get("window").path,
+               "give count (interrupts) or window (a time), not both");
+    if (auto *v = m.find("count"))
+        x.lost_irq.count = unsigned(as_uint(p, *v, 1, 1000000));
+    if (auto *v = m.find("window")) {
+        x.lost_irq.window_ns = as_time_ns(p, *v);
+        if (x.lost_irq.window_ns == 0)
+            p.fail(*v, "must be more than 0");
+        x.lost_irq.count = 0;
+    }
+}
+
+void parse_plug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    if (auto *v = m.find("model"))
+        x.plug.model = as_ident_string(p, *v, 40);
+    if (auto *v = m.find("serial"))
+        x.plug.serial = as_ident_string(p, *v, 20);
+    if (auto *v = m.find("capacity")) {
+        x.plug.capacity = as_sectors(p, *v);
+        if (*x.plug.capacity < 1 || *x.plug.capacity > (1ull << 48) - 1)
+            p.fail(*v, "capacity must be 1 .. 2^48-1 sectors");
+    }
+    if (auto *v = m.find("blank_media"))
+        x.plug.blank_media = as_bool(p, *v);
+}
+
+void parse_phy_flap(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    if (auto *v = m.find("down")) {
+        x.flap.down_ns = as_time_ns(p, *v);
+        if (x.flap.down_ns == 0 || x.flap.down_ns > 60ull * 1000000000ull)
+            p.fail(*v, "must be more than 0 and at most 60s");
+    }
+}
+
+void parse_link_degrade(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    if (!m.has("gen"))
+        p.fail(m.line(), m.join("gen"), "required (1, 2 or 3: the fastest generation the link reaches)");
+    x.gen = unsigned(as_uint(p, m.get("gen"), 1, 3));
+}
+
+void parse_identify_fail(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    if (auto *v = m.find("count"))
+        x.identify_failures = unsigned(as_uint(p, *v, 1, 1000));
+}
+
+// One row per fault kind: its name in the file, its keys (beside the common ones) and the
+// reader of those keys (null: it has none). The order is the order of the messages'
+// lists. (The model's own table in model/fault/ binds and arms each kind.)
+struct FaultKindRow {
+    const char *name;
+    Kind kind;
+    std::vector<std::string> keys;
+    void (*parse)(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap);
+};
+
+const std::vector<FaultKindRow> kFaultKinds = {
+    {"crc", Kind::Crc, {"dir", "fis", "dword", "mask", "burst"}, parse_crc},
+    {"lost_irq", Kind::LostIrq, {"count", "window"}, parse_lost_irq},
+    {"unplug", Kind::Unplug, {}, nullptr},
+    {"plug", Kind::Plug, {"model", "serial", "capacity", "blank_media"}, parse_plug},
+    {"media_error", Kind::MediaError, {"error", "op", "lba", "count", "cleared_by_write"}, parse_media_error},
+    {"hang", Kind::Hang, {}, nullptr},
+    {"identify_fail", Kind::IdentifyFail, {"count"}, parse_identify_fail},
+    {"phy_flap", Kind::PhyFlap, {"down"}, parse_phy_flap},
+    {"link_degrade", Kind::LinkDegrade, {"gen"}, parse_link_degrade},
+    {"pmp_hang", Kind::PmpHang, {}, nullptr},
+};
+
+const FaultKindRow &row_of(Kind k) {
+    for (const FaultKindRow &r : kFaultKinds)
+        if (r.kind == k)
+            return r;
+    return kFaultKinds.front(); // unreachable: every Kind has a row
+}
+
+// "crc, lost_irq, ... or pmp_hang"
+std::string kind_names_or() {
+    std::string s;
+    for (size_t i = 0; i < kFaultKinds.size(); ++i)
+        s += std::string(i == 0 ? "" : i + 1 == kFaultKinds.size() ? " or " : ", ") + kFaultKinds[i].name;
+    return s;
+}
+
+} // namespace
+
+fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, size_t index) {
+    fault::Fault x;
+    if (!f.node.IsMap())
+        p.fail(f, std::string("expected a mapping, got ") + kind_name(f.node));
+    // Every key of every kind is accepted here; keys of another kind are refused below
+    // with a message naming the kind.
+    std::vector<std::string> all = kFaultCommonKeys;
+    for (const FaultKindRow &k : kFaultKinds)
+        for (const std::string &key : k.keys)
+            if (std::find(all.begin(), all.end(), key) == all.end())
+                all.push_back(key);
+    MapView m(p, f.node, f.path, f.line, all);
+    x.line = m.line();
+    if (!m.has("kind"))
+        p.fail(m.line(), m.join("kind"), "required (" + kind_names_or() + ")");
+    {
+        std::vector<std::pair<const char *, Kind>> names;
+        for (const FaultKindRow &k : kFaultKinds)
+            names.push_back({k.name, k.kind});
+        x.kind = as_enum<Kind>(p, m.get("kind"), names);
+    }
+    const FaultKindRow &row = row_of(x.kind);
+    const std::string kname = row.name;
+    {
+        const std::vector<std::string> &own = row.keys;
+        for (const std::string &key : all) {
+            if (!m.has(key) || std::find(kFaultCommonKeys.begin(), kFaultCommonKeys.end(), key) != kFaultCommonKeys.end() ||
+                std::find(own.begin(), own.end(), key) != own.end())
+                continue;
+            std::string list;
+            for (const auto &o : own)
+                list += (list.empty() ? "" : ", ") + o;
+            p.fail(m.get(key).key_line, m.get(key).path,
+                   "not a key of kind: " + kname + (list.empty() ? " (it has no keys of its own)" : " (its keys: " + list + ")"));
+        }
+    }
+
+    const DevAddr addr = parse_dev_addr(p, m, "port", sc, "the controller port of the disk");
+    x.port = addr.port;
+    x.pmp_port = addr.pmp_port;
+    uint64_t cap = 0;
+    if (x.kind == Kind::PmpHang) { // the port multiplier itself, on its host port
+        const PmpSpec *pm = sc.pmp_on_port(x.port);
+        if (!pm)
+            p.fail(m.get("port"), "port " + std::to_string(x.port) + " has no port multiplier (pmps[])");
+        if (auto *v = m.find("pmp_port"))
+            p.fail(v->key_line, v->path, "a pmp_hang hangs the port multiplier's control port: no pmp_port");
+    } else {
+        cap = addressed_disk(p, m, "port", addr, sc,
+                             x.kind == Kind::Plug ? " (to plug a drive into an empty connector, give the port a "
+                                                    "devices[] entry with present: false)"
+                                                  : "")
+                  .addressable();
+    }
+
+    x.id = "fault" + std::to_string(index);
+    if (auto *v = m.find("id")) {
+        x.id = as_string(p, *v);
+        if (!valid_name(x.id))
+            p.fail(*v, "'" + x.id + "' is not a usable fault id (letters, digits, '-', '_', '.')");
+    }
+
+    // Trigger: exactly one of at / after_cmds / on_cmd.
+    const Field *first_trigger = nullptr;
+    for (const char *k : {"at", "after_cmds", "on_cmd"}) {
+        const Field *t = m.find(k);
+        if (!t)
+            continue;
+        if (first_trigger)
+            p.fail(t->key_line, t->path,
+                   "a fault has one trigger (" + first_trigger->path + " on line " +
+                       std::to_string(first_trigger->key_line) + ")");
+        first_trigger = t;
+    }
+    if (!first_trigger)
+        p.fail(m.line(), m.join("at"), "a trigger is required: at (time), after_cmds (Nth command) or on_cmd "
+                                       "(a command matching a filter)");
+    fault::Trigger &t = x.trigger;
+    if (auto *v = m.find("at"))
+        t.at_ns = as_time_ns(p, *v);
+    if (auto *v = m.find("after_cmds"))
+        t.after_cmds = as_uint(p, *v, 1, 100000000);
+    if (auto *v = m.find("on_cmd"))
+        t.on_cmd = parse_command_match(p, *v, cap);
+    if (auto *v = m.find("from_power_on"))
+        t.from_power_on = as_bool(p, *v);
+    if (auto *v = m.find("repeat"))
+        t.repeat = unsigned(as_uint(p, *v, 0, 1000000));
+    if (auto *v = m.find("every")) {
+        if (!t.at_ns)
+            p.fail(v->key_line, v->path, "only with an `at` trigger (command triggers use every_cmds)");
+        t.every_ns = as_time_ns(p, *v);
+        if (t.every_ns == 0)
+            p.fail(*v, "must be more than 0");
+        if (!m.has("repeat"))
+            t.repeat = 0; // every without repeat: for ever
+    }
+    if (auto *v = m.find("every_cmds")) {
+        if (t.at_ns)
+            p.fail(v->key_line, v->path, "only with an after_cmds or on_cmd trigger (time triggers use every)");
+        t.every_cmds = as_uint(p, *v, 1, 100000000);
+        if (!m.has("repeat"))
+            t.repeat = 0;
+    }
+    if (t.repeat != 1 && t.at_ns && !t.every_ns)
+        p.fail(m.get("repeat"), "a repeated time trigger needs `every` (the gap between firings)");
+    if (t.repeat != 1 && t.after_cmds && !t.every_cmds)
+        p.fail(m.get("repeat"), "a repeated after_cmds trigger needs `every_cmds` (commands between firings)");
+    if (x.kind == Kind::PmpHang && !t.at_ns)
+        p.fail(first_trigger->key_line, first_trigger->path,
+               "a pmp_hang fires at a time (`at`): the port multiplier counts no commands");
+    if ((x.kind == Kind::Unplug || x.kind == Kind::Plug) && t.repeat != 1)
+        p.fail(m.get("repeat"), "a " + kname + " fires once (use one unplug and one plug fault per cycle)");
+
+    if (row.parse)
+        row.parse(p, m, x, cap);
+    return x;
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,179 @@
+// Section workload[] (scenarios/README.md).
+#include "scenario/sections.h"
+
+#include <algorithm>
+
+namespace satasim::harness {
+
+const std::vector<std::pair<const char *, ModeSpec>> kModes = {
+    {"auto", ModeSpec::Auto}, {"dma", ModeSpec::Dma}, {"pio", ModeSpec::Pio}, {"ncq", ModeSpec::Ncq}};
+
+WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc) {
+    WorkloadSpec w;
+    if (!f.node.IsMap())
+        p.fail(f, std::string("expected a mapping, got ") + kind_name(f.node));
+    bool request = false;
+    if (f.node["kind"].IsDefined() && f.node["kind"].IsScalar() && f.node["kind"].Scalar() == "request")
+        request = true;
+    std::vector<std::string> keys;
+    if (request)
+        keys = {"kind", "device", "pmp_port", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
+                "verify", "barrier", "delay"};
+    else
+        keys = {"kind", "device", "pmp_port", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
+                "region", "verify", "prefill", "barrier", "delay", "sg_segment"};
+    MapView m(p, f.node, f.path, f.line, keys);
+    w.line = m.line();
+    if (auto *v = m.find("kind"))
+        w.kind = as_enum<WorkloadKind>(p, *v, {{"io", WorkloadKind::Io}, {"request", WorkloadKind::Request}});
+
+    const DevAddr addr = parse_dev_addr(p, m, "device", sc, "the port of the disk");
+    const Field &devf = m.get("device");
+    w.device = addr.port;
+    w.pmp_port = addr.pmp_port;
+    const DeviceSpec *dev = &addressed_disk(p, m, "device", addr, sc);
+    if (!dev->present)
+        p.fail(devf, "the disk on " + addr.str() + " starts unplugged (present: false, line " +
+                         std::to_string(dev->line) + "): the boot probe finds nothing to run a workload on");
+
+    if (auto *v = m.find("verify"))
+        w.verify = as_bool(p, *v);
+    if (auto *v = m.find("barrier"))
+        w.barrier = as_bool(p, *v);
+    if (auto *v = m.find("delay"))
+        w.start_delay_ns = as_time_ns(p, *v);
+    if (auto *v = m.find("mode"))
+        w.mode = as_enum<ModeSpec>(p, *v, kModes);
+
+    if (request) {
+        if (!m.has("op"))
+            p.fail(m.line(), m.join("op"), "required (read, write or flush)");
+        w.op = as_enum<OpSpec>(p, m.get("op"),
+                               {{"read", OpSpec::Read}, {"write", OpSpec::Write}, {"flush", OpSpec::Flush}});
+        if (auto *v = m.find("lba"))
+            w.lba = as_uint(p, *v, 0, (1ull << 48) - 1);
+        if (w.op != OpSpec::Flush) {
+            if (!m.has("sectors"))
+                p.fail(m.line(), m.join("sectors"), "required for a read or write request");
+            w.sectors = uint32_t(as_uint(p, m.get("sectors"), 1, 131072));
+        } else if (m.has("sectors")) {
+            p.fail(m.get("sectors"), "a flush has no sectors");
+        }
+        if (auto *v = m.find("expect_submit"))
+            w.expect_submit = as_enum<SubmitExpect>(p, *v,
+                                                    {{"ok", SubmitExpect::Ok},
+                                                     {"einval", SubmitExpect::Einval},
+                                                     {"eopnotsupp", SubmitExpect::Eopnotsupp},
+                                                     {"enodev", SubmitExpect::Enodev}});
+        if (auto *v = m.find("expect_error"))
+            w.expect_error = as_bool(p, *v);
+        w.count = 1;
+        w.qd = 1;
+        return w;
+    }
+
+    if (!m.has("op"))
+        p.fail(m.line(), m.join("op"), "required (read, write, mix or flush)");
+    w.op = as_enum<OpSpec>(p, m.get("op"),
+                           {{"read", OpSpec::Read},
+                            {"write", OpSpec::Write},
+                            {"mix", OpSpec::Mix},
+                            {"flush", OpSpec::Flush}});
+    if (auto *v = m.find("read_pct")) {
+        if (w.op != OpSpec::Mix)
+            p.fail(*v, "only for op: mix");
+        w.read_pct = unsigned(as_uint(p, *v, 0, 100));
+    }
+    if (auto *v = m.find("pattern"))
+        w.pattern = as_enum<PatternSpec>(p, *v,
+                                         {{"sequential", PatternSpec::Sequential}, {"random", PatternSpec::Random}});
+    if (auto *v = m.find("block")) {
+        if (v->node.IsMap()) {
+            MapView b(p, v->node, v->path, v->line, {"min", "max"});
+            if (!b.has("min") || !b.has("max"))
+                p.fail(b.line(), v->path, "a block range needs min and max");
+            w.block_min = uint32_t(std::min<uint64_t>(as_sectors(p, b.get("min")), UINT32_MAX));
+            w.block_max = uint32_t(std::min<uint64_t>(as_sectors(p, b.get("max")), UINT32_MAX));
+            if (w.block_min == 0)
+                p.fail(b.get("min"), "a block is at least one sector");
+            if (w.block_max < w.block_min)
+                p.fail(b.get("max"), "max is smaller than min");
+        } else {
+            uint64_t s = as_sectors(p, *v);
+            if (s == 0)
+                p.fail(*v, "a block is at least one sector");
+            w.block_min = w.block_max = uint32_t(std::min<uint64_t>(s, UINT32_MAX));
+        }
+        if (w.op == OpSpec::Flush)
+            p.fail(*v, "a flush has no block size");
+        if (w.block_max > dev->max_sectors())
+            p.fail(*v, std::to_string(w.block_max) + " sectors exceeds the " +
+                           std::to_string(dev->max_sectors()) + "-sector command limit of the " +
+                           (dev->lba48 ? "LBA48" : "LBA28") + " disk on port " +
+                           std::to_string(dev->port) + " (use kind: request for limit tests)");
+    }
+    if (auto *v = m.find("qd"))
+        w.qd = unsigned(as_uint(p, *v, 1, 256));
+    if (auto *v = m.find("sg_segment")) {
+        w.sg_segment = as_bytes(p, *v);
+        if (w.sg_segment < 2 || w.sg_segment > (4u << 20) || (w.sg_segment & 1))
+            p.fail(*v, "a scatter/gather segment is an even number of bytes from 2 to 4 MiB");
+    }
+
+    uint64_t cap = dev->addressable();
+    if (auto *v = m.find("region")) {
+        MapView r(p, v->node, v->path, v->line, {"start", "length"});
+        if (auto *s = r.find("start")) {
+            w.region_start = as_sectors(p, *s);
+            if (w.region_start >= cap)
+                p.fail(*s, "start " + std::to_string(w.region_start) + " is beyond the disk's " +
+                               std::to_string(cap) + " sectors");
+        }
+        if (auto *l = r.find("length")) {
+            w.region_length = as_sectors(p, *l);
+            if (w.region_length == 0)
+                p.fail(*l, "a region is at least one sector");
+            if (w.region_start + w.region_length > cap)
+                p.fail(*l, "region " + std::to_string(w.region_start) + "+" +
+                               std::to_string(w.region_length) + " sectors ends beyond the disk's " +
+                               std::to_string(cap) + " sectors");
+        }
+    }
+    if (w.region_length == 0)
+        w.region_length = cap - w.region_start;
+    if (w.op != OpSpec::Flush && w.region_length < w.block_max)
+        p.fail(m.has("region") ? m.get("region").line : m.line(), m.join("region"),
+               "region of " + std::to_string(w.region_length) + " sectors is smaller than the block (" +
+                   std::to_string(w.block_max) + " sectors)");
+
+    if (auto *v = m.find("count")) {
+        w.count = as_uint(p, *v, 1, 100000000);
+    } else if (w.pattern == PatternSpec::Sequential && w.op != OpSpec::Flush && w.block_min == w.block_max) {
+        w.count = w.region_length / w.block_max; // one pass over the region
+        if (w.count > 100000000)
+            p.fail(m.line(), m.join("count"), "required (a sequential pass over the whole region would be " +
+                                                  std::to_string(w.count) + " commands)");
+    } else {
+        p.fail(m.line(), m.join("count"), "required (except for a sequential pass with a fixed block)");
+    }
+    if (auto *v = m.find("prefill")) {
+        w.prefill = as_bool(p, *v) ? PrefillSpec::Yes : PrefillSpec::No;
+        if (w.prefill == PrefillSpec::Yes && w.op == OpSpec::Flush)
+            p.fail(*v, "a flush workload has nothing to prefill");
+    }
+
+    if (w.mode == ModeSpec::Ncq) {
+        const Field &mf = m.get("mode");
+        if (!dev->ncq)
+            p.fail(mf, "the disk on port " + std::to_string(dev->port) + " has ncq: false");
+        if (!sc.controller.ncq)
+            p.fail(mf, "the controller has ncq: false");
+        if (sc.host.no_ncq)
+            p.fail(mf, "host.no_ncq is set");
+        if (w.op == OpSpec::Flush)
+            p.fail(mf, "a flush is never queued");
+    }
+    return w;
+}
+
+} // namespace satasim::harness

@@ -1,0 +1,364 @@
+#include "trace/report.h"
+
+#include <cstdio>
+#include <optional>
+
+#include "trace/json_writer.h"
+
+namespace satasim::harness {
+
+namespace {
+
+
+std::string q(const std::string &s) { return "\"" + s + "\""; }
+
+template <typename T> std::string str(const T &v) { return std::to_string(v); }
+std::string str(const std::string &v) { return q(v); }
+std::string str(bool v) { return v ? "true" : "false"; }
+
+template <typename T>
+void cmp(std::vector<std::string> &out, const DevAddr &at, const char *what, const T &want, const T &got) {
+    if (want == got)
+        return;
+    out.push_back(at.str() + ": " + what + " is " + str(got) + ", expected " + str(want));
+}
+
+// A property the scenario may or may not ask for.
+template <typename T>
+void cmp(std::vector<std::string> &out, const DevAddr &at, const char *what, const std::optional<T> &want,
+         const T &got) {
+    if (want)
+        cmp(out, at, what, *want, got);
+}
+
+std::string xfer_hex(uint8_t m) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%02x", unsigned(m));
+    return buf;
+}
+
+
+const FoundDevice *find_in(const std::vector<FoundDevice> &v, const DevAddr &at) {
+    for (const auto &d : v)
+        if (d.addr() == at)
+            return &d;
+    return nullptr;
+}
+
+// expect.devices / expect.devices_after against what was found (when: "" or " at the end").
+void check_expected_devices(std::vector<std::string> &out, const std::vector<ExpectDevice> &want,
+                            const std::vector<FoundDevice> &have, const std::string &when) {
+    for (const ExpectDevice &x : want) {
+        const DevAddr p{x.port, x.pmp_port};
+        const FoundDevice *found = find_in(have, p);
+        if (!found) {
+            out.push_back(p.str() + ": expected a device" + when + " (line " + std::to_string(x.line) +
+                          "), found none");
+            continue;
+        }
+        const ata_dev_info &i = found->info;
+        std::vector<std::string> diffs;
+        cmp(diffs, p, "class", x.cls, std::string(dev_class_name(i.cls)));
+        cmp(diffs, p, "model", x.model, std::string(i.model));
+        cmp(diffs, p, "serial", x.serial, std::string(i.serial));
+        cmp(diffs, p, "firmware", x.firmware, std::string(i.firmware));
+        cmp(diffs, p, "sectors", x.sectors, uint64_t(i.n_sectors));
+        cmp(diffs, p, "lba48", x.lba48, bool(i.lba48));
+        cmp(diffs, p, "ncq", x.ncq, bool(i.ncq));
+        cmp(diffs, p, "ncq_depth", x.ncq_depth, unsigned(i.ncq_depth));
+        cmp(diffs, p, "max_sectors", x.max_sectors, unsigned(i.max_sectors));
+        cmp(diffs, p, "multi", x.multi, unsigned(i.multi_count));
+        cmp(diffs, p, "xfer", x.xfer, std::string(i.xfer_name));
+        cmp(diffs, p, "link gen", x.gen, unsigned(i.sata_spd));
+        for (std::string &d : diffs)
+            out.push_back(d + when);
+    }
+}
+
+} // namespace
+
+uint64_t RunReport::commands() const {
+    uint64_t n = 0;
+    for (const auto &w : workloads)
+        n += w.stats.completed + w.stats.prefill_commands;
+    return n;
+}
+
+uint64_t RunReport::bytes_moved() const {
+    uint64_t n = 0;
+    for (const auto &w : workloads)
+        n += w.stats.bytes;
+    return n;
+}
+
+void evaluate(RunReport &r) {
+    const Scenario &sc = *r.sc;
+    const ExpectSpec &e = sc.expect;
+    std::vector<std::string> &out = r.reasons;
+    out = r.failures.reasons;
+
+    if (r.host_started && e.all_devices_found) {
+        // Every place a disk could sit, and the host link of a PMP's port (nothing may show there).
+        std::vector<DevAddr> places;
+        for (unsigned p = 0; p < sc.controller.ports; ++p) {
+            if (sc.pmp_on_port(p))
+                places.push_back({p, std::nullopt});
+            for (const DevAddr &a : sc.disk_places(p))
+                places.push_back(a);
+        }
+        for (const DevAddr &p : places) {
+            bool in_mask = sc.host.port_mask == 0 || (sc.host.port_mask >> p.port & 1u);
+            const DeviceSpec *cfg = sc.device_at(p);
+            if (cfg && !cfg->present)
+                cfg = nullptr; // starts unplugged: the probe must find the port empty
+            const FoundDevice *found = find_in(r.devices, p);
+            if (cfg && in_mask && !found) {
+                out.push_back(p.str() + ": disk configured (line " + std::to_string(cfg->line) + ") but not found");
+                continue;
+            }
+            if (found && (!cfg || !in_mask)) {
+                out.push_back(p.str() + ": found a " + dev_class_name(found->info.cls) +
+                              " device where no disk is configured");
+                continue;
+            }
+            if (!found)
+                continue;
+            const ata_dev_info &i = found->info;
+            cmp(out, p, "class", std::string("ata"), std::string(dev_class_name(i.cls)));
+            cmp(out, p, "model", cfg->model, std::string(i.model));
+            cmp(out, p, "serial", cfg->serial, std::string(i.serial));
+            cmp(out, p, "firmware", cfg->firmware, std::string(i.firmware));
+            cmp(out, p, "sectors", uint64_t(cfg->addressable()), uint64_t(i.n_sectors));
+            cmp(out, p, "lba48", cfg->lba48, bool(i.lba48));
+        }
+    }
+
+    if (r.host_started) {
+        check_expected_devices(out, e.devices, r.devices, "");
+        for (const DevAddr &p : e.empty_ports)
+            if (const FoundDevice *found = find_in(r.devices, p))
+                out.push_back(p.str() + ": expected empty, found a " + dev_class_name(found->info.cls) +
+                              " device (" + found->info.model + ")");
+    }
+
+    for (const std::string &s : e.log_contains)
+        if (r.log_text.find(s) == std::string::npos)
+            out.push_back("log does not contain \"" + s + "\"");
+    for (const std::string &s : e.log_not_contains)
+        if (r.log_text.find(s) != std::string::npos)
+            out.push_back("log contains \"" + s + "\"");
+
+    if (r.after_collected) {
+        check_expected_devices(out, e.devices_after, r.devices_after, " at the end of the run");
+        for (const DevAddr &p : e.absent_after)
+            if (const FoundDevice *found = find_in(r.devices_after, p))
+                out.push_back(p.str() + ": expected no device at the end of the run, found " +
+                              found->info.model + " (serial " + found->info.serial + ")");
+    } else if (!e.devices_after.empty() || !e.absent_after.empty()) {
+        out.push_back("the run did not reach its end: expect.devices_after / absent_after not checked");
+    }
+
+    // Run invariants (every scenario): the stack leaves no port frozen or with EH pending,
+    // and no model saw a protocol violation.
+    for (unsigned p : r.frozen_ports)
+        out.push_back("port " + std::to_string(p) + ": still frozen or with EH pending at the end of the run");
+    if (r.violations) {
+        out.push_back(std::to_string(r.violations) + " protocol violation(s) seen by the models");
+        for (const std::string &v : r.violation_messages)
+            out.push_back("violation: " + v);
+    }
+    for (const FaultReport &f : r.faults)
+        if (f.fired == 0 && r.finished)
+            out.push_back("fault " + f.id + " (" + f.kind + " on port " + std::to_string(f.port) +
+                          ") never fired: its trigger was not met");
+
+    bool io_ok;
+    std::string io_want;
+    if (e.io_errors_min || e.io_errors_max) {
+        uint64_t lo = e.io_errors_min.value_or(0), hi = e.io_errors_max.value_or(UINT64_MAX);
+        io_ok = r.failures.io_errors >= lo && r.failures.io_errors <= hi;
+        io_want = e.io_errors_max ? std::to_string(lo) + ".." + std::to_string(hi) : "at least " + std::to_string(lo);
+    } else {
+        io_ok = r.failures.io_errors == e.io_errors;
+        io_want = std::to_string(e.io_errors);
+    }
+    if (!io_ok) {
+        out.push_back(std::to_string(r.failures.io_errors) + " I/O error(s), expected " + io_want);
+        for (const std::string &s : r.failures.io_reasons)
+            out.push_back(s);
+    }
+    if (r.failures.data_errors)
+        out.push_back(std::to_string(r.failures.data_errors) + " sector(s) read back wrong");
+    if (r.finished)
+        for (const WorkloadReport &w : r.workloads)
+            if (w.ran && !w.stats.done)
+                out.push_back("workload[" + std::to_string(w.index) + "] did not finish");
+    r.pass = out.empty();
+}
+
+std::string result_json(const RunReport &r) {
+    const Scenario &sc = *r.sc;
+    JsonWriter j(true);
+    j.begin_object();
+    j.kv("name", sc.name);
+    j.kv("file", sc.file);
+    j.kv("description", sc.description);
+    j.kv("seed", sc.seed);
+    j.kv("backend", sc.backend);
+    j.kv("verdict", r.pass ? "pass" : "fail");
+    j.key("reasons").begin_array();
+    for (const auto &s : r.reasons)
+        j.value(s);
+    j.end_array();
+    j.key("controller").begin_object();
+    j.kv("type", sc.controller.type);
+    j.kv("ports", sc.controller.ports);
+    j.kv("slots", sc.controller.slots);
+    j.kv("ncq", sc.controller.ncq);
+    j.kv("gen", sc.controller.gen);
+    if (sc.controller.type == "sil24") {
+        j.kv("pcix_irq_loss", sc.controller.pcix_irq_loss);
+        j.kv("irq_loss_fix", sc.host.irq_loss_fix);
+    }
+    j.end_object();
+    j.kv("ports", sc.controller.ports);
+    j.kv("host_started", r.host_started);
+    j.kv("start_rc", r.start_rc);
+    j.key("devices").begin_array();
+    for (const FoundDevice &d : r.devices) {
+        const ata_dev_info &i = d.info;
+        j.begin_object();
+        j.kv("port", d.port);
+        if (d.pmp_port)
+            j.kv("pmp_port", *d.pmp_port);
+        j.kv("name", d.addr().ata_name());
+        j.kv("class", dev_class_name(i.cls));
+        j.kv("model", std::string(i.model));
+        j.kv("serial", std::string(i.serial));
+        j.kv("firmware", std::string(i.firmware));
+        j.kv("sectors", uint64_t(i.n_sectors));
+        j.kv("lba48", bool(i.lba48));
+        j.kv("ncq", bool(i.ncq));
+        j.kv("ncq_depth", unsigned(i.ncq_depth));
+        j.kv("max_sectors", unsigned(i.max_sectors));
+        j.kv("multi", unsigned(i.multi_count));
+        j.kv("xfer", std::string(i.xfer_name));
+        j.kv("xfer_mode", xfer_hex(i.xfer_mode));
+        j.kv("link_gen", unsigned(i.sata_spd));
+        j.kv("link_speed", link_speed_name(i.sata_spd));
+        j.end_object();
+    }
+    j.end_array();
+    j.key("empty_ports").begin_array();
+    for (unsigned p : r.empty_ports)
+        j.value(p);
+    j.end_array();
+    if (r.after_collected) {
+        j.key("devices_after").begin_array();
+        for (const FoundDevice &d : r.devices_after) {
+            j.begin_object();
+            j.kv("port", d.port);
+            if (d.pmp_port)
+                j.kv("pmp_port", *d.pmp_port);
+            j.kv("model", std::string(d.info.model));
+            j.kv("serial", std::string(d.info.serial));
+            j.kv("sectors", uint64_t(d.info.n_sectors));
+            j.kv("ncq", bool(d.info.ncq));
+            j.kv("ncq_depth", unsigned(d.info.ncq_depth));
+            j.kv("xfer", std::string(d.info.xfer_name));
+            j.kv("link_gen", unsigned(d.info.sata_spd));
+            j.end_object();
+        }
+        j.end_array();
+        j.key("absent_after").begin_array();
+        for (const DevAddr &p : r.absent_after) {
+            if (!p.pmp_port) {
+                j.value(p.port);
+                continue;
+            }
+            j.begin_object();
+            j.kv("port", p.port);
+            j.kv("pmp_port", *p.pmp_port);
+            j.end_object();
+        }
+        j.end_array();
+    }
+    j.key("frozen_ports").begin_array();
+    for (unsigned p : r.frozen_ports)
+        j.value(p);
+    j.end_array();
+    j.kv("violations", r.violations);
+    if (!r.faults.empty()) {
+        j.key("faults").begin_array();
+        for (const FaultReport &f : r.faults) {
+            j.begin_object();
+            j.kv("id", f.id);
+            j.kv("kind", f.kind);
+            j.kv("port", f.port);
+            j.kv("fired", f.fired);
+            j.end_object();
+        }
+        j.end_array();
+    }
+    if (!r.links.empty()) {
+        j.key("links").begin_array();
+        for (const LinkReport &l : r.links) {
+            j.begin_object();
+            j.kv("port", l.port);
+            j.kv("mode", l.mode);
+            j.kv("dword_cycles", l.dword_cycles);
+            j.end_object();
+        }
+        j.end_array();
+    }
+    j.key("workloads").begin_array();
+    for (const WorkloadReport &w : r.workloads) {
+        const WorkloadStats &s = w.stats;
+        j.begin_object();
+        j.kv("index", w.index);
+        j.kv("device", w.spec.device);
+        if (w.spec.pmp_port)
+            j.kv("pmp_port", *w.spec.pmp_port);
+        j.kv("kind", w.spec.kind == WorkloadKind::Request ? "request" : "io");
+        j.kv("op", op_name(w.spec.op));
+        j.kv("mode", mode_name(w.spec.mode));
+        j.kv("requested", s.requested);
+        j.kv("issued", s.issued);
+        j.kv("completed", s.completed);
+        j.kv("errors", s.errors);
+        j.kv("submit_errors", s.submit_errors);
+        j.kv("reads", s.reads);
+        j.kv("writes", s.writes);
+        j.kv("flushes", s.flushes);
+        j.kv("bytes", s.bytes);
+        j.kv("data_errors", s.data_errors);
+        j.kv("prefill_commands", s.prefill_commands);
+        j.kv("finished", s.done);
+        j.kv("start_ns", s.start_ns);
+        j.kv("end_ns", s.end_ns);
+        if (s.submit_rc)
+            j.kv("submit_rc", *s.submit_rc);
+        if (s.err_mask)
+            j.kv("err_mask", *s.err_mask);
+        j.end_object();
+    }
+    j.end_array();
+    j.kv("commands", r.commands());
+    j.kv("bytes_moved", r.bytes_moved());
+    j.kv("io_errors", r.failures.io_errors);
+    j.kv("data_errors", r.failures.data_errors);
+    j.kv("irq_calls", r.irq_calls);
+    j.kv("eh_runs", r.eh_runs);
+    j.kv("timers_fired", r.timers_fired);
+    j.kv("trace_events", r.trace_events);
+    for (const auto &[key, value] : r.backend_stats)
+        j.kv(key, value);
+    j.kv("sim_time_ns", r.sim_time_ns);
+    j.key("wall_time_s").fixed(r.wall_time_s, 6);
+    double cps = r.wall_time_s > 0 ? double(r.commands()) / r.wall_time_s : 0.0;
+    j.key("commands_per_wall_second").fixed(cps, 1);
+    j.end_object();
+    return j.take();
+}
+
+} // namespace satasim::harness

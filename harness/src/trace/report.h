@@ -1,0 +1,85 @@
+// What one run found and did, the expectation checks over it, and its result.json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "satasim/ata.h"
+#include "scenario/scenario.h"
+#include "run/workload.h"
+
+namespace satasim::harness {
+
+struct FoundDevice {
+    unsigned port = 0;
+    std::optional<unsigned> pmp_port; // behind the port multiplier on `port`
+    ata_dev_info info{};
+
+    DevAddr addr() const { return {port, pmp_port}; }
+};
+
+struct WorkloadReport {
+    unsigned index = 0;
+    WorkloadSpec spec;
+    WorkloadStats stats;
+    bool ran = false;
+};
+
+// One scenario fault and how often it fired.
+struct FaultReport {
+    std::string id, kind;
+    unsigned port = 0;
+    unsigned fired = 0;
+};
+
+// One host-port link at the end of the run (backend systemc): its mode and the dword
+// clocks it ticked (0 at FIS level; idle cycles are never ticked).
+struct LinkReport {
+    unsigned port = 0;
+    std::string mode;
+    uint64_t dword_cycles = 0;
+};
+
+struct RunReport {
+    const Scenario *sc = nullptr;
+    bool host_created = false;
+    bool host_started = false;
+    int start_rc = 0;
+    bool finished = false; // the run reached its end (not hung, not aborted)
+    std::vector<FoundDevice> devices; // by port, fan-out devices after their port's PMP
+    std::vector<unsigned> empty_ports; // host ports where the probe found no device at all
+    std::vector<WorkloadReport> workloads;
+    // The end of the run (after faults settled), before the host stops.
+    bool after_collected = false;
+    std::vector<FoundDevice> devices_after;
+    std::vector<DevAddr> absent_after;
+    std::vector<unsigned> frozen_ports; // frozen or with EH pending at the end
+    std::vector<FaultReport> faults;
+    std::vector<LinkReport> links;
+    uint64_t violations = 0;
+    std::vector<std::string> violation_messages;
+    RunFailures failures; // reasons found during the run
+    std::vector<std::string> reasons; // final list: run problems + failed expectations
+    std::string log_text;
+    uint64_t sim_time_ns = 0;
+    double wall_time_s = 0;
+    uint64_t irq_calls = 0, eh_runs = 0, timers_fired = 0, trace_events = 0;
+    // The backend's own statistics (Backend::finish), in result.json order.
+    std::vector<std::pair<std::string, uint64_t>> backend_stats;
+    bool pass = false;
+
+    uint64_t commands() const;    // workload commands completed, prefill included
+    uint64_t bytes_moved() const; // by workload commands (prefill excluded)
+};
+
+// Applies the scenario's expectations (and the implicit ones: every configured disk found
+// with its configured identity, nothing found on other ports, no unexpected I/O errors,
+// no data errors, every workload finished) and sets reasons and pass.
+void evaluate(RunReport &r);
+
+// result.json text (pretty-printed).
+std::string result_json(const RunReport &r);
+
+} // namespace satasim::harness

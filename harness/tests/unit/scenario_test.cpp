@@ -1,0 +1,277 @@
+// Unit tests of the scenario reader (harness/src/scenario/), without SystemC: the toolkit's
+// message forms, the sections, the backends' key refusals, the fault kinds' table and the
+// directed steps on the same toolkit. A tiny runner: each TEST registers itself; the
+// program prints every failure and "N passed, N failed" and exits non-zero on a failure.
+// argv[1]: the repository's scenarios/ folder (every scenario there must parse).
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend/qemu/qemu_rules.h"
+#include "backend/systemc/systemc_rules.h"
+#include "scenario/scenario_parser.h"
+
+using namespace satasim::harness;
+
+namespace {
+
+struct TestCase {
+    const char *name;
+    std::function<void()> fn;
+};
+std::vector<TestCase> &tests() {
+    static std::vector<TestCase> t;
+    return t;
+}
+struct Register {
+    Register(const char *n, std::function<void()> f) { tests().push_back({n, std::move(f)}); }
+};
+int g_failures_in_test = 0;
+std::string g_scenarios_dir;
+
+#define TEST(name)                                                                                                    \
+    void name();                                                                                                      \
+    Register reg_##name(#name, name);                                                                                 \
+    void name()
+#define CHECK(cond)                                                                                                   \
+    do {                                                                                                              \
+        if (!(cond)) {                                                                                                \
+            std::printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);                                   \
+            ++g_failures_in_test;                                                                                     \
+        }                                                                                                             \
+    } while (0)
+
+// The backends as the program's registry (backend/registry.cpp) lists them.
+const BackendRules kSystemc{"systemc", "SystemC", systemc::refuses_key, systemc::refusals, systemc::hardware_ports};
+const BackendRules kQemu{"qemu", "QEMU", qemu::refuses_key, qemu::refusals, qemu::hardware_ports};
+const BackendList kBackends = {&kSystemc, &kQemu};
+
+Scenario parse(const std::string &text) { return parse_scenario_text(text, "t.yaml", kBackends); }
+
+// The whole message of the ScenarioError the text raises ("" if it parses).
+std::string error_of(const std::string &text) {
+    try {
+        parse(text);
+    } catch (const ScenarioError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+#define CHECK_ERROR(text, expected)                                                                                   \
+    do {                                                                                                              \
+        std::string got_ = error_of(text);                                                                            \
+        if (got_ != (expected)) {                                                                                     \
+            std::printf("  %s:%d: expected the error\n    %s\n  got\n    %s\n", __FILE__, __LINE__,                   \
+                        std::string(expected).c_str(), got_.empty() ? "(no error)" : got_.c_str());                  \
+            ++g_failures_in_test;                                                                                     \
+        }                                                                                                             \
+    } while (0)
+
+const char kDisk[] = "controller: {type: ahci, ports: 2}\ndevices:\n  - {port: 0, capacity: 1g}\n";
+
+// ---- the toolkit: message forms
+
+TEST(defaults_and_units) {
+    Scenario sc = parse("controller: {ports: 2}\ndevices:\n  - {port: 1, capacity: 1g}\ntime_limit: 1.5s\n");
+    CHECK(sc.name == "t");
+    CHECK(sc.backend == "systemc");
+    CHECK(sc.controller.type == "ahci" && sc.controller.ports == 2 && sc.controller.slots == 32);
+    CHECK(sc.devices.size() == 1 && sc.devices[0].capacity == 2097152);
+    CHECK(sc.devices[0].serial == "SIM0000001");
+    CHECK(sc.time_limit_ns == 1500000000ull);
+}
+
+TEST(uint_out_of_range_and_not_a_number) {
+    CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
+    CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");
+    CHECK_ERROR("controller: {ports: [1]}\n", "t.yaml:1: controller.ports: expected an integer, got a list");
+}
+
+TEST(unknown_and_duplicate_keys) {
+    CHECK_ERROR("controller: {bogus: 1}\n", "t.yaml:1: controller.bogus: unknown key (expected one of: type, ports, "
+                                            "slots, ncq, gen, fbs, pcix_irq_loss, pcix_ack_window)");
+    CHECK_ERROR("seed: 1\nseed: 2\n", "t.yaml:2: seed: duplicate key (first on line 1)");
+    CHECK_ERROR("controller: 4\n", "t.yaml:1: controller: expected a mapping, got a scalar");
+}
+
+TEST(flags_any_case) {
+    CHECK(parse("trace_fis: On\n").trace_fis);
+    CHECK(!parse("trace_cmds: NO\n").trace_cmds);
+    CHECK_ERROR("trace_fis: maybe\n", "t.yaml:1: trace_fis: expected true or false, got 'maybe'");
+}
+
+TEST(identify_strings_stay_as_written) {
+    // yaml-cpp keeps the text: no YAML 1.1 octal (668) or float (1.1).
+    Scenario sc = parse("devices:\n  - {port: 0, serial: 00001234, firmware: 1.10, model: 0777}\n");
+    CHECK(sc.devices[0].serial == "00001234");
+    CHECK(sc.devices[0].firmware == "1.10");
+    CHECK(sc.devices[0].model == "0777");
+    CHECK_ERROR("devices:\n  - {port: 0, firmware: 123456789}\n",
+                "t.yaml:2: devices[0].firmware: '123456789' is longer than 8 characters");
+}
+
+TEST(yaml_syntax_error_names_the_line) {
+    std::string e = error_of("name: a\ndevices: [\n");
+    CHECK(e.rfind("t.yaml:", 0) == 0 && e.find("YAML syntax error") != std::string::npos);
+    CHECK_ERROR("", "t.yaml:1: empty scenario file");
+}
+
+TEST(quantities) {
+    CHECK_ERROR("time_limit: 30\n", "t.yaml:1: time_limit: bad time '30': a time needs a unit (ns, us, ms, s, min)");
+    Scenario sc = parse(std::string(kDisk) + "workload:\n  - {device: 0, op: read, count: 4, block: 64k}\n");
+    CHECK(sc.workload.size() == 1 && sc.workload[0].block_min == 128 && sc.workload[0].count == 4);
+}
+
+// ---- the sections
+
+TEST(devices_against_the_topology) {
+    CHECK_ERROR("controller: {ports: 2}\ndevices:\n  - {port: 5}\n",
+                "t.yaml:3: devices[0].port: port 5 does not exist on a 2-port ahci controller");
+    CHECK_ERROR("devices:\n  - {port: 1}\n  - {port: 1}\n", "t.yaml:3: devices[1].port: port 1 already has a disk (line 2)");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {device: 1, op: read, count: 1}\n",
+                "t.yaml:5: workload[0].device: no disk on port 1 (disks are on ports 0)");
+}
+
+TEST(sil24_controller_limits) {
+    Scenario sc = parse("controller: {type: sil24}\n");
+    CHECK(sc.controller.ports == 4 && sc.controller.slots == 31 && sc.controller.gen == 2);
+    CHECK_ERROR("controller: {type: sil24, fbs: true}\n",
+                "t.yaml:1: controller.fbs: only for type: ahci (the sil24 switches per FIS natively)");
+}
+
+TEST(expect_section) {
+    CHECK_ERROR(std::string(kDisk) + "expect: {io_errors: 1, io_errors_min: 0}\n",
+                "t.yaml:4: expect.io_errors_min: give either io_errors (exact) or a range, not both (io_errors on line 4)");
+    Scenario sc = parse(std::string(kDisk) + "expect:\n  empty_ports: [1]\n  log_contains: [\"link up\"]\n");
+    CHECK(sc.expect.empty_ports.size() == 1 && sc.expect.empty_ports[0].port == 1);
+    CHECK(sc.expect.log_contains == std::vector<std::string>{"link up"});
+}
+
+TEST(waveform_section) {
+    Scenario sc = parse(std::string(kDisk) + "waveform: {signals: [irq, regs], ports: [0]}\n");
+    CHECK(sc.waveform.on && sc.waveform.groups == 0x11 && sc.waveform.ports == std::vector<unsigned>{0});
+    CHECK_ERROR(std::string(kDisk) + "waveform: {signals: [volts]}\n",
+                "t.yaml:4: waveform.signals[0]: unknown signal group 'volts' (expected one of: irq, phy, prims, fis, "
+                "regs, all)");
+}
+
+// ---- backends: the names and the keys a backend refuses (backend/rules.h)
+
+TEST(backend_names_and_key_refusals) {
+    CHECK(parse("backend: qemu\n").backend == "qemu");
+    CHECK_ERROR("backend: bochs\n", "t.yaml:1: backend: unknown value 'bochs' (expected one of: systemc, qemu)");
+    CHECK_ERROR("backend: qemu\npmps:\n  - {port: 0}\n",
+                "t.yaml:3: pmps[0]: QEMU's AHCI has no port-multiplier support (CAP.SPM = 0): backend systemc only");
+    CHECK_ERROR("backend: qemu\nlink: {mode: fis}\n",
+                "t.yaml:2: link: only for backend: systemc (QEMU's AHCI has no SATA link model)");
+    CHECK_ERROR("backend: qemu\nwaveform: true\n",
+                "t.yaml:2: waveform: only for backend: systemc (the waveform records the SystemC models' signals)");
+    CHECK_ERROR("backend: qemu\nsteps:\n  - delay: 1us\n",
+                "t.yaml:2: steps: directed steps run on the SystemC models only (backend: systemc)");
+    CHECK(!parse("pmps:\n  - {port: 0}\n").pmps.empty()); // systemc takes every key
+}
+
+TEST(backend_scenario_refusals) {
+    Scenario sc = parse("backend: qemu\ncontroller: {ports: 8, slots: 8}\n");
+    std::vector<std::string> r = qemu::refusals(sc);
+    CHECK(r.size() == 2);
+    CHECK(!r.empty() && r[0] == "controller.ports 8: QEMU's ICH9 AHCI has 6 ports");
+    CHECK(qemu::hardware_ports(sc) == 6);
+    Scenario blk = parse("devices:\n  - {port: 0, blkdebug: [{op: read}]}\n");
+    CHECK(systemc::refusals(blk).size() == 1);
+    CHECK(systemc::hardware_ports(parse("controller: {type: sil24}\n")) == 4);
+}
+
+// ---- faults: one table row per kind
+
+TEST(fault_kinds_table) {
+    const std::string d = std::string(kDisk) + "faults:\n";
+    Scenario sc = parse(d + "  - {kind: crc, port: 0, at: 1ms, dir: d2h, fis: data, burst: 3}\n"
+                            "  - {kind: lost_irq, port: 0, after_cmds: 2, window: 5ms}\n");
+    CHECK(sc.faults.size() == 2);
+    CHECK(sc.faults[0].kind == satasim::fault::Kind::Crc && !sc.faults[0].crc.from_host && sc.faults[0].crc.burst == 3);
+    CHECK(sc.faults[1].id == "fault1" && sc.faults[1].lost_irq.window_ns == 5000000 && sc.faults[1].lost_irq.count == 0);
+    CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
+                "phy_flap, link_degrade or pmp_hang)");
+    CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
+                "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang)");
+    CHECK_ERROR(d + "  - {kind: hang, port: 0, at: 1ms, burst: 2}\n",
+                "t.yaml:5: faults[0].burst: not a key of kind: hang (it has no keys of its own)");
+    CHECK_ERROR(d + "  - {kind: link_degrade, port: 0, at: 1ms, down: 1ms}\n",
+                "t.yaml:5: faults[0].down: not a key of kind: link_degrade (its keys: gen)");
+    CHECK_ERROR(d + "  - {kind: media_error, port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].lba: required with an `at` trigger (the bad sectors); a command-triggered media "
+                "error defaults to the range of the command that fires it");
+}
+
+// ---- directed steps, on the same toolkit and message forms
+
+TEST(steps_share_the_toolkit) {
+    const std::string head = "controller: {ports: 1}\ndevices: [{port: 0, capacity: 1g}]\nsteps:\n";
+    Scenario sc = parse(head + "  - mmio_read: {offset: 0x0, expect: 0x1, mask: 0x1}\n"
+                               "  - wait_irq: {timeout: 1ms, level: False}\n"
+                               "  - device_fis: {port: 0, fis: {type: reg_d2h}}\n");
+    CHECK(sc.steps.size() == 3 && !sc.host.stack);
+    CHECK(sc.steps[0].where == "t.yaml:4" && sc.steps[0].expect && sc.steps[0].expect->value == 1);
+    CHECK(!sc.steps[1].irq_level); // flags any case, as everywhere
+    CHECK(sc.steps[2].fis.type == StepFis::Type::RegD2H && sc.steps[2].fis.status == 0x50);
+    // The same forms as the other sections (the steps' own toolkit said "expected a mapping",
+    // "duplicate key" without the first line).
+    CHECK_ERROR(head + "  - mmio_read: 4\n", "t.yaml:4: steps[0].mmio_read: expected a mapping, got a scalar");
+    CHECK_ERROR(head + "  - mmio_read: {offset: 0x0, offset: 0x4}\n",
+                "t.yaml:4: steps[0].mmio_read.offset: duplicate key (first on line 4)");
+    CHECK_ERROR(head + "  - mmio_read: {offset: 0x2}\n", "t.yaml:4: steps[0].mmio_read.offset: register offsets are dword aligned");
+    CHECK_ERROR(head + "  - mmio_write: {offset: 0x0, value: \"${buf}\"}\n",
+                "t.yaml:4: steps[0].mmio_write.value: no alloc step named 'buf' before this step");
+    sc = parse(head + "  - inject: {kind: hang, port: 0}\n");
+    CHECK(sc.faults.size() == 1 && sc.steps[0].wait_fired && sc.steps[0].fault == 0);
+}
+
+// ---- every scenario of the repository parses
+
+TEST(repository_scenarios_parse) {
+    if (g_scenarios_dir.empty())
+        return;
+    namespace fs = std::filesystem;
+    unsigned n = 0;
+    for (const auto &e : fs::recursive_directory_iterator(g_scenarios_dir)) {
+        const fs::path &p = e.path();
+        if (p.extension() != ".yaml" || p.filename() == "testplan.yaml" ||
+            p.parent_path().filename() == "common")
+            continue;
+        try {
+            parse_scenario_file(p.string(), kBackends);
+            ++n;
+        } catch (const ScenarioError &err) {
+            std::printf("  %s\n", err.what());
+            ++g_failures_in_test;
+        }
+    }
+    CHECK(n >= 50);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc > 1)
+        g_scenarios_dir = argv[1];
+    unsigned passed = 0, failed = 0;
+    for (const TestCase &t : tests()) {
+        g_failures_in_test = 0;
+        try {
+            t.fn();
+        } catch (const std::exception &e) {
+            std::printf("  unexpected exception: %s\n", e.what());
+            ++g_failures_in_test;
+        }
+        std::printf("%s %s\n", g_failures_in_test ? "FAIL" : "ok  ", t.name);
+        (g_failures_in_test ? failed : passed)++;
+    }
+    std::printf("%u passed, %u failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
