@@ -30,6 +30,7 @@ enum {
     ATA_TMOUT_XFERMODE = 15000,
     ATA_TMOUT_BIO = 30000, /* normal I/O: the SCSI disk layer's default */
     ATA_EH_RETRY_DELAY = 5000,
+    ATA_EH_FASTDRAIN_INTERVAL = 3000, /* EH pending: how long commands in flight get per completion */
 };
 
 /* Port multiplier quirks (docs/libata-eh.md 6.4). */
@@ -154,6 +155,10 @@ int ata_host_set_eh_policy(struct ata_host *h, const char *name);
 
 /* ---- eh/eh.c: scheduling, freeze/thaw, the error handler, finish, EH entry ---- */
 void ata_port_schedule_eh(struct ata_port *ap);      /* lock held */
+/* Commands EH does not own yet (active, not failed), the internal one excepted (lock held). */
+unsigned ata_eh_nr_in_flight(struct ata_port *ap);
+/* A command ended: wake EH's fast drain if it was the last one in flight (lock held). */
+void ata_eh_drain_check(struct ata_port *ap);
 void ata_eh_thaw_port(struct ata_port *ap);
 /* Start of an EH run for one link: its context from the events recorded so far. */
 void ata_eh_link_init_context(struct ata_link *link, int tries_left);

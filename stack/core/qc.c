@@ -48,7 +48,7 @@ bool ata_tag_put(struct ata_tags *t, unsigned tag)
 
 /* ---- issue and completion ---- */
 
-static bool qc_is_internal(const struct ata_queued_cmd *qc)
+bool ata_qc_is_internal(const struct ata_queued_cmd *qc)
 {
     return qc->tag == ata_tag_internal(&qc->ap->tags);
 }
@@ -183,7 +183,7 @@ void ata_qc_complete(struct ata_queued_cmd *qc)
         qc->flags |= ATA_QCFLAG_FAILED;
     ap->ops->qc_fill_rtf(qc);
 
-    if (qc_is_internal(qc)) {
+    if (ata_qc_is_internal(qc)) {
         /* minimal analysis so the waiter sees why an aborted command failed */
         if ((qc->flags & ATA_QCFLAG_FAILED) && !qc->err_mask)
             qc->err_mask = (qc->result_tf.command & (ATA_ERR | ATA_DF)) ? AC_ERR_DEV : AC_ERR_OTHER;
@@ -199,9 +199,11 @@ void ata_qc_complete(struct ata_queued_cmd *qc)
             qc->timer = 0;
         }
         ata_port_schedule_eh(ap);
+        ata_eh_drain_check(ap);
         return;
     }
     ata_eh_qc_complete(qc);
+    ata_eh_drain_check(ap);
 }
 
 /* EH (or teardown) finishes a command it owns, with whatever err_mask it carries. */

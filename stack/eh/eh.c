@@ -262,6 +262,68 @@ void ata_eh_link_init_context(struct ata_link *link, int tries_left)
 }
 
 /* Run the port's EH while it keeps being rescheduled, at most ATA_EH_MAX_REPEAT times. */
+unsigned ata_eh_nr_in_flight(struct ata_port *ap)
+{
+    unsigned n = 0;
+
+    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+        struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
+
+        if (qc && (ap->qc_active & (1u << tag)) && !ata_qc_is_internal(qc))
+            n++;
+    }
+    return n;
+}
+
+void ata_eh_drain_check(struct ata_port *ap)
+{
+    if (ap->drain_waiting && !ata_eh_nr_in_flight(ap)) {
+        ap->drain_waiting = false;
+        ap->host->pops->complete(ap->host->plat, ap->drain_done);
+    }
+}
+
+/* libata's fast drain (docs/libata-eh.md 3.2): EH that became pending while commands were
+ * in flight lets them finish first, as SCSI EH starts only once every command has
+ * completed or failed. They are not aborted under the devices that hold them: an NCQ tag
+ * EH reissued would collide with the one the device still has. Each
+ * ATA_EH_FASTDRAIN_INTERVAL in which none of them ended gives up on the rest: they fail
+ * with AC_ERR_TIMEOUT and the port is frozen, which aborts them into EH and makes it
+ * reset before it issues anything (libata's ata_eh_fastdrain_timerfn). */
+static void ata_eh_fast_drain(struct ata_port *ap)
+{
+    struct ata_host *h = ap->host;
+    unsigned cnt;
+
+    ata_lock(h);
+    cnt = ata_eh_nr_in_flight(ap);
+    while (cnt && !(ap->pflags & ATA_PFLAG_FROZEN)) {
+        unsigned last = cnt;
+
+        h->pops->completion_reinit(h->plat, ap->drain_done);
+        ap->drain_waiting = true;
+        ata_unlock(h);
+        h->pops->wait_for_completion_timeout(h->plat, ap->drain_done, ATA_MS(ATA_EH_FASTDRAIN_INTERVAL));
+        ata_lock(h);
+        ap->drain_waiting = false;
+        cnt = ata_eh_nr_in_flight(ap);
+        if (cnt && cnt == last) {
+            const struct sata_trace_field f[] = { TF_INT("in_flight", cnt) };
+
+            ata_port_ev(ap, ATA_EV("eh.fast_drain_timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+                struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
+
+                if (qc && (ap->qc_active & (1u << tag)) && !ata_qc_is_internal(qc))
+                    qc->err_mask |= AC_ERR_TIMEOUT;
+            }
+            ata_port_freeze(ap);
+            break;
+        }
+    }
+    ata_unlock(h);
+}
+
 static void ata_port_eh(struct ata_port *ap)
 {
     struct ata_host *h = ap->host;
@@ -274,6 +336,9 @@ static void ata_port_eh(struct ata_port *ap)
             ata_unlock(h);
             break;
         }
+        ata_unlock(h);
+        ata_eh_fast_drain(ap);
+        ata_lock(h);
         if (runs++ == ATA_EH_MAX_REPEAT) {
             ap->pflags &= ~ATA_PFLAG_EH_PENDING;
             ata_unlock(h);

@@ -471,8 +471,10 @@ bool sata_async_notification(struct ata_port *ap, uint32_t sntf)
         return true;
     }
     ata_ehi_push_desc(&ap->link.eh_info, "async notification 0x%x", (unsigned)sntf);
-    /* commands in flight go back to the queue without blame; EH reads GSCR[32] */
-    ata_port_abort(ap);
+    /* EH is only scheduled, as by libata's sata_async_notification: the commands in flight
+     * are still the disks', and EH's fast drain lets them end (a disk whose link went down
+     * ends none of its own: the drain times those out) before it reads GSCR[32] */
+    ata_port_schedule_eh(ap);
     return true;
 }
 

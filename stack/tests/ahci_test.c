@@ -173,6 +173,44 @@ START_TEST(prep_and_issue_ncq)
 }
 END_TEST
 
+/* Issue 17 item 1: PxCI is only fetched while PxCMD.ST is set (AHCI 1.3.1 3.3.14). An EH
+ * command on the reserved tag given to a stopped engine is refused at once instead of being
+ * written to PxCI, where it would wait for its timeout; with ST set it goes out. */
+START_TEST(internal_cmd_refused_with_engine_stopped)
+{
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+    struct ata_queued_cmd *qc;
+    unsigned tag, n_w;
+
+    regs(&p, CAP_6P, 0x1);
+    h = ahci_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    ap = &h->ports[0];
+    tag = ata_tag_internal(&ap->tags);
+    qc = &ap->qcmd[tag];
+    qc->ap = ap;
+    qc->tag = tag;
+    qc->dev = &ap->link.device[0];
+    ata_tf_init(qc->dev, &qc->tf);
+    qc->tf.command = ATA_CMD_PMP_READ;
+    ap->ops->qc_prep(qc);
+
+    p.mmio[(AHCI_PORT_BASE(0) + PORT_CMD) / 4] &= ~PORT_CMD_START;
+    n_w = p.n_wlog;
+    ck_assert_uint_eq(ap->ops->qc_issue(qc), AC_ERR_SYSTEM);
+    ck_assert_uint_eq(p.n_wlog, n_w); /* PxCI untouched */
+
+    p.mmio[(AHCI_PORT_BASE(0) + PORT_CMD) / 4] |= PORT_CMD_START;
+    ck_assert_uint_eq(ap->ops->qc_issue(qc), 0);
+    ck_assert_uint_eq(p.n_wlog, n_w + 1);
+    ck_assert_uint_eq(p.wlog_off[n_w], AHCI_PORT_BASE(0) + PORT_CMD_ISSUE);
+    ck_assert_uint_eq(p.wlog_val[n_w], 1u << tag);
+    ata_host_destroy(h);
+}
+END_TEST
+
 Suite *ahci_suite(void)
 {
     Suite *s = suite_create("ahci");
@@ -183,6 +221,7 @@ Suite *ahci_suite(void)
     tcase_add_test(tc, create_refuses_single_slot);
     tcase_add_test(tc, interrupt_from_a_gone_controller_is_ignored);
     tcase_add_test(tc, prep_and_issue_ncq);
+    tcase_add_test(tc, internal_cmd_refused_with_engine_stopped);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -88,6 +88,12 @@ static bool f_wait(struct sata_platform *p, struct plat_completion *c, uint64_t 
 {
     if (!c->done && timeout_ns == UINT64_MAX && p->on_wait_forever)
         p->on_wait_forever(p, p->on_wait_arg);
+    if (!c->done && timeout_ns != UINT64_MAX && p->on_timed_wait) {
+        void (*fn)(struct sata_platform *, void *) = p->on_timed_wait;
+
+        p->on_timed_wait = NULL;
+        fn(p, p->on_timed_wait_arg);
+    }
     if (!c->done && timeout_ns != UINT64_MAX)
         p->now += timeout_ns;
     return c->done;

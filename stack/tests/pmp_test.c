@@ -705,6 +705,92 @@ START_TEST(async_notification_hotplug)
 }
 END_TEST
 
+/* Issue 17 item 2: a notification about port 1 while the disk on port 0 has commands in
+ * flight. libata's
+ * sata_async_notification only schedules EH, whose fast drain lets the commands finish:
+ * the disks still hold them, so aborting and reissuing them would reuse NCQ tags the
+ * disks have outstanding. Here both complete while EH drains; nothing is retried. */
+static void complete_io_cb(struct sata_platform *p, void *arg)
+{
+    (void)p;
+    complete_io(arg, 0);
+}
+
+START_TEST(async_notification_drains_inflight)
+{
+    struct eh_rig *r;
+    struct ata_bio b[2];
+
+    boot_with_an = true;
+    r = prig_boot(3, 2, 0x00011b4b);
+    boot_with_an = false;
+    b[0] = eh_rig_bio(r, ATA_IO_NCQ, 0);
+    b[1] = eh_rig_bio(r, ATA_IO_NCQ, 8);
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 0, 0), &b[0]), 0);
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 0, 0), &b[1]), 0);
+    ck_assert_uint_eq(pm.n_io, 2);
+    pm.serr[1] |= 0x00010000; /* a PHY event on port 1 that did not lose the disk */
+    r->p.n_ev = 0;
+    ata_lock(r->h);
+    ck_assert(sata_async_notification(r->ap, 1u << 15));
+    ata_unlock(r->h);
+    ck_assert_int_eq(r->done, 0); /* nothing aborted under the disks */
+    r->p.on_timed_wait = complete_io_cb;
+    r->p.on_timed_wait_arg = r;
+    ata_host_eh_run(r->h);
+    ck_assert_int_eq(r->done, 2);
+    ck_assert_uint_eq(b[0].err_mask, 0);
+    ck_assert_uint_eq(b[1].err_mask, 0);
+    ck_assert_ptr_null(fake_find(&r->p, "eh.qc_retry"));
+    ck_assert_ptr_null(fake_find(&r->p, "eh.fast_drain_timeout"));
+    ck_assert_uint_eq(pm.n_io, 0); /* no command went out twice */
+    ck_assert(!ata_port_is_frozen(r->h, 0));
+    eh_rig_free(r);
+}
+END_TEST
+
+/* Issue 17 item 1: the disk on port 1 lost its link with a command in flight, and the PMP
+ * notified. The command never ends; after ATA_EH_FASTDRAIN_INTERVAL without progress the
+ * fast drain fails it with a timeout and freezes the port, so EH resets before it issues
+ * anything (libata's ata_eh_fastdrain_timerfn), and the command is retried after. */
+START_TEST(async_notification_fast_drain_times_out)
+{
+    struct eh_rig *r;
+    struct ata_bio b;
+    uint64_t t0;
+    unsigned host_resets;
+    const struct fake_event *e;
+
+    boot_with_an = true;
+    r = prig_boot(3, 2, 0x00011b4b);
+    boot_with_an = false;
+    b = eh_rig_bio(r, ATA_IO_NCQ, 0);
+    ck_assert_int_eq(ata_bio_submit(ata_host_device(r->h, 0, 1, 0), &b), 0);
+    pm.n_io = 0; /* lost with the link */
+    pm.serr[1] |= 0x04010000;
+    host_resets = pm.n_host_hardreset;
+    r->p.n_ev = 0;
+    t0 = r->p.now;
+    ata_lock(r->h);
+    ck_assert(sata_async_notification(r->ap, 1u << 15));
+    ata_unlock(r->h);
+    ck_assert_int_eq(r->done, 0);
+    ata_host_eh_run(r->h);
+    e = fake_find(&r->p, "eh.fast_drain_timeout");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_lt(fake_index(&r->p, "eh.fast_drain_timeout"), fake_index(&r->p, "eh.exception"));
+    ck_assert_uint_ge(r->p.now - t0, ATA_MS(ATA_EH_FASTDRAIN_INTERVAL));
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.failed_qc_res", 1)->msg,
+                     "res 40/00:00:00:00:00/00:00:00:00:00/00 Emask 0x4 (timeout)");
+    ck_assert_uint_eq(pm.n_host_hardreset, host_resets + 1); /* frozen: the PMP is reset first */
+    ck_assert_uint_eq(pm.n_io, 1);                          /* retried after recovery */
+    complete_io(r, 0);
+    ck_assert_int_eq(r->done, 1);
+    ck_assert_uint_eq(b.err_mask, 0);
+    eh_rig_free(r);
+}
+END_TEST
+
 /* libata-2006 prefers softreset: fan-out links are probed with an SRST to their port. */
 START_TEST(attach_2006)
 {
@@ -739,6 +825,8 @@ Suite *pmp_suite(void)
     tcase_add_test(tc, product_change_reattaches);
     tcase_add_test(tc, unplug_behind_pmp);
     tcase_add_test(tc, async_notification_hotplug);
+    tcase_add_test(tc, async_notification_drains_inflight);
+    tcase_add_test(tc, async_notification_fast_drain_times_out);
     tcase_add_test(tc, attach_2006);
     suite_add_tcase(s, tc);
     return s;

@@ -51,6 +51,11 @@ struct sata_platform {
      * other context (e.g. the EH thread) that would complete it */
     void (*on_wait_forever)(struct sata_platform *p, void *arg);
     void *on_wait_arg;
+    /* runs (once, then cleared) when someone waits with a timeout on an incomplete
+     * completion, before the time passes: stands in for the hardware finishing work
+     * meanwhile (e.g. commands in flight while EH drains them) */
+    void (*on_timed_wait)(struct sata_platform *p, void *arg);
+    void *on_timed_wait_arg;
     /* armed timers by handle (mod FAKE_MAX_TIMERS), so a test can fire one */
     void (*timer_fn[FAKE_MAX_TIMERS])(void *arg);
     void *timer_arg[FAKE_MAX_TIMERS];

@@ -16,7 +16,6 @@ enum {
     AHCI_POLL_HOST_RESET = 10,
     AHCI_AE_TRIES = 5,
     AHCI_FBS_DEC_TRIES = 3,       /* libahci polls DEC 3 x 1 us */
-    AHCI_FBS_DRAIN_MAX_MS = 60000, /* EH waits this long at most for the other devices */
 };
 
 struct ahci_host_priv {
@@ -409,6 +408,11 @@ static unsigned ahci_qc_issue(struct ata_queued_cmd *qc)
 {
     struct ata_port *ap = qc->ap;
 
+    /* PxCI is fetched only while PxCMD.ST is set (AHCI 1.3.1 3.3.14): an EH command given
+     * to an engine EH could not restart would sit there until its timeout. Only EH's own
+     * commands are checked: I/O is issued after EH has left the engine running */
+    if (ata_qc_is_internal(qc) && !(pread(ap, PORT_CMD) & PORT_CMD_START))
+        return AC_ERR_SYSTEM;
     ahci_fbs_set_dev(ap, ata_qc_pmp_port(qc));
     if (ata_is_ncq(&qc->tf))
         pwrite(ap, PORT_SCR_ACT, 1u << qc->tag);
@@ -608,10 +612,10 @@ static void ahci_port_intr(struct ata_port *ap)
     if ((status & PORT_IRQ_SDB_FIS) && (ap->flags & ATA_FLAG_AN) && sata_pmp_attached(ap)) {
         uint32_t sntf = pread(ap, PORT_SCR_NTF);
 
+        /* EH is only scheduled: what this SDB FIS completes is completed below */
         if (sntf) {
             pwrite(ap, PORT_SCR_NTF, sntf);
-            if (sata_async_notification(ap, sntf))
-                return;
+            sata_async_notification(ap, sntf);
         }
     }
     /* with FBS NCQ and non-NCQ commands to different devices are in flight together */
@@ -769,31 +773,8 @@ static void ahci_post_internal_cmd(struct ata_queued_cmd *qc)
         ahci_kick_engine(qc->ap);
 }
 
-/* FBS: after a single device error the other devices' commands keep running; EH waits for
- * them before it stops the engine (libata's EH starts once every command has completed or
- * failed). A command that never completes times out, which freezes the port and fails it. */
-static void ahci_fbs_drain(struct ata_port *ap)
-{
-    struct ata_host *h = ap->host;
-
-    for (unsigned ms = 0; ms < AHCI_FBS_DRAIN_MAX_MS; ms++) {
-        bool busy = false;
-
-        ata_lock(h);
-        if (!(ap->pflags & ATA_PFLAG_FROZEN))
-            for (unsigned tag = 0; tag < ATA_MAX_QUEUE && !busy; tag++)
-                busy = (ap->qc_active & (1u << tag)) && ata_qc_from_tag(ap, tag);
-        ata_unlock(h);
-        if (!busy)
-            return;
-        ata_msleep(h, 1);
-    }
-}
-
 static void ahci_error_handler(struct ata_port *ap)
 {
-    if (ppriv(ap)->fbs_enabled)
-        ahci_fbs_drain(ap);
     /* a running engine must let go of the aborted commands before EH issues its own */
     if (!(ap->pflags & ATA_PFLAG_FROZEN)) {
         ahci_stop_engine(ap);

@@ -500,8 +500,7 @@ static void sil24_port_intr(struct ata_port *ap)
      * the PMP reporting a PHY event on a fan-out port (libata assumes the same). */
     if ((ap->flags & ATA_FLAG_AN) && (pread(ap, SIL24_PORT_IRQ_STAT) & SIL24_IRQ_SDB_NOTIFY)) {
         pwrite(ap, SIL24_PORT_IRQ_STAT, SIL24_IRQ_SDB_NOTIFY);
-        if (sata_async_notification(ap, 1u << SATA_PMP_CTRL_PORT))
-            return;
+        sata_async_notification(ap, 1u << SATA_PMP_CTRL_PORT); /* EH is only scheduled */
     }
 
     /* PCI-X erratum workaround: acknowledge COMPLETE before sampling the slot status, so

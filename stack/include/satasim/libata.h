@@ -304,6 +304,8 @@ struct ata_port {
     struct plat_dma_buf log_buf;  /* log page data, 512 B */
     struct plat_completion *eh_wait; /* ata_port_scan / ata_dev_delete wait for EH here */
     bool eh_waiter;               /* someone waits on eh_wait */
+    struct plat_completion *drain_done; /* EH's fast drain: the last command in flight ended */
+    bool drain_waiting;           /* EH waits on drain_done */
     void *private_data;
 };
 
@@ -438,6 +440,7 @@ struct ata_host *ata_host_create_failed(struct ata_host *h, const char *event, c
 void ata_tags_init(struct ata_tags *t, unsigned n_tags);
 int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active); /* -EINVAL: HSM violation */
 struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag); /* active, not failed */
+bool ata_qc_is_internal(const struct ata_queued_cmd *qc); /* on the reserved tag: EH's own command */
 
 /* ---- bio.c: scatter/gather, deferral, the port's queue ---- */
 /* Walks the first nbytes of a scatter/gather list in pieces of at most seg_max bytes,
