@@ -133,6 +133,10 @@ reg  [32:0] txf_wdata;
 reg         txf_flush;
 wire        tx_pop;
 reg         tx_req;
+// Idle cycles after each transmitted frame before the next request reaches the link: the
+// link leaves IDLE for X_RDY at once when a request is up, and if its one SYNC falls in an
+// ALIGN slot the device (waiting for SYNC after its R_OK) never sees it.
+reg  [1:0]  tx_gap;
 wire        tx_done;
 wire [1:0]  tx_status;
 wire        tx_dmat;
@@ -150,7 +154,7 @@ sata_link u_link (
     .clk(clk), .rst(rst), .i_host(1'b1), .i_phy_rdy(i_phy_ready),
     .o_phy_tx_data(o_phy_tx_data), .o_phy_tx_isk(o_phy_tx_isk),
     .i_phy_rx_data(i_phy_rx_data), .i_phy_rx_isk(i_phy_rx_isk),
-    .i_tx_req(tx_req), .i_tx_data(tx_cur[31:0]), .i_tx_valid(tx_valid),
+    .i_tx_req(tx_req && tx_gap == 2'd0), .i_tx_data(tx_cur[31:0]), .i_tx_valid(tx_valid),
     .i_tx_last(tx_cur[32]), .o_tx_pop(tx_pop), .o_tx_done(tx_done), .o_tx_status(tx_status),
     .o_tx_dmat(tx_dmat), .o_rx_data(rx_data), .o_rx_valid(rx_valid), .o_rx_sof(rx_sof),
     .o_rx_end(rx_end), .o_rx_crc_ok(rx_crc_ok), .o_rx_abort(rx_abort), .i_rx_full(rx_full),
@@ -445,7 +449,7 @@ always @(posedge clk) begin
         cmd_fr <= 1'b0; cmd_cr <= 1'b0; cmd_ccs <= 5'd0;
         rx_accept <= 1'b0; rxf_wdata <= 34'd0; txf_wdata <= 33'd0;
         rx_in_frame <= 1'b0; rx_cnt <= 12'd0; rx_type <= 8'd0; sig_pending <= 1'b1;
-        tx_req <= 1'b0;
+        tx_req <= 1'b0; tx_gap <= 2'd0;
         e_state <= E_IDLE; e_ret <= E_IDLE; e_err_next <= E_IDLE; e_wret <= E_IDLE;
         e_err_slot_v <= 1'b0; e_err_slot <= 5'd0; e_dst_tx <= 1'b0; e_chunk_last <= 1'b0;
         o_dma_req <= 1'b0; o_dma_we <= 1'b0; o_dma_addr <= {AW{1'b0}}; o_dma_len <= 5'd0;
@@ -498,7 +502,10 @@ always @(posedge clk) begin
         end
 
         // ---- link transmit status
+        if (tx_gap != 2'd0)
+            tx_gap <= tx_gap - 2'd1;
         if (tx_done) begin
+            tx_gap <= 2'd3;
             tx_done_q <= 1'b1;
             tx_status_q <= tx_status;
             tx_dmat_q <= tx_dmat && tx_status == 2'd0;

@@ -75,8 +75,18 @@ module ahci_tb_top #(
     output wire          d_rx_end,
     output wire          d_rx_crc_ok,
     input  wire          d_rx_verdict,
-    input  wire          d_rx_accept
+    input  wire          d_rx_accept,
+    // debug: port 0 engine state, rx FIFO fill, link states (hierarchical references)
+    output wire [5:0]    dbg_e_state,
+    output wire [6:0]    dbg_rxf_count,
+    output wire [3:0]    dbg_h_link,
+    output wire [3:0]    dbg_d_link
 );
+
+assign dbg_e_state = dut.g_port[0].u_port.e_state;
+assign dbg_rxf_count = dut.g_port[0].u_port.rxf_count;
+assign dbg_h_link = link_state;
+assign dbg_d_link = d_state;
 
 wire [31:0] h2d_data, d2h_data;
 wire        d2h_isk;
