@@ -8,17 +8,23 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 link="$here/../link/rtl"
 log="${1:-/tmp/ahci_rtl_synth.log}"
 shift || true
-chparams=""
-for kv in "$@"; do chparams+=" -set ${kv%%=*} ${kv#*=}"; done
+chparam_cmd=""
+top_opt="-top ahci_hba"
+if (($#)); then
+  chparam_cmd="chparam"
+  for kv in "$@"; do chparam_cmd+=" -set ${kv%%=*} ${kv#*=}"; done
+  chparam_cmd+=" ahci_hba"
+  top_opt="-auto-top" # chparam renamed ahci_hba to its parameterized variant
+fi
 command -v yosys >/dev/null || { echo "synth.sh: SKIP: yosys not found (tools/install_deps.sh installs it)" >&2; exit 77; }
 yosys -q -l "$log" -p "
   read_verilog -I$link $link/sata_link.v $here/rtl/ahci_fifo.v $here/rtl/ahci_axi_master.v \
       $here/rtl/ahci_phy_adapter.v $here/rtl/ahci_port.v $here/rtl/ahci_hba.v
-  ${chparams:+chparam$chparams ahci_hba}
-  hierarchy -check -top ahci_hba
+  $chparam_cmd
+  hierarchy -check $top_opt
   proc
   select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr
-  synth -top ahci_hba -flatten
+  synth -flatten
   select -assert-none t:\$_DLATCH_* t:\$_DLATCHSR_* t:\$_SR_* t:\$_TBUF_ t:\$tribuf
   tee -o $log.stat stat
 " || { echo "synth.sh: yosys failed (latch, tristate or error), see $log" >&2; tail -20 "$log" >&2; exit 1; }

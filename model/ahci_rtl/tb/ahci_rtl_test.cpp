@@ -27,10 +27,13 @@
 #ifndef AHCI_TB_AW
 #define AHCI_TB_AW 64
 #endif
+#ifndef AHCI_TB_NPORTS
+#define AHCI_TB_NPORTS 1
+#endif
 
 namespace {
 
-constexpr unsigned kDw = AHCI_TB_DW, kAw = AHCI_TB_AW;
+constexpr unsigned kDw = AHCI_TB_DW, kAw = AHCI_TB_AW, kPorts = AHCI_TB_NPORTS;
 int failures = 0;
 
 #define CHECK(cond)                                                                        \
@@ -64,9 +67,10 @@ constexpr uint32_t IS_DHRS = 1u << 0, IS_PSS = 1u << 1, IS_DSS = 1u << 2, IS_SDB
 constexpr uint32_t CMD_ST = 1u << 0, CMD_CLO = 1u << 3, CMD_FRE = 1u << 4, CMD_FR = 1u << 14,
                    CMD_CR = 1u << 15;
 
-// Memory layout of the tests.
-constexpr uint64_t kClb = 0x10000, kFb = 0x11000, kCtba = 0x20000; // + 0x100 * slot
-constexpr uint64_t kBuf = 0x100000;                               // data buffers
+// Memory layout of the tests (port n: everything 0x100000 * n higher, data excepted).
+constexpr uint64_t kClb = 0x10000, kFb = 0x11000, kCtba = 0x20000; // + 0x1000 * slot
+constexpr uint64_t ahci_rtl_clb(unsigned port) { return kClb + 0x100000 * uint64_t(port); }
+constexpr uint64_t kBuf = 0x800000;                               // data buffers
 constexpr uint64_t kErrLo = 0xE0000000, kErrHi = 0xF0000000;      // SLVERR window
 
 // ---- AXI4 memory (slave) with protocol checks -------------------------------------------
@@ -193,6 +197,24 @@ struct AxiMem {
 // ---- scripted SATA device ------------------------------------------------------------
 uint32_t fis_dw(uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3) {
     return uint32_t(b0) | uint32_t(b1) << 8 | uint32_t(b2) << 16 | uint32_t(b3) << 24;
+}
+
+// The device-side link transport pins of one port in the verilated top.
+struct DevPins {
+    CData *rx_verdict, *rx_accept, *rx_sof, *rx_valid, *rx_end, *rx_crc_ok;
+    IData *rx_data;
+    CData *tx_req, *tx_valid, *tx_last, *tx_pop, *tx_done, *tx_status;
+    IData *tx_data;
+};
+DevPins pins0(Vahci_tb_top *t) {
+    return {&t->d_rx_verdict, &t->d_rx_accept, &t->d_rx_sof, &t->d_rx_valid, &t->d_rx_end,
+            &t->d_rx_crc_ok, &t->d_rx_data, &t->d_tx_req, &t->d_tx_valid, &t->d_tx_last,
+            &t->d_tx_pop, &t->d_tx_done, &t->d_tx_status, &t->d_tx_data};
+}
+DevPins pins1(Vahci_tb_top *t) {
+    return {&t->d1_rx_verdict, &t->d1_rx_accept, &t->d1_rx_sof, &t->d1_rx_valid, &t->d1_rx_end,
+            &t->d1_rx_crc_ok, &t->d1_rx_data, &t->d1_tx_req, &t->d1_tx_valid, &t->d1_tx_last,
+            &t->d1_tx_pop, &t->d1_tx_done, &t->d1_tx_status, &t->d1_tx_data};
 }
 
 struct Device {
@@ -330,16 +352,16 @@ struct Device {
         }
     }
 
-    template <class T> void post_edge(T *t) {
+    void post_edge(const DevPins &t) {
         // receive
-        t->d_rx_verdict = 0;
-        if (t->d_rx_sof) { rx.clear(); rx_open = true; }
-        if (t->d_rx_valid && rx_open) rx.push_back(t->d_rx_data);
-        if (t->d_rx_end && rx_open) {
+        *t.rx_verdict = 0;
+        if (*t.rx_sof) { rx.clear(); rx_open = true; }
+        if (*t.rx_valid && rx_open) rx.push_back(*t.rx_data);
+        if (*t.rx_end && rx_open) {
             rx_open = false;
-            if (t->d_rx_crc_ok) {
-                t->d_rx_verdict = 1;
-                t->d_rx_accept = 1;
+            if (*t.rx_crc_ok) {
+                *t.rx_verdict = 1;
+                *t.rx_accept = 1;
                 on_fis(rx);
             } else {
                 std::printf("device: bad CRC from the host\n");
@@ -347,9 +369,9 @@ struct Device {
             }
         }
         // transmit
-        if (tx_busy && t->d_tx_pop) ++tx_idx;
-        if (tx_busy && t->d_tx_done) {
-            if (t->d_tx_status != 0) ++tx_errors;
+        if (tx_busy && *t.tx_pop) ++tx_idx;
+        if (tx_busy && *t.tx_done) {
+            if (*t.tx_status != 0) ++tx_errors;
             txq.pop_front();
             steps.pop_front();
             tx_busy = false;
@@ -362,14 +384,14 @@ struct Device {
             tx_busy = true;
             tx_idx = 0;
         }
-        t->d_tx_req = tx_busy;
+        *t.tx_req = tx_busy;
         if (tx_busy && tx_idx < txq.front().size()) {
-            t->d_tx_data = txq.front()[tx_idx];
-            t->d_tx_valid = 1;
-            t->d_tx_last = tx_idx + 1 == txq.front().size();
+            *t.tx_data = txq.front()[tx_idx];
+            *t.tx_valid = 1;
+            *t.tx_last = tx_idx + 1 == txq.front().size();
         } else {
-            t->d_tx_valid = 0;
-            t->d_tx_last = 0;
+            *t.tx_valid = 0;
+            *t.tx_last = 0;
         }
     }
 };
@@ -379,12 +401,12 @@ struct Bench {
     std::unique_ptr<VerilatedContext> ctx = std::make_unique<VerilatedContext>();
     std::unique_ptr<Vahci_tb_top> t = std::make_unique<Vahci_tb_top>(ctx.get());
     AxiMem mem;
-    Device dev;
+    Device dev, dev1; // port 0, port 1
     uint64_t cycle = 0;
     // PHY / OOB model: COMRESET released -> presence after 20 cycles, PhyRdy (Gen3) after
     // 60, then the device sends its signature.
-    bool comreset_seen = true;
-    uint64_t oob_at = 0;
+    struct Phy { bool comreset_seen = true; uint64_t oob_at = 0; };
+    Phy phy[2];
     bool auto_signature = true;
 
     Bench() {
@@ -400,29 +422,34 @@ struct Bench {
         t->clk = 1;
         t->eval();
         mem.apply(t.get());
-        dev.post_edge(t.get());
-        phy_model();
+        dev.post_edge(pins0(t.get()));
+        dev1.post_edge(pins1(t.get()));
+        phy_model(phy[0], t->phy_comreset, t->phy_offline, t->phy_ready, t->phy_gen,
+                  t->phy_dev_present, dev);
+        phy_model(phy[1], t->phy1_comreset, t->phy1_offline, t->phy1_ready, t->phy1_gen,
+                  t->phy1_dev_present, dev1);
         t->clk = 0;
         t->eval();
         ++cycle;
     }
-    void phy_model() {
-        if (t->phy_comreset || t->phy_offline) {
-            comreset_seen = true;
-            t->phy_ready = 0;
-            t->phy_dev_present = t->phy_offline ? 0 : t->phy_dev_present;
-            oob_at = 0;
+    void phy_model(Phy &p, bool comreset, bool offline, CData &ready, CData &gen,
+                   CData &present, Device &d) {
+        if (comreset || offline) {
+            p.comreset_seen = true;
+            ready = 0;
+            present = offline ? 0 : present;
+            p.oob_at = 0;
             return;
         }
-        if (comreset_seen) {
-            comreset_seen = false;
-            oob_at = cycle;
+        if (p.comreset_seen) {
+            p.comreset_seen = false;
+            p.oob_at = cycle;
         }
-        if (oob_at && cycle == oob_at + 20) t->phy_dev_present = 1;
-        if (oob_at && cycle == oob_at + 60) {
-            t->phy_ready = 1;
-            t->phy_gen = 3;
-            if (auto_signature) dev.signature();
+        if (p.oob_at && cycle == p.oob_at + 20) present = 1;
+        if (p.oob_at && cycle == p.oob_at + 60) {
+            ready = 1;
+            gen = 3;
+            if (auto_signature) d.signature();
         }
     }
     void run(unsigned n) { for (unsigned i = 0; i < n; ++i) tick(); }
@@ -468,27 +495,31 @@ struct Bench {
     }
 
     // Bring the port to running: link up, signature in, FIS receive on, engine started.
-    void start_port() {
-        CHECK(wait_for([&] { return (rd(PxSSTS) & 0xF) == 3 && (rd(PxTFD) & 0x88) == 0; }));
-        wr(PxCLB, uint32_t(kClb)); wr(PxCLBU, 0);
-        wr(PxFB, uint32_t(kFb)); wr(PxFBU, 0);
-        wr(PxSERR, 0xFFFFFFFF);
-        wr(PxIS, 0xFFFFFFFF);
-        wr(PxCMD, CMD_FRE);
-        CHECK(wait_for([&] { return (rd(PxCMD) & CMD_FR) != 0; }));
-        wr(PxCMD, CMD_FRE | CMD_ST);
-        CHECK((rd(PxCMD) & CMD_CR) != 0);
+    // Port n's registers are 0x80 * n above port 0's; its structures 0x100000 * n above.
+    void start_port(unsigned n = 0) {
+        const uint32_t o = 0x80 * n;
+        CHECK(wait_for([&] { return (rd(PxSSTS + o) & 0xF) == 3 && (rd(PxTFD + o) & 0x88) == 0; }));
+        wr(PxCLB + o, uint32_t(kClb + 0x100000 * n)); wr(PxCLBU + o, 0);
+        wr(PxFB + o, uint32_t(kFb + 0x100000 * n)); wr(PxFBU + o, 0);
+        wr(PxSERR + o, 0xFFFFFFFF);
+        wr(PxIS + o, 0xFFFFFFFF);
+        wr(PxCMD + o, CMD_FRE);
+        CHECK(wait_for([&] { return (rd(PxCMD + o) & CMD_FR) != 0; }));
+        wr(PxCMD + o, CMD_FRE | CMD_ST);
+        CHECK((rd(PxCMD + o) & CMD_CR) != 0);
     }
     // Command header + table for slot: CFIS (5 dwords), PRDT of (addr, bytes) pieces.
     void build(unsigned slot, const std::vector<uint32_t> &cfis, bool write,
-               const std::vector<std::pair<uint64_t, uint32_t>> &prds, uint32_t extra = 0) {
-        const uint64_t ct = kCtba + 0x1000 * uint64_t(slot);
+               const std::vector<std::pair<uint64_t, uint32_t>> &prds, uint32_t extra = 0,
+               unsigned port = 0) {
+        const uint64_t clb = ahci_rtl_clb(port);
+        const uint64_t ct = kCtba + 0x100000 * uint64_t(port) + 0x1000 * uint64_t(slot);
         const uint32_t dw0 = uint32_t(cfis.size()) | (write ? 1u << 6 : 0) | extra |
                              uint32_t(prds.size()) << 16;
-        mem.w32(kClb + 32 * slot + 0, dw0);
-        mem.w32(kClb + 32 * slot + 4, 0xDEADBEEF); // PRDBC: the HBA must overwrite it
-        mem.w32(kClb + 32 * slot + 8, uint32_t(ct));
-        mem.w32(kClb + 32 * slot + 12, uint32_t(ct >> 32));
+        mem.w32(clb + 32 * slot + 0, dw0);
+        mem.w32(clb + 32 * slot + 4, 0xDEADBEEF); // PRDBC: the HBA must overwrite it
+        mem.w32(clb + 32 * slot + 8, uint32_t(ct));
+        mem.w32(clb + 32 * slot + 12, uint32_t(ct >> 32));
         for (size_t i = 0; i < cfis.size(); ++i) mem.w32(ct + 4 * i, cfis[i]);
         for (size_t i = 0; i < prds.size(); ++i) {
             mem.w32(ct + 0x80 + 16 * i + 0, uint32_t(prds[i].first));
@@ -504,7 +535,9 @@ struct Bench {
                 fis_dw((lba >> 24) & 0xFF, (lba >> 32) & 0xFF, (lba >> 40) & 0xFF, feat >> 8),
                 fis_dw(count & 0xFF, count >> 8, 0, 0), 0};
     }
-    uint32_t prdbc(unsigned slot) { return mem.r32(kClb + 32 * slot + 4); }
+    uint32_t prdbc(unsigned slot, unsigned port = 0) {
+        return mem.r32(ahci_rtl_clb(port) + 32 * slot + 4);
+    }
     void issue(uint32_t slots) { wr(PxCI, slots); }
     bool wait_ci_clear(uint32_t mask, unsigned limit = 400000) {
         return wait_for([&] { return (rd(PxCI) & mask) == 0; }, limit);
@@ -533,7 +566,7 @@ void fill(std::vector<uint8_t> &v, uint32_t seed) {
 void case_reset_values() {
     Bench b;
     const uint32_t cap = b.rd(CAP);
-    CHECK_EQ(cap & 0x1F, 0);              // NP: one port
+    CHECK_EQ(cap & 0x1F, kPorts - 1);     // NP
     CHECK_EQ((cap >> 8) & 0x1F, 31);      // NCS: 32 slots
     CHECK_EQ((cap >> 20) & 0xF, 3);       // ISS Gen3
     CHECK(cap & (1u << 30));              // SNCQ
@@ -544,7 +577,7 @@ void case_reset_values() {
     CHECK_EQ(cap & ((1u << 27) | (1u << 17) | (1u << 16)), 0); // no SSS, SPM, FBSS
     CHECK_EQ(b.rd(GHC), 0x80000000u);     // AE, no HR, no IE
     CHECK_EQ(b.rd(IS), 0);
-    CHECK_EQ(b.rd(PI), 1);
+    CHECK_EQ(b.rd(PI), (1u << kPorts) - 1);
     CHECK_EQ(b.rd(VS), 0x00010301u);
     CHECK_EQ(b.rd(CAP2), 0);
     CHECK_EQ(b.rd(PxCLB), 0);
@@ -860,7 +893,51 @@ void case_comreset() {
     b.wr(PxSCTL, 0x310);
 }
 
+// Two ports at once (2-port build): each port runs a WRITE DMA and a READ DMA against its
+// own device, sharing the AXI master through the arbiter; IS shows both ports.
+void case_two_ports() {
+    Bench b;
+    b.start_port(0);
+    b.start_port(1);
+    b.wr(PxIE, 0xFFFFFFFF);
+    b.wr(PxIE + 0x80, 0xFFFFFFFF);
+    std::vector<uint8_t> d0(16384), d1(16384);
+    fill(d0, 1);
+    fill(d1, 2);
+    b.mem.write(kBuf, d0.data(), d0.size());
+    b.mem.write(kBuf + 0x10000, d1.data(), d1.size());
+    b.build(0, Bench::h2d(0x35, 10, 32), true, {{kBuf, 16384}}, 0, 0);
+    b.build(7, Bench::h2d(0x35, 20, 32), true, {{kBuf + 0x10000, 8192}, {kBuf + 0x12000, 8192}},
+            0, 1);
+    b.wr(PxCI + 0x80, 1u << 7);
+    b.wr(PxCI, 1);
+    CHECK(b.wait_for([&] { return b.rd(PxCI) == 0 && b.rd(PxCI + 0x80) == 0; }));
+    CHECK_EQ(b.rd(IS), 3);
+    CHECK(b.t->irq == 0); // GHC.IE still clear
+    CHECK(same(&b.dev.disk[10 * 512], d0.data(), d0.size(), "port 0 disk"));
+    CHECK(same(&b.dev1.disk[20 * 512], d1.data(), d1.size(), "port 1 disk"));
+    CHECK_EQ(b.prdbc(0, 0), 16384);
+    CHECK_EQ(b.prdbc(7, 1), 16384);
+    b.build(1, Bench::h2d(0x25, 10, 32), false, {{kBuf + 0x40000, 16384}}, 0, 0);
+    b.build(2, Bench::h2d(0x25, 20, 32), false, {{kBuf + 0x50000, 16384}}, 0, 1);
+    b.wr(PxCI, 1u << 1);
+    b.wr(PxCI + 0x80, 1u << 2);
+    CHECK(b.wait_for([&] { return b.rd(PxCI) == 0 && b.rd(PxCI + 0x80) == 0; }));
+    std::vector<uint8_t> back(16384);
+    b.mem.read(kBuf + 0x40000, back.data(), back.size());
+    CHECK(back == d0);
+    b.mem.read(kBuf + 0x50000, back.data(), back.size());
+    CHECK(back == d1);
+    CHECK_EQ(b.mem.r32(kFb + 0x40) & 0xFF, 0x34);
+    CHECK_EQ(b.mem.r32(kFb + 0x100000 + 0x40) & 0xFF, 0x34);
+    b.wr(PxIS + 0x80, 0xFFFFFFFF);
+    b.wr(IS, 2);
+    CHECK_EQ(b.rd(IS), 1);               // port 0 still asks
+    CHECK_EQ(b.mem.violations, 0);
+}
+
 const std::map<std::string, void (*)()> kCases{
+    {"two_ports", case_two_ports},
     {"reset_values", case_reset_values}, {"hba_reset", case_hba_reset},
     {"start_stop", case_start_stop},     {"identify", case_identify},
     {"dma_write_read", case_dma_write_read}, {"ncq32", case_ncq32},
