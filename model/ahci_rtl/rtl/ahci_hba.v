@@ -1,0 +1,326 @@
+// AHCI 1.3.1 host bus adapter, reference RTL of satasim (issue 15): NPORTS ports, 32
+// command slots each, NCQ, command list / command tables / PRDT / received-FIS areas in
+// system memory over an AXI4 master. See model/ahci_rtl/README.md for the block diagram.
+//
+//   s_*   AXI4-Lite register slave, 32-bit data, the AHCI register map at offset 0
+//         (generic host control 00h-FFh, port n at 100h + 80h * n; AHCI 1.3.1 3.1, 3.3);
+//   m_*   AXI4 DMA master, DW-bit data, AW-bit addresses, INCR bursts of at most 16
+//         beats that never cross 4 KiB (ahci_axi_master.v);
+//   irq   one level interrupt: GHC.IE and IS != 0 (AHCI 1.3.1 10.6);
+//   phy_* per port n, bits [32n +: 32] etc.: the PHY interface of ahci_phy_adapter.v.
+//
+// One clock for everything (bus, link and PHY dword clock) in this version.
+module ahci_hba #(
+    parameter integer NPORTS = 1,          // 1..8
+    parameter integer DW = 64,             // AXI master data width: 32, 64, 128
+    parameter integer AW = 64,             // AXI master address width: 32 or 64 (CAP.S64A)
+    parameter [3:0]   ISS = 4'd3,          // CAP.ISS: fastest Gen supported
+    parameter integer HR_CYCLES = 1500,    // GHC.HR set until it self-clears
+    parameter integer STOP_CYCLES = 150,   // PxCMD.ST 1->0 until CR may read 0
+    parameter integer FRE_ON = 8,
+    parameter integer FRE_OFF = 150,
+    parameter integer SPINUP = 16
+) (
+    input  wire                 clk,
+    input  wire                 rst,        // power-on reset, synchronous, active high
+    // AXI4-Lite register slave
+    input  wire [11:0]          s_awaddr,
+    input  wire                 s_awvalid,
+    output wire                 s_awready,
+    input  wire [31:0]          s_wdata,
+    input  wire [3:0]           s_wstrb,
+    input  wire                 s_wvalid,
+    output wire                 s_wready,
+    output wire [1:0]           s_bresp,
+    output reg                  s_bvalid,
+    input  wire                 s_bready,
+    input  wire [11:0]          s_araddr,
+    input  wire                 s_arvalid,
+    output wire                 s_arready,
+    output reg  [31:0]          s_rdata,
+    output wire [1:0]           s_rresp,
+    output reg                  s_rvalid,
+    input  wire                 s_rready,
+    output wire                 irq,
+    // AXI4 DMA master
+    output wire [AW-1:0]        m_awaddr,
+    output wire [7:0]           m_awlen,
+    output wire [2:0]           m_awsize,
+    output wire [1:0]           m_awburst,
+    output wire [3:0]           m_awcache,
+    output wire [2:0]           m_awprot,
+    output wire                 m_awvalid,
+    input  wire                 m_awready,
+    output wire [DW-1:0]        m_wdata,
+    output wire [DW/8-1:0]      m_wstrb,
+    output wire                 m_wlast,
+    output wire                 m_wvalid,
+    input  wire                 m_wready,
+    input  wire [1:0]           m_bresp,
+    input  wire                 m_bvalid,
+    output wire                 m_bready,
+    output wire [AW-1:0]        m_araddr,
+    output wire [7:0]           m_arlen,
+    output wire [2:0]           m_arsize,
+    output wire [1:0]           m_arburst,
+    output wire [3:0]           m_arcache,
+    output wire [2:0]           m_arprot,
+    output wire                 m_arvalid,
+    input  wire                 m_arready,
+    input  wire [DW-1:0]        m_rdata,
+    input  wire [1:0]           m_rresp,
+    input  wire                 m_rlast,
+    input  wire                 m_rvalid,
+    output wire                 m_rready,
+    // per-port PHY interface
+    output wire [32*NPORTS-1:0] phy_tx_data,
+    output wire [4*NPORTS-1:0]  phy_tx_isk,
+    input  wire [32*NPORTS-1:0] phy_rx_data,
+    input  wire [4*NPORTS-1:0]  phy_rx_isk,
+    input  wire [NPORTS-1:0]    phy_rx_err,
+    input  wire [NPORTS-1:0]    phy_ready,
+    input  wire [2*NPORTS-1:0]  phy_gen,
+    input  wire [NPORTS-1:0]    phy_dev_present,
+    input  wire [NPORTS-1:0]    phy_cominit,
+    output wire [NPORTS-1:0]    phy_comreset,
+    output wire [NPORTS-1:0]    phy_comwake,
+    output wire [NPORTS-1:0]    phy_offline,
+    output wire [4*NPORTS-1:0]  phy_spd_limit,
+    output wire [4*NPORTS-1:0]  link_state
+);
+
+// ---- generic host control (AHCI 1.3.1 3.1) ---------------------------------------------
+localparam [4:0] NP = NPORTS[4:0] - 5'd1;
+localparam       S64A = (AW > 32);
+// CAP: S64A, SNCQ, SSNTF, SCLO, ISS, SAM (AHCI only), PMD, NCS = 31, NP.
+localparam [31:0] CAP = {S64A ? 1'b1 : 1'b0, 1'b1, 1'b1, 4'b0000, 1'b1, ISS, 1'b0, 1'b1,
+                         2'b00, 1'b1, 2'b00, 5'd31, 3'b000, NP};
+localparam [31:0] PI = (NPORTS >= 32) ? 32'hFFFF_FFFF : ((32'd1 << NPORTS) - 32'd1);
+localparam [31:0] VS = 32'h0001_0301;
+
+reg                ghc_ie;
+reg  [15:0]        hr_cnt;        // GHC.HR in progress while != 0
+reg  [NPORTS-1:0]  is_g;
+wire [NPORTS-1:0]  port_irq;
+wire               hr_active = hr_cnt != 16'd0;
+wire               port_rst = rst || hr_active;
+
+assign irq = ghc_ie && is_g != {NPORTS{1'b0}};
+
+// ---- AXI4-Lite slave: one access at a time, writes first --------------------------------
+reg        aw_have, w_have, ar_have;
+reg [11:2] aw_addr, ar_addr;
+reg        aw_bad, ar_bad;   // byte address not dword aligned: SLVERR, no effect
+reg        b_err, r_err;
+reg [31:0] w_data;
+reg [3:0]  w_strb;
+wire       wr_fire = aw_have && w_have && !s_bvalid;
+wire       rd_fire = ar_have && !wr_fire && !s_rvalid;
+assign s_awready = !aw_have;
+assign s_wready = !w_have;
+assign s_arready = !ar_have;
+assign s_bresp = b_err ? 2'b10 : 2'b00;
+assign s_rresp = r_err ? 2'b10 : 2'b00;
+wire   wr_do = wr_fire && !aw_bad; // the write takes effect
+
+wire [11:2] acc_addr = wr_fire ? aw_addr : ar_addr;
+wire [11:0] acc_word = {acc_addr, 2'b00};
+// port index of the access (valid when acc_is_port)
+wire [4:0]  acc_port = acc_addr[11:7] - 5'd2;
+wire        acc_is_port = acc_addr[11:8] != 4'd0 && {27'd0, acc_port} < NPORTS;
+
+wire [32*NPORTS-1:0] port_rdata;
+reg  [31:0]          cur_rdata;
+always @(*) begin
+    if (acc_is_port) begin
+        cur_rdata = port_rdata[32 * acc_port +: 32];
+    end else begin
+        case (acc_word)
+            12'h000: cur_rdata = CAP;
+            12'h004: cur_rdata = {1'b1, 28'd0, 1'b0, ghc_ie, hr_active};
+            12'h008: cur_rdata = {{(32-NPORTS){1'b0}}, is_g};
+            12'h00C: cur_rdata = PI;
+            12'h010: cur_rdata = VS;
+            default: cur_rdata = 32'd0; // CCC, EM, CAP2 (no BOH/APST/DevSleep), BOHC
+        endcase
+    end
+end
+
+// Effective write value: byte lanes outside WSTRB keep their value; for the write-1 and
+// write-1-to-clear registers (IS, PxIS, PxSERR, PxSACT, PxCI, PxSNTF) they write 0.
+wire [31:0] strb_mask = {{8{w_strb[3]}}, {8{w_strb[2]}}, {8{w_strb[1]}}, {8{w_strb[0]}}};
+wire [6:0]  acc_off = acc_word[6:0];
+wire        w1x = acc_is_port ? (acc_off == 7'h10 || acc_off == 7'h30 || acc_off == 7'h34 ||
+                                 acc_off == 7'h38 || acc_off == 7'h3C)
+                              : acc_word == 12'h008;
+wire [31:0] w_eff = w1x ? (w_data & strb_mask) : ((cur_rdata & ~strb_mask) | (w_data & strb_mask));
+
+always @(posedge clk) begin
+    if (rst) begin
+        aw_have <= 1'b0; w_have <= 1'b0; ar_have <= 1'b0;
+        aw_addr <= 10'd0; ar_addr <= 10'd0; aw_bad <= 1'b0; ar_bad <= 1'b0;
+        b_err <= 1'b0; r_err <= 1'b0; w_data <= 32'd0; w_strb <= 4'd0;
+        s_bvalid <= 1'b0; s_rvalid <= 1'b0; s_rdata <= 32'd0;
+        ghc_ie <= 1'b0; hr_cnt <= 16'd0; is_g <= {NPORTS{1'b0}};
+    end else begin
+        if (s_awvalid && s_awready) begin
+            aw_have <= 1'b1;
+            aw_addr <= s_awaddr[11:2];
+            aw_bad <= s_awaddr[1:0] != 2'b00;
+        end
+        if (s_wvalid && s_wready) begin
+            w_have <= 1'b1;
+            w_data <= s_wdata;
+            w_strb <= s_wstrb;
+        end
+        if (s_arvalid && s_arready) begin
+            ar_have <= 1'b1;
+            ar_addr <= s_araddr[11:2];
+            ar_bad <= s_araddr[1:0] != 2'b00;
+        end
+        if (s_bvalid && s_bready)
+            s_bvalid <= 1'b0;
+        if (s_rvalid && s_rready)
+            s_rvalid <= 1'b0;
+        if (rd_fire) begin
+            ar_have <= 1'b0;
+            s_rdata <= ar_bad ? 32'd0 : cur_rdata;
+            r_err <= ar_bad;
+            s_rvalid <= 1'b1;
+        end
+
+        // IS: bit n latches while port n asks (PxIS & PxIE != 0); RW1C, and a cleared bit
+        // latches again at once if the port still asks (AHCI 1.3.1 3.1.3).
+        if (hr_cnt != 16'd0)
+            hr_cnt <= hr_cnt - 16'd1;
+        is_g <= is_g | port_irq;
+        if (wr_fire) begin
+            aw_have <= 1'b0;
+            w_have <= 1'b0;
+            s_bvalid <= 1'b1;
+            b_err <= aw_bad;
+        end
+        if (wr_do) begin
+            if (!acc_is_port && acc_word == 12'h004) begin
+                if (w_eff[0]) begin
+                    // GHC.HR (AHCI 1.3.1 10.4.3): every port back to its reset state and
+                    // re-initialized with a COMRESET; IE and IS clear; HR reads 1 until done.
+                    hr_cnt <= HR_CYCLES[15:0];
+                    ghc_ie <= 1'b0;
+                    is_g <= {NPORTS{1'b0}};
+                end else begin
+                    ghc_ie <= w_eff[1]; // AE is read-only 1 (CAP.SAM), MRSM read-only 0
+                end
+            end
+            if (!acc_is_port && acc_word == 12'h008)
+                is_g <= (is_g & ~w_eff[NPORTS-1:0]) | port_irq;
+        end
+    end
+end
+
+// ---- ports -------------------------------------------------------------------------------
+wire [NPORTS-1:0]    dreq, dwe;
+wire [AW*NPORTS-1:0] daddr;
+wire [5*NPORTS-1:0]  dlen;
+wire [512*NPORTS-1:0] dwbuf;
+wire                 mdone, merr, mrvalid;
+wire [31:0]          mrdata;
+wire [3:0]           mridx;
+reg  [2:0]           gsel;       // port granted the DMA master
+reg                  gact;
+wire [31:0]          link_rx_data [0:NPORTS-1];
+wire [NPORTS-1:0]    link_rx_isk, link_rx_err;
+wire [31:0]          link_tx_data [0:NPORTS-1];
+wire [NPORTS-1:0]    link_tx_isk;
+
+genvar p;
+generate
+    for (p = 0; p < NPORTS; p = p + 1) begin : g_port
+        ahci_phy_adapter u_phy (
+            .clk(clk),
+            .i_link_tx_data(link_tx_data[p]), .i_link_tx_isk(link_tx_isk[p]),
+            .o_link_rx_data(link_rx_data[p]), .o_link_rx_isk(link_rx_isk[p]),
+            .o_link_rx_err(link_rx_err[p]),
+            .o_phy_tx_data(phy_tx_data[32*p +: 32]), .o_phy_tx_isk(phy_tx_isk[4*p +: 4]),
+            .i_phy_rx_data(phy_rx_data[32*p +: 32]), .i_phy_rx_isk(phy_rx_isk[4*p +: 4]),
+            .i_phy_rx_err(phy_rx_err[p]));
+
+        ahci_port #(.AW(AW), .ISS(ISS), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),
+                    .FRE_OFF(FRE_OFF), .SPINUP(SPINUP)) u_port (
+            .clk(clk), .rst(port_rst),
+            .i_reg_raddr(acc_word[6:0]), .o_reg_rdata(port_rdata[32*p +: 32]),
+            .i_reg_we(wr_do && acc_is_port && acc_port == p[4:0]),
+            .i_reg_waddr(acc_word[6:0]), .i_reg_wdata(w_eff),
+            .o_irq(port_irq[p]),
+            .o_dma_req(dreq[p]), .o_dma_we(dwe[p]), .o_dma_addr(daddr[AW*p +: AW]),
+            .o_dma_len(dlen[5*p +: 5]), .o_dma_wbuf(dwbuf[512*p +: 512]),
+            .i_dma_done(mdone && gact && gsel == p[2:0]),
+            .i_dma_err(merr),
+            .i_dma_rvalid(mrvalid && gact && gsel == p[2:0]),
+            .i_dma_rdata(mrdata), .i_dma_ridx(mridx),
+            .o_phy_tx_data(link_tx_data[p]), .o_phy_tx_isk(link_tx_isk[p]),
+            .i_phy_rx_data(link_rx_data[p]), .i_phy_rx_isk(link_rx_isk[p]),
+            .i_phy_rx_err(link_rx_err[p]),
+            .i_phy_ready(phy_ready[p]), .i_phy_gen(phy_gen[2*p +: 2]),
+            .i_dev_present(phy_dev_present[p]), .i_cominit(phy_cominit[p]),
+            .o_comreset(phy_comreset[p]), .o_offline(phy_offline[p]),
+            .o_comwake(phy_comwake[p]), .o_spd_limit(phy_spd_limit[4*p +: 4]),
+            .o_link_state(link_state[4*p +: 4]));
+    end
+endgenerate
+
+// ---- DMA arbiter: round robin between the ports, one request at a time ----------------
+wire [7:0] dreq8, dwe8; // padded to 8 so that a 3-bit grant indexes them
+generate
+    for (p = 0; p < 8; p = p + 1) begin : g_pad8
+        if (p < NPORTS) begin : g_on
+            assign dreq8[p] = dreq[p];
+            assign dwe8[p] = dwe[p];
+        end else begin : g_off
+            assign dreq8[p] = 1'b0;
+            assign dwe8[p] = 1'b0;
+        end
+    end
+endgenerate
+reg [2:0] gnext;
+reg [2:0] gcand;
+integer   q;
+always @(*) begin
+    gnext = gsel;
+    gcand = gsel;
+    for (q = NPORTS - 1; q >= 0; q = q - 1) begin
+        gcand = ({1'b0, gsel} + 4'd1 + q[3:0] >= NPORTS[3:0]) ?
+                gsel + 3'd1 + q[2:0] - NPORTS[2:0] : gsel + 3'd1 + q[2:0];
+        if (dreq8[gcand])
+            gnext = gcand;
+    end
+end
+
+always @(posedge clk) begin
+    if (rst) begin
+        gsel <= 3'd0;
+        gact <= 1'b0;
+    end else if (gact) begin
+        if (mdone)
+            gact <= 1'b0;
+    end else if (dreq != {NPORTS{1'b0}} && !mdone) begin
+        gsel <= gnext;
+        gact <= 1'b1;
+    end
+end
+
+ahci_axi_master #(.DW(DW), .AW(AW)) u_axi (
+    .clk(clk), .rst(rst),
+    .i_req(gact && dreq8[gsel]), .i_we(dwe8[gsel]), .i_addr(daddr[AW*gsel +: AW]),
+    .i_len(dlen[5*gsel +: 5]), .i_wbuf(dwbuf[512*gsel +: 512]),
+    .o_done(mdone), .o_err(merr), .o_rvalid(mrvalid), .o_rdata(mrdata), .o_ridx(mridx),
+    .m_awaddr(m_awaddr), .m_awlen(m_awlen), .m_awsize(m_awsize), .m_awburst(m_awburst),
+    .m_awcache(m_awcache), .m_awprot(m_awprot), .m_awvalid(m_awvalid), .m_awready(m_awready),
+    .m_wdata(m_wdata), .m_wstrb(m_wstrb), .m_wlast(m_wlast), .m_wvalid(m_wvalid),
+    .m_wready(m_wready), .m_bresp(m_bresp), .m_bvalid(m_bvalid), .m_bready(m_bready),
+    .m_araddr(m_araddr), .m_arlen(m_arlen), .m_arsize(m_arsize), .m_arburst(m_arburst),
+    .m_arcache(m_arcache), .m_arprot(m_arprot), .m_arvalid(m_arvalid), .m_arready(m_arready),
+    .m_rdata(m_rdata), .m_rresp(m_rresp), .m_rlast(m_rlast), .m_rvalid(m_rvalid),
+    .m_rready(m_rready));
+
+endmodule
