@@ -155,26 +155,25 @@ const std::vector<BlockRow> &block_table() {
 
 const std::vector<KindRow> &kind_table() {
     using B = Block;
-    static const std::vector<KindRow> rows = {
-        // kind, name, keys, binds, time_only, fires_once, block, params, arm
-        {Kind::Crc, "crc", {"dir", "fis", "dword", "mask", "burst"}, Binds::Disk, false, false, B::Link,
-         crc_params, crc_arm},
-        {Kind::LostIrq, "lost_irq", {"count", "window"}, Binds::Disk, false, false, B::Hba,
-         lost_irq_params, lost_irq_arm},
-        {Kind::Unplug, "unplug", {}, Binds::Disk, false, true, B::Link, nullptr, unplug_arm},
-        // A plug readies the drive's identity (disk), then brings the cable up (link).
-        {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true, B::Link,
-         plug_params, plug_arm},
-        {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
-         false, B::Disk, media_params, media_arm},
-        {Kind::Hang, "hang", {}, Binds::Disk, false, false, B::Disk, nullptr, hang_arm},
-        {Kind::IdentifyFail, "identify_fail", {"count"}, Binds::Disk, false, false, B::Disk,
-         identify_fail_params, identify_fail_arm},
-        {Kind::PhyFlap, "phy_flap", {"down"}, Binds::Disk, false, false, B::Link, flap_params, flap_arm},
-        {Kind::LinkDegrade, "link_degrade", {"gen"}, Binds::Disk, false, false, B::Link, degrade_params,
-         degrade_arm},
-        {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false, B::Pmp, nullptr, pmp_hang_arm},
-    };
+    static const std::vector<KindRow> rows = [] {
+        std::vector<KindRow> r = {
+            // kind, block, params, arm
+            {Kind::Crc, B::Link, crc_params, crc_arm},
+            {Kind::LostIrq, B::Hba, lost_irq_params, lost_irq_arm},
+            {Kind::Unplug, B::Link, nullptr, unplug_arm},
+            // A plug readies the drive's identity (disk), then brings the cable up (link).
+            {Kind::Plug, B::Link, plug_params, plug_arm},
+            {Kind::MediaError, B::Disk, media_params, media_arm},
+            {Kind::Hang, B::Disk, nullptr, hang_arm},
+            {Kind::IdentifyFail, B::Disk, identify_fail_params, identify_fail_arm},
+            {Kind::PhyFlap, B::Link, flap_params, flap_arm},
+            {Kind::LinkDegrade, B::Link, degrade_params, degrade_arm},
+            {Kind::PmpHang, B::Pmp, nullptr, pmp_hang_arm},
+        };
+        for (KindRow &k : r)
+            k.spec = kind_spec(k.kind);
+        return r;
+    }();
     return rows;
 }
 
@@ -183,18 +182,6 @@ const KindRow *kind_row(Kind k) {
         if (r.kind == k)
             return &r;
     return nullptr;
-}
-
-const char *to_string(Kind k) {
-    const KindRow *r = kind_row(k);
-    return r ? r->name : "?";
-}
-
-std::optional<Kind> kind_from_string(std::string_view name) {
-    for (const KindRow &r : kind_table())
-        if (name == r.name)
-            return r.kind;
-    return std::nullopt;
 }
 
 } // namespace satasim::fault

@@ -1,20 +1,21 @@
-// The fault kinds, one table row each: the scenario's name of the kind and its keys, what
-// its address names, the block it acts through, the parameters it shows in its
-// `fault.inject` record and how it arms that block's hook (model/fault/README.md). The
-// injector and the name lookups read this table and switch on no kind; adding a kind means
-// adding an enumerator to fault::Kind and a row to kind_table().
+// The fault kinds as the fault engine sees them, one table row each: the block it acts
+// through, the parameters it shows in its `fault.inject` record and how it arms that
+// block's hook (model/fault/README.md). The plain facts of a kind (its scenario name and
+// keys, what its address names, its trigger rules) are its row in fault_kind_spec.h, which
+// the scenario reader reads too; each row here points at that row. The injector reads this
+// table and switches on no kind; adding a kind means adding an enumerator to fault::Kind, a
+// row to kind_specs(), a row to kind_table() and (if it has keys) a reader in the harness.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "model/common/trace.h"
 #include "model/device/sata_disk.h"
+#include "model/fault/fault_kind_spec.h"
 #include "model/fault/fault_plan.h"
 #include "model/link/sata_link.h"
 
@@ -44,12 +45,6 @@ struct BlockRow {
 // Every block, in the order FaultInjector::reset() disarms them.
 const std::vector<BlockRow> &block_table();
 
-// What a fault's address (port, pmp_port) names.
-enum class Binds : uint8_t {
-    Disk,       // the disk on `port`, or behind the PMP there at `pmp_port`
-    PmpControl, // the port multiplier on `port` itself (no pmp_port)
-};
-
 using TraceFields = std::vector<std::pair<std::string, TraceValue>>;
 
 // One firing of a fault: the fault, and the command that fired it (command triggers; null
@@ -61,23 +56,17 @@ struct Firing {
 
 struct KindRow {
     Kind kind;
-    const char *name;              // the scenario's `kind:` and the trace's `kind` field
-    std::vector<std::string> keys; // the scenario keys of its own parameters
-    Binds binds;
-    bool time_only;                // fires at a time only (`at`): its block counts no commands
-    bool fires_once;               // repeat must stay 1 (one fault per unplug or plug)
-    Block block;                   // whose hook arm() reaches
+    Block block; // whose hook arm() reaches
     // Appends the kind's parameters to the `fault.inject` record (null: it has none).
     void (*params)(const Firing &f, TraceFields &out);
     // Arms the block's hook for this firing; hooks that are not bound are skipped.
     void (*arm)(const Firing &f, const PortHooks &h);
+    const KindSpec *spec = nullptr; // the kind's plain facts (kind_table() sets it)
 };
 
-// One row per fault::Kind, in the enumeration's order.
+// One row per fault::Kind, in the enumeration's order (that of kind_specs()).
 const std::vector<KindRow> &kind_table();
 // The row of a kind (null for a value outside the enumeration).
 const KindRow *kind_row(Kind k);
-// The kind a scenario names (to_string(Kind) is the other way).
-std::optional<Kind> kind_from_string(std::string_view name);
 
 } // namespace satasim::fault

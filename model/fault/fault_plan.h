@@ -1,7 +1,8 @@
 // A fault schedule: what to break, where, and when. Plain data shared by the scenario
 // parser (harness, which fills it from a scenario's `faults:` list) and the fault injector
 // (model/fault/fault_injector.h, which arms the blocks' fault hooks when a trigger fires,
-// each kind as its row in model/fault/fault_kinds.h says).
+// each kind as its row in model/fault/fault_kinds.h says; the kinds' plain facts are
+// model/fault/fault_kind_spec.h).
 // Times are simulated nanoseconds; LBAs and counts are 512-byte sectors.
 #pragma once
 
@@ -27,7 +28,7 @@ enum class Kind : uint8_t {
     LinkDegrade,  // from the trigger on, the link only comes up at `gen` or slower
     PmpHang,      // the port multiplier's control port stops answering (until a COMRESET)
 };
-const char *to_string(Kind k); // the scenario's name of a kind (fault_kinds.h: the table)
+const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 
 // Which commands a trigger or a media error matches (the drive's own type: the disk
 // model matches media errors with it).

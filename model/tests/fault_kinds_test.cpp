@@ -1,5 +1,6 @@
-// The fault-kind table (model/fault/fault_kinds.h): one row per fault::Kind, names that
-// round-trip, and each row's arm() reaching the block it names and no other.
+// The fault-kind tables: the plain facts (model/fault/fault_kind_spec.h) and the engine's
+// rows (model/fault/fault_kinds.h), one row each per fault::Kind and pointing at each
+// other; names that round-trip, and each row's arm() reaching the block it names and no other.
 #include <set>
 #include <string>
 
@@ -26,20 +27,38 @@ fault::PortHooks callback_hooks(Calls &c) {
 
 MODEL_TEST(one_row_per_kind_in_enum_order) {
     const auto &t = fault::kind_table();
+    const auto &s = fault::kind_specs();
     EXPECT_EQ(t.size(), size_t(fault::Kind::PmpHang) + 1);
+    EXPECT_EQ(s.size(), t.size());
     std::set<std::string> names;
     for (size_t i = 0; i < t.size(); ++i) {
         EXPECT_TRUE(t[i].kind == fault::Kind(i));
+        EXPECT_TRUE(i < s.size() && s[i].kind == fault::Kind(i));
         EXPECT_TRUE(t[i].arm != nullptr);
-        names.insert(t[i].name);
+        // The engine's row points at the kind's own spec row.
+        EXPECT_TRUE(t[i].spec != nullptr && t[i].spec == fault::kind_spec(t[i].kind) && t[i].spec->kind == t[i].kind);
+        names.insert(i < s.size() ? s[i].name : "");
     }
     EXPECT_EQ(names.size(), t.size()); // names are unique
     EXPECT_TRUE(fault::kind_row(fault::Kind(200)) == nullptr);
+    EXPECT_TRUE(fault::kind_spec(fault::Kind(200)) == nullptr);
     EXPECT_TRUE(std::string(fault::to_string(fault::Kind(200))) == "?");
 }
 
+MODEL_TEST(every_spec_row_has_one_engine_row) {
+    for (const auto &s : fault::kind_specs()) {
+        int rows = 0;
+        for (const auto &r : fault::kind_table())
+            rows += r.kind == s.kind ? 1 : 0;
+        EXPECT_EQ(rows, 1);
+        EXPECT_TRUE(fault::kind_row(s.kind) && fault::kind_row(s.kind)->spec == &s);
+        // A kind bound to the PMP's control port arms the PMP block, and only such a kind.
+        EXPECT_TRUE((s.binds == fault::Binds::PmpControl) == (fault::kind_row(s.kind)->block == fault::Block::Pmp));
+    }
+}
+
 MODEL_TEST(names_round_trip) {
-    for (const auto &r : fault::kind_table()) {
+    for (const auto &r : fault::kind_specs()) {
         auto k = fault::kind_from_string(r.name);
         EXPECT_TRUE(k && *k == r.kind);
         EXPECT_TRUE(std::string(fault::to_string(r.kind)) == r.name);
@@ -69,8 +88,8 @@ MODEL_TEST(controller_and_pmp_kinds_reach_their_callback_only) {
         f.kind = r.kind;
         r.arm(fault::Firing{f, nullptr}, fault::PortHooks{});
     }
-    EXPECT_TRUE(fault::kind_row(fault::Kind::PmpHang)->binds == fault::Binds::PmpControl);
-    EXPECT_TRUE(fault::kind_row(fault::Kind::PmpHang)->time_only);
+    EXPECT_TRUE(fault::kind_row(fault::Kind::PmpHang)->spec->binds == fault::Binds::PmpControl);
+    EXPECT_TRUE(fault::kind_row(fault::Kind::PmpHang)->spec->time_only);
 }
 
 MODEL_TEST(media_error_takes_the_firing_commands_range) {

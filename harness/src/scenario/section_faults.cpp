@@ -16,11 +16,12 @@ const std::vector<std::pair<const char *, CommandMatch::Op>> kMatchOps = {
     {"identify", CommandMatch::Op::Identify}, {"ncq", CommandMatch::Op::Ncq},
     {"non_ncq", CommandMatch::Op::NonNcq}};
 
-// Keys every fault takes (kind, where, trigger); each kind's own are in its row below.
+// Keys every fault takes (kind, where, trigger); each kind's own are in its row of
+// fault::kind_specs() (model/fault/fault_kind_spec.h).
 const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "id", "at", "after_cmds", "on_cmd",
                                                    "from_power_on", "repeat", "every", "every_cmds"};
 
-// The readers of each kind's own keys (the rows of kFaultKinds below).
+// The readers of each kind's own keys (the rows of fault_kind_rows() below).
 
 // [first, last] sectors, inclusive, on a disk of `cap` sectors.
 std::pair<uint64_t, uint64_t> as_lba_range(const Parser &p, const Field &f, uint64_t cap) {
@@ -143,42 +144,41 @@ void parse_identify_fail(const Parser &p, const MapView &m, fault::Fault &x, uin
         x.identify_failures = unsigned(as_uint(p, *v, 1, 1000));
 }
 
-// One row per fault kind: its name in the file, its keys (beside the common ones) and the
-// reader of those keys (null: it has none). The order is the order of the messages'
-// lists. (The model's own table in model/fault/ binds and arms each kind.)
-struct FaultKindRow {
-    const char *name;
-    Kind kind;
-    std::vector<std::string> keys;
-    void (*parse)(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap);
-};
-
-const std::vector<FaultKindRow> kFaultKinds = {
-    {"crc", Kind::Crc, {"dir", "fis", "dword", "mask", "burst"}, parse_crc},
-    {"lost_irq", Kind::LostIrq, {"count", "window"}, parse_lost_irq},
-    {"unplug", Kind::Unplug, {}, nullptr},
-    {"plug", Kind::Plug, {"model", "serial", "capacity", "blank_media"}, parse_plug},
-    {"media_error", Kind::MediaError, {"error", "op", "lba", "count", "cleared_by_write"}, parse_media_error},
-    {"hang", Kind::Hang, {}, nullptr},
-    {"identify_fail", Kind::IdentifyFail, {"count"}, parse_identify_fail},
-    {"phy_flap", Kind::PhyFlap, {"down"}, parse_phy_flap},
-    {"link_degrade", Kind::LinkDegrade, {"gen"}, parse_link_degrade},
-    {"pmp_hang", Kind::PmpHang, {}, nullptr},
-};
-
-const FaultKindRow &row_of(Kind k) {
-    for (const FaultKindRow &r : kFaultKinds)
-        if (r.kind == k)
-            return r;
-    return kFaultKinds.front(); // unreachable: every Kind has a row
-}
-
 // "crc, lost_irq, ... or pmp_hang"
 std::string kind_names_or() {
+    const std::vector<fault::KindSpec> &specs = fault::kind_specs();
     std::string s;
-    for (size_t i = 0; i < kFaultKinds.size(); ++i)
-        s += std::string(i == 0 ? "" : i + 1 == kFaultKinds.size() ? " or " : ", ") + kFaultKinds[i].name;
+    for (size_t i = 0; i < specs.size(); ++i)
+        s += std::string(i == 0 ? "" : i + 1 == specs.size() ? " or " : ", ") + specs[i].name;
     return s;
+}
+
+} // namespace
+
+const std::vector<FaultKindRow> &fault_kind_rows() {
+    static const std::vector<FaultKindRow> rows = {
+        {Kind::Crc, parse_crc},
+        {Kind::LostIrq, parse_lost_irq},
+        {Kind::Unplug, nullptr},
+        {Kind::Plug, parse_plug,
+         " (to plug a drive into an empty connector, give the port a devices[] entry with present: false)"},
+        {Kind::MediaError, parse_media_error},
+        {Kind::Hang, nullptr},
+        {Kind::IdentifyFail, parse_identify_fail},
+        {Kind::PhyFlap, parse_phy_flap},
+        {Kind::LinkDegrade, parse_link_degrade},
+        {Kind::PmpHang, nullptr},
+    };
+    return rows;
+}
+
+namespace {
+
+const FaultKindRow &fault_kind_row(Kind k) {
+    for (const FaultKindRow &r : fault_kind_rows())
+        if (r.kind == k)
+            return r;
+    return fault_kind_rows().front(); // unreachable: every Kind has a row (harness_scenario_test)
 }
 
 } // namespace
@@ -190,7 +190,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     // Every key of every kind is accepted here; keys of another kind are refused below
     // with a message naming the kind.
     std::vector<std::string> all = kFaultCommonKeys;
-    for (const FaultKindRow &k : kFaultKinds)
+    for (const fault::KindSpec &k : fault::kind_specs())
         for (const std::string &key : k.keys)
             if (std::find(all.begin(), all.end(), key) == all.end())
                 all.push_back(key);
@@ -200,14 +200,15 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         p.fail(m.line(), m.join("kind"), "required (" + kind_names_or() + ")");
     {
         std::vector<std::pair<const char *, Kind>> names;
-        for (const FaultKindRow &k : kFaultKinds)
+        for (const fault::KindSpec &k : fault::kind_specs())
             names.push_back({k.name, k.kind});
         x.kind = as_enum<Kind>(p, m.get("kind"), names);
     }
-    const FaultKindRow &row = row_of(x.kind);
-    const std::string kname = row.name;
+    const fault::KindSpec &spec = *fault::kind_spec(x.kind); // as_enum gave a kind of the table
+    const FaultKindRow &row = fault_kind_row(x.kind);
+    const std::string kname = spec.name;
     {
-        const std::vector<std::string> &own = row.keys;
+        const std::vector<std::string> &own = spec.keys;
         for (const std::string &key : all) {
             if (!m.has(key) || std::find(kFaultCommonKeys.begin(), kFaultCommonKeys.end(), key) != kFaultCommonKeys.end() ||
                 std::find(own.begin(), own.end(), key) != own.end())
@@ -224,18 +225,18 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     x.port = addr.port;
     x.pmp_port = addr.pmp_port;
     uint64_t cap = 0;
-    if (x.kind == Kind::PmpHang) { // the port multiplier itself, on its host port
+    switch (spec.binds) {
+    case fault::Binds::PmpControl: { // the port multiplier itself, on its host port
         const PmpSpec *pm = sc.pmp_on_port(x.port);
         if (!pm)
             p.fail(m.get("port"), "port " + std::to_string(x.port) + " has no port multiplier (pmps[])");
-        if (auto *v = m.find("pmp_port"))
-            p.fail(v->key_line, v->path, "a pmp_hang hangs the port multiplier's control port: no pmp_port");
-    } else {
-        cap = addressed_disk(p, m, "port", addr, sc,
-                             x.kind == Kind::Plug ? " (to plug a drive into an empty connector, give the port a "
-                                                    "devices[] entry with present: false)"
-                                                  : "")
-                  .addressable();
+        if (auto *v = m.find("pmp_port")) // (pmp_hang, the one such kind, hangs it)
+            p.fail(v->key_line, v->path, "a " + kname + " hangs the port multiplier's control port: no pmp_port");
+        break;
+    }
+    case fault::Binds::Disk:
+        cap = addressed_disk(p, m, "port", addr, sc, row.no_disk_note).addressable();
+        break;
     }
 
     x.id = "fault" + std::to_string(index);
@@ -291,10 +292,10 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         p.fail(m.get("repeat"), "a repeated time trigger needs `every` (the gap between firings)");
     if (t.repeat != 1 && t.after_cmds && !t.every_cmds)
         p.fail(m.get("repeat"), "a repeated after_cmds trigger needs `every_cmds` (commands between firings)");
-    if (x.kind == Kind::PmpHang && !t.at_ns)
+    if (spec.time_only && !t.at_ns) // (pmp_hang, the one such kind, acts on the port multiplier)
         p.fail(first_trigger->key_line, first_trigger->path,
-               "a pmp_hang fires at a time (`at`): the port multiplier counts no commands");
-    if ((x.kind == Kind::Unplug || x.kind == Kind::Plug) && t.repeat != 1)
+               "a " + kname + " fires at a time (`at`): the port multiplier counts no commands");
+    if (spec.fires_once && t.repeat != 1)
         p.fail(m.get("repeat"), "a " + kname + " fires once (use one unplug and one plug fault per cycle)");
 
     if (row.parse)

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "model/fault/fault_kind_spec.h"
 #include "model/fault/fault_plan.h"
 #include "scenario/scenario.h"
 #include "scenario/yaml_walk.h"
@@ -39,6 +40,16 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
 // faults[] (section_faults.cpp); also the entry of an inject step. index: its place in
 // Scenario::faults (the default id).
 fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, size_t index);
+// What the reader adds to a fault kind's plain facts (fault::kind_specs(): name, keys, what
+// its address names, trigger rules): the reader of its own keys (null: it has none) and,
+// for a kind bound to a disk, a note for the message when no disk is configured there.
+struct FaultKindRow {
+    fault::Kind kind;
+    void (*parse)(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap);
+    const char *no_disk_note = "";
+};
+// One row per fault::Kind, in the order of fault::kind_specs().
+const std::vector<FaultKindRow> &fault_kind_rows();
 
 // waveform (section_waveform.cpp)
 void parse_waveform(const Parser &p, const Field &f, Scenario &sc);

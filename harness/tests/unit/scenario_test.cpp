@@ -11,7 +11,9 @@
 
 #include "backend/qemu/qemu_rules.h"
 #include "backend/systemc/systemc_rules.h"
+#include "model/fault/fault_kind_spec.h"
 #include "scenario/scenario_parser.h"
+#include "scenario/sections.h"
 
 using namespace satasim::harness;
 
@@ -207,6 +209,49 @@ TEST(fault_kinds_table) {
     CHECK_ERROR(d + "  - {kind: media_error, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].lba: required with an `at` trigger (the bad sectors); a command-triggered media "
                 "error defaults to the range of the command that fires it");
+}
+
+// The reader's rows and the kinds' plain facts (model/fault/fault_kind_spec.h) cover every
+// fault::Kind exactly once, in the same order, and agree: a kind with keys of its own has a
+// reader of them, a kind without has none; only a kind bound to a disk has a no-disk note.
+TEST(fault_kind_rows_match_the_spec) {
+    using satasim::fault::Kind;
+    const auto &specs = satasim::fault::kind_specs();
+    const auto &rows = fault_kind_rows();
+    CHECK(specs.size() == size_t(Kind::PmpHang) + 1);
+    CHECK(rows.size() == specs.size());
+    for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
+        CHECK(specs[i].kind == Kind(i));
+        CHECK(rows[i].kind == Kind(i));
+        CHECK((rows[i].parse != nullptr) == !specs[i].keys.empty());
+        CHECK(rows[i].no_disk_note != nullptr);
+        CHECK(specs[i].binds == satasim::fault::Binds::Disk || std::string(rows[i].no_disk_note).empty());
+    }
+    // The rules the reader takes from the spec, on the kinds that have them today.
+    const std::string d = std::string(kDisk) + "faults:\n";
+    CHECK_ERROR(d + "  - {kind: unplug, port: 0, at: 1ms, repeat: 2, every: 1ms}\n",
+                "t.yaml:5: faults[0].repeat: a unplug fires once (use one unplug and one plug fault per cycle)");
+    CHECK_ERROR(d + "  - {kind: plug, port: 0, at: 1ms, repeat: 2, every: 1ms}\n",
+                "t.yaml:5: faults[0].repeat: a plug fires once (use one unplug and one plug fault per cycle)");
+    CHECK(error_of(d + "  - {kind: phy_flap, port: 0, at: 1ms, repeat: 2, every: 1ms}\n").empty());
+    CHECK_ERROR(d + "  - {kind: plug, port: 1, at: 1ms}\n",
+                "t.yaml:5: faults[0].port: no disk on port 1 (to plug a drive into an empty connector, give the port a "
+                "devices[] entry with present: false) (disks are on ports 0)");
+    CHECK_ERROR(d + "  - {kind: unplug, port: 1, at: 1ms}\n", "t.yaml:5: faults[0].port: no disk on port 1 (disks are on ports 0)");
+    const std::string pm = "controller: {type: ahci, ports: 2}\npmps:\n  - {port: 0, ports: 2}\ndevices:\n"
+                           "  - {port: 0, pmp_port: 0, capacity: 1g}\n  - {port: 1, capacity: 1g}\nfaults:\n";
+    CHECK(error_of(pm + "  - {kind: pmp_hang, port: 0, at: 1ms}\n").empty());
+    CHECK_ERROR(pm + "  - {kind: pmp_hang, port: 0, pmp_port: 1, at: 1ms}\n",
+                "t.yaml:8: faults[0].pmp_port: a pmp_hang hangs the port multiplier's control port: no pmp_port");
+    CHECK_ERROR(pm + "  - {kind: pmp_hang, port: 0, after_cmds: 3}\n",
+                "t.yaml:8: faults[0].after_cmds: a pmp_hang fires at a time (`at`): the port multiplier counts no "
+                "commands");
+    CHECK_ERROR(pm + "  - {kind: pmp_hang, port: 1, at: 1ms}\n",
+                "t.yaml:8: faults[0].port: port 1 has no port multiplier (pmps[])");
+    for (const auto &s : specs) {
+        CHECK(satasim::fault::kind_from_string(s.name) == s.kind);
+        CHECK(std::string(satasim::fault::to_string(s.kind)) == s.name);
+    }
 }
 
 // ---- directed steps, on the same toolkit and message forms

@@ -1,0 +1,43 @@
+#include "model/fault/fault_kind_spec.h"
+
+namespace satasim::fault {
+
+const std::vector<KindSpec> &kind_specs() {
+    static const std::vector<KindSpec> rows = {
+        // kind, name, keys, binds, time_only, fires_once
+        {Kind::Crc, "crc", {"dir", "fis", "dword", "mask", "burst"}, Binds::Disk, false, false},
+        {Kind::LostIrq, "lost_irq", {"count", "window"}, Binds::Disk, false, false},
+        {Kind::Unplug, "unplug", {}, Binds::Disk, false, true},
+        {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true},
+        {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
+         false},
+        {Kind::Hang, "hang", {}, Binds::Disk, false, false},
+        {Kind::IdentifyFail, "identify_fail", {"count"}, Binds::Disk, false, false},
+        {Kind::PhyFlap, "phy_flap", {"down"}, Binds::Disk, false, false},
+        {Kind::LinkDegrade, "link_degrade", {"gen"}, Binds::Disk, false, false},
+        // The port multiplier's control port counts no commands: a time trigger only.
+        {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false},
+    };
+    return rows;
+}
+
+const KindSpec *kind_spec(Kind k) {
+    for (const KindSpec &r : kind_specs())
+        if (r.kind == k)
+            return &r;
+    return nullptr;
+}
+
+const char *to_string(Kind k) {
+    const KindSpec *r = kind_spec(k);
+    return r ? r->name : "?";
+}
+
+std::optional<Kind> kind_from_string(std::string_view name) {
+    for (const KindSpec &r : kind_specs())
+        if (name == r.name)
+            return r.kind;
+    return std::nullopt;
+}
+
+} // namespace satasim::fault
