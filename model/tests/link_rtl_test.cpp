@@ -15,29 +15,13 @@
 #include "verilated.h"
 
 #include "model/link/link_rtl.h"
+#include "model/tests/plain_check.h"
 
 using namespace satasim::link;
 
 namespace {
 
-int failures = 0, passed = 0, failed = 0;
-
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            std::printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond);               \
-            ++failures;                                                                    \
-        }                                                                                  \
-    } while (0)
-#define CHECK_EQ(a, e)                                                                     \
-    do {                                                                                   \
-        unsigned long long a_ = (unsigned long long)(a), e_ = (unsigned long long)(e);     \
-        if (a_ != e_) {                                                                    \
-            std::printf("%s:%d: %s == 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, #a,  \
-                        a_, e_);                                                           \
-            ++failures;                                                                    \
-        }                                                                                  \
-    } while (0)
+int passed = 0, failed = 0;
 
 std::vector<std::pair<std::string, std::function<void()>>> &cases() {
     static std::vector<std::pair<std::string, std::function<void()>>> c;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "Vahci_tb_top.h"
+#include "model/tests/plain_check.h"
 #include "verilated.h"
 
 // The verilated configuration (CMake builds one test per configuration).
@@ -34,24 +35,6 @@
 namespace {
 
 constexpr unsigned kDw = AHCI_TB_DW, kAw = AHCI_TB_AW, kPorts = AHCI_TB_NPORTS;
-int failures = 0;
-
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            std::printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond);               \
-            ++failures;                                                                    \
-        }                                                                                  \
-    } while (0)
-#define CHECK_EQ(a, e)                                                                     \
-    do {                                                                                   \
-        unsigned long long a_ = (unsigned long long)(a), e_ = (unsigned long long)(e);     \
-        if (a_ != e_) {                                                                    \
-            std::printf("%s:%d: %s == 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, #a,  \
-                        a_, e_);                                                           \
-            ++failures;                                                                    \
-        }                                                                                  \
-    } while (0)
 
 // ---- register map (AHCI 1.3.1 3.1, 3.3) ------------------------------------------------
 constexpr uint32_t CAP = 0x00, GHC = 0x04, IS = 0x08, PI = 0x0C, VS = 0x10, CAP2 = 0x24;
