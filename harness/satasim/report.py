@@ -32,6 +32,9 @@ class Row:
     wall_time_s: float
     commands: int
     golden: str = "-"          # "match", "MISMATCH", "-" (none)
+    # beyond pass/fail: "io_errors 1204, disabled ata1.02, fault0 fired 1/3" (result.json
+    # "observed": I/O errors, disks disabled at the end, faults short of their count)
+    observed: str = ""
     golden_diff: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -70,8 +73,19 @@ def load_rows(arg) -> tuple[Path, dict, list[Row]]:
                         list(s.get("reasons") or []),
                         _eh_decisions(out_dir / name / "trace.jsonl"),
                         int(s.get("sim_time_ns") or 0), float(s.get("wall_time_s") or 0.0),
-                        int(s.get("commands") or 0)))
+                        int(s.get("commands") or 0),
+                        observed=_observed(s, out_dir / name / "result.json")))
     return out_dir, summary, rows
+
+
+def _observed(entry, result_path) -> str:
+    """The scenario's "observed" text: from summary.json, else from its result.json."""
+    if "observed" in entry:
+        return entry["observed"] or ""
+    try:
+        return json.loads(Path(result_path).read_text()).get("observed") or ""
+    except (OSError, json.JSONDecodeError):
+        return ""
 
 
 def add_goldens(out_dir, rows, golden_dir, tol=None):
@@ -114,6 +128,10 @@ def table(rows, summary) -> str:
     gbad = [r for r in rows if r.golden in ("MISMATCH", "ERROR")]
     for r in failed:
         lines.append(f"FAIL {r.name}: {'; '.join(r.reasons) or r.verdict}")
+    # What a verdict alone hides: I/O errors, disabled disks, faults short of their count.
+    for r in rows:
+        if r.observed:
+            lines.append(f"{r.verdict.upper()} {r.name} with {r.observed}")
     total = summary.get("total", len(rows))
     tail = f"{total - len(failed)} passed, {len(failed)} failed"
     ng = sum(1 for r in rows if r.golden != "-")
@@ -131,7 +149,8 @@ def junit(rows, summary, suite_name="satasim") -> str:
                         time=f"{r.wall_time_s:.3f}", file=r.file)
         props = ET.SubElement(tc, "properties")
         for k, v in (("topology", r.topology), ("sim_time_ns", r.sim_time_ns),
-                     ("commands", r.commands), ("eh_decisions", r.eh_decisions)):
+                     ("commands", r.commands), ("eh_decisions", r.eh_decisions),
+                     ("observed", r.observed)):
             ET.SubElement(props, "property", name=k, value=str(v))
         if r.verdict != "pass":
             msg = "; ".join(r.reasons) or r.verdict

@@ -86,6 +86,10 @@ struct Fault {
     FlapParams flap;
     unsigned gen = 1;                       // LinkDegrade: fastest generation the link reaches
     unsigned identify_failures = 1;         // IdentifyFail: IDENTIFY commands aborted per firing
+    // Not the models': the harness's verdict. The run fails unless the fault fired at least
+    // this often; 0 (no `min_fired` key) means its full count (`repeat`, or once when it
+    // repeats for ever).
+    unsigned min_fired = 0;
 };
 
 using FaultPlan = std::vector<Fault>;

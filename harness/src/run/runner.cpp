@@ -45,6 +45,11 @@ struct Job {
     std::vector<std::string> reasons;
     uint64_t sim_time_ns = 0, commands = 0, devices = 0;
     double wall_s = 0;
+    // beyond pass/fail (result.json "observed", "io_errors", "disabled"): I/O errors, disks
+    // disabled at the end, faults that fired less than their count
+    std::string observed;
+    uint64_t io_errors = 0;
+    std::vector<std::string> disabled;
 };
 
 std::string read_text(const fs::path &p) {
@@ -94,6 +99,11 @@ bool load_result(Job &j, const fs::path &dir) {
         j.commands = r["commands"].as<uint64_t>();
         j.devices = r["devices"].size();
         j.wall_s = r["wall_time_s"].as<double>();
+        j.io_errors = r["io_errors"] ? r["io_errors"].as<uint64_t>() : 0;
+        j.observed = r["observed"] ? r["observed"].as<std::string>() : "";
+        j.disabled.clear();
+        for (const auto &d : r["disabled"])
+            j.disabled.push_back(d["name"].as<std::string>());
         return true;
     } catch (const std::exception &e) {
         j.pass = false;
@@ -156,6 +166,9 @@ void salvage(Job &j, const fs::path &out, const std::string &why, const std::str
     fs::rename(tmp, final_dir, ec);
     j.pass = false;
     j.reasons = {why};
+    j.observed.clear();
+    j.io_errors = 0;
+    j.disabled.clear();
 }
 
 unsigned ncpus() {
@@ -320,10 +333,11 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             Job &j = jobs[next_print++];
             clear_progress();
             if (j.pass) {
-                std::printf("PASS  %s  %s  %u ports/%llu disks  cmds %llu  sim %s  wall %s\n",
+                std::printf("PASS  %s  %s  %u ports/%llu disks  cmds %llu  sim %s  wall %s%s\n",
                             pad(j.sc.name, name_w).c_str(), j.sc.controller.type.c_str(), j.sc.controller.ports,
                             (unsigned long long)j.devices, (unsigned long long)j.commands,
-                            fmt_sim(j.sim_time_ns).c_str(), fmt_wall(j.wall_s).c_str());
+                            fmt_sim(j.sim_time_ns).c_str(), fmt_wall(j.wall_s).c_str(),
+                            j.observed.empty() ? "" : ("  " + j.observed).c_str());
             } else {
                 std::string first = j.reasons.empty() ? "failed (no reason given)" : j.reasons[0];
                 std::printf("FAIL  %s  %s\n", pad(j.sc.name, name_w).c_str(), first.c_str());
@@ -332,6 +346,8 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
                 if (j.reasons.size() > 4)
                     std::printf("      %s  (%zu more in %s)\n", std::string(name_w, ' ').c_str(), j.reasons.size() - 4,
                                 (out / j.sc.name / "result.json").c_str());
+                if (!j.observed.empty())
+                    std::printf("      %s  observed: %s\n", std::string(name_w, ' ').c_str(), j.observed.c_str());
             }
             std::fflush(stdout);
         }
@@ -478,6 +494,12 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         w.key("reasons").begin_array();
         for (const auto &r : j.reasons)
             w.value(r);
+        w.end_array();
+        w.kv("observed", j.observed);
+        w.kv("io_errors", j.io_errors);
+        w.key("disabled").begin_array();
+        for (const auto &d : j.disabled)
+            w.value(d);
         w.end_array();
         w.kv("controller", j.sc.controller.type);
         w.kv("ports", j.sc.controller.ports);

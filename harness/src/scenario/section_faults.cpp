@@ -19,7 +19,8 @@ const std::vector<std::pair<const char *, CommandMatch::Op>> kMatchOps = {
 // Keys every fault takes (kind, where, trigger); each kind's own are in its row of
 // fault::kind_specs() (model/fault/fault_kind_spec.h).
 const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "id", "at", "after_cmds", "on_cmd",
-                                                   "from_power_on", "repeat", "every", "every_cmds"};
+                                                   "from_power_on", "repeat", "every", "every_cmds",
+                                                   "min_fired"};
 
 // The readers of each kind's own keys (the rows of fault_kind_rows() below).
 
@@ -297,6 +298,15 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
                "a " + kname + " fires at a time (`at`): the port multiplier counts no commands");
     if (spec.fires_once && t.repeat != 1)
         p.fail(m.get("repeat"), "a " + kname + " fires once (use one unplug and one plug fault per cycle)");
+    if (auto *v = m.find("min_fired")) {
+        // fewer firings than `repeat` that still count as a pass (the verdict's, not the models')
+        x.min_fired = unsigned(as_uint(p, *v, 1, 1000000));
+        if (t.repeat != 0 && x.min_fired > t.repeat)
+            p.fail(*v, "the fault fires at most " + std::to_string(t.repeat) + " time(s) (repeat)");
+        if (t.repeat != 0 && x.min_fired == t.repeat)
+            p.fail(*v, "is the fault's full count already (repeat " + std::to_string(t.repeat) +
+                           "): leave min_fired out");
+    }
 
     if (row.parse)
         row.parse(p, m, x, cap);

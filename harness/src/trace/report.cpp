@@ -1,5 +1,6 @@
 #include "trace/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -167,10 +168,46 @@ void evaluate(RunReport &r) {
         for (const std::string &v : r.violation_messages)
             out.push_back("violation: " + v);
     }
-    for (const FaultReport &f : r.faults)
-        if (f.fired == 0 && r.finished)
+    for (const FaultReport &f : r.faults) {
+        if (!r.finished)
+            continue;
+        if (f.fired == 0) {
             out.push_back("fault " + f.id + " (" + f.kind + " on port " + std::to_string(f.port) +
                           ") never fired: its trigger was not met");
+        } else if (f.fired < f.needed()) {
+            // A fault that fired only part of its count tests less than the scenario says.
+            const std::string where = DevAddr{f.port, f.pmp_port}.str();
+            if (f.min_fired)
+                out.push_back("fault " + f.id + " (" + f.kind + " on " + where + ") fired " + std::to_string(f.fired) +
+                              " time(s), min_fired is " + std::to_string(f.min_fired));
+            else
+                out.push_back("fault " + f.id + " (" + f.kind + " on " + where + ") fired " + std::to_string(f.fired) +
+                              " of its " + std::to_string(f.repeat) +
+                              " times (repeat): its trigger was not met again (min_fired: N on the fault if "
+                              "fewer firings are expected)");
+        }
+    }
+
+    // A disk the stack had and lost (disabled or detached by EH) fails the run unless the
+    // scenario lists its place in expect.absent_after.
+    r.disabled.clear();
+    if (r.after_collected) {
+        std::vector<DevAddr> had;
+        for (const FoundDevice &d : r.devices)
+            had.push_back(d.addr());
+        for (size_t i = 0; i < r.faults.size() && i < sc.faults.size(); ++i)
+            if (sc.faults[i].kind == fault::Kind::Plug && r.faults[i].fired)
+                had.push_back({sc.faults[i].port, sc.faults[i].pmp_port});
+        for (const DevAddr &a : r.absent_after) {
+            if (std::find(had.begin(), had.end(), a) == had.end())
+                continue;
+            r.disabled.push_back(a);
+            if (std::find(e.absent_after.begin(), e.absent_after.end(), a) == e.absent_after.end())
+                out.push_back(a.ata_name() + " (" + a.str() +
+                              "): disabled: the stack had a disk there and has none at the end of the run "
+                              "(expect.absent_after lists the places where that is expected)");
+        }
+    }
 
     bool io_ok;
     std::string io_want;
@@ -196,6 +233,23 @@ void evaluate(RunReport &r) {
     r.pass = out.empty();
 }
 
+std::string observed_text(uint64_t io_errors, const std::vector<std::string> &disabled,
+                          const std::vector<std::string> &partial_faults) {
+    std::string s;
+    auto add = [&](const std::string &part) { s += (s.empty() ? "" : ", ") + part; };
+    if (io_errors)
+        add("io_errors " + std::to_string(io_errors));
+    if (!disabled.empty()) {
+        std::string names;
+        for (const std::string &d : disabled)
+            names += (names.empty() ? "" : " ") + d;
+        add("disabled " + names);
+    }
+    for (const std::string &f : partial_faults)
+        add(f);
+    return s;
+}
+
 std::string result_json(const RunReport &r) {
     const Scenario &sc = *r.sc;
     JsonWriter j(true);
@@ -210,6 +264,16 @@ std::string result_json(const RunReport &r) {
     for (const auto &s : r.reasons)
         j.value(s);
     j.end_array();
+    {
+        // what the verdict line shows beyond pass/fail (runner, satasim.report)
+        std::vector<std::string> disabled, partial;
+        for (const DevAddr &p : r.disabled)
+            disabled.push_back(p.ata_name());
+        for (const FaultReport &f : r.faults)
+            if (f.partial())
+                partial.push_back(f.id + " fired " + std::to_string(f.fired) + "/" + std::to_string(f.repeat));
+        j.kv("observed", observed_text(r.failures.io_errors, disabled, partial));
+    }
     j.key("controller").begin_object();
     j.kv("type", sc.controller.type);
     j.kv("ports", sc.controller.ports);
@@ -283,6 +347,18 @@ std::string result_json(const RunReport &r) {
         }
         j.end_array();
     }
+    if (r.after_collected) {
+        j.key("disabled").begin_array();
+        for (const DevAddr &p : r.disabled) {
+            j.begin_object();
+            j.kv("port", p.port);
+            if (p.pmp_port)
+                j.kv("pmp_port", *p.pmp_port);
+            j.kv("name", p.ata_name());
+            j.end_object();
+        }
+        j.end_array();
+    }
     j.key("frozen_ports").begin_array();
     for (unsigned p : r.frozen_ports)
         j.value(p);
@@ -296,6 +372,10 @@ std::string result_json(const RunReport &r) {
             j.kv("kind", f.kind);
             j.kv("port", f.port);
             j.kv("fired", f.fired);
+            if (f.pmp_port)
+                j.kv("pmp_port", *f.pmp_port);
+            j.kv("repeat", f.repeat);
+            j.kv("needed", f.needed());
             j.end_object();
         }
         j.end_array();

@@ -31,7 +31,15 @@ struct WorkloadReport {
 struct FaultReport {
     std::string id, kind;
     unsigned port = 0;
+    std::optional<unsigned> pmp_port;
     unsigned fired = 0;
+    unsigned repeat = 1;    // its full count (0: fires for ever, no full count)
+    unsigned min_fired = 0; // the scenario's `min_fired` (0: the full count)
+
+    // Firings the run needs: min_fired, else the full count (at least once for ever-repeating).
+    unsigned needed() const { return min_fired ? min_fired : repeat ? repeat : 1; }
+    // Fired fewer times than its full count (whether or not the scenario allows it).
+    bool partial() const { return repeat != 0 && fired < repeat; }
 };
 
 // One host-port link at the end of the run (backend systemc): its mode and the dword
@@ -55,6 +63,9 @@ struct RunReport {
     bool after_collected = false;
     std::vector<FoundDevice> devices_after;
     std::vector<DevAddr> absent_after;
+    // Disks the stack had (found at the boot probe, or plugged in by a fired `plug` fault)
+    // and no longer has at the end: disabled or detached by EH (set by evaluate()).
+    std::vector<DevAddr> disabled;
     std::vector<unsigned> frozen_ports; // frozen or with EH pending at the end
     std::vector<FaultReport> faults;
     std::vector<LinkReport> links;
@@ -78,6 +89,12 @@ struct RunReport {
 // with its configured identity, nothing found on other ports, no unexpected I/O errors,
 // no data errors, every workload finished) and sets reasons and pass.
 void evaluate(RunReport &r);
+
+// What a verdict line shows beyond pass/fail: "io_errors 1204, disabled ata1.02, fault0
+// fired 1/3" (empty when there were no I/O errors, no disabled disks and every fault with
+// a full count fired it). satasim.report writes the same text from summary.json.
+std::string observed_text(uint64_t io_errors, const std::vector<std::string> &disabled,
+                          const std::vector<std::string> &partial_faults);
 
 // result.json text (pretty-printed).
 std::string result_json(const RunReport &r);
