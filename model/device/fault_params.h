@@ -42,7 +42,7 @@ inline const char *to_string(MediaParams::Error e) {
 struct PlugParams {
     std::optional<std::string> model, serial;
     std::optional<uint64_t> capacity;       // sectors
-    bool blank_media = false;               // a different drive: new media (reads zeros)
+    bool blank_media = false;               // a different drive: new media (never written: reads its own blank pattern)
 };
 
 } // namespace satasim::device

@@ -286,8 +286,8 @@ void SataDisk::replace_identity(const PlugParams &p) {
         cfg_.serial = *p.serial;
     if (p.capacity)
         cfg_.sectors = *p.capacity;
-    if (p.blank_media) {
-        media_.clear();
+    if (p.blank_media) { // a different drive: its own media, reading its own blank pattern
+        media_.clear(MediaStore::replacement_seed(media_.seed(), cfg_.serial.c_str()));
         m.media_faults.clear();
     }
     m.trace("disk.identity", {{"model", TraceValue::str(cfg_.model)},

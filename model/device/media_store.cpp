@@ -1,4 +1,5 @@
-// Sparse sector store in 32 KiB chunks; chunks appear on first write.
+// Sparse sector store in 4 KiB chunks; chunks appear on first write, never-written sectors
+// read as the blank pattern (media_store.h).
 #include "model/device/media_store.h"
 
 #include <algorithm>
@@ -8,43 +9,91 @@
 
 namespace satasim::device {
 
+namespace {
+
+constexpr uint64_t kWeyl = 0x9e3779b97f4a7c15ull;
+constexpr size_t kWords = MediaStore::kSectorSize / 8;
+
+uint64_t splitmix64(uint64_t v) {
+    uint64_t z = v + kWeyl;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+        p[i] = uint8_t(v >> (8 * i));
+}
+
+uint64_t get64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+        v |= uint64_t(p[i]) << (8 * i);
+    return v;
+}
+
+inline uint64_t whiten(uint64_t w) { return w ^ (w >> 29); }
+
+} // namespace
+
 void MediaStore::Free::operator()(uint8_t *p) const { std::free(p); }
 
-MediaStore::Dir *MediaStore::find_dir(uint64_t index) const {
-    if (index == last_index_)
-        return last_dir_;
-    auto it = dirs_.find(index);
-    if (it == dirs_.end())
-        return nullptr;
-    last_index_ = index;
-    last_dir_ = it->second.get();
-    return last_dir_;
+void MediaStore::blank_sector(uint8_t *dst, uint64_t lba, uint64_t seed) {
+    put64(dst, lba);
+    put64(dst + 8, kBlankMagic);
+    put64(dst + 16, seed);
+    uint64_t w = splitmix64(lba * kWeyl ^ seed);
+    for (size_t k = 3; k < kWords; ++k) {
+        w += kWeyl;
+        put64(dst + 8 * k, whiten(w));
+    }
 }
 
-const uint8_t *MediaStore::find_chunk(uint64_t chunk) const {
-    const Dir *d = find_dir(chunk / kDirChunks);
-    return d ? d->chunk[chunk % kDirChunks].get() : nullptr;
+bool MediaStore::is_blank_sector(const uint8_t *got, uint64_t lba, uint64_t seed) {
+    uint64_t diff = (get64(got) ^ lba) | (get64(got + 8) ^ kBlankMagic) | (get64(got + 16) ^ seed);
+    uint64_t w = splitmix64(lba * kWeyl ^ seed);
+    for (size_t k = 3; k < kWords; ++k) {
+        w += kWeyl;
+        diff |= get64(got + 8 * k) ^ whiten(w);
+    }
+    return diff == 0;
 }
 
-void MediaStore::clear() {
-    dirs_.clear();
-    last_index_ = UINT64_MAX;
-    last_dir_ = nullptr;
-    chunks_ = 0;
+uint64_t MediaStore::replacement_seed(uint64_t seed, const char *serial) {
+    uint64_t h = 0xcbf29ce484222325ull; // FNV-1a of the serial
+    for (const char *c = serial; c && *c; ++c) {
+        h ^= uint8_t(*c);
+        h *= 0x100000001b3ull;
+    }
+    return splitmix64(seed ^ splitmix64(h));
+}
+
+size_t MediaStore::bytes_allocated() const {
+    const size_t node = sizeof(void *) + sizeof(std::pair<const uint64_t, Chunk>);
+    return chunks_.size() * (kChunkSectors * kSectorSize + node) + chunks_.bucket_count() * sizeof(void *);
+}
+
+void MediaStore::clear(uint64_t seed) {
+    chunks_.clear();
+    chunks_.rehash(0);
+    seed_ = seed;
 }
 
 void MediaStore::read(uint64_t lba, uint32_t count, uint8_t *dst) const {
     uint64_t s = lba, end = lba + count;
     while (s < end) {
-        uint64_t chunk = s / kChunkSectors;
-        uint64_t off = s % kChunkSectors;
-        uint64_t n = std::min(end - s, kChunkSectors - off);
-        const uint8_t *data = find_chunk(chunk);
+        const uint64_t chunk = s / kChunkSectors;
+        const uint64_t off = s % kChunkSectors;
+        const uint64_t n = std::min(end - s, kChunkSectors - off);
         uint8_t *out = dst + (s - lba) * kSectorSize;
-        if (!data)
-            std::memset(out, 0, n * kSectorSize);
-        else
-            std::memcpy(out, data + off * kSectorSize, n * kSectorSize);
+        auto it = chunks_.empty() ? chunks_.end() : chunks_.find(chunk);
+        if (it == chunks_.end()) {
+            for (uint64_t i = 0; i < n; ++i)
+                blank_sector(out + i * kSectorSize, s + i, seed_);
+        } else {
+            std::memcpy(out, it->second.get() + off * kSectorSize, n * kSectorSize);
+        }
         s += n;
     }
 }
@@ -52,28 +101,21 @@ void MediaStore::read(uint64_t lba, uint32_t count, uint8_t *dst) const {
 void MediaStore::write(uint64_t lba, uint32_t count, const uint8_t *src) {
     uint64_t s = lba, end = lba + count;
     while (s < end) {
-        uint64_t chunk = s / kChunkSectors;
-        uint64_t off = s % kChunkSectors;
-        uint64_t n = std::min(end - s, kChunkSectors - off);
-        const uint64_t index = chunk / kDirChunks;
-        Dir *d = find_dir(index);
-        if (!d) {
-            auto &slot = dirs_[index];
-            slot = std::make_unique<Dir>();
-            d = slot.get();
-            last_index_ = index;
-            last_dir_ = d;
-        }
-        Chunk &data = d->chunk[chunk % kDirChunks];
+        const uint64_t chunk = s / kChunkSectors;
+        const uint64_t off = s % kChunkSectors;
+        const uint64_t n = std::min(end - s, kChunkSectors - off);
+        Chunk &data = chunks_[chunk];
         if (!data) {
-            void *p = std::calloc(kChunkSectors, kSectorSize); // zeros
+            void *p = std::malloc(kChunkSectors * kSectorSize);
             if (!p)
                 throw std::bad_alloc();
             data.reset(static_cast<uint8_t *>(p));
-            ++chunks_;
+            if (n < kChunkSectors) // the sectors this write leaves alone stay blank
+                for (uint64_t i = 0; i < kChunkSectors; ++i)
+                    if (i < off || i >= off + n)
+                        blank_sector(data.get() + i * kSectorSize, chunk * kChunkSectors + i, seed_);
         }
-        std::memcpy(data.get() + off * kSectorSize, src + (s - lba) * kSectorSize,
-                    n * kSectorSize);
+        std::memcpy(data.get() + off * kSectorSize, src + (s - lba) * kSectorSize, n * kSectorSize);
         s += n;
     }
 }

@@ -268,7 +268,7 @@ void SataDisk::Impl::command_thread() {
 // ---------------------------------------------------------------- SataDisk
 
 SataDisk::SataDisk(sc_core::sc_module_name name, const DiskConfig &cfg, ModelTrace *trace)
-    : sc_core::sc_module(name), cfg_(cfg), trace_(trace), impl_(std::make_unique<Impl>(*this)) {
+    : sc_core::sc_module(name), cfg_(cfg), trace_(trace), media_(cfg.media_seed), impl_(std::make_unique<Impl>(*this)) {
     SC_HAS_PROCESS(SataDisk);
     SC_THREAD(transport_proc);
     SC_THREAD(command_proc);

@@ -45,6 +45,9 @@ struct DiskConfig {
     bool write_cache = true;          // supported and enabled at power-on
     NcqOrder ncq_order = NcqOrder::InOrder;
     uint64_t seed = 1;                // for NcqOrder::Random
+    // Never-written sectors read as the blank pattern of their LBA and this seed
+    // (media_store.h); the harness derives it per disk from the scenario seed.
+    uint64_t media_seed = MediaStore::kDefaultSeed;
     // >0: finished NCQ tags wait up to this long so one Set Device Bits FIS reports
     // several of them (SActive bits are cleared in batches, as real drives do).
     uint64_t ncq_sdb_coalesce_ns = 0;

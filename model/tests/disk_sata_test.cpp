@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -376,9 +377,16 @@ MODEL_TEST(dma_write_then_read) {
     Result r28 = run(b, cmd(0xC8, 1010, 5));
     EXPECT_TRUE(r28.done && r28.status == 0x50);
     EXPECT_TRUE(r28.data == Bytes(data.begin() + 10 * 512, data.begin() + 15 * 512));
-    // Unwritten sectors read as zeros.
-    Result z = run(b, cmd(0x25, 5000000, 1));
-    EXPECT_TRUE(z.data == Bytes(512, 0));
+    // Unwritten sectors read as the blank pattern of their LBA and the media seed
+    // (media_store.h): the LBA, "UNWRITTN", the seed, then the whitened sequence.
+    Result z = run(b, cmd(0x25, 5000000, 2));
+    Bytes want(1024);
+    device::MediaStore::blank_sector(want.data(), 5000000, b.disk.media().seed());
+    device::MediaStore::blank_sector(want.data() + 512, 5000001, b.disk.media().seed());
+    EXPECT_TRUE(z.data == want);
+    EXPECT_EQ(z.data[0], uint8_t(5000000 & 0xFF));
+    EXPECT_TRUE(std::memcmp(z.data.data() + 8, "UNWRITTN", 8) == 0);
+    EXPECT_TRUE(std::memcmp(z.data.data() + 24, z.data.data() + 512 + 24, 488) != 0);
     EXPECT_TRUE(b.disk.media().sectors_stored() >= 100u);
 }
 
@@ -732,4 +740,34 @@ int sc_main(int, char **) {
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
                {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}};
     return satasim::test::run_all();
+}
+
+// The media store alone: a write into part of a 4 KiB chunk leaves the chunk's other
+// sectors blank, a read spanning written and never-written chunks returns each, and a
+// random 4 KiB write costs one chunk (4 KiB plus a table entry), not a larger block.
+MODEL_TEST(media_store_partial_chunks_and_cost) {
+    MediaStore m(12345);
+    Bytes one(512, 0x11), blank5(512), got(512 * 20);
+    m.write(5, 1, one.data());
+    MediaStore::blank_sector(blank5.data(), 4, 12345);
+    m.read(0, 20, got.data());
+    EXPECT_TRUE(std::equal(one.begin(), one.end(), got.begin() + 5 * 512));
+    EXPECT_TRUE(std::equal(blank5.begin(), blank5.end(), got.begin() + 4 * 512));
+    for (uint64_t l : {0u, 4u, 6u, 7u, 8u, 19u})
+        EXPECT_TRUE(MediaStore::is_blank_sector(got.data() + l * 512, l, 12345));
+    EXPECT_TRUE(!MediaStore::is_blank_sector(got.data() + 4 * 512, 4, 12346)); // another seed
+    EXPECT_EQ(m.sectors_stored(), 8u);
+    Bytes w(4096, 0x22);
+    uint64_t x = 1;
+    for (int i = 0; i < 1000; ++i) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        m.write((x >> 20) % (uint64_t(1) << 31) / 8 * 8, 8, w.data()); // 4 KiB-aligned, 1 TiB disk
+    }
+    EXPECT_TRUE(m.sectors_stored() <= 8u * 1001);
+    EXPECT_TRUE(m.bytes_allocated() < 1001u * 4096 * 21 / 20); // within 5% of the data
+    m.clear(99);
+    EXPECT_EQ(m.sectors_stored(), 0u);
+    EXPECT_EQ(m.seed(), 99u);
+    m.read(5, 1, got.data());
+    EXPECT_TRUE(MediaStore::is_blank_sector(got.data(), 5, 99));
 }

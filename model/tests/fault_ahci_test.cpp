@@ -184,6 +184,14 @@ MODEL_TEST(ncq_unc_error_state_and_log_10h) {
     pwr(PxIS, 0xFFFFFFFF);
 }
 
+// What n never-written sectors from lba read as (model/device/media_store.h).
+static std::vector<uint8_t> blank(uint64_t lba, uint32_t n, uint64_t seed) {
+    std::vector<uint8_t> v(size_t(n) * 512);
+    for (uint32_t i = 0; i < n; ++i)
+        device::MediaStore::blank_sector(v.data() + size_t(i) * 512, lba + i, seed);
+    return v;
+}
+
 MODEL_TEST(write_fault_commits_nothing) {
     Buf w = buf(8 * 512), r = buf(8 * 512);
     fill(w, 5);
@@ -195,8 +203,8 @@ MODEL_TEST(write_fault_commits_nothing) {
     std::memset(r.cpu, 0xEE, r.len);
     build(1, cmd(0x25, 50000, 8), r);
     EXPECT_TRUE(run(1));
-    std::vector<uint8_t> zeros(r.len, 0);
-    EXPECT_EQ(diff(r.cpu, zeros.data(), r.len), 0u);
+    std::vector<uint8_t> unwritten = blank(50000, 8, B->disk.media().seed());
+    EXPECT_EQ(diff(r.cpu, unwritten.data(), r.len), 0u);
     // count 1: the retry succeeds
     build(0, cmd(0x35, 50000, 8), w, HDR_W);
     EXPECT_TRUE(run(0));
@@ -228,7 +236,8 @@ MODEL_TEST(write_fault_commits_nothing) {
     std::memset(r.cpu, 0xEE, r.len);
     build(1, cmd(0x25, 51000, 8), r);
     EXPECT_TRUE(run(1));
-    EXPECT_EQ(diff(r.cpu, zeros.data(), r.len), 0u);
+    unwritten = blank(51000, 8, B->disk.media().seed());
+    EXPECT_EQ(diff(r.cpu, unwritten.data(), r.len), 0u);
     pwr(PxIS, 0xFFFFFFFF);
 }
 
@@ -397,7 +406,11 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
     pp.model = "SATASIM SSD";
     pp.capacity = 1u << 21;
     pp.blank_media = true;
+    const uint64_t old_seed = B->disk.media().seed();
     B->disk.replace_identity(pp);
+    // A different drive: its own media seed, so its blank sectors differ from the old one's.
+    EXPECT_TRUE(B->disk.media().seed() != old_seed);
+    EXPECT_EQ(B->disk.media().sectors_stored(), 0u);
     B->link.set_device_present(true);
     EXPECT_TRUE(wait_until([] { return prd(PxSERR) & SERR_DIAG_X; }, 1000, 1)); // COMINIT
     EXPECT_TRUE(prd(PxIS) & IS_PCS);
@@ -412,8 +425,8 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
     std::memset(r.cpu, 0xEE, r.len);
     build(1, cmd(0x25, 3000, 16), r);
     EXPECT_TRUE(run(1));
-    std::vector<uint8_t> zeros(r.len, 0);
-    EXPECT_EQ(diff(r.cpu, zeros.data(), r.len), 0u);
+    std::vector<uint8_t> unwritten = blank(3000, 16, B->disk.media().seed());
+    EXPECT_EQ(diff(r.cpu, unwritten.data(), r.len), 0u);
     pwr(PxIS, 0xFFFFFFFF);
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "model/device/media_store.h"
 #include "run/prng.h"
 
 namespace satasim::harness {
@@ -56,7 +57,7 @@ inline u64x2 load2(const uint8_t *p) {
 
 uint64_t seed_tag(uint64_t seed) { return mix64(seed ^ 0x5a7a5a7a5a7a5a7aull); }
 
-std::string describe(const uint8_t *got, uint64_t seed) {
+std::string describe(const uint8_t *got, uint64_t seed, const std::optional<uint64_t> &blank_seed) {
     bool all_poison = true, all_zero = true;
     for (size_t i = 0; i < kSector; ++i) {
         all_poison &= got[i] == kPoison;
@@ -66,6 +67,13 @@ std::string describe(const uint8_t *got, uint64_t seed) {
         return "found the 0xA5 poison (sector never transferred)";
     if (all_zero)
         return "found zeros";
+    if (get64(got + 8) == device::MediaStore::kBlankMagic) {
+        const uint64_t lba = get64(got);
+        if (blank_seed && device::MediaStore::is_blank_sector(got, lba, *blank_seed))
+            return "found the blank pattern of lba " + std::to_string(lba) + " (never written)";
+        return "found a blank pattern of lba " + std::to_string(lba) + " with media seed " +
+               std::to_string(get64(got + 16));
+    }
     if (get64(got + 16) == seed_tag(seed)) {
         uint64_t lba = get64(got), gen = get64(got + 8);
         uint8_t want[kSector];
@@ -147,7 +155,7 @@ void ShadowMap::set(uint64_t lba, uint64_t n, uint64_t gen) {
             break;
         }
     }
-    if (gen == kZero)
+    if (gen == kBlank)
         return;
     runs_.emplace_hint(it, lba, Run{end, gen});
     tracked_ += n;
@@ -168,7 +176,7 @@ ShadowMap::Cursor ShadowMap::cursor(uint64_t lba) const {
 uint64_t ShadowMap::next_gen(Cursor &c, uint64_t lba) const {
     while (c != runs_.end() && c->second.end <= lba)
         ++c;
-    return c != runs_.end() && c->first <= lba ? c->second.gen : kZero;
+    return c != runs_.end() && c->first <= lba ? c->second.gen : kBlank;
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> ShadowMap::extents() const {
@@ -201,10 +209,15 @@ ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowM
         if (g == ShadowMap::kUnknown)
             continue;
         const uint8_t *exp = zeros;
-        if (g != ShadowMap::kZero) {
+        if (g != ShadowMap::kBlank) {
             if (sector_matches(got, lba + i, g, seed))
                 continue; // the common case, checked without building the expected sector
             fill_sector(want, lba + i, g, seed);
+            exp = want;
+        } else if (const auto &bs = shadow.blank_seed()) {
+            if (device::MediaStore::is_blank_sector(got, lba + i, *bs))
+                continue;
+            device::MediaStore::blank_sector(want, lba + i, *bs);
             exp = want;
         }
         if (std::memcmp(exp, got, kSector) == 0)
@@ -215,9 +228,10 @@ ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowM
             while (off < kSector && exp[off] == got[off])
                 ++off;
             r.first.push_back("lba " + std::to_string(lba + i) + ": expected " +
-                              (g == ShadowMap::kZero ? std::string("zeros (never written)")
-                                                     : "write generation " + std::to_string(g)) +
-                              ", " + describe(got, seed) + " (first difference at byte " +
+                              (g != ShadowMap::kBlank ? "write generation " + std::to_string(g)
+                               : shadow.blank_seed()  ? std::string("the blank pattern (never written)")
+                                                      : std::string("zeros (never written)")) +
+                              ", " + describe(got, seed, shadow.blank_seed()) + " (first difference at byte " +
                               std::to_string(off) + ")");
         }
     }

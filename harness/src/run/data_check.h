@@ -4,11 +4,17 @@
 // Sector contents for (lba, write generation, seed): bytes 0-7 the LBA, 8-15 the
 // generation, 16-23 a tag derived from the seed, the rest a sequence seeded from all
 // three. A misplaced or stale sector therefore says where it came from.
+//
+// A sector the run never wrote holds what the drive's media reads when never written: the
+// model's blank pattern of (lba, media seed) (model/device/media_store.h), or zeros where
+// the backend has no model disk (QEMU's sparse image). The shadow holds that choice, so a
+// read of never-written sectors is checked without writing them first.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,8 +29,13 @@ bool sector_matches(const uint8_t *got, uint64_t lba, uint64_t gen, uint64_t see
 
 class ShadowMap {
   public:
-    static constexpr uint64_t kZero = 0;            // never written: the media reads as zeros
+    static constexpr uint64_t kBlank = 0;           // never written: the media's blank contents
     static constexpr uint64_t kUnknown = UINT64_MAX; // a failed write left it undefined
+
+    // What a never-written sector reads as: the model's blank pattern of this media seed,
+    // or (nullopt, the default) zeros.
+    void set_blank(std::optional<uint64_t> media_seed) { blank_seed_ = media_seed; }
+    const std::optional<uint64_t> &blank_seed() const { return blank_seed_; }
 
     void set(uint64_t lba, uint64_t n, uint64_t gen);
     uint64_t gen(uint64_t lba) const;
@@ -43,10 +54,11 @@ class ShadowMap {
 
   private:
     // Runs of sectors written with the same generation: first lba -> (end, generation);
-    // runs never overlap; sectors in no run read as zeros. A write is one run, so a
+    // runs never overlap; sectors in no run are blank. A write is one run, so a
     // prefilled region costs a few entries rather than one per sector.
     std::map<uint64_t, Run> runs_;
     size_t tracked_ = 0;
+    std::optional<uint64_t> blank_seed_;
 };
 
 struct ReadCheck {

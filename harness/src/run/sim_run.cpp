@@ -128,6 +128,11 @@ void SimController::main_thread() {
                 st->name = fd.addr().trace_name("disk");
                 st->dev = ata_host_device(host_, fd.port, fd.addr().link(), 0);
                 st->info = fd.info;
+                // Never-written sectors: the model disk's blank pattern; zeros without a
+                // model disk (QEMU's sparse image).
+                if (topo_)
+                    if (device::SataDisk *disk = topo_->disk_at({fd.port, fd.pmp_port}))
+                        st->shadow.set_blank(disk->media().seed());
                 devs_.push_back(std::move(st));
                 report_.devices.push_back(fd);
             }

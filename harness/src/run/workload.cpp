@@ -363,13 +363,10 @@ void WorkloadRunner::run_phase(const std::function<Req()> &gen, uint64_t count, 
 }
 
 void WorkloadRunner::maybe_prefill() {
-    bool want = false;
-    if (spec_.prefill == PrefillSpec::Yes)
-        want = true;
-    else if (spec_.prefill == PrefillSpec::Auto)
-        want = spec_.op == OpSpec::Read && spec_.verify &&
-               !dev_->shadow.any_written(spec_.region_start, spec_.region_length);
-    if (!want)
+    // Only on request: never-written sectors have defined contents (the shadow knows the
+    // media's blank pattern), so a read workload checks its data without pre-writing its
+    // region, and its cost follows the commands it issues.
+    if (spec_.prefill != PrefillSpec::Yes)
         return;
     uint32_t chunk = std::min<uint32_t>(dev_->info.max_sectors ? dev_->info.max_sectors : 256, 2048);
     chunk = uint32_t(std::min<uint64_t>(chunk, spec_.region_length));

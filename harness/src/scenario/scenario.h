@@ -129,7 +129,7 @@ enum class OpSpec { Read, Write, Mix, Flush };
 enum class PatternSpec { Sequential, Random };
 enum class ModeSpec { Auto, Dma, Pio, Ncq };
 enum class SubmitExpect { Ok, Einval, Eopnotsupp, Enodev };
-enum class PrefillSpec { Auto, Yes, No };
+enum class PrefillSpec { Yes, No };
 
 struct WorkloadSpec {
     int line = 0;
@@ -146,7 +146,7 @@ struct WorkloadSpec {
     uint64_t region_start = 0;
     uint64_t region_length = 0; // 0 = to the end of the device
     bool verify = true;
-    PrefillSpec prefill = PrefillSpec::Auto;
+    PrefillSpec prefill = PrefillSpec::No;
     bool barrier = false;
     uint64_t sg_segment = 4u << 20; // bytes per scatter/gather entry
     uint64_t start_delay_ns = 0;

@@ -55,6 +55,8 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.ncq_order = to_ncq_order(d.ncq_order);
     c.seed = derive_seed(sc.seed, "disk" + std::to_string(d.port) +
                                       (d.pmp_port ? "." + std::to_string(*d.pmp_port) : ""));
+    c.media_seed = derive_seed(sc.seed, "media" + std::to_string(d.port) +
+                                            (d.pmp_port ? "." + std::to_string(*d.pmp_port) : ""));
     c.timing.ssd = d.timing.ssd;
     c.timing.rpm = d.timing.rpm;
     c.timing.avg_seek_ms = d.timing.seek_ms;
