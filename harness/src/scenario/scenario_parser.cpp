@@ -29,6 +29,21 @@ bool valid_name(const std::string &n) {
     return true;
 }
 
+const char *reserved_name(const std::string &n) {
+    // What `satasim run` and the report tools write into the output folder next to the
+    // scenarios' folders (names starting with '.', such as the runner's temporary folders
+    // and .summary.json.tmp, are refused by valid_name()).
+    static const std::pair<const char *, const char *> kReserved[] = {
+        {"summary.json", "the runner writes the run summary OUT/summary.json"},
+        {"junit.xml", "tools/run_suite.sh writes the JUnit report OUT/junit.xml"},
+        {"report.html", "satasim.render writes its HTML report as report.html"},
+    };
+    for (const auto &[name, why] : kReserved)
+        if (n == name)
+            return why;
+    return nullptr;
+}
+
 Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends) {
     Parser p(file);
     YAML::Node root;
@@ -62,6 +77,9 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
         p.fail(m.has("name") ? m.get("name").line : 1, "name",
                "'" + sc.name + "' is not a usable scenario name (letters, digits, '-', '_', '.'; "
                                "it names the output folder)");
+    if (const char *why = reserved_name(sc.name))
+        p.fail(m.has("name") ? m.get("name").line : 1, "name",
+               "'" + sc.name + "' is reserved: " + why + " (pick another name; it names the output folder)");
     if (auto *v = m.find("description"))
         sc.description = as_string(p, *v);
     if (auto *v = m.find("seed"))
