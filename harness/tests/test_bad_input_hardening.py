@@ -57,6 +57,87 @@ def write(path, text):
 SECRET = "root:$6$SECRETHASH$abcdef:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
 
 # ---------------------------------------------------------------------------------------
+# Item 4: include
+
+
+def test_include_outside_the_tree_is_refused_without_its_contents(tmp_path):
+    write(tmp_path / "secret" / "shadow", SECRET)
+    scen = write(tmp_path / "in" / "s.yaml", "name: bad\ninclude: ../secret/shadow\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:2: include: " in err, err
+    assert "outside the scenario's folder tree" in err, err
+    assert "SECRETHASH" not in err and "daemon" not in err, err
+
+
+def test_include_of_an_absolute_system_file_is_refused(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", "name: bad\ninclude: /etc/passwd\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:2: include: /etc/passwd: outside the scenario's folder tree" in err, err
+    assert "root:" not in err, err
+
+
+def test_include_through_a_symlink_out_of_the_tree_is_refused(tmp_path):
+    write(tmp_path / "secret" / "frag.yaml", "daemon:*:19000:0:99999:7:::\nseed: 3\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "frag.yaml").symlink_to(tmp_path / "secret" / "frag.yaml")
+    scen = write(tmp_path / "in" / "s.yaml", "name: bad\ninclude: [frag.yaml]\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:2: include[0]: " in err and "outside the scenario's folder tree" in err, err
+    assert "daemon" not in err, err
+
+
+def test_include_of_dev_zero_is_a_clear_error(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", GOOD_HEAD + "include: /dev/zero\n")
+    err = refused([scen], tmp_path, timeout=60)
+    assert f"{scen}:4: include: /dev/zero: " in err, err
+    assert "bad_alloc" not in err, err
+
+
+def test_include_of_a_fifo_is_a_clear_error(tmp_path):
+    (tmp_path / "in").mkdir()
+    os.mkfifo(tmp_path / "in" / "pipe.yaml")
+    scen = write(tmp_path / "in" / "s.yaml", GOOD_HEAD + "include: pipe.yaml\n")
+    err = refused([scen], tmp_path, timeout=20)
+    assert f"{scen}:4: include: " in err and "not a regular file" in err, err
+
+
+def test_include_of_a_folder_is_a_clear_error(tmp_path):
+    (tmp_path / "in" / "sub").mkdir(parents=True)
+    scen = write(tmp_path / "in" / "s.yaml", GOOD_HEAD + "include: sub\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:4: include: " in err and "not a regular file" in err, err
+
+
+def test_include_of_a_too_large_file_is_refused(tmp_path):
+    # valid YAML (a comment line repeated), just over 1 MiB
+    write(tmp_path / "in" / "big.yaml", ("# " + "x" * 1022 + "\n") * 1025 + "seed: 2\n")
+    scen = write(tmp_path / "in" / "s.yaml", GOOD_HEAD + "include: big.yaml\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:4: include: " in err and "too large" in err, err
+
+
+def test_include_inside_the_tree_still_works(tmp_path):
+    # below the scenario's folder; and ../ up to a folder marked as the tree's root
+    write(tmp_path / "in" / "common" / "topo.yaml", "controller: {type: ahci, ports: 2}\n")
+    scen = write(tmp_path / "in" / "s.yaml", "name: ok\ninclude: common/topo.yaml\n")
+    rc, so, se = sim(["check", scen])
+    assert rc == 0 and "2 ports" in so, so + se
+    tree = tmp_path / "tree"
+    write(tree / ".satasim-include-root", "")
+    write(tree / "common" / "topo.yaml", "controller: {type: ahci, ports: 3}\n")
+    field = write(tree / "field" / "s.yaml", "name: ok2\ninclude: ../common/topo.yaml\n")
+    rc, so, se = sim(["check", field])
+    assert rc == 0 and "3 ports" in so, so + se
+
+
+def test_include_up_without_a_root_marker_is_refused(tmp_path):
+    write(tmp_path / "tree" / "common" / "topo.yaml", "controller: {type: ahci, ports: 3}\n")
+    scen = write(tmp_path / "tree" / "field" / "s.yaml", "name: bad\ninclude: ../common/topo.yaml\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:2: include: " in err and "outside the scenario's folder tree" in err, err
+
+
+# ---------------------------------------------------------------------------------------
 # Item 5: names the runner writes
 
 

@@ -1,8 +1,12 @@
 #include "scenario/scenario_include.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "scenario/scenario_parser.h"
@@ -81,24 +85,93 @@ YAML::Node merge(const YAML::Node &base, const Origins &bo, const YAML::Node &ov
     return out;
 }
 
-YAML::Node load(const std::string &file, const std::string &from, int from_line, const std::string &from_path) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        fail(from, from_line, from_path, "cannot read the included file " + file);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    YAML::Node root;
+// `dir` is `root` or below it (both canonical).
+bool is_under(const fs::path &dir, const fs::path &root) {
+    auto d = dir.begin();
+    for (auto r = root.begin(); r != root.end(); ++r, ++d)
+        if (r->empty())
+            continue; // a trailing separator
+        else if (d == dir.end() || *d != *r)
+            return false;
+    return true;
+}
+
+// The root of the folder tree of the scenario `main_file`: the nearest folder at or above
+// its own holding kIncludeRootMarker, else its own folder (canonical).
+fs::path tree_root(const std::string &main_file) {
+    std::error_code ec;
+    fs::path own = fs::weakly_canonical(fs::absolute(main_file, ec).parent_path(), ec);
+    for (fs::path d = own;; d = d.parent_path()) {
+        if (fs::is_regular_file(d / kIncludeRootMarker, ec))
+            return d;
+        if (d == d.root_path() || d.parent_path() == d)
+            return own;
+    }
+}
+
+// Reads the included file `tname` (canonical: `canon`), refusing at the include entry what
+// is outside the tree, not a regular file or too large. Nothing of the file's text goes
+// into these messages.
+std::string read_included(const std::string &tname, const fs::path &canon, const fs::path &root,
+                          const std::string &from, int from_line, const std::string &from_path) {
+    auto refuse = [&](const std::string &why) { fail(from, from_line, from_path, tname + ": " + why); };
+    if (!is_under(canon.parent_path(), root))
+        refuse("outside the scenario's folder tree " + root.string() +
+               " (an included file must be in it or below it, after symlinks and '..' are resolved)");
+    struct stat st {};
+    if (::stat(canon.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) // refused unopened (a device's open may act)
+        refuse("not a regular file (a device, FIFO, socket or folder cannot be included)");
+    // O_NONBLOCK: should it have become a FIFO since, the open does not wait for a writer.
+    int fd = ::open(canon.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        fail(from, from_line, from_path, "cannot read the included file " + tname);
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        refuse("not a regular file (a device, FIFO, socket or folder cannot be included)");
+    }
+    if (uint64_t(st.st_size) > kIncludeMaxBytes) {
+        ::close(fd);
+        refuse("too large (" + std::to_string(st.st_size) + " bytes; an included file may have at most " +
+               std::to_string(kIncludeMaxBytes) + ")");
+    }
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            ::close(fd);
+            fail(from, from_line, from_path, "cannot read the included file " + tname);
+        }
+        if (n == 0)
+            break;
+        text.append(buf, size_t(n));
+        if (text.size() > kIncludeMaxBytes) { // it grew while being read
+            ::close(fd);
+            refuse("too large (an included file may have at most " + std::to_string(kIncludeMaxBytes) + " bytes)");
+        }
+    }
+    ::close(fd);
+    return text;
+}
+
+YAML::Node load(const std::string &file, const fs::path &canon, const fs::path &root, const std::string &from,
+                int from_line, const std::string &from_path) {
+    std::string text = read_included(file, canon, root, from, from_line, from_path);
+    YAML::Node root_node;
     try {
-        root = YAML::Load(ss.str());
+        root_node = YAML::Load(text);
     } catch (const YAML::Exception &e) {
         fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 1, "", "YAML syntax error: " + e.msg);
     }
-    if (!root.IsMap())
+    if (!root_node.IsMap())
         fail(file, 1, "", "an included file must be a mapping of scenario keys");
-    return root;
+    return root_node;
 }
 
-Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::string> &stack) {
+Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::string> &stack,
+            const fs::path &tree) {
     Doc own;
     own.root = root;
     tag(root, "", file, own.origin);
@@ -124,13 +197,16 @@ Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::st
         fs::path target = fs::path(file).parent_path() / node.Scalar();
         std::string tname = target.lexically_normal().string();
         std::error_code ec;
-        std::string canon = fs::weakly_canonical(target, ec).string();
+        fs::path canon_path = fs::canonical(target, ec); // symlinks and '..' resolved
+        if (ec)
+            fail(file, line_of(node), path, "cannot read the included file " + tname);
+        std::string canon = canon_path.string();
         for (const std::string &s : stack)
             if (s == canon)
                 fail(file, line_of(node), path, "include cycle: " + tname + " is already being included");
-        YAML::Node sub = load(tname, file, line_of(node), path);
+        YAML::Node sub = load(tname, canon_path, tree, file, line_of(node), path);
         stack.push_back(canon);
-        Doc d = resolve(sub, tname, stack);
+        Doc d = resolve(sub, tname, stack, tree);
         stack.pop_back();
         Origins merged;
         acc.root = merge(acc.root, acc.origin, d.root, d.origin, "", merged, false);
@@ -151,7 +227,7 @@ IncludeResult resolve_includes(const YAML::Node &root, const std::string &file) 
     }
     std::error_code ec;
     std::vector<std::string> stack{fs::weakly_canonical(fs::path(file), ec).string()};
-    Doc d = resolve(root, file, stack);
+    Doc d = resolve(root, file, stack, tree_root(file));
     r.root = d.root;
     r.origin = d.origin;
     return r;
