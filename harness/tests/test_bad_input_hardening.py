@@ -156,3 +156,66 @@ def test_dot_and_slash_names_stay_refused(tmp_path):
         assert f"{scen}:1: name: " in err, err
 
 
+# ---------------------------------------------------------------------------------------
+# Item 6: what a scenario's text does to messages
+
+
+def test_nul_in_a_name_is_shown_escaped(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", 'name: "x\\0y"\n')
+    err = refused([scen], tmp_path)
+    assert f"{scen}:1: name: 'x\\x00y' is not a usable scenario name" in err, repr(err)
+
+
+def test_control_characters_are_never_echoed_raw(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml",
+                 GOOD_HEAD + 'devices:\n  - port: 0\n    ncq_depth: "\\e[2J\\ttab\\nnl\\x7f"\n')
+    err = refused([scen], tmp_path)
+    assert f"{scen}:6: devices[0].ncq_depth: " in err, repr(err)
+    assert "\\x1b[2J\\ttab\\nnl\\x7f" in err, repr(err)
+    assert not any(c in err.rstrip("\n") for c in "\x1b\t\x7f\x00"), repr(err)
+    assert err.count("\n") == 1, repr(err)
+
+
+def test_control_characters_in_an_unknown_key_are_escaped(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", GOOD_HEAD + '"bad\\rkey": 1\n')
+    err = refused([scen], tmp_path)
+    assert f"{scen}:4: bad\\rkey: unknown key" in err, repr(err)
+
+
+def test_backend_refusal_names_the_line(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml",
+                 "name: bad\nseed: 1\nbackend: qemu\ncontroller: {type: sil24, ports: 1}\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:3: backend qemu: the QEMU backend cannot model controller.type sil24" in err, err
+
+
+def test_a_second_yaml_document_is_refused(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", GOOD_HEAD + "devices:\n  - port: 0\n---\nworkload: []\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:6: a second YAML document starts here" in err, err
+
+
+def test_a_second_yaml_document_in_an_included_file_is_refused(tmp_path):
+    frag = write(tmp_path / "in" / "frag.yaml", "seed: 2\n---\nseed: 3\n")
+    scen = write(tmp_path / "in" / "s.yaml", GOOD_HEAD + "include: frag.yaml\n")
+    err = refused([scen], tmp_path)
+    assert f"{frag}:2: a second YAML document starts here" in err, err
+
+
+def test_a_leading_document_marker_is_still_one_document(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", "---\n# a comment\nname: ok\ncontroller: {type: ahci, ports: 2}\n...\n")
+    rc, so, se = sim(["check", scen])
+    assert rc == 0 and "2 ports" in so, so + se
+
+
+@pytest.mark.parametrize("depth", [499, 1000])
+def test_too_deep_nesting_says_so(depth, tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", "name: bad\ndescription: " + "[" * depth + "]" * depth + "\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:2: YAML nested too deeply (limit 499 levels of lists and mappings)" in err, err
+
+
+def test_nesting_within_the_limit_is_read(tmp_path):
+    scen = write(tmp_path / "in" / "s.yaml", "name: bad\ndescription: " + "[" * 498 + "]" * 498 + "\n")
+    err = refused([scen], tmp_path)
+    assert f"{scen}:2: description: expected a string, got a list" in err, err

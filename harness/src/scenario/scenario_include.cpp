@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <vector>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "scenario/scenario_parser.h"
 
 namespace fs = std::filesystem;
@@ -158,13 +160,8 @@ std::string read_included(const std::string &tname, const fs::path &canon, const
 
 YAML::Node load(const std::string &file, const fs::path &canon, const fs::path &root, const std::string &from,
                 int from_line, const std::string &from_path) {
-    std::string text = read_included(file, canon, root, from, from_line, from_path);
-    YAML::Node root_node;
-    try {
-        root_node = YAML::Load(text);
-    } catch (const YAML::Exception &e) {
-        fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 1, "", "YAML syntax error: " + e.msg);
-    }
+    YAML::Node root_node =
+        load_yaml_document(read_included(file, canon, root, from, from_line, from_path), file, true);
     if (!root_node.IsMap())
         fail(file, 1, "", "an included file must be a mapping of scenario keys");
     return root_node;
@@ -218,6 +215,43 @@ Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::st
 }
 
 } // namespace
+
+YAML::Node load_yaml_document(const std::string &text, const std::string &file, bool other_errors_as_syntax) {
+    std::vector<YAML::Node> docs;
+    auto line = [](const YAML::Mark &m) { return m.line >= 0 ? m.line + 1 : 1; };
+    try {
+        docs = YAML::LoadAll(text);
+    } catch (const YAML::DeepRecursion &e) {
+        fail(file, line(e.mark), "",
+             "YAML nested too deeply (limit " + std::to_string(kYamlDepthLimit) + " levels of lists and mappings)");
+    } catch (const YAML::ParserException &e) {
+        fail(file, line(e.mark), "", "YAML syntax error: " + e.msg);
+    } catch (const YAML::Exception &e) {
+        fail(file, line(e.mark), "", other_errors_as_syntax ? "YAML syntax error: " + e.msg : std::string("YAML error: ") + e.what());
+    }
+    if (docs.size() > 1) {
+        int l = docs[1].Mark().line >= 0 ? docs[1].Mark().line + 1 : 0;
+        // The `---` that starts it (a null document has no position of its own).
+        size_t at = 0;
+        int n = 1, dash_line = 0;
+        for (bool first_seen = false; at < text.size(); ++n) {
+            size_t eol = text.find('\n', at);
+            std::string ln = text.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+            if (ln.compare(0, 3, "---") == 0 && (ln.size() == 3 || ln[3] == ' ' || ln[3] == '\t' || ln[3] == '\r')) {
+                if (first_seen && (l == 0 ? dash_line == 0 : n <= l))
+                    dash_line = n;
+                first_seen = true;
+            } else if (!ln.empty() && ln[0] != '#' && ln[0] != ' ' && ln[0] != '%')
+                first_seen = true;
+            if (eol == std::string::npos)
+                break;
+            at = eol + 1;
+        }
+        fail(file, dash_line ? dash_line : (l ? l : 1), "",
+             "a second YAML document starts here: a scenario file is one document (no second '---')");
+    }
+    return docs.empty() ? YAML::Node() : docs[0];
+}
 
 IncludeResult resolve_includes(const YAML::Node &root, const std::string &file) {
     IncludeResult r;
