@@ -247,8 +247,9 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
                 bool refused = false;
                 const BackendRules &rules = backend_of(j.sc).rules;
                 for (const std::string &r : rules.refusals(j.sc)) {
-                    std::fprintf(stderr, "%s: backend %s: the %s backend cannot model %s\n", f.c_str(),
-                                 j.sc.backend.c_str(), rules.title, r.c_str());
+                    std::fprintf(stderr, "%s:%d: backend %s: the %s backend cannot model %s\n", f.c_str(),
+                                 j.sc.backend_line, j.sc.backend.c_str(), rules.title,
+                                 escape_controls(r).c_str());
                     refused = true;
                 }
                 if (refused) {

@@ -196,6 +196,7 @@ struct Scenario {
     bool trace_cmds = true;
     bool trace_fis = false; // per-FIS model records (disk.fis_rx / disk.fis_tx)
     std::string backend; // a registered backend's name (backend/registry.cpp), set by the parser
+    int backend_line = 1; // the line of the `backend` key (1 without one)
     ControllerSpec controller;
     HostSpec host;
     LinkModeSpec link_mode = LinkModeSpec::Dword; // link: {mode}

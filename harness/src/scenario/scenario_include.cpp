@@ -1,9 +1,15 @@
 #include "scenario/scenario_include.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
+
+#include <yaml-cpp/depthguard.h>
 
 #include "scenario/scenario_parser.h"
 
@@ -81,24 +87,88 @@ YAML::Node merge(const YAML::Node &base, const Origins &bo, const YAML::Node &ov
     return out;
 }
 
-YAML::Node load(const std::string &file, const std::string &from, int from_line, const std::string &from_path) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        fail(from, from_line, from_path, "cannot read the included file " + file);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    YAML::Node root;
-    try {
-        root = YAML::Load(ss.str());
-    } catch (const YAML::Exception &e) {
-        fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 1, "", "YAML syntax error: " + e.msg);
-    }
-    if (!root.IsMap())
-        fail(file, 1, "", "an included file must be a mapping of scenario keys");
-    return root;
+// `dir` is `root` or below it (both canonical).
+bool is_under(const fs::path &dir, const fs::path &root) {
+    auto d = dir.begin();
+    for (auto r = root.begin(); r != root.end(); ++r, ++d)
+        if (r->empty())
+            continue; // a trailing separator
+        else if (d == dir.end() || *d != *r)
+            return false;
+    return true;
 }
 
-Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::string> &stack) {
+// The root of the folder tree of the scenario `main_file`: the nearest folder at or above
+// its own holding kIncludeRootMarker, else its own folder (canonical).
+fs::path tree_root(const std::string &main_file) {
+    std::error_code ec;
+    fs::path own = fs::weakly_canonical(fs::absolute(main_file, ec).parent_path(), ec);
+    for (fs::path d = own;; d = d.parent_path()) {
+        if (fs::is_regular_file(d / kIncludeRootMarker, ec))
+            return d;
+        if (d == d.root_path() || d.parent_path() == d)
+            return own;
+    }
+}
+
+// Reads the included file `tname` (canonical: `canon`), refusing at the include entry what
+// is outside the tree, not a regular file or too large. Nothing of the file's text goes
+// into these messages.
+std::string read_included(const std::string &tname, const fs::path &canon, const fs::path &root,
+                          const std::string &from, int from_line, const std::string &from_path) {
+    auto refuse = [&](const std::string &why) { fail(from, from_line, from_path, tname + ": " + why); };
+    if (!is_under(canon.parent_path(), root))
+        refuse("outside the scenario's folder tree " + root.string() +
+               " (an included file must be in it or below it, after symlinks and '..' are resolved)");
+    struct stat st {};
+    if (::stat(canon.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) // refused unopened (a device's open may act)
+        refuse("not a regular file (a device, FIFO, socket or folder cannot be included)");
+    // O_NONBLOCK: should it have become a FIFO since, the open does not wait for a writer.
+    int fd = ::open(canon.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        fail(from, from_line, from_path, "cannot read the included file " + tname);
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        refuse("not a regular file (a device, FIFO, socket or folder cannot be included)");
+    }
+    if (uint64_t(st.st_size) > kIncludeMaxBytes) {
+        ::close(fd);
+        refuse("too large (" + std::to_string(st.st_size) + " bytes; an included file may have at most " +
+               std::to_string(kIncludeMaxBytes) + ")");
+    }
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            ::close(fd);
+            fail(from, from_line, from_path, "cannot read the included file " + tname);
+        }
+        if (n == 0)
+            break;
+        text.append(buf, size_t(n));
+        if (text.size() > kIncludeMaxBytes) { // it grew while being read
+            ::close(fd);
+            refuse("too large (an included file may have at most " + std::to_string(kIncludeMaxBytes) + " bytes)");
+        }
+    }
+    ::close(fd);
+    return text;
+}
+
+YAML::Node load(const std::string &file, const fs::path &canon, const fs::path &root, const std::string &from,
+                int from_line, const std::string &from_path) {
+    YAML::Node root_node =
+        load_yaml_document(read_included(file, canon, root, from, from_line, from_path), file, true);
+    if (!root_node.IsMap())
+        fail(file, 1, "", "an included file must be a mapping of scenario keys");
+    return root_node;
+}
+
+Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::string> &stack,
+            const fs::path &tree) {
     Doc own;
     own.root = root;
     tag(root, "", file, own.origin);
@@ -124,13 +194,16 @@ Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::st
         fs::path target = fs::path(file).parent_path() / node.Scalar();
         std::string tname = target.lexically_normal().string();
         std::error_code ec;
-        std::string canon = fs::weakly_canonical(target, ec).string();
+        fs::path canon_path = fs::canonical(target, ec); // symlinks and '..' resolved
+        if (ec)
+            fail(file, line_of(node), path, "cannot read the included file " + tname);
+        std::string canon = canon_path.string();
         for (const std::string &s : stack)
             if (s == canon)
                 fail(file, line_of(node), path, "include cycle: " + tname + " is already being included");
-        YAML::Node sub = load(tname, file, line_of(node), path);
+        YAML::Node sub = load(tname, canon_path, tree, file, line_of(node), path);
         stack.push_back(canon);
-        Doc d = resolve(sub, tname, stack);
+        Doc d = resolve(sub, tname, stack, tree);
         stack.pop_back();
         Origins merged;
         acc.root = merge(acc.root, acc.origin, d.root, d.origin, "", merged, false);
@@ -143,6 +216,43 @@ Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::st
 
 } // namespace
 
+YAML::Node load_yaml_document(const std::string &text, const std::string &file, bool other_errors_as_syntax) {
+    std::vector<YAML::Node> docs;
+    auto line = [](const YAML::Mark &m) { return m.line >= 0 ? m.line + 1 : 1; };
+    try {
+        docs = YAML::LoadAll(text);
+    } catch (const YAML::DeepRecursion &e) {
+        fail(file, line(e.mark), "",
+             "YAML nested too deeply (limit " + std::to_string(kYamlDepthLimit) + " levels of lists and mappings)");
+    } catch (const YAML::ParserException &e) {
+        fail(file, line(e.mark), "", "YAML syntax error: " + e.msg);
+    } catch (const YAML::Exception &e) {
+        fail(file, line(e.mark), "", other_errors_as_syntax ? "YAML syntax error: " + e.msg : std::string("YAML error: ") + e.what());
+    }
+    if (docs.size() > 1) {
+        int l = docs[1].Mark().line >= 0 ? docs[1].Mark().line + 1 : 0;
+        // The `---` that starts it (a null document has no position of its own).
+        size_t at = 0;
+        int n = 1, dash_line = 0;
+        for (bool first_seen = false; at < text.size(); ++n) {
+            size_t eol = text.find('\n', at);
+            std::string ln = text.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+            if (ln.compare(0, 3, "---") == 0 && (ln.size() == 3 || ln[3] == ' ' || ln[3] == '\t' || ln[3] == '\r')) {
+                if (first_seen && (l == 0 ? dash_line == 0 : n <= l))
+                    dash_line = n;
+                first_seen = true;
+            } else if (!ln.empty() && ln[0] != '#' && ln[0] != ' ' && ln[0] != '%')
+                first_seen = true;
+            if (eol == std::string::npos)
+                break;
+            at = eol + 1;
+        }
+        fail(file, dash_line ? dash_line : (l ? l : 1), "",
+             "a second YAML document starts here: a scenario file is one document (no second '---')");
+    }
+    return docs.empty() ? YAML::Node() : docs[0];
+}
+
 IncludeResult resolve_includes(const YAML::Node &root, const std::string &file) {
     IncludeResult r;
     if (!root.IsMap() || !root["include"]) {
@@ -151,7 +261,7 @@ IncludeResult resolve_includes(const YAML::Node &root, const std::string &file) 
     }
     std::error_code ec;
     std::vector<std::string> stack{fs::weakly_canonical(fs::path(file), ec).string()};
-    Doc d = resolve(root, file, stack);
+    Doc d = resolve(root, file, stack, tree_root(file));
     r.root = d.root;
     r.origin = d.origin;
     return r;

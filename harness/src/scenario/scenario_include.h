@@ -2,7 +2,10 @@
 // relative to itself, whose keys are merged under its own. The including file wins per key;
 // maps merge deep, lists and scalars are replaced whole. Include cycles are refused. Every
 // map key of the merged tree remembers the file it came from, so that an error names the
-// right file (its line numbers are that file's). Documented in scenarios/README.md.
+// right file (its line numbers are that file's). An included file must lie in the scenario's
+// folder tree (after symlinks and `..` are resolved), be a regular file and at most
+// kIncludeMaxBytes long; errors never show more of it than the offending key. Documented in
+// scenarios/README.md.
 #pragma once
 
 #include <map>
@@ -11,6 +14,22 @@
 #include <yaml-cpp/yaml.h>
 
 namespace satasim::harness {
+
+// The largest included file read.
+constexpr size_t kIncludeMaxBytes = 1u << 20;
+// A folder holding a file of this name is the root of the folder tree of every scenario
+// below it (scenarios/ has one, so that scenarios/field/x.yaml may include ../common/y.yaml);
+// without one, a scenario's tree is its own folder and what is below it.
+constexpr const char *kIncludeRootMarker = ".satasim-include-root";
+// How deep lists and mappings may nest in a scenario file, the top-level mapping counted
+// (yaml-cpp refuses more).
+constexpr int kYamlDepthLimit = 499;
+
+// The one YAML document of `text`, read from `file`. Throws ScenarioError "file:line: ..." for
+// a syntax error ("YAML syntax error: ..."; with other_errors_as_syntax false, the errors
+// that are not the parser's read "YAML error: ..."), nesting deeper than kYamlDepthLimit and
+// a second document.
+YAML::Node load_yaml_document(const std::string &text, const std::string &file, bool other_errors_as_syntax);
 
 struct IncludeResult {
     YAML::Node root;                           // the merged scenario, without `include`

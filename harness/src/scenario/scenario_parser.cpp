@@ -13,6 +13,29 @@
 
 namespace satasim::harness {
 
+std::string escape_controls(const std::string &s) {
+    std::string out;
+    out.reserve(s.size());
+    for (unsigned char c : s) {
+        if (c >= 0x20 && c != 0x7f) {
+            out.push_back(char(c));
+            continue;
+        }
+        switch (c) {
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default: {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\x";
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+        }
+    }
+    return out;
+}
+
 std::string file_stem(const std::string &path) {
     size_t slash = path.find_last_of('/');
     std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -29,16 +52,24 @@ bool valid_name(const std::string &n) {
     return true;
 }
 
+const char *reserved_name(const std::string &n) {
+    // What `satasim run` and the report tools write into the output folder next to the
+    // scenarios' folders (names starting with '.', such as the runner's temporary folders
+    // and .summary.json.tmp, are refused by valid_name()).
+    static const std::pair<const char *, const char *> kReserved[] = {
+        {"summary.json", "the runner writes the run summary OUT/summary.json"},
+        {"junit.xml", "tools/run_suite.sh writes the JUnit report OUT/junit.xml"},
+        {"report.html", "satasim.render writes its HTML report as report.html"},
+    };
+    for (const auto &[name, why] : kReserved)
+        if (n == name)
+            return why;
+    return nullptr;
+}
+
 Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends) {
     Parser p(file);
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::ParserException &e) {
-        p.fail(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
-    } catch (const YAML::Exception &e) {
-        p.fail(e.mark.line >= 0 ? e.mark.line + 1 : 1, "", std::string("YAML error: ") + e.what());
-    }
+    YAML::Node root = load_yaml_document(text, file, false);
     if (!root.IsDefined() || root.IsNull())
         p.fail(1, "", "empty scenario file");
     IncludeResult inc = resolve_includes(root, file);
@@ -62,6 +93,9 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
         p.fail(m.has("name") ? m.get("name").line : 1, "name",
                "'" + sc.name + "' is not a usable scenario name (letters, digits, '-', '_', '.'; "
                                "it names the output folder)");
+    if (const char *why = reserved_name(sc.name))
+        p.fail(m.has("name") ? m.get("name").line : 1, "name",
+               "'" + sc.name + "' is reserved: " + why + " (pick another name; it names the output folder)");
     if (auto *v = m.find("description"))
         sc.description = as_string(p, *v);
     if (auto *v = m.find("seed"))
@@ -81,6 +115,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
         for (const BackendRules *r : backends)
             names.push_back({r->name, r});
         p.backend = as_enum<const BackendRules *>(p, *v, names);
+        sc.backend_line = v->line;
     }
     sc.backend = p.backend->name;
     if (auto *v = m.find("controller"))

@@ -11,9 +11,14 @@
 
 namespace satasim::harness {
 
+// Control characters (and DEL) written as visible escapes (\x00, \n, \t): a
+// scenario's text echoed in a message never cuts it short (NUL) nor reaches the terminal raw.
+std::string escape_controls(const std::string &s);
+
+// Its message is escaped with escape_controls().
 class ScenarioError : public std::runtime_error {
   public:
-    explicit ScenarioError(const std::string &what) : std::runtime_error(what) {}
+    explicit ScenarioError(const std::string &what) : std::runtime_error(escape_controls(what)) {}
 };
 
 // Throws ScenarioError (the message is the whole diagnostic line). `backends`: the names

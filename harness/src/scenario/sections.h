@@ -64,6 +64,9 @@ void parse_expect(const Parser &p, const Field &f, Scenario &sc);
 
 // A name usable as a folder or an id: letters, digits, '-', '_', '.' (scenario_parser.cpp).
 bool valid_name(const std::string &n);
+// Why a scenario may not have the name `n` (a file the runner or its tools write into the
+// output folder), or nullptr.
+const char *reserved_name(const std::string &n);
 // "scenarios/x.yaml" -> "x"
 std::string file_stem(const std::string &path);
 
