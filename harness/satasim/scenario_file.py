@@ -11,8 +11,14 @@ such a tree back so that it reads the same in both: the strings as written (unqu
 YAML allows it), so yaml-cpp and PyYAML read back the text they would have read before.
 
 Includes (harness/src/scenario/scenario_include.cpp): maps merge key by key, the including
-file wins; other values are replaced whole; paths are relative to the including file.
+file wins; other values are replaced whole; paths are relative to the including file. As in
+the simulator, an included file must lie in the scenario's folder tree (its own folder, or
+the nearest folder above it that holds INCLUDE_ROOT_MARKER), after symlinks and '..' are
+resolved, be a regular file and be at most INCLUDE_MAX_BYTES long.
 """
+
+import os
+import stat
 
 import re
 from pathlib import Path
@@ -20,6 +26,8 @@ from pathlib import Path
 import yaml
 
 MAX_DEPTH = 16
+INCLUDE_MAX_BYTES = 1 << 20                   # scenario_include.h: kIncludeMaxBytes
+INCLUDE_ROOT_MARKER = ".satasim-include-root"  # scenario_include.h: kIncludeRootMarker
 
 _NULL = "tag:yaml.org,2002:null"
 _STR = "tag:yaml.org,2002:str"
@@ -87,17 +95,49 @@ def as_bool(v) -> bool:
 def load_scenario(path) -> dict:
     """The scenario at `path` with every include merged in, scalars as strings."""
     p = Path(path)
-    return with_includes(load_yaml(p.read_text()) or {}, p)
+    return with_includes(load_yaml(p.read_text()) or {}, p, tree=include_tree_root(p))
 
 
-def with_includes(spec, path: Path, depth=0):
+def include_tree_root(scenario: Path) -> Path:
+    """The folder tree a scenario's includes must stay in (the simulator's tree_root)."""
+    own = scenario.absolute().parent.resolve()
+    for d in [own, *own.parents]:
+        if (d / INCLUDE_ROOT_MARKER).is_file():
+            return d
+    return own
+
+
+def read_included(p: Path, tree: Path, name: str, from_file: Path) -> str:
+    """The text of the included file p, refused (ValueError naming the including file and
+    the include) outside the tree, when not a regular file or when too large; nothing of
+    the file's text goes into the message."""
+    def refuse(why):
+        raise ValueError(f"{from_file}: include: {name}: {why}")
+
+    canon = p.resolve()
+    if not canon.parent.is_relative_to(tree):
+        refuse(f"outside the scenario's folder tree {tree}")
+    try:
+        st = os.stat(canon)
+    except OSError:
+        refuse("cannot read the included file")
+    if not stat.S_ISREG(st.st_mode):
+        refuse("not a regular file (a device, FIFO, socket or folder cannot be included)")
+    if st.st_size > INCLUDE_MAX_BYTES:
+        refuse(f"too large ({st.st_size} bytes; an included file may have at most {INCLUDE_MAX_BYTES})")
+    return canon.read_text()
+
+
+def with_includes(spec, path: Path, depth=0, tree: Path | None = None):
     if not isinstance(spec, dict) or "include" not in spec or depth > MAX_DEPTH:
         return spec
+    tree = tree or include_tree_root(path)
     inc = spec["include"]
     merged: dict = {}
     for name in inc if isinstance(inc, list) else [inc]:
         p = path.parent / str(name)
-        merged = _merge(merged, with_includes(load_yaml(p.read_text()) or {}, p, depth + 1))
+        text = read_included(p, tree, str(name), path)
+        merged = _merge(merged, with_includes(load_yaml(text) or {}, p, depth + 1, tree))
     return _merge(merged, {k: v for k, v in spec.items() if k != "include"})
 
 
