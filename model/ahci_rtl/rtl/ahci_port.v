@@ -391,6 +391,23 @@ task automatic dma_t(input we, input [AW-1:0] addr, input [4:0] len, input to_tx
     end
 endtask
 
+// A Data FIS moved x_moved bytes: write the command header's PRDBC (dword 1) with the
+// bytes transferred so far (for FPDMA the DMA Setup offset plus this command's bytes), then
+// go on to `next`. Shared by the transmit and the receive path.
+task automatic prdbc_writeback_t(input [5:0] next);
+    begin
+        if (x_kind == X_FPDMA)
+            new_done = fd_offset + fd_done + x_moved;
+        else
+            new_done = cmd_done + x_moved;
+        if (x_kind != X_FPDMA)
+            cmd_done <= new_done;
+        dbuf[0] <= new_done;
+        e_err_next <= E_IDLE;
+        dma_t(1'b1, slot_hdr(x_slot) + {{(AW-3){1'b0}}, 3'd4}, 5'd1, 1'b0, next);
+    end
+endtask
+
 // Post a received FIS to its area (only with FR = 1), then go on to `next`.
 task automatic post_t(input [7:0] off, input [4:0] len, input [5:0] next);
     begin
@@ -835,16 +852,7 @@ always @(posedge clk) begin
                     acmd_sent <= 1'b1;
                     e_state <= E_FINISH_PIO;
                 end else begin
-                    if (x_kind == X_FPDMA)
-                        new_done = fd_offset + fd_done + x_moved;
-                    else
-                        new_done = cmd_done + x_moved;
-                    if (x_kind != X_FPDMA)
-                        cmd_done <= new_done;
-                    dbuf[0] <= new_done;
-                    e_err_next <= E_IDLE;
-                    dma_t(1'b1, slot_hdr(x_slot) + {{(AW-3){1'b0}}, 3'd4}, 5'd1, 1'b0,
-                          E_TX_POST);
+                    prdbc_writeback_t(E_TX_POST);
                 end
             end
             E_TX_POST: begin
@@ -957,16 +965,7 @@ always @(posedge clk) begin
                 if (stop_evt) begin
                     w_valid <= 1'b0;
                 end else if (x_end_ok) begin
-                    if (x_kind == X_FPDMA)
-                        new_done = fd_offset + fd_done + x_moved;
-                    else
-                        new_done = cmd_done + x_moved;
-                    if (x_kind != X_FPDMA)
-                        cmd_done <= new_done;
-                    dbuf[0] <= new_done;
-                    e_err_next <= E_IDLE;
-                    dma_t(1'b1, slot_hdr(x_slot) + {{(AW-3){1'b0}}, 3'd4}, 5'd1, 1'b0,
-                          E_RXD_POST);
+                    prdbc_writeback_t(E_RXD_POST);
                 end
             end
             E_RXD_POST: begin
