@@ -15,14 +15,46 @@ static uint32_t f_read(struct sata_platform *p, uint32_t off)
     return p->mmio[off / 4];
 }
 
-static void f_write(struct sata_platform *p, uint32_t off, uint32_t val)
+
+/* Narrow accesses: lanes of the little-endian word array (a write is logged at its own
+ * offset with the narrow value). */
+static uint8_t f_read8(struct sata_platform *p, uint32_t off)
 {
+    return (uint8_t)(f_read(p, off & ~3u) >> 8 * (off & 3));
+}
+
+static uint16_t f_read16(struct sata_platform *p, uint32_t off)
+{
+    ck_assert_uint_eq(off & 1, 0);
+    return (uint16_t)(f_read(p, off & ~3u) >> 8 * (off & 2));
+}
+
+static void f_write_lanes(struct sata_platform *p, uint32_t off, uint32_t mask, uint32_t val)
+{
+    unsigned sh = 8 * (off & 3);
+
     ck_assert_uint_lt(off / 4, FAKE_MMIO_WORDS);
-    p->mmio[off / 4] = val;
+    p->mmio[off / 4] = (p->mmio[off / 4] & ~(mask << sh)) | (val & mask) << sh;
     if (p->n_wlog < FAKE_MAX_EVENTS) {
         p->wlog_off[p->n_wlog] = off;
         p->wlog_val[p->n_wlog++] = val;
     }
+}
+
+static void f_write(struct sata_platform *p, uint32_t off, uint32_t val) { f_write_lanes(p, off, 0xffffffffu, val); }
+static void f_write8(struct sata_platform *p, uint32_t off, uint8_t val) { f_write_lanes(p, off, 0xffu, val); }
+
+static void f_write16(struct sata_platform *p, uint32_t off, uint16_t val)
+{
+    ck_assert_uint_eq(off & 1, 0);
+    f_write_lanes(p, off, 0xffffu, val);
+}
+
+/* fake DMA memory is the CPU's: bus addresses are pointers */
+static void *f_dma_cpu_addr(struct sata_platform *p, uint64_t bus, size_t len)
+{
+    (void)p, (void)len;
+    return (void *)(uintptr_t)bus;
 }
 
 static int f_dma_alloc(struct sata_platform *p, size_t size, size_t align, struct plat_dma_buf *out)
@@ -167,6 +199,11 @@ const struct sata_platform_ops fake_ops = {
     .lock = f_lock,
     .unlock = f_unlock,
     .trace = f_trace,
+    .mmio_read8 = f_read8,
+    .mmio_read16 = f_read16,
+    .mmio_write8 = f_write8,
+    .mmio_write16 = f_write16,
+    .dma_cpu_addr = f_dma_cpu_addr,
 };
 
 void fake_init(struct sata_platform *p) { memset(p, 0, sizeof(*p)); }

@@ -49,6 +49,11 @@ void op_schedule_eh(sata_platform *p) { B(p)->schedule_eh(); }
 void op_lock(sata_platform *p) { B(p)->lock(); }
 void op_unlock(sata_platform *p) { B(p)->unlock(); }
 void op_trace(sata_platform *p, const sata_trace_event *ev) { B(p)->trace(ev); }
+uint8_t op_mmio_read8(sata_platform *p, uint32_t off) { return B(p)->mmio_read8(off); }
+uint16_t op_mmio_read16(sata_platform *p, uint32_t off) { return B(p)->mmio_read16(off); }
+void op_mmio_write8(sata_platform *p, uint32_t off, uint8_t val) { B(p)->mmio_write8(off, val); }
+void op_mmio_write16(sata_platform *p, uint32_t off, uint16_t val) { B(p)->mmio_write16(off, val); }
+void *op_dma_cpu_addr(sata_platform *p, uint64_t bus, size_t len) { return B(p)->dma_cpu_addr(bus, len); }
 
 const sata_platform_ops kOps = {
     op_mmio_read32,
@@ -72,6 +77,11 @@ const sata_platform_ops kOps = {
     op_lock,
     op_unlock,
     op_trace,
+    op_mmio_read8,
+    op_mmio_read16,
+    op_mmio_write8,
+    op_mmio_write16,
+    op_dma_cpu_addr,
 };
 
 } // namespace
@@ -163,6 +173,8 @@ void PlatformBinding::dma_free(plat_dma_buf *buf) {
     buf->bus = 0;
     buf->size = 0;
 }
+
+void *PlatformBinding::dma_cpu_addr(uint64_t bus, size_t len) { return mem_.map(bus, len); }
 
 void PlatformBinding::dma_sync_for_device(const plat_dma_buf *buf, size_t off, size_t len) {
     // Without a hook the CPU pointer aliases the bus-visible region: nothing to copy.

@@ -67,6 +67,9 @@ class PlatformBinding : public sc_core::sc_module {
     void dma_sync_for_device(const plat_dma_buf *buf, size_t off, size_t len);
     void dma_sync_for_cpu(const plat_dma_buf *buf, size_t off, size_t len);
 
+    // The CPU pointer of bus memory the allocator handed out (the stack's PIO data path).
+    void *dma_cpu_addr(uint64_t bus, size_t len);
+
     // For the harness's own buffers (same allocator as the stack's).
     int dma_alloc(size_t size, size_t align, plat_dma_buf *out);
     void dma_free(plat_dma_buf *buf);
@@ -90,6 +93,10 @@ class PlatformBinding : public sc_core::sc_module {
     // ---- op implementations (called through the C table) ----
     uint32_t mmio_read32(uint32_t off) { return mmio_.mmio_read32(off); }
     void mmio_write32(uint32_t off, uint32_t val) { mmio_.mmio_write32(off, val); }
+    uint8_t mmio_read8(uint32_t off) { return mmio_.mmio_read8(off); }
+    uint16_t mmio_read16(uint32_t off) { return mmio_.mmio_read16(off); }
+    void mmio_write8(uint32_t off, uint8_t val) { mmio_.mmio_write8(off, val); }
+    void mmio_write16(uint32_t off, uint16_t val) { mmio_.mmio_write16(off, val); }
     int request_irq(plat_irq_handler_fn fn, void *arg);
     void free_irq();
     void sleep_ns(uint64_t ns);

@@ -2,7 +2,8 @@
  *
  * Every backend (the SystemC simulator, later QEMU over qtest) implements this table.
  * The stack never names SystemC, C++, QEMU or a model class; it sees one controller
- * BAR through 32-bit MMIO, DMA-able memory, one interrupt line, a monotonic clock,
+ * register window through 32-bit MMIO (and 8/16-bit accesses for byte-wide registers),
+ * DMA-able memory, one interrupt line, a monotonic clock,
  * sleeps, completions and a way to wake its EH context.
  *
  * Contexts, as in a kernel:
@@ -85,6 +86,19 @@ struct sata_platform_ops {
 
     /* Structured trace / log sink (see trace.h). */
     void (*trace)(struct sata_platform *p, const struct sata_trace_event *ev);
+
+    /* Narrow accesses to the same register window, for byte-wide registers (an SFF
+     * taskfile) and the 16-bit PIO data register; off is aligned to the access size. A
+     * controller's I/O-port BARs are mapped into the window like its memory BARs (the
+     * model documents where), so these serve port I/O as well. Last in the table so the
+     * entries above keep their places. */
+    uint8_t (*mmio_read8)(struct sata_platform *p, uint32_t off);
+    uint16_t (*mmio_read16)(struct sata_platform *p, uint32_t off);
+    void (*mmio_write8)(struct sata_platform *p, uint32_t off, uint8_t val);
+    void (*mmio_write16)(struct sata_platform *p, uint32_t off, uint16_t val);
+    /* The CPU's view of [bus, bus+len) of memory from dma_alloc, as the kernel's sg_virt:
+     * for data the CPU moves itself (PIO through a data register). NULL if not mapped. */
+    void *(*dma_cpu_addr)(struct sata_platform *p, uint64_t bus, size_t len);
 };
 
 #ifdef __cplusplus

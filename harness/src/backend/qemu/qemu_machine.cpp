@@ -223,6 +223,36 @@ void QemuMachine::mmio_write32(uint32_t off, uint32_t val) {
     check_alive();
 }
 
+// Narrow accesses go to QEMU as they are (qtest readb/readw/writeb/writew): its device
+// models decode byte enables themselves.
+uint8_t QemuMachine::mmio_read8(uint32_t off) {
+    if (lost_)
+        return 0xff;
+    uint8_t v = client_.readb(kAbar + off);
+    return check_alive() ? v : 0xff;
+}
+
+uint16_t QemuMachine::mmio_read16(uint32_t off) {
+    if (lost_)
+        return 0xffff;
+    uint16_t v = client_.readw(kAbar + off);
+    return check_alive() ? v : 0xffff;
+}
+
+void QemuMachine::mmio_write8(uint32_t off, uint8_t val) {
+    if (lost_)
+        return;
+    client_.writeb(kAbar + off, val);
+    check_alive();
+}
+
+void QemuMachine::mmio_write16(uint32_t off, uint16_t val) {
+    if (lost_)
+        return;
+    client_.writew(kAbar + off, val);
+    check_alive();
+}
+
 void QemuMachine::to_device(uint64_t bus, const void *cpu, size_t len) {
     if (lost_)
         return;

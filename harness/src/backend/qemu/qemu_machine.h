@@ -81,6 +81,10 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
     // bus::MmioTarget
     uint32_t mmio_read32(uint32_t off) override;
     void mmio_write32(uint32_t off, uint32_t val) override;
+    uint8_t mmio_read8(uint32_t off) override;
+    uint16_t mmio_read16(uint32_t off) override;
+    void mmio_write8(uint32_t off, uint8_t val) override;
+    void mmio_write16(uint32_t off, uint16_t val) override;
     // DmaSyncHook
     void to_device(uint64_t bus, const void *cpu, size_t len) override;
     void to_cpu(uint64_t bus, void *cpu, size_t len) override;

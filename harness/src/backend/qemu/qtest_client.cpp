@@ -432,6 +432,16 @@ uint32_t QtestClient::readl(uint64_t addr) {
     return uint32_t(std::strtoull(v.c_str(), nullptr, 0));
 }
 
+uint8_t QtestClient::readb(uint64_t addr) {
+    std::string v = command("readb " + hex(addr));
+    return uint8_t(std::strtoull(v.c_str(), nullptr, 0));
+}
+
+uint16_t QtestClient::readw(uint64_t addr) {
+    std::string v = command("readw " + hex(addr));
+    return uint16_t(std::strtoull(v.c_str(), nullptr, 0));
+}
+
 std::vector<uint32_t> QtestClient::readl_many(const std::vector<uint64_t> &addrs) {
     for (uint64_t a : addrs)
         queue("readl " + hex(a), false);
@@ -467,6 +477,10 @@ void QtestClient::irq_intercept_in(const std::string &qom_path) { command("irq_i
 void QtestClient::clock_step(uint64_t ns) { command("clock_step " + std::to_string(ns)); }
 
 void QtestClient::writel(uint64_t addr, uint32_t val) { queue("writel " + hex(addr) + " " + hex(val), true); }
+
+void QtestClient::writeb(uint64_t addr, uint8_t val) { queue("writeb " + hex(addr) + " " + hex(val), true); }
+
+void QtestClient::writew(uint64_t addr, uint16_t val) { queue("writew " + hex(addr) + " " + hex(val), true); }
 
 void QtestClient::outl(uint16_t port, uint32_t val) { queue("outl " + hex(port) + " " + hex(val), true); }
 

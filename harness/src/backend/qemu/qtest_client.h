@@ -57,6 +57,8 @@ class QtestClient {
 
     // Answered requests (flush the pipeline first).
     uint32_t readl(uint64_t addr);
+    uint8_t readb(uint64_t addr);
+    uint16_t readw(uint64_t addr);
     uint32_t inl(uint16_t port);
     // Several readl, pipelined: one round trip for all of them.
     std::vector<uint32_t> readl_many(const std::vector<uint64_t> &addrs);
@@ -67,6 +69,8 @@ class QtestClient {
 
     // Pipelined requests.
     void writel(uint64_t addr, uint32_t val);
+    void writeb(uint64_t addr, uint8_t val);
+    void writew(uint64_t addr, uint16_t val);
     void outl(uint16_t port, uint32_t val);
     void write_mem(uint64_t addr, const void *src, size_t len); // b64write
 

@@ -1,0 +1,262 @@
+// SFF channel, host side (sff_channel.h): the Command and Control Block registers, the Data
+// register's PIO blocks, the interrupt, the SCRs and the fault hooks.
+#include "model/sff/sff_channel.h"
+
+namespace satasim::sff {
+
+using namespace reg;
+
+namespace {
+constexpr uint32_t SERR_DIAG_N = 1u << 16, SERR_DIAG_X = 1u << 26;
+constexpr uint32_t SCTL_DET_MASK = 0xf;
+
+link::Gen spd_limit(uint32_t sctl) {
+    switch ((sctl >> 4) & 0xf) {
+    case 1: return link::Gen::Gen1;
+    case 2: return link::Gen::Gen2;
+    case 3: return link::Gen::Gen3;
+    default: return link::Gen::None;
+    }
+}
+} // namespace
+
+SffChannel::SffChannel(sc_core::sc_module_name name, const SffChannelConfig &cfg, bus::HostMemory &mem,
+                       ModelTrace *trace, std::string trace_src, int port)
+    : sc_core::sc_module(name), cfg_(cfg), mem_(mem), trace_(trace), src_(std::move(trace_src)), port_(port),
+      dma_(mem, [this](const char *ev, const std::string &why) { this->trace(ev, {}, why); }) {
+    SC_THREAD(engine_thread);
+}
+
+void SffChannel::trace(const char *event, std::vector<std::pair<std::string, TraceValue>> fields,
+                       std::string msg) {
+    emit_port_event(trace_, src_, event, port_, std::move(fields), std::move(msg));
+}
+
+void SffChannel::reset() {
+    ++epoch_;
+    status_ = link_ && link_->phy_ready() ? ST_BSY : ST_NO_PHY;
+    error_ = device_ = devctl_ = 0;
+    feature_ = nsect_ = lbal_ = lbam_ = lbah_ = Shadow{};
+    sctl_ = serr_ = 0;
+    pio_ = Pio::None;
+    pio_buf_.clear();
+    rxq_.clear();
+    txq_.clear();
+    dma_activate_ = false;
+    dma_.reset();
+    clear_faults();
+    pending_ = false;
+    set_pending(false);
+}
+
+void SffChannel::clear_faults() {
+    lost_irqs_ = 0;
+    nien_ignored_ = drq_stuck_ = bsy_stuck_ = spurious_ = false;
+    set_pending(pending_);
+}
+
+// ---- interrupt ----
+
+bool SffChannel::intrq() const {
+    if (nien_ignored_)
+        return true; // stuck asserted: no Status read or nIEN takes it away
+    return (pending_ || spurious_) && !(devctl_ & CTL_NIEN);
+}
+
+// The bus-master Interrupt bit follows the device's INTRQ pin; the owner's line follows both.
+void SffChannel::set_pending(bool p) {
+    pending_ = p;
+    dma_.device_irq(intrq());
+    if (irq_changed_)
+        irq_changed_();
+}
+
+void SffChannel::raise_irq() {
+    if (lost_irqs_) {
+        --lost_irqs_;
+        trace("sff.irq_lost", {{"left", TraceValue::integer(lost_irqs_)}}, "fault: interrupt not raised");
+        return;
+    }
+    set_pending(true);
+}
+
+void SffChannel::ignore_nien(bool on) {
+    nien_ignored_ = on;
+    set_pending(pending_);
+}
+
+void SffChannel::spurious_irq() {
+    spurious_ = true;
+    set_pending(pending_);
+}
+
+// ---- registers ----
+
+uint8_t SffChannel::read_altstatus() const {
+    uint8_t s = status_;
+    if (bsy_stuck_)
+        s |= ST_BSY;
+    return s;
+}
+
+uint8_t SffChannel::read_cmd(unsigned r) {
+    const uint8_t st = read_altstatus();
+    if (r == kStatus) {
+        spurious_ = false;
+        set_pending(false); // the interrupt acknowledge
+        return st;
+    }
+    if (st & ST_BSY)
+        return st; // the device owns the registers: every read returns Status
+    const bool hob = devctl_ & CTL_HOB;
+    auto pick = [hob](const Shadow &s) { return hob ? s.prev : s.cur; };
+    switch (r) {
+    case kError: return error_;
+    case kNsect: return pick(nsect_);
+    case kLbal: return pick(lbal_);
+    case kLbam: return pick(lbam_);
+    case kLbah: return pick(lbah_);
+    case kDevice: return device_;
+    default: return 0xff;
+    }
+}
+
+void SffChannel::write_cmd(unsigned r, uint8_t v) {
+    if (read_altstatus() & (ST_BSY | ST_DRQ)) {
+        trace("sff.write_ignored", {{"reg", TraceValue::integer(r)}, {"val", TraceValue::hex(v)},
+                                    {"status", TraceValue::hex(read_altstatus())}},
+              "Command Block write while BSY or DRQ");
+        return;
+    }
+    devctl_ &= uint8_t(~CTL_HOB);
+    switch (r) {
+    case kFeature: feature_.write(v); return;
+    case kNsect: nsect_.write(v); return;
+    case kLbal: lbal_.write(v); return;
+    case kLbam: lbam_.write(v); return;
+    case kLbah: lbah_.write(v); return;
+    case kDevice: device_ = v; return;
+    case kCommand: break;
+    default: return;
+    }
+    sata::Taskfile tf = taskfile();
+    tf.command = v;
+    status_ = uint8_t(ST_BSY | (status_ & (ST_DRDY | ST_DSC)));
+    error_ = 0;
+    spurious_ = false;
+    set_pending(false); // writing Command clears a pending interrupt
+    send(sata::make_reg_h2d(tf, true));
+}
+
+sata::Taskfile SffChannel::taskfile() const {
+    sata::Taskfile tf;
+    tf.feature = feature_.cur;
+    tf.feature_hi = feature_.prev;
+    tf.count = uint16_t(nsect_.cur | nsect_.prev << 8);
+    tf.lba = uint64_t(lbal_.cur) | uint64_t(lbam_.cur) << 8 | uint64_t(lbah_.cur) << 16 |
+             uint64_t(lbal_.prev) << 24 | uint64_t(lbam_.prev) << 32 | uint64_t(lbah_.prev) << 40;
+    tf.device = device_;
+    tf.control = devctl_;
+    return tf;
+}
+
+void SffChannel::write_devctl(uint8_t v) {
+    const uint8_t old = devctl_;
+    devctl_ = v;
+    if ((old ^ v) & CTL_SRST) {
+        // Only the SRST edge concerns the device; nIEN and HOB are the host adapter's.
+        trace("sff.srst", {{"assert", TraceValue::boolean(v & CTL_SRST)}});
+        sata::Taskfile tf;
+        tf.control = uint8_t(v & ~CTL_HOB);
+        tf.device = device_;
+        if (v & CTL_SRST) {
+            status_ = ST_BSY;
+            pio_ = Pio::None;
+            dma_activate_ = false;
+            spurious_ = false;
+            pending_ = false;
+        }
+        send(sata::make_reg_h2d(tf, false));
+    }
+    set_pending(pending_); // nIEN may have changed
+}
+
+uint16_t SffChannel::read_data() {
+    if (pio_ != Pio::In || pio_pos_ >= pio_count_)
+        return 0xffff; // no DRQ block: the bus floats
+    uint16_t w = uint16_t(pio_buf_[pio_pos_] | pio_buf_[pio_pos_ + 1] << 8);
+    pio_pos_ += 2;
+    if (pio_pos_ >= pio_count_)
+        end_pio_block();
+    return w;
+}
+
+void SffChannel::write_data(uint16_t v) {
+    if (pio_ != Pio::Out || pio_pos_ >= pio_count_)
+        return;
+    pio_buf_[pio_pos_] = uint8_t(v);
+    pio_buf_[pio_pos_ + 1] = uint8_t(v >> 8);
+    pio_pos_ += 2;
+    if (pio_pos_ >= pio_count_) {
+        send(sata::make_data(pio_buf_.data(), pio_count_));
+        end_pio_block();
+    }
+}
+
+// The DRQ block has been moved through the Data register: Status takes E_Status.
+void SffChannel::end_pio_block() {
+    pio_ = Pio::None;
+    status_ = pio_e_status_;
+    if (drq_stuck_) {
+        status_ |= ST_DRQ;
+        trace("sff.drq_stuck", {{"status", TraceValue::hex(status_)}}, "fault: DRQ stays set after the block");
+    }
+    if (link_)
+        link_->receiver_ready_changed();
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// ---- SCRs ----
+
+void SffChannel::write_scontrol(uint32_t v) {
+    const uint32_t old_det = sctl_ & SCTL_DET_MASK;
+    sctl_ = v & 0x000fffff;
+    const uint32_t det = sctl_ & SCTL_DET_MASK;
+    if (det == old_det || !link_)
+        return;
+    if (det == 1) {
+        trace("sff.comreset", {{"assert", TraceValue::boolean(true)}});
+        link_->host_comreset(true);
+    } else if (det == 4) {
+        trace("sff.offline");
+        link_->host_offline();
+    } else if (det == 0) {
+        trace("sff.comreset", {{"assert", TraceValue::boolean(false)},
+                               {"spd_limit", TraceValue::integer(int(spd_limit(sctl_)))}});
+        link_->host_comreset(false, spd_limit(sctl_));
+    }
+}
+
+// ---- PHY events ----
+
+void SffChannel::phy_changed(bool ready, link::Gen gen) {
+    trace("sff.phyrdy_change", {{"ready", TraceValue::boolean(ready)}, {"gen", TraceValue::integer(int(gen))}});
+    ++epoch_;
+    pio_ = Pio::None;
+    rxq_.clear();
+    dma_activate_ = false;
+    // Down: nobody owns the shadow registers. Up: BSY until the device's first D2H FIS
+    // (its signature) loads them.
+    status_ = ready ? ST_BSY : ST_NO_PHY;
+    serr_ |= SERR_DIAG_N;
+    set_pending(pending_);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void SffChannel::oob_reset() {
+    trace("sff.cominit");
+    serr_ |= SERR_DIAG_X;
+    set_pending(pending_);
+}
+
+} // namespace satasim::sff

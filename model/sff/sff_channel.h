@@ -1,0 +1,165 @@
+// One taskfile (SFF) channel of a SATA host adapter in its legacy register interface, with
+// its bus-master DMA engine (model/bmdma) and the SATA bridge to the device behind it.
+//
+// Host side: the Command Block and Control Block registers (sff_regs.h) with the
+// ATA/ATAPI-7 semantics the host sees: Status read acknowledges the pending interrupt,
+// Alternate Status does not; Command Block reads while BSY return Status; Command Block
+// writes while BSY or DRQ are ignored; the two-deep LBA48 registers and HOB; Device
+// Control nIEN masks INTRQ and SRST resets the device.
+//
+// Device side (SATA 1.0a/2.6 host transport, "shadow register block"): a Command write goes
+// out as a Register H2D FIS (C=1) and sets BSY; a Device Control write that changes SRST as a
+// Register H2D FIS with C=0; a Register D2H FIS loads the shadow registers; a PIO Setup FIS
+// announces one DRQ block (data-in: Status takes its value when the Data FIS has arrived;
+// data-out: at once) and the E_Status that Status takes when the block has been moved
+// through the Data register; the I bit of either FIS makes the interrupt pending. A Data
+// FIS outside a PIO block is DMA data for the bus-master engine, a DMA Activate asks it for
+// the next (at most 8 KiB) Data FIS. Flow control: while a received block waits for the
+// host (PIO data not yet read, DMA data before Start), the channel does not accept frames.
+//
+// ATA/ATAPI-7 vol 2 clause 11 (numbering as recalled, unconfirmed) gives the protocols seen
+// through this: PIO data-in (an interrupt per DRQ block, Status read then the block's
+// words), PIO data-out (the first block without an interrupt, an interrupt after each
+// block), non-data (one interrupt at the end); READ/WRITE MULTIPLE only make the DRQ blocks
+// longer (the device's PIO Setup transfer count).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <systemc>
+
+#include "model/bmdma/bmdma.h"
+#include "model/bus/host_memory.h"
+#include "model/common/trace.h"
+#include "model/link/sata_link.h"
+#include "model/sata/fis.h"
+#include "model/sff/sff_regs.h"
+
+namespace satasim::sff {
+
+struct SffChannelConfig {
+    double pci_clock_mhz = 33.333; // bus-master bursts: PCI clock
+    unsigned pci_bytes_per_clock = 4;
+    unsigned pci_burst_latency_clocks = 8; // arbitration + address phase per burst
+    unsigned burst_bytes = 64;             // bytes per bus-master burst (a cache line)
+};
+
+class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
+  public:
+    SC_HAS_PROCESS(SffChannel);
+    // trace_src names the controller in trace records; port is the channel number.
+    SffChannel(sc_core::sc_module_name name, const SffChannelConfig &cfg, bus::HostMemory &mem,
+               ModelTrace *trace, std::string trace_src, int port);
+
+    void connect(link::SataLink *link) { link_ = link; }
+    link::SataLink *link() const { return link_; }
+
+    // ---- host side ----
+    uint8_t read_cmd(unsigned r);           // Command Block register r (1..7)
+    void write_cmd(unsigned r, uint8_t v);
+    uint16_t read_data();                   // the Data register (one word)
+    void write_data(uint16_t v);
+    uint8_t read_altstatus() const;
+    void write_devctl(uint8_t v);
+    uint8_t devctl() const { return devctl_; }
+    bmdma::BmDma &bmdma() { return dma_; }
+    const bmdma::BmDma &bmdma() const { return dma_; }
+    // Bytes per bus-master burst (a controller's FIFO threshold decides it).
+    void set_burst_bytes(unsigned n) { cfg_.burst_bytes = n ? n : 1; }
+
+    // INTRQ as the host adapter presents it: interrupt pending and not masked by nIEN.
+    bool intrq() const;
+    bool irq_pending() const { return pending_; }
+    // Called whenever intrq() may have changed (the owner recomputes its interrupt line).
+    void set_irq_changed(std::function<void()> fn) { irq_changed_ = std::move(fn); }
+
+    // ---- SCRs (the personality decides whether the host can reach them) ----
+    uint32_t sstatus() const { return link_ ? link_->sstatus() : 0; }
+    uint32_t scontrol() const { return sctl_; }
+    void write_scontrol(uint32_t v);
+    uint32_t serror() const { return serr_; }
+    void clear_serror(uint32_t bits) { serr_ &= ~bits; }
+
+    // ---- fault hooks (model/fault): disarmed by clear_faults() and reset() ----
+    void lose_irqs(unsigned count) { lost_irqs_ = count; }   // the next count I bits raise nothing
+    void ignore_nien(bool on);                                // INTRQ regardless of nIEN (storm)
+    void spurious_irq();                                      // INTRQ with nothing to report
+    void stick_drq(bool on) { drq_stuck_ = on; }              // Status keeps DRQ after the block
+    void stick_bsy(bool on) { bsy_stuck_ = on; }              // Status keeps BSY for ever
+    void clear_faults();
+
+    // Power-on state of the registers and the engine.
+    void reset();
+
+    // LinkEndpoint (called from the link's processes: queue and return).
+    bool receive_fis(const sata::Fis &fis) override;
+    bool ready_to_receive() const override;
+    void phy_changed(bool ready, link::Gen gen) override;
+    void oob_reset() override;
+
+  private:
+    struct Shadow { // one two-deep register: current and previous content
+        uint8_t cur = 0, prev = 0;
+        void write(uint8_t v) { prev = cur, cur = v; }
+        void load(uint8_t lo, uint8_t hi) { cur = lo, prev = hi; }
+    };
+    enum class Pio { None, InWait, In, Out };
+
+    void engine_thread();
+    void process(const sata::Fis &fis);
+    void on_d2h(const sata::Fis &fis);
+    void on_pio_setup(const sata::Fis &fis);
+    void on_data(const sata::Fis &fis);
+    void dma_out();
+    void load_regs(const sata::Fis &fis);
+    void set_status(uint8_t s);
+    void raise_irq();
+    void set_pending(bool p);
+    void end_pio_block();
+    void send(sata::Fis fis);
+    void burst_wait(size_t bytes);
+    void trace(const char *event, std::vector<std::pair<std::string, TraceValue>> fields = {},
+               std::string msg = {});
+    sata::Taskfile taskfile() const;
+
+    SffChannelConfig cfg_;
+    bus::HostMemory &mem_;
+    ModelTrace *trace_;
+    std::string src_;
+    int port_;
+    link::SataLink *link_ = nullptr;
+    bmdma::BmDma dma_;
+
+    // Shadow registers.
+    uint8_t status_ = reg::ST_NO_PHY, error_ = 0, device_ = 0, devctl_ = 0;
+    Shadow feature_, nsect_, lbal_, lbam_, lbah_;
+    bool pending_ = false;
+    uint32_t sctl_ = 0, serr_ = 0;
+
+    // PIO block in progress.
+    Pio pio_ = Pio::None;
+    bool pio_irq_ = false;
+    uint8_t pio_status_ = 0, pio_e_status_ = 0;
+    sata::Fis pio_setup_;
+    std::vector<uint8_t> pio_buf_;
+    size_t pio_pos_ = 0, pio_count_ = 0;
+
+    // Frames from the device waiting for the engine, frames for the device.
+    std::deque<sata::Fis> rxq_, txq_;
+    bool dma_activate_ = false; // a DMA Activate waits for Start
+    sc_core::sc_event wake_;
+    uint64_t epoch_ = 0; // bumped by resets: work in flight is dropped
+
+    // Faults.
+    unsigned lost_irqs_ = 0;
+    bool nien_ignored_ = false, drq_stuck_ = false, bsy_stuck_ = false, spurious_ = false;
+
+    std::function<void()> irq_changed_;
+};
+
+} // namespace satasim::sff
