@@ -7,6 +7,7 @@ PACKAGES=(
   libsystemc-dev libyaml-cpp-dev check libsubunit-dev verilator yosys
   python3 python3-pytest python3-pytest-xdist python3-yaml
   qemu-system-x86
+  lcov
 )
 
 missing=()
