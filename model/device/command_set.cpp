@@ -96,7 +96,9 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return false;
         }
         v = check_media(tf, false, &x);
-        return true;
+        // an armed slow-down: the drive takes its time before the media access
+        const sc_core::sc_time late = slow_delay(tf, false, x);
+        return late == sc_core::SC_ZERO_TIME || busy_for(e, late);
     };
     // A write whose data is in: the injected fault's status, or committed and good status.
     auto finish_write = [&](const Xfer &x, const MediaVerdict &v) {

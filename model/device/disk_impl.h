@@ -86,6 +86,14 @@ struct MediaFault {
     std::map<uint64_t, uint64_t> remapped; // [first, last] ranges written over (UNC)
 };
 
+// An armed slow-down (inject_slow).
+struct SlowFault {
+    SlowParams p;
+    std::string id;
+    unsigned left = 0;         // commands still to delay; 0 = every match
+    sc_core::sc_time until;    // window end (window_ns > 0)
+};
+
 // What the fault model decided for one command.
 struct MediaVerdict {
     bool fail = false;
@@ -149,6 +157,7 @@ struct SataDisk::Impl {
     std::function<void(const CommandInfo &)> observer;
     uint64_t cmd_seq = 0;           // commands accepted since power-on
     std::vector<MediaFault> media_faults;
+    std::vector<SlowFault> slow_faults;
     bool hung = false;
     std::string hang_id;
     unsigned identify_failures = 0;
@@ -225,6 +234,8 @@ struct SataDisk::Impl {
     // ---- faults.cpp
     void accept_command(const sata::Taskfile &tf, bool ncq);
     MediaVerdict check_media(const sata::Taskfile &tf, bool ncq, const Xfer *x);
+    // The extra time an armed slow-down adds before this read/write's media access.
+    sc_core::sc_time slow_delay(const sata::Taskfile &tf, bool ncq, const Xfer &x);
     void media_written(const Xfer &x);
     void fault_effect(const std::string &id, std::vector<std::pair<std::string, TraceValue>> fields,
                       const std::string &msg);

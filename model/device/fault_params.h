@@ -38,6 +38,16 @@ inline const char *to_string(MediaParams::Error e) {
     return "?";
 }
 
+// A drive that answers late (Kind::Slow): matching read/write commands start their media
+// access `delay_ns` later (a drive retrying a weak sector, a firmware stall), then complete
+// normally. Queued commands behind it wait, as on a drive that serves its queue in order.
+struct SlowParams {
+    CommandMatch match;
+    uint64_t delay_ns = 0;
+    unsigned count = 0;      // commands delayed per firing; 0 = every match
+    uint64_t window_ns = 0;  // every match for this long after the firing; 0 = no end
+};
+
 // A drive appearing on the port. Unset fields keep the drive's identity.
 struct PlugParams {
     std::optional<std::string> model, serial;

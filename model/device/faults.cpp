@@ -202,6 +202,43 @@ MediaVerdict SataDisk::Impl::check_media(const Taskfile &tf, bool ncq, const Xfe
     return v;
 }
 
+// ---------------------------------------------------------------- slow-downs
+
+sc_core::sc_time SataDisk::Impl::slow_delay(const Taskfile &tf, bool ncq, const Xfer &x) {
+    const CmdClass k = classify(tf.command);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    sc_core::sc_time total = sc_core::SC_ZERO_TIME;
+    for (size_t i = 0; i < slow_faults.size();) {
+        SlowFault &f = slow_faults[i];
+        if (f.p.window_ns && now >= f.until) { // the window is over
+            slow_faults.erase(slow_faults.begin() + long(i));
+            continue;
+        }
+        const CommandMatch &m = f.p.match;
+        const uint64_t end = x.lba + (x.sectors ? x.sectors - 1 : 0);
+        if (!op_matches(m.op, k, ncq) || (m.opcode && *m.opcode != tf.command) ||
+            (m.lba_first && end < *m.lba_first) || (m.lba_last && x.lba > *m.lba_last)) {
+            ++i;
+            continue;
+        }
+        const sc_core::sc_time d = sc_core::sc_time::from_value(
+            sc_dt::uint64(f.p.delay_ns) * sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value()));
+        total += d;
+        std::vector<std::pair<std::string, TraceValue>> fields{{"cmd", TraceValue::hex(tf.command)},
+                                                                {"lba", TraceValue::hex(x.lba)},
+                                                                {"delay_ns", TraceValue::integer(int64_t(f.p.delay_ns))}};
+        if (ncq)
+            fields.push_back({"tag", TraceValue::integer((tf.count >> 3) & 0x1F)});
+        fault_effect(f.id, std::move(fields), "command answers late");
+        if (f.left && --f.left == 0) {
+            slow_faults.erase(slow_faults.begin() + long(i));
+            continue;
+        }
+        ++i;
+    }
+    return total;
+}
+
 // A write reached the media: bad sectors under it are reallocated (UNC faults that a
 // write clears).
 void SataDisk::Impl::media_written(const Xfer &x) {
@@ -235,6 +272,7 @@ bool SataDisk::Impl::take_identify_failure() {
 
 void SataDisk::Impl::reset_faults() {
     media_faults.clear();
+    slow_faults.clear();
     hung = false;
     hang_id.clear();
     identify_failures = 0;
@@ -253,6 +291,17 @@ void SataDisk::inject_media_error(const MediaParams &p, const std::string &id) {
     f.id = id;
     f.left = p.count;
     impl_->media_faults.push_back(std::move(f));
+}
+
+void SataDisk::inject_slow(const SlowParams &p, const std::string &id) {
+    SlowFault f;
+    f.p = p;
+    f.id = id;
+    f.left = p.count;
+    if (p.window_ns)
+        f.until = sc_core::sc_time_stamp() + sc_core::sc_time::from_value(sc_dt::uint64(p.window_ns) *
+                                                                          sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value()));
+    impl_->slow_faults.push_back(std::move(f));
 }
 
 // Firmware hang: every command in flight is abandoned where it stands and nothing more

@@ -179,6 +179,8 @@ void SataDisk::Impl::execute_queued(int tag) {
     power_mode = 0xFF;
     const uint32_t bytes = x.sectors * uint32_t(MediaStore::kSectorSize);
     const MediaVerdict v = check_media(s.tf, true, &x);
+    if (const sc_core::sc_time late = slow_delay(s.tf, true, x); late != sc_core::SC_ZERO_TIME && !busy_for(e, late))
+        return; // reset while the drive took its time
     if (v.fail && !v.after_data) {
         // The media read (or the address lookup) fails before any data moves.
         if (!x.write && !busy_for(e, media_access(x.lba, v.good + 1, sc_time_stamp())))

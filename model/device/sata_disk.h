@@ -96,6 +96,8 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     // Matching commands end with the device error (UNC/IDNF at the first bad sector, DF,
     // ABRT); queued ones through the NCQ error state and log 10h.
     void inject_media_error(const MediaParams &p, const std::string &id);
+    // Matching reads and writes start their media access p.delay_ns late, then complete.
+    void inject_slow(const SlowParams &p, const std::string &id);
     // Firmware hang: BSY, silent, deaf to SRST, until a COMRESET.
     void inject_hang(const std::string &id);
     // The next n IDENTIFY DEVICE commands are aborted.

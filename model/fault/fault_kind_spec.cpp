@@ -17,6 +17,7 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::LinkDegrade, "link_degrade", {"gen"}, Binds::Disk, false, false},
         // The port multiplier's control port counts no commands: a time trigger only.
         {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false},
+        {Kind::Slow, "slow", {"delay", "op", "lba", "count", "window"}, Binds::Disk, false, false},
     };
     return rows;
 }

@@ -135,6 +135,33 @@ void degrade_arm(const Firing &x, const PortHooks &h) {
         h.link->limit_device_gen(static_cast<link::Gen>(x.fault.gen));
 }
 
+// ---- slow: the drive answers matching commands late. Without a range of its own, a
+// command-triggered slow-down starts with the command that fired it (its range), as a
+// media error does.
+SlowParams slow_of(const Firing &x) {
+    SlowParams s = x.fault.slow;
+    if (x.cmd && !s.match.lba_first && !s.match.lba_last && x.cmd->sectors) {
+        s.match.lba_first = x.cmd->lba;
+        s.match.lba_last = x.cmd->lba + x.cmd->sectors - 1;
+    }
+    return s;
+}
+void slow_params(const Firing &x, TraceFields &out) {
+    const SlowParams s = slow_of(x);
+    out.emplace_back("delay_ns", TraceValue::integer(int64_t(s.delay_ns)));
+    out.emplace_back("op", TraceValue::str(to_string(s.match.op)));
+    if (s.match.lba_first)
+        out.emplace_back("lba_first", TraceValue::hex(*s.match.lba_first));
+    if (s.match.lba_last)
+        out.emplace_back("lba_last", TraceValue::hex(*s.match.lba_last));
+    out.emplace_back("count", TraceValue::integer(s.count));
+    out.emplace_back("window_ns", TraceValue::integer(int64_t(s.window_ns)));
+}
+void slow_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->inject_slow(slow_of(x), x.fault.id);
+}
+
 // ---- pmp_hang: the port multiplier's control port.
 void pmp_hang_arm(const Firing &x, const PortHooks &h) {
     if (h.pmp_hang)
@@ -169,6 +196,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::PhyFlap, B::Link, flap_params, flap_arm},
             {Kind::LinkDegrade, B::Link, degrade_params, degrade_arm},
             {Kind::PmpHang, B::Pmp, nullptr, pmp_hang_arm},
+            {Kind::Slow, B::Disk, slow_params, slow_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

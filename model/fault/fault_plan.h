@@ -27,6 +27,7 @@ enum class Kind : uint8_t {
     PhyFlap,      // PhyRdy drops and comes back, `repeat` times, `every` apart
     LinkDegrade,  // from the trigger on, the link only comes up at `gen` or slower
     PmpHang,      // the port multiplier's control port stops answering (until a COMRESET)
+    Slow,         // the drive answers matching commands late (then completes them)
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 
@@ -61,6 +62,7 @@ struct CrcParams {
 // on the port (Kind::Plug): the parameters of the drive's fault hooks.
 using device::MediaParams;
 using device::PlugParams;
+using device::SlowParams;
 using device::to_string; // the scenario's name of a media error
 
 struct LostIrqParams {
@@ -84,6 +86,7 @@ struct Fault {
     LostIrqParams lost_irq;
     PlugParams plug;
     FlapParams flap;
+    SlowParams slow;
     unsigned gen = 1;                       // LinkDegrade: fastest generation the link reaches
     unsigned identify_failures = 1;         // IdentifyFail: IDENTIFY commands aborted per firing
     // Not the models': the harness's verdict. The run fails unless the fault fired at least

@@ -136,6 +136,7 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
         return NULL;
     }
     h->private_data = priv;
+    ata_force_copy(h, cfg);
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
     return h;
@@ -227,6 +228,7 @@ int ata_host_start(struct ata_host *h)
     h->irq_requested = true;
     h->started = true;
 
+    ata_force_host_links(h);
     /* boot probe = an EH run with probe-all and reset on every port */
     ata_lock(h);
     for (unsigned i = 0; i < h->n_ports; i++) {
@@ -392,6 +394,16 @@ static int ata_port_user_eh(struct ata_host *h, unsigned port, bool delete)
 
 int ata_port_scan(struct ata_host *h, unsigned port) { return ata_port_user_eh(h, port, false); }
 int ata_dev_delete(struct ata_host *h, unsigned port) { return ata_port_user_eh(h, port, true); }
+
+int ata_dev_set_timeout(struct ata_device *dev, unsigned timeout_ms)
+{
+    if (!dev)
+        return -EINVAL;
+    ata_lock(dev->link->ap->host);
+    dev->timeout_ms = timeout_ms;
+    ata_unlock(dev->link->ap->host);
+    return 0;
+}
 
 int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out)
 {

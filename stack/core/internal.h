@@ -47,6 +47,15 @@ static inline bool ata_class_probeable(enum ata_dev_class c)
 
 /* ======== core/ ======== */
 
+/* ---- core/force.c: libata.force entries (ata_host_config.force) ---- */
+void ata_force_copy(struct ata_host *h, const struct ata_host_config *cfg);
+void ata_force_link_limits(struct ata_link *link);  /* link speed limit, at link init */
+void ata_force_host_links(struct ata_host *h);      /* every host link, at host start */
+/* The host's transfer modes narrowed by a forced limit, and whether NCQ is forced off;
+ * print: log the FORCE: line (at attach). */
+unsigned ata_force_xfermask(struct ata_device *dev, unsigned mask, bool print);
+bool ata_force_noncq(struct ata_device *dev, bool print);
+
 /* ---- core/log.c ---- */
 const char *ata_err_string(unsigned err_mask);
 const char *ata_class_name(enum ata_dev_class cls);

@@ -123,10 +123,15 @@ static void print_config(struct ata_device *dev, const struct ata_dev_config *c)
 int ata_dev_configure(struct ata_device *dev)
 {
     struct ata_port *ap = dev->link->ap;
-    const struct ata_host_caps hc = { .ncq_depth = ap->ncq_depth, .xfer_mask = ap->xfer_mask };
+    const bool print = dev->link->eh_context.i.flags & ATA_EHI_PRINTINFO;
+    /* libata.force: a transfer mode limit narrows what the host offers the device */
+    const struct ata_host_caps hc = { .ncq_depth = ap->ncq_depth,
+                                      .xfer_mask = ata_force_xfermask(dev, ap->xfer_mask, print) };
     struct ata_dev_config c;
 
     ata_id_configure(dev->id, dev->class, &hc, &c);
+    if (ata_force_noncq(dev, print))
+        c.ncq = false;
     /* what EH took away stays away over revalidation */
     if (dev->xfer_limit && (c.xfer_mask & dev->xfer_limit) != c.xfer_mask && (c.xfer_mask & dev->xfer_limit)) {
         c.xfer_mask &= dev->xfer_limit;
@@ -165,7 +170,7 @@ int ata_dev_configure(struct ata_device *dev)
                   (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
                   (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0);
 
-    if (dev->link->eh_context.i.flags & ATA_EHI_PRINTINFO)
+    if (print)
         print_config(dev, &c);
     return 0;
 }

@@ -140,7 +140,8 @@ void ata_qc_issue(struct ata_queued_cmd *qc)
         return;
     }
     if (qc->bio)
-        qc->timer = h->pops->timer_arm(h->plat, ATA_MS(ATA_TMOUT_BIO), ata_qc_timeout, qc);
+        qc->timer = h->pops->timer_arm(h->plat, ATA_MS(qc->dev->timeout_ms ? qc->dev->timeout_ms : ATA_TMOUT_BIO),
+                                       ata_qc_timeout, qc);
 }
 
 void ata_qc_free(struct ata_queued_cmd *qc)

@@ -102,7 +102,7 @@ bool ata_eh_bio_retry(const struct ata_eh_policy *pol, struct ata_bio *bio, unsi
 {
     if (!err_mask)
         return true;
-    if (!retry_flag || bio->q_retries >= pol->max_retries)
+    if (!retry_flag || bio->fail_fast || bio->q_retries >= pol->max_retries)
         return false;
     bio->q_retries++;
     return true;
@@ -134,7 +134,9 @@ void ata_eh_finish(struct ata_port *ap)
                 TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", emask),
                 TF_INT("retries", qc->bio->q_retries),
                 TF_STR("reason", !ata_dev_enabled(qc->dev) ? "device disabled"
-                                 : !(qc->flags & ATA_QCFLAG_RETRY) ? "not retryable" : "retries exhausted"),
+                                 : !(qc->flags & ATA_QCFLAG_RETRY) ? "not retryable"
+                                 : qc->bio->fail_fast ? "fail-fast"
+                                                      : "retries exhausted"),
             };
             /* a disabled device takes no retries: its requests end with a no-device error */
             if (!ata_dev_enabled(qc->dev))

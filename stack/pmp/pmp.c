@@ -239,6 +239,7 @@ static int sata_pmp_attach(struct ata_device *dev)
         struct ata_link *link = &ap->pmp_link[i];
 
         pmp_link_reset_state(link);
+        ata_force_link_limits(link);
         link->eh_context.i.probe_mask = 1;
         link->eh_context.i.action = ATA_EH_RESET;
         link->eh_context.i.flags = ap->link.eh_context.i.flags & ATA_EHI_QUIET;

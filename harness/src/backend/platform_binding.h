@@ -59,6 +59,7 @@ class PlatformBinding : public sc_core::sc_module {
 
     // The host whose EH runs in this binding's EH thread.
     void set_host(ata_host *h) { host_ = h; }
+    ata_host *host() const { return host_; }
 
     // The backend's DMA copy hook (nullptr: CPU and device share the memory).
     void set_dma_sync(DmaSyncHook *h) { dma_sync_ = h; }

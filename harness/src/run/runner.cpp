@@ -276,9 +276,12 @@ int check_scenarios(const std::vector<std::string> &paths) {
     std::vector<Job> jobs;
     if (!parse_all(files, &jobs))
         return 2;
-    for (const Job &j : jobs)
+    for (const Job &j : jobs) {
+        for (const std::string &w : j.sc.warnings)
+            std::printf("warning: %s\n", w.c_str());
         std::printf("ok    %s  (%s: %u ports, %zu disks, %zu workload entries)\n", j.file.c_str(),
                     j.sc.name.c_str(), j.sc.controller.ports, j.sc.devices.size(), j.sc.workload.size());
+    }
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include "run/directed_steps.h"
+#include "satasim/ata_proto.h"
 #include "backend/platform_binding.h"
 #include "backend/registry.h"
 #include "trace/report.h"
@@ -33,6 +34,27 @@ namespace {
 
 constexpr int kThreadStack = 4 << 20; // the stack's code runs on these (ASan needs room)
 
+// host.force into the stack's entries (the packed transfer-mode bit of ata_proto.h).
+std::vector<ata_force_param> to_stack_force(const std::vector<ForceOption> &opts) {
+    std::vector<ata_force_param> out;
+    for (const ForceOption &o : opts) {
+        ata_force_param e{};
+        e.port = o.port;
+        e.device = o.device;
+        e.spd_limit = o.spd_limit;
+        e.ncq = o.ncq;
+        switch (o.xfer) {
+        case ForceOption::Xfer::None: break;
+        case ForceOption::Xfer::Pio: e.xfer_mask = 1u << (ATA_SHIFT_PIO + o.xfer_mode); break;
+        case ForceOption::Xfer::Mwdma: e.xfer_mask = 1u << (ATA_SHIFT_MWDMA + o.xfer_mode); break;
+        case ForceOption::Xfer::Udma: e.xfer_mask = 1u << (ATA_SHIFT_UDMA + o.xfer_mode); break;
+        }
+        std::snprintf(e.name, sizeof e.name, "%s", o.name.c_str());
+        out.push_back(e);
+    }
+    return out;
+}
+
 // The process context that owns the run: creates and starts the host, runs the
 // workloads (honouring barriers), stops the host, and ends the simulation.
 class SimController : public sc_core::sc_module {
@@ -52,6 +74,8 @@ class SimController : public sc_core::sc_module {
   private:
     void main_thread();
     void run_workloads();
+    void apply_device_settings();
+    void attach_reads();
     void settle();
     std::vector<FoundDevice> devices_on_port(unsigned p);
     void collect_end_state();
@@ -72,6 +96,7 @@ class SimController : public sc_core::sc_module {
     ata_host *host_ = nullptr;
     std::vector<std::unique_ptr<DeviceState>> devs_;
     std::vector<std::unique_ptr<WorkloadRunner>> runners_;
+    std::vector<std::unique_ptr<WorkloadRunner>> attach_readers_;
 };
 
 void SimController::main_thread() {
@@ -101,6 +126,9 @@ void SimController::main_thread() {
     cfg.port_mask = sc_.host.port_mask;
     cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
     cfg.spd_limit = sc_.host.spd_limit;
+    std::vector<ata_force_param> force = to_stack_force(sc_.host.force);
+    cfg.force = force.empty() ? nullptr : force.data();
+    cfg.n_force = unsigned(force.size());
     host_ = (sil24 ? sil24_host_create : ahci_host_create)(binding_.platform(), PlatformBinding::ops(), &cfg);
     if (!host_) {
         report_.failures.add(std::string(create_name) + " failed");
@@ -140,9 +168,11 @@ void SimController::main_thread() {
         sink_.emit_harness("probe.done", SATA_TC_INFO, -1,
                            {{"devices", TraceValue::integer(int64_t(report_.devices.size()))},
                             {"empty_ports", TraceValue::integer(int64_t(report_.empty_ports.size()))}});
+        apply_device_settings();
         phase_ = "workload";
         if (topo_ && topo_->faults) // fault times count from here unless from_power_on
             topo_->faults->workload_started();
+        attach_reads(); // the first reads of the workload: the kernel's, before anyone else's
         run_workloads();
         phase_ = "settle (faults still to fire, EH still running)";
         settle();
@@ -160,6 +190,48 @@ void SimController::main_thread() {
                         {"io_errors", TraceValue::integer(int64_t(report_.failures.io_errors))},
                         {"data_errors", TraceValue::integer(int64_t(report_.failures.data_errors))}});
     end();
+}
+
+// devices[].timeout: the request timeout, set as a udev rule or sysfs write would, once
+// the disk is there.
+void SimController::apply_device_settings() {
+    for (const auto &d : devs_) {
+        const DeviceSpec *spec = sc_.device_at({d->port, d->pmp_port});
+        if (spec && spec->timeout_ns)
+            ata_dev_set_timeout(d->dev, unsigned(spec->timeout_ns / 1000000ull));
+    }
+}
+
+// devices[].attach_read: the kernel reads the partition table of a disk that appears
+// (one 4 KiB page at LBA 0: the MBR, and the GPT header in the same page) before anything
+// else touches it; the disks' reads run together, as each disk's probe does.
+void SimController::attach_reads() {
+    std::vector<std::unique_ptr<WorkloadRunner>> readers;
+    for (const auto &d : devs_) {
+        const DeviceSpec *spec = sc_.device_at({d->port, d->pmp_port});
+        if (!spec || !spec->attach_read)
+            continue;
+        WorkloadSpec w;
+        w.kind = WorkloadKind::Request;
+        w.attach_read = true;
+        w.device = d->port;
+        w.pmp_port = d->pmp_port;
+        w.op = OpSpec::Read;
+        w.lba = 0;
+        w.sectors = 8;
+        w.count = 1;
+        readers.push_back(std::make_unique<WorkloadRunner>(unsigned(sc_.workload.size() + readers.size()), w, d.get(),
+                                                           binding_, sink_, report_.failures, sc_.seed));
+        WorkloadRunner *rp = readers.back().get();
+        sc_core::sc_spawn_options opts;
+        opts.set_stack_size(kThreadStack);
+        sc_core::sc_spawn([rp] { rp->run(); }, sc_core::sc_gen_unique_name("attach_read"), &opts);
+    }
+    for (const auto &r : readers)
+        while (!r->stats().done)
+            sc_core::wait(r->done_event());
+    for (auto &r : readers)
+        attach_readers_.push_back(std::move(r)); // done() callbacks are over; keep the buffers' owner alive
 }
 
 void SimController::run_workloads() {
@@ -189,7 +261,7 @@ void SimController::run_workloads() {
         for (auto &d : devs_)
             if (DevAddr{d->port, d->pmp_port} == want)
                 dev = d.get();
-        if (!dev) {
+        if (!dev && !w.warmplug()) { // warm-plug steps address the port, found or not
             report_.failures.add("workload[" + std::to_string(i) + "]: no device found on " + want.str() +
                                  ", workload not run");
             report_.workloads.push_back(wr);

@@ -113,6 +113,13 @@ WorkloadRunner::~WorkloadRunner() {
 }
 
 std::string WorkloadRunner::label() const {
+    if (spec_.attach_read)
+        return "attach read (" + DevAddr{spec_.device, spec_.pmp_port}.str() + ")";
+    if (spec_.kind == WorkloadKind::Scan && !spec_.scan_port)
+        return "workload[" + std::to_string(index_) + "] (scan of every port)";
+    if (spec_.warmplug())
+        return "workload[" + std::to_string(index_) + "] (" + workload_kind_name(spec_.kind) + " port " +
+               std::to_string(spec_.device) + ")";
     return "workload[" + std::to_string(index_) + "] (" + DevAddr{spec_.device, spec_.pmp_port}.str() + ", " +
            (spec_.kind == WorkloadKind::Request ? "request " : "") + op_name(spec_.op) + ")";
 }
@@ -193,6 +200,7 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     s.bio.n_sectors = req.op == OpSpec::Flush ? 0 : req.n;
     s.bio.sg = s.sg.empty() ? nullptr : s.sg.data();
     s.bio.n_sg = unsigned(s.sg.size());
+    s.bio.fail_fast = spec_.fail_fast;
     s.bio.done = &WorkloadRunner::on_done;
     s.bio.priv = &s;
     if (req.op != OpSpec::Flush) // hand the buffer to the device (QEMU: copy into guest RAM)
@@ -460,25 +468,60 @@ void WorkloadRunner::run_request() {
     free_slots();
 }
 
+// delete / scan / rescan: the SCSI layer's warm-plug requests, in process context as the
+// sysfs writes are (ata.h: they block until EH has run).
+void WorkloadRunner::run_warmplug() {
+    ata_host *h = binding_.host();
+    std::vector<unsigned> ports;
+    if (spec_.kind == WorkloadKind::Scan && !spec_.scan_port)
+        for (unsigned p = 0; h && p < ata_host_n_ports(h); ++p)
+            ports.push_back(p);
+    else
+        ports.push_back(spec_.device);
+    for (unsigned port : ports) {
+        const char *kind = workload_kind_name(spec_.kind);
+        int rc = !h ? -ENODEV : spec_.kind == WorkloadKind::Delete ? ata_dev_delete(h, port) : ata_port_scan(h, port);
+        // A host-wide scan skips ports the stack does not use (dummy ports: -ENODEV).
+        const bool skipped = rc == -ENODEV && spec_.kind == WorkloadKind::Scan && !spec_.scan_port;
+        const std::string name = DevAddr{port, std::nullopt}.ata_name();
+        sink_.emit_harness("workload.warmplug", SATA_TC_INFO, int(port),
+                           {{"workload", TraceValue::integer(index_)},
+                            {"kind", TraceValue::str(kind)},
+                            {"rc", TraceValue::integer(rc)}},
+                           skipped ? std::string()
+                                   : std::string("warm-plug ") + kind + " " +
+                                         (spec_.kind == WorkloadKind::Scan ? "ata" + std::to_string(port + 1) : name) +
+                                         ": " + errno_name(rc));
+        if (rc != 0 && !skipped)
+            failures_.add(label() + ": " + (spec_.kind == WorkloadKind::Delete ? "ata_dev_delete" : "ata_port_scan") +
+                          "(port " + std::to_string(port) + ") returned " + errno_name(rc));
+        ++stats_.completed;
+    }
+}
+
 void WorkloadRunner::run() {
     if (spec_.start_delay_ns)
         sc_core::wait(sc_core::sc_time::from_value(
             sc_dt::uint64(spec_.start_delay_ns) * sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value())));
     stats_.started = true;
     stats_.start_ns = binding_.now_ns();
-    sink_.emit_harness("workload.start", SATA_TC_INFO, int(dev_->port),
+    // the host port (a host-wide scan has none); dev_ is null for warm-plug steps
+    const int port = spec_.kind == WorkloadKind::Scan && !spec_.scan_port ? -1 : int(spec_.device);
+    sink_.emit_harness("workload.start", SATA_TC_INFO, port,
                        {{"workload", TraceValue::integer(index_)},
-                        {"kind", TraceValue::str(spec_.kind == WorkloadKind::Request ? "request" : "io")},
+                        {"kind", TraceValue::str(workload_kind_name(spec_.kind))},
                         {"op", TraceValue::str(op_name(spec_.op))},
                         {"mode", TraceValue::str(mode_name(spec_.mode))},
                         {"count", TraceValue::integer(int64_t(spec_.count))}});
-    if (spec_.kind == WorkloadKind::Request)
+    if (spec_.warmplug())
+        run_warmplug();
+    else if (spec_.kind == WorkloadKind::Request)
         run_request();
     else
         run_io();
     stats_.end_ns = binding_.now_ns();
     stats_.done = true;
-    sink_.emit_harness("workload.done", SATA_TC_INFO, int(dev_->port),
+    sink_.emit_harness("workload.done", SATA_TC_INFO, port,
                        {{"workload", TraceValue::integer(index_)},
                         {"completed", TraceValue::integer(int64_t(stats_.completed))},
                         {"errors", TraceValue::integer(int64_t(stats_.errors))},

@@ -131,6 +131,7 @@ class WorkloadRunner {
                    bool prefill);
     void run_io();
     void run_request();
+    void run_warmplug();
     void maybe_prefill();
     void record_io_error(const Slot &s, const std::string &what);
 

@@ -93,4 +93,15 @@ const char *submit_expect_name(SubmitExpect e) {
     return "?";
 }
 
+const char *workload_kind_name(WorkloadKind k) {
+    switch (k) {
+    case WorkloadKind::Io: return "io";
+    case WorkloadKind::Request: return "request";
+    case WorkloadKind::Delete: return "delete";
+    case WorkloadKind::Scan: return "scan";
+    case WorkloadKind::Rescan: return "rescan";
+    }
+    return "?";
+}
+
 } // namespace satasim::harness

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/force_option.h"
 #include "scenario/steps.h"
 #include "model/fault/fault_plan.h"
 
@@ -35,6 +36,8 @@ struct HostSpec {
     bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
+    std::vector<ForceOption> force; // host.force: libata.force entries, in the parameter's order
+    int force_line = 0;
 };
 
 // SATA link model (model/link): the cycle-level dword link or the computed FIS-level one.
@@ -107,6 +110,8 @@ struct DeviceSpec {
     uint64_t ncq_sdb_coalesce_ns = 0;  // finished NCQ tags batched into one SDB FIS
     std::optional<LinkModeSpec> link_mode; // link: {mode}: overrides the scenario's link.mode
     std::optional<unsigned> pmp_port;      // behind the port multiplier on `port`, fan-out port
+    uint64_t timeout_ns = 0;  // request timeout (the SCSI disk layer's); 0 = the stack's 30 s
+    bool attach_read = false; // the kernel's partition-table read when the disk attaches
 
     DevAddr addr() const { return {port, pmp_port}; }
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
@@ -124,7 +129,9 @@ struct PmpSpec {
     bool async_notify = true;          // asynchronous notification supported (GSCR[64] bit 3)
 };
 
-enum class WorkloadKind { Io, Request };
+// io, request: I/O. delete, scan, rescan: warm-plug steps (SCSI device delete, host or
+// channel scan, device rescan) through ata_dev_delete / ata_port_scan.
+enum class WorkloadKind { Io, Request, Delete, Scan, Rescan };
 enum class OpSpec { Read, Write, Mix, Flush };
 enum class PatternSpec { Sequential, Random };
 enum class ModeSpec { Auto, Dma, Pio, Ncq };
@@ -155,6 +162,14 @@ struct WorkloadSpec {
     uint32_t sectors = 0;
     SubmitExpect expect_submit = SubmitExpect::Ok;
     bool expect_error = false; // the command itself is expected to fail (err_mask != 0)
+    bool fail_fast = false;    // no retries above EH (REQ_FAILFAST_DEV, as readahead)
+    // kind: scan: the host port scanned; none = every port (the host's "- - -")
+    std::optional<unsigned> scan_port;
+    bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)
+
+    bool warmplug() const {
+        return kind == WorkloadKind::Delete || kind == WorkloadKind::Scan || kind == WorkloadKind::Rescan;
+    }
 };
 
 struct ExpectDevice {
@@ -207,6 +222,8 @@ struct Scenario {
     std::vector<Step> steps; // directed low-level steps (host.stack false), see scenario/steps.h
     fault::FaultPlan faults; // injected by model/fault's FaultInjector (backend systemc)
     WaveformSpec waveform;   // OUT/<name>/waveform.vcd when on
+    // Valid but likely not meant ("file:line: key: why"): satasim check prints them.
+    std::vector<std::string> warnings;
 
     // The disk directly on a host port (not one behind a port multiplier there).
     const DeviceSpec *device_on_port(unsigned port) const;
@@ -228,5 +245,6 @@ const char *mode_name(ModeSpec m);
 const char *pattern_name(PatternSpec p);
 const char *ncq_order_name(NcqOrderSpec o);
 const char *submit_expect_name(SubmitExpect e);
+const char *workload_kind_name(WorkloadKind k);
 
 } // namespace satasim::harness

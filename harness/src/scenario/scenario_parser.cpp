@@ -122,6 +122,12 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
         parse_controller(p, *v, sc.controller);
     if (auto *v = m.find("host"))
         parse_host(p, *v, sc.host);
+    for (const ForceOption &o : sc.host.force) // libata numbers ports from 1
+        if (o.port > int(sc.controller.ports))
+            p.fail(sc.host.force_line, "host.force",
+                   "'" + std::to_string(o.port) + ":" + o.name + "': port " + std::to_string(o.port) +
+                       " is ata" + std::to_string(o.port) + ", controller port " + std::to_string(o.port - 1) +
+                       ": not on a " + std::to_string(sc.controller.ports) + "-port controller");
     if (auto *v = m.find("link")) {
         sc.link_mode = parse_link(p, *v);
         if (const char *why = p.backend->refuses_key(ScenarioKey::Link))
@@ -157,6 +163,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
         parse_expect(p, *v, sc);
     if (!sc.steps.empty())
         check_directed_expect(p, m);
+    sc.warnings = p.warnings();
     return sc;
 }
 

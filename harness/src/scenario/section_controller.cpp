@@ -50,7 +50,8 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
 }
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
-    MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack"});
+    MapView m(p, f.node, f.path, f.line,
+              {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack", "force"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -63,6 +64,13 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
     if (auto *t = m.find("stack"))
         h.stack = as_bool(p, *t);
+    if (auto *t = m.find("force")) {
+        if (auto why = parse_force_options(as_string(p, *t), h.force))
+            p.fail(*t, *why);
+        if (h.force.size() > 32) // ATA_FORCE_MAX
+            p.fail(*t, "at most 32 entries");
+        h.force_line = t->line;
+    }
 }
 
 // link: {mode: dword|fis} (top level, or per device as an override)

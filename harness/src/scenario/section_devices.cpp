@@ -116,7 +116,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
     MapView m(p, f.node, f.path, f.line,
               {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug",
-               "present", "ncq_sdb_coalesce", "link", "pmp_port"});
+               "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read"});
     d.line = m.line();
     if (auto *v = m.find("link"))
         d.link_mode = parse_link(p, *v);
@@ -174,6 +174,14 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
         parse_timing(p, *v, d.timing);
     if (auto *v = m.find("present"))
         d.present = as_bool(p, *v);
+    if (auto *v = m.find("timeout")) {
+        // the SCSI disk layer's request timeout (sysfs .../device/timeout); the stack's timers are in ms
+        d.timeout_ns = as_time_ns(p, *v);
+        if (d.timeout_ns < 1000000ull || d.timeout_ns > 3600ull * 1000000000ull || d.timeout_ns % 1000000ull)
+            p.fail(*v, "a request timeout is whole milliseconds from 1ms to 3600s");
+    }
+    if (auto *v = m.find("attach_read"))
+        d.attach_read = as_bool(p, *v);
     if (auto *v = m.find("ncq_sdb_coalesce")) {
         d.ncq_sdb_coalesce_ns = as_time_ns(p, *v);
         if (d.ncq_sdb_coalesce_ns > 1000000000ull)

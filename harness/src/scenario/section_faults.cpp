@@ -82,12 +82,33 @@ void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint6
                                                             {"idnf", fault::MediaParams::Error::Idnf},
                                                             {"write_fault", fault::MediaParams::Error::WriteFault},
                                                             {"abrt", fault::MediaParams::Error::Abrt}});
-    if (auto *v = m.find("op"))
+    // Scope (scenarios/README.md, "media_error scope"): without `op`, the fault keeps to the
+    // commands its trigger matches (a read-triggered UNC stays on reads); the error itself
+    // then picks what a drive fails (UNC: reads; a write reallocates the sector).
+    const CommandMatch::Op trigger_op = t.on_cmd ? t.on_cmd->op : CommandMatch::Op::Any;
+    x.media.match.op = trigger_op;
+    if (auto *v = m.find("op")) {
         x.media.match.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
+        if (trigger_op != CommandMatch::Op::Any && x.media.match.op != trigger_op)
+            p.warn(v->line, v->path,
+                   std::string("op ") + fault::to_string(x.media.match.op) + " is wider than the trigger's on_cmd.op " +
+                       fault::to_string(trigger_op) + ": after it fires, the fault also fails commands the trigger "
+                       "never matched (leave op out to keep it to " + fault::to_string(trigger_op) + ")");
+        if (x.media.error == fault::MediaParams::Error::Unc && x.media.match.op == CommandMatch::Op::Write)
+            p.warn(v->line, v->path, "an unc error fails reads only (a write reallocates the sector): op write "
+                                     "makes this fault fail nothing");
+    }
     if (auto *v = m.find("lba")) {
         auto r = as_lba_range(p, *v, cap);
         x.media.match.lba_first = r.first;
         x.media.match.lba_last = r.second;
+        const CommandMatch *tm = t.on_cmd ? &*t.on_cmd : nullptr;
+        if (tm && tm->lba_first && (r.first < *tm->lba_first || r.second > tm->lba_last.value_or(r.second)))
+            p.warn(v->line, v->path,
+                   "lba [" + std::to_string(r.first) + ", " + std::to_string(r.second) +
+                       "] is wider than the trigger's on_cmd.lba [" + std::to_string(*tm->lba_first) + ", " +
+                       std::to_string(tm->lba_last.value_or(*tm->lba_first)) +
+                       "]: sectors the trigger never matched fail too");
     } else if (t.at_ns) {
         p.fail(m.line(), m.join("lba"), "required with an `at` trigger (the bad sectors); a command-triggered "
                                         "media error defaults to the range of the command that fires it");
@@ -145,6 +166,36 @@ void parse_identify_fail(const Parser &p, const MapView &m, fault::Fault &x, uin
         x.identify_failures = unsigned(as_uint(p, *v, 1, 1000));
 }
 
+// slow: late answers to reads and writes (the drive's media access starts `delay` late).
+void parse_slow(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap) {
+    if (!m.has("delay"))
+        p.fail(m.line(), m.join("delay"), "required (how late the drive answers each matching command)");
+    x.slow.delay_ns = as_time_ns(p, m.get("delay"));
+    if (x.slow.delay_ns == 0 || x.slow.delay_ns > 3600ull * 1000000000ull)
+        p.fail(m.get("delay"), "must be more than 0 and at most 3600s");
+    const fault::Trigger &t = x.trigger;
+    x.slow.match.op = t.on_cmd ? t.on_cmd->op : CommandMatch::Op::Any; // as a media error's scope
+    if (auto *v = m.find("op")) {
+        x.slow.match.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
+        if (x.slow.match.op == CommandMatch::Op::Flush || x.slow.match.op == CommandMatch::Op::Identify)
+            p.fail(*v, "a slow fault delays reads and writes (any, read, write, ncq or non_ncq)");
+    }
+    if (auto *v = m.find("lba")) {
+        auto r = as_lba_range(p, *v, cap);
+        x.slow.match.lba_first = r.first;
+        x.slow.match.lba_last = r.second;
+    }
+    if (m.has("count") && m.has("window"))
+        p.fail(m.get("window").key_line, m.get("window").path, "give count (commands) or window (a time), not both");
+    if (auto *v = m.find("count"))
+        x.slow.count = unsigned(as_uint(p, *v, 0, 1000000));
+    if (auto *v = m.find("window")) {
+        x.slow.window_ns = as_time_ns(p, *v);
+        if (x.slow.window_ns == 0)
+            p.fail(*v, "must be more than 0");
+    }
+}
+
 // "crc, lost_irq, ... or pmp_hang"
 std::string kind_names_or() {
     const std::vector<fault::KindSpec> &specs = fault::kind_specs();
@@ -169,6 +220,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::PhyFlap, parse_phy_flap},
         {Kind::LinkDegrade, parse_link_degrade},
         {Kind::PmpHang, nullptr},
+        {Kind::Slow, parse_slow},
     };
     return rows;
 }

@@ -8,24 +8,81 @@ namespace satasim::harness {
 const std::vector<std::pair<const char *, ModeSpec>> kModes = {
     {"auto", ModeSpec::Auto}, {"dma", ModeSpec::Dma}, {"pio", ModeSpec::Pio}, {"ncq", ModeSpec::Ncq}};
 
+namespace {
+
+const std::vector<std::pair<const char *, WorkloadKind>> kKinds = {
+    {"io", WorkloadKind::Io},         {"request", WorkloadKind::Request}, {"delete", WorkloadKind::Delete},
+    {"scan", WorkloadKind::Scan},     {"rescan", WorkloadKind::Rescan}};
+
+// delete / scan / rescan: the stack's warm-plug calls act on a host port (ata.h), so a port
+// with a port multiplier is refused; a device step needs the disk configured and present.
+WorkloadSpec parse_warmplug(const Parser &p, const MapView &m, WorkloadSpec w, const Scenario &sc) {
+    if (auto *v = m.find("barrier"))
+        w.barrier = as_bool(p, *v);
+    if (auto *v = m.find("delay"))
+        w.start_delay_ns = as_time_ns(p, *v);
+    const char *kname = workload_kind_name(w.kind);
+    if (w.kind == WorkloadKind::Scan) {
+        if (auto *v = m.find("port")) {
+            unsigned port = unsigned(as_uint(p, *v, 0, 31));
+            if (port >= sc.controller.ports)
+                p.fail(*v, no_such_port(sc, port));
+            w.scan_port = port;
+            w.device = port;
+        }
+        return w;
+    }
+    if (!m.has("device"))
+        p.fail(m.line(), m.join("device"), std::string("required: the port of the disk to ") + kname);
+    const Field &devf = m.get("device");
+    unsigned port = unsigned(as_uint(p, devf, 0, 31));
+    if (port >= sc.controller.ports)
+        p.fail(devf, no_such_port(sc, port));
+    if (const PmpSpec *pm = sc.pmp_on_port(port))
+        p.fail(devf, std::string("a ") + kname + " acts on a host port's device (ata_dev_delete / ata_port_scan); port " +
+                         std::to_string(port) + " has a port multiplier (line " + std::to_string(pm->line) + ")");
+    const DeviceSpec *dev = sc.device_on_port(port);
+    if (!dev)
+        p.fail(devf, "no disk is configured on port " + std::to_string(port) + " (devices[])");
+    if (!dev->present)
+        p.fail(devf, "the disk on port " + std::to_string(port) + " starts unplugged (present: false, line " +
+                         std::to_string(dev->line) + ")");
+    w.device = port;
+    return w;
+}
+
+} // namespace
+
 WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc) {
     WorkloadSpec w;
     if (!f.node.IsMap())
         p.fail(f, std::string("expected a mapping, got ") + kind_name(f.node));
-    bool request = false;
-    if (f.node["kind"].IsDefined() && f.node["kind"].IsScalar() && f.node["kind"].Scalar() == "request")
-        request = true;
+    if (f.node["kind"].IsDefined() && f.node["kind"].IsScalar()) {
+        // the kind decides the keys: read it first (an unknown kind is refused below)
+        for (const auto &[name, k] : kKinds)
+            if (f.node["kind"].Scalar() == name)
+                w.kind = k;
+    }
+    const bool request = w.kind == WorkloadKind::Request;
     std::vector<std::string> keys;
-    if (request)
+    if (w.kind == WorkloadKind::Scan)
+        keys = {"kind", "port", "barrier", "delay"};
+    else if (w.warmplug())
+        keys = {"kind", "device", "barrier", "delay"};
+    else if (request)
         keys = {"kind", "device", "pmp_port", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
-                "verify", "barrier", "delay"};
+                "verify", "barrier", "delay", "fail_fast"};
     else
         keys = {"kind", "device", "pmp_port", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
-                "region", "verify", "prefill", "barrier", "delay", "sg_segment"};
+                "region", "verify", "prefill", "barrier", "delay", "sg_segment", "fail_fast"};
     MapView m(p, f.node, f.path, f.line, keys);
     w.line = m.line();
     if (auto *v = m.find("kind"))
-        w.kind = as_enum<WorkloadKind>(p, *v, {{"io", WorkloadKind::Io}, {"request", WorkloadKind::Request}});
+        w.kind = as_enum<WorkloadKind>(p, *v, kKinds);
+    if (w.warmplug())
+        return parse_warmplug(p, m, w, sc);
+    if (auto *v = m.find("fail_fast"))
+        w.fail_fast = as_bool(p, *v);
 
     const DevAddr addr = parse_dev_addr(p, m, "device", sc, "the port of the disk");
     const Field &devf = m.get("device");

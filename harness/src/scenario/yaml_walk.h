@@ -58,6 +58,13 @@ class Parser {
         throw ScenarioError(os.str());
     }
     [[noreturn]] void fail(const Field &f, const std::string &msg) const { fail(f.line, f.path, msg); }
+    // Something valid that likely does not mean what it says: kept for `satasim check`
+    // (Scenario::warnings), in the form of fail()'s message.
+    void warn(int line, const std::string &path, const std::string &msg) const {
+        warnings_.push_back(file_for(path) + ":" + std::to_string(line > 0 ? line : 1) + ": " +
+                            (path.empty() ? "" : path + ": ") + msg);
+    }
+    const std::vector<std::string> &warnings() const { return warnings_; }
 
     const std::string &file() const { return file_; }
     // The file a key path is in (with `include:`, maybe an included one).
@@ -71,6 +78,7 @@ class Parser {
 
   private:
     std::string file_;
+    mutable std::vector<std::string> warnings_;
 };
 
 inline const char *kind_name(const YAML::Node &n) {

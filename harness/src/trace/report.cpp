@@ -399,7 +399,7 @@ std::string result_json(const RunReport &r) {
         j.kv("device", w.spec.device);
         if (w.spec.pmp_port)
             j.kv("pmp_port", *w.spec.pmp_port);
-        j.kv("kind", w.spec.kind == WorkloadKind::Request ? "request" : "io");
+        j.kv("kind", workload_kind_name(w.spec.kind));
         j.kv("op", op_name(w.spec.op));
         j.kv("mode", mode_name(w.spec.mode));
         j.kv("requested", s.requested);

@@ -35,6 +35,18 @@ enum ata_dev_class {
     ATA_DEV_ZAC,
 };
 
+/* One libata.force entry ("[PORT[.DEV]:]VALUE", stack/README.md "libata.force"): the
+ * parsed value only; the caller (the harness) reads the kernel parameter's syntax. */
+enum { ATA_FORCE_MAX = 32 };
+struct ata_force_param {
+    int port;            /* libata print id (port + 1), -1 = every port */
+    int device;          /* -1 any; 0..14 a PMP fan-out link; 15 the host link's device */
+    unsigned spd_limit;  /* 1..3: link speed limit (1.5/3.0/6.0Gbps), 0 none */
+    unsigned xfer_mask;  /* ATA_MASK_* packed transfer modes the device may use, 0 none */
+    int ncq;             /* -1 noncq (horkage NONCQ on: NCQ not used), 1 ncq (off again), 0 */
+    char name[16];       /* the value as written ("1.5Gbps", "udma/100", "noncq"): the log */
+};
+
 struct ata_host_config {
     const char *eh_policy; /* EH profile name; NULL = default */
     bool no_ncq;           /* host-side NCQ off (like a NONCQ host flag) */
@@ -44,6 +56,8 @@ struct ata_host_config {
     unsigned spd_limit;    /* 1..3: fastest SATA generation the links may negotiate, programmed
                               into SControl.SPD by the first hardreset (libata.force=1.5Gbps,
                               3.0Gbps); 0 = no limit */
+    const struct ata_force_param *force; /* libata.force entries, in the parameter's order */
+    unsigned n_force;                    /* at most ATA_FORCE_MAX */
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */
@@ -81,6 +95,12 @@ struct ata_dev_info {
     unsigned sata_spd;    /* negotiated link generation 1..3, 0 unknown */
 };
 int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out);
+
+/* The request timeout of a device's block I/O (the SCSI disk layer's
+ * /sys/block/sdX/device/timeout, default 30 s): a request still running after it is
+ * aborted into EH as timed out. 0 restores the default. Process context; applies to
+ * commands issued from then on. -EINVAL for a NULL device. */
+int ata_dev_set_timeout(struct ata_device *dev, unsigned timeout_ms);
 
 /* Read-only: EH is scheduled or running on the port (ata_port_is_frozen() above also
  * counts that). false for a port that does not exist or is a dummy. */
@@ -129,6 +149,8 @@ struct ata_bio {
     uint32_t n_sectors; /* 1..max_sectors; 0 for FLUSH */
     const struct ata_sg *sg;
     unsigned n_sg;
+    bool fail_fast; /* no retries above EH (REQ_FAILFAST_DEV, as readahead): EH still
+                       recovers the link, but a failed request completes with its error */
     void (*done)(struct ata_bio *bio); /* called once, in interrupt or EH context */
     void *priv;
     /* out, valid in done() */

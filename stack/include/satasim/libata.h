@@ -166,6 +166,8 @@ struct ata_device {
     struct ata_ering ering;
     unsigned spdn_cnt;       /* transfer-mode step-downs so far */
     unsigned xfer_limit;     /* EH's cap on xfer_mask, 0 = none */
+    unsigned timeout_ms;     /* request timeout (ata_dev_set_timeout), 0 = ATA_TMOUT_BIO; a new
+                                device starts at the default, as a new SCSI disk does */
 };
 
 struct ata_link {
@@ -321,6 +323,8 @@ struct ata_host {
     bool eh_waiter;           /* ata_host_start waits for the probe EH run */
     const struct ata_eh_policy *eh_policy; /* never NULL after create */
     struct plat_completion *eh_done;
+    struct ata_force_param force[ATA_FORCE_MAX]; /* ata_host_config.force, copied at create */
+    unsigned n_force;
     void *private_data;
 };
 

@@ -68,6 +68,16 @@ std::vector<std::string> refusals(const Scenario &sc) {
         no("faults (" + std::to_string(sc.faults.size()) + " entries, line " + std::to_string(sc.faults[0].line) + ")",
            "fault injection (CRC errors, lost interrupts, hotplug, media errors, hangs, PHY events) needs the "
            "satasim models; QEMU's only errors are devices[].blkdebug");
+    for (const fault::Fault &f : sc.faults)
+        if (f.kind == fault::Kind::Slow) {
+            // what QEMU offers does not fit: null-co's latency-ns stores no data (the data
+            // check fails), throttle groups limit a rate, not one command's answer, and
+            // blkdebug injects errors only
+            no("faults[line " + std::to_string(f.line) + "] kind slow",
+               "QEMU has no per-command latency on a disk that keeps its data (null-co's latency-ns "
+               "discards writes, a throttle group limits throughput, blkdebug only fails requests)");
+            break;
+        }
     if (sc.trace_fis)
         no("trace_fis true", "per-FIS records come from the satasim disk model; QEMU's disks have no FIS trace");
     return r;
