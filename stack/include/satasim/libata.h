@@ -166,6 +166,7 @@ struct ata_device {
     struct ata_ering ering;
     unsigned spdn_cnt;       /* transfer-mode step-downs so far */
     unsigned xfer_limit;     /* EH's cap on xfer_mask, 0 = none */
+    unsigned disk;           /* 1 + its block-layer name index while attached (1 = sda), 0 = none */
 };
 
 struct ata_link {
@@ -309,6 +310,8 @@ struct ata_port {
     void *private_data;
 };
 
+enum { ATA_MAX_DISKS = 1024 }; /* sda .. (bijective base 26), one per attached device */
+
 struct ata_host {
     struct sata_platform *plat;
     const struct sata_platform_ops *pops;
@@ -321,6 +324,7 @@ struct ata_host {
     bool eh_waiter;           /* ata_host_start waits for the probe EH run */
     const struct ata_eh_policy *eh_policy; /* never NULL after create */
     struct plat_completion *eh_done;
+    uint64_t disk_names[ATA_MAX_DISKS / 64]; /* block-layer names in use (core/disk.c) */
     void *private_data;
 };
 
