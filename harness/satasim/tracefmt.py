@@ -123,8 +123,12 @@ def log_line(rec: dict, host: str) -> str | None:
         return None
     src = rec["src"]
     if src == "stack":
-        who = host if rec.get("port", -1) < 0 else ata_name(rec["port"], rec.get("link", -1),
-                                                               rec.get("dev", -1))
+        # block-layer lines ("I/O error, dev sda, ...") have no device prefix, as in the kernel log
+        if str(rec.get("ev", "")).startswith("blk."):
+            who = ""
+        else:
+            who = host if rec.get("port", -1) < 0 else ata_name(rec["port"], rec.get("link", -1),
+                                                                   rec.get("dev", -1))
         return f"{log_time(rec['t_ns'])} " + (f"{who}: " if who else "") + msg + "\n"
     if src == "harness":
         return f"{log_time(rec['t_ns'])} satasim: {msg}\n"

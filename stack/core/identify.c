@@ -184,10 +184,11 @@ void ata_id_configure(const uint16_t *id, enum ata_dev_class cls, const struct a
 
     c->lba = ata_id_has_lba(id);
     c->lba48 = c->lba && ata_id_has_lba48(id);
-    c->flush_ext = c->lba48 && ata_id_has_flush_ext(id);
     c->wcache = ata_id_has_wcache(id);
     c->wcache_on = c->wcache && ata_id_wcache_enabled(id);
     c->n_sectors = ata_id_n_sectors(id);
+    /* libata's rule: FLUSH CACHE EXT only for a disk the 28-bit range cannot cover */
+    c->flush_ext = c->lba48 && c->n_sectors >= (1ull << 28) && ata_id_has_flush_ext(id);
     if (!c->lba) {
         bool cur = ata_id_current_chs_valid(id);
         c->cyls = cur ? id[54] : id[1];

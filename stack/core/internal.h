@@ -153,6 +153,12 @@ int ata_dev_configure(struct ata_device *dev);
 int ata_dev_revalidate(struct ata_device *dev, enum ata_dev_class new_class);
 int ata_set_mode(struct ata_link *link, struct ata_device **failed);
 
+/* ---- core/disk.c: block-layer names and the block layer's I/O error line ---- */
+void ata_disk_attach(struct ata_device *dev);
+void ata_disk_detach(struct ata_device *dev);
+void ata_disk_name(const struct ata_device *dev, char *buf, size_t len);
+void ata_blk_print_req_error(struct ata_device *dev, const struct ata_bio *bio);
+
 /* ---- core/host.c ---- */
 struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,
                                 const struct ata_port_operations *ops, unsigned n_ports);

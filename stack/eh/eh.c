@@ -144,6 +144,10 @@ void ata_eh_finish(struct ata_port *ap)
             else if (!emask)
                 qc->err_mask = AC_ERR_OTHER;
             ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            /* the block layer's last word on a request a live device failed (a detached
+             * device's requests end offline, without this line) */
+            if (!(qc->err_mask & AC_ERR_NODEV_HINT))
+                ata_blk_print_req_error(qc->dev, qc->bio);
             ata_eh_qc_complete(qc);
             continue;
         }

@@ -13,6 +13,7 @@ static void ata_dev_init(struct ata_device *dev)
     struct ata_link *link = dev->link;
     unsigned devno = dev->devno, detached = dev->flags & ATA_DFLAG_DETACHED;
 
+    ata_disk_detach(dev);
     memset(dev, 0, sizeof(*dev));
     dev->link = link;
     dev->devno = devno;
@@ -41,6 +42,7 @@ void ata_eh_detach_dev(struct ata_device *dev)
     dev->flags &= ~(unsigned)(ATA_DFLAG_ATTACHED | ATA_DFLAG_DETACH);
     if (had_users)
         dev->flags |= ATA_DFLAG_DETACHED;
+    ata_disk_detach(dev);
     /* Commands EH holds for it and requests still queued for it end now with a no-device
      * error: the slot may get a new device in this very EH run, and a request meant for the
      * old drive must never reach the new one (libata: the SCSI device goes offline). */
@@ -138,6 +140,7 @@ static int ata_eh_revalidate_and_attach(struct ata_device *dev)
         return rc;
     }
     dev->flags |= ATA_DFLAG_ENABLED | ATA_DFLAG_ATTACHED;
+    ata_disk_attach(dev);
     ata_ering_clear(&dev->ering, false); /* a new device starts with a clean history */
     ehc->i.action &= ~ATA_EH_REVALIDATE;
     ehc->i.flags |= ATA_EHI_SETMODE;

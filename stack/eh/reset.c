@@ -12,12 +12,17 @@
 
 /* ---- reset ---- */
 
+/* The boot probe's EH runs quiet (libata's ATA_EHI_QUIET from ata_port_probe): the reset is
+ * still a decision in the trace, but the log does not say "hard resetting link" for it. */
 static void eh_reset_start(struct ata_link *link, bool hard, unsigned try)
 {
     const struct sata_trace_field f[] = { TF_STR("method", hard ? "hard" : "soft"), TF_INT("try", try) };
 
-    ata_link_ev(link, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_INFO, f), "%s resetting link",
-                hard ? "hard" : "soft");
+    if (link->eh_context.i.flags & ATA_EHI_QUIET)
+        ata_link_ev(link, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    else
+        ata_link_ev(link, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_INFO, f), "%s resetting link",
+                    hard ? "hard" : "soft");
 }
 
 /* Called with the reset done: trust the class only as far as the link state allows. */

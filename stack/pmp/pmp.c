@@ -129,6 +129,7 @@ static void pmp_link_reset_state(struct ata_link *link)
     link->active_tag = ATA_TAG_NONE;
     link->sactive = 0;
     link->nr_ncq = 0;
+    ata_disk_detach(dev);
     memset(dev, 0, sizeof(*dev));
     dev->link = link;
     dev->class = ATA_DEV_UNKNOWN;
@@ -242,7 +243,9 @@ static int sata_pmp_attach(struct ata_device *dev)
         ata_force_link_limits(link);
         link->eh_context.i.probe_mask = 1;
         link->eh_context.i.action = ATA_EH_RESET;
-        link->eh_context.i.flags = ap->link.eh_context.i.flags & ATA_EHI_QUIET;
+        /* not quiet, even at boot: libata's sata_pmp_init_links asks a reset and a probe of
+         * each fan-out link without ATA_EHI_QUIET, so each one logs "hard resetting link" */
+        link->eh_context.i.flags = 0;
         link->eh_context.tries[0] = (int)ap->host->eh_policy->dev_tries;
         if (i == cfg && i == nr_ports - 1) {
             /* the vendor's configuration device, not a disk: libata horkage DISABLE */

@@ -74,6 +74,22 @@ START_TEST(lba48_ncq_disk)
 }
 END_TEST
 
+/* libata-core.c ata_dev_config_lba: ATA_DFLAG_FLUSH_EXT only when n_sectors >= 1 << 28 (and
+ * the device has FLUSH CACHE EXT); a smaller LBA48 disk gets FLUSH CACHE (0xE7). */
+START_TEST(flush_ext_only_at_or_above_2_28)
+{
+    struct id_spec s = disk();
+    struct ata_dev_config c;
+
+    s.lba48_sectors = (1u << 28) - 1;
+    configure(&s, &ahci_caps, &c);
+    ck_assert(c.lba48 && !c.flush_ext);
+    s.lba48_sectors = 1u << 28;
+    configure(&s, &ahci_caps, &c);
+    ck_assert(c.lba48 && c.flush_ext);
+}
+END_TEST
+
 START_TEST(lba28_disk)
 {
     struct id_spec s = disk();
@@ -231,6 +247,7 @@ Suite *identify_suite(void)
     tcase_add_test(tc, strings_are_byte_swapped_and_trimmed);
     tcase_add_test(tc, lba48_ncq_disk);
     tcase_add_test(tc, lba28_disk);
+    tcase_add_test(tc, flush_ext_only_at_or_above_2_28);
     tcase_add_test(tc, lba48_bit_without_capacity_is_lba28);
     tcase_add_test(tc, ncq_depth_rules);
     tcase_add_test(tc, mode_selection);

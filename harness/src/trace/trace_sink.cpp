@@ -174,7 +174,11 @@ void TraceSink::emit_stack(const sata_trace_event &ev) {
         write_record("stack", name, class_name(ev.cls), level_name(ev.level), ev.port, ev.link, ev.dev, f,
                      ev.msg);
     if (ev.msg && *ev.msg && ev.level >= SATA_LOG_INFO) {
-        std::string who = ev.port < 0 ? host_name_ : ata_name(ev.port, ev.link, ev.dev);
+        // the block layer's lines ("I/O error, dev sda, ...") carry no device prefix in the
+        // kernel log; their record keeps the device's address
+        std::string who = std::strncmp(name, "blk.", 4) == 0 ? std::string()
+                          : ev.port < 0                     ? host_name_
+                                                            : ata_name(ev.port, ev.link, ev.dev);
         write_log(log_time(clock_()) + (who.empty() ? "" : who + ": ") + ev.msg + "\n");
     }
     ++seq_;

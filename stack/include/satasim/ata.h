@@ -153,6 +153,10 @@ struct ata_bio {
                        recovers the link, but a failed request completes with its error */
     void (*done)(struct ata_bio *bio); /* called once, in interrupt or EH context */
     void *priv;
+    /* the Linux block layer's request flags (cmd_flags beyond the op: REQ_SYNC 0x800,
+     * REQ_RAHEAD 0x80000, REQ_FAILFAST_* 0x700, ...) for the "I/O error, dev sda, ... flags"
+     * line only; 0 for a plain request */
+    uint32_t blk_flags;
     /* out, valid in done() */
     unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
     uint8_t status;    /* final ATA status */

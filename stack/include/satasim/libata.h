@@ -168,6 +168,7 @@ struct ata_device {
     unsigned xfer_limit;     /* EH's cap on xfer_mask, 0 = none */
     unsigned timeout_ms;     /* request timeout (ata_dev_set_timeout), 0 = ATA_TMOUT_BIO; a new
                                 device starts at the default, as a new SCSI disk does */
+    unsigned disk;           /* 1 + its block-layer name index while attached (1 = sda), 0 = none */
 };
 
 struct ata_link {
@@ -311,6 +312,8 @@ struct ata_port {
     void *private_data;
 };
 
+enum { ATA_MAX_DISKS = 1024 }; /* sda .. (bijective base 26), one per attached device */
+
 struct ata_host {
     struct sata_platform *plat;
     const struct sata_platform_ops *pops;
@@ -325,6 +328,7 @@ struct ata_host {
     struct plat_completion *eh_done;
     struct ata_force_param force[ATA_FORCE_MAX]; /* ata_host_config.force, copied at create */
     unsigned n_force;
+    uint64_t disk_names[ATA_MAX_DISKS / 64]; /* block-layer names in use (core/disk.c) */
     void *private_data;
 };
 

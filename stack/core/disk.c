@@ -1,0 +1,92 @@
+/* The block layer's view of the attached disks: their names (sda, sdb, ... as the SCSI disk
+ * driver hands them out: the lowest free index at attach, freed at detach) and the line the
+ * block layer logs when it finally fails a request (Linux 6.1 blk_print_req_error:
+ * "I/O error, dev sda, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Linux's req_op values and the REQ_SYNC flag bit (blk_types.h: op in bits 0..7, then the
+ * flags, REQ_SYNC = bit 11), as the I/O error line prints them. */
+enum { REQ_OP_READ = 0, REQ_OP_WRITE = 1, REQ_SYNC_BIT = 1u << 11 };
+/* a task's default I/O priority class (IOPRIO_CLASS_BE from its nice level, 6.x) */
+enum { IOPRIO_CLASS_BE = 2 };
+
+void ata_disk_attach(struct ata_device *dev)
+{
+    struct ata_host *h = dev->link->ap->host;
+
+    /* sd takes disks only (an ATAPI device is sr0, a PMP has no block device) */
+    if (dev->disk || (dev->class != ATA_DEV_ATA && dev->class != ATA_DEV_ZAC))
+        return;
+    for (unsigned i = 0; i < ATA_MAX_DISKS; i++) {
+        uint64_t bit = 1ull << (i % 64);
+
+        if (!(h->disk_names[i / 64] & bit)) {
+            h->disk_names[i / 64] |= bit;
+            dev->disk = i + 1;
+            return;
+        }
+    }
+}
+
+void ata_disk_detach(struct ata_device *dev)
+{
+    struct ata_host *h = dev->link->ap->host;
+
+    if (!dev->disk)
+        return;
+    h->disk_names[(dev->disk - 1) / 64] &= ~(1ull << ((dev->disk - 1) % 64));
+    dev->disk = 0;
+}
+
+/* "sd" + the index in bijective base 26: 0 = sda, 25 = sdz, 26 = sdaa, 701 = sdzz, 702 = sdaaa. */
+void ata_disk_name(const struct ata_device *dev, char *buf, size_t len)
+{
+    char rev[8];
+    size_t n = 0;
+    long idx = dev->disk ? (long)dev->disk - 1 : -1;
+
+    if (idx < 0 || len < 3) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    do {
+        rev[n++] = (char)('a' + idx % 26);
+        idx = idx / 26 - 1;
+    } while (idx >= 0 && n < sizeof(rev));
+    if (n + 3 > len)
+        n = len - 3;
+    buf[0] = 's';
+    buf[1] = 'd';
+    for (size_t i = 0; i < n; i++)
+        buf[2 + i] = rev[n - 1 - i];
+    buf[2 + n] = '\0';
+}
+
+/* The request the block layer gives up on. A cache flush is the empty REQ_OP_WRITE with
+ * PREFLUSH that blkdev_issue_flush sends: the flush machinery turns PREFLUSH into REQ_SYNC
+ * and the request has no data, so the line reads "sector 0 op 0x1:(WRITE) flags 0x800
+ * phys_seg 0". */
+void ata_blk_print_req_error(struct ata_device *dev, const struct ata_bio *bio)
+{
+    bool flush = bio->op == ATA_BIO_FLUSH;
+    unsigned op = bio->op == ATA_BIO_READ ? REQ_OP_READ : REQ_OP_WRITE;
+    unsigned flags = bio->blk_flags | (flush ? REQ_SYNC_BIT : 0);
+    unsigned long long sector = flush ? 0 : (unsigned long long)bio->lba;
+    unsigned phys_seg = flush ? 0 : bio->n_sg;
+    char disk[16];
+
+    ata_disk_name(dev, disk, sizeof(disk));
+    {
+        const struct sata_trace_field f[] = {
+            TF_STR("disk", disk),        TF_INT("sector", (int64_t)sector), TF_HEX("op", op),
+            TF_HEX("flags", flags),      TF_INT("phys_seg", phys_seg),
+            TF_INT("prio_class", IOPRIO_CLASS_BE),
+        };
+        ata_dev_ev(dev, ATA_EV("blk.io_error", SATA_TC_DECISION, SATA_LOG_ERR, f),
+                   "I/O error, dev %s, sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u", disk,
+                   sector, op, op == REQ_OP_READ ? "READ" : "WRITE", flags, phys_seg, IOPRIO_CLASS_BE);
+    }
+}
