@@ -218,7 +218,9 @@ int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_res
 
     const struct ata_eh_policy *pol = ap->host->eh_policy;
 
-    ehc->tries[0] = (int)pol->dev_tries;
+#ifndef SATASIM_PLANT_EH_TRIES_NEVER_RESET
+    ehc->tries[0] = (int)pol->dev_tries; /* (planted: armed at probe only, spent tries carry over) */
+#endif
     ehc->i.action &= ~(unsigned)ATA_EH_ENABLE_LINK; /* no PMP links to re-enable */
     /* a delete the user asked for (docs/libata-eh.md 5.5): no SCSI device is left to report */
     if (dev->flags & ATA_DFLAG_DETACH) {
