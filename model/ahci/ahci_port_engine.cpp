@@ -159,6 +159,10 @@ void AhciHba::Port::issue_next() {
             Prd &p = s.prds[i];
             p.addr = (raw[4 * i] & ~1u) | (cfg.s64a ? uint64_t(raw[4 * i + 1]) << 32 : 0);
             p.len = (raw[4 * i + 3] & PRD_DBC_MASK) + 1;
+#ifdef SATASIM_PLANT_AHCI_LAST_PRD_DBC
+            if (i + 1 == prdtl && prdtl > 1)
+                p.len -= 1; // planted: the last entry's 0-based DBC read as the length
+#endif
             p.irq = raw[4 * i + 3] & PRD_I;
             p.start = pos;
             pos += p.len;

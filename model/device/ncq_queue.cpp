@@ -250,7 +250,11 @@ void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba, uint8_t stat
     for (unsigned t = 0; t < 32; ++t)
         if (done & (1u << t))
             slots[t].state = NcqSlot::State::Free;
+#ifdef SATASIM_PLANT_DISK_NCQ_ERROR_SDB_DROPS_DONE
+    send(sata::make_sdb(status, error, 0, true, false)); // planted: the finished tags go unreported
+#else
     send(sata::make_sdb(status, error, done, true, false));
+#endif
 }
 
 // NCQ Command Error log, page 10h (docs/hardware.md 8.6); byte 511 is the checksum.

@@ -76,7 +76,9 @@ class PortMultiplier::DevPort : public sc_core::sc_module, public link::LinkEndp
         pm_.trace("pmp.port_phy", int(idx_), {{"ready", TraceValue::boolean(ready)},
                                               {"gen", TraceValue::integer(int(gen))}});
         sig_hold = ready;
-        pm_.serror_set(idx_, SERR_DIAG_N);
+#ifndef SATASIM_PLANT_PMP_PHY_CHANGE_NO_SERR_N
+        pm_.serror_set(idx_, SERR_DIAG_N); // (planted: not latched, GSCR[32] never names the port)
+#endif
     }
     void oob_reset() override {
         // COMINIT from the drive: it may have changed. Answered with a COMRESET.

@@ -19,7 +19,11 @@ unsigned ata_tag_internal(const struct ata_tags *t) { return t->n_tags - 1; }
  * keeps NCQ tags inside the device's queue depth. */
 int ata_tag_get(struct ata_tags *t)
 {
+#ifdef SATASIM_PLANT_TAG_INTERNAL_OFF_BY_ONE
+    for (unsigned i = 0; i <= ata_tag_internal(t); i++) { /* planted: hands out EH's tag */
+#else
     for (unsigned i = 0; i < ata_tag_internal(t); i++) {
+#endif
         if (!(t->used & (1u << i))) {
             t->used |= 1u << i;
             return (int)i;
@@ -242,6 +246,9 @@ int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active)
         qc = ata_qc_from_tag(ap, tag);
         if (qc)
             ata_qc_complete(qc);
+#ifdef SATASIM_PLANT_SDB_MULTI_TAG_LOST
+        break; /* planted: one completion per interrupt, the SDB FIS's other tags wait */
+#endif
     }
     return 0;
 }

@@ -209,6 +209,14 @@ int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn s
     return ata_eh_recover_link(&ap->link, prereset, softreset, hardreset, postreset);
 }
 
+/* The link is okay now: it forgets this EH run's resets (libata clears the link's EH flags
+ * there), so a later pass of the same run -- a PMP retry, or the ports GSCR[32] names --
+ * that asks for a reset (a hotplug) gets one, and probes, instead of being skipped. */
+static void ata_eh_link_recovered(struct ata_link *link)
+{
+    link->eh_context.i.flags &= ~(unsigned)(ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET);
+}
+
 /* One link's recovery: reset, revalidate or probe its device, transfer mode, retries. */
 int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
                         ata_reset_fn hardreset, ata_postreset_fn postreset)
@@ -221,7 +229,9 @@ int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_res
 
     const struct ata_eh_policy *pol = ap->host->eh_policy;
 
-    ehc->tries[0] = (int)pol->dev_tries;
+#ifndef SATASIM_PLANT_EH_TRIES_NEVER_RESET
+    ehc->tries[0] = (int)pol->dev_tries; /* (planted: armed at probe only, spent tries carry over) */
+#endif
     ehc->i.action &= ~(unsigned)ATA_EH_ENABLE_LINK; /* no PMP links to re-enable */
     /* a delete the user asked for (docs/libata-eh.md 5.5): no SCSI device is left to report */
     if (dev->flags & ATA_DFLAG_DETACH) {
@@ -240,6 +250,7 @@ retry:
         return 0;
     if (ata_eh_skip_recovery(link)) {
         ehc->i.action = 0;
+        ata_eh_link_recovered(link);
         return 0;
     }
     if (ata_eh_host_reset_pending(link))
@@ -261,8 +272,10 @@ retry:
         if (!rc)
             ehc->i.flags &= ~ATA_EHI_SETMODE;
     }
-    if (!rc)
+    if (!rc) {
+        ata_eh_link_recovered(link);
         return 0;
+    }
     if (ata_eh_host_reset_pending(link))
         return -ERESTART;
 

@@ -171,8 +171,10 @@ retry:
     ata_lock(h);
     memset(&link->eh_info, 0, sizeof(link->eh_info));
     /* a fan-out link's reset leaves the port live: what arrived meanwhile still counts */
+#ifndef SATASIM_PLANT_HOTPLUG_DURING_RESET_LOST
     if (ata_is_host_link(link))
-        ap->pflags &= ~ATA_PFLAG_EH_PENDING;
+#endif
+        ap->pflags &= ~ATA_PFLAG_EH_PENDING; /* (planted: on fan-out links too) */
     ata_unlock(h);
 
     {

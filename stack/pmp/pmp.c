@@ -558,7 +558,9 @@ retry:
             goto pmp_fail;
         }
         if (!rc) {
-            link->fail_runs = 0;
+#ifndef SATASIM_PLANT_PMP_LINK_FAIL_RUNS_KEPT
+            link->fail_runs = 0; /* (planted: kept, so the link is disabled a flap later) */
+#endif
             continue;
         }
         if (++link->fail_runs < SATA_PMP_LINK_TRIES) {

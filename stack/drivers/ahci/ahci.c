@@ -560,7 +560,11 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
         ehi->action |= ATA_EH_RESET;
         ata_ehi_push_desc(ehi, "host bus error");
     }
+#ifdef SATASIM_PLANT_AHCI_IFS_IGNORED
+    if (0) { /* planted: PxIS.IFS (interface fatal) not decoded */
+#else
     if (irq_stat & PORT_IRQ_IF_ERR) {
+#endif
         ehi->err_mask |= AC_ERR_ATA_BUS;
         ehi->action |= ATA_EH_RESET;
         ata_ehi_push_desc(ehi, "interface fatal error");

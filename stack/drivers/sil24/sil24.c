@@ -119,7 +119,11 @@ const char *sil24_cerr_decode(uint32_t cerr, unsigned *err_mask, unsigned *actio
         { 0, AC_ERR_DEV, 0, "device error" },
         { 1, AC_ERR_DEV, 0, "device error via D2H FIS" },
         { 2, AC_ERR_DEV, 0, "device error via SDB FIS" },
+#ifdef SATASIM_PLANT_SIL24_DATA_FIS_ERR_AS_DEV
+        { 3, AC_ERR_DEV, 0, "error in data FIS" }, /* planted: a link error taken for the drive's */
+#else
         { 3, AC_ERR_ATA_BUS, ATA_EH_RESET, "error in data FIS" },
+#endif
         { 4, AC_ERR_ATA_BUS, ATA_EH_RESET, "failed to transmit command FIS" },
         { 5, AC_ERR_HSM, ATA_EH_RESET, "protocol mismatch" },
         { 6, AC_ERR_HSM, ATA_EH_RESET, "data direction mismatch" },

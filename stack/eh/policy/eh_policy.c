@@ -202,7 +202,11 @@ int sata_down_spd_mask(unsigned limit, unsigned cur_spd, unsigned spd_limit, uns
     if (cur_spd) {
         if (cur_spd <= 1)
             return -EINVAL;
+#ifdef SATASIM_PLANT_SPD_DOWN_KEEPS_CURRENT
+        mask &= (1u << cur_spd) - 1; /* planted: off by one, the current speed stays allowed */
+#else
         mask &= (1u << (cur_spd - 1)) - 1;
+#endif
         if (!mask)
             return -EINVAL;
     }
