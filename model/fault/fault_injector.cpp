@@ -8,19 +8,6 @@ namespace satasim::fault {
 
 using sc_core::sc_time;
 
-const char *to_string(CommandMatch::Op op) {
-    switch (op) {
-    case CommandMatch::Op::Any: return "any";
-    case CommandMatch::Op::Read: return "read";
-    case CommandMatch::Op::Write: return "write";
-    case CommandMatch::Op::Flush: return "flush";
-    case CommandMatch::Op::Identify: return "identify";
-    case CommandMatch::Op::Ncq: return "ncq";
-    case CommandMatch::Op::NonNcq: return "non_ncq";
-    }
-    return "?";
-}
-
 namespace {
 
 // ATA opcodes that read the media into the host (PIO, DMA, FPDMA).

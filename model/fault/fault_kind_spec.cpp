@@ -2,6 +2,20 @@
 
 namespace satasim::fault {
 
+// Plain data beside the kind table: the scenario parser names ops without the injector.
+const char *to_string(CommandMatch::Op op) {
+    switch (op) {
+    case CommandMatch::Op::Any: return "any";
+    case CommandMatch::Op::Read: return "read";
+    case CommandMatch::Op::Write: return "write";
+    case CommandMatch::Op::Flush: return "flush";
+    case CommandMatch::Op::Identify: return "identify";
+    case CommandMatch::Op::Ncq: return "ncq";
+    case CommandMatch::Op::NonNcq: return "non_ncq";
+    }
+    return "?";
+}
+
 const std::vector<KindSpec> &kind_specs() {
     static const std::vector<KindSpec> rows = {
         // kind, name, keys, binds, time_only, fires_once
