@@ -1,17 +1,12 @@
-// ICH/PIIX-like IDE-mode controller (piix_ide.h): the legacy address decoder over two SFF
-// channels and the OR of their interrupt lines. Accesses outside the channels' blocks read
-// as a floating ISA bus (all ones) and are otherwise ignored.
+// ICH/PIIX-like IDE-mode controller (piix_ide.h): the legacy layout of two SFF channels, their
+// power-on link bring-up and the OR of their interrupt lines.
 #include "model/piix/piix_ide.h"
 
 namespace satasim::piix {
 
 PiixIde::PiixIde(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace)
-    : sc_core::sc_module(name), irq_(irq), trace_(trace) {
-    for (unsigned c = 0; c < kChannels; ++c) {
-        ch_[c] = std::make_unique<sff::SffChannel>(("ch" + std::to_string(c)).c_str(), sff::SffChannelConfig{}, mem,
-                                                   trace, std::string(this->name()), int(c));
-        ch_[c]->set_irq_changed([this] { update_irq(); });
-    }
+    : sff::SffController(name, mem, irq, trace,
+                         {{{reg::kCmd[0], reg::kCtl[0], reg::kBmdma[0]}, {reg::kCmd[1], reg::kCtl[1], reg::kBmdma[1]}}}) {
     SC_THREAD(power_on_thread);
 }
 
@@ -27,9 +22,6 @@ void PiixIde::power_on_thread() {
             c->link()->host_comreset(false);
 }
 
-link::LinkEndpoint *PiixIde::port_endpoint(unsigned port) { return ch_.at(port).get(); }
-void PiixIde::connect_port(unsigned port, link::SataLink *link) { ch_.at(port)->connect(link); }
-
 void PiixIde::power_on_reset() {
     for (auto &c : ch_)
         c->reset();
@@ -41,59 +33,6 @@ void PiixIde::update_irq() {
     for (auto &c : ch_)
         level = level || c->intrq();
     irq_.set(level);
-}
-
-uint8_t PiixIde::mmio_read8(uint32_t off) {
-    uint8_t v;
-    for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_read8(*ch_[c], window(c), off, v))
-            return v;
-    return 0xff;
-}
-
-void PiixIde::mmio_write8(uint32_t off, uint8_t val) {
-    for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_write8(*ch_[c], window(c), off, val))
-            return;
-}
-
-uint16_t PiixIde::mmio_read16(uint32_t off) {
-    uint16_t v;
-    for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_read16(*ch_[c], window(c), off, v))
-            return v;
-    return 0xffff;
-}
-
-void PiixIde::mmio_write16(uint32_t off, uint16_t val) {
-    for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_write16(*ch_[c], window(c), off, val))
-            return;
-}
-
-uint32_t PiixIde::mmio_read32(uint32_t off) {
-    uint32_t v;
-    for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_read32(*ch_[c], window(c), off, v))
-            return v;
-    return 0xffffffffu;
-}
-
-void PiixIde::mmio_write32(uint32_t off, uint32_t val) {
-    for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_write32(*ch_[c], window(c), off, val))
-            return;
-}
-
-void PiixIde::inject_lost_irq(unsigned port, unsigned count, uint64_t, const std::string &id) {
-    emit_port_event(trace_, name(), "piix.lost_irq_armed", int(port),
-                    {{"count", TraceValue::integer(count)}, {"id", TraceValue::str(id)}}, {});
-    ch_.at(port)->lose_irqs(count);
-}
-
-void PiixIde::clear_faults() {
-    for (auto &c : ch_)
-        c->clear_faults();
 }
 
 } // namespace satasim::piix

@@ -13,17 +13,13 @@
 // No device select emulation: Device bit 4 (DEV1) is stored, the one device answers.
 #pragma once
 
-#include <array>
-#include <memory>
-
 #include <systemc>
 
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
 #include "model/common/trace.h"
-#include "model/sff/sff_channel.h"
-#include "model/sff/sff_decoder.h"
+#include "model/sff/sff_controller.h"
 
 namespace satasim::piix {
 
@@ -31,35 +27,23 @@ namespace reg {
 constexpr uint32_t kCmd[2] = {0x1F0, 0x170}, kCtl[2] = {0x3F6, 0x376}, kBmdma[2] = {0xC000, 0xC008};
 } // namespace reg
 
-class PiixIde : public sc_core::sc_module, public bus::MmioTarget {
+class PiixIde : public sff::SffController {
   public:
-    static constexpr unsigned kChannels = 2;
     PiixIde(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace = nullptr);
 
-    link::LinkEndpoint *port_endpoint(unsigned port);
-    void connect_port(unsigned port, link::SataLink *link);
-    sff::SffChannel &channel(unsigned port) { return *ch_.at(port); }
-
-    uint32_t mmio_read32(uint32_t off) override;
-    void mmio_write32(uint32_t off, uint32_t val) override;
-    uint8_t mmio_read8(uint32_t off) override;
-    uint16_t mmio_read16(uint32_t off) override;
-    void mmio_write8(uint32_t off, uint8_t val) override;
-    void mmio_write16(uint32_t off, uint16_t val) override;
-
     void power_on_reset();
-    void inject_lost_irq(unsigned port, unsigned count, uint64_t window_ns, const std::string &id);
-    void clear_faults();
 
   private:
     SC_HAS_PROCESS(PiixIde);
     void power_on_thread(); // the controller's own COMRESET on every port at power-on
-    void update_irq();
-    static sff::ChannelWindow window(unsigned c) { return {reg::kCmd[c], reg::kCtl[c], reg::kBmdma[c]}; }
-
-    bus::IrqLine &irq_;
-    ModelTrace *trace_;
-    std::array<std::unique_ptr<sff::SffChannel>, kChannels> ch_;
+    void update_irq() override;
+    // Outside the channels' blocks: a floating ISA bus (all ones), writes go nowhere.
+    uint8_t other_read8(uint32_t) override { return 0xff; }
+    uint16_t other_read16(uint32_t) override { return 0xffff; }
+    uint32_t other_read32(uint32_t) override { return 0xffffffffu; }
+    void other_write8(uint32_t, uint8_t) override {}
+    void other_write16(uint32_t, uint16_t) override {}
+    void other_write32(uint32_t, uint32_t) override {}
 };
 
 } // namespace satasim::piix

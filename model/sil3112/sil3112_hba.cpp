@@ -10,17 +10,11 @@ using namespace reg;
 
 Sil3112Hba::Sil3112Hba(sc_core::sc_module_name name, const Sil3112Config &cfg, bus::HostMemory &mem,
                        bus::IrqLine &irq, ModelTrace *trace)
-    : sc_core::sc_module(name), cfg_(cfg), irq_(irq), trace_(trace) {
-    for (unsigned c = 0; c < kChannels; ++c) {
-        ch_[c] = std::make_unique<sff::SffChannel>(("ch" + std::to_string(c)).c_str(), sff::SffChannelConfig{}, mem,
-                                                   trace, std::string(this->name()), int(c));
-        ch_[c]->set_irq_changed([this] { update_irq(); });
+    : sff::SffController(name, mem, irq, trace, {{{kTf[0], kCtl[0], kBmdma[0]}, {kTf[1], kCtl[1], kBmdma[1]}}}),
+      cfg_(cfg) {
+    for (unsigned c = 0; c < kChannels; ++c)
         set_burst(c);
-    }
 }
-
-link::LinkEndpoint *Sil3112Hba::port_endpoint(unsigned port) { return ch_.at(port).get(); }
-void Sil3112Hba::connect_port(unsigned port, link::SataLink *link) { ch_.at(port)->connect(link); }
 
 void Sil3112Hba::power_on_reset() {
     syscfg_ = 0;
@@ -72,56 +66,30 @@ uint32_t Sil3112Hba::bmdma2(unsigned c) const {
     return v;
 }
 
-sff::ChannelWindow Sil3112Hba::window(unsigned c) { return {kTf[c], kCtl[c], kBmdma[c]}; }
-
-uint8_t Sil3112Hba::mmio_read8(uint32_t off) {
-    uint8_t v;
+uint16_t Sil3112Hba::other_read16(uint32_t off) {
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_read8(*ch_[c], window(c), off, v))
-            return v;
-    return MmioTarget::mmio_read8(off);
-}
-
-void Sil3112Hba::mmio_write8(uint32_t off, uint8_t val) {
-    for (unsigned c = 0; c < kChannels; ++c)
-        if (sff::sff_write8(*ch_[c], window(c), off, val))
-            return;
-    MmioTarget::mmio_write8(off, val);
-}
-
-uint16_t Sil3112Hba::mmio_read16(uint32_t off) {
-    uint16_t v;
-    for (unsigned c = 0; c < kChannels; ++c) {
         if (off == kFifoCfg[c])
             return fifo_cfg_[c];
-        if (sff::sff_read16(*ch_[c], window(c), off, v))
-            return v;
-    }
     return MmioTarget::mmio_read16(off);
 }
 
-void Sil3112Hba::mmio_write16(uint32_t off, uint16_t val) {
+void Sil3112Hba::other_write16(uint32_t off, uint16_t val) {
     for (unsigned c = 0; c < kChannels; ++c) {
         if (off == kFifoCfg[c]) {
             fifo_cfg_[c] = val;
             return set_burst(c);
         }
-        if (sff::sff_write16(*ch_[c], window(c), off, val))
-            return;
     }
     MmioTarget::mmio_write16(off, val);
 }
 
-uint32_t Sil3112Hba::mmio_read32(uint32_t off) {
+uint32_t Sil3112Hba::other_read32(uint32_t off) {
     if (off == kSysCfg)
         return syscfg_;
     for (unsigned c = 0; c < kChannels; ++c) {
         sff::SffChannel &ch = *ch_[c];
-        uint32_t v;
         if (off == kBmdma2[c])
             return bmdma2(c);
-        if (sff::sff_read32(ch, window(c), off, v))
-            return v;
         if (off == kFifoCfg[c])
             return fifo_cfg_[c];
         if (off == kScr[c])
@@ -140,15 +108,13 @@ uint32_t Sil3112Hba::mmio_read32(uint32_t off) {
     return 0; // unimplemented (taskfile registers are byte/word registers)
 }
 
-void Sil3112Hba::mmio_write32(uint32_t off, uint32_t val) {
+void Sil3112Hba::other_write32(uint32_t off, uint32_t val) {
     if (off == kSysCfg) {
         syscfg_ = val;
         return update_irq();
     }
     for (unsigned c = 0; c < kChannels; ++c) {
         sff::SffChannel &ch = *ch_[c];
-        if (sff::sff_write32(ch, window(c), off, val))
-            return;
         if (off == kFifoCfg[c]) {
             fifo_cfg_[c] = uint16_t(val);
             return set_burst(c);
@@ -172,17 +138,6 @@ void Sil3112Hba::mmio_write32(uint32_t off, uint32_t val) {
             return;
         }
     }
-}
-
-void Sil3112Hba::inject_lost_irq(unsigned port, unsigned count, uint64_t, const std::string &id) {
-    emit_port_event(trace_, name(), "sil3112.lost_irq_armed", int(port),
-                    {{"count", TraceValue::integer(count)}, {"id", TraceValue::str(id)}}, {});
-    ch_.at(port)->lose_irqs(count);
-}
-
-void Sil3112Hba::clear_faults() {
-    for (auto &c : ch_)
-        c->clear_faults();
 }
 
 } // namespace satasim::sil3112

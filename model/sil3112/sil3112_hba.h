@@ -23,8 +23,6 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
-#include <string>
 
 #include <systemc>
 
@@ -32,8 +30,7 @@
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
 #include "model/common/trace.h"
-#include "model/sff/sff_channel.h"
-#include "model/sff/sff_decoder.h"
+#include "model/sff/sff_controller.h"
 
 namespace satasim::sil3112 {
 
@@ -52,40 +49,26 @@ struct Sil3112Config {
     link::Gen max_gen = link::Gen::Gen1; // SiI3112: 1.5 Gb/s
 };
 
-class Sil3112Hba : public sc_core::sc_module, public bus::MmioTarget {
+class Sil3112Hba : public sff::SffController {
   public:
-    static constexpr unsigned kChannels = 2;
     Sil3112Hba(sc_core::sc_module_name name, const Sil3112Config &cfg, bus::HostMemory &mem, bus::IrqLine &irq,
                ModelTrace *trace = nullptr);
 
-    link::LinkEndpoint *port_endpoint(unsigned port);
-    void connect_port(unsigned port, link::SataLink *link);
-    sff::SffChannel &channel(unsigned port) { return *ch_.at(port); }
-
-    uint32_t mmio_read32(uint32_t off) override;
-    void mmio_write32(uint32_t off, uint32_t val) override;
-    uint8_t mmio_read8(uint32_t off) override;
-    uint16_t mmio_read16(uint32_t off) override;
-    void mmio_write8(uint32_t off, uint8_t val) override;
-    void mmio_write16(uint32_t off, uint16_t val) override;
-
     void power_on_reset();
-    // Fault hooks (model/fault): the next `count` interrupts of the channel are not raised
-    // (window_ns: not modelled here, count only).
-    void inject_lost_irq(unsigned port, unsigned count, uint64_t window_ns, const std::string &id);
-    void clear_faults();
 
   private:
-    void update_irq();
+    void update_irq() override;
+    uint8_t other_read8(uint32_t off) override { return MmioTarget::mmio_read8(off); }
+    uint16_t other_read16(uint32_t off) override;
+    uint32_t other_read32(uint32_t off) override;
+    void other_write8(uint32_t off, uint8_t val) override { MmioTarget::mmio_write8(off, val); }
+    void other_write16(uint32_t off, uint16_t val) override;
+    void other_write32(uint32_t off, uint32_t val) override;
     uint32_t bmdma2(unsigned c) const;
     bool sata_irq(unsigned c) const;
     void set_burst(unsigned c);
-    static sff::ChannelWindow window(unsigned c);
 
     Sil3112Config cfg_;
-    bus::IrqLine &irq_;
-    ModelTrace *trace_;
-    std::array<std::unique_ptr<sff::SffChannel>, kChannels> ch_;
     uint32_t syscfg_ = 0;
     std::array<uint32_t, kChannels> sien_{}, xfer_mode_{}, sfis_cfg_{};
     std::array<uint16_t, kChannels> fifo_cfg_{};

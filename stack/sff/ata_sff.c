@@ -637,6 +637,30 @@ int ata_sff_port_start(struct ata_port *ap)
     return 0;
 }
 
+int ata_sff_port_init(struct ata_port *ap, const struct ata_host_config *cfg, const struct ata_sff_ioaddr *io,
+                      unsigned xfer_mask)
+{
+    struct ata_sff_port *sp;
+
+    ata_tags_init(&ap->tags, 2);
+    ap->ncq_depth = 0;
+    ap->xfer_mask = xfer_mask;
+    ap->max_segs = ATA_SFF_MAX_SEGS;
+    ap->seg_max_bytes = ATA_PRD_MAX_BYTES;
+    if (cfg->pio_polling)
+        ap->flags |= ATA_SFF_FLAG_PIO_POLLING;
+    if (cfg->port_mask && !(cfg->port_mask & (1u << ap->port_no))) {
+        ap->flags |= ATA_FLAG_DUMMY;
+        return 0;
+    }
+    sp = calloc(1, sizeof(*sp));
+    if (!sp)
+        return -ENOMEM;
+    sp->io = *io;
+    ap->private_data = sp;
+    return ata_sff_port_start(ap);
+}
+
 void ata_sff_port_stop(struct ata_port *ap)
 {
     struct ata_sff_port *sp = ap->private_data;

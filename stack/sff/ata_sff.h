@@ -115,4 +115,12 @@ enum ata_dev_class ata_sff_dev_classify(struct ata_port *ap);
 int ata_sff_port_start(struct ata_port *ap);
 void ata_sff_port_stop(struct ata_port *ap);
 
+/* An LLD's create, per port: one command at a time (and EH's internal tag), no NCQ, the
+ * controller's transfer modes, the PRD table's limits, polled PIO if cfg asks for it
+ * (ATA_SFF_FLAG_PIO_POLLING); a port outside cfg's port mask
+ * becomes a dummy, any other gets its channel's layout and resources (ata_sff_port_start).
+ * 0, or -ENOMEM. */
+int ata_sff_port_init(struct ata_port *ap, const struct ata_host_config *cfg, const struct ata_sff_ioaddr *io,
+                      unsigned xfer_mask);
+
 #endif

@@ -114,6 +114,7 @@ void SimController::main_thread() {
     cfg.no_ncq = sc_.host.no_ncq;
     cfg.port_mask = sc_.host.port_mask;
     cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
+    cfg.pio_polling = sc_.host.pio_polling;
     cfg.spd_limit = sc_.host.spd_limit;
     host_ = lld->create(binding_.platform(), PlatformBinding::ops(), &cfg);
     if (!host_) {

@@ -65,7 +65,8 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
 }
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
-    MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack"});
+    MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
+                                                 "pio_polling"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -74,6 +75,8 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.port_mask = uint32_t(as_uint(p, *t, 0, 0xffffffffu));
     if (auto *t = m.find("irq_loss_fix"))
         h.irq_loss_fix = as_bool(p, *t);
+    if (auto *t = m.find("pio_polling"))
+        h.pio_polling = as_bool(p, *t);
     if (auto *t = m.find("spd_limit"))
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
     if (auto *t = m.find("stack"))

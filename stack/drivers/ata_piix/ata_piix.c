@@ -5,8 +5,6 @@
  * lines reach the one handler (ata_sff_interrupt): an interrupt a channel has no use for is
  * acknowledged and ignored (idle), unlike sata_sil, which freezes the port on one.
  * Everything but the host start/stop and the port layout is ata_bmdma_port_ops. */
-#include <stdlib.h>
-
 #include "ata_sff.h"
 
 enum { PIIX_N_PORTS = 2 };
@@ -54,27 +52,11 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
     h = ata_host_alloc_priv(p, pops, &piix_sata_ops, PIIX_N_PORTS, 0, cfg, create_failed_ev);
     if (!h)
         return NULL;
-    for (unsigned i = 0; i < PIIX_N_PORTS; i++) {
-        struct ata_port *ap = &h->ports[i];
-        struct ata_sff_port *sp;
-
-        ata_tags_init(&ap->tags, 2); /* one command at a time, and EH's internal tag */
-        ap->ncq_depth = 0;
-        ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7u << ATA_SHIFT_MWDMA) | (0x7fu << ATA_SHIFT_UDMA);
-        ap->max_segs = ATA_SFF_MAX_SEGS;
-        ap->seg_max_bytes = ATA_PRD_MAX_BYTES;
-        if (cfg->port_mask && !(cfg->port_mask & (1u << i))) {
-            ap->flags |= ATA_FLAG_DUMMY;
-            continue;
-        }
-        sp = calloc(1, sizeof(*sp));
-        if (!sp)
-            return ata_host_create_failed(h, create_failed_ev, "out of memory");
-        sp->io = piix_io[i];
-        ap->private_data = sp;
-        if (ata_sff_port_start(ap))
+    for (unsigned i = 0; i < PIIX_N_PORTS; i++)
+        /* pio0-4, mwdma0-2, udma0-6 (ata_piix's SATA ports: ATA_UDMA6) */
+        if (ata_sff_port_init(&h->ports[i], cfg, &piix_io[i],
+                              (0x1fu << ATA_SHIFT_PIO) | (0x7u << ATA_SHIFT_MWDMA) | (0x7fu << ATA_SHIFT_UDMA)))
             return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
-    }
     {
         const struct sata_trace_field f[] = { TF_INT("ports", PIIX_N_PORTS) };
 

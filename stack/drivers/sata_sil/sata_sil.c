@@ -4,8 +4,6 @@
  * hardreset) and the FIFO thresholds. Everything else is inherited from ata_bmdma_port_ops.
  * Not here yet: the mod15write quirk table (sata_sil's dev_config limit of 15 sectors for
  * the listed Seagate drives), see issue 16. */
-#include <stdlib.h>
-
 #include "sata_sil.h"
 
 const struct sil_port_regs sil_port[SIL_N_PORTS] = {
@@ -188,27 +186,13 @@ struct ata_host *sil_host_create(struct sata_platform *p, const struct sata_plat
     if (!h)
         return NULL;
     for (unsigned i = 0; i < SIL_N_PORTS; i++) {
-        struct ata_port *ap = &h->ports[i];
-        struct ata_sff_port *sp;
+        const struct ata_sff_ioaddr io = {
+            .cmd = sil_port[i].tf, .ctl = sil_port[i].ctl, .bmdma = sil_port[i].bmdma, .has_bmdma = true,
+        };
 
-        ata_tags_init(&ap->tags, 2); /* one command at a time, and EH's internal tag */
-        ap->ncq_depth = 0;
-        ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7u << ATA_SHIFT_MWDMA) | (0x3fu << ATA_SHIFT_UDMA);
-        ap->max_segs = ATA_SFF_MAX_SEGS;
-        ap->seg_max_bytes = ATA_PRD_MAX_BYTES;
-        if (cfg->port_mask && !(cfg->port_mask & (1u << i))) {
-            ap->flags |= ATA_FLAG_DUMMY;
-            continue;
-        }
-        sp = calloc(1, sizeof(*sp));
-        if (!sp)
-            return ata_host_create_failed(h, create_failed_ev, "out of memory");
-        sp->io.cmd = sil_port[i].tf;
-        sp->io.ctl = sil_port[i].ctl;
-        sp->io.bmdma = sil_port[i].bmdma;
-        sp->io.has_bmdma = true;
-        ap->private_data = sp;
-        if (ata_sff_port_start(ap))
+        /* pio0-4, mwdma0-2, udma0-5 (sata_sil's ATA_UDMA5) */
+        if (ata_sff_port_init(&h->ports[i], cfg, &io,
+                              (0x1fu << ATA_SHIFT_PIO) | (0x7u << ATA_SHIFT_MWDMA) | (0x3fu << ATA_SHIFT_UDMA)))
             return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
     }
     {

@@ -44,6 +44,8 @@ struct ata_host_config {
     unsigned spd_limit;    /* 1..3: fastest SATA generation the links may negotiate, programmed
                               into SControl.SPD by the first hardreset (libata.force=1.5Gbps,
                               3.0Gbps); 0 = no limit */
+    bool pio_polling;      /* taskfile controllers: PIO and non-data commands are polled, as
+                              for a controller flagged ATA_FLAG_PIO_POLLING; others ignore it */
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */
