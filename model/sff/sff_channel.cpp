@@ -177,6 +177,8 @@ void SffChannel::write_devctl(uint8_t v) {
             dma_activate_ = false;
             spurious_ = false;
             pending_ = false;
+            if (link_)
+                link_->receiver_ready_changed(); // a frame held for an unread block may go now
         }
         send(sata::make_reg_h2d(tf, false));
     }
@@ -253,6 +255,8 @@ void SffChannel::phy_changed(bool ready, link::Gen gen) {
     // (its signature) loads them.
     status_ = ready ? ST_BSY : ST_NO_PHY;
     serr_ |= SERR_DIAG_N;
+    if (link_)
+        link_->receiver_ready_changed();
     set_pending(pending_);
     wake_.notify(sc_core::SC_ZERO_TIME);
 }

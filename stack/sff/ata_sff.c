@@ -498,8 +498,11 @@ static unsigned sff_lost_interrupt(struct ata_port *ap)
         ata_port_ev(ap, ATA_EV("sff.lost_interrupt", SATA_TC_DECISION, SATA_LOG_WARN, f),
                     "lost interrupt (Status 0x%x)", status);
     }
+    /* as long as the interrupt path makes progress (a DMA command whose bus master saw no
+     * interrupt does not: it is left to time out, as in libata) */
     while (qc && ata_sff(ap)->hsm != HSM_ST_IDLE && !(ata_sff_altstatus(ap) & ATA_BUSY)) {
-        ata_sff_port_intr(ap);
+        if (!ata_sff_port_intr(ap))
+            break;
         qc = ata_qc_from_tag(ap, ap->link.active_tag);
     }
     return qc ? 0 : 1;
