@@ -12,6 +12,23 @@ What differs on a SiI3124 (as Linux's sata_sil24 drives it):
   * NCQ depth 30 (31 slots, one kept for internal commands: "depth 30/32"; AHCI 31);
   * its reset path leaves SControl 0.
 
+What differs on an ICH/PIIX in IDE mode (as Linux's ata_piix drives it):
+  * two channels, 3.0 Gbps PHY, UDMA/133, no NCQ (as the SiI3112 above);
+  * no SCRs: EH resets with SRST only and nothing reads the link: expected link
+    generations become 0 (the report's "unknown"), and an expected
+    "ataN: SATA link up ..." or "ataN.00: configured for ..." line becomes "ataN.00: ATA-" (the
+    IDENTIFY line: a device answered; the boot probe's softreset is quiet about the mode);
+
+What differs on a SiI3112 (a taskfile controller, as Linux's sata_sil drives it):
+  * two channels, 1.5 Gbps PHY (links negotiate down to Gen1), UDMA/100 host mask;
+  * no NCQ, one command at a time: a workload asking for NCQ runs as DMA (`mode: ncq` ->
+    `dma`, the NCQ request that the scenario expects to be refused keeps its verdict),
+    probe expectations say `ncq: false`, and the capacity line says "NCQ (depth 0/32)";
+  * not adaptable: scenarios about NCQ itself (their point is queueing), more than two
+    ports, port multipliers (a taskfile channel cannot address one), and the fault suite
+    (written around AHCI/SiI3124 error reporting; the taskfile faults have their own
+    scenarios).
+
 CLI (PYTHONPATH=harness):
   python3 -m satasim.controllers adapt --controller sil24 --out DIR SCENARIO_OR_DIR...
 writes the adapted scenarios to DIR under their own file names (scenario names unchanged).
@@ -61,7 +78,39 @@ CONTROLLERS = {
         ],
         "model_src": "sil24_0",
     },
+    "sil3112": {
+        "block": lambda ports: {"type": "sil3112"},
+        "max_gen": 1,
+        "max_udma": 5,
+        "ncq_depth": 0,
+        "ncq": False,
+        "max_ports": 2,
+        "log": [
+            (r"SATA link up (6\.0|3\.0) Gbps", "SATA link up 1.5 Gbps"),
+            (r"\(SStatus 1\d3 SControl 300\)", "(SStatus 113 SControl 300)"),
+            (r"UDMA/133", "UDMA/100"),
+            (r"NCQ \(depth \d+/32\)", "NCQ (depth 0/32)"),
+        ],
+        "model_src": "sil3112_0",
+    },
+    "piix": {
+        "block": lambda ports: {"type": "piix"},
+        "max_gen": 2,
+        "max_udma": 6,
+        "ncq_depth": 0,
+        "ncq": False,
+        "max_ports": 2,
+        "no_scr": True,
+        "log": [
+            (r"NCQ \(depth \d+/32\)", "NCQ (depth 0/32)"),
+        ],
+        "model_src": "piix0",
+    },
 }
+
+# Scenarios whose point is NCQ (queueing order, queued timing): nothing to run on a
+# controller without it.
+NCQ_SCENARIOS = {"ncq-qd32-random", "ncq-qd32-reverse", "ssd-timing", "hdd-timing"}
 
 _SPEED_DOWN = re.compile(r"limiting SATA link speed to (\d\.\d) Gbps")
 _GEN_OF_SPEED = {v.split()[0]: k for k, v in GEN_SPEED.items()}
@@ -94,10 +143,30 @@ def adapt(spec: dict, ctl: str) -> dict:
     exp = spec.get("expect") or {}
     max_gen, max_udma = t["max_gen"], t["max_udma"]
 
-    # Probe expectations: capped at the controller's limits.
+    if t.get("no_scr"):
+        # No link line without SCRs, and a boot probe without hardreset is quiet about the
+        # mode (the core's rule, libata's: "configured for" only unless quiet or after a
+        # hardreset): "ataN: SATA link up ..." and "ataN.00: configured for ..." (a device
+        # answered there) become the IDENTIFY line "ataN.00: ATA-"; devices[] keeps the mode.
+        if "log_contains" in exp:
+            exp["log_contains"] = [re.sub(r"^(ata\d+)(\.00)?: (SATA link up|configured for) .*$", r"\1.00: ATA-", l)
+                                   for l in exp["log_contains"]]
+    if not t.get("ncq", True):
+        # No NCQ: what asked for it runs as DMA, one command at a time.
+        for w in spec.get("workload", []):
+            if str(w.get("mode", "")) == "ncq" and "expect_submit" not in w:
+                w["mode"] = "dma"
+        for key in ("devices", "devices_after"):
+            for d in exp.get(key, []):
+                if "ncq" in d:
+                    d["ncq"] = False
+                d.pop("ncq_depth", None)
+
+    # Probe expectations: capped at the controller's limits. Without SCRs the stack cannot
+    # read the link speed: the report's link generation is 0 (unknown).
     for d in exp.get("devices", []):
         if "gen" in d:
-            d["gen"] = min(as_uint(d["gen"]), max_gen)
+            d["gen"] = 0 if t.get("no_scr") else min(as_uint(d["gen"]), max_gen)
         if d.get("xfer") == UDMA_NAMES[6]:
             d["xfer"] = UDMA_NAMES[max_udma]
         if "ncq_depth" in d:
@@ -125,7 +194,9 @@ def adapt(spec: dict, ctl: str) -> dict:
     speed_down = bool(log_table)
     log_table += t["log"]
     for d in exp.get("devices_after", []):
-        if "gen" in d:
+        if "gen" in d and t.get("no_scr"):
+            d["gen"] = 0
+        elif "gen" in d:
             cfg = configured.get(_port(d), 3)
             gen = as_uint(d["gen"])
             if speed_down and gen < min(cfg, 3):
@@ -163,6 +234,16 @@ def adaptable(spec: dict, ctl: str) -> str | None:
     name = spec.get("name")
     if ctl != "ahci" and name in AHCI_ONLY:
         return f"AHCI-only: {AHCI_ONLY[name]}"
+    t = CONTROLLERS[ctl]
+    if not t.get("ncq", True) and name in NCQ_SCENARIOS:
+        return f"about NCQ: {ctl} has none"
+    ports = [as_uint(d["port"]) for d in spec.get("devices", []) if d.get("port") is not None]
+    if "max_ports" in t and ports and max(ports) >= t["max_ports"]:
+        return f"uses port {max(ports)}: {ctl} has {t['max_ports']} channels"
+    if "max_ports" in t and spec.get("pmps"):
+        return f"port multipliers: a {ctl} channel cannot address one"
+    if not t.get("ncq", True) and spec.get("faults"):
+        return f"injected faults: the fault suite is not adapted for {ctl} (taskfile faults are its own scenarios)"
     return None
 
 
@@ -178,6 +259,13 @@ def _is_scenario_file(path: Path) -> bool:
         return is_scenario(load_yaml(path.read_text()))
     except (OSError, yaml.YAMLError):
         return True     # let adapt_file report it
+
+
+def _why_not(path: Path, ctl: str) -> str | None:
+    try:
+        return adaptable(load_yaml(path.read_text()), ctl)
+    except (OSError, yaml.YAMLError):
+        return None     # let adapt_file report it
 
 
 def adapt_file(src: Path, ctl: str) -> dict:
@@ -213,7 +301,14 @@ def write_adapted(sources, ctl: str, out_dir) -> list[Path]:
             found = [f for f in sorted(p.glob("*.yaml")) if _is_scenario_file(f)]
             if not found:
                 raise AdaptError(f"{p}: no *.yaml scenarios here")
-            files += found
+            # A folder's scenarios that cannot run on ctl are left out, and said so (a file
+            # named on its own is refused instead).
+            for f in found:
+                why = _why_not(f, ctl)
+                if why:
+                    print(f"{f}: skipped: {why}", file=sys.stderr)
+                else:
+                    files.append(f)
         elif p.is_file():
             files.append(p)
         else:

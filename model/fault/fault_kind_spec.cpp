@@ -32,6 +32,11 @@ const std::vector<KindSpec> &kind_specs() {
         // The port multiplier's control port counts no commands: a time trigger only.
         {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false},
         {Kind::Slow, "slow", {"delay", "op", "lba", "count", "window"}, Binds::Disk, false, false},
+        {Kind::SpuriousIrq, "spurious_irq", {}, Binds::Disk, false, false, true},
+        {Kind::IrqStorm, "irq_storm", {}, Binds::Disk, false, true, true},
+        {Kind::DrqStuck, "drq_stuck", {}, Binds::Disk, false, false, true},
+        {Kind::BsyStuck, "bsy_stuck", {}, Binds::Disk, false, false, true},
+        {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true},
     };
     return rows;
 }

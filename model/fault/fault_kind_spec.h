@@ -30,6 +30,7 @@ struct KindSpec {
     Binds binds;
     bool time_only;                // fires at a time only (`at`): what it acts on counts no commands
     bool fires_once;               // repeat must stay 1 (one fault per unplug or plug)
+    bool taskfile_only = false;    // acts on an SFF channel: controller sil3112 or piix
 };
 
 // One row per fault::Kind, in the enumeration's order (the order of the scenario

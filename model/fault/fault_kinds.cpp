@@ -168,6 +168,29 @@ void pmp_hang_arm(const Firing &x, const PortHooks &h) {
         h.pmp_hang(x.fault.id);
 }
 
+// ---- the taskfile channel's faults (sff_channel.h hooks); the controller's clear_faults()
+// and a reset of the channel disarm them.
+void spurious_irq_arm(const Firing &, const PortHooks &h) {
+    if (h.channel)
+        h.channel->spurious_irq();
+}
+void irq_storm_arm(const Firing &, const PortHooks &h) {
+    if (h.channel)
+        h.channel->ignore_nien(true);
+}
+void drq_stuck_arm(const Firing &, const PortHooks &h) {
+    if (h.channel)
+        h.channel->stick_drq(true);
+}
+void bsy_stuck_arm(const Firing &, const PortHooks &h) {
+    if (h.channel)
+        h.channel->stick_bsy(true);
+}
+void bmdma_error_arm(const Firing &, const PortHooks &h) {
+    if (h.channel)
+        h.channel->bmdma().inject_error();
+}
+
 } // namespace
 
 const std::vector<BlockRow> &block_table() {
@@ -197,6 +220,11 @@ const std::vector<KindRow> &kind_table() {
             {Kind::LinkDegrade, B::Link, degrade_params, degrade_arm},
             {Kind::PmpHang, B::Pmp, nullptr, pmp_hang_arm},
             {Kind::Slow, B::Disk, slow_params, slow_arm},
+            {Kind::SpuriousIrq, B::Hba, nullptr, spurious_irq_arm},
+            {Kind::IrqStorm, B::Hba, nullptr, irq_storm_arm},
+            {Kind::DrqStuck, B::Hba, nullptr, drq_stuck_arm},
+            {Kind::BsyStuck, B::Hba, nullptr, bsy_stuck_arm},
+            {Kind::BmdmaError, B::Hba, nullptr, bmdma_error_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

@@ -18,6 +18,7 @@
 #include "model/fault/fault_kind_spec.h"
 #include "model/fault/fault_plan.h"
 #include "model/link/sata_link.h"
+#include "model/sff/sff_channel.h"
 
 namespace satasim::fault {
 
@@ -31,6 +32,7 @@ struct PortHooks {
     std::function<void()> clear_hba; // the controller's clear_faults() (shared by all ports)
     std::function<void(const std::string &id)> pmp_hang; // the port's PMP control port hangs
     std::function<void()> clear_pmp;                      // and its faults are cleared
+    sff::SffChannel *channel = nullptr; // the disk's taskfile channel (SFF controllers only)
 };
 
 // The blocks a fault acts through. Each keeps what was armed; disarm() is its

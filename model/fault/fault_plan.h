@@ -28,6 +28,12 @@ enum class Kind : uint8_t {
     LinkDegrade,  // from the trigger on, the link only comes up at `gen` or slower
     PmpHang,      // the port multiplier's control port stops answering (until a COMRESET)
     Slow,         // the drive answers matching commands late (then completes them)
+    // Taskfile (SFF) controllers only: the channel's register interface misbehaves.
+    SpuriousIrq,  // INTRQ asserted with nothing pending (cleared by the next Status read)
+    IrqStorm,     // INTRQ stuck asserted: Status reads and nIEN no longer take it away
+    DrqStuck,     // after the next PIO block Status keeps DRQ (until SRST or COMRESET)
+    BsyStuck,     // Status reads BSY whatever the device did (until SRST or COMRESET)
+    BmdmaError,   // the next bus-master transfer fails as on a PCI master abort (Error bit)
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

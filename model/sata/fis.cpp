@@ -173,6 +173,17 @@ size_t fis_fixed_length(FisType type) {
     return 0;
 }
 
+bool fis_well_formed(const Fis &fis) {
+    const auto &b = fis.bytes;
+    if (b.size() < 4 || b.size() % 4 != 0)
+        return false;
+    const auto type = FisType(b[0]);
+    if (type == FisType::Data)
+        return b.size() >= 8 && b.size() <= 4 + kMaxDataFisPayload;
+    const size_t len = fis_fixed_length(type);
+    return len == 0 || b.size() == len;
+}
+
 std::string describe(const Fis &fis) {
     char buf[160];
     if (fis.bytes.empty())

@@ -89,6 +89,10 @@ void fis_from_dwords(Fis &fis, const uint32_t *dw, size_t n);
 Taskfile parse_taskfile(const Fis &fis);
 // Fixed length in bytes of a FIS type, or 0 for Data (variable) and unknown types.
 size_t fis_fixed_length(FisType type);
+// A received frame's length fits its type: whole dwords, a Data FIS with 1..2048 payload
+// dwords, a fixed-length type exactly its length (what a host's transport layer checks
+// before it takes a FIS; unknown types pass).
+bool fis_well_formed(const Fis &fis);
 // Short human description for traces: "H2D cmd=0x25 lba=0 count=8".
 std::string describe(const Fis &fis);
 

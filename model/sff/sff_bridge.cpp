@@ -11,16 +11,7 @@ using namespace reg;
 using sata::FisType;
 
 bool SffChannel::receive_fis(const sata::Fis &fis) {
-    const auto &b = fis.bytes;
-    bool ok = b.size() >= 4 && b.size() % 4 == 0;
-    if (ok) {
-        const auto type = FisType(b[0]);
-        if (type == FisType::Data)
-            ok = b.size() >= 8 && b.size() <= 4 + sata::kMaxDataFisPayload;
-        else if (size_t len = sata::fis_fixed_length(type))
-            ok = b.size() == len;
-    }
-    if (!ok) {
+    if (!sata::fis_well_formed(fis)) {
         serr_ |= 1u << 11 | 1u << 24; // SError.E (protocol) and DIAG.T (transport)
         return false;                // R_ERR
     }

@@ -170,11 +170,15 @@ void SffChannel::write_devctl(uint8_t v) {
         tf.control = uint8_t(v & ~CTL_HOB);
         tf.device = device_;
         if (v & CTL_SRST) {
-            status_ = ST_BSY;
+            bsy_stuck_ = false; // the reset the stuck device needed
+            if (link_ && link_->phy_ready())
+                status_ = ST_BSY; // no PHY: nobody to reset, Status stays 7Fh
             pio_ = Pio::None;
             dma_activate_ = false;
             spurious_ = false;
             pending_ = false;
+            if (link_)
+                link_->receiver_ready_changed(); // a frame held for an unread block may go now
         }
         send(sata::make_reg_h2d(tf, false));
     }
@@ -207,7 +211,8 @@ void SffChannel::write_data(uint16_t v) {
 void SffChannel::end_pio_block() {
     pio_ = Pio::None;
     status_ = pio_e_status_;
-    if (drq_stuck_) {
+    if (drq_stuck_ && !(status_ & ST_BSY)) { // the block that ends a data-in command; once
+        drq_stuck_ = false;
         status_ |= ST_DRQ;
         trace("sff.drq_stuck", {{"status", TraceValue::hex(status_)}}, "fault: DRQ stays set after the block");
     }
@@ -245,10 +250,13 @@ void SffChannel::phy_changed(bool ready, link::Gen gen) {
     pio_ = Pio::None;
     rxq_.clear();
     dma_activate_ = false;
+    bsy_stuck_ = false;
     // Down: nobody owns the shadow registers. Up: BSY until the device's first D2H FIS
     // (its signature) loads them.
     status_ = ready ? ST_BSY : ST_NO_PHY;
     serr_ |= SERR_DIAG_N;
+    if (link_)
+        link_->receiver_ready_changed();
     set_pending(pending_);
     wake_.notify(sc_core::SC_ZERO_TIME);
 }

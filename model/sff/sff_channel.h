@@ -89,8 +89,8 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     void lose_irqs(unsigned count) { lost_irqs_ = count; }   // the next count I bits raise nothing
     void ignore_nien(bool on);                                // INTRQ regardless of nIEN (storm)
     void spurious_irq();                                      // INTRQ with nothing to report
-    void stick_drq(bool on) { drq_stuck_ = on; }              // Status keeps DRQ after the block
-    void stick_bsy(bool on) { bsy_stuck_ = on; }              // Status keeps BSY for ever
+    void stick_drq(bool on) { drq_stuck_ = on; }              // the next data-in command's last block leaves DRQ
+    void stick_bsy(bool on) { bsy_stuck_ = on; }              // Status reads BSY until SRST/COMRESET
     void clear_faults();
 
     // Power-on state of the registers and the engine.

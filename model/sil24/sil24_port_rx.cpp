@@ -19,16 +19,7 @@ using sata::kAtaErr;
 using sata::kFisDirD2H;
 
 bool Sil24Hba::Port::receive_fis(const sata::Fis &fis) {
-    const auto &b = fis.bytes;
-    bool ok = b.size() >= 4 && b.size() % 4 == 0;
-    if (ok) {
-        const auto type = FisType(b[0]);
-        if (type == FisType::Data)
-            ok = b.size() >= 8 && b.size() <= 4 + sata::kMaxDataFisPayload;
-        else if (size_t len = sata::fis_fixed_length(type))
-            ok = b.size() == len;
-    }
-    if (!ok) {
+    if (!sata::fis_well_formed(fis)) {
         set_serr(SERR_ERR_T | SERR_DIAG_T);
         return false; // R_ERR; the device may retry
     }

@@ -117,19 +117,34 @@ void SimController::main_thread() {
         end();
         return;
     }
-    const bool sil24 = sc_.controller.type == "sil24";
-    const char *create_name = sil24 ? "sil24_host_create" : "ahci_host_create";
+    // The controller's driver: the stack's create function for its type.
+    struct Lld {
+        const char *type, *create_name;
+        ata_host *(*create)(sata_platform *, const sata_platform_ops *, const ata_host_config *);
+    };
+    static const Lld llds[] = {
+        {"ahci", "ahci_host_create", ahci_host_create},
+        {"sil24", "sil24_host_create", sil24_host_create},
+        {"sil3112", "sil_host_create", sil_host_create},
+        {"piix", "piix_host_create", piix_host_create},
+    };
+    const Lld *lld = &llds[0];
+    for (const Lld &l : llds)
+        if (sc_.controller.type == l.type)
+            lld = &l;
+    const char *create_name = lld->create_name;
     phase_ = create_name;
     ata_host_config cfg{};
     cfg.eh_policy = sc_.host.eh_policy.empty() ? nullptr : sc_.host.eh_policy.c_str();
     cfg.no_ncq = sc_.host.no_ncq;
     cfg.port_mask = sc_.host.port_mask;
     cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
+    cfg.pio_polling = sc_.host.pio_polling;
     cfg.spd_limit = sc_.host.spd_limit;
     std::vector<ata_force_param> force = to_stack_force(sc_.host.force);
     cfg.force = force.empty() ? nullptr : force.data();
     cfg.n_force = unsigned(force.size());
-    host_ = (sil24 ? sil24_host_create : ahci_host_create)(binding_.platform(), PlatformBinding::ops(), &cfg);
+    host_ = lld->create(binding_.platform(), PlatformBinding::ops(), &cfg);
     if (!host_) {
         report_.failures.add(std::string(create_name) + " failed");
         end();

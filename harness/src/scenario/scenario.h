@@ -34,6 +34,7 @@ struct HostSpec {
     bool no_ncq = false;
     uint32_t port_mask = 0;
     bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
+    bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     std::vector<ForceOption> force; // host.force: libata.force entries, in the parameter's order

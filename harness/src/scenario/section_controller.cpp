@@ -7,19 +7,30 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     MapView m(p, f.node, f.path, f.line,
               {"type", "ports", "slots", "ncq", "gen", "fbs", "pcix_irq_loss", "pcix_ack_window"});
     if (auto *t = m.find("type"))
-        c.type = as_enum<std::string>(p, *t, {{"ahci", "ahci"}, {"sil24", "sil24"}});
+        c.type = as_enum<std::string>(p, *t, {{"ahci", "ahci"}, {"sil24", "sil24"}, {"sil3112", "sil3112"}, {"piix", "piix"}});
     const bool sil24 = c.type == "sil24";
+    // A taskfile controller: one command at a time per channel, no NCQ, no PMP.
+    const bool sff = c.type == "sil3112" || c.type == "piix";
     // Per type: ports, command slots and fastest link generation the model can have.
-    const unsigned max_ports = sil24 ? 4 : 32, max_gen = sil24 ? 2 : 3;
+    const unsigned max_ports = sil24 ? 4 : sff ? 2 : 32,
+                   max_gen = sil24 || c.type == "piix" ? 2 : sff ? 1 : 3; // ICH7-like: 3.0 Gb/s
     if (sil24) {
         c.ports = 4;
         c.slots = 31;
         c.gen = 2;
     }
+    if (sff) {
+        c.ports = 2;
+        c.slots = 1;
+        c.ncq = false;
+        c.gen = max_gen;
+    }
     if (auto *t = m.find("ports"))
         c.ports = unsigned(as_uint(p, *t, 1, max_ports));
     if (auto *t = m.find("slots")) {
         c.slots = unsigned(as_uint(p, *t, 1, 32));
+        if (sff && c.slots != 1)
+            p.fail(*t, "a " + c.type + " channel runs one command at a time (slots: 1)");
         if (sil24 && c.slots != 31)
             p.fail(*t, "a sil24 controller has 31 command slots per port (got " + std::to_string(c.slots) + ")");
     }
@@ -27,6 +38,8 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
         c.ncq = as_bool(p, *t);
         if (sil24 && !c.ncq)
             p.fail(*t, "a sil24 controller always supports NCQ (use host.no_ncq to turn it off)");
+        if (sff && c.ncq)
+            p.fail(*t, "a " + c.type + " controller has no NCQ (a taskfile interface)");
     }
     if (auto *t = m.find("gen")) {
         c.gen = unsigned(as_uint(p, *t, 1, max_gen));
@@ -36,6 +49,8 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
         c.fbs = as_bool(p, *t);
         if (sil24 && c.fbs)
             p.fail(*t, "only for type: ahci (the sil24 switches per FIS natively)");
+        if (sff && c.fbs)
+            p.fail(*t, "only for type: ahci");
     }
     for (const char *k : {"pcix_irq_loss", "pcix_ack_window"})
         if (!sil24 && m.has(k))
@@ -50,8 +65,8 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
 }
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
-    MapView m(p, f.node, f.path, f.line,
-              {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack", "force"});
+    MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
+                                                 "force", "pio_polling"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -60,6 +75,8 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.port_mask = uint32_t(as_uint(p, *t, 0, 0xffffffffu));
     if (auto *t = m.find("irq_loss_fix"))
         h.irq_loss_fix = as_bool(p, *t);
+    if (auto *t = m.find("pio_polling"))
+        h.pio_polling = as_bool(p, *t);
     if (auto *t = m.find("spd_limit"))
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
     if (auto *t = m.find("stack"))

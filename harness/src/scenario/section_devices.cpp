@@ -93,6 +93,8 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
     if (!m.has("port"))
         p.fail(m.line(), m.join("port"), "required");
     x.port = unsigned(as_uint(p, m.get("port"), 0, 31));
+    if (sc.controller.type == "sil3112" || sc.controller.type == "piix")
+        p.fail(m.get("port"), "a " + sc.controller.type + " taskfile channel cannot address a port multiplier");
     if (x.port >= sc.controller.ports)
         p.fail(m.get("port"), no_such_port(sc, x.port));
     if (const PmpSpec *other = sc.pmp_on_port(x.port))

@@ -221,6 +221,11 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::LinkDegrade, parse_link_degrade},
         {Kind::PmpHang, nullptr},
         {Kind::Slow, parse_slow},
+        {Kind::SpuriousIrq, nullptr},
+        {Kind::IrqStorm, nullptr},
+        {Kind::DrqStuck, nullptr},
+        {Kind::BsyStuck, nullptr},
+        {Kind::BmdmaError, nullptr},
     };
     return rows;
 }
@@ -291,6 +296,9 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         cap = addressed_disk(p, m, "port", addr, sc, row.no_disk_note).addressable();
         break;
     }
+    if (spec.taskfile_only && sc.controller.type != "sil3112" && sc.controller.type != "piix")
+        p.fail(m.get("kind"), "a " + kname + " acts on a taskfile channel: controller sil3112 or piix (not " +
+                                  sc.controller.type + ")");
 
     x.id = "fault" + std::to_string(index);
     if (auto *v = m.find("id")) {

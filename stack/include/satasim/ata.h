@@ -58,6 +58,8 @@ struct ata_host_config {
                               3.0Gbps); 0 = no limit */
     const struct ata_force_param *force; /* libata.force entries, in the parameter's order */
     unsigned n_force;                    /* at most ATA_FORCE_MAX */
+    bool pio_polling;      /* taskfile controllers: PIO and non-data commands are polled, as
+                              for a controller flagged ATA_FLAG_PIO_POLLING; others ignore it */
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */
@@ -66,6 +68,13 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
 /* SiI3124: one register window with BAR0 at offset 0 and BAR2 at 0x2000. */
 struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_platform_ops *ops,
                                    const struct ata_host_config *cfg);
+/* SiI3112 (taskfile + BMDMA, two channels): its MMIO BAR5 as the register window. */
+struct ata_host *sil_host_create(struct sata_platform *p, const struct sata_platform_ops *ops,
+                                 const struct ata_host_config *cfg);
+/* ICH/PIIX SATA in IDE mode (taskfile + BMDMA, no SCRs): the legacy I/O ports at their port
+ * numbers and the bus-master block at 0xC000 of the register window. */
+struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_platform_ops *ops,
+                                  const struct ata_host_config *cfg);
 
 int ata_host_start(struct ata_host *h);   /* 0 or negative errno */
 void ata_host_stop(struct ata_host *h);   /* quiesce: stop ports, free IRQ */

@@ -81,6 +81,7 @@ enum ata_prot { ATA_PROT_NODATA = 0, ATA_PROT_PIO, ATA_PROT_DMA, ATA_PROT_NCQ };
 enum {
     ATA_TFLAG_LBA48 = 1u << 0,
     ATA_TFLAG_WRITE = 1u << 1, /* data goes host -> device */
+    ATA_TFLAG_POLLING = 1u << 2, /* taskfile controllers: issue with nIEN set and poll */
 };
 
 #endif

@@ -17,8 +17,12 @@ std::vector<std::string> refusals(const Scenario &sc) {
     return r;
 }
 
-// The sil24 driver drives a SiI3124, which always has 4 ports; the AHCI model has as many
-// as the scenario gives it.
-unsigned hardware_ports(const Scenario &sc) { return sc.controller.type == "sil24" ? 4 : 0; }
+// The sil24 driver drives a SiI3124, which always has 4 ports, a SiI3112 and the ICH/PIIX have 2 channels;
+// the AHCI model has as many as the scenario gives it.
+unsigned hardware_ports(const Scenario &sc) {
+    if (sc.controller.type == "sil24")
+        return 4;
+    return sc.controller.type == "sil3112" || sc.controller.type == "piix" ? 2 : 0;
+}
 
 } // namespace satasim::harness::systemc

@@ -1,5 +1,6 @@
 #include "backend/systemc/topology.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -178,6 +179,22 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
         adopt(t, std::make_unique<sil24::Sil24Hba>(name.c_str(), sc24, *t.mem, *t.irq, trace));
         return;
     }
+    if (c.type == "sil3112") {
+        sil3112::Sil3112Config s;
+        s.max_gen = to_gen(c.gen);
+        auto hba = std::make_unique<sil3112::Sil3112Hba>(name.c_str(), s, *t.mem, *t.irq, trace);
+        sil3112::Sil3112Hba *h = hba.get();
+        t.sff_channel = [h](unsigned port) { return &h->channel(port); };
+        adopt(t, std::move(hba));
+        return;
+    }
+    if (c.type == "piix") {
+        auto hba = std::make_unique<piix::PiixIde>(name.c_str(), *t.mem, *t.irq, trace);
+        piix::PiixIde *h = hba.get();
+        t.sff_channel = [h](unsigned port) { return &h->channel(port); };
+        adopt(t, std::move(hba));
+        return;
+    }
     ahci::AhciConfig hc;
     hc.n_ports = c.ports;
     hc.n_slots = c.slots;
@@ -214,7 +231,8 @@ device::SataDisk *Topology::disk_at(const DevAddr &a) const { return element_at(
 link::SataLink *Topology::link_at(const DevAddr &a) const { return element_at(links, fanout_links, a); }
 
 std::string controller_name(const ControllerSpec &c) {
-    return c.type == "sil24" ? "sil24_0" : c.type + "0";
+    return !c.type.empty() && std::isdigit(static_cast<unsigned char>(c.type.back())) ? c.type + "_0"
+                                                                                    : c.type + "0";
 }
 
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) {
@@ -252,6 +270,8 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
                 tp->lost_irq(port, count, window_ns, id);
             };
             hk.clear_hba = tp->clear_hba_faults;
+            if (tp->sff_channel)
+                hk.channel = tp->sff_channel(port);
             return hk;
         };
         for (const DeviceSpec &d : sc.devices) {

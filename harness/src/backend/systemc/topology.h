@@ -1,5 +1,5 @@
 // The simulated machine of one scenario: host memory, the controller's interrupt line,
-// the host controller (AHCI HBA or SiI3124, by controller.type), and for every configured
+// the host controller (AHCI HBA, SiI3124, SiI3112 or ICH/PIIX in IDE mode, by controller.type), and for every configured
 // disk one SataLink and one SataDisk on its port.
 // Ports without a configured disk get no link (an empty connector).
 #pragma once
@@ -11,6 +11,8 @@
 
 #include "model/ahci/ahci_hba.h"
 #include "model/sil24/sil24_hba.h"
+#include "model/sil3112/sil3112_hba.h"
+#include "model/piix/piix_ide.h"
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/common/trace.h"
@@ -45,6 +47,8 @@ struct Topology {
     // The controller's fault hooks, whichever type it is.
     std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
     std::function<void()> clear_hba_faults;
+    // A taskfile controller's channel of a port (null on other controllers).
+    std::function<sff::SffChannel *(unsigned port)> sff_channel;
     // The scenario's faults (null without any), bound to every port that has a disk.
     std::unique_ptr<fault::FaultInjector> faults;
 };
@@ -55,7 +59,7 @@ struct Topology {
 // from the scenario seed and its name.
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace);
 
-// "ahci0" or "sil24_0".
+// "ahci0", "sil24_0" or "sil3112_0" (a type ending in a digit gets an underscore).
 std::string controller_name(const ControllerSpec &c);
 
 link::Gen to_gen(unsigned gen);

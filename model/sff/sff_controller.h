@@ -1,0 +1,65 @@
+// What every two-channel taskfile controller model has alike (the SiI3112 and ICH/PIIX
+// personalities derive from it): its channels, their link hookup, the decode of the
+// channels' register blocks in the window (sff_decoder.h) before the personality's own
+// registers, and the fault hooks. The personality says where the blocks are, what the rest
+// of its window holds (the other_* accesses) and how the channels' interrupts reach its line.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "model/bus/host_memory.h"
+#include "model/bus/irq_line.h"
+#include "model/bus/mmio.h"
+#include "model/common/trace.h"
+#include "model/sff/sff_channel.h"
+#include "model/sff/sff_decoder.h"
+
+namespace satasim::sff {
+
+class SffController : public sc_core::sc_module, public bus::MmioTarget {
+  public:
+    static constexpr unsigned kChannels = 2;
+
+    link::LinkEndpoint *port_endpoint(unsigned port) { return ch_.at(port).get(); }
+    void connect_port(unsigned port, link::SataLink *link) { ch_.at(port)->connect(link); }
+    SffChannel &channel(unsigned port) { return *ch_.at(port); }
+
+    uint8_t mmio_read8(uint32_t off) final;
+    uint16_t mmio_read16(uint32_t off) final;
+    uint32_t mmio_read32(uint32_t off) final;
+    void mmio_write8(uint32_t off, uint8_t val) final;
+    void mmio_write16(uint32_t off, uint16_t val) final;
+    void mmio_write32(uint32_t off, uint32_t val) final;
+
+    // Fault hooks (model/fault): the next `count` interrupts of the channel are not raised
+    // (window_ns: not modelled on these controllers, count only).
+    void inject_lost_irq(unsigned port, unsigned count, uint64_t window_ns, const std::string &id);
+    void clear_faults();
+
+  protected:
+    SffController(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace,
+                  const std::array<ChannelWindow, kChannels> &windows);
+    // The personality's line from the channels' INTRQ (and whatever else it ORs in).
+    virtual void update_irq() = 0;
+    // Accesses outside the channels' blocks.
+    virtual uint8_t other_read8(uint32_t off) = 0;
+    virtual uint16_t other_read16(uint32_t off) = 0;
+    virtual uint32_t other_read32(uint32_t off) = 0;
+    virtual void other_write8(uint32_t off, uint8_t val) = 0;
+    virtual void other_write16(uint32_t off, uint16_t val) = 0;
+    virtual void other_write32(uint32_t off, uint32_t val) = 0;
+
+    bus::IrqLine &irq_;
+    ModelTrace *trace_;
+    std::array<std::unique_ptr<SffChannel>, kChannels> ch_;
+
+  private:
+    std::array<ChannelWindow, kChannels> win_;
+};
+
+} // namespace satasim::sff
