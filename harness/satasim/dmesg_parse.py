@@ -91,13 +91,13 @@ GBPS = {"1.5": 1, "3.0": 2, "6.0": 3}
 UDMA = {"UDMA/16": 0, "UDMA/25": 1, "UDMA/33": 2, "UDMA/44": 3, "UDMA/66": 4, "UDMA/100": 5,
         "UDMA/133": 6, "UDMA7": 7}
 
-_CMD = re.compile(r"^cmd (?P<c>[0-9a-f]{2})/(?P<f>[0-9a-f]{2}):(?P<n>[0-9a-f]{2}):(?P<l0>[0-9a-f]{2}):"
-                  r"(?P<l1>[0-9a-f]{2}):(?P<l2>[0-9a-f]{2})/(?P<hf>[0-9a-f]{2}):(?P<hn>[0-9a-f]{2}):"
-                  r"(?P<h0>[0-9a-f]{2}):(?P<h1>[0-9a-f]{2}):(?P<h2>[0-9a-f]{2})/(?P<d>[0-9a-f]{2})"
-                  r"(?: tag (?P<tag>\d+))?(?P<rest>.*)$")
-_RES = re.compile(r"^res (?P<s>[0-9a-f]{2})/(?P<e>[0-9a-f]{2}):(?P<n>[0-9a-f]{2}):(?P<l0>[0-9a-f]{2}):"
-                  r"(?P<l1>[0-9a-f]{2}):(?P<l2>[0-9a-f]{2})/(?P<hf>[0-9a-f]{2}):(?P<hn>[0-9a-f]{2}):"
-                  r"(?P<h0>[0-9a-f]{2}):(?P<h1>[0-9a-f]{2}):(?P<h2>[0-9a-f]{2})/(?P<d>[0-9a-f]{2})"
+# the taskfile of a cmd/res line: FIRST/feature:nsect:lbal:lbam:lbah/hob x5/device
+_TF = (r"(?P<f>[0-9a-f]{2}):(?P<n>[0-9a-f]{2}):(?P<l0>[0-9a-f]{2}):(?P<l1>[0-9a-f]{2}):(?P<l2>[0-9a-f]{2})/"
+       r"(?P<hf>[0-9a-f]{2}):(?P<hn>[0-9a-f]{2}):(?P<h0>[0-9a-f]{2}):(?P<h1>[0-9a-f]{2}):(?P<h2>[0-9a-f]{2})/"
+       r"(?P<d>[0-9a-f]{2})")
+_CMD = re.compile(r"^cmd (?P<c>[0-9a-f]{2})/" + _TF + r"(?: tag (?P<tag>\d+))?(?P<rest>.*)$")
+# res: status/error (the feature position holds the error register)
+_RES = re.compile(r"^res (?P<s>[0-9a-f]{2})/" + _TF.replace("(?P<f>", "(?P<e>") +
                   r" Emask (?P<em>0x[0-9a-f]+)(?: \((?P<desc>[^)]*)\))?")
 _EXC = re.compile(r"^exception Emask (?P<em>0x[0-9a-f]+) SAct (?P<sa>0x[0-9a-f]+) SErr (?P<se>0x[0-9a-f]+)"
                   r" action (?P<ac>0x[0-9a-f]+)(?P<fr> frozen)?")

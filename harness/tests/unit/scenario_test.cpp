@@ -198,10 +198,10 @@ TEST(fault_kinds_table) {
     CHECK(sc.faults[1].id == "fault1" && sc.faults[1].lost_irq.window_ns == 5000000 && sc.faults[1].lost_irq.count == 0);
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade or pmp_hang)");
+                "phy_flap, link_degrade, pmp_hang or slow)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
-                "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang)");
+                "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow)");
     CHECK_ERROR(d + "  - {kind: hang, port: 0, at: 1ms, burst: 2}\n",
                 "t.yaml:5: faults[0].burst: not a key of kind: hang (it has no keys of its own)");
     CHECK_ERROR(d + "  - {kind: link_degrade, port: 0, at: 1ms, down: 1ms}\n",
@@ -218,7 +218,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::PmpHang) + 1);
+    CHECK(specs.size() == size_t(Kind::Slow) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));
