@@ -149,8 +149,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
         else:
             fault_lines.append(f"  - {{{f}}}" if n == 1 else f"  - {{{f}, repeat: {n}, every_cmds: 1}}")
     faults = fault_lines
-    # the I/O errors the block layer reported: requests that ended with an error
-    errors = len(rep.io_errors)
+    errors = len(rep.io_errors)  # requests the block layer gave up on
     out.append("workload:" if work else "workload: []")
     out.extend(work)
     out.append("faults:" if faults else "faults: []")

@@ -8,7 +8,6 @@ Malformed reports: file:line, exit 2, nothing written."""
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -34,7 +33,7 @@ ROUND_TRIP = {
 }
 
 
-def do_import(report, out, capsys=None):
+def do_import(report, out):
     return import_main([str(report), "-o", str(out)])
 
 
