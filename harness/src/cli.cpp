@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@ const char kUsage[] =
     "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
     "                   [--backend systemc|qemu] [--vcd FILE] [--vcd-signals LIST] [--vcd-ports LIST]\n"
     "       satasim check PATH...\n"
+    "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
     "       satasim --help\n"
     "\n"
     "Runs SATA scenarios: the satasim driver stack against SystemC models of an AHCI\n"
@@ -47,7 +49,9 @@ const char kUsage[] =
     "                               --vcd: every scenario writes DIR/<name>/waveform.vcd)\n"
     "          --vcd-ports LIST     host ports whose signals are recorded, comma-separated\n"
     "                               (overrides waveform.ports; switches waveforms on as above)\n"
-    "  check   validate scenario files only.\n"
+    "  check   validate scenario files only; print warnings (a fault wider than its trigger).\n"
+    "  import-dmesg  a libata kernel log -> SCENARIO.yaml + SCENARIO.expected (the report's\n"
+    "          decision lines); `diff` compares a run's satasim.log with them\n"
     "\n"
     "Exit status: 0 every scenario passed, 1 a scenario failed, 2 malformed input (the\n"
     "message names file, line and key; nothing is written).\n"
@@ -323,6 +327,25 @@ int cmd_run_one(ArgReader &r) {
     return run_one(sc, opt);
 }
 
+// The importer is Python (a text parser, harness/satasim/import_dmesg.py): run it with the
+// rest of the arguments, from the source tree this simulator was built from.
+int cmd_import_dmesg(ArgReader &r) {
+    std::vector<std::string> args = {"python3", "-m", "satasim.import_dmesg"};
+    for (; r.i < r.args.size(); ++r.i)
+        args.push_back(r.args[r.i]);
+    std::string path = SATASIM_HARNESS_PY;
+    if (const char *old = std::getenv("PYTHONPATH"); old && *old)
+        path += std::string(":") + old;
+    setenv("PYTHONPATH", path.c_str(), 1);
+    std::vector<char *> argv;
+    for (std::string &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv("/usr/bin/python3", argv.data());
+    std::fprintf(stderr, "satasim: import-dmesg: cannot run /usr/bin/python3: %s\n", std::strerror(errno));
+    return 2;
+}
+
 } // namespace
 
 int cli_main(int argc, char **argv) {
@@ -346,6 +369,8 @@ int cli_main(int argc, char **argv) {
         return cmd_check(r);
     if (cmd == "run-one")
         return cmd_run_one(r);
+    if (cmd == "import-dmesg")
+        return cmd_import_dmesg(r);
     return usage_error("unknown command '" + cmd + "'");
 }
 

@@ -81,24 +81,34 @@ void plug_arm(const Firing &x, const PortHooks &h) {
         h.link->set_device_present(true);
 }
 
-// ---- media_error. Without a range of its own, a command-triggered media error hits the
-// range of the command that fired it (armed from inside the observer: that very command).
+// ---- the drive's command filters (media_error, slow). Without a range of its own, a
+// command-triggered fault hits the range of the command that fired it (armed from inside
+// the observer: that very command).
+CommandMatch match_of(const Firing &x, CommandMatch m) {
+    if (x.cmd && !m.lba_first && !m.lba_last && x.cmd->sectors) {
+        m.lba_first = x.cmd->lba;
+        m.lba_last = x.cmd->lba + x.cmd->sectors - 1;
+    }
+    return m;
+}
+void match_params(const CommandMatch &m, TraceFields &out) {
+    out.emplace_back("op", TraceValue::str(to_string(m.op)));
+    if (m.lba_first)
+        out.emplace_back("lba_first", TraceValue::hex(*m.lba_first));
+    if (m.lba_last)
+        out.emplace_back("lba_last", TraceValue::hex(*m.lba_last));
+}
+
+// ---- media_error: the drive fails matching commands.
 MediaParams media_of(const Firing &x) {
     MediaParams m = x.fault.media;
-    if (x.cmd && !m.match.lba_first && !m.match.lba_last && x.cmd->sectors) {
-        m.match.lba_first = x.cmd->lba;
-        m.match.lba_last = x.cmd->lba + x.cmd->sectors - 1;
-    }
+    m.match = match_of(x, m.match);
     return m;
 }
 void media_params(const Firing &x, TraceFields &out) {
     const MediaParams m = media_of(x);
     out.emplace_back("error", TraceValue::str(to_string(m.error)));
-    out.emplace_back("op", TraceValue::str(to_string(m.match.op)));
-    if (m.match.lba_first)
-        out.emplace_back("lba_first", TraceValue::hex(*m.match.lba_first));
-    if (m.match.lba_last)
-        out.emplace_back("lba_last", TraceValue::hex(*m.match.lba_last));
+    match_params(m.match, out);
     out.emplace_back("count", TraceValue::integer(m.count));
 }
 void media_arm(const Firing &x, const PortHooks &h) {
@@ -135,25 +145,16 @@ void degrade_arm(const Firing &x, const PortHooks &h) {
         h.link->limit_device_gen(static_cast<link::Gen>(x.fault.gen));
 }
 
-// ---- slow: the drive answers matching commands late. Without a range of its own, a
-// command-triggered slow-down starts with the command that fired it (its range), as a
-// media error does.
+// ---- slow: the drive answers matching commands late.
 SlowParams slow_of(const Firing &x) {
     SlowParams s = x.fault.slow;
-    if (x.cmd && !s.match.lba_first && !s.match.lba_last && x.cmd->sectors) {
-        s.match.lba_first = x.cmd->lba;
-        s.match.lba_last = x.cmd->lba + x.cmd->sectors - 1;
-    }
+    s.match = match_of(x, s.match);
     return s;
 }
 void slow_params(const Firing &x, TraceFields &out) {
     const SlowParams s = slow_of(x);
     out.emplace_back("delay_ns", TraceValue::integer(int64_t(s.delay_ns)));
-    out.emplace_back("op", TraceValue::str(to_string(s.match.op)));
-    if (s.match.lba_first)
-        out.emplace_back("lba_first", TraceValue::hex(*s.match.lba_first));
-    if (s.match.lba_last)
-        out.emplace_back("lba_last", TraceValue::hex(*s.match.lba_last));
+    match_params(s.match, out);
     out.emplace_back("count", TraceValue::integer(s.count));
     out.emplace_back("window_ns", TraceValue::integer(int64_t(s.window_ns)));
 }

@@ -67,6 +67,7 @@ MODEL_TEST(names_round_trip) {
     EXPECT_TRUE(fault::kind_from_string("media_error") == fault::Kind::MediaError);
     EXPECT_TRUE(fault::kind_from_string("phy_flap") == fault::Kind::PhyFlap);
     EXPECT_TRUE(std::string(fault::to_string(fault::Kind::PmpHang)) == "pmp_hang");
+    EXPECT_TRUE(fault::kind_from_string("slow") == fault::Kind::Slow);
     EXPECT_TRUE(!fault::kind_from_string("Crc") && !fault::kind_from_string("") &&
                 !fault::kind_from_string("crc "));
 }

@@ -14,15 +14,6 @@ namespace {
 const std::string kValues =
     "1.5Gbps, 3.0Gbps, noncq, ncq, udma0..7, udma16..udma133, udma/16..udma/133, mwdma0..4, pio0..6)";
 
-std::string trim(const std::string &s) {
-    size_t a = 0, b = s.size();
-    while (a < b && std::isspace(static_cast<unsigned char>(s[a])))
-        ++a;
-    while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1])))
-        --b;
-    return s.substr(a, b - a);
-}
-
 // The value part: true when it is one satasim applies.
 bool value_of(const std::string &v, ForceOption &o) {
     using X = ForceOption::Xfer;

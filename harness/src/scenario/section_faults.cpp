@@ -16,6 +16,14 @@ const std::vector<std::pair<const char *, CommandMatch::Op>> kMatchOps = {
     {"identify", CommandMatch::Op::Identify}, {"ncq", CommandMatch::Op::Ncq},
     {"non_ncq", CommandMatch::Op::NonNcq}};
 
+// The scenario's name of an op class (messages).
+const char *match_op_name(CommandMatch::Op op) {
+    for (const auto &[name, o] : kMatchOps)
+        if (o == op)
+            return name;
+    return "?";
+}
+
 // Keys every fault takes (kind, where, trigger); each kind's own are in its row of
 // fault::kind_specs() (model/fault/fault_kind_spec.h).
 const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "id", "at", "after_cmds", "on_cmd",
@@ -91,9 +99,9 @@ void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint6
         x.media.match.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
         if (trigger_op != CommandMatch::Op::Any && x.media.match.op != trigger_op)
             p.warn(v->line, v->path,
-                   std::string("op ") + fault::to_string(x.media.match.op) + " is wider than the trigger's on_cmd.op " +
-                       fault::to_string(trigger_op) + ": after it fires, the fault also fails commands the trigger "
-                       "never matched (leave op out to keep it to " + fault::to_string(trigger_op) + ")");
+                   std::string("op ") + match_op_name(x.media.match.op) + " is wider than the trigger's on_cmd.op " +
+                       match_op_name(trigger_op) + ": after it fires, the fault also fails commands the trigger "
+                       "never matched (leave op out to keep it to " + match_op_name(trigger_op) + ")");
         if (x.media.error == fault::MediaParams::Error::Unc && x.media.match.op == CommandMatch::Op::Write)
             p.warn(v->line, v->path, "an unc error fails reads only (a write reallocates the sector): op write "
                                      "makes this fault fail nothing");

@@ -13,14 +13,6 @@ std::string lower(std::string s) {
     return s;
 }
 
-std::string trim(const std::string &s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-        ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-        --e;
-    return s.substr(b, e - b);
-}
 
 // An exact decimal: value = mant / 10^frac_digits.
 struct Decimal {
@@ -256,6 +248,15 @@ std::string format_seconds(uint64_t ns, int decimals) {
     std::snprintf(buf, sizeof buf, "%llu.%0*llu", (unsigned long long)sec, decimals,
                   (unsigned long long)frac);
     return buf;
+}
+
+std::string trim(const std::string &s) {
+    size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
+        ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
+        --e;
+    return s.substr(b, e - b);
 }
 
 } // namespace satasim::harness

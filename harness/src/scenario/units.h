@@ -34,6 +34,9 @@ std::optional<double> parse_rate_mb_s(const std::string &text, std::string *why)
 // Strict non-negative decimal integer (no sign, no suffix, optional 0x hex prefix).
 std::optional<uint64_t> parse_uint(const std::string &text);
 
+// Without leading and trailing white space.
+std::string trim(const std::string &s);
+
 // "1.5 Gbps" style helpers for output.
 std::string format_seconds(uint64_t ns, int decimals); // "0.412"
 

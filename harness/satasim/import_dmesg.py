@@ -1,0 +1,249 @@
+"""satasim import-dmesg: a field report's libata log -> a scenario that reproduces it, plus the
+report's decision lines as the expected sequence; and the diff of a run against them.
+
+  python3 -m satasim.import_dmesg REPORT.txt -o scenario.yaml   (also: satasim import-dmesg)
+      writes scenario.yaml and scenario.expected (the report's EH decision lines, libata
+      wording: link up/down, configured for, exception, failed command, cmd, res, status,
+      error, resets, speed limits, NCQ off, EH complete, disabled)
+  python3 -m satasim.import_dmesg diff scenario.expected OUT_DIR/<name>
+      aligns the run's satasim.log with the expected lines; prints a unified diff and
+      "matched N of M report decision lines"; exit 0 when all match, 1 otherwise
+
+What the scenario holds (each inferred from the report's lines):
+  controller   ahci, ports and slots from the `AHCI ... slots ... ports` line (else the
+               highest ataN), link generation from its Gbps
+  devices      every port whose link came up at boot: model, firmware, ATA major, sectors,
+               multi, NCQ depth, highest UDMA, the drive's link generation (its first link up)
+  host.force   from `FORCE:` lines (PHY spd limit, horkage noncq, xfer_mask)
+  faults       per exception: UNC/IDNF -> media_error at the res LBA; ABRT on a flush ->
+               media_error abrt (DF status: write_fault); timeout -> hang on that command;
+               ATA bus error (ICRC) -> crc on that command class; a link exception with
+               PHYRdyChg/DevExch followed by `SATA link down` -> unplug at that time
+  workload     the commands that hit them: per failed command a request of its op, LBA,
+               sectors and protocol (ncq / dma), one after another per port (barrier), with
+               the queue depth of the exception's SAct for NCQ reads
+The expected lines are the decision subset of the report, compared by address and message.
+A malformed libata line stops the import with file:line (exit 2), nothing written."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from satasim.dmesg_parse import DmesgError, Report, parse
+
+# The report lines that are EH/probe decisions (satasim's `decision` events print them).
+DECISION = re.compile(
+    r"^(SATA link (up|down) |configured for |exception Emask |failed command: |cmd [0-9a-f]{2}/|"
+    r"res [0-9a-f]{2}/|status: \{|error: \{|hard resetting link|soft resetting link|"
+    r"limiting SATA link speed|limiting speed to |NCQ disabled due to excessive errors|EH complete|"
+    r"disabled$|disable device$|detaching \(SCSI|COMRESET failed|reset failed|SError: \{|irq_stat )")
+
+READS = {0x60, 0x25, 0xc8, 0x24, 0x29, 0xc4, 0x20}
+WRITES = {0x61, 0x35, 0xca, 0x34, 0x39, 0xc5, 0x30, 0x3d}
+FLUSHES = {0xe7, 0xea}
+
+
+def expected_lines(rep: Report) -> list[str]:
+    return [f"{addr}: {msg}" for _, _, addr, msg in rep.lines if DECISION.match(msg)]
+
+
+def _op(c) -> str:
+    if c.opcode in FLUSHES:
+        return "flush"
+    if c.opcode in WRITES or c.write:
+        return "write"
+    return "read"
+
+
+def _ms(t: float) -> str:
+    return f"{max(1, round(t * 1000))}ms"
+
+
+def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
+    """The scenario text, and notes on what could not be expressed."""
+    notes: list[str] = []
+    out = [f"# imported by satasim import-dmesg from {os.path.basename(rep.file)}",
+           f"name: {name}",
+           f"description: >-\n  Reproduces the libata log {os.path.basename(rep.file)}: "
+           f"{len(rep.exceptions)} exception(s) on {len(rep.disks)} disk(s).",
+           "seed: 1", "time_limit: 900s",
+           f"controller: {{type: ahci, ports: {max(rep.ports, 1)}, slots: {rep.slots}, gen: {rep.gen}}}"]
+    force = []
+    for f in rep.force:
+        m = re.match(r"^ata(\d+)(?:\.(\d\d))?: FORCE: (PHY spd limit set to (\S+)|horkage modified \((\w+)\)|"
+                     r"xfer_mask set to (\S+))", f)
+        if m:
+            ident = m.group(1) + (f".{m.group(2)}" if m.group(2) else "")
+            force.append(f"{ident}:{m.group(4) or m.group(5) or m.group(6)}")
+    if force:
+        out.append(f"host: {{force: \"{','.join(force)}\"}}")
+    out.append("devices:")
+    for port in sorted(rep.disks):
+        d = rep.disks[port]
+        if not d.model:
+            continue  # a link without a disk identity (e.g. a PMP or an ATAPI we do not model)
+        gen = f", gen: {d.gen}" if d.gen and d.gen < rep.gen else ""
+        out.append(f"  - {{port: {port}, model: {yaml_str(d.model[:40])}, firmware: {yaml_str(d.firmware[:8])}, "
+                   f"capacity: {d.sectors or 1953525168}, ata_major: {min(max(d.ata_major, 1), 14)}, "
+                   f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
+                   f"lba48: {str(d.lba48).lower()}, ncq: {str(d.ncq).lower()}, "
+                   f"ncq_depth: {min(max(d.ncq_depth, 1), 32)}, udma: {min(d.max_udma, 6)}{gen}, "
+                   f"timing: {{kind: ssd}}}}")
+    # One fault per distinct (port, kind, command) with the number of times the report
+    # shows it (the retries of one command are the stack's to make), one request per
+    # distinct failed command.
+    faults: dict[str, int] = {}
+    work: list[str] = []
+    for e in rep.exceptions:
+        d = rep.disks.get(e.port)
+        if e.dev is None or not e.commands:
+            if any("PHYRdyChg" in x or "DevExch" in x for x in e.desc) and \
+                    any(p == e.port and ln > e.line for ln, _, p in rep.link_down):
+                faults.setdefault(f"{{kind: unplug, port: {e.port}, at: {_ms(e.t - rep.boot_end)}}}", 0)
+            else:
+                notes.append(f"{e.line}: link exception without a failed command: not reproduced")
+            continue
+        for c in e.commands:
+            op = _op(c)
+            lba_range = f"[{c.lba}, {c.lba + max(c.sectors, 1) - 1}]"
+            match = "{op: flush}" if op == "flush" else f"{{op: {op}, lba: {lba_range}}}"
+            if "timeout" in c.emask_desc:
+                f = f"kind: hang, port: {e.port}, on_cmd: {match}"
+            elif "ATA bus error" in c.emask_desc or "ICRC" in c.error_bits:
+                f = (f"kind: crc, port: {e.port}, dir: {'h2d' if op == 'write' else 'd2h'}, fis: data, "
+                     f"on_cmd: {match}")
+            elif "UNC" in c.error_bits or "IDNF" in c.error_bits:
+                kind = "unc" if "UNC" in c.error_bits else "idnf"
+                f = f"kind: media_error, port: {e.port}, on_cmd: {{op: {op}, lba: [{c.res_lba}, {c.res_lba}]}}, error: {kind}"
+            elif op == "flush" or "ABRT" in c.error_bits or "DF" in c.status_bits:
+                kind = "write_fault" if "DF" in c.status_bits else "abrt"
+                f = f"kind: media_error, port: {e.port}, on_cmd: {match}, error: {kind}"
+            else:
+                notes.append(f"{c.line}: failed command with Emask 0x{c.emask:x} ({c.emask_desc}): "
+                             "no fault kind for it")
+                continue
+            faults[f] = faults.get(f, 0) + 1
+            if d is None or not d.model:
+                continue
+            if op == "flush":
+                req = f"  - {{kind: request, device: {e.port}, op: flush, barrier: true}}"
+            else:
+                # the protocol of the first failure (EH may turn NCQ off for the retries)
+                req = (f"  - {{kind: request, device: {e.port}, op: {op}, lba: {c.lba}, "
+                       f"sectors: {max(c.sectors, 1)}, mode: {'ncq' if c.ncq else 'dma'}, verify: false, barrier: true}}")
+            if not any(w.split(", mode:")[0] == req.split(", mode:")[0] for w in work):
+                work.append(req)
+    fault_lines = []
+    for f, n in faults.items():
+        if f.startswith("{kind: unplug"):
+            fault_lines.append(f"  - {f}")
+        elif "kind: media_error" in f:
+            fault_lines.append(f"  - {{{f}, count: {n}}}" if n == 1 else
+                               f"  - {{{f}, count: 1, repeat: {n}, every_cmds: 1}}")
+        else:
+            fault_lines.append(f"  - {{{f}}}" if n == 1 else f"  - {{{f}, repeat: {n}, every_cmds: 1}}")
+    faults = fault_lines
+    errors = len(rep.io_errors)  # requests the block layer gave up on
+    out.append("workload:" if work else "workload: []")
+    out.extend(work)
+    out.append("faults:" if faults else "faults: []")
+    out.extend(faults)
+    out.append("expect:")
+    out.append("  all_devices_found: true")
+    if errors:
+        out.append(f"  io_errors_max: {max(errors, len(work))}")
+    else:
+        out.append(f"  io_errors_max: {len(work)}")
+    out.append(f"  absent_after: [{', '.join(str(p) for p in sorted({p for _, _, p in rep.link_down}))}]")
+    return "\n".join(out) + "\n", notes
+
+
+def yaml_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _write_atomic(path: Path, text: str):
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def import_report(report: Path, out: Path) -> tuple[Path, Path, list[str]]:
+    text = report.read_text(errors="replace")
+    rep = parse(text, str(report))
+    name = re.sub(r"[^A-Za-z0-9_.-]", "-", out.stem) or "imported"
+    scen, notes = build_scenario(rep, name)
+    exp = out.with_suffix(".expected")
+    header = [f"# expected: the libata decision lines of {report}", f"# scenario: {name}"]
+    _write_atomic(out, scen)
+    _write_atomic(exp, "\n".join(header + expected_lines(rep)) + "\n")
+    return out, exp, notes
+
+
+# ---------------------------------------------------------------- diff
+
+_LOG = re.compile(r"^\[\s*\d+\.\d+\] (?P<addr>ata\d+(?:\.\d\d)?): (?P<msg>.*)$")
+
+
+def run_lines(run_dir: Path) -> list[str]:
+    out = []
+    for raw in (run_dir / "satasim.log").read_text().splitlines():
+        m = _LOG.match(raw)
+        if m and DECISION.match(m.group("msg")):
+            out.append(f"{m.group('addr')}: {m.group('msg')}")
+    return out
+
+
+def diff(expected: Path, run_dir: Path) -> tuple[int, int, list[str]]:
+    want = [ln for ln in expected.read_text().splitlines() if ln and not ln.startswith("#")]
+    got = run_lines(run_dir)
+    sm = difflib.SequenceMatcher(a=want, b=got, autojunk=False)
+    matched = sum(b.size for b in sm.get_matching_blocks())
+    text = list(difflib.unified_diff(want, got, "report", "satasim", lineterm="", n=1))
+    return matched, len(want), text
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "diff":
+        ap = argparse.ArgumentParser(prog="satasim import-dmesg diff")
+        ap.add_argument("expected", type=Path)
+        ap.add_argument("run_dir", type=Path)
+        a = ap.parse_args(argv[1:])
+        try:
+            matched, total, text = diff(a.expected, a.run_dir)
+        except OSError as e:
+            print(f"satasim import-dmesg: {e}", file=sys.stderr)
+            return 2
+        for ln in text:
+            print(ln)
+        print(f"matched {matched} of {total} report decision lines")
+        return 0 if matched == total else 1
+    ap = argparse.ArgumentParser(prog="satasim import-dmesg",
+                                 description="libata kernel log -> scenario + expected decision lines")
+    ap.add_argument("report", type=Path)
+    ap.add_argument("-o", "--output", type=Path, required=True, help="scenario file to write (NAME.yaml)")
+    a = ap.parse_args(argv)
+    try:
+        scen, exp, notes = import_report(a.report, a.output)
+    except DmesgError as e:
+        print(f"satasim import-dmesg: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"satasim import-dmesg: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    for n in notes:
+        print(f"note: {a.report}:{n}")
+    print(f"wrote {scen} and {exp}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

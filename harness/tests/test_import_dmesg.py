@@ -1,0 +1,111 @@
+"""satasim import-dmesg: six field reports written in libata's exact log formats (Linux 6.1;
+harness/tests/fixtures/dmesg/) imported into scenarios, run, and diffed against the reports'
+own decision lines. Each fixture checks what the importer inferred (topology, identity, the
+fault that explains the errors, the workload that hit it) and how many of the report's
+decision lines satasim reproduces: a change in either direction is a change of satasim's
+behaviour or of the importer, to be looked at (and the number updated when it improves).
+Malformed reports: file:line, exit 2, nothing written."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from satasim import run
+from satasim.import_dmesg import diff, main as import_main
+from satasim.results import binary
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "dmesg"
+
+# fixture: (report decision lines, lines satasim matches today, what the scenario must hold)
+ROUND_TRIP = {
+    "ncq-media-error": (11, 9, {"faults": [{"kind": "media_error", "error": "unc", "lba": [1600, 1600]}],
+                                "ops": [("read", 1600, "ncq")]}),
+    "timeouts-ncq-off-speed-down": (41, 26, {"faults": [{"kind": "hang", "repeat": 4}],
+                                             "ops": [("read", 4096, "ncq")]}),
+    "crc-storm-speed-limit": (50, 20, {"faults": [{"kind": "crc", "dir": "h2d", "repeat": 4}],
+                                       "ops": [("write", 766693376, "ncq")]}),
+    "unplug": (15, 10, {"faults": [{"kind": "unplug", "at": "76688ms"}], "ops": [], "absent_after": [2]}),
+    "hung-device": (19, 6, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),
+    "flush-error": (11, 9, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
+}
+
+
+def do_import(report, out):
+    return import_main([str(report), "-o", str(out)])
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIP))
+def test_import_run_diff(name, tmp_path):
+    total, matched, want = ROUND_TRIP[name]
+    scen = tmp_path / f"{name}.yaml"
+    assert do_import(FIXTURES / f"{name}.txt", scen) == 0
+    spec = yaml.safe_load(scen.read_text())
+    # what the importer read from the report
+    faults = spec["faults"] or []
+    assert len(faults) == len(want["faults"]), faults
+    for f, w in zip(faults, want["faults"]):
+        for k, v in w.items():
+            got = f["on_cmd"]["lba"] if k == "lba" else f.get(k)
+            assert got == v, (k, f)
+    ops = [(w["op"], w.get("lba"), w.get("mode")) for w in spec["workload"] or []]
+    assert ops == want["ops"]
+    if "absent_after" in want:
+        assert spec["expect"]["absent_after"] == want["absent_after"]
+    # run it and diff against the report
+    r = run([scen], tmp_path / "out")
+    assert r.returncode in (0, 1), r.stderr
+    m, t, text = diff(scen.with_suffix(".expected"), tmp_path / "out" / name)
+    assert t == total
+    assert m == matched, f"{name}: satasim now matches {m} of {t} report lines (was {matched}):\n" + "\n".join(text)
+
+
+def test_identity_and_topology_come_from_the_report(tmp_path):
+    scen = tmp_path / "s.yaml"
+    assert do_import(FIXTURES / "crc-storm-speed-limit.txt", scen) == 0
+    spec = yaml.safe_load(scen.read_text())
+    assert spec["controller"] == {"type": "ahci", "ports": 4, "slots": 32, "gen": 3}
+    (d,) = spec["devices"]
+    assert (d["port"], d["model"], d["firmware"], d["capacity"], d["multi"], d["ata_major"]) == \
+        (2, "Samsung SSD 850 EVO 500GB", "EMT02B6Q", 976773168, 1, 9)
+    exp = scen.with_suffix(".expected").read_text().splitlines()
+    assert "ata3: limiting SATA link speed to 3.0 Gbps" in exp
+    assert "ata3.00: res 40/00:88:00:d0:b2/00:00:2d:00:00/40 Emask 0x10 (ATA bus error)" in exp
+
+
+def test_cli_entry_point(tmp_path):
+    """satasim import-dmesg runs the importer (the simulator's subcommand)."""
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    p = subprocess.run([str(binary()), "import-dmesg", str(FIXTURES / "flush-error.txt"), "-o",
+                        str(tmp_path / "f.yaml")], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "f.yaml").exists() and (tmp_path / "f.expected").exists()
+
+
+MALFORMED = {
+    "bad-cmd": ("[ 1.0] ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+                "[ 2.0] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x0\n"
+                "[ 2.0] ata1.00: failed command: READ FPDMA QUEUED\n"
+                "[ 2.0] ata1.00: cmd 60/08:zz:00:00:00/00:00:00:00:00/40 tag 0 ncq dma 4096 in\n", 4, "malformed 'cmd'"),
+    "bad-link-up": ("[ 1.0] ata1: SATA link up fast\n", 1, "malformed 'SATA link up'"),
+    "no-res": ("[ 1.0] ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+               "[ 2.0] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x0\n"
+               "[ 2.0] ata1.00: failed command: READ FPDMA QUEUED\n", 3, "has no 'res' line"),
+    "not-libata": ("[ 1.0] usb 1-1: new high-speed USB device number 2 using xhci_hcd\n", 1, "no libata lines"),
+    "port-zero": ("[ 1.0] ata0: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n", 1, "from ata1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_report_names_file_and_line(case, tmp_path, capsys):
+    text, line, why = MALFORMED[case]
+    rep = tmp_path / "r.txt"
+    rep.write_text(text)
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 2
+    err = capsys.readouterr().err
+    assert f"{rep}:{line}:" in err and why in err, err
+    assert not out.exists() and not out.with_suffix(".expected").exists()
+    assert not list(tmp_path.glob(".s.*"))  # no temporary file left behind
