@@ -365,5 +365,9 @@ def test_scenario_matches_golden(golden, tmp_path):
     c = compare_run(tmp_path / name, GOLDEN_DIR)
     assert c is not None
     assert c.ok, "golden mismatch (review, then tools/golden update):\n" + "\n".join(c.diff)
+    # a golden is recorded from a passing run: the run's own checks (data, expectations)
+    # hold too, also for the adapted runs no other test runs
+    res = json.loads((tmp_path / name / "result.json").read_text())
+    assert res["verdict"] == "pass", res.get("reasons")
     if src.backend == "qemu":   # wall-clock timing: compared on order and content only
         assert g.header.get("time_tolerance") == "any"

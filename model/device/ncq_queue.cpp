@@ -232,6 +232,9 @@ void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba, uint8_t stat
     const NcqSlot &s = slots[size_t(tag)];
     ncq_log = NcqErrorLog{true, false, uint8_t(tag), status, error, s.tf.device, lba,
                           s.tf.count};
+#ifdef SATASIM_PLANT_DISK_NCQ_LOG_WRONG_TAG
+    ncq_log.tag = uint8_t((tag + 1) & 0x1F); // planted: log 10h names the next tag
+#endif
     uint32_t aborted = 0;
     for (unsigned t = 0; t < 32; ++t)
         if (slots[t].state == NcqSlot::State::Queued || slots[t].state == NcqSlot::State::Running)
@@ -250,11 +253,7 @@ void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba, uint8_t stat
     for (unsigned t = 0; t < 32; ++t)
         if (done & (1u << t))
             slots[t].state = NcqSlot::State::Free;
-#ifdef SATASIM_PLANT_DISK_NCQ_ERROR_SDB_DROPS_DONE
-    send(sata::make_sdb(status, error, 0, true, false)); // planted: the finished tags go unreported
-#else
     send(sata::make_sdb(status, error, done, true, false));
-#endif
 }
 
 // NCQ Command Error log, page 10h (docs/hardware.md 8.6); byte 511 is the checksum.

@@ -19,11 +19,7 @@ unsigned ata_tag_internal(const struct ata_tags *t) { return t->n_tags - 1; }
  * keeps NCQ tags inside the device's queue depth. */
 int ata_tag_get(struct ata_tags *t)
 {
-#ifdef SATASIM_PLANT_TAG_INTERNAL_OFF_BY_ONE
-    for (unsigned i = 0; i <= ata_tag_internal(t); i++) { /* planted: hands out EH's tag */
-#else
     for (unsigned i = 0; i < ata_tag_internal(t); i++) {
-#endif
         if (!(t->used & (1u << i))) {
             t->used |= 1u << i;
             return (int)i;
@@ -168,6 +164,10 @@ void ata_qc_free(struct ata_queued_cmd *qc)
         link->active_tag = ATA_TAG_NONE;
     }
     qc->flags = 0;
+#ifdef SATASIM_PLANT_INTERNAL_TAG_LEAK_ON_ERROR
+    if (ata_tag_internal(&ap->tags) == qc->tag && qc->err_mask)
+        return; /* planted: a failed internal command's tag is never reused */
+#endif
     ata_tag_put(&ap->tags, qc->tag);
 }
 

@@ -171,10 +171,8 @@ retry:
     ata_lock(h);
     memset(&link->eh_info, 0, sizeof(link->eh_info));
     /* a fan-out link's reset leaves the port live: what arrived meanwhile still counts */
-#ifndef SATASIM_PLANT_HOTPLUG_DURING_RESET_LOST
     if (ata_is_host_link(link))
-#endif
-        ap->pflags &= ~ATA_PFLAG_EH_PENDING; /* (planted: on fan-out links too) */
+        ap->pflags &= ~ATA_PFLAG_EH_PENDING;
     ata_unlock(h);
 
     {
@@ -242,6 +240,9 @@ fail:
 int ata_eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
                  ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
 {
+#ifdef SATASIM_PLANT_HOTPLUG_FLAG_CLEARED_BEFORE_RESET
+    link->eh_context.i.flags &= ~(unsigned)ATA_EHI_HOTPLUGGED; /* planted: before the reset */
+#endif
     int rc = eh_reset(link, classify, prereset, softreset, hardreset, postreset);
 
     link->eh_context.i.flags &= ~(unsigned)ATA_EHI_HOTPLUGGED;

@@ -453,7 +453,11 @@ static int pmp_check_events(struct ata_port *ap, int *tries)
 
         if (!(mask & (1u << i)))
             continue;
+#ifdef SATASIM_PLANT_PMP_EVENT_SERROR_NOT_CLEARED
+        if (sata_scr_read(link, SCR_ERROR, &serror)) /* planted: PSCR SError left set */
+#else
         if (sata_scr_read(link, SCR_ERROR, &serror) || sata_scr_write(link, SCR_ERROR, serror))
+#endif
             return -EIO;
         link->eh_context.i.serror |= serror;
         ata_ehi_hotplugged(&link->eh_context.i);
@@ -558,9 +562,7 @@ retry:
             goto pmp_fail;
         }
         if (!rc) {
-#ifndef SATASIM_PLANT_PMP_LINK_FAIL_RUNS_KEPT
-            link->fail_runs = 0; /* (planted: kept, so the link is disabled a flap later) */
-#endif
+            link->fail_runs = 0;
             continue;
         }
         if (++link->fail_runs < SATA_PMP_LINK_TRIES) {

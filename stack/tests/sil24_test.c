@@ -232,6 +232,45 @@ START_TEST(result_tf_from_lram)
 }
 END_TEST
 
+/* A chip whose DEV_RST never completes (PORT_CTRL_STAT keeps the bit, RDY never comes back):
+ * the hardreset gives the port one PORT_RST and a second DEV_RST, then fails ("hardreset
+ * failed (link not ready)", -EIO, as libata's sil24_hardreset) and leaves the port marked,
+ * so the next hardreset starts with a PORT_RST ("controller in dubious state"). */
+START_TEST(hardreset_dev_rst_stuck)
+{
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+    enum ata_dev_class cls = ATA_DEV_UNKNOWN;
+    const uint32_t ctrl = SIL24_PORT_BASE(0) + SIL24_PORT_CTRL_STAT;
+    unsigned dev_rst = 0, port_rst = 0;
+
+    regs(&p, PCIX_CTRL);
+    h = sil24_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    ap = &h->ports[0];
+    p.n_wlog = 0;
+    ck_assert_int_eq(ap->ops->hardreset(&ap->link, &cls, p.now + 10ull * 1000 * 1000 * 1000), -EIO);
+    for (unsigned i = 0; i < p.n_wlog; i++) {
+        if (p.wlog_off[i] != ctrl)
+            continue;
+        dev_rst += p.wlog_val[i] == SIL24_CS_DEV_RST;
+        port_rst += p.wlog_val[i] == SIL24_CS_PORT_RST;
+    }
+    ck_assert_uint_eq(dev_rst, 1);   /* the PORT_RST never got RDY back: no second DEV_RST */
+    ck_assert_uint_eq(port_rst, 1);
+    ck_assert_uint_eq(fake_count(&p, "sil24.port_rst"), 1);
+    ck_assert_str_eq(fake_find(&p, "eh.hardreset_failed")->msg, "hardreset failed (link not ready)");
+
+    /* the next hardreset starts with the PORT_RST, which fails the same way */
+    ck_assert_int_eq(ap->ops->hardreset(&ap->link, &cls, p.now + 10ull * 1000 * 1000 * 1000), -EIO);
+    ck_assert_uint_eq(fake_count(&p, "sil24.port_rst"), 3);
+    ck_assert_str_eq(fake_find_nth(&p, "eh.hardreset_failed", 1)->msg,
+                     "hardreset failed (timeout waiting for port ready)");
+    ata_host_destroy(h);
+}
+END_TEST
+
 Suite *sil24_suite(void)
 {
     Suite *s = suite_create("sil24");
@@ -244,6 +283,7 @@ Suite *sil24_suite(void)
     tcase_add_test(tc, prb_flags_and_nodata);
     tcase_add_test(tc, cmd_err_decode);
     tcase_add_test(tc, result_tf_from_lram);
+    tcase_add_test(tc, hardreset_dev_rst_stuck);
     suite_add_tcase(s, tc);
     return s;
 }
