@@ -9,7 +9,8 @@ What differs on a SiI3124 (as Linux's sata_sil24 drives it):
   * 3.0 Gbps PHY: links negotiate down to Gen2; a speed-down therefore goes 3.0 -> 1.5 Gbps
     (AHCI: 6.0 -> 3.0), and the "limiting SATA link speed to" line follows;
   * UDMA/100 host mask (ATA_UDMA5);
-  * NCQ depth 30 (31 slots, one kept for internal commands: "depth 30/32"; AHCI 31);
+  * NCQ depth 31 (31 slots, all for NCQ: "depth 31/32"; AHCI 32 under libata-modern, whose
+    internal commands borrow slot 0, 31 under libata-2006, which keeps tag 31 for them);
   * its reset path leaves SControl 0.
 
 What differs on an ICH/PIIX in IDE mode (as Linux's ata_piix drives it):
@@ -62,19 +63,19 @@ GEN_SPEED = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}
 UDMA_NAMES = {5: "UDMA/100", 6: "UDMA/133"}
 
 CONTROLLERS = {
-    "ahci": {"block": None, "max_gen": 3, "max_udma": 6, "ncq_depth": 31, "model_src": "ahci0",
+    "ahci": {"block": None, "max_gen": 3, "max_udma": 6, "ncq_depth": 32, "model_src": "ahci0",
              "log": []},
     "sil24": {
         "block": lambda ports: {"type": "sil24", "ports": ports},
         "max_gen": 2,
         "max_udma": 5,
-        "ncq_depth": 30,
+        "ncq_depth": 31,
         "log": [
             (r"SATA link up 6\.0 Gbps", "SATA link up 3.0 Gbps"),
             (r"\(SStatus 1(\d)3 SControl 300\)",
              lambda m: "(SStatus 1%d3 SControl 0)" % min(int(m.group(1)), 2)),
             (r"UDMA/133", "UDMA/100"),
-            (r"depth 32/32", "depth 30/32"),
+            (r"NCQ \(depth 32\)", "NCQ (depth 31/32)"),
         ],
         "model_src": "sil24_0",
     },

@@ -31,7 +31,7 @@ def render_log(path) -> str:
     host, out = "", []
     for rec in iter_trace(path):
         if rec["src"] == "harness" and rec["ev"] == "run.start":
-            host = str(rec["f"].get("controller", ""))
+            host = str(rec["f"].get("log_prefix", rec["f"].get("controller", "")))
         line = log_line(rec, host)
         if line is not None:
             out.append(line)
@@ -76,7 +76,7 @@ def build_lanes(records):
         t, ev, cls, src = rec["t_ns"], rec["ev"], rec["cls"], rec["src"]
         t_end = max(t_end, t)
         if src == "harness" and ev == "run.start":
-            host = str(rec["f"].get("controller", ""))
+            host = str(rec["f"].get("log_prefix", rec["f"].get("controller", "")))
         line = log_line(rec, host)
         if line is not None:
             log.append(line)

@@ -196,3 +196,45 @@ def test_read_dma_28bit_when_the_range_fits(io_run):
     # 300000000 = 0x11e1a300 is beyond 28 bits
     assert [l for l in log if re.match(STAMP + r"ata3\.00: failed command: READ DMA EXT$", l)], log
     assert [l for l in log if re.match(STAMP + r"ata3\.00: cmd 25/00:08:00:a3:e1/00:00:11:00:00/e0 tag \d+ dma 4096 in$", l)]
+
+
+NCQ = """
+name: parity-ncq-{ctl}-{policy}
+seed: 10
+controller: {{type: {ctl}, ports: 1}}
+host: {{eh_policy: {policy}}}
+devices:
+  - {{port: 0, capacity: 1g}}
+workload:
+  - {{device: 0, op: read, pattern: random, block: 4k, qd: 32, count: 200, mode: ncq,
+     region: {{start: 0, length: 4m}}}}
+"""
+
+
+@pytest.mark.parametrize("ctl,policy,line,peak", [
+    ("ahci", "libata-modern", "NCQ (depth 32)", 32),
+    ("ahci", "libata-2006", "NCQ (depth 31/32)", 31),
+    ("sil24", "libata-modern", "NCQ (depth 31/32)", 31),
+    ("sil24", "libata-2006", "NCQ (depth 31/32)", 31),
+])
+def test_ncq_depth_line_and_queue(ctl, policy, line, peak, write_scenario, tmp_path):
+    # libata-core.c ata_dev_config_ncq: hdepth = min(ap->scsi_host->can_queue, ATA_MAX_QUEUE)
+    # (2.6.18: ATA_MAX_QUEUE - 1, the internal tag), then
+    #   if (hdepth >= ddepth) "NCQ (depth %d)" ddepth  else "NCQ (depth %d/%d)" hdepth, ddepth.
+    # Since 4.18 the internal command has a tag beyond the 32 (its hw_tag is 0), so a 32-slot
+    # AHCI host queues 32; sata_sil24 has 31 slots (can_queue 31) under both.
+    name = f"parity-ncq-{ctl}-{policy}"
+    path = write_scenario(NCQ.format(ctl=ctl, policy=policy))
+    out = tmp_path / "out"
+    result = run([path], out, "--trace-cmds", "on")
+    assert result.returncode == 0, result.stdout + result.stderr
+    log = (out / name / "satasim.log").read_text().splitlines()
+    assert [l for l in log if re.match(STAMP + r"ata1\.00: \d+ sectors, multi \d+: LBA48 " + re.escape(line) + "$", l)], log[:8]
+    outstanding, most = set(), 0
+    for rec in load_trace(out, name):
+        if rec.get("ev") == "qc.issue" and rec["f"]["cmd"] == "0x60":
+            outstanding.add(rec["f"]["tag"])
+            most = max(most, len(outstanding))
+        elif rec.get("ev") == "qc.done" and rec["f"]["cmd"] == "0x60":
+            outstanding.discard(rec["f"]["tag"])
+    assert most == peak

@@ -35,11 +35,11 @@ def test_probe_on_qemu(qemu_run):
     assert devs[2]["firmware"] == "HDD2.1" and devs[2]["sectors"] == 1953525168
     assert devs[5]["sectors"] == 2097152
     for d in devs.values():
-        assert d["lba48"] and d["ncq"] and d["ncq_depth"] == 31 and d["max_sectors"] == 65535
+        assert d["lba48"] and d["ncq"] and d["ncq_depth"] == 32 and d["max_sectors"] == 65535
         assert d["link_gen"] == 1  # QEMU's AHCI is Gen1 only
     log = (out / "qemu-probe-3port" / "satasim.log").read_text()
     assert "QEMU q35 AHCI at 00:1f.2 8086:2922" in log
-    assert "ahci: AHCI 0001.0000 32 slots 6 ports 1.5 Gbps 0x3f impl SATA mode" in log
+    assert "ahci 0000:00:1f.2: AHCI 0001.0000 32 slots 6 ports 1.5 Gbps 0x3f impl SATA mode" in log
 
 
 @pytest.mark.parametrize("name,reads,writes", [

@@ -25,11 +25,12 @@ static void ata_port_init(struct ata_host *h, struct ata_port *ap, unsigned port
             link->device[d].class = ATA_DEV_UNKNOWN;
         }
     }
-    for (unsigned t = 0; t < ATA_MAX_QUEUE; t++) {
+    for (unsigned t = 0; t <= ATA_TAG_INTERNAL; t++) {
         ap->qcmd[t].ap = ap;
         ap->qcmd[t].tag = t;
+        ap->qcmd[t].hw_tag = t;
     }
-    ata_tags_init(&ap->tags, ATA_MAX_QUEUE);
+    ata_tags_init(&ap->tags, ATA_MAX_QUEUE, false);
 }
 
 static int ata_port_alloc_bufs(struct ata_port *ap)
@@ -278,7 +279,7 @@ void ata_host_stop(struct ata_host *h)
         struct ata_port *ap = &h->ports[i];
         struct ata_bio *bio;
 
-        for (unsigned t = 0; t < ATA_MAX_QUEUE; t++) {
+        for (unsigned t = 0; t <= ATA_TAG_INTERNAL; t++) {
             struct ata_queued_cmd *qc = &ap->qcmd[t];
 
             if (!(qc->flags & ATA_QCFLAG_ACTIVE))

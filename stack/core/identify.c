@@ -202,8 +202,9 @@ void ata_id_configure(const uint16_t *id, enum ata_dev_class cls, const struct a
     if (c->dev_ncq) {
         c->dev_depth = ata_id_queue_depth(id);
         c->host_depth = hc->ncq_depth;
+        c->ncq_not_used = hc->dev_noncq;
         /* NCQ needs a host queue and a DMA transfer mode */
-        c->ncq = c->host_depth > 0 && dma;
+        c->ncq = c->host_depth > 0 && dma && !c->ncq_not_used;
         if (c->ncq)
             c->ncq_depth = c->dev_depth < c->host_depth ? c->dev_depth : c->host_depth;
     }
@@ -234,7 +235,10 @@ void ata_config_size_line(const struct ata_dev_config *c, char *buf, size_t len)
                  c->multi_count, c->cyls, c->heads, c->sectors);
         return;
     }
-    if (c->dev_ncq) {
+    /* libata's ata_dev_config_ncq: a NONCQ horkage says so instead of the depths */
+    if (c->dev_ncq && c->ncq_not_used)
+        snprintf(ncq, sizeof(ncq), " NCQ (not used)");
+    else if (c->dev_ncq) {
         if (c->host_depth >= c->dev_depth)
             snprintf(ncq, sizeof(ncq), " NCQ (depth %u)", c->dev_depth);
         else

@@ -80,6 +80,7 @@ const char *ata_xfer_mode_name(uint8_t mode);
 struct ata_host_caps {
     unsigned ncq_depth; /* 0 = host without NCQ */
     unsigned xfer_mask;
+    bool dev_noncq;     /* the device's NCQ horkage (libata.force=noncq): "NCQ (not used)" */
 };
 
 /* Everything ata_dev_configure decides from IDENTIFY, before talking to the device. */
@@ -96,6 +97,7 @@ struct ata_dev_config {
     unsigned multi_count;            /* the count the stack wants */
     unsigned max_sectors;
     bool dev_ncq;                    /* device supports NCQ */
+    bool ncq_not_used;               /* ... but horkage NONCQ keeps it off */
     unsigned dev_depth, host_depth;
     bool ncq;                        /* NCQ in use */
     unsigned ncq_depth;
@@ -114,7 +116,6 @@ void ata_config_size_line(const struct ata_dev_config *c, char *buf, size_t len)
 int ata_tag_get(struct ata_tags *t);          /* lowest free normal tag or -1 */
 int ata_tag_get_internal(struct ata_tags *t); /* the reserved tag or -1 if busy */
 bool ata_tag_put(struct ata_tags *t, unsigned tag); /* false: not allocated */
-unsigned ata_tag_internal(const struct ata_tags *t);
 void ata_qc_issue(struct ata_queued_cmd *qc);            /* lock held */
 void ata_qc_complete(struct ata_queued_cmd *qc);         /* lock held */
 void ata_qc_free(struct ata_queued_cmd *qc);             /* lock held: release tag and state */

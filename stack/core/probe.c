@@ -126,12 +126,11 @@ int ata_dev_configure(struct ata_device *dev)
     const bool print = dev->link->eh_context.i.flags & ATA_EHI_PRINTINFO;
     /* libata.force: a transfer mode limit narrows what the host offers the device */
     const struct ata_host_caps hc = { .ncq_depth = ap->ncq_depth,
-                                      .xfer_mask = ata_force_xfermask(dev, ap->xfer_mask, print) };
+                                      .xfer_mask = ata_force_xfermask(dev, ap->xfer_mask, print),
+                                      .dev_noncq = ata_force_noncq(dev, print) };
     struct ata_dev_config c;
 
     ata_id_configure(dev->id, dev->class, &hc, &c);
-    if (ata_force_noncq(dev, print))
-        c.ncq = false;
     /* what EH took away stays away over revalidation */
     if (dev->xfer_limit && (c.xfer_mask & dev->xfer_limit) != c.xfer_mask && (c.xfer_mask & dev->xfer_limit)) {
         c.xfer_mask &= dev->xfer_limit;

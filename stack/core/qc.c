@@ -7,19 +7,27 @@
 
 /* ---- tags ---- */
 
-void ata_tags_init(struct ata_tags *t, unsigned n_tags)
+void ata_tags_init(struct ata_tags *t, unsigned n_slots, bool reserve_tag31)
 {
+    unsigned max = reserve_tag31 ? ATA_MAX_QUEUE - 1 : ATA_MAX_QUEUE;
+
     t->used = 0;
-    t->n_tags = n_tags;
+    t->n_tags = n_slots < max ? n_slots : max;
+    /* the slot beyond the normal tags if the HBA has one (2006 on 32 slots), else slot 0 */
+    t->int_hw = n_slots > t->n_tags ? n_slots - 1 : 0;
+    t->int_used = false;
 }
 
-unsigned ata_tag_internal(const struct ata_tags *t) { return t->n_tags - 1; }
+void ata_port_init_tags(struct ata_port *ap, unsigned n_slots)
+{
+    ata_tags_init(&ap->tags, n_slots, ap->host->eh_policy->internal_tag_reserved);
+}
 
 /* Lowest free tag first: with at most D commands queued every tag stays below D, which
  * keeps NCQ tags inside the device's queue depth. */
 int ata_tag_get(struct ata_tags *t)
 {
-    for (unsigned i = 0; i < ata_tag_internal(t); i++) {
+    for (unsigned i = 0; i < t->n_tags; i++) {
         if (!(t->used & (1u << i))) {
             t->used |= 1u << i;
             return (int)i;
@@ -30,16 +38,20 @@ int ata_tag_get(struct ata_tags *t)
 
 int ata_tag_get_internal(struct ata_tags *t)
 {
-    unsigned tag = ata_tag_internal(t);
-
-    if (t->used & (1u << tag))
+    if (t->int_used)
         return -1;
-    t->used |= 1u << tag;
-    return (int)tag;
+    t->int_used = true;
+    return ATA_TAG_INTERNAL;
 }
 
 bool ata_tag_put(struct ata_tags *t, unsigned tag)
 {
+    if (tag == ATA_TAG_INTERNAL) {
+        bool was = t->int_used;
+
+        t->int_used = false;
+        return was;
+    }
     if (tag >= t->n_tags || !(t->used & (1u << tag)))
         return false;
     t->used &= ~(1u << tag);
@@ -48,16 +60,13 @@ bool ata_tag_put(struct ata_tags *t, unsigned tag)
 
 /* ---- issue and completion ---- */
 
-bool ata_qc_is_internal(const struct ata_queued_cmd *qc)
-{
-    return qc->tag == ata_tag_internal(&qc->ap->tags);
-}
+bool ata_qc_is_internal(const struct ata_queued_cmd *qc) { return qc->tag == ATA_TAG_INTERNAL; }
 
 struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag)
 {
     struct ata_queued_cmd *qc;
 
-    if (tag >= ATA_MAX_QUEUE)
+    if (tag > ATA_TAG_INTERNAL)
         return NULL;
     qc = &ap->qcmd[tag];
     return (qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE ? qc : NULL;
@@ -110,7 +119,7 @@ void ata_qc_issue(struct ata_queued_cmd *qc)
     struct ata_port *ap = qc->ap;
     struct ata_link *link = qc->dev->link;
     struct ata_host *h = ap->host;
-    uint32_t bit = 1u << qc->tag;
+    uint32_t bit = 1u << qc->hw_tag;
     unsigned err;
 
     qc->flags = ATA_QCFLAG_ACTIVE;
@@ -148,7 +157,7 @@ void ata_qc_free(struct ata_queued_cmd *qc)
 {
     struct ata_port *ap = qc->ap;
     struct ata_link *link = qc->dev->link;
-    uint32_t bit = 1u << qc->tag;
+    uint32_t bit = 1u << qc->hw_tag;
 
     if (qc->timer) {
         ap->host->pops->timer_cancel(ap->host->plat, qc->timer);
@@ -238,12 +247,14 @@ int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active)
                     "illegal qc_active transition (%08x->%08x)", ap->qc_active, hw_active);
         return -EINVAL;
     }
-    for (unsigned tag = 0; done; tag++, done >>= 1) {
-        struct ata_queued_cmd *qc;
+    for (unsigned slot = 0; done; slot++, done >>= 1) {
+        struct ata_queued_cmd *qc = ata_qc_from_tag(ap, ATA_TAG_INTERNAL);
 
         if (!(done & 1))
             continue;
-        qc = ata_qc_from_tag(ap, tag);
+        /* qc_active is by controller slot: the internal command's is its hw_tag */
+        if (!qc || qc->hw_tag != slot)
+            qc = ata_qc_from_tag(ap, slot);
         if (qc)
             ata_qc_complete(qc);
 #ifdef SATASIM_PLANT_SDB_MULTI_TAG_LOST
@@ -324,6 +335,7 @@ unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
         return AC_ERR_SYSTEM;
     }
     qc = &ap->qcmd[tag];
+    qc->hw_tag = ap->tags.int_hw;
     qc->dev = dev;
     qc->bio = NULL;
     qc->complete_fn = NULL; /* the waiter below is woken by ata_qc_complete */

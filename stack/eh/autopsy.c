@@ -135,6 +135,15 @@ static void ata_eh_analyze_ncq_error(struct ata_link *link)
     if (err_mask) {
         const struct sata_trace_field f[] = { TF_INT("errno", -EIO), TF_HEX("err_mask", err_mask) };
 
+        /* libata since 5.16 (ata_read_log_page) names the log and page it could not read,
+         * on the device, before EH's own line */
+        if (!ap->host->eh_policy->report_style_2006) {
+            const struct sata_trace_field rf[] = { TF_HEX("log", ATA_LOG_SATA_NCQ), TF_HEX("page", 0),
+                                                   TF_HEX("err_mask", err_mask) };
+
+            ata_dev_ev(dev, ATA_EV("eh.read_log_failed", SATA_TC_DECISION, SATA_LOG_ERR, rf),
+                       "Read log 0x%02x page 0x%02x failed, Emask 0x%x", ATA_LOG_SATA_NCQ, 0, err_mask);
+        }
         ata_link_ev(link, ATA_EV("eh.ncq_log_failed", SATA_TC_DECISION, SATA_LOG_ERR, f),
                     "failed to read log page 10h (errno=%d)", -EIO);
         return;

@@ -22,10 +22,10 @@ static unsigned ata_do_link_abort(struct ata_port *ap, const struct ata_link *li
 {
     unsigned n = 0;
 
-    for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+    for (unsigned tag = 0; tag <= ATA_TAG_INTERNAL; tag++) { /* the internal command too */
         struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
 
-        if (!qc || !(ap->qc_active & (1u << tag)) || (link && qc->dev->link != link))
+        if (!qc || !(ap->qc_active & (1u << qc->hw_tag)) || (link && qc->dev->link != link))
             continue;
         qc->flags |= ATA_QCFLAG_FAILED;
         ata_qc_complete(qc);

@@ -190,7 +190,7 @@ static void hsm_complete(struct ata_port *ap, struct ata_queued_cmd *qc, bool po
     }
     if (polled)
         irq_on(ap);
-    ata_qc_complete_multiple(ap, ap->qc_active & ~(1u << qc->tag));
+    ata_qc_complete_multiple(ap, ap->qc_active & ~(1u << qc->hw_tag));
 }
 
 void ata_sff_hsm_move(struct ata_port *ap, struct ata_queued_cmd *qc, uint8_t status, bool polled)
@@ -645,7 +645,7 @@ int ata_sff_port_init(struct ata_port *ap, const struct ata_host_config *cfg, co
 {
     struct ata_sff_port *sp;
 
-    ata_tags_init(&ap->tags, 2);
+    ata_port_init_tags(ap, 1); /* one command at a time; EH's internal one runs in slot 0 too */
     ap->ncq_depth = 0;
     ap->xfer_mask = xfer_mask;
     ap->max_segs = ATA_SFF_MAX_SEGS;

@@ -54,6 +54,7 @@ static struct ata_queued_cmd *mk_qc(struct ata_port *ap, unsigned tag, unsigned 
     memset(qc, 0, sizeof(*qc));
     qc->ap = ap;
     qc->tag = tag;
+    qc->hw_tag = tag;
     qc->dev = &ap->pmp_link[link].device[0];
     ck_assert_int_eq(ata_bio_build_tf(qc->dev, &bio, tag, &qc->tf), 0);
     return qc;

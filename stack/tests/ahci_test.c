@@ -31,8 +31,8 @@ START_TEST(create_reads_caps)
     for (unsigned i = 0; i < 6; i++) {
         ck_assert(!(h->ports[i].flags & ATA_FLAG_DUMMY));
         ck_assert_uint_eq(h->ports[i].tags.n_tags, 32);
-        ck_assert_uint_eq(ata_tag_internal(&h->ports[i].tags), 31);
-        ck_assert_uint_eq(h->ports[i].ncq_depth, 31);
+        ck_assert_uint_eq(h->ports[i].tags.int_hw, 0); /* libata-modern: slot 0 for EH */
+        ck_assert_uint_eq(h->ports[i].ncq_depth, 32);
         ck_assert(h->ports[i].pflags & ATA_PFLAG_FROZEN);
         ck_assert_ptr_null(ata_host_device(h, i, -1, 0)); /* nothing probed yet */
     }
@@ -188,10 +188,11 @@ START_TEST(internal_cmd_refused_with_engine_stopped)
     h = ahci_host_create(&p, &fake_ops, NULL);
     ck_assert_ptr_nonnull(h);
     ap = &h->ports[0];
-    tag = ata_tag_internal(&ap->tags);
+    tag = ATA_TAG_INTERNAL;
     qc = &ap->qcmd[tag];
     qc->ap = ap;
     qc->tag = tag;
+    qc->hw_tag = ap->tags.int_hw;
     qc->dev = &ap->link.device[0];
     ata_tf_init(qc->dev, &qc->tf);
     qc->tf.command = ATA_CMD_PMP_READ;
@@ -206,7 +207,7 @@ START_TEST(internal_cmd_refused_with_engine_stopped)
     ck_assert_uint_eq(ap->ops->qc_issue(qc), 0);
     ck_assert_uint_eq(p.n_wlog, n_w + 1);
     ck_assert_uint_eq(p.wlog_off[n_w], AHCI_PORT_BASE(0) + PORT_CMD_ISSUE);
-    ck_assert_uint_eq(p.wlog_val[n_w], 1u << tag);
+    ck_assert_uint_eq(p.wlog_val[n_w], 1u << qc->hw_tag); /* the internal command's slot */
     ata_host_destroy(h);
 }
 END_TEST

@@ -90,6 +90,24 @@ START_TEST(flush_ext_only_at_or_above_2_28)
 }
 END_TEST
 
+/* libata-core.c ata_dev_config_ncq: if (dev->horkage & ATA_HORKAGE_NONCQ) "NCQ (not used)" */
+START_TEST(ncq_not_used_with_noncq_horkage)
+{
+    struct id_spec s = disk();
+    struct ata_host_caps hc = ahci_caps;
+    struct ata_dev_config c;
+    uint16_t id[ATA_ID_WORDS];
+    char line[160];
+
+    hc.dev_noncq = true;
+    build_id(id, &s);
+    ata_id_configure(id, ATA_DEV_ATA, &hc, &c);
+    ck_assert(c.dev_ncq && !c.ncq);
+    ata_config_size_line(&c, line, sizeof(line));
+    ck_assert_str_eq(line, "976773168 sectors, multi 16: LBA48 NCQ (not used)");
+}
+END_TEST
+
 START_TEST(lba28_disk)
 {
     struct id_spec s = disk();
@@ -248,6 +266,7 @@ Suite *identify_suite(void)
     tcase_add_test(tc, lba48_ncq_disk);
     tcase_add_test(tc, lba28_disk);
     tcase_add_test(tc, flush_ext_only_at_or_above_2_28);
+    tcase_add_test(tc, ncq_not_used_with_noncq_horkage);
     tcase_add_test(tc, lba48_bit_without_capacity_is_lba28);
     tcase_add_test(tc, ncq_depth_rules);
     tcase_add_test(tc, mode_selection);

@@ -3,16 +3,18 @@
 
 #include "tests.h"
 
-START_TEST(tags_32)
+/* libata-2006: tag 31 is EH's (ATA_TAG_INTERNAL was ATA_MAX_QUEUE - 1), 31 tags for I/O */
+START_TEST(tags_32_reserved)
 {
     struct ata_tags t;
 
-    ata_tags_init(&t, 32);
-    ck_assert_uint_eq(ata_tag_internal(&t), ATA_TAG_INTERNAL);
+    ata_tags_init(&t, 32, true);
+    ck_assert_uint_eq(t.n_tags, 31);
+    ck_assert_uint_eq(t.int_hw, 31);
     for (int i = 0; i < 31; i++)
         ck_assert_int_eq(ata_tag_get(&t), i);
     ck_assert_int_eq(ata_tag_get(&t), -1); /* normal tags exhausted, 31 stays reserved */
-    ck_assert_int_eq(ata_tag_get_internal(&t), 31);
+    ck_assert_int_eq(ata_tag_get_internal(&t), ATA_TAG_INTERNAL);
     ck_assert_int_eq(ata_tag_get_internal(&t), -1);
 
     ck_assert(ata_tag_put(&t, 17));
@@ -22,11 +24,26 @@ START_TEST(tags_32)
     ck_assert_int_eq(ata_tag_get(&t), 17);
     ck_assert_int_eq(ata_tag_get(&t), -1);
 
-    ck_assert(ata_tag_put(&t, 31));
     ck_assert(!ata_tag_put(&t, 31));
-    ck_assert(!ata_tag_put(&t, 32));
+    ck_assert(ata_tag_put(&t, ATA_TAG_INTERNAL));
+    ck_assert(!ata_tag_put(&t, ATA_TAG_INTERNAL));
     ck_assert(!ata_tag_put(&t, 1000));
-    ck_assert_int_eq(ata_tag_get_internal(&t), 31);
+    ck_assert_int_eq(ata_tag_get_internal(&t), ATA_TAG_INTERNAL);
+}
+END_TEST
+
+/* libata-modern (4.18+): all 32 tags serve I/O, the internal command borrows slot 0 */
+START_TEST(tags_32_all_for_io)
+{
+    struct ata_tags t;
+
+    ata_tags_init(&t, 32, false);
+    ck_assert_uint_eq(t.n_tags, 32);
+    ck_assert_uint_eq(t.int_hw, 0);
+    for (int i = 0; i < 32; i++)
+        ck_assert_int_eq(ata_tag_get(&t), i);
+    ck_assert_int_eq(ata_tag_get(&t), -1);
+    ck_assert_int_eq(ata_tag_get_internal(&t), ATA_TAG_INTERNAL);
 }
 END_TEST
 
@@ -34,12 +51,18 @@ START_TEST(tags_fewer_slots)
 {
     struct ata_tags t;
 
-    ata_tags_init(&t, 16);
-    ck_assert_uint_eq(ata_tag_internal(&t), 15);
-    for (int i = 0; i < 15; i++)
+    /* a 31-slot chip (sil24) keeps all its slots under either profile: 2.6.18's sil24_tag()
+     * ran the internal tag 31 in slot 0 */
+    for (int reserve = 0; reserve < 2; reserve++) {
+        ata_tags_init(&t, 31, reserve);
+        ck_assert_uint_eq(t.n_tags, 31);
+        ck_assert_uint_eq(t.int_hw, 0);
+    }
+    ata_tags_init(&t, 16, false);
+    for (int i = 0; i < 16; i++)
         ck_assert_int_eq(ata_tag_get(&t), i);
     ck_assert_int_eq(ata_tag_get(&t), -1);
-    ck_assert_int_eq(ata_tag_get_internal(&t), 15);
+    ck_assert_int_eq(ata_tag_get_internal(&t), ATA_TAG_INTERNAL);
     ck_assert(!ata_tag_put(&t, 16));
 }
 END_TEST
@@ -72,7 +95,8 @@ Suite *qc_suite(void)
     Suite *s = suite_create("qc");
     TCase *tc = tcase_create("tags");
 
-    tcase_add_test(tc, tags_32);
+    tcase_add_test(tc, tags_32_reserved);
+    tcase_add_test(tc, tags_32_all_for_io);
     tcase_add_test(tc, tags_fewer_slots);
     tcase_add_test(tc, internal_timeouts);
     suite_add_tcase(s, tc);

@@ -21,7 +21,8 @@ START_TEST(sil_create_lays_out_two_sff_channels)
     for (unsigned i = 0; i < 2; i++) {
         struct ata_port *ap = &h->ports[i];
 
-        ck_assert_uint_eq(ap->tags.n_tags, 2); /* one command, and EH's internal tag */
+        ck_assert_uint_eq(ap->tags.n_tags, 1); /* one command at a time */
+        ck_assert_uint_eq(ap->tags.int_hw, 0); /* EH's internal command runs in the same slot */
         ck_assert_uint_eq(ap->ncq_depth, 0);
         ck_assert_uint_eq(ata_sff(ap)->io.cmd, sil_port[i].tf);
         ck_assert_uint_eq(ata_sff(ap)->io.ctl, sil_port[i].ctl);

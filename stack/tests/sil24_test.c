@@ -33,8 +33,8 @@ START_TEST(create_pcix_applies_errata_fix)
     ck_assert_uint_eq(ata_host_n_ports(h), 4);
     for (unsigned i = 0; i < 4; i++) {
         ck_assert_uint_eq(h->ports[i].tags.n_tags, 31);
-        ck_assert_uint_eq(ata_tag_internal(&h->ports[i].tags), 30);
-        ck_assert_uint_eq(h->ports[i].ncq_depth, 30);
+        ck_assert_uint_eq(h->ports[i].tags.int_hw, 0);
+        ck_assert_uint_eq(h->ports[i].ncq_depth, 31);
         ck_assert_uint_eq(h->ports[i].max_segs, SIL24_MAX_SGE);
         ck_assert_ptr_nonnull(fake_nth_alloc(&p, SIL24_PORT_PRIV_DMA_SZ, i));
     }

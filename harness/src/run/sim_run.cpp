@@ -32,6 +32,18 @@ namespace satasim::harness {
 
 namespace {
 
+// The prefix of the controller's own log lines, as the kernel's dev_info(&pdev->dev, ...)
+// prints them: driver name and a PCI address. The addresses are fixed per controller type
+// (one controller per scenario): AHCI as the ICH/Q35 function at 00:1f.2 (where QEMU's q35
+// has its AHCI too), the SiI3124 as an add-in card on the first bus behind a root port.
+std::string controller_log_prefix(const std::string &type) {
+    if (type == "ahci")
+        return "ahci 0000:00:1f.2";
+    if (type == "sil24")
+        return "sata_sil24 0000:01:00.0";
+    return type;
+}
+
 constexpr int kThreadStack = 4 << 20; // the stack's code runs on these (ASan needs room)
 
 // host.force into the stack's entries (the packed transfer-mode bit of ata_proto.h).
@@ -104,6 +116,7 @@ void SimController::main_thread() {
                        {{"scenario", TraceValue::str(sc_.name)},
                         {"seed", TraceValue::integer(int64_t(sc_.seed))},
                         {"controller", TraceValue::str(sc_.controller.type)},
+                        {"log_prefix", TraceValue::str(controller_log_prefix(sc_.controller.type))},
                         {"ports", TraceValue::integer(sc_.controller.ports)},
                         {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}});
     if (!sc_.host.stack) {
@@ -470,7 +483,7 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
         return 1;
     }
 
-    sink.set_host_name(sc.controller.type);
+    sink.set_host_name(controller_log_prefix(sc.controller.type));
     for (const DeviceSpec &d : sc.devices) {
         sink.set_component_address("link" + std::to_string(d.port), int(d.port), -1);
         sink.set_component_address("disk" + std::to_string(d.port), int(d.port), 0);

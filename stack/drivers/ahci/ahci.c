@@ -385,7 +385,7 @@ static void ahci_port_stop(struct ata_port *ap)
 static void ahci_qc_prep(struct ata_queued_cmd *qc)
 {
 
-    ahci_build_cmd(qc->ap, qc->tag, &qc->tf, true,
+    ahci_build_cmd(qc->ap, qc->hw_tag, &qc->tf, true,
                    (qc->tf.flags & ATA_TFLAG_WRITE) ? AHCI_CMD_WRITE : 0, qc->sg, qc->n_sg,
                    qc->nbytes, ata_qc_pmp_port(qc));
 }
@@ -415,8 +415,8 @@ static unsigned ahci_qc_issue(struct ata_queued_cmd *qc)
         return AC_ERR_SYSTEM;
     ahci_fbs_set_dev(ap, ata_qc_pmp_port(qc));
     if (ata_is_ncq(&qc->tf))
-        pwrite(ap, PORT_SCR_ACT, 1u << qc->tag);
-    pwrite(ap, PORT_CMD_ISSUE, 1u << qc->tag);
+        pwrite(ap, PORT_SCR_ACT, 1u << qc->hw_tag);
+    pwrite(ap, PORT_CMD_ISSUE, 1u << qc->hw_tag);
     pread(ap, PORT_CMD_ISSUE); /* flush */
     return 0;
 }
@@ -980,8 +980,8 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
     for (unsigned i = 0; i < n_ports; i++) {
         struct ata_port *ap = &h->ports[i];
 
-        ata_tags_init(&ap->tags, n_tags);
-        ap->ncq_depth = (cap & HOST_CAP_NCQ) && !cfg->no_ncq ? n_tags - 1 : 0;
+        ata_port_init_tags(ap, n_tags);
+        ap->ncq_depth = (cap & HOST_CAP_NCQ) && !cfg->no_ncq ? ap->tags.n_tags : 0;
         /* PIO0-4, UDMA/16-UDMA/133 (mode setting has no wire effect on SATA) */
         ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7fu << ATA_SHIFT_UDMA);
         ap->max_segs = AHCI_MAX_SG;

@@ -3,7 +3,7 @@
  * slot activation registers, the interrupt handler (slot status + PORT_CMD_ERR), freeze and
  * thaw through the port interrupt enable registers, DEV_RST hardreset, SRST-PRB softreset,
  * and the PCI-X completion-interrupt-loss workaround (IRQ_WOC, clear COMPLETE before the
- * slot status is read). Command slot = tag. */
+ * slot status is read). Command slot = the qc's hw_tag (its tag; slot 0 for EH's internal one). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +322,7 @@ static void sil24_qc_prep(struct ata_queued_cmd *qc)
     struct ata_port *ap = qc->ap;
     unsigned pmp = ata_qc_pmp_port(qc);
     uint64_t bus;
-    uint8_t *blk = cmd_block(ap, qc->tag, &bus);
+    uint8_t *blk = cmd_block(ap, qc->hw_tag, &bus);
     uint8_t fis[20];
     uint16_t ctrl, prot;
     int n;
@@ -332,15 +332,15 @@ static void sil24_qc_prep(struct ata_queued_cmd *qc)
     n = sil24_fill_prb(blk, ctrl, prot, fis, qc->sg, qc->n_sg, qc->nbytes);
     if (n < 0) /* the core validated against the same limits */
         n = sil24_fill_prb(blk, ctrl, prot, fis, NULL, 0, 0);
-    sync_dev(ap, qc->tag, SIL24_PRB_SZ + (size_t)n * SIL24_SGE_SZ);
+    sync_dev(ap, qc->hw_tag, SIL24_PRB_SZ + (size_t)n * SIL24_SGE_SZ);
 }
 
 static unsigned sil24_qc_issue(struct ata_queued_cmd *qc)
 {
     uint64_t bus;
 
-    cmd_block(qc->ap, qc->tag, &bus);
-    activate(qc->ap, qc->tag, bus);
+    cmd_block(qc->ap, qc->hw_tag, &bus);
+    activate(qc->ap, qc->hw_tag, bus);
     return 0;
 }
 
@@ -351,7 +351,7 @@ static void sil24_qc_fill_rtf(struct ata_queued_cmd *qc)
 {
     uint8_t fis[20];
 
-    read_lram_fis(qc->ap, qc->tag, fis);
+    read_lram_fis(qc->ap, qc->hw_tag, fis);
     switch (fis[0]) {
     case 0x34: /* Register D2H */
     case 0x5f: /* PIO Setup, status = E_Status */
@@ -804,8 +804,8 @@ struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_pl
     for (unsigned i = 0; i < SIL24_N_PORTS; i++) {
         struct ata_port *ap = &h->ports[i];
 
-        ata_tags_init(&ap->tags, SIL24_N_SLOTS);
-        ap->ncq_depth = cfg->no_ncq ? 0 : SIL24_N_SLOTS - 1;
+        ata_port_init_tags(ap, SIL24_N_SLOTS);
+        ap->ncq_depth = cfg->no_ncq ? 0 : ap->tags.n_tags;
         ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7u << ATA_SHIFT_MWDMA) | (0x3fu << ATA_SHIFT_UDMA);
         ap->max_segs = SIL24_MAX_SGE;
         ap->seg_max_bytes = SIL24_SGE_MAX_BYTES;

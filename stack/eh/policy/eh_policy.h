@@ -118,6 +118,9 @@ struct ata_eh_policy {
     /* report: 2006's one-line "tag N cmd 0x.. Emask .." per command and "(desc)", else the
      * 4.x "failed command:" / cmd / res / status / error blocks and the SError line */
     bool report_style_2006;
+    /* tag 31 is EH's (2.6.18: ATA_TAG_INTERNAL = 31, NCQ depth 31/32); else internal
+     * commands have a tag beyond the 32 and borrow slot 0 (4.18+: NCQ depth 32) */
+    bool internal_tag_reserved;
 
     /* retries above EH */
     unsigned max_retries;

@@ -75,6 +75,7 @@ const struct ata_eh_policy ata_eh_policy_libata2006 = {
     .recover_idle_pause_ms = 500,
     .enodev_zero_tries = true,
     .report_style_2006 = true,
+    .internal_tag_reserved = true,
     .max_retries = 5,
     .worth_retry = worth_retry_2006,
 };

@@ -77,6 +77,7 @@ const struct ata_eh_policy ata_eh_policy_modern = {
     .recover_idle_pause_ms = 500,
     .enodev_zero_tries = false,
     .report_style_2006 = false,
+    .internal_tag_reserved = false,
     .max_retries = 5,
     .worth_retry = worth_retry_modern,
 };

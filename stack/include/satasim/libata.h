@@ -26,7 +26,9 @@
 /* ---- limits ---- */
 enum {
     ATA_MAX_QUEUE = 32,
-    ATA_TAG_INTERNAL = ATA_MAX_QUEUE - 1, /* reserved for EH commands on a 32-slot HBA */
+    /* EH's internal command: a tag of its own beyond the 32 (its qcmd[] entry); the
+     * controller slot it runs in is ata_tags.int_hw (qc->hw_tag), as libata's since 4.18 */
+    ATA_TAG_INTERNAL = ATA_MAX_QUEUE,
     ATA_MAX_DEVICES = 1,                  /* per link: SATA has one; PMP adds links */
     ATA_EH_DESC_LEN = 80,
     ATA_ERING_SIZE = 32,
@@ -189,7 +191,8 @@ struct ata_link {
 struct ata_queued_cmd {
     struct ata_port *ap;
     struct ata_device *dev;
-    unsigned tag;
+    unsigned tag;            /* software tag; ATA_TAG_INTERNAL for EH's internal command */
+    unsigned hw_tag;         /* the controller's command slot (= tag but for the internal one) */
     unsigned flags;
     struct ata_taskfile tf;
     struct ata_taskfile result_tf;
@@ -207,10 +210,13 @@ struct ata_queued_cmd {
     void (*complete_fn)(struct ata_queued_cmd *qc);
 };
 
-/* Tag allocator: n tags, the last one reserved for internal commands. */
+/* Tag allocator: n_tags normal tags (0..n_tags-1, the NCQ depth the host offers) and the
+ * internal command's, which runs in controller slot int_hw (ata_port_init_tags). */
 struct ata_tags {
     uint32_t used;
     unsigned n_tags;
+    unsigned int_hw;
+    bool int_used;
 };
 
 struct ata_bio_queue {
@@ -292,7 +298,7 @@ struct ata_port {
     uint32_t pmp_gscr[3];     /* product, revision, port info as read at attach */
     uint32_t pmp_feat, pmp_feat_en;
     unsigned pmp_quirks;
-    struct ata_queued_cmd qcmd[ATA_MAX_QUEUE];
+    struct ata_queued_cmd qcmd[ATA_MAX_QUEUE + 1]; /* + the internal command's */
     struct ata_tags tags;
     uint32_t qc_active;
     uint64_t qc_seq;
@@ -445,10 +451,15 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
 struct ata_host *ata_host_create_failed(struct ata_host *h, const char *event, const char *msg);
 
 /* ---- qc.c: tags and completion (lock held) ---- */
-void ata_tags_init(struct ata_tags *t, unsigned n_tags);
+/* The LLD's command slots (at create): under libata-modern every slot serves NCQ and an
+ * internal command borrows slot 0 (it runs alone); libata-2006 keeps tag 31 for it, so a
+ * 32-slot HBA offers 31 tags ("NCQ (depth 31/32)"), and a 31-slot one (sil24) runs it in
+ * slot 0 as 2.6.18's sil24_tag() did. */
+void ata_port_init_tags(struct ata_port *ap, unsigned n_slots);
+void ata_tags_init(struct ata_tags *t, unsigned n_slots, bool reserve_tag31);
 int ata_qc_complete_multiple(struct ata_port *ap, uint32_t hw_active); /* -EINVAL: HSM violation */
 struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag); /* active, not failed */
-bool ata_qc_is_internal(const struct ata_queued_cmd *qc); /* on the reserved tag: EH's own command */
+bool ata_qc_is_internal(const struct ata_queued_cmd *qc); /* EH's own command (ATA_TAG_INTERNAL) */
 
 /* ---- bio.c: scatter/gather, deferral, the port's queue ---- */
 /* Walks the first nbytes of a scatter/gather list in pieces of at most seg_max bytes,
