@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/registry.h"
+#include "fuzz/fuzz_cli.h"
 #include "run/runner.h"
 #include "scenario/scenario_parser.h"
 #include "run/sim_run.h"
@@ -26,6 +27,7 @@ const char kUsage[] =
     "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
     "                   [--backend systemc|qemu] [--vcd FILE] [--vcd-signals LIST] [--vcd-ports LIST]\n"
     "       satasim check PATH...\n"
+    "       satasim fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ... (docs/fuzzing.md)\n"
     "       satasim --help\n"
     "\n"
     "Runs SATA scenarios: the satasim driver stack against SystemC models of an AHCI\n"
@@ -346,6 +348,8 @@ int cli_main(int argc, char **argv) {
         return cmd_check(r);
     if (cmd == "run-one")
         return cmd_run_one(r);
+    if (int rc = fuzz::fuzz_command(cmd, {r.args.begin() + 1, r.args.end()}); rc >= 0)
+        return rc;
     return usage_error("unknown command '" + cmd + "'");
 }
 
