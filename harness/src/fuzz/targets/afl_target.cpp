@@ -11,19 +11,18 @@
 #ifndef __AFL_FUZZ_TESTCASE_LEN
 // A plain compiler (not afl-clang-fast): the same program on stdin, one input.
 #include <unistd.h>
-#include <vector>
-static std::vector<unsigned char> g_stdin;
+static unsigned char g_stdin[1 << 20]; // a fixed buffer: the loop below keeps its address
+static size_t g_stdin_len = 0;
 #define __AFL_FUZZ_INIT() void afl_stdin_unused()
 #define __AFL_INIT() do {} while (0)
-#define __AFL_FUZZ_TESTCASE_BUF (g_stdin.data())
-#define __AFL_FUZZ_TESTCASE_LEN (g_stdin.size())
+#define __AFL_FUZZ_TESTCASE_BUF (g_stdin)
+#define __AFL_FUZZ_TESTCASE_LEN (g_stdin_len)
 static bool afl_loop_once() {
     static bool done = false;
     if (done)
         return false;
-    unsigned char b[4096];
-    for (ssize_t n; (n = read(0, b, sizeof b)) > 0;)
-        g_stdin.insert(g_stdin.end(), b, b + n);
+    for (ssize_t n; g_stdin_len < sizeof g_stdin && (n = read(0, g_stdin + g_stdin_len, sizeof g_stdin - g_stdin_len)) > 0;)
+        g_stdin_len += size_t(n);
     return done = true;
 }
 #define __AFL_LOOP(n) afl_loop_once()
