@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/registry.h"
+#include "fuzz/fuzz_cli.h"
 #include "run/runner.h"
 #include "scenario/scenario_parser.h"
 #include "run/sim_run.h"
@@ -28,6 +29,7 @@ const char kUsage[] =
     "                   [--backend systemc|qemu] [--vcd FILE] [--vcd-signals LIST] [--vcd-ports LIST]\n"
     "       satasim check PATH...\n"
     "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
+    "       satasim fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ... (docs/fuzzing.md)\n"
     "       satasim --help\n"
     "\n"
     "Runs SATA scenarios: the satasim driver stack against SystemC models of an AHCI\n"
@@ -371,6 +373,8 @@ int cli_main(int argc, char **argv) {
         return cmd_run_one(r);
     if (cmd == "import-dmesg")
         return cmd_import_dmesg(r);
+    if (int rc = fuzz::fuzz_command(cmd, {r.args.begin() + 1, r.args.end()}); rc >= 0)
+        return rc;
     return usage_error("unknown command '" + cmd + "'");
 }
 

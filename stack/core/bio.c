@@ -209,14 +209,17 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
 
 /* ---- deferral and issue ---- */
 
-/* An NCQ command waits while a non-NCQ command is active (or the device queue is full);
- * a non-NCQ command waits while anything is active. */
+/* An NCQ command waits while a non-NCQ command is active, the device queue is full, or its
+ * tag is beyond the device's queue depth (the tag pool is the port's, shared by the links
+ * behind a port multiplier: a shallow disk waits for a tag below its depth, as ACS's FPDMA
+ * TAG rule requires); a non-NCQ command waits while anything is active. */
 bool ata_std_qc_defer(const struct ata_queued_cmd *qc)
 {
     const struct ata_link *link = qc->dev->link;
 
     if (ata_is_ncq(&qc->tf))
-        return link->active_tag != ATA_TAG_NONE || link->nr_ncq >= qc->dev->ncq_depth;
+        return link->active_tag != ATA_TAG_NONE || link->nr_ncq >= qc->dev->ncq_depth ||
+               qc->tag >= qc->dev->ncq_depth;
     return link->active_tag != ATA_TAG_NONE || link->sactive;
 }
 

@@ -72,9 +72,13 @@ std::vector<ata_force_param> to_stack_force(const std::vector<ForceOption> &opts
 class SimController : public sc_core::sc_module {
   public:
     SC_HAS_PROCESS(SimController);
+    // stop_at_end: the run's end stops the simulation (sc_stop); else the caller's step
+    // loop sees finished() and the simulation stays paused (its processes can still be
+    // ended, fuzz/sim_context.h).
     SimController(sc_core::sc_module_name name, const Scenario &sc, PlatformBinding &binding, TraceSink &sink,
-                  RunReport &report, Topology *topo)
-        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report), topo_(topo) {
+                  RunReport &report, Topology *topo, bool stop_at_end)
+        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report), topo_(topo),
+          stop_at_end_(stop_at_end) {
         SC_THREAD(main_thread);
         set_stack_size(kThreadStack);
     }
@@ -95,7 +99,8 @@ class SimController : public sc_core::sc_module {
     void end() {
         finished_ = true;
         report_.sim_time_ns = binding_.now_ns();
-        sc_core::sc_stop();
+        if (stop_at_end_)
+            sc_core::sc_stop();
     }
 
     const Scenario &sc_;
@@ -103,6 +108,7 @@ class SimController : public sc_core::sc_module {
     TraceSink &sink_;
     RunReport &report_;
     Topology *topo_; // backend systemc: the models (null on QEMU)
+    const bool stop_at_end_;
     bool finished_ = false;
     std::string phase_ = "elaboration";
     ata_host *host_ = nullptr;
@@ -452,35 +458,83 @@ std::string temp_dir_name(const std::string &name, long pid) {
     return "." + name + ".tmp-" + std::to_string(pid);
 }
 
-int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
+// The objects that ran a simulation, in the order they are torn down (the controller
+// thread's module first, then the models and the platform, then the trace writers).
+struct SimRun::Objects {
+    std::unique_ptr<TraceSink> sink;
+    std::unique_ptr<VcdWriter> vcd;
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<SimController> ctl;
+    ~Objects() {
+        ctl.reset();
+        backend.reset();
+        vcd.reset();
+        sink.reset();
+    }
+};
+
+SimRun::SimRun() = default;
+SimRun::~SimRun() = default;
+
+namespace {
+
+// sc_start in single steps (one delta cycle, or one advance of time to the next event),
+// counting them: a run that takes more than max_steps is stopped (a livelock, also one in
+// zero simulated time). The same processes run in the same order as under one sc_start.
+void run_stepped(uint64_t limit_ps, uint64_t max_steps, SimController &ctl, const bool &aborted, SimRun &run) {
+    using namespace sc_core;
+    sc_simcontext *ctx = sc_get_curr_simcontext();
+    while (!ctl.finished() && !aborted && sc_get_status() != SC_STOPPED) {
+        if (run.steps >= max_steps) {
+            run.step_watchdog = true;
+            return;
+        }
+        ++run.steps;
+        const uint64_t now = uint64_t(sc_time_stamp().value());
+        if (sc_get_status() == SC_ELABORATION || sc_pending_activity_at_current_time(ctx)) {
+            sc_start(SC_ZERO_TIME);
+        } else if (sc_pending_activity_at_future_time(ctx)) {
+            const uint64_t next = now + uint64_t(sc_time_to_pending_activity(ctx).value());
+            if (next > limit_ps) {
+                sc_start(sc_time::from_value(sc_dt::uint64(limit_ps - now)));
+                return;
+            }
+            sc_start(sc_time::from_value(sc_dt::uint64(next - now)));
+        } else {
+            return; // nothing left to simulate
+        }
+    }
+}
+
+} // namespace
+
+std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt, const std::string &work_dir,
+                                 const SimLimits &limits) {
+    auto run = std::make_unique<SimRun>();
+    run->objects = std::make_unique<SimRun::Objects>();
+    SimRun::Objects &obj = *run->objects;
     // Hardware with a fixed number of ports (QEMU's AHCI: 6, a SiI3124: 4): a scenario's
     // smaller controller is its first `ports` ports, so the stack is limited to those
     // (unless the scenario sets a mask).
-    Scenario sc = sc_in;
+    run->scenario = sc_in;
+    Scenario &sc = run->scenario;
     const BackendRules &rules = backend_of(sc).rules;
     const unsigned fixed_ports = rules.hardware_ports(sc);
     if (sc.host.port_mask == 0 && sc.controller.ports < fixed_ports)
         sc.host.port_mask = (1u << sc.controller.ports) - 1;
     auto wall_start = std::chrono::steady_clock::now();
-    fs::path out(opt.out_dir);
-    fs::path final_dir = out / sc.name;
-    fs::path tmp = out / temp_dir_name(sc.name, long(getpid()));
-    std::error_code ec;
-    fs::create_directories(out, ec);
-    fs::remove_all(tmp, ec);
-    if (!fs::create_directories(tmp, ec)) {
-        std::fprintf(stderr, "satasim: cannot create %s: %s\n", tmp.c_str(), ec.message().c_str());
-        return 1;
-    }
+    const fs::path tmp(work_dir);
 
-    RunReport report;
+    RunReport &report = run->report;
     report.sc = &sc;
     uint64_t ps_per_ns = uint64_t(sc_core::sc_time(1, sc_core::SC_NS).value());
-    TraceSink sink([ps_per_ns] { return uint64_t(sc_core::sc_time_stamp().value()) / ps_per_ns; },
-                   opt.trace_cmds.value_or(sc.trace_cmds));
+    obj.sink = std::make_unique<TraceSink>(
+        [ps_per_ns] { return uint64_t(sc_core::sc_time_stamp().value()) / ps_per_ns; },
+        opt.trace_cmds.value_or(sc.trace_cmds));
+    TraceSink &sink = *obj.sink;
     if (!sink.open((tmp / "trace.jsonl").string(), (tmp / "satasim.log").string())) {
-        std::fprintf(stderr, "satasim: cannot write into %s\n", tmp.c_str());
-        return 1;
+        run->error = "cannot write into " + tmp.string();
+        return run;
     }
 
     sink.set_host_name(controller_log_prefix(sc.controller.type));
@@ -490,7 +544,7 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
     }
 
     // Waveform: the scenario's `waveform` key or satasim run --vcd*.
-    std::unique_ptr<VcdWriter> vcd;
+    std::unique_ptr<VcdWriter> &vcd = obj.vcd;
     const bool vcd_cli = !opt.vcd_file.empty() || opt.vcd_groups || opt.vcd_ports;
     if (sc.waveform.on || vcd_cli) {
         if (!rules.takes(ScenarioKey::Waveform)) {
@@ -507,39 +561,52 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
                                               vo);
             std::string err;
             if (!vcd->open(&err)) {
-                std::fprintf(stderr, "satasim: %s\n", err.c_str());
-                return 1;
+                run->error = err;
+                return run;
             }
         }
     }
 
     bool aborted = false;
-    std::unique_ptr<Backend> backend = backend_of(sc).make();
+    obj.backend = backend_of(sc).make();
+    Backend *backend = obj.backend.get();
     PlatformBinding *binding = nullptr;
-    std::unique_ptr<SimController> ctl;
+    std::unique_ptr<SimController> &ctl = obj.ctl;
     try {
-        auto fail_fn = [&](const std::string &reason) {
+        const bool stepped = limits.max_steps != 0; // the step loop stops on `aborted` itself
+        auto fail_fn = [&report, &aborted, stepped](const std::string &reason) {
             report.failures.add(reason);
             aborted = true;
-            sc_core::sc_stop();
+            if (!stepped)
+                sc_core::sc_stop();
         };
         for (const std::string &r : rules.refusals(sc))
             throw std::runtime_error("the " + sc.backend + " backend cannot model " + r);
         backend->build({sc, tmp.string(), sink, vcd.get(), fail_fn});
         binding = backend->platform();
-        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, backend->models());
-        sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(sc.time_limit_ns) * ps_per_ns));
+        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, backend->models(), !stepped);
+        const uint64_t limit_ps = sc.time_limit_ns * ps_per_ns;
+        if (limits.max_steps)
+            run_stepped(limit_ps, limits.max_steps, *ctl, aborted, *run);
+        else
+            sc_core::sc_start(sc_core::sc_time::from_value(sc_dt::uint64(limit_ps)));
     } catch (const std::exception &e) {
         report.failures.add(std::string("simulation error: ") + e.what());
         aborted = true;
+        run->sim_error = true;
     }
+    run->aborted = aborted;
 
     if (ctl && !ctl->finished() && !aborted) {
         uint64_t now = binding->now_ns();
         bool starved = now < sc.time_limit_ns;
-        std::string why = starved ? "hang: nothing left to simulate at t=" + fmt_time(now)
-                                  : "hang: not finished within the time limit of " + fmt_time(sc.time_limit_ns);
+        std::string why = run->step_watchdog
+                              ? "hang: not finished within " + std::to_string(limits.max_steps) +
+                                    " simulator steps at t=" + fmt_time(now)
+                          : starved ? "hang: nothing left to simulate at t=" + fmt_time(now)
+                                    : "hang: not finished within the time limit of " + fmt_time(sc.time_limit_ns);
         why += " (in " + ctl->phase() + ")";
+        run->hang_phase = ctl->phase();
         report.failures.add(why);
         for (const auto &r : ctl->runners())
             if (r && !r->stats().done) {
@@ -579,7 +646,28 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
 
     report.wall_time_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    if (!write_file(tmp / "result.json", result_json(report))) {
+    return run;
+}
+
+int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
+    fs::path out(opt.out_dir);
+    fs::path final_dir = out / sc_in.name;
+    fs::path tmp = out / temp_dir_name(sc_in.name, long(getpid()));
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    fs::remove_all(tmp, ec);
+    if (!fs::create_directories(tmp, ec)) {
+        std::fprintf(stderr, "satasim: cannot create %s: %s\n", tmp.c_str(), ec.message().c_str());
+        return 1;
+    }
+    // The models and the stack's threads are torn down with the process: released, never
+    // destroyed (the in-process fuzz runner, fuzz/in_process_runner.h, does tear them down).
+    SimRun &run = *simulate(sc_in, opt, tmp.string(), {}).release();
+    if (!run.error.empty()) {
+        std::fprintf(stderr, "satasim: %s\n", run.error.c_str());
+        return 1;
+    }
+    if (!write_file(tmp / "result.json", result_json(run.report))) {
         std::fprintf(stderr, "satasim: cannot write %s\n", (tmp / "result.json").c_str());
         return 1;
     }
@@ -590,13 +678,13 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
                      ec.message().c_str());
         return 1;
     }
-    // The models and the stack's threads are torn down with the process: SystemC does not
-    // support destroying a simulated hierarchy with suspended threads in it.
+    // SystemC does not support destroying a simulated hierarchy with suspended threads in
+    // it at exit: the process ends here.
     std::fflush(stdout);
     std::fflush(stderr);
     if (__gcov_dump)
         __gcov_dump();
-    _exit(report.pass ? 0 : 1);
+    _exit(run.report.pass ? 0 : 1);
 }
 
 } // namespace satasim::harness

@@ -1,0 +1,57 @@
+// The fuzz input format: a byte string <-> a Scenario (docs/fuzzing.md, "Input format").
+//
+// decode_scenario() never rejects: every byte string, of any length, maps to a scenario
+// the scenario reader accepts (a missing byte reads as 0, every field is taken modulo its
+// range, a choice that does not fit the topology is adjusted to one that does). The layout
+// is fixed-size records at fixed offsets (header, 4 port slots, 4 workload slots, 6 fault
+// slots) followed by the disk records in place order, so a mutation of one field does not
+// shift the meaning of the others.
+//
+// encode_scenario() is the way back for the seeds: a scenario file -> the bytes whose
+// decoding is the nearest scenario the format expresses; what it cannot express is listed.
+// decode(encode(decode(b))) == decode(b) for every b (test_fuzz_input.py).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace satasim::harness::fuzz {
+
+struct DecodeOptions {
+    // Every link at FIS level (link.mode fis; the disks' own link keys dropped): the fast
+    // campaign mode. Off: the input's link bits choose.
+    bool force_fis = false;
+};
+
+// Bounds of the format (what a decoded scenario stays within; docs/fuzzing.md).
+constexpr unsigned kMaxPorts = 4;
+constexpr unsigned kWorkloadSlots = 4;
+constexpr unsigned kFaultSlots = 6;
+constexpr unsigned kMaxBlock = 256;    // sectors per request
+constexpr unsigned kMaxCount = 32;     // requests per workload
+constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
+constexpr uint64_t kTimeLimitNs = 3600ull * 1000 * 1000 * 1000; // time_limit: 1 h, far beyond any schedule's EH
+
+// The byte layout (docs/fuzzing.md has the fields of each record).
+namespace layout {
+constexpr size_t kHeader = 0, kWorkloadCount = 4, kFaultCount = 5; // header: 8 bytes
+constexpr size_t kPorts = 8, kPortSize = 5;                         // 4 port slots
+constexpr size_t kWorkloads = 28, kWorkloadSize = 16;               // 4 workload slots
+constexpr size_t kFaults = 92, kFaultSize = 21;                     // 6 fault slots
+constexpr size_t kDisks = 218, kDiskSize = 4;                       // disk records, in place order
+} // namespace layout
+
+Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &opt = {});
+
+// lost: what of `sc` the bytes do not carry (key paths with a short reason), one entry each.
+std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string> *lost);
+
+// The name a decoded scenario gets: "fuzz-" and 16 hex digits of a hash of its canonical
+// bytes (same scenario, same name, same trace).
+std::string input_name(const std::vector<uint8_t> &canonical);
+
+} // namespace satasim::harness::fuzz

@@ -1,0 +1,51 @@
+#include "fuzz/in_process_runner.h"
+
+#include <filesystem>
+
+#include "backend/registry.h"
+#include "fuzz/scenario_yaml.h"
+#include "fuzz/sim_context.h"
+#include "scenario/scenario_parser.h"
+
+namespace satasim::harness::fuzz {
+
+InputResult InProcessRunner::run_bytes(const uint8_t *data, size_t size) {
+    const Scenario decoded = decode_scenario(data, size, opt_.decode);
+    const std::string yaml = scenario_yaml(decoded);
+    Scenario sc;
+    try {
+        sc = parse_scenario_text(yaml, decoded.name + ".yaml", backend_rules());
+    } catch (const ScenarioError &e) {
+        InputResult r;
+        r.yaml = yaml;
+        r.name = decoded.name;
+        r.findings.push_back({"decoder", normalize(e.what()), e.what()});
+        return r;
+    }
+    InputResult r = run_scenario(sc);
+    r.yaml = yaml;
+    return r;
+}
+
+InputResult InProcessRunner::run_scenario(const Scenario &sc) {
+    std::error_code ec;
+    std::filesystem::create_directories(opt_.work_dir, ec);
+    InputResult r;
+    r.name = sc.name;
+    fresh_sim_context();
+    {
+        std::unique_ptr<SimRun> run = simulate(sc, RunOneOptions{}, opt_.work_dir, opt_.limits);
+        if (!run->error.empty()) {
+            r.findings.push_back({"runner", run->error, run->error});
+        } else {
+            r.findings = judge(*run);
+            r.steps = run->steps;
+            r.sim_time_ns = run->report.sim_time_ns;
+            r.pass = run->report.pass;
+        }
+        end_processes();
+    } // the models, the platform and the stack's threads go here, before their context
+    return r;
+}
+
+} // namespace satasim::harness::fuzz

@@ -1,0 +1,127 @@
+#include "fuzz/oracles.h"
+
+#include <cctype>
+
+namespace satasim::harness::fuzz {
+
+namespace {
+
+// The first reason of the run that contains `needle` (else the first reason).
+std::string reason_with(const RunReport &r, const std::string &needle) {
+    for (const std::string &s : r.reasons)
+        if (s.find(needle) != std::string::npos)
+            return s;
+    return r.reasons.empty() ? std::string() : r.reasons.front();
+}
+
+// The stack's last log line about host port `port` ("ataN" / "ataN.MM"), normalized.
+std::string last_log_on(const std::string &log, unsigned port) {
+    const std::string tag = "ata" + std::to_string(port + 1);
+    size_t end = log.size();
+    while (end > 0) {
+        size_t begin = log.rfind('\n', end - 1);
+        begin = begin == std::string::npos ? 0 : begin + 1;
+        const std::string line = log.substr(begin, end - begin);
+        size_t at = line.find(tag);
+        if (at != std::string::npos && (at + tag.size() == line.size() || !std::isdigit((unsigned char)line[at + tag.size()])) &&
+            line.find("satasim:") == std::string::npos)
+            return normalize(line);
+        if (begin == 0)
+            break;
+        end = begin - 1;
+    }
+    return "(no stack log line on " + tag + ")";
+}
+
+} // namespace
+
+std::string normalize(const std::string &msg) {
+    std::string s = msg;
+    // the log's "[    0.104173] " timestamp
+    if (!s.empty() && s[0] == '[') {
+        size_t close = s.find("] ");
+        if (close != std::string::npos)
+            s = s.substr(close + 2);
+    }
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+            i += 2;
+            while (i < s.size() && std::isxdigit((unsigned char)s[i]))
+                ++i;
+            --i;
+            out += '#';
+        } else if (std::isdigit((unsigned char)c)) {
+            while (i + 1 < s.size() && (std::isdigit((unsigned char)s[i + 1]) || s[i + 1] == '.'))
+                ++i;
+            out += '#';
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::vector<Finding> judge(const SimRun &run) {
+    const RunReport &r = run.report;
+    std::vector<Finding> out;
+    auto add = [&](const char *oracle, const std::string &where, const std::string &detail) {
+        out.push_back({oracle, where, detail});
+    };
+    if (run.sim_error) {
+        const std::string d = reason_with(r, "simulation error");
+        add("sim-error", normalize(d), d);
+    } else if (run.aborted) {
+        add("aborted", normalize(r.reasons.empty() ? "" : r.reasons.front()), r.reasons.empty() ? "" : r.reasons.front());
+    } else if (run.step_watchdog) {
+        add("watchdog-steps", run.hang_phase, reason_with(r, "simulator steps"));
+    } else if (!r.finished) {
+        add("hang", run.hang_phase, reason_with(r, "hang"));
+    }
+    if (!r.host_created || (r.host_created && !r.host_started && r.finished))
+        add("host-start", normalize(reason_with(r, "ata")), reason_with(r, "ata"));
+    if (r.finished)
+        for (const WorkloadReport &w : r.workloads)
+            if (w.ran && !w.stats.done) {
+                add("request-unfinished", std::string("workload ") + op_name(w.spec.op) + " " + mode_name(w.spec.mode),
+                    reason_with(r, "did not finish"));
+                break;
+            }
+    for (unsigned p : r.frozen_ports)
+        add("frozen-port", last_log_on(r.log_text, p), reason_with(r, "frozen"));
+    if (r.violations) {
+        const std::string v = r.violation_messages.empty() ? "" : r.violation_messages.front();
+        add("protocol-violation", normalize(v), v);
+    }
+    if (r.failures.data_errors) {
+        // A drive replaced by a fired plug fault with new media reads that media: nothing
+        // the stack can tell from a silent swap of the same drive, not a finding.
+        std::vector<std::string> replaced;
+        for (size_t i = 0; i < run.scenario.faults.size() && i < r.faults.size(); ++i) {
+            const fault::Fault &f = run.scenario.faults[i];
+            if (f.kind == fault::Kind::Plug && f.plug.blank_media && r.faults[i].fired)
+                replaced.push_back(DevAddr{f.port, f.pmp_port}.str() + " (");
+        }
+        std::string first;
+        for (const std::string &s : r.reasons) {
+            size_t at = s.rfind("data mismatch on ", 0) == 0 ? 17 : s.rfind("data lost on ", 0) == 0 ? 13 : 0;
+            if (!at)
+                continue;
+            bool excused = false;
+            for (const std::string &a : replaced)
+                excused = excused || s.compare(at, a.size(), a) == 0;
+            if (!excused) {
+                first = s;
+                break;
+            }
+        }
+        if (replaced.empty() && first.empty())
+            first = reason_with(r, "read back wrong");
+        if (!first.empty())
+            add("data", normalize(first.substr(0, first.find(':'))), first);
+    }
+    return out;
+}
+
+} // namespace satasim::harness::fuzz

@@ -1,0 +1,37 @@
+// The fuzz oracles: what makes one run a finding. They judge the run's structured report
+// (run/sim_run.h), not its expectations: I/O errors, a disk EH gave up on, a fault that
+// never fired are what faults cause, not bugs. A finding is one of
+//   sim-error       an exception stopped the simulation (a model's or SystemC's error)
+//   aborted         the hardware failed the run (PlatformBinding's fail)
+//   watchdog-steps  more simulator steps than the limit (a livelock, also in zero time)
+//   hang            not finished: nothing left to simulate, or the simulated-time limit
+//   request-unfinished  the run ended with a workload's request not ended
+//   frozen-port     a port still frozen or with EH pending after the settle time
+//   protocol-violation  a model saw the host break a protocol rule
+//   data            a sector read back wrong, or a completed write not on the media
+//   host-start      the stack could not create or start the host
+// Crashes and sanitizer reports end the process; the fuzzers and `tools/fuzz triage`
+// bucket those from the report's frames.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "run/sim_run.h"
+
+namespace satasim::harness::fuzz {
+
+struct Finding {
+    std::string oracle;
+    std::string where;  // normalized location: the stack's last log line on the port, the phase
+    std::string detail; // the first reason, as the run said it
+    // oracle + location: one bug, one bucket
+    std::string bucket() const { return oracle + ": " + where; }
+};
+
+std::vector<Finding> judge(const SimRun &run);
+
+// A message with its numbers, addresses and timestamps replaced by '#' (stable buckets).
+std::string normalize(const std::string &msg);
+
+} // namespace satasim::harness::fuzz

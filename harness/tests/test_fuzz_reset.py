@@ -1,0 +1,84 @@
+"""The persistent fuzz runner resets everything between inputs: 50 different decoded inputs
+run one after another in one process give, each, the byte-identical trace and log of the
+same input run alone in a fresh process. And a decoded input's YAML, replayed with
+`satasim run`, gives the trace the in-process runner wrote (findings are replayable)."""
+
+import os
+import random
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+from satasim.results import binary
+
+N = 50
+
+
+def _env():
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:detect_stack_use_after_return=0")
+    return env
+
+
+def _fuzz_run(inputs, out, *extra):
+    cmd = [str(binary()), "fuzz-run", "--out", str(out), *extra, *[str(p) for p in inputs]]
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=600)
+
+
+def _inputs(tmp_path):
+    """50 byte strings with distinct decodings: every topology, workload and fault kind
+    of the format shows up among them (asserted below)."""
+    rng = random.Random(14)
+    paths = []
+    for i in range(N):
+        data = bytes(rng.randrange(256) for _ in range(rng.randrange(150, 330)))
+        p = tmp_path / f"in{i:02}.bin"
+        p.write_bytes(data)
+        paths.append(p)
+    return paths
+
+
+def test_fifty_inputs_in_one_process_match_fresh_processes(tmp_path):
+    inputs = _inputs(tmp_path)
+    together = _fuzz_run(inputs, tmp_path / "together", "--fis")
+    assert together.returncode in (0, 1), together.stderr[-3000:]
+
+    def alone(i):
+        return _fuzz_run([inputs[i]], tmp_path / f"alone{i:02}", "--fis")
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        runs = list(pool.map(alone, range(N)))
+    names, yamls = set(), []
+    for i, r in enumerate(runs):
+        assert r.returncode in (0, 1), r.stderr[-3000:]
+        for f in ("trace.jsonl", "satasim.log"):
+            a = (tmp_path / "together" / str(i) / f).read_bytes()
+            b = (tmp_path / f"alone{i:02}" / "0" / f).read_bytes()
+            assert a, f"input {i}: empty {f}"
+            assert a == b, f"input {i} ({inputs[i].name}): {f} differs between the persistent and a fresh process"
+        yaml = (tmp_path / "together" / str(i) / "scenario.yaml").read_text()
+        names.add(yaml.split("\n", 1)[0])
+        yamls.append(yaml)
+    assert len(names) == N, "the inputs decode to different scenarios"
+    text = "\n".join(yamls)
+    # what the 50 runs exercise between resets
+    assert text.count("type: sil24") >= 5 and text.count("type: ahci") >= 5
+    assert text.count("pmps:") >= 5
+    for kind in ("crc", "lost_irq", "unplug", "plug", "media_error", "hang", "identify_fail", "phy_flap",
+                 "link_degrade", "pmp_hang"):
+        assert f"kind: {kind}," in text, f"no {kind} fault among the inputs"
+    assert "mode: ncq" in text and "op: mix" in text and "op: flush" in text
+
+
+def test_decoded_yaml_replays_the_same_trace(tmp_path):
+    inputs = _inputs(tmp_path)[:3]
+    r = _fuzz_run(inputs, tmp_path / "fuzz", "--fis")
+    assert r.returncode in (0, 1), r.stderr[-3000:]
+    for i in range(len(inputs)):
+        yaml = tmp_path / "fuzz" / str(i) / "scenario.yaml"
+        name = yaml.read_text().split("\n", 1)[0].split(": ", 1)[1]
+        run = subprocess.run([str(binary()), "run", str(yaml), "--out", str(tmp_path / "replay")],
+                             capture_output=True, text=True, env=_env(), timeout=600)
+        assert run.returncode in (0, 1), run.stdout + run.stderr
+        for f in ("trace.jsonl", "satasim.log"):
+            assert (tmp_path / "replay" / name / f).read_bytes() == (tmp_path / "fuzz" / str(i) / f).read_bytes(), (
+                f"{name}: `satasim run` of the decoded YAML writes another {f} than the fuzz runner")
