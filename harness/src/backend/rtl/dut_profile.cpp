@@ -88,7 +88,7 @@ void read_quirks(const Parser &p, const Field &f, DutQuirks &q) {
     if (auto *x = m.find("no_64bit_dma"))
         q.no_64bit_dma = as_bool(p, *x);
     if (auto *x = m.find("only_gen"))
-        q.only_gen = unsigned(as_uint(p, *x, 1, 3));
+        q.only_gen = unsigned(as_uint(p, *x, 0, 3)); // 0: any Gen up to CAP.ISS
     if (auto *x = m.find("onchip_cmd_area")) {
         q.onchip_cmd_area = as_bool(p, *x);
         if (q.onchip_cmd_area)
@@ -158,8 +158,11 @@ DutProfile parse_dut_profile(const std::string &path) {
     if (auto *x = m.find("verilator_flags"))
         for_each_element(p, *x, [&](const Field &e, size_t) {
             const std::string s = as_string(p, e);
-            if (s.empty() || s[0] != '-')
-                p.fail(e, "a Verilator option (starting with '-'), got '" + s + "'");
+            // An option, or the value of the option before it (--x-assign fast).
+            const bool value = !d.verilator_flags.empty() && d.verilator_flags.back()[0] == '-' &&
+                               !s.empty() && s[0] != '-' && s[0] != '+';
+            if (s.empty() || (s[0] != '-' && !value))
+                p.fail(e, "a Verilator option (starting with '-') or its value, got '" + s + "'");
             for (const char *bad : {"--sc", "--cc", "--exe", "--build", "--prefix", "--top-module", "-Mdir", "--Mdir"})
                 if (s == bad)
                     p.fail(e, "'" + s + "' is the shell's to set (docs/rtl-controller.md)");

@@ -2,6 +2,7 @@
 #include "backend/rtl/dut_shell.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace satasim::harness::rtl {
 
@@ -14,11 +15,12 @@ constexpr unsigned kSlvErr = 2;
 } // namespace
 
 DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, const DutLibrary &lib,
-                   bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail)
+                   bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail,
+                   const char *wave_file)
     : sc_core::sc_module(name), profile_(profile), api_(lib.api()),
       slave_(mem, profile.axi, profile.data_width, seed, trace), irq_(irq), trace_(trace), fail_(std::move(fail)),
       period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
-    dut_ = api_.create(nullptr);
+    dut_ = api_.create(wave_file);
     for (unsigned n = 0; n < profile.ports; ++n)
         ports_.push_back(std::make_unique<PhyPort>(n, [this] { wake(); }));
     // Power-on reset: the DUT's registers are defined before the stack's first access.

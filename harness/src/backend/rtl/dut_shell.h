@@ -30,7 +30,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     using FailFn = std::function<void(const std::string &)>;
     SC_HAS_PROCESS(DutShell);
     DutShell(sc_core::sc_module_name name, const DutProfile &profile, const DutLibrary &lib, bus::HostMemory &mem,
-             bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail);
+             bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail, const char *wave_file = nullptr);
     ~DutShell() override;
 
     uint32_t mmio_read32(uint32_t off) override;

@@ -105,7 +105,7 @@ bool PhyPort::edge(const satasim_dut_pins &p) {
     if (tx_busy_ && !side_.tx_done && ++tx_cycles_ > side_.tx.size() * 4 + kFrameSlack)
         tx_timeout_ = true;
     return attention || (side_.rx_end && !judged_) || side_.rx_abort || (tx_busy_ && side_.tx_done) ||
-           side_.bad_prims != bad_prims_told_ || tx_timeout_;
+           side_.bad_prims != bad_prims_told_ || (tx_busy_ && tx_timeout_);
 }
 
 void PhyPort::service() {

@@ -6,6 +6,7 @@
 #include "backend/rtl/rtl_backend.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "backend/rtl/dut_build.h"
@@ -26,7 +27,9 @@ class RtlBackend : public Backend {
         const DutProfile *p = active_profile();
         if (!p)
             throw std::runtime_error("backend rtl needs a DUT profile: satasim run --controller-rtl PROFILE.yaml");
-        const DutBuild b = build_dut(*p, false);
+        // SATASIM_RTL_VCD=FILE: a build with tracing, the DUT's signals dumped into FILE.
+        const char *vcd = std::getenv("SATASIM_RTL_VCD");
+        const DutBuild b = build_dut(*p, vcd && *vcd);
         lib_ = std::make_unique<DutLibrary>(b.so_path, *p);
         ctx.sink.emit_harness("rtl.dut", SATA_TC_INFO, -1,
                               {{"name", TraceValue::str(p->name)}, {"top", TraceValue::str(p->top)},
@@ -39,7 +42,8 @@ class RtlBackend : public Backend {
         const uint64_t seed = derive_seed(ctx.sc.seed, "axi");
         PlatformBinding::FailFn fail = ctx.fail;
         topo_ = build_topology(ctx.sc, &ctx.sink, [&](const Scenario &, Topology &t, ModelTrace *trace) {
-            auto s = std::make_unique<DutShell>("dut", *p, lib, *t.mem, *t.irq, trace, seed, fail);
+            auto s = std::make_unique<DutShell>("dut", *p, lib, *t.mem, *t.irq, trace, seed, fail,
+                                                vcd && *vcd ? vcd : nullptr);
             shell = s.get();
             t.mmio = shell;
             t.port_endpoint = [shell](unsigned port) { return shell->port_endpoint(port); };
