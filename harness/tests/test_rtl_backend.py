@@ -25,16 +25,25 @@ def rtl_env():
     return cache
 
 
+def profile_copy(path, old, new):
+    """The reference profile outside its folder (paths made absolute), old replaced by new."""
+    d = str(PROFILE.parent)
+    text = (PROFILE.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
+            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return path
+
+
 def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
-    bad = tmp_path / "p.yaml"
-    bad.write_text(PROFILE.read_text().replace("data_width: 64", "data_width: 48"))
+    bad = profile_copy(tmp_path / "p.yaml", "data_width: 64", "data_width: 48")
     r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(bad))
     assert r.returncode == 2, r.stdout + r.stderr
     line = next(i for i, l in enumerate(bad.read_text().splitlines(), 1) if "data_width" in l)
     assert f"{bad}:{line}: interface.data_width:" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
-    (tmp_path / "q.yaml").write_text(PROFILE.read_text().replace("rtl/ahci_port.v", "rtl/nope.v"))
-    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(tmp_path / "q.yaml"))
+    q = profile_copy(tmp_path / "q.yaml", "rtl/ahci_port.v", "rtl/nope.v")
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(q))
     assert r.returncode == 2 and "files[1]: no such file" in r.stderr, r.stderr
 
 
