@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/registry.h"
+#include "backend/rtl/rtl_backend.h"
 #include "fuzz/fuzz_cli.h"
 #include "run/runner.h"
 #include "scenario/scenario_parser.h"
@@ -26,7 +27,8 @@ namespace {
 
 const char kUsage[] =
     "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
-    "                   [--backend systemc|qemu] [--vcd FILE] [--vcd-signals LIST] [--vcd-ports LIST]\n"
+    "                   [--backend systemc|qemu] [--controller-rtl PROFILE] [--vcd FILE] [--vcd-signals LIST]\n"
+    "                   [--vcd-ports LIST]\n"
     "       satasim check PATH...\n"
     "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
     "       satasim fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ... (docs/fuzzing.md)\n"
@@ -44,6 +46,8 @@ const char kUsage[] =
     "          --wall-limit S       kill a scenario after S seconds of wall time (default 300)\n"
     "          --backend B          systemc (the satasim models; default) or qemu (QEMU's q35\n"
     "                               AHCI over qtest; overrides the scenarios' backend key)\n"
+    "          --controller-rtl P   backend rtl: the controller RTL of DUT profile P (YAML, see\n"
+    "                               docs/rtl-controller.md), verilated once into a cache\n"
     "          --vcd FILE           write the waveform (VCD, for GTKWave) of the one scenario\n"
     "                               given to FILE\n"
     "          --vcd-signals LIST   signal groups, comma-separated: irq, phy, prims, fis, regs,\n"
@@ -200,6 +204,27 @@ bool override_option(ArgReader &r, std::optional<bool> *trace_cmds, std::optiona
     return !err->empty();
 }
 
+// `--controller-rtl PROFILE` (run and run-one): the DUT profile, read at once (a
+// malformed one is a usage error naming file, line and key), as the backend of every
+// scenario. build: make sure the DUT is built (the parent, once for all scenarios).
+// 0, or the exit code of the error.
+int controller_rtl_option(const std::string &path, bool build, std::optional<std::string> *backend,
+                          std::vector<std::string> *child_args) {
+    try {
+        const rtl::DutProfile &p = rtl::use_controller_rtl(path, build);
+        *backend = "rtl";
+        if (child_args)
+            child_args->insert(child_args->end(), {"--controller-rtl", p.file});
+    } catch (const ScenarioError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "satasim: --controller-rtl %s: %s\n", path.c_str(), e.what());
+        return 1;
+    }
+    return 0;
+}
+
 // `run --vcd FILE`: one scenario, on the SystemC backend, into an existing folder. The
 // file name is made absolute for the child. 0 or the usage error's exit code.
 int check_vcd_file(const RunOptions &opt, std::string *file) {
@@ -234,7 +259,7 @@ int cmd_run(ArgReader &r, const char *argv0) {
     RunOptions opt;
     RunOneOptions wave; // waveform options, checked here and passed on to run-one
     std::vector<std::string> wave_args;
-    std::string err;
+    std::string err, rtl_profile;
     for (; r.i < r.args.size(); ++r.i) {
         const std::string &a = r.args[r.i];
         std::string v;
@@ -243,6 +268,8 @@ int cmd_run(ArgReader &r, const char *argv0) {
                 return usage_error(err);
         } else if (r.value("--out", &v, &err)) {
             opt.out_dir = v;
+        } else if (r.value("--controller-rtl", &v, &err)) {
+            rtl_profile = v;
         } else if (r.value("--jobs", &v, &err) || r.value("-j", &v, &err)) {
             auto n = parse_uint(v);
             if (!n || *n < 1 || *n > 1024)
@@ -276,6 +303,9 @@ int cmd_run(ArgReader &r, const char *argv0) {
         opt.vcd_file = file;
     }
     opt.child_args = wave_args;
+    if (!rtl_profile.empty())
+        if (int rc = controller_rtl_option(rtl_profile, true, &opt.backend, &opt.child_args))
+            return rc;
     return run_scenarios(opt, self_exe(argv0));
 }
 
@@ -295,7 +325,7 @@ int cmd_check(ArgReader &r) {
 int cmd_run_one(ArgReader &r) {
     RunOneOptions opt;
     std::vector<std::string> wave_args;
-    std::string file, err;
+    std::string file, err, rtl_profile;
     for (; r.i < r.args.size(); ++r.i) {
         const std::string &a = r.args[r.i];
         std::string v;
@@ -304,6 +334,8 @@ int cmd_run_one(ArgReader &r) {
                 return usage_error(err);
         } else if (r.value("--out", &v, &err)) {
             opt.out_dir = v;
+        } else if (r.value("--controller-rtl", &v, &err)) {
+            rtl_profile = v;
         } else if (override_option(r, &opt.trace_cmds, &opt.backend, &err)) {
             if (!err.empty())
                 return usage_error(err);
@@ -317,6 +349,9 @@ int cmd_run_one(ArgReader &r) {
     }
     if (file.empty())
         return usage_error("run-one: no scenario file given");
+    if (!rtl_profile.empty())
+        if (int rc = controller_rtl_option(rtl_profile, false, &opt.backend, nullptr))
+            return rc;
     Scenario sc;
     try {
         sc = parse_scenario_file(file, backend_rules());

@@ -1,5 +1,6 @@
 // Back-to-back pair of verilated link layers ticked from C++ (see link_rtl.h).
 #include "model/link/link_rtl.h"
+#include "model/link/link_rtl_side.h"
 
 #include "Vsata_link_pair.h"
 #include "Vsata_link_pair___024root.h"
@@ -128,54 +129,12 @@ void LinkRtlPair::tick() {
     m.h_phy_rx_data = wire_data_[1][wire_pos_];
     m.h_phy_rx_isk = wire_isk_[1][wire_pos_];
     // Transport inputs of each side.
-#define SATASIM_DRIVE(P, s)                                                                  \
-    m.P##tx_req = s.tx_req;                                                                  \
-    if (s.tx_pos < s.tx.size() && s.tx_pos < s.tx_avail) {                                   \
-        m.P##tx_valid = 1;                                                                   \
-        m.P##tx_data = s.tx[s.tx_pos];                                                       \
-        m.P##tx_last = s.tx_pos + 1 == s.tx.size();                                          \
-    } else {                                                                                 \
-        m.P##tx_valid = 0;                                                                   \
-        m.P##tx_last = 0;                                                                    \
-    }                                                                                        \
-    m.P##rx_full = s.rx_full;                                                                \
-    m.P##rx_dmat = s.rx_dmat;                                                                \
-    m.P##rx_verdict = s.verdict;                                                             \
-    m.P##rx_accept = s.accept;
-    SATASIM_DRIVE(h_, host_)
-    SATASIM_DRIVE(d_, dev_)
-#undef SATASIM_DRIVE
+    SATASIM_LINK_SIDE_DRIVE(m, h_, host_)
+    SATASIM_LINK_SIDE_DRIVE(m, d_, dev_)
     rising_edge(*m_);
     // Transport outputs of each side (all registered: valid after the rising edge).
-#define SATASIM_COLLECT(P, s)                                                                \
-    if (m.P##tx_pop)                                                                         \
-        ++s.tx_pos;                                                                          \
-    if (m.P##rx_sof) {                                                                       \
-        s.rx.clear();                                                                        \
-        s.rx_end = s.rx_crc_ok = s.rx_abort = false;                                         \
-        ++s.rx_frames;                                                                       \
-    }                                                                                        \
-    if (m.P##rx_valid)                                                                       \
-        s.rx.push_back(m.P##rx_data);                                                        \
-    if (m.P##rx_end) {                                                                       \
-        s.rx_end = true;                                                                     \
-        s.rx_crc_ok = m.P##rx_crc_ok;                                                        \
-        if (s.auto_verdict)                                                                  \
-            s.verdict = true;                                                                \
-    }                                                                                        \
-    if (m.P##rx_abort)                                                                       \
-        s.rx_abort = true;                                                                   \
-    if (m.P##tx_done) {                                                                      \
-        s.tx_done = true;                                                                    \
-        s.tx_req = false;                                                                    \
-        s.tx_status = m.P##tx_status;                                                        \
-        s.tx_dmat = m.P##tx_dmat;                                                            \
-    }                                                                                        \
-    if (m.P##bad_prim)                                                                       \
-        ++s.bad_prims;
-    SATASIM_COLLECT(h_, host_)
-    SATASIM_COLLECT(d_, dev_)
-#undef SATASIM_COLLECT
+    SATASIM_LINK_SIDE_COLLECT(m, h_, host_)
+    SATASIM_LINK_SIDE_COLLECT(m, d_, dev_)
     uint32_t ho = m.h_phy_tx_data, dof = m.d_phy_tx_data;
     bool hko = m.h_phy_tx_isk, dko = m.d_phy_tx_isk;
     if (host_.record)

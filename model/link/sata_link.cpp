@@ -230,9 +230,13 @@ void SataLink::clear_faults() {
 bool SataLink::take_dword_fault(bool from_host, const sata::Fis &fis, DwordFault &out) {
     if (fis.bytes.empty())
         return false;
+    return take_dword_fault_of(from_host, fis.type(), out);
+}
+
+bool SataLink::take_dword_fault_of(bool from_host, sata::FisType type, DwordFault &out) {
     for (size_t i = 0; i < dword_faults_.size(); ++i) {
         DwordFault &f = dword_faults_[i];
-        if (f.from_host != from_host || f.type != fis.type())
+        if (f.from_host != from_host || f.type != type)
             continue;
         if (--f.nth == 0) {
             out = f;
@@ -269,6 +273,28 @@ void SataLink::attach(LinkEndpoint *host, LinkEndpoint *device) {
     device_ = device;
 }
 
+bool SataLink::take_host_dword_fault(sata::FisType type, DwordFault &out) {
+    if (!take_dword_fault_of(true, type, out))
+        return false;
+    emit("link.inject", gen_,
+         "H2D FIS type " + std::to_string(unsigned(type)) + ": dword " + std::to_string(out.dword) + " xor " +
+             std::to_string(out.xor_mask));
+    return true;
+}
+
+LinkRtlPair::WireHook *SataLink::external_wire_hook() { return wire_ && wire_->active() ? wire_.get() : nullptr; }
+
+void SataLink::arm_external_flip(bool from_host, const DwordFault &f) {
+    if (!wire_)
+        return;
+    Wire::Flip &fl = wire_->flip[from_host ? 0 : 1];
+    fl = Wire::Flip{};
+    fl.armed = true;
+    fl.index = f.dword;
+    fl.mask = f.xor_mask;
+    fl.in_frame = from_host; // the host frame's SOF has passed; the device's is still to come
+}
+
 void SataLink::emit(const char *name, Gen gen, const std::string &msg) {
     if (wave_)
         wave_->phy(); // every PHY change is traced
@@ -290,6 +316,8 @@ void SataLink::emit(const char *name, Gen gen, const std::string &msg) {
 
 void SataLink::bump_epoch() {
     ++phy_epoch_;
+    if (ext_)
+        ext_->phy_reset();
     if (rtl_) {
         rtl_->reset(); // PHY change: frames in flight are gone
         if (wire_)
@@ -314,11 +342,27 @@ void SataLink::link_down(const char *why, bool tell_device) {
 FrameStatus SataLink::send_from_host(const sata::Fis &fis) { return send(true, fis); }
 FrameStatus SataLink::send_from_device(const sata::Fis &fis) { return send(false, fis); }
 
-void SataLink::receiver_ready_changed() { rx_ready_.notify(SC_ZERO_TIME); }
+void SataLink::receiver_ready_changed() {
+    rx_ready_.notify(SC_ZERO_TIME);
+    if (ext_)
+        ext_->receiver_ready_changed();
+}
 
 FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
     if (!phy_ready())
         return FrameStatus::NoLink;
+    if (ext_) {
+        // The host's link layer and the cable are the external wire's (arbitration too).
+        DwordFault df;
+        const bool fault = !from_host && take_dword_fault(false, fis, df);
+        if (fault)
+            emit("link.inject", gen_,
+                 "D2H " + sata::describe(fis) + ": dword " + std::to_string(df.dword) + " xor " +
+                     std::to_string(df.xor_mask));
+        if (wave_)
+            wave_->frame(from_host, fis);
+        return from_host ? FrameStatus::Error : ext_->send_from_device(fis, fault, df);
+    }
     const uint64_t epoch = phy_epoch_;
     // A waiting device transmitter keeps the host off the wire: the host backs off on an
     // X_RDY collision and answers R_RDY instead.

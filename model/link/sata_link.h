@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "model/common/trace.h"
+#include "model/link/link_rtl.h"
 #include "model/sata/fis.h"
 
 namespace satasim::wave {
@@ -53,6 +54,7 @@ const char *to_string(LinkError e);
 
 class LinkRtlPair;
 class LinkWave;
+class ExternalHostWire;
 
 // Implemented by each side of a link. Callbacks run inside the link's or the peer's
 // process and must not block: queue the work and notify your own process.
@@ -157,6 +159,20 @@ class SataLink : public sc_core::sc_module {
     LinkRtlPair *rtl() { return rtl_.get(); }
 
     void attach(LinkEndpoint *host, LinkEndpoint *device);
+    // The host's link layer is outside the model (a controller's RTL: backend rtl): its
+    // frames cross `wire`, which owns the device side's link layer too. This model keeps
+    // the PHY (OOB, negotiation, presence, glitches, speed faults) and the fault plan;
+    // send_from_device() hands the frame to the wire. Call after attach().
+    void attach_external_host(ExternalHostWire *wire) { ext_ = wire; }
+    LinkEndpoint *device_endpoint() const { return device_; }
+    // For the external wire: the dword fault armed for the next host frame of `type`, if
+    // any (consumed; traced as link.inject), and the primitive-fault / waveform hook its
+    // cable calls for every dword (nullptr when nothing is armed).
+    bool take_host_dword_fault(sata::FisType type, DwordFault &out);
+    LinkRtlPair::WireHook *external_wire_hook();
+    // Arms a dword flip on the external cable (from_host: already inside the frame, its
+    // header dword is the next one to pass).
+    void arm_external_flip(bool from_host, const DwordFault &f);
 
     // Transmit one FIS. Blocks the calling SC_THREAD for arbitration (the device wins a
     // collision), the receiver's R_RDY, the frame's dwords (SOF, FIS, CRC, EOF) and the
@@ -197,6 +213,7 @@ class SataLink : public sc_core::sc_module {
     FrameStatus send_dword(bool from_host, const sata::Fis &fis, uint64_t epoch, bool fault,
                            const DwordFault &df);
     bool take_dword_fault(bool from_host, const sata::Fis &fis, DwordFault &out);
+    bool take_dword_fault_of(bool from_host, sata::FisType type, DwordFault &out);
     bool oob_recognised(OobSignal sig, sc_core::sc_time &extra);
     sc_core::sc_time cycles_time(uint64_t n) const;
     LinkEndpoint *self(bool from_host) const { return from_host ? host_ : device_; }
@@ -240,6 +257,21 @@ class SataLink : public sc_core::sc_module {
     Gen device_max() const; // the device PHY's fastest rate, after limit_device_gen()
     std::vector<uint32_t> tx_dwords_; // send_dword's scratch (start_frame copies it)
     std::unique_ptr<LinkWave> wave_; // null unless set_wave()
+    ExternalHostWire *ext_ = nullptr; // attach_external_host()
+};
+
+// The cable of a link whose host side is a controller's own link layer (SataLink::
+// attach_external_host): the RTL backend's DUT shell implements it.
+class ExternalHostWire {
+  public:
+    virtual ~ExternalHostWire() = default;
+    // One frame from the device; blocks the calling SC_THREAD until the host's R_OK /
+    // R_ERR or the PHY's loss. fault: flip df's dword of this frame on the wire.
+    virtual FrameStatus send_from_device(const sata::Fis &fis, bool fault, const SataLink::DwordFault &df) = 0;
+    // The PHY changed (COMRESET, glitch, unplug): frames in flight are gone.
+    virtual void phy_reset() = 0;
+    // The device's ready_to_receive() turned true.
+    virtual void receiver_ready_changed() = 0;
 };
 
 } // namespace satasim::link

@@ -4,6 +4,8 @@
 
 #include "backend/qemu/qemu_backend.h"
 #include "backend/qemu/qemu_rules.h"
+#include "backend/rtl/rtl_backend.h"
+#include "backend/rtl/rtl_rules.h"
 #include "backend/systemc/systemc_backend.h"
 #include "backend/systemc/systemc_rules.h"
 #include "scenario/scenario.h"
@@ -17,6 +19,7 @@ namespace {
 const BackendEntry kBackends[] = {
     {{"systemc", "SystemC", systemc::refuses_key, systemc::refusals, systemc::hardware_ports}, systemc::make_backend},
     {{"qemu", "QEMU", qemu::refuses_key, qemu::refusals, qemu::hardware_ports}, qemu::make_backend},
+    {{"rtl", "RTL", rtl::refuses_key, rtl::refusals, rtl::hardware_ports}, rtl::make_backend},
 };
 
 } // namespace

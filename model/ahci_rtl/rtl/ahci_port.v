@@ -135,7 +135,10 @@ wire        tx_pop;
 reg         tx_req;
 // Idle cycles after each transmitted frame before the next request reaches the link: the
 // link leaves IDLE for X_RDY at once when a request is up, and if its one SYNC falls in an
-// ALIGN slot the device (waiting for SYNC after its R_OK) never sees it.
+// ALIGN slot the device (waiting for SYNC after its R_OK) never sees it. The request is
+// also held off in the cycle o_tx_done is up: the link is back in IDLE then, and tx_gap
+// and the engine's tx_req only follow o_tx_done at the next edge (without this, the link
+// started a second frame with nothing to send: SOF, then HOLD for ever).
 reg  [1:0]  tx_gap;
 wire        tx_done;
 wire [1:0]  tx_status;
@@ -154,7 +157,7 @@ sata_link u_link (
     .clk(clk), .rst(rst), .i_host(1'b1), .i_phy_rdy(i_phy_ready),
     .o_phy_tx_data(o_phy_tx_data), .o_phy_tx_isk(o_phy_tx_isk),
     .i_phy_rx_data(i_phy_rx_data), .i_phy_rx_isk(i_phy_rx_isk),
-    .i_tx_req(tx_req && tx_gap == 2'd0), .i_tx_data(tx_cur[31:0]), .i_tx_valid(tx_valid),
+    .i_tx_req(tx_req && tx_gap == 2'd0 && !tx_done), .i_tx_data(tx_cur[31:0]), .i_tx_valid(tx_valid),
     .i_tx_last(tx_cur[32]), .o_tx_pop(tx_pop), .o_tx_done(tx_done), .o_tx_status(tx_status),
     .o_tx_dmat(tx_dmat), .o_rx_data(rx_data), .o_rx_valid(rx_valid), .o_rx_sof(rx_sof),
     .o_rx_end(rx_end), .o_rx_crc_ok(rx_crc_ok), .o_rx_abort(rx_abort), .i_rx_full(rx_full),

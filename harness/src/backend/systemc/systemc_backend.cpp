@@ -44,22 +44,7 @@ class SystemcBackend : public Backend {
     void finish(const Scenario &sc, RunReport &report) override {
         if (!topo_)
             return;
-        if (topo_->faults)
-            for (size_t i = 0; i < sc.faults.size(); ++i) {
-                const fault::Fault &f = sc.faults[i];
-                FaultReport fr;
-                fr.id = f.id;
-                fr.kind = fault::to_string(f.kind);
-                fr.port = f.port;
-                fr.pmp_port = f.pmp_port;
-                fr.fired = topo_->faults->fired(i);
-                fr.repeat = f.trigger.repeat;
-                fr.min_fired = f.min_fired;
-                report.faults.push_back(fr);
-            }
-        for (const auto &[port, lk] : topo_->links)
-            report.links.push_back({port, lk->mode() == link::SataLink::Mode::Dword ? "dword" : "fis",
-                                    lk->dword_cycles()});
+        report_topology(*topo_, sc, report);
     }
 
   private:

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "run/prng.h"
+#include "trace/report.h"
 
 namespace satasim::harness {
 
@@ -235,12 +236,16 @@ std::string controller_name(const ControllerSpec &c) {
                                                                                     : c.type + "0";
 }
 
-std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) {
+std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
+                                         const ControllerFactory &make_ctl) {
     auto t = std::make_unique<Topology>();
     t->mem = std::make_unique<bus::HostMemory>();
     t->irq = std::make_unique<bus::IrqLine>();
 
-    make_controller(sc, *t, trace);
+    if (make_ctl)
+        make_ctl(sc, *t, trace);
+    else
+        make_controller(sc, *t, trace);
     make_pmps(sc, *t, trace);
     for (const DeviceSpec &d : sc.devices) { // file order; names depend on the port only
         if (d.pmp_port)
@@ -291,6 +296,25 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace) 
         }
     }
     return t;
+}
+
+void report_topology(const Topology &t, const Scenario &sc, RunReport &report) {
+    if (t.faults)
+        for (size_t i = 0; i < sc.faults.size(); ++i) {
+            const fault::Fault &f = sc.faults[i];
+            FaultReport fr;
+            fr.id = f.id;
+            fr.kind = fault::to_string(f.kind);
+            fr.port = f.port;
+            fr.pmp_port = f.pmp_port;
+            fr.fired = t.faults->fired(i);
+            fr.repeat = f.trigger.repeat;
+            fr.min_fired = f.min_fired;
+            report.faults.push_back(fr);
+        }
+    for (const auto &[port, lk] : t.links)
+        report.links.push_back({port, lk->mode() == link::SataLink::Mode::Dword ? "dword" : "fis",
+                                lk->dword_cycles()});
 }
 
 } // namespace satasim::harness

@@ -57,7 +57,15 @@ struct Topology {
 // "link<port>", "disk<port>"; with a port multiplier on the port: "pmp<port>" and, behind it,
 // "link<port>.<pmp_port>", "disk<port>.<pmp_port>" (trace names). Each disk's seed is derived
 // from the scenario seed and its name.
-std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace);
+// make_controller (other backends): builds the controller into the topology instead of
+// a SystemC model (its MMIO target, port hookup, fault hooks and hba_module).
+using ControllerFactory = std::function<void(const Scenario &sc, Topology &t, ModelTrace *trace)>;
+std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
+                                         const ControllerFactory &make_controller = {});
+
+struct RunReport;
+// After the run: how often each fault fired, each link's mode and dword cycles.
+void report_topology(const Topology &t, const Scenario &sc, RunReport &report);
 
 // "ahci0", "sil24_0" or "sil3112_0" (a type ending in a digit gets an underscore).
 std::string controller_name(const ControllerSpec &c);

@@ -1,0 +1,190 @@
+// Verilating a DUT profile into its cached shared object (dut_build.h).
+#include "backend/rtl/dut_build.h"
+
+#include "backend/rtl/dut_abi.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "run/prng.h"
+
+#ifndef SATASIM_RTL_SHELL_DIR
+#error "SATASIM_RTL_SHELL_DIR: the folder of dut_abi.h and shell/ (harness/CMakeLists.txt sets it)"
+#endif
+
+namespace satasim::harness::rtl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_all(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error("cannot read '" + path + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// A command's standard output (first line), or "" if it cannot run.
+std::string first_line_of(const std::string &cmd) {
+    std::string out;
+    if (FILE *f = popen((cmd + " 2>/dev/null").c_str(), "r")) {
+        char buf[512];
+        if (std::fgets(buf, sizeof buf, f))
+            out = buf;
+        pclose(f);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
+        out.pop_back();
+    return out;
+}
+
+std::string quote(const std::string &s) {
+    if (s.find('\'') != std::string::npos)
+        throw std::runtime_error("a path with a single quote cannot be passed to Verilator: " + s);
+    return "'" + s + "'";
+}
+
+std::string shell_dir() {
+    const char *e = std::getenv("SATASIM_RTL_SHELL_DIR");
+    return e && *e ? e : SATASIM_RTL_SHELL_DIR;
+}
+
+fs::path cache_root() {
+    if (const char *e = std::getenv("SATASIM_RTL_CACHE"); e && *e)
+        return e;
+    if (const char *e = std::getenv("XDG_CACHE_HOME"); e && *e)
+        return fs::path(e) / "satasim" / "rtl";
+    const char *home = std::getenv("HOME");
+    return fs::path(home && *home ? home : "/tmp") / ".cache" / "satasim" / "rtl";
+}
+
+std::string compiler() {
+    const char *e = std::getenv("CXX");
+    return e && *e ? e : "c++";
+}
+
+// Everything the build's result depends on, hashed.
+std::string build_key(const DutProfile &p, bool wave, const std::string &shell) {
+    std::string all = "satasim-dut-abi-" + std::to_string(SATASIM_DUT_ABI_VERSION) + (wave ? "-wave\n" : "\n");
+    auto add_file = [&](const std::string &path) { all += path + "\n" + read_all(path) + "\n"; };
+    add_file(p.file);
+    for (const std::string &f : p.files)
+        add_file(f);
+    for (const std::string &d : p.include_dirs) {
+        std::vector<std::string> in_dir;
+        for (const auto &e : fs::directory_iterator(d))
+            if (e.is_regular_file())
+                in_dir.push_back(e.path().string());
+        std::sort(in_dir.begin(), in_dir.end());
+        for (const std::string &f : in_dir)
+            add_file(f);
+    }
+    add_file(shell + "/dut_abi.h");
+    add_file(shell + "/shell/dut_glue.cpp");
+    all += first_line_of("verilator --version") + "\n" + first_line_of(compiler() + " --version") + "\n";
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fnv1a64(all));
+    return hex;
+}
+
+void run(const std::string &cmd, const fs::path &log, const char *what) {
+    const std::string full = "(" + cmd + ") >> " + quote(log.string()) + " 2>&1";
+    {
+        std::ofstream(log, std::ios::app) << "$ " << cmd << "\n";
+    }
+    if (std::system(full.c_str()) != 0)
+        throw std::runtime_error(std::string(what) + " failed; see " + log.string());
+}
+
+} // namespace
+
+DutBuild build_dut(const DutProfile &p, bool wave) {
+    const std::string shell = shell_dir();
+    DutBuild b;
+    const fs::path root = cache_root();
+    const fs::path dir = root / (p.name + "-" + build_key(p, wave, shell));
+    b.dir = dir.string();
+    b.so_path = (dir / "dut.so").string();
+    std::error_code ec;
+    if (fs::is_regular_file(b.so_path, ec)) {
+        b.cached = true;
+        return b;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const fs::path tmp = root / (dir.filename().string() + ".tmp." + std::to_string(getpid()));
+    fs::remove_all(tmp, ec);
+    fs::create_directories(tmp / "obj", ec);
+    if (ec)
+        throw std::runtime_error("cannot create the DUT build folder '" + tmp.string() + "': " + ec.message());
+    const fs::path log = tmp / "build.log";
+    const std::string vroot = first_line_of("verilator --getenv VERILATOR_ROOT");
+    if (vroot.empty())
+        throw std::runtime_error("verilator is not installed (tools/install_deps.sh)");
+
+    std::string v = "verilator --cc -Mdir " + quote((tmp / "obj").string()) + " --prefix Vdut --top-module " +
+                    p.top + " -CFLAGS -fPIC" + (wave ? " --trace" : "");
+    for (const std::string &f : p.verilator_flags)
+        v += " " + f;
+    for (const auto &[k, val] : p.parameters)
+        v += " -G" + k + "=" + val;
+    for (const auto &[k, val] : p.defines)
+        v += " +define+" + k + "=" + val;
+    for (const std::string &d : p.include_dirs)
+        v += " -I" + quote(d);
+    for (const std::string &f : p.files)
+        v += " " + quote(f);
+    run(v, log, "verilating the DUT");
+
+    // Compiled file by file (ccache takes one source per call), then linked with its own
+    // Verilator runtime bound inside (-Bsymbolic).
+    const std::string ccache = first_line_of("command -v ccache");
+    const std::string cxx = (ccache.empty() ? "" : ccache + " ") + compiler();
+    const std::string flags = "-std=c++17 -fPIC -O1 -w -DSATASIM_DUT_PORTS=" + std::to_string(p.ports) +
+                              " -DSATASIM_DUT_DW=" + std::to_string(p.data_width) +
+                              " -DSATASIM_DUT_AW=" + std::to_string(p.addr_width) +
+                              " -DVM_TRACE=" + (wave ? "1" : "0") + " -I" + quote((tmp / "obj").string()) + " -I" +
+                              quote(vroot + "/include") + " -I" + quote(vroot + "/include/vltstd") + " -I" +
+                              quote(shell);
+    std::vector<std::string> sources;
+    for (const auto &e : fs::directory_iterator(tmp / "obj"))
+        if (e.path().extension() == ".cpp")
+            sources.push_back(e.path().string());
+    std::sort(sources.begin(), sources.end());
+    sources.push_back(shell + "/shell/dut_glue.cpp");
+    sources.push_back(vroot + "/include/verilated.cpp");
+    sources.push_back(vroot + "/include/verilated_threads.cpp");
+    if (wave)
+        sources.push_back(vroot + "/include/verilated_vcd_c.cpp");
+    std::string objs;
+    for (size_t i = 0; i < sources.size(); ++i) {
+        const std::string o = (tmp / ("o" + std::to_string(i) + ".o")).string();
+        run(cxx + " " + flags + " -c " + quote(sources[i]) + " -o " + quote(o), log, "compiling the DUT");
+        objs += " " + quote(o);
+    }
+    run(compiler() + " -shared -Wl,-Bsymbolic -pthread -o " + quote((tmp / "dut.so").string()) + objs, log,
+        "linking the DUT");
+    for (size_t i = 0; i < sources.size(); ++i)
+        fs::remove(tmp / ("o" + std::to_string(i) + ".o"), ec);
+    fs::rename(tmp, dir, ec);
+    if (ec) {
+        // Another process finished the same build first: use its result.
+        fs::remove_all(tmp, ec);
+        if (!fs::is_regular_file(b.so_path, ec))
+            throw std::runtime_error("cannot move the DUT build into '" + dir.string() + "'");
+    }
+    b.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return b;
+}
+
+} // namespace satasim::harness::rtl

@@ -1,0 +1,27 @@
+// The DUT's shared object: verilated from its profile at run time (a vendor never
+// rebuilds satasim) into a cache folder named by a content hash of everything the build
+// depends on (the profile, every RTL file and include folder file, the shell's sources,
+// the Verilator and compiler versions). A cached build is reused as is; a new one is made
+// in a scratch folder and renamed into place only when complete.
+//
+// Cache root: $SATASIM_RTL_CACHE, else $XDG_CACHE_HOME/satasim/rtl, else
+// ~/.cache/satasim/rtl. Shell sources: $SATASIM_RTL_SHELL_DIR, else this source tree's.
+#pragma once
+
+#include <string>
+
+#include "backend/rtl/dut_profile.h"
+
+namespace satasim::harness::rtl {
+
+struct DutBuild {
+    std::string so_path;   // the shared object
+    std::string dir;       // its cache folder (build.log, the verilated sources)
+    bool cached = false;   // found in the cache (no build now)
+    double build_seconds = 0;
+};
+
+// Throws std::runtime_error naming what failed and the build log to read.
+DutBuild build_dut(const DutProfile &p, bool wave);
+
+} // namespace satasim::harness::rtl

@@ -1,0 +1,34 @@
+#include "backend/rtl/dut_library.h"
+
+#include <dlfcn.h>
+
+#include <stdexcept>
+
+namespace satasim::harness::rtl {
+
+DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
+    // RTLD_LOCAL: the object's own Verilator runtime stays its own (it is linked
+    // -Bsymbolic), apart from the one satasim's link models use.
+    handle_ = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_)
+        throw std::runtime_error("cannot load the DUT '" + so_path + "': " + dlerror());
+    auto fn = reinterpret_cast<satasim_dut_api_fn>(dlsym(handle_, SATASIM_DUT_API_SYMBOL));
+    if (!fn)
+        throw std::runtime_error("'" + so_path + "' has no " SATASIM_DUT_API_SYMBOL " (not a satasim DUT build)");
+    api_ = fn();
+    if (!api_ || api_->abi_version != SATASIM_DUT_ABI_VERSION)
+        throw std::runtime_error("'" + so_path + "': DUT ABI version " +
+                                 std::to_string(api_ ? api_->abi_version : 0) + ", satasim speaks " +
+                                 std::to_string(SATASIM_DUT_ABI_VERSION));
+    if (api_->ports != p.ports || api_->data_width != p.data_width || api_->addr_width != p.addr_width)
+        throw std::runtime_error("'" + so_path + "' was built for " + std::to_string(api_->ports) + " ports, " +
+                                 std::to_string(api_->data_width) + "/" + std::to_string(api_->addr_width) +
+                                 "-bit AXI; the profile says " + std::to_string(p.ports) + ", " +
+                                 std::to_string(p.data_width) + "/" + std::to_string(p.addr_width));
+}
+
+// The object stays loaded until the process exits: its Verilator runtime has static
+// state with exit-time destructors.
+DutLibrary::~DutLibrary() = default;
+
+} // namespace satasim::harness::rtl

@@ -1,0 +1,182 @@
+// The DUT profile reader (dut_profile.h), on the scenario reader's YAML toolkit so that
+// every message has its form: "file:line: key.path: what is wrong".
+#include "backend/rtl/dut_profile.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "scenario/yaml_walk.h"
+
+namespace satasim::harness::rtl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string absolute_in(const Parser &p, const Field &f, const fs::path &dir, bool want_dir) {
+    const std::string s = as_string(p, f);
+    if (s.empty())
+        p.fail(f, "empty path");
+    fs::path q = fs::path(s).is_absolute() ? fs::path(s) : dir / s;
+    std::error_code ec;
+    q = fs::weakly_canonical(q, ec);
+    if (want_dir ? !fs::is_directory(q, ec) : !fs::is_regular_file(q, ec))
+        p.fail(f, std::string("no such ") + (want_dir ? "folder" : "file") + " '" + q.string() + "'");
+    return q.string();
+}
+
+// A flag, define or parameter name as Verilator takes it on its command line.
+bool plain_name(const std::string &s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+        return false;
+    for (unsigned char c : s)
+        if (!std::isalnum(c) && c != '_')
+            return false;
+    return true;
+}
+
+std::map<std::string, std::string> name_values(const Parser &p, const Field &f) {
+    if (!f.node.IsMap())
+        p.fail(f, std::string("expected a mapping of NAME: value, got ") + kind_name(f.node));
+    std::map<std::string, std::string> out;
+    for (auto it = f.node.begin(); it != f.node.end(); ++it) {
+        YAML::Node k = it->first;
+        Field v;
+        v.node = YAML::Node(it->second);
+        v.key_line = line_of(k, f.line);
+        v.path = f.path + "." + (k.IsScalar() ? k.Scalar() : "?");
+        v.line = line_of(v.node, v.key_line);
+        if (!k.IsScalar() || !plain_name(k.Scalar()))
+            p.fail(v.key_line, f.path, "names must be letters, digits and _ (not starting with a digit)");
+        const std::string val = as_string(p, v);
+        for (unsigned char c : val)
+            if (c < 0x21 || c > 0x7e || c == '\'' || c == '"' || c == '\\')
+                p.fail(v, "values must be printable without spaces, quotes or backslashes");
+        out[k.Scalar()] = val;
+    }
+    return out;
+}
+
+void read_interface(const Parser &p, const Field &f, DutProfile &d) {
+    MapView m(p, f.node, f.path, f.line, {"ports", "data_width", "addr_width", "clock_mhz", "idle_cycles"});
+    if (auto *x = m.find("ports"))
+        d.ports = unsigned(as_uint(p, *x, 1, 8));
+    if (auto *x = m.find("data_width")) {
+        d.data_width = unsigned(as_uint(p, *x, 32, 128));
+        if (d.data_width != 32 && d.data_width != 64 && d.data_width != 128)
+            p.fail(*x, "the shell's AXI4 data width is 32, 64 or 128");
+    }
+    if (auto *x = m.find("addr_width")) {
+        d.addr_width = unsigned(as_uint(p, *x, 32, 64));
+        if (d.addr_width != 32 && d.addr_width != 64)
+            p.fail(*x, "the shell's AXI4 address width is 32 or 64");
+    }
+    if (auto *x = m.find("clock_mhz"))
+        d.clock_mhz = double(as_uint(p, *x, 10, 1000));
+    if (auto *x = m.find("idle_cycles"))
+        d.idle_cycles = unsigned(as_uint(p, *x, 64, 1u << 24));
+}
+
+void read_quirks(const Parser &p, const Field &f, DutQuirks &q) {
+    MapView m(p, f.node, f.path, f.line,
+              {"single_slot", "no_ncq", "no_64bit_dma", "only_gen", "onchip_cmd_area", "no_pmp"});
+    if (auto *x = m.find("single_slot"))
+        q.single_slot = as_bool(p, *x);
+    if (auto *x = m.find("no_ncq"))
+        q.no_ncq = as_bool(p, *x);
+    if (auto *x = m.find("no_64bit_dma"))
+        q.no_64bit_dma = as_bool(p, *x);
+    if (auto *x = m.find("only_gen"))
+        q.only_gen = unsigned(as_uint(p, *x, 0, 3)); // 0: any Gen up to CAP.ISS
+    if (auto *x = m.find("onchip_cmd_area")) {
+        q.onchip_cmd_area = as_bool(p, *x);
+        if (q.onchip_cmd_area)
+            p.fail(*x, "not supported yet: the stack's AHCI driver keeps the command list and received-FIS "
+                       "area in system memory (docs/rtl-controller.md, quirks)");
+    }
+    if (auto *x = m.find("no_pmp"))
+        q.no_pmp = as_bool(p, *x);
+}
+
+void read_axi(const Parser &p, const Field &f, AxiSlaveConfig &a) {
+    MapView m(p, f.node, f.path, f.line,
+              {"read_latency", "write_latency", "backpressure_pct", "max_reads", "max_writes"});
+    if (auto *x = m.find("read_latency"))
+        a.read_latency = unsigned(as_uint(p, *x, 0, 10000));
+    if (auto *x = m.find("write_latency"))
+        a.write_latency = unsigned(as_uint(p, *x, 0, 10000));
+    if (auto *x = m.find("backpressure_pct"))
+        a.backpressure_pct = unsigned(as_uint(p, *x, 0, 90));
+    if (auto *x = m.find("max_reads"))
+        a.max_reads = unsigned(as_uint(p, *x, 1, 64));
+    if (auto *x = m.find("max_writes"))
+        a.max_writes = unsigned(as_uint(p, *x, 1, 64));
+}
+
+} // namespace
+
+DutProfile parse_dut_profile(const std::string &path) {
+    std::error_code ec;
+    const fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    Parser p(path);
+    std::ifstream in(abs);
+    if (!in || !fs::is_regular_file(abs, ec))
+        p.fail(1, "", "cannot read the DUT profile");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    YAML::Node root;
+    try {
+        root = YAML::Load(ss.str());
+    } catch (const YAML::Exception &e) {
+        p.fail(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    }
+    DutProfile d;
+    d.file = abs.string();
+    const fs::path dir = abs.parent_path();
+    MapView m(p, root, "", 1,
+              {"name", "top", "files", "include_dirs", "defines", "parameters", "verilator_flags", "interface",
+               "quirks", "axi"});
+    for (const char *k : {"name", "top", "files", "interface"})
+        if (!m.has(k))
+            p.fail(m.line(), k, "missing (a profile names the DUT, its top module, its files and its interface)");
+    d.name = as_string(p, m.get("name"));
+    if (!plain_name(d.name))
+        p.fail(m.get("name"), "letters, digits and _ only (it names the build's cache folder)");
+    d.top = as_string(p, m.get("top"));
+    if (!plain_name(d.top))
+        p.fail(m.get("top"), "not a Verilog module name");
+    for_each_element(p, m.get("files"), [&](const Field &e, size_t) { d.files.push_back(absolute_in(p, e, dir, false)); });
+    if (d.files.empty())
+        p.fail(m.get("files"), "no RTL files");
+    if (auto *x = m.find("include_dirs"))
+        for_each_element(p, *x, [&](const Field &e, size_t) { d.include_dirs.push_back(absolute_in(p, e, dir, true)); });
+    if (auto *x = m.find("defines"))
+        d.defines = name_values(p, *x);
+    if (auto *x = m.find("parameters"))
+        d.parameters = name_values(p, *x);
+    if (auto *x = m.find("verilator_flags"))
+        for_each_element(p, *x, [&](const Field &e, size_t) {
+            const std::string s = as_string(p, e);
+            // An option, or the value of the option before it (--x-assign fast).
+            const bool value = !d.verilator_flags.empty() && d.verilator_flags.back()[0] == '-' &&
+                               !s.empty() && s[0] != '-' && s[0] != '+';
+            if (s.empty() || (s[0] != '-' && !value))
+                p.fail(e, "a Verilator option (starting with '-') or its value, got '" + s + "'");
+            for (const char *bad : {"--sc", "--cc", "--exe", "--build", "--prefix", "--top-module", "-Mdir", "--Mdir"})
+                if (s == bad)
+                    p.fail(e, "'" + s + "' is the shell's to set (docs/rtl-controller.md)");
+            for (unsigned char c : s)
+                if (c < 0x21 || c > 0x7e || c == '\'' || c == '"' || c == '\\')
+                    p.fail(e, "options must be printable without spaces, quotes or backslashes");
+            d.verilator_flags.push_back(s);
+        });
+    read_interface(p, m.get("interface"), d);
+    if (auto *x = m.find("quirks"))
+        read_quirks(p, *x, d.quirks);
+    if (auto *x = m.find("axi"))
+        read_axi(p, *x, d.axi);
+    return d;
+}
+
+} // namespace satasim::harness::rtl

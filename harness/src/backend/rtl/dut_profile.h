@@ -1,0 +1,58 @@
+// A DUT profile: the YAML file beside a controller's RTL that tells satasim how to
+// verilate it (top module, files, include paths, defines, Verilator flags, parameters),
+// what its shell interface is (ports, AXI data and address width, clock) and which
+// quirks the driver and the suite must take as data (docs/rtl-controller.md). Paths in
+// the file are relative to the file's folder; parse_dut_profile() makes them absolute.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace satasim::harness::rtl {
+
+struct DutQuirks {
+    bool single_slot = false;     // CAP.NCS = 0: one command slot
+    bool no_ncq = false;          // CAP.SNCQ = 0
+    bool no_64bit_dma = false;    // CAP.S64A = 0
+    unsigned only_gen = 0;        // 1..3: the PHY runs this one rate only (0: any up to CAP.ISS)
+    bool onchip_cmd_area = false; // command list / received-FIS area in on-chip RAM
+    bool no_pmp = true;           // CAP.SPM = 0
+};
+
+// The shell's AXI4 memory slave (host memory behind the DUT's DMA master).
+struct AxiSlaveConfig {
+    unsigned read_latency = 8;     // cycles from the AR handshake to the first R beat
+    unsigned write_latency = 4;    // cycles from the last W beat to B
+    unsigned backpressure_pct = 0; // chance (per cycle) that READY / VALID is held off
+    unsigned max_reads = 4;        // outstanding read bursts the slave accepts
+    unsigned max_writes = 4;       // outstanding write bursts
+};
+
+struct DutProfile {
+    std::string file;    // the profile, absolute
+    std::string name;    // the DUT's name (messages, cache folder)
+    std::string top;     // top module
+    std::vector<std::string> files;        // absolute
+    std::vector<std::string> include_dirs; // absolute
+    std::map<std::string, std::string> defines;    // +define+NAME=VALUE
+    std::map<std::string, std::string> parameters; // -GNAME=VALUE
+    std::vector<std::string> verilator_flags;
+    unsigned ports = 1, data_width = 64, addr_width = 64;
+    double clock_mhz = 150;      // the DUT's one clock (bus, link and PHY dword clock)
+    unsigned idle_cycles = 4096; // quiet cycles after which the shell stops the clock
+    DutQuirks quirks;
+    AxiSlaveConfig axi;
+};
+
+// Reads and checks a profile; throws ScenarioError ("file:line: key: what is wrong") on
+// anything malformed: unknown keys, wrong types, missing files, unsupported widths.
+DutProfile parse_dut_profile(const std::string &path);
+
+// The profile `satasim run --controller-rtl` gave (the rtl backend's rules consult it),
+// or null. Set once by the command line.
+const DutProfile *active_profile();
+void set_active_profile(const DutProfile *p);
+
+} // namespace satasim::harness::rtl

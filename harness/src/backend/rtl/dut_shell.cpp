@@ -1,0 +1,184 @@
+// The DUT shell (dut_shell.h): clock, reset, AXI-Lite master, bursts of cycles.
+#include "backend/rtl/dut_shell.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace satasim::harness::rtl {
+
+namespace {
+constexpr unsigned kBurst = 64;          // cycles ticked before simulated time catches up
+constexpr unsigned kResetCycles = 8;     // power-on reset held
+constexpr uint64_t kLiteTimeout = 100000; // cycles an AXI-Lite transaction may take
+constexpr unsigned kAhciWindow = 0x1000;  // the register slave's 12-bit address space
+constexpr unsigned kSlvErr = 2;
+} // namespace
+
+DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, const DutLibrary &lib,
+                   bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail,
+                   const char *wave_file)
+    : sc_core::sc_module(name), profile_(profile), api_(lib.api()),
+      slave_(mem, profile.axi, profile.data_width, seed, trace), irq_(irq), trace_(trace), fail_(std::move(fail)),
+      period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
+    dut_ = api_.create(wave_file);
+    for (unsigned n = 0; n < profile.ports; ++n)
+        ports_.push_back(std::make_unique<PhyPort>(n, [this] { wake(); }));
+    // Power-on reset: the DUT's registers are defined before the stack's first access.
+    pins_.rst = 1;
+    for (unsigned i = 0; i < kResetCycles; ++i)
+        tick();
+    pins_.rst = 0;
+    SC_THREAD(clock_thread);
+}
+
+DutShell::~DutShell() {
+    if (dut_)
+        api_.destroy(dut_);
+}
+
+bool DutShell::tick() {
+    slave_.drive(pins_);
+    for (auto &p : ports_)
+        p->drive(pins_);
+    api_.tick(dut_, &pins_);
+    ++cycles_;
+    if (in_mmio_)
+        ++mmio_cycles_;
+    slave_.edge(pins_);
+    bool attention = false;
+    bool quiet = slave_.idle(pins_) && !pins_.s_awvalid && !pins_.s_arvalid && !pins_.s_wvalid;
+    for (auto &p : ports_) {
+        attention |= p->edge(pins_);
+        quiet = quiet && p->idle();
+    }
+    if (bool(pins_.irq) != irq_seen_) {
+        irq_seen_ = pins_.irq;
+        attention = true;
+    }
+    quiet_ = quiet && !attention ? quiet_ + 1 : 0;
+    return attention;
+}
+
+void DutShell::service() {
+    irq_.set(irq_seen_);
+    for (auto &p : ports_)
+        p->service();
+}
+
+void DutShell::wake() {
+    quiet_ = 0;
+    if (!running_) {
+        running_ = true;
+        wake_ev_.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+void DutShell::clock_thread() {
+    for (;;) {
+        if (!running_) {
+            sc_core::wait(wake_ev_);
+            continue;
+        }
+        unsigned n = 0;
+        bool attention = false;
+        while (n < kBurst && !attention) {
+            attention = tick();
+            ++n;
+        }
+        sc_core::wait(period_ * double(n));
+        service();
+        if (quiet_ >= profile_.idle_cycles)
+            running_ = false;
+    }
+}
+
+template <class Done> bool DutShell::lite_transaction(const char *what, uint32_t off, Done done) {
+    in_mmio_ = true;
+    uint64_t n = 0;
+    bool ok = true;
+    do {
+        if (++n > kLiteTimeout) {
+            ok = false;
+            break;
+        }
+        tick();
+    } while (!done()); // the handshakes of that edge (pins hold the outputs sampled before it)
+    in_mmio_ = false;
+    pins_.s_awvalid = pins_.s_wvalid = pins_.s_arvalid = 0;
+    pins_.s_bready = pins_.s_rready = 0;
+    if (!ok) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "the DUT did not complete an AXI-Lite %s at 0x%03x within %llu cycles", what,
+                      off, (unsigned long long)kLiteTimeout);
+        fail_(msg);
+    }
+    // The interrupt line as the access left it (the handler that made it looks at once),
+    // and the clock runs on for whatever the access started.
+    irq_.set(irq_seen_);
+    wake();
+    return ok;
+}
+
+uint32_t DutShell::mmio_read32(uint32_t off) {
+    if (off >= kAhciWindow)
+        return 0;
+    pins_.s_araddr = off;
+    pins_.s_arvalid = 1;
+    pins_.s_rready = 1;
+    bool have = false;
+    uint32_t data = 0;
+    unsigned resp = 0;
+    lite_transaction("read", off, [&] {
+        if (pins_.s_arvalid && pins_.s_arready)
+            pins_.s_arvalid = 0;
+        if (pins_.s_rvalid && pins_.s_rready) {
+            data = pins_.s_rdata;
+            resp = pins_.s_rresp;
+            have = true;
+        }
+        return have;
+    });
+    if (resp >= kSlvErr && trace_) {
+        TraceRecord r;
+        r.src = "axi";
+        r.name = "rtl.mmio_error";
+        r.fields.emplace_back("off", TraceValue::hex(off));
+        r.msg = "register read answered " + std::string(resp == kSlvErr ? "SLVERR" : "DECERR");
+        trace_->emit(r);
+    }
+    return data;
+}
+
+void DutShell::mmio_write32(uint32_t off, uint32_t val) {
+    if (off >= kAhciWindow)
+        return;
+    pins_.s_awaddr = off;
+    pins_.s_awvalid = 1;
+    pins_.s_wdata = val;
+    pins_.s_wstrb = 0xF;
+    pins_.s_wvalid = 1;
+    pins_.s_bready = 1;
+    bool have = false;
+    unsigned resp = 0;
+    lite_transaction("write", off, [&] {
+        if (pins_.s_awvalid && pins_.s_awready)
+            pins_.s_awvalid = 0;
+        if (pins_.s_wvalid && pins_.s_wready)
+            pins_.s_wvalid = 0;
+        if (pins_.s_bvalid && pins_.s_bready) {
+            resp = pins_.s_bresp;
+            have = true;
+        }
+        return have;
+    });
+    if (resp >= kSlvErr && trace_) {
+        TraceRecord r;
+        r.src = "axi";
+        r.name = "rtl.mmio_error";
+        r.fields.emplace_back("off", TraceValue::hex(off));
+        r.msg = "register write answered " + std::string(resp == kSlvErr ? "SLVERR" : "DECERR");
+        trace_->emit(r);
+    }
+}
+
+} // namespace satasim::harness::rtl

@@ -1,0 +1,73 @@
+// The DUT shell: a controller's RTL (its verilated shared object, dut_library.h) as the
+// hardware of a run. It owns the DUT's clock and reset and its standard interfaces:
+//   - the register slave, through an AXI4-Lite master: the stack's MMIO reads and writes
+//     (bus::MmioTarget) become AXI-Lite transactions, clocked through at once (MMIO
+//     costs no simulated time, as on the SystemC models);
+//   - the DMA master, served by AxiMemSlave from the host memory model, protocol-checked;
+//   - the interrupt line into the harness's IrqLine;
+//   - each port's PHY interface to a PhyPort (cable, device-side link RTL, SataLink).
+// The clock runs in bursts while anything moves and stops after the profile's
+// idle_cycles quiet cycles; SystemC time advances by the cycles ticked at the DUT's clock
+// period, so idle time costs no wall time.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "backend/rtl/axi_mem_slave.h"
+#include "backend/rtl/dut_library.h"
+#include "backend/rtl/dut_profile.h"
+#include "backend/rtl/phy_port.h"
+#include "model/bus/irq_line.h"
+#include "model/bus/mmio.h"
+
+namespace satasim::harness::rtl {
+
+class DutShell : public sc_core::sc_module, public bus::MmioTarget {
+  public:
+    using FailFn = std::function<void(const std::string &)>;
+    SC_HAS_PROCESS(DutShell);
+    DutShell(sc_core::sc_module_name name, const DutProfile &profile, const DutLibrary &lib, bus::HostMemory &mem,
+             bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail, const char *wave_file = nullptr);
+    ~DutShell() override;
+
+    uint32_t mmio_read32(uint32_t off) override;
+    void mmio_write32(uint32_t off, uint32_t val) override;
+
+    link::LinkEndpoint *port_endpoint(unsigned port) { return ports_.at(port).get(); }
+    void connect_port(unsigned port, link::SataLink *lk) { ports_.at(port)->connect(lk); }
+
+    uint64_t cycles() const { return cycles_; }
+    uint64_t mmio_cycles() const { return mmio_cycles_; }
+    uint64_t axi_violations() const { return slave_.violations(); }
+    uint64_t axi_bursts() const { return slave_.bursts(); }
+
+  private:
+    bool tick(); // one clock; true: the SystemC side has work (end the burst)
+    void service();
+    void wake();
+    void clock_thread();
+    // The AXI-Lite transaction in pins_ clocked until done(); false on a timeout.
+    template <class Done> bool lite_transaction(const char *what, uint32_t off, Done done);
+
+    const DutProfile &profile_;
+    const satasim_dut_api &api_;
+    void *dut_ = nullptr;
+    satasim_dut_pins pins_{};
+    AxiMemSlave slave_;
+    bus::IrqLine &irq_;
+    ModelTrace *trace_;
+    FailFn fail_;
+    std::vector<std::unique_ptr<PhyPort>> ports_;
+    sc_core::sc_time period_;
+    sc_core::sc_event wake_ev_;
+    bool running_ = true;
+    uint64_t quiet_ = 0;
+    uint64_t cycles_ = 0, mmio_cycles_ = 0;
+    bool irq_seen_ = false;
+    bool in_mmio_ = false;
+};
+
+} // namespace satasim::harness::rtl

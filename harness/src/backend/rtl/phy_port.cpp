@@ -1,0 +1,214 @@
+// The far side of one DUT port: cable, device-side link RTL, SataLink PHY (phy_port.h).
+#include "backend/rtl/phy_port.h"
+
+
+namespace satasim::harness::rtl {
+
+namespace {
+// The first dword of the SATA scrambler's sequence (LFSR x^16+x^15+x^13+x^4+1 from
+// 0xFFFF, SATA 3.x 9.5): a frame's header dword crosses the wire XORed with it, which is
+// how the cable reads the type of the DUT's FIS for a dword fault of that type.
+constexpr uint32_t kScramble0 = 0xC2D2768Du;
+// A device frame that neither ends nor aborts within this many dwords past its length is
+// broken off, as SataLink's dword mode does (a transmitter's frame timer).
+constexpr uint64_t kFrameSlack = 4096;
+
+} // namespace
+
+PhyPort::PhyPort(unsigned index, std::function<void()> wake)
+    : n_(index), wake_(std::move(wake)), side_(dev_.side()), tx_ev_(sc_core::sc_gen_unique_name("rtl_port_tx")) {
+    reset_device_link();
+}
+
+void PhyPort::connect(link::SataLink *lk) {
+    link_ = lk;
+    lk->attach_external_host(this);
+}
+
+void PhyPort::reset_device_link() {
+    dev_.reset();
+    for (auto &dir : wire_data_)
+        dir.fill(link::prim::kSync);
+    for (auto &dir : wire_isk_)
+        dir.fill(true);
+    wire_pos_ = 0;
+    judged_ = false;
+    host_frame_pos_ = -1;
+}
+
+void PhyPort::drive(satasim_dut_pins &p) {
+    p.phy_rx_data[n_] = wire_data_[1][wire_pos_];
+    p.phy_rx_isk[n_] = wire_isk_[1][wire_pos_] ? 1 : 0;
+    p.phy_rx_err[n_] = 0;
+    p.phy_ready[n_] = phy_ready_;
+    p.phy_gen[n_] = gen_;
+    const uint8_t det = link_ ? link_->det() : 0;
+    p.phy_dev_present[n_] = det == 1 || det == 3;
+    p.phy_cominit[n_] = cominit_;
+    cominit_ = false; // a one-cycle pulse
+}
+
+// The DUT's header dword after SOF, unscrambled: the FIS type a host dword fault waits for.
+void PhyPort::watch_host_frame(uint32_t d, bool isk) {
+    if (isk) {
+        if (d == link::prim::kSof)
+            host_frame_pos_ = 0;
+        else if (d == link::prim::kEof)
+            host_frame_pos_ = -1;
+        return;
+    }
+    if (host_frame_pos_ != 0 || !link_)
+        return;
+    host_frame_pos_ = 1;
+    link::SataLink::DwordFault df;
+    if (link_->take_host_dword_fault(static_cast<sata::FisType>((d ^ kScramble0) & 0xFF), df))
+        link_->arm_external_flip(true, df);
+}
+
+bool PhyPort::edge(const satasim_dut_pins &p) {
+    bool attention = false;
+    if (p.phy_comreset[n_] != comreset_seen_ || p.phy_offline[n_] != offline_seen_) {
+        comreset_seen_ = p.phy_comreset[n_];
+        offline_seen_ = p.phy_offline[n_];
+        attention = true;
+    }
+    spd_seen_ = p.phy_spd_limit[n_];
+    uint32_t ho = p.phy_tx_data[n_];
+    bool hko = p.phy_tx_isk[n_] & 1u;
+    watch_host_frame(ho, hko);
+    link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr;
+    if (hook)
+        hook->on_dword(true, ho, hko);
+
+    link::LinkEndpoint *dev = link_ ? link_->device_endpoint() : nullptr;
+    // No R_RDY until the device can take a frame.
+    side_.rx_full = dev_.state() == link::RtlState::Idle && dev && !dev->ready_to_receive();
+    uint32_t dof = 0;
+    bool dko = false;
+    dev_.tick(phy_ready_, wire_data_[0][wire_pos_], wire_isk_[0][wire_pos_], dof, dko);
+    if (hook)
+        hook->on_dword(false, dof, dko);
+    wire_data_[0][wire_pos_] = ho;
+    wire_isk_[0][wire_pos_] = hko;
+    wire_data_[1][wire_pos_] = dof;
+    wire_isk_[1][wire_pos_] = dko;
+    if (++wire_pos_ == link::LinkRtlPair::kWireDelay)
+        wire_pos_ = 0;
+
+    // The verdict given and the frame over: ready for the next one.
+    if (judged_ && dev_.state() == link::RtlState::Idle) {
+        judged_ = false;
+        side_.verdict = false;
+        side_.rx_end = false;
+        side_.rx.clear();
+    }
+    if (tx_busy_ && !side_.tx_done && ++tx_cycles_ > side_.tx.size() * 4 + kFrameSlack)
+        tx_timeout_ = true;
+    return attention || (side_.rx_end && !judged_) || side_.rx_abort || (tx_busy_ && side_.tx_done) ||
+           side_.bad_prims != bad_prims_told_ || (tx_busy_ && tx_timeout_);
+}
+
+void PhyPort::service() {
+    link::LinkEndpoint *dev = link_ ? link_->device_endpoint() : nullptr;
+    if (side_.rx_end && !judged_) {
+        judged_ = true;
+        if (side_.rx_crc_ok && !side_.rx_abort) {
+            sata::Fis got;
+            sata::fis_from_dwords(got, side_.rx.data(), side_.rx.size());
+            side_.accept = dev && !got.bytes.empty() && dev->receive_fis(got);
+            side_.verdict = true;
+        } else if (dev) {
+            dev->receive_error(link::LinkError::RxCrc);
+        }
+    }
+    if (side_.rx_abort) {
+        side_.rx_abort = false;
+        if (dev)
+            dev->receive_error(link::LinkError::RxSequence);
+    }
+    if (side_.bad_prims != bad_prims_told_) {
+        bad_prims_told_ = side_.bad_prims;
+        if (dev)
+            dev->receive_error(link::LinkError::RxDecode);
+    }
+    if (tx_busy_ && (side_.tx_done || tx_timeout_))
+        tx_ev_.notify(sc_core::SC_ZERO_TIME);
+    if (!link_)
+        return;
+    // The DUT's PHY requests (PxSCTL.DET through its PHY controls) to the SataLink.
+    if (offline_seen_ && !offline_told_) {
+        offline_told_ = true;
+        comreset_told_ = false;
+        link_->host_offline();
+    } else if (!offline_seen_) {
+        offline_told_ = false;
+    }
+    if (!offline_seen_ && comreset_seen_ != comreset_told_) {
+        comreset_told_ = comreset_seen_;
+        link_->host_comreset(comreset_seen_, spd_seen_ >= 1 && spd_seen_ <= 3 ? link::Gen(spd_seen_) : link::Gen::None);
+    }
+}
+
+bool PhyPort::idle() const {
+    return dev_.state() == link::RtlState::Idle && !tx_busy_ && !(side_.rx_end && !judged_) &&
+           !cominit_;
+}
+
+void PhyPort::phy_changed(bool ready, link::Gen gen) {
+    phy_ready_ = ready;
+    gen_ = uint8_t(gen);
+    wake_();
+}
+
+void PhyPort::oob_reset() {
+    cominit_ = true;
+    wake_();
+}
+
+void PhyPort::phy_reset() {
+    ++epoch_;
+    reset_device_link();
+    tx_ev_.notify(sc_core::SC_ZERO_TIME);
+    wake_();
+}
+
+link::FrameStatus PhyPort::send_from_device(const sata::Fis &fis, bool fault, const link::SataLink::DwordFault &df) {
+    while (tx_busy_)
+        sc_core::wait(tx_ev_);
+    if (!phy_ready_)
+        return link::FrameStatus::NoLink;
+    const uint64_t epoch = epoch_;
+    tx_busy_ = true;
+    tx_cycles_ = 0;
+    tx_timeout_ = false;
+    std::vector<uint32_t> dw(fis.dwords());
+    sata::fis_to_dwords(fis, dw.data());
+    side_.start_frame(dw.data(), dw.size());
+    if (fault)
+        link_->arm_external_flip(false, df);
+    wake_();
+    while (!side_.tx_done && !tx_timeout_ && epoch == epoch_)
+        sc_core::wait(tx_ev_);
+    tx_busy_ = false;
+    tx_ev_.notify(sc_core::SC_ZERO_TIME); // another transmitter of this device may go
+    link::LinkEndpoint *dev = link_->device_endpoint();
+    if (epoch != epoch_)
+        return link::FrameStatus::Error; // PHY lost mid-frame (the device link was reset with it)
+    if (tx_timeout_) {
+        reset_device_link();
+        if (dev)
+            dev->receive_error(link::LinkError::TxAborted);
+        return link::FrameStatus::Error;
+    }
+    const unsigned status = side_.tx_status;
+    side_.tx.clear();
+    side_.tx_pos = 0;
+    side_.tx_done = false;
+    if (status == 0)
+        return link::FrameStatus::Ok;
+    if (dev)
+        dev->receive_error(status == 1 ? link::LinkError::TxRErr : link::LinkError::TxAborted);
+    return link::FrameStatus::Error;
+}
+
+} // namespace satasim::harness::rtl

@@ -1,0 +1,88 @@
+// One port's far side of the DUT shell: what the SystemC backend has below a host port,
+// behind the DUT's per-port PHY interface. The cable (kWireDelay dwords each way, the
+// SataLink's primitive / dword fault hook on every dword) joins the DUT's PHY to our
+// link layer RTL in device role (model/link/rtl/sata_link.v, verilated standalone), whose
+// transport side serves the port's SataLink device endpoint (disk or port multiplier).
+// The SataLink keeps the PHY: COMRESET / offline from the DUT's outputs go to it, its
+// PhyRdy, generation and COMINIT come back as the DUT's PHY status inputs.
+//
+// As the SataLink's host endpoint this class only takes PHY events (frames never arrive
+// here: the host's link layer is the DUT's); as its ExternalHostWire it sends the
+// device's frames over the cable.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include <systemc>
+
+#include "backend/rtl/device_link_rtl.h"
+#include "backend/rtl/dut_abi.h"
+#include "model/link/link_rtl.h"
+#include "model/link/sata_link.h"
+
+namespace satasim::harness::rtl {
+
+class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
+  public:
+    // wake: start the shell's clock (something for the DUT to do).
+    PhyPort(unsigned index, std::function<void()> wake);
+
+    void connect(link::SataLink *lk);
+    bool connected() const { return link_ != nullptr; }
+
+    // Per DUT clock, around the shell's tick: the DUT's PHY inputs, then (outputs sampled)
+    // the cable and one edge of the device-side link. edge() returns true when the SystemC
+    // side has work (a frame to judge, a frame done, a PHY request): the shell ends its
+    // burst of cycles and calls service() once simulated time has caught up.
+    void drive(satasim_dut_pins &p);
+    bool edge(const satasim_dut_pins &p);
+    void service();
+    // No frame on the device link and nothing pending for the SystemC side.
+    bool idle() const;
+
+    // link::LinkEndpoint (host side)
+    bool receive_fis(const sata::Fis &) override { return false; }
+    void phy_changed(bool ready, link::Gen gen) override;
+    void oob_reset() override;
+    // link::ExternalHostWire
+    link::FrameStatus send_from_device(const sata::Fis &fis, bool fault, const link::SataLink::DwordFault &df) override;
+    void phy_reset() override;
+    void receiver_ready_changed() override { wake_(); }
+
+  private:
+    void reset_device_link();
+    void watch_host_frame(uint32_t d, bool isk);
+
+    unsigned n_;
+    std::function<void()> wake_;
+    link::SataLink *link_ = nullptr;
+    DeviceLinkRtl dev_;
+    link::LinkRtlPair::Side &side_; // the device link's transport state
+    std::array<std::array<uint32_t, link::LinkRtlPair::kWireDelay>, 2> wire_data_{};
+    std::array<std::array<bool, link::LinkRtlPair::kWireDelay>, 2> wire_isk_{};
+    unsigned wire_pos_ = 0;
+    // PHY status for the DUT
+    bool phy_ready_ = false;
+    uint8_t gen_ = 0;
+    bool cominit_ = false; // one-cycle COMINIT pulse pending
+    // the DUT's PHY requests: last seen after an edge / last told the SataLink
+    bool comreset_seen_ = true, offline_seen_ = false;
+    uint8_t spd_seen_ = 0;
+    bool comreset_told_ = false, offline_told_ = false;
+    // device transmitter: one frame at a time
+    bool tx_busy_ = false;
+    uint64_t tx_cycles_ = 0;
+    bool tx_timeout_ = false;
+    uint64_t epoch_ = 0;
+    sc_core::sc_event tx_ev_;
+    // receiver: the frame waiting for the device's verdict, the errors to report
+    bool judged_ = false;
+    uint64_t bad_prims_told_ = 0;
+    // host frame tracking for dword faults: -1 outside a frame, else dwords since SOF
+    int host_frame_pos_ = -1;
+};
+
+} // namespace satasim::harness::rtl

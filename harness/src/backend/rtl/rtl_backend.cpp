@@ -1,0 +1,101 @@
+// The RTL backend (rtl_backend.h): the DUT's shared object (built or found in the cache),
+// the shell around it as the topology's controller, the stack's platform on the shell's
+// register master, the host memory and the DUT's interrupt line. Its statistics: DUT
+// clock cycles (all, and those clocked through MMIO accesses), AXI bursts and
+// protocol violations.
+#include "backend/rtl/rtl_backend.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "backend/rtl/dut_build.h"
+#include "backend/rtl/dut_library.h"
+#include "backend/rtl/dut_shell.h"
+#include "backend/systemc/topology.h"
+#include "run/prng.h"
+#include "trace/report.h"
+#include "trace/trace_sink.h"
+
+namespace satasim::harness::rtl {
+
+namespace {
+
+class RtlBackend : public Backend {
+  public:
+    void build(const Context &ctx) override {
+        const DutProfile *p = active_profile();
+        if (!p)
+            throw std::runtime_error("backend rtl needs a DUT profile: satasim run --controller-rtl PROFILE.yaml");
+        // SATASIM_RTL_VCD=FILE: a build with tracing, the DUT's signals dumped into FILE.
+        const char *vcd = std::getenv("SATASIM_RTL_VCD");
+        const DutBuild b = build_dut(*p, vcd && *vcd);
+        lib_ = std::make_unique<DutLibrary>(b.so_path, *p);
+        ctx.sink.emit_harness("rtl.dut", SATA_TC_INFO, -1,
+                              {{"name", TraceValue::str(p->name)}, {"top", TraceValue::str(p->top)},
+                               {"ports", TraceValue::integer(p->ports)}},
+                              "DUT " + p->name + " (top " + p->top + ", " + std::to_string(p->ports) + " port" +
+                                  (p->ports == 1 ? "" : "s") + ", " + std::to_string(p->data_width) +
+                                  "-bit AXI)");
+        DutShell *shell = nullptr;
+        const DutLibrary &lib = *lib_;
+        const uint64_t seed = derive_seed(ctx.sc.seed, "axi");
+        PlatformBinding::FailFn fail = ctx.fail;
+        topo_ = build_topology(ctx.sc, &ctx.sink, [&](const Scenario &, Topology &t, ModelTrace *trace) {
+            auto s = std::make_unique<DutShell>("dut", *p, lib, *t.mem, *t.irq, trace, seed, fail,
+                                                vcd && *vcd ? vcd : nullptr);
+            shell = s.get();
+            t.mmio = shell;
+            t.port_endpoint = [shell](unsigned port) { return shell->port_endpoint(port); };
+            t.connect_port = [shell](unsigned port, link::SataLink *lk) { shell->connect_port(port, lk); };
+            t.lost_irq = [](unsigned, unsigned, uint64_t, const std::string &) {}; // refused (rtl_rules.cpp)
+            t.clear_hba_faults = [] {};
+            t.hba_module = std::move(s);
+        });
+        shell_ = shell;
+        binding_ = std::make_unique<PlatformBinding>("platform", *topo_->mmio, *topo_->mem, *topo_->irq, ctx.sink,
+                                                     ctx.fail);
+    }
+    PlatformBinding *platform() override { return binding_.get(); }
+    Topology *models() override { return topo_.get(); }
+    void finish(const Scenario &sc, RunReport &report) override {
+        if (!topo_)
+            return;
+        report_topology(*topo_, sc, report);
+        for (LinkReport &l : report.links) {
+            l.mode = "rtl";
+            l.dword_cycles = shell_->cycles();
+        }
+        report.backend_stats = {{"dut_cycles", shell_->cycles()},
+                                {"dut_mmio_cycles", shell_->mmio_cycles()},
+                                {"axi_bursts", shell_->axi_bursts()},
+                                {"axi_violations", shell_->axi_violations()}};
+    }
+
+  private:
+    std::unique_ptr<DutLibrary> lib_;
+    std::unique_ptr<Topology> topo_;
+    DutShell *shell_ = nullptr;
+    std::unique_ptr<PlatformBinding> binding_;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> make_backend() { return std::make_unique<RtlBackend>(); }
+
+const DutProfile &use_controller_rtl(const std::string &path, bool build) {
+    static DutProfile profile; // the process's one DUT (rtl_rules.cpp reads it)
+    profile = parse_dut_profile(path);
+    set_active_profile(&profile);
+    if (build) {
+        const DutBuild b = build_dut(profile, false);
+        if (b.cached)
+            std::fprintf(stderr, "satasim: DUT %s: cached build %s\n", profile.name.c_str(), b.dir.c_str());
+        else
+            std::fprintf(stderr, "satasim: DUT %s: verilated and compiled in %.1f s into %s\n", profile.name.c_str(),
+                         b.build_seconds, b.dir.c_str());
+    }
+    return profile;
+}
+
+} // namespace satasim::harness::rtl

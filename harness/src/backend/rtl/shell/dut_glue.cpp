@@ -1,0 +1,190 @@
+// The DUT shell's binary interface (../dut_abi.h) around one verilated controller: built
+// at run time into the DUT's shared object together with the verilated model (prefix
+// Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW are the profile's interface
+// parameters; the top module has the shell's standard ports (docs/rtl-controller.md).
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "Vdut.h"
+#include "verilated.h"
+#if VM_TRACE
+#include "verilated_vcd_c.h"
+#endif
+
+extern "C" {
+#include "dut_abi.h"
+}
+
+namespace {
+
+// Bits [lo, lo+width) of a verilated port of any width (width <= 32), and back.
+template <class T>
+uint32_t get_bits(const T &v, unsigned lo, unsigned width) {
+    const uint64_t m = width >= 32 ? 0xFFFFFFFFull : (1ull << width) - 1;
+    return uint32_t((uint64_t(v) >> lo) & m);
+}
+template <std::size_t N>
+uint32_t get_bits(const VlWide<N> &v, unsigned lo, unsigned width) {
+    const unsigned w = lo / 32, s = lo % 32;
+    uint64_t x = v[w];
+    if (w + 1 < N)
+        x |= uint64_t(v[w + 1]) << 32;
+    const uint64_t m = width >= 32 ? 0xFFFFFFFFull : (1ull << width) - 1;
+    return uint32_t((x >> s) & m);
+}
+template <class T>
+void set_bits(T &v, unsigned lo, unsigned width, uint32_t x) {
+    const uint64_t m = (width >= 32 ? 0xFFFFFFFFull : (1ull << width) - 1) << lo;
+    v = T((uint64_t(v) & ~m) | ((uint64_t(x) << lo) & m));
+}
+template <std::size_t N>
+void set_bits(VlWide<N> &v, unsigned lo, unsigned width, uint32_t x) {
+    for (unsigned i = 0; i < width; ++i) {
+        const unsigned b = lo + i;
+        const uint32_t bit = 1u << (b % 32);
+        v[b / 32] = (x >> i) & 1u ? v[b / 32] | bit : v[b / 32] & ~bit;
+    }
+}
+
+struct Dut {
+    VerilatedContext ctx;
+    std::unique_ptr<Vdut> m;
+#if VM_TRACE
+    std::unique_ptr<VerilatedVcdC> vcd;
+#endif
+    uint64_t time = 0;
+};
+
+constexpr unsigned kPorts = SATASIM_DUT_PORTS, kDw = SATASIM_DUT_DW;
+
+void drive(Vdut &m, const satasim_dut_pins &p) {
+    m.rst = p.rst;
+    m.s_awaddr = p.s_awaddr;
+    m.s_awvalid = p.s_awvalid;
+    m.s_wdata = p.s_wdata;
+    m.s_wstrb = p.s_wstrb;
+    m.s_wvalid = p.s_wvalid;
+    m.s_bready = p.s_bready;
+    m.s_araddr = p.s_araddr;
+    m.s_arvalid = p.s_arvalid;
+    m.s_rready = p.s_rready;
+    m.m_awready = p.m_awready;
+    m.m_wready = p.m_wready;
+    m.m_bresp = p.m_bresp;
+    m.m_bvalid = p.m_bvalid;
+    m.m_arready = p.m_arready;
+    for (unsigned i = 0; i < kDw / 32; ++i)
+        set_bits(m.m_rdata, 32 * i, 32, p.m_rdata[i]);
+    m.m_rresp = p.m_rresp;
+    m.m_rlast = p.m_rlast;
+    m.m_rvalid = p.m_rvalid;
+    for (unsigned n = 0; n < kPorts; ++n) {
+        set_bits(m.phy_rx_data, 32 * n, 32, p.phy_rx_data[n]);
+        set_bits(m.phy_rx_isk, 4 * n, 4, p.phy_rx_isk[n]);
+        set_bits(m.phy_rx_err, n, 1, p.phy_rx_err[n]);
+        set_bits(m.phy_ready, n, 1, p.phy_ready[n]);
+        set_bits(m.phy_gen, 2 * n, 2, p.phy_gen[n]);
+        set_bits(m.phy_dev_present, n, 1, p.phy_dev_present[n]);
+        set_bits(m.phy_cominit, n, 1, p.phy_cominit[n]);
+    }
+}
+
+void sample(const Vdut &m, satasim_dut_pins &p) {
+    p.s_awready = m.s_awready;
+    p.s_wready = m.s_wready;
+    p.s_bresp = m.s_bresp;
+    p.s_bvalid = m.s_bvalid;
+    p.s_arready = m.s_arready;
+    p.s_rdata = m.s_rdata;
+    p.s_rresp = m.s_rresp;
+    p.s_rvalid = m.s_rvalid;
+    p.irq = m.irq;
+    p.m_awaddr = uint64_t(get_bits(m.m_awaddr, 0, 32));
+    p.m_araddr = uint64_t(get_bits(m.m_araddr, 0, 32));
+    if (SATASIM_DUT_AW > 32) {
+        p.m_awaddr |= uint64_t(get_bits(m.m_awaddr, 32, SATASIM_DUT_AW - 32)) << 32;
+        p.m_araddr |= uint64_t(get_bits(m.m_araddr, 32, SATASIM_DUT_AW - 32)) << 32;
+    }
+    p.m_awlen = m.m_awlen;
+    p.m_awsize = m.m_awsize;
+    p.m_awburst = m.m_awburst;
+    p.m_awvalid = m.m_awvalid;
+    for (unsigned i = 0; i < kDw / 32; ++i)
+        p.m_wdata[i] = get_bits(m.m_wdata, 32 * i, 32);
+    p.m_wstrb = uint16_t(get_bits(m.m_wstrb, 0, kDw / 8));
+    p.m_wlast = m.m_wlast;
+    p.m_wvalid = m.m_wvalid;
+    p.m_bready = m.m_bready;
+    p.m_arlen = m.m_arlen;
+    p.m_arsize = m.m_arsize;
+    p.m_arburst = m.m_arburst;
+    p.m_arvalid = m.m_arvalid;
+    p.m_rready = m.m_rready;
+    for (unsigned n = 0; n < kPorts; ++n) {
+        p.phy_tx_data[n] = get_bits(m.phy_tx_data, 32 * n, 32);
+        p.phy_tx_isk[n] = uint8_t(get_bits(m.phy_tx_isk, 4 * n, 4));
+        p.phy_comreset[n] = uint8_t(get_bits(m.phy_comreset, n, 1));
+        p.phy_comwake[n] = uint8_t(get_bits(m.phy_comwake, n, 1));
+        p.phy_offline[n] = uint8_t(get_bits(m.phy_offline, n, 1));
+        p.phy_spd_limit[n] = uint8_t(get_bits(m.phy_spd_limit, 4 * n, 4));
+    }
+}
+
+void *dut_create(const char *wave_file) {
+    auto *d = new Dut;
+    d->ctx.threads(1); // no worker threads (forked scenario processes)
+#if VM_TRACE
+    if (wave_file)
+        d->ctx.traceEverOn(true);
+#endif
+    d->m = std::make_unique<Vdut>(&d->ctx, "dut");
+#if VM_TRACE
+    if (wave_file) {
+        d->vcd = std::make_unique<VerilatedVcdC>();
+        d->m->trace(d->vcd.get(), 99);
+        d->vcd->open(wave_file);
+    }
+#else
+    (void)wave_file;
+#endif
+    d->m->clk = 0;
+    return d;
+}
+
+void dut_destroy(void *p) {
+    auto *d = static_cast<Dut *>(p);
+    d->m->final();
+#if VM_TRACE
+    if (d->vcd)
+        d->vcd->close();
+#endif
+    delete d;
+}
+
+void dut_tick(void *p, satasim_dut_pins *pins) {
+    auto *d = static_cast<Dut *>(p);
+    Vdut &m = *d->m;
+    drive(m, *pins);
+    m.clk = 0;
+    m.eval();
+    sample(m, *pins);
+#if VM_TRACE
+    if (d->vcd)
+        d->vcd->dump(d->time);
+#endif
+    m.clk = 1;
+    m.eval();
+#if VM_TRACE
+    if (d->vcd)
+        d->vcd->dump(d->time + 1);
+#endif
+    d->time += 2;
+}
+
+const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, dut_create, dut_destroy,
+                              dut_tick};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim_dut_api_v1() { return &kApi; }

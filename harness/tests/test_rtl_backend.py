@@ -1,0 +1,66 @@
+"""Backend rtl: the stack and scenarios on the reference AHCI controller RTL
+(model/ahci_rtl/profile.yaml) inside the DUT shell. The DUT is verilated once per build
+tree (cache next to the simulator binary); the subset here is small, the rest of the suite
+runs on demand (docs/rtl-controller.md)."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from satasim.results import ROOT, binary, load_result, run
+
+PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
+SUBSET = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml"]
+
+pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
+                                reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
+
+
+@pytest.fixture(scope="module")
+def rtl_env():
+    cache = Path(binary()).resolve().parent.parent / "rtl-cache"
+    os.environ["SATASIM_RTL_CACHE"] = str(cache)
+    return cache
+
+
+def profile_copy(path, old, new):
+    """The reference profile outside its folder (paths made absolute), old replaced by new."""
+    d = str(PROFILE.parent)
+    text = (PROFILE.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
+            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return path
+
+
+def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
+    bad = profile_copy(tmp_path / "p.yaml", "data_width: 64", "data_width: 48")
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(bad))
+    assert r.returncode == 2, r.stdout + r.stderr
+    line = next(i for i, l in enumerate(bad.read_text().splitlines(), 1) if "data_width" in l)
+    assert f"{bad}:{line}: interface.data_width:" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+    q = profile_copy(tmp_path / "q.yaml", "rtl/ahci_port.v", "rtl/nope.v")
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(q))
+    assert r.returncode == 2 and "files[1]: no such file" in r.stderr, r.stderr
+
+
+def test_reference_rtl_runs_the_subset(tmp_path, rtl_env):
+    paths = [ROOT / "scenarios" / s for s in SUBSET]
+    r = run(paths, tmp_path, "--controller-rtl", str(PROFILE), "--jobs", "2", "--wall-limit", "120")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "satasim: DUT satasim_ahci_ref:" in r.stderr
+    for s in SUBSET:
+        res = load_result(tmp_path, s[:-5])
+        assert res["verdict"] == "pass" and res["backend"] == "rtl", res
+        assert res["axi_violations"] == 0 and res["violations"] == 0, res
+        assert res["dut_cycles"] > 0 and res["axi_bursts"] > 0, res
+        assert res["data_errors"] == 0 and res["io_errors"] == 0, res
+
+
+def test_scenarios_the_dut_lacks_are_refused_with_the_reason(tmp_path, rtl_env):
+    r = run([ROOT / "scenarios" / "probe-2port.yaml"], tmp_path, "--controller-rtl", str(PROFILE))
+    assert r.returncode != 0
+    assert "the DUT has 1 port" in r.stdout + r.stderr, r.stdout + r.stderr
