@@ -238,3 +238,31 @@ def test_ncq_depth_line_and_queue(ctl, policy, line, peak, write_scenario, tmp_p
         elif rec.get("ev") == "qc.done" and rec["f"]["cmd"] == "0x60":
             outstanding.discard(rec["f"]["tag"])
     assert most == peak
+
+
+SERROR = """
+name: parity-serror-{ctl}
+seed: 11
+controller: {{type: {ctl}, ports: 1}}
+devices:
+  - {{port: 0, model: "SATASIM CRC"}}
+workload:
+  - {{device: 0, op: read, pattern: sequential, block: 8, qd: 8, count: 40, mode: ncq,
+     region: {{start: 0, length: 1m}}}}
+faults:
+  - {{kind: crc, port: 0, dir: d2h, fis: data, after_cmds: 10}}
+"""
+
+
+@pytest.mark.parametrize("ctl", ["ahci"])  # sil24 reports a data CRC by its own error code, no SError
+def test_serror_line_is_the_links(ctl, write_scenario, tmp_path):
+    # libata-eh.c ata_eh_link_report: the exception line is the failed device's
+    # (ata_dev_err(ehc->i.dev, "exception Emask ...")), but the SError line is always the
+    # link's: ata_link_err(link, "SError: { %s%s...}\n", ...) -> "ata1: SError: { ... }".
+    trace, log = run_one(write_scenario, tmp_path, SERROR.format(ctl=ctl), f"parity-serror-{ctl}")
+    exc = [l for l in log if re.search(STAMP + r"ata1\.00: exception Emask ", l)]
+    serr = [l for l in log if "SError: {" in l]
+    assert exc, "\n".join(log)
+    assert serr, "\n".join(log)
+    for line in serr:
+        assert re.match(STAMP + r"ata1: SError: \{ (\w+ )+\}$", line), line

@@ -55,9 +55,9 @@ def test_unknown_backend_is_a_usage_error(write_scenario, tmp_path):
     path = write_scenario(BASE.format(top="backend: bochs\n", ports=1, ctl="", dev=""))
     result = run([path], tmp_path / "out")
     assert result.returncode == 2
-    assert "backend: unknown value 'bochs' (expected one of: systemc, qemu)" in result.stderr
+    assert "backend: unknown value 'bochs' (expected one of: systemc, qemu, rtl)" in result.stderr
     result = run([path], tmp_path / "out", "--backend", "bochs")
-    assert result.returncode == 2 and "--backend: expected systemc or qemu" in result.stderr
+    assert result.returncode == 2 and "--backend: expected systemc, qemu or rtl" in result.stderr
 
 
 def test_qemu_start_failure_names_what_failed(write_scenario, tmp_path, monkeypatch):

@@ -94,14 +94,15 @@ void ata_eh_link_report(struct ata_link *link)
         report_link_line(link, offender, ATA_EV("eh.exception", SATA_TC_DECISION, SATA_LOG_ERR, f),
                          line);
     }
-    /* the description and SError lines share the exception line's prefix */
+    /* the description shares the exception line's prefix; the SError line is always the
+     * link's (libata's ata_eh_link_report prints it with ata_link_err) */
     if (ehc->i.desc[0]) {
         snprintf(line, sizeof(line), style_2006 ? "(%s)" : "%s", ehc->i.desc);
         report_link_line(link, offender, ATA_EV0("eh.desc", SATA_TC_INFO, SATA_LOG_ERR), line);
     }
     if (!style_2006 && ehc->i.serror) {
         ata_eh_format_serror(line, sizeof(line), ehc->i.serror);
-        report_link_line(link, offender, ATA_EV0("eh.serror", SATA_TC_INFO, SATA_LOG_ERR), line);
+        report_link_line(link, NULL, ATA_EV0("eh.serror", SATA_TC_INFO, SATA_LOG_ERR), line);
     }
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];

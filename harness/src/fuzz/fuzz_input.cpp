@@ -370,7 +370,7 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
         // none); q+3: op; q+4..q+9: LBA range as a media error's
         const uint8_t f = in.u8(q + 2);
         x.slow.delay_ns = (1 + uint64_t(in.u16(q))) * 1000 * kUs;
-        x.slow.match.op = kSlowOps[in.u8(q + 3) % 5];
+        x.slow.match.op = kSlowOps[(in.u8(q + 3) & 0x7f) % 5];
         if (f >> 4)
             x.slow.window_ns = uint64_t(f >> 4) * 500000 * kUs;
         else
