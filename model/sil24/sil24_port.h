@@ -58,6 +58,7 @@ class Sil24Hba::Port : public sc_core::sc_module,
     bool ready_to_receive() const override { return true; }
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
+    void receive_error(link::LinkError err) override;
 
     // Fault hooks (sil24_faults.cpp): lost completion interrupts.
     void inject_lost_irq(unsigned count, uint64_t window_ns, const std::string &id);
@@ -175,6 +176,7 @@ class Sil24Hba::Port : public sc_core::sc_module,
     void on_dma_setup(const sata::Fis &fis, Dev &dv);
     void on_sdb(const sata::Fis &fis, Dev &dv);
     void on_data(const sata::Fis &fis, Dev &dv);
+    void on_lost_frame();
     void finish_pio(Dev &dv);
     void pmp_resume();
 
@@ -204,7 +206,7 @@ class Sil24Hba::Port : public sc_core::sc_module,
     bool halted_ = false;        // command error: no progress until INIT (or PMP_RESUME)
     uint16_t dev_err_ = 0;       // PMP_EN: PM ports stopped on a command error, until INIT
     bool dev_rst_waiting_ = false;
-    std::deque<sata::Fis> rxq_;
+    std::deque<sata::Fis> rxq_;  // an empty entry: a frame from the device lost on the wire
     std::deque<sata::Fis> held_; // PMP_EN, port stopped: other devices' FISes, kept for
                                  // PMP_RESUME (dropped by INIT)
     uint64_t completions_ = 0;   // completion interrupts raised (for the erratum's trace)

@@ -30,9 +30,59 @@ bool Sil24Hba::Port::receive_fis(const sata::Fis &fis) {
     return true;
 }
 
+// A frame from the device failed on the wire (docs/hardware.md 3.2): the link answered
+// R_ERR and dropped it. SError and the error counters record it at once; what it means for
+// the command is decided in order with the FISes received before it (an empty rx entry).
+void Sil24Hba::Port::receive_error(link::LinkError err) {
+    uint32_t bits;
+    switch (err) {
+    case link::LinkError::RxCrc: bits = SERR_DIAG_C | SERR_ERR_T; break;
+    case link::LinkError::RxSequence: bits = SERR_DIAG_S | SERR_ERR_T; break;
+    case link::LinkError::RxDecode: bits = SERR_DIAG_B | SERR_ERR_T; break;
+    default: return;
+    }
+    set_serr(bits);
+    uint32_t &cnt = err_cnt_[err == link::LinkError::RxDecode ? 0 : 1]; // decode / CRC counter
+    if ((cnt & 0xFFFF) != 0xFFFF)
+        ++cnt;
+    if (err == link::LinkError::RxDecode || (ctrl_ & CS_PORT_RST))
+        return; // a decode error alone loses no frame
+    trace("sil24.rx_error", {{"error", TraceValue::str(link::to_string(err))}}, "frame from device lost");
+    rxq_.emplace_back();
+    wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// The lost frame, after the FISes before it: in a device-to-host data phase it was a Data
+// FIS whose data is gone, "error in Data FIS not detected by the device" (PORT_CMD_ERR 3,
+// docs/hardware.md 6.5). Otherwise it was a status or setup FIS the device may send again:
+// the command waits (and times out if it never comes).
+void Sil24Hba::Port::on_lost_frame() {
+    for (unsigned d = 0; d < (pmp_en() ? dev_.size() : 1u); ++d) {
+        Dev &dv = dev_[d];
+        if (dev_err_ & (1u << d))
+            continue;
+        int slot = -1;
+        if (dv.dma.active && dv.dma.d2h)
+            slot = int(dv.dma.slot);
+        else if (dv.busy_slot >= 0 && !slots_[dv.busy_slot].ncq && !slots_[dv.busy_slot].srst &&
+                 (dv.pio.active ? dv.pio.d2h : direction_ok(slots_[dv.busy_slot], true) &&
+                                                   slots_[dv.busy_slot].sent))
+            slot = dv.busy_slot;
+        if (slot < 0)
+            continue;
+        cur_dev_ = d;
+        return fail(CERR_DATA, slot, "Data FIS from the device failed on the wire");
+    }
+}
+
 void Sil24Hba::Port::process_fis(const sata::Fis &fis) {
     if (!sleep(cycles::kFisDecode, false))
         return;
+    if (fis.bytes.empty()) {
+        if (!halted_)
+            on_lost_frame();
+        return;
+    }
     const unsigned d = fis_dev(fis);
     if (halted_ || (dev_err_ & (1u << d))) {
         if (halted_ && pmp_en() && !(dev_err_ & (1u << d))) {

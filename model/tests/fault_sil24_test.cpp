@@ -1,7 +1,8 @@
 // Fault hooks and protocol-violation records through SiI3124 + SataLink + SataDisk:
 // lost completion interrupts (the slot completes, PORT_IRQ_COMPLETE is not raised), an
 // NCQ media error (CMD_ERR SDB), unplug with NCQ commands outstanding and replug of a new
-// drive (PHYRDY_CHG, DEV_XCHG, DEV_RST, IDENTIFY), and activation of a busy slot.
+// drive (PHYRDY_CHG, DEV_XCHG, DEV_RST, IDENTIFY), activation of a busy slot, and a
+// device-to-host Data FIS lost to a bad CRC (SError, CRC counter, CMD_ERR 3).
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
@@ -168,6 +169,38 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
     build(2, cmd(0x25, 70000, 64), r, PRB_CTRL_PROTOCOL, kRead);
     EXPECT_TRUE(run(2));
     pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
+}
+
+// docs/hardware.md 2.6: the host's link answers R_ERR to the drive's bad-CRC Data FIS; the
+// port records SError.C + ERR.T, counts it in PORT_CRC_ERR_CNT and stops the read with
+// CMD_ERR 3 (error in data FIS) at once, for PIO data-in and DMA reads alike.
+MODEL_TEST(lost_d2h_data_fis_is_a_data_fis_error) {
+    for (uint8_t op : {uint8_t(0x24), uint8_t(0x25)}) { // READ SECTORS EXT (PIO), READ DMA EXT
+        pwr(PORT_SERROR, 0xFFFFFFFF);
+        pwr(PORT_CRC_ERR_CNT, 0);
+        link::SataLink::DwordFault f;
+        f.from_host = false;
+        f.type = sata::FisType::Data;
+        f.dword = 3;
+        f.xor_mask = 0x00010000;
+        B->link.inject_dword_fault(f);
+        Buf r = buf(8 * 512);
+        build(3, cmd(op, 4000, 8), r, PRB_CTRL_PROTOCOL, kRead);
+        EXPECT_TRUE(!run(3));
+        EXPECT_TRUE(prd(PORT_SLOT_STAT) & SLOT_STAT_ATTN);
+        EXPECT_EQ(prd(PORT_CMD_ERR), uint32_t(CERR_DATA));
+        EXPECT_EQ(prd(PORT_SERROR) & (SERR_DIAG_C | SERR_ERR_T), SERR_DIAG_C | SERR_ERR_T);
+        EXPECT_EQ(prd(PORT_CRC_ERR_CNT) & 0xFFFF, 1u);
+        EXPECT_EQ(B->tr.count("sil24.rx_error"), op == 0x24 ? 1u : 2u);
+        init_port();
+        pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
+        pwr(PORT_SERROR, 0xFFFFFFFF);
+        sc_core::wait(5000, SC_US); // the drive's own end of the failed command
+        softreset();
+        // the same read again, clean
+        EXPECT_TRUE(run(3));
+        pwr(PORT_IRQ_STAT, 0xFFFFFFFF);
+    }
 }
 
 int sc_main(int, char **) {

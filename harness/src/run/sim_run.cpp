@@ -320,12 +320,16 @@ void SimController::run_workloads() {
 }
 
 // After the workloads: let the remaining time-triggered faults fire, then let EH finish
-// what they started (bounded), so the end state says how the stack left each port.
+// what they started (bounded), so the end state says how the stack left each port. The
+// bound is past libata's longest legitimate recovery, so a port still in EH after it is
+// stuck: two probe rounds of three device tries, each a reset that uses every deadline
+// (10 + 10 + 35 + 5 s, 5 s cool-downs), a 30 s IDENTIFY timeout and the 5 s retry delay,
+// about 690 s (docs/libata-eh.md). Idle simulated time costs no wall time.
 void SimController::settle() {
     if (topo_ && topo_->faults)
         while (topo_->faults->time_firings_pending())
             sc_core::wait(topo_->faults->fired_event());
-    const uint64_t kSettleNs = 120ull * 1000000000ull;
+    const uint64_t kSettleNs = 900ull * 1000000000ull;
     const uint64_t deadline = binding_.now_ns() + kSettleNs;
     const unsigned n = ata_host_n_ports(host_);
     for (;;) {
