@@ -34,3 +34,45 @@ def test_lost_pio_interrupt_recovered_without_eh(tmp_path):
     names = [e["ev"] for e in load_trace(tmp_path, "sil3112-pio-irq-lost")]
     assert names.count("sff.lost_interrupt") == 1
     assert "eh.exception" not in names
+
+
+def _trace(tmp_path, name):
+    return load_trace(tmp_path, name)
+
+
+def test_mod15write_fixup_splits_every_command_to_15_sectors(tmp_path):
+    """A listed drive with the erratum: the fixup is logged at probe, max_sectors is 15,
+    every data command carries at most 15 sectors (so the requests up to 256 sectors were
+    split) and the data read back equals the data written (verdict pass, no data errors)."""
+    name = "sil3112-mod15write"
+    res = _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    fix = [e for e in trace if e["ev"] == "sil.mod15write"]
+    assert len(fix) == 1 and fix[0]["f"]["max_sectors"] == 15
+    conf = [e for e in trace if e["ev"] == "probe.configured"]
+    assert conf and all(e["f"]["max_sectors"] == 15 for e in conf)
+    data = [e["f"]["bytes"] for e in trace if e["ev"] == "qc.issue" and e["f"]["bytes"]]
+    assert data and max(data) == 15 * 512
+    requests = sum(w["completed"] for w in res["workloads"])
+    assert len(data) > 2 * requests  # 64 KiB requests went out as 9 commands each
+    assert not [e for e in trace if e["ev"] == "fault.effect"]  # the drive never hung
+
+
+def test_mod15write_unlisted_drive_hangs_on_an_8k_data_fis(tmp_path):
+    """The same erratum on a drive the list misses: no fixup, 65535 sectors per command;
+    the short writes pass, the 64 KiB write hangs the drive at its first 8 KiB Data FIS,
+    times out, is retried after each hardreset (the COMRESET restarts the drive) and
+    finally fails: one I/O error, no data error."""
+    name = "sil3112-mod15write-unlisted"
+    result = run([SFF / f"{name}.yaml"], tmp_path)
+    res = load_result(tmp_path, name)
+    assert res["verdict"] == "pass", (res.get("reasons"), result.stdout + result.stderr)
+    assert res["io_errors"] == 1 and res["data_errors"] == 0
+    trace = _trace(tmp_path, name)
+    assert not [e for e in trace if e["ev"] == "sil.mod15write"]
+    hangs = [e for e in trace if e["ev"] == "fault.effect" and e["f"].get("id") == "mod15write"
+             and e["f"]["state"] == "hung"]
+    resets = [e for e in trace if e["ev"] == "eh.reset" and e["f"].get("method") == "hard" and e["port"] == 0]
+    # every try of the write hangs, and each hang is followed by a hardreset
+    assert len(hangs) >= 2 and len(resets) >= len(hangs) + 1  # + the boot probe's
+    assert all(e["f"]["bytes"] == 8192 for e in hangs)
