@@ -4,6 +4,8 @@ and a lost PIO interrupt is recovered by the lost-interrupt check without EH."""
 
 from pathlib import Path
 
+import pytest
+
 from satasim import load_result, load_trace, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,3 +78,30 @@ def test_mod15write_unlisted_drive_hangs_on_an_8k_data_fis(tmp_path):
     # every try of the write hangs, and each hang is followed by a hardreset
     assert len(hangs) >= 2 and len(resets) >= len(hangs) + 1  # + the boot probe's
     assert all(e["f"]["bytes"] == 8192 for e in hangs)
+
+
+IRQ_POLL_NS = 100_000_000  # the kernel's POLL_SPURIOUS_IRQ_INTERVAL (HZ/10)
+
+
+@pytest.mark.parametrize("name", ["piix-irq-storm", "sil3112-irq-storm"])
+def test_screaming_line_is_disabled_then_polled(tmp_path, name):
+    """A line stuck asserted with nothing pending: every handler call is unhandled; at the
+    kernel's 100,000th interrupt (more than 99,900 unhandled) it is reported and disabled at
+    the instant the storm began, and from then on every command completes in a poll of the
+    spurious poller, on its 100 ms grid: no timeout, no EH decision, data verified."""
+    res = _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    decisions = [e for e in trace if e["cls"] == "decision" or e["ev"] == "fault.inject"]
+    storm = next(i for i, e in enumerate(decisions) if e["ev"] == "fault.inject")
+    after = [(e["src"], e["ev"]) for e in decisions[storm:]]
+    assert after == [("fault", "fault.inject"), ("kernel", "irq.nobody_cared"), ("kernel", "irq.disabled")]
+    t_storm = decisions[storm]["t_ns"]
+    cared, disabled = decisions[storm + 1], decisions[storm + 2]
+    assert cared["t_ns"] == disabled["t_ns"] == t_storm  # 100,000 calls at one instant
+    assert cared["f"]["unhandled"] > 99_900 and cared["f"]["of"] == 100_000
+    assert res["irq_calls"] >= 100_000
+    done = [e["t_ns"] for e in trace if e["ev"] == "qc.done" and e["t_ns"] > t_storm]
+    assert len(done) > 30
+    assert all((t - t_storm) % IRQ_POLL_NS == 0 for t in done), "a completion outside a poll"
+    # the idle interrupts are counted, not traced one by one
+    assert sum(1 for e in trace if e["ev"] == "sff.idle_irq") < 1100

@@ -51,15 +51,13 @@ void SffChannel::reset() {
 
 void SffChannel::clear_faults() {
     lost_irqs_ = 0;
-    nien_ignored_ = drq_stuck_ = bsy_stuck_ = spurious_ = false;
+    line_stuck_ = drq_stuck_ = bsy_stuck_ = spurious_ = false;
     set_pending(pending_);
 }
 
 // ---- interrupt ----
 
 bool SffChannel::intrq() const {
-    if (nien_ignored_)
-        return true; // stuck asserted: no Status read or nIEN takes it away
     return (pending_ || spurious_) && !(devctl_ & CTL_NIEN);
 }
 
@@ -80,9 +78,12 @@ void SffChannel::raise_irq() {
     set_pending(true);
 }
 
-void SffChannel::ignore_nien(bool on) {
-    nien_ignored_ = on;
-    set_pending(pending_);
+void SffChannel::stick_line(bool on) {
+    line_stuck_ = on;
+    trace("sff.line_stuck", {{"on", TraceValue::boolean(on)}},
+          on ? "fault: interrupt output stuck asserted, nothing pending" : "");
+    if (irq_changed_)
+        irq_changed_();
 }
 
 void SffChannel::spurious_irq() {

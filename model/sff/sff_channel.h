@@ -87,7 +87,12 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
 
     // ---- fault hooks (model/fault): disarmed by clear_faults() and reset() ----
     void lose_irqs(unsigned count) { lost_irqs_ = count; }   // the next count I bits raise nothing
-    void ignore_nien(bool on);                                // INTRQ regardless of nIEN (storm)
+    // The controller's interrupt output for this channel stuck asserted with nothing pending
+    // in the channel (no INTRQ, no bus-master Interrupt, nothing in the personality's status):
+    // a screaming line. nIEN, the personality's masks and resets of the channel do not drop it
+    // (only clear_faults() does); the owner ORs line_stuck() into its line.
+    void stick_line(bool on);
+    bool line_stuck() const { return line_stuck_; }
     void spurious_irq();                                      // INTRQ with nothing to report
     void stick_drq(bool on) { drq_stuck_ = on; }              // the next data-in command's last block leaves DRQ
     void stick_bsy(bool on) { bsy_stuck_ = on; }              // Status reads BSY until SRST/COMRESET
@@ -157,7 +162,7 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
 
     // Faults.
     unsigned lost_irqs_ = 0;
-    bool nien_ignored_ = false, drq_stuck_ = false, bsy_stuck_ = false, spurious_ = false;
+    bool line_stuck_ = false, drq_stuck_ = false, bsy_stuck_ = false, spurious_ = false;
 
     std::function<void()> irq_changed_;
 };

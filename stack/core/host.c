@@ -204,11 +204,11 @@ int ata_host_set_eh_policy(struct ata_host *h, const char *name)
     return -EINVAL;
 }
 
-static void ata_host_irq(void *arg)
+static int ata_host_irq(void *arg)
 {
     struct ata_host *h = arg;
 
-    h->ops->irq_handler(h);
+    return h->ops->irq_handler(h);
 }
 
 int ata_host_start(struct ata_host *h)

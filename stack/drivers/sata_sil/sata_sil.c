@@ -105,8 +105,12 @@ static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
         ata_ehi_push_desc(ehi, "BMDMA2 stat 0x%x", bmdma2);
 }
 
-static void sil_interrupt(struct ata_host *h)
+/* Handled if a channel's BMDMA2 showed its interrupt or a SATA interrupt (libata's
+ * sil_interrupt: IRQ_RETVAL of that); a line up with neither is not ours (IRQ_NONE). */
+static bool sil_interrupt(struct ata_host *h)
 {
+    bool handled = false;
+
     ata_lock(h);
     for (unsigned i = 0; i < h->n_ports; i++) {
         struct ata_port *ap = &h->ports[i];
@@ -117,11 +121,13 @@ static void sil_interrupt(struct ata_host *h)
         if (bmdma2 == 0xffffffffu || !(bmdma2 & (SIL_DMA_COMPLETE | SIL_DMA_SATA_IRQ)))
             continue;
         sil_host_intr(ap, bmdma2);
+        handled = true;
     }
     ata_unlock(h);
     for (unsigned i = 0; i < h->n_ports; i++)
         if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
             ata_port_process(&h->ports[i]);
+    return handled;
 }
 
 /* ---- device errata ---- */

@@ -291,7 +291,9 @@ struct ata_port_operations {
      * requests the IRQ, ports frozen); stop = quiesce every port and the controller */
     int (*host_start)(struct ata_host *h);
     void (*host_stop)(struct ata_host *h);
-    void (*irq_handler)(struct ata_host *h); /* irq context, takes the lock itself */
+    /* irq context, takes the lock itself; true if the interrupt was the controller's
+     * (IRQ_HANDLED), false if nothing in it was pending (IRQ_NONE) */
+    bool (*irq_handler)(struct ata_host *h);
 };
 
 struct ata_port {
