@@ -105,3 +105,34 @@ def test_screaming_line_is_disabled_then_polled(tmp_path, name):
     assert all((t - t_storm) % IRQ_POLL_NS == 0 for t in done), "a completion outside a poll"
     # the idle interrupts are counted, not traced one by one
     assert sum(1 for e in trace if e["ev"] == "sff.idle_irq") < 1100
+
+
+def test_sil3112_hotplug_into_an_empty_port(tmp_path):
+    """A drive plugged into an empty SiI3112 connector: the PHY answers its COMINIT, PhyRdy
+    raises the SATA interrupt, and EH (exception, hardreset, link up, configure) attaches it
+    on port 1 only; port 0's I/O sees no EH at all. (Before the PHY answered COMINIT the link
+    stayed down and the drive was never seen.)"""
+    name = "sil3112-plug-empty-port"
+    _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    t_plug = next(e["t_ns"] for e in trace if e["ev"] == "fault.inject")
+    answer = [e for e in trace if e["ev"] == "sff.cominit_answer" and e["port"] == 1]
+    assert len(answer) == 1 and answer[0]["t_ns"] >= t_plug
+    after = [e["ev"] for e in trace if e["cls"] == "decision" and e["t_ns"] >= t_plug and e["port"] == 1]
+    assert after[:4] == ["eh.exception", "eh.reset", "probe.link_up", "probe.class"]
+    assert "probe.configured" in after
+    exc = next(e for e in trace if e["ev"] == "eh.exception" and e["port"] == 1)
+    assert exc["f"]["frozen"] and exc["t_ns"] > answer[0]["t_ns"]
+    assert not [e for e in trace if e["cls"] == "decision" and e["t_ns"] >= t_plug and e["port"] == 0]
+
+
+def test_piix_has_no_hotplug(tmp_path):
+    """The same plug on the PIIX: the link comes up in the model, but with no SCRs and no PHY
+    interrupt the stack decides nothing about port 1 (ata_piix has no hotplug)."""
+    name = "piix-plug-empty-port"
+    _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    t_plug = next(e["t_ns"] for e in trace if e["ev"] == "fault.inject")
+    up = [e for e in trace if e["ev"] == "sff.phyrdy_change" and e["port"] == 1 and e["f"]["ready"]]
+    assert up and up[-1]["t_ns"] > t_plug
+    assert not [e for e in trace if e["cls"] == "decision" and e["t_ns"] >= t_plug]

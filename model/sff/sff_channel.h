@@ -116,6 +116,7 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     enum class Pio { None, InWait, In, Out };
 
     void engine_thread();
+    void cominit_thread();
     void process(const sata::Fis &fis);
     void on_d2h(const sata::Fis &fis);
     void on_pio_setup(const sata::Fis &fis);
@@ -158,6 +159,7 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     std::deque<sata::Fis> rxq_, txq_;
     bool dma_activate_ = false; // a DMA Activate waits for Start
     sc_core::sc_event wake_;
+    sc_core::sc_event cominit_ev_; // a device's COMINIT on a link that is down: the PHY answers
     uint64_t epoch_ = 0; // bumped by resets: work in flight is dropped
 
     // Faults.

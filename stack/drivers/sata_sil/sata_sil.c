@@ -73,8 +73,9 @@ static void sil_thaw(struct ata_port *ap)
 
 /* One channel's share (lock held). Where the chip's driver differs from the generic path:
  * a SATA interrupt (PHY event) freezes the port for EH as a hotplug; an interrupt with no
- * command in flight also freezes it (libata's sata_sil does: a spurious interrupt there is
- * taken as a confused controller, not ignored). */
+ * command in flight also freezes it (sata_sil of the 2006 rework does: a spurious interrupt
+ * there is taken as a confused controller, not ignored; today's sata_sil only reads Status to
+ * clear it). The SATA interrupt adds no description (sata_sil pushes none). */
 static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
 {
     struct ata_eh_info *ehi = &ap->link.eh_info;
@@ -89,8 +90,7 @@ static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
             ata_ehi_hotplugged(ehi);
             ehi->serror |= serror;
         }
-        ata_ehi_push_desc(ehi, "SATA irq, SError 0x%08x", serror);
-        ata_port_freeze(ap);
+        ata_port_freeze(ap); /* no description: sata_sil pushes none, the SError line says it */
         return;
     }
     if (!qc) {
