@@ -4,6 +4,8 @@ and a lost PIO interrupt is recovered by the lost-interrupt check without EH."""
 
 from pathlib import Path
 
+import pytest
+
 from satasim import load_result, load_trace, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,3 +36,103 @@ def test_lost_pio_interrupt_recovered_without_eh(tmp_path):
     names = [e["ev"] for e in load_trace(tmp_path, "sil3112-pio-irq-lost")]
     assert names.count("sff.lost_interrupt") == 1
     assert "eh.exception" not in names
+
+
+def _trace(tmp_path, name):
+    return load_trace(tmp_path, name)
+
+
+def test_mod15write_fixup_splits_every_command_to_15_sectors(tmp_path):
+    """A listed drive with the erratum: the fixup is logged at probe, max_sectors is 15,
+    every data command carries at most 15 sectors (so the requests up to 256 sectors were
+    split) and the data read back equals the data written (verdict pass, no data errors)."""
+    name = "sil3112-mod15write"
+    res = _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    fix = [e for e in trace if e["ev"] == "sil.mod15write"]
+    assert len(fix) == 1 and fix[0]["f"]["max_sectors"] == 15
+    conf = [e for e in trace if e["ev"] == "probe.configured"]
+    assert conf and all(e["f"]["max_sectors"] == 15 for e in conf)
+    data = [e["f"]["bytes"] for e in trace if e["ev"] == "qc.issue" and e["f"]["bytes"]]
+    assert data and max(data) == 15 * 512
+    requests = sum(w["completed"] for w in res["workloads"])
+    assert len(data) > 2 * requests  # 64 KiB requests went out as 9 commands each
+    assert not [e for e in trace if e["ev"] == "fault.effect"]  # the drive never hung
+
+
+def test_mod15write_unlisted_drive_hangs_on_an_8k_data_fis(tmp_path):
+    """The same erratum on a drive the list misses: no fixup, 65535 sectors per command;
+    the short writes pass, the 64 KiB write hangs the drive at its first 8 KiB Data FIS,
+    times out, is retried after each hardreset (the COMRESET restarts the drive) and
+    finally fails: one I/O error, no data error."""
+    name = "sil3112-mod15write-unlisted"
+    result = run([SFF / f"{name}.yaml"], tmp_path)
+    res = load_result(tmp_path, name)
+    assert res["verdict"] == "pass", (res.get("reasons"), result.stdout + result.stderr)
+    assert res["io_errors"] == 1 and res["data_errors"] == 0
+    trace = _trace(tmp_path, name)
+    assert not [e for e in trace if e["ev"] == "sil.mod15write"]
+    hangs = [e for e in trace if e["ev"] == "fault.effect" and e["f"].get("id") == "mod15write"
+             and e["f"]["state"] == "hung"]
+    resets = [e for e in trace if e["ev"] == "eh.reset" and e["f"].get("method") == "hard" and e["port"] == 0]
+    # every try of the write hangs, and each hang is followed by a hardreset
+    assert len(hangs) >= 2 and len(resets) >= len(hangs) + 1  # + the boot probe's
+    assert all(e["f"]["bytes"] == 8192 for e in hangs)
+
+
+IRQ_POLL_NS = 100_000_000  # the kernel's POLL_SPURIOUS_IRQ_INTERVAL (HZ/10)
+
+
+@pytest.mark.parametrize("name", ["piix-irq-storm", "sil3112-irq-storm"])
+def test_screaming_line_is_disabled_then_polled(tmp_path, name):
+    """A line stuck asserted with nothing pending: every handler call is unhandled; at the
+    kernel's 100,000th interrupt (more than 99,900 unhandled) it is reported and disabled at
+    the instant the storm began, and from then on every command completes in a poll of the
+    spurious poller, on its 100 ms grid: no timeout, no EH decision, data verified."""
+    res = _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    decisions = [e for e in trace if e["cls"] == "decision" or e["ev"] == "fault.inject"]
+    storm = next(i for i, e in enumerate(decisions) if e["ev"] == "fault.inject")
+    after = [(e["src"], e["ev"]) for e in decisions[storm:]]
+    assert after == [("fault", "fault.inject"), ("kernel", "irq.nobody_cared"), ("kernel", "irq.disabled")]
+    t_storm = decisions[storm]["t_ns"]
+    cared, disabled = decisions[storm + 1], decisions[storm + 2]
+    assert cared["t_ns"] == disabled["t_ns"] == t_storm  # 100,000 calls at one instant
+    assert cared["f"]["unhandled"] > 99_900 and cared["f"]["of"] == 100_000
+    assert res["irq_calls"] >= 100_000
+    done = [e["t_ns"] for e in trace if e["ev"] == "qc.done" and e["t_ns"] > t_storm]
+    assert len(done) > 30
+    assert all((t - t_storm) % IRQ_POLL_NS == 0 for t in done), "a completion outside a poll"
+    # the idle interrupts are counted, not traced one by one
+    assert sum(1 for e in trace if e["ev"] == "sff.idle_irq") < 1100
+
+
+def test_sil3112_hotplug_into_an_empty_port(tmp_path):
+    """A drive plugged into an empty SiI3112 connector: the PHY answers its COMINIT, PhyRdy
+    raises the SATA interrupt, and EH (exception, hardreset, link up, configure) attaches it
+    on port 1 only; port 0's I/O sees no EH at all. (Before the PHY answered COMINIT the link
+    stayed down and the drive was never seen.)"""
+    name = "sil3112-plug-empty-port"
+    _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    t_plug = next(e["t_ns"] for e in trace if e["ev"] == "fault.inject")
+    answer = [e for e in trace if e["ev"] == "sff.cominit_answer" and e["port"] == 1]
+    assert len(answer) == 1 and answer[0]["t_ns"] >= t_plug
+    after = [e["ev"] for e in trace if e["cls"] == "decision" and e["t_ns"] >= t_plug and e["port"] == 1]
+    assert after[:4] == ["eh.exception", "eh.reset", "probe.link_up", "probe.class"]
+    assert "probe.configured" in after
+    exc = next(e for e in trace if e["ev"] == "eh.exception" and e["port"] == 1)
+    assert exc["f"]["frozen"] and exc["t_ns"] > answer[0]["t_ns"]
+    assert not [e for e in trace if e["cls"] == "decision" and e["t_ns"] >= t_plug and e["port"] == 0]
+
+
+def test_piix_has_no_hotplug(tmp_path):
+    """The same plug on the PIIX: the link comes up in the model, but with no SCRs and no PHY
+    interrupt the stack decides nothing about port 1 (ata_piix has no hotplug)."""
+    name = "piix-plug-empty-port"
+    _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    t_plug = next(e["t_ns"] for e in trace if e["ev"] == "fault.inject")
+    up = [e for e in trace if e["ev"] == "sff.phyrdy_change" and e["port"] == 1 and e["f"]["ready"]]
+    assert up and up[-1]["t_ns"] > t_plug
+    assert not [e for e in trace if e["cls"] == "decision" and e["t_ns"] >= t_plug]

@@ -196,6 +196,9 @@ struct SataDisk::Impl {
     // ---- protocols.cpp
     bool pio_in(uint64_t e, const sata::Taskfile &tf, uint32_t blocks,
                 const std::function<std::vector<uint8_t>(uint32_t block)> &block_data);
+    // The mod15write erratum (DiskConfig::mod15write): true if this host Data FIS hangs the
+    // drive (then hung, like inject_hang, and the caller gives up the command).
+    bool erratum_hang(const sata::Fis &f);
     bool pio_out(uint64_t e, const sata::Taskfile &tf, uint32_t sectors, uint32_t block_sectors,
                  const std::function<void(uint32_t first_sector, uint32_t n, const uint8_t *)> &sink);
     bool dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors);

@@ -55,6 +55,19 @@ bool SataDisk::Impl::wait_data(uint64_t e, Fis &out) {
     return true;
 }
 
+bool SataDisk::Impl::erratum_hang(const Fis &f) {
+    if (!cfg.mod15write || f.payload_size() < sata::kMaxDataFisPayload)
+        return false;
+    hung = true;
+    hang_id = "mod15write";
+    ++epoch; // the command stops where it stands
+    fault_effect(hang_id, {{"state", TraceValue::str("hung")}, {"bytes", TraceValue::integer(int64_t(f.payload_size()))}},
+                 "mod15write erratum: an 8 KiB write Data FIS hangs the drive (BSY, silent)");
+    work_event.notify(sc_core::SC_ZERO_TIME);
+    data_event.notify(sc_core::SC_ZERO_TIME);
+    return true;
+}
+
 // PIO data-in: per block a PIO Setup (D=1, I=1, status DRQ, E_Status = good after the last
 // block, busy otherwise) followed by one Data FIS. No D2H at the end.
 bool SataDisk::Impl::pio_in(uint64_t e, const Taskfile &tf, uint32_t blocks,
@@ -87,7 +100,7 @@ bool SataDisk::Impl::pio_out(
             !alive(e))
             return false;
         Fis f;
-        if (!wait_data(e, f))
+        if (!wait_data(e, f) || erratum_hang(f))
             return false;
         buf.assign(bytes, 0);
         std::memcpy(buf.data(), f.payload(), std::min(bytes, f.payload_size()));
@@ -127,7 +140,7 @@ bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
         }
         first = false;
         Fis f;
-        if (!wait_data(e, f))
+        if (!wait_data(e, f) || erratum_hang(f))
             return false;
         size_t take = std::min(f.payload_size(), total - got);
         const uint8_t *src = f.payload();

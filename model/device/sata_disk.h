@@ -51,6 +51,13 @@ struct DiskConfig {
     // >0: finished NCQ tags wait up to this long so one Set Device Bits FIS reports
     // several of them (SActive bits are cleared in batches, as real drives do).
     uint64_t ncq_sdb_coalesce_ns = 0;
+    // The SiI3112 "mod15write" erratum of some Seagate drives (docs/hardware.md 9.11): what
+    // the drives do wrong is not public; the model's choice is that a host-to-device Data
+    // FIS with the full 8 KiB payload hangs the firmware (BSY, silent) until a COMRESET. So
+    // any write of 16 sectors or more hangs, and commands of at most 15 sectors (sata_sil's
+    // fixup) never do. On real hardware the hang needs the SiI3112; here the FIS shape alone
+    // triggers it, whatever controller sent it.
+    bool mod15write = false;
     DiskTiming timing;
 };
 

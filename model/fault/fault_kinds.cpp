@@ -177,7 +177,7 @@ void spurious_irq_arm(const Firing &, const PortHooks &h) {
 }
 void irq_storm_arm(const Firing &, const PortHooks &h) {
     if (h.channel)
-        h.channel->ignore_nien(true);
+        h.channel->stick_line(true);
 }
 void drq_stuck_arm(const Firing &, const PortHooks &h) {
     if (h.channel)

@@ -30,7 +30,7 @@ enum class Kind : uint8_t {
     Slow,         // the drive answers matching commands late (then completes them)
     // Taskfile (SFF) controllers only: the channel's register interface misbehaves.
     SpuriousIrq,  // INTRQ asserted with nothing pending (cleared by the next Status read)
-    IrqStorm,     // INTRQ stuck asserted: Status reads and nIEN no longer take it away
+    IrqStorm,     // the controller's interrupt output stuck asserted, nothing pending (screaming line)
     DrqStuck,     // after the next PIO block Status keeps DRQ (until SRST or COMRESET)
     BsyStuck,     // Status reads BSY whatever the device did (until SRST or COMRESET)
     BmdmaError,   // the next bus-master transfer fails as on a PCI master abort (Error bit)

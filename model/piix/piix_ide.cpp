@@ -31,7 +31,7 @@ void PiixIde::power_on_reset() {
 void PiixIde::update_irq() {
     bool level = false;
     for (auto &c : ch_)
-        level = level || c->intrq();
+        level = level || c->intrq() || c->line_stuck();
     irq_.set(level);
 }
 

@@ -25,6 +25,7 @@ SffChannel::SffChannel(sc_core::sc_module_name name, const SffChannelConfig &cfg
     : sc_core::sc_module(name), cfg_(cfg), mem_(mem), trace_(trace), src_(std::move(trace_src)), port_(port),
       dma_(mem, [this](const char *ev, const std::string &why) { this->trace(ev, {}, why); }) {
     SC_THREAD(engine_thread);
+    SC_THREAD(cominit_thread);
 }
 
 void SffChannel::trace(const char *event, std::vector<std::pair<std::string, TraceValue>> fields,
@@ -51,15 +52,13 @@ void SffChannel::reset() {
 
 void SffChannel::clear_faults() {
     lost_irqs_ = 0;
-    nien_ignored_ = drq_stuck_ = bsy_stuck_ = spurious_ = false;
+    line_stuck_ = drq_stuck_ = bsy_stuck_ = spurious_ = false;
     set_pending(pending_);
 }
 
 // ---- interrupt ----
 
 bool SffChannel::intrq() const {
-    if (nien_ignored_)
-        return true; // stuck asserted: no Status read or nIEN takes it away
     return (pending_ || spurious_) && !(devctl_ & CTL_NIEN);
 }
 
@@ -80,9 +79,12 @@ void SffChannel::raise_irq() {
     set_pending(true);
 }
 
-void SffChannel::ignore_nien(bool on) {
-    nien_ignored_ = on;
-    set_pending(pending_);
+void SffChannel::stick_line(bool on) {
+    line_stuck_ = on;
+    trace("sff.line_stuck", {{"on", TraceValue::boolean(on)}},
+          on ? "fault: interrupt output stuck asserted, nothing pending" : "");
+    if (irq_changed_)
+        irq_changed_();
 }
 
 void SffChannel::spurious_irq() {
@@ -261,10 +263,34 @@ void SffChannel::phy_changed(bool ready, link::Gen gen) {
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
+// COMINIT from the device (a drive plugged in, or its own reset). SError.X records it. With
+// the link down and the PHY not held (SControl DET 0), the host PHY answers it: the SATA host
+// PHY state machine waits for COMINIT after a COMRESET nobody answered and then runs OOB and
+// speed negotiation on its own, so a drive plugged into an empty connector comes up without
+// software (PhyRdy rises: SError.N, the SiI3112's SATA interrupt, libata's hotplug). The link
+// model starts negotiation with a COMRESET, so the answer is modelled as a COMRESET pulse of
+// kCominitAnswerUs (model choice, unconfirmed: docs/hardware.md 9.11).
 void SffChannel::oob_reset() {
     trace("sff.cominit");
     serr_ |= SERR_DIAG_X;
     set_pending(pending_);
+    if (link_ && !link_->phy_ready() && (sctl_ & SCTL_DET_MASK) == 0)
+        cominit_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void SffChannel::cominit_thread() {
+    constexpr unsigned kCominitAnswerUs = 10;
+    for (;;) {
+        sc_core::wait(cominit_ev_);
+        if (!link_ || link_->phy_ready() || (sctl_ & SCTL_DET_MASK) != 0)
+            continue;
+        trace("sff.cominit_answer", {{"spd_limit", TraceValue::integer(int(spd_limit(sctl_)))}},
+              "PHY answers COMINIT: OOB and speed negotiation");
+        link_->host_comreset(true);
+        sc_core::wait(kCominitAnswerUs, sc_core::SC_US);
+        if ((sctl_ & SCTL_DET_MASK) == 0) // software took over meanwhile: leave it to SControl
+            link_->host_comreset(false, spd_limit(sctl_));
+    }
 }
 
 } // namespace satasim::sff

@@ -87,7 +87,12 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
 
     // ---- fault hooks (model/fault): disarmed by clear_faults() and reset() ----
     void lose_irqs(unsigned count) { lost_irqs_ = count; }   // the next count I bits raise nothing
-    void ignore_nien(bool on);                                // INTRQ regardless of nIEN (storm)
+    // The controller's interrupt output for this channel stuck asserted with nothing pending
+    // in the channel (no INTRQ, no bus-master Interrupt, nothing in the personality's status):
+    // a screaming line. nIEN, the personality's masks and resets of the channel do not drop it
+    // (only clear_faults() does); the owner ORs line_stuck() into its line.
+    void stick_line(bool on);
+    bool line_stuck() const { return line_stuck_; }
     void spurious_irq();                                      // INTRQ with nothing to report
     void stick_drq(bool on) { drq_stuck_ = on; }              // the next data-in command's last block leaves DRQ
     void stick_bsy(bool on) { bsy_stuck_ = on; }              // Status reads BSY until SRST/COMRESET
@@ -111,6 +116,7 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     enum class Pio { None, InWait, In, Out };
 
     void engine_thread();
+    void cominit_thread();
     void process(const sata::Fis &fis);
     void on_d2h(const sata::Fis &fis);
     void on_pio_setup(const sata::Fis &fis);
@@ -153,11 +159,12 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     std::deque<sata::Fis> rxq_, txq_;
     bool dma_activate_ = false; // a DMA Activate waits for Start
     sc_core::sc_event wake_;
+    sc_core::sc_event cominit_ev_; // a device's COMINIT on a link that is down: the PHY answers
     uint64_t epoch_ = 0; // bumped by resets: work in flight is dropped
 
     // Faults.
     unsigned lost_irqs_ = 0;
-    bool nien_ignored_ = false, drq_stuck_ = false, bsy_stuck_ = false, spurious_ = false;
+    bool line_stuck_ = false, drq_stuck_ = false, bsy_stuck_ = false, spurious_ = false;
 
     std::function<void()> irq_changed_;
 };

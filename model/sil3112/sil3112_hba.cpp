@@ -48,6 +48,8 @@ void Sil3112Hba::update_irq() {
             level = true;
         if (sata_irq(c))
             level = true; // SYSCFG's mask does not block the SATA interrupt
+        if (ch_[c]->line_stuck())
+            level = true; // a screaming line: no mask, nothing in BMDMA2
     }
     irq_.set(level);
 }

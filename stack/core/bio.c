@@ -127,11 +127,20 @@ static int select_mode(const struct ata_device *dev, enum ata_io_mode mode, enum
 /* As libata builds read/write taskfiles: NCQ always 48-bit; otherwise a 28-bit command
  * whenever the range fits (ending block below 0x0fffffff, at most 256 sectors), 48-bit
  * only when needed and the device has it. */
+/* The largest request accepted: the command set's limit (a request beyond the device's
+ * max_sectors up to it is split); never below max_sectors (a device set up by hand). */
+static unsigned cmd_limit(const struct ata_device *dev)
+{
+    return dev->cmd_max_sectors > dev->max_sectors ? dev->cmd_max_sectors : dev->max_sectors;
+}
+
+/* The command of a request's piece in flight: [lba + q_done, q_piece sectors), or the whole
+ * request before it is split (q_piece 0). */
 int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag,
                      struct ata_taskfile *tf)
 {
-    uint64_t lba = bio->lba;
-    uint32_t n = bio->n_sectors;
+    uint64_t lba = bio->lba + (bio->q_piece ? bio->q_done : 0);
+    uint32_t n = bio->q_piece ? bio->q_piece : bio->n_sectors;
     bool write = bio->op == ATA_BIO_WRITE;
     enum ata_io_mode mode;
     bool lba28;
@@ -150,7 +159,8 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
     }
     if (bio->op != ATA_BIO_READ && !write)
         return -EINVAL;
-    if (!n || n > dev->max_sectors || lba >= dev->n_sectors || n > dev->n_sectors - lba)
+    if (!n || n > (bio->q_piece ? dev->max_sectors : cmd_limit(dev)) || lba >= dev->n_sectors ||
+        n > dev->n_sectors - lba)
         return -EINVAL;
     rc = select_mode(dev, bio->mode, &mode);
     if (rc)
@@ -190,6 +200,54 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
     return 0;
 }
 
+/* ---- splitting at the device's max_sectors ---- */
+
+static bool bio_split(const struct ata_device *dev, const struct ata_bio *bio)
+{
+    return bio->op != ATA_BIO_FLUSH && (bio->q_done || bio->n_sectors > dev->max_sectors);
+}
+
+/* The next piece of a split request, from sector `done` on: at most max_sectors, and no more
+ * than ATA_SPLIT_SG_MAX entries of the request's sg describe (cut back to a whole sector).
+ * Fills out[] with its sg (*n_out entries); returns its sectors, 0 if not one sector fits. */
+static uint32_t bio_piece(const struct ata_device *dev, const struct ata_bio *bio, uint32_t done,
+                          struct ata_sg *out, unsigned *n_out)
+{
+    uint32_t want = bio->n_sectors - done;
+    uint64_t skip = (uint64_t)done * ATA_SECT_SIZE, left, got = 0, keep, acc = 0;
+    unsigned n = 0, k = 0;
+
+    if (want > dev->max_sectors)
+        want = dev->max_sectors;
+    left = (uint64_t)want * ATA_SECT_SIZE;
+    for (unsigned i = 0; i < bio->n_sg && left && n < ATA_SPLIT_SG_MAX; i++) {
+        uint64_t len = bio->sg[i].len;
+
+        if (skip >= len) {
+            skip -= len;
+            continue;
+        }
+        len -= skip;
+        if (len > left)
+            len = left;
+        out[n].bus = bio->sg[i].bus + skip;
+        out[n].len = (uint32_t)len;
+        n++;
+        skip = 0;
+        got += len;
+        left -= len;
+    }
+    keep = got - got % ATA_SECT_SIZE;
+    while (k < n && acc < keep) {
+        if (acc + out[k].len > keep)
+            out[k].len = (uint32_t)(keep - acc);
+        acc += out[k].len;
+        k++;
+    }
+    *n_out = k;
+    return (uint32_t)(keep / ATA_SECT_SIZE);
+}
+
 int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const struct ata_bio *bio)
 {
     struct ata_taskfile tf;
@@ -203,8 +261,23 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
     if (tf.protocol == ATA_PROT_NODATA)
         return 0;
     rc = ata_sg_split(bio->sg, bio->n_sg, bio->n_sectors * ATA_SECT_SIZE, ap->seg_max_bytes,
-                      ap->max_segs, NULL, NULL);
-    return rc < 0 ? rc : 0;
+                      bio_split(dev, bio) ? ~0u : ap->max_segs, NULL, NULL);
+    if (rc < 0 || !bio_split(dev, bio))
+        return rc < 0 ? rc : 0;
+    /* every piece must be describable, and fit the controller */
+    for (uint32_t done = 0; done < bio->n_sectors;) {
+        struct ata_sg piece[ATA_SPLIT_SG_MAX];
+        unsigned n_sg;
+        uint32_t n = bio_piece(dev, bio, done, piece, &n_sg);
+
+        if (!n)
+            return -EINVAL;
+        rc = ata_sg_split(piece, n_sg, n * ATA_SECT_SIZE, ap->seg_max_bytes, ap->max_segs, NULL, NULL);
+        if (rc < 0)
+            return rc;
+        done += n;
+    }
+    return 0;
 }
 
 /* ---- deferral and issue ---- */
@@ -229,6 +302,15 @@ static void ata_bio_qc_complete(struct ata_queued_cmd *qc)
 {
     struct ata_bio *bio = qc->bio;
 
+    /* a split request's piece went well and more is left: the next piece goes first (as
+     * the block layer's next request of the split would), with a fresh retry budget */
+    if (!qc->err_mask && bio->q_piece && bio->q_done + bio->q_piece < bio->n_sectors) {
+        bio->q_done += bio->q_piece;
+        bio->q_piece = 0;
+        bio->q_retries = 0;
+        ata_bio_requeue_front(qc->ap, bio);
+        return;
+    }
     bio->err_mask = qc->err_mask;
     bio->status = qc->result_tf.command;
     bio->error = qc->result_tf.feature;
@@ -270,11 +352,18 @@ void ata_port_kick(struct ata_port *ap)
         qc->dev = dev;
         qc->bio = bio;
         qc->complete_fn = ata_bio_qc_complete;
-        qc->sg = bio->sg;
-        qc->n_sg = bio->n_sg;
-        qc->nbytes = bio->n_sectors * ATA_SECT_SIZE;
+        if (bio_split(dev, bio)) {
+            bio->q_piece = bio_piece(dev, bio, bio->q_done, qc->split_sg, &bio->q_piece_sg);
+            qc->sg = qc->split_sg;
+            qc->n_sg = bio->q_piece_sg;
+        } else {
+            bio->q_piece = 0;
+            qc->sg = bio->sg;
+            qc->n_sg = bio->n_sg;
+        }
+        qc->nbytes = (bio->q_piece ? bio->q_piece : bio->n_sectors) * ATA_SECT_SIZE;
         /* rebuilt at issue: EH may have changed the device (NCQ off, mode) meanwhile */
-        if (ata_bio_build_tf(dev, bio, (unsigned)tag, &qc->tf)) {
+        if ((bio_split(dev, bio) && !bio->q_piece) || ata_bio_build_tf(dev, bio, (unsigned)tag, &qc->tf)) {
             ata_tag_put(&ap->tags, (unsigned)tag);
             ata_bio_fail(ap, q_pop_front(&ap->pending), AC_ERR_INVALID);
             continue;
@@ -331,6 +420,8 @@ int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
         bio->tag = ATA_TAG_NONE;
         bio->q_dev = dev;
         bio->q_retries = 0;
+        bio->q_done = bio->q_piece = 0;
+        bio->q_piece_sg = 0;
         q_push_back(&ap->pending, bio);
     }
     ata_unlock(ap->host);

@@ -74,8 +74,9 @@ void ata_blk_print_req_error(struct ata_device *dev, const struct ata_bio *bio)
     bool flush = bio->op == ATA_BIO_FLUSH;
     unsigned op = bio->op == ATA_BIO_READ ? REQ_OP_READ : REQ_OP_WRITE;
     unsigned flags = bio->blk_flags | (flush ? REQ_SYNC_BIT : 0);
-    unsigned long long sector = flush ? 0 : (unsigned long long)bio->lba;
-    unsigned phys_seg = flush ? 0 : bio->n_sg;
+    /* a split request fails in one piece: the block layer's request is that piece */
+    unsigned long long sector = flush ? 0 : (unsigned long long)(bio->lba + (bio->q_piece ? bio->q_done : 0));
+    unsigned phys_seg = flush ? 0 : bio->q_piece ? bio->q_piece_sg : bio->n_sg;
     char disk[16];
 
     ata_disk_name(dev, disk, sizeof(disk));

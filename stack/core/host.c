@@ -54,7 +54,7 @@ static int ata_port_alloc_bufs(struct ata_port *ap)
  * the build when the table grows and this list does not. */
 static void ata_finalize_port_ops(struct ata_port_operations *out, const struct ata_port_operations *ops)
 {
-    _Static_assert(sizeof(struct ata_port_operations) == 29 * sizeof(void *),
+    _Static_assert(sizeof(struct ata_port_operations) == 30 * sizeof(void *),
                    "ata_finalize_port_ops must list every entry of struct ata_port_operations");
     *out = *ops;
     for (const struct ata_port_operations *base = ops->inherits; base; base = base->inherits) {
@@ -73,6 +73,7 @@ static void ata_finalize_port_ops(struct ata_port_operations *out, const struct 
         INHERIT(postreset);
         INHERIT(error_handler);
         INHERIT(post_internal_cmd);
+        INHERIT(dev_config);
         INHERIT(lost_interrupt);
         INHERIT(pmp_attach);
         INHERIT(pmp_detach);
@@ -203,11 +204,11 @@ int ata_host_set_eh_policy(struct ata_host *h, const char *name)
     return -EINVAL;
 }
 
-static void ata_host_irq(void *arg)
+static int ata_host_irq(void *arg)
 {
     struct ata_host *h = arg;
 
-    h->ops->irq_handler(h);
+    return h->ops->irq_handler(h);
 }
 
 int ata_host_start(struct ata_host *h)

@@ -158,7 +158,7 @@ int ata_dev_configure(struct ata_device *dev)
     memcpy(dev->serial, c.serial, sizeof(dev->serial));
     memcpy(dev->fw, c.fw, sizeof(dev->fw));
     dev->n_sectors = c.n_sectors;
-    dev->max_sectors = c.max_sectors;
+    dev->max_sectors = dev->cmd_max_sectors = c.max_sectors;
     dev->multi_count = c.multi_count;
     dev->xfer_mask = c.xfer_mask;
     dev->xfer_mode = c.xfer_mode;
@@ -171,6 +171,11 @@ int ata_dev_configure(struct ata_device *dev)
 
     if (print)
         print_config(dev, &c);
+    /* libata: the LLD's errata fixups come last, after the ID lines */
+    if (ap->ops->dev_config)
+        ap->ops->dev_config(dev);
+    if (dev->max_sectors < 1 || dev->max_sectors > dev->cmd_max_sectors)
+        dev->max_sectors = dev->cmd_max_sectors;
     return 0;
 }
 

@@ -415,7 +415,9 @@ bool ata_sff_idle_irq(struct ata_port *ap)
 
     ata_bmdma_irq_clear(ap);
     sp->idle_irqs++;
-    {
+    /* traced one by one up to ATA_SFF_IDLE_IRQ_TRACED, then every 10000th: a screaming line
+     * calls this 100,000 times before the kernel disables it (libata only counts them) */
+    if (sp->idle_irqs <= ATA_SFF_IDLE_IRQ_TRACED || sp->idle_irqs % 10000 == 0) {
         const struct sata_trace_field f[] = { TF_HEX("status", status), TF_INT("count", sp->idle_irqs) };
 
         ata_port_ev(ap, ATA_EV("sff.idle_irq", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
@@ -454,7 +456,7 @@ bool ata_sff_port_intr(struct ata_port *ap)
 /* A shared line: first the ports with an interrupt-driven command; if none of them had
  * anything to do, the idle ports whose bus master saw their device interrupt (libata's
  * sff_irq_check) are acknowledged, so a spurious INTRQ cannot hold the line. */
-void ata_sff_interrupt(struct ata_host *h)
+bool ata_sff_interrupt(struct ata_host *h)
 {
     bool handled = false;
 
@@ -478,6 +480,7 @@ void ata_sff_interrupt(struct ata_host *h)
     for (unsigned i = 0; i < h->n_ports; i++)
         if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
             ata_port_process(&h->ports[i]);
+    return handled;
 }
 
 /* Timer context, lock held: the command timed out. If the device is done, its interrupt

@@ -39,6 +39,7 @@ enum {
     ATA_PRD_MAX_BYTES = 0x10000, /* and no region crosses a 64 KiB boundary */
     ATA_SFF_PRD_ENTRIES = 2048,
     ATA_SFF_MAX_SEGS = ATA_SFF_PRD_ENTRIES / 2, /* each segment may split at a boundary */
+    ATA_SFF_IDLE_IRQ_TRACED = 1000, /* idle interrupts traced one by one (ata_sff_idle_irq) */
 };
 
 /* Taskfile register offsets inside the command block, and device control bits. */
@@ -99,8 +100,11 @@ void ata_sff_thaw(struct ata_port *ap);
 bool ata_sff_port_intr(struct ata_port *ap);
 /* An interrupt the port's command had no use for: acknowledged at the device. */
 bool ata_sff_idle_irq(struct ata_port *ap);
-/* A whole-host interrupt handler over every port (the base tables' irq_handler). */
-void ata_sff_interrupt(struct ata_host *h);
+/* A whole-host interrupt handler over every port (the base tables' irq_handler). Handled
+ * only if a port with an interrupt-driven command took it: idle ports acknowledged in the
+ * second pass do not count (libata's __ata_sff_interrupt returns IRQ_NONE then, and a line
+ * that keeps firing so is the kernel's "nobody cared"). */
+bool ata_sff_interrupt(struct ata_host *h);
 /* One step of the HSM with this status (lock held): see above. */
 void ata_sff_hsm_move(struct ata_port *ap, struct ata_queued_cmd *qc, uint8_t status, bool polled);
 

@@ -8,6 +8,9 @@ struct issued {
     unsigned tag;
     uint8_t cmd;
     enum ata_prot prot;
+    uint32_t lba, nsect, nbytes;
+    unsigned n_sg;
+    struct ata_sg sg0, sg_last;
 };
 
 struct rec {
@@ -22,7 +25,12 @@ static unsigned rec_issue(struct ata_queued_cmd *qc)
     struct rec *r = qc->ap->private_data;
 
     ck_assert_uint_lt(r->n, 64);
-    r->log[r->n++] = (struct issued){ qc->tag, qc->tf.command, qc->tf.protocol };
+    r->log[r->n++] = (struct issued){
+        qc->tag, qc->tf.command, qc->tf.protocol,
+        (uint32_t)qc->tf.lbah << 16 | (uint32_t)qc->tf.lbam << 8 | qc->tf.lbal,
+        qc->tf.nsect, qc->nbytes, qc->n_sg,
+        qc->n_sg ? qc->sg[0] : (struct ata_sg){ 0, 0 }, qc->n_sg ? qc->sg[qc->n_sg - 1] : (struct ata_sg){ 0, 0 },
+    };
     return 0;
 }
 
@@ -450,6 +458,77 @@ START_TEST(fail_dev_keeps_others_in_order)
 }
 END_TEST
 
+/* A driver lowered max_sectors (sata_sil's mod15write fixup: 15): a longer request is
+ * accepted up to the command set's limit and goes out as commands of 15 sectors, in order,
+ * each with its own slice of the sg; done() runs once, after the last piece. */
+START_TEST(split_at_max_sectors)
+{
+    struct rig r;
+    struct ata_bio b;
+    /* 40 sectors in two segments: 4 KiB (8 sectors), then 16 KiB */
+    const struct ata_sg sg[2] = { { 0x100000, 4096 }, { 0x200000, 32 * 512 } };
+
+    rig_init(&r, ATA_DFLAG_LBA48 | ATA_DFLAG_DMA, 0);
+    r.dev->cmd_max_sectors = 65535;
+    r.dev->max_sectors = 15;
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_DMA, 1000, 40);
+    b.sg = sg;
+    b.n_sg = 2;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.n, 1);
+    ck_assert_uint_eq(r.rec.log[0].cmd, ATA_CMD_WRITE_DMA);
+    ck_assert_uint_eq(r.rec.log[0].lba, 1000);
+    ck_assert_uint_eq(r.rec.log[0].nsect, 15);
+    ck_assert_uint_eq(r.rec.log[0].nbytes, 15 * 512);
+    ck_assert_uint_eq(r.rec.log[0].n_sg, 2);
+    ck_assert_uint_eq(r.rec.log[0].sg_last.bus, 0x200000);
+    ck_assert_uint_eq(r.rec.log[0].sg_last.len, 7 * 512);
+    hw_complete(&r, 0x1);
+    ck_assert_int_eq(r.done, 0);
+    ck_assert_uint_eq(r.rec.n, 2);
+    ck_assert_uint_eq(r.rec.log[1].lba, 1015);
+    ck_assert_uint_eq(r.rec.log[1].nsect, 15);
+    ck_assert_uint_eq(r.rec.log[1].n_sg, 1);
+    ck_assert_uint_eq(r.rec.log[1].sg0.bus, 0x200000 + 7 * 512);
+    ck_assert_uint_eq(r.rec.log[1].sg0.len, 15 * 512);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.n, 3);
+    ck_assert_uint_eq(r.rec.log[2].lba, 1030);
+    ck_assert_uint_eq(r.rec.log[2].nsect, 10);
+    ck_assert_uint_eq(r.rec.log[2].nbytes, 10 * 512);
+    ck_assert_uint_eq(r.rec.log[2].sg0.bus, 0x200000 + 22 * 512);
+    hw_complete(&r, 0x1);
+    ck_assert_int_eq(r.done, 1);
+    ck_assert_uint_eq(b.err_mask, 0);
+    ck_assert_uint_eq(r.rec.n, 3);
+
+    /* the command set's limit still holds: beyond it, refused */
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 0, 65536);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    /* a piece whose first sector needs more than ATA_SPLIT_SG_MAX entries: refused (the
+     * same request unsplit is fine: 65 entries are within the port's 168) */
+    {
+        static struct ata_sg frag[65];
+
+        for (unsigned i = 0; i < 64; i++)
+            frag[i] = (struct ata_sg){ 0x300000 + 8 * i, 8 };
+        frag[64] = (struct ata_sg){ 0x400000, 19 * 512 };
+        b = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 0, 20);
+        b.sg = frag;
+        b.n_sg = 65;
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+        r.dev->max_sectors = 65535;
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+        ck_assert_uint_eq(r.rec.log[3].nsect, 20);
+        ck_assert_uint_eq(r.rec.log[3].n_sg, 65);
+        hw_complete(&r, 0x1);
+        ck_assert_int_eq(r.done, 2);
+    }
+    ck_assert_uint_eq(r.rec.n, 4);
+    rig_fini(&r);
+}
+END_TEST
+
 Suite *bio_suite(void)
 {
     Suite *s = suite_create("bio");
@@ -466,6 +545,7 @@ Suite *bio_suite(void)
     tcase_add_test(tc, ncq_off_falls_back_to_dma);
     tcase_add_test(tc, queued_for_disabled_device_fails_nodev);
     tcase_add_test(tc, fail_dev_keeps_others_in_order);
+    tcase_add_test(tc, split_at_max_sectors);
     suite_add_tcase(s, tc);
     return s;
 }

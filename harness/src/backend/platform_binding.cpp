@@ -8,9 +8,26 @@ namespace satasim::harness {
 
 namespace {
 
-// Handler calls that leave the level-triggered line high, back to back without simulated
-// time passing, before the run is declared an interrupt storm.
+// Handler calls that claim the interrupt (handled) but leave the level-triggered line high,
+// back to back without simulated time passing, before the run is declared an interrupt storm
+// (the driver keeps saying "mine" and never clears it: a kernel would hang there).
 constexpr unsigned kIrqStormLimit = 1000;
+// Calls of any result back to back at one instant before the run is declared a storm: a line
+// the kernel's accounting below does not disable (handled and unhandled calls mixed).
+constexpr uint64_t kIrqScreamLimit = 1000000;
+// The kernel's spurious-interrupt detector (kernel/irq/spurious.c note_interrupt; facts only):
+// once an unhandled interrupt was seen, every interrupt counts; at 100,000 of them, more than
+// 99,900 unhandled disable the line ("nobody cared", "Disabling IRQ #n") and the spurious
+// poller runs its handlers every POLL_SPURIOUS_IRQ_INTERVAL (HZ/10) from then on. An unhandled
+// interrupt more than HZ/10 after the previous one starts the unhandled count again at 1.
+constexpr uint64_t kIrqCountWindow = 100000;
+constexpr uint64_t kIrqUnhandledLimit = 99900;
+constexpr uint64_t kIrqUnhandledGapNs = 100000000ull; // HZ/10
+constexpr uint64_t kIrqPollIntervalNs = 100000000ull; // POLL_SPURIOUS_IRQ_INTERVAL
+// The interrupt number the log names: a PCI INTx routed to GSI 19, as an ICH typically
+// routes a SATA function (model choice; a legacy-mode ICH uses IRQ 14/15 per channel, which
+// satasim models as one line).
+constexpr int kIrqNumber = 19;
 // EH passes at one simulated instant before the run is declared an EH livelock.
 constexpr uint64_t kEhLivelockLimit = 1000;
 
@@ -108,6 +125,10 @@ PlatformBinding::PlatformBinding(sc_core::sc_module_name name, bus::MmioTarget &
     sensitive << irq_.changed_event() << irq_kick_;
     dont_initialize();
 
+    SC_METHOD(irq_poll_method);
+    sensitive << irq_poll_ev_;
+    dont_initialize();
+
     SC_METHOD(timer_method);
     sensitive << timer_ev_;
     dont_initialize();
@@ -203,6 +224,11 @@ int PlatformBinding::request_irq(plat_irq_handler_fn fn, void *arg) {
     irq_fn_ = fn;
     irq_arg_ = arg;
     irq_stuck_ = 0;
+    irq_screaming_ = 0;
+    // a new request starts the line afresh (the kernel's __setup_irq clears SPURIOUS_DISABLED)
+    irq_count_ = irqs_unhandled_ = last_unhandled_ns_ = 0;
+    irq_spurious_disabled_ = false;
+    irq_poll_ev_.cancel();
     irq_kick_.notify(sc_core::SC_ZERO_TIME); // the line may already be high
     return 0;
 }
@@ -210,37 +236,89 @@ int PlatformBinding::request_irq(plat_irq_handler_fn fn, void *arg) {
 void PlatformBinding::free_irq() {
     irq_fn_ = nullptr;
     irq_arg_ = nullptr;
+    irq_poll_ev_.cancel();
+}
+
+// The kernel's note_interrupt after a hardware interrupt's handlers ran (not after a poll).
+void PlatformBinding::note_interrupt(bool handled) {
+    const uint64_t now = now_ns();
+    if (!handled) {
+        if (irqs_unhandled_ && now > last_unhandled_ns_ + kIrqUnhandledGapNs)
+            irqs_unhandled_ = 1;
+        else
+            ++irqs_unhandled_;
+        last_unhandled_ns_ = now;
+    }
+    if (!irqs_unhandled_)
+        return;
+    if (++irq_count_ < kIrqCountWindow)
+        return;
+    irq_count_ = 0;
+    if (irqs_unhandled_ > kIrqUnhandledLimit) {
+        const std::string irq = std::to_string(kIrqNumber);
+        sink_.emit_kernel("irq.nobody_cared", "err",
+                          {{"irq", TraceValue::integer(kIrqNumber)},
+                           {"unhandled", TraceValue::integer(int64_t(irqs_unhandled_))},
+                           {"of", TraceValue::integer(int64_t(kIrqCountWindow))}},
+                          "irq " + irq + ": nobody cared (try booting with the \"irqpoll\" option)");
+        sink_.emit_kernel("irq.disabled", "err",
+                          {{"irq", TraceValue::integer(kIrqNumber)},
+                           {"poll_ms", TraceValue::integer(int64_t(kIrqPollIntervalNs / 1000000))}},
+                          "Disabling IRQ #" + irq);
+        irq_spurious_disabled_ = true;
+        irq_poll_ev_.notify(ns_to_time(kIrqPollIntervalNs));
+    }
+    irqs_unhandled_ = 0;
 }
 
 void PlatformBinding::irq_method() {
-    if (irq_storm_)
+    if (irq_storm_ || irq_spurious_disabled_)
         return;
     if (!irq_.level()) {
         irq_stuck_ = 0;
+        irq_screaming_ = 0;
         return;
     }
     if (!irq_fn_)
         return; // no handler: the line stays asserted, nobody listens
     in_irq_ = true;
     ++irq_calls_;
-    irq_fn_(irq_arg_);
+    const bool handled = irq_fn_(irq_arg_) != 0;
     in_irq_ = false;
+    note_interrupt(handled);
+    if (irq_spurious_disabled_)
+        return;
     if (irq_.level() && irq_fn_) {
         // Level-triggered: still asserted, so the CPU takes the interrupt again.
-        if (++irq_stuck_ >= kIrqStormLimit) {
+        irq_stuck_ = handled ? irq_stuck_ + 1 : 0;
+        if (irq_stuck_ >= kIrqStormLimit || ++irq_screaming_ >= kIrqScreamLimit) {
+            const uint64_t n = irq_stuck_ >= kIrqStormLimit ? irq_stuck_ : irq_screaming_;
             irq_storm_ = true;
             sink_.emit_harness("irq.storm", SATA_TC_INFO, -1,
-                               {{"calls", TraceValue::integer(irq_stuck_)}},
+                               {{"calls", TraceValue::integer(int64_t(n))}},
                                "irq storm: interrupt line still asserted after " +
-                                   std::to_string(irq_stuck_) + " handler calls");
-            fail_("irq storm: interrupt line still asserted after " + std::to_string(irq_stuck_) +
+                                   std::to_string(n) + " handler calls");
+            fail_("irq storm: interrupt line still asserted after " + std::to_string(n) +
                   " consecutive handler calls");
             return;
         }
         irq_kick_.notify(sc_core::SC_ZERO_TIME);
     } else {
         irq_stuck_ = 0;
+        irq_screaming_ = 0;
     }
+}
+
+// The spurious poller (poll_spurious_irqs -> try_one_irq(desc, force)): a disabled line's
+// handlers run every HZ/10 whatever the line's level, and note_interrupt does not see them.
+void PlatformBinding::irq_poll_method() {
+    if (!irq_spurious_disabled_ || !irq_fn_)
+        return;
+    in_irq_ = true;
+    ++irq_calls_;
+    irq_fn_(irq_arg_);
+    in_irq_ = false;
+    irq_poll_ev_.notify(ns_to_time(kIrqPollIntervalNs));
 }
 
 // ---- time ----

@@ -115,6 +115,8 @@ class PlatformBinding : public sc_core::sc_module {
 
   private:
     void irq_method();
+    void irq_poll_method();
+    void note_interrupt(bool handled);
     void timer_method();
     void eh_thread();
     sc_core::sc_time ns_to_time(uint64_t ns) const;
@@ -131,10 +133,15 @@ class PlatformBinding : public sc_core::sc_module {
     plat_irq_handler_fn irq_fn_ = nullptr;
     void *irq_arg_ = nullptr;
     bool in_irq_ = false;
-    unsigned irq_stuck_ = 0; // consecutive handler calls that left the line high
+    unsigned irq_stuck_ = 0;    // consecutive handled calls that left the line high
+    uint64_t irq_screaming_ = 0; // consecutive calls of any result that left it high
     bool irq_storm_ = false;
     uint64_t irq_calls_ = 0;
     sc_core::sc_event irq_kick_;
+    // the kernel's spurious-interrupt accounting (kernel/irq/spurious.c note_interrupt)
+    uint64_t irq_count_ = 0, irqs_unhandled_ = 0, last_unhandled_ns_ = 0;
+    bool irq_spurious_disabled_ = false; // "Disabling IRQ #n": only the poller calls it now
+    sc_core::sc_event irq_poll_ev_;
 
     // timers: deadline (ps) + handle, ordered
     struct Timer {

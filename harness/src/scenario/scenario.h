@@ -113,6 +113,7 @@ struct DeviceSpec {
     std::optional<unsigned> pmp_port;      // behind the port multiplier on `port`, fan-out port
     uint64_t timeout_ns = 0;  // request timeout (the SCSI disk layer's); 0 = the stack's 30 s
     bool attach_read = false; // the kernel's partition-table read when the disk attaches
+    bool mod15write = false;  // errata: [mod15write]: the SiI3112 mod15write erratum (DiskConfig)
 
     DevAddr addr() const { return {port, pmp_port}; }
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.

@@ -118,7 +118,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
     MapView m(p, f.node, f.path, f.line,
               {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug",
-               "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read"});
+               "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata"});
     d.line = m.line();
     if (auto *v = m.find("link"))
         d.link_mode = parse_link(p, *v);
@@ -184,6 +184,17 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
     }
     if (auto *v = m.find("attach_read"))
         d.attach_read = as_bool(p, *v);
+    if (auto *v = m.find("errata")) {
+        const YAML::Node &l = as_list(p, *v);
+        for (size_t i = 0; i < l.size(); ++i) {
+            Field ef = element(*v, i);
+            if (as_enum<std::string>(p, ef, {{"mod15write", "mod15write"}}) == "mod15write") {
+                if (d.mod15write)
+                    p.fail(ef, "mod15write is already listed");
+                d.mod15write = true;
+            }
+        }
+    }
     if (auto *v = m.find("ncq_sdb_coalesce")) {
         d.ncq_sdb_coalesce_ns = as_time_ns(p, *v);
         if (d.ncq_sdb_coalesce_ns > 1000000000ull)

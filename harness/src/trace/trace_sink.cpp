@@ -251,4 +251,13 @@ void TraceSink::emit_harness(const std::string &name, enum sata_trace_class cls,
     ++seq_;
 }
 
+void TraceSink::emit_kernel(const std::string &name, const char *lvl,
+                            const std::vector<std::pair<std::string, TraceValue>> &fields,
+                            const std::string &msg) {
+    write_record("kernel", name.c_str(), class_name(SATA_TC_DECISION), lvl, -1, -1, -1, fields_to_json(fields),
+                 msg.c_str());
+    write_log(log_time(clock_()) + msg + "\n");
+    ++seq_;
+}
+
 } // namespace satasim::harness

@@ -47,6 +47,11 @@ class TraceSink : public ModelTrace {
                       const std::vector<std::pair<std::string, TraceValue>> &fields,
                       const std::string &msg = {});
 
+    // The kernel's own messages outside libata (src "kernel", cls decision: the interrupt
+    // core's "nobody cared"): the log line is the printk as is, "[time] msg".
+    void emit_kernel(const std::string &name, const char *lvl,
+                     const std::vector<std::pair<std::string, TraceValue>> &fields, const std::string &msg);
+
     // Address of a model component whose records carry no port (e.g. "disk0" -> port 0,
     // dev 0): filled into its records where they say -1.
     void set_component_address(const std::string &src, int port, int dev);

@@ -634,7 +634,7 @@ static void ahci_port_intr(struct ata_port *ap)
     }
 }
 
-static void ahci_interrupt(struct ata_host *h)
+static bool ahci_interrupt(struct ata_host *h)
 {
     uint32_t irq_stat, pending;
 
@@ -642,7 +642,7 @@ static void ahci_interrupt(struct ata_host *h)
     irq_stat = ata_mmio_read(h, HOST_IRQ_STAT);
     if (irq_stat == 0xffffffffu) { /* the controller is gone (reads master-abort) */
         ata_unlock(h);
-        return;
+        return false;
     }
     pending = irq_stat & hpriv(h)->port_map;
     for (unsigned i = 0; i < h->n_ports; i++)
@@ -656,6 +656,7 @@ static void ahci_interrupt(struct ata_host *h)
     for (unsigned i = 0; i < h->n_ports; i++)
         if (pending & (1u << i))
             ata_port_process(&h->ports[i]);
+    return pending != 0; /* libata's ahci: IRQ_RETVAL of the implemented ports' bits */
 }
 
 /* ---- reset and EH methods (process context) ---- */

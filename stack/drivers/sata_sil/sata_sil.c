@@ -1,9 +1,10 @@
 /* Silicon Image SiI3112 low-level driver: the SFF/BMDMA layer (stack/sff) with the chip's
  * own interrupt decode (BMDMA2: the channel's interrupt pending and its SATA interrupt from
  * SError.N), freeze/thaw through SYSCFG and SIEN, SCR access in BAR5 (so COMRESET
- * hardreset) and the FIFO thresholds. Everything else is inherited from ata_bmdma_port_ops.
- * Not here yet: the mod15write quirk table (sata_sil's dev_config limit of 15 sectors for
- * the listed Seagate drives), see issue 16. */
+ * hardreset), the FIFO thresholds and the mod15write errata fixup (dev_config). Everything
+ * else is inherited from ata_bmdma_port_ops. */
+#include <string.h>
+
 #include "sata_sil.h"
 
 const struct sil_port_regs sil_port[SIL_N_PORTS] = {
@@ -72,8 +73,9 @@ static void sil_thaw(struct ata_port *ap)
 
 /* One channel's share (lock held). Where the chip's driver differs from the generic path:
  * a SATA interrupt (PHY event) freezes the port for EH as a hotplug; an interrupt with no
- * command in flight also freezes it (libata's sata_sil does: a spurious interrupt there is
- * taken as a confused controller, not ignored). */
+ * command in flight also freezes it (sata_sil of the 2006 rework does: a spurious interrupt
+ * there is taken as a confused controller, not ignored; today's sata_sil only reads Status to
+ * clear it). The SATA interrupt adds no description (sata_sil pushes none). */
 static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
 {
     struct ata_eh_info *ehi = &ap->link.eh_info;
@@ -88,8 +90,7 @@ static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
             ata_ehi_hotplugged(ehi);
             ehi->serror |= serror;
         }
-        ata_ehi_push_desc(ehi, "SATA irq, SError 0x%08x", serror);
-        ata_port_freeze(ap);
+        ata_port_freeze(ap); /* no description: sata_sil pushes none, the SError line says it */
         return;
     }
     if (!qc) {
@@ -104,8 +105,12 @@ static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
         ata_ehi_push_desc(ehi, "BMDMA2 stat 0x%x", bmdma2);
 }
 
-static void sil_interrupt(struct ata_host *h)
+/* Handled if a channel's BMDMA2 showed its interrupt or a SATA interrupt (libata's
+ * sil_interrupt: IRQ_RETVAL of that); a line up with neither is not ours (IRQ_NONE). */
+static bool sil_interrupt(struct ata_host *h)
 {
+    bool handled = false;
+
     ata_lock(h);
     for (unsigned i = 0; i < h->n_ports; i++) {
         struct ata_port *ap = &h->ports[i];
@@ -116,11 +121,54 @@ static void sil_interrupt(struct ata_host *h)
         if (bmdma2 == 0xffffffffu || !(bmdma2 & (SIL_DMA_COMPLETE | SIL_DMA_SATA_IRQ)))
             continue;
         sil_host_intr(ap, bmdma2);
+        handled = true;
     }
     ata_unlock(h);
     for (unsigned i = 0; i < h->n_ports; i++)
         if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
             ata_port_process(&h->ports[i]);
+    return handled;
+}
+
+/* ---- device errata ---- */
+
+/* Drives with the SiI3112 "mod15write" erratum, by their IDENTIFY model string as sata_sil
+ * lists them (docs/hardware.md 9.11): eleven Seagate Barracuda 7200.7 family models and one
+ * Toshiba. The erratum itself is under NDA; sata_sil's fixup is to keep every command under
+ * 8 KiB, at most 15 sectors. A model must match exactly: a drive with the erratum that is
+ * not listed gets no fixup (scenarios/sff/sil3112-mod15write-unlisted.yaml). */
+static const char *const sil_mod15write[] = {
+    "ST320012AS",  "ST330013AS",   "ST340017AS",   "ST360015AS",   "ST380023AS",   "ST3120023AS",
+    "ST340014ASL", "ST360014ASL",  "ST380011ASL",  "ST3120022ASL", "ST3160021ASL", "TOSHIBA MK2561GSYN",
+};
+
+enum { SIL_MOD15WRITE_MAX_SECTORS = 15 };
+
+static bool sil_has_mod15write(const char *model)
+{
+    for (unsigned i = 0; i < sizeof(sil_mod15write) / sizeof(sil_mod15write[0]); i++)
+        if (!strcmp(model, sil_mod15write[i]))
+            return true;
+    return false;
+}
+
+/* After every IDENTIFY (probe and revalidation): a listed drive runs at most 15 sectors per
+ * command; the core splits longer requests. Printed once, at probe, as libata does. (The
+ * Maxtor UDMA5 entry of sata_sil's list is moot here: the host offers UDMA5 at most.) */
+static void sil_dev_config(struct ata_device *dev)
+{
+    const bool print = dev->link->ap->link.eh_context.i.flags & ATA_EHI_PRINTINFO;
+
+    if (dev->class != ATA_DEV_ATA || !sil_has_mod15write(dev->model))
+        return;
+    dev->max_sectors = SIL_MOD15WRITE_MAX_SECTORS;
+    if (print) {
+        const struct sata_trace_field f[] = { TF_STR("model", dev->model),
+                                              TF_INT("max_sectors", dev->max_sectors) };
+
+        ata_dev_ev(dev, ATA_EV("sil.mod15write", SATA_TC_DECISION, SATA_LOG_INFO, f),
+                   "applying Seagate errata fix (mod15write workaround)");
+    }
 }
 
 /* ---- host ---- */
@@ -154,6 +202,7 @@ static void sil_host_stop(struct ata_host *h)
 
 static const struct ata_port_operations sil_ops = {
     .inherits = &ata_bmdma_port_ops,
+    .dev_config = sil_dev_config,
     .freeze = sil_freeze,
     .thaw = sil_thaw,
     .hardreset = sata_sff_hardreset,

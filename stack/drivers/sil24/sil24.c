@@ -523,24 +523,28 @@ static void sil24_port_intr(struct ata_port *ap)
     }
 }
 
-static void sil24_interrupt(struct ata_host *h)
+static bool sil24_interrupt(struct ata_host *h)
 {
     uint32_t status;
+    bool handled = false;
 
     ata_lock(h);
     status = ata_mmio_read(h, SIL24_HOST_IRQ_STAT);
     if (status == 0xffffffffu) { /* the controller is gone */
         ata_unlock(h);
-        return;
+        return false;
     }
     for (unsigned i = 0; i < h->n_ports; i++)
-        if ((status & (1u << i)) && !(h->ports[i].flags & ATA_FLAG_DUMMY))
+        if ((status & (1u << i)) && !(h->ports[i].flags & ATA_FLAG_DUMMY)) {
             sil24_port_intr(&h->ports[i]);
+            handled = true;
+        }
     ata_unlock(h);
 
     for (unsigned i = 0; i < h->n_ports; i++)
         if (status & (1u << i))
             ata_port_process(&h->ports[i]);
+    return handled;
 }
 
 /* Timer context, lock held: a command timed out; finish what the chip has completed

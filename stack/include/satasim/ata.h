@@ -97,7 +97,8 @@ struct ata_dev_info {
     bool lba48;
     bool ncq;             /* NCQ in use */
     unsigned ncq_depth;   /* depth the stack uses (0 when NCQ off) */
-    unsigned max_sectors; /* per command: 65535 (LBA48) or 256 */
+    unsigned max_sectors; /* per command: 65535 (LBA48) or 256, or a driver quirk's limit
+                             (sata_sil mod15write: 15); longer requests are split */
     unsigned multi_count; /* sectors per DRQ block for READ/WRITE MULTIPLE, 0 = off */
     uint8_t xfer_mode;    /* SET FEATURES mode value, e.g. 0x46 = UDMA/133 */
     char xfer_name[16];   /* "UDMA/133", "PIO4" */
@@ -155,7 +156,10 @@ struct ata_bio {
     enum ata_bio_op op;
     enum ata_io_mode mode;
     uint64_t lba;
-    uint32_t n_sectors; /* 1..max_sectors; 0 for FLUSH */
+    uint32_t n_sectors; /* 1..the command set's limit (65535 LBA48, else 256); 0 for FLUSH.
+                           Beyond the device's max_sectors (a driver's quirk lowered it) the
+                           stack splits it into commands of max_sectors, as the block layer
+                           splits at max_hw_sectors, and calls done() once at the end */
     const struct ata_sg *sg;
     unsigned n_sg;
     bool fail_fast; /* no retries above EH (REQ_FAILFAST_DEV, as readahead): EH still
@@ -175,10 +179,14 @@ struct ata_bio {
     struct ata_bio *q_next;
     struct ata_device *q_dev;
     unsigned q_retries; /* retries above EH used so far (as the SCSI layer's count) */
+    uint32_t q_done;    /* split request: sectors finished by earlier pieces */
+    uint32_t q_piece;   /* sectors of the piece in flight (= n_sectors when not split) */
+    unsigned q_piece_sg; /* its scatter/gather entries */
 };
 
 /* Queue a request. Returns 0 (done() will be called) or a negative errno:
- * -EINVAL (beyond capacity or max_sectors, sg shorter than the transfer),
+ * -EINVAL (beyond capacity or the command set's sector limit, sg shorter than the transfer,
+ * a split piece's sg over ATA_SPLIT_SG_MAX entries for one sector),
  * -EOPNOTSUPP (mode not available), -ENODEV (device disabled or detached).
  * A request that cannot be issued yet (no free tag, NCQ/non-NCQ exclusion, EH running)
  * waits in the stack's queue and is issued in order as commands complete.

@@ -34,6 +34,8 @@ enum {
     ATA_ERING_SIZE = 32,
 };
 #define ATA_TAG_NONE 0xffffffffu
+/* scatter/gather entries one piece of a split request may use (bio.c) */
+#define ATA_SPLIT_SG_MAX 32u
 
 /* As libata: a result taskfile carries status in `command` and error in `feature`. */
 struct ata_taskfile {
@@ -158,7 +160,9 @@ struct ata_device {
     uint16_t id[ATA_ID_WORDS];
     char model[41], serial[21], fw[9];
     uint64_t n_sectors;
-    unsigned max_sectors;
+    unsigned max_sectors;     /* per command, after the LLD's dev_config (libata's max_sectors) */
+    unsigned cmd_max_sectors; /* the command set's limit (65535 LBA48, else 256): a request up to
+                                 this is accepted and split at max_sectors */
     unsigned multi_count;
     unsigned ncq_depth;
     unsigned xfer_mask;      /* device & host modes, from IDENTIFY */
@@ -204,6 +208,7 @@ struct ata_queued_cmd {
     uint64_t seq;            /* issue order, to retry in order after EH */
     struct ata_bio *bio;     /* NULL for internal commands */
     struct ata_sg int_sg;    /* internal command data buffer */
+    struct ata_sg split_sg[ATA_SPLIT_SG_MAX]; /* a split request's piece of its sg */
     /* Lock held: the command is finished (ata_eh_qc_complete), before its tag is freed. Set
      * by whoever issues it: the block layer's for a request (bio.c); NULL for EH's internal
      * commands, whose waiter ata_qc_complete wakes. */
@@ -251,6 +256,10 @@ struct ata_port_operations {
     ata_postreset_fn postreset;
     void (*error_handler)(struct ata_port *ap);
     void (*post_internal_cmd)(struct ata_queued_cmd *qc);
+    /* after IDENTIFY, at every configure (probe and revalidation; EH context): the LLD's
+     * device/host errata fixups (libata's ->dev_config), e.g. a lower dev->max_sectors. Print
+     * only when the host link's eh_context has ATA_EHI_PRINTINFO. */
+    void (*dev_config)(struct ata_device *dev);
     /* timer context, lock held: a command timed out; complete what the controller has
      * finished without raising its interrupt. Returns the number completed (NULL = none). */
     unsigned (*lost_interrupt)(struct ata_port *ap);
@@ -282,7 +291,9 @@ struct ata_port_operations {
      * requests the IRQ, ports frozen); stop = quiesce every port and the controller */
     int (*host_start)(struct ata_host *h);
     void (*host_stop)(struct ata_host *h);
-    void (*irq_handler)(struct ata_host *h); /* irq context, takes the lock itself */
+    /* irq context, takes the lock itself; true if the interrupt was the controller's
+     * (IRQ_HANDLED), false if nothing in it was pending (IRQ_NONE) */
+    bool (*irq_handler)(struct ata_host *h);
 };
 
 struct ata_port {

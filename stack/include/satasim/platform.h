@@ -33,7 +33,10 @@ struct plat_dma_buf {
     size_t size;
 };
 
-typedef void (*plat_irq_handler_fn)(void *arg);
+/* An interrupt handler returns nonzero if the interrupt was its device's (the kernel's
+ * IRQ_HANDLED), 0 if not (IRQ_NONE): the backend's interrupt core counts the unhandled ones
+ * as the kernel's does (a line that keeps firing unhandled is disabled and then polled). */
+typedef int (*plat_irq_handler_fn)(void *arg);
 
 struct sata_platform_ops {
     /* MMIO on the controller's register BAR; off is a byte offset, 4-byte aligned. */

@@ -63,6 +63,8 @@ std::vector<std::string> refusals(const Scenario &sc) {
             no(k + "present false", "QEMU's disks are attached at start; hotplug is not modelled");
         if (d.ncq_sdb_coalesce_ns)
             no(k + "ncq_sdb_coalesce", "QEMU's AHCI completes each queued command on its own");
+        if (d.mod15write)
+            no(k + "errata mod15write", "QEMU's ide-hd has no drive errata");
     }
     if (!sc.faults.empty())
         no("faults (" + std::to_string(sc.faults.size()) + " entries, line " + std::to_string(sc.faults[0].line) + ")",

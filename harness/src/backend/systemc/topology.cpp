@@ -67,6 +67,7 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.timing.cmd_overhead_us = d.timing.overhead_us;
     c.timing.reset_ready_ms = d.timing.reset_ready_ms;
     c.ncq_sdb_coalesce_ns = d.ncq_sdb_coalesce_ns;
+    c.mod15write = d.mod15write;
     return c;
 }
 
