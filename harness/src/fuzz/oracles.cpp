@@ -1,6 +1,8 @@
 #include "fuzz/oracles.h"
 
 #include <cctype>
+#include <cstdlib>
+#include <sstream>
 
 namespace satasim::harness::fuzz {
 
@@ -63,6 +65,24 @@ std::string normalize(const std::string &msg) {
     return out;
 }
 
+// The first EH report in the log whose error mask says the hardware or the protocol went
+// wrong (libata's AC_ERR_HSM, TIMEOUT, ATA_BUS, HOST_BUS, SYSTEM, OTHER), or an internal
+// command's timeout; empty if none. Device errors (a read past the end, ABRT) and media
+// errors are what the workload asks for.
+std::string first_unprovoked_eh(const std::string &log) {
+    constexpr unsigned long kHardwareErrors = 0x2 | 0x4 | 0x10 | 0x20 | 0x40 | 0x100;
+    std::istringstream in(log);
+    for (std::string line; std::getline(in, line);) {
+        if (line.find("qc timeout (cmd") != std::string::npos)
+            return line;
+        // the exception line's link mask and each failed command's ("res ... Emask 0x4 (timeout)")
+        const size_t at = line.find(" Emask 0x");
+        if (at != std::string::npos && (std::strtoul(line.c_str() + at + 7, nullptr, 16) & kHardwareErrors))
+            return line;
+    }
+    return {};
+}
+
 std::vector<Finding> judge(const SimRun &run) {
     const RunReport &r = run.report;
     std::vector<Finding> out;
@@ -121,6 +141,17 @@ std::vector<Finding> judge(const SimRun &run) {
         if (!first.empty())
             add("data", normalize(first.substr(0, first.find(':'))), first);
     }
+    bool provoked = run.scenario.controller.pcix_irq_loss && !run.scenario.host.irq_loss_fix;
+    for (const auto &d : run.scenario.devices)
+        provoked = provoked || d.mod15write || d.timeout_ns; // an erratum, a shortened request timeout
+    for (const auto &f : r.faults)
+        provoked = provoked || f.fired;
+    if (!provoked && out.empty())
+        if (const std::string line = first_unprovoked_eh(r.log_text); !line.empty()) {
+            const size_t t = line.find("] ");
+            const std::string msg = t == std::string::npos ? line : line.substr(t + 2);
+            add("unprovoked-eh", normalize(msg), "no fault fired, yet EH: " + msg);
+        }
     return out;
 }
 

@@ -10,6 +10,8 @@
 //   protocol-violation  a model saw the host break a protocol rule
 //   data            a sector read back wrong, or a completed write not on the media
 //   host-start      the stack could not create or start the host
+//   unprovoked-eh   EH handled a timeout, HSM, bus or system error in a run where no fault
+//                   fired and no erratum was enabled: the hardware did nothing wrong
 // Crashes and sanitizer reports end the process; the fuzzers and `tools/fuzz triage`
 // bucket those from the report's frames.
 #pragma once
