@@ -174,7 +174,7 @@ void ata_qc_free(struct ata_queued_cmd *qc)
     }
     qc->flags = 0;
 #ifdef SATASIM_PLANT_INTERNAL_TAG_LEAK_ON_ERROR
-    if (ata_tag_internal(&ap->tags) == qc->tag && qc->err_mask)
+    if (ata_qc_is_internal(qc) && qc->err_mask)
         return; /* planted: a failed internal command's tag is never reused */
 #endif
     ata_tag_put(&ap->tags, qc->tag);
