@@ -12,7 +12,10 @@ import pytest
 from satasim.results import ROOT, binary, load_result, run
 
 PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
-SUBSET = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml"]
+# dma-rw-verify: back-to-back 8 KiB Data FIS of a non-NCQ READ DMA (the device-side link
+# once went from WTRM to X_RDY without its SYNC; every such read timed out, and EH retried
+# it into a pass, hence the timer and EH checks below).
+SUBSET = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml", "dma-rw-verify.yaml"]
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
                                 reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
@@ -58,6 +61,8 @@ def test_reference_rtl_runs_the_subset(tmp_path, rtl_env):
         assert res["axi_violations"] == 0 and res["violations"] == 0, res
         assert res["dut_cycles"] > 0 and res["axi_bursts"] > 0, res
         assert res["data_errors"] == 0 and res["io_errors"] == 0, res
+        # a clean run: no command timed out, no EH beyond the boot probe's reset
+        assert res["timers_fired"] == 0 and res["eh_runs"] <= 1, (s, res["timers_fired"], res["eh_runs"])
 
 
 def test_scenarios_the_dut_lacks_are_refused_with_the_reason(tmp_path, rtl_env):
