@@ -69,3 +69,16 @@ def test_scenarios_the_dut_lacks_are_refused_with_the_reason(tmp_path, rtl_env):
     r = run([ROOT / "scenarios" / "probe-2port.yaml"], tmp_path, "--controller-rtl", str(PROFILE))
     assert r.returncode != 0
     assert "the DUT has 1 port" in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("scenario,reason", [
+    ("pmp/pmp-ncq-cbs-ahci.yaml", "cannot model pmps: the DUT has no port-multiplier support"),
+    ("directed/ahci-reset-values.yaml", "cannot model steps: directed steps drive the SystemC models' registers"),
+])
+def test_keys_the_dut_cannot_take_are_refused_under_controller_rtl(scenario, reason, tmp_path, rtl_env):
+    # The scenario names no backend: --controller-rtl chooses it after parsing, and the
+    # keys the parser would have refused must still be refused (they once ran and failed).
+    r = run([ROOT / "scenarios" / scenario], tmp_path / "out", "--controller-rtl", str(PROFILE))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "backend rtl: the RTL backend " + reason in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
