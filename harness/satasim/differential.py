@@ -1,4 +1,7 @@
-"""Differential runs: one scenario on the SystemC models and on QEMU's AHCI, compared.
+"""Differential runs: one scenario on the SystemC models and on another backend (QEMU's AHCI,
+or a controller RTL through --controller-rtl), compared. One comparison for every pairing:
+the other side is named by `side` ("qemu", "rtl"), which is also its key in a
+known-differences file.
 
 What is compared (everything the stack saw and decided that does not depend on timing):
 the verdict and its reasons, every probed device's identity and configuration
@@ -7,11 +10,18 @@ moved, and the stack's log lines (satasim.log without timestamps and without the
 own `satasim:` lines). Timing (sim/wall time, IRQ counts, trace event counts) is not
 compared: QEMU runs in real time.
 
-A difference is known when it matches the reviewed list (harness/tests/qemu_known_differences.yaml).
+The EH decision sequence (the trace's golden events without fault records, timing
+ignored) is compared by eh_lines / eh_differences / unexplained_eh.
+
+A difference is known when it matches the reviewed list (harness/tests/qemu_known_differences.yaml
+for QEMU, model/ahci_rtl/known_differences.yaml for the reference RTL). An entry may carry
+`scenario` (a name or a list of names / fnmatch globs): then it only excuses those scenarios.
 """
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import os
 import re
 import shutil
@@ -22,6 +32,7 @@ from pathlib import Path
 
 import yaml
 
+from .golden import events_from_trace
 from .results import load_result, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,10 +65,11 @@ class Difference:
     scenario: str
     what: str      # "device[0].xfer", "log", "verdict", ...
     systemc: object
-    qemu: object
+    other: object  # the value on the other backend
+    side: str = "qemu"
 
     def __str__(self):
-        return f"{self.scenario}: {self.what}: systemc={self.systemc!r} qemu={self.qemu!r}"
+        return f"{self.scenario}: {self.what}: systemc={self.systemc!r} {self.side}={self.other!r}"
 
 
 def load_known(path=KNOWN_DIFFERENCES) -> dict:
@@ -80,13 +92,13 @@ def log_lines(out_dir, name) -> list[str]:
     return lines
 
 
-def compare(name, sys_out, qemu_out) -> list[Difference]:
-    a, b = load_result(sys_out, name), load_result(qemu_out, name)
+def compare(name, sys_out, other_out, side="qemu") -> list[Difference]:
+    a, b = load_result(sys_out, name), load_result(other_out, name)
     diffs = []
 
     def d(what, x, y):
         if x != y:
-            diffs.append(Difference(name, what, x, y))
+            diffs.append(Difference(name, what, x, y, side))
 
     d("verdict", a["verdict"], b["verdict"])
     d("reasons", a["reasons"], b["reasons"])
@@ -105,42 +117,107 @@ def compare(name, sys_out, qemu_out) -> list[Difference]:
     for i, (x, y) in enumerate(zip(wa, wb)):
         for f in WORKLOAD_FIELDS:
             d(f"workload[{i}].{f}", x.get(f), y.get(f))
-    la, lb = Counter(log_lines(sys_out, name)), Counter(log_lines(qemu_out, name))
+    la, lb = Counter(log_lines(sys_out, name)), Counter(log_lines(other_out, name))
     for line in sorted((la - lb).elements()):
-        diffs.append(Difference(name, "log", line, None))
+        diffs.append(Difference(name, "log", line, None, side))
     for line in sorted((lb - la).elements()):
-        diffs.append(Difference(name, "log", None, line))
+        diffs.append(Difference(name, "log", None, line, side))
     return diffs
 
 
+def applies(entry: dict, scenario: str) -> bool:
+    """Whether a known-differences entry covers this scenario (no `scenario` key: every one)."""
+    pats = entry.get("scenario")
+    if pats is None:
+        return True
+    pats = [pats] if isinstance(pats, str) else pats
+    return any(fnmatch.fnmatchcase(scenario, p) for p in pats)
+
+
 def is_known(diff: Difference, known: dict) -> bool:
+    entries = lambda kind: [e for e in known.get(kind, []) if applies(e, diff.scenario)]
     if diff.what == "log":
-        side, line = ("systemc", diff.systemc) if diff.systemc is not None else ("qemu", diff.qemu)
-        return any(e.get(side) and re.search(e[side], line) for e in known.get("log", []))
+        side, line = ("systemc", diff.systemc) if diff.systemc is not None else (diff.side, diff.other)
+        return any(e.get(side) and re.search(e[side], line) for e in entries("log"))
     m = re.match(r"^device\[\d+\]\.(\w+)$", diff.what)
-    if not m:
-        return False
-    for e in known.get("fields", []):
-        if e["field"] != m.group(1):
+    field = m.group(1) if m else diff.what
+    for e in entries("fields"):
+        if e["field"] != field:
             continue
         if e.get("systemc", "*") not in ("*", diff.systemc):
             continue
-        if e.get("qemu", "*") not in ("*", diff.qemu):
+        if e.get(diff.side, "*") not in ("*", diff.other):
             continue
         return True
     return False
 
 
-def run_differential(paths, out_dir, *args):
-    """Runs the scenarios on both backends; returns (sys RunOutput, qemu RunOutput, diffs)."""
+def run_differential(paths, out_dir, *args, other=("--backend", "qemu"), side="qemu"):
+    """Runs the scenarios on the SystemC models and on the other backend (`other`: its
+    `satasim run` options); returns (sys RunOutput, other RunOutput, diffs)."""
     out_dir = Path(out_dir)
     rs = run(paths, out_dir / "systemc", "--backend", "systemc", *args)
-    rq = run(paths, out_dir / "qemu", "--backend", "qemu", *args)
+    rq = run(paths, out_dir / side, *other, *args)
     diffs = []
     names = sorted(p.name for p in (out_dir / "systemc").iterdir() if (p / "result.json").exists())
     for name in names:
-        if (out_dir / "qemu" / name / "result.json").exists():
-            diffs += compare(name, out_dir / "systemc", out_dir / "qemu")
+        if (out_dir / side / name / "result.json").exists():
+            diffs += compare(name, out_dir / "systemc", out_dir / side, side)
         else:
-            diffs.append(Difference(name, "result.json", "present", "missing"))
+            diffs.append(Difference(name, "result.json", "present", "missing", side))
     return rs, rq, diffs
+
+
+# ---- EH decision sequences -------------------------------------------------------------
+
+def eh_lines(run_dir) -> list[str]:
+    """The EH decision sequence of a run: golden events without fault records, no time."""
+    out = []
+    for e in events_from_trace(Path(run_dir) / "trace.jsonl"):
+        if ":" in e.ev:      # fault.* / model records
+            continue
+        out.append(f"{e.addr}  {e.ev}  {e.msg}  {e.fields_text()}".replace("    ", "  "))
+    return out
+
+
+def _kind(line):
+    return " ".join(line.split("  ")[:2])     # "ata1.00 eh.failed_qc"
+
+
+def eh_differences(sys_lines, other_lines):
+    """(systemc line | None, other line | None) for every difference between the sequences:
+    a changed event is a pair (same address and event), a missing one is one-sided."""
+    out = []
+    sm = difflib.SequenceMatcher(None, sys_lines, other_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        a, b, j = sys_lines[i1:i2], other_lines[j1:j2], 0
+        for line in a:
+            k = next((k for k in range(j, len(b)) if _kind(b[k]) == _kind(line)), None)
+            if k is None:
+                out.append((line, None))
+                continue
+            out += [(None, x) for x in b[j:k]]
+            out.append((line, b[k]))
+            j = k + 1
+        out += [(None, x) for x in b[j:]]
+    return out
+
+
+def eh_known(known, sys_line, other_line, side="qemu", scenario=None) -> bool:
+    """A reviewed `eh:` entry explains this pair (or this one-sided line, the other None)."""
+    for e in known.get("eh", []):
+        if scenario is not None and not applies(e, scenario):
+            continue
+        s, q = e.get("systemc"), e.get(side)
+        if (s is None) != (sys_line is None) or (q is None) != (other_line is None):
+            continue
+        if (s is None or re.search(s, sys_line)) and (q is None or re.search(q, other_line)):
+            return True
+    return False
+
+
+def unexplained_eh(sys_lines, other_lines, known, side="qemu", scenario=None):
+    return [d for d in eh_differences(sys_lines, other_lines)
+            if not eh_known(known, *d, side=side, scenario=scenario)]

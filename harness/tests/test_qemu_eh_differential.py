@@ -5,15 +5,14 @@ without fault records, timing ignored) must agree, except for the reviewed diffe
 qemu_known_differences.yaml (`eh:`)."""
 
 import copy
-import difflib
 import re
 
 import pytest
 import yaml
 
 from satasim import run
-from satasim.differential import KNOWN_DIFFERENCES, ROOT, load_known, qemu_unavailable_reason
-from satasim.golden import events_from_trace
+from satasim.differential import (KNOWN_DIFFERENCES, ROOT, eh_differences, eh_lines, load_known,
+                                  qemu_unavailable_reason, unexplained_eh)
 
 ERRORS = sorted((ROOT / "scenarios" / "qemu-errors").glob("*.yaml"))
 
@@ -40,54 +39,8 @@ def systemc_equivalent(spec):
     return spec
 
 
-def eh_lines(run_dir):
-    """The EH decision sequence of a run: golden events without fault records, no time."""
-    out = []
-    for e in events_from_trace(run_dir / "trace.jsonl"):
-        if ":" in e.ev:      # fault.* / model records
-            continue
-        out.append(f"{e.addr}  {e.ev}  {e.msg}  {e.fields_text()}".replace("    ", "  "))
-    return out
-
-
-def _kind(line):
-    return " ".join(line.split("  ")[:2])     # "ata1.00 eh.failed_qc"
-
-
-def _known(known, sys_line, qemu_line):
-    """A reviewed entry explains this pair (or this one-sided line, the other being None)."""
-    for e in known.get("eh", []):
-        s, q = e.get("systemc"), e.get("qemu")
-        if (s is None) != (sys_line is None) or (q is None) != (qemu_line is None):
-            continue
-        if (s is None or re.search(s, sys_line)) and (q is None or re.search(q, qemu_line)):
-            return True
-    return False
-
-
-def eh_differences(sys_lines, qemu_lines):
-    """(systemc line | None, qemu line | None) for every difference between the sequences:
-    a changed event is a pair (same address and event), a missing one is one-sided."""
-    out = []
-    sm = difflib.SequenceMatcher(None, sys_lines, qemu_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            continue
-        a, b, j = sys_lines[i1:i2], qemu_lines[j1:j2], 0
-        for line in a:
-            k = next((k for k in range(j, len(b)) if _kind(b[k]) == _kind(line)), None)
-            if k is None:
-                out.append((line, None))
-                continue
-            out += [(None, x) for x in b[j:k]]
-            out.append((line, b[k]))
-            j = k + 1
-        out += [(None, x) for x in b[j:]]
-    return out
-
-
 def unexplained(sys_lines, qemu_lines, known):
-    return [d for d in eh_differences(sys_lines, qemu_lines) if not _known(known, *d)]
+    return unexplained_eh(sys_lines, qemu_lines, known, side="qemu")
 
 
 def _fmt(d):

@@ -1,7 +1,8 @@
 // Verilator-level tests of the link-layer RTL (model/link/rtl): CRC and scrambler against
 // the spec vectors, frame round trips both ways between a host-role and a device-role
 // instance wired back to back, HOLD flow control both ways, R_ERR on a corrupted dword,
-// collision back-off, CONT, ALIGN insertion, DMAT, a corrupted SOF. Plain C++ driving the
+// collision back-off, CONT, ALIGN insertion, DMAT, a corrupted SOF, the SYNC between
+// back-to-back frames. Plain C++ driving the
 // verilated models; no SystemC process involved (sc_main is only the entry point).
 #include <algorithm>
 #include <cstdio>
@@ -425,6 +426,47 @@ RTL_TEST(corrupted_sof_aborts_frame) {
     p.side(false).clear_frame();
     send_frame(p, true, f);
     CHECK_EQ(p.side(true).tx_status, 1u);
+}
+
+// A transmitter whose transport has the next frame ready the moment the previous one ends
+// (o_tx_done) still sends SYNC between that frame's WTRM and its next X_RDY: the receiver
+// stays in its R_OK state until it sees SYNC (SATA 3.x 9, link receive state machine; table
+// in docs/hardware.md 2.3), and the one IDLE dword must not be swallowed by an ALIGN slot.
+// The first frame's length sweeps every phase of the 256-dword ALIGN period against the
+// IDLE dword. Before the fix, the lengths whose IDLE dword fell on an ALIGN went from WTRM
+// straight to X_RDY and both sides waited for ever (the RTL backend's dma-rw-verify hang).
+RTL_TEST(back_to_back_frames_send_sync_between) {
+    for (bool from_host : {false, true}) {
+        unsigned hung = 0;
+        for (size_t n = 1; n <= 260; ++n) {
+            LinkRtlPair p;
+            auto &tx = p.side(from_host);
+            auto &rx = p.side(!from_host);
+            record_both(tx, rx);
+            auto a = pattern(n, 20), b = pattern(7, 21);
+            tx.start_frame(a.data(), a.size());
+            p.run_until([&] { return tx.tx_done; }, 10000);
+            CHECK(tx.tx_done && tx.tx_status == 0u);
+            const size_t mark = tx.sent.size();
+            tx.start_frame(b.data(), b.size()); // at once: no turnaround in the transport
+            p.run_until([&] { return tx.tx_done && p.both_idle(); }, 2000);
+            if (!tx.tx_done || tx.tx_status != 0u || rx.rx != b) {
+                ++hung;
+                continue;
+            }
+            bool sync = false, xrdy_before_sync = false;
+            for (size_t k = mark; k < tx.sent.size() && !sync; ++k) {
+                const auto &d = tx.sent[k];
+                sync = d.second && d.first == prim::kSync;
+                xrdy_before_sync |= d.second && d.first == prim::kXRdy;
+            }
+            CHECK(sync && !xrdy_before_sync);
+        }
+        if (hung)
+            std::printf("back_to_back (%s transmits): %u of 260 second frames never went through\n",
+                        from_host ? "host" : "device", hung);
+        CHECK_EQ(hung, 0u);
+    }
 }
 
 RTL_TEST(frame_cycles_match_fis_level_overhead) {

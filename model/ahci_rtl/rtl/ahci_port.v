@@ -133,9 +133,9 @@ reg  [32:0] txf_wdata;
 reg         txf_flush;
 wire        tx_pop;
 reg         tx_req;
-// Idle cycles after each transmitted frame before the next request reaches the link: the
-// link leaves IDLE for X_RDY at once when a request is up, and if its one SYNC falls in an
-// ALIGN slot the device (waiting for SYNC after its R_OK) never sees it. The request is
+// Idle cycles after each transmitted frame before the next request reaches the link
+// (transport turnaround; the link itself sends the SYNC the device waits for after its
+// R_OK before any next X_RDY, see sync_owed in sata_link.v). The request is
 // also held off in the cycle o_tx_done is up: the link is back in IDLE then, and tx_gap
 // and the engine's tx_req only follow o_tx_done at the next edge (without this, the link
 // started a second frame with nothing to send: SOF, then HOLD for ever).

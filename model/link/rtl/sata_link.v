@@ -25,7 +25,11 @@
 //    EOF) at the next dword; o_tx_dmat tells the transport its frame was cut short;
 //  * ALIGN: every 256 dwords the transmitter sends an ALIGN pair (dwords 254 and 255 of a
 //    free-running counter), inside frames too; receivers discard ALIGNs;
-//  * collision: both sides X_RDY -> the host backs off to R_RDY and keeps its frame pending.
+//  * collision: both sides X_RDY -> the host backs off to R_RDY and keeps its frame pending;
+//  * turnaround: after its own frame (WTRM answered) the link sends at least one SYNC before
+//    the next X_RDY, even if the transport requests the next frame at once: the receiver
+//    stays in its R_OK / R_ERR state until it sees SYNC, and an ALIGN slot must delay that
+//    one SYNC, not replace it (docs/hardware.md 2.3).
 //
 // Timing interface: all outputs are registered. o_tx_pop pulses for the cycle after the
 // dword on i_tx_data was taken (present the next one before the following edge).
@@ -195,6 +199,7 @@ reg  [31:0] rx_held;        // received dword not yet known to be FIS data (coul
 reg         rx_have_held;
 reg         rx_crc_good;    // CRC verdict of the frame being answered
 reg         tx_got_dmat;
+reg         sync_owed;      // back in IDLE after our frame: the peer waits for one SYNC
 reg  [31:0] rx_plain;
 
 assign o_state = state;
@@ -334,6 +339,7 @@ always @(posedge clk) begin
         rx_have_held <= 1'b0;
         rx_crc_good <= 1'b0;
         tx_got_dmat <= 1'b0;
+        sync_owed <= 1'b0;
         if (rst) begin
             o_tx_status <= 2'd0;
             o_tx_dmat <= 1'b0;
@@ -343,10 +349,14 @@ always @(posedge clk) begin
     end else begin
         case (state)
             S_IDLE: begin
+                // The SYNC owed after our frame goes out in the first non-ALIGN slot.
+                if (tx_slot)
+                    sync_owed <= 1'b0;
                 // A peer X_RDY is answered unless we want to send and are the device.
-                if (rprim == P_X_RDY && (i_host || !i_tx_req) && !i_rx_full)
+                if (rprim == P_X_RDY && (i_host || !i_tx_req) && !i_rx_full) begin
                     state <= S_RX_RDY;
-                else if (i_tx_req)
+                    sync_owed <= 1'b0; // the peer transmits: it waits for no SYNC
+                end else if (i_tx_req && (tx_slot || !sync_owed))
                     state <= S_TX_XRDY;
             end
             S_TX_XRDY: begin
@@ -392,6 +402,7 @@ always @(posedge clk) begin
             S_TX_WTRM: begin
                 if (rprim == P_R_OK || rprim == P_R_ERR || rprim == P_SYNC) begin
                     state <= S_IDLE;
+                    sync_owed <= rprim != P_SYNC;
                     o_tx_done <= 1'b1;
                     o_tx_status <= rprim == P_R_OK ? 2'd0 : rprim == P_R_ERR ? 2'd1 : 2'd2;
                     o_tx_dmat <= tx_got_dmat;

@@ -1,0 +1,108 @@
+"""Differential runs: a few scenarios of the controller-neutral suite on the SystemC AHCI
+model and on the reference AHCI controller RTL (model/ahci_rtl/profile.yaml). What the
+stack saw and decided must agree: the data verdicts and result fields, the log, and the EH
+decision sequence (the trace's golden events without fault records, timing ignored), with
+the comparison code the QEMU differential uses (satasim.differential). Every difference
+must be a reviewed entry of model/ahci_rtl/known_differences.yaml, else the test fails.
+
+CI cost: the SystemC runs take about a second, the RTL runs about 10 s (the DUT's
+Verilator build is cached next to the simulator binary, as in test_rtl_backend.py)."""
+
+import fnmatch
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from satasim.differential import (ROOT, Difference, eh_lines, is_known, load_known, run_differential,
+                                  unexplained_eh)
+from satasim.results import binary
+
+PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
+KNOWN = ROOT / "model" / "ahci_rtl" / "known_differences.yaml"
+SUITE = ROOT / "scenarios" / "suites" / "controller-neutral.txt"
+# Clean I/O, EH with identical decisions, and EH whose differences are reviewed (timing of
+# the in-flight commands at the fault, the device's error FIS after IFS, IFS on unplug).
+DIFFERENTIAL = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml", "link/crc-d2h-data.yaml",
+                "link/crc-h2d-data.yaml", "faults/device-errors-dma.yaml", "faults/media-error-ncq.yaml",
+                "faults/unplug-ncq-qd32.yaml", "report/timeout-slow-device.yaml"]
+
+needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None,
+                                     reason="verilator is not installed (tools/install_deps.sh): rtl differential skipped")
+
+
+def suite_files():
+    out = []
+    for line in SUITE.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            out.append(line)
+    return out
+
+
+def test_suite_list_names_existing_scenarios_and_the_differential_is_part_of_it():
+    files = suite_files()
+    assert files and len(files) == len(set(files))
+    for f in files:
+        assert (ROOT / "scenarios" / f).is_file(), f
+    assert set(DIFFERENTIAL) <= set(files)
+
+
+def test_known_differences_are_reviewed():
+    known = load_known(KNOWN)
+    names = {yaml.safe_load((ROOT / "scenarios" / f).read_text()).get("name", Path(f).stem)
+             for f in suite_files()}
+    for e in known["scenarios"]:
+        assert {"scenario", "status", "differs", "why"} <= set(e), e
+        assert e["status"] in ("refused", "fails", "differs"), e
+        pats = [e["scenario"]] if isinstance(e["scenario"], str) else e["scenario"]
+        in_suite = [p for p in pats if any(fnmatch.fnmatchcase(n, p) for n in names)]
+        # in the suite exactly when it passes on the RTL
+        assert in_suite == (pats if e["status"] == "differs" else []), e
+    for kind in ("fields", "log", "eh"):
+        for e in known[kind]:
+            assert e.get("reason") and e.get("scenario"), e   # every entry scoped to its scenarios
+            for side in ("systemc", "rtl"):
+                if kind != "fields" and e.get(side):
+                    re.compile(e[side])
+
+
+def test_unknown_differences_are_not_excused():
+    known = load_known(KNOWN)
+    d = lambda *a: Difference(*a, side="rtl")
+    # a reviewed one, in its scenario only
+    line = "ata1.00  eh.failed_qc_cmd  cmd 60/08:40:40:06:00/00:00:00:00:00/40 tag 8 ncq dma 4096 in  {}"
+    sline = line.replace("08:40:", "08:48:").replace("tag 8", "tag 9")
+    assert not unexplained_eh([sline], [line], known, side="rtl", scenario="fault-media-error-ncq")
+    assert unexplained_eh([sline], [line], known, side="rtl", scenario="flush")
+    # data and verdicts are never excused
+    assert not is_known(d("fault-media-error-ncq", "data_errors", 0, 1), known)
+    assert not is_known(d("fault-media-error-ncq", "verdict", "pass", "fail"), known)
+    assert not is_known(d("flush", "log", None, "ata1.00: failed command: FLUSH CACHE EXT"), known)
+
+
+@needs_verilator
+def test_differential_systemc_vs_rtl(tmp_path):
+    os.environ["SATASIM_RTL_CACHE"] = str(Path(binary()).resolve().parent.parent / "rtl-cache")
+    paths = [ROOT / "scenarios" / f for f in DIFFERENTIAL]
+    rs, rr, diffs = run_differential(paths, tmp_path, "--jobs", "2", "--wall-limit", "120",
+                                     other=("--controller-rtl", str(PROFILE)), side="rtl")
+    assert rs.returncode == 0, rs.stdout + rs.stderr
+    assert rr.returncode == 0, rr.stdout + rr.stderr
+    known = load_known(KNOWN)
+    new = [str(x) for x in diffs if not is_known(x, known)]
+    names = sorted(p.name for p in (tmp_path / "systemc").iterdir() if (p / "result.json").exists())
+    assert len(names) == len(DIFFERENTIAL)
+    eh_total = 0
+    for name in names:
+        a, b = eh_lines(tmp_path / "systemc" / name), eh_lines(tmp_path / "rtl" / name)
+        eh_total += sum(" eh.failed_qc " in x for x in a)
+        for s, r in unexplained_eh(a, b, known, side="rtl", scenario=name):
+            new.append(f"{name}: eh:\n  systemc: {s or '(none)'}\n  rtl:     {r or '(none)'}")
+    assert eh_total >= 5, "the EH scenarios failed no command on the model: the comparison did not run"
+    assert diffs, "the RTL's timing differs from the model's: identical results mean the comparison did not run"
+    assert not new, (f"{len(new)} difference(s) between the SystemC AHCI model and the reference RTL not in "
+                     f"{KNOWN.relative_to(ROOT)}:\n" + "\n".join(new))
