@@ -36,6 +36,20 @@ def test_the_empty_input_and_one_byte_decode():
         assert r.returncode == 0 and r.stdout.count("name: fuzz-") == 1, r.stderr
 
 
+def test_parameters_at_their_maximum_decode_to_a_scenario_the_reader_accepts(tmp_path):
+    """All bytes 0xff (every parameter at its top), and the AFL++ input where a plug
+    fault's capacity, 1 + 0xffffffff, wrapped to 0 sectors, which the reader refused."""
+    ff = tmp_path / "ff.bin"
+    ff.write_bytes(b"\xff" * 600)
+    for p in (ff, ROOT / "harness" / "tests" / "fixtures" / "fuzz" / "plug-capacity-wrap.bin"):
+        yaml = _sim("fuzz-decode", p, "--fis")
+        assert yaml.returncode == 0, yaml.stderr
+        sc = tmp_path / (p.stem + ".yaml")
+        sc.write_text(yaml.stdout)
+        r = _sim("check", sc)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_suite_scenarios_encode_as_seeds(tmp_path):
     encoded = 0
     for yaml in ["pmp/pmp-5port-ahci.yaml", "faults/media-error-ncq.yaml", "sil24/probe-and-io.yaml",
@@ -79,3 +93,11 @@ def test_a_livelock_is_a_finding_written_as_a_replayable_scenario(tmp_path):
     # the same input within the default budget runs to its end without a finding
     ok = _sim("fuzz-run", inp)
     assert ok.returncode == 0 and " ok\n" in ok.stdout, ok.stdout
+
+
+def test_a_slow_fault_past_the_command_timeout_is_not_a_hang():
+    """AFL++ input: a 62.7 s slow fault on every command of 81 requests; EH's 30 s timeouts
+    and retries take 2.6 h of simulated time, past the decoder's old 1 h limit (reported
+    as a hang, yet the stack did what libata does)."""
+    r = _sim("fuzz-run", "--fis", ROOT / "harness" / "tests" / "fixtures" / "fuzz" / "slow-fault-past-timeout.bin")
+    assert r.returncode == 0 and "FINDING" not in r.stdout, r.stdout[-2000:]

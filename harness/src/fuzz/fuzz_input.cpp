@@ -341,7 +341,7 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
         if (f & 4)
             x.plug.model = kPlugModel;
         if (f & 8)
-            x.plug.capacity = 1 + in.u32(q + 1);
+            x.plug.capacity = 1 + uint64_t(in.u32(q + 1)); // 1 .. 2^32 sectors (no 32-bit wrap to 0)
         break;
     }
     case fault::Kind::MediaError: {

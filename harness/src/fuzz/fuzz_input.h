@@ -34,7 +34,11 @@ constexpr unsigned kFaultSlots = 6;
 constexpr unsigned kMaxBlock = 256;    // sectors per request
 constexpr unsigned kMaxCount = 32;     // requests per workload
 constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
-constexpr uint64_t kTimeLimitNs = 3600ull * 1000 * 1000 * 1000; // time_limit: 1 h, far beyond any schedule's EH
+// time_limit: 24 h. The slowest legitimate schedule is a slow fault past the 30 s command
+// timeout on every command: 4 x 32 requests, each 6 tries of 30 s plus resets, about 7 h
+// (an AFL++ campaign's "hang" at the old 1 h limit was that, not a bug). Idle simulated
+// time is cheap; a livelock is the step watchdog's.
+constexpr uint64_t kTimeLimitNs = 24ull * 3600 * 1000 * 1000 * 1000;
 
 // The byte layout (docs/fuzzing.md has the fields of each record).
 namespace layout {
