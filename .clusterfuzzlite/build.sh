@@ -8,7 +8,7 @@ cmake -S . -B build-oss-fuzz -G Ninja \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATASIM_WERROR=OFF \
   -DSATASIM_FUZZ_TARGET=libfuzzer -DSATASIM_FUZZ_ENGINE_LINK="$LIB_FUZZING_ENGINE" \
-  -DCMAKE_EXE_LINKER_FLAGS='-Wl,-rpath,$ORIGIN/lib'
+  -DCMAKE_BUILD_RPATH='$ORIGIN/lib'  # CMake escapes it; in the linker flags the shell ate $ORIGIN
 cmake --build build-oss-fuzz --target satasim_fuzz_libfuzzer satasim
 cp build-oss-fuzz/bin/satasim_fuzz_libfuzzer "$OUT/"
 # the runner image has no SystemC or yaml-cpp: their shared libraries go along ($ORIGIN/lib)
