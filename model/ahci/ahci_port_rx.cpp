@@ -324,13 +324,9 @@ void AhciHba::Port::on_unknown(const sata::Fis &fis) {
 // (data or status) leaves the transfer unrecoverable, so it is an interface fatal error.
 // Errors on our own transmissions reach the engine as FrameStatus::Error from send.
 void AhciHba::Port::receive_error(link::LinkError err) {
-    uint32_t bits;
-    switch (err) {
-    case link::LinkError::RxCrc: bits = SERR_DIAG_C | SERR_ERR_T; break;
-    case link::LinkError::RxSequence: bits = SERR_DIAG_S | SERR_ERR_T; break;
-    case link::LinkError::RxDecode: bits = SERR_DIAG_B | SERR_ERR_T; break;
-    default: return;
-    }
+    const uint32_t bits = link::serror_bits(err);
+    if (!bits)
+        return;
     set_serr(bits);
     trace("ahci.rx_error", {{"error", TraceValue::str(link::to_string(err))}}, "frame from device lost");
     if (err != link::LinkError::RxDecode && (cmd_ & CMD_ST) && (ci_ | sact_))

@@ -51,6 +51,22 @@ const char *to_string(LinkError e) {
     return "?";
 }
 
+uint32_t serror_bits(LinkError e) {
+    constexpr uint32_t kErrT = 1u << 8, kDiagB = 1u << 19, kDiagC = 1u << 21, kDiagS = 1u << 23;
+    switch (e) {
+    case LinkError::RxCrc:
+        return kDiagC | kErrT;
+    case LinkError::RxSequence:
+        return kDiagS | kErrT;
+    case LinkError::RxDecode:
+        return kDiagB | kErrT;
+    case LinkError::TxRErr:
+    case LinkError::TxAborted:
+        break;
+    }
+    return 0;
+}
+
 // The cable between the two RTL instances as the fault hooks see it: flips bits of a
 // chosen data dword of the current frame, replaces chosen primitives.
 class SataLink::Wire : public LinkRtlPair::WireHook {

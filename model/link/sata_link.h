@@ -51,6 +51,10 @@ enum class LinkError {
     TxAborted,  // our frame got no R_OK/R_ERR (peer SYNC escape, no answer)
 };
 const char *to_string(LinkError e);
+// The SError bits (SATA SCR, docs/hardware.md 3.2) a receive error sets on the host side:
+// DIAG.C (CRC), DIAG.S (link sequence) or DIAG.B (10b/8b decode), each with ERR.T; 0 for
+// the transmit errors, which the sender sees as FrameStatus instead.
+uint32_t serror_bits(LinkError e);
 
 class LinkRtlPair;
 class LinkWave;

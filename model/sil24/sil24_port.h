@@ -176,6 +176,11 @@ class Sil24Hba::Port : public sc_core::sc_module,
     void on_dma_setup(const sata::Fis &fis, Dev &dv);
     void on_sdb(const sata::Fis &fis, Dev &dv);
     void on_data(const sata::Fis &fis, Dev &dv);
+    struct DataSink {
+        enum class Kind { None, Fpdma, Pio, Dma } kind = Kind::None;
+        unsigned slot = 0;
+    };
+    DataSink d2h_data_sink(const Dev &dv) const;
     void on_lost_frame();
     void finish_pio(Dev &dv);
     void pmp_resume();

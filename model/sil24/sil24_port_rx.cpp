@@ -34,13 +34,9 @@ bool Sil24Hba::Port::receive_fis(const sata::Fis &fis) {
 // R_ERR and dropped it. SError and the error counters record it at once; what it means for
 // the command is decided in order with the FISes received before it (an empty rx entry).
 void Sil24Hba::Port::receive_error(link::LinkError err) {
-    uint32_t bits;
-    switch (err) {
-    case link::LinkError::RxCrc: bits = SERR_DIAG_C | SERR_ERR_T; break;
-    case link::LinkError::RxSequence: bits = SERR_DIAG_S | SERR_ERR_T; break;
-    case link::LinkError::RxDecode: bits = SERR_DIAG_B | SERR_ERR_T; break;
-    default: return;
-    }
+    const uint32_t bits = link::serror_bits(err);
+    if (!bits)
+        return;
     set_serr(bits);
     uint32_t &cnt = err_cnt_[err == link::LinkError::RxDecode ? 0 : 1]; // decode / CRC counter
     if ((cnt & 0xFFFF) != 0xFFFF)
@@ -58,20 +54,14 @@ void Sil24Hba::Port::receive_error(link::LinkError err) {
 // the command waits (and times out if it never comes).
 void Sil24Hba::Port::on_lost_frame() {
     for (unsigned d = 0; d < (pmp_en() ? dev_.size() : 1u); ++d) {
-        Dev &dv = dev_[d];
         if (dev_err_ & (1u << d))
             continue;
-        int slot = -1;
-        if (dv.dma.active && dv.dma.d2h)
-            slot = int(dv.dma.slot);
-        else if (dv.busy_slot >= 0 && !slots_[dv.busy_slot].ncq && !slots_[dv.busy_slot].srst &&
-                 (dv.pio.active ? dv.pio.d2h : direction_ok(slots_[dv.busy_slot], true) &&
-                                                   slots_[dv.busy_slot].sent))
-            slot = dv.busy_slot;
-        if (slot < 0)
+        const DataSink k = d2h_data_sink(dev_[d]);
+        if (k.kind == DataSink::Kind::None ||
+            (k.kind == DataSink::Kind::Dma && !(direction_ok(slots_[k.slot], true) && slots_[k.slot].sent)))
             continue;
         cur_dev_ = d;
-        return fail(CERR_DATA, slot, "Data FIS from the device failed on the wire");
+        return fail(CERR_DATA, int(k.slot), "Data FIS from the device failed on the wire");
     }
 }
 
@@ -234,24 +224,31 @@ void Sil24Hba::Port::on_sdb(const sata::Fis &fis, Dev &dv) {
 // Data FIS from the device: into the SGEs of the first-party DMA slot (at the DMA Setup
 // offset), of the PIO data-in command, or of the non-queued DMA read. Bytes beyond the
 // chain are an overrun (CERR_OVERRUN).
+// Where a Data FIS from the device belongs: the first-party DMA read in progress, the PIO
+// data-in block, or the non-queued DMA command that set BSY (None: no command receives one).
+Sil24Hba::Port::DataSink Sil24Hba::Port::d2h_data_sink(const Dev &dv) const {
+    if (dv.dma.active && dv.dma.d2h)
+        return {DataSink::Kind::Fpdma, dv.dma.slot};
+    if (dv.pio.active && dv.pio.d2h && dv.busy_slot >= 0)
+        return {DataSink::Kind::Pio, unsigned(dv.busy_slot)};
+    if (dv.busy_slot >= 0 && !slots_[dv.busy_slot].ncq && !slots_[dv.busy_slot].srst && !dv.pio.active)
+        return {DataSink::Kind::Dma, unsigned(dv.busy_slot)};
+    return {};
+}
+
 void Sil24Hba::Port::on_data(const sata::Fis &fis, Dev &dv) {
-    enum class Kind { Fpdma, Pio, Dma } kind;
-    unsigned slot;
+    using Kind = DataSink::Kind;
+    const DataSink sink = d2h_data_sink(dv);
+    const Kind kind = sink.kind;
+    const unsigned slot = sink.slot;
     uint64_t pos, room;
-    if (dv.dma.active && dv.dma.d2h) {
-        kind = Kind::Fpdma;
-        slot = dv.dma.slot;
+    if (kind == Kind::Fpdma) {
         pos = uint64_t(dv.dma.offset) + dv.dma.done;
         room = dv.dma.count - dv.dma.done;
-    } else if (dv.pio.active && dv.pio.d2h && dv.busy_slot >= 0) {
-        kind = Kind::Pio;
-        slot = unsigned(dv.busy_slot);
+    } else if (kind == Kind::Pio) {
         pos = slots_[slot].done;
         room = dv.pio.count;
-    } else if (dv.busy_slot >= 0 && !slots_[dv.busy_slot].ncq && !slots_[dv.busy_slot].srst &&
-               !dv.pio.active) {
-        kind = Kind::Dma;
-        slot = unsigned(dv.busy_slot);
+    } else if (kind == Kind::Dma) {
         if (!direction_ok(slots_[slot], true))
             return fail(CERR_DIRECTION, int(slot), "Data FIS for a write command");
         pos = slots_[slot].done;

@@ -76,9 +76,9 @@ constexpr uint32_t CTX_SLOT_MASK = 0x1F, CTX_PMP_SHIFT = 5, CTX_PMP_MASK = 0xFu 
 // SStatus / SControl / SError (docs/hardware.md 3)
 constexpr uint32_t SCTL_DET_MASK = 0xF, SCTL_SPD_SHIFT = 4, SCTL_SPD_MASK = 0xF0;
 constexpr uint32_t SERR_ERR_T = 1u << 8, SERR_ERR_C = 1u << 9, SERR_ERR_P = 1u << 10,
-                   SERR_ERR_E = 1u << 11, SERR_DIAG_N = 1u << 16, SERR_DIAG_B = 1u << 19,
-                   SERR_DIAG_C = 1u << 21, SERR_DIAG_H = 1u << 22, SERR_DIAG_S = 1u << 23,
-                   SERR_DIAG_T = 1u << 24, SERR_DIAG_F = 1u << 25, SERR_DIAG_X = 1u << 26;
+                   SERR_ERR_E = 1u << 11, SERR_DIAG_N = 1u << 16, SERR_DIAG_C = 1u << 21,
+                   SERR_DIAG_H = 1u << 22, SERR_DIAG_T = 1u << 24, SERR_DIAG_F = 1u << 25,
+                   SERR_DIAG_X = 1u << 26;
 
 // ---- Port Request Block (host memory or LRAM) ----------------------------------------
 constexpr uint32_t PRB_CTRL = 0x00, PRB_PROT = 0x02, PRB_XFER_CNT = 0x04, PRB_FIS = 0x08,
