@@ -109,6 +109,15 @@ class SataLink : public sc_core::sc_module {
         unsigned nth = 1; // 1 = the next matching FIS
         unsigned dword = 0;
         uint32_t xor_mask = 1;
+        // The next Data FIS in a direction, dword `dword` XOR `xor_mask`.
+        static DwordFault data_fis(bool from_host, unsigned dword, uint32_t xor_mask) {
+            DwordFault f;
+            f.from_host = from_host;
+            f.type = sata::FisType::Data;
+            f.dword = dword;
+            f.xor_mask = xor_mask;
+            return f;
+        }
     };
     // Replace the nth occurrence (1 = next) of a primitive dword on the wire in a
     // direction (e.g. prim::kROk -> prim::kRErr, or a SOF by an invalid K word). Dword

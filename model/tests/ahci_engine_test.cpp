@@ -611,12 +611,7 @@ MODEL_TEST(crc_error_on_read_data_is_interface_fatal) {
         // A flipped payload dword: the host's link answers R_ERR and drops the frame.
         EXPECT_TRUE(B->dev.send(sata::make_data(d.data(), d.size())) == link::FrameStatus::Error);
     };
-    link::SataLink::DwordFault fault;
-    fault.from_host = false;
-    fault.type = sata::FisType::Data;
-    fault.dword = 7;
-    fault.xor_mask = 0x00010000;
-    B->link.inject_dword_fault(fault);
+    B->link.inject_dword_fault(link::SataLink::DwordFault::data_fis(false, 7, 0x00010000));
     build(0, h2d(0x25, 0, 8), {b});
     pwr(PxCI, 1);
     EXPECT_TRUE(wait_until([] { return (prd(PxIS) & IS_IFS) != 0; }, 100));

@@ -394,12 +394,7 @@ MODEL_TEST(crc_error_on_write_data_ends_with_icrc_abrt) {
     Bench &b = B("hdd");
     Bytes old = pattern(16 * 512, 7);
     EXPECT_TRUE(run(b, cmd(0x35, 9000, 16), old).status == 0x50);
-    link::SataLink::DwordFault fault;
-    fault.from_host = true;
-    fault.type = sata::FisType::Data;
-    fault.dword = 3;
-    fault.xor_mask = 0x80000000u;
-    b.link.inject_dword_fault(fault);
+    b.link.inject_dword_fault(link::SataLink::DwordFault::data_fis(true, 3, 0x80000000u));
     Result w = run(b, cmd(0x35, 9000, 16), pattern(16 * 512, 8));
     b.link.clear_faults();
     EXPECT_TRUE(w.done);

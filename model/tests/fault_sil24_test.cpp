@@ -178,12 +178,7 @@ MODEL_TEST(lost_d2h_data_fis_is_a_data_fis_error) {
     for (uint8_t op : {uint8_t(0x24), uint8_t(0x25)}) { // READ SECTORS EXT (PIO), READ DMA EXT
         pwr(PORT_SERROR, 0xFFFFFFFF);
         pwr(PORT_CRC_ERR_CNT, 0);
-        link::SataLink::DwordFault f;
-        f.from_host = false;
-        f.type = sata::FisType::Data;
-        f.dword = 3;
-        f.xor_mask = 0x00010000;
-        B->link.inject_dword_fault(f);
+        B->link.inject_dword_fault(link::SataLink::DwordFault::data_fis(false, 3, 0x00010000));
         Buf r = buf(8 * 512);
         build(3, cmd(op, 4000, 8), r, PRB_CTRL_PROTOCOL, kRead);
         EXPECT_TRUE(!run(3));
