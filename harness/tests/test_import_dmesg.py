@@ -25,7 +25,7 @@ ROUND_TRIP = {
                                 "ops": [("read", 1600, "ncq")]}),
     "timeouts-ncq-off-speed-down": (41, 26, {"faults": [{"kind": "hang", "repeat": 4}],
                                              "ops": [("read", 4096, "ncq")]}),
-    "crc-storm-speed-limit": (50, 21, {"faults": [{"kind": "crc", "dir": "h2d", "repeat": 4}],
+    "crc-storm-speed-limit": (50, 26, {"faults": [{"kind": "crc", "dir": "h2d", "repeat": 4}],
                                        "ops": [("write", 766693376, "ncq")]}),
     "unplug": (15, 10, {"faults": [{"kind": "unplug", "at": "76688ms"}], "ops": [], "absent_after": [2]}),
     "hung-device": (19, 6, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),

@@ -17,8 +17,10 @@ void ata_disk_attach(struct ata_device *dev)
 {
     struct ata_host *h = dev->link->ap->host;
 
-    /* sd takes disks only (an ATAPI device is sr0, a PMP has no block device) */
-    if (dev->disk || (dev->class != ATA_DEV_ATA && dev->class != ATA_DEV_ZAC))
+    /* sd takes disks only (an ATAPI device is sr0, a PMP has no block device); a port's boot
+     * probe leaves naming to the scan in port order after every port's probe */
+    if (dev->disk || (dev->class != ATA_DEV_ATA && dev->class != ATA_DEV_ZAC) ||
+        dev->link->ap->boot_probing)
         return;
     for (unsigned i = 0; i < ATA_MAX_DISKS; i++) {
         uint64_t bit = 1ull << (i % 64);
@@ -29,6 +31,24 @@ void ata_disk_attach(struct ata_device *dev)
             return;
         }
     }
+}
+
+/* The scan after the boot probe: every enabled disk by port, then by fan-out port. */
+void ata_disk_attach_all(struct ata_host *h)
+{
+    ata_lock(h);
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+
+        for (int l = -1; l < (int)ap->nr_pmp_links; l++) {
+            struct ata_link *link = l < 0 ? &ap->link : &ap->pmp_link[l];
+
+            for (unsigned d = 0; d < ATA_MAX_DEVICES; d++)
+                if (ata_dev_enabled(&link->device[d]))
+                    ata_disk_attach(&link->device[d]);
+        }
+    }
+    ata_unlock(h);
 }
 
 void ata_disk_detach(struct ata_device *dev)

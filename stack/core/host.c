@@ -211,6 +211,22 @@ static int ata_host_irq(void *arg)
     return h->ops->irq_handler(h);
 }
 
+/* Serial boot probe: wake the first port whose probe has not started yet (lock held). */
+void ata_host_probe_next(struct ata_host *h)
+{
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+
+        if (!ap->boot_probing)
+            continue;
+        if (!ap->boot_probe_started) {
+            ap->boot_probe_started = true;
+            ata_port_wake_eh(ap);
+        }
+        return; /* an earlier port still probing: the next one waits for it */
+    }
+}
+
 int ata_host_start(struct ata_host *h)
 {
     int rc;
@@ -231,8 +247,11 @@ int ata_host_start(struct ata_host *h)
     h->started = true;
 
     ata_force_host_links(h);
-    /* boot probe = an EH run with probe-all and reset on every port */
+    /* boot probe = an EH run with probe-all and reset on every port, each port in its own
+     * EH context: all at once on a host that allows it, else one after another, as
+     * libata's asynchronous port probe */
     ata_lock(h);
+    h->n_boot_probing = 0;
     for (unsigned i = 0; i < h->n_ports; i++) {
         struct ata_port *ap = &h->ports[i];
         struct ata_eh_info *ehi = &ap->link.eh_info;
@@ -243,13 +262,27 @@ int ata_host_start(struct ata_host *h)
         ehi->action |= ATA_EH_RESET;
         ehi->flags |= ATA_EHI_NO_AUTOPSY | ATA_EHI_QUIET;
         ap->pflags |= ATA_PFLAG_EH_PENDING;
+        ap->boot_probing = true;
+        ap->boot_probe_started = (h->flags & ATA_HOST_PARALLEL_SCAN) != 0;
+        h->n_boot_probing++;
     }
     h->pops->completion_reinit(h->plat, h->eh_done);
-    h->eh_waiter = true;
+    h->eh_waiter = h->n_boot_probing != 0;
+    if (h->flags & ATA_HOST_PARALLEL_SCAN) {
+        for (unsigned i = 0; i < h->n_ports; i++)
+            if (h->ports[i].boot_probing)
+                ata_port_wake_eh(&h->ports[i]);
+    } else {
+        ata_host_probe_next(h); /* one port after another */
+    }
     ata_unlock(h);
 
-    h->pops->schedule_eh(h->plat);
-    h->pops->wait_for_completion_timeout(h->plat, h->eh_done, UINT64_MAX);
+    if (h->eh_waiter)
+        h->pops->wait_for_completion_timeout(h->plat, h->eh_done, UINT64_MAX);
+    /* The SCSI layer scans the ports in port order once their probes are done, whichever
+     * finished first (libata synchronises its async probes before ata_scsi_scan_host), so
+     * the disk names follow the ports, not the probe's finishing order. */
+    ata_disk_attach_all(h);
     return 0;
 }
 

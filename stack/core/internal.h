@@ -24,6 +24,7 @@ enum {
 /* ---- time (ms) ---- */
 enum {
     ATA_TMOUT_FF_WAIT = 800,
+    ATA_TMOUT_FF_WAIT_LONG = 2000,
     ATA_WAIT_AFTER_RESET = 150,
     ATA_WAIT_READY_POLL = 50,
     ATA_TMOUT_PRERESET = 10000,
@@ -156,6 +157,7 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed);
 
 /* ---- core/disk.c: block-layer names and the block layer's I/O error line ---- */
 void ata_disk_attach(struct ata_device *dev);
+void ata_disk_attach_all(struct ata_host *h);
 void ata_disk_detach(struct ata_device *dev);
 void ata_disk_name(const struct ata_device *dev, char *buf, size_t len);
 void ata_blk_print_req_error(struct ata_device *dev, const struct ata_bio *bio);
@@ -171,6 +173,8 @@ int ata_host_set_eh_policy(struct ata_host *h, const char *name);
 
 /* ---- eh/eh.c: scheduling, freeze/thaw, the error handler, finish, EH entry ---- */
 void ata_port_schedule_eh(struct ata_port *ap);      /* lock held */
+void ata_port_wake_eh(struct ata_port *ap);          /* lock held: run its EH context */
+void ata_host_probe_next(struct ata_host *h);         /* lock held: serial boot probe's next port */
 /* Commands EH does not own yet (active, not failed), the internal one excepted (lock held). */
 unsigned ata_eh_nr_in_flight(struct ata_port *ap);
 /* A command ended: wake EH's fast drain if it was the last one in flight (lock held). */

@@ -148,7 +148,10 @@ int ata_wait_ready(struct ata_link *link, uint64_t deadline, ata_check_ready_fn 
 {
     struct ata_host *h = link->ap->host;
     uint64_t start = ata_now(h);
-    uint64_t nodev_deadline = start + ATA_MS(ATA_TMOUT_FF_WAIT);
+    /* a parallel scan waits longer for a 0xff status to mean "no device" (libata's
+     * ATA_TMOUT_FF_WAIT_LONG): the ports' drives spin up at once */
+    uint64_t nodev_deadline = start + ATA_MS(h->flags & ATA_HOST_PARALLEL_SCAN ? ATA_TMOUT_FF_WAIT_LONG
+                                                                                : ATA_TMOUT_FF_WAIT);
     bool warned = false;
 
     if (nodev_deadline > deadline)

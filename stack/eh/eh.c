@@ -10,10 +10,22 @@
 
 /* ---- scheduling, freeze, abort (lock held) ---- */
 
+/* Wake the port's own EH context where the backend has one per port (as libata, whose every
+ * port is a SCSI host with its own EH thread); else the host's single one. */
+void ata_port_wake_eh(struct ata_port *ap)
+{
+    const struct sata_platform_ops *pops = ap->host->pops;
+
+    if (pops->schedule_port_eh)
+        pops->schedule_port_eh(ap->host->plat, ap->port_no);
+    else
+        pops->schedule_eh(ap->host->plat);
+}
+
 void ata_port_schedule_eh(struct ata_port *ap)
 {
     ap->pflags |= ATA_PFLAG_EH_PENDING;
-    ap->host->pops->schedule_eh(ap->host->plat);
+    ata_port_wake_eh(ap);
 }
 
 /* Every in-flight command of link (NULL: of the whole port) becomes EH's; with nothing in
@@ -383,25 +395,43 @@ static void ata_port_eh(struct ata_port *ap)
 }
 
 
+/* One EH pass of one port, in its EH context; then whoever waited for that pass (a user scan
+ * or delete, the host's boot probe) hears of it. */
+void ata_port_eh_run(struct ata_host *h, unsigned port)
+{
+    struct ata_port *ap;
+    bool wake, probed;
+
+    if (!h || port >= h->n_ports || (h->ports[port].flags & ATA_FLAG_DUMMY))
+        return;
+    ap = &h->ports[port];
+    /* a serial boot probe runs a port's first pass in its turn only */
+    if (ap->boot_probing && !ap->boot_probe_started)
+        return;
+    ata_port_eh(ap);
+    /* user scans and deletes waiting for a pass; they check whether it covered them */
+    ata_lock(h);
+    wake = ap->eh_waiter;
+    ap->eh_waiter = false;
+    probed = ap->boot_probing;
+    ap->boot_probing = false;
+    if (probed) {
+        h->n_boot_probing--;
+        if (!(h->flags & ATA_HOST_PARALLEL_SCAN))
+            ata_host_probe_next(h);
+    }
+    probed = probed && !h->n_boot_probing && h->eh_waiter;
+    if (probed)
+        h->eh_waiter = false;
+    ata_unlock(h);
+    if (wake)
+        h->pops->complete(h->plat, ap->eh_wait);
+    if (probed)
+        h->pops->complete(h->plat, h->eh_done);
+}
+
 void ata_host_eh_run(struct ata_host *h)
 {
     for (unsigned i = 0; i < h->n_ports; i++)
-        if (!(h->ports[i].flags & ATA_FLAG_DUMMY))
-            ata_port_eh(&h->ports[i]);
-    /* user scans and deletes waiting for a pass; they check whether it covered them */
-    for (unsigned i = 0; i < h->n_ports; i++) {
-        struct ata_port *ap = &h->ports[i];
-        bool wake;
-
-        ata_lock(h);
-        wake = ap->eh_waiter;
-        ap->eh_waiter = false;
-        ata_unlock(h);
-        if (wake)
-            h->pops->complete(h->plat, ap->eh_wait);
-    }
-    if (h->eh_waiter) {
-        h->eh_waiter = false;
-        h->pops->complete(h->plat, h->eh_done);
-    }
+        ata_port_eh_run(h, i);
 }

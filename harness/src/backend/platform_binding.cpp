@@ -1,3 +1,4 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn for the per-port EH threads
 #include "backend/platform_binding.h"
 
 #include <cerrno>
@@ -63,6 +64,7 @@ uint64_t op_timer_arm(sata_platform *p, uint64_t delay_ns, void (*fn)(void *), v
 }
 void op_timer_cancel(sata_platform *p, uint64_t handle) { B(p)->timer_cancel(handle); }
 void op_schedule_eh(sata_platform *p) { B(p)->schedule_eh(); }
+void op_schedule_port_eh(sata_platform *p, unsigned port) { B(p)->schedule_port_eh(port); }
 void op_lock(sata_platform *p) { B(p)->lock(); }
 void op_unlock(sata_platform *p) { B(p)->unlock(); }
 void op_trace(sata_platform *p, const sata_trace_event *ev) { B(p)->trace(ev); }
@@ -99,6 +101,7 @@ const sata_platform_ops kOps = {
     op_mmio_write8,
     op_mmio_write16,
     op_dma_cpu_addr,
+    op_schedule_port_eh,
 };
 
 } // namespace
@@ -132,9 +135,6 @@ PlatformBinding::PlatformBinding(sc_core::sc_module_name name, bus::MmioTarget &
     SC_METHOD(timer_method);
     sensitive << timer_ev_;
     dont_initialize();
-
-    SC_THREAD(eh_thread);
-    set_stack_size(4 << 20);
 }
 
 PlatformBinding::~PlatformBinding() = default;
@@ -330,6 +330,7 @@ void PlatformBinding::sleep_ns(uint64_t ns) {
         return;
     }
     sc_core::wait(ns_to_time(ns));
+    eh_tie_break();
 }
 
 // ---- completions ----
@@ -355,6 +356,7 @@ bool PlatformBinding::wait_for_completion_timeout(plat_completion *c, uint64_t t
     if (timeout_ns == UINT64_MAX) {
         while (!c->done)
             sc_core::wait(c->ev);
+        eh_tie_break();
         return true;
     }
     uint64_t now = uint64_t(sc_core::sc_time_stamp().value());
@@ -367,6 +369,7 @@ bool PlatformBinding::wait_for_completion_timeout(plat_completion *c, uint64_t t
             break;
         sc_core::wait(sc_core::sc_time::from_value(deadline - now), c->ev);
     }
+    eh_tie_break();
     return c->done;
 }
 
@@ -412,39 +415,83 @@ void PlatformBinding::timer_method() {
 
 // ---- EH ----
 
-void PlatformBinding::schedule_eh() {
-    if (eh_pending_)
+void PlatformBinding::set_host(ata_host *h) {
+    host_ = h;
+    if (!h)
         return;
-    eh_pending_ = true;
-    eh_ev_.notify(sc_core::SC_ZERO_TIME);
+    for (unsigned port = unsigned(eh_.size()); port < ata_host_n_ports(h); ++port) {
+        eh_.push_back(std::make_unique<PortEh>());
+        sc_core::sc_spawn_options opts;
+        opts.set_stack_size(4 << 20);
+        eh_.back()->thread = sc_core::sc_spawn([this, port] { eh_thread(port); },
+                                               sc_core::sc_gen_unique_name(("eh" + std::to_string(port)).c_str()),
+                                               &opts);
+    }
 }
 
-void PlatformBinding::eh_thread() {
+// Port p's EH context resumes p delta cycles after whatever woke it, so EH contexts waking at
+// one simulated instant (two links up after the same reset time) run in port order; the
+// kernel's order among SystemC's same-time events is arbitrary. Port 0 never waits here.
+void PlatformBinding::eh_tie_break() {
+    sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
+    for (unsigned port = 1; port < eh_.size(); ++port)
+        if (eh_[port]->thread == self) {
+            for (unsigned i = 0; i < port; ++i)
+                sc_core::wait(sc_core::SC_ZERO_TIME);
+            return;
+        }
+}
+
+bool PlatformBinding::eh_busy() const {
+    for (const auto &e : eh_)
+        if (e->pending || e->running)
+            return true;
+    return false;
+}
+
+// A backend-wide wake (the stack uses it only without schedule_port_eh): every port's pass.
+void PlatformBinding::schedule_eh() {
+    for (unsigned port = 0; port < eh_.size(); ++port)
+        schedule_port_eh(port);
+}
+
+void PlatformBinding::schedule_port_eh(unsigned port) {
+    if (port >= eh_.size())
+        fatal("schedule_port_eh(" + std::to_string(port) + "): the host has " + std::to_string(eh_.size()) +
+              " ports");
+    PortEh &e = *eh_[port];
+    if (e.pending)
+        return;
+    e.pending = true;
+    e.ev.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PlatformBinding::eh_thread(unsigned port) {
+    PortEh &e = *eh_[port];
     for (;;) {
-        while (!eh_pending_)
-            sc_core::wait(eh_ev_);
-        eh_pending_ = false;
+        while (!e.pending)
+            sc_core::wait(e.ev);
+        e.pending = false;
         if (!host_)
             continue;
         uint64_t now = uint64_t(sc_core::sc_time_stamp().value());
-        if (now == eh_last_time_ps_) {
-            if (++eh_same_time_runs_ >= kEhLivelockLimit) {
-                sink_.emit_harness("eh.livelock", SATA_TC_INFO, -1, {},
-                                   "EH livelock: " + std::to_string(eh_same_time_runs_) +
-                                       " EH passes without simulated time passing");
-                fail_("EH livelock: " + std::to_string(eh_same_time_runs_) +
-                      " EH passes without simulated time passing");
+        if (now == e.last_time_ps) {
+            if (++e.same_time_runs >= kEhLivelockLimit) {
+                std::string msg = "EH livelock: " + std::to_string(e.same_time_runs) + " EH passes of port " +
+                                  std::to_string(port) + " without simulated time passing";
+                sink_.emit_harness("eh.livelock", SATA_TC_INFO, int(port), {}, msg);
+                fail_(msg);
                 return;
             }
         } else {
-            eh_last_time_ps_ = now;
-            eh_same_time_runs_ = 0;
+            e.last_time_ps = now;
+            e.same_time_runs = 0;
         }
         ++eh_runs_;
-        eh_running_ = true;
-        ata_host_eh_run(host_);
-        eh_running_ = false;
-        if (!eh_pending_)
+        e.running = true;
+        ata_port_eh_run(host_, port);
+        e.running = false;
+        if (!eh_busy())
             eh_idle_ev_.notify(sc_core::SC_ZERO_TIME);
     }
 }

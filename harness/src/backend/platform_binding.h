@@ -1,8 +1,8 @@
 // The stack's platform (stack/include/satasim/platform.h) implemented on SystemC and the
 // models: MMIO straight into the controller's register block, DMA memory from the host
 // memory model, the controller's interrupt line delivered by an SC_METHOD (interrupt
-// context), completions and timers as SystemC events, and the EH context as an SC_THREAD
-// running ata_host_eh_run() whenever the stack asks for it.
+// context), completions and timers as SystemC events, and one EH context per port (as
+// libata's per-port SCSI EH thread) running ata_port_eh_run() whenever the stack asks.
 //
 // Context rules are enforced: a blocking call (sleep, waiting for a completion) from
 // interrupt context, from a timer callback or from outside a SystemC thread aborts the
@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <systemc>
 
@@ -57,8 +59,9 @@ class PlatformBinding : public sc_core::sc_module {
     static const sata_platform_ops *ops();
     sata_platform *platform() { return &plat_; }
 
-    // The host whose EH runs in this binding's EH thread.
-    void set_host(ata_host *h) { host_ = h; }
+    // The host whose ports' EH run in this binding's EH threads (one per port, started here
+    // in port order, so EH contexts that wake at one instant run by port number).
+    void set_host(ata_host *h);
     ata_host *host() const { return host_; }
 
     // The backend's DMA copy hook (nullptr: CPU and device share the memory).
@@ -82,8 +85,8 @@ class PlatformBinding : public sc_core::sc_module {
     uint64_t irq_calls() const { return irq_calls_; }
     uint64_t eh_runs() const { return eh_runs_; }
     uint64_t timers_fired() const { return timers_fired_; }
-    // EH requested and not yet run, or running now (suspended in a sleep or wait).
-    bool eh_busy() const { return eh_pending_ || eh_running_; }
+    // EH requested and not yet run, or running now (suspended in a sleep or wait), on any port.
+    bool eh_busy() const;
     const sc_core::sc_event &eh_idle_event() const { return eh_idle_ev_; }
 
     // Abort the process: message to stderr (and the trace), flush, abort().
@@ -109,6 +112,7 @@ class PlatformBinding : public sc_core::sc_module {
     uint64_t timer_arm(uint64_t delay_ns, void (*fn)(void *), void *arg);
     void timer_cancel(uint64_t handle);
     void schedule_eh();
+    void schedule_port_eh(unsigned port);
     void lock();
     void unlock();
     void trace(const sata_trace_event *ev) { sink_.emit_stack(*ev); }
@@ -118,7 +122,8 @@ class PlatformBinding : public sc_core::sc_module {
     void irq_poll_method();
     void note_interrupt(bool handled);
     void timer_method();
-    void eh_thread();
+    void eh_thread(unsigned port);
+    void eh_tie_break();
     sc_core::sc_time ns_to_time(uint64_t ns) const;
 
     bus::MmioTarget &mmio_;
@@ -155,14 +160,18 @@ class PlatformBinding : public sc_core::sc_module {
     uint64_t timers_fired_ = 0;
     sc_core::sc_event timer_ev_;
 
-    // EH
-    bool eh_pending_ = false;
-    bool eh_running_ = false;
+    // EH: one context per port
+    struct PortEh {
+        bool pending = false;
+        bool running = false;
+        uint64_t same_time_runs = 0;
+        uint64_t last_time_ps = UINT64_MAX;
+        sc_core::sc_event ev;
+        sc_core::sc_process_handle thread;
+    };
+    std::vector<std::unique_ptr<PortEh>> eh_;
     sc_core::sc_event eh_idle_ev_;
     uint64_t eh_runs_ = 0;
-    uint64_t eh_same_time_runs_ = 0;
-    uint64_t eh_last_time_ps_ = UINT64_MAX;
-    sc_core::sc_event eh_ev_;
 
     int lock_depth_ = 0;
     uint64_t ps_per_ns_ = 1000;

@@ -24,6 +24,9 @@ struct ControllerSpec {
     bool gen_set = false; // gen given in the file (the QEMU backend refuses non-Gen1 links)
     // type ahci only: CAP.FBSS (FIS-based switching), used on ports whose PMP has fbs: true
     bool fbs = false;
+    // type ahci only: CAP.SSS (staggered spin-up): the stack then probes the ports one after
+    // another, as libata does ("SSS flag set, parallel bus scan disabled")
+    bool staggered_spinup = false;
     // type sil24 only: the PCI-X completion-interrupt-loss erratum (Sil24Config)
     bool pcix_irq_loss = false;
     uint64_t pcix_ack_window_ns = 2000;

@@ -5,7 +5,8 @@ namespace satasim::harness {
 
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     MapView m(p, f.node, f.path, f.line,
-              {"type", "ports", "slots", "ncq", "gen", "fbs", "pcix_irq_loss", "pcix_ack_window"});
+              {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup", "pcix_irq_loss",
+               "pcix_ack_window"});
     if (auto *t = m.find("type"))
         c.type = as_enum<std::string>(p, *t, {{"ahci", "ahci"}, {"sil24", "sil24"}, {"sil3112", "sil3112"}, {"piix", "piix"}});
     const bool sil24 = c.type == "sil24";
@@ -51,6 +52,11 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
             p.fail(*t, "only for type: ahci (the sil24 switches per FIS natively)");
         if (sff && c.fbs)
             p.fail(*t, "only for type: ahci");
+    }
+    if (auto *t = m.find("staggered_spinup")) {
+        c.staggered_spinup = as_bool(p, *t);
+        if (c.type != "ahci" && c.staggered_spinup)
+            p.fail(*t, "only for type: ahci (CAP.SSS)");
     }
     for (const char *k : {"pcix_irq_loss", "pcix_ack_window"})
         if (!sil24 && m.has(k))

@@ -977,6 +977,12 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
     hp->port_map = pi;
     hp->version = pops->mmio_read32(p, HOST_VERSION);
     hp->cap2 = hp->version >= 0x00010200 ? pops->mmio_read32(p, HOST_CAP2) : 0;
+    /* the ports are probed at once unless the HBA staggers spin-up (CAP.SSS), as libata's
+     * ahci_init_one decides */
+    if (!(cap & HOST_CAP_SSS))
+        h->flags |= ATA_HOST_PARALLEL_SCAN;
+    else
+        ata_host_ev(h, ATA_EV0("ahci.sss", SATA_TC_INFO, SATA_LOG_INFO), "SSS flag set, parallel bus scan disabled");
 
     for (unsigned i = 0; i < n_ports; i++) {
         struct ata_port *ap = &h->ports[i];

@@ -52,6 +52,7 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
     h = ata_host_alloc_priv(p, pops, &piix_sata_ops, PIIX_N_PORTS, 0, cfg, create_failed_ev);
     if (!h)
         return NULL;
+    h->flags |= ATA_HOST_PARALLEL_SCAN; /* ata_piix probes its channels at once */
     for (unsigned i = 0; i < PIIX_N_PORTS; i++)
         /* pio0-4, mwdma0-2, udma0-6 (ata_piix's SATA ports: ATA_UDMA6) */
         if (ata_sff_port_init(&h->ports[i], cfg, &piix_io[i],

@@ -6,8 +6,9 @@
  *   ata_host_start(h);                        (controller init, IRQ, boot probe via EH)
  *   ... ata_bio_submit(dev, bio) ...          (completion callbacks in IRQ/EH context)
  *   ata_host_stop(h); ata_host_destroy(h);   (destroy + create is a complete reset)
- * The backend runs ata_host_eh_run(h) in the host's EH context whenever the stack
- * called ops->schedule_eh().
+ * The backend runs ata_port_eh_run(h, port) in that port's EH context whenever the stack
+ * called ops->schedule_port_eh(port) (or, a backend with one host EH context,
+ * ata_host_eh_run(h) whenever the stack called ops->schedule_eh()).
  */
 #ifndef SATASIM_ATA_H
 #define SATASIM_ATA_H
@@ -79,7 +80,8 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
 int ata_host_start(struct ata_host *h);   /* 0 or negative errno */
 void ata_host_stop(struct ata_host *h);   /* quiesce: stop ports, free IRQ */
 void ata_host_destroy(struct ata_host *h);
-void ata_host_eh_run(struct ata_host *h); /* one EH pass, in the EH context */
+void ata_host_eh_run(struct ata_host *h); /* one EH pass of every port, in the host's EH context */
+void ata_port_eh_run(struct ata_host *h, unsigned port); /* one pass, in the port's EH context */
 
 unsigned ata_host_n_ports(const struct ata_host *h);
 /* link = -1 for the host link, else the PMP fan-out port; NULL if no usable device. */

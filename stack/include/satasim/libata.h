@@ -324,12 +324,22 @@ struct ata_port {
     struct plat_dma_buf log_buf;  /* log page data, 512 B */
     struct plat_completion *eh_wait; /* ata_port_scan / ata_dev_delete wait for EH here */
     bool eh_waiter;               /* someone waits on eh_wait */
+    bool boot_probing;            /* its boot probe EH pass has not ended yet */
+    bool boot_probe_started;      /* ... and has been started (a serial probe starts one at a time) */
     struct plat_completion *drain_done; /* EH's fast drain: the last command in flight ended */
     bool drain_waiting;           /* EH waits on drain_done */
     void *private_data;
 };
 
 enum { ATA_MAX_DISKS = 1024 }; /* sda .. (bijective base 26), one per attached device */
+
+/* ata_host.flags */
+enum {
+    /* its ports are probed at once (libata's flag: ahci without CAP.SSS, ata_piix); without
+     * it port n's boot probe starts when port n-1's has ended (libata's async probe waits
+     * for the earlier ports' cookies), as on sata_sil24 and sata_sil */
+    ATA_HOST_PARALLEL_SCAN = 1u << 2,
+};
 
 struct ata_host {
     struct sata_platform *plat;
@@ -338,9 +348,11 @@ struct ata_host {
     struct ata_port_operations ops_final;  /* the LLD's table with the inherited entries filled */
     unsigned n_ports;
     struct ata_port *ports;
+    unsigned flags;           /* ATA_HOST_* */
     bool started;
     bool irq_requested;
-    bool eh_waiter;           /* ata_host_start waits for the probe EH run */
+    bool eh_waiter;           /* ata_host_start waits for the ports' boot probe */
+    unsigned n_boot_probing;  /* ports whose boot probe pass has not ended */
     const struct ata_eh_policy *eh_policy; /* never NULL after create */
     struct plat_completion *eh_done;
     struct ata_force_param force[ATA_FORCE_MAX]; /* ata_host_config.force, copied at create */

@@ -79,7 +79,7 @@ struct sata_platform_ops {
     void (*timer_cancel)(struct sata_platform *p, uint64_t handle);
 
     /* Wake the host's EH context; the backend then calls ata_host_eh_run() there.
-     * Idempotent while a run is pending. */
+     * Idempotent while a run is pending. Used only by a backend without schedule_port_eh. */
     void (*schedule_eh)(struct sata_platform *p);
 
     /* Locks where a kernel needs them (port lock, irqsave). No-ops under cooperative
@@ -102,6 +102,12 @@ struct sata_platform_ops {
     /* The CPU's view of [bus, bus+len) of memory from dma_alloc, as the kernel's sg_virt:
      * for data the CPU moves itself (PIO through a data register). NULL if not mapped. */
     void *(*dma_cpu_addr)(struct sata_platform *p, uint64_t bus, size_t len);
+    /* Wake port_no's own EH context; the backend then calls ata_port_eh_run(h, port_no)
+     * there. libata gives every port an EH thread of its own (each port is a SCSI host), so
+     * one port's recovery -- its boot probe above all -- never waits for another's.
+     * Idempotent while that port's run is pending. NULL: the backend has the one host EH
+     * context of schedule_eh, which runs every port in turn. */
+    void (*schedule_port_eh)(struct sata_platform *p, unsigned port_no);
 };
 
 #ifdef __cplusplus

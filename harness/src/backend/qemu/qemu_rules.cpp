@@ -31,6 +31,8 @@ std::vector<std::string> refusals(const Scenario &sc) {
         no("controller.slots " + std::to_string(sc.controller.slots), "QEMU's AHCI always has 32 command slots");
     if (!sc.controller.ncq)
         no("controller.ncq false", "QEMU's AHCI always advertises NCQ (CAP.SNCQ)");
+    if (sc.controller.staggered_spinup)
+        no("controller.staggered_spinup true", "QEMU's AHCI has no staggered spin-up (CAP.SSS is 0)");
     if (sc.controller.gen_set && sc.controller.gen != 1)
         no("controller.gen " + std::to_string(sc.controller.gen),
            "QEMU's AHCI links are Gen1 (1.5 Gbps) only; a non-Gen1 link cannot be modelled");

@@ -37,6 +37,8 @@ std::vector<std::string> refusals(const Scenario &sc) {
     const DutProfile *p = g_profile;
     if (sc.controller.type != "ahci")
         no("controller.type " + sc.controller.type, "the DUT shell runs the stack's AHCI driver (an AHCI DUT)");
+    if (sc.controller.staggered_spinup)
+        no("controller.staggered_spinup true", "the DUT's CAP.SSS comes from its RTL, not from the scenario");
     if (sc.controller.fbs)
         no("controller.fbs true", "the DUT shell has no FIS-based switching (no port multipliers)");
     const unsigned slots = p && p->quirks.single_slot ? 1 : 32;

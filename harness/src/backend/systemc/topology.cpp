@@ -202,6 +202,7 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
     hc.n_slots = c.slots;
     hc.iss = to_gen(c.gen);
     hc.ncq = c.ncq;
+    hc.sss = c.staggered_spinup;
     hc.spm = !sc.pmps.empty(); // CAP.SPM (and PxCMD.PMA) when the scenario has a port multiplier
     // CAP.FBSS from the scenario; PxCMD.FBSCP on the ports whose PMP can switch per FIS
     // (pmps[].fbs), so the stack turns FBS on only where both ends support it.
