@@ -20,8 +20,9 @@ What the scenario holds (each inferred from the report's lines):
                ATA bus error (ICRC) -> crc on that command class; a link exception with
                PHYRdyChg/DevExch followed by `SATA link down` -> unplug at that time
   workload     the commands that hit them: per failed command a request of its op, LBA,
-               sectors and protocol (ncq / dma), one after another per port (barrier), with
-               the queue depth of the exception's SAct for NCQ reads
+               sectors and protocol (ncq / dma), one after another per port (barrier); an
+               NCQ command keeps its tag, and the other tags of the exception's SAct are
+               reads issued with it, so the run has the report's queue depth and tags
 The expected lines are the decision subset of the report, compared by address and message.
 A malformed libata line stops the import with file:line (exit 2), nothing written."""
 
@@ -100,6 +101,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
     # distinct failed command.
     faults: dict[str, int] = {}
     work: list[str] = []
+    n_requests = 0  # requests for failed commands (not the queue fillers)
+    seen: set[tuple] = set()
     for e in rep.exceptions:
         d = rep.disks.get(e.port)
         if e.dev is None or not e.commands:
@@ -109,6 +112,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
             else:
                 notes.append(f"{e.line}: link exception without a failed command: not reproduced")
             continue
+        group: list[str] = []  # this exception's new requests, issued at one instant
         for c in e.commands:
             op = _op(c)
             lba_range = f"[{c.lba}, {c.lba + max(c.sectors, 1) - 1}]"
@@ -132,13 +136,19 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
             if d is None or not d.model:
                 continue
             if op == "flush":
-                req = f"  - {{kind: request, device: {e.port}, op: flush, barrier: true}}"
+                req = f"  - {{kind: request, device: {e.port}, op: flush}}"
             else:
                 # the protocol of the first failure (EH may turn NCQ off for the retries)
                 req = (f"  - {{kind: request, device: {e.port}, op: {op}, lba: {c.lba}, "
-                       f"sectors: {max(c.sectors, 1)}, mode: {'ncq' if c.ncq else 'dma'}, verify: false, barrier: true}}")
-            if not any(w.split(", mode:")[0] == req.split(", mode:")[0] for w in work):
-                work.append(req)
+                       f"sectors: {max(c.sectors, 1)}, mode: {'ncq' if c.ncq else 'dma'}, verify: false"
+                       + (f", tag: {c.tag}" if c.ncq else "") + "}")
+            key = (e.port, op, c.lba, c.sectors)  # its retries (NCQ off or not) are the stack's
+            if key not in seen:
+                seen.add(key)
+                group.append(req)
+        if group:
+            n_requests += len(group)
+            work.extend(_issue_together(group + _queue_fillers(e)))
     fault_lines = []
     for f, n in faults.items():
         if f.startswith("{kind: unplug"):
@@ -156,12 +166,33 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
     out.extend(faults)
     out.append("expect:")
     out.append("  all_devices_found: true")
-    if errors:
-        out.append(f"  io_errors_max: {max(errors, len(work))}")
-    else:
-        out.append(f"  io_errors_max: {len(work)}")
+    out.append(f"  io_errors_max: {max(errors, n_requests)}")
     out.append(f"  absent_after: [{', '.join(str(p) for p in sorted({p for _, _, p in rep.link_down}))}]")
     return "\n".join(out) + "\n", notes
+
+
+def _issue_together(reqs: list[str]) -> list[str]:
+    """One exception's requests: the first waits for everything before it (barrier), the
+    rest go out at the same instant, so they are in flight together as in the report."""
+    return [r[:-1] + (", barrier: true}" if i == 0 else ", barrier: false}") for i, r in enumerate(reqs)]
+
+
+def _queue_fillers(e) -> list[str]:
+    """The rest of an NCQ exception's queue: one read per tag of its SAct that no failed
+    command holds, with that tag, so the run has the report's queue depth and tags (its
+    SAct and cmd lines). They read sectors no failed command of the exception touches."""
+    held = {c.tag for c in e.commands if c.ncq}
+    if not held:
+        return []
+    busy = [(c.lba, c.lba + max(c.sectors, 1)) for c in e.commands]
+    out, lba = [], 0
+    for t in (t for t in range(32) if e.sact >> t & 1 and t not in held):
+        while (hit := [hi for lo, hi in busy if lo < lba + 8 and lba < hi]):
+            lba = max(hit)
+        out.append(f"  - {{kind: request, device: {e.port}, op: read, lba: {lba}, sectors: 8, mode: ncq, "
+                   f"verify: false, tag: {t}}}")
+        lba += 8
+    return out
 
 
 def yaml_str(s: str) -> str:

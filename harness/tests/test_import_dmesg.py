@@ -22,7 +22,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "dmesg"
 # fixture: (report decision lines, lines satasim matches today, what the scenario must hold)
 ROUND_TRIP = {
     "ncq-media-error": (11, 9, {"faults": [{"kind": "media_error", "error": "unc", "lba": [1600, 1600]}],
-                                "ops": [("read", 1600, "ncq")]}),
+                                "ops": [("read", 1600, "ncq")] + [("read", lba, "ncq") for lba in (0, 8, 16, 24, 32)]}),
     "timeouts-ncq-off-speed-down": (41, 26, {"faults": [{"kind": "hang", "repeat": 4}],
                                              "ops": [("read", 4096, "ncq")]}),
     "crc-storm-speed-limit": (50, 26, {"faults": [{"kind": "crc", "dir": "h2d", "repeat": 4}],
@@ -60,6 +60,21 @@ def test_import_run_diff(name, tmp_path):
     m, t, text = diff(scen.with_suffix(".expected"), tmp_path / "out" / name)
     assert t == total
     assert m == matched, f"{name}: satasim now matches {m} of {t} report lines (was {matched}):\n" + "\n".join(text)
+
+
+def test_ncq_queue_comes_from_sact_and_tags(tmp_path):
+    """The failed NCQ read keeps its tag (6: `cmd 60/08:30:...` carries it in the count field)
+    and the other tags of `SAct 0x3f0` become reads issued with it, so the run's failed
+    command line is the report's, word for word."""
+    scen = tmp_path / "ncq-media-error.yaml"
+    assert do_import(FIXTURES / "ncq-media-error.txt", scen) == 0
+    work = yaml.safe_load(scen.read_text())["workload"]
+    assert [(w["lba"], w["tag"], w["barrier"]) for w in work] == \
+        [(1600, 6, True), (0, 4, False), (8, 5, False), (16, 7, False), (24, 8, False), (32, 9, False)]
+    r = run([scen], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "ncq-media-error" / "satasim.log").read_text()
+    assert "ata1.00: cmd 60/08:30:40:06:00/00:00:00:00:00/40 tag 6 ncq dma 4096 in" in log
 
 
 def test_identity_and_topology_come_from_the_report(tmp_path):

@@ -53,6 +53,11 @@ BAD = {
     "scan-no-such-port": (HEAD + "workload:\n  - {kind: scan, port: 2}\n", 9, "workload[0].port", "port 2"),
     "delete-io-key": (HEAD + "workload:\n  - {kind: delete, device: 0, op: read}\n", 9, "workload[0].op", "op"),
     "rescan-needs-device": (HEAD + "workload:\n  - {kind: rescan}\n", 9, "workload[0].device", "required"),
+    # request tags (the block layer's tag)
+    "tag-beyond-31": (HEAD + "workload:\n  - {kind: request, device: 0, op: read, sectors: 8, tag: 32}\n", 9,
+                      "workload[0].tag", "32"),
+    "tag-on-flush": (HEAD + "workload:\n  - {kind: request, device: 0, op: flush, tag: 3}\n", 9,
+                     "workload[0].tag", "a flush is not queued by tag"),
     # slow faults
     "slow-needs-delay": (HEAD + "workload:\n  - {device: 0, op: read, count: 1}\n"
                          "faults:\n  - {kind: slow, port: 0, at: 1ms}\n", 11, "faults[0].delay", "required"),

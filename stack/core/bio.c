@@ -345,7 +345,7 @@ void ata_port_kick(struct ata_port *ap)
             ata_bio_fail(ap, q_pop_front(&ap->pending), AC_ERR_NODEV_HINT);
             continue;
         }
-        tag = ata_tag_get(&ap->tags);
+        tag = bio->want_tag ? ata_tag_get_wanted(&ap->tags, bio->blk_tag) : ata_tag_get(&ap->tags);
         if (tag < 0)
             break;
         qc = &ap->qcmd[tag];

@@ -115,6 +115,7 @@ void ata_config_size_line(const struct ata_dev_config *c, char *buf, size_t len)
 
 /* ---- core/qc.c: tags, issue, completion, internal commands ---- */
 int ata_tag_get(struct ata_tags *t);          /* lowest free normal tag or -1 */
+int ata_tag_get_wanted(struct ata_tags *t, unsigned want); /* want if free, else as ata_tag_get */
 int ata_tag_get_internal(struct ata_tags *t); /* the reserved tag or -1 if busy */
 bool ata_tag_put(struct ata_tags *t, unsigned tag); /* false: not allocated */
 void ata_qc_issue(struct ata_queued_cmd *qc);            /* lock held */

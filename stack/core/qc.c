@@ -36,6 +36,17 @@ int ata_tag_get(struct ata_tags *t)
     return -1;
 }
 
+/* The tag a caller asks for (the block layer's), if it is one of the port's and free; else the
+ * lowest free one. */
+int ata_tag_get_wanted(struct ata_tags *t, unsigned want)
+{
+    if (want < t->n_tags && !(t->used & (1u << want))) {
+        t->used |= 1u << want;
+        return (int)want;
+    }
+    return ata_tag_get(t);
+}
+
 int ata_tag_get_internal(struct ata_tags *t)
 {
     if (t->int_used)

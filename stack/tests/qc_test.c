@@ -32,6 +32,24 @@ START_TEST(tags_32_reserved)
 }
 END_TEST
 
+/* The block layer's tag is taken while free; a busy one, or one beyond the port's tags
+ * (8 slots here), falls back to the lowest free tag. */
+START_TEST(tags_wanted)
+{
+    struct ata_tags t;
+
+    ata_tags_init(&t, 8, false);
+    ck_assert_int_eq(ata_tag_get_wanted(&t, 6), 6);
+    ck_assert_int_eq(ata_tag_get_wanted(&t, 4), 4);
+    ck_assert_int_eq(ata_tag_get_wanted(&t, 6), 0); /* busy: lowest free */
+    ck_assert_int_eq(ata_tag_get_wanted(&t, 9), 1); /* not one of the port's */
+    ck_assert_int_eq(ata_tag_get(&t), 2);
+    ck_assert_uint_eq(t.used, 0x57u);
+    ck_assert(ata_tag_put(&t, 6));
+    ck_assert_int_eq(ata_tag_get_wanted(&t, 6), 6);
+}
+END_TEST
+
 /* libata-modern (4.18+): all 32 tags serve I/O, the internal command borrows slot 0 */
 START_TEST(tags_32_all_for_io)
 {
@@ -98,6 +116,7 @@ Suite *qc_suite(void)
     tcase_add_test(tc, tags_32_reserved);
     tcase_add_test(tc, tags_32_all_for_io);
     tcase_add_test(tc, tags_fewer_slots);
+    tcase_add_test(tc, tags_wanted);
     tcase_add_test(tc, internal_timeouts);
     suite_add_tcase(s, tc);
     return s;

@@ -201,6 +201,8 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     s.bio.sg = s.sg.empty() ? nullptr : s.sg.data();
     s.bio.n_sg = unsigned(s.sg.size());
     s.bio.fail_fast = spec_.fail_fast;
+    s.bio.want_tag = spec_.tag.has_value();
+    s.bio.blk_tag = spec_.tag.value_or(0);
     s.bio.done = &WorkloadRunner::on_done;
     s.bio.priv = &s;
     if (req.op != OpSpec::Flush) // hand the buffer to the device (QEMU: copy into guest RAM)

@@ -168,6 +168,7 @@ struct WorkloadSpec {
     SubmitExpect expect_submit = SubmitExpect::Ok;
     bool expect_error = false; // the command itself is expected to fail (err_mask != 0)
     bool fail_fast = false;    // no retries above EH (REQ_FAILFAST_DEV, as readahead)
+    std::optional<unsigned> tag; // kind: request: the block layer's tag for it (a report's "tag N")
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;
     bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)

@@ -71,7 +71,7 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         keys = {"kind", "device", "barrier", "delay"};
     else if (request)
         keys = {"kind", "device", "pmp_port", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
-                "verify", "barrier", "delay", "fail_fast"};
+                "verify", "barrier", "delay", "fail_fast", "tag"};
     else
         keys = {"kind", "device", "pmp_port", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
                 "region", "verify", "prefill", "barrier", "delay", "sg_segment", "fail_fast"};
@@ -124,6 +124,11 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
                                                      {"enodev", SubmitExpect::Enodev}});
         if (auto *v = m.find("expect_error"))
             w.expect_error = as_bool(p, *v);
+        if (auto *v = m.find("tag")) {
+            if (w.op == OpSpec::Flush)
+                p.fail(*v, "a flush is not queued by tag here (it goes out alone, untagged)");
+            w.tag = unsigned(as_uint(p, *v, 0, 31));
+        }
         w.count = 1;
         w.qd = 1;
         return w;

@@ -172,6 +172,11 @@ struct ata_bio {
      * REQ_RAHEAD 0x80000, REQ_FAILFAST_* 0x700, ...) for the "I/O error, dev sda, ... flags"
      * line only; 0 for a plain request */
     uint32_t blk_flags;
+    /* the block layer's tag (blk-mq hands libata the request's tag since Linux 4.18, so a
+     * field report's "tag 6" is the block layer's choice): with want_tag set the command takes
+     * blk_tag while that tag is free, else (and without it) the lowest free tag */
+    bool want_tag;
+    unsigned blk_tag;
     /* out, valid in done() */
     unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
     uint8_t status;    /* final ATA status */
