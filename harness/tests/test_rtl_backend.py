@@ -71,6 +71,27 @@ def test_scenarios_the_dut_lacks_are_refused_with_the_reason(tmp_path, rtl_env):
     assert "the DUT has 1 port" in r.stdout + r.stderr, r.stdout + r.stderr
 
 
+def test_more_ports_than_the_dut_has_are_refused_at_the_key(tmp_path, rtl_env):
+    # controller.ports 2 with the one disk on port 0: the expectations assume a second,
+    # empty port (empty_ports: [1]) that the 1-port DUT (CAP.NP = 0) does not have.
+    scen = ROOT / "scenarios" / "faults" / "hotswap-new-serial.yaml"
+    line = next(i for i, l in enumerate(scen.read_text().splitlines(), 1) if "ports: 2" in l)
+    r = run([scen], tmp_path / "out", "--controller-rtl", str(PROFILE))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (f"{scen}:{line}: backend rtl: the RTL backend cannot model controller.ports 2: the DUT has 1 port "
+            "(its profile's interface.ports, CAP.NP + 1)") in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+    # Without the key the type's default (4 ports) is no statement: the stack drives the
+    # DUT's one port and the scenario runs.
+    own = tmp_path / "noports.yaml"
+    text = (ROOT / "scenarios" / "probe-1port.yaml").read_text()
+    assert "controller: {type: ahci, ports: 1}\n" in text
+    own.write_text(text.replace("controller: {type: ahci, ports: 1}\n", ""))
+    r = run([own], tmp_path / "out2", "--controller-rtl", str(PROFILE))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert load_result(tmp_path / "out2", "probe-1port")["verdict"] == "pass"
+
+
 @pytest.mark.parametrize("scenario,reason", [
     ("pmp/pmp-ncq-cbs-ahci.yaml", "cannot model pmps: the DUT has no port-multiplier support"),
     ("directed/ahci-reset-values.yaml", "cannot model steps: directed steps drive the SystemC models' registers"),

@@ -20,9 +20,9 @@ namespace {
 // this a port-multiplier or directed-steps scenario ran (and failed) on a backend that
 // cannot take it. (link: {mode} is not listed: the parsed scenario does not say whether
 // the key was given or defaulted.)
-template <const char *(*RefusesKey)(ScenarioKey), std::vector<std::string> (*Own)(const Scenario &)>
-std::vector<std::string> refusals_with_keys(const Scenario &sc) {
-    std::vector<std::string> r;
+template <const char *(*RefusesKey)(ScenarioKey), std::vector<Refusal> (*Own)(const Scenario &)>
+std::vector<Refusal> refusals_with_keys(const Scenario &sc) {
+    std::vector<Refusal> r;
     auto key = [&](bool used, ScenarioKey k, const std::string &what) {
         if (const char *why = used ? RefusesKey(k) : nullptr)
             r.push_back(what + ": " + why);
@@ -32,7 +32,7 @@ std::vector<std::string> refusals_with_keys(const Scenario &sc) {
     key(sc.waveform.on, ScenarioKey::Waveform, "waveform");
     for (const DeviceSpec &d : sc.devices)
         key(d.link_mode.has_value(), ScenarioKey::DeviceLink, "devices[port " + std::to_string(d.port) + "].link");
-    for (std::string &x : Own(sc))
+    for (Refusal &x : Own(sc))
         r.push_back(std::move(x));
     return r;
 }

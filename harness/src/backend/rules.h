@@ -22,14 +22,22 @@ enum class ScenarioKey {
     Steps,      // steps (directed register-level steps)
 };
 
+// One thing a backend cannot model: "feature: why", and the scenario line of the key that
+// asks for it (0: not known; the message then points at the `backend` key's line).
+struct Refusal {
+    Refusal(std::string w, int l = 0) : what(std::move(w)), line(l) {}
+    std::string what;
+    int line;
+};
+
 struct BackendRules {
     const char *name;  // the scenario's `backend:` value and `--backend`'s
     const char *title; // in messages: "the QEMU backend cannot model ..."
     // Why the backend cannot take the key (the parser's message at the key), or nullptr.
     const char *(*refuses_key)(ScenarioKey key);
-    // What a parsed scenario asks for that the backend cannot model, "feature: why" each
-    // (empty: it can run the scenario).
-    std::vector<std::string> (*refusals)(const Scenario &sc);
+    // What a parsed scenario asks for that the backend cannot model (empty: it can run
+    // the scenario).
+    std::vector<Refusal> (*refusals)(const Scenario &sc);
     // Host ports the hardware always implements whatever controller.ports says (0: as many
     // as the scenario's): the stack is then limited to the scenario's first ports.
     unsigned (*hardware_ports)(const Scenario &sc);

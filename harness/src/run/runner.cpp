@@ -246,10 +246,11 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
                 // Refused up front, naming each feature the backend cannot model.
                 bool refused = false;
                 const BackendRules &rules = backend_of(j.sc).rules;
-                for (const std::string &r : rules.refusals(j.sc)) {
+                for (const Refusal &r : rules.refusals(j.sc)) {
+                    // At the key that asks for it where the rules know its line.
                     std::fprintf(stderr, "%s:%d: backend %s: the %s backend cannot model %s\n", f.c_str(),
-                                 j.sc.backend_line, j.sc.backend.c_str(), rules.title,
-                                 escape_controls(r).c_str());
+                                 r.line ? r.line : j.sc.backend_line, j.sc.backend.c_str(), rules.title,
+                                 escape_controls(r.what).c_str());
                     refused = true;
                 }
                 if (refused) {

@@ -584,8 +584,8 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
             if (!stepped)
                 sc_core::sc_stop();
         };
-        for (const std::string &r : rules.refusals(sc))
-            throw std::runtime_error("the " + sc.backend + " backend cannot model " + r);
+        for (const Refusal &r : rules.refusals(sc))
+            throw std::runtime_error("the " + sc.backend + " backend cannot model " + r.what);
         backend->build({sc, tmp.string(), sink, vcd.get(), fail_fn});
         binding = backend->platform();
         ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, backend->models(), !stepped);

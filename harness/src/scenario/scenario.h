@@ -18,6 +18,7 @@ namespace satasim::harness {
 struct ControllerSpec {
     std::string type = "ahci";
     unsigned ports = 4;
+    int ports_line = 0; // the line of `ports` (0: not given, the type's default)
     unsigned slots = 32;
     bool ncq = true;
     unsigned gen = 3;

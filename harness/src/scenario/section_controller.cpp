@@ -26,8 +26,10 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
         c.ncq = false;
         c.gen = max_gen;
     }
-    if (auto *t = m.find("ports"))
+    if (auto *t = m.find("ports")) {
         c.ports = unsigned(as_uint(p, *t, 1, max_ports));
+        c.ports_line = t->line;
+    }
     if (auto *t = m.find("slots")) {
         c.slots = unsigned(as_uint(p, *t, 1, 32));
         if (sff && c.slots != 1)

@@ -179,9 +179,10 @@ TEST(backend_names_and_key_refusals) {
 
 TEST(backend_scenario_refusals) {
     Scenario sc = parse("backend: qemu\ncontroller: {ports: 8, slots: 8}\n");
-    std::vector<std::string> r = qemu::refusals(sc);
+    std::vector<Refusal> r = qemu::refusals(sc);
     CHECK(r.size() == 2);
-    CHECK(!r.empty() && r[0] == "controller.ports 8: QEMU's ICH9 AHCI has 6 ports");
+    CHECK(!r.empty() && r[0].what == "controller.ports 8: QEMU's ICH9 AHCI has 6 ports");
+    CHECK(!r.empty() && r[0].line == 2); // at the key (the runner's message points there)
     CHECK(qemu::hardware_ports(sc) == 6);
     Scenario blk = parse("devices:\n  - {port: 0, blkdebug: [{op: read}]}\n");
     CHECK(systemc::refusals(blk).size() == 1);

@@ -16,8 +16,8 @@ const char *refuses_key(ScenarioKey key) {
     return nullptr;
 }
 
-std::vector<std::string> refusals(const Scenario &sc) {
-    std::vector<std::string> r;
+std::vector<Refusal> refusals(const Scenario &sc) {
+    std::vector<Refusal> r;
     const DeviceSpec defaults;
     auto no = [&](const std::string &feature, const std::string &why) {
         r.push_back(feature + ": " + why);
@@ -26,7 +26,8 @@ std::vector<std::string> refusals(const Scenario &sc) {
         no("controller.type " + sc.controller.type,
            "QEMU has no model of this controller (only q35's ICH9 AHCI), e.g. no SiI3124 (sil24)");
     if (sc.controller.ports > 6)
-        no("controller.ports " + std::to_string(sc.controller.ports), "QEMU's ICH9 AHCI has 6 ports");
+        r.push_back({"controller.ports " + std::to_string(sc.controller.ports) + ": QEMU's ICH9 AHCI has 6 ports",
+                     sc.controller.ports_line});
     if (sc.controller.slots != 32)
         no("controller.slots " + std::to_string(sc.controller.slots), "QEMU's AHCI always has 32 command slots");
     if (!sc.controller.ncq)

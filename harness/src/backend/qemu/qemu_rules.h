@@ -12,7 +12,7 @@ namespace satasim::harness::qemu {
 const char *refuses_key(ScenarioKey key);
 // What the scenario asks for that QEMU cannot model; empty if it can run on QEMU.
 // Each entry names the feature and the scenario key.
-std::vector<std::string> refusals(const Scenario &sc);
+std::vector<Refusal> refusals(const Scenario &sc);
 unsigned hardware_ports(const Scenario &sc);
 
 } // namespace satasim::harness::qemu

@@ -31,10 +31,21 @@ const char *refuses_key(ScenarioKey key) {
     return nullptr;
 }
 
-std::vector<std::string> refusals(const Scenario &sc) {
-    std::vector<std::string> r;
-    auto no = [&](const std::string &feature, const std::string &why) { r.push_back(feature + ": " + why); };
+std::vector<Refusal> refusals(const Scenario &sc) {
+    std::vector<Refusal> r;
+    // feature: why, at the key's line where it is known
+    auto no = [&](const std::string &feature, const std::string &why, int line = 0) {
+        r.push_back({feature + ": " + why, line});
+    };
     const DutProfile *p = g_profile;
+    // A scenario that says how many ports its controller has must not get fewer: its
+    // expectations (empty ports, probes of every port) assume them. Without the key the
+    // type's default is no statement, and the stack drives the DUT's ports (hardware_ports).
+    if (p && sc.controller.ports_line && sc.controller.ports > p->ports)
+        no("controller.ports " + std::to_string(sc.controller.ports),
+           "the DUT has " + std::to_string(p->ports) + " port" + (p->ports == 1 ? "" : "s") +
+               " (its profile's interface.ports, CAP.NP + 1)",
+           sc.controller.ports_line);
     if (sc.controller.type != "ahci")
         no("controller.type " + sc.controller.type, "the DUT shell runs the stack's AHCI driver (an AHCI DUT)");
     if (sc.controller.staggered_spinup)
@@ -57,13 +68,15 @@ std::vector<std::string> refusals(const Scenario &sc) {
             no(k + "blkdebug", "injected I/O errors through QEMU's blkdebug driver need backend qemu");
         if (p && d.port >= p->ports)
             no(k + "port", "the DUT has " + std::to_string(p->ports) + " port" + (p->ports == 1 ? "" : "s") +
-                               " (its profile's interface.ports)");
+                               " (its profile's interface.ports)",
+               d.line);
     }
     for (const fault::Fault &f : sc.faults)
         if (f.kind == fault::Kind::LostIrq)
-            no("faults[" + f.id + "] lost_irq (line " + std::to_string(f.line) + ")",
+            no("faults[" + f.id + "] lost_irq",
                "a lost completion interrupt is a fault hook of the SystemC controller models; a DUT's interrupt "
-               "logic is its own");
+               "logic is its own",
+               f.line);
     return r;
 }
 

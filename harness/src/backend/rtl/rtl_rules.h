@@ -11,7 +11,7 @@
 namespace satasim::harness::rtl {
 
 const char *refuses_key(ScenarioKey key);
-std::vector<std::string> refusals(const Scenario &sc);
+std::vector<Refusal> refusals(const Scenario &sc);
 unsigned hardware_ports(const Scenario &sc);
 
 } // namespace satasim::harness::rtl

@@ -8,8 +8,8 @@ namespace satasim::harness::systemc {
 
 const char *refuses_key(ScenarioKey) { return nullptr; }
 
-std::vector<std::string> refusals(const Scenario &sc) {
-    std::vector<std::string> r;
+std::vector<Refusal> refusals(const Scenario &sc) {
+    std::vector<Refusal> r;
     for (const DeviceSpec &d : sc.devices)
         if (!d.blkdebug.empty())
             r.push_back("devices[port " + std::to_string(d.port) +

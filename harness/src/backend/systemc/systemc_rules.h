@@ -11,7 +11,7 @@ namespace satasim::harness::systemc {
 
 const char *refuses_key(ScenarioKey key);
 // The keys only another backend implements (blkdebug: QEMU's block layer).
-std::vector<std::string> refusals(const Scenario &sc);
+std::vector<Refusal> refusals(const Scenario &sc);
 unsigned hardware_ports(const Scenario &sc);
 
 } // namespace satasim::harness::systemc
