@@ -80,6 +80,37 @@ def test_mod15write_unlisted_drive_hangs_on_an_8k_data_fis(tmp_path):
     assert all(e["f"]["bytes"] == 8192 for e in hangs)
 
 
+def test_split_request_goes_on_after_a_failed_piece(tmp_path):
+    """Requests of 128 sectors split into 15-sector pieces (8 of 15, one of 8). A read with an
+    unreadable sector at 4130 (third piece): that piece fails once (a media error is not
+    retried) and every later piece is still issued; the I/O error line names 4130, with the
+    one segment left. A write with a write fault under its second piece: that piece is
+    retried until the retries are used up, the pieces after it are each written once, and
+    the line names the piece's start 8207. The read after the rewrite verifies (no data
+    error)."""
+    name = "sil3112-mod15write-split-error"
+    _run(tmp_path, name)
+    trace = _trace(tmp_path, name)
+    # data commands in issue order (EH's internal commands run on tag 32)
+    issued = [(e["f"]["cmd"], e["f"]["bytes"]) for e in trace if e["ev"] == "qc.issue" and e["f"]["tag"] != 32]
+
+    def request(cmd, tries_of_piece=None):
+        pieces = [(cmd, 15 * 512)] * 8 + [(cmd, 8 * 512)]
+        if tries_of_piece:
+            piece, tries = tries_of_piece
+            pieces[piece:piece + 1] = [pieces[piece]] * tries
+        return pieces
+
+    write, read = request("0xca"), request("0xc8")
+    assert issued == write + read + write + read + request("0xca", (1, 6))
+    effects = [e["f"] for e in trace if e["ev"] == "fault.effect" and "cmd" in e["f"]]
+    assert [(f["id"], int(f["lba"], 16)) for f in effects] == [("unc", 4130)] + [("df", 8207)] * 6
+    errors = [e["f"] for e in trace if e["ev"] == "blk.io_error"]
+    assert [(e["sector"], e["op"], e["phys_seg"]) for e in errors] == [(4130, "0x0", 1), (8207, "0x1", 1)]
+    fails = [e["f"] for e in trace if e["ev"] == "eh.qc_fail"]
+    assert [(f["emask"], f["reason"]) for f in fails] == [("0x9", "not retryable"), ("0x1", "retries exhausted")]
+
+
 IRQ_POLL_NS = 100_000_000  # the kernel's POLL_SPURIOUS_IRQ_INTERVAL (HZ/10)
 
 

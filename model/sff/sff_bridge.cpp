@@ -56,7 +56,7 @@ void SffChannel::engine_thread() {
         } else if (!rxq_.empty()) {
             const sata::Fis &f = rxq_.front();
             const bool dma_data = f.type() == FisType::Data && pio_ != Pio::InWait;
-            if (!dma_data || dma_.active()) {
+            if (!dma_data || dma_->active()) {
                 sata::Fis fis = std::move(rxq_.front());
                 rxq_.pop_front();
                 process(fis);
@@ -65,7 +65,7 @@ void SffChannel::engine_thread() {
                 progress = true;
             }
         }
-        if (!progress && dma_activate_ && dma_.active()) {
+        if (!progress && dma_activate_ && dma_->active()) {
             dma_activate_ = false;
             dma_out();
             progress = true;
@@ -82,7 +82,9 @@ void SffChannel::load_regs(const sata::Fis &fis) {
     lbam_.load(uint8_t(t.lba >> 8), uint8_t(t.lba >> 32));
     lbah_.load(uint8_t(t.lba >> 16), uint8_t(t.lba >> 40));
     nsect_.load(uint8_t(t.count), uint8_t(t.count >> 8));
-    device_ = t.device;
+    // A SATA device is always device 0 on its own link: as device 1 of a pair, the host
+    // adapter keeps DEV at 1 in what the host reads back.
+    device_ = peer_ ? uint8_t((t.device & ~DEV_DEV1) | (devno_ ? DEV_DEV1 : 0)) : t.device;
 }
 
 void SffChannel::process(const sata::Fis &fis) {
@@ -142,7 +144,7 @@ void SffChannel::on_data(const sata::Fis &fis) {
         return;
     }
     // DMA data into memory (the engine thread held it until Start).
-    const size_t moved = dma_.write_memory(fis.payload(), fis.payload_size());
+    const size_t moved = dma_->write_memory(fis.payload(), fis.payload_size());
     burst_wait(moved);
     if (moved < fis.payload_size())
         trace("sff.dma_short", {{"bytes", TraceValue::integer(int64_t(fis.payload_size()))},
@@ -152,9 +154,9 @@ void SffChannel::on_data(const sata::Fis &fis) {
 
 // DMA Activate: the next Data FIS, as much as the PRDs still describe (at most 8 KiB).
 void SffChannel::dma_out() {
-    const size_t n = dma_.room(sata::kMaxDataFisPayload);
+    const size_t n = dma_->room(sata::kMaxDataFisPayload);
     sata::Fis f = sata::make_data_zeroed(std::max<size_t>(n, 4));
-    const size_t got = dma_.read_memory(f.payload(), n);
+    const size_t got = dma_->read_memory(f.payload(), n);
     burst_wait(got);
     if (got == 0) {
         trace("sff.dma_stalled", {}, "DMA Activate with no PRD bytes left (or a bus error)");

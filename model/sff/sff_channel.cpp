@@ -23,7 +23,7 @@ link::Gen spd_limit(uint32_t sctl) {
 SffChannel::SffChannel(sc_core::sc_module_name name, const SffChannelConfig &cfg, bus::HostMemory &mem,
                        ModelTrace *trace, std::string trace_src, int port)
     : sc_core::sc_module(name), cfg_(cfg), mem_(mem), trace_(trace), src_(std::move(trace_src)), port_(port),
-      dma_(mem, [this](const char *ev, const std::string &why) { this->trace(ev, {}, why); }) {
+      own_dma_(mem, [this](const char *ev, const std::string &why) { this->trace(ev, {}, why); }), dma_(&own_dma_) {
     SC_THREAD(engine_thread);
     SC_THREAD(cominit_thread);
 }
@@ -44,7 +44,7 @@ void SffChannel::reset() {
     rxq_.clear();
     txq_.clear();
     dma_activate_ = false;
-    dma_.reset();
+    dma_->reset();
     clear_faults();
     pending_ = false;
     set_pending(false);
@@ -59,15 +59,33 @@ void SffChannel::clear_faults() {
 // ---- interrupt ----
 
 bool SffChannel::intrq() const {
-    return (pending_ || spurious_) && !(devctl_ & CTL_NIEN);
+    return (pending_ || spurious_) && !(devctl_ & CTL_NIEN) && selected_;
 }
 
-// The bus-master Interrupt bit follows the device's INTRQ pin; the owner's line follows both.
+// The bus-master Interrupt bit follows the channel's INTRQ pin (a pair's: the selected
+// device drives it); the owner's line follows both.
 void SffChannel::set_pending(bool p) {
     pending_ = p;
-    dma_.device_irq(intrq());
+    dma_->device_irq(intrq() || (peer_ && peer_->intrq()));
     if (irq_changed_)
         irq_changed_();
+}
+
+// ---- master/slave pair ----
+
+void SffChannel::pair_as_slave_of(SffChannel &master) {
+    peer_ = &master;
+    master.peer_ = this;
+    devno_ = 1;
+    dma_ = &master.own_dma_;
+    selected_ = false; // power-on: device 0 selected (nothing is pending yet)
+}
+
+void SffChannel::set_selected(bool s) {
+    if (s == selected_)
+        return;
+    selected_ = s;
+    set_pending(pending_);
 }
 
 void SffChannel::raise_irq() {

@@ -67,12 +67,13 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     uint8_t read_altstatus() const;
     void write_devctl(uint8_t v);
     uint8_t devctl() const { return devctl_; }
-    bmdma::BmDma &bmdma() { return dma_; }
-    const bmdma::BmDma &bmdma() const { return dma_; }
+    bmdma::BmDma &bmdma() { return *dma_; }
+    const bmdma::BmDma &bmdma() const { return *dma_; }
     // Bytes per bus-master burst (a controller's FIFO threshold decides it).
     void set_burst_bytes(unsigned n) { cfg_.burst_bytes = n ? n : 1; }
 
-    // INTRQ as the host adapter presents it: interrupt pending and not masked by nIEN.
+    // INTRQ as the host adapter presents it: interrupt pending, not masked by nIEN, and the
+    // device selected (always, unless the channel is one of a master/slave pair).
     bool intrq() const;
     bool irq_pending() const { return pending_; }
     // Called whenever intrq() may have changed (the owner recomputes its interrupt line).
@@ -100,6 +101,19 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
 
     // Power-on state of the registers and the engine.
     void reset();
+
+    // ---- master/slave emulation (a host adapter presenting two SATA ports as device 0 and
+    // device 1 of one taskfile channel; the owner decodes the register accesses, see
+    // SffController) ----
+    // Make this channel device 1 behind `master`: it uses the master's bus-master engine
+    // (one per channel) and the engine's Interrupt bit follows the INTRQ of the pair.
+    void pair_as_slave_of(SffChannel &master);
+    bool paired() const { return peer_ != nullptr; }
+    unsigned devno() const { return devno_; }
+    // The Device register's DEV bit as last written selects one of the pair: only the
+    // selected device drives INTRQ (a pending interrupt of the other waits until it is).
+    void set_selected(bool s);
+    bool selected() const { return selected_; }
 
     // LinkEndpoint (called from the link's processes: queue and return).
     bool receive_fis(const sata::Fis &fis) override;
@@ -139,7 +153,11 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     std::string src_;
     int port_;
     link::SataLink *link_ = nullptr;
-    bmdma::BmDma dma_;
+    bmdma::BmDma own_dma_;
+    bmdma::BmDma *dma_; // own_dma_, or the master's for device 1 of a pair
+    SffChannel *peer_ = nullptr; // the other device of a master/slave pair
+    unsigned devno_ = 0;
+    bool selected_ = true;
 
     // Shadow registers.
     uint8_t status_ = reg::ST_NO_PHY, error_ = 0, device_ = 0, devctl_ = 0;

@@ -4,19 +4,35 @@
 namespace satasim::sff {
 
 SffController::SffController(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLine &irq,
-                             ModelTrace *trace, const std::array<ChannelWindow, kChannels> &windows)
+                             ModelTrace *trace, const std::array<ChannelWindow, kChannels> &windows,
+                             bool master_slave)
     : sc_core::sc_module(name), irq_(irq), trace_(trace), win_(windows) {
     for (unsigned c = 0; c < kChannels; ++c) {
         ch_[c] = std::make_unique<SffChannel>(("ch" + std::to_string(c)).c_str(), SffChannelConfig{}, mem, trace,
                                               std::string(this->name()), int(c));
         ch_[c]->set_irq_changed([this] { update_irq(); });
     }
+    if (!master_slave)
+        return;
+    for (unsigned c = 0; c < kChannels; ++c) {
+        const unsigned port = kChannels + c;
+        sl_[c] = std::make_unique<SffChannel>(("ch" + std::to_string(port)).c_str(), SffChannelConfig{}, mem, trace,
+                                              std::string(this->name()), int(port));
+        sl_[c]->pair_as_slave_of(*ch_[c]);
+        sl_[c]->set_irq_changed([this] { update_irq(); });
+    }
+}
+
+SffChannel &SffController::channel(unsigned port) {
+    if (port >= kChannels && port < 2 * kChannels && sl_[port - kChannels])
+        return *sl_[port - kChannels];
+    return *ch_.at(port);
 }
 
 uint8_t SffController::mmio_read8(uint32_t off) {
     uint8_t v;
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sff_read8(*ch_[c], win_[c], off, v))
+        if (sl_[c] ? sff_pair_read8(*ch_[c], *sl_[c], win_[c], off, v) : sff_read8(*ch_[c], win_[c], off, v))
             return v;
     return other_read8(off);
 }
@@ -24,11 +40,12 @@ uint8_t SffController::mmio_read8(uint32_t off) {
 uint16_t SffController::mmio_read16(uint32_t off) {
     uint16_t v;
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sff_read16(*ch_[c], win_[c], off, v))
+        if (sl_[c] ? sff_pair_read16(*ch_[c], *sl_[c], win_[c], off, v) : sff_read16(*ch_[c], win_[c], off, v))
             return v;
     return other_read16(off);
 }
 
+// Dword accesses reach the bus-master block only: the channel's one engine (the master's).
 uint32_t SffController::mmio_read32(uint32_t off) {
     uint32_t v;
     for (unsigned c = 0; c < kChannels; ++c)
@@ -39,14 +56,14 @@ uint32_t SffController::mmio_read32(uint32_t off) {
 
 void SffController::mmio_write8(uint32_t off, uint8_t val) {
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sff_write8(*ch_[c], win_[c], off, val))
+        if (sl_[c] ? sff_pair_write8(*ch_[c], *sl_[c], win_[c], off, val) : sff_write8(*ch_[c], win_[c], off, val))
             return;
     other_write8(off, val);
 }
 
 void SffController::mmio_write16(uint32_t off, uint16_t val) {
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sff_write16(*ch_[c], win_[c], off, val))
+        if (sl_[c] ? sff_pair_write16(*ch_[c], *sl_[c], win_[c], off, val) : sff_write16(*ch_[c], win_[c], off, val))
             return;
     other_write16(off, val);
 }
@@ -61,12 +78,12 @@ void SffController::mmio_write32(uint32_t off, uint32_t val) {
 void SffController::inject_lost_irq(unsigned port, unsigned count, uint64_t, const std::string &id) {
     emit_port_event(trace_, name(), "sff.lost_irq_armed", int(port),
                     {{"count", TraceValue::integer(count)}, {"id", TraceValue::str(id)}}, {});
-    ch_.at(port)->lose_irqs(count);
+    channel(port).lose_irqs(count);
 }
 
 void SffController::clear_faults() {
-    for (auto &c : ch_)
-        c->clear_faults();
+    for (unsigned p = 0; p < n_ports(); ++p)
+        channel(p).clear_faults();
 }
 
 } // namespace satasim::sff

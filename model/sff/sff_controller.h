@@ -25,9 +25,13 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
   public:
     static constexpr unsigned kChannels = 2;
 
-    link::LinkEndpoint *port_endpoint(unsigned port) { return ch_.at(port).get(); }
-    void connect_port(unsigned port, link::SataLink *link) { ch_.at(port)->connect(link); }
-    SffChannel &channel(unsigned port) { return *ch_.at(port); }
+    // SATA port p: device 0 of channel p (p < kChannels), or with master/slave emulation
+    // device 1 of channel p - kChannels (ports 2 and 3: the ICH6 port numbering of MAP 00b,
+    // P0/P2 primary master/slave, P1/P3 secondary master/slave).
+    link::LinkEndpoint *port_endpoint(unsigned port) { return &channel(port); }
+    void connect_port(unsigned port, link::SataLink *link) { channel(port).connect(link); }
+    SffChannel &channel(unsigned port);
+    unsigned n_ports() const { return sl_[0] ? 2 * kChannels : kChannels; }
 
     uint8_t mmio_read8(uint32_t off) final;
     uint16_t mmio_read16(uint32_t off) final;
@@ -42,8 +46,9 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
     void clear_faults();
 
   protected:
+    // master_slave: each channel has a device 1 (a second SATA port) next to its device 0.
     SffController(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace,
-                  const std::array<ChannelWindow, kChannels> &windows);
+                  const std::array<ChannelWindow, kChannels> &windows, bool master_slave = false);
     // The personality's line from the channels' INTRQ (and whatever else it ORs in).
     virtual void update_irq() = 0;
     // Accesses outside the channels' blocks.
@@ -57,6 +62,7 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
     bus::IrqLine &irq_;
     ModelTrace *trace_;
     std::array<std::unique_ptr<SffChannel>, kChannels> ch_;
+    std::array<std::unique_ptr<SffChannel>, kChannels> sl_; // device 1 of each channel, or none
 
   private:
     std::array<ChannelWindow, kChannels> win_;

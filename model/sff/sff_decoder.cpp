@@ -73,4 +73,58 @@ bool sff_write32(SffChannel &ch, const ChannelWindow &w, uint32_t off, uint32_t 
     return true;
 }
 
+// ---- a master/slave pair ----
+
+namespace {
+SffChannel &selected(SffChannel &m, SffChannel &s) { return s.selected() ? s : m; }
+} // namespace
+
+bool sff_pair_read8(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint8_t &out) {
+    if (in(off, w.bmdma, bmdma::reg::kSize))
+        return sff_read8(m, w, off, out);
+    return sff_read8(selected(m, s), w, off, out);
+}
+
+bool sff_pair_write8(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint8_t val) {
+    if (in(off, w.bmdma, bmdma::reg::kSize))
+        return sff_write8(m, w, off, val);
+    if (in(off, w.cmd, reg::kCmdBlockSize) && off - w.cmd == reg::kCommand)
+        return sff_write8(selected(m, s), w, off, val);
+    if (!in(off, w.cmd, reg::kCmdBlockSize) && off != w.ctl)
+        return false;
+    // a port with no cable has no device to latch anything (its registers read 7Fh)
+    for (SffChannel *d : {&m, &s})
+        if (d->link())
+            sff_write8(*d, w, off, val);
+    if (off == w.cmd + reg::kDevice) {
+        const bool dev1 = val & reg::DEV_DEV1;
+        m.set_selected(!dev1);
+        s.set_selected(dev1);
+    }
+    return true;
+}
+
+bool sff_pair_read16(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint16_t &out) {
+    if (off == w.cmd) {
+        out = selected(m, s).read_data();
+        return true;
+    }
+    uint8_t lo, hi;
+    if (!sff_pair_read8(m, s, w, off, lo))
+        return false;
+    out = sff_pair_read8(m, s, w, off + 1, hi) ? uint16_t(lo | hi << 8) : lo;
+    return true;
+}
+
+bool sff_pair_write16(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint16_t val) {
+    if (off == w.cmd) {
+        selected(m, s).write_data(val);
+        return true;
+    }
+    if (!sff_pair_write8(m, s, w, off, uint8_t(val)))
+        return false;
+    sff_pair_write8(m, s, w, off + 1, uint8_t(val >> 8));
+    return true;
+}
+
 } // namespace satasim::sff

@@ -24,4 +24,16 @@ bool sff_write16(SffChannel &ch, const ChannelWindow &w, uint32_t off, uint16_t 
 bool sff_read32(SffChannel &ch, const ChannelWindow &w, uint32_t off, uint32_t &out);
 bool sff_write32(SffChannel &ch, const ChannelWindow &w, uint32_t off, uint32_t val);
 
+// The same decode for a channel with two devices (master m = device 0, slave s = device 1;
+// SffChannel::pair_as_slave_of). As on a parallel ATA cable (ATA-3 6.1: "the register
+// contents go to both devices", the host tells them apart by the Device register's DEV
+// bit): writes to Features, Sector Count, the LBA registers, Device and Device Control go to
+// both devices; a Device write selects the device its DEV bit names; Command and the Data
+// register go to the selected device only; every read is the selected device's. The
+// bus-master block is the channel's one engine (the master's).
+bool sff_pair_read8(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint8_t &out);
+bool sff_pair_write8(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint8_t val);
+bool sff_pair_read16(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint16_t &out);
+bool sff_pair_write16(SffChannel &m, SffChannel &s, const ChannelWindow &w, uint32_t off, uint16_t val);
+
 } // namespace satasim::sff

@@ -297,24 +297,30 @@ bool ata_std_qc_defer(const struct ata_queued_cmd *qc)
 }
 
 /* A request's command is finished (its completion callback, lock held): the result goes
- * on the done list, whose callbacks ata_port_process runs outside the lock. */
+ * on the done list, whose callbacks ata_port_process runs outside the lock.
+ * A split request's pieces are the block layer's separate requests of one bio (bio_split
+ * chains them to the parent): a piece that fails does not stop the others, each is issued
+ * in turn (the next piece goes first, as the block layer's next request of the split would,
+ * with a fresh retry budget), and the bio ends when the last one has, with the first
+ * failed piece's result (bio_chain_endio keeps the first error). Only a device gone away
+ * ends it at once: its later pieces could only fail for want of a device. */
 static void ata_bio_qc_complete(struct ata_queued_cmd *qc)
 {
     struct ata_bio *bio = qc->bio;
 
-    /* a split request's piece went well and more is left: the next piece goes first (as
-     * the block layer's next request of the split would), with a fresh retry budget */
-    if (!qc->err_mask && bio->q_piece && bio->q_done + bio->q_piece < bio->n_sectors) {
+    if (!bio->q_piece || !bio->err_mask) {
+        bio->err_mask = qc->err_mask;
+        bio->status = qc->result_tf.command;
+        bio->error = qc->result_tf.feature;
+        bio->tag = qc->tag;
+    }
+    if (bio->q_piece && bio->q_done + bio->q_piece < bio->n_sectors && !(qc->err_mask & AC_ERR_NODEV_HINT)) {
         bio->q_done += bio->q_piece;
         bio->q_piece = 0;
         bio->q_retries = 0;
         ata_bio_requeue_front(qc->ap, bio);
         return;
     }
-    bio->err_mask = qc->err_mask;
-    bio->status = qc->result_tf.command;
-    bio->error = qc->result_tf.feature;
-    bio->tag = qc->tag;
     q_push_back(&qc->ap->done, bio);
 }
 

@@ -85,19 +85,95 @@ void ata_disk_name(const struct ata_device *dev, char *buf, size_t len)
     buf[2 + n] = '\0';
 }
 
+/* The SCSI sense key libata's translation gives an ATA result (ata_to_sense_error, Linux
+ * 6.1): the first entry of the Error table whose bits are all set (Error ignored while BSY),
+ * else the first Status bit of the Status table that is set. Only the two keys sd's
+ * completion treats as "part of the request went through" are told apart here. */
+enum blk_sense { SENSE_OTHER, SENSE_MEDIUM, SENSE_HARDWARE };
+
+static enum blk_sense blk_sense_of(uint8_t status, uint8_t error)
+{
+    static const struct { uint8_t bits; enum blk_sense key; } err_tab[] = {
+        { 0xd1, SENSE_OTHER },  { 0xd0, SENSE_OTHER },  { 0x61, SENSE_HARDWARE }, /* ABORTED, ABORTED, HW */
+        { 0x84, SENSE_OTHER },  { 0x37, SENSE_OTHER },  { 0x09, SENSE_OTHER },    /* ICRC|ABRT, NOT READY x2 */
+        { 0x01, SENSE_MEDIUM }, { 0x02, SENSE_HARDWARE }, { 0x08, SENSE_OTHER },  /* AMNF, TRK0, MCR */
+        { 0x10, SENSE_OTHER },  { 0x20, SENSE_OTHER },  { 0x40, SENSE_MEDIUM },   /* IDNF: ILLEGAL REQUEST, MC, UNC */
+        { 0x80, SENSE_MEDIUM },
+    };
+    static const struct { uint8_t bit; enum blk_sense key; } stat_tab[] = {
+        { ATA_BUSY, SENSE_OTHER }, { ATA_DRDY, SENSE_OTHER }, /* ABORTED; ILLEGAL REQUEST */
+        { ATA_DF, SENSE_HARDWARE },
+    };
+
+    if (status & ATA_BUSY)
+        error = 0;
+    for (unsigned i = 0; error && i < sizeof(err_tab) / sizeof(err_tab[0]); i++)
+        if ((error & err_tab[i].bits) == err_tab[i].bits)
+            return err_tab[i].key;
+    for (unsigned i = 0; i < sizeof(stat_tab) / sizeof(stat_tab[0]); i++)
+        if (status & stat_tab[i].bit)
+            return stat_tab[i].key;
+    return SENSE_OTHER;
+}
+
+/* The LBA a result taskfile names (libata's ata_tf_read_block, LBA addressing). */
+static uint64_t rtf_lba(const struct ata_taskfile *tf)
+{
+    uint64_t lba = (uint64_t)tf->lbah << 16 | (uint64_t)tf->lbam << 8 | tf->lbal;
+
+    if (tf->flags & ATA_TFLAG_LBA48)
+        return lba | (uint64_t)tf->hob_lbah << 40 | (uint64_t)tf->hob_lbam << 32 | (uint64_t)tf->hob_lbal << 24;
+    return lba | (uint64_t)(tf->device & 0xf) << 24;
+}
+
+/* The sector the block layer's line names for a failed read/write command: the request's
+ * (a split request's piece's: the block layer's request is that piece) start, advanced past
+ * the sectors that went through. sd's completion (sd_completed_bytes, Linux 6.1) takes those
+ * from the sense data libata builds: for a MEDIUM ERROR or HARDWARE ERROR sense key whose
+ * information field (the LBA in the result taskfile) lies inside a request of more than one
+ * sector, the sectors before it complete and the request fails from that LBA on. Only device
+ * errors are read this way: after a timeout or a host error the result taskfile holds
+ * whatever the reset left there, and the start is printed (docs/controllers.md). */
+static uint64_t req_error_sector(const struct ata_queued_cmd *qc)
+{
+    const struct ata_bio *bio = qc->bio;
+    const uint64_t start = bio->lba + (bio->q_piece ? bio->q_done : 0);
+    const uint32_t n = bio->q_piece ? bio->q_piece : bio->n_sectors;
+    uint64_t bad;
+
+    if (!(qc->err_mask & (AC_ERR_DEV | AC_ERR_MEDIA)) || n <= 1 ||
+        blk_sense_of(qc->result_tf.command, qc->result_tf.feature) == SENSE_OTHER)
+        return start;
+    bad = rtf_lba(&qc->result_tf);
+    return bad >= start && bad < start + n ? bad : start;
+}
+
 /* The request the block layer gives up on. A cache flush is the empty REQ_OP_WRITE with
  * PREFLUSH that blkdev_issue_flush sends: the flush machinery turns PREFLUSH into REQ_SYNC
  * and the request has no data, so the line reads "sector 0 op 0x1:(WRITE) flags 0x800
  * phys_seg 0". */
-void ata_blk_print_req_error(struct ata_device *dev, const struct ata_bio *bio)
+void ata_blk_print_req_error(const struct ata_queued_cmd *qc)
 {
+    struct ata_device *dev = qc->dev;
+    const struct ata_bio *bio = qc->bio;
     bool flush = bio->op == ATA_BIO_FLUSH;
     unsigned op = bio->op == ATA_BIO_READ ? REQ_OP_READ : REQ_OP_WRITE;
     unsigned flags = bio->blk_flags | (flush ? REQ_SYNC_BIT : 0);
-    /* a split request fails in one piece: the block layer's request is that piece */
-    unsigned long long sector = flush ? 0 : (unsigned long long)(bio->lba + (bio->q_piece ? bio->q_done : 0));
-    unsigned phys_seg = flush ? 0 : bio->q_piece ? bio->q_piece_sg : bio->n_sg;
+    unsigned long long sector = flush ? 0 : (unsigned long long)req_error_sector(qc);
+    unsigned phys_seg = 0;
     char disk[16];
+
+    /* the segments left of the request: the block layer recounts them after the part that
+     * went through (all of the request's when none did) */
+    if (!flush) {
+        const uint64_t skip = (sector - (bio->lba + (bio->q_piece ? bio->q_done : 0))) * ATA_SECT_SIZE;
+        uint64_t end = 0;
+
+        for (unsigned i = 0; i < qc->n_sg; i++) {
+            end += qc->sg[i].len;
+            phys_seg += end > skip;
+        }
+    }
 
     ata_disk_name(dev, disk, sizeof(disk));
     {

@@ -161,7 +161,7 @@ void ata_disk_attach(struct ata_device *dev);
 void ata_disk_attach_all(struct ata_host *h);
 void ata_disk_detach(struct ata_device *dev);
 void ata_disk_name(const struct ata_device *dev, char *buf, size_t len);
-void ata_blk_print_req_error(struct ata_device *dev, const struct ata_bio *bio);
+void ata_blk_print_req_error(const struct ata_queued_cmd *qc);
 
 /* ---- core/host.c ---- */
 struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platform_ops *pops,

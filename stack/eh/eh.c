@@ -159,7 +159,7 @@ void ata_eh_finish(struct ata_port *ap)
             /* the block layer's last word on a request a live device failed (a detached
              * device's requests end offline, without this line) */
             if (!(qc->err_mask & AC_ERR_NODEV_HINT))
-                ata_blk_print_req_error(qc->dev, qc->bio);
+                ata_blk_print_req_error(qc);
             ata_eh_qc_complete(qc);
             continue;
         }

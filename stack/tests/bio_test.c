@@ -1,5 +1,6 @@
 /* Block I/O: validation, command selection through the issue path, and the deferral
  * rules of the per-port FIFO. The LLD here only records what it was asked to issue. */
+#include <stdio.h>
 #include <string.h>
 
 #include "tests.h"
@@ -529,6 +530,127 @@ START_TEST(split_at_max_sectors)
 }
 END_TEST
 
+/* A split request whose second piece fails: the pieces after it are still issued (each is
+ * the block layer's own request of the split bio), and done() runs once, after the last,
+ * with the failed piece's result. */
+START_TEST(split_piece_failure_goes_on)
+{
+    struct rig r;
+    struct ata_bio b;
+
+    rig_init(&r, ATA_DFLAG_LBA48 | ATA_DFLAG_DMA, 0);
+    r.dev->cmd_max_sectors = 65535;
+    r.dev->max_sectors = 15;
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 1000, 40);
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    hw_complete(&r, 0x1); /* piece 1 [1000,1015) */
+    ck_assert_uint_eq(r.rec.n, 2);
+    ata_lock(r.h); /* piece 2 [1015,1030) fails as EH would complete it */
+    r.ap->qcmd[0].err_mask = AC_ERR_DEV | AC_ERR_MEDIA;
+    ata_eh_qc_complete(&r.ap->qcmd[0]);
+    ata_unlock(r.h);
+    ata_port_process(r.ap);
+    ck_assert_int_eq(r.done, 0);
+    ck_assert_uint_eq(r.rec.n, 3); /* piece 3 went out all the same */
+    ck_assert_uint_eq(r.rec.log[2].lba, 1030);
+    ck_assert_uint_eq(r.rec.log[2].nsect, 10);
+    hw_complete(&r, 0x1);
+    ck_assert_int_eq(r.done, 1);
+    ck_assert_uint_eq(b.err_mask, AC_ERR_DEV | AC_ERR_MEDIA); /* the first error, not the last piece's 0 */
+    rig_fini(&r);
+}
+END_TEST
+
+/* The sector of "I/O error, dev sda, sector N": the failed request's (a split piece's)
+ * start, advanced to the LBA the drive reports when the error translates to a MEDIUM or
+ * HARDWARE ERROR sense key and that LBA lies in a request of more than one sector (sd's
+ * completion of the good part), and phys_seg counts the segments left from there. */
+static unsigned long long printed_sector(struct rig *r, struct ata_queued_cmd *qc, unsigned *phys_seg)
+{
+    const struct fake_event *e;
+    unsigned long long sector = ~0ull;
+
+    r->p.n_ev = 0;
+    ata_blk_print_req_error(qc);
+    e = fake_find(&r->p, "blk.io_error");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(sscanf(e->msg, "I/O error, dev sda, sector %llu op %*s flags %*s phys_seg %u", &sector, phys_seg), 2);
+    return sector;
+}
+
+START_TEST(io_error_line_names_the_failed_sector)
+{
+    struct rig r;
+    struct ata_bio b;
+    struct ata_queued_cmd qc;
+    /* the piece's 15 sectors in two segments: 4 sectors, then 11 */
+    const struct ata_sg piece_sg[2] = { { 0x100000, 4 * 512 }, { 0x200000, 11 * 512 } };
+    unsigned seg = 0;
+
+    rig_init(&r, ATA_DFLAG_LBA48 | ATA_DFLAG_DMA, 0);
+    r.dev->disk = 1;
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 4096, 128);
+    b.q_done = 30; /* the third piece: [4126, 4141) */
+    b.q_piece = 15;
+    b.q_piece_sg = 2;
+    memset(&qc, 0, sizeof(qc));
+    qc.dev = r.dev;
+    qc.bio = &b;
+    qc.sg = piece_sg;
+    qc.n_sg = 2;
+    qc.err_mask = AC_ERR_DEV | AC_ERR_MEDIA;
+    qc.result_tf.command = ATA_DRDY | ATA_ERR;
+    qc.result_tf.feature = ATA_UNC;
+    qc.result_tf.lbal = 4130 & 0xff; /* 28-bit: LBA 4130 */
+    qc.result_tf.lbam = 4130 >> 8;
+    qc.result_tf.device = ATA_LBA;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4130);
+    ck_assert_uint_eq(seg, 1); /* 4130 is in the second segment */
+    qc.result_tf.lbal = 4127 & 0xff;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4127);
+    ck_assert_uint_eq(seg, 2);
+    /* an LBA outside the piece (a drive reporting garbage): the piece's start */
+    qc.result_tf.lbal = 4200 & 0xff;
+    qc.result_tf.lbam = 4200 >> 8;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4126);
+    ck_assert_uint_eq(seg, 2);
+    /* LBA48 result: the HOB bytes count (0x1_0000_1020 is outside, 0x1020 = 4128 inside) */
+    qc.result_tf.flags = ATA_TFLAG_LBA48;
+    qc.result_tf.lbal = 0x20;
+    qc.result_tf.lbam = 0x10;
+    qc.result_tf.hob_lbal = 1;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4126);
+    qc.result_tf.hob_lbal = 0;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4128);
+    /* IDNF is ILLEGAL REQUEST, a DF with DRDY too (the Status table's DRDY entry comes first):
+     * nothing completes, the start is printed */
+    qc.result_tf.feature = ATA_IDNF;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4126);
+    qc.result_tf.command = ATA_DRDY | ATA_DF | ATA_ERR;
+    qc.result_tf.feature = ATA_ABORTED;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4126);
+    /* a DF without DRDY is HARDWARE ERROR: advanced */
+    qc.result_tf.command = ATA_DF | ATA_ERR;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4128);
+    /* a timeout: the result taskfile is the reset's, the start is printed */
+    qc.err_mask = AC_ERR_TIMEOUT;
+    qc.result_tf.command = ATA_DRDY | ATA_ERR;
+    qc.result_tf.feature = ATA_UNC;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4126);
+    /* a one-sector request: sd completes nothing of it */
+    qc.err_mask = AC_ERR_DEV | AC_ERR_MEDIA;
+    b.q_piece = 0;
+    b.q_done = 0;
+    b.lba = 4128;
+    b.n_sectors = 1;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4128);
+    b.lba = 4127;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 4127);
+    r.dev->disk = 0;
+    rig_fini(&r);
+}
+END_TEST
+
 Suite *bio_suite(void)
 {
     Suite *s = suite_create("bio");
@@ -546,6 +668,8 @@ Suite *bio_suite(void)
     tcase_add_test(tc, queued_for_disabled_device_fails_nodev);
     tcase_add_test(tc, fail_dev_keeps_others_in_order);
     tcase_add_test(tc, split_at_max_sectors);
+    tcase_add_test(tc, split_piece_failure_goes_on);
+    tcase_add_test(tc, io_error_line_names_the_failed_sector);
     suite_add_tcase(s, tc);
     return s;
 }
