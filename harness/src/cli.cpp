@@ -19,6 +19,7 @@
 #include "scenario/scenario_parser.h"
 #include "run/sim_run.h"
 #include "scenario/units.h"
+#include "trace/eh_rules.h"
 #include "trace/vcd_writer.h"
 
 namespace satasim::harness {
@@ -30,6 +31,7 @@ const char kUsage[] =
     "                   [--backend systemc|qemu] [--controller-rtl PROFILE] [--vcd FILE] [--vcd-signals LIST]\n"
     "                   [--vcd-ports LIST]\n"
     "       satasim check PATH...\n"
+    "       satasim eh-check TRACE.jsonl... | eh-check --rules\n"
     "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
     "       satasim fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ... (docs/fuzzing.md)\n"
     "       satasim --help\n"
@@ -56,6 +58,8 @@ const char kUsage[] =
     "          --vcd-ports LIST     host ports whose signals are recorded, comma-separated\n"
     "                               (overrides waveform.ports; switches waveforms on as above)\n"
     "  check   validate scenario files only; print warnings (a fault wider than its trigger).\n"
+    "  eh-check  judge a run's trace.jsonl by libata's EH rules (docs/eh-rules.md): one line per\n"
+    "          broken rule; exit 1 if any, 2 if a file is unreadable or not a trace. --rules lists them.\n"
     "  import-dmesg  a libata kernel log -> SCENARIO.yaml + SCENARIO.expected (the report's\n"
     "          decision lines); `diff` compares a run's satasim.log with them\n"
     "\n"
@@ -364,6 +368,31 @@ int cmd_run_one(ArgReader &r) {
     return run_one(sc, opt);
 }
 
+// The EH rules (trace/eh_rules.h) over trace files already written.
+int cmd_eh_check(ArgReader &r) {
+    if (r.i < r.args.size() && r.args[r.i] == "--rules") {
+        for (const EhRuleInfo &i : EhRules::rules())
+            std::printf("%-30s %s\n", i.id, i.text);
+        return 0;
+    }
+    if (r.i >= r.args.size())
+        return usage_error("eh-check: no trace file given");
+    int rc = 0;
+    for (; r.i < r.args.size(); ++r.i) {
+        std::vector<EhRuleViolation> v;
+        std::string err;
+        if (!check_trace_file(r.args[r.i], v, &err)) {
+            std::fprintf(stderr, "satasim: eh-check: %s\n", err.c_str());
+            return 2;
+        }
+        for (const EhRuleViolation &x : v)
+            std::printf("%s: %s\n", r.args[r.i].c_str(), x.str().c_str());
+        if (!v.empty())
+            rc = 1;
+    }
+    return rc;
+}
+
 // The importer is Python (a text parser, harness/satasim/import_dmesg.py): run it with the
 // rest of the arguments, from the source tree this simulator was built from.
 int cmd_import_dmesg(ArgReader &r) {
@@ -406,6 +435,8 @@ int cli_main(int argc, char **argv) {
         return cmd_check(r);
     if (cmd == "run-one")
         return cmd_run_one(r);
+    if (cmd == "eh-check")
+        return cmd_eh_check(r);
     if (cmd == "import-dmesg")
         return cmd_import_dmesg(r);
     if (int rc = fuzz::fuzz_command(cmd, {r.args.begin() + 1, r.args.end()}); rc >= 0)

@@ -152,6 +152,14 @@ std::vector<Finding> judge(const SimRun &run) {
             const std::string msg = t == std::string::npos ? line : line.substr(t + 2);
             add("unprovoked-eh", normalize(msg), "no fault fired, yet EH: " + msg);
         }
+    // EH decisions that break a libata rule (trace/eh_rules.h): one bucket per rule
+    for (const EhRuleViolation &v : r.eh_rule_violations) {
+        bool seen = false;
+        for (const Finding &f : out)
+            seen = seen || (f.oracle == "eh-rule" && f.where == v.rule);
+        if (!seen)
+            add("eh-rule", v.rule, v.str());
+    }
     return out;
 }
 

@@ -12,6 +12,8 @@
 //   host-start      the stack could not create or start the host
 //   unprovoked-eh   EH handled a timeout, HSM, bus or system error in a run where no fault
 //                   fired and no erratum was enabled: the hardware did nothing wrong
+//   eh-rule         an EH decision broke one of libata's rules (trace/eh_rules.h); the
+//                   location is the rule's id, so one rule is one bucket
 // Crashes and sanitizer reports end the process; the fuzzers and `tools/fuzz triage`
 // bucket those from the report's frames.
 #pragma once

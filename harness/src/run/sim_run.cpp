@@ -18,6 +18,7 @@
 #include "backend/registry.h"
 #include "trace/report.h"
 #include "backend/systemc/topology.h"
+#include "trace/eh_rules.h"
 #include "trace/trace_sink.h"
 #include "trace/vcd_writer.h"
 #include "run/workload.h"
@@ -465,6 +466,7 @@ std::string temp_dir_name(const std::string &name, long pid) {
 // The objects that ran a simulation, in the order they are torn down (the controller
 // thread's module first, then the models and the platform, then the trace writers).
 struct SimRun::Objects {
+    std::unique_ptr<EhRules> eh_rules; // observes the sink's records (outlives it)
     std::unique_ptr<TraceSink> sink;
     std::unique_ptr<VcdWriter> vcd;
     std::unique_ptr<Backend> backend;
@@ -536,6 +538,8 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
         [ps_per_ns] { return uint64_t(sc_core::sc_time_stamp().value()) / ps_per_ns; },
         opt.trace_cmds.value_or(sc.trace_cmds));
     TraceSink &sink = *obj.sink;
+    obj.eh_rules = std::make_unique<EhRules>();
+    sink.set_observer(obj.eh_rules.get());
     if (!sink.open((tmp / "trace.jsonl").string(), (tmp / "satasim.log").string())) {
         run->error = "cannot write into " + tmp.string();
         return run;
@@ -641,6 +645,9 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
     }
     report.violations = sink.violations();
     report.violation_messages = sink.violation_messages();
+    sink.set_observer(nullptr);
+    obj.eh_rules->finish();
+    report.eh_rule_violations = obj.eh_rules->violations();
     report.log_text = sink.log_text();
     evaluate(report);
     sink.emit_harness("run.verdict", SATA_TC_INFO, -1, {{"verdict", TraceValue::str(report.pass ? "pass" : "fail")},

@@ -168,6 +168,9 @@ void evaluate(RunReport &r) {
         for (const std::string &v : r.violation_messages)
             out.push_back("violation: " + v);
     }
+    // ... and EH decided by libata's rules (trace/eh_rules.h, docs/eh-rules.md)
+    for (size_t i = 0; i < r.eh_rule_violations.size() && i < 10; ++i)
+        out.push_back("EH rule broken: " + r.eh_rule_violations[i].str());
     for (const FaultReport &f : r.faults) {
         if (!r.finished)
             continue;

@@ -9,6 +9,7 @@
 #include "satasim/ata.h"
 #include "scenario/scenario.h"
 #include "run/workload.h"
+#include "trace/eh_rules.h"
 
 namespace satasim::harness {
 
@@ -71,6 +72,7 @@ struct RunReport {
     std::vector<LinkReport> links;
     uint64_t violations = 0;
     std::vector<std::string> violation_messages;
+    std::vector<EhRuleViolation> eh_rule_violations; // EH decisions against libata's rules (eh_rules.h)
     RunFailures failures; // reasons found during the run
     std::vector<std::string> reasons; // final list: run problems + failed expectations
     std::string log_text;

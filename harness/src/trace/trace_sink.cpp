@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "trace/eh_rules.h"
 #include "trace/json_writer.h"
 
 namespace satasim::harness {
@@ -169,6 +170,26 @@ void TraceSink::emit_stack(const sata_trace_event &ev) {
     }
     f += '}';
     const char *name = ev.name ? ev.name : "?";
+    if (observer_) {
+        TraceRecord r;
+        r.src = "stack";
+        r.name = name;
+        r.port = ev.port;
+        r.link = ev.link;
+        r.dev = ev.dev;
+        r.fields.reserve(ev.n_fields);
+        for (unsigned i = 0; i < ev.n_fields; ++i) {
+            const sata_trace_field &fd = ev.fields[i];
+            const char *key = fd.key ? fd.key : "?";
+            switch (fd.type) {
+            case SATA_TF_HEX: r.fields.emplace_back(key, TraceValue::hex(uint64_t(fd.i))); break;
+            case SATA_TF_STR: r.fields.emplace_back(key, TraceValue::str(fd.s ? fd.s : "")); break;
+            case SATA_TF_BOOL: r.fields.emplace_back(key, TraceValue::boolean(fd.i != 0)); break;
+            default: r.fields.emplace_back(key, TraceValue::integer(fd.i)); break;
+            }
+        }
+        observer_->on_record(clock_(), r);
+    }
     bool write = trace_cmds_ || ev.cls != SATA_TC_CMD;
     if (write)
         write_record("stack", name, class_name(ev.cls), level_name(ev.level), ev.port, ev.link, ev.dev, f,
@@ -232,6 +253,16 @@ void TraceSink::emit(const TraceRecord &rec) {
                                       (port >= 0 ? " port " + std::to_string(port) : std::string()) +
                                       (rule.empty() ? std::string() : ": " + rule) +
                                       (rec.msg.empty() ? std::string() : " (" + rec.msg + ")"));
+        }
+    }
+    if (observer_) {
+        if (port == rec.port && dev == rec.dev) {
+            observer_->on_record(clock_(), rec);
+        } else {
+            TraceRecord r = rec;
+            r.port = port;
+            r.dev = dev;
+            observer_->on_record(clock_(), r);
         }
     }
     // Model events go to the trace only: the human log reads like the driver's dmesg.

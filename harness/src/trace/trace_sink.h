@@ -67,6 +67,9 @@ class TraceSink : public ModelTrace {
     uint64_t records_written() const { return written_; }
     // Called with every record line written (directed steps' expect_trace).
     void set_record_hook(std::function<void(const std::string &line)> fn) { record_hook_ = std::move(fn); }
+    // Given every stack and model record as it is emitted, also the command records a
+    // scenario without trace_cmds does not write (the EH rules, trace/eh_rules.h).
+    void set_observer(class RecordObserver *o) { observer_ = o; }
 
     // "[    0.104173] " for t_ns.
     static std::string log_time(uint64_t t_ns);
@@ -90,6 +93,7 @@ class TraceSink : public ModelTrace {
     std::string line_; // scratch
     std::string host_name_;
     std::function<void(const std::string &)> record_hook_;
+    class RecordObserver *observer_ = nullptr;
     struct Address {
         int port, dev;
     };
