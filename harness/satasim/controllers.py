@@ -58,6 +58,8 @@ ROOT = Path(__file__).resolve().parents[2]
 AHCI_ONLY: dict[str, str] = {
     # "name": "reason",
 }
+# Fault kinds only an AHCI controller has (the scenario reader refuses them elsewhere).
+AHCI_FAULT_KINDS = {"host_bus_error"}
 
 GEN_SPEED = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}
 UDMA_NAMES = {5: "UDMA/100", 6: "UDMA/133"}
@@ -235,6 +237,10 @@ def adaptable(spec: dict, ctl: str) -> str | None:
     name = spec.get("name")
     if ctl != "ahci" and name in AHCI_ONLY:
         return f"AHCI-only: {AHCI_ONLY[name]}"
+    if ctl != "ahci":
+        kinds = {f.get("kind") for f in spec.get("faults") or [] if isinstance(f, dict)}
+        if kinds & AHCI_FAULT_KINDS:
+            return f"fault {sorted(kinds & AHCI_FAULT_KINDS)[0]}: acts on an AHCI port's DMA engine"
     t = CONTROLLERS[ctl]
     if not t.get("ncq", True) and name in NCQ_SCENARIOS:
         return f"about NCQ: {ctl} has none"

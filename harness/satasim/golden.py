@@ -298,6 +298,18 @@ def _scenario_spec(file: str):
     return None
 
 
+def dut_name(trace_path) -> str | None:
+    """The DUT a backend-rtl run ran on (its profile's name), from the run's rtl.dut record."""
+    try:
+        with open(trace_path, encoding="utf-8") as f:
+            for line in f:
+                if '"rtl.dut"' in line:
+                    return str(json.loads(line).get("f", {}).get("name")) or None
+    except (OSError, json.JSONDecodeError):
+        return None
+    return None
+
+
 def run_info(run_dir) -> dict:
     """Provenance of one scenario run (its folder in OUT_DIR) from result.json + the YAML."""
     run_dir = Path(run_dir)
@@ -310,6 +322,8 @@ def run_info(run_dir) -> dict:
         raise TraceError(rp, e.lineno, f"bad JSON: {e.msg}") from None
     ctrl = res.get("controller") or {}
     ctype = ctrl.get("type") if isinstance(ctrl, dict) else str(ctrl)
+    if res.get("backend") == "rtl":   # the controller is the DUT: its goldens are its own
+        ctype = dut_name(run_dir / "trace.jsonl") or ctype
     spec = _scenario_spec(res.get("file", ""))
     if "eh_policy" in res:   # not written by satasim yet: read from the scenario
         policy = res["eh_policy"]
@@ -431,6 +445,10 @@ ANY_TIME = Tolerance(0.0, 0, True)
 LINK_LEVEL_TOLERANCE = Tolerance(0.01, 10_000)
 # Backends whose timestamps are wall-clock driven: goldens record `time_tolerance: any`.
 UNTIMED_BACKENDS = {"qemu"}
+# Same scenario and seed, same trace: the SystemC models, and a DUT's RTL behind the shell
+# (verilated, clocked by simulated time, AXI backpressure seeded from the scenario seed).
+# An RTL run's golden is named after the DUT (<scenario>.<DUT name>.golden, link_mode rtl).
+DETERMINISTIC_BACKENDS = {"systemc", "rtl"}
 
 
 _TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
@@ -634,12 +652,12 @@ def _cmd_record(args, update=False) -> int:
         info = run_info(d)
         if info["backend"] in UNTIMED_BACKENDS:
             info["time_tolerance"] = "any"   # deterministic decisions, wall-clock timing
-        elif info["backend"] != "systemc":
+        elif info["backend"] not in DETERMINISTIC_BACKENDS:
             print(f"{info['name']}: skipped, backend {info['backend']} is not deterministic")
             continue
         else:
             info["link_mode"] = run_link_mode(info["result"])
-            own = scenario_link_mode(info["spec"])
+            own = scenario_link_mode(info["spec"]) if info["backend"] == "systemc" else None
             if own is not None and info["link_mode"] and own != info["link_mode"]:
                 print(f"{info['name']}: not recorded, the run's link level is "
                       f"{info['link_mode']} but the scenario's own is {own} (SATASIM_LINK_MODE "

@@ -2,6 +2,8 @@
 compared with a fresh run of its scenario."""
 
 import json
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 import yaml
 
 from satasim import run
+from satasim.results import binary
 from satasim.controllers import CONTROLLERS, adaptable, is_scenario, write_adapted
 from satasim.differential import qemu_unavailable_reason
 from satasim.golden import (GOLDEN_DIR, Tolerance, compare_events, compare_run,
@@ -287,9 +290,14 @@ class Source:
     adapt_to: str = ""     # run through satasim.controllers for this controller first
 
 
+RTL_PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
+RTL_DUT = "satasim_ahci_ref"   # the reference RTL's profile name: its goldens' "controller"
+
+
 def _scenarios():
     """(name, controller type) -> Source, for every scenario under scenarios/: SystemC and QEMU
-    scenarios as written, plus every adaptable AHCI scenario as its SiI3124 rewrite."""
+    scenarios as written, every adaptable AHCI scenario as its SiI3124 rewrite, and every AHCI
+    scenario on the reference controller RTL (backend rtl, goldens named after the DUT)."""
     table, ahci = {}, []
     for p in sorted((ROOT / "scenarios").rglob("*.yaml")):
         try:
@@ -306,6 +314,7 @@ def _scenarios():
         table.setdefault(key, Source(p, backend))
         if backend == "systemc" and ctype == "ahci":
             ahci.append((key[0], p, spec))
+            table.setdefault((key[0], RTL_DUT), Source(p, "rtl"))
     for name, p, spec in ahci:
         for ctl in CONTROLLERS:
             if ctl != "ahci" and adaptable(spec, ctl) is None:
@@ -341,6 +350,12 @@ def test_every_default_and_fault_scenario_has_goldens_on_both_controllers():
 
 
 def _run_source(src: Source, name, tmp_path):
+    if src.backend == "rtl":
+        if shutil.which("verilator") is None:
+            pytest.skip("verilator is not installed (tools/install_deps.sh): rtl backend skipped")
+        # the DUT build cache next to the simulator binary, as test_rtl_backend.py keeps it
+        os.environ.setdefault("SATASIM_RTL_CACHE", str(Path(binary()).resolve().parent.parent / "rtl-cache"))
+        return run([src.path], tmp_path, "--controller-rtl", str(RTL_PROFILE))
     if src.backend == "qemu":
         why = qemu_unavailable_reason()
         if why:

@@ -24,11 +24,12 @@ from satasim.results import binary
 PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
 KNOWN = ROOT / "model" / "ahci_rtl" / "known_differences.yaml"
 SUITE = ROOT / "scenarios" / "suites" / "controller-neutral.txt"
-# Clean I/O, EH with identical decisions, and EH whose differences are reviewed (timing of
+# Clean I/O, EH with identical decisions (host bus errors too), and EH whose differences are reviewed (timing of
 # the in-flight commands at the fault, the device's error FIS after IFS, IFS on unplug).
 DIFFERENTIAL = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml", "link/crc-d2h-data.yaml",
                 "link/crc-h2d-data.yaml", "faults/device-errors-dma.yaml", "faults/media-error-ncq.yaml",
-                "faults/unplug-ncq-qd32.yaml", "report/timeout-slow-device.yaml"]
+                "faults/unplug-ncq-qd32.yaml", "report/timeout-slow-device.yaml",
+                "faults/host-bus-error-dma.yaml", "faults/host-bus-error-ncq.yaml"]
 
 needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None,
                                      reason="verilator is not installed (tools/install_deps.sh): rtl differential skipped")

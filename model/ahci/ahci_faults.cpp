@@ -1,7 +1,11 @@
-// Fault hooks of the AHCI model (model/fault/README.md): lost completion interrupts. The
-// command still completes (PxCI / PxSACT clear, the FIS lands in the received-FIS area);
-// only the PxIS completion bit (DHRS, PSS, SDBS, DPS) stays clear, so no interrupt is
-// raised. Error and PHY interrupts (TFES, IFS, HBFS, PRCS, PCS, ...) are never affected.
+// Fault hooks of the AHCI model (model/fault/README.md).
+// Lost completion interrupts: the command still completes (PxCI / PxSACT clear, the FIS
+// lands in the received-FIS area); only the PxIS completion bit (DHRS, PSS, SDBS, DPS)
+// stays clear, so no interrupt is raised. Error and PHY interrupts (TFES, IFS, HBFS, PRCS,
+// PCS, ...) are never affected.
+// Host bus errors: the port's next DMA access of a class (data buffer, command list and
+// tables, FIS area) is answered with a bus error, as a PCI master or target abort would be;
+// the engine stops with PxIS.HBFS (AHCI 1.3.1 3.3.5, 6.1; docs/hardware.md 5.9).
 // Also the port's protocol-violation records (the rules themselves are checked where the
 // registers and the engine implement them).
 #include "model/ahci/ahci_port.h"
@@ -14,6 +18,11 @@ void AhciHba::inject_lost_irq(unsigned port, unsigned count, uint64_t window_ns,
                               const std::string &id) {
     if (port < ports_.size())
         ports_[port]->inject_lost_irq(count, window_ns, id);
+}
+
+void AhciHba::inject_host_bus_error(unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
+    if (port < ports_.size())
+        ports_[port]->inject_host_bus_error(bus, id);
 }
 
 void AhciHba::clear_faults() {
@@ -29,7 +38,41 @@ void AhciHba::Port::inject_lost_irq(unsigned count, uint64_t window_ns, const st
         lost_irq_.count += count;
 }
 
-void AhciHba::Port::clear_faults() { lost_irq_ = LostIrq{}; }
+void AhciHba::Port::inject_host_bus_error(const bus::BusErrorParams &bus, const std::string &id) {
+    bus_error_ = BusError{true, bus, id};
+}
+
+void AhciHba::Port::clear_faults() {
+    lost_irq_ = LostIrq{};
+    bus_error_ = BusError{};
+}
+
+AhciHba::Port::Dma AhciHba::Port::dma_read(bus::BusAccess a, const char *what, uint64_t addr, void *dst, size_t len,
+                                           bool cmd) {
+    Dma r = mem_read(addr, dst, len, cmd);
+    if (r == Dma::Ok && bus_error_injected(a, what, addr, len))
+        r = Dma::Fault; // the data that came back is not used
+    return r;
+}
+
+AhciHba::Port::Dma AhciHba::Port::dma_write(bus::BusAccess a, const char *what, uint64_t addr, const void *src,
+                                            size_t len, bool cmd) {
+    if (!bus_error_injected(a, what, addr, len))
+        return mem_write(addr, src, len, cmd);
+    return sleep(cycles::kDma.burst_cycles(true, len), cmd) ? Dma::Fault : Dma::Aborted;
+}
+
+bool AhciHba::Port::bus_error_injected(bus::BusAccess a, const char *what, uint64_t addr, size_t len) {
+    if (!bus_error_.armed || (bus_error_.bus.access != bus::BusAccess::Any && bus_error_.bus.access != a))
+        return false;
+    bus_error_.armed = false;
+    trace("fault.effect", {{"id", TraceValue::str(bus_error_.id)},
+                           {"access", TraceValue::str(bus::to_string(a))},
+                           {"addr", TraceValue::hex(addr)},
+                           {"len", TraceValue::integer(int64_t(len))}},
+          std::string("host bus error on ") + what);
+    return true;
+}
 
 namespace {
 const char *is_name(uint32_t bit) {

@@ -11,6 +11,7 @@
 
 #include <systemc>
 
+#include "model/bus/bus_fault.h"
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
@@ -63,6 +64,9 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
     // from now) are swallowed: the command completes, its completion status bit is not set.
     // Error interrupts are never swallowed.
     void inject_lost_irq(unsigned port, unsigned count, uint64_t window_ns, const std::string &id);
+    // The host bus answers the port's next DMA access of the class bus.access with an error
+    // (a master or target abort): the access moves nothing and the port stops with PxIS.HBFS.
+    void inject_host_bus_error(unsigned port, const bus::BusErrorParams &bus, const std::string &id);
     void clear_faults();
 
     const AhciConfig &config() const { return cfg_; }

@@ -55,8 +55,9 @@ class AhciHba::Port : public sc_core::sc_module,
     void oob_reset() override;
     void receive_error(link::LinkError err) override;
 
-    // Fault hooks (ahci_faults.cpp): lost completion interrupts.
+    // Fault hooks (ahci_faults.cpp): lost completion interrupts, host bus errors.
     void inject_lost_irq(unsigned count, uint64_t window_ns, const std::string &id);
+    void inject_host_bus_error(const bus::BusErrorParams &bus, const std::string &id);
     void clear_faults();
 
   protected:
@@ -148,6 +149,13 @@ class AhciHba::Port : public sc_core::sc_module,
     void halt(uint32_t is_bit, const char *why, int slot);
     void device_error(const char *why, int slot); // TFES: single device error with FBS
     void host_bus_error(const char *what, uint64_t addr, int slot);
+    // An armed host bus error that hits this access (of class a, what, [addr, addr+len)):
+    // reported as the fault's effect and disarmed; the caller then stops with HBFS.
+    bool bus_error_injected(bus::BusAccess a, const char *what, uint64_t addr, size_t len);
+    // mem_read / mem_write of an access of class a that an armed host bus error may fail
+    // (Dma::Fault after the bus latency; a failed write writes nothing).
+    Dma dma_read(bus::BusAccess a, const char *what, uint64_t addr, void *dst, size_t len, bool cmd);
+    Dma dma_write(bus::BusAccess a, const char *what, uint64_t addr, const void *src, size_t len, bool cmd);
     void protocol_error(const char *what);
     uint8_t slot_pmp(const Slot &s) const; // header PMP field (0 without CAP.SPM)
     int expected_pmp() const;              // PM port answers must come from, -1 any
@@ -208,6 +216,12 @@ class AhciHba::Port : public sc_core::sc_module,
         sc_core::sc_time until;      // ... or every one before this time
         std::string id;
     } lost_irq_;
+    // Host-bus-error fault (ahci_faults.cpp): the next DMA of its class fails.
+    struct BusError {
+        bool armed = false;
+        bus::BusErrorParams bus;
+        std::string id;
+    } bus_error_;
 };
 
 } // namespace satasim::ahci

@@ -112,7 +112,7 @@ void AhciHba::Port::issue_next() {
         return;
 
     uint32_t hdr[4];
-    Dma r = mem_read(s.hdr, hdr, sizeof hdr, true);
+    Dma r = dma_read(bus::BusAccess::Command, "command header fetch", s.hdr, hdr, sizeof hdr, true);
     if (r == Dma::Aborted)
         return;
     if (r == Dma::Fault)
@@ -126,7 +126,8 @@ void AhciHba::Port::issue_next() {
     }
     sata::Fis fis;
     fis.bytes.resize(cfl * 4);
-    r = mem_read(s.ctba + CT_CFIS, fis.bytes.data(), fis.bytes.size(), true);
+    r = dma_read(bus::BusAccess::Command, "command FIS fetch", s.ctba + CT_CFIS, fis.bytes.data(), fis.bytes.size(),
+                 true);
     if (r == Dma::Aborted)
         return;
     if (r == Dma::Fault)
@@ -148,7 +149,7 @@ void AhciHba::Port::issue_next() {
     const unsigned prdtl = hdr[0] >> HDR_PRDTL_SHIFT;
     if (prdtl) {
         std::vector<uint32_t> raw(size_t(prdtl) * 4);
-        r = mem_read(s.ctba + CT_PRDT, raw.data(), raw.size() * 4, true);
+        r = dma_read(bus::BusAccess::Command, "PRDT fetch", s.ctba + CT_PRDT, raw.data(), raw.size() * 4, true);
         if (r == Dma::Aborted)
             return;
         if (r == Dma::Fault)
@@ -259,8 +260,11 @@ AhciHba::Port::Dma AhciHba::Port::prd_move(Slot &s, uint64_t pos, uint8_t *buf, 
         return Dma::Aborted;
     bool dps = false;
     *moved = bus::for_each_sg_piece(s.prds, pos, n, [&](const Prd &p, uint64_t in, size_t off, size_t c) {
-        if (!(to_mem ? hba_.mem_.write(p.addr + in, buf + off, c) : hba_.mem_.read(p.addr + in, buf + off, c))) {
-            dma_violation(p.addr + in, c);
+        const bool injected = bus_error_injected(bus::BusAccess::Data, "PRD data", p.addr + in, c);
+        if (injected ||
+            !(to_mem ? hba_.mem_.write(p.addr + in, buf + off, c) : hba_.mem_.read(p.addr + in, buf + off, c))) {
+            if (!injected)
+                dma_violation(p.addr + in, c);
             if (dps)
                 set_completion_is(IS_DPS, false);
             host_bus_error("PRD data", p.addr + in, slot);
@@ -279,7 +283,7 @@ AhciHba::Port::Dma AhciHba::Port::prd_move(Slot &s, uint64_t pos, uint8_t *buf, 
 // PRDBC (command header dword 1) write-back.
 bool AhciHba::Port::write_prdbc(Slot &s) {
     const uint32_t v = s.done;
-    Dma r = mem_write(s.hdr + 4, &v, 4, true);
+    Dma r = dma_write(bus::BusAccess::Command, "PRDBC write-back", s.hdr + 4, &v, 4, true);
     if (r == Dma::Fault)
         host_bus_error("PRDBC write-back", s.hdr + 4, int(&s - slots_.data()));
     return r == Dma::Ok;
@@ -295,7 +299,7 @@ bool AhciHba::Port::transmit_data(unsigned slot, uint64_t pos, uint32_t n, bool 
             protocol_error("CDB transfer longer than the ACMD area");
             return false;
         }
-        Dma r = mem_read(s.ctba + CT_ACMD, buf.data(), n, true);
+        Dma r = dma_read(bus::BusAccess::Command, "ACMD fetch", s.ctba + CT_ACMD, buf.data(), n, true);
         if (r == Dma::Fault)
             host_bus_error("ACMD fetch", s.ctba + CT_ACMD, int(slot));
         if (r != Dma::Ok)

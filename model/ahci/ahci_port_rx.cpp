@@ -117,7 +117,7 @@ bool AhciHba::Port::post_fis(uint32_t area_off, const sata::Fis &fis, size_t len
         return true;
     len = std::min(len, fis.bytes.size());
     const uint64_t addr = fb_addr(fis.pm_port()) + area_off;
-    Dma r = mem_write(addr, fis.bytes.data(), len, false);
+    Dma r = dma_write(bus::BusAccess::Fis, "received FIS area", addr, fis.bytes.data(), len, false);
     if (r == Dma::Fault)
         host_bus_error("received FIS area", addr, -1);
     return r == Dma::Ok;

@@ -37,6 +37,7 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::DrqStuck, "drq_stuck", {}, Binds::Disk, false, false, true},
         {Kind::BsyStuck, "bsy_stuck", {}, Binds::Disk, false, false, true},
         {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true},
+        {Kind::HostBusError, "host_bus_error", {"access", "resp"}, Binds::Disk, false, false, false, true},
     };
     return rows;
 }

@@ -31,6 +31,7 @@ struct KindSpec {
     bool time_only;                // fires at a time only (`at`): what it acts on counts no commands
     bool fires_once;               // repeat must stay 1 (one fault per unplug or plug)
     bool taskfile_only = false;    // acts on an SFF channel: controller sil3112 or piix
+    bool ahci_only = false;        // acts on an AHCI port's DMA engine: controller ahci
 };
 
 // One row per fault::Kind, in the enumeration's order (the order of the scenario

@@ -192,6 +192,17 @@ void bmdma_error_arm(const Firing &, const PortHooks &h) {
         h.channel->bmdma().inject_error();
 }
 
+// ---- host_bus_error: the AHCI controller's host bus (the SystemC model's DMA, the RTL
+// shell's AXI slave) answers the port's next matching access with an error.
+void host_bus_error_params(const Firing &x, TraceFields &out) {
+    out.emplace_back("access", TraceValue::str(to_string(x.fault.bus.access)));
+    out.emplace_back("resp", TraceValue::str(x.fault.bus.decerr ? "decerr" : "slverr"));
+}
+void host_bus_error_arm(const Firing &x, const PortHooks &h) {
+    if (h.host_bus_error)
+        h.host_bus_error(x.fault.bus, x.fault.id);
+}
+
 } // namespace
 
 const std::vector<BlockRow> &block_table() {
@@ -226,6 +237,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::DrqStuck, B::Hba, nullptr, drq_stuck_arm},
             {Kind::BsyStuck, B::Hba, nullptr, bsy_stuck_arm},
             {Kind::BmdmaError, B::Hba, nullptr, bmdma_error_arm},
+            {Kind::HostBusError, B::Hba, host_bus_error_params, host_bus_error_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

@@ -33,6 +33,8 @@ struct PortHooks {
     std::function<void(const std::string &id)> pmp_hang; // the port's PMP control port hangs
     std::function<void()> clear_pmp;                      // and its faults are cleared
     sff::SffChannel *channel = nullptr; // the disk's taskfile channel (SFF controllers only)
+    // The AHCI controller's host bus fails the port's next matching DMA (AHCI only).
+    std::function<void(const BusErrorParams &bus, const std::string &id)> host_bus_error;
 };
 
 // The blocks a fault acts through. Each keeps what was armed; disarm() is its

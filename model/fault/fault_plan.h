@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/bus/bus_fault.h"
 #include "model/device/fault_params.h"
 #include "model/sata/fis.h"
 
@@ -34,6 +35,8 @@ enum class Kind : uint8_t {
     DrqStuck,     // after the next PIO block Status keeps DRQ (until SRST or COMRESET)
     BsyStuck,     // Status reads BSY whatever the device did (until SRST or COMRESET)
     BmdmaError,   // the next bus-master transfer fails as on a PCI master abort (Error bit)
+    // AHCI controllers only (the SystemC model and a DUT behind the RTL shell):
+    HostBusError, // the host bus answers the port's next matching DMA with an error (PxIS.HBFS)
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 
@@ -76,6 +79,12 @@ struct LostIrqParams {
     uint64_t window_ns = 0;                 // or: every completion interrupt for this long
 };
 
+// Which of the port's DMA accesses a host bus error hits (Kind::HostBusError), and how the
+// bus answers it.
+using bus::BusAccess;
+using bus::BusErrorParams;
+using bus::to_string; // the scenario's name of an access class
+
 struct FlapParams {
     uint64_t down_ns = 1000000;             // how long PhyRdy stays down each time
 };
@@ -93,6 +102,7 @@ struct Fault {
     PlugParams plug;
     FlapParams flap;
     SlowParams slow;
+    BusErrorParams bus;
     unsigned gen = 1;                       // LinkDegrade: fastest generation the link reaches
     unsigned identify_failures = 1;         // IdentifyFail: IDENTIFY commands aborted per firing
     // Not the models': the harness's verdict. The run fails unless the fault fired at least

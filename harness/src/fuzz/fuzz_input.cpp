@@ -256,8 +256,11 @@ void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec 
 const std::vector<const fault::KindSpec *> &fuzz_kinds() {
     static const std::vector<const fault::KindSpec *> kinds = [] {
         std::vector<const fault::KindSpec *> v;
+        // Not the taskfile kinds (the fuzz topologies are ahci and sil24), nor host_bus_error
+        // (added after the byte format: taking it in would change what every saved input
+        // decodes to; a format version that adds it is still to come).
         for (const fault::KindSpec &k : fault::kind_specs())
-            if (!k.taskfile_only)
+            if (!k.taskfile_only && !k.ahci_only)
                 v.push_back(&k);
         return v;
     }();
@@ -385,11 +388,12 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
     case fault::Kind::Hang:
     case fault::Kind::PmpHang:
         break;
-    case fault::Kind::SpuriousIrq: // taskfile kinds: never in fuzz_kinds()
+    case fault::Kind::SpuriousIrq: // taskfile kinds and host_bus_error: never in fuzz_kinds()
     case fault::Kind::IrqStorm:
     case fault::Kind::DrqStuck:
     case fault::Kind::BsyStuck:
     case fault::Kind::BmdmaError:
+    case fault::Kind::HostBusError:
         return false;
     }
     return true;
@@ -526,6 +530,9 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
     case fault::Kind::BsyStuck:
     case fault::Kind::BmdmaError:
         lost->push_back(path + ": a taskfile channel's fault (the fuzz topologies are ahci and sil24)");
+        break;
+    case fault::Kind::HostBusError:
+        lost->push_back(path + ": host_bus_error is not in the fuzz input format yet");
         break;
     }
 }

@@ -117,6 +117,9 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
         else
             o << ", count: " << x.slow.count;
         break;
+    case fault::Kind::HostBusError:
+        o << ", access: " << fault::to_string(x.bus.access) << ", resp: " << (x.bus.decerr ? "decerr" : "slverr");
+        break;
     case fault::Kind::Unplug:
     case fault::Kind::Hang:
     case fault::Kind::PmpHang:

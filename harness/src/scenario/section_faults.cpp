@@ -204,6 +204,16 @@ void parse_slow(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap
     }
 }
 
+// host_bus_error: which access fails and how the bus answers.
+void parse_host_bus_error(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    using fault::BusAccess;
+    if (auto *v = m.find("access"))
+        x.bus.access = as_enum<BusAccess>(p, *v, {{"data", BusAccess::Data}, {"command", BusAccess::Command},
+                                                  {"fis", BusAccess::Fis}, {"any", BusAccess::Any}});
+    if (auto *v = m.find("resp"))
+        x.bus.decerr = as_enum<bool>(p, *v, {{"slverr", false}, {"decerr", true}});
+}
+
 // "crc, lost_irq, ... or pmp_hang"
 std::string kind_names_or() {
     const std::vector<fault::KindSpec> &specs = fault::kind_specs();
@@ -234,6 +244,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::DrqStuck, nullptr},
         {Kind::BsyStuck, nullptr},
         {Kind::BmdmaError, nullptr},
+        {Kind::HostBusError, parse_host_bus_error},
     };
     return rows;
 }
@@ -306,6 +317,9 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     }
     if (spec.taskfile_only && sc.controller.type != "sil3112" && sc.controller.type != "piix")
         p.fail(m.get("kind"), "a " + kname + " acts on a taskfile channel: controller sil3112 or piix (not " +
+                                  sc.controller.type + ")");
+    if (spec.ahci_only && sc.controller.type != "ahci")
+        p.fail(m.get("kind"), "a " + kname + " acts on an AHCI port's DMA engine: controller ahci (not " +
                                   sc.controller.type + ")");
 
     x.id = "fault" + std::to_string(index);

@@ -200,11 +200,24 @@ TEST(fault_kinds_table) {
     CHECK(sc.faults[1].id == "fault1" && sc.faults[1].lost_irq.window_ns == 5000000 && sc.faults[1].lost_irq.count == 0);
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck or bmdma_error)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error or host_bus_error)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error)");
+                "bsy_stuck, bmdma_error, host_bus_error)");
+    // A host bus error: its keys, and only on an AHCI controller.
+    {
+        Scenario h = parse(d + "  - {kind: host_bus_error, port: 0, after_cmds: 3, access: command, resp: decerr}\n"
+                               "  - {kind: host_bus_error, port: 0, at: 1ms}\n");
+        CHECK(h.faults[0].bus.access == satasim::fault::BusAccess::Command && h.faults[0].bus.decerr);
+        CHECK(h.faults[1].bus.access == satasim::fault::BusAccess::Data && !h.faults[1].bus.decerr);
+    }
+    CHECK_ERROR(d + "  - {kind: host_bus_error, port: 0, at: 1ms, access: prdt}\n",
+                "t.yaml:5: faults[0].access: unknown value 'prdt' (expected one of: data, command, fis, any)");
+    CHECK_ERROR("controller: {type: sil24}\ndevices:\n  - {port: 0, capacity: 1g}\nfaults:\n"
+                "  - {kind: host_bus_error, port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].kind: a host_bus_error acts on an AHCI port's DMA engine: controller ahci (not "
+                "sil24)");
     // A taskfile channel's fault on a controller without one.
     CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: a drq_stuck acts on a taskfile channel: controller sil3112 or piix (not ahci)");
@@ -224,7 +237,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::BmdmaError) + 1);
+    CHECK(specs.size() == size_t(Kind::HostBusError) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));

@@ -67,6 +67,13 @@ bool AxiMemSlave::mapped(uint64_t addr, size_t len, const char *what) {
     return false;
 }
 
+// DECERR outside host memory, else what the error hook says.
+uint8_t AxiMemSlave::response(uint64_t addr, size_t len, bool write, const char *what) {
+    if (!mapped(addr, len, what))
+        return kDecerr;
+    return uint8_t(error_hook_ ? error_hook_(addr, len, write) : kOkay);
+}
+
 void AxiMemSlave::drive(satasim_dut_pins &p) {
     arready_ = reads_.size() < cfg_.max_reads && !hold_off();
     awready_ = w_pending_.size() + b_pending_.size() < cfg_.max_writes && !hold_off();
@@ -79,10 +86,10 @@ void AxiMemSlave::drive(satasim_dut_pins &p) {
         const unsigned sz = 1u << b.size;
         const uint64_t beat = b.addr + uint64_t(b.done) * sz;
         uint8_t lanes[SATASIM_DUT_MAX_DW_WORDS * 4] = {};
-        if (!b.error)
+        if (b.resp == kOkay)
             mem_.read(beat, lanes + (beat % bytes_), sz);
         std::memcpy(p.m_rdata, lanes, sizeof lanes);
-        p.m_rresp = uint8_t(b.error ? kDecerr : kOkay);
+        p.m_rresp = b.resp;
         p.m_rlast = b.done + 1 == b.beats;
     } else {
         std::memset(p.m_rdata, 0, sizeof p.m_rdata);
@@ -91,7 +98,7 @@ void AxiMemSlave::drive(satasim_dut_pins &p) {
     }
     if (!bvalid_ && !b_pending_.empty() && b_pending_.front().ready_at <= cycle_)
         bvalid_ = !hold_off();
-    p.m_bresp = uint8_t(bvalid_ && b_pending_.front().error ? kDecerr : kOkay);
+    p.m_bresp = bvalid_ ? b_pending_.front().resp : uint8_t(kOkay);
     p.m_arready = arready_;
     p.m_awready = awready_;
     p.m_wready = wready_;
@@ -126,14 +133,14 @@ void AxiMemSlave::edge(const satasim_dut_pins &p) {
         check_request("AR", p.m_araddr, p.m_arlen, p.m_arsize, p.m_arburst);
         Burst b{p.m_araddr, unsigned(p.m_arlen) + 1, std::min<unsigned>(p.m_arsize, 4)};
         b.ready_at = cycle_ + cfg_.read_latency;
-        b.error = !mapped(b.addr, size_t(b.beats) << b.size, "DMA read");
+        b.resp = response(b.addr, size_t(b.beats) << b.size, false, "DMA read");
         reads_.push_back(b);
         ++bursts_;
     }
     if (p.m_awvalid && awready_) {
         check_request("AW", p.m_awaddr, p.m_awlen, p.m_awsize, p.m_awburst);
         Burst b{p.m_awaddr, unsigned(p.m_awlen) + 1, std::min<unsigned>(p.m_awsize, 4)};
-        b.error = !mapped(b.addr, size_t(b.beats) << b.size, "DMA write");
+        b.resp = response(b.addr, size_t(b.beats) << b.size, true, "DMA write");
         w_pending_.push_back(b);
         ++bursts_;
     }
@@ -143,7 +150,7 @@ void AxiMemSlave::edge(const satasim_dut_pins &p) {
         if (bool(p.m_wlast) != last)
             violation("wlast", "WLAST " + std::string(p.m_wlast ? "on beat " : "missing on the last beat ") +
                                    std::to_string(b.done + 1) + " of " + std::to_string(b.beats));
-        if (!b.error) {
+        if (b.resp == kOkay) {
             const unsigned sz = 1u << b.size;
             const uint64_t beat = b.addr + uint64_t(b.done) * sz;
             const uint8_t *lanes = reinterpret_cast<const uint8_t *>(p.m_wdata);

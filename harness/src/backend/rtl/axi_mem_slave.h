@@ -3,7 +3,8 @@
 // writes received FISes and data to. Configurable read/write latency, outstanding-burst
 // limits and seeded random backpressure (AxiSlaveConfig); an access outside every host
 // memory allocation answers DECERR (the HBA must stop with HBFS) and is reported as the
-// models report it (rtl.violation dma_unmapped / dma_past_allocation). Its protocol checker
+// models report it (rtl.violation dma_unmapped / dma_past_allocation); an error hook (the
+// shell's host_bus_error fault) may answer a mapped burst SLVERR or DECERR. Its protocol checker
 // reports every AXI rule the DUT breaks as an `axi.violation` record (rule names in
 // docs/rtl-controller.md): VALID dropped before READY, payload changed while waiting,
 // WLAST off the last beat, bursts that are not INCR, longer than 16 beats, wider than the
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 
 #include "backend/rtl/dut_abi.h"
@@ -34,6 +36,11 @@ class AxiMemSlave {
     // Nothing outstanding and no VALID from the DUT (the shell may stop the clock).
     bool idle(const satasim_dut_pins &p) const;
 
+    // Asked for each burst the slave accepts in host memory: its response for the whole
+    // burst (0 OKAY, 2 SLVERR, 3 DECERR). An errored burst moves no data.
+    using ErrorHook = std::function<unsigned(uint64_t addr, size_t len, bool write)>;
+    void set_error_hook(ErrorHook h) { error_hook_ = std::move(h); }
+
     uint64_t violations() const { return violations_; }
     uint64_t bursts() const { return bursts_; }
 
@@ -43,11 +50,12 @@ class AxiMemSlave {
         unsigned beats, size;
         unsigned done = 0;
         uint64_t ready_at = 0; // cycle from which the response may go out
-        bool error = false;     // DECERR for the whole burst
+        uint8_t resp = 0;       // the response of every beat (0 OKAY: data moves)
     };
     void check_request(const char *ch, uint64_t addr, unsigned len, unsigned size, unsigned burst);
     void violation(const char *rule, const std::string &msg);
     bool mapped(uint64_t addr, size_t len, const char *what);
+    uint8_t response(uint64_t addr, size_t len, bool write, const char *what);
     bool hold_off() { return cfg_.backpressure_pct && rng_.below(100) < cfg_.backpressure_pct; }
 
     bus::HostMemory &mem_;
@@ -71,6 +79,7 @@ class AxiMemSlave {
     } ar_, aw_, w_;
     uint64_t violations_ = 0;
     uint64_t bursts_ = 0;
+    ErrorHook error_hook_;
 };
 
 } // namespace satasim::harness::rtl

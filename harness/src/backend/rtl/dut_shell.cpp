@@ -18,8 +18,10 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
                    bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail,
                    const char *wave_file)
     : sc_core::sc_module(name), profile_(profile), api_(lib.api()),
-      slave_(mem, profile.axi, profile.data_width, seed, trace), irq_(irq), trace_(trace), fail_(std::move(fail)),
+      slave_(mem, profile.axi, profile.data_width, seed, trace), bus_errors_(mem, profile.ports, trace), irq_(irq), trace_(trace), fail_(std::move(fail)),
       period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
+    slave_.set_error_hook(
+        [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
     dut_ = api_.create(wave_file);
     for (unsigned n = 0; n < profile.ports; ++n)
         ports_.push_back(std::make_unique<PhyPort>(n, [this] { wake(); }));
@@ -152,6 +154,7 @@ uint32_t DutShell::mmio_read32(uint32_t off) {
 void DutShell::mmio_write32(uint32_t off, uint32_t val) {
     if (off >= kAhciWindow)
         return;
+    bus_errors_.on_mmio_write(off, val);
     pins_.s_awaddr = off;
     pins_.s_awvalid = 1;
     pins_.s_wdata = val;

@@ -3,7 +3,8 @@
 //   - the register slave, through an AXI4-Lite master: the stack's MMIO reads and writes
 //     (bus::MmioTarget) become AXI-Lite transactions, clocked through at once (MMIO
 //     costs no simulated time, as on the SystemC models);
-//   - the DMA master, served by AxiMemSlave from the host memory model, protocol-checked;
+//   - the DMA master, served by AxiMemSlave from the host memory model, protocol-checked,
+//     with host bus errors injected by BusErrorInjector (fault host_bus_error);
 //   - the interrupt line into the harness's IrqLine;
 //   - each port's PHY interface to a PhyPort (cable, device-side link RTL, SataLink).
 // The clock runs in bursts while anything moves and stops after the profile's
@@ -17,6 +18,7 @@
 #include <systemc>
 
 #include "backend/rtl/axi_mem_slave.h"
+#include "backend/rtl/bus_error_injector.h"
 #include "backend/rtl/dut_library.h"
 #include "backend/rtl/dut_profile.h"
 #include "backend/rtl/phy_port.h"
@@ -39,6 +41,12 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     link::LinkEndpoint *port_endpoint(unsigned port) { return ports_.at(port).get(); }
     void connect_port(unsigned port, link::SataLink *lk) { ports_.at(port)->connect(lk); }
 
+    // Fault hooks: the port's next DMA burst of a class answered with an error; disarm all.
+    void inject_host_bus_error(unsigned port, const bus::BusErrorParams &p, const std::string &id) {
+        bus_errors_.arm(port, p, id);
+    }
+    void clear_faults() { bus_errors_.clear(); }
+
     uint64_t cycles() const { return cycles_; }
     uint64_t mmio_cycles() const { return mmio_cycles_; }
     uint64_t axi_violations() const { return slave_.violations(); }
@@ -57,6 +65,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     void *dut_ = nullptr;
     satasim_dut_pins pins_{};
     AxiMemSlave slave_;
+    BusErrorInjector bus_errors_;
     bus::IrqLine &irq_;
     ModelTrace *trace_;
     FailFn fail_;

@@ -49,7 +49,10 @@ class RtlBackend : public Backend {
             t.port_endpoint = [shell](unsigned port) { return shell->port_endpoint(port); };
             t.connect_port = [shell](unsigned port, link::SataLink *lk) { shell->connect_port(port, lk); };
             t.lost_irq = [](unsigned, unsigned, uint64_t, const std::string &) {}; // refused (rtl_rules.cpp)
-            t.clear_hba_faults = [] {};
+            t.clear_hba_faults = [shell] { shell->clear_faults(); };
+            t.host_bus_error = [shell](unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
+                shell->inject_host_bus_error(port, bus, id);
+            };
             t.hba_module = std::move(s);
         });
         shell_ = shell;

@@ -211,7 +211,12 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
     for (const PmpSpec &x : sc.pmps)
         if (x.fbs && x.port < 32)
             hc.fbscp_ports |= 1u << x.port;
-    adopt(t, std::make_unique<ahci::AhciHba>(name.c_str(), hc, *t.mem, *t.irq, trace));
+    auto hba = std::make_unique<ahci::AhciHba>(name.c_str(), hc, *t.mem, *t.irq, trace);
+    ahci::AhciHba *h = hba.get();
+    t.host_bus_error = [h](unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
+        h->inject_host_bus_error(port, bus, id);
+    };
+    adopt(t, std::move(hba));
 }
 
 } // namespace
@@ -277,6 +282,10 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
                 tp->lost_irq(port, count, window_ns, id);
             };
             hk.clear_hba = tp->clear_hba_faults;
+            if (tp->host_bus_error)
+                hk.host_bus_error = [tp, port](const bus::BusErrorParams &bus, const std::string &id) {
+                    tp->host_bus_error(port, bus, id);
+                };
             if (tp->sff_channel)
                 hk.channel = tp->sff_channel(port);
             return hk;

@@ -47,6 +47,8 @@ struct Topology {
     // The controller's fault hooks, whichever type it is.
     std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
     std::function<void()> clear_hba_faults;
+    // An AHCI controller's host bus error (null on other controllers).
+    std::function<void(unsigned port, const bus::BusErrorParams &bus, const std::string &id)> host_bus_error;
     // A taskfile controller's channel of a port (null on other controllers).
     std::function<sff::SffChannel *(unsigned port)> sff_channel;
     // The scenario's faults (null without any), bound to every port that has a disk.
