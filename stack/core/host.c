@@ -258,7 +258,7 @@ int ata_host_start(struct ata_host *h)
 
         if (ap->flags & ATA_FLAG_DUMMY)
             continue;
-        ehi->probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
+        ehi->probe_mask |= ATA_ALL_DEVICES;
         ehi->action |= ATA_EH_RESET;
         ehi->flags |= ATA_EHI_NO_AUTOPSY | ATA_EHI_QUIET;
         ap->pflags |= ATA_PFLAG_EH_PENDING;
@@ -360,6 +360,8 @@ struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, 
     if (!h || port >= h->n_ports || link < -1 || link >= SATA_PMP_MAX_PORTS || devno >= ATA_MAX_DEVICES)
         return NULL;
     ap = &h->ports[port];
+    if (devno >= ata_link_max_devices(link >= 0 ? &ap->pmp_link[link] : &ap->link))
+        return NULL;
     /* with a port multiplier attached the devices sit on its fan-out links */
     if (link >= 0 ? (unsigned)link >= ap->nr_pmp_links : sata_pmp_attached(ap))
         return NULL;
@@ -408,7 +410,7 @@ static int ata_port_user_eh(struct ata_host *h, unsigned port, bool delete)
         /* nothing is recovered: no report, no "EH complete" (libata only disables it) */
         ap->link.eh_info.flags |= ATA_EHI_QUIET;
     } else {
-        ap->link.eh_info.probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
+        ap->link.eh_info.probe_mask |= ATA_ALL_DEVICES;
         ap->link.eh_info.action |= ATA_EH_RESET;
     }
     ata_port_abort(ap); /* schedules EH even with nothing in flight */

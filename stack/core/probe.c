@@ -245,7 +245,7 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed)
 {
     struct ata_eh_context *ehc = &link->eh_context;
 
-    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
         struct ata_device *dev = &link->device[d];
         uint8_t mode = dev->xfer_mode;
         unsigned err_mask;

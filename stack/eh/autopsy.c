@@ -210,7 +210,7 @@ void ata_eh_link_autopsy(struct ata_link *link)
         if (ata_eh_analyze_serror_bits(pol, ehc->i.serror, &ehc->i.err_mask, &ehc->i.action))
             ata_ehi_hotplugged(&ehc->i);
     } else if (rc != -EOPNOTSUPP) {
-        ehc->i.probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
+        ehc->i.probe_mask |= ATA_ALL_DEVICES;
         ehc->i.action |= pol->act_hardreset;
         ehc->i.err_mask |= AC_ERR_OTHER;
     }

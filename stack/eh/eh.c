@@ -102,7 +102,7 @@ void ata_ehi_push_desc(struct ata_eh_info *ehi, const char *fmt, ...)
 /* Something was plugged or unplugged: probe the slot again behind a reset. */
 void ata_ehi_hotplugged(struct ata_eh_info *ehi)
 {
-    ehi->probe_mask |= (1u << ATA_MAX_DEVICES) - 1;
+    ehi->probe_mask |= ATA_ALL_DEVICES;
     ehi->flags |= ATA_EHI_HOTPLUGGED;
     ehi->action |= ATA_EH_RESET | ATA_EH_ENABLE_LINK;
     ehi->err_mask |= AC_ERR_ATA_BUS;
@@ -250,7 +250,7 @@ static void ata_eh_report_detached(struct ata_port *ap)
     for (int l = -1; l < SATA_PMP_MAX_PORTS; l++) {
         struct ata_link *link = l < 0 ? &ap->link : &ap->pmp_link[l];
 
-        for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+        for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
             struct ata_device *dev = &link->device[d];
 
             if (!(dev->flags & ATA_DFLAG_DETACHED))
@@ -273,7 +273,7 @@ void ata_eh_link_init_context(struct ata_link *link, int tries_left)
     link->eh_context.last_reset = last_reset;
     link->eh_context.eh_tries_left = tries_left;
     memset(&link->eh_info, 0, sizeof(link->eh_info));
-    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
         link->eh_context.saved_xfer_mode[d] = link->device[d].xfer_mode;
         link->eh_context.saved_ncq[d] = link->device[d].flags & ATA_DFLAG_NCQ;
     }

@@ -197,7 +197,7 @@ static bool ata_eh_skip_recovery(struct ata_link *link)
         return false;
     if ((ehc->i.action & ATA_EH_RESET) && !(ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET)))
         return false;
-    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++)
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++)
         if (link->device[d].class == ATA_DEV_UNKNOWN && ehc->classes[d] != ATA_DEV_NONE)
             return false;
     return true;

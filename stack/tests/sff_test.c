@@ -40,6 +40,36 @@ START_TEST(sil_create_lays_out_two_sff_channels)
 }
 END_TEST
 
+/* A link has two devices only on the host link of a port that may have a slave
+ * (ATA_FLAG_SLAVE_POSS: a taskfile channel with master/slave emulation); the SiI3112's
+ * channels and every fan-out link have one, so device 1 is never probed or looked up there. */
+START_TEST(slave_only_where_the_port_may_have_one)
+{
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+
+    fake_init(&p);
+    h = sil_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    ap = &h->ports[0];
+    ck_assert_uint_eq(ata_link_max_devices(&ap->link), 1);
+    ck_assert_uint_eq(ap->link.device[1].devno, 1); /* the slot exists, unused */
+    ap->link.device[0].flags |= ATA_DFLAG_ENABLED;
+    ap->link.device[1].flags |= ATA_DFLAG_ENABLED;
+    ck_assert_ptr_eq(ata_host_device(h, 0, -1, 0), &ap->link.device[0]);
+    ck_assert_ptr_null(ata_host_device(h, 0, -1, 1));
+    ap->flags |= ATA_FLAG_SLAVE_POSS;
+    ck_assert_uint_eq(ata_link_max_devices(&ap->link), 2);
+    ck_assert_uint_eq(ata_link_max_devices(&ap->pmp_link[0]), 1);
+    ck_assert_ptr_eq(ata_host_device(h, 0, -1, 1), &ap->link.device[1]);
+    ck_assert_ptr_null(ata_host_device(h, 0, -1, 2));
+    ap->link.device[0].flags = ap->link.device[1].flags = 0;
+    ata_host_destroy(h);
+    fake_check_all_freed(&p);
+}
+END_TEST
+
 START_TEST(prd_table_splits_at_64k_boundaries)
 {
     struct sata_platform p;
@@ -87,6 +117,7 @@ Suite *sff_suite(void)
 
     tcase_add_test(tc, sil_create_lays_out_two_sff_channels);
     tcase_add_test(tc, prd_table_splits_at_64k_boundaries);
+    tcase_add_test(tc, slave_only_where_the_port_may_have_one);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -84,7 +84,8 @@ void ata_host_eh_run(struct ata_host *h); /* one EH pass of every port, in the h
 void ata_port_eh_run(struct ata_host *h, unsigned port); /* one pass, in the port's EH context */
 
 unsigned ata_host_n_ports(const struct ata_host *h);
-/* link = -1 for the host link, else the PMP fan-out port; NULL if no usable device. */
+/* link = -1 for the host link, else the PMP fan-out port; devno 1 only on a host link that may
+ * have a slave (ATA_FLAG_SLAVE_POSS); NULL if no usable device. */
 struct ata_device *ata_host_device(struct ata_host *h, unsigned port, int link, unsigned devno);
 /* Read-only: the port is frozen (its interrupts masked, waiting for EH to thaw it) or has
  * EH pending or in progress. false for a port that does not exist or is a dummy. */

@@ -29,7 +29,10 @@ enum {
     /* EH's internal command: a tag of its own beyond the 32 (its qcmd[] entry); the
      * controller slot it runs in is ata_tags.int_hw (qc->hw_tag), as libata's since 4.18 */
     ATA_TAG_INTERNAL = ATA_MAX_QUEUE,
-    ATA_MAX_DEVICES = 1,                  /* per link: SATA has one; PMP adds links */
+    /* per link: device 0 and device 1 of a taskfile channel whose port may have a slave
+     * (ATA_FLAG_SLAVE_POSS, ata_link_max_devices); a SATA link has one, a PMP adds links */
+    ATA_MAX_DEVICES = 2,
+    ATA_ALL_DEVICES = (1u << ATA_MAX_DEVICES) - 1, /* probe_mask: every device a link may have */
     ATA_EH_DESC_LEN = 80,
     ATA_ERING_SIZE = 32,
 };
@@ -80,6 +83,7 @@ enum {
     ATA_FLAG_DUMMY = 1u << 0,
     ATA_FLAG_PMP = 1u << 1, /* the controller can talk to a port multiplier */
     ATA_FLAG_AN = 1u << 2,  /* the controller reports asynchronous notification (SNotification) */
+    ATA_FLAG_SLAVE_POSS = 1u << 3, /* the host link may have a device 1 (a taskfile channel's slave) */
 };
 
 /* Link flags. */
@@ -405,6 +409,13 @@ static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->f
 static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }
 static inline bool ata_is_host_link(const struct ata_link *link) { return link == &link->ap->link; }
 static inline bool sata_pmp_attached(const struct ata_port *ap) { return ap->nr_pmp_links != 0; }
+/* Devices the link can have: two on the host link of a port that may have a slave
+ * (ATA_FLAG_SLAVE_POSS), one otherwise (libata's ata_link_max_devices). Every loop over a
+ * link's devices stops here. */
+static inline unsigned ata_link_max_devices(const struct ata_link *link)
+{
+    return link->pmp < 0 && (link->ap->flags & ATA_FLAG_SLAVE_POSS) ? 2u : 1u;
+}
 /* PM port of the FIS a command or an SRST goes out with: the fan-out link's port, 15 for the
  * PMP itself, and on the host link of a PMP-capable port 15 (a PMP answers SRST there with
  * its own signature, a plain device ignores the field); 0 otherwise. */
