@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages satasim needs, only those missing (idempotent).
+# --fuzz: also what the on-demand fuzz campaigns need (AFL++: tools/fuzz, tools/fuzz_bench;
+# docs/fuzzing.md), which the test command does not.
 set -euo pipefail
 
 PACKAGES=(
@@ -9,6 +11,9 @@ PACKAGES=(
   qemu-system-x86
   lcov
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  PACKAGES+=(afl++)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
