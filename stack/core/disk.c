@@ -43,7 +43,7 @@ void ata_disk_attach_all(struct ata_host *h)
         for (int l = -1; l < (int)ap->nr_pmp_links; l++) {
             struct ata_link *link = l < 0 ? &ap->link : &ap->pmp_link[l];
 
-            for (unsigned d = 0; d < ATA_MAX_DEVICES; d++)
+            for (unsigned d = 0; d < ata_link_max_devices(link); d++)
                 if (ata_dev_enabled(&link->device[d]))
                     ata_disk_attach(&link->device[d]);
         }
