@@ -29,7 +29,10 @@ SUITE = ROOT / "scenarios" / "suites" / "controller-neutral.txt"
 DIFFERENTIAL = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml", "link/crc-d2h-data.yaml",
                 "link/crc-h2d-data.yaml", "faults/device-errors-dma.yaml", "faults/media-error-ncq.yaml",
                 "faults/unplug-ncq-qd32.yaml", "report/timeout-slow-device.yaml",
-                "faults/host-bus-error-dma.yaml", "faults/host-bus-error-ncq.yaml"]
+                "faults/host-bus-error-dma.yaml", "faults/host-bus-error-ncq.yaml",
+                # the DUT's PRCS interrupt trails the PHY flap by a few cycles: the run once
+                # ended between the two (settle now waits for the hardware to be quiet)
+                "field/identify-fail-at-probe.yaml"]
 
 needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None,
                                      reason="verilator is not installed (tools/install_deps.sh): rtl differential skipped")

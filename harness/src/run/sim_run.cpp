@@ -108,7 +108,7 @@ class SimController : public sc_core::sc_module {
     PlatformBinding &binding_;
     TraceSink &sink_;
     RunReport &report_;
-    Topology *topo_; // backend systemc: the models (null on QEMU)
+    Topology *topo_; // the models (backend systemc; the RTL shell and the device side on rtl; null on QEMU)
     const bool stop_at_end_;
     bool finished_ = false;
     std::string phase_ = "elaboration";
@@ -325,7 +325,10 @@ void SimController::run_workloads() {
 // bound is past libata's longest legitimate recovery, so a port still in EH after it is
 // stuck: two probe rounds of three device tries, each a reset that uses every deadline
 // (10 + 10 + 35 + 5 s, 5 s cool-downs), a 30 s IDENTIFY timeout and the 5 s retry delay,
-// about 690 s (docs/libata-eh.md). Idle simulated time costs no wall time.
+// about 690 s (docs/libata-eh.md). Idle simulated time costs no wall time. EH counts as
+// done only once the hardware is quiet too: a controller whose interrupt trails the event
+// that caused it (the RTL shell clocks a PHY change into the DUT, which raises PxIS.PRCS a
+// few cycles later) would otherwise end the run between the two.
 void SimController::settle() {
     if (topo_ && topo_->faults)
         while (topo_->faults->time_firings_pending())
@@ -337,10 +340,12 @@ void SimController::settle() {
         bool busy = binding_.eh_busy();
         for (unsigned p = 0; p < n && !busy; ++p)
             busy = ata_port_is_frozen(host_, p);
+        const bool moving = !busy && topo_ && topo_->hardware_quiet && !topo_->hardware_quiet();
         uint64_t now = binding_.now_ns();
-        if (!busy || now >= deadline)
+        if ((!busy && !moving) || now >= deadline)
             return;
-        uint64_t step = std::min<uint64_t>(100000000ull, deadline - now); // 100 ms
+        // 100 ms while EH runs (it signals its end); 1 us while the hardware settles
+        uint64_t step = std::min<uint64_t>(moving ? 1000ull : 100000000ull, deadline - now);
         sc_core::wait(sc_core::sc_time::from_value(sc_dt::uint64(step) *
                                                    sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value())),
                       binding_.eh_idle_event());

@@ -47,6 +47,9 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     }
     void clear_faults() { bus_errors_.clear(); }
 
+    // The clock is stopped: nothing moved for idle_cycles, no interrupt is on its way.
+    bool quiet() const { return !running_; }
+
     uint64_t cycles() const { return cycles_; }
     uint64_t mmio_cycles() const { return mmio_cycles_; }
     uint64_t axi_violations() const { return slave_.violations(); }

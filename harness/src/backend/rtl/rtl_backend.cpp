@@ -50,6 +50,7 @@ class RtlBackend : public Backend {
             t.connect_port = [shell](unsigned port, link::SataLink *lk) { shell->connect_port(port, lk); };
             t.lost_irq = [](unsigned, unsigned, uint64_t, const std::string &) {}; // refused (rtl_rules.cpp)
             t.clear_hba_faults = [shell] { shell->clear_faults(); };
+            t.hardware_quiet = [shell] { return shell->quiet(); };
             t.host_bus_error = [shell](unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
                 shell->inject_host_bus_error(port, bus, id);
             };
