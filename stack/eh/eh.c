@@ -400,7 +400,7 @@ static void ata_port_eh(struct ata_port *ap)
 void ata_port_eh_run(struct ata_host *h, unsigned port)
 {
     struct ata_port *ap;
-    bool wake, probed;
+    bool wake, probed, all_probed;
 
     if (!h || port >= h->n_ports || (h->ports[port].flags & ATA_FLAG_DUMMY))
         return;
@@ -420,13 +420,14 @@ void ata_port_eh_run(struct ata_host *h, unsigned port)
         if (!(h->flags & ATA_HOST_PARALLEL_SCAN))
             ata_host_probe_next(h);
     }
-    probed = probed && !h->n_boot_probing && h->eh_waiter;
-    if (probed)
+    /* the last port's boot probe ended: ata_host_start goes on */
+    all_probed = probed && !h->n_boot_probing && h->eh_waiter;
+    if (all_probed)
         h->eh_waiter = false;
     ata_unlock(h);
     if (wake)
         h->pops->complete(h->plat, ap->eh_wait);
-    if (probed)
+    if (all_probed)
         h->pops->complete(h->plat, h->eh_done);
 }
 
