@@ -3,9 +3,13 @@
 
 #include "backend/rtl/dut_abi.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +17,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "run/prng.h"
 
@@ -107,6 +113,59 @@ void run(const std::string &cmd, const fs::path &log, const char *what) {
         throw std::runtime_error(std::string(what) + " failed; see " + log.string());
 }
 
+// Runs the compile commands on as many threads as the machine has cores; throws after
+// all have ended if any failed.
+void compile_all(const std::vector<std::string> &commands, const fs::path &tmp, const fs::path &log) {
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto worker = [&] {
+        for (size_t i = next++; i < commands.size(); i = next++) {
+            const fs::path own = tmp / ("compile" + std::to_string(i) + ".log");
+            try {
+                run(commands[i], own, "compiling the DUT");
+            } catch (const std::runtime_error &) {
+                failed = true;
+            }
+        }
+    };
+    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), commands.size()));
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < n; ++t)
+        pool.emplace_back(worker);
+    for (std::thread &t : pool)
+        t.join();
+    std::ofstream all(log, std::ios::app);
+    std::error_code ec;
+    for (size_t i = 0; i < commands.size(); ++i) {
+        const fs::path own = tmp / ("compile" + std::to_string(i) + ".log");
+        std::stringstream text;   // (an empty log would set the stream's failbit)
+        text << std::ifstream(own).rdbuf();
+        all << text.str();
+        fs::remove(own, ec);
+    }
+    if (failed)
+        throw std::runtime_error("compiling the DUT failed; see " + log.string());
+}
+
+// An exclusive flock(2) on a file beside the build folder, held for the object's life;
+// the kernel drops it if the process dies mid-build.
+class BuildLock {
+  public:
+    explicit BuildLock(const fs::path &path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+        if (fd_ < 0)
+            throw std::runtime_error("cannot open the DUT build lock '" + path.string() + "'");
+        while (::flock(fd_, LOCK_EX) != 0)
+            if (errno != EINTR)
+                throw std::runtime_error("cannot lock '" + path.string() + "'");
+    }
+    ~BuildLock() { ::close(fd_); }
+    BuildLock(const BuildLock &) = delete;
+    BuildLock &operator=(const BuildLock &) = delete;
+
+  private:
+    int fd_;
+};
+
 } // namespace
 
 DutBuild build_dut(const DutProfile &p, bool wave) {
@@ -117,6 +176,15 @@ DutBuild build_dut(const DutProfile &p, bool wave) {
     b.dir = dir.string();
     b.so_path = (dir / "dut.so").string();
     std::error_code ec;
+    if (fs::is_regular_file(b.so_path, ec)) {
+        b.cached = true;
+        return b;
+    }
+    // One build per key at a time: a second process (a parallel test, another CI job on
+    // the same cache) waits for the first and takes its result instead of building the
+    // same DUT again beside it.
+    fs::create_directories(root, ec);
+    const BuildLock lock(root / (dir.filename().string() + ".lock"));
     if (fs::is_regular_file(b.so_path, ec)) {
         b.cached = true;
         return b;
@@ -166,12 +234,16 @@ DutBuild build_dut(const DutProfile &p, bool wave) {
     sources.push_back(vroot + "/include/verilated_threads.cpp");
     if (wave)
         sources.push_back(vroot + "/include/verilated_vcd_c.cpp");
+    // One compiler per core; each source logs into its own file, appended to build.log
+    // in source order afterwards so the log reads the same however the jobs interleaved.
     std::string objs;
+    std::vector<std::string> commands;
     for (size_t i = 0; i < sources.size(); ++i) {
         const std::string o = (tmp / ("o" + std::to_string(i) + ".o")).string();
-        run(cxx + " " + flags + " -c " + quote(sources[i]) + " -o " + quote(o), log, "compiling the DUT");
+        commands.push_back(cxx + " " + flags + " -c " + quote(sources[i]) + " -o " + quote(o));
         objs += " " + quote(o);
     }
+    compile_all(commands, tmp, log);
     run(compiler() + " -shared -Wl,-Bsymbolic -pthread -o " + quote((tmp / "dut.so").string()) + objs, log,
         "linking the DUT");
     for (size_t i = 0; i < sources.size(); ++i)

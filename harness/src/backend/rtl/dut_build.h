@@ -2,7 +2,8 @@
 // rebuilds satasim) into a cache folder named by a content hash of everything the build
 // depends on (the profile, every RTL file and include folder file, the shell's sources,
 // the Verilator and compiler versions). A cached build is reused as is; a new one is made
-// in a scratch folder and renamed into place only when complete.
+// in a scratch folder and renamed into place only when complete; processes building the
+// same key take turns (a lock file beside the folder), so the second finds the first's.
 //
 // Cache root: $SATASIM_RTL_CACHE, else $XDG_CACHE_HOME/satasim/rtl, else
 // ~/.cache/satasim/rtl. Shell sources: $SATASIM_RTL_SHELL_DIR, else this source tree's.
