@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +37,65 @@ def run(paths, out_dir, *args, timeout=900) -> RunOutput:
     cmd = [str(binary()), "run", *[str(p) for p in paths], "--out", str(out_dir), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     return RunOutput(proc.returncode, proc.stdout, proc.stderr, Path(out_dir))
+
+
+def _scenario_identity(path: Path) -> dict:
+    """What a scenario file means to the simulator: its parsed content, its name, and the
+    folder its includes resolve from (only when it has any). Two files with this in common
+    run alike wherever they were written, whatever their YAML layout."""
+    import yaml   # the harness's readers need it anyway; kept local to the one user here
+
+    try:
+        spec = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return {"unreadable": str(path.resolve())}   # never shared: the run reports it
+    ident = {"spec": spec, "stem": path.stem}
+    if isinstance(spec, dict) and "include" in spec:
+        ident["folder"] = str(path.resolve().parent)
+    return ident
+
+
+def _run_key(paths, args) -> str:
+    exe = binary().resolve()
+    st = exe.stat()
+    ident = {
+        "binary": [str(exe), st.st_mtime_ns, st.st_size],
+        "scenarios": [_scenario_identity(Path(p)) for p in paths],
+        "args": [str(a) for a in args],
+        # what the simulator reads from the environment (SATASIM_LINK_MODE, ...); where
+        # caches live changes no result
+        "env": sorted((k, v) for k, v in os.environ.items()
+                      if k.startswith("SATASIM_") and k not in ("SATASIM_RTL_CACHE", "SATASIM_TEST_RUN_CACHE")),
+    }
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def run_shared(paths, out_dir, *args, timeout=900) -> RunOutput:
+    """`run`, but one simulator run per distinct input in a test session: several tests
+    check the same scenario on the same controller (the suite's checks, the controller
+    table's, the fault reactions', its golden), and each gets its own copy of that one
+    run's output folder. The cache is $SATASIM_TEST_RUN_CACHE (harness/tests/conftest.py
+    sets it per session); without it this is `run`. Only for deterministic runs of valid
+    scenarios: a test that compares two runs (determinism) must call `run` twice."""
+    cache = os.environ.get("SATASIM_TEST_RUN_CACHE")
+    if not cache:
+        return run(paths, out_dir, *args, timeout=timeout)
+    key = _run_key(paths, args)
+    done = Path(cache) / key
+    with open(Path(cache) / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)   # a parallel worker with the same run waits for it
+        if not done.exists():
+            tmp = Path(cache) / f"{key}.tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+            r = run(paths, tmp / "out", *args, timeout=timeout)
+            (tmp / "process.json").write_text(json.dumps(
+                {"returncode": r.returncode, "stdout": r.stdout, "stderr": r.stderr}))
+            tmp.rename(done)
+    proc = json.loads((done / "process.json").read_text())
+    if (done / "out").exists():
+        shutil.copytree(done / "out", out_dir, dirs_exist_ok=True)
+    return RunOutput(proc["returncode"], proc["stdout"], proc["stderr"], Path(out_dir))
 
 
 def load_result(out_dir, name) -> dict:

@@ -1,9 +1,27 @@
+import os
+import shutil
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def pytest_configure(config):
+    # One simulator run per distinct scenario input for the whole session (satasim.run_shared):
+    # made by the main process before the xdist workers start, so they inherit it.
+    if not hasattr(config, "workerinput") and "SATASIM_TEST_RUN_CACHE" not in os.environ:
+        config._satasim_run_cache = tempfile.mkdtemp(prefix="satasim-test-runs-")
+        os.environ["SATASIM_TEST_RUN_CACHE"] = config._satasim_run_cache
+
+
+def pytest_unconfigure(config):
+    d = getattr(config, "_satasim_run_cache", None)
+    if d:
+        shutil.rmtree(d, ignore_errors=True)
+        os.environ.pop("SATASIM_TEST_RUN_CACHE", None)
 
 
 @pytest.fixture

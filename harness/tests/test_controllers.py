@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from satasim import load_result, load_trace, run
-from satasim.controllers import AHCI_ONLY, CONTROLLERS, adapt, adaptable, is_scenario, main as adapt_main
+from satasim import load_result, load_trace, run, run_shared
+from satasim.controllers import (AHCI_ONLY, CONTROLLERS, adapt, adaptable, is_scenario, main as adapt_main,
+                                 write_adapted)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [p for p in sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -40,14 +41,13 @@ def test_scenarios_exist():
 @pytest.mark.parametrize("ctl,path", list(params()))
 def test_scenario_on_controller(ctl, path, tmp_path):
     t = CONTROLLERS[ctl]
-    spec = adapt(yaml.safe_load(path.read_text()), ctl)
-    name = spec.get("name", path.stem)
-    spec["name"] = name
-    src = tmp_path / "in" / path.name
-    src.parent.mkdir()
-    src.write_text(yaml.safe_dump(spec, sort_keys=False))
+    # adapted by the adapter the goldens use, so that this run and the golden's are one run
+    # (satasim.run_shared)
+    src, = write_adapted([path], ctl, tmp_path / "in")
+    spec = yaml.safe_load(src.read_text())
+    name = spec["name"]
     out = tmp_path / "out"
-    result = run([src], out)
+    result = run_shared([src], out)
     res = load_result(out, name)
     assert res["verdict"] == "pass", res.get("reasons")
     assert result.returncode == 0, result.stdout + result.stderr

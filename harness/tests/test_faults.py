@@ -7,22 +7,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from satasim import load_result, load_trace, run
+from satasim import load_result, load_trace, run, run_shared
 
-from satasim.controllers import adapt, adaptable  # the one controller rewrite (incl. speed-down on sil24)
+from satasim.controllers import adaptable, write_adapted  # the one controller rewrite (incl. speed-down on sil24)
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTS = sorted((ROOT / "scenarios" / "faults").glob("*.yaml"))
 
 
 def run_fault(path, ctl, tmp_path):
-    spec = adapt(yaml.safe_load(path.read_text()), ctl)
+    # the goldens' adapter: this run, the suite's and the golden's are one (run_shared)
+    src, = write_adapted([path], ctl, tmp_path / "in")
+    spec = yaml.safe_load(src.read_text())
     name = spec["name"]
-    src = tmp_path / "in" / path.name
-    src.parent.mkdir(parents=True, exist_ok=True)
-    src.write_text(yaml.safe_dump(spec))
     out = tmp_path / "out"
-    result = run([src], out)
+    result = run_shared([src], out)
     res = load_result(out, name)
     return spec, result, res, out, name
 

@@ -20,9 +20,11 @@ def _sim(*args, timeout=600):
 
 
 def test_every_input_decodes_to_a_scenario_the_reader_accepts():
-    r = _sim("fuzz-smoke", "--decode-only", "--seed", "7", "--count", "5000")
+    # 1500 random inputs (a few seconds under ASan); a longer format check runs on demand:
+    # build/bin/satasim fuzz-smoke --decode-only --seed N --count 100000
+    r = _sim("fuzz-smoke", "--decode-only", "--seed", "7", "--count", "1500")
     assert r.returncode == 0, r.stdout[-4000:]
-    assert "format check: 5000 inputs, 0 failed" in r.stdout
+    assert "format check: 1500 inputs, 0 failed" in r.stdout
 
 
 def test_the_empty_input_and_one_byte_decode():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from satasim import run
+from satasim import run, run_shared
 from satasim.results import binary
 from satasim.controllers import CONTROLLERS, adaptable, is_scenario, write_adapted
 from satasim.differential import qemu_unavailable_reason
@@ -364,7 +364,8 @@ def _run_source(src: Source, name, tmp_path):
     path = src.path
     if src.adapt_to:
         path, = write_adapted([src.path], src.adapt_to, tmp_path / "adapted")
-    return run([path], tmp_path)
+    # the same run as the suite's, the controller table's and the fault tests' (run_shared)
+    return run_shared([path], tmp_path)
 
 
 @pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.name)

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from satasim import run
+import yaml
+
+from satasim import run, run_shared
+from satasim.controllers import is_scenario
 from satasim.render import buckets, build_lanes, main, render_html, render_log
 from synthetic_trace import rec
 
@@ -56,11 +59,16 @@ def test_log_lines_follow_the_sink(tmp_path):
 
 @pytest.fixture(scope="module")
 def real_runs(tmp_path_factory):
-    """The default suite and the sil24 scenarios, run once for this module."""
+    """The default suite and the sil24 scenarios: the suite's own runs (run_shared), one
+    scenario file each, as test_suite.py and test_sil24.py run them."""
     out = tmp_path_factory.mktemp("render-runs")
-    r = run([ROOT / "scenarios", ROOT / "scenarios" / "sil24"], out)
-    dirs = sorted(d for d in out.iterdir() if (d / "result.json").exists())
-    assert dirs, r.stdout + r.stderr
+    files = [p for d in (ROOT / "scenarios", ROOT / "scenarios" / "sil24") for p in sorted(d.glob("*.yaml"))
+             if is_scenario(yaml.safe_load(p.read_text()))]
+    for p in files:
+        r = run_shared([p], out / p.stem)
+        assert r.returncode == 0, r.stdout + r.stderr
+    dirs = sorted(d for f in files for d in (out / f.stem).iterdir() if (d / "result.json").exists())
+    assert len(dirs) == len(files)
     return dirs
 
 

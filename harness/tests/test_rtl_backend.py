@@ -1,7 +1,9 @@
 """Backend rtl: the stack and scenarios on the reference AHCI controller RTL
 (model/ahci_rtl/profile.yaml) inside the DUT shell. The DUT is verilated once per build
-tree (cache next to the simulator binary); the subset here is small, the rest of the suite
-runs on demand (docs/rtl-controller.md)."""
+tree (cache next to the simulator binary). Here: the profile and refusal rules; the scenarios
+that run on the DUT in the test command (clean I/O and EH, each compared with the SystemC
+model) are test_rtl_differential.py's, the rest of the suite runs on demand
+(docs/rtl-controller.md)."""
 
 import os
 import shutil
@@ -12,11 +14,6 @@ import pytest
 from satasim.results import ROOT, binary, load_result, run
 
 PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
-# dma-rw-verify: back-to-back 8 KiB Data FIS of a non-NCQ READ DMA (the device-side link
-# once went from WTRM to X_RDY without its SYNC; every such read timed out, and EH retried
-# it into a pass, hence the timer and EH checks below).
-SUBSET = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml", "dma-rw-verify.yaml"]
-
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
                                 reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
 
@@ -48,21 +45,6 @@ def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
     q = profile_copy(tmp_path / "q.yaml", "rtl/ahci_port.v", "rtl/nope.v")
     r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(q))
     assert r.returncode == 2 and "files[1]: no such file" in r.stderr, r.stderr
-
-
-def test_reference_rtl_runs_the_subset(tmp_path, rtl_env):
-    paths = [ROOT / "scenarios" / s for s in SUBSET]
-    r = run(paths, tmp_path, "--controller-rtl", str(PROFILE), "--jobs", "2", "--wall-limit", "120")
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "satasim: DUT satasim_ahci_ref:" in r.stderr
-    for s in SUBSET:
-        res = load_result(tmp_path, s[:-5])
-        assert res["verdict"] == "pass" and res["backend"] == "rtl", res
-        assert res["axi_violations"] == 0 and res["violations"] == 0, res
-        assert res["dut_cycles"] > 0 and res["axi_bursts"] > 0, res
-        assert res["data_errors"] == 0 and res["io_errors"] == 0, res
-        # a clean run: no command timed out, no EH beyond the boot probe's reset
-        assert res["timers_fired"] == 0 and res["eh_runs"] <= 1, (s, res["timers_fired"], res["eh_runs"])
 
 
 def test_scenarios_the_dut_lacks_are_refused_with_the_reason(tmp_path, rtl_env):

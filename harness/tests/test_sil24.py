@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from satasim import load_result, load_trace, run
+from satasim import load_result, load_trace, run, run_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 SIL24 = ROOT / "scenarios" / "sil24"
@@ -21,7 +21,7 @@ def events(out, name):
 @pytest.mark.parametrize("path", sorted(SIL24.glob("*.yaml")), ids=lambda p: p.stem)
 def test_sil24_scenario_passes(path, tmp_path):
     name = yaml.safe_load(path.read_text())["name"]
-    result = run([path], tmp_path)
+    result = run_shared([path], tmp_path)
     res = load_result(tmp_path, name)
     assert res["verdict"] == "pass", res.get("reasons")
     assert result.returncode == 0

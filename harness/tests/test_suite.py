@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from satasim import load_result, load_trace, run
+from satasim import load_result, load_trace, run_shared
 from satasim.scenario_file import as_bool, as_uint, load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ def test_scenario_passes(path, tmp_path):
     # reads them (strings), converted here where compared with result.json's numbers.
     spec = load_scenario(path)
     name = spec.get("name", path.stem)
-    result = run([path], tmp_path)
+    result = run_shared([path], tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     res = load_result(tmp_path, name)
     assert res["verdict"] == "pass", res.get("reasons")
