@@ -47,6 +47,37 @@ CASES = {
         "controller.pcix_ack_window",
     ),
     "bad-irq-loss-fix": ("name: bad\nhost: {irq_loss_fix: maybe}\n", 2, "host.irq_loss_fix"),
+    # the ICH's port map: piix only, ich5/ich6 only; device 1 only where a slave position exists
+    "map-on-ahci": ("name: bad\ncontroller:\n  type: ahci\n  map: ich6\n", 4, "controller.map"),
+    "map-bad-value": ("name: bad\ncontroller:\n  type: piix\n  map: ich7\n", 4, "controller.map"),
+    "devno-without-map": (
+        "name: bad\ncontroller: {type: piix}\ndevices:\n  - port: 0\n    devno: 1\n",
+        5,
+        "devices[0].devno",
+    ),
+    "devno-out-of-range": (
+        "name: bad\ncontroller: {type: piix, map: ich6}\ndevices:\n  - port: 0\n    devno: 2\n",
+        5,
+        "devno",
+    ),
+    "duplicate-slave": (
+        "name: bad\ncontroller: {type: piix, map: ich6}\ndevices:\n  - {port: 0, devno: 1}\n"
+        "  - {port: 0, devno: 1}\n",
+        5,
+        "devno",
+    ),
+    "workload-on-empty-slave": (
+        "name: bad\ncontroller: {type: piix, map: ich6}\ndevices:\n  - port: 0\nworkload:\n"
+        "  - {device: 0, devno: 1, op: read}\n",
+        6,
+        "devno",
+    ),
+    "fault-devno-on-sil3112": (
+        "name: bad\ncontroller: {type: sil3112}\ndevices:\n  - port: 0\nfaults:\n"
+        "  - {kind: lost_irq, port: 0, devno: 1, after_cmds: 1}\n",
+        6,
+        "devno",
+    ),
     "bad-controller-type": (
         "name: bad\ncontroller: {type: nvme, ports: 1}\ndevices:\n  - port: 0\n",
         2,

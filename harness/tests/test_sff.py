@@ -167,3 +167,61 @@ def test_piix_has_no_hotplug(tmp_path):
     up = [e for e in trace if e["ev"] == "sff.phyrdy_change" and e["port"] == 1 and e["f"]["ready"]]
     assert up and up[-1]["t_ns"] > t_plug
     assert not [e for e in trace if e["cls"] == "decision" and e["t_ns"] >= t_plug]
+
+
+def _probe_cmds(trace):
+    """(device, command) of every IDENTIFY (ec) and SET FEATURES (ef), in issue order."""
+    return [(e["dev"], e["f"]["cmd"]) for e in trace if e["ev"] == "qc.issue" and e["f"]["cmd"] in ("0xec", "0xef")]
+
+
+def test_ich6_master_slave_four_disks_probe_and_data(tmp_path):
+    """ICH6 MAP 00b: both channels get a slave position; the probe finds all four disks with
+    their own identities, IDENTIFY goes to device 1 before device 0 on each channel (libata's
+    reverse order), the transfer modes are set from device 0 up, and every disk's workload
+    completes with its data verified."""
+    name = "piix-ich6-master-slave"
+    res = _run(tmp_path, name)
+    found = {d["name"]: d["model"] for d in res["devices"]}
+    assert found == {"ata1.00": "SATASIM P0 MASTER", "ata1.01": "SATASIM P2 SLAVE",
+                     "ata2.00": "SATASIM P1 MASTER", "ata2.01": "SATASIM P3 SLAVE"}
+    assert [w["completed"] for w in res["workloads"]] == [40, 40, 30, 30, 32]
+    trace = load_trace(tmp_path, name)
+    for port in (0, 1):
+        # probe: IDENTIFY 1 then 0; transfer mode: SET FEATURES + IDENTIFY 0, then 1
+        assert _probe_cmds([e for e in trace if e.get("port") == port]) == [
+            (1, "0xec"), (0, "0xec"), (0, "0xef"), (0, "0xec"), (1, "0xef"), (1, "0xec")]
+        classes = [(e["dev"], e["f"]["cls"]) for e in trace if e["ev"] == "probe.class" and e["port"] == port]
+        assert classes == [(0, "ata"), (1, "ata")]
+    maps = [e for e in trace if e["ev"] == "piix.map"]
+    assert len(maps) == 1 and maps[0]["f"]["slave_poss"] == 3
+
+
+def test_ich6_slave_errors_per_device_eh(tmp_path):
+    """Faults on the slave only. The IDNF: no reset, only the slave is revalidated; the
+    transfer mode is then set again on both devices of the link (libata's ata_set_mode covers
+    the link: SET FEATURES and the post-setmode IDENTIFY per device, in device order). The lost
+    DMA interrupt: a timeout, one SRST for the channel, both devices classified, revalidated
+    (slave first) and configured; the master's requests and data are unaffected."""
+    name = "piix-ich6-slave-errors"
+    res = _run(tmp_path, name)
+    trace = load_trace(tmp_path, name)
+    ex = [i for i, e in enumerate(trace) if e["ev"] == "eh.exception"]
+    done = [i for i, e in enumerate(trace) if e["ev"] == "eh.complete"]
+    assert len(ex) == 2 and all(trace[i]["dev"] == 1 for i in ex)
+    first = trace[ex[0]:next(d for d in done if d > ex[0])]
+    second = trace[ex[1]:next(d for d in done if d > ex[1])]
+    # IDNF on a block request: revalidation of the failed command's device only, no reset
+    assert trace[ex[0]]["f"]["action"] == "0x0"
+    assert not [e for e in first if e["ev"] == "eh.reset"]
+    assert _probe_cmds(first) == [(1, "0xec"), (0, "0xef"), (0, "0xec"), (1, "0xef"), (1, "0xec")]
+    # timeout: the channel's reset, then both devices
+    assert trace[ex[1]]["f"]["action"] == "0x6"
+    assert [e["f"]["method"] for e in second if e["ev"] == "eh.reset"] == ["soft"]
+    assert [(e["dev"], e["f"]["cls"]) for e in second if e["ev"] == "probe.class"] == [(0, "ata"), (1, "ata")]
+    assert _probe_cmds(second) == [(1, "0xec"), (0, "0xec"),  # revalidation, device 1 first
+                                   (0, "0xef"), (0, "0xec"), (1, "0xef"), (1, "0xec")]  # transfer mode
+    assert [e["f"]["devmask"] for e in second if e["ev"] == "sff.devchk"] == ["0x3"]
+    assert [e["dev"] for e in second if e["ev"] == "probe.configured"] == [0, 1]
+    # the slave alone carries the blame in its error ring
+    assert {e["dev"] for e in trace if e["ev"] == "eh.ering"} == {1}
+    assert [w["completed"] for w in res["workloads"]] == [60, 60]

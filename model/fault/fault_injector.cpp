@@ -219,12 +219,14 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
     r.src = "fault";
     r.name = "fault.inject";
     r.port = int(f.port);
-    r.link = target_of(f).second;
+    r.link = target_of(f).link;
     r.fields = {{"id", TraceValue::str(f.id)},
                 {"kind", TraceValue::str(to_string(f.kind))},
                 {"port", TraceValue::integer(f.port)}};
     if (f.pmp_port)
         r.fields.emplace_back("pmp_port", TraceValue::integer(*f.pmp_port));
+    if (f.devno)
+        r.fields.emplace_back("devno", TraceValue::integer(f.devno));
     r.fields.emplace_back("firing", TraceValue::integer(s.fired));
     if (cmd) {
         r.fields.emplace_back("cmd_opcode", TraceValue::hex(cmd->opcode));
@@ -239,7 +241,8 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
     if (row && row->params)
         row->params(firing, r.fields);
     char where[16];
-    std::snprintf(where, sizeof where, f.pmp_port ? "ata%u.%02u" : "ata%u", f.port + 1, f.pmp_port.value_or(0));
+    std::snprintf(where, sizeof where, f.pmp_port || f.devno ? "ata%u.%02u" : "ata%u", f.port + 1,
+                  f.pmp_port.value_or(f.devno));
     r.msg = std::string("inject ") + to_string(f.kind) + " on " + where + " (" + f.id +
             ", firing " + std::to_string(s.fired) + (cmd ? ", command " + hex(cmd->opcode) : std::string()) + ")";
     if (trace_)

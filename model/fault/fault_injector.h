@@ -20,9 +20,19 @@
 
 namespace satasim::fault {
 
-// Where a fault lives: a host port, and the fan-out port behind its PMP (-1: none).
-using Target = std::pair<unsigned, int>;
-inline Target target_of(const Fault &f) { return {f.port, f.pmp_port ? int(*f.pmp_port) : -1}; }
+// Where a fault lives: a host port, the fan-out port behind its PMP (-1: none), and the
+// device number on a taskfile channel with a slave (1: the slave).
+struct Target {
+    unsigned port = 0;
+    int link = -1;
+    unsigned devno = 0;
+    bool operator==(const Target &o) const { return port == o.port && link == o.link && devno == o.devno; }
+    bool operator!=(const Target &o) const { return !(*this == o); }
+    bool operator<(const Target &o) const {
+        return port != o.port ? port < o.port : link != o.link ? link < o.link : devno < o.devno;
+    }
+};
+inline Target target_of(const Fault &f) { return {f.port, f.pmp_port ? int(*f.pmp_port) : -1, f.devno}; }
 
 class FaultInjector : public sc_core::sc_module {
   public:

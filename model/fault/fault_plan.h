@@ -95,6 +95,7 @@ struct Fault {
     Kind kind = Kind::Crc;
     unsigned port = 0;                      // host port
     std::optional<unsigned> pmp_port;       // the disk behind the port multiplier on `port`
+    unsigned devno = 0;                     // the channel's device 1 (slave) on a taskfile port
     Trigger trigger;
     CrcParams crc;
     MediaParams media;

@@ -7,8 +7,9 @@ void ata_tf_init(const struct ata_device *dev, struct ata_taskfile *tf)
 {
     memset(tf, 0, sizeof(*tf));
     tf->ctl = ATA_DEVCTL_OBS;
-    /* SATA has only device 0 per link; the obsolete bits are still set as on PATA */
-    tf->device = dev && dev->devno ? ATA_DEVICE_OBS | 0x10 : ATA_DEVICE_OBS;
+    /* the obsolete bits are still set as on PATA; DEV addresses device 1 of a taskfile
+     * channel with a slave (master/slave emulation), a SATA link's one device is device 0 */
+    tf->device = dev && dev->devno ? ATA_DEVICE_OBS | ATA_DEV1 : ATA_DEVICE_OBS;
 }
 
 void ata_tf_to_fis(const struct ata_taskfile *tf, unsigned pmp, bool is_cmd, uint8_t fis[20])

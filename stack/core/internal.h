@@ -142,7 +142,6 @@ unsigned ata_bio_fail_dev(struct ata_port *ap, const struct ata_device *dev, uns
 extern const struct sata_deb_timing sata_deb_timing_normal;
 extern const struct sata_deb_timing sata_deb_timing_hotplug;
 int sata_link_resume(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline);
-int ata_wait_ready(struct ata_link *link, uint64_t deadline, ata_check_ready_fn check);
 const char *sata_spd_string(unsigned spd);
 /* Lower the link's allowed SATA speed one step (effective at the next hardreset). */
 int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit);

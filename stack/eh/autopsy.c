@@ -250,8 +250,18 @@ void ata_eh_link_autopsy(struct ata_link *link)
     if (!ata_is_host_link(link) && (all_err_mask & AC_ERR_TIMEOUT))
         ap->link.eh_context.i.err_mask |= AC_ERR_TIMEOUT;
 
-    /* the offender carries the blame; on a one-device link the device does anyway */
-    if (!offender && ata_dev_enabled(&link->device[0]) && link->device[0].class != ATA_DEV_PMP)
+    /* On a link with two devices the revalidation is the failed commands' device's only
+     * (libata moves ATA_EH_PERDEV_MASK to ehi->dev_action): a media error on device 1 does
+     * not revalidate device 0. A reset is the link's and revalidates both (ata_eh_reset).
+     * On a one-device link the two are the same, and the action stays the link's. */
+    if (offender && ata_link_max_devices(link) > 1) {
+        ehc->i.dev_action[offender->devno] |= ehc->i.action & ATA_EH_PERDEV_MASK;
+        ehc->i.action &= ~(unsigned)ATA_EH_PERDEV_MASK;
+    }
+    /* the offender carries the blame; on a one-device link the device does anyway (with two,
+     * a link-wide error such as a frozen port blames neither) */
+    if (!offender && ata_link_max_devices(link) == 1 && ata_dev_enabled(&link->device[0]) &&
+        link->device[0].class != ATA_DEV_PMP)
         offender = &link->device[0];
     if (offender && ata_dev_enabled(offender)) {
         if (offender->flags & ATA_DFLAG_DUBIOUS_XFER)

@@ -81,70 +81,110 @@ static bool ata_eh_schedule_probe(struct ata_device *dev)
     return true;
 }
 
-static int ata_eh_revalidate_and_attach(struct ata_device *dev)
+/* A per-device action is done for dev (libata's ata_eh_clear_action with a device): a
+ * link-wide request first becomes each device's own, so the other devices still get it. */
+static void eh_dev_action_done(struct ata_device *dev, unsigned action)
 {
     struct ata_link *link = dev->link;
+    struct ata_eh_info *ehi = &link->eh_context.i;
+
+    if (ehi->action & action) {
+        for (unsigned d = 0; d < ata_link_max_devices(link); d++)
+            ehi->dev_action[d] |= ehi->action & action;
+        ehi->action &= ~action;
+    }
+    ehi->dev_action[dev->devno] &= ~action;
+}
+
+/* Revalidate the enabled devices that need it and IDENTIFY the new ones, from the last
+ * device to the first (libata: on a parallel cable device 1 releases PDIAG- before device 0
+ * is identified); then configure and attach the new ones from the first to the last, so the
+ * ID lines come in device order. On failure *r_failed is the device that failed. */
+static int ata_eh_revalidate_and_attach(struct ata_link *link, struct ata_device **r_failed)
+{
     struct ata_eh_context *ehc = &link->eh_context;
-    enum ata_dev_class cls = ehc->classes[dev->devno];
+    struct ata_device *dev = NULL;
+    unsigned new_mask = 0;
     int rc;
 
-    if (ata_dev_enabled(dev)) {
-        if (!(ehc->i.action & ATA_EH_REVALIDATE))
-            return 0;
-        if (ata_link_offline(link))
-            return -EIO;
-        rc = ata_dev_revalidate(dev, cls);
-        if (rc)
-            return rc;
-        ehc->i.action &= ~ATA_EH_REVALIDATE;
-        ehc->i.flags |= ATA_EHI_SETMODE;
-        return 0;
-    }
-    if (!ehc->tries[dev->devno] || !ata_class_probeable(cls))
-        return 0;
-    if (cls == ATA_DEV_PMP) {
-        const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls)) };
+    for (unsigned n = ata_link_max_devices(link); n-- > 0;) {
+        enum ata_dev_class cls = ehc->classes[n];
 
-        /* the PMP layer attaches it (sata_pmp_port_ops' pmp_probe) */
-        if (!(link->ap->flags & ATA_FLAG_PMP) || !ata_is_host_link(link) || !link->ap->ops->pmp_probe) {
-            ata_dev_ev(dev, ATA_EV("probe.unsupported", SATA_TC_DECISION, SATA_LOG_WARN, f),
-                       "port multiplier support not available, ignoring");
-            return 0;
+        dev = &link->device[n];
+        if (ata_dev_enabled(dev)) {
+            if (!(ata_eh_dev_action(dev) & ATA_EH_REVALIDATE))
+                continue;
+            if (ata_link_offline(link)) {
+                rc = -EIO;
+                goto err;
+            }
+            rc = ata_dev_revalidate(dev, cls);
+            if (rc)
+                goto err;
+            eh_dev_action_done(dev, ATA_EH_REVALIDATE);
+            ehc->i.flags |= ATA_EHI_SETMODE;
+            continue;
+        }
+        if (!ehc->tries[n] || !ata_class_probeable(cls))
+            continue;
+        if (cls == ATA_DEV_PMP) {
+            const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls)) };
+
+            /* the PMP layer attaches it (sata_pmp_port_ops' pmp_probe) */
+            if (!(link->ap->flags & ATA_FLAG_PMP) || !ata_is_host_link(link) || !link->ap->ops->pmp_probe) {
+                ata_dev_ev(dev, ATA_EV("probe.unsupported", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                           "port multiplier support not available, ignoring");
+                continue;
+            }
+            dev->class = cls;
+            rc = link->ap->ops->pmp_probe(dev);
+            if (rc) {
+                dev->class = ATA_DEV_UNKNOWN;
+                if (rc == -EOPNOTSUPP)
+                    continue;
+                goto err;
+            }
+            dev->flags |= ATA_DFLAG_ENABLED;
+            ehc->i.action &= ~ATA_EH_REVALIDATE;
+            continue;
         }
         dev->class = cls;
-        rc = link->ap->ops->pmp_probe(dev);
-        if (rc) {
-            dev->class = ATA_DEV_UNKNOWN;
-            return rc == -EOPNOTSUPP ? 0 : rc;
-        }
-        dev->flags |= ATA_DFLAG_ENABLED;
-        ehc->i.action &= ~ATA_EH_REVALIDATE;
-        return 0;
-    }
-    dev->class = cls;
-    rc = ata_dev_read_id(dev, &cls, dev->id);
-    if (rc == -ENOENT) {
-        /* nobody answered: no reset needed, just forget the slot */
+        rc = ata_dev_read_id(dev, &cls, dev->id);
+        /* the class is the device's once it is configured */
         dev->class = ATA_DEV_UNKNOWN;
-        ata_eh_thaw_port(link->ap);
-        return 0;
+        if (rc == -ENOENT) {
+            /* nobody answered: no reset needed, just forget the slot */
+            ata_eh_thaw_port(link->ap);
+            continue;
+        }
+        if (rc)
+            goto err;
+        ehc->classes[n] = cls;
+        new_mask |= 1u << n;
     }
-    if (!rc) {
-        dev->class = cls;
+    for (unsigned n = 0; n < ata_link_max_devices(link); n++) {
+        if (!(new_mask & (1u << n)))
+            continue;
+        dev = &link->device[n];
+        dev->class = ehc->classes[n];
         ehc->i.flags |= ATA_EHI_PRINTINFO;
         rc = ata_dev_configure(dev);
         ehc->i.flags &= ~ATA_EHI_PRINTINFO;
+        if (rc) {
+            dev->class = ATA_DEV_UNKNOWN;
+            goto err;
+        }
+        dev->flags |= ATA_DFLAG_ENABLED | ATA_DFLAG_ATTACHED;
+        ata_disk_attach(dev);
+        ata_ering_clear(&dev->ering, false); /* a new device starts with a clean history */
+        eh_dev_action_done(dev, ATA_EH_REVALIDATE);
+        ehc->i.flags |= ATA_EHI_SETMODE;
     }
-    if (rc) {
-        dev->class = ATA_DEV_UNKNOWN;
-        return rc;
-    }
-    dev->flags |= ATA_DFLAG_ENABLED | ATA_DFLAG_ATTACHED;
-    ata_disk_attach(dev);
-    ata_ering_clear(&dev->ering, false); /* a new device starts with a clean history */
-    ehc->i.action &= ~ATA_EH_REVALIDATE;
-    ehc->i.flags |= ATA_EHI_SETMODE;
     return 0;
+
+err:
+    *r_failed = dev;
+    return rc;
 }
 
 /* Spend one of the device's tries; ask for another round with a reset, or give up. */
@@ -193,7 +233,7 @@ static bool ata_eh_skip_recovery(struct ata_link *link)
 
     if (link->flags & ATA_LFLAG_DISABLED)
         return true;
-    if ((link->ap->pflags & ATA_PFLAG_FROZEN) || ata_dev_enabled(&link->device[0]))
+    if ((link->ap->pflags & ATA_PFLAG_FROZEN) || ata_link_nr_enabled(link))
         return false;
     if ((ehc->i.action & ATA_EH_RESET) && !(ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET)))
         return false;
@@ -217,35 +257,41 @@ static void ata_eh_link_recovered(struct ata_link *link)
     link->eh_context.i.flags &= ~(unsigned)(ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET);
 }
 
-/* One link's recovery: reset, revalidate or probe its device, transfer mode, retries. */
+/* One link's recovery: reset, revalidate or probe its devices, transfer mode, retries. */
 int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
                         ata_reset_fn hardreset, ata_postreset_fn postreset)
 {
     struct ata_port *ap = link->ap;
     struct ata_eh_context *ehc = &link->eh_context;
-    struct ata_device *dev = &link->device[0];
-    struct ata_device *failed = NULL;
+    const unsigned n_dev = ata_link_max_devices(link);
+    struct ata_device *failed;
     int rc;
 
     const struct ata_eh_policy *pol = ap->host->eh_policy;
 
 #ifndef SATASIM_PLANT_EH_TRIES_NEVER_RESET
-    ehc->tries[0] = (int)pol->dev_tries; /* (planted: armed at probe only, spent tries carry over) */
+    for (unsigned d = 0; d < n_dev; d++)
+        ehc->tries[d] = (int)pol->dev_tries; /* (planted: armed at probe only, spent tries carry over) */
 #endif
     ehc->i.action &= ~(unsigned)ATA_EH_ENABLE_LINK; /* no PMP links to re-enable */
-    /* a delete the user asked for (docs/libata-eh.md 5.5): no SCSI device is left to report */
-    if (dev->flags & ATA_DFLAG_DETACH) {
-        dev->flags &= ~(unsigned)ATA_DFLAG_ATTACHED;
-        ata_eh_detach_dev(dev);
+    for (unsigned d = 0; d < n_dev; d++) {
+        struct ata_device *dev = &link->device[d];
+
+        /* a delete the user asked for (docs/libata-eh.md 5.5): no SCSI device is left to report */
+        if (dev->flags & ATA_DFLAG_DETACH) {
+            dev->flags &= ~(unsigned)ATA_DFLAG_ATTACHED;
+            ata_eh_detach_dev(dev);
+        }
+        /* Only an empty slot is probed up front. A present device after a hotplug event is
+         * revalidated behind the reset: still there and the same -> kept; link offline -> its
+         * tries run out and it is detached; another drive -> -ENODEV, detach, probe. */
+        if (!ata_dev_enabled(dev))
+            ata_eh_schedule_probe(dev);
     }
-    /* Only an empty slot is probed up front. A present device after a hotplug event is
-     * revalidated behind the reset: still there and the same -> kept; link offline -> its
-     * tries run out and it is detached; another drive -> -ENODEV, detach, probe. */
-    if (!ata_dev_enabled(dev))
-        ata_eh_schedule_probe(dev);
 
 retry:
     rc = 0;
+    failed = NULL;
     if (ap->pflags & ATA_PFLAG_UNLOADING)
         return 0;
     if (ata_eh_skip_recovery(link)) {
@@ -256,17 +302,19 @@ retry:
     if (ata_eh_host_reset_pending(link))
         return -ERESTART;
     if (ehc->i.action & ATA_EH_RESET) {
-        rc = ata_eh_reset(link, !ata_dev_enabled(dev), prereset, softreset, hardreset, postreset);
+        /* the class check counts only when a slot is vacant (libata: ata_link_nr_vacant) */
+        rc = ata_eh_reset(link, ata_link_nr_enabled(link) < n_dev, prereset, softreset, hardreset, postreset);
         if (rc && ata_eh_host_reset_pending(link))
             return -ERESTART;
         if (rc) {
             ata_link_ev(link, ATA_EV0("eh.reset_giveup", SATA_TC_DECISION, SATA_LOG_ERR),
                         "reset failed, giving up");
-            ata_dev_disable(dev);
+            for (unsigned d = 0; d < n_dev; d++)
+                ata_dev_disable(&link->device[d]);
             return rc;
         }
     }
-    rc = ata_eh_revalidate_and_attach(dev);
+    rc = ata_eh_revalidate_and_attach(link, &failed);
     if (!rc && (ehc->i.flags & ATA_EHI_SETMODE)) {
         rc = ata_set_mode(link, &failed);
         if (!rc)
@@ -279,11 +327,14 @@ retry:
     if (ata_eh_host_reset_pending(link))
         return -ERESTART;
 
-    ata_eh_handle_dev_fail(dev, rc);
-    if (!(ehc->i.action & ATA_EH_RESET) || ata_eh_skip_recovery(link))
+    if (!failed)
+        failed = &link->device[0];
+    ata_eh_handle_dev_fail(failed, rc);
+    /* nothing more to do once no reset is asked for and no device is left to revalidate */
+    if ((!(ehc->i.action & ATA_EH_RESET) && !ata_link_nr_enabled(link)) || ata_eh_skip_recovery(link))
         return 0;
-    if (ata_dev_enabled(dev)) {
-        const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", ehc->tries[0]) };
+    if (ata_dev_enabled(failed)) {
+        const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", ehc->tries[failed->devno]) };
 
         ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_WARN, f),
                     "failed to recover some devices, retrying in 5 secs");

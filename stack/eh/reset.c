@@ -25,20 +25,47 @@ static void eh_reset_start(struct ata_link *link, bool hard, unsigned try)
                     hard ? "hard" : "soft");
 }
 
-/* Called with the reset done: trust the class only as far as the link state allows. */
+/* Called with the reset done: trust each device's class only as far as the link state
+ * allows. Returns the devices the link says are there but the reset could not classify. */
 static unsigned eh_reset_check_class(struct ata_link *link, enum ata_dev_class *cls)
 {
     unsigned misclassified = 0;
 
-    if (ata_link_online(link)) {
-        if (*cls == ATA_DEV_UNKNOWN) {
-            *cls = ATA_DEV_NONE;
-            misclassified++;
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
+        if (ata_link_online(link)) {
+            if (cls[d] == ATA_DEV_UNKNOWN) {
+                cls[d] = ATA_DEV_NONE;
+                misclassified++;
+            }
+        } else if (ata_link_offline(link) || cls[d] == ATA_DEV_UNKNOWN) {
+            cls[d] = ATA_DEV_NONE;
         }
-    } else if (ata_link_offline(link) || *cls == ATA_DEV_UNKNOWN) {
-        *cls = ATA_DEV_NONE;
     }
     return misclassified;
+}
+
+/* Every device slot of the link gets class c. */
+static void set_classes(struct ata_link *link, enum ata_dev_class *cls, enum ata_dev_class c)
+{
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++)
+        cls[d] = c;
+}
+
+/* The class the reset found: the link's one device as a link record, or on a link with two
+ * device slots one record per device (ata1.00, ata1.01). */
+static void class_event(struct ata_link *link, const enum ata_dev_class *cls)
+{
+    if (ata_link_max_devices(link) == 1) {
+        const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls[0])) };
+
+        ata_link_ev(link, ATA_EV("probe.class", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        return;
+    }
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
+        const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls[d])) };
+
+        ata_dev_ev(&link->device[d], ATA_EV("probe.class", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    }
 }
 
 /* Behind a PMP: once the PMP itself needs a reset (its control port failed under this link's
@@ -55,7 +82,7 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
     struct ata_port *ap = link->ap;
     struct ata_host *h = ap->host;
     struct ata_eh_context *ehc = &link->eh_context;
-    enum ata_dev_class *cls = &ehc->classes[0];
+    enum ata_dev_class *cls = ehc->classes;
     const struct ata_eh_policy *pol = h->eh_policy;
     const unsigned max_tries = pol->n_reset_tries;
     unsigned try = 0, method;
@@ -85,7 +112,7 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
     if (!method) {
         ata_link_ev(link, ATA_EV0("eh.no_reset_method", SATA_TC_DECISION, SATA_LOG_WARN),
                     "no reset method available, skipping reset");
-        *cls = ATA_DEV_ATA;
+        set_classes(link, cls, ATA_DEV_ATA);
         ehc->i.action &= ~ATA_EH_RESET;
         return 0;
     }
@@ -96,7 +123,7 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
             ata_link_ev(link, ATA_EV0("eh.port_disabled", SATA_TC_DECISION, SATA_LOG_DEBUG),
                         "port disabled--ignoring");
             ehc->i.action &= ~ATA_EH_RESET;
-            *cls = ATA_DEV_NONE;
+            set_classes(link, cls, ATA_DEV_NONE);
             return 0;
         }
         if (rc) {
@@ -112,7 +139,7 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
         else if (ehc->i.action & ATA_EH_SOFTRESET)
             reset = softreset;
         else {
-            *cls = ATA_DEV_NONE;
+            set_classes(link, cls, ATA_DEV_NONE);
             ata_eh_thaw_port(ap);
             /* The link is empty (softreset dropped on an offline link). Count it as the
              * softreset libata-2006 ran there (its LLD softresets returned class NONE on an
@@ -134,7 +161,7 @@ retry:
     eh_reset_start(link, reset == hardreset, try);
     ehc->last_reset = ata_now(h);
     ehc->i.flags |= reset == hardreset ? ATA_EHI_DID_HARDRESET : ATA_EHI_DID_SOFTRESET;
-    *cls = ATA_DEV_UNKNOWN;
+    set_classes(link, cls, ATA_DEV_UNKNOWN);
 
     rc = reset(link, cls, deadline);
     if (rc == -EAGAIN && reset == hardreset) {
@@ -148,7 +175,7 @@ retry:
         if (!ata_link_offline(link)) {
             eh_reset_start(link, false, try);
             ehc->i.flags |= ATA_EHI_DID_SOFTRESET;
-            *cls = ATA_DEV_UNKNOWN;
+            set_classes(link, cls, ATA_DEV_UNKNOWN);
             rc = softreset(link, cls, deadline);
         } else {
             rc = 0;
@@ -177,7 +204,6 @@ retry:
 
     {
         unsigned wrong = eh_reset_check_class(link, cls);
-        const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(*cls)) };
 
         if (classify && wrong) {
             const struct sata_trace_field fm[] = { TF_INT("count", wrong), TF_INT("try", try) };
@@ -192,7 +218,7 @@ retry:
                         "link online but %u devices misclassified, device detection might fail",
                         wrong);
         }
-        ata_link_ev(link, ATA_EV("probe.class", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        class_event(link, cls);
     }
     ehc->i.action &= ~ATA_EH_RESET;
     ehc->i.action |= ATA_EH_REVALIDATE;

@@ -581,36 +581,176 @@ static void bmdma_post_internal_cmd(struct ata_queued_cmd *qc)
 
 int ata_sff_check_ready(struct ata_link *link) { return ata_check_ready(ata_sff_altstatus(link->ap)); }
 
+/* The taskfile of the selected device, and whether anything owns the registers (a status of
+ * FFh or 7Fh: no device drives the bus). */
+static bool read_signature(struct ata_port *ap, struct ata_taskfile *tf)
+{
+    memset(tf, 0, sizeof(*tf));
+    ata_sff_tf_read(ap, tf);
+    return tf->command != 0xff && tf->command != 0x7f;
+}
+
 enum ata_dev_class ata_sff_dev_classify(struct ata_port *ap)
 {
     struct ata_taskfile tf;
 
-    memset(&tf, 0, sizeof(tf));
     wr8(ap, cmd_reg(ap, ATA_REG_DEVICE), ATA_DEVICE_OBS);
-    ata_sff_tf_read(ap, &tf);
-    if (tf.command == 0xff || tf.command == 0x7f)
+    if (!read_signature(ap, &tf))
         return ATA_DEV_NONE; /* nothing owns the registers */
     return ata_dev_classify(&tf);
 }
 
-/* SRST: hold it for 20 us, release, wait for BSY to clear, classify (ATA/ATAPI-7 vol 2
- * software reset protocol). */
-int ata_sff_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+/* Device select: the Device register's DEV bit, then the PIO cycle of an Alternate Status
+ * read for the pause a select needs (libata's ata_sff_dev_select). */
+static void dev_select(struct ata_port *ap, unsigned devno)
+{
+    wr8(ap, cmd_reg(ap, ATA_REG_DEVICE), (uint8_t)(ATA_DEVICE_OBS | (devno ? ATA_DEV1 : 0)));
+    ata_sff_altstatus(ap);
+}
+
+/* Is device devno there? Sector Count and LBA Low are written 55h/AAh, AAh/55h, 55h/AAh and
+ * read back: a device latches them, an empty position (no cable, or no slave on the channel)
+ * does not (libata's ata_devchk). */
+static bool dev_check(struct ata_port *ap, unsigned devno)
+{
+    static const uint8_t pat[3][2] = { { 0x55, 0xaa }, { 0xaa, 0x55 }, { 0x55, 0xaa } };
+
+    dev_select(ap, devno);
+    for (unsigned i = 0; i < 3; i++) {
+        wr8(ap, cmd_reg(ap, ATA_REG_NSECT), pat[i][0]);
+        wr8(ap, cmd_reg(ap, ATA_REG_LBAL), pat[i][1]);
+    }
+    return rd8(ap, cmd_reg(ap, ATA_REG_NSECT)) == 0x55 && rd8(ap, cmd_reg(ap, ATA_REG_LBAL)) == 0xaa;
+}
+
+/* One device's class after SRST on a channel with a slave position (libata's
+ * ata_sff_dev_classify): the Error register holds the diagnostic code (ATA/ATAPI-7 vol 1
+ * 9.9 EXECUTE DEVICE DIAGNOSTIC, as recalled: 01h passed, 81h device 0 passed and device 1
+ * failed, 00h/other a failure); a device that failed it is taken as ATA if the device check
+ * saw it, anything else with an unknown signature or a code other than 01h (81h on device
+ * 0) is no device, and an ATA signature with a Status of 0 is none either. *err: the code. */
+static enum ata_dev_class classify_dev(struct ata_port *ap, unsigned devno, bool present, uint8_t *err)
+{
+    struct ata_taskfile tf;
+    enum ata_dev_class c;
+    bool diag_failed = false;
+
+    dev_select(ap, devno);
+    if (!read_signature(ap, &tf)) {
+        *err = tf.feature;
+        return ATA_DEV_NONE;
+    }
+    *err = tf.feature;
+    if (tf.feature == 0)
+        diag_failed = true;
+    else if (tf.feature != 1 && !(devno == 0 && tf.feature == 0x81))
+        return ATA_DEV_NONE;
+    c = ata_dev_classify(&tf);
+    if (c == ATA_DEV_UNKNOWN)
+        return present && diag_failed ? ATA_DEV_ATA : ATA_DEV_NONE;
+    if (c == ATA_DEV_ATA && ata_sff_check_status(ap) == 0)
+        return ATA_DEV_NONE;
+    return c;
+}
+
+/* The wait after SRST on a channel with a slave position (libata's ata_sff_wait_after_reset):
+ * device 0's BSY (the wait every reset has), then, if the device check found device 1, its
+ * Sector Count and LBA Low reaching the signature's 01h (twice at most, 50 ms apart: some
+ * devices never set them) and its BSY. A device 1 whose status reads FFh is no reason to
+ * fail the reset. Device 0 is selected at the end. */
+static int wait_after_srst_pair(struct ata_link *link, unsigned devmask, uint64_t deadline)
 {
     struct ata_port *ap = link->ap;
-    struct ata_sff_port *sp = ata_sff(ap);
-    uint8_t ctl = (uint8_t)(ATA_DEVCTL_OBS | (sp->ctl & ATA_NIEN));
-    int rc;
+    int rc = ata_wait_after_reset(link, deadline, ata_sff_check_ready), ret = 0;
 
-    wr8(ap, cmd_reg(ap, ATA_REG_DEVICE), ATA_DEVICE_OBS);
+    if (rc)
+        return rc;
+    if (devmask & 2) {
+        dev_select(ap, 1);
+        for (unsigned i = 0; i < 2; i++) {
+            if (rd8(ap, cmd_reg(ap, ATA_REG_NSECT)) == 1 && rd8(ap, cmd_reg(ap, ATA_REG_LBAL)) == 1)
+                break;
+            ata_msleep(ap->host, 50);
+        }
+        rc = ata_wait_ready(link, deadline, ata_sff_check_ready);
+        if (rc && rc != -ENODEV)
+            return rc;
+        ret = rc;
+    }
+    dev_select(ap, 0);
+    if (devmask & 2)
+        dev_select(ap, 1);
+    if (devmask & 1)
+        dev_select(ap, 0);
+    return ret;
+}
+
+/* SRST pulse in Device Control: hold it for 20 us, release (ATA/ATAPI-7 vol 2 software
+ * reset protocol). It reaches both devices of the channel. */
+static void srst_pulse(struct ata_port *ap)
+{
+    uint8_t ctl = (uint8_t)(ATA_DEVCTL_OBS | (ata_sff(ap)->ctl & ATA_NIEN));
+
     ata_sff_set_ctl(ap, ctl);
     ap->host->pops->sleep_ns(ap->host->plat, 20000);
     ata_sff_set_ctl(ap, (uint8_t)(ctl | ATA_SRST));
     ap->host->pops->sleep_ns(ap->host->plat, 20000);
     ata_sff_set_ctl(ap, ctl);
+}
+
+static int softreset_fail(struct ata_link *link, int rc)
+{
+    return ata_softreset_fail(link, rc, rc == -EBUSY ? "timeout" : "device not ready");
+}
+
+/* A channel with a slave position: the device check of both devices, SRST, the wait for
+ * each device found, and the signature of each (cls[0], cls[1]) as libata's
+ * ata_sff_softreset. Device 1 is classified unless device 0 reported that device 1 failed
+ * its diagnostics (81h). */
+static int softreset_pair(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    struct ata_port *ap = link->ap;
+    unsigned devmask = 0;
+    uint8_t err = 0;
+    int rc;
+
+    if (dev_check(ap, 0))
+        devmask |= 1;
+    if (dev_check(ap, 1))
+        devmask |= 2;
+    {
+        const struct sata_trace_field f[] = { TF_HEX("devmask", devmask) };
+
+        ata_link_ev(link, ATA_EV("sff.devchk", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    }
+    dev_select(ap, 0);
+    srst_pulse(ap);
+    rc = wait_after_srst_pair(link, devmask, deadline);
+    if (rc && rc != -ENODEV)
+        return softreset_fail(link, rc);
+    cls[0] = classify_dev(ap, 0, devmask & 1, &err);
+    if (err != 0x81)
+        cls[1] = classify_dev(ap, 1, devmask & 2, &err);
+    dev_select(ap, 0);
+    return 0;
+}
+
+/* SRST: hold it for 20 us, release, wait for BSY to clear, classify (ATA/ATAPI-7 vol 2
+ * software reset protocol). A channel with one device position (no ATA_FLAG_SLAVE_POSS)
+ * skips the 55h/AAh device check: on device 0 it decides nothing (the wait and the
+ * signature do), so it is left out there. */
+int ata_sff_softreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    struct ata_port *ap = link->ap;
+    int rc;
+
+    if (ata_link_max_devices(link) > 1)
+        return softreset_pair(link, cls, deadline);
+    wr8(ap, cmd_reg(ap, ATA_REG_DEVICE), ATA_DEVICE_OBS);
+    srst_pulse(ap);
     rc = ata_wait_after_reset(link, deadline, ata_sff_check_ready);
     if (rc && rc != -ENODEV)
-        return ata_softreset_fail(link, rc, rc == -EBUSY ? "timeout" : "device not ready");
+        return softreset_fail(link, rc);
     *cls = rc ? ATA_DEV_NONE : ata_sff_dev_classify(ap);
     return 0;
 }

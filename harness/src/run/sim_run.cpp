@@ -160,6 +160,9 @@ void SimController::main_thread() {
     cfg.port_mask = sc_.host.port_mask;
     cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
     cfg.pio_polling = sc_.host.pio_polling;
+    cfg.piix_map = sc_.controller.map == "ich6"   ? ATA_PIIX_MAP_ICH6
+                   : sc_.controller.map == "ich5" ? ATA_PIIX_MAP_ICH5
+                                                  : ATA_PIIX_MAP_NONE;
     cfg.spd_limit = sc_.host.spd_limit;
     std::vector<ata_force_param> force = to_stack_force(sc_.host.force);
     cfg.force = force.empty() ? nullptr : force.data();
@@ -188,13 +191,14 @@ void SimController::main_thread() {
                 auto st = std::make_unique<DeviceState>();
                 st->port = fd.port;
                 st->pmp_port = fd.pmp_port;
+                st->devno = fd.devno;
                 st->name = fd.addr().trace_name("disk");
-                st->dev = ata_host_device(host_, fd.port, fd.addr().link(), 0);
+                st->dev = ata_host_device(host_, fd.port, fd.addr().link(), fd.devno);
                 st->info = fd.info;
                 // Never-written sectors: the model disk's blank pattern; zeros without a
                 // model disk (QEMU's sparse image).
                 if (topo_)
-                    if (device::SataDisk *disk = topo_->disk_at({fd.port, fd.pmp_port}))
+                    if (device::SataDisk *disk = topo_->disk_at(fd.addr()))
                         st->shadow.set_blank(disk->media().seed());
                 devs_.push_back(std::move(st));
                 report_.devices.push_back(fd);
@@ -231,7 +235,7 @@ void SimController::main_thread() {
 // the disk is there.
 void SimController::apply_device_settings() {
     for (const auto &d : devs_) {
-        const DeviceSpec *spec = sc_.device_at({d->port, d->pmp_port});
+        const DeviceSpec *spec = sc_.device_at(d->addr());
         if (spec && spec->timeout_ns)
             ata_dev_set_timeout(d->dev, unsigned(spec->timeout_ns / 1000000ull));
     }
@@ -243,7 +247,7 @@ void SimController::apply_device_settings() {
 void SimController::attach_reads() {
     std::vector<std::unique_ptr<WorkloadRunner>> readers;
     for (const auto &d : devs_) {
-        const DeviceSpec *spec = sc_.device_at({d->port, d->pmp_port});
+        const DeviceSpec *spec = sc_.device_at(d->addr());
         if (!spec || !spec->attach_read)
             continue;
         WorkloadSpec w;
@@ -251,6 +255,7 @@ void SimController::attach_reads() {
         w.attach_read = true;
         w.device = d->port;
         w.pmp_port = d->pmp_port;
+        w.devno = d->devno;
         w.op = OpSpec::Read;
         w.lba = 0;
         w.sectors = 8;
@@ -292,9 +297,9 @@ void SimController::run_workloads() {
         wr.spec = w;
         wr.stats.requested = w.count;
         DeviceState *dev = nullptr;
-        const DevAddr want{w.device, w.pmp_port};
+        const DevAddr want = w.addr();
         for (auto &d : devs_)
-            if (DevAddr{d->port, d->pmp_port} == want)
+            if (d->addr() == want)
                 dev = d.get();
         if (!dev && !w.warmplug()) { // warm-plug steps address the port, found or not
             report_.failures.add("workload[" + std::to_string(i) + "]: no device found on " + want.str() +
@@ -360,19 +365,23 @@ std::vector<FoundDevice> SimController::devices_on_port(unsigned p) {
     std::vector<FoundDevice> out;
     if (p >= ata_host_n_ports(host_))
         return out;
+    // the host link's devices (device 1: a taskfile channel's slave), then the fan-out links'
     for (int link = -1; link < int(kMaxFanoutPorts); ++link) {
-        ata_device *d = ata_host_device(host_, p, link, 0);
-        if (!d)
-            continue;
-        FoundDevice fd;
-        fd.port = p;
-        if (link >= 0)
-            fd.pmp_port = unsigned(link);
-        if (ata_dev_get_info(d, &fd.info) != 0) {
-            report_.failures.add(fd.addr().str() + ": ata_dev_get_info failed");
-            continue;
+        for (unsigned devno = 0; devno < (link < 0 ? 2u : 1u); ++devno) {
+            ata_device *d = ata_host_device(host_, p, link, devno);
+            if (!d)
+                continue;
+            FoundDevice fd;
+            fd.port = p;
+            fd.devno = devno;
+            if (link >= 0)
+                fd.pmp_port = unsigned(link);
+            if (ata_dev_get_info(d, &fd.info) != 0) {
+                report_.failures.add(fd.addr().str() + ": ata_dev_get_info failed");
+                continue;
+            }
+            out.push_back(fd);
         }
-        out.push_back(fd);
     }
     return out;
 }
@@ -410,13 +419,13 @@ void SimController::check_media() {
     if (!topo_)
         return;
     for (const auto &ds : devs_) {
-        device::SataDisk *disk = topo_->disk_at({ds->port, ds->pmp_port});
+        device::SataDisk *disk = topo_->disk_at(ds->addr());
         if (!disk)
             continue;
         bool replaced = false; // a different drive (new media) was plugged in
         for (size_t i = 0; topo_->faults && i < sc_.faults.size(); ++i) {
             const fault::Fault &f = sc_.faults[i];
-            if (f.port == ds->port && f.pmp_port == ds->pmp_port && f.kind == fault::Kind::Plug && f.plug.blank_media &&
+            if (f.port == ds->port && f.pmp_port == ds->pmp_port && f.devno == ds->devno && f.kind == fault::Kind::Plug && f.plug.blank_media &&
                 topo_->faults->fired(i))
                 replaced = true;
         }
@@ -439,7 +448,7 @@ void SimController::check_media() {
             continue;
         report_.failures.data_errors += bad;
         for (const std::string &d : first) {
-            std::string msg = "data lost on " + DevAddr{ds->port, ds->pmp_port}.str() + " (" + ds->name +
+            std::string msg = "data lost on " + ds->addr().str() + " (" + ds->name +
                               "): a write reported complete is not on the media: " + d;
             report_.failures.add(msg);
             sink_.emit_harness("data.lost", SATA_TC_INFO, int(ds->port),

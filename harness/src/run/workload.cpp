@@ -114,13 +114,13 @@ WorkloadRunner::~WorkloadRunner() {
 
 std::string WorkloadRunner::label() const {
     if (spec_.attach_read)
-        return "attach read (" + DevAddr{spec_.device, spec_.pmp_port}.str() + ")";
+        return "attach read (" + spec_.addr().str() + ")";
     if (spec_.kind == WorkloadKind::Scan && !spec_.scan_port)
         return "workload[" + std::to_string(index_) + "] (scan of every port)";
     if (spec_.warmplug())
         return "workload[" + std::to_string(index_) + "] (" + workload_kind_name(spec_.kind) + " port " +
                std::to_string(spec_.device) + ")";
-    return "workload[" + std::to_string(index_) + "] (" + DevAddr{spec_.device, spec_.pmp_port}.str() + ", " +
+    return "workload[" + std::to_string(index_) + "] (" + spec_.addr().str() + ", " +
            (spec_.kind == WorkloadKind::Request ? "request " : "") + op_name(spec_.op) + ")";
 }
 
@@ -299,7 +299,7 @@ void WorkloadRunner::finish(Slot &s) {
                 stats_.data_errors += c.bad_sectors;
                 failures_.data_errors += c.bad_sectors;
                 for (const std::string &d : c.first) {
-                    std::string msg = "data mismatch on " + DevAddr{dev_->port, dev_->pmp_port}.str() + " (" +
+                    std::string msg = "data mismatch on " + dev_->addr().str() + " (" +
                                       dev_->name + "), " + d;
                     failures_.add(msg);
                     sink_.emit_harness("data.mismatch", SATA_TC_INFO, int(dev_->port),

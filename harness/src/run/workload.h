@@ -47,7 +47,9 @@ struct RunFailures {
 struct DeviceState {
     unsigned port = 0;
     std::optional<unsigned> pmp_port; // behind the port multiplier on `port`
-    std::string name; // "disk<port>" or "disk<port>.<pmp_port>"
+    unsigned devno = 0;               // a channel's slave (piix map ich6)
+    std::string name; // "disk<port>", "disk<port>.<pmp_port>" or "disk<port>.1" (slave)
+    DevAddr addr() const { return {port, pmp_port, devno}; }
     ata_device *dev = nullptr;
     ata_dev_info info{};
     ShadowMap shadow;

@@ -13,7 +13,7 @@ uint64_t DeviceSpec::addressable() const {
 
 const DeviceSpec *Scenario::device_on_port(unsigned port) const {
     for (const auto &d : devices)
-        if (d.port == port && !d.pmp_port)
+        if (d.port == port && !d.pmp_port && !d.devno)
             return &d;
     return nullptr;
 }
@@ -27,8 +27,11 @@ const DeviceSpec *Scenario::device_at(const DevAddr &a) const {
 
 std::vector<DevAddr> Scenario::disk_places(unsigned port) const {
     const PmpSpec *pm = pmp_on_port(port);
-    if (!pm)
+    if (!pm) {
+        if (controller.slave_positions()) // master and slave of a channel
+            return {{port, std::nullopt, 0}, {port, std::nullopt, 1}};
         return {{port, std::nullopt}};
+    }
     std::vector<DevAddr> out;
     for (unsigned f = 0; f < pm->ports; ++f)
         out.push_back({port, f});
@@ -36,16 +39,18 @@ std::vector<DevAddr> Scenario::disk_places(unsigned port) const {
 }
 
 std::string DevAddr::str() const {
-    return "port " + std::to_string(port) + (pmp_port ? " pmp_port " + std::to_string(*pmp_port) : "");
+    return "port " + std::to_string(port) + (pmp_port ? " pmp_port " + std::to_string(*pmp_port) : "") +
+           (devno ? " devno " + std::to_string(devno) : "");
 }
 
 std::string DevAddr::trace_name(const char *kind) const {
-    return kind + std::to_string(port) + (pmp_port ? "." + std::to_string(*pmp_port) : std::string());
+    return kind + std::to_string(port) + (pmp_port ? "." + std::to_string(*pmp_port) : std::string()) +
+           (devno ? "." + std::to_string(devno) : std::string());
 }
 
 std::string DevAddr::ata_name() const {
     char buf[24];
-    std::snprintf(buf, sizeof buf, "ata%u.%02u", port + 1, pmp_port.value_or(0));
+    std::snprintf(buf, sizeof buf, "ata%u.%02u", port + 1, pmp_port.value_or(devno));
     return buf;
 }
 

@@ -31,6 +31,12 @@ struct ControllerSpec {
     // type sil24 only: the PCI-X completion-interrupt-loss erratum (Sil24Config)
     bool pcix_irq_loss = false;
     uint64_t pcix_ack_window_ns = 2000;
+    // type piix only: the ICH's port map (MAP register): "" (not modelled, ICH5-like, no MAP
+    // line), "ich5" (MAP 000b, one device per channel) or "ich6" (MAP 00b: master/slave
+    // emulation, devices at devno 0 and 1 of each channel)
+    std::string map;
+    // a channel may have a device 1 (the slave position maps a SATA port)
+    bool slave_positions() const { return map == "ich6"; }
 };
 
 struct HostSpec {
@@ -75,17 +81,26 @@ struct TimingSpec {
 struct DevAddr {
     unsigned port = 0;
     std::optional<unsigned> pmp_port;
+    // device number on a taskfile channel with master/slave emulation (1: the slave); a
+    // SATA link's one device, and every device behind a PMP, is 0
+    unsigned devno = 0;
 
-    bool operator==(const DevAddr &o) const { return port == o.port && pmp_port == o.pmp_port; }
+    bool operator==(const DevAddr &o) const { return port == o.port && pmp_port == o.pmp_port && devno == o.devno; }
     bool operator!=(const DevAddr &o) const { return !(*this == o); }
     bool operator<(const DevAddr &o) const {
-        return port != o.port ? port < o.port : pmp_port.value_or(15) < o.pmp_port.value_or(15);
+        if (port != o.port)
+            return port < o.port;
+        if (devno != o.devno)
+            return devno < o.devno;
+        return pmp_port.value_or(15) < o.pmp_port.value_or(15);
     }
-    // "port 1" or "port 1 pmp_port 2" (messages)
+    // "port 1", "port 1 pmp_port 2" or "port 1 devno 1" (messages)
     std::string str() const;
-    // A model's trace name: "disk1", or "disk1.2" behind the PMP on fan-out port 2
+    // A model's trace name: "disk1", "disk1.2" behind the PMP on fan-out port 2, "disk1.1" for
+    // the slave of channel 1 (as libata names both ata2.0N)
     std::string trace_name(const char *kind) const;
-    // libata's device name: "ata2.00" on the host link, "ata2.02" behind the PMP on fan-out port 2
+    // libata's device name: "ata2.00" on the host link, "ata2.02" behind the PMP on fan-out
+    // port 2, "ata2.01" for the slave
     std::string ata_name() const;
     // fan-out port for the stack and the trace: -1 on the host link
     int link() const { return pmp_port ? int(*pmp_port) : -1; }
@@ -118,8 +133,9 @@ struct DeviceSpec {
     uint64_t timeout_ns = 0;  // request timeout (the SCSI disk layer's); 0 = the stack's 30 s
     bool attach_read = false; // the kernel's partition-table read when the disk attaches
     bool mod15write = false;  // errata: [mod15write]: the SiI3112 mod15write erratum (DiskConfig)
+    unsigned devno = 0;       // the channel's device 1 (slave) on a piix with map: ich6
 
-    DevAddr addr() const { return {port, pmp_port}; }
+    DevAddr addr() const { return {port, pmp_port, devno}; }
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
     uint64_t addressable() const;
     unsigned max_sectors() const { return lba48 ? 65535 : 256; }
@@ -149,6 +165,8 @@ struct WorkloadSpec {
     WorkloadKind kind = WorkloadKind::Io;
     unsigned device = 0; // port of the disk
     std::optional<unsigned> pmp_port; // behind the port multiplier on that port
+    unsigned devno = 0;  // the channel's slave (piix map ich6)
+    DevAddr addr() const { return {device, pmp_port, devno}; }
     OpSpec op = OpSpec::Read;
     unsigned read_pct = 50;
     PatternSpec pattern = PatternSpec::Sequential;
@@ -183,6 +201,8 @@ struct ExpectDevice {
     int line = 0;
     unsigned port = 0;
     std::optional<unsigned> pmp_port;
+    unsigned devno = 0;
+    DevAddr addr() const { return {port, pmp_port, devno}; }
     std::optional<std::string> cls, model, serial, firmware, xfer;
     std::optional<uint64_t> sectors;
     std::optional<bool> lba48, ncq;

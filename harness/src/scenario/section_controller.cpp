@@ -6,7 +6,7 @@ namespace satasim::harness {
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     MapView m(p, f.node, f.path, f.line,
               {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup", "pcix_irq_loss",
-               "pcix_ack_window"});
+               "pcix_ack_window", "map"});
     if (auto *t = m.find("type"))
         c.type = as_enum<std::string>(p, *t, {{"ahci", "ahci"}, {"sil24", "sil24"}, {"sil3112", "sil3112"}, {"piix", "piix"}});
     const bool sil24 = c.type == "sil24";
@@ -65,6 +65,13 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
             p.fail(m.get(k), "only for type: sil24");
     if (auto *t = m.find("pcix_irq_loss"))
         c.pcix_irq_loss = as_bool(p, *t);
+    // The ICH's port mapping (MAP, PCI configuration 90h): only an ICH/PIIX in IDE mode has one.
+    if (auto *t = m.find("map")) {
+        if (c.type != "piix")
+            p.fail(*t, "only for type: piix (the ICH's port mapping register, which a " + c.type +
+                           " controller does not have)");
+        c.map = as_enum<std::string>(p, *t, {{"ich5", "ich5"}, {"ich6", "ich6"}});
+    }
     if (auto *t = m.find("pcix_ack_window")) {
         c.pcix_ack_window_ns = as_time_ns(p, *t);
         if (c.pcix_ack_window_ns == 0 || c.pcix_ack_window_ns > 1000000)

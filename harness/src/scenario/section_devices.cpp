@@ -14,6 +14,15 @@ std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout) {
            "-port port multiplier on port " + std::to_string(pm.port) + " (line " + std::to_string(pm.line) + ")";
 }
 
+// A device number: 0 (master) or 1 (slave), the latter only on a channel with a slave
+// position (controller: {type: piix, map: ich6}).
+unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc) {
+    unsigned n = unsigned(as_uint(p, f, 0, 1));
+    if (n && !sc.controller.slave_positions())
+        p.fail(f, "a " + sc.controller.type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+    return n;
+}
+
 // The disk a workload, fault or expectation names: the host port (`port_key`) and, on a
 // port with a port multiplier, the fan-out port (`pmp_port`). Both must exist; whether a
 // disk is configured there is the caller's question.
@@ -34,6 +43,8 @@ DevAddr parse_dev_addr(const Parser &p, const MapView &m, const char *port_key, 
         if (*a.pmp_port >= pm->ports)
             p.fail(*v, no_such_fanout_port(*pm, *a.pmp_port));
     }
+    if (auto *v = m.find("devno"))
+        a.devno = parse_devno(p, *v, sc);
     return a;
 }
 
@@ -48,8 +59,8 @@ const DeviceSpec &addressed_disk(const Parser &p, const MapView &m, const char *
                                     std::to_string(pm->line) + "): give the disk's pmp_port");
     std::string where;
     for (const auto &d : sc.devices)
-        where += (where.empty() ? "" : ", ") + (d.pmp_port ? d.addr().str() : std::to_string(d.port));
-    p.fail(a.pmp_port ? m.get("pmp_port") : m.get(port_key),
+        where += (where.empty() ? "" : ", ") + (d.pmp_port || d.devno ? d.addr().str() : std::to_string(d.port));
+    p.fail(a.pmp_port ? m.get("pmp_port") : a.devno ? m.get("devno") : m.get(port_key),
            "no disk on " + a.str() + extra +
                (where.empty() ? std::string(" (no disks configured)") : " (disks are on ports " + where + ")"));
 }
@@ -118,7 +129,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
     MapView m(p, f.node, f.path, f.line,
               {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug",
-               "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata"});
+               "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno"});
     d.line = m.line();
     if (auto *v = m.find("link"))
         d.link_mode = parse_link(p, *v);
@@ -131,6 +142,11 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
         // default serial: SIM<port><pmp_port> in 10 characters, e.g. SIM0000102 (port 1, 2)
         std::string n = std::to_string(d.port * 100 + *d.pmp_port);
         d.serial = "SIM" + std::string(7 - n.size(), '0') + n;
+    }
+    if (auto *v = m.find("devno")) {
+        d.devno = unsigned(as_uint(p, *v, 0, 1));
+        if (d.devno) // default serial: the master's + S, e.g. SIM0000000S (port 0's slave)
+            d.serial = "SIM" + std::string(d.port < 10 ? "000000" : "00000") + std::to_string(d.port) + "S";
     }
     if (auto *v = m.find("model"))
         d.model = as_ident_string(p, *v, 40);
@@ -258,10 +274,12 @@ DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario 
         p.fail(line_of(df.node["pmp_port"], d.line), df.path + ".pmp_port",
                "port " + std::to_string(d.port) + " has no port multiplier (add it to pmps[])");
     }
-    if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_on_port(d.port))
-        p.fail(pline, ppath,
-               "port " + std::to_string(d.port) + " already has a disk (line " +
-                   std::to_string(other->line) + ")");
+    if (d.devno && !sc.controller.slave_positions())
+        p.fail(line_of(df.node["devno"], d.line), df.path + ".devno",
+               "a " + sc.controller.type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+    if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_at(d.addr()))
+        p.fail(d.devno ? line_of(df.node["devno"], d.line) : pline, d.devno ? df.path + ".devno" : ppath,
+               d.addr().str() + " already has a disk (line " + std::to_string(other->line) + ")");
     if (const char *why = p.backend->refuses_key(ScenarioKey::DeviceLink); d.link_mode && why)
         p.fail(line_of(df.node["link"], d.line), df.path + ".link", why);
     // A disk faster than the host is fine: the link negotiates down.

@@ -8,12 +8,13 @@ namespace satasim::harness {
 static ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario &sc) {
     ExpectDevice e;
     MapView m(p, f.node, f.path, f.line,
-              {"port", "pmp_port", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
+              {"port", "pmp_port", "devno", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
                "ncq_depth", "max_sectors", "multi", "xfer", "gen"});
     e.line = m.line();
     DevAddr a = parse_dev_addr(p, m, "port", sc, "the host port");
     e.port = a.port;
     e.pmp_port = a.pmp_port;
+    e.devno = a.devno;
     if (auto *v = m.find("class"))
         e.cls = as_enum<std::string>(p, *v,
                                      {{"ata", "ata"}, {"atapi", "atapi"}, {"pmp", "pmp"}, {"semb", "semb"},
@@ -51,7 +52,7 @@ static std::vector<ExpectDevice> parse_expect_device_list(const Parser &p, const
     for (size_t i = 0; i < l.size(); ++i) {
         Field ef = element(v, i);
         ExpectDevice d = parse_expect_device(p, ef, sc);
-        const DevAddr a{d.port, d.pmp_port};
+        const DevAddr a = d.addr();
         if (seen.count(a))
             p.fail(d.line, ef.path + ".port",
                    a.str() + " is already expected (line " + std::to_string(seen[a]) + ")");
@@ -73,7 +74,7 @@ static std::vector<DevAddr> parse_port_list(const Parser &p, const Field &v, con
         Field pf = element(v, i);
         DevAddr a;
         if (pf.node.IsMap()) {
-            MapView m(p, pf.node, pf.path, pf.line, {"port", "pmp_port"});
+            MapView m(p, pf.node, pf.path, pf.line, {"port", "pmp_port", "devno"});
             a = parse_dev_addr(p, m, "port", sc, "the host port");
         } else {
             a.port = unsigned(as_uint(p, pf, 0, 31));
@@ -85,7 +86,7 @@ static std::vector<DevAddr> parse_port_list(const Parser &p, const Field &v, con
                 p.fail(pf, a.str() + " cannot be empty: devices (line " + std::to_string(d->line) +
                                ") puts a disk there");
         for (const auto &ed : devices)
-            if (DevAddr{ed.port, ed.pmp_port} == a)
+            if (ed.addr() == a)
                 p.fail(pf, a.str() + " is also in " + devices_key + " (line " + std::to_string(ed.line) + ")");
         out.push_back(a);
     }

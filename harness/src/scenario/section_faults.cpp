@@ -26,7 +26,7 @@ const char *match_op_name(CommandMatch::Op op) {
 
 // Keys every fault takes (kind, where, trigger); each kind's own are in its row of
 // fault::kind_specs() (model/fault/fault_kind_spec.h).
-const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "id", "at", "after_cmds", "on_cmd",
+const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "devno", "id", "at", "after_cmds", "on_cmd",
                                                    "from_power_on", "repeat", "every", "every_cmds",
                                                    "min_fired"};
 
@@ -301,6 +301,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     const DevAddr addr = parse_dev_addr(p, m, "port", sc, "the controller port of the disk");
     x.port = addr.port;
     x.pmp_port = addr.pmp_port;
+    x.devno = addr.devno;
     uint64_t cap = 0;
     switch (spec.binds) {
     case fault::Binds::PmpControl: { // the port multiplier itself, on its host port

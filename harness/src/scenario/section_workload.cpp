@@ -70,10 +70,10 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     else if (w.warmplug())
         keys = {"kind", "device", "barrier", "delay"};
     else if (request)
-        keys = {"kind", "device", "pmp_port", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
+        keys = {"kind", "device", "pmp_port", "devno", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
                 "verify", "barrier", "delay", "fail_fast", "tag"};
     else
-        keys = {"kind", "device", "pmp_port", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
+        keys = {"kind", "device", "pmp_port", "devno", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
                 "region", "verify", "prefill", "barrier", "delay", "sg_segment", "fail_fast"};
     MapView m(p, f.node, f.path, f.line, keys);
     w.line = m.line();
@@ -88,6 +88,7 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     const Field &devf = m.get("device");
     w.device = addr.port;
     w.pmp_port = addr.pmp_port;
+    w.devno = addr.devno;
     const DeviceSpec *dev = &addressed_disk(p, m, "device", addr, sc);
     if (!dev->present)
         p.fail(devf, "the disk on " + addr.str() + " starts unplugged (present: false, line " +

@@ -28,6 +28,7 @@ std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout);
 // The disk a workload, fault or expectation names: the host port (`port_key`) and, on a
 // port with a port multiplier, the fan-out port (`pmp_port`). Both must exist; whether a
 // disk is configured there is the caller's question.
+unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc);
 DevAddr parse_dev_addr(const Parser &p, const MapView &m, const char *port_key, const Scenario &sc,
                        const std::string &required_note);
 // The configured disk at `a`, or a failure at the address's port key naming where the disks are.

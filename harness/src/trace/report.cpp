@@ -50,7 +50,7 @@ const FoundDevice *find_in(const std::vector<FoundDevice> &v, const DevAddr &at)
 void check_expected_devices(std::vector<std::string> &out, const std::vector<ExpectDevice> &want,
                             const std::vector<FoundDevice> &have, const std::string &when) {
     for (const ExpectDevice &x : want) {
-        const DevAddr p{x.port, x.pmp_port};
+        const DevAddr p = x.addr();
         const FoundDevice *found = find_in(have, p);
         if (!found) {
             out.push_back(p.str() + ": expected a device" + when + " (line " + std::to_string(x.line) +
@@ -179,7 +179,7 @@ void evaluate(RunReport &r) {
                           ") never fired: its trigger was not met");
         } else if (f.fired < f.needed()) {
             // A fault that fired only part of its count tests less than the scenario says.
-            const std::string where = DevAddr{f.port, f.pmp_port}.str();
+            const std::string where = DevAddr{f.port, f.pmp_port, f.devno}.str();
             if (f.min_fired)
                 out.push_back("fault " + f.id + " (" + f.kind + " on " + where + ") fired " + std::to_string(f.fired) +
                               " time(s), min_fired is " + std::to_string(f.min_fired));
@@ -200,7 +200,7 @@ void evaluate(RunReport &r) {
             had.push_back(d.addr());
         for (size_t i = 0; i < r.faults.size() && i < sc.faults.size(); ++i)
             if (sc.faults[i].kind == fault::Kind::Plug && r.faults[i].fired)
-                had.push_back({sc.faults[i].port, sc.faults[i].pmp_port});
+                had.push_back({sc.faults[i].port, sc.faults[i].pmp_port, sc.faults[i].devno});
         for (const DevAddr &a : r.absent_after) {
             if (std::find(had.begin(), had.end(), a) == had.end())
                 continue;
@@ -298,6 +298,8 @@ std::string result_json(const RunReport &r) {
         j.kv("port", d.port);
         if (d.pmp_port)
             j.kv("pmp_port", *d.pmp_port);
+        if (d.devno)
+            j.kv("devno", d.devno);
         j.kv("name", d.addr().ata_name());
         j.kv("class", dev_class_name(i.cls));
         j.kv("model", std::string(i.model));
@@ -327,6 +329,8 @@ std::string result_json(const RunReport &r) {
             j.kv("port", d.port);
             if (d.pmp_port)
                 j.kv("pmp_port", *d.pmp_port);
+            if (d.devno)
+                j.kv("devno", d.devno);
             j.kv("model", std::string(d.info.model));
             j.kv("serial", std::string(d.info.serial));
             j.kv("sectors", uint64_t(d.info.n_sectors));
@@ -339,13 +343,16 @@ std::string result_json(const RunReport &r) {
         j.end_array();
         j.key("absent_after").begin_array();
         for (const DevAddr &p : r.absent_after) {
-            if (!p.pmp_port) {
+            if (!p.pmp_port && !p.devno) {
                 j.value(p.port);
                 continue;
             }
             j.begin_object();
             j.kv("port", p.port);
-            j.kv("pmp_port", *p.pmp_port);
+            if (p.pmp_port)
+                j.kv("pmp_port", *p.pmp_port);
+            if (p.devno)
+                j.kv("devno", p.devno);
             j.end_object();
         }
         j.end_array();
@@ -357,6 +364,8 @@ std::string result_json(const RunReport &r) {
             j.kv("port", p.port);
             if (p.pmp_port)
                 j.kv("pmp_port", *p.pmp_port);
+            if (p.devno)
+                j.kv("devno", p.devno);
             j.kv("name", p.ata_name());
             j.end_object();
         }
@@ -377,6 +386,8 @@ std::string result_json(const RunReport &r) {
             j.kv("fired", f.fired);
             if (f.pmp_port)
                 j.kv("pmp_port", *f.pmp_port);
+            if (f.devno)
+                j.kv("devno", f.devno);
             j.kv("repeat", f.repeat);
             j.kv("needed", f.needed());
             j.end_object();
@@ -402,6 +413,8 @@ std::string result_json(const RunReport &r) {
         j.kv("device", w.spec.device);
         if (w.spec.pmp_port)
             j.kv("pmp_port", *w.spec.pmp_port);
+        if (w.spec.devno)
+            j.kv("devno", w.spec.devno);
         j.kv("kind", workload_kind_name(w.spec.kind));
         j.kv("op", op_name(w.spec.op));
         j.kv("mode", mode_name(w.spec.mode));

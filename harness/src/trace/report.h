@@ -16,9 +16,10 @@ namespace satasim::harness {
 struct FoundDevice {
     unsigned port = 0;
     std::optional<unsigned> pmp_port; // behind the port multiplier on `port`
+    unsigned devno = 0;               // a channel's slave (piix map ich6)
     ata_dev_info info{};
 
-    DevAddr addr() const { return {port, pmp_port}; }
+    DevAddr addr() const { return {port, pmp_port, devno}; }
 };
 
 struct WorkloadReport {
@@ -33,6 +34,7 @@ struct FaultReport {
     std::string id, kind;
     unsigned port = 0;
     std::optional<unsigned> pmp_port;
+    unsigned devno = 0;
     unsigned fired = 0;
     unsigned repeat = 1;    // its full count (0: fires for ever, no full count)
     unsigned min_fired = 0; // the scenario's `min_fired` (0: the full count)

@@ -95,7 +95,7 @@ TEST(uint_out_of_range_and_not_a_number) {
 TEST(unknown_and_duplicate_keys) {
     CHECK_ERROR("controller: {bogus: 1}\n", "t.yaml:1: controller.bogus: unknown key (expected one of: type, ports, "
                                             "slots, ncq, gen, fbs, staggered_spinup, pcix_irq_loss, "
-                                            "pcix_ack_window)");
+                                            "pcix_ack_window, map)");
     CHECK_ERROR("seed: 1\nseed: 2\n", "t.yaml:2: seed: duplicate key (first on line 1)");
     CHECK_ERROR("controller: 4\n", "t.yaml:1: controller: expected a mapping, got a scalar");
 }
@@ -136,6 +136,28 @@ TEST(devices_against_the_topology) {
     CHECK_ERROR("devices:\n  - {port: 1}\n  - {port: 1}\n", "t.yaml:3: devices[1].port: port 1 already has a disk (line 2)");
     CHECK_ERROR(std::string(kDisk) + "workload:\n  - {device: 1, op: read, count: 1}\n",
                 "t.yaml:5: workload[0].device: no disk on port 1 (disks are on ports 0)");
+}
+
+// ICH6 master/slave emulation: a slave is addressed by devno beside its channel's port, named
+// as libata names it, and refused where no slave position exists.
+TEST(piix_slave_addresses) {
+    Scenario sc = parse("controller: {type: piix, map: ich6}\ndevices:\n  - {port: 1}\n  - {port: 1, devno: 1}\n"
+                        "workload:\n  - {device: 1, devno: 1, op: read, count: 1}\n"
+                        "faults:\n  - {kind: lost_irq, port: 1, devno: 1, after_cmds: 1}\n");
+    CHECK(sc.controller.map == "ich6" && sc.controller.slave_positions());
+    CHECK(sc.devices.size() == 2 && sc.devices[1].devno == 1 && sc.devices[0].devno == 0);
+    CHECK(sc.devices[1].serial == "SIM0000001S");
+    CHECK(sc.devices[1].addr().ata_name() == "ata2.01" && sc.devices[1].addr().trace_name("disk") == "disk1.1");
+    CHECK(sc.devices[0].addr().trace_name("disk") == "disk1" && sc.devices[1].addr().str() == "port 1 devno 1");
+    CHECK(sc.workload[0].addr() == sc.devices[1].addr());
+    CHECK(sc.faults[0].devno == 1 && sc.faults[0].port == 1);
+    CHECK(sc.disk_places(0).size() == 2);
+    CHECK_ERROR("controller: {type: piix}\ndevices:\n  - {port: 0, devno: 1}\n",
+                "t.yaml:3: devices[0].devno: a piix port has no device 1 (slave): devno 1 needs controller: "
+                "{type: piix, map: ich6}");
+    CHECK_ERROR("controller: {type: sil3112, map: ich6}\n",
+                "t.yaml:1: controller.map: only for type: piix (the ICH's port mapping register, which a sil3112 "
+                "controller does not have)");
 }
 
 TEST(sil24_controller_limits) {

@@ -48,6 +48,14 @@ struct ata_force_param {
     char name[16];       /* the value as written ("1.5Gbps", "udma/100", "noncq"): the log */
 };
 
+/* An ICH in IDE mode maps its SATA ports to the two channels' master and slave positions by
+ * its MAP register (PCI configuration 90h, read by ata_piix at init). The platform has no
+ * configuration space, so the harness says which part and MAP value it models:
+ *   NONE  the map is not read and not printed (satasim's original ICH5-like layout)
+ *   ICH5  MAP.MV 000b: P0 primary master, P1 secondary master, no slaves
+ *   ICH6  MAP.MV 00b: P0/P2 primary master/slave, P1/P3 secondary master/slave */
+enum ata_piix_map { ATA_PIIX_MAP_NONE = 0, ATA_PIIX_MAP_ICH5, ATA_PIIX_MAP_ICH6 };
+
 struct ata_host_config {
     const char *eh_policy; /* EH profile name; NULL = default */
     bool no_ncq;           /* host-side NCQ off (like a NONCQ host flag) */
@@ -61,6 +69,7 @@ struct ata_host_config {
     unsigned n_force;                    /* at most ATA_FORCE_MAX */
     bool pio_polling;      /* taskfile controllers: PIO and non-data commands are polled, as
                               for a controller flagged ATA_FLAG_PIO_POLLING; others ignore it */
+    enum ata_piix_map piix_map; /* ata_piix: the part's port mapping (below); others ignore it */
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */

@@ -22,6 +22,7 @@ enum {
     ATA_ICRC = 1u << 7, ATA_UNC = 1u << 6, ATA_IDNF = 1u << 4, ATA_ABORTED = 1u << 2, ATA_AMNF = 1u << 0,
     ATA_LBA = 1u << 6,          /* device register: LBA addressing */
     ATA_DEVICE_OBS = 0xa0,      /* obsolete device-register bits set for device 0 */
+    ATA_DEV1 = 1u << 4,         /* Device register DEV: device 1 (the slave) is addressed */
     ATA_DEVCTL_OBS = 0x08,      /* obsolete device-control bit always set */
     ATA_SRST = 1u << 2,
 };

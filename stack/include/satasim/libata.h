@@ -56,6 +56,7 @@ enum {
     ATA_EH_RESET = ATA_EH_SOFTRESET | ATA_EH_HARDRESET,
     ATA_EH_ENABLE_LINK = 1u << 3, /* hotplug: re-enable the link; no-op without PMP links,
                                      kept so the report's action reads as libata's (0xe) */
+    ATA_EH_PERDEV_MASK = ATA_EH_REVALIDATE, /* actions that may be one device's (libata's) */
 };
 
 enum {
@@ -136,6 +137,9 @@ struct ata_eh_policy; /* the EH profile (stack/eh/policy/eh_policy.h) */
 struct ata_eh_info {
     unsigned probe_mask;
     unsigned action;
+    /* per-device actions (ATA_EH_PERDEV_MASK): on a two-device link the autopsy moves the
+     * link's revalidation to the failed commands' device, as libata's dev_action */
+    unsigned dev_action[ATA_MAX_DEVICES];
     unsigned flags;
     unsigned err_mask;
     uint32_t serror;
@@ -416,6 +420,23 @@ static inline unsigned ata_link_max_devices(const struct ata_link *link)
 {
     return link->pmp < 0 && (link->ap->flags & ATA_FLAG_SLAVE_POSS) ? 2u : 1u;
 }
+/* Enabled devices of the link (libata's ata_link_nr_enabled). */
+static inline unsigned ata_link_nr_enabled(const struct ata_link *link)
+{
+    unsigned n = 0;
+
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++)
+        n += ata_dev_enabled(&link->device[d]);
+    return n;
+}
+/* EH actions for dev in this EH run: the link's and the device's own (libata's
+ * ata_eh_dev_action). */
+static inline unsigned ata_eh_dev_action(const struct ata_device *dev)
+{
+    const struct ata_eh_info *ehi = &dev->link->eh_context.i;
+
+    return ehi->action | ehi->dev_action[dev->devno];
+}
 /* PM port of the FIS a command or an SRST goes out with: the fan-out link's port, 15 for the
  * PMP itself, and on the host link of a PMP-capable port 15 (a PMP answers SRST there with
  * its own signature, a plain device ignores the field); 0 otherwise. */
@@ -519,6 +540,9 @@ bool ata_link_offline(struct ata_link *link);
 int sata_link_debounce(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline);
 int ata_check_ready(uint8_t status);
 typedef int (*ata_check_ready_fn)(struct ata_link *link);
+/* Poll check until ready (> 0), an error, or the deadline (-EBUSY); a 0xff status means
+ * "no device" only once the link says so (libata's ata_wait_ready). */
+int ata_wait_ready(struct ata_link *link, uint64_t deadline, ata_check_ready_fn check);
 int ata_wait_after_reset(struct ata_link *link, uint64_t deadline, ata_check_ready_fn check);
 int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline,
                         bool *online, ata_check_ready_fn check);

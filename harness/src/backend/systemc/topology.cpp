@@ -55,10 +55,8 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.ata_major = d.ata_major;
     c.write_cache = d.write_cache;
     c.ncq_order = to_ncq_order(d.ncq_order);
-    c.seed = derive_seed(sc.seed, "disk" + std::to_string(d.port) +
-                                      (d.pmp_port ? "." + std::to_string(*d.pmp_port) : ""));
-    c.media_seed = derive_seed(sc.seed, "media" + std::to_string(d.port) +
-                                            (d.pmp_port ? "." + std::to_string(*d.pmp_port) : ""));
+    c.seed = derive_seed(sc.seed, d.addr().trace_name("disk"));
+    c.media_seed = derive_seed(sc.seed, d.addr().trace_name("media"));
     c.timing.ssd = d.timing.ssd;
     c.timing.rpm = d.timing.rpm;
     c.timing.avg_seek_ms = d.timing.seek_ms;
@@ -99,10 +97,10 @@ class FanoutTraceName : public ModelTrace {
 };
 
 ModelTrace *fanout_trace(Topology &t, ModelTrace *inner, const std::string &name, unsigned port,
-                         unsigned fan, int dev) {
+                         int fan, int dev) {
     if (!inner)
         return nullptr;
-    t.trace_names.push_back(std::make_unique<FanoutTraceName>(inner, name, int(port), int(fan), dev));
+    t.trace_names.push_back(std::make_unique<FanoutTraceName>(inner, name, int(port), fan, dev));
     return t.trace_names.back().get();
 }
 
@@ -142,9 +140,9 @@ void make_pmps(const Scenario &sc, Topology &t, ModelTrace *trace) {
         lc.device_present = d.present;
         lc.mode = link_mode(sc, d);
         auto lk = std::make_unique<link::SataLink>(("link" + suffix).c_str(), lc,
-                                                   fanout_trace(t, trace, d.addr().trace_name("link"), d.port, f, -1));
+                                                   fanout_trace(t, trace, d.addr().trace_name("link"), d.port, int(f), -1));
         auto disk = std::make_unique<device::SataDisk>(("disk" + suffix).c_str(), disk_config(sc, d),
-                                                       fanout_trace(t, trace, d.addr().trace_name("disk"), d.port, f, 0));
+                                                       fanout_trace(t, trace, d.addr().trace_name("disk"), d.port, int(f), 0));
         lk->attach(pm.port_endpoint(f), disk.get());
         pm.connect_port(f, lk.get());
         disk->connect(lk.get());
@@ -191,7 +189,8 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
         return;
     }
     if (c.type == "piix") {
-        auto hba = std::make_unique<piix::PiixIde>(name.c_str(), *t.mem, *t.irq, trace);
+        auto hba = std::make_unique<piix::PiixIde>(name.c_str(), *t.mem, *t.irq, trace,
+                                                   c.slave_positions() ? piix::PiixMap::Ich6 : piix::PiixMap::Ich5);
         piix::PiixIde *h = hba.get();
         t.sff_channel = [h](unsigned port) { return &h->channel(port); };
         adopt(t, std::move(hba));
@@ -222,21 +221,29 @@ void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
 } // namespace
 
 namespace {
-// The element at `a`: in `direct` by host port, or in `fanout` by (host port, fan-out port).
+// The element at `a`: in `direct` by host port, in `fanout` by (host port, fan-out port), or
+// in `slave` by host port for a channel's device 1.
 template <class T>
 T *element_at(const std::map<unsigned, std::unique_ptr<T>> &direct,
-              const std::map<std::pair<unsigned, unsigned>, std::unique_ptr<T>> &fanout, const DevAddr &a) {
+              const std::map<std::pair<unsigned, unsigned>, std::unique_ptr<T>> &fanout,
+              const std::map<unsigned, std::unique_ptr<T>> &slave, const DevAddr &a) {
     if (a.pmp_port) {
         auto it = fanout.find({a.port, *a.pmp_port});
         return it == fanout.end() ? nullptr : it->second.get();
+    }
+    if (a.devno) {
+        auto it = slave.find(a.port);
+        return it == slave.end() ? nullptr : it->second.get();
     }
     auto it = direct.find(a.port);
     return it == direct.end() ? nullptr : it->second.get();
 }
 } // namespace
 
-device::SataDisk *Topology::disk_at(const DevAddr &a) const { return element_at(disks, fanout_disks, a); }
-link::SataLink *Topology::link_at(const DevAddr &a) const { return element_at(links, fanout_links, a); }
+device::SataDisk *Topology::disk_at(const DevAddr &a) const { return element_at(disks, fanout_disks, slave_disks, a); }
+link::SataLink *Topology::link_at(const DevAddr &a) const { return element_at(links, fanout_links, slave_links, a); }
+
+unsigned sata_port(const DevAddr &a) { return a.port + (a.devno ? sff::SffController::kChannels : 0); }
 
 std::string controller_name(const ControllerSpec &c) {
     return !c.type.empty() && std::isdigit(static_cast<unsigned char>(c.type.back())) ? c.type + "_0"
@@ -254,24 +261,27 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
     else
         make_controller(sc, *t, trace);
     make_pmps(sc, *t, trace);
-    for (const DeviceSpec &d : sc.devices) { // file order; names depend on the port only
+    for (const DeviceSpec &d : sc.devices) { // file order; names depend on the address only
         if (d.pmp_port)
             continue; // behind a port multiplier: make_pmps()
-        std::string ln = "link" + std::to_string(d.port);
-        std::string dn = "disk" + std::to_string(d.port);
+        // a slave's SystemC names cannot hold '.': "link0_1", renamed "link0.1" in the trace
+        std::string ln = "link" + std::to_string(d.port) + (d.devno ? "_1" : "");
+        std::string dn = "disk" + std::to_string(d.port) + (d.devno ? "_1" : "");
+        ModelTrace *mt = d.devno ? fanout_trace(*t, trace, d.addr().trace_name("link"), d.port, -1, 1) : trace;
+        ModelTrace *dt = d.devno ? fanout_trace(*t, trace, d.addr().trace_name("disk"), d.port, -1, 1) : trace;
         link::SataLink::Config lc;
         lc.host_max = to_gen(sc.controller.gen);
         lc.device_max = to_gen(d.gen);
         lc.device_present = d.present; // present: false = the cable starts unplugged
         lc.mode = link_mode(sc, d);
-        auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
-        auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), trace);
-        lk->attach(t->port_endpoint(d.port), disk.get());
-        t->connect_port(d.port, lk.get());
+        auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, mt);
+        auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), dt);
+        lk->attach(t->port_endpoint(sata_port(d.addr())), disk.get());
+        t->connect_port(sata_port(d.addr()), lk.get());
         disk->connect(lk.get());
         disk->set_fis_trace(sc.trace_fis);
-        t->links[d.port] = std::move(lk);
-        t->disks[d.port] = std::move(disk);
+        (d.devno ? t->slave_links : t->links)[d.port] = std::move(lk);
+        (d.devno ? t->slave_disks : t->disks)[d.port] = std::move(disk);
     }
     if (!sc.faults.empty()) {
         t->faults = std::make_unique<fault::FaultInjector>("fault", sc.faults, trace);
@@ -291,10 +301,10 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
             return hk;
         };
         for (const DeviceSpec &d : sc.devices) {
-            fault::PortHooks hk = port_hooks(d.port);
+            fault::PortHooks hk = port_hooks(sata_port(d.addr()));
             hk.disk = t->disk_at(d.addr());
             hk.link = t->link_at(d.addr());
-            t->faults->bind_port({d.port, d.addr().link()}, hk);
+            t->faults->bind_port({d.port, d.addr().link(), d.devno}, hk);
         }
         // A port multiplier's port: its host link and its control port.
         for (auto &[port, pm] : t->pmps) {
@@ -318,6 +328,7 @@ void report_topology(const Topology &t, const Scenario &sc, RunReport &report) {
             fr.kind = fault::to_string(f.kind);
             fr.port = f.port;
             fr.pmp_port = f.pmp_port;
+            fr.devno = f.devno;
             fr.fired = t.faults->fired(i);
             fr.repeat = f.trigger.repeat;
             fr.min_fired = f.min_fired;

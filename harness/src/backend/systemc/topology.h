@@ -40,6 +40,10 @@ struct Topology {
     std::map<unsigned, std::unique_ptr<pmp::PortMultiplier>> pmps;
     std::map<std::pair<unsigned, unsigned>, std::unique_ptr<link::SataLink>> fanout_links;
     std::map<std::pair<unsigned, unsigned>, std::unique_ptr<device::SataDisk>> fanout_disks;
+    // Device 1 (the slave) of a taskfile channel with master/slave emulation, by host port
+    // (the channel); its SATA port on the controller is sata_port() of its address.
+    std::map<unsigned, std::unique_ptr<link::SataLink>> slave_links;
+    std::map<unsigned, std::unique_ptr<device::SataDisk>> slave_disks;
     // The disk at an address, and its own link (a fan-out link behind a PMP); null if none.
     device::SataDisk *disk_at(const DevAddr &a) const;
     link::SataLink *link_at(const DevAddr &a) const;
@@ -68,6 +72,11 @@ struct Topology {
 using ControllerFactory = std::function<void(const Scenario &sc, Topology &t, ModelTrace *trace)>;
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
                                          const ControllerFactory &make_controller = {});
+
+// The controller's SATA port of a disk on a host port: the port itself, or for device 1 of a
+// channel with master/slave emulation the port its slave position maps (ICH6 MAP 00b: the
+// primary slave is P2, the secondary slave P3; piix_ide.h).
+unsigned sata_port(const DevAddr &a);
 
 struct RunReport;
 // After the run: how often each fault fired, each link's mode and dword cycles.
