@@ -11,7 +11,8 @@ profile="$root/model/ahci_rtl/profile.yaml"
 if [[ $# -gt 0 && "$1" == *.yaml ]]; then
   profile="$1"; shift
 fi
-list="$root/scenarios/suites/controller-neutral.txt"
+# SATASIM_RTL_SUITE: another list in the same format (e.g. scenarios/suites/controller-neutral-quick.txt)
+list="${SATASIM_RTL_SUITE:-$root/scenarios/suites/controller-neutral.txt}"
 files=()
 while IFS= read -r line; do
   line="${line%%#*}"; line="${line//[[:space:]]/}"

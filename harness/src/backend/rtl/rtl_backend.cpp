@@ -86,6 +86,7 @@ class RtlBackend : public Backend {
                                 {"dut_mmio_cycles", shell_->mmio_cycles()},
                                 {"axi_bursts", shell_->axi_bursts()},
                                 {"axi_violations", shell_->axi_violations()}};
+        shell_->stop(); // the process ends with _exit(): the DUT's final blocks and coverage now
     }
 
   private:
