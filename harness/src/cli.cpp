@@ -29,7 +29,7 @@ namespace {
 const char kUsage[] =
     "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
     "                   [--backend systemc|qemu] [--controller-rtl PROFILE] [--vcd FILE] [--vcd-signals LIST]\n"
-    "                   [--vcd-ports LIST]\n"
+    "                   [--vcd-ports LIST] [--skip-refused]\n"
     "       satasim check PATH...\n"
     "       satasim eh-check TRACE.jsonl... | eh-check --rules\n"
     "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
@@ -50,6 +50,9 @@ const char kUsage[] =
     "                               AHCI over qtest; overrides the scenarios' backend key)\n"
     "          --controller-rtl P   backend rtl: the controller RTL of DUT profile P (YAML, see\n"
     "                               docs/rtl-controller.md), verilated once into a cache\n"
+    "          --skip-refused       a scenario the backend cannot model (a DUT without NCQ and an\n"
+    "                               NCQ workload) is skipped with the reason instead of\n"
+    "                               refusing the whole run\n"
     "          --vcd FILE           write the waveform (VCD, for GTKWave) of the one scenario\n"
     "                               given to FILE\n"
     "          --vcd-signals LIST   signal groups, comma-separated: irq, phy, prims, fis, regs,\n"
@@ -287,6 +290,8 @@ int cmd_run(ArgReader &r, const char *argv0) {
             if (!n || *n < 1 || *n > 1000000)
                 return usage_error("--wall-limit: expected seconds, got '" + v + "'");
             opt.wall_limit_s = unsigned(*n);
+        } else if (a == "--skip-refused") {
+            opt.skip_refused = true;
         } else if (!err.empty()) {
             return usage_error(err);
         } else if (a.size() > 1 && a[0] == '-') {

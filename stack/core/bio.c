@@ -260,6 +260,10 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
         return rc;
     if (tf.protocol == ATA_PROT_NODATA)
         return 0;
+    /* a buffer the controller cannot address (the kernel's DMA API would bounce it) */
+    for (unsigned i = 0; ap->dma_mask && i < bio->n_sg; i++)
+        if (bio->sg[i].len && bio->sg[i].bus + bio->sg[i].len - 1 > ap->dma_mask)
+            return -EINVAL;
     rc = ata_sg_split(bio->sg, bio->n_sg, bio->n_sectors * ATA_SECT_SIZE, ap->seg_max_bytes,
                       bio_split(dev, bio) ? ~0u : ap->max_segs, NULL, NULL);
     if (rc < 0 || !bio_split(dev, bio))

@@ -387,6 +387,28 @@ void ata_host_force_spd_limit(struct ata_host *h, unsigned spd)
     }
 }
 
+/* A PHY that runs one generation only (ata_host_config.only_gen, a controller quirk): every
+ * host link's allowed speeds are that one, so the first hardreset programs SControl.SPD to
+ * it and EH's speed-down finds nothing slower (sata_down_spd_mask). 0 = no such limit. A
+ * libata.force limit below it leaves no speed: the force entry wins (the link then does
+ * what the hardware does with it). */
+void ata_host_fixed_spd(struct ata_host *h, unsigned gen)
+{
+    if (gen < 1 || gen > 3)
+        return;
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_link *link = &h->ports[i].link;
+        unsigned mask = (link->sata_spd_limit ? link->sata_spd_limit : 0x7u) & (1u << (gen - 1));
+        const struct sata_trace_field f[] = { TF_INT("spd", gen), TF_STR("speed", sata_spd_string(gen)) };
+
+        if ((h->ports[i].flags & ATA_FLAG_DUMMY) || !mask)
+            continue;
+        link->sata_spd_limit = mask;
+        ata_link_ev(link, ATA_EV("host.fixed_spd", SATA_TC_INFO, SATA_LOG_INFO, f),
+                    "controller PHY runs %s only, no speed-down", sata_spd_string(gen));
+    }
+}
+
 /* ---- the base operations table ---- */
 
 const struct ata_port_operations sata_port_ops = {

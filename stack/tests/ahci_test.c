@@ -71,6 +71,7 @@ START_TEST(port_mask_no_ncq_and_holes)
 
     /* PI with a hole beyond CAP.NP: ports up to the highest PI bit, gaps dummy */
     regs(&p, 0x40001f00u, 0x21);
+    p.bus_base = 0x10000000u; /* no CAP.S64A: the port memory must lie below 4 GiB */
     h = ahci_host_create(&p, &fake_ops, NULL);
     ck_assert_ptr_nonnull(h);
     ck_assert_uint_eq(ata_host_n_ports(h), 6);
@@ -103,13 +104,76 @@ START_TEST(interrupt_from_a_gone_controller_is_ignored)
 }
 END_TEST
 
-START_TEST(create_refuses_single_slot)
+/* CAP.NCS = 0: one command slot. EH's internal command shares slot 0 with the one
+ * normal tag (AHCI 1.3.1 3.1.1; libata issues the internal command on hw tag 0). */
+START_TEST(create_single_slot)
 {
     struct sata_platform p;
+    struct ata_host *h;
 
     regs(&p, 0x40000000u, 0x1);
-    ck_assert_ptr_null(ahci_host_create(&p, &fake_ops, NULL));
+    p.bus_base = 0x10000000u; /* no CAP.S64A: the port memory must lie below 4 GiB */
+    h = ahci_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->ports[0].tags.n_tags, 1);
+    ck_assert_uint_eq(h->ports[0].tags.int_hw, 0);
+    ck_assert_str_eq(fake_find(&p, "ahci.init")->msg, "AHCI 0001.0301 1 slots 1 ports ? Gbps 0x1 impl SATA mode");
+    ck_assert_ptr_null(fake_find(&p, "ahci.quirk")); /* CAP said it: no quirk needed */
+    ata_host_destroy(h);
+    ck_assert_uint_eq(p.live_allocs, 0);
+}
+END_TEST
+
+/* Quirks (ata_host_config.quirks, libata ahci's hflags) take away what CAP advertises: the
+ * driver acts on the quirked CAP and logs one line per feature it turned off. */
+START_TEST(quirks_override_cap)
+{
+    struct sata_platform p;
+    struct ata_host_config cfg = { .quirks = ATA_HQ_NO_NCQ | ATA_HQ_32BIT_ONLY | ATA_HQ_SINGLE_SLOT | ATA_HQ_NO_PMP,
+                                   .only_gen = 2 };
+    const uint32_t cap = CAP_6P | HOST_CAP_PMP | HOST_CAP_FBS | HOST_CAP_SNTF;
+    struct ata_host *h;
+
+    regs(&p, cap, 0x3);
+    p.bus_base = 0x10000000u; /* below 4 GiB */
+    h = ahci_host_create(&p, &fake_ops, &cfg);
+    ck_assert_ptr_nonnull(h);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct ata_port *ap = &h->ports[i];
+
+        ck_assert_uint_eq(ap->tags.n_tags, 1);
+        ck_assert_uint_eq(ap->ncq_depth, 0);
+        ck_assert_uint_eq(ap->dma_mask, 0xffffffffu);
+        ck_assert(!(ap->flags & (ATA_FLAG_PMP | ATA_FLAG_AN)));
+        ck_assert_uint_eq(ap->link.sata_spd_limit, 0x2); /* Gen2 and nothing else */
+    }
+    ck_assert_ptr_null(fake_nth_alloc(&p, AHCI_RX_FIS_FBS_SZ, 0)); /* no FBS areas without PMP */
+    ck_assert_str_eq(fake_find_nth(&p, "ahci.quirk", 0)->msg, "controller can't do NCQ, turning off CAP_NCQ");
+    ck_assert_str_eq(fake_find_nth(&p, "ahci.quirk", 1)->msg, "controller can't do 64bit DMA, forcing 32bit");
+    ck_assert_str_eq(fake_find_nth(&p, "ahci.quirk", 2)->msg, "controller can't do PMP, turning off CAP_PMP");
+    ck_assert_str_eq(fake_find_nth(&p, "ahci.quirk", 3)->msg, "controller has one command slot, ignoring CAP.NCS");
+    ck_assert_ptr_null(fake_find_nth(&p, "ahci.quirk", 4));
+    ck_assert_str_eq(fake_find(&p, "ahci.flags")->msg, "flags: sntf clo");
+    ck_assert_str_eq(fake_find(&p, "host.fixed_spd")->msg, "controller PHY runs 3.0 Gbps only, no speed-down");
+    ata_host_destroy(h);
+    ck_assert_uint_eq(p.live_allocs, 0);
+
+    /* 32-bit only, but the allocator put the command list above 4 GiB: the HBA could not
+     * reach it, so create fails instead of programming a truncated PxCLB */
+    regs(&p, cap, 0x1);
+    p.bus_base = 0x100000000ull;
+    cfg.quirks = ATA_HQ_32BIT_ONLY;
+    ck_assert_ptr_null(ahci_host_create(&p, &fake_ops, &cfg));
     ck_assert_ptr_nonnull(fake_find(&p, "ahci.create_failed"));
+    ck_assert_uint_eq(p.live_allocs, 0);
+    /* a 64-bit HBA takes the same memory */
+    regs(&p, cap, 0x1);
+    p.bus_base = 0x100000000ull;
+    cfg.quirks = 0;
+    h = ahci_host_create(&p, &fake_ops, &cfg);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->ports[0].dma_mask, 0);
+    ata_host_destroy(h);
     ck_assert_uint_eq(p.live_allocs, 0);
 }
 END_TEST
@@ -219,7 +283,8 @@ Suite *ahci_suite(void)
 
     tcase_add_test(tc, create_reads_caps);
     tcase_add_test(tc, port_mask_no_ncq_and_holes);
-    tcase_add_test(tc, create_refuses_single_slot);
+    tcase_add_test(tc, create_single_slot);
+    tcase_add_test(tc, quirks_override_cap);
     tcase_add_test(tc, interrupt_from_a_gone_controller_is_ignored);
     tcase_add_test(tc, prep_and_issue_ncq);
     tcase_add_test(tc, internal_cmd_refused_with_engine_stopped);

@@ -158,6 +158,21 @@ START_TEST(validation)
     b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 257);
     ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
 
+    /* a buffer beyond the controller's DMA mask (a 32-bit HBA: ahci without CAP.S64A) */
+    {
+        const struct ata_sg high = { 0xfffff000u, 8192 }, low = { 0xffffe000u, 8192 };
+
+        r.ap->dma_mask = 0xffffffffu;
+        b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 16);
+        b.sg = &high;
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL); /* its last 4 KiB are above 4 GiB */
+        b.sg = &low;
+        ck_assert_int_eq(ata_bio_check(r.ap, r.dev, &b), 0); /* ends at the last byte below */
+        r.ap->dma_mask = 0;
+        b.sg = &high;
+        ck_assert_int_eq(ata_bio_check(r.ap, r.dev, &b), 0); /* a 64-bit HBA reaches it */
+    }
+
     /* a disabled device */
     r.dev->flags &= ~ATA_DFLAG_ENABLED;
     b = mkbio(&r, ATA_BIO_READ, ATA_IO_AUTO, 0, 1);

@@ -334,6 +334,10 @@ START_TEST(spd_and_xfer_masks)
     ck_assert_uint_eq(m, 0x1);
     ck_assert_int_eq(sata_down_spd_mask(0x7, 1, 0, &m), -EINVAL);
     ck_assert_int_eq(sata_down_spd_mask(0x1, 3, 0, &m), -EINVAL);
+    /* a PHY that runs one generation only (ata_host_config.only_gen): nothing slower */
+    ck_assert_int_eq(sata_down_spd_mask(0x2, 2, 0, &m), -EINVAL);
+    ck_assert_int_eq(sata_down_spd_mask(0x4, 0, 0, &m), -EINVAL);
+    ck_assert_int_eq(sata_down_spd_mask(0x4, 3, 1, &m), -EINVAL);
     ck_assert_int_eq(sata_down_spd_mask(0x7, 3, 1, &m), 0);
     ck_assert_uint_eq(m, 0x1);
 

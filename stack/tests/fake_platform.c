@@ -53,8 +53,11 @@ static void f_write16(struct sata_platform *p, uint32_t off, uint16_t val)
 /* fake DMA memory is the CPU's: bus addresses are pointers */
 static void *f_dma_cpu_addr(struct sata_platform *p, uint64_t bus, size_t len)
 {
-    (void)p, (void)len;
-    return (void *)(uintptr_t)bus;
+    (void)len;
+    for (unsigned i = 0; p->bus_base && i < p->n_allocs; i++)
+        if (bus >= p->allocs[i].bus && bus - p->allocs[i].bus < p->allocs[i].size)
+            return (uint8_t *)p->allocs[i].cpu + (bus - p->allocs[i].bus);
+    return p->bus_base ? NULL : (void *)(uintptr_t)bus;
 }
 
 static int f_dma_alloc(struct sata_platform *p, size_t size, size_t align, struct plat_dma_buf *out)
@@ -69,7 +72,8 @@ static int f_dma_alloc(struct sata_platform *p, size_t size, size_t align, struc
         return -ENOMEM;
     memset(mem, 0xa5, size); /* the stack must not rely on zeroed DMA memory */
     out->cpu = mem;
-    out->bus = (uint64_t)(uintptr_t)mem;
+    /* bus_base: 1 MiB apart, aligned as asked (align <= 1 MiB here) */
+    out->bus = p->bus_base ? p->bus_base + (uint64_t)p->n_allocs * 0x100000u : (uint64_t)(uintptr_t)mem;
     out->size = size;
     p->allocs[p->n_allocs] = *out;
     p->alloc_align[p->n_allocs] = align;

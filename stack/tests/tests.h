@@ -49,6 +49,7 @@ struct sata_platform {
     unsigned n_allocs, live_allocs, live_completions;
     struct fake_event ev[FAKE_MAX_EVENTS];
     unsigned n_ev;
+    uint64_t bus_base; /* nonzero: DMA bus addresses from here, 1 MiB apart, not the pointers */
     uint32_t wlog_off[FAKE_MAX_EVENTS], wlog_val[FAKE_MAX_EVENTS]; /* MMIO writes, in order */
     unsigned n_wlog;
     /* runs when someone waits for ever on an incomplete completion: stands in for the

@@ -64,6 +64,17 @@ class PlatformBinding : public sc_core::sc_module {
     void set_host(ata_host *h);
     ata_host *host() const { return host_; }
 
+    // The controller's quirks as the board's driver data gives them to its LLD
+    // (ata_host_config.quirks, ATA_HQ_*, and .only_gen): set by a backend whose hardware
+    // declares them (the RTL backend, from the DUT profile); the run copies them into the
+    // host config. None by default.
+    struct HostQuirks {
+        uint32_t flags = 0;
+        unsigned only_gen = 0;
+    };
+    void set_host_quirks(const HostQuirks &q) { quirks_ = q; }
+    const HostQuirks &host_quirks() const { return quirks_; }
+
     // The backend's DMA copy hook (nullptr: CPU and device share the memory).
     void set_dma_sync(DmaSyncHook *h) { dma_sync_ = h; }
     // Ownership hand-over of [off, off+len) of buf, as the stack's ops: the workloads call
@@ -175,6 +186,7 @@ class PlatformBinding : public sc_core::sc_module {
 
     int lock_depth_ = 0;
     uint64_t ps_per_ns_ = 1000;
+    HostQuirks quirks_;
     DmaSyncHook *dma_sync_ = nullptr;
 };
 

@@ -224,8 +224,16 @@ bool expand_paths(const std::vector<std::string> &paths, std::vector<std::string
 namespace {
 
 // Parses every file; prints every error. False if any is malformed.
+// A scenario left out by --skip-refused: what the backend cannot model, one line each.
+struct Skipped {
+    std::string file, name;
+    std::vector<std::string> reasons;
+};
+
+// skipped non-null (--skip-refused): a scenario the backend refuses is listed there instead
+// of making the run fail.
 bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
-               const std::optional<std::string> &backend = std::nullopt) {
+               const std::optional<std::string> &backend = std::nullopt, std::vector<Skipped> *skipped = nullptr) {
     bool ok = true;
     std::map<std::string, std::string> names;
     for (const std::string &f : files) {
@@ -246,12 +254,22 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
                 // Refused up front, naming each feature the backend cannot model.
                 bool refused = false;
                 const BackendRules &rules = backend_of(j.sc).rules;
+                Skipped skip{f, j.sc.name, {}};
                 for (const Refusal &r : rules.refusals(j.sc)) {
                     // At the key that asks for it where the rules know its line.
-                    std::fprintf(stderr, "%s:%d: backend %s: the %s backend cannot model %s\n", f.c_str(),
-                                 r.line ? r.line : j.sc.backend_line, j.sc.backend.c_str(), rules.title,
-                                 escape_controls(r.what).c_str());
+                    char at[64];
+                    std::snprintf(at, sizeof at, ":%d: backend ", r.line ? r.line : j.sc.backend_line);
+                    const std::string line = f + at + j.sc.backend + ": the " + rules.title +
+                                             " backend cannot model " + escape_controls(r.what);
+                    if (skipped)
+                        skip.reasons.push_back(line);
+                    else
+                        std::fprintf(stderr, "%s\n", line.c_str());
                     refused = true;
+                }
+                if (refused && skipped) {
+                    skipped->push_back(std::move(skip));
+                    continue;
                 }
                 if (refused) {
                     ok = false;
@@ -291,8 +309,16 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     if (!expand_paths(opt.paths, &files))
         return 2;
     std::vector<Job> jobs;
-    if (!parse_all(files, &jobs, opt.backend))
+    std::vector<Skipped> skipped;
+    if (!parse_all(files, &jobs, opt.backend, opt.skip_refused ? &skipped : nullptr))
         return 2;
+    // Skipped with the reason, before anything runs (a suite on a DUT that lacks features).
+    for (const Skipped &s : skipped) {
+        std::printf("SKIP  %s  %s\n", s.name.c_str(), s.reasons[0].c_str());
+        for (size_t i = 1; i < s.reasons.size(); ++i)
+            std::printf("      %s  %s\n", std::string(s.name.size(), ' ').c_str(), s.reasons[i].c_str());
+    }
+    std::fflush(stdout);
 
     fs::path out(opt.out_dir);
     std::error_code ec;
@@ -481,13 +507,31 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     for (const Job &j : jobs)
         (j.pass ? passed : failed)++;
     double total_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    std::printf("%zu passed, %zu failed\n", passed, failed);
+    if (opt.skip_refused)
+        std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped.size());
+    else
+        std::printf("%zu passed, %zu failed\n", passed, failed);
 
     JsonWriter w(true);
     w.begin_object();
     w.kv("total", uint64_t(jobs.size()));
     w.kv("passed", uint64_t(passed));
     w.kv("failed", uint64_t(failed));
+    if (opt.skip_refused) {
+        w.kv("skipped", uint64_t(skipped.size()));
+        w.key("skipped_scenarios").begin_array();
+        for (const Skipped &s : skipped) {
+            w.begin_object();
+            w.kv("name", s.name);
+            w.kv("file", s.file);
+            w.key("reasons").begin_array();
+            for (const auto &r : s.reasons)
+                w.value(r);
+            w.end_array();
+            w.end_object();
+        }
+        w.end_array();
+    }
     w.kv("jobs", max_jobs);
     w.key("wall_time_s").fixed(total_wall, 3);
     w.key("scenarios").begin_array();

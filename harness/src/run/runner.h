@@ -19,6 +19,9 @@ struct RunOptions {
     std::optional<std::string> backend; // overrides the scenarios' backend (a name in backend/registry.cpp)
     std::vector<std::string> child_args; // more options for each `run-one` (waveform: cli.cpp)
     std::string vcd_file; // the absolute --vcd target among them, if any (nothing left there on a crash)
+    // --skip-refused: a scenario the backend cannot model is listed as skipped, with the
+    // reason, instead of failing the whole run before anything runs (a suite on a DUT).
+    bool skip_refused = false;
 };
 
 // Exit codes: 0 every scenario passed, 1 a scenario failed, 2 bad input.

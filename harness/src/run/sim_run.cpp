@@ -167,6 +167,8 @@ void SimController::main_thread() {
     std::vector<ata_force_param> force = to_stack_force(sc_.host.force);
     cfg.force = force.empty() ? nullptr : force.data();
     cfg.n_force = unsigned(force.size());
+    cfg.quirks = binding_.host_quirks().flags;
+    cfg.only_gen = binding_.host_quirks().only_gen;
     host_ = lld->create(binding_.platform(), PlatformBinding::ops(), &cfg);
     if (!host_) {
         report_.failures.add(std::string(create_name) + " failed");

@@ -20,9 +20,12 @@ struct ControllerSpec {
     unsigned ports = 4;
     int ports_line = 0; // the line of `ports` (0: not given, the type's default)
     unsigned slots = 32;
+    int slots_line = 0; // the line of `slots` (0: not given)
     bool ncq = true;
+    int ncq_line = 0;   // the line of `ncq` (0: not given)
     unsigned gen = 3;
     bool gen_set = false; // gen given in the file (the QEMU backend refuses non-Gen1 links)
+    int gen_line = 0;
     // type ahci only: CAP.FBSS (FIS-based switching), used on ports whose PMP has fbs: true
     bool fbs = false;
     // type ahci only: CAP.SSS (staggered spin-up): the stack then probes the ports one after

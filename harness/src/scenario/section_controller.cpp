@@ -32,6 +32,7 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     }
     if (auto *t = m.find("slots")) {
         c.slots = unsigned(as_uint(p, *t, 1, 32));
+        c.slots_line = t->line;
         if (sff && c.slots != 1)
             p.fail(*t, "a " + c.type + " channel runs one command at a time (slots: 1)");
         if (sil24 && c.slots != 31)
@@ -39,6 +40,7 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     }
     if (auto *t = m.find("ncq")) {
         c.ncq = as_bool(p, *t);
+        c.ncq_line = t->line;
         if (sil24 && !c.ncq)
             p.fail(*t, "a sil24 controller always supports NCQ (use host.no_ncq to turn it off)");
         if (sff && c.ncq)
@@ -47,6 +49,7 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     if (auto *t = m.find("gen")) {
         c.gen = unsigned(as_uint(p, *t, 1, max_gen));
         c.gen_set = true;
+        c.gen_line = t->line;
     }
     if (auto *t = m.find("fbs")) {
         c.fbs = as_bool(p, *t);

@@ -1,5 +1,5 @@
 // AHCI 1.3.1 host bus adapter, reference RTL of satasim (issue 15): NPORTS ports, 32
-// command slots each, NCQ, command list / command tables / PRDT / received-FIS areas in
+// command slots each (NCS), NCQ (SNCQ), command list / command tables / PRDT / received-FIS areas in
 // system memory over an AXI4 master. See model/ahci_rtl/README.md for the block diagram.
 //
 //   s_*   AXI4-Lite register slave, 32-bit data, the AHCI register map at offset 0
@@ -14,7 +14,9 @@ module ahci_hba #(
     parameter integer NPORTS = 1,          // 1..8
     parameter integer DW = 64,             // AXI master data width: 32, 64, 128
     parameter integer AW = 64,             // AXI master address width: 32 or 64 (CAP.S64A)
-    parameter [3:0]   ISS = 4'd3,          // CAP.ISS: fastest Gen supported
+    parameter integer ISS = 3,             // CAP.ISS: fastest Gen supported (1..3)
+    parameter integer NCS = 31,            // CAP.NCS: command slots - 1 (0: one slot)
+    parameter integer SNCQ = 1,            // CAP.SNCQ: native command queuing (0: none)
     parameter integer HR_CYCLES = 1500,    // GHC.HR set until it self-clears
     parameter integer STOP_CYCLES = 150,   // PxCMD.ST 1->0 until CR may read 0
     parameter integer FRE_ON = 8,
@@ -92,9 +94,12 @@ module ahci_hba #(
 // ---- generic host control (AHCI 1.3.1 3.1) ---------------------------------------------
 localparam [4:0] NP = NPORTS[4:0] - 5'd1;
 localparam       S64A = (AW > 32);
-// CAP: S64A, SNCQ, SSNTF, SCLO, ISS, SAM (AHCI only), PMD, NCS = 31, NP.
-localparam [31:0] CAP = {S64A ? 1'b1 : 1'b0, 1'b1, 1'b1, 4'b0000, 1'b1, ISS, 1'b0, 1'b1,
-                         2'b00, 1'b1, 2'b00, 5'd31, 3'b000, NP};
+localparam [3:0] ISS4 = ISS[3:0];
+localparam [4:0] NCS5 = NCS[4:0];
+localparam       SNCQ1 = SNCQ != 0;
+// CAP: S64A, SNCQ, SSNTF, SCLO, ISS, SAM (AHCI only), PMD, NCS, NP.
+localparam [31:0] CAP = {S64A ? 1'b1 : 1'b0, SNCQ1 ? 1'b1 : 1'b0, 1'b1, 4'b0000, 1'b1, ISS4, 1'b0, 1'b1,
+                         2'b00, 1'b1, 2'b00, NCS5, 3'b000, NP};
 localparam [31:0] PI = (NPORTS >= 32) ? 32'hFFFF_FFFF : ((32'd1 << NPORTS) - 32'd1);
 localparam [31:0] VS = 32'h0001_0301;
 
@@ -245,7 +250,7 @@ generate
             .i_phy_rx_data(phy_rx_data[32*p +: 32]), .i_phy_rx_isk(phy_rx_isk[4*p +: 4]),
             .i_phy_rx_err(phy_rx_err[p]));
 
-        ahci_port #(.AW(AW), .ISS(ISS), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),
+        ahci_port #(.AW(AW), .ISS(ISS4), .NCS(NCS5), .SNCQ(SNCQ1), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),
                     .FRE_OFF(FRE_OFF), .SPINUP(SPINUP)) u_port (
             .clk(clk), .rst(port_rst),
             .i_reg_raddr(acc_word[6:0]), .o_reg_rdata(port_rdata[32*p +: 32]),

@@ -19,6 +19,8 @@
 module ahci_port #(
     parameter integer AW = 64,           // DMA address width (64: CAP.S64A)
     parameter [3:0]   ISS = 4'd3,        // CAP.ISS
+    parameter [4:0]   NCS = 5'd31,       // CAP.NCS: slots 0..NCS exist (PxCI / PxSACT bits)
+    parameter         SNCQ = 1'b1,       // CAP.SNCQ: 0 = PxSACT stays 0 (no NCQ)
     parameter integer STOP_CYCLES = 150, // ST 1->0 until CR reads 0 (the model's kStop)
     parameter integer FRE_ON = 8,        // FRE 0->1 until FR reads 1
     parameter integer FRE_OFF = 150,     // FRE 1->0 until FR reads 0
@@ -76,6 +78,9 @@ localparam [31:0] SERR_ERR_T = 32'h100, SERR_ERR_C = 32'h200, SERR_ERR_P = 32'h4
                   SERR_DIAG_F = 32'h200_0000, SERR_DIAG_X = 32'h400_0000;
 localparam [7:0] ST_BSY = 8'h80, ST_DRQ = 8'h08, ST_ERR = 8'h01;
 localparam       S64A = (AW > 32);
+// Bits of slots that do not exist read 0 and ignore writes (AHCI 1.3.1 3.3.13, 3.3.14).
+localparam [31:0] SLOT_MASK = (NCS == 5'd31) ? 32'hFFFF_FFFF : ((32'd1 << (NCS + 5'd1)) - 32'd1);
+localparam [31:0] SACT_MASK = SNCQ ? SLOT_MASK : 32'd0;
 
 // ---- registers -------------------------------------------------------------------------
 reg [31:0] clb, clbu, fb, fbu, is_r, ie, serr, sact, ci, sig;
@@ -1182,8 +1187,8 @@ always @(posedge clk) begin
                     end
                 end
                 R_SERR: serr <= (serr & ~i_reg_wdata) | serr_set;
-                R_SACT: if (cmd_st) sact <= (sact | i_reg_wdata) & ~sact_clr;
-                R_CI:   if (cmd_st) ci <= (ci | i_reg_wdata) & ~ci_clr;
+                R_SACT: if (cmd_st) sact <= (sact | (i_reg_wdata & SACT_MASK)) & ~sact_clr;
+                R_CI:   if (cmd_st) ci <= (ci | (i_reg_wdata & SLOT_MASK)) & ~ci_clr;
                 R_SNTF: sntf <= sntf & ~i_reg_wdata[15:0];
                 default: ;
             endcase

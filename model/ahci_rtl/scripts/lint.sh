@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # verilator --lint-only -Wall over the reference AHCI controller in every supported
-# configuration (ports 1/2/4/8, AXI data 32/64/128, addresses 32/64). No -Wno flags: the
+# configuration (ports 1/2/4/8, AXI data 32/64/128, addresses 32/64; one slot, no NCQ,
+# Gen1 / Gen2 only). No -Wno flags: the
 # only waivers are the documented lint_off comments in the sources (BLKSEQ temporaries
 # in ahci_port.v as in sata_link.v, the unused second look-ahead of the rx FIFO, the
 # unused upper half of an address temporary with 32-bit addresses).
@@ -23,6 +24,16 @@ for np in 1 2 4 8; do
       n=$((n + 1))
     done
   done
+done
+# the feature-reduced configurations (model/ahci_rtl/profile-min.yaml and each alone)
+for feat in "-GNCS=0 -GSNCQ=0 -GAW=32 -GISS=1 -GDW=32" "-GNCS=0" "-GSNCQ=0" "-GISS=1" "-GISS=2 -GNCS=7"; do
+  # shellcheck disable=SC2086
+  if ! out=$("$verilator" --lint-only -Wall -I"$link" $feat --top-module ahci_hba "${srcs[@]}" 2>&1); then
+    echo "lint.sh: $feat:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  n=$((n + 1))
 done
 # the testbench top as well
 "$verilator" --lint-only -Wall -I"$link" -I"$here/rtl" --top-module ahci_tb_top \

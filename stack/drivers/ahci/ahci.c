@@ -19,7 +19,8 @@ enum {
 };
 
 struct ahci_host_priv {
-    uint32_t cap, cap2, port_map, version; /* as the firmware left them */
+    uint32_t cap, cap2, port_map, version; /* as the firmware left them; cap with the quirks */
+    uint32_t saved_cap;                    /* CAP as read, restored after an HBA reset */
 };
 
 struct ahci_port_priv {
@@ -285,7 +286,7 @@ static int ahci_reset_controller(struct ata_host *h)
     if (!ahci_enable_ahci(h->plat, h->pops))
         return -EIO;
     /* HBA reset may lose what the firmware programmed into the write-once registers */
-    ata_mmio_write(h, HOST_CAP, hp->cap);
+    ata_mmio_write(h, HOST_CAP, hp->saved_cap);
     if (hp->version >= 0x00010200)
         ata_mmio_write(h, HOST_CAP2, hp->cap2);
     ata_mmio_write(h, HOST_PORTS_IMPL, hp->port_map);
@@ -350,6 +351,11 @@ static int ahci_port_start(struct ata_port *ap)
     if (rc) {
         free(pp);
         return rc;
+    }
+    if (ap->dma_mask && pp->mem.bus + AHCI_PORT_PRIV_DMA_SZ - 1 > ap->dma_mask) {
+        h->pops->dma_free(h->plat, &pp->mem);
+        free(pp);
+        return -ENOMEM; /* the HBA could not reach its own command list */
     }
     memset(pp->mem.cpu, 0, AHCI_PORT_PRIV_DMA_SZ);
     /* FIS-based switching may be turned on at PMP attach (EH), which allocates nothing:
@@ -936,6 +942,45 @@ static void ahci_print_info(struct ata_host *h)
     ata_host_ev(h, ATA_EV0("ahci.flags", SATA_TC_INFO, SATA_LOG_INFO), "flags: %s", list);
 }
 
+/* A board's quirks (ata_host_config.quirks) over the CAP the HBA reports, as libata's
+ * ahci_save_initial_config applies a board's hflags: everything after acts on the result. */
+static uint32_t ahci_quirked_cap(uint32_t cap, uint32_t quirks)
+{
+    if (quirks & ATA_HQ_NO_NCQ)
+        cap &= ~HOST_CAP_NCQ;
+    if (quirks & ATA_HQ_32BIT_ONLY)
+        cap &= ~HOST_CAP_64;
+    if (quirks & ATA_HQ_NO_PMP)
+        cap &= ~(HOST_CAP_PMP | HOST_CAP_FBS);
+    if (quirks & ATA_HQ_SINGLE_SLOT)
+        cap &= ~(0x1fu << 8); /* NCS = 0: one slot */
+    return cap;
+}
+
+/* One line per quirk that took away something CAP advertised. */
+static void ahci_print_quirks(struct ata_host *h, uint32_t saved, uint32_t cap)
+{
+    static const struct {
+        uint32_t bits;
+        const char *msg;
+    } lost[] = {
+        { HOST_CAP_NCQ, "controller can't do NCQ, turning off CAP_NCQ" },
+        { HOST_CAP_64, "controller can't do 64bit DMA, forcing 32bit" },
+        { HOST_CAP_PMP, "controller can't do PMP, turning off CAP_PMP" },
+        { 0x1fu << 8, "controller has one command slot, ignoring CAP.NCS" },
+    };
+
+    for (size_t i = 0; i < ATA_ARRAY_SIZE(lost); i++) {
+        if (!(saved & lost[i].bits) || (cap & lost[i].bits))
+            continue;
+        {
+            const struct sata_trace_field f[] = { TF_HEX("cap", saved), TF_HEX("cleared", saved & ~cap & lost[i].bits) };
+
+            ata_host_ev(h, ATA_EV("ahci.quirk", SATA_TC_INFO, SATA_LOG_INFO, f), "%s", lost[i].msg);
+        }
+    }
+}
+
 static const char create_failed_ev[] = "ahci.create_failed";
 
 struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
@@ -944,7 +989,7 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
     static const struct ata_host_config dflt;
     struct ahci_host_priv *hp;
     struct ata_host *h;
-    uint32_t cap, pi;
+    uint32_t cap, saved_cap, pi;
     unsigned n_ports, n_tags;
 
     if (!pops)
@@ -955,7 +1000,8 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
         ata_report_create_failed(p, pops, create_failed_ev, "AHCI enable failed");
         return NULL;
     }
-    cap = pops->mmio_read32(p, HOST_CAP);
+    saved_cap = pops->mmio_read32(p, HOST_CAP);
+    cap = ahci_quirked_cap(saved_cap, cfg->quirks);
     pi = pops->mmio_read32(p, HOST_PORTS_IMPL);
     if (!pi)
         pi = (uint32_t)((1ull << HOST_CAP_NP(cap)) - 1); /* firmware left PI unset */
@@ -963,17 +1009,14 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
     for (unsigned i = n_ports; i < AHCI_MAX_PORTS; i++)
         if (pi & (1u << i))
             n_ports = i + 1;
-    n_tags = HOST_CAP_NCS(cap);
-    if (n_tags < 2) {
-        ata_report_create_failed(p, pops, create_failed_ev, "too few command slots");
-        return NULL;
-    }
+    n_tags = HOST_CAP_NCS(cap); /* one slot: EH's internal command shares slot 0 */
 
     h = ata_host_alloc_priv(p, pops, &ahci_ops, n_ports, sizeof(*hp), cfg, create_failed_ev);
     if (!h)
         return NULL;
     hp = h->private_data;
     hp->cap = cap;
+    hp->saved_cap = saved_cap;
     hp->port_map = pi;
     hp->version = pops->mmio_read32(p, HOST_VERSION);
     hp->cap2 = hp->version >= 0x00010200 ? pops->mmio_read32(p, HOST_CAP2) : 0;
@@ -993,6 +1036,7 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
         ap->xfer_mask = (0x1fu << ATA_SHIFT_PIO) | (0x7fu << ATA_SHIFT_UDMA);
         ap->max_segs = AHCI_MAX_SG;
         ap->seg_max_bytes = AHCI_PRD_MAX_BYTES;
+        ap->dma_mask = (cap & HOST_CAP_64) ? 0 : 0xffffffffu; /* libata: dma_set_mask(32) */
         if (!(pi & (1u << i)) || (cfg->port_mask && !(cfg->port_mask & (1u << i)))) {
             ap->flags |= ATA_FLAG_DUMMY;
             continue;
@@ -1004,7 +1048,9 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
         if (ahci_port_start(ap))
             return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
     }
+    ahci_print_quirks(h, saved_cap, cap);
     ahci_print_info(h);
     ata_host_force_spd_limit(h, cfg->spd_limit);
+    ata_host_fixed_spd(h, cfg->only_gen);
     return h;
 }

@@ -195,7 +195,7 @@ int sata_down_spd_mask(unsigned limit, unsigned cur_spd, unsigned spd_limit, uns
     unsigned mask = limit & 0x7u;
     int bit;
 
-    if (mask <= 1)
+    if (!(mask & (mask - 1))) /* one speed allowed (or none): nothing slower */
         return -EINVAL;
     mask &= ~(1u << highest_bit(mask));
     /* only speeds strictly below the one the link runs at now */

@@ -70,6 +70,20 @@ struct ata_host_config {
     bool pio_polling;      /* taskfile controllers: PIO and non-data commands are polled, as
                               for a controller flagged ATA_FLAG_PIO_POLLING; others ignore it */
     enum ata_piix_map piix_map; /* ata_piix: the part's port mapping (below); others ignore it */
+    /* What this controller lacks or cannot do whatever its capability registers say, as a
+     * board's driver data carries it (libata ahci's hflags, AHCI_HFLAG_*): ATA_HQ_* bits.
+     * The AHCI LLD applies them to the CAP it saved at create and logs each one. */
+    uint32_t quirks;
+    unsigned only_gen;     /* 1..3: the PHY runs this one SATA generation: SControl.SPD is
+                              programmed to it and EH never lowers the speed; 0 = any */
+};
+
+/* ata_host_config.quirks */
+enum {
+    ATA_HQ_NO_NCQ = 1u << 0,      /* never queue (AHCI_HFLAG_NO_NCQ): CAP.SNCQ ignored */
+    ATA_HQ_32BIT_ONLY = 1u << 1,  /* DMA addresses below 4 GiB (AHCI_HFLAG_32BIT_ONLY) */
+    ATA_HQ_SINGLE_SLOT = 1u << 2, /* one command slot whatever CAP.NCS says */
+    ATA_HQ_NO_PMP = 1u << 3,      /* no port multipliers (AHCI_HFLAG_NO_PMP): CAP.SPM ignored */
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */

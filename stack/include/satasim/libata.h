@@ -325,6 +325,8 @@ struct ata_port {
     unsigned xfer_mask;       /* modes the controller supports */
     unsigned max_segs;        /* scatter/gather entries per command */
     uint32_t seg_max_bytes;   /* bytes per scatter/gather entry */
+    uint64_t dma_mask;        /* highest bus address the controller reaches (the device's DMA
+                                 mask): 0xffffffff without 64-bit addressing; 0 = 64 bits */
     struct ata_bio_queue pending; /* waiting for issue, FIFO */
     struct ata_bio_queue done;    /* completed, callbacks run outside the lock */
     struct plat_completion *int_done; /* internal command completion */
@@ -556,6 +558,7 @@ int ata_softreset_fail(struct ata_link *link, int rc, const char *reason);
  * SControl.DET (sil24 DEV_RST); 1 if written, 0 if nothing to do, or a negative errno. */
 int sata_set_spd(struct ata_link *link);
 void ata_host_force_spd_limit(struct ata_host *h, unsigned spd); /* ata_host_config.spd_limit */
+void ata_host_fixed_spd(struct ata_host *h, unsigned gen);      /* ata_host_config.only_gen */
 
 /* ---- eh.c: what the irq paths record and ask of EH ---- */
 unsigned ata_port_abort(struct ata_port *ap);        /* lock held */

@@ -80,11 +80,23 @@ std::string compiler() {
     return e && *e ? e : "c++";
 }
 
-// Everything the build's result depends on, hashed.
-std::string build_key(const DutProfile &p, bool wave, const std::string &shell) {
-    std::string all = "satasim-dut-abi-" + std::to_string(SATASIM_DUT_ABI_VERSION) + (wave ? "-wave\n" : "\n");
+// Everything the build's result depends on, hashed: the profile's build keys (not its
+// quirks or AXI slave settings, which are the shell's and the driver's, nor its comments).
+std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::string &shell) {
+    std::string all = "satasim-dut-abi-" + std::to_string(SATASIM_DUT_ABI_VERSION) + (wave ? "-wave" : "") +
+                      (coverage ? "-coverage\n" : "\n");
     auto add_file = [&](const std::string &path) { all += path + "\n" + read_all(path) + "\n"; };
-    add_file(p.file);
+    all += "top " + p.top + "\n";
+    for (const auto &[k, v] : p.defines)
+        all += "define " + k + "=" + v + "\n";
+    for (const auto &[k, v] : p.parameters)
+        all += "param " + k + "=" + v + "\n";
+    for (const std::string &f : p.verilator_flags)
+        all += "flag " + f + "\n";
+    all += "interface " + std::to_string(p.ports) + " " + std::to_string(p.data_width) + " " +
+           std::to_string(p.addr_width) + "\n";
+    for (const std::string &d : p.include_dirs)
+        all += "include " + d + "\n";
     for (const std::string &f : p.files)
         add_file(f);
     for (const std::string &d : p.include_dirs) {
@@ -168,11 +180,16 @@ class BuildLock {
 
 } // namespace
 
-DutBuild build_dut(const DutProfile &p, bool wave) {
+bool rtl_coverage_on() {
+    const char *e = std::getenv("SATASIM_RTL_COVERAGE");
+    return e && *e;
+}
+
+DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
     const std::string shell = shell_dir();
     DutBuild b;
     const fs::path root = cache_root();
-    const fs::path dir = root / (p.name + "-" + build_key(p, wave, shell));
+    const fs::path dir = root / (p.name + "-" + build_key(p, wave, coverage, shell));
     b.dir = dir.string();
     b.so_path = (dir / "dut.so").string();
     std::error_code ec;
@@ -201,7 +218,8 @@ DutBuild build_dut(const DutProfile &p, bool wave) {
         throw std::runtime_error("verilator is not installed (tools/install_deps.sh)");
 
     std::string v = "verilator --cc -Mdir " + quote((tmp / "obj").string()) + " --prefix Vdut --top-module " +
-                    p.top + " -CFLAGS -fPIC" + (wave ? " --trace" : "");
+                    p.top + " -CFLAGS -fPIC" + (wave ? " --trace" : "") +
+                    (coverage ? " --coverage-line --coverage-toggle" : "");
     for (const std::string &f : p.verilator_flags)
         v += " " + f;
     for (const auto &[k, val] : p.parameters)
@@ -221,7 +239,8 @@ DutBuild build_dut(const DutProfile &p, bool wave) {
     const std::string flags = "-std=c++17 -fPIC -O1 -w -DSATASIM_DUT_PORTS=" + std::to_string(p.ports) +
                               " -DSATASIM_DUT_DW=" + std::to_string(p.data_width) +
                               " -DSATASIM_DUT_AW=" + std::to_string(p.addr_width) +
-                              " -DVM_TRACE=" + (wave ? "1" : "0") + " -I" + quote((tmp / "obj").string()) + " -I" +
+ " -DVM_TRACE=" + (wave ? "1" : "0") +
+                              " -DVM_COVERAGE=" + (coverage ? "1" : "0") + " -I" + quote((tmp / "obj").string()) + " -I" +
                               quote(vroot + "/include") + " -I" + quote(vroot + "/include/vltstd") + " -I" +
                               quote(shell);
     std::vector<std::string> sources;
@@ -234,6 +253,8 @@ DutBuild build_dut(const DutProfile &p, bool wave) {
     sources.push_back(vroot + "/include/verilated_threads.cpp");
     if (wave)
         sources.push_back(vroot + "/include/verilated_vcd_c.cpp");
+    if (coverage)
+        sources.push_back(vroot + "/include/verilated_cov.cpp");
     // One compiler per core; each source logs into its own file, appended to build.log
     // in source order afterwards so the log reads the same however the jobs interleaved.
     std::string objs;

@@ -58,8 +58,18 @@ std::map<std::string, std::string> name_values(const Parser &p, const Field &f) 
     return out;
 }
 
+// The line of every key of map m, under its path, for later messages (dut_caps.cpp).
+void note_lines(const MapView &m, const std::string &path, int map_line, std::initializer_list<const char *> keys,
+                DutProfile &d) {
+    d.lines[path] = map_line;
+    for (const char *k : keys)
+        if (auto *x = m.find(k))
+            d.lines[path + "." + k] = x->line;
+}
+
 void read_interface(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line, {"ports", "data_width", "addr_width", "clock_mhz", "idle_cycles"});
+    note_lines(m, "interface", f.line, {"ports", "data_width", "addr_width"}, d);
     if (auto *x = m.find("ports"))
         d.ports = unsigned(as_uint(p, *x, 1, 8));
     if (auto *x = m.find("data_width")) {
@@ -78,9 +88,11 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
         d.idle_cycles = unsigned(as_uint(p, *x, 64, 1u << 24));
 }
 
-void read_quirks(const Parser &p, const Field &f, DutQuirks &q) {
+void read_quirks(const Parser &p, const Field &f, DutProfile &d) {
+    DutQuirks &q = d.quirks;
     MapView m(p, f.node, f.path, f.line,
               {"single_slot", "no_ncq", "no_64bit_dma", "only_gen", "onchip_cmd_area", "no_pmp"});
+    note_lines(m, "quirks", f.line, {"single_slot", "no_ncq", "no_64bit_dma", "only_gen", "no_pmp"}, d);
     if (auto *x = m.find("single_slot"))
         q.single_slot = as_bool(p, *x);
     if (auto *x = m.find("no_ncq"))
@@ -88,7 +100,7 @@ void read_quirks(const Parser &p, const Field &f, DutQuirks &q) {
     if (auto *x = m.find("no_64bit_dma"))
         q.no_64bit_dma = as_bool(p, *x);
     if (auto *x = m.find("only_gen"))
-        q.only_gen = unsigned(as_uint(p, *x, 0, 3)); // 0: any Gen up to CAP.ISS
+        q.only_gen = unsigned(as_uint(p, *x, 0, 3)); // 0: any Gen up to CAP.ISS (checked there)
     if (auto *x = m.find("onchip_cmd_area")) {
         q.onchip_cmd_area = as_bool(p, *x);
         if (q.onchip_cmd_area)
@@ -172,8 +184,9 @@ DutProfile parse_dut_profile(const std::string &path) {
             d.verilator_flags.push_back(s);
         });
     read_interface(p, m.get("interface"), d);
+    d.lines["quirks"] = m.has("quirks") ? m.get("quirks").key_line : 1;
     if (auto *x = m.find("quirks"))
-        read_quirks(p, *x, d.quirks);
+        read_quirks(p, *x, d);
     if (auto *x = m.find("axi"))
         read_axi(p, *x, d.axi);
     return d;

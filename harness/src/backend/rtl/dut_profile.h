@@ -21,6 +21,19 @@ struct DutQuirks {
     bool no_pmp = true;           // CAP.SPM = 0
 };
 
+// What the driver and the suite take the DUT to have: its CAP (dut_caps.h) less what the
+// profile's quirks take away.
+struct DutFeatures {
+    bool cap_read = false; // from the DUT's CAP (else from the profile alone)
+    uint32_t cap = 0;      // CAP as the DUT reports it (when cap_read)
+    unsigned slots = 32;   // command slots the driver uses
+    bool ncq = true;       // NCQ usable
+    bool dma64 = true;     // 64-bit DMA addresses
+    unsigned gen = 3;      // fastest generation (CAP.ISS, or quirks.only_gen)
+    bool fixed_gen = false; // the PHY runs `gen` only (quirks.only_gen): no slower link
+    bool pmp = false;      // port multipliers
+};
+
 // The shell's AXI4 memory slave (host memory behind the DUT's DMA master).
 struct AxiSlaveConfig {
     unsigned read_latency = 8;     // cycles from the AR handshake to the first R beat
@@ -44,6 +57,8 @@ struct DutProfile {
     unsigned idle_cycles = 4096; // quiet cycles after which the shell stops the clock
     DutQuirks quirks;
     AxiSlaveConfig axi;
+    DutFeatures features;            // set by use_controller_rtl (rtl_backend.h)
+    std::map<std::string, int> lines; // line of each key read ("interface.ports"), for messages
 };
 
 // Reads and checks a profile; throws ScenarioError ("file:line: key: what is wrong") on

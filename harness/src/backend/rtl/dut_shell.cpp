@@ -38,7 +38,15 @@ DutShell::~DutShell() {
         api_.destroy(dut_);
 }
 
+void DutShell::stop() {
+    if (dut_)
+        api_.destroy(dut_);
+    dut_ = nullptr;
+}
+
 bool DutShell::tick() {
+    if (!dut_)
+        return false; // stopped after the run
     slave_.drive(pins_);
     for (auto &p : ports_)
         p->drive(pins_);

@@ -50,6 +50,10 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     // The clock is stopped: nothing moved for idle_cycles, no interrupt is on its way.
     bool quiet() const { return !running_; }
 
+    // After the run: the DUT instance is destroyed (its final blocks run; a coverage build
+    // writes its counters, SATASIM_RTL_COVERAGE); the clock never ticks it again.
+    void stop();
+
     uint64_t cycles() const { return cycles_; }
     uint64_t mmio_cycles() const { return mmio_cycles_; }
     uint64_t axi_violations() const { return slave_.violations(); }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "backend/rtl/dut_build.h"
+#include "backend/rtl/dut_caps.h"
 #include "backend/rtl/dut_library.h"
 #include "backend/rtl/dut_shell.h"
 #include "backend/systemc/topology.h"
@@ -21,6 +22,16 @@ namespace satasim::harness::rtl {
 
 namespace {
 
+// The profile's quirks as the stack's driver contract carries them (ata_host_config).
+PlatformBinding::HostQuirks host_quirks(const DutQuirks &q) {
+    PlatformBinding::HostQuirks h;
+    const auto bit = [](bool on, uint32_t flag) { return on ? flag : 0u; };
+    h.flags = bit(q.no_ncq, ATA_HQ_NO_NCQ) | bit(q.no_64bit_dma, ATA_HQ_32BIT_ONLY) |
+              bit(q.single_slot, ATA_HQ_SINGLE_SLOT) | bit(q.no_pmp, ATA_HQ_NO_PMP);
+    h.only_gen = q.only_gen;
+    return h;
+}
+
 class RtlBackend : public Backend {
   public:
     void build(const Context &ctx) override {
@@ -29,7 +40,7 @@ class RtlBackend : public Backend {
             throw std::runtime_error("backend rtl needs a DUT profile: satasim run --controller-rtl PROFILE.yaml");
         // SATASIM_RTL_VCD=FILE: a build with tracing, the DUT's signals dumped into FILE.
         const char *vcd = std::getenv("SATASIM_RTL_VCD");
-        const DutBuild b = build_dut(*p, vcd && *vcd);
+        const DutBuild b = build_dut(*p, vcd && *vcd, rtl_coverage_on());
         lib_ = std::make_unique<DutLibrary>(b.so_path, *p);
         ctx.sink.emit_harness("rtl.dut", SATA_TC_INFO, -1,
                               {{"name", TraceValue::str(p->name)}, {"top", TraceValue::str(p->top)},
@@ -59,6 +70,7 @@ class RtlBackend : public Backend {
         shell_ = shell;
         binding_ = std::make_unique<PlatformBinding>("platform", *topo_->mmio, *topo_->mem, *topo_->irq, ctx.sink,
                                                      ctx.fail);
+        binding_->set_host_quirks(host_quirks(p->quirks));
     }
     PlatformBinding *platform() override { return binding_.get(); }
     Topology *models() override { return topo_.get(); }
@@ -74,6 +86,7 @@ class RtlBackend : public Backend {
                                 {"dut_mmio_cycles", shell_->mmio_cycles()},
                                 {"axi_bursts", shell_->axi_bursts()},
                                 {"axi_violations", shell_->axi_violations()}};
+        shell_->stop(); // the process ends with _exit(): the DUT's final blocks and coverage now
     }
 
   private:
@@ -90,14 +103,26 @@ std::unique_ptr<Backend> make_backend() { return std::make_unique<RtlBackend>();
 const DutProfile &use_controller_rtl(const std::string &path, bool build) {
     static DutProfile profile; // the process's one DUT (rtl_rules.cpp reads it)
     profile = parse_dut_profile(path);
+    profile.features = profile_features(profile);
     set_active_profile(&profile);
-    if (build) {
-        const DutBuild b = build_dut(profile, false);
-        if (b.cached)
+    // The DUT's own CAP decides with the quirks what the stack and the rules take it to
+    // have: the build is needed for that (a scenario process finds the parent's in the cache).
+    const DutBuild b = build_dut(profile, false);
+    if (b.cached) {
+        if (build)
             std::fprintf(stderr, "satasim: DUT %s: cached build %s\n", profile.name.c_str(), b.dir.c_str());
-        else
-            std::fprintf(stderr, "satasim: DUT %s: verilated and compiled in %.1f s into %s\n", profile.name.c_str(),
-                         b.build_seconds, b.dir.c_str());
+    } else {
+        std::fprintf(stderr, "satasim: DUT %s: verilated and compiled in %.1f s into %s\n", profile.name.c_str(),
+                     b.build_seconds, b.dir.c_str());
+    }
+    const DutLibrary lib(b.so_path, profile);
+    profile.features = dut_features(profile, read_dut_cap(lib));
+    // SATASIM_RTL_COVERAGE: the scenarios run on the coverage build; made here once.
+    if (build && rtl_coverage_on()) {
+        const DutBuild c = build_dut(profile, false, true);
+        if (!c.cached)
+            std::fprintf(stderr, "satasim: DUT %s: coverage build verilated and compiled in %.1f s into %s\n",
+                         profile.name.c_str(), c.build_seconds, c.dir.c_str());
     }
     return profile;
 }

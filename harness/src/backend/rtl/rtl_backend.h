@@ -13,9 +13,11 @@ namespace satasim::harness::rtl {
 std::unique_ptr<Backend> make_backend();
 
 // `--controller-rtl PROFILE`: reads the profile (ScenarioError on a malformed one) and
-// makes it this process's active profile; with build, makes sure its DUT is in the build
-// cache (std::runtime_error naming the build log) and says on stderr whether it was
-// built now (and how long that took) or found there.
+// makes it this process's active profile; makes sure its DUT is in the build cache
+// (std::runtime_error naming the build log; with build, says on stderr whether it was
+// built now, and how long that took, or found there), reads the DUT's CAP and sets the
+// profile's features from CAP and quirks (ScenarioError at the profile's key where they
+// contradict; dut_caps.h). With build and SATASIM_RTL_COVERAGE, the coverage build too.
 const DutProfile &use_controller_rtl(const std::string &path, bool build);
 
 } // namespace satasim::harness::rtl

@@ -20,7 +20,7 @@ const char *refuses_key(ScenarioKey key) {
     case ScenarioKey::Link:
     case ScenarioKey::DeviceLink: return nullptr; // the cable is always dword-level RTL; the key changes nothing
     case ScenarioKey::Pmps:
-        if (g_profile && !g_profile->quirks.no_pmp)
+        if (g_profile && g_profile->features.pmp)
             return nullptr;
         return "the DUT has no port-multiplier support (its profile's quirks.no_pmp, CAP.SPM = 0)";
     case ScenarioKey::Waveform:
@@ -52,24 +52,71 @@ std::vector<Refusal> refusals(const Scenario &sc) {
         no("controller.staggered_spinup true", "the DUT's CAP.SSS comes from its RTL, not from the scenario");
     if (sc.controller.fbs)
         no("controller.fbs true", "the DUT shell has no FIS-based switching (no port multipliers)");
-    const unsigned slots = p && p->quirks.single_slot ? 1 : 32;
-    if (sc.controller.slots != slots)
+    // What the DUT has: its CAP less its profile's quirks (dut_caps.h); the shell's own
+    // limits without a profile. A scenario is refused for what it asks for in so many
+    // words: a key, an NCQ workload, an expected link speed.
+    const DutFeatures f = p ? p->features : DutFeatures{};
+    const std::string gen_why = f.fixed_gen ? "the DUT's PHY runs Gen" + std::to_string(f.gen) + " only (quirks.only_gen)"
+                                            : "the DUT's fastest link is Gen" + std::to_string(f.gen) + " (CAP.ISS)";
+    if (sc.controller.slots_line && sc.controller.slots != f.slots)
         no("controller.slots " + std::to_string(sc.controller.slots),
-           "the DUT has " + std::to_string(slots) + " command slot" + (slots == 1 ? "" : "s") + " (CAP.NCS)");
-    if (p && !sc.controller.ncq && !p->quirks.no_ncq)
-        no("controller.ncq false", "the DUT always advertises NCQ (CAP.SNCQ)");
-    const unsigned gen = p && p->quirks.only_gen ? p->quirks.only_gen : 3;
-    if (sc.controller.gen_set && sc.controller.gen != gen)
-        no("controller.gen " + std::to_string(sc.controller.gen),
-           "the DUT's PHY is Gen" + std::to_string(gen) + " (CAP.ISS; profile quirks.only_gen)");
+           "the DUT has " + std::to_string(f.slots) + " command slot" + (f.slots == 1 ? "" : "s") +
+               " (CAP.NCS; quirks.single_slot)",
+           sc.controller.slots_line);
+    if (sc.controller.ncq_line && sc.controller.ncq != f.ncq)
+        no(std::string("controller.ncq ") + (sc.controller.ncq ? "true" : "false"),
+           f.ncq ? "the DUT always advertises NCQ (CAP.SNCQ)" : "the DUT has no NCQ (CAP.SNCQ; quirks.no_ncq)",
+           sc.controller.ncq_line);
+    if (sc.controller.gen_set && sc.controller.gen != f.gen)
+        no("controller.gen " + std::to_string(sc.controller.gen), gen_why, sc.controller.gen_line);
+    if (!f.ncq)
+        for (size_t i = 0; i < sc.workload.size(); ++i)
+            if (sc.workload[i].mode == ModeSpec::Ncq)
+                no("workload[" + std::to_string(i) + "] mode ncq", "the DUT has no NCQ (CAP.SNCQ; quirks.no_ncq)",
+                   sc.workload[i].line);
+    if (f.fixed_gen && sc.host.spd_limit && sc.host.spd_limit < f.gen)
+        no("host.spd_limit " + std::to_string(sc.host.spd_limit), gen_why);
+    // Expectations the DUT cannot meet: a queued device, a link speed it cannot run.
+    for (const auto *list : {&sc.expect.devices, &sc.expect.devices_after}) {
+        const std::string k = list == &sc.expect.devices ? "expect.devices" : "expect.devices_after";
+        for (const ExpectDevice &e : *list) {
+            const std::string at = k + "[port " + std::to_string(e.port) + "].";
+            if (!f.ncq && ((e.ncq && *e.ncq) || (e.ncq_depth && *e.ncq_depth > 0)))
+                no(at + (e.ncq ? "ncq true" : "ncq_depth"), "the DUT has no NCQ (CAP.SNCQ; quirks.no_ncq)", e.line);
+            if (e.gen && (*e.gen > f.gen || (f.fixed_gen && *e.gen < f.gen)))
+                no(at + "gen " + std::to_string(*e.gen), gen_why, e.line);
+        }
+    }
     for (const DeviceSpec &d : sc.devices) {
         const std::string k = "devices[port " + std::to_string(d.port) + "].";
         if (!d.blkdebug.empty())
             no(k + "blkdebug", "injected I/O errors through QEMU's blkdebug driver need backend qemu");
+        if (f.fixed_gen && d.gen < f.gen)
+            no(k + "gen " + std::to_string(d.gen), gen_why + ": a slower drive finds no common speed", d.line);
         if (p && d.port >= p->ports)
             no(k + "port", "the DUT has " + std::to_string(p->ports) + " port" + (p->ports == 1 ? "" : "s") +
                                " (its profile's interface.ports)",
                d.line);
+    }
+    // A fault that fires on (or only hits) queued commands never fires without NCQ.
+    for (const fault::Fault &ft : sc.faults) {
+        const bool ncq_trigger = ft.trigger.on_cmd && ft.trigger.on_cmd->op == device::CommandMatch::Op::Ncq;
+        const bool ncq_media = ft.kind == fault::Kind::MediaError && ft.media.match.op == device::CommandMatch::Op::Ncq;
+        if (!f.ncq && (ncq_trigger || ncq_media))
+            no("faults[" + ft.id + "] on NCQ commands", "the DUT has no NCQ (CAP.SNCQ; quirks.no_ncq)", ft.line);
+        if (f.fixed_gen && ft.kind == fault::Kind::LinkDegrade && ft.gen < f.gen)
+            no("faults[" + ft.id + "] link_degrade gen " + std::to_string(ft.gen), gen_why, ft.line);
+    }
+    // The stack's link-speed lines the scenario expects: "SATA link up 6.0 Gbps" needs a DUT
+    // that runs Gen3; "limiting SATA link speed" a DUT that can run slower than it starts.
+    static const char *const kSpeeds[] = {"1.5 Gbps", "3.0 Gbps", "6.0 Gbps"};
+    for (const std::string &l : sc.expect.log_contains) {
+        for (unsigned g = 1; g <= 3; ++g)
+            if (l.find(std::string("SATA link up ") + kSpeeds[g - 1]) != std::string::npos &&
+                (g > f.gen || (f.fixed_gen && g != f.gen)))
+                no("expect.log_contains \"" + l + "\"", gen_why);
+        if (f.fixed_gen && l.find("limiting SATA link speed") != std::string::npos)
+            no("expect.log_contains \"" + l + "\"", gen_why + ": no speed-down");
     }
     for (const fault::Fault &f : sc.faults)
         if (f.kind == fault::Kind::LostIrq)

@@ -3,11 +3,17 @@
 // Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW are the profile's interface
 // parameters; the top module has the shell's standard ports (docs/rtl-controller.md).
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <string>
+#include <unistd.h>
 #include <type_traits>
 
 #include "Vdut.h"
 #include "verilated.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 #if VM_TRACE
 #include "verilated_vcd_c.h"
 #endif
@@ -155,6 +161,15 @@ void *dut_create(const char *wave_file) {
 void dut_destroy(void *p) {
     auto *d = static_cast<Dut *>(p);
     d->m->final();
+#if VM_COVERAGE
+    // A coverage build: this instance's counters into $SATASIM_RTL_COVERAGE (a folder),
+    // one file per instance (verilator_coverage merges them).
+    if (const char *dir = std::getenv("SATASIM_RTL_COVERAGE"); dir && *dir) {
+        static unsigned n = 0;
+        const std::string f = std::string(dir) + "/dut-" + std::to_string(getpid()) + "-" + std::to_string(n++) + ".dat";
+        d->ctx.coveragep()->write(f.c_str());
+    }
+#endif
 #if VM_TRACE
     if (d->vcd)
         d->vcd->close();

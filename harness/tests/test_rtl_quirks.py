@@ -1,0 +1,75 @@
+"""Quirks as data (docs/rtl-controller.md, quirks): a second profile of the reference AHCI
+controller, model/ahci_rtl/profile-min.yaml, verilated with parameters that take features
+away (CAP.NCS = 0: one slot, CAP.SNCQ = 0, CAP.S64A = 0, CAP.ISS = Gen1) and declaring the
+same quirks. The stack's AHCI driver gets them through ata_host_config; the suite skips, with
+the reason, what needs a feature the DUT lacks. One short run (one DUT build per build tree,
+cached next to the simulator binary, shared with the profile copies below)."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from satasim.results import ROOT, binary, load_result, run
+
+PROFILE = ROOT / "model" / "ahci_rtl" / "profile-min.yaml"
+
+pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
+                                reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
+
+
+@pytest.fixture(scope="module")
+def rtl_env():
+    cache = Path(binary()).resolve().parent.parent / "rtl-cache"
+    os.environ["SATASIM_RTL_CACHE"] = str(cache)
+    return cache
+
+
+def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_path, rtl_env):
+    runs, skipped = "flush.yaml", "ncq-qd32-random.yaml"
+    r = run([ROOT / "scenarios" / runs, ROOT / "scenarios" / skipped], tmp_path, "--controller-rtl", str(PROFILE),
+            "--skip-refused", "--jobs", "1", "--wall-limit", "120")
+    assert r.returncode == 0, r.stdout + r.stderr
+    # skipped before anything ran, naming the scenario's line and the missing feature
+    scen = ROOT / "scenarios" / skipped
+    lines = scen.read_text().splitlines()
+    line = next(i for i, l in enumerate(lines, 1) if i > lines.index("workload:") + 1 and l.startswith("  - "))
+    assert (f"{scen}:{line}: backend rtl: the RTL backend cannot model workload[0] mode ncq: the DUT has no NCQ "
+            "(CAP.SNCQ; quirks.no_ncq)") in r.stdout, r.stdout
+    assert "SKIP  ncq-qd32-random" in r.stdout and "1 passed, 0 failed, 1 skipped" in r.stdout, r.stdout
+    assert not (tmp_path / "ncq-qd32-random").exists()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["skipped"] == 1 and summary["skipped_scenarios"][0]["name"] == "ncq-qd32-random", summary
+
+    res = load_result(tmp_path, "flush")
+    assert res["verdict"] == "pass" and res["backend"] == "rtl", res
+    assert res["axi_violations"] == 0 and res["data_errors"] == 0 and res["io_errors"] == 0, res
+    log = (tmp_path / "flush" / "satasim.log").read_text()
+    # the DUT's CAP as the driver reads it: one slot, Gen1, no ncq / 64bit flags
+    assert "AHCI 0001.0301 1 slots 1 ports 1.5 Gbps 0x1 impl SATA mode" in log, log
+    assert "flags: sntf clo only pio\n" in log, log
+    # quirks.only_gen 1 reached the driver: SControl.SPD programmed to Gen1 at the first
+    # hardreset (the reference profile leaves it 0: "SControl 300")
+    assert "ata1: controller PHY runs 1.5 Gbps only, no speed-down" in log, log
+    assert "SATA link up 1.5 Gbps (SStatus 113 SControl 310)" in log, log
+    # an NCQ drive on a host without NCQ: libata's "NCQ (depth 0/32)"
+    assert "LBA48 NCQ (depth 0/32)" in log, log
+
+
+def test_min_profile_quirk_the_dut_cap_contradicts_names_the_key(tmp_path, rtl_env):
+    # quirks.only_gen 2 on a DUT whose CAP.ISS is Gen1: no driver could honour it. The
+    # quirks are not part of the build's key, so this reuses the cached DUT.
+    d = str(PROFILE.parent)
+    text = (PROFILE.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
+            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
+    assert "  only_gen: 1\n" in text
+    bad = tmp_path / "p.yaml"
+    bad.write_text(text.replace("  only_gen: 1\n", "  only_gen: 2\n"))
+    line = next(i for i, l in enumerate(bad.read_text().splitlines(), 1) if l.strip().startswith("only_gen:"))
+    r = run([ROOT / "scenarios" / "flush.yaml"], tmp_path / "out", "--controller-rtl", str(bad))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{bad}:{line}: quirks.only_gen: Gen2, but the DUT's CAP (0x" in r.stderr, r.stderr
+    assert "has ISS = Gen1" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
