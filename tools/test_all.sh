@@ -2,7 +2,7 @@
 # Every test: install what is missing, build the release simulator (build/, the main
 # job's binary: proves it builds warning-free at release settings) and the sanitized
 # tree with every test (build-san/, ASan + UBSan), run the C and model unit tests (ctest)
-# and the scenario tests (pytest) against the sanitized simulator.
+# and, beside them, the scenario tests (pytest) against the sanitized simulator.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/install_deps.sh"
@@ -13,9 +13,24 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 export ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-echo "== unit tests (ctest, sanitized) =="
-(cd "$root/build-san" && ctest --output-on-failure -j"$(nproc)")
+# ctest runs beside pytest: its long pole (the yosys synthesis of the reference RTL, about
+# two minutes on one core) would otherwise leave the other core idle. Its output is printed
+# when both have ended; the command fails if either did.
+ctest_log="$root/build-san/ctest.log"
+echo "== unit tests (ctest, sanitized): started beside the scenario tests, output below =="
+(cd "$root/build-san" && ctest --output-on-failure -j"$(nproc)") >"$ctest_log" 2>&1 &
+ctest_pid=$!
 
 echo "== scenario tests (pytest, sanitized simulator) =="
 cd "$root"
+set +e
 SATASIM_BIN="$root/build-san/bin/satasim" /usr/bin/python3 -m pytest -n "$(nproc)" "$@"
+pytest_rc=$?
+wait "$ctest_pid"
+ctest_rc=$?
+set -e
+
+echo "== unit tests (ctest, sanitized) =="
+cat "$ctest_log"
+echo "== ctest exit $ctest_rc, pytest exit $pytest_rc =="
+[[ $ctest_rc -eq 0 && $pytest_rc -eq 0 ]]
