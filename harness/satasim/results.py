@@ -22,6 +22,14 @@ def binary() -> Path:
     return path
 
 
+def use_rtl_cache() -> Path:
+    """The DUT build cache next to the simulator binary (one per build tree), made the one
+    this process's runs use (SATASIM_RTL_CACHE): every RTL test shares one DUT build."""
+    cache = binary().resolve().parent.parent / "rtl-cache"
+    os.environ["SATASIM_RTL_CACHE"] = str(cache)
+    return cache
+
+
 @dataclass
 class RunOutput:
     returncode: int

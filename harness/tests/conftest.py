@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from satasim.results import use_rtl_cache
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,6 +24,12 @@ def pytest_unconfigure(config):
     if d:
         shutil.rmtree(d, ignore_errors=True)
         os.environ.pop("SATASIM_TEST_RUN_CACHE", None)
+
+
+@pytest.fixture(scope="module")
+def rtl_env():
+    """The RTL tests' DUT build cache (satasim.results.use_rtl_cache)."""
+    return use_rtl_cache()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 compared with a fresh run of its scenario."""
 
 import json
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +10,7 @@ import pytest
 import yaml
 
 from satasim import run, run_shared
-from satasim.results import binary
+from satasim.results import use_rtl_cache
 from satasim.controllers import CONTROLLERS, adaptable, is_scenario, write_adapted
 from satasim.differential import qemu_unavailable_reason
 from satasim.golden import (GOLDEN_DIR, Tolerance, compare_events, compare_run,
@@ -353,8 +352,7 @@ def _run_source(src: Source, name, tmp_path):
     if src.backend == "rtl":
         if shutil.which("verilator") is None:
             pytest.skip("verilator is not installed (tools/install_deps.sh): rtl backend skipped")
-        # the DUT build cache next to the simulator binary, as test_rtl_backend.py keeps it
-        os.environ.setdefault("SATASIM_RTL_CACHE", str(Path(binary()).resolve().parent.parent / "rtl-cache"))
+        use_rtl_cache()
         return run([src.path], tmp_path, "--controller-rtl", str(RTL_PROFILE))
     if src.backend == "qemu":
         why = qemu_unavailable_reason()

@@ -5,24 +5,15 @@ that run on the DUT in the test command (clean I/O and EH, each compared with th
 model) are test_rtl_differential.py's, the rest of the suite runs on demand
 (docs/rtl-controller.md)."""
 
-import os
 import shutil
-from pathlib import Path
 
 import pytest
 
-from satasim.results import ROOT, binary, load_result, run
+from satasim.results import ROOT, load_result, run
 
 PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
                                 reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
-
-
-@pytest.fixture(scope="module")
-def rtl_env():
-    cache = Path(binary()).resolve().parent.parent / "rtl-cache"
-    os.environ["SATASIM_RTL_CACHE"] = str(cache)
-    return cache
 
 
 def profile_copy(path, old, new):

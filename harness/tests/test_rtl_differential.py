@@ -11,7 +11,6 @@ CI cost: the SystemC runs take about a second, the RTL runs about 10 s (the DUT'
 Verilator build is cached next to the simulator binary, as in test_rtl_backend.py)."""
 
 import fnmatch
-import os
 import re
 import shutil
 from pathlib import Path
@@ -21,7 +20,7 @@ import yaml
 
 from satasim.differential import (ROOT, Difference, eh_lines, is_known, load_known, run_differential,
                                   unexplained_eh)
-from satasim.results import binary, load_result
+from satasim.results import load_result, use_rtl_cache
 
 PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
 KNOWN = ROOT / "model" / "ahci_rtl" / "known_differences.yaml"
@@ -97,7 +96,7 @@ def test_unknown_differences_are_not_excused():
 
 @needs_verilator
 def test_differential_systemc_vs_rtl(tmp_path):
-    os.environ["SATASIM_RTL_CACHE"] = str(Path(binary()).resolve().parent.parent / "rtl-cache")
+    use_rtl_cache()
     paths = [ROOT / "scenarios" / f for f in DIFFERENTIAL]
     rs, rr, diffs = run_differential(paths, tmp_path, "--jobs", "2", "--wall-limit", "120",
                                      other=("--controller-rtl", str(PROFILE)), side="rtl")

@@ -6,25 +6,16 @@ the reason, what needs a feature the DUT lacks. One short run (one DUT build per
 cached next to the simulator binary, shared with the profile copies below)."""
 
 import json
-import os
 import shutil
-from pathlib import Path
 
 import pytest
 
-from satasim.results import ROOT, binary, load_result, run
+from satasim.results import ROOT, load_result, run
 
 PROFILE = ROOT / "model" / "ahci_rtl" / "profile-min.yaml"
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
                                 reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
-
-
-@pytest.fixture(scope="module")
-def rtl_env():
-    cache = Path(binary()).resolve().parent.parent / "rtl-cache"
-    os.environ["SATASIM_RTL_CACHE"] = str(cache)
-    return cache
 
 
 def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_path, rtl_env):
