@@ -524,10 +524,7 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             w.begin_object();
             w.kv("name", s.name);
             w.kv("file", s.file);
-            w.key("reasons").begin_array();
-            for (const auto &r : s.reasons)
-                w.value(r);
-            w.end_array();
+            w.kv("reasons", s.reasons);
             w.end_object();
         }
         w.end_array();
@@ -540,16 +537,10 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         w.kv("name", j.sc.name);
         w.kv("file", j.file);
         w.kv("verdict", j.pass ? "pass" : "fail");
-        w.key("reasons").begin_array();
-        for (const auto &r : j.reasons)
-            w.value(r);
-        w.end_array();
+        w.kv("reasons", j.reasons);
         w.kv("observed", j.observed);
         w.kv("io_errors", j.io_errors);
-        w.key("disabled").begin_array();
-        for (const auto &d : j.disabled)
-            w.value(d);
-        w.end_array();
+        w.kv("disabled", j.disabled);
         w.kv("controller", j.sc.controller.type);
         w.kv("ports", j.sc.controller.ports);
         w.kv("devices", j.devices);

@@ -132,6 +132,13 @@ JsonWriter &JsonWriter::null() {
     return *this;
 }
 
+JsonWriter &JsonWriter::value(const std::vector<std::string> &items) {
+    begin_array();
+    for (const std::string &s : items)
+        value(s);
+    return end_array();
+}
+
 JsonWriter &JsonWriter::fixed(double v, int decimals) {
     before_value();
     if (!std::isfinite(v)) {

@@ -31,6 +31,8 @@ class JsonWriter {
     JsonWriter &value(unsigned v) { return value(uint64_t(v)); }
     JsonWriter &value(bool v);
     JsonWriter &null();
+    // An array of strings (the reasons and name lists of result.json and summary.json).
+    JsonWriter &value(const std::vector<std::string> &items);
     // A number with a fixed count of decimals (wall-clock figures only).
     JsonWriter &fixed(double v, int decimals);
 

@@ -263,10 +263,7 @@ std::string result_json(const RunReport &r) {
     j.kv("seed", sc.seed);
     j.kv("backend", sc.backend);
     j.kv("verdict", r.pass ? "pass" : "fail");
-    j.key("reasons").begin_array();
-    for (const auto &s : r.reasons)
-        j.value(s);
-    j.end_array();
+    j.kv("reasons", r.reasons);
     {
         // what the verdict line shows beyond pass/fail (runner, satasim.report)
         std::vector<std::string> disabled, partial;
