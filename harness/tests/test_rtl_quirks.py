@@ -19,9 +19,9 @@ pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
 
 
 def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_path, rtl_env):
-    runs, skipped = "flush.yaml", "ncq-qd32-random.yaml"
-    r = run([ROOT / "scenarios" / runs, ROOT / "scenarios" / skipped], tmp_path, "--controller-rtl", str(PROFILE),
-            "--skip-refused", "--jobs", "1", "--wall-limit", "120")
+    runs, skipped, probe = "flush.yaml", "ncq-qd32-random.yaml", ROOT / "scenarios" / "probe-1port.yaml"
+    r = run([ROOT / "scenarios" / runs, ROOT / "scenarios" / skipped, probe], tmp_path, "--controller-rtl",
+            str(PROFILE), "--skip-refused", "--jobs", "1", "--wall-limit", "120")
     assert r.returncode == 0, r.stdout + r.stderr
     # skipped before anything ran, naming the scenario's line and the missing feature
     scen = ROOT / "scenarios" / skipped
@@ -29,10 +29,16 @@ def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_pat
     line = next(i for i, l in enumerate(lines, 1) if i > lines.index("workload:") + 1 and l.startswith("  - "))
     assert (f"{scen}:{line}: backend rtl: the RTL backend cannot model workload[0] mode ncq: the DUT has no NCQ "
             "(CAP.SNCQ; quirks.no_ncq)") in r.stdout, r.stdout
-    assert "SKIP  ncq-qd32-random" in r.stdout and "1 passed, 0 failed, 1 skipped" in r.stdout, r.stdout
+    # an expected log line is named at its own line in the list, not at the file's first
+    up = "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)"
+    up_line = next(i for i, l in enumerate(probe.read_text().splitlines(), 1) if up in l)
+    assert (f'{probe}:{up_line}: backend rtl: the RTL backend cannot model expect.log_contains "{up}": '
+            "the DUT's PHY runs Gen1 only (quirks.only_gen)") in r.stdout, r.stdout
+    assert "SKIP  ncq-qd32-random" in r.stdout and "1 passed, 0 failed, 2 skipped" in r.stdout, r.stdout
     assert not (tmp_path / "ncq-qd32-random").exists()
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["skipped"] == 1 and summary["skipped_scenarios"][0]["name"] == "ncq-qd32-random", summary
+    assert summary["skipped"] == 2, summary
+    assert [s["name"] for s in summary["skipped_scenarios"]] == ["ncq-qd32-random", "probe-1port"], summary
 
     res = load_result(tmp_path, "flush")
     assert res["verdict"] == "pass" and res["backend"] == "rtl", res

@@ -50,6 +50,7 @@ struct HostSpec {
     bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
+    int spd_limit_line = 0;
     std::vector<ForceOption> force; // host.force: libata.force entries, in the parameter's order
     int force_line = 0;
 };
@@ -216,6 +217,7 @@ struct ExpectSpec {
     std::vector<ExpectDevice> devices;
     std::vector<DevAddr> empty_ports; // host ports, or fan-out ports behind a PMP
     std::vector<std::string> log_contains, log_not_contains;
+    std::vector<int> log_contains_lines; // each log_contains entry's line (refusals name it)
     uint64_t io_errors = 0;
     // io_errors_min / io_errors_max: a range instead of the exact io_errors (faults)
     std::optional<uint64_t> io_errors_min, io_errors_max;

@@ -95,8 +95,10 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.irq_loss_fix = as_bool(p, *t);
     if (auto *t = m.find("pio_polling"))
         h.pio_polling = as_bool(p, *t);
-    if (auto *t = m.find("spd_limit"))
+    if (auto *t = m.find("spd_limit")) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
+        h.spd_limit_line = t->line;
+    }
     if (auto *t = m.find("stack"))
         h.stack = as_bool(p, *t);
     if (auto *t = m.find("force")) {

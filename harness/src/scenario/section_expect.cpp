@@ -103,7 +103,10 @@ void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
     if (auto *v = m.find("empty_ports"))
         e.empty_ports = parse_port_list(p, *v, sc, e.devices, "expect.devices", true);
     if (auto *v = m.find("log_contains"))
-        e.log_contains = as_string_list(p, *v);
+        for_each_element(p, *v, [&](const Field &line, size_t) {
+            e.log_contains.push_back(as_string(p, line));
+            e.log_contains_lines.push_back(line.line);
+        });
     if (auto *v = m.find("log_not_contains"))
         e.log_not_contains = as_string_list(p, *v);
     if (auto *v = m.find("io_errors"))

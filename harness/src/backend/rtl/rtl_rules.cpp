@@ -75,7 +75,7 @@ std::vector<Refusal> refusals(const Scenario &sc) {
                 no("workload[" + std::to_string(i) + "] mode ncq", "the DUT has no NCQ (CAP.SNCQ; quirks.no_ncq)",
                    sc.workload[i].line);
     if (f.fixed_gen && sc.host.spd_limit && sc.host.spd_limit < f.gen)
-        no("host.spd_limit " + std::to_string(sc.host.spd_limit), gen_why);
+        no("host.spd_limit " + std::to_string(sc.host.spd_limit), gen_why, sc.host.spd_limit_line);
     // Expectations the DUT cannot meet: a queued device, a link speed it cannot run.
     for (const auto *list : {&sc.expect.devices, &sc.expect.devices_after}) {
         const std::string k = list == &sc.expect.devices ? "expect.devices" : "expect.devices_after";
@@ -110,13 +110,15 @@ std::vector<Refusal> refusals(const Scenario &sc) {
     // The stack's link-speed lines the scenario expects: "SATA link up 6.0 Gbps" needs a DUT
     // that runs Gen3; "limiting SATA link speed" a DUT that can run slower than it starts.
     static const char *const kSpeeds[] = {"1.5 Gbps", "3.0 Gbps", "6.0 Gbps"};
-    for (const std::string &l : sc.expect.log_contains) {
+    for (size_t i = 0; i < sc.expect.log_contains.size(); ++i) {
+        const std::string &l = sc.expect.log_contains[i];
+        const int line = i < sc.expect.log_contains_lines.size() ? sc.expect.log_contains_lines[i] : 0;
         for (unsigned g = 1; g <= 3; ++g)
             if (l.find(std::string("SATA link up ") + kSpeeds[g - 1]) != std::string::npos &&
                 (g > f.gen || (f.fixed_gen && g != f.gen)))
-                no("expect.log_contains \"" + l + "\"", gen_why);
+                no("expect.log_contains \"" + l + "\"", gen_why, line);
         if (f.fixed_gen && l.find("limiting SATA link speed") != std::string::npos)
-            no("expect.log_contains \"" + l + "\"", gen_why + ": no speed-down");
+            no("expect.log_contains \"" + l + "\"", gen_why + ": no speed-down", line);
     }
     for (const fault::Fault &f : sc.faults)
         if (f.kind == fault::Kind::LostIrq)
