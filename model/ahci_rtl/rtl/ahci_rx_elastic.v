@@ -1,9 +1,9 @@
 // Receive elastic buffer of one port: dwords written at the PHY's receive (recovered)
-// clock, read at the core clock, which may differ by a few hundred ppm (SATA 3.x allows
-// each end +-350 ppm without SSC). An asynchronous FIFO (Gray-coded pointers through
-// two-flop synchronizers) whose fill is kept near its middle the way SATA intends it
-// (ALIGN primitives exist so that an elastic buffer can drop or add them; every
-// transmitter sends an ALIGN pair at least once per 256 dwords):
+// clock, read at the core clock, which may differ by a few hundred ppm (SATA 3.x 7 (?):
+// each end +-350 ppm without SSC). An asynchronous FIFO (Gray-coded pointers through two-flop
+// synchronizers) whose fill is kept near its middle the way SATA intends it (ALIGN
+// primitives exist so that an elastic buffer can drop or add them; every transmitter
+// sends an ALIGN pair at least once per 256 dwords, SATA 3.x 9 (?)):
 //   * write side: an ALIGN is dropped (not written) while the FIFO is fuller than HI;
 //   * read side: reading starts when the FIFO has reached START entries; while it holds
 //     no more than LO, an ALIGN at its head is read out without being popped (one more

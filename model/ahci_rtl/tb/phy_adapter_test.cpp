@@ -5,7 +5,7 @@
 // the core clock, its PHY side joined to the shell's PhyClocks / WordGearbox /
 // ElasticQueue exactly as the RTL backend's PhyPort joins a DUT port. Both directions
 // carry a SATA-like dword stream (primitives, data, an ALIGN pair every 256 dwords as
-// sata_link.v sends it, SATA 3.x 9.4.x, unconfirmed) at a receive-clock offset:
+// sata_link.v sends it; SATA 3.x 9 (?)) at a receive-clock offset:
 //   phy_adapter_test[16|32] CASE     (ppm0, ppm350, ppm-350, ppm700, ppm-700)
 // Each case checks that every non-ALIGN dword arrives, in order, unchanged, in both
 // directions, that no error flag was raised, and that the ALIGNs dropped (receive clock
