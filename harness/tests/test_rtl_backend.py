@@ -36,6 +36,18 @@ def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
     q = profile_copy(tmp_path / "q.yaml", "rtl/ahci_port.v", "rtl/nope.v")
     r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(q))
     assert r.returncode == 2 and "files[1]: no such file" in r.stderr, r.stderr
+    # A 16-bit PHY moves its words on the PHY's clocks; a clock offset needs the DUT's own
+    # receive clock: both refused at their keys without interface.phy_clocks.
+    w = profile_copy(tmp_path / "w.yaml", "  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_width: 16")
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(w))
+    line = next(i for i, l in enumerate(w.read_text().splitlines(), 1) if "phy_width" in l)
+    assert r.returncode == 2 and f"{w}:{line}: interface.phy_width:" in r.stderr, r.stderr
+    assert "interface.phy_clocks: true" in r.stderr, r.stderr
+    o = profile_copy(tmp_path / "o.yaml", "\naxi:", "\nphy:\n  rx_ppm: -350\naxi:")
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(o))
+    line = next(i for i, l in enumerate(o.read_text().splitlines(), 1) if "rx_ppm" in l)
+    assert r.returncode == 2 and f"{o}:{line}: phy.rx_ppm:" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_scenarios_the_dut_lacks_are_refused_with_the_reason(tmp_path, rtl_env):

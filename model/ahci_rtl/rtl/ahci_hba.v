@@ -7,9 +7,16 @@
 //   m_*   AXI4 DMA master, DW-bit data, AW-bit addresses, INCR bursts of at most 16
 //         beats that never cross 4 KiB (ahci_axi_master.v);
 //   irq   one level interrupt: GHC.IE and IS != 0 (AHCI 1.3.1 10.6);
-//   phy_* per port n, bits [32n +: 32] etc.: the PHY interface of ahci_phy_adapter.v.
+//   phy_* per port n, bits [PHY_W*n +: PHY_W] etc.: the PHY interface of
+//         ahci_phy_adapter.v, 32 or 16 bits (PHY_W) with a K flag per byte.
 //
-// One clock for everything (bus, link and PHY dword clock) in this version.
+// Clocks: clk runs the bus side, the registers, the DMA engine and the link layer (one
+// dword per clock). With PHY_W = 32 and EB = 0 it is the PHY's dword clock as well and
+// phy_tx_clk / phy_rx_clk are unused. With PHY_W = 16 the PHY's words move on phy_tx_clk
+// (transmit, twice clk's rate, phase-locked to it) and phy_rx_clk (receive, port n's bit
+// n: the recovered clock, nominally equal to phy_tx_clk); with EB = 1 (PHY_W = 32) the
+// receive words move on phy_rx_clk at clk's nominal rate. Receive words cross into clk
+// through an elastic buffer (ahci_rx_elastic.v) that absorbs a frequency offset.
 module ahci_hba #(
     parameter integer NPORTS = 1,          // 1..8
     parameter integer DW = 64,             // AXI master data width: 32, 64, 128
@@ -17,6 +24,8 @@ module ahci_hba #(
     parameter integer ISS = 3,             // CAP.ISS: fastest Gen supported (1..3)
     parameter integer NCS = 31,            // CAP.NCS: command slots - 1 (0: one slot)
     parameter integer SNCQ = 1,            // CAP.SNCQ: native command queuing (0: none)
+    parameter integer PHY_W = 32,          // PHY data width per port: 32 or 16
+    parameter integer EB = 0,              // 1: receive on phy_rx_clk via the elastic buffer
     parameter integer HR_CYCLES = 1500,    // GHC.HR set until it self-clears
     parameter integer STOP_CYCLES = 150,   // PxCMD.ST 1->0 until CR may read 0
     parameter integer FRE_ON = 8,
@@ -75,10 +84,12 @@ module ahci_hba #(
     input  wire                 m_rvalid,
     output wire                 m_rready,
     // per-port PHY interface
-    output wire [32*NPORTS-1:0] phy_tx_data,
-    output wire [4*NPORTS-1:0]  phy_tx_isk,
-    input  wire [32*NPORTS-1:0] phy_rx_data,
-    input  wire [4*NPORTS-1:0]  phy_rx_isk,
+    input  wire                 phy_tx_clk,
+    input  wire [NPORTS-1:0]    phy_rx_clk,
+    output wire [PHY_W*NPORTS-1:0]   phy_tx_data,
+    output wire [PHY_W/8*NPORTS-1:0] phy_tx_isk,
+    input  wire [PHY_W*NPORTS-1:0]   phy_rx_data,
+    input  wire [PHY_W/8*NPORTS-1:0] phy_rx_isk,
     input  wire [NPORTS-1:0]    phy_rx_err,
     input  wire [NPORTS-1:0]    phy_ready,
     input  wire [2*NPORTS-1:0]  phy_gen,
@@ -241,13 +252,15 @@ wire [NPORTS-1:0]    link_tx_isk;
 genvar p;
 generate
     for (p = 0; p < NPORTS; p = p + 1) begin : g_port
-        ahci_phy_adapter u_phy (
-            .clk(clk),
+        ahci_phy_adapter #(.PHY_W(PHY_W), .EB(EB)) u_phy (
+            .clk(clk), .rst(port_rst), .i_tx_clk(phy_tx_clk), .i_rx_clk(phy_rx_clk[p]),
             .i_link_tx_data(link_tx_data[p]), .i_link_tx_isk(link_tx_isk[p]),
             .o_link_rx_data(link_rx_data[p]), .o_link_rx_isk(link_rx_isk[p]),
             .o_link_rx_err(link_rx_err[p]),
-            .o_phy_tx_data(phy_tx_data[32*p +: 32]), .o_phy_tx_isk(phy_tx_isk[4*p +: 4]),
-            .i_phy_rx_data(phy_rx_data[32*p +: 32]), .i_phy_rx_isk(phy_rx_isk[4*p +: 4]),
+            .o_phy_tx_data(phy_tx_data[PHY_W*p +: PHY_W]),
+            .o_phy_tx_isk(phy_tx_isk[PHY_W/8*p +: PHY_W/8]),
+            .i_phy_rx_data(phy_rx_data[PHY_W*p +: PHY_W]),
+            .i_phy_rx_isk(phy_rx_isk[PHY_W/8*p +: PHY_W/8]),
             .i_phy_rx_err(phy_rx_err[p]));
 
         ahci_port #(.AW(AW), .ISS(ISS4), .NCS(NCS5), .SNCQ(SNCQ1), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),

@@ -3,23 +3,35 @@
  * Plain C so the shared object needs nothing of satasim but this header; the glue that
  * implements it around the verilated model is shell/dut_glue.cpp.
  *
- * One call of tick() is one rising edge of the DUT's clock: the shell's inputs are applied
- * with the clock low, the combinational logic settles and the outputs are sampled (the
- * values every handshake of this edge is decided on), then the clock rises. Signals are
- * the shell's standard ones (docs/rtl-controller.md); multi-bit data are little-endian
- * 32-bit words. */
+ * One call of tick() is one step of the DUT's clocks: the shell's inputs are applied with
+ * every clock low, the combinational logic settles and the outputs are sampled (the
+ * values every handshake of this step's edges is decided on), then the clocks named in
+ * clk_edges rise together: clk (SATASIM_DUT_EDGE_CORE) and, for a DUT built with PHY
+ * clocks (phy_clocks), phy_tx_clk and every port's phy_rx_clk. A DUT without PHY clocks
+ * runs its PHY interface on clk and ignores the PHY bits. Signals are the shell's standard
+ * ones (docs/rtl-controller.md); multi-bit data are little-endian 32-bit words; a 16-bit
+ * PHY interface (phy_width 16) uses the low 16 bits of phy_*_data and 2 bits of phy_*_isk.
+ *
+ * Version 2: clk_edges, phy_width and phy_clocks (16-bit PHY words, the PHY's parallel
+ * clocks). The entry point keeps its name, so an older object is refused by its version. */
 #ifndef SATASIM_DUT_ABI_H
 #define SATASIM_DUT_ABI_H
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 1u
+#define SATASIM_DUT_ABI_VERSION 2u
 #define SATASIM_DUT_MAX_PORTS 8
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
 
+/* clk_edges bits: the clocks that rise at this tick (model/link/phy_lane.h, kEdge*) */
+#define SATASIM_DUT_EDGE_CORE 1u
+#define SATASIM_DUT_EDGE_PHY_TX 2u
+#define SATASIM_DUT_EDGE_PHY_RX 4u
+
 struct satasim_dut_pins {
     /* ---- inputs (the shell drives them) ---- */
-    uint8_t rst; /* power-on reset, synchronous, active high */
+    uint8_t clk_edges; /* SATASIM_DUT_EDGE_* */
+    uint8_t rst; /* power-on reset, synchronous to clk, active high */
     /* AXI4-Lite register slave: address/write/read channels from the shell's master */
     uint32_t s_awaddr, s_wdata, s_araddr;
     uint8_t s_awvalid, s_wstrb, s_wvalid, s_bready, s_arvalid, s_rready;
@@ -29,6 +41,7 @@ struct satasim_dut_pins {
     /* per-port PHY, receive side and status */
     uint32_t phy_rx_data[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_rx_isk[SATASIM_DUT_MAX_PORTS]; /* K flag per byte, bit n = byte n */
+    /* phy_rx_*: at phy_rx_clk for a DUT with PHY clocks, else at clk */
     uint8_t phy_rx_err[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_ready[SATASIM_DUT_MAX_PORTS], phy_gen[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_dev_present[SATASIM_DUT_MAX_PORTS], phy_cominit[SATASIM_DUT_MAX_PORTS];
@@ -50,6 +63,7 @@ struct satasim_dut_pins {
 struct satasim_dut_api {
     uint32_t abi_version; /* SATASIM_DUT_ABI_VERSION */
     uint32_t ports, data_width, addr_width; /* as verilated (the profile's interface) */
+    uint32_t phy_width, phy_clocks;         /* 16 or 32; 1: phy_tx_clk / phy_rx_clk exist */
     /* A new instance; wave_file non-null: dump the DUT's signals there (VCD). */
     void *(*create)(const char *wave_file);
     void (*destroy)(void *dut);

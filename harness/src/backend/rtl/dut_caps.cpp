@@ -53,6 +53,8 @@ uint32_t read_dut_cap(const DutLibrary &lib) {
     if (!dut)
         throw std::runtime_error("the DUT's create() returned null");
     satasim_dut_pins pins{};
+    // Every clock at every tick: only the register slave (on clk) is used here.
+    pins.clk_edges = SATASIM_DUT_EDGE_CORE | SATASIM_DUT_EDGE_PHY_TX | SATASIM_DUT_EDGE_PHY_RX;
     pins.rst = 1;
     for (unsigned i = 0; i < kResetCycles; ++i)
         api.tick(dut, &pins);

@@ -25,6 +25,10 @@ DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
                                  std::to_string(api_->data_width) + "/" + std::to_string(api_->addr_width) +
                                  "-bit AXI; the profile says " + std::to_string(p.ports) + ", " +
                                  std::to_string(p.data_width) + "/" + std::to_string(p.addr_width));
+    if (api_->phy_width != p.phy_width || bool(api_->phy_clocks) != p.phy_clocks)
+        throw std::runtime_error("'" + so_path + "' was built for a " + std::to_string(api_->phy_width) + "-bit PHY " +
+                                 (api_->phy_clocks ? "with" : "without") + " PHY clocks; the profile says " +
+                                 std::to_string(p.phy_width) + "-bit " + (p.phy_clocks ? "with" : "without"));
 }
 
 // The object stays loaded until the process exits: its Verilator runtime has static

@@ -68,8 +68,9 @@ void note_lines(const MapView &m, const std::string &path, int map_line, std::in
 }
 
 void read_interface(const Parser &p, const Field &f, DutProfile &d) {
-    MapView m(p, f.node, f.path, f.line, {"ports", "data_width", "addr_width", "clock_mhz", "idle_cycles"});
-    note_lines(m, "interface", f.line, {"ports", "data_width", "addr_width"}, d);
+    MapView m(p, f.node, f.path, f.line,
+              {"ports", "data_width", "addr_width", "clock_mhz", "idle_cycles", "phy_width", "phy_clocks"});
+    note_lines(m, "interface", f.line, {"ports", "data_width", "addr_width", "phy_width", "phy_clocks"}, d);
     if (auto *x = m.find("ports"))
         d.ports = unsigned(as_uint(p, *x, 1, 8));
     if (auto *x = m.find("data_width")) {
@@ -86,6 +87,33 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
         d.clock_mhz = double(as_uint(p, *x, 10, 1000));
     if (auto *x = m.find("idle_cycles"))
         d.idle_cycles = unsigned(as_uint(p, *x, 64, 1u << 24));
+    if (auto *x = m.find("phy_clocks"))
+        d.phy_clocks = as_bool(p, *x);
+    if (auto *x = m.find("phy_width")) {
+        d.phy_width = unsigned(as_uint(p, *x, 16, 32));
+        if (d.phy_width != 16 && d.phy_width != 32)
+            p.fail(*x, "the shell's PHY interface is 32 or 16 bits (8-bit symbols with a K flag each)");
+        if (d.phy_width == 16 && !d.phy_clocks)
+            p.fail(*x, "16-bit PHY words move at twice the dword rate on the PHY's clocks: say "
+                       "interface.phy_clocks: true (the top has phy_tx_clk and phy_rx_clk)");
+    }
+}
+
+// phy: the shell's PHY settings (not part of the DUT's build).
+void read_phy(const Parser &p, const Field &f, DutProfile &d) {
+    MapView m(p, f.node, f.path, f.line, {"rx_ppm"});
+    if (auto *x = m.find("rx_ppm")) {
+        // A signed integer: the scenario toolkit's readers take none.
+        const std::string s = as_string(p, *x);
+        const bool neg = !s.empty() && s[0] == '-';
+        const auto v = parse_uint(neg ? s.substr(1) : s);
+        if (!v || *v > 1000)
+            p.fail(*x, "expected an integer from -1000 to 1000 (ppm), got '" + s + "'");
+        d.rx_ppm = neg ? -int(*v) : int(*v);
+        if (d.rx_ppm != 0 && !d.phy_clocks)
+            p.fail(*x, "a receive clock offset needs the DUT's own receive clock: interface.phy_clocks: true "
+                       "(the top has phy_rx_clk and an elastic buffer behind it)");
+    }
 }
 
 void read_quirks(const Parser &p, const Field &f, DutProfile &d) {
@@ -148,7 +176,7 @@ DutProfile parse_dut_profile(const std::string &path) {
     const fs::path dir = abs.parent_path();
     MapView m(p, root, "", 1,
               {"name", "top", "files", "include_dirs", "defines", "parameters", "verilator_flags", "interface",
-               "quirks", "axi"});
+               "quirks", "axi", "phy"});
     for (const char *k : {"name", "top", "files", "interface"})
         if (!m.has(k))
             p.fail(m.line(), k, "missing (a profile names the DUT, its top module, its files and its interface)");
@@ -189,6 +217,8 @@ DutProfile parse_dut_profile(const std::string &path) {
         read_quirks(p, *x, d);
     if (auto *x = m.find("axi"))
         read_axi(p, *x, d.axi);
+    if (auto *x = m.find("phy"))
+        read_phy(p, *x, d);
     return d;
 }
 

@@ -53,7 +53,10 @@ struct DutProfile {
     std::map<std::string, std::string> parameters; // -GNAME=VALUE
     std::vector<std::string> verilator_flags;
     unsigned ports = 1, data_width = 64, addr_width = 64;
-    double clock_mhz = 150;      // the DUT's one clock (bus, link and PHY dword clock)
+    double clock_mhz = 150;      // the DUT's clock clk (bus, link; the PHY's dword clock)
+    unsigned phy_width = 32;     // PHY data per port and PHY clock: 32 or 16 bits
+    bool phy_clocks = false;     // the top has phy_tx_clk / phy_rx_clk (needed for 16 bits)
+    int rx_ppm = 0;              // phy.rx_ppm: phy_rx_clk's offset from phy_tx_clk
     unsigned idle_cycles = 4096; // quiet cycles after which the shell stops the clock
     DutQuirks quirks;
     AxiSlaveConfig axi;

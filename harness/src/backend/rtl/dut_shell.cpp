@@ -19,12 +19,13 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
                    const char *wave_file)
     : sc_core::sc_module(name), profile_(profile), api_(lib.api()),
       slave_(mem, profile.axi, profile.data_width, seed, trace), bus_errors_(mem, profile.ports, trace), irq_(irq), trace_(trace), fail_(std::move(fail)),
+      clocks_(profile.phy_clocks ? profile.phy_width : 32, profile.rx_ppm),
       period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
     slave_.set_error_hook(
         [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
     dut_ = api_.create(wave_file);
     for (unsigned n = 0; n < profile.ports; ++n)
-        ports_.push_back(std::make_unique<PhyPort>(n, [this] { wake(); }));
+        ports_.push_back(std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }));
     // Power-on reset: the DUT's registers are defined before the stack's first access.
     pins_.rst = 1;
     for (unsigned i = 0; i < kResetCycles; ++i)
@@ -47,20 +48,28 @@ void DutShell::stop() {
 bool DutShell::tick() {
     if (!dut_)
         return false; // stopped after the run
-    slave_.drive(pins_);
-    for (auto &p : ports_)
-        p->drive(pins_);
-    api_.tick(dut_, &pins_);
+    // The steps of the PHY clocks up to and including clk's next edge (one step, all
+    // clocks together, for a DUT without PHY clocks).
+    bool attention = false;
+    unsigned edges;
+    do {
+        edges = clocks_.next();
+        pins_.clk_edges = uint8_t(edges);
+        if (edges & link::kEdgeCore)
+            slave_.drive(pins_);
+        for (auto &p : ports_)
+            p->drive(pins_, edges);
+        api_.tick(dut_, &pins_);
+        for (auto &p : ports_)
+            attention |= p->edge(pins_, edges);
+    } while (!(edges & link::kEdgeCore));
     ++cycles_;
     if (in_mmio_)
         ++mmio_cycles_;
     slave_.edge(pins_);
-    bool attention = false;
     bool quiet = slave_.idle(pins_) && !pins_.s_awvalid && !pins_.s_arvalid && !pins_.s_wvalid;
-    for (auto &p : ports_) {
-        attention |= p->edge(pins_);
+    for (auto &p : ports_)
         quiet = quiet && p->idle();
-    }
     if (bool(pins_.irq) != irq_seen_) {
         irq_seen_ = pins_.irq;
         attention = true;

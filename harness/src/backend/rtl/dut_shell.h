@@ -7,7 +7,10 @@
 //     with host bus errors injected by BusErrorInjector (fault host_bus_error);
 //   - the interrupt line into the harness's IrqLine;
 //   - each port's PHY interface to a PhyPort (cable, device-side link RTL, SataLink).
-// The clock runs in bursts while anything moves and stops after the profile's
+// Its clocks: clk, and for a DUT with PHY clocks the PHY's transmit and receive parallel
+// clocks (link::PhyClocks: 16-bit PHY words at twice the dword rate, the receive clock
+// offset by the profile's phy.rx_ppm). The clock runs in bursts while anything moves and
+// stops after the profile's
 // idle_cycles quiet cycles; SystemC time advances by the cycles ticked at the DUT's clock
 // period, so idle time costs no wall time.
 #pragma once
@@ -60,7 +63,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     uint64_t axi_bursts() const { return slave_.bursts(); }
 
   private:
-    bool tick(); // one clock; true: the SystemC side has work (end the burst)
+    bool tick(); // one clk cycle (its PHY clock steps first); true: the SystemC side has work
     void service();
     void wake();
     void clock_thread();
@@ -77,6 +80,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     ModelTrace *trace_;
     FailFn fail_;
     std::vector<std::unique_ptr<PhyPort>> ports_;
+    link::PhyClocks clocks_;
     sc_core::sc_time period_;
     sc_core::sc_event wake_ev_;
     bool running_ = true;

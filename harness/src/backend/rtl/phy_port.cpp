@@ -15,8 +15,9 @@ constexpr uint64_t kFrameSlack = 4096;
 
 } // namespace
 
-PhyPort::PhyPort(unsigned index, std::function<void()> wake)
-    : n_(index), wake_(std::move(wake)), side_(dev_.side()), tx_ev_(sc_core::sc_gen_unique_name("rtl_port_tx")) {
+PhyPort::PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake)
+    : n_(index), wake_(std::move(wake)), side_(dev_.side()), from_dut_(phy_width), to_dut_(phy_width),
+      elastic_(elastic), tx_ev_(sc_core::sc_gen_unique_name("rtl_port_tx")) {
     reset_device_link();
 }
 
@@ -27,25 +28,33 @@ void PhyPort::connect(link::SataLink *lk) {
 
 void PhyPort::reset_device_link() {
     dev_.reset();
-    for (auto &dir : wire_data_)
-        dir.fill(link::prim::kSync);
-    for (auto &dir : wire_isk_)
-        dir.fill(true);
-    wire_pos_ = 0;
+    const link::LaneDword sync{link::prim::kSync, true};
+    h2d_.fill(sync);
+    d2h_.fill(sync);
+    h2d_out_ = sync;
+    from_dut_.reset();
+    to_dut_.reset();
+    dev_rx_.reset();
+    // The DUT's next receive word: the cable's (32 bits), or the high half of an ALIGN
+    // (16 bits: the DUT must find the word alignment on the first primitive).
+    if (to_dut_.needs_dword())
+        to_dut_.load(d2h_.oldest());
+    to_dut_.next_word(rx_word_, rx_isk_);
     judged_ = false;
     host_frame_pos_ = -1;
 }
 
-void PhyPort::drive(satasim_dut_pins &p) {
-    p.phy_rx_data[n_] = wire_data_[1][wire_pos_];
-    p.phy_rx_isk[n_] = wire_isk_[1][wire_pos_] ? 1 : 0;
+void PhyPort::drive(satasim_dut_pins &p, unsigned edges) {
+    p.phy_rx_data[n_] = rx_word_;
+    p.phy_rx_isk[n_] = rx_isk_;
     p.phy_rx_err[n_] = 0;
     p.phy_ready[n_] = phy_ready_;
     p.phy_gen[n_] = gen_;
     const uint8_t det = link_ ? link_->det() : 0;
     p.phy_dev_present[n_] = det == 1 || det == 3;
     p.phy_cominit[n_] = cominit_;
-    cominit_ = false; // a one-cycle pulse
+    if (edges & link::kEdgeCore)
+        cominit_ = false; // a one-cycle pulse
 }
 
 // The DUT's header dword after SOF, unscrambled: the FIS type a host dword fault waits for.
@@ -65,35 +74,32 @@ void PhyPort::watch_host_frame(uint32_t d, bool isk) {
         link_->arm_external_flip(true, df);
 }
 
-bool PhyPort::edge(const satasim_dut_pins &p) {
-    bool attention = false;
-    if (p.phy_comreset[n_] != comreset_seen_ || p.phy_offline[n_] != offline_seen_) {
-        comreset_seen_ = p.phy_comreset[n_];
-        offline_seen_ = p.phy_offline[n_];
-        attention = true;
-    }
-    spd_seen_ = p.phy_spd_limit[n_];
-    uint32_t ho = p.phy_tx_data[n_];
-    bool hko = p.phy_tx_isk[n_] & 1u;
-    watch_host_frame(ho, hko);
-    link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr;
-    if (hook)
-        hook->on_dword(true, ho, hko);
+// A dword of the DUT's transmitter (its PHY words joined) onto the cable; the dword the
+// cable delivers goes to the device's receiver (through its elastic buffer).
+void PhyPort::host_dword(link::LaneDword d) {
+    watch_host_frame(d.data, d.isk);
+    if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
+        hook->on_dword(true, d.data, d.isk);
+    const link::LaneDword out = h2d_.push(d);
+    if (elastic_)
+        dev_rx_.push(out);
+    else
+        h2d_out_ = out;
+}
 
+// One dword clock of the device-side link: it takes the cable's dword, its own goes onto
+// the cable toward the DUT. True: the SystemC side has work.
+bool PhyPort::device_dword() {
     link::LinkEndpoint *dev = link_ ? link_->device_endpoint() : nullptr;
     // No R_RDY until the device can take a frame.
     side_.rx_full = dev_.state() == link::RtlState::Idle && dev && !dev->ready_to_receive();
-    uint32_t dof = 0;
-    bool dko = false;
-    dev_.tick(phy_ready_, wire_data_[0][wire_pos_], wire_isk_[0][wire_pos_], dof, dko);
-    if (hook)
-        hook->on_dword(false, dof, dko);
-    wire_data_[0][wire_pos_] = ho;
-    wire_isk_[0][wire_pos_] = hko;
-    wire_data_[1][wire_pos_] = dof;
-    wire_isk_[1][wire_pos_] = dko;
-    if (++wire_pos_ == link::LinkRtlPair::kWireDelay)
-        wire_pos_ = 0;
+    const link::LaneDword in = elastic_ ? dev_rx_.pop() : h2d_out_;
+    link::LaneDword out;
+    dev_.tick(phy_ready_, in.data, in.isk, out.data, out.isk);
+    if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
+        hook->on_dword(false, out.data, out.isk);
+    d2h_.push(out);
+    to_dut_.load(d2h_.oldest());
 
     // The verdict given and the frame over: ready for the next one.
     if (judged_ && dev_.state() == link::RtlState::Idle) {
@@ -104,8 +110,29 @@ bool PhyPort::edge(const satasim_dut_pins &p) {
     }
     if (tx_busy_ && !side_.tx_done && ++tx_cycles_ > side_.tx.size() * 4 + kFrameSlack)
         tx_timeout_ = true;
-    return attention || (side_.rx_end && !judged_) || side_.rx_abort || (tx_busy_ && side_.tx_done) ||
+    return (side_.rx_end && !judged_) || side_.rx_abort || (tx_busy_ && side_.tx_done) ||
            side_.bad_prims != bad_prims_told_ || (tx_busy_ && tx_timeout_);
+}
+
+bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
+    bool attention = false;
+    if (edges & link::kEdgeCore) {
+        if (p.phy_comreset[n_] != comreset_seen_ || p.phy_offline[n_] != offline_seen_) {
+            comreset_seen_ = p.phy_comreset[n_];
+            offline_seen_ = p.phy_offline[n_];
+            attention = true;
+        }
+        spd_seen_ = p.phy_spd_limit[n_];
+    }
+    link::LaneDword d;
+    if ((edges & link::kEdgePhyTx) && from_dut_.take(p.phy_tx_data[n_], p.phy_tx_isk[n_], d))
+        host_dword(d);
+    if (edges & link::kEdgePhyRx) {
+        if (to_dut_.needs_dword())
+            attention |= device_dword();
+        to_dut_.next_word(rx_word_, rx_isk_);
+    }
+    return attention;
 }
 
 void PhyPort::service() {

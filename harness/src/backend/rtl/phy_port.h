@@ -1,6 +1,8 @@
 // One port's far side of the DUT shell: what the SystemC backend has below a host port,
-// behind the DUT's per-port PHY interface. The cable (kWireDelay dwords each way, the
-// SataLink's primitive / dword fault hook on every dword) joins the DUT's PHY to our
+// behind the DUT's per-port PHY interface. The PHY's word gearbox (16-bit PHY words) and,
+// for a DUT with PHY clocks, the far end's receive elastic buffer (model/link/phy_lane.h)
+// sit between the DUT's PHY words and the cable's dwords. The cable (kWireDelay dwords
+// each way, the SataLink's primitive / dword fault hook on every dword) joins the DUT's PHY to our
 // link layer RTL in device role (model/link/rtl/sata_link.v, verilated standalone), whose
 // transport side serves the port's SataLink device endpoint (disk or port multiplier).
 // The SataLink keeps the PHY: COMRESET / offline from the DUT's outputs go to it, its
@@ -21,24 +23,29 @@
 #include "backend/rtl/device_link_rtl.h"
 #include "backend/rtl/dut_abi.h"
 #include "model/link/link_rtl.h"
+#include "model/link/phy_lane.h"
 #include "model/link/sata_link.h"
 
 namespace satasim::harness::rtl {
 
 class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
   public:
-    // wake: start the shell's clock (something for the DUT to do).
-    PhyPort(unsigned index, std::function<void()> wake);
+    // wake: start the shell's clock (something for the DUT to do). phy_width: the DUT's PHY
+    // words (32 or 16 bits); elastic: the DUT has its own PHY clocks, so the far end's
+    // receiver takes the DUT's dwords through an elastic buffer (its clock differs).
+    PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake);
 
     void connect(link::SataLink *lk);
     bool connected() const { return link_ != nullptr; }
 
-    // Per DUT clock, around the shell's tick: the DUT's PHY inputs, then (outputs sampled)
-    // the cable and one edge of the device-side link. edge() returns true when the SystemC
-    // side has work (a frame to judge, a frame done, a PHY request): the shell ends its
-    // burst of cycles and calls service() once simulated time has caught up.
-    void drive(satasim_dut_pins &p);
-    bool edge(const satasim_dut_pins &p);
+    // Per step of the DUT's clocks (edges: link::kEdge* bits), around the shell's tick: the
+    // DUT's PHY inputs, then (outputs sampled) at a transmit edge the DUT's word into the
+    // cable, at a receive edge the next word to the DUT (and, per dword, one edge of the
+    // device-side link), at a core edge the DUT's PHY requests. edge() returns true when
+    // the SystemC side has work (a frame to judge, a frame done, a PHY request): the shell
+    // ends its burst of cycles and calls service() once simulated time has caught up.
+    void drive(satasim_dut_pins &p, unsigned edges);
+    bool edge(const satasim_dut_pins &p, unsigned edges);
     void service();
     // No frame on the device link and nothing pending for the SystemC side.
     bool idle() const;
@@ -55,15 +62,39 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
   private:
     void reset_device_link();
     void watch_host_frame(uint32_t d, bool isk);
+    void host_dword(link::LaneDword d);
+    bool device_dword();
+
+    // One direction of the cable: kWireDelay dwords in flight.
+    struct Wire {
+        std::array<link::LaneDword, link::LinkRtlPair::kWireDelay> d{};
+        unsigned pos = 0;
+        void fill(const link::LaneDword &x) {
+            d.fill(x);
+            pos = 0;
+        }
+        // x goes in, the dword in flight longest comes out.
+        link::LaneDword push(const link::LaneDword &x) {
+            const link::LaneDword out = d[pos];
+            d[pos] = x;
+            pos = (pos + 1) % d.size();
+            return out;
+        }
+        const link::LaneDword &oldest() const { return d[pos]; }
+    };
 
     unsigned n_;
     std::function<void()> wake_;
     link::SataLink *link_ = nullptr;
     DeviceLinkRtl dev_;
     link::LinkRtlPair::Side &side_; // the device link's transport state
-    std::array<std::array<uint32_t, link::LinkRtlPair::kWireDelay>, 2> wire_data_{};
-    std::array<std::array<bool, link::LinkRtlPair::kWireDelay>, 2> wire_isk_{};
-    unsigned wire_pos_ = 0;
+    Wire h2d_, d2h_;
+    link::WordGearbox from_dut_, to_dut_; // the DUT's PHY words <-> the cable's dwords
+    bool elastic_;
+    link::ElasticQueue dev_rx_;           // the device's receive buffer (elastic_)
+    link::LaneDword h2d_out_;             // the cable's dword for the device's next edge
+    uint32_t rx_word_ = 0;                // the DUT's PHY receive word and K flags
+    uint8_t rx_isk_ = 0;
     // PHY status for the DUT
     bool phy_ready_ = false;
     uint8_t gen_ = 0;

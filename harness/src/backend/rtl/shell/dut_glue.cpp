@@ -1,7 +1,8 @@
 // The DUT shell's binary interface (../dut_abi.h) around one verilated controller: built
 // at run time into the DUT's shared object together with the verilated model (prefix
-// Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW are the profile's interface
-// parameters; the top module has the shell's standard ports (docs/rtl-controller.md).
+// Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW / _PHY_W / _PHY_CLOCKS are the
+// profile's interface parameters; the top module has the shell's standard ports
+// (docs/rtl-controller.md).
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -62,7 +63,7 @@ struct Dut {
     uint64_t time = 0;
 };
 
-constexpr unsigned kPorts = SATASIM_DUT_PORTS, kDw = SATASIM_DUT_DW;
+constexpr unsigned kPorts = SATASIM_DUT_PORTS, kDw = SATASIM_DUT_DW, kPhyW = SATASIM_DUT_PHY_W;
 
 void drive(Vdut &m, const satasim_dut_pins &p) {
     m.rst = p.rst;
@@ -86,8 +87,8 @@ void drive(Vdut &m, const satasim_dut_pins &p) {
     m.m_rlast = p.m_rlast;
     m.m_rvalid = p.m_rvalid;
     for (unsigned n = 0; n < kPorts; ++n) {
-        set_bits(m.phy_rx_data, 32 * n, 32, p.phy_rx_data[n]);
-        set_bits(m.phy_rx_isk, 4 * n, 4, p.phy_rx_isk[n]);
+        set_bits(m.phy_rx_data, kPhyW * n, kPhyW, p.phy_rx_data[n]);
+        set_bits(m.phy_rx_isk, kPhyW / 8 * n, kPhyW / 8, p.phy_rx_isk[n]);
         set_bits(m.phy_rx_err, n, 1, p.phy_rx_err[n]);
         set_bits(m.phy_ready, n, 1, p.phy_ready[n]);
         set_bits(m.phy_gen, 2 * n, 2, p.phy_gen[n]);
@@ -128,8 +129,8 @@ void sample(const Vdut &m, satasim_dut_pins &p) {
     p.m_arvalid = m.m_arvalid;
     p.m_rready = m.m_rready;
     for (unsigned n = 0; n < kPorts; ++n) {
-        p.phy_tx_data[n] = get_bits(m.phy_tx_data, 32 * n, 32);
-        p.phy_tx_isk[n] = uint8_t(get_bits(m.phy_tx_isk, 4 * n, 4));
+        p.phy_tx_data[n] = get_bits(m.phy_tx_data, kPhyW * n, kPhyW);
+        p.phy_tx_isk[n] = uint8_t(get_bits(m.phy_tx_isk, kPhyW / 8 * n, kPhyW / 8));
         p.phy_comreset[n] = uint8_t(get_bits(m.phy_comreset, n, 1));
         p.phy_comwake[n] = uint8_t(get_bits(m.phy_comwake, n, 1));
         p.phy_offline[n] = uint8_t(get_bits(m.phy_offline, n, 1));
@@ -182,13 +183,22 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
     Vdut &m = *d->m;
     drive(m, *pins);
     m.clk = 0;
+#if SATASIM_DUT_PHY_CLOCKS
+    m.phy_tx_clk = 0;
+    set_bits(m.phy_rx_clk, 0, kPorts, 0);
+#endif
     m.eval();
     sample(m, *pins);
 #if VM_TRACE
     if (d->vcd)
         d->vcd->dump(d->time);
 #endif
-    m.clk = 1;
+    m.clk = (pins->clk_edges & SATASIM_DUT_EDGE_CORE) != 0;
+#if SATASIM_DUT_PHY_CLOCKS
+    m.phy_tx_clk = (pins->clk_edges & SATASIM_DUT_EDGE_PHY_TX) != 0;
+    if (pins->clk_edges & SATASIM_DUT_EDGE_PHY_RX)
+        set_bits(m.phy_rx_clk, 0, kPorts, 0xFFu);
+#endif
     m.eval();
 #if VM_TRACE
     if (d->vcd)
@@ -197,8 +207,8 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
     d->time += 2;
 }
 
-const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, dut_create, dut_destroy,
-                              dut_tick};
+const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, kPhyW, SATASIM_DUT_PHY_CLOCKS,
+                              dut_create, dut_destroy, dut_tick};
 
 } // namespace
 

@@ -1,0 +1,214 @@
+// Standalone Verilator testbench of the reference controller's PHY adapter
+// (rtl/ahci_phy_adapter.v with its elastic buffer, rtl/ahci_rx_elastic.v) and of the
+// shell's side of the same PHY (model/link/phy_lane.h: gearbox, elastic queue, clocks):
+// the adapter verilated alone (PHY_W / EB per build), its link side driven and read at
+// the core clock, its PHY side joined to the shell's PhyClocks / WordGearbox /
+// ElasticQueue exactly as the RTL backend's PhyPort joins a DUT port. Both directions
+// carry a SATA-like dword stream (primitives, data, an ALIGN pair every 256 dwords as
+// sata_link.v sends it; SATA 3.x 9 (?)) at a receive-clock offset:
+//   phy_adapter_test[16|32] CASE     (ppm0, ppm350, ppm-350, ppm700, ppm-700)
+// Each case checks that every non-ALIGN dword arrives, in order, unchanged, in both
+// directions, that no error flag was raised, and that the ALIGNs dropped (receive clock
+// faster) or added (slower) account for the offset.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "Vahci_phy_adapter.h"
+#include "model/link/phy_lane.h"
+#include "model/tests/plain_check.h"
+#include "verilated.h"
+
+#ifndef PHY_TB_W
+#define PHY_TB_W 16
+#endif
+
+namespace {
+
+using satasim::link::ElasticQueue;
+using satasim::link::LaneDword;
+using satasim::link::PhyClocks;
+using satasim::link::WordGearbox;
+namespace prim = satasim::link::prim;
+
+constexpr unsigned kW = PHY_TB_W;
+constexpr uint64_t kCycles = 200000; // core cycles per case
+
+// A transmitter's dword stream: 16 SYNCs (a link starts with primitives: the receiver's
+// word alignment comes from them), then data and primitives, an ALIGN pair at dwords
+// 254 and 255 of every 256.
+struct Stream {
+    uint32_t lcg;
+    uint64_t n = 0;
+    explicit Stream(uint32_t seed) : lcg(seed) {}
+    LaneDword next() {
+        const uint64_t i = n++;
+        if (i % 256 >= 254)
+            return {prim::kAlign, true};
+        if (i < 16)
+            return {prim::kSync, true};
+        lcg = lcg * 1103515245u + 12345u;
+        const uint32_t r = lcg;
+        lcg = lcg * 1103515245u + 12345u;
+        if ((r & 7) == 0) {
+            static const uint32_t kPrims[] = {prim::kSync, prim::kXRdy, prim::kRRdy, prim::kRIp,
+                                              prim::kHold, prim::kHolda, prim::kSof, prim::kEof};
+            return {kPrims[(r >> 3) & 7], true};
+        }
+        return {lcg ^ (r << 16), false};
+    }
+};
+
+bool is_align(const LaneDword &d) { return d.isk && d.data == prim::kAlign; }
+
+// The dwords one direction delivered, compared with what was sent (ALIGNs apart).
+struct Direction {
+    const char *name;
+    std::vector<LaneDword> sent, got; // non-ALIGN dwords
+    uint64_t aligns_sent = 0, aligns_got = 0;
+    void send(const LaneDword &d) {
+        if (is_align(d))
+            ++aligns_sent;
+        else
+            sent.push_back(d);
+    }
+    // ALIGNs before the first other dword are the receiver filling up, not counted.
+    void receive(const LaneDword &d) {
+        if (!is_align(d))
+            got.push_back(d);
+        else if (!got.empty())
+            ++aligns_got;
+    }
+    void check(uint64_t in_flight) {
+        CHECK(got.size() <= sent.size());
+        CHECK(got.size() + in_flight >= sent.size());
+        size_t bad = 0;
+        for (size_t i = 0; i < got.size() && i < sent.size(); ++i)
+            if (got[i].data != sent[i].data || got[i].isk != sent[i].isk) {
+                if (!bad)
+                    std::printf("%s: dword %zu is 0x%08x/%d, sent 0x%08x/%d\n", name, i, got[i].data,
+                                got[i].isk, sent[i].data, sent[i].isk);
+                ++bad;
+            }
+        CHECK_EQ(bad, 0);
+    }
+};
+
+void run_case(int ppm) {
+    VerilatedContext ctx;
+    Vahci_phy_adapter m(&ctx, "phy");
+    PhyClocks clocks(kW, ppm);
+    WordGearbox to_dut(kW), from_dut(kW); // the shell's serializer / deserializer
+    ElasticQueue dev_rx;                  // the far end's receive elastic buffer
+    to_dut.reset();
+    Stream link_tx(1), dev_tx(2);
+    Direction h2d{"host->device", {}, {}, 0, 0}, d2h{"device->host", {}, {}, 0, 0};
+    uint64_t core = 0, rx_dwords = 0, errors = 0;
+    m.rst = 1;
+    m.i_link_tx_data = prim::kAlign;
+    m.i_link_tx_isk = 1;
+    m.i_phy_rx_data = 0;
+    m.i_phy_rx_isk = 0;
+    m.i_phy_rx_err = 0;
+    const uint64_t reset_cycles = 16, start = 40; // both transmitters start after the reset
+    while (core < kCycles) {
+        const unsigned edges = clocks.next();
+        m.clk = 0;
+        m.i_tx_clk = 0;
+        m.i_rx_clk = 0;
+        m.eval();
+        // What the clocks that rise now sample: the adapter's outputs before the edge.
+        if (edges & satasim::link::kEdgePhyTx) {
+            LaneDword d;
+            if (from_dut.take(m.o_phy_tx_data, m.o_phy_tx_isk, d) && core > reset_cycles + 4) // (registers set)
+                dev_rx.push(d);
+        }
+        if (edges & satasim::link::kEdgeCore && core > reset_cycles) {
+            d2h.receive({m.o_link_rx_data, m.o_link_rx_isk != 0});
+            errors += m.o_link_rx_err;
+        }
+        m.clk = (edges & satasim::link::kEdgeCore) != 0;
+        m.i_tx_clk = (edges & satasim::link::kEdgePhyTx) != 0;
+        m.i_rx_clk = (edges & satasim::link::kEdgePhyRx) != 0;
+        m.eval();
+        // The domains that ticked present their next values.
+        if (edges & satasim::link::kEdgeCore) {
+            ++core;
+            m.rst = core < reset_cycles;
+            const LaneDword d = core > start ? link_tx.next() : LaneDword{};
+            if (core > start)
+                h2d.send(d);
+            m.i_link_tx_data = d.data;
+            m.i_link_tx_isk = d.isk;
+        }
+        if (edges & satasim::link::kEdgePhyRx) {
+            if (to_dut.needs_dword()) {
+                // the far end's dword clock: its transmitter and its receiver tick
+                h2d.receive(dev_rx.pop());
+                const LaneDword d = core > start ? dev_tx.next() : LaneDword{};
+                if (core > start)
+                    d2h.send(d);
+                to_dut.load(d);
+                ++rx_dwords;
+            }
+            uint32_t w;
+            uint8_t k;
+            to_dut.next_word(w, k);
+            m.i_phy_rx_data = w;
+            m.i_phy_rx_isk = k;
+        }
+    }
+    std::printf("ppm %d: %llu core cycles, %llu receive dwords; ALIGN sent/got h2d %llu/%llu, d2h %llu/%llu\n",
+                ppm, (unsigned long long)core, (unsigned long long)rx_dwords,
+                (unsigned long long)h2d.aligns_sent, (unsigned long long)h2d.aligns_got,
+                (unsigned long long)d2h.aligns_sent, (unsigned long long)d2h.aligns_got);
+    CHECK_EQ(errors, 0);
+    h2d.check(16);
+    d2h.check(40);
+    CHECK_EQ(dev_rx.overflows(), 0);
+    CHECK_EQ(dev_rx.underflows(), 0);
+    // The offset shows in the ALIGNs: a faster receive clock (ppm > 0) brings ~ppm 1e-6
+    // more dwords than the core takes (the DUT's buffer drops ALIGNs) and takes ~ppm 1e-6
+    // more than the DUT sends (the far end's buffer repeats ALIGNs); the reverse for
+    // ppm < 0. Slack: the buffers' fill and the dwords in flight.
+    const int64_t drift = int64_t(kCycles) * ppm / 1000000;
+    const int64_t dropped_d2h = int64_t(d2h.aligns_sent) - int64_t(d2h.aligns_got);
+    const int64_t added_h2d = int64_t(h2d.aligns_got) - int64_t(h2d.aligns_sent);
+    std::printf("  offset %lld dwords: DUT buffer net ALIGNs dropped %lld (%llu errors), far end net ALIGNs "
+                "added %lld (dropped %llu, repeated %llu), %llu realigns at the far end\n",
+                (long long)drift, (long long)dropped_d2h, (unsigned long long)errors, (long long)added_h2d,
+                (unsigned long long)dev_rx.dropped(), (unsigned long long)dev_rx.repeated(),
+                (unsigned long long)from_dut.realigns());
+    CHECK(std::llabs(dropped_d2h - drift) <= 24);
+    CHECK(std::llabs(added_h2d - drift) <= 24);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    static const std::pair<const char *, int> kCases[] = {
+        {"ppm0", 0}, {"ppm350", 350}, {"ppm-350", -350}, {"ppm700", 700}, {"ppm-700", -700}};
+    if (argc < 2 || std::string(argv[1]) == "list") {
+        for (auto &c : kCases)
+            std::printf("%s\n", c.first);
+        return argc < 2 ? 2 : 0;
+    }
+    int bad = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::pair<const char *, int> *c = nullptr;
+        for (auto &k : kCases)
+            if (argv[i] == std::string(k.first))
+                c = &k;
+        if (!c) {
+            std::fprintf(stderr, "phy_adapter_test: unknown case '%s' (try 'list')\n", argv[i]);
+            return 2;
+        }
+        failures = 0;
+        run_case(c->second);
+        std::printf("%s: %s\n", argv[i], failures ? "FAILED" : "passed");
+        bad += failures != 0;
+    }
+    return bad ? 1 : 0;
+}
