@@ -64,3 +64,40 @@ def test_min_profile_quirk_the_dut_cap_contradicts_names_the_key(tmp_path, rtl_e
     assert f"{bad}:{line}: quirks.only_gen: Gen2, but the DUT's CAP (0x" in r.stderr, r.stderr
     assert "has ISS = Gen1" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+ONCHIP = ROOT / "model" / "ahci_rtl" / "profile-onchip.yaml"
+ONCHIP_KEYS = "  onchip_cmd_area:\n    command_list: 0x1000  # port 0's, byte offset in the register window\n    fis_area: 0x1400\n"
+
+
+@pytest.mark.parametrize("old,new,key,why", [
+    ("command_list: 0x1000", "command_list: 0x1002", "quirks.onchip_cmd_area.command_list",
+     "0x1002 is not dword aligned"),
+    ("command_list: 0x1000", "command_list: 0x100", "quirks.onchip_cmd_area.command_list",
+     "0x100 is inside the register map (0..0x17f with 1 port)"),
+    ("fis_area: 0x1400", "fis_area: 0x1200", "quirks.onchip_cmd_area.fis_area",
+     "port 0's command list (0x1000) overlaps port 0's FIS area (0x1200)"),
+    ("reg_addr_width: 13", "reg_addr_width: 12", "quirks.onchip_cmd_area.command_list",
+     "port 0's command list ends at 0x1400, beyond the register window (interface.reg_addr_width 12: 0x1000 bytes)"),
+    ("fis_area: 0x1400", "fis_area: -4", "quirks.onchip_cmd_area.fis_area", "expected a non-negative integer"),
+    ("fis_area: 0x1400", "fis_area: 0x1400\n    clb: 0", "quirks.onchip_cmd_area.clb", "unknown key"),
+    (ONCHIP_KEYS + "    port_stride: 0x800    # port n's areas n * 800h further up\n", "  onchip_cmd_area: true\n",
+     "quirks.onchip_cmd_area", "say where the areas are"),
+    ("    fis_area: 0x1400\n", "", "quirks.onchip_cmd_area.fis_area", "missing"),
+])
+def test_onchip_area_malformed_is_refused_at_its_key(old, new, key, why, tmp_path, rtl_env):
+    # The profile is read before anything is built: no DUT build here.
+    d = str(ONCHIP.parent)
+    text = (ONCHIP.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
+            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
+    assert old in text
+    bad = tmp_path / "p.yaml"
+    bad.write_text(text.replace(old, new, 1))
+    leaf = key.split(".")[-1] + ":"
+    lines = bad.read_text().splitlines()
+    line = next((i for i, l in enumerate(lines, 1) if l.strip().startswith(leaf)),
+                next(i for i, l in enumerate(lines, 1) if l.strip().startswith("onchip_cmd_area:")))
+    r = run([ROOT / "scenarios" / "flush.yaml"], tmp_path / "out", "--controller-rtl", str(bad))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{bad}:{line}: {key}: " in r.stderr and why in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()

@@ -13,14 +13,15 @@
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 1u
+#define SATASIM_DUT_ABI_VERSION 2u /* 2: reg_addr_width */
 #define SATASIM_DUT_MAX_PORTS 8
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
 
 struct satasim_dut_pins {
     /* ---- inputs (the shell drives them) ---- */
     uint8_t rst; /* power-on reset, synchronous, active high */
-    /* AXI4-Lite register slave: address/write/read channels from the shell's master */
+    /* AXI4-Lite register slave: address/write/read channels from the shell's master
+     * (addresses below 2^reg_addr_width) */
     uint32_t s_awaddr, s_wdata, s_araddr;
     uint8_t s_awvalid, s_wstrb, s_wvalid, s_bready, s_arvalid, s_rready;
     /* AXI4 DMA master: the shell's memory slave answers */
@@ -50,6 +51,7 @@ struct satasim_dut_pins {
 struct satasim_dut_api {
     uint32_t abi_version; /* SATASIM_DUT_ABI_VERSION */
     uint32_t ports, data_width, addr_width; /* as verilated (the profile's interface) */
+    uint32_t reg_addr_width;                /* s_awaddr / s_araddr bits (interface.reg_addr_width) */
     /* A new instance; wave_file non-null: dump the DUT's signals there (VCD). */
     void *(*create)(const char *wave_file);
     void (*destroy)(void *dut);

@@ -94,7 +94,7 @@ std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::
     for (const std::string &f : p.verilator_flags)
         all += "flag " + f + "\n";
     all += "interface " + std::to_string(p.ports) + " " + std::to_string(p.data_width) + " " +
-           std::to_string(p.addr_width) + "\n";
+           std::to_string(p.addr_width) + " " + std::to_string(p.reg_addr_width) + "\n";
     for (const std::string &d : p.include_dirs)
         all += "include " + d + "\n";
     for (const std::string &f : p.files)
@@ -239,6 +239,7 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
     const std::string flags = "-std=c++17 -fPIC -O1 -w -DSATASIM_DUT_PORTS=" + std::to_string(p.ports) +
                               " -DSATASIM_DUT_DW=" + std::to_string(p.data_width) +
                               " -DSATASIM_DUT_AW=" + std::to_string(p.addr_width) +
+                              " -DSATASIM_DUT_RAW=" + std::to_string(p.reg_addr_width) +
  " -DVM_TRACE=" + (wave ? "1" : "0") +
                               " -DVM_COVERAGE=" + (coverage ? "1" : "0") + " -I" + quote((tmp / "obj").string()) + " -I" +
                               quote(vroot + "/include") + " -I" + quote(vroot + "/include/vltstd") + " -I" +

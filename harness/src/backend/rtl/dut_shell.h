@@ -61,6 +61,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
 
   private:
     bool tick(); // one clock; true: the SystemC side has work (end the burst)
+    bool in_window(uint32_t off) const;
     void service();
     void wake();
     void clock_thread();
