@@ -3,7 +3,9 @@ controller, model/ahci_rtl/profile-min.yaml, verilated with parameters that take
 away (CAP.NCS = 0: one slot, CAP.SNCQ = 0, CAP.S64A = 0, CAP.ISS = Gen1) and declaring the
 same quirks. The stack's AHCI driver gets them through ata_host_config; the suite skips, with
 the reason, what needs a feature the DUT lacks. One short run (one DUT build per build tree,
-cached next to the simulator binary, shared with the profile copies below)."""
+cached next to the simulator binary, shared with the profile copies below). And the offsets of
+quirks.onchip_cmd_area (model/ahci_rtl/profile-onchip.yaml), checked before anything is built:
+the suite runs on that DUT on demand only (tools/run_rtl_suite.sh), its own build."""
 
 import json
 import shutil
@@ -16,6 +18,13 @@ PROFILE = ROOT / "model" / "ahci_rtl" / "profile-min.yaml"
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
                                 reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
+
+
+def outside_its_folder(profile):
+    """A reference profile's text with its paths made absolute (to be written elsewhere)."""
+    d = str(profile.parent)
+    return (profile.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
+            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
 
 
 def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_path, rtl_env):
@@ -52,9 +61,7 @@ def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_pat
 def test_min_profile_quirk_the_dut_cap_contradicts_names_the_key(tmp_path, rtl_env):
     # quirks.only_gen 2 on a DUT whose CAP.ISS is Gen1: no driver could honour it. The
     # quirks are not part of the build's key, so this reuses the cached DUT.
-    d = str(PROFILE.parent)
-    text = (PROFILE.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
-            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
+    text = outside_its_folder(PROFILE)
     assert "  only_gen: 1\n" in text
     bad = tmp_path / "p.yaml"
     bad.write_text(text.replace("  only_gen: 1\n", "  only_gen: 2\n"))
@@ -87,9 +94,7 @@ ONCHIP_KEYS = "  onchip_cmd_area:\n    command_list: 0x1000  # port 0's, byte of
 ])
 def test_onchip_area_malformed_is_refused_at_its_key(old, new, key, why, tmp_path, rtl_env):
     # The profile is read before anything is built: no DUT build here.
-    d = str(ONCHIP.parent)
-    text = (ONCHIP.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
-            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
+    text = outside_its_folder(ONCHIP)
     assert old in text
     bad = tmp_path / "p.yaml"
     bad.write_text(text.replace(old, new, 1))
