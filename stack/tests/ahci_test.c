@@ -276,6 +276,138 @@ START_TEST(internal_cmd_refused_with_engine_stopped)
 }
 END_TEST
 
+/* ATA_HQ_ONCHIP_CMD_AREA: the command list and RX FIS area are the HBA's RAM in its register
+ * window (here the fake's register array). Headers go there through MMIO, results come from
+ * there, the D2H pre-load of a hard reset too; only the command tables are system memory. */
+enum { OC_CLB = 0x1000, OC_FB = 0x1400, OC_STRIDE = 0x800 };
+
+static struct ata_host *onchip_host(struct sata_platform *p, uint32_t cap)
+{
+    struct ata_host_config cfg = { .quirks = ATA_HQ_ONCHIP_CMD_AREA,
+                                   .onchip = { .clb = OC_CLB, .fb = OC_FB, .stride = OC_STRIDE } };
+
+    regs(p, cap, 0x3);
+    return ahci_host_create(p, &fake_ops, &cfg);
+}
+
+START_TEST(onchip_create)
+{
+    struct sata_platform p;
+    struct ata_host_config cfg = { .quirks = ATA_HQ_ONCHIP_CMD_AREA, .onchip = { .clb = 0x200, .fb = 0x1400 } };
+    struct ata_host *h = onchip_host(&p, CAP_6P | HOST_CAP_PMP | HOST_CAP_FBS);
+
+    ck_assert_ptr_nonnull(h);
+    /* no command list / RX area in memory, no FBS areas: 32 command tables per port */
+    ck_assert_ptr_null(fake_nth_alloc(&p, AHCI_PORT_PRIV_DMA_SZ, 0));
+    ck_assert_ptr_null(fake_nth_alloc(&p, AHCI_RX_FIS_FBS_SZ, 0));
+    ck_assert_ptr_nonnull(fake_nth_alloc(&p, AHCI_MAX_CMDS * AHCI_CMD_TBL_SZ, 1));
+    ck_assert_uint_eq(fake_nth_alloc(&p, AHCI_MAX_CMDS * AHCI_CMD_TBL_SZ, 0)->bus % 128, 0);
+    ck_assert_str_eq(fake_find(&p, "ahci.onchip")->msg,
+                     "command list at 0x1000, FIS area at 0x1400 (port stride 0x800) in the register window");
+    ck_assert_str_eq(fake_find(&p, "ahci.quirk")->msg,
+                     "controller has one FIS area per port on chip, turning off CAP_FBS");
+    ata_host_destroy(h);
+    ck_assert_uint_eq(p.live_allocs, 0);
+
+    /* a command list on top of the port registers is refused at create */
+    regs(&p, CAP_6P, 0x3);
+    ck_assert_ptr_null(ahci_host_create(&p, &fake_ops, &cfg));
+    ck_assert_ptr_nonnull(fake_find(&p, "ahci.create_failed"));
+    ck_assert_uint_eq(p.live_allocs, 0);
+}
+END_TEST
+
+START_TEST(onchip_prep_and_results)
+{
+    struct sata_platform p;
+    struct ata_host *h = onchip_host(&p, CAP_6P);
+    struct ata_port *ap;
+    struct ata_queued_cmd *qc;
+    const struct ata_sg sg[] = { { 0x40000, 4096 } };
+    struct ata_bio bio = { .op = ATA_BIO_READ, .mode = ATA_IO_DMA, .lba = 0x1234, .n_sectors = 8 };
+    const struct plat_dma_buf *tbls;
+    const uint32_t *cl;
+    uint64_t tbl_bus;
+    uint8_t fis_h2d[20];
+    unsigned n_w;
+
+    ck_assert_ptr_nonnull(h);
+    ap = &h->ports[1]; /* port 1: its areas one stride up */
+    tbls = fake_nth_alloc(&p, AHCI_MAX_CMDS * AHCI_CMD_TBL_SZ, 1);
+    cl = &p.mmio[(OC_CLB + OC_STRIDE) / 4];
+    ap->link.device[0].class = ATA_DEV_ATA;
+    ap->link.device[0].flags = ATA_DFLAG_ENABLED | ATA_DFLAG_LBA | ATA_DFLAG_LBA48 | ATA_DFLAG_DMA;
+    ap->link.device[0].n_sectors = 1u << 20;
+    ap->link.device[0].max_sectors = 65535;
+    qc = &ap->qcmd[5];
+    qc->ap = ap;
+    qc->dev = &ap->link.device[0];
+    qc->hw_tag = 5;
+    qc->sg = sg;
+    qc->n_sg = 1;
+    qc->nbytes = 8 * 512;
+    ck_assert_int_eq(ata_bio_build_tf(qc->dev, &bio, 5, &qc->tf), 0);
+
+    /* slot 5's header: 8 dword writes into the on-chip list, the table in memory */
+    n_w = p.n_wlog;
+    ap->ops->qc_prep(qc);
+    tbl_bus = tbls->bus + 5 * AHCI_CMD_TBL_SZ;
+    ck_assert_uint_eq(p.n_wlog, n_w + 8);
+    for (unsigned i = 0; i < 8; i++)
+        ck_assert_uint_eq(p.wlog_off[n_w + i], OC_CLB + OC_STRIDE + 5 * AHCI_CMD_SLOT_SZ + 4 * i);
+    ck_assert_uint_eq(cl[5 * 8], AHCI_CMD_FIS_LEN | 1u << 16);
+    ck_assert_uint_eq(cl[5 * 8 + 1], 0); /* PRDBC */
+    ck_assert_uint_eq(cl[5 * 8 + 2], (uint32_t)tbl_bus);
+    ck_assert_uint_eq(cl[5 * 8 + 3], (uint32_t)(tbl_bus >> 32));
+    ata_tf_to_fis(&qc->tf, 0, true, fis_h2d);
+    ck_assert_mem_eq((const uint8_t *)tbls->cpu + 5 * AHCI_CMD_TBL_SZ, fis_h2d, 20);
+    ck_assert_uint_eq(le32((const uint8_t *)tbls->cpu + 5 * AHCI_CMD_TBL_SZ + 0x80), 0x40000);
+
+    /* the D2H Register FIS the HBA posted on chip is the result (status 51h, error 04h) */
+    p.mmio[(OC_FB + OC_STRIDE + RX_FIS_D2H_REG) / 4] = 0x34u | 0x51u << 16 | 0x04u << 24;
+    p.mmio[(OC_FB + OC_STRIDE + RX_FIS_D2H_REG) / 4 + 1] = 0x00563412u;
+    ap->ops->qc_fill_rtf(qc);
+    ck_assert_uint_eq(qc->result_tf.command, 0x51);
+    ck_assert_uint_eq(qc->result_tf.feature, 0x04);
+    ck_assert_uint_eq(qc->result_tf.lbal, 0x12);
+    ck_assert_uint_eq(qc->result_tf.lbah, 0x56);
+    /* a good PIO read ends with PIO Setup's E_Status (byte 15) */
+    qc->tf.protocol = ATA_PROT_PIO;
+    p.mmio[(OC_FB + OC_STRIDE + RX_FIS_PIO_SETUP + 12) / 4] = 0x50u << 24;
+    ap->ops->qc_fill_rtf(qc);
+    ck_assert_uint_eq(qc->result_tf.command, 0x50);
+    /* an NCQ command's status is the SDB FIS's */
+    qc->tf.protocol = ATA_PROT_NCQ;
+    p.mmio[(OC_FB + OC_STRIDE + RX_FIS_SDB) / 4] = 0xa1u | 0x41u << 16 | 0x10u << 24;
+    ap->ops->qc_fill_rtf(qc);
+    ck_assert_uint_eq(qc->result_tf.command, 0x41);
+    ck_assert_uint_eq(qc->result_tf.feature, 0x10);
+    /* port 0's areas were never touched */
+    for (unsigned i = 0; i < OC_STRIDE / 4; i++)
+        ck_assert_uint_eq(p.mmio[OC_CLB / 4 + i], 0);
+    ata_host_destroy(h);
+}
+END_TEST
+
+/* An unknown FIS (PxIS.UFS) is named from the on-chip area's U-FIS bytes. */
+START_TEST(onchip_unknown_fis)
+{
+    struct sata_platform p;
+    struct ata_host *h = onchip_host(&p, CAP_6P);
+    const struct ata_port *ap;
+
+    ck_assert_ptr_nonnull(h);
+    ap = &h->ports[0];
+    p.mmio[(OC_FB + RX_FIS_UNK) / 4] = 0xdeadbeefu;
+    p.mmio[HOST_IRQ_STAT / 4] = 1;
+    p.mmio[(AHCI_PORT_BASE(0) + PORT_IRQ_STAT) / 4] = PORT_IRQ_UNK_FIS;
+    h->ops->irq_handler(h);
+    ck_assert(ap->pflags & ATA_PFLAG_FROZEN);
+    ck_assert_ptr_nonnull(strstr(ap->link.eh_info.desc, "unknown FIS deadbeef"));
+    ata_host_destroy(h);
+}
+END_TEST
+
 Suite *ahci_suite(void)
 {
     Suite *s = suite_create("ahci");
@@ -288,6 +420,9 @@ Suite *ahci_suite(void)
     tcase_add_test(tc, interrupt_from_a_gone_controller_is_ignored);
     tcase_add_test(tc, prep_and_issue_ncq);
     tcase_add_test(tc, internal_cmd_refused_with_engine_stopped);
+    tcase_add_test(tc, onchip_create);
+    tcase_add_test(tc, onchip_prep_and_results);
+    tcase_add_test(tc, onchip_unknown_fis);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -71,6 +71,7 @@ class PlatformBinding : public sc_core::sc_module {
     struct HostQuirks {
         uint32_t flags = 0;
         unsigned only_gen = 0;
+        ata_onchip_area onchip{}; // with ATA_HQ_ONCHIP_CMD_AREA
     };
     void set_host_quirks(const HostQuirks &q) { quirks_ = q; }
     const HostQuirks &host_quirks() const { return quirks_; }

@@ -169,6 +169,7 @@ void SimController::main_thread() {
     cfg.n_force = unsigned(force.size());
     cfg.quirks = binding_.host_quirks().flags;
     cfg.only_gen = binding_.host_quirks().only_gen;
+    cfg.onchip = binding_.host_quirks().onchip;
     host_ = lld->create(binding_.platform(), PlatformBinding::ops(), &cfg);
     if (!host_) {
         report_.failures.add(std::string(create_name) + " failed");

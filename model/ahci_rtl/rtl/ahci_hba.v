@@ -1,9 +1,13 @@
 // AHCI 1.3.1 host bus adapter, reference RTL of satasim (issue 15): NPORTS ports, 32
 // command slots each (NCS), NCQ (SNCQ), command list / command tables / PRDT / received-FIS areas in
-// system memory over an AXI4 master. See model/ahci_rtl/README.md for the block diagram.
+// system memory over an AXI4 master (with ONCHIP = 1 the command list and received-FIS
+// area in on-chip RAM instead, below). See model/ahci_rtl/README.md for the block diagram.
 //
-//   s_*   AXI4-Lite register slave, 32-bit data, the AHCI register map at offset 0
-//         (generic host control 00h-FFh, port n at 100h + 80h * n; AHCI 1.3.1 3.1, 3.3);
+//   s_*   AXI4-Lite register slave, 32-bit data, SAW-bit addresses, the AHCI register map
+//         at offset 0 (generic host control 00h-FFh, port n at 100h + 80h * n; AHCI 1.3.1
+//         3.1, 3.3); with ONCHIP = 1 port n's command list at 1000h + 800h * n (1 KiB) and
+//         its received-FIS area at 1400h + 800h * n (256 bytes), read and written by the
+//         host like registers (ahci_onchip_ram.v); PxCLB / PxFB read those offsets;
 //   m_*   AXI4 DMA master, DW-bit data, AW-bit addresses, INCR bursts of at most 16
 //         beats that never cross 4 KiB (ahci_axi_master.v);
 //   irq   one level interrupt: GHC.IE and IS != 0 (AHCI 1.3.1 10.6);
@@ -30,12 +34,15 @@ module ahci_hba #(
     parameter integer STOP_CYCLES = 150,   // PxCMD.ST 1->0 until CR may read 0
     parameter integer FRE_ON = 8,
     parameter integer FRE_OFF = 150,
-    parameter integer SPINUP = 16
+    parameter integer SPINUP = 16,
+    parameter integer ONCHIP = 0,          // 1: command lists and FIS areas on chip (above)
+    parameter integer SAW = 12             // register slave address width: 12..32 (ONCHIP:
+                                           // at least 13 + log2(NPORTS) bits)
 ) (
     input  wire                 clk,
     input  wire                 rst,        // power-on reset, synchronous, active high
     // AXI4-Lite register slave
-    input  wire [11:0]          s_awaddr,
+    input  wire [SAW-1:0]       s_awaddr,
     input  wire                 s_awvalid,
     output wire                 s_awready,
     input  wire [31:0]          s_wdata,
@@ -45,7 +52,7 @@ module ahci_hba #(
     output wire [1:0]           s_bresp,
     output reg                  s_bvalid,
     input  wire                 s_bready,
-    input  wire [11:0]          s_araddr,
+    input  wire [SAW-1:0]       s_araddr,
     input  wire                 s_arvalid,
     output wire                 s_arready,
     output reg  [31:0]          s_rdata,
@@ -125,7 +132,7 @@ assign irq = ghc_ie && is_g != {NPORTS{1'b0}};
 
 // ---- AXI4-Lite slave: one access at a time, writes first --------------------------------
 reg        aw_have, w_have, ar_have;
-reg [11:2] aw_addr, ar_addr;
+reg [SAW-1:2] aw_addr, ar_addr;
 reg        aw_bad, ar_bad;   // byte address not dword aligned: SLVERR, no effect
 reg        b_err, r_err;
 reg [31:0] w_data;
@@ -139,17 +146,32 @@ assign s_bresp = b_err ? 2'b10 : 2'b00;
 assign s_rresp = r_err ? 2'b10 : 2'b00;
 wire   wr_do = wr_fire && !aw_bad; // the write takes effect
 
-wire [11:2] acc_addr = wr_fire ? aw_addr : ar_addr;
-wire [11:0] acc_word = {acc_addr, 2'b00};
+wire [SAW-1:2] acc_addr = wr_fire ? aw_addr : ar_addr;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [31:0] acc_word32 = {{(32-SAW){1'b0}}, acc_addr, 2'b00}; // bits 31:SAW are 0
+/* verilator lint_on UNUSEDSIGNAL */
+wire [11:0] acc_word = acc_word32[11:0];
+wire        acc_low = acc_word32[31:12] == 20'd0; // the AHCI map (0-FFFh)
 // port index of the access (valid when acc_is_port)
-wire [4:0]  acc_port = acc_addr[11:7] - 5'd2;
-wire        acc_is_port = acc_addr[11:8] != 4'd0 && {27'd0, acc_port} < NPORTS;
+wire [4:0]  acc_port = acc_word[11:7] - 5'd2;
+wire        acc_is_port = acc_low && acc_word[11:8] != 4'd0 && {27'd0, acc_port} < NPORTS;
+// ONCHIP: port acc_rport's RAM (offset acc_rel[10:0]: command list 0-3FFh, FIS area
+// 400h-4FFh)
+wire [31:0] acc_rel = acc_word32 - 32'h1000;
+wire [2:0]  acc_rport = acc_rel[13:11];
+wire        acc_is_ram = ONCHIP != 0 && !acc_low && {11'd0, acc_rel[31:11]} < NPORTS &&
+                         acc_rel[10:0] < 11'h500;
 
 wire [32*NPORTS-1:0] port_rdata;
+wire [32*NPORTS-1:0] ram_rdata;
 reg  [31:0]          cur_rdata;
 always @(*) begin
     if (acc_is_port) begin
         cur_rdata = port_rdata[32 * acc_port +: 32];
+    end else if (acc_is_ram) begin
+        cur_rdata = ram_rdata[32 * acc_rport +: 32];
+    end else if (!acc_low) begin
+        cur_rdata = 32'd0;
     end else begin
         case (acc_word)
             12'h000: cur_rdata = CAP;
@@ -168,20 +190,20 @@ wire [31:0] strb_mask = {{8{w_strb[3]}}, {8{w_strb[2]}}, {8{w_strb[1]}}, {8{w_st
 wire [6:0]  acc_off = acc_word[6:0];
 wire        w1x = acc_is_port ? (acc_off == 7'h10 || acc_off == 7'h30 || acc_off == 7'h34 ||
                                  acc_off == 7'h38 || acc_off == 7'h3C)
-                              : acc_word == 12'h008;
+                              : acc_low && acc_word == 12'h008;
 wire [31:0] w_eff = w1x ? (w_data & strb_mask) : ((cur_rdata & ~strb_mask) | (w_data & strb_mask));
 
 always @(posedge clk) begin
     if (rst) begin
         aw_have <= 1'b0; w_have <= 1'b0; ar_have <= 1'b0;
-        aw_addr <= 10'd0; ar_addr <= 10'd0; aw_bad <= 1'b0; ar_bad <= 1'b0;
+        aw_addr <= {(SAW-2){1'b0}}; ar_addr <= {(SAW-2){1'b0}}; aw_bad <= 1'b0; ar_bad <= 1'b0;
         b_err <= 1'b0; r_err <= 1'b0; w_data <= 32'd0; w_strb <= 4'd0;
         s_bvalid <= 1'b0; s_rvalid <= 1'b0; s_rdata <= 32'd0;
         ghc_ie <= 1'b0; hr_cnt <= 16'd0; is_g <= {NPORTS{1'b0}};
     end else begin
         if (s_awvalid && s_awready) begin
             aw_have <= 1'b1;
-            aw_addr <= s_awaddr[11:2];
+            aw_addr <= s_awaddr[SAW-1:2];
             aw_bad <= s_awaddr[1:0] != 2'b00;
         end
         if (s_wvalid && s_wready) begin
@@ -191,7 +213,7 @@ always @(posedge clk) begin
         end
         if (s_arvalid && s_arready) begin
             ar_have <= 1'b1;
-            ar_addr <= s_araddr[11:2];
+            ar_addr <= s_araddr[SAW-1:2];
             ar_bad <= s_araddr[1:0] != 2'b00;
         end
         if (s_bvalid && s_bready)
@@ -217,7 +239,7 @@ always @(posedge clk) begin
             b_err <= aw_bad;
         end
         if (wr_do) begin
-            if (!acc_is_port && acc_word == 12'h004) begin
+            if (!acc_is_port && acc_low && acc_word == 12'h004) begin
                 if (w_eff[0]) begin
                     // GHC.HR (AHCI 1.3.1 10.4.3): every port back to its reset state and
                     // re-initialized with a COMRESET; IE and IS clear; HR reads 1 until done.
@@ -228,14 +250,14 @@ always @(posedge clk) begin
                     ghc_ie <= w_eff[1]; // AE is read-only 1 (CAP.SAM), MRSM read-only 0
                 end
             end
-            if (!acc_is_port && acc_word == 12'h008)
+            if (!acc_is_port && acc_low && acc_word == 12'h008)
                 is_g <= (is_g & ~w_eff[NPORTS-1:0]) | port_irq;
         end
     end
 end
 
 // ---- ports -------------------------------------------------------------------------------
-wire [NPORTS-1:0]    dreq, dwe;
+wire [NPORTS-1:0]    preq, ploc, dreq, dwe;
 wire [AW*NPORTS-1:0] daddr;
 wire [5*NPORTS-1:0]  dlen;
 wire [512*NPORTS-1:0] dwbuf;
@@ -263,19 +285,47 @@ generate
             .i_phy_rx_isk(phy_rx_isk[PHY_W/8*p +: PHY_W/8]),
             .i_phy_rx_err(phy_rx_err[p]));
 
+        // DMA requests to the on-chip RAM (ONCHIP) never reach the arbiter
+        wire        ram_done, ram_rvalid;
+        wire [31:0] ram_rd;
+        wire [3:0]  ram_ridx;
+        wire        axi_mine = gact && gsel == p[2:0];
+        assign dreq[p] = preq[p] && !ploc[p];
+        if (ONCHIP != 0) begin : g_ram
+            // a window offset as the RAM's dword (command list 0..255, FIS area 256..319);
+            // the port's addresses are its CLB_FIX / FB_FIX plus the offset inside
+            wire [10:2] roff = daddr[AW*p+2 +: 9];
+            wire [8:0]  ridx = acc_rel[10] ? {3'b100, acc_rel[7:2]} : {1'b0, acc_rel[9:2]};
+            ahci_onchip_ram u_ram (
+                .clk(clk), .rst(port_rst),
+                .i_reg_idx(ridx), .o_reg_rdata(ram_rdata[32*p +: 32]),
+                .i_reg_we(wr_do && acc_is_ram && acc_rport == p[2:0]), .i_reg_wdata(w_eff),
+                .i_req(preq[p] && ploc[p]), .i_we(dwe[p]),
+                .i_idx(roff[10] ? {3'b100, roff[7:2]} : {1'b0, roff[9:2]}),
+                .i_len(dlen[5*p +: 5]), .i_wbuf(dwbuf[512*p +: 512]),
+                .o_done(ram_done), .o_rvalid(ram_rvalid), .o_rdata(ram_rd), .o_ridx(ram_ridx));
+        end else begin : g_no_ram
+            assign ram_rdata[32*p +: 32] = 32'd0;
+            assign ram_done = 1'b0;
+            assign ram_rvalid = 1'b0;
+            assign ram_rd = 32'd0;
+            assign ram_ridx = 4'd0;
+        end
+
         ahci_port #(.AW(AW), .ISS(ISS4), .NCS(NCS5), .SNCQ(SNCQ1), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),
-                    .FRE_OFF(FRE_OFF), .SPINUP(SPINUP)) u_port (
+                    .FRE_OFF(FRE_OFF), .SPINUP(SPINUP), .ONCHIP(ONCHIP != 0),
+                    .CLB_FIX(32'h1000 + 32'h800 * p), .FB_FIX(32'h1400 + 32'h800 * p)) u_port (
             .clk(clk), .rst(port_rst),
             .i_reg_raddr(acc_word[6:0]), .o_reg_rdata(port_rdata[32*p +: 32]),
             .i_reg_we(wr_do && acc_is_port && acc_port == p[4:0]),
             .i_reg_waddr(acc_word[6:0]), .i_reg_wdata(w_eff),
             .o_irq(port_irq[p]),
-            .o_dma_req(dreq[p]), .o_dma_we(dwe[p]), .o_dma_addr(daddr[AW*p +: AW]),
-            .o_dma_len(dlen[5*p +: 5]), .o_dma_wbuf(dwbuf[512*p +: 512]),
-            .i_dma_done(mdone && gact && gsel == p[2:0]),
-            .i_dma_err(merr),
-            .i_dma_rvalid(mrvalid && gact && gsel == p[2:0]),
-            .i_dma_rdata(mrdata), .i_dma_ridx(mridx),
+            .o_dma_req(preq[p]), .o_dma_we(dwe[p]), .o_dma_addr(daddr[AW*p +: AW]),
+            .o_dma_len(dlen[5*p +: 5]), .o_dma_local(ploc[p]), .o_dma_wbuf(dwbuf[512*p +: 512]),
+            .i_dma_done((mdone && axi_mine) || ram_done),
+            .i_dma_err(merr && !ram_done),
+            .i_dma_rvalid((mrvalid && axi_mine) || ram_rvalid),
+            .i_dma_rdata(ram_rvalid ? ram_rd : mrdata), .i_dma_ridx(ram_rvalid ? ram_ridx : mridx),
             .o_phy_tx_data(link_tx_data[p]), .o_phy_tx_isk(link_tx_isk[p]),
             .i_phy_rx_data(link_rx_data[p]), .i_phy_rx_isk(link_rx_isk[p]),
             .i_phy_rx_err(link_rx_err[p]),

@@ -24,7 +24,14 @@ module ahci_port #(
     parameter integer STOP_CYCLES = 150, // ST 1->0 until CR reads 0 (the model's kStop)
     parameter integer FRE_ON = 8,        // FRE 0->1 until FR reads 1
     parameter integer FRE_OFF = 150,     // FRE 1->0 until FR reads 0
-    parameter integer SPINUP = 16        // power-on: COMRESET released after this
+    parameter integer SPINUP = 16,       // power-on: COMRESET released after this
+    // ONCHIP = 1: the command list and received-FIS area are the HBA's on-chip RAM
+    // (ahci_onchip_ram.v) at these offsets of the register window: PxCLB / PxFB read
+    // them (read-only, PxCLBU / PxFBU 0) and the engine's accesses to either go out with
+    // o_dma_local set, to that RAM instead of the AXI master.
+    parameter         ONCHIP = 1'b0,
+    parameter [31:0]  CLB_FIX = 32'h0000_1000,
+    parameter [31:0]  FB_FIX = 32'h0000_1400
 ) (
     input  wire          clk,
     input  wire          rst,            // power-on reset or GHC.HR (synchronous)
@@ -40,6 +47,7 @@ module ahci_port #(
     output reg           o_dma_we,
     output reg  [AW-1:0] o_dma_addr,
     output reg  [4:0]    o_dma_len,
+    output reg           o_dma_local,    // ONCHIP: the access is to the on-chip RAM
     output wire [511:0]  o_dma_wbuf,
     input  wire          i_dma_done,
     input  wire          i_dma_err,
@@ -111,10 +119,10 @@ wire [31:0] cmd_value = {6'd0, cmd_dlae, cmd_atapi, 8'd0, cmd_cr, cmd_fr, 1'b0, 
 
 always @(*) begin
     case (i_reg_raddr)
-        R_CLB:  o_reg_rdata = clb;
-        R_CLBU: o_reg_rdata = clbu;
-        R_FB:   o_reg_rdata = fb;
-        R_FBU:  o_reg_rdata = fbu;
+        R_CLB:  o_reg_rdata = ONCHIP ? CLB_FIX : clb;
+        R_CLBU: o_reg_rdata = ONCHIP ? 32'd0 : clbu;
+        R_FB:   o_reg_rdata = ONCHIP ? FB_FIX : fb;
+        R_FBU:  o_reg_rdata = ONCHIP ? 32'd0 : fbu;
         R_IS:   o_reg_rdata = is_value;
         R_IE:   o_reg_rdata = ie;
         R_CMD:  o_reg_rdata = cmd_value;
@@ -316,8 +324,8 @@ wire can_issue = cmd_st && cmd_cr && !halted && pending != 32'd0 &&
                  (tfd[7:0] & (ST_BSY | ST_DRQ)) == 8'd0 && !busy_v && !pio_active &&
                  !fd_active && i_phy_ready;
 
-wire [AW-1:0] clb_addr = addr64(clbu, clb);
-wire [AW-1:0] fb_addr = addr64(fbu, fb);
+wire [AW-1:0] clb_addr = ONCHIP ? addr64(32'd0, CLB_FIX) : addr64(clbu, clb);
+wire [AW-1:0] fb_addr = ONCHIP ? addr64(32'd0, FB_FIX) : addr64(fbu, fb);
 // {hi, lo} as an AW-bit bus address (hi ignored with 32-bit addresses, as without
 // CAP.S64A). Waiver UNUSEDSIGNAL: with AW = 32 the upper half of the temporary is unused.
 /* verilator lint_off UNUSEDSIGNAL */
@@ -393,9 +401,18 @@ task automatic dma_t(input we, input [AW-1:0] addr, input [4:0] len, input to_tx
         o_dma_we <= we;
         o_dma_addr <= addr;
         o_dma_len <= len;
+        o_dma_local <= 1'b0;
         e_dst_tx <= to_tx;
         e_ret <= ret;
         e_state <= E_DMA_WAIT;
+    end
+endtask
+
+// A DMA access to the command list or the received-FIS area: on chip with ONCHIP.
+task automatic area_dma_t(input we, input [AW-1:0] addr, input [4:0] len, input [5:0] ret);
+    begin
+        dma_t(we, addr, len, 1'b0, ret);
+        o_dma_local <= ONCHIP;
     end
 endtask
 
@@ -412,7 +429,7 @@ task automatic prdbc_writeback_t(input [5:0] next);
             cmd_done <= new_done;
         dbuf[0] <= new_done;
         e_err_next <= E_IDLE;
-        dma_t(1'b1, slot_hdr(x_slot) + {{(AW-3){1'b0}}, 3'd4}, 5'd1, 1'b0, next);
+        area_dma_t(1'b1, slot_hdr(x_slot) + {{(AW-3){1'b0}}, 3'd4}, 5'd1, next);
     end
 endtask
 
@@ -422,7 +439,7 @@ task automatic post_t(input [7:0] off, input [4:0] len, input [5:0] next);
         e_err_slot_v <= 1'b0;
         e_err_next <= E_IDLE;
         if (cmd_fr)
-            dma_t(1'b1, fb_addr + {{(AW-8){1'b0}}, off}, len, 1'b0, next);
+            area_dma_t(1'b1, fb_addr + {{(AW-8){1'b0}}, off}, len, next);
         else
             e_state <= next;
     end
@@ -478,6 +495,7 @@ always @(posedge clk) begin
         e_state <= E_IDLE; e_ret <= E_IDLE; e_err_next <= E_IDLE; e_wret <= E_IDLE;
         e_err_slot_v <= 1'b0; e_err_slot <= 5'd0; e_dst_tx <= 1'b0; e_chunk_last <= 1'b0;
         o_dma_req <= 1'b0; o_dma_we <= 1'b0; o_dma_addr <= {AW{1'b0}}; o_dma_len <= 5'd0;
+        o_dma_local <= 1'b0;
         fis_n <= 5'd0; stop_evt <= 1'b0; halted <= 1'b0; rx_drop <= 1'b0;
         issued <= 32'd0; valid_v <= 32'd0; queued_v <= 32'd0; last_slot <= 5'd31;
         busy_v <= 1'b0; busy_slot <= 5'd0; busy_atapi <= 1'b0; busy_ctba <= {AW{1'b0}};
@@ -1001,7 +1019,7 @@ always @(posedge clk) begin
             end
 
             // ---------------- PRDT walk
-            E_WALK_HDR: dma_t(1'b0, slot_hdr(w_slot), 5'd4, 1'b0, E_WALK_HDR2);
+            E_WALK_HDR: area_dma_t(1'b0, slot_hdr(w_slot), 5'd4, E_WALK_HDR2);
             E_WALK_HDR2: begin
                 w_ctba <= addr64(dbuf[3], dbuf[2] & 32'hFFFF_FF80);
                 w_prdtl <= dbuf[0][31:16];
@@ -1047,7 +1065,7 @@ always @(posedge clk) begin
                     e_err_slot_v <= 1'b1;
                     e_err_slot <= rr_slot;
                     e_err_next <= E_IDLE;
-                    dma_t(1'b0, slot_hdr(rr_slot), 5'd4, 1'b0, E_ISSUE_HDR);
+                    area_dma_t(1'b0, slot_hdr(rr_slot), 5'd4, E_ISSUE_HDR);
                 end
             end
             E_ISSUE_HDR: begin

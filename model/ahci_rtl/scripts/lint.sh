@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # verilator --lint-only -Wall over the reference AHCI controller in every supported
 # configuration (ports 1/2/4/8, AXI data 32/64/128, addresses 32/64; one slot, no NCQ,
-# Gen1 / Gen2 only; 16-bit PHY, elastic buffer). No -Wno flags: the
-# only waivers are the documented lint_off comments in the sources (BLKSEQ temporaries
-# in ahci_port.v as in sata_link.v, the unused second look-ahead of the rx FIFO, the
-# unused upper half of an address temporary with 32-bit addresses, the PHY adapter's
-# clocks and reset in the configurations that do not use them).
+# Gen1 / Gen2 only; 16-bit PHY, elastic buffer; on-chip command list and FIS area, a wider
+# register window). No -Wno flags: the only waivers are the documented lint_off comments in
+# the sources (BLKSEQ temporaries in ahci_port.v as in sata_link.v, the unused second
+# look-ahead of the rx FIFO, the unused upper half of an address temporary with 32-bit
+# addresses, the PHY adapter's clocks and reset in the configurations that do not use them,
+# the zero bits above SAW of the register address widened to 32 bits in ahci_hba.v).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 link="$here/../link/rtl"
 verilator="${VERILATOR:-verilator}"
 srcs=("$here"/rtl/ahci_hba.v "$here"/rtl/ahci_port.v "$here"/rtl/ahci_axi_master.v
       "$here"/rtl/ahci_fifo.v "$here"/rtl/ahci_phy_adapter.v "$here"/rtl/ahci_rx_elastic.v
+      "$here"/rtl/ahci_onchip_ram.v
       "$link"/sata_link.v)
 n=0
 for np in 1 2 4 8; do
@@ -28,9 +30,11 @@ for np in 1 2 4 8; do
   done
 done
 # the feature-reduced configurations (model/ahci_rtl/profile-min.yaml and each alone)
-# and the PHY interfaces: 16-bit words, 32-bit with the elastic buffer, 16-bit on 2 ports
+# the PHY interfaces: 16-bit words, 32-bit with the elastic buffer, 16-bit on 2 ports;
+# and the on-chip command list / FIS area (profile-onchip.yaml; 8 ports need SAW = 15)
 for feat in "-GNCS=0 -GSNCQ=0 -GAW=32 -GISS=1 -GDW=32" "-GNCS=0" "-GSNCQ=0" "-GISS=1" "-GISS=2 -GNCS=7" \
-            "-GPHY_W=16" "-GEB=1" "-GPHY_W=16 -GNPORTS=2"; do
+            "-GPHY_W=16" "-GEB=1" "-GPHY_W=16 -GNPORTS=2" \
+            "-GONCHIP=1 -GSAW=13" "-GONCHIP=1 -GSAW=15 -GNPORTS=8 -GAW=32" "-GSAW=16"; do
   # shellcheck disable=SC2086
   if ! out=$("$verilator" --lint-only -Wall -I"$link" $feat --top-module ahci_hba "${srcs[@]}" 2>&1); then
     echo "lint.sh: $feat:" >&2

@@ -21,10 +21,14 @@ enum {
 struct ahci_host_priv {
     uint32_t cap, cap2, port_map, version; /* as the firmware left them; cap with the quirks */
     uint32_t saved_cap;                    /* CAP as read, restored after an HBA reset */
+    bool onchip;                           /* ATA_HQ_ONCHIP_CMD_AREA */
+    struct ata_onchip_area area;           /* its offsets in the register window */
 };
 
 struct ahci_port_priv {
-    struct plat_dma_buf mem; /* command list | RX FIS | command tables */
+    struct plat_dma_buf mem; /* command list | RX FIS | command tables; on chip: the tables */
+    size_t tbl_off;          /* of the first command table in mem */
+    uint8_t rx_copy[AHCI_RX_FIS_SZ]; /* on chip: the RX FIS bytes last read through MMIO */
     struct plat_dma_buf fbs_rx; /* CAP.FBS: 16 RX FIS areas (the only RX area then) */
     uint32_t intr_mask;
     bool fbs_enabled;  /* PxFBS.EN set at PMP attach */
@@ -84,7 +88,7 @@ void ahci_fill_cmd_slot(uint8_t *slot, uint32_t opts, uint64_t tbl_bus)
 static uint8_t *cmd_tbl(const struct ata_port *ap, unsigned tag, uint64_t *bus)
 {
     struct ahci_port_priv *pp = ppriv(ap);
-    size_t off = AHCI_CMD_TBL_OFF + (size_t)tag * AHCI_CMD_TBL_SZ;
+    size_t off = pp->tbl_off + (size_t)tag * AHCI_CMD_TBL_SZ;
 
     *bus = pp->mem.bus + off;
     return (uint8_t *)pp->mem.cpu + off;
@@ -93,6 +97,36 @@ static uint8_t *cmd_tbl(const struct ata_port *ap, unsigned tag, uint64_t *bus)
 static void sync_dev(const struct ata_port *ap, size_t off, size_t len)
 {
     ap->host->pops->dma_sync_for_device(ap->host->plat, &ppriv(ap)->mem, off, len);
+}
+
+/* ATA_HQ_ONCHIP_CMD_AREA: the port's command list and RX FIS area in the register window. */
+static uint32_t onchip_cl(const struct ata_port *ap)
+{
+    const struct ahci_host_priv *hp = hpriv(ap->host);
+
+    return hp->area.clb + ap->port_no * hp->area.stride;
+}
+
+static uint32_t onchip_fis(const struct ata_port *ap)
+{
+    const struct ahci_host_priv *hp = hpriv(ap->host);
+
+    return hp->area.fb + ap->port_no * hp->area.stride;
+}
+
+/* A command header into its slot of the command list: system memory, handed to the device,
+ * or the on-chip list through MMIO (the HBA reads it when PxCI is written). */
+static void ahci_put_cmd_slot(const struct ata_port *ap, unsigned tag, const uint8_t *slot)
+{
+    if (hpriv(ap->host)->onchip) {
+        for (unsigned i = 0; i < AHCI_CMD_SLOT_SZ; i += 4)
+            ata_mmio_write(ap->host, onchip_cl(ap) + tag * AHCI_CMD_SLOT_SZ + i,
+                           (uint32_t)slot[i] | (uint32_t)slot[i + 1] << 8 | (uint32_t)slot[i + 2] << 16 |
+                               (uint32_t)slot[i + 3] << 24);
+        return;
+    }
+    memcpy((uint8_t *)ppriv(ap)->mem.cpu + tag * AHCI_CMD_SLOT_SZ, slot, AHCI_CMD_SLOT_SZ);
+    sync_dev(ap, (size_t)tag * AHCI_CMD_SLOT_SZ, AHCI_CMD_SLOT_SZ);
 }
 
 /* The RX FIS area the HBA fills for PM port pmp: with FBS enabled each device has its own
@@ -109,11 +143,22 @@ static const struct plat_dma_buf *rx_area(const struct ata_port *ap, unsigned pm
     return &pp->mem;
 }
 
-static const uint8_t *rx_fis(const struct ata_port *ap, unsigned pmp)
+/* The RX FIS area of PM port pmp, of which bytes [at, at + len) are current: in system
+ * memory (the whole area handed back to the CPU), or on chip (those bytes read through MMIO,
+ * whole dwords, into the port's copy). */
+static const uint8_t *rx_fis(const struct ata_port *ap, unsigned pmp, unsigned at, unsigned len)
 {
     size_t off;
-    const struct plat_dma_buf *buf = rx_area(ap, pmp, &off);
+    const struct plat_dma_buf *buf;
 
+    if (hpriv(ap->host)->onchip) {
+        uint8_t *rx = ppriv(ap)->rx_copy;
+
+        for (unsigned i = at & ~3u; i < at + len && i < AHCI_RX_FIS_SZ; i += 4)
+            put_le32(rx + i, ata_mmio_read(ap->host, onchip_fis(ap) + i));
+        return rx;
+    }
+    buf = rx_area(ap, pmp, &off);
     ap->host->pops->dma_sync_for_cpu(ap->host->plat, buf, off, AHCI_RX_FIS_SZ);
     return (const uint8_t *)buf->cpu + off;
 }
@@ -125,6 +170,7 @@ static unsigned ahci_build_cmd(struct ata_port *ap, unsigned tag, const struct a
 {
     uint64_t tbl_bus;
     uint8_t *tbl = cmd_tbl(ap, tag, &tbl_bus);
+    uint8_t slot[AHCI_CMD_SLOT_SZ];
     int n_prd = 0;
 
     ata_tf_to_fis(tf, pmp, is_cmd, tbl);
@@ -132,11 +178,10 @@ static unsigned ahci_build_cmd(struct ata_port *ap, unsigned tag, const struct a
         n_prd = ahci_fill_prdt(tbl + AHCI_CMD_TBL_HDR_SZ, AHCI_MAX_SG, sg, n_sg, nbytes);
     if (n_prd < 0) /* the core validated against the same limits */
         n_prd = 0;
-    ahci_fill_cmd_slot((uint8_t *)ppriv(ap)->mem.cpu + tag * AHCI_CMD_SLOT_SZ,
-                       AHCI_CMD_FIS_LEN | flags | (pmp & 0xfu) << 12 | (uint32_t)n_prd << 16, tbl_bus);
+    ahci_fill_cmd_slot(slot, AHCI_CMD_FIS_LEN | flags | (pmp & 0xfu) << 12 | (uint32_t)n_prd << 16, tbl_bus);
     sync_dev(ap, (size_t)(tbl - (uint8_t *)ppriv(ap)->mem.cpu),
              AHCI_CMD_TBL_HDR_SZ + (size_t)n_prd * AHCI_PRD_SZ);
-    sync_dev(ap, (size_t)tag * AHCI_CMD_SLOT_SZ, AHCI_CMD_SLOT_SZ);
+    ahci_put_cmd_slot(ap, tag, slot);
     return (unsigned)n_prd;
 }
 
@@ -198,12 +243,16 @@ static void ahci_start_fis_rx(struct ata_port *ap)
     uint64_t cl = pp->mem.bus, fb = pp->fbs_rx.cpu ? pp->fbs_rx.bus : pp->mem.bus + AHCI_RX_FIS_OFF;
     uint32_t cmd;
 
-    if (hpriv(ap->host)->cap & HOST_CAP_64) {
+    if (hpriv(ap->host)->onchip) {
+        /* the HBA's own RAM: PxCLB/PxFB are not the driver's to program */
+    } else if (hpriv(ap->host)->cap & HOST_CAP_64) {
         pwrite(ap, PORT_LST_ADDR_HI, (uint32_t)(cl >> 32));
         pwrite(ap, PORT_FIS_ADDR_HI, (uint32_t)(fb >> 32));
     }
-    pwrite(ap, PORT_LST_ADDR, (uint32_t)cl);
-    pwrite(ap, PORT_FIS_ADDR, (uint32_t)fb);
+    if (!hpriv(ap->host)->onchip) {
+        pwrite(ap, PORT_LST_ADDR, (uint32_t)cl);
+        pwrite(ap, PORT_FIS_ADDR, (uint32_t)fb);
+    }
     cmd = pread(ap, PORT_CMD);
     pwrite(ap, PORT_CMD, cmd | PORT_CMD_FIS_RX);
     pread(ap, PORT_CMD);
@@ -343,21 +392,25 @@ static int ahci_port_start(struct ata_port *ap)
 {
     struct ata_host *h = ap->host;
     struct ahci_port_priv *pp = calloc(1, sizeof(*pp));
+    /* on chip: only the command tables (128 B aligned) are system memory */
+    bool onchip = hpriv(h)->onchip;
+    size_t size = onchip ? AHCI_MAX_CMDS * AHCI_CMD_TBL_SZ : AHCI_PORT_PRIV_DMA_SZ;
     int rc;
 
     if (!pp)
         return -ENOMEM;
-    rc = h->pops->dma_alloc(h->plat, AHCI_PORT_PRIV_DMA_SZ, AHCI_CMD_LIST_SZ, &pp->mem);
+    rc = h->pops->dma_alloc(h->plat, size, onchip ? AHCI_CMD_TBL_HDR_SZ : AHCI_CMD_LIST_SZ, &pp->mem);
     if (rc) {
         free(pp);
         return rc;
     }
-    if (ap->dma_mask && pp->mem.bus + AHCI_PORT_PRIV_DMA_SZ - 1 > ap->dma_mask) {
+    if (ap->dma_mask && pp->mem.bus + size - 1 > ap->dma_mask) {
         h->pops->dma_free(h->plat, &pp->mem);
         free(pp);
         return -ENOMEM; /* the HBA could not reach its own command list */
     }
-    memset(pp->mem.cpu, 0, AHCI_PORT_PRIV_DMA_SZ);
+    memset(pp->mem.cpu, 0, size);
+    pp->tbl_off = onchip ? 0 : AHCI_CMD_TBL_OFF;
     /* FIS-based switching may be turned on at PMP attach (EH), which allocates nothing:
      * an FBS-capable HBA gets its 16 RX FIS areas now */
     if ((hpriv(h)->cap & (HOST_CAP_FBS | HOST_CAP_PMP)) == (HOST_CAP_FBS | HOST_CAP_PMP)) {
@@ -431,18 +484,22 @@ static unsigned ahci_qc_issue(struct ata_queued_cmd *qc)
  * PIO Setup's E_Status; everything else with a D2H Register FIS. */
 static void ahci_qc_fill_rtf(struct ata_queued_cmd *qc)
 {
-    const uint8_t *rx = rx_fis(qc->ap, ata_qc_pmp_port(qc));
+    unsigned pmp = ata_qc_pmp_port(qc);
+    const uint8_t *rx;
 
     /* a failed or aborted NCQ command takes the D2H area (as libahci): the SDB FIS's error
      * belongs to whichever command the device names in its NCQ log */
     if (ata_is_ncq(&qc->tf) && !(qc->flags & ATA_QCFLAG_FAILED)) {
+        rx = rx_fis(qc->ap, pmp, RX_FIS_SDB, 4);
         qc->result_tf.command = rx[RX_FIS_SDB + 2];
         qc->result_tf.feature = rx[RX_FIS_SDB + 3];
     } else if (qc->tf.protocol == ATA_PROT_PIO && !(qc->tf.flags & ATA_TFLAG_WRITE) &&
                !(qc->flags & ATA_QCFLAG_FAILED)) {
+        rx = rx_fis(qc->ap, pmp, RX_FIS_PIO_SETUP, 20);
         ata_tf_from_fis(rx + RX_FIS_PIO_SETUP, &qc->result_tf);
         qc->result_tf.command = rx[RX_FIS_PIO_SETUP + 15];
     } else {
+        rx = rx_fis(qc->ap, pmp, RX_FIS_D2H_REG, 20);
         ata_tf_from_fis(rx + RX_FIS_D2H_REG, &qc->result_tf);
     }
 }
@@ -581,7 +638,7 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
                                                                     : "PHY RDY changed");
     }
     if (irq_stat & PORT_IRQ_UNK_FIS) {
-        const uint8_t *u = rx_fis(ap, fbs_link ? (unsigned)fbs_link->pmp : 0) + 0x60;
+        const uint8_t *u = rx_fis(ap, fbs_link ? (unsigned)fbs_link->pmp : 0, RX_FIS_UNK, 4) + RX_FIS_UNK;
 
         ehi->err_mask |= AC_ERR_HSM;
         ehi->action |= ATA_EH_RESET;
@@ -687,18 +744,25 @@ static enum ata_dev_class ahci_dev_classify(struct ata_port *ap)
 static int ahci_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
 {
     struct ata_port *ap = link->ap;
-    size_t rx_off;
-    const struct plat_dma_buf *rx = rx_area(ap, 0, &rx_off);
-    uint8_t *d2h = (uint8_t *)rx->cpu + rx_off + RX_FIS_D2H_REG;
     bool online;
     int rc;
 
     ahci_stop_engine(ap);
     /* make a fresh D2H FIS recognisable: pre-load the area with BSY */
-    memset(d2h, 0, 20);
-    d2h[0] = 0x34;
-    d2h[2] = ATA_BUSY;
-    ap->host->pops->dma_sync_for_device(ap->host->plat, rx, rx_off + RX_FIS_D2H_REG, 20);
+    if (hpriv(ap->host)->onchip) {
+        ata_mmio_write(ap->host, onchip_fis(ap) + RX_FIS_D2H_REG, 0x34u | (uint32_t)ATA_BUSY << 16);
+        for (unsigned i = 4; i < 20; i += 4)
+            ata_mmio_write(ap->host, onchip_fis(ap) + RX_FIS_D2H_REG + i, 0);
+    } else {
+        size_t rx_off;
+        const struct plat_dma_buf *rx = rx_area(ap, 0, &rx_off);
+        uint8_t *d2h = (uint8_t *)rx->cpu + rx_off + RX_FIS_D2H_REG;
+
+        memset(d2h, 0, 20);
+        d2h[0] = 0x34;
+        d2h[2] = ATA_BUSY;
+        ap->host->pops->dma_sync_for_device(ap->host->plat, rx, rx_off + RX_FIS_D2H_REG, 20);
+    }
 
     /* a hotplug event asks for the longer debounce (libahci: sata_ehc_deb_timing) */
     rc = sata_link_hardreset(link, sata_ehc_deb_timing(&link->eh_context), deadline, &online, ahci_check_ready);
@@ -954,6 +1018,8 @@ static uint32_t ahci_quirked_cap(uint32_t cap, uint32_t quirks)
         cap &= ~(HOST_CAP_PMP | HOST_CAP_FBS);
     if (quirks & ATA_HQ_SINGLE_SLOT)
         cap &= ~(0x1fu << 8); /* NCS = 0: one slot */
+    if (quirks & ATA_HQ_ONCHIP_CMD_AREA)
+        cap &= ~HOST_CAP_FBS; /* one RX FIS area per port on chip */
     return cap;
 }
 
@@ -961,17 +1027,19 @@ static uint32_t ahci_quirked_cap(uint32_t cap, uint32_t quirks)
 static void ahci_print_quirks(struct ata_host *h, uint32_t saved, uint32_t cap)
 {
     static const struct {
-        uint32_t bits;
+        uint32_t bits, kept; /* bits lost while the kept bits are still there */
         const char *msg;
     } lost[] = {
-        { HOST_CAP_NCQ, "controller can't do NCQ, turning off CAP_NCQ" },
-        { HOST_CAP_64, "controller can't do 64bit DMA, forcing 32bit" },
-        { HOST_CAP_PMP, "controller can't do PMP, turning off CAP_PMP" },
-        { 0x1fu << 8, "controller has one command slot, ignoring CAP.NCS" },
+        { HOST_CAP_NCQ, 0, "controller can't do NCQ, turning off CAP_NCQ" },
+        { HOST_CAP_64, 0, "controller can't do 64bit DMA, forcing 32bit" },
+        { HOST_CAP_PMP, 0, "controller can't do PMP, turning off CAP_PMP" },
+        { 0x1fu << 8, 0, "controller has one command slot, ignoring CAP.NCS" },
+        /* FBS alone: the on-chip quirk (no PMP takes it with PMP) */
+        { HOST_CAP_FBS, HOST_CAP_PMP, "controller has one FIS area per port on chip, turning off CAP_FBS" },
     };
 
     for (size_t i = 0; i < ATA_ARRAY_SIZE(lost); i++) {
-        if (!(saved & lost[i].bits) || (cap & lost[i].bits))
+        if (!(saved & lost[i].bits) || (cap & lost[i].bits) || (cap & lost[i].kept) != lost[i].kept)
             continue;
         {
             const struct sata_trace_field f[] = { TF_HEX("cap", saved), TF_HEX("cleared", saved & ~cap & lost[i].bits) };
@@ -982,6 +1050,26 @@ static void ahci_print_quirks(struct ata_host *h, uint32_t saved, uint32_t cap)
 }
 
 static const char create_failed_ev[] = "ahci.create_failed";
+
+/* ATA_HQ_ONCHIP_CMD_AREA: the areas must be dwords of the window past the port registers. */
+static bool onchip_area_ok(const struct ata_onchip_area *a, unsigned n_ports)
+{
+    uint32_t regs_end = AHCI_PORT_BASE(n_ports);
+
+    return !((a->clb | a->fb | a->stride) & 3u) && a->clb >= regs_end && a->fb >= regs_end;
+}
+
+/* One line saying where the on-chip areas are (they replace PxCLB/PxFB in a dump). */
+static void ahci_print_onchip(struct ata_host *h)
+{
+    const struct ahci_host_priv *hp = hpriv(h);
+    const struct sata_trace_field f[] = { TF_HEX("clb", hp->area.clb), TF_HEX("fb", hp->area.fb),
+                                          TF_HEX("stride", hp->area.stride) };
+
+    ata_host_ev(h, ATA_EV("ahci.onchip", SATA_TC_INFO, SATA_LOG_INFO, f),
+                "command list at 0x%x, FIS area at 0x%x (port stride 0x%x) in the register window",
+                hp->area.clb, hp->area.fb, hp->area.stride);
+}
 
 struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
                                   const struct ata_host_config *cfg)
@@ -1017,6 +1105,12 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
     hp = h->private_data;
     hp->cap = cap;
     hp->saved_cap = saved_cap;
+    if (cfg->quirks & ATA_HQ_ONCHIP_CMD_AREA) {
+        if (!onchip_area_ok(&cfg->onchip, n_ports))
+            return ata_host_create_failed(h, create_failed_ev, "on-chip command area misplaced");
+        hp->onchip = true;
+        hp->area = cfg->onchip;
+    }
     hp->port_map = pi;
     hp->version = pops->mmio_read32(p, HOST_VERSION);
     hp->cap2 = hp->version >= 0x00010200 ? pops->mmio_read32(p, HOST_CAP2) : 0;
@@ -1049,6 +1143,8 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
             return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
     }
     ahci_print_quirks(h, saved_cap, cap);
+    if (hp->onchip)
+        ahci_print_onchip(h);
     ahci_print_info(h);
     ata_host_force_spd_limit(h, cfg->spd_limit);
     ata_host_fixed_spd(h, cfg->only_gen);

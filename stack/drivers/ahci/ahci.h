@@ -142,6 +142,7 @@ enum {
     RX_FIS_PIO_SETUP = 0x20,
     RX_FIS_D2H_REG = 0x40,
     RX_FIS_SDB = 0x58,
+    RX_FIS_UNK = 0x60,
 };
 
 /* Fill a PRD table (16 B entries) for the first nbytes of sg: returns the entry count or

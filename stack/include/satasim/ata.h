@@ -56,6 +56,15 @@ struct ata_force_param {
  *   ICH6  MAP.MV 00b: P0/P2 primary master/slave, P1/P3 secondary master/slave */
 enum ata_piix_map { ATA_PIIX_MAP_NONE = 0, ATA_PIIX_MAP_ICH5, ATA_PIIX_MAP_ICH6 };
 
+/* Where a controller with ATA_HQ_ONCHIP_CMD_AREA keeps each port's command list (32 headers
+ * of 32 bytes) and received-FIS area (256 bytes): byte offsets in its register window, port
+ * n's at clb + n * stride and fb + n * stride. Dword aligned, beyond the port registers. */
+struct ata_onchip_area {
+    uint32_t clb;
+    uint32_t fb;
+    uint32_t stride;
+};
+
 struct ata_host_config {
     const char *eh_policy; /* EH profile name; NULL = default */
     bool no_ncq;           /* host-side NCQ off (like a NONCQ host flag) */
@@ -76,6 +85,7 @@ struct ata_host_config {
     uint32_t quirks;
     unsigned only_gen;     /* 1..3: the PHY runs this one SATA generation: SControl.SPD is
                               programmed to it and EH never lowers the speed; 0 = any */
+    struct ata_onchip_area onchip; /* with ATA_HQ_ONCHIP_CMD_AREA (below) */
 };
 
 /* ata_host_config.quirks */
@@ -84,6 +94,11 @@ enum {
     ATA_HQ_32BIT_ONLY = 1u << 1,  /* DMA addresses below 4 GiB (AHCI_HFLAG_32BIT_ONLY) */
     ATA_HQ_SINGLE_SLOT = 1u << 2, /* one command slot whatever CAP.NCS says */
     ATA_HQ_NO_PMP = 1u << 3,      /* no port multipliers (AHCI_HFLAG_NO_PMP): CAP.SPM ignored */
+    /* the command list and received-FIS area are on-chip RAM in the register window at
+     * ata_host_config.onchip (libata has no such flag): headers are written and FISes read
+     * through MMIO, PxCLB/PxFB are never programmed, command tables stay in system memory;
+     * one FIS area per port, so no FIS-based switching (CAP.FBSS ignored) */
+    ATA_HQ_ONCHIP_CMD_AREA = 1u << 4,
 };
 
 /* Controller drivers. Return NULL on failure (message through trace). */

@@ -19,8 +19,11 @@ constexpr unsigned kSlvErr = 2, kDecErr = 3;
 bool overlaps(uint64_t a, size_t len, uint64_t base, uint64_t size) { return a < base + size && base < a + len; }
 } // namespace
 
-BusErrorInjector::BusErrorInjector(bus::HostMemory &mem, unsigned ports, ModelTrace *trace)
-    : mem_(mem), trace_(trace), ports_(ports) {}
+BusErrorInjector::BusErrorInjector(bus::HostMemory &mem, unsigned ports, ModelTrace *trace, const OnchipArea *onchip)
+    : mem_(mem), trace_(trace), ports_(ports) {
+    if (onchip)
+        onchip_ = *onchip;
+}
 
 void BusErrorInjector::arm(unsigned port, const bus::BusErrorParams &p, const std::string &id) {
     if (port >= ports_.size())
@@ -39,6 +42,15 @@ void BusErrorInjector::clear() {
 }
 
 void BusErrorInjector::on_mmio_write(uint32_t off, uint32_t val) {
+    if (onchip_) {
+        for (size_t n = 0; n < ports_.size(); ++n) {
+            const uint64_t cl = onchip_->command_list + uint64_t(n) * onchip_->port_stride;
+            if (off >= cl && off < cl + kClSize) {
+                ports_[n].onchip_cl[(off - cl) / 4] = val;
+                return;
+            }
+        }
+    }
     if (off < kPortBase)
         return;
     const uint32_t n = (off - kPortBase) / kPortSize, reg = (off - kPortBase) % kPortSize;
@@ -54,16 +66,26 @@ void BusErrorInjector::on_mmio_write(uint32_t off, uint32_t val) {
     }
 }
 
+bool BusErrorInjector::header(const PortState &p, unsigned slot, uint32_t h[4]) const {
+    if (onchip_) {
+        for (unsigned i = 0; i < 4; ++i)
+            h[i] = p.onchip_cl[slot * (kHdrSize / 4) + i];
+        return true;
+    }
+    const uint64_t clb = uint64_t(p.clbu) << 32 | (p.clb & ~0x3FFu);
+    return mem_.read(clb + slot * kHdrSize, h, 4 * sizeof h[0]);
+}
+
 std::optional<bus::BusAccess> BusErrorInjector::classify(const PortState &p, uint64_t addr, size_t len) const {
     const uint64_t clb = uint64_t(p.clbu) << 32 | (p.clb & ~0x3FFu);
     const uint64_t fb = uint64_t(p.fbu) << 32 | (p.fb & ~0xFFu);
-    if (overlaps(addr, len, clb, kClSize))
+    if (!onchip_ && overlaps(addr, len, clb, kClSize))
         return bus::BusAccess::Command;
-    if (overlaps(addr, len, fb, kFisSize))
+    if (!onchip_ && overlaps(addr, len, fb, kFisSize))
         return bus::BusAccess::Fis;
     for (unsigned slot = 0; slot < 32; ++slot) {
         uint32_t h[4];
-        if (!mem_.read(clb + slot * kHdrSize, h, sizeof h))
+        if (!header(p, slot, h))
             return std::nullopt; // no command list in host memory yet
         const uint64_t ctba = uint64_t(h[3]) << 32 | (h[2] & ~0x7Fu);
         const unsigned prdtl = h[0] >> 16;

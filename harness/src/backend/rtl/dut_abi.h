@@ -13,13 +13,14 @@
  * PHY interface (phy_width 16) uses the low 16 bits of phy_*_data and 2 bits of phy_*_isk.
  *
  * Version 2: clk_edges, phy_width and phy_clocks (16-bit PHY words, the PHY's parallel
- * clocks). The entry point keeps its name, so an older object is refused by its version. */
+ * clocks). Version 3: reg_addr_width (a register window wider than 4 KiB: on-chip command
+ * areas). The entry point keeps its name, so an older object is refused by its version. */
 #ifndef SATASIM_DUT_ABI_H
 #define SATASIM_DUT_ABI_H
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 2u
+#define SATASIM_DUT_ABI_VERSION 3u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width */
 #define SATASIM_DUT_MAX_PORTS 8
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
 
@@ -32,7 +33,8 @@ struct satasim_dut_pins {
     /* ---- inputs (the shell drives them) ---- */
     uint8_t clk_edges; /* SATASIM_DUT_EDGE_* */
     uint8_t rst; /* power-on reset, synchronous to clk, active high */
-    /* AXI4-Lite register slave: address/write/read channels from the shell's master */
+    /* AXI4-Lite register slave: address/write/read channels from the shell's master
+     * (addresses below 2^reg_addr_width) */
     uint32_t s_awaddr, s_wdata, s_araddr;
     uint8_t s_awvalid, s_wstrb, s_wvalid, s_bready, s_arvalid, s_rready;
     /* AXI4 DMA master: the shell's memory slave answers */
@@ -64,6 +66,7 @@ struct satasim_dut_api {
     uint32_t abi_version; /* SATASIM_DUT_ABI_VERSION */
     uint32_t ports, data_width, addr_width; /* as verilated (the profile's interface) */
     uint32_t phy_width, phy_clocks;         /* 16 or 32; 1: phy_tx_clk / phy_rx_clk exist */
+    uint32_t reg_addr_width;                /* s_awaddr / s_araddr bits (interface.reg_addr_width) */
     /* A new instance; wave_file non-null: dump the DUT's signals there (VCD). */
     void *(*create)(const char *wave_file);
     void (*destroy)(void *dut);

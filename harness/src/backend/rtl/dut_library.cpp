@@ -20,11 +20,14 @@ DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
         throw std::runtime_error("'" + so_path + "': DUT ABI version " +
                                  std::to_string(api_ ? api_->abi_version : 0) + ", satasim speaks " +
                                  std::to_string(SATASIM_DUT_ABI_VERSION));
-    if (api_->ports != p.ports || api_->data_width != p.data_width || api_->addr_width != p.addr_width)
+    if (api_->ports != p.ports || api_->data_width != p.data_width || api_->addr_width != p.addr_width ||
+        api_->reg_addr_width != p.reg_addr_width)
         throw std::runtime_error("'" + so_path + "' was built for " + std::to_string(api_->ports) + " ports, " +
                                  std::to_string(api_->data_width) + "/" + std::to_string(api_->addr_width) +
-                                 "-bit AXI; the profile says " + std::to_string(p.ports) + ", " +
-                                 std::to_string(p.data_width) + "/" + std::to_string(p.addr_width));
+                                 "-bit AXI, " + std::to_string(api_->reg_addr_width) +
+                                 "-bit register addresses; the profile says " + std::to_string(p.ports) + ", " +
+                                 std::to_string(p.data_width) + "/" + std::to_string(p.addr_width) + ", " +
+                                 std::to_string(p.reg_addr_width));
     if (api_->phy_width != p.phy_width || bool(api_->phy_clocks) != p.phy_clocks)
         throw std::runtime_error("'" + so_path + "' was built for a " + std::to_string(api_->phy_width) + "-bit PHY " +
                                  (api_->phy_clocks ? "with" : "without") + " PHY clocks; the profile says " +

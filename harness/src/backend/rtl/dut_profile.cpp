@@ -2,6 +2,7 @@
 // every message has its form: "file:line: key.path: what is wrong".
 #include "backend/rtl/dut_profile.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -69,8 +70,10 @@ void note_lines(const MapView &m, const std::string &path, int map_line, std::in
 
 void read_interface(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line,
-              {"ports", "data_width", "addr_width", "clock_mhz", "idle_cycles", "phy_width", "phy_clocks"});
-    note_lines(m, "interface", f.line, {"ports", "data_width", "addr_width", "phy_width", "phy_clocks"}, d);
+              {"ports", "data_width", "addr_width", "reg_addr_width", "clock_mhz", "idle_cycles", "phy_width",
+               "phy_clocks"});
+    note_lines(m, "interface", f.line, {"ports", "data_width", "addr_width", "reg_addr_width", "phy_width", "phy_clocks"},
+               d);
     if (auto *x = m.find("ports"))
         d.ports = unsigned(as_uint(p, *x, 1, 8));
     if (auto *x = m.find("data_width")) {
@@ -83,6 +86,8 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
         if (d.addr_width != 32 && d.addr_width != 64)
             p.fail(*x, "the shell's AXI4 address width is 32 or 64");
     }
+    if (auto *x = m.find("reg_addr_width"))
+        d.reg_addr_width = unsigned(as_uint(p, *x, 12, 32)); // 12: the AHCI map 0-FFFh
     if (auto *x = m.find("clock_mhz"))
         d.clock_mhz = double(as_uint(p, *x, 10, 1000));
     if (auto *x = m.find("idle_cycles"))
@@ -116,11 +121,79 @@ void read_phy(const Parser &p, const Field &f, DutProfile &d) {
     }
 }
 
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+// quirks.onchip_cmd_area: false, or where the areas are (a mapping of their offsets),
+// checked against the register map, the window (interface.*, read before) and each other.
+void read_onchip(const Parser &p, const Field &f, DutProfile &d) {
+    DutQuirks &q = d.quirks;
+    if (!f.node.IsMap()) {
+        q.onchip_cmd_area = as_bool(p, f);
+        if (q.onchip_cmd_area)
+            p.fail(f, "say where the areas are: a mapping {command_list, fis_area, port_stride} of byte offsets "
+                      "in the register window (docs/rtl-controller.md, quirks)");
+        return;
+    }
+    MapView m(p, f.node, f.path, f.line, {"command_list", "fis_area", "port_stride"});
+    for (const char *k : {"command_list", "fis_area"})
+        if (!m.has(k))
+            p.fail(f.key_line, f.path + "." + k, "missing (port 0's byte offset in the register window)");
+    if (d.ports > 1 && !m.has("port_stride"))
+        p.fail(f.key_line, f.path + ".port_stride", "missing (the DUT has " + std::to_string(d.ports) + " ports)");
+    auto offset = [&](const char *k) -> uint32_t {
+        const Field &x = m.get(k);
+        const uint64_t v = as_uint(p, x, 0, 0xFFFFFFFFu);
+        if (v & 3)
+            p.fail(x, hex(v) + " is not dword aligned");
+        return uint32_t(v);
+    };
+    OnchipArea &a = q.onchip;
+    a.command_list = offset("command_list");
+    a.fis_area = offset("fis_area");
+    if (m.has("port_stride"))
+        a.port_stride = offset("port_stride");
+    const uint64_t regs_end = 0x100 + 0x80ull * d.ports; // the port registers (AHCI 1.3.1 3.3)
+    const uint64_t window = 1ull << d.reg_addr_width;
+    struct Area {
+        const char *key, *what;
+        uint64_t base, size;
+    };
+    const Area areas[] = {{"command_list", "command list", a.command_list, 1024}, {"fis_area", "FIS area", a.fis_area, 256}};
+    for (const Area &x : areas) {
+        if (x.base < regs_end)
+            p.fail(m.get(x.key), hex(x.base) + " is inside the register map (0.." + hex(regs_end - 1) +
+                                     " with " + std::to_string(d.ports) + " port" + (d.ports == 1 ? "" : "s") + ")");
+        const uint64_t end = x.base + uint64_t(d.ports - 1) * a.port_stride + x.size;
+        if (end > window)
+            p.fail(m.get(x.key), std::string("port ") + std::to_string(d.ports - 1) + "'s " + x.what + " ends at " +
+                                     hex(end) + ", beyond the register window (interface.reg_addr_width " +
+                                     std::to_string(d.reg_addr_width) + ": " + hex(window) + " bytes)");
+    }
+    for (unsigned i = 0; i < d.ports; ++i)
+        for (unsigned j = 0; j < d.ports; ++j)
+            for (const Area &x : areas)
+                for (const Area &y : areas) {
+                    if (i > j || (i == j && &x >= &y))
+                        continue; // each pair once
+                    const uint64_t xb = x.base + uint64_t(i) * a.port_stride, yb = y.base + uint64_t(j) * a.port_stride;
+                    if (xb < yb + y.size && yb < xb + x.size)
+                        p.fail(m.get(i == j ? y.key : "port_stride"),
+                               "port " + std::to_string(i) + "'s " + x.what + " (" + hex(xb) + ") overlaps port " +
+                                   std::to_string(j) + "'s " + y.what + " (" + hex(yb) + ")");
+                }
+    q.onchip_cmd_area = true;
+}
+
 void read_quirks(const Parser &p, const Field &f, DutProfile &d) {
     DutQuirks &q = d.quirks;
     MapView m(p, f.node, f.path, f.line,
               {"single_slot", "no_ncq", "no_64bit_dma", "only_gen", "onchip_cmd_area", "no_pmp"});
-    note_lines(m, "quirks", f.line, {"single_slot", "no_ncq", "no_64bit_dma", "only_gen", "no_pmp"}, d);
+    note_lines(m, "quirks", f.line, {"single_slot", "no_ncq", "no_64bit_dma", "only_gen", "onchip_cmd_area", "no_pmp"},
+               d);
     if (auto *x = m.find("single_slot"))
         q.single_slot = as_bool(p, *x);
     if (auto *x = m.find("no_ncq"))
@@ -129,12 +202,8 @@ void read_quirks(const Parser &p, const Field &f, DutProfile &d) {
         q.no_64bit_dma = as_bool(p, *x);
     if (auto *x = m.find("only_gen"))
         q.only_gen = unsigned(as_uint(p, *x, 0, 3)); // 0: any Gen up to CAP.ISS (checked there)
-    if (auto *x = m.find("onchip_cmd_area")) {
-        q.onchip_cmd_area = as_bool(p, *x);
-        if (q.onchip_cmd_area)
-            p.fail(*x, "not supported yet: the stack's AHCI driver keeps the command list and received-FIS "
-                       "area in system memory (docs/rtl-controller.md, quirks)");
-    }
+    if (auto *x = m.find("onchip_cmd_area"))
+        read_onchip(p, *x, d);
     if (auto *x = m.find("no_pmp"))
         q.no_pmp = as_bool(p, *x);
 }

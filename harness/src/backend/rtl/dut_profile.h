@@ -12,12 +12,20 @@
 
 namespace satasim::harness::rtl {
 
+// Where a DUT with quirks.onchip_cmd_area keeps each port's command list (1 KiB) and
+// received-FIS area (256 bytes): byte offsets in its register window, port n's at
+// command_list + n * port_stride and fis_area + n * port_stride.
+struct OnchipArea {
+    uint32_t command_list = 0, fis_area = 0, port_stride = 0;
+};
+
 struct DutQuirks {
     bool single_slot = false;     // CAP.NCS = 0: one command slot
     bool no_ncq = false;          // CAP.SNCQ = 0
     bool no_64bit_dma = false;    // CAP.S64A = 0
     unsigned only_gen = 0;        // 1..3: the PHY runs this one rate only (0: any up to CAP.ISS)
     bool onchip_cmd_area = false; // command list / received-FIS area in on-chip RAM
+    OnchipArea onchip;            // where (with onchip_cmd_area)
     bool no_pmp = true;           // CAP.SPM = 0
 };
 
@@ -53,6 +61,7 @@ struct DutProfile {
     std::map<std::string, std::string> parameters; // -GNAME=VALUE
     std::vector<std::string> verilator_flags;
     unsigned ports = 1, data_width = 64, addr_width = 64;
+    unsigned reg_addr_width = 12; // the register slave's address bits (s_awaddr / s_araddr)
     double clock_mhz = 150;      // the DUT's clock clk (bus, link; the PHY's dword clock)
     unsigned phy_width = 32;     // PHY data per port and PHY clock: 32 or 16 bits
     bool phy_clocks = false;     // the top has phy_tx_clk / phy_rx_clk (needed for 16 bits)
@@ -65,7 +74,9 @@ struct DutProfile {
 };
 
 // Reads and checks a profile; throws ScenarioError ("file:line: key: what is wrong") on
-// anything malformed: unknown keys, wrong types, missing files, unsupported widths.
+// anything malformed: unknown keys, wrong types, missing files, unsupported widths,
+// on-chip areas that are misaligned, overlap the registers or each other, or lie outside
+// the register window.
 DutProfile parse_dut_profile(const std::string &path);
 
 // The profile `satasim run --controller-rtl` gave (the rtl backend's rules consult it),

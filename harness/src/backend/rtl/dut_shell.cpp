@@ -10,7 +10,6 @@ namespace {
 constexpr unsigned kBurst = 64;          // cycles ticked before simulated time catches up
 constexpr unsigned kResetCycles = 8;     // power-on reset held
 constexpr uint64_t kLiteTimeout = 100000; // cycles an AXI-Lite transaction may take
-constexpr unsigned kAhciWindow = 0x1000;  // the register slave's 12-bit address space
 constexpr unsigned kSlvErr = 2;
 } // namespace
 
@@ -18,8 +17,9 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
                    bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace, uint64_t seed, FailFn fail,
                    const char *wave_file)
     : sc_core::sc_module(name), profile_(profile), api_(lib.api()),
-      slave_(mem, profile.axi, profile.data_width, seed, trace), bus_errors_(mem, profile.ports, trace), irq_(irq), trace_(trace), fail_(std::move(fail)),
-      clocks_(profile.phy_clocks ? profile.phy_width : 32, profile.rx_ppm),
+      slave_(mem, profile.axi, profile.data_width, seed, trace),
+      bus_errors_(mem, profile.ports, trace, profile.quirks.onchip_cmd_area ? &profile.quirks.onchip : nullptr),
+      irq_(irq), trace_(trace), fail_(std::move(fail)), clocks_(profile.phy_clocks ? profile.phy_width : 32, profile.rx_ppm),
       period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
     slave_.set_error_hook(
         [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
@@ -138,8 +138,11 @@ template <class Done> bool DutShell::lite_transaction(const char *what, uint32_t
     return ok;
 }
 
+// The register slave's address space: interface.reg_addr_width bits.
+bool DutShell::in_window(uint32_t off) const { return uint64_t(off) < (uint64_t(1) << profile_.reg_addr_width); }
+
 uint32_t DutShell::mmio_read32(uint32_t off) {
-    if (off >= kAhciWindow)
+    if (!in_window(off))
         return 0;
     pins_.s_araddr = off;
     pins_.s_arvalid = 1;
@@ -169,7 +172,7 @@ uint32_t DutShell::mmio_read32(uint32_t off) {
 }
 
 void DutShell::mmio_write32(uint32_t off, uint32_t val) {
-    if (off >= kAhciWindow)
+    if (!in_window(off))
         return;
     bus_errors_.on_mmio_write(off, val);
     pins_.s_awaddr = off;

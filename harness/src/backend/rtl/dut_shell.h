@@ -64,6 +64,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
 
   private:
     bool tick(); // one clk cycle (its PHY clock steps first); true: the SystemC side has work
+    bool in_window(uint32_t off) const;
     void service();
     void wake();
     void clock_thread();

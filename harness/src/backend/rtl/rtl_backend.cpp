@@ -27,8 +27,10 @@ PlatformBinding::HostQuirks host_quirks(const DutQuirks &q) {
     PlatformBinding::HostQuirks h;
     const auto bit = [](bool on, uint32_t flag) { return on ? flag : 0u; };
     h.flags = bit(q.no_ncq, ATA_HQ_NO_NCQ) | bit(q.no_64bit_dma, ATA_HQ_32BIT_ONLY) |
-              bit(q.single_slot, ATA_HQ_SINGLE_SLOT) | bit(q.no_pmp, ATA_HQ_NO_PMP);
+              bit(q.single_slot, ATA_HQ_SINGLE_SLOT) | bit(q.no_pmp, ATA_HQ_NO_PMP) |
+              bit(q.onchip_cmd_area, ATA_HQ_ONCHIP_CMD_AREA);
     h.only_gen = q.only_gen;
+    h.onchip = {q.onchip.command_list, q.onchip.fis_area, q.onchip.port_stride};
     return h;
 }
 

@@ -106,6 +106,12 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no("faults[" + ft.id + "] on NCQ commands", "the DUT has no NCQ (CAP.SNCQ; quirks.no_ncq)", ft.line);
         if (f.fixed_gen && ft.kind == fault::Kind::LinkDegrade && ft.gen < f.gen)
             no("faults[" + ft.id + "] link_degrade gen " + std::to_string(ft.gen), gen_why, ft.line);
+        // An on-chip FIS area is never written over the bus (the command list is never read
+        // over it either, but access command also hits the command tables, which are).
+        if (p && p->quirks.onchip_cmd_area && ft.kind == fault::Kind::HostBusError &&
+            ft.bus.access == bus::BusAccess::Fis)
+            no("faults[" + ft.id + "] host_bus_error access fis",
+               "the DUT's received-FIS area is on chip (quirks.onchip_cmd_area): no FIS is posted over the bus", ft.line);
     }
     // The stack's link-speed lines the scenario expects: "SATA link up 6.0 Gbps" needs a DUT
     // that runs Gen3; "limiting SATA link speed" a DUT that can run slower than it starts.

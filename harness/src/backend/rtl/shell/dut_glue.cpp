@@ -1,7 +1,7 @@
 // The DUT shell's binary interface (../dut_abi.h) around one verilated controller: built
 // at run time into the DUT's shared object together with the verilated model (prefix
-// Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW / _PHY_W / _PHY_CLOCKS are the
-// profile's interface parameters; the top module has the shell's standard ports
+// Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW / _RAW / _PHY_W / _PHY_CLOCKS are
+// the profile's interface parameters; the top module has the shell's standard ports
 // (docs/rtl-controller.md).
 #include <cstdint>
 #include <cstdlib>
@@ -67,13 +67,13 @@ constexpr unsigned kPorts = SATASIM_DUT_PORTS, kDw = SATASIM_DUT_DW, kPhyW = SAT
 
 void drive(Vdut &m, const satasim_dut_pins &p) {
     m.rst = p.rst;
-    m.s_awaddr = p.s_awaddr;
+    set_bits(m.s_awaddr, 0, SATASIM_DUT_RAW, p.s_awaddr);
     m.s_awvalid = p.s_awvalid;
     m.s_wdata = p.s_wdata;
     m.s_wstrb = p.s_wstrb;
     m.s_wvalid = p.s_wvalid;
     m.s_bready = p.s_bready;
-    m.s_araddr = p.s_araddr;
+    set_bits(m.s_araddr, 0, SATASIM_DUT_RAW, p.s_araddr);
     m.s_arvalid = p.s_arvalid;
     m.s_rready = p.s_rready;
     m.m_awready = p.m_awready;
@@ -208,7 +208,7 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 }
 
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, kPhyW, SATASIM_DUT_PHY_CLOCKS,
-                              dut_create, dut_destroy, dut_tick};
+                              SATASIM_DUT_RAW, dut_create, dut_destroy, dut_tick};
 
 } // namespace
 
