@@ -10,8 +10,6 @@ using sata::Taskfile;
 using sc_core::sc_time_stamp;
 
 namespace {
-constexpr uint8_t kStatusGood = 0x50;
-constexpr uint8_t kStatusError = 0x51; // DRDY | DSC | ERR
 constexpr uint64_t kLba28Sectors = 0x0FFFFFFF;
 
 bool is_power_of_two(unsigned v) { return v && !(v & (v - 1)); }
@@ -20,7 +18,7 @@ bool is_power_of_two(unsigned v) { return v && !(v & (v - 1)); }
 bool SataDisk::Impl::finish_ok(uint64_t e, uint64_t lba, uint16_t count, uint8_t device) {
     if (!alive(e))
         return false;
-    return send(sata::make_reg_d2h(kStatusGood, 0, lba, device, count, true));
+    return send(sata::make_reg_d2h(sata::kAtaStatusGood, 0, lba, device, count, true));
 }
 
 bool SataDisk::Impl::finish_error(uint64_t e, const Taskfile &tf, uint8_t error, uint64_t lba,

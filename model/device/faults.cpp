@@ -14,7 +14,6 @@ using sata::Taskfile;
 namespace {
 // Drive status for the failures (docs/hardware.md 8.1, 8.8). Non-queued completions carry DSC
 // like every status this drive reports; a write fault reports DF and no seek complete.
-constexpr uint8_t kStatusError = 0x51;      // DRDY | DSC | ERR
 constexpr uint8_t kStatusNcqError = 0x41;   // DRDY | ERR (SDB Status-Hi/Lo)
 constexpr uint8_t kStatusDeviceFault = 0x61; // DRDY | DF | ERR
 
@@ -167,14 +166,14 @@ MediaVerdict SataDisk::Impl::check_media(const Taskfile &tf, bool ncq, const Xfe
             auto bad = first_unmapped(f.remapped, lo, hi);
             if (!bad)
                 continue; // every sector it touches was rewritten since
-            v = {true, ncq ? kStatusNcqError : kStatusError, sata::kAtaUnc, *bad,
+            v = {true, ncq ? kStatusNcqError : sata::kAtaStatusError, sata::kAtaUnc, *bad,
                  uint32_t(*bad - x->lba), false};
             break;
         }
         case MediaParams::Error::Idnf:
             if (!x)
                 continue;
-            v = {true, ncq ? kStatusNcqError : kStatusError, sata::kAtaIdnf, lo,
+            v = {true, ncq ? kStatusNcqError : sata::kAtaStatusError, sata::kAtaIdnf, lo,
                  uint32_t(lo - x->lba), false};
             break;
         case MediaParams::Error::WriteFault:
@@ -183,7 +182,7 @@ MediaVerdict SataDisk::Impl::check_media(const Taskfile &tf, bool ncq, const Xfe
             v = {true, kStatusDeviceFault, sata::kAtaAbrt, x ? lo : 0, 0, k.write};
             break;
         case MediaParams::Error::Abrt:
-            v = {true, ncq ? kStatusNcqError : kStatusError, sata::kAtaAbrt,
+            v = {true, ncq ? kStatusNcqError : sata::kAtaStatusError, sata::kAtaAbrt,
                  x ? x->lba : tf.lba, 0, false};
             break;
         }

@@ -13,7 +13,6 @@ using sc_core::sc_time_stamp;
 
 namespace {
 constexpr uint8_t kStatusAccept = 0x40;   // DRDY, BSY=0: command queued, bus released
-constexpr uint8_t kStatusError = 0x51;
 } // namespace
 
 bool SataDisk::Impl::ncq_outstanding() const {
@@ -32,10 +31,10 @@ void SataDisk::Impl::receive_queued(const Taskfile &tf) {
     if (ncq_error_state) {
         // Queued commands are refused until the host has read log 10h. Not a violation:
         // the command FIS may have crossed the error SDB on the wire.
-        trace_error("queued command refused in NCQ error state", tf, kStatusError,
+        trace_error("queued command refused in NCQ error state", tf, sata::kAtaStatusError,
                     sata::kAtaAbrt, tf.lba);
         pending_error_fis.push_back(
-            sata::make_reg_d2h(kStatusError, sata::kAtaAbrt, tf.lba, tf.device, 0, true));
+            sata::make_reg_d2h(sata::kAtaStatusError, sata::kAtaAbrt, tf.lba, tf.device, 0, true));
         work_event.notify(sc_core::SC_ZERO_TIME);
         return;
     }
@@ -68,7 +67,7 @@ void SataDisk::Impl::receive_queued(const Taskfile &tf) {
 // while queued ones are outstanding): everything outstanding is aborted, the offending
 // command is answered with a D2H Register FIS (ERR, ABRT) and log 10h describes it.
 void SataDisk::Impl::ncq_protocol_error(const Taskfile &tf, bool nq, uint8_t tag) {
-    ncq_log = NcqErrorLog{true, nq, uint8_t(nq ? 0 : tag), kStatusError, sata::kAtaAbrt,
+    ncq_log = NcqErrorLog{true, nq, uint8_t(nq ? 0 : tag), sata::kAtaStatusError, sata::kAtaAbrt,
                           tf.device, tf.lba, tf.count};
     uint32_t aborted = 0;
     for (unsigned t = 0; t < 32; ++t)
@@ -85,7 +84,7 @@ void SataDisk::Impl::ncq_protocol_error(const Taskfile &tf, bool nq, uint8_t tag
     pending_accepts = 0;
     ++epoch; // stop the running queued command
     pending_error_fis.push_back(
-        sata::make_reg_d2h(kStatusError, sata::kAtaAbrt, tf.lba, tf.device, 0, true));
+        sata::make_reg_d2h(sata::kAtaStatusError, sata::kAtaAbrt, tf.lba, tf.device, 0, true));
     work_event.notify(sc_core::SC_ZERO_TIME);
     data_event.notify(sc_core::SC_ZERO_TIME);
 }

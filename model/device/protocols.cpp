@@ -14,7 +14,6 @@ using sc_core::sc_time_stamp;
 
 namespace {
 constexpr uint8_t kStatusDrq = 0x58;   // DRDY | DSC | DRQ
-constexpr uint8_t kStatusGood = 0x50;  // DRDY | DSC
 constexpr uint8_t kStatusBusy = 0xD0;  // BSY | DRDY | DSC (device works on the next block)
 constexpr uint32_t kSectorsPerDataFis = sata::kMaxDataFisPayload / MediaStore::kSectorSize;
 } // namespace
@@ -76,7 +75,7 @@ bool SataDisk::Impl::pio_in(uint64_t e, const Taskfile &tf, uint32_t blocks,
         std::vector<uint8_t> data = block_data(i);
         const bool last = i + 1 == blocks;
         Taskfile regs = tf;
-        if (!send(sata::make_pio_setup(true, true, kStatusDrq, 0, last ? kStatusGood : kStatusBusy,
+        if (!send(sata::make_pio_setup(true, true, kStatusDrq, 0, last ? sata::kAtaStatusGood : kStatusBusy,
                                        uint16_t(data.size()), regs)) ||
             !alive(e))
             return false;

@@ -29,6 +29,8 @@ constexpr uint8_t kFisCommand = 0x80;   // C bit in H2D; A in DMA Setup; N in SD
 // ATA status / error bits.
 constexpr uint8_t kAtaBsy = 0x80, kAtaDrdy = 0x40, kAtaDf = 0x20, kAtaDsc = 0x10,
                   kAtaDrq = 0x08, kAtaErr = 0x01;
+// A device's status after a command: good (DRDY | DSC) or failed (DRDY | DSC | ERR).
+constexpr uint8_t kAtaStatusGood = kAtaDrdy | kAtaDsc, kAtaStatusError = kAtaDrdy | kAtaDsc | kAtaErr;
 constexpr uint8_t kAtaIcrc = 0x80, kAtaUnc = 0x40, kAtaIdnf = 0x10, kAtaAbrt = 0x04;
 // Device-control bits (H2D byte 15).
 constexpr uint8_t kAtaSrst = 0x04, kAtaNien = 0x02;

@@ -10,7 +10,6 @@ namespace satasim::harness {
 
 namespace {
 
-constexpr size_t kSector = 512;
 
 // Little-endian 64-bit stores and loads; whole words on a little-endian host.
 void put64(uint8_t *p, uint64_t v) {

@@ -21,6 +21,8 @@
 
 namespace satasim::harness {
 
+constexpr size_t kSector = 512; // bytes per logical sector of every drive satasim models
+
 constexpr uint8_t kPoison = 0xA5; // read buffers are filled with this before submit
 
 void fill_sector(uint8_t *dst, uint64_t lba, uint64_t gen, uint64_t seed);

@@ -68,8 +68,11 @@ std::vector<ata_force_param> to_stack_force(const std::vector<ForceOption> &opts
     return out;
 }
 
+} // namespace
+
 // The process context that owns the run: creates and starts the host, runs the
-// workloads (honouring barriers), stops the host, and ends the simulation.
+// workloads (honouring barriers), stops the host, and ends the simulation. Outside the
+// anonymous namespace: SimRun::Objects holds one (-Wsubobject-linkage).
 class SimController : public sc_core::sc_module {
   public:
     SC_HAS_PROCESS(SimController);
@@ -459,6 +462,8 @@ void SimController::check_media() {
         }
     }
 }
+
+namespace {
 
 std::string fmt_time(uint64_t ns) {
     char buf[64];

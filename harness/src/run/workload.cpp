@@ -8,7 +8,6 @@ namespace satasim::harness {
 
 namespace {
 
-constexpr size_t kSector = 512;
 constexpr size_t kMaxDataReports = 5;
 
 std::string errno_name(int rc) {

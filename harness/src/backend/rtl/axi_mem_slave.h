@@ -24,6 +24,9 @@
 
 namespace satasim::harness::rtl {
 
+// AXI xRESP values (IHI0022 A3.4.4): the error responses the shell gives and records.
+constexpr unsigned kAxiSlvErr = 2, kAxiDecErr = 3;
+
 class AxiMemSlave {
   public:
     AxiMemSlave(bus::HostMemory &mem, const AxiSlaveConfig &cfg, unsigned data_width, uint64_t seed,

@@ -1,5 +1,6 @@
 // Host bus errors on the DUT's DMA bursts (bus_error_injector.h).
 #include "backend/rtl/bus_error_injector.h"
+#include "backend/rtl/axi_mem_slave.h"
 
 #include <cstdio>
 
@@ -14,7 +15,6 @@ constexpr uint32_t kPxCLB = 0x00, kPxCLBU = 0x04, kPxFB = 0x08, kPxFBU = 0x0C;
 // entries (header DW0 bits 31:16 PRDTL, DW2/DW3 CTBA; entry DW0/DW1 DBA, DW3 bits 21:0 DBC,
 // the byte count minus one).
 constexpr uint64_t kClSize = 1024, kFisSize = 256, kHdrSize = 32, kCtPrdt = 0x80, kPrdSize = 16;
-constexpr unsigned kSlvErr = 2, kDecErr = 3;
 
 bool overlaps(uint64_t a, size_t len, uint64_t base, uint64_t size) { return a < base + size && base < a + len; }
 } // namespace
@@ -132,7 +132,7 @@ unsigned BusErrorInjector::response(uint64_t addr, size_t len, bool write) {
                     bus::to_string(*a) + ") answered " + resp;
             trace_->emit(r);
         }
-        return s.params.decerr ? kDecErr : kSlvErr;
+        return s.params.decerr ? kAxiDecErr : kAxiSlvErr;
     }
     return 0;
 }

@@ -22,6 +22,7 @@
 
 #define SATASIM_DUT_ABI_VERSION 3u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width */
 #define SATASIM_DUT_MAX_PORTS 8
+#define SATASIM_DUT_RESET_CYCLES 8u /* clk cycles rst is held at power-on */
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
 
 /* clk_edges bits: the clocks that rise at this tick (model/link/phy_lane.h, kEdge*) */

@@ -1,5 +1,6 @@
 // The DUT's CAP and the features the driver and the suite take from it (dut_caps.h).
 #include "backend/rtl/dut_caps.h"
+#include "backend/rtl/dut_abi.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -11,7 +12,6 @@ namespace satasim::harness::rtl {
 
 namespace {
 
-constexpr unsigned kResetCycles = 8;
 constexpr unsigned kReadCycles = 1000; // an AXI4-Lite read of CAP answered within this
 
 // CAP fields (AHCI 1.3.1 3.1.1)
@@ -56,7 +56,7 @@ uint32_t read_dut_cap(const DutLibrary &lib) {
     // Every clock at every tick: only the register slave (on clk) is used here.
     pins.clk_edges = SATASIM_DUT_EDGE_CORE | SATASIM_DUT_EDGE_PHY_TX | SATASIM_DUT_EDGE_PHY_RX;
     pins.rst = 1;
-    for (unsigned i = 0; i < kResetCycles; ++i)
+    for (unsigned i = 0; i < SATASIM_DUT_RESET_CYCLES; ++i)
         api.tick(dut, &pins);
     pins.rst = 0;
     pins.s_araddr = 0; // CAP

@@ -1,5 +1,6 @@
 // The DUT shell (dut_shell.h): clock, reset, AXI-Lite master, bursts of cycles.
 #include "backend/rtl/dut_shell.h"
+#include "backend/rtl/dut_abi.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -8,9 +9,7 @@ namespace satasim::harness::rtl {
 
 namespace {
 constexpr unsigned kBurst = 64;          // cycles ticked before simulated time catches up
-constexpr unsigned kResetCycles = 8;     // power-on reset held
 constexpr uint64_t kLiteTimeout = 100000; // cycles an AXI-Lite transaction may take
-constexpr unsigned kSlvErr = 2;
 } // namespace
 
 DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, const DutLibrary &lib,
@@ -28,7 +27,7 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
         ports_.push_back(std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }));
     // Power-on reset: the DUT's registers are defined before the stack's first access.
     pins_.rst = 1;
-    for (unsigned i = 0; i < kResetCycles; ++i)
+    for (unsigned i = 0; i < SATASIM_DUT_RESET_CYCLES; ++i)
         tick();
     pins_.rst = 0;
     SC_THREAD(clock_thread);
@@ -160,12 +159,12 @@ uint32_t DutShell::mmio_read32(uint32_t off) {
         }
         return have;
     });
-    if (resp >= kSlvErr && trace_) {
+    if (resp >= kAxiSlvErr && trace_) {
         TraceRecord r;
         r.src = "axi";
         r.name = "rtl.mmio_error";
         r.fields.emplace_back("off", TraceValue::hex(off));
-        r.msg = "register read answered " + std::string(resp == kSlvErr ? "SLVERR" : "DECERR");
+        r.msg = "register read answered " + std::string(resp == kAxiSlvErr ? "SLVERR" : "DECERR");
         trace_->emit(r);
     }
     return data;
@@ -194,12 +193,12 @@ void DutShell::mmio_write32(uint32_t off, uint32_t val) {
         }
         return have;
     });
-    if (resp >= kSlvErr && trace_) {
+    if (resp >= kAxiSlvErr && trace_) {
         TraceRecord r;
         r.src = "axi";
         r.name = "rtl.mmio_error";
         r.fields.emplace_back("off", TraceValue::hex(off));
-        r.msg = "register write answered " + std::string(resp == kSlvErr ? "SLVERR" : "DECERR");
+        r.msg = "register write answered " + std::string(resp == kAxiSlvErr ? "SLVERR" : "DECERR");
         trace_->emit(r);
     }
 }
