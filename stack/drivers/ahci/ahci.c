@@ -243,13 +243,12 @@ static void ahci_start_fis_rx(struct ata_port *ap)
     uint64_t cl = pp->mem.bus, fb = pp->fbs_rx.cpu ? pp->fbs_rx.bus : pp->mem.bus + AHCI_RX_FIS_OFF;
     uint32_t cmd;
 
-    if (hpriv(ap->host)->onchip) {
-        /* the HBA's own RAM: PxCLB/PxFB are not the driver's to program */
-    } else if (hpriv(ap->host)->cap & HOST_CAP_64) {
-        pwrite(ap, PORT_LST_ADDR_HI, (uint32_t)(cl >> 32));
-        pwrite(ap, PORT_FIS_ADDR_HI, (uint32_t)(fb >> 32));
-    }
+    /* with on-chip areas (the HBA's own RAM) PxCLB/PxFB are not the driver's to program */
     if (!hpriv(ap->host)->onchip) {
+        if (hpriv(ap->host)->cap & HOST_CAP_64) {
+            pwrite(ap, PORT_LST_ADDR_HI, (uint32_t)(cl >> 32));
+            pwrite(ap, PORT_FIS_ADDR_HI, (uint32_t)(fb >> 32));
+        }
         pwrite(ap, PORT_LST_ADDR, (uint32_t)cl);
         pwrite(ap, PORT_FIS_ADDR, (uint32_t)fb);
     }
