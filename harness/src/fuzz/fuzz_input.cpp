@@ -189,6 +189,8 @@ void decode_workload(const Bytes &in, size_t off, const Scenario &sc, std::vecto
         w.mode = ModeSpec::Auto;
     w.prefill = (w1 & 0x20) && w.op != OpSpec::Flush ? PrefillSpec::Yes : PrefillSpec::No;
     w.barrier = w1 & 0x40;
+    if ((w1 & 0x80) && w.op != OpSpec::Flush)
+        w.sg_segment = kPageSegment;
     w.block_min = 1 + in.u8(off + 2) % kMaxBlock;
     w.block_max = w.block_min + in.u8(off + 3) % (kMaxBlock + 1 - w.block_min);
     w.qd = 1 + in.u8(off + 4) % 32;
@@ -222,7 +224,8 @@ void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec 
     }
     o.u8(off, index_among(sc, {w.device, w.pmp_port}, true));
     o.u8(off + 1, unsigned(w.op) | (w.pattern == PatternSpec::Random ? 4 : 0) | unsigned(w.mode) << 3 |
-                      (w.prefill == PrefillSpec::Yes && w.op != OpSpec::Flush ? 0x20 : 0) | (w.barrier ? 0x40 : 0));
+                      (w.prefill == PrefillSpec::Yes && w.op != OpSpec::Flush ? 0x20 : 0) | (w.barrier ? 0x40 : 0) |
+                      (w.sg_segment == kPageSegment && w.op != OpSpec::Flush ? 0x80 : 0));
     const bool flush = w.op == OpSpec::Flush; // no block, no region, no read_pct
     unsigned bmin = flush ? 1 : std::clamp<unsigned>(w.block_min, 1, kMaxBlock),
              bmax = flush ? 1 : std::clamp<unsigned>(w.block_max, bmin, kMaxBlock);
@@ -247,8 +250,8 @@ void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec 
         lost->push_back(path + ".delay: whole microseconds up to 65.535 ms");
     if (!w.verify)
         lost->push_back(path + ".verify: always on (the data oracle)");
-    if (w.sg_segment != WorkloadSpec{}.sg_segment)
-        lost->push_back(path + ".sg_segment: the default only");
+    if (w.sg_segment != WorkloadSpec{}.sg_segment && w.sg_segment != kPageSegment)
+        lost->push_back(path + ".sg_segment: the default or 4k only");
 }
 
 // The fault kinds an input can name: the decoder builds AHCI and SiI3124 hosts only, so the

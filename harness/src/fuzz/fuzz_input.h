@@ -32,6 +32,9 @@ constexpr unsigned kMaxPorts = 4;
 constexpr unsigned kWorkloadSlots = 4;
 constexpr unsigned kFaultSlots = 6;
 constexpr unsigned kMaxBlock = 256;    // sectors per request
+// A workload's buffers in 4 KiB scatter/gather segments (a block layer's pages): more than
+// one PRD / SGE entry per command from 9 sectors on, as on a real host.
+constexpr uint64_t kPageSegment = 4096;
 constexpr unsigned kMaxCount = 32;     // requests per workload
 constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
 // time_limit: 24 h. The slowest legitimate schedule is a slow fault past the 30 s command

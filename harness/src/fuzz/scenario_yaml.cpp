@@ -205,6 +205,8 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
                     o << ", block: {min: " << w.block_min << ", max: " << w.block_max << "}";
                 o << ", region: {start: " << w.region_start << ", length: " << w.region_length << "}";
                 o << ", prefill: " << b(w.prefill == PrefillSpec::Yes);
+                if (w.sg_segment != WorkloadSpec{}.sg_segment)
+                    o << ", sg_segment: " << w.sg_segment;
             }
             o << ", qd: " << w.qd << ", count: " << w.count << ", mode: " << mode_name(w.mode);
             if (w.barrier)
