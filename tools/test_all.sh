@@ -6,8 +6,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/install_deps.sh"
-"$root/tools/build.sh" build --target satasim -DCMAKE_BUILD_TYPE=Release
-"$root/tools/build.sh" build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATASIM_SANITIZE=ON
+"$root/tools/build.sh" build --target satasim -DCMAKE_BUILD_TYPE=Release -DSATASIM_UNITY=ON
+"$root/tools/build.sh" build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATASIM_SANITIZE=ON -DSATASIM_UNITY=ON
 
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 export ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0
