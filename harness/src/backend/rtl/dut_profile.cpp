@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backend/rtl/dut_abi.h"
 #include "scenario/yaml_walk.h"
 
 namespace satasim::harness::rtl {
@@ -68,11 +69,19 @@ void note_lines(const MapView &m, const std::string &path, int map_line, std::in
             d.lines[path + "." + k] = x->line;
 }
 
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
 void read_interface(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line,
               {"ports", "data_width", "addr_width", "reg_addr_width", "clock_mhz", "idle_cycles", "phy_width",
-               "phy_clocks"});
-    note_lines(m, "interface", f.line, {"ports", "data_width", "addr_width", "reg_addr_width", "phy_width", "phy_clocks"},
+               "phy_clocks", "phy_pins", "phy_sideband_width"});
+    note_lines(m, "interface", f.line,
+               {"ports", "data_width", "addr_width", "reg_addr_width", "phy_width", "phy_clocks", "phy_pins",
+                "phy_sideband_width"},
                d);
     if (auto *x = m.find("ports"))
         d.ports = unsigned(as_uint(p, *x, 1, 8));
@@ -102,11 +111,30 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
             p.fail(*x, "16-bit PHY words move at twice the dword rate on the PHY's clocks: say "
                        "interface.phy_clocks: true (the top has phy_tx_clk and phy_rx_clk)");
     }
+    if (auto *x = m.find("phy_pins"))
+        for_each_element(p, *x, [&](const Field &e, size_t) {
+            const unsigned bit = as_enum<unsigned>(p, e, {{"elecidle", SATASIM_DUT_PHY_ELECIDLE},
+                                                          {"comwake_det", SATASIM_DUT_PHY_COMWAKE_DET},
+                                                          {"rate", SATASIM_DUT_PHY_RATE},
+                                                          {"reset", SATASIM_DUT_PHY_RESET}});
+            if (d.phy_pins & bit)
+                p.fail(e, "'" + e.node.Scalar() + "' is named twice");
+            d.phy_pins |= bit;
+        });
+    if (auto *x = m.find("phy_sideband_width"))
+        d.phy_sideband_width = unsigned(as_uint(p, *x, 0, SATASIM_DUT_MAX_SIDEBAND));
+}
+
+// A phy.* setting for a pin group the top does not have is refused at its key.
+void need_pins(const Parser &p, const Field &f, const DutProfile &d, unsigned bit, const char *group) {
+    if (!(d.phy_pins & bit))
+        p.fail(f, std::string("the shell drives this only on a top with the '") + group +
+                      "' pins: list it in interface.phy_pins (docs/rtl-controller.md, the PHY pins)");
 }
 
 // phy: the shell's PHY settings (not part of the DUT's build).
 void read_phy(const Parser &p, const Field &f, DutProfile &d) {
-    MapView m(p, f.node, f.path, f.line, {"rx_ppm"});
+    MapView m(p, f.node, f.path, f.line, {"rx_ppm", "rate_ack_clocks", "reset_done_clocks", "sideband_status"});
     if (auto *x = m.find("rx_ppm")) {
         // A signed integer: the scenario toolkit's readers take none.
         const std::string s = as_string(p, *x);
@@ -119,12 +147,35 @@ void read_phy(const Parser &p, const Field &f, DutProfile &d) {
             p.fail(*x, "a receive clock offset needs the DUT's own receive clock: interface.phy_clocks: true "
                        "(the top has phy_rx_clk and an elastic buffer behind it)");
     }
-}
-
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
+    if (auto *x = m.find("rate_ack_clocks")) {
+        d.rate_ack_clocks = unsigned(as_uint(p, *x, 1, 1u << 20));
+        need_pins(p, *x, d, SATASIM_DUT_PHY_RATE, "rate");
+    }
+    if (auto *x = m.find("reset_done_clocks")) {
+        d.reset_done_clocks = unsigned(as_uint(p, *x, 1, 1u << 20));
+        need_pins(p, *x, d, SATASIM_DUT_PHY_RESET, "reset");
+    }
+    if (auto *x = m.find("sideband_status")) {
+        // One value for every port, or a list of one per port; each fits the width.
+        if (d.phy_sideband_width == 0)
+            p.fail(*x, "the top has no sideband: set interface.phy_sideband_width (1..32)");
+        const uint64_t max = (uint64_t(1) << d.phy_sideband_width) - 1;
+        auto value = [&](const Field &e) {
+            const uint64_t v = as_uint(p, e, 0, 0xFFFFFFFFu);
+            if (v > max)
+                p.fail(e, hex(v) + " does not fit the " + std::to_string(d.phy_sideband_width) +
+                              "-bit sideband (interface.phy_sideband_width)");
+            return uint32_t(v);
+        };
+        if (x->node.IsSequence()) {
+            for_each_element(p, *x, [&](const Field &e, size_t) { d.sideband_status.push_back(value(e)); });
+            if (d.sideband_status.size() != d.ports)
+                p.fail(*x, std::to_string(d.sideband_status.size()) + " values for " + std::to_string(d.ports) +
+                               " port" + (d.ports == 1 ? "" : "s") + " (one value, or one per port)");
+        } else {
+            d.sideband_status.assign(d.ports, value(*x));
+        }
+    }
 }
 
 // quirks.onchip_cmd_area: false, or where the areas are (a mapping of their offsets),

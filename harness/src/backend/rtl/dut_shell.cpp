@@ -23,8 +23,19 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
     slave_.set_error_hook(
         [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
     dut_ = api_.create(wave_file);
-    for (unsigned n = 0; n < profile.ports; ++n)
-        ports_.push_back(std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }));
+    for (unsigned n = 0; n < profile.ports; ++n) {
+        PhyPins::Config pc;
+        pc.groups = profile.phy_pins;
+        pc.sideband_width = profile.phy_sideband_width;
+        pc.rate_ack_clocks = profile.rate_ack_clocks;
+        pc.reset_done_clocks = profile.reset_done_clocks;
+        pc.sideband_status = n < profile.sideband_status.size() ? profile.sideband_status[n] : 0;
+        PhyPins pins(
+            pc, [this, n](const char *rule, const std::string &msg) { phy_violation(n, rule, msg); },
+            [this, n](uint32_t ctrl) { phy_sideband(n, ctrl); });
+        ports_.push_back(
+            std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }, std::move(pins)));
+    }
     // Power-on reset: the DUT's registers are defined before the stack's first access.
     pins_.rst = 1;
     for (unsigned i = 0; i < SATASIM_DUT_RESET_CYCLES; ++i)
@@ -75,6 +86,35 @@ bool DutShell::tick() {
     }
     quiet_ = quiet && !attention ? quiet_ + 1 : 0;
     return attention;
+}
+
+// A PHY pin rule broken (phy_pins.h): counted, and a `phy.violation` record as the AXI
+// checker's (the run's violation count takes every *.violation record).
+void DutShell::phy_violation(unsigned port, const char *rule, const std::string &msg) {
+    ++phy_violations_;
+    if (!trace_)
+        return;
+    TraceRecord r;
+    r.src = "phy";
+    r.name = "phy.violation";
+    r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
+    r.fields.emplace_back("rule", TraceValue::str(rule));
+    r.fields.emplace_back("cycle", TraceValue::integer(int64_t(cycles_)));
+    r.msg = msg;
+    trace_->emit(r);
+}
+
+// The DUT's sideband control vector changed: recorded with its new value.
+void DutShell::phy_sideband(unsigned port, uint32_t ctrl) {
+    if (!trace_)
+        return;
+    TraceRecord r;
+    r.src = "phy";
+    r.name = "rtl.phy_sideband";
+    r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
+    r.fields.emplace_back("ctrl", TraceValue::hex(ctrl));
+    r.fields.emplace_back("cycle", TraceValue::integer(int64_t(cycles_)));
+    trace_->emit(r);
 }
 
 void DutShell::service() {
