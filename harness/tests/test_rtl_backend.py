@@ -69,6 +69,17 @@ def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
      "phy.sideband_status", "0x1ff does not fit the 8-bit sideband"),
     ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_sideband_width: 8\nphy:\n  sideband_status: [1, 2]",
      "phy.sideband_status", "2 values for 1 port (one value, or one per port)"),
+    # receive clocks: one offset per port, SSC within SATA's figures and on the DUT's own clocks
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  rx_ppm: [350, -350]",
+     "phy.rx_ppm", "2 offsets for 1 port (one offset, or one per port)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  rx_ppm: [1200]",
+     "phy.rx_ppm[0]", "expected an integer from -1000 to 1000 (ppm), got '1200'"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  ssc:\n    spread_ppm: 6000",
+     "phy.ssc.spread_ppm", "6000 is out of range (0..5000)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  ssc:\n    freq_hz: 40000",
+     "phy.ssc.freq_hz", "40000 is out of range (30000..33000)"),
+    ("\naxi:", "\nphy:\n  ssc: {spread_ppm: 5000}\naxi:", "phy.ssc",
+     "spread-spectrum receive clocks need the DUT's own receive clock: interface.phy_clocks: true"),
 ])
 def test_bad_phy_pin_settings_name_file_line_and_key(old, new, key, why, tmp_path, rtl_env):
     # Refused while the profile is read: nothing is built or run.
@@ -76,9 +87,8 @@ def test_bad_phy_pin_settings_name_file_line_and_key(old, new, key, why, tmp_pat
     r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(bad))
     assert r.returncode == 2, r.stdout + r.stderr
     leaf = key.split(".")[-1].split("[")[0]
+    # the key's line (an element of a flow list: the list's)
     lines = [i for i, l in enumerate(bad.read_text().splitlines(), 1) if leaf + ":" in l]
-    if key.endswith("]"):  # an element of a flow list: the list's line
-        lines = [i for i, l in enumerate(bad.read_text().splitlines(), 1) if "phy_pins:" in l]
     assert f"{bad}:{lines[-1]}: {key}: {why}" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
 

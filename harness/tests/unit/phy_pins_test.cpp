@@ -1,13 +1,15 @@
 // Unit tests of the DUT shell's optional PHY pins (harness/src/backend/rtl/phy_pins.h):
 // what the shell's PHY drives on them and every protocol rule it checks, stepped here the
 // way PhyPort steps them (one core edge and one PHY transmit edge per clk cycle, a DUT
-// without PHY clocks). Prints each failure and exits non-zero on one.
+// without PHY clocks); and the shell's PHY clocks with a receive clock per port and SSC
+// (model/link/phy_lane.h, PhyClocks). Prints each failure and exits non-zero on one.
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "backend/rtl/dut_abi.h"
 #include "backend/rtl/phy_pins.h"
+#include "model/link/phy_lane.h"
 
 using satasim::harness::rtl::PhyPins;
 
@@ -203,6 +205,43 @@ void no_pins() {
     CHECK(all.pins.any() && all.pins.has(SATASIM_DUT_PHY_RATE));
 }
 
+// Receive clocks: one per port with its own offset, SSC stretching each; one offset for
+// every port keeps the single shared clock's edges.
+void receive_clocks() {
+    using satasim::link::kEdgeCore;
+    using satasim::link::kEdgePhyRx;
+    using satasim::link::PhyClocks;
+    using satasim::link::SscSpec;
+    PhyClocks one(32, 350), each(32, std::vector<int>{350, 350}, SscSpec{});
+    for (int i = 0; i < 5000; ++i) {
+        const unsigned a = one.next(), b = each.next();
+        CHECK(a == b);
+        CHECK((a & kEdgePhyRx ? 3u : 0u) == (each.rx_edges() & 3u));
+        CHECK(one.rx_edges() == (a & kEdgePhyRx ? 0xFFu : 0u));
+    }
+    // 0 and +1000 ppm; port 1 spread 5000 ppm over 1000-word periods (its phase half a period on)
+    PhyClocks two(32, std::vector<int>{0, 1000}, SscSpec{});
+    PhyClocks ssc(32, std::vector<int>{0, 0}, SscSpec{5000, 1000});
+    uint64_t rx[2] = {0, 0}, srx[2] = {0, 0};
+    auto count = [](PhyClocks &c, uint64_t *edges) {
+        for (uint64_t core = 0; core < 100000;) {
+            core += (c.next() & kEdgeCore) != 0;
+            for (unsigned n = 0; n < 2; ++n)
+                edges[n] += (c.rx_edges() >> n) & 1u;
+        }
+    };
+    count(two, rx);
+    count(ssc, srx);
+    CHECK(rx[0] == 100000 || rx[0] == 99999);
+    CHECK(rx[1] >= 100099 && rx[1] <= 100101); // +1000 ppm: 100 more
+    // SSC: 2500 ppm fewer on average, whole periods (100 of them): 250 fewer
+    for (unsigned n = 0; n < 2; ++n)
+        CHECK(srx[n] >= 99748 && srx[n] <= 99752);
+    std::printf("  receive clocks: %llu / %llu edges at 0 / +1000 ppm, %llu / %llu with SSC, per 100000 core\n",
+                (unsigned long long)rx[0], (unsigned long long)rx[1], (unsigned long long)srx[0],
+                (unsigned long long)srx[1]);
+}
+
 } // namespace
 
 int main() {
@@ -214,7 +253,8 @@ int main() {
                  {"rate_request_and_ack", rate_request_and_ack},
                  {"electrical_idle", electrical_idle},
                  {"sideband", sideband},
-                 {"no_pins", no_pins}};
+                 {"no_pins", no_pins},
+                 {"receive_clocks", receive_clocks}};
     int failed = 0;
     for (const auto &c : cases) {
         const int before = g_failures;

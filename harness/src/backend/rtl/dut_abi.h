@@ -16,7 +16,8 @@
  * clocks). Version 3: reg_addr_width (a register window wider than 4 KiB: on-chip command
  * areas). Version 4: the optional PHY pin groups (phy_pins: electrical idle, COMWAKE detect,
  * rate request / acknowledge, PHY reset / reset done) and the vendor sideband vector pair
- * (phy_sideband_width); a top without a group leaves its fields alone. The entry point
+ * (phy_sideband_width); a top without a group leaves its fields alone; phy_rx_edges (each
+ * port's receive clock its own: per-port offsets, SSC). The entry point
  * keeps its name, so an older object is refused by its version. */
 #ifndef SATASIM_DUT_ABI_H
 #define SATASIM_DUT_ABI_H
@@ -43,6 +44,7 @@
 struct satasim_dut_pins {
     /* ---- inputs (the shell drives them) ---- */
     uint8_t clk_edges; /* SATASIM_DUT_EDGE_* */
+    uint8_t phy_rx_edges; /* with SATASIM_DUT_EDGE_PHY_RX: bit n, port n's phy_rx_clk rises */
     uint8_t rst; /* power-on reset, synchronous to clk, active high */
     /* AXI4-Lite register slave: address/write/read channels from the shell's master
      * (addresses below 2^reg_addr_width) */

@@ -134,18 +134,45 @@ void need_pins(const Parser &p, const Field &f, const DutProfile &d, unsigned bi
 
 // phy: the shell's PHY settings (not part of the DUT's build).
 void read_phy(const Parser &p, const Field &f, DutProfile &d) {
-    MapView m(p, f.node, f.path, f.line, {"rx_ppm", "rate_ack_clocks", "reset_done_clocks", "sideband_status"});
+    MapView m(p, f.node, f.path, f.line,
+              {"rx_ppm", "ssc", "rate_ack_clocks", "reset_done_clocks", "sideband_status"});
     if (auto *x = m.find("rx_ppm")) {
-        // A signed integer: the scenario toolkit's readers take none.
-        const std::string s = as_string(p, *x);
-        const bool neg = !s.empty() && s[0] == '-';
-        const auto v = parse_uint(neg ? s.substr(1) : s);
-        if (!v || *v > 1000)
-            p.fail(*x, "expected an integer from -1000 to 1000 (ppm), got '" + s + "'");
-        d.rx_ppm = neg ? -int(*v) : int(*v);
-        if (d.rx_ppm != 0 && !d.phy_clocks)
-            p.fail(*x, "a receive clock offset needs the DUT's own receive clock: interface.phy_clocks: true "
-                       "(the top has phy_rx_clk and an elastic buffer behind it)");
+        // A signed integer (the scenario toolkit's readers take none) for every port, or a
+        // list of one per port.
+        auto ppm = [&](const Field &e) {
+            const std::string s = as_string(p, e);
+            const bool neg = !s.empty() && s[0] == '-';
+            const auto v = parse_uint(neg ? s.substr(1) : s);
+            if (!v || *v > 1000)
+                p.fail(e, "expected an integer from -1000 to 1000 (ppm), got '" + s + "'");
+            const int r = neg ? -int(*v) : int(*v);
+            if (r != 0 && !d.phy_clocks)
+                p.fail(e, "a receive clock offset needs the DUT's own receive clock: interface.phy_clocks: true "
+                          "(the top has phy_rx_clk and an elastic buffer behind it)");
+            return r;
+        };
+        if (x->node.IsSequence()) {
+            d.rx_ppm.clear();
+            for_each_element(p, *x, [&](const Field &e, size_t) { d.rx_ppm.push_back(ppm(e)); });
+            if (d.rx_ppm.size() != d.ports)
+                p.fail(*x, std::to_string(d.rx_ppm.size()) + " offsets for " + std::to_string(d.ports) + " port" +
+                               (d.ports == 1 ? "" : "s") + " (one offset, or one per port)");
+        } else {
+            d.rx_ppm.assign(d.ports, ppm(*x));
+        }
+    }
+    if (auto *x = m.find("ssc")) {
+        // Spread-spectrum clocking of the receive clocks (the far ends' transmitters):
+        // a triangular down-spread, SATA 3.x 7 (?): 0 to -5000 ppm at 30-33 kHz.
+        MapView s(p, x->node, x->path, x->line, {"spread_ppm", "freq_hz"});
+        d.ssc_ppm = 5000;
+        if (auto *y = s.find("spread_ppm"))
+            d.ssc_ppm = unsigned(as_uint(p, *y, 0, 5000));
+        if (auto *y = s.find("freq_hz"))
+            d.ssc_hz = unsigned(as_uint(p, *y, 30000, 33000));
+        if (d.ssc_ppm && !d.phy_clocks)
+            p.fail(*x, "spread-spectrum receive clocks need the DUT's own receive clock: interface.phy_clocks: "
+                       "true (the top has phy_rx_clk and an elastic buffer behind it)");
     }
     if (auto *x = m.find("rate_ack_clocks")) {
         d.rate_ack_clocks = unsigned(as_uint(p, *x, 1, 1u << 20));
@@ -337,6 +364,7 @@ DutProfile parse_dut_profile(const std::string &path) {
         read_quirks(p, *x, d);
     if (auto *x = m.find("axi"))
         read_axi(p, *x, d.axi);
+    d.rx_ppm.assign(d.ports, 0);
     if (auto *x = m.find("phy"))
         read_phy(p, *x, d);
     return d;

@@ -65,7 +65,9 @@ struct DutProfile {
     double clock_mhz = 150;      // the DUT's clock clk (bus, link; the PHY's dword clock)
     unsigned phy_width = 32;     // PHY data per port and PHY clock: 32 or 16 bits
     bool phy_clocks = false;     // the top has phy_tx_clk / phy_rx_clk (needed for 16 bits)
-    int rx_ppm = 0;              // phy.rx_ppm: phy_rx_clk's offset from phy_tx_clk
+    std::vector<int> rx_ppm;     // phy.rx_ppm: each port's phy_rx_clk offset from phy_tx_clk (ports entries)
+    unsigned ssc_ppm = 0;        // phy.ssc.spread_ppm: the receive clocks' SSC down-spread (0: none)
+    unsigned ssc_hz = 31500;     // phy.ssc.freq_hz: its modulation frequency
     // The optional PHY pins (docs/rtl-controller.md, "The PHY pins"): the groups the top has
     // (interface.phy_pins, SATASIM_DUT_PHY_* bits of dut_abi.h) and the sideband width.
     unsigned phy_pins = 0;

@@ -8,6 +8,21 @@
 namespace satasim::harness::rtl {
 
 namespace {
+// The PHY clocks of a profile: one receive clock shared by the ports unless their offsets
+// differ or SSC spreads each (phy.rx_ppm, phy.ssc).
+link::PhyClocks make_clocks(const DutProfile &p) {
+    const unsigned w = p.phy_clocks ? p.phy_width : 32;
+    bool same = true;
+    for (int r : p.rx_ppm)
+        same = same && r == p.rx_ppm.front();
+    if (p.ssc_ppm == 0 && same)
+        return link::PhyClocks(w, p.rx_ppm.empty() ? 0 : p.rx_ppm.front());
+    link::SscSpec ssc;
+    ssc.spread_ppm = p.ssc_ppm;
+    ssc.period_words = p.clock_mhz * 1e6 * (32.0 / w) / double(p.ssc_hz);
+    return link::PhyClocks(w, p.rx_ppm, ssc);
+}
+
 constexpr unsigned kBurst = 64;          // cycles ticked before simulated time catches up
 constexpr uint64_t kLiteTimeout = 100000; // cycles an AXI-Lite transaction may take
 } // namespace
@@ -18,7 +33,7 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
     : sc_core::sc_module(name), profile_(profile), api_(lib.api()),
       slave_(mem, profile.axi, profile.data_width, seed, trace),
       bus_errors_(mem, profile.ports, trace, profile.quirks.onchip_cmd_area ? &profile.quirks.onchip : nullptr),
-      irq_(irq), trace_(trace), fail_(std::move(fail)), clocks_(profile.phy_clocks ? profile.phy_width : 32, profile.rx_ppm),
+      irq_(irq), trace_(trace), fail_(std::move(fail)), clocks_(make_clocks(profile)),
       period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
     slave_.set_error_hook(
         [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
@@ -64,14 +79,18 @@ bool DutShell::tick() {
     unsigned edges;
     do {
         edges = clocks_.next();
+        const unsigned rx = clocks_.rx_edges();
         pins_.clk_edges = uint8_t(edges);
+        pins_.phy_rx_edges = uint8_t(rx);
+        // port n's edges: its own receive clock's
+        auto port_edges = [&](unsigned n) { return (edges & ~link::kEdgePhyRx) | ((rx >> n) & 1u ? link::kEdgePhyRx : 0u); };
         if (edges & link::kEdgeCore)
             slave_.drive(pins_);
-        for (auto &p : ports_)
-            p->drive(pins_, edges);
+        for (unsigned n = 0; n < ports_.size(); ++n)
+            ports_[n]->drive(pins_, port_edges(n));
         api_.tick(dut_, &pins_);
-        for (auto &p : ports_)
-            attention |= p->edge(pins_, edges);
+        for (unsigned n = 0; n < ports_.size(); ++n)
+            attention |= ports_[n]->edge(pins_, port_edges(n));
     } while (!(edges & link::kEdgeCore));
     ++cycles_;
     if (in_mmio_)

@@ -224,7 +224,7 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 #if SATASIM_DUT_PHY_CLOCKS
     m.phy_tx_clk = (pins->clk_edges & SATASIM_DUT_EDGE_PHY_TX) != 0;
     if (pins->clk_edges & SATASIM_DUT_EDGE_PHY_RX)
-        set_bits(m.phy_rx_clk, 0, kPorts, 0xFFu);
+        set_bits(m.phy_rx_clk, 0, kPorts, pins->phy_rx_edges);
 #endif
     m.eval();
 #if VM_TRACE
