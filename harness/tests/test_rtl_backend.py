@@ -53,7 +53,7 @@ def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
 @pytest.mark.parametrize("old,new,key,why", [
     # the optional PHY pin groups: known names, each once
     ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_pins: [elecidle, wakeup]", "interface.phy_pins[1]",
-     "unknown value 'wakeup' (expected one of: elecidle, comwake_det, rate, reset)"),
+     "unknown value 'wakeup' (expected one of: elecidle, comwake_det, rate, reset, refclk)"),
     ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_pins: [rate, reset, rate]", "interface.phy_pins[2]",
      "'rate' is named twice"),
     ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_sideband_width: 33", "interface.phy_sideband_width",
@@ -80,6 +80,16 @@ def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
      "phy.ssc.freq_hz", "40000 is out of range (30000..33000)"),
     ("\naxi:", "\nphy:\n  ssc: {spread_ppm: 5000}\naxi:", "phy.ssc",
      "spread-spectrum receive clocks need the DUT's own receive clock: interface.phy_clocks: true"),
+    # the PHY's reference clock: on the PHY's own clocks, at a frequency its PLL can multiply
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_pins: [refclk]", "interface.phy_pins[0]",
+     "the PHY derives its parallel clocks from the reference clock: say interface.phy_clocks: true"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\n  phy_pins: [refclk]\nphy:\n  refclk_mhz: 110",
+     "phy.refclk_mhz", "the PHY's PLL makes the 6000 Mbps line rate (interface.clock_mhz x 40) as an integer "
+     "multiple of its reference clock, and 6000 / 110 is not an integer"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\n  phy_pins: [refclk]", "interface.phy_pins",
+     "the 'refclk' pin needs its frequency: phy.refclk_mhz (a divisor of the line rate, interface.clock_mhz x 40)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  refclk_mhz: 150",
+     "phy.refclk_mhz", "the shell drives this only on a top with the 'refclk' pins"),
 ])
 def test_bad_phy_pin_settings_name_file_line_and_key(old, new, key, why, tmp_path, rtl_env):
     # Refused while the profile is read: nothing is built or run.

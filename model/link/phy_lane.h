@@ -23,7 +23,7 @@
 namespace satasim::link {
 
 // Which clocks rise at one step of the shell (the ABI's clock-edge bits, dut_abi.h).
-enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u };
+enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u, kEdgePhyRef = 8u };
 
 // A receive clock's spread-spectrum clocking: a triangular down-spread of spread_ppm
 // (the clock's frequency swings between nominal and spread_ppm below it, its period
@@ -55,13 +55,37 @@ class PhyClocks {
             rx_.push_back(Rx{kUnit, 0, 0, 0, 0});
     }
 
+    // The PHY's reference clock (kEdgePhyRef), from which its PLL makes the transmit clock:
+    // line rate = refclk x pll_n, and a phy_width-bit word carries phy_width / 8 10-bit
+    // symbols, so the transmit word clock is refclk x pll_n / (10 phy_width / 8) and the
+    // reference period 8 pll_n / (10 phy_width) words. Phase-locked: both clocks rise at
+    // time 0; every reference edge is placed exactly (integer remainder carried), so it
+    // never drifts from the transmit clock.
+    void set_refclk(unsigned phy_width, unsigned pll_n) {
+        ref_num_ = kUnit * 8 * int64_t(pll_n);
+        ref_den_ = 10 * int64_t(phy_width);
+        t_ref_ = 0;
+        ref_rem_ = 0;
+    }
+
     // The clocks that rise at the next step (kEdge* bits: kEdgePhyRx when any port's
     // receive clock rises, rx_edges() says whose); time moves to it.
     unsigned next() {
         int64_t t = std::min(t_core_, t_tx_);
         for (const Rx &r : rx_)
             t = std::min(t, r.t);
+        if (ref_den_)
+            t = std::min(t, t_ref_);
         unsigned m = 0;
+        if (ref_den_ && t_ref_ == t) {
+            m |= kEdgePhyRef;
+            t_ref_ += ref_num_ / ref_den_;
+            ref_rem_ += ref_num_ % ref_den_;
+            if (ref_rem_ >= ref_den_) {
+                ++t_ref_;
+                ref_rem_ -= ref_den_;
+            }
+        }
         if (t_core_ == t) {
             m |= kEdgeCore;
             t_core_ += core_;
@@ -107,6 +131,7 @@ class PhyClocks {
     std::vector<Rx> rx_;
     int64_t t_core_ = 0, t_tx_ = 0;
     unsigned rx_edges_ = 0;
+    int64_t ref_num_ = 0, ref_den_ = 0, t_ref_ = 0, ref_rem_ = 0; // reference clock (ref_den_ 0: none)
 };
 
 // A dword with its K flag (byte 0) on the link side.

@@ -10,19 +10,12 @@
 #include "backend/rtl/dut_abi.h"
 #include "backend/rtl/phy_pins.h"
 #include "model/link/phy_lane.h"
+#include "model/tests/plain_check.h"
 
 using satasim::harness::rtl::PhyPins;
 
 namespace {
 
-int g_failures = 0;
-#define CHECK(cond)                                                                                                   \
-    do {                                                                                                              \
-        if (!(cond)) {                                                                                                \
-            std::printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);                                   \
-            ++g_failures;                                                                                             \
-        }                                                                                                             \
-    } while (0)
 
 constexpr unsigned kAll = SATASIM_DUT_PHY_ELECIDLE | SATASIM_DUT_PHY_COMWAKE_DET | SATASIM_DUT_PHY_RATE |
                           SATASIM_DUT_PHY_RESET;
@@ -237,6 +230,23 @@ void receive_clocks() {
     // SSC: 2500 ppm fewer on average, whole periods (100 of them): 250 fewer
     for (unsigned n = 0; n < 2; ++n)
         CHECK(srx[n] >= 99748 && srx[n] <= 99752);
+    // The reference clock: 100 MHz under a 150 MHz core (32-bit words, PLL x60 to 6000 Mbps)
+    // rises every 1.5 core cycles; at 150 MHz (x40) with every transmit edge.
+    for (unsigned n : {60u, 40u}) {
+        PhyClocks c(32, 0);
+        c.set_refclk(32, n);
+        uint64_t ref = 0, together = 0, tx = 0;
+        for (uint64_t core = 0; core < 100000;) {
+            const unsigned e = c.next();
+            core += (e & kEdgeCore) != 0;
+            tx += (e & satasim::link::kEdgePhyTx) != 0;
+            ref += (e & satasim::link::kEdgePhyRef) != 0;
+            together += (e & satasim::link::kEdgePhyRef) && (e & satasim::link::kEdgePhyTx);
+        }
+        CHECK(ref == (n == 60 ? 66667u : 100000u));
+        CHECK(together == (n == 60 ? 33334u : 100000u)); // phase-locked: every other / every one on a transmit edge
+        CHECK(tx == 100000);
+    }
     std::printf("  receive clocks: %llu / %llu edges at 0 / +1000 ppm, %llu / %llu with SSC, per 100000 core\n",
                 (unsigned long long)rx[0], (unsigned long long)rx[1], (unsigned long long)srx[0],
                 (unsigned long long)srx[1]);
@@ -257,9 +267,9 @@ int main() {
                  {"receive_clocks", receive_clocks}};
     int failed = 0;
     for (const auto &c : cases) {
-        const int before = g_failures;
+        const int before = failures;
         c.fn();
-        const bool ok = g_failures == before;
+        const bool ok = failures == before;
         failed += !ok;
         std::printf("%s %s\n", ok ? "ok  " : "FAIL", c.name);
     }

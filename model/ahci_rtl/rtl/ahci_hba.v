@@ -97,6 +97,7 @@ module ahci_hba #(
     input  wire                 m_rvalid,
     output wire                 m_rready,
     // per-port PHY interface
+    input  wire                 phy_refclk, // the PHY's reference clock (unused: below)
     input  wire                 phy_tx_clk,
     input  wire [NPORTS-1:0]    phy_rx_clk,
     output wire [PHY_W*NPORTS-1:0]   phy_tx_data,
@@ -124,6 +125,13 @@ module ahci_hba #(
     input  wire [(SBW > 0 ? SBW : 1)*NPORTS-1:0] phy_sb_status,
     output wire [4*NPORTS-1:0]  link_state
 );
+
+// The PHY's reference clock feeds the transceiver's PLL, which makes phy_tx_clk from it (the
+// shell's PHY does that); the controller runs on clk and the PHY's parallel clocks and
+// needs none. Waiver UNUSEDSIGNAL: a pin of the shell's standard set.
+/* verilator lint_off UNUSEDSIGNAL */
+wire unused_refclk = phy_refclk;
+/* verilator lint_on UNUSEDSIGNAL */
 
 // ---- generic host control (AHCI 1.3.1 3.1) ---------------------------------------------
 localparam [4:0] NP = NPORTS[4:0] - 5'd1;

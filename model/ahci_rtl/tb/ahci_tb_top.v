@@ -174,7 +174,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW)) dut (
     .m_arcache(arcache), .m_arprot(arprot), .m_arvalid(m_arvalid), .m_arready(m_arready),
     .m_rdata(m_rdata), .m_rresp(m_rresp), .m_rlast(m_rlast), .m_rvalid(m_rvalid),
     .m_rready(m_rready),
-    .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
+    .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .phy_tx_data(tx_all[32*NPORTS-1:0]), .phy_tx_isk(txk_all[4*NPORTS-1:0]),
     .phy_rx_data(rx_all[32*NPORTS-1:0]), .phy_rx_isk(rxk_all[4*NPORTS-1:0]),
     .phy_rx_err({NPORTS{1'b0}}), .phy_ready(rdy_all[NPORTS-1:0]),

@@ -15,7 +15,8 @@
  * Version 2: clk_edges, phy_width and phy_clocks (16-bit PHY words, the PHY's parallel
  * clocks). Version 3: reg_addr_width (a register window wider than 4 KiB: on-chip command
  * areas). Version 4: the optional PHY pin groups (phy_pins: electrical idle, COMWAKE detect,
- * rate request / acknowledge, PHY reset / reset done) and the vendor sideband vector pair
+ * rate request / acknowledge, PHY reset / reset done, the PHY reference clock) and the
+ * vendor sideband vector pair
  * (phy_sideband_width); a top without a group leaves its fields alone; phy_rx_edges (each
  * port's receive clock its own: per-port offsets, SSC). The entry point
  * keeps its name, so an older object is refused by its version. */
@@ -33,12 +34,14 @@
 #define SATASIM_DUT_EDGE_CORE 1u
 #define SATASIM_DUT_EDGE_PHY_TX 2u
 #define SATASIM_DUT_EDGE_PHY_RX 4u
+#define SATASIM_DUT_EDGE_PHY_REF 8u /* phy_refclk (a top with the refclk pin) */
 
 /* phy_pins bits: the optional PHY pin groups the top has (the profile's interface.phy_pins) */
 #define SATASIM_DUT_PHY_ELECIDLE 1u    /* phy_tx_elecidle out, phy_rx_elecidle in */
 #define SATASIM_DUT_PHY_COMWAKE_DET 2u /* phy_comwake_det in */
 #define SATASIM_DUT_PHY_RATE 4u        /* phy_rate out (2 bits), phy_rate_ack in */
 #define SATASIM_DUT_PHY_RESET 8u       /* phy_reset out, phy_reset_done in */
+#define SATASIM_DUT_PHY_REFCLK 16u     /* phy_refclk in (the PHY's reference clock) */
 #define SATASIM_DUT_MAX_SIDEBAND 32    /* phy_sb_ctrl / phy_sb_status bits per port */
 
 struct satasim_dut_pins {

@@ -116,9 +116,13 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
             const unsigned bit = as_enum<unsigned>(p, e, {{"elecidle", SATASIM_DUT_PHY_ELECIDLE},
                                                           {"comwake_det", SATASIM_DUT_PHY_COMWAKE_DET},
                                                           {"rate", SATASIM_DUT_PHY_RATE},
-                                                          {"reset", SATASIM_DUT_PHY_RESET}});
+                                                          {"reset", SATASIM_DUT_PHY_RESET},
+                                                          {"refclk", SATASIM_DUT_PHY_REFCLK}});
             if (d.phy_pins & bit)
                 p.fail(e, "'" + e.node.Scalar() + "' is named twice");
+            if (bit == SATASIM_DUT_PHY_REFCLK && !d.phy_clocks)
+                p.fail(e, "the PHY derives its parallel clocks from the reference clock: say interface.phy_clocks: "
+                          "true (the top has phy_tx_clk and phy_rx_clk)");
             d.phy_pins |= bit;
         });
     if (auto *x = m.find("phy_sideband_width"))
@@ -135,7 +139,19 @@ void need_pins(const Parser &p, const Field &f, const DutProfile &d, unsigned bi
 // phy: the shell's PHY settings (not part of the DUT's build).
 void read_phy(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line,
-              {"rx_ppm", "ssc", "rate_ack_clocks", "reset_done_clocks", "sideband_status"});
+              {"rx_ppm", "ssc", "rate_ack_clocks", "reset_done_clocks", "sideband_status", "refclk_mhz"});
+    if (auto *x = m.find("refclk_mhz")) {
+        // The transceiver's PLL multiplies the reference by an integer N up to the line rate:
+        // 8b/10b symbols at clock_mhz dwords per microsecond, 40 bits per dword.
+        d.refclk_mhz = unsigned(as_uint(p, *x, 10, 1000));
+        need_pins(p, *x, d, SATASIM_DUT_PHY_REFCLK, "refclk");
+        const uint64_t line = uint64_t(d.clock_mhz) * 40; // Mbps
+        if (line % d.refclk_mhz)
+            p.fail(*x, "the PHY's PLL makes the " + std::to_string(line) + " Mbps line rate (interface.clock_mhz x 40) "
+                       "as an integer multiple of its reference clock, and " + std::to_string(line) + " / " +
+                       std::to_string(d.refclk_mhz) + " is not an integer");
+        d.pll_n = unsigned(line / d.refclk_mhz);
+    }
     if (auto *x = m.find("rx_ppm")) {
         // A signed integer (the scenario toolkit's readers take none) for every port, or a
         // list of one per port.
@@ -367,6 +383,9 @@ DutProfile parse_dut_profile(const std::string &path) {
     d.rx_ppm.assign(d.ports, 0);
     if (auto *x = m.find("phy"))
         read_phy(p, *x, d);
+    if ((d.phy_pins & SATASIM_DUT_PHY_REFCLK) && !d.refclk_mhz)
+        p.fail(d.lines.at("interface.phy_pins"), "interface.phy_pins",
+               "the 'refclk' pin needs its frequency: phy.refclk_mhz (a divisor of the line rate, interface.clock_mhz x 40)");
     return d;
 }
 

@@ -75,6 +75,8 @@ struct DutProfile {
     unsigned rate_ack_clocks = 64;     // phy.rate_ack_clocks: PHY clocks from a rate request to its ack
     unsigned reset_done_clocks = 256;  // phy.reset_done_clocks: clk cycles from PHY reset release to done
     std::vector<uint32_t> sideband_status; // phy.sideband_status, per port (empty: 0)
+    unsigned refclk_mhz = 0;           // phy.refclk_mhz: phy_refclk (the refclk pin), 0: none
+    unsigned pll_n = 0;                // the PHY PLL's multiplier: line rate (clock_mhz x 40) / refclk_mhz
     unsigned idle_cycles = 4096; // quiet cycles after which the shell stops the clock
     DutQuirks quirks;
     AxiSlaveConfig axi;

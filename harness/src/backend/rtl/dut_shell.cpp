@@ -15,12 +15,14 @@ link::PhyClocks make_clocks(const DutProfile &p) {
     bool same = true;
     for (int r : p.rx_ppm)
         same = same && r == p.rx_ppm.front();
-    if (p.ssc_ppm == 0 && same)
-        return link::PhyClocks(w, p.rx_ppm.empty() ? 0 : p.rx_ppm.front());
     link::SscSpec ssc;
     ssc.spread_ppm = p.ssc_ppm;
     ssc.period_words = p.clock_mhz * 1e6 * (32.0 / w) / double(p.ssc_hz);
-    return link::PhyClocks(w, p.rx_ppm, ssc);
+    link::PhyClocks c = p.ssc_ppm == 0 && same ? link::PhyClocks(w, p.rx_ppm.empty() ? 0 : p.rx_ppm.front())
+                                               : link::PhyClocks(w, p.rx_ppm, ssc);
+    if (p.refclk_mhz)
+        c.set_refclk(w, p.pll_n); // phy.refclk_mhz: the PHY's reference clock, phase-locked
+    return c;
 }
 
 constexpr unsigned kBurst = 64;          // cycles ticked before simulated time catches up
@@ -40,7 +42,7 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
     dut_ = api_.create(wave_file);
     for (unsigned n = 0; n < profile.ports; ++n) {
         PhyPins::Config pc;
-        pc.groups = profile.phy_pins;
+        pc.groups = profile.phy_pins & ~SATASIM_DUT_PHY_REFCLK; // the reference clock is the clocks'
         pc.sideband_width = profile.phy_sideband_width;
         pc.rate_ack_clocks = profile.rate_ack_clocks;
         pc.reset_done_clocks = profile.reset_done_clocks;
@@ -107,33 +109,30 @@ bool DutShell::tick() {
     return attention;
 }
 
+// A PHY pin record (src phy) of a port: name, then the fields between port and cycle.
+void DutShell::phy_record(const char *name, unsigned port, const char *key, TraceValue value, std::string msg) {
+    if (!trace_)
+        return;
+    TraceRecord r;
+    r.src = "phy";
+    r.name = name;
+    r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
+    r.fields.emplace_back(key, std::move(value));
+    r.fields.emplace_back("cycle", TraceValue::integer(int64_t(cycles_)));
+    r.msg = std::move(msg);
+    trace_->emit(r);
+}
+
 // A PHY pin rule broken (phy_pins.h): counted, and a `phy.violation` record as the AXI
 // checker's (the run's violation count takes every *.violation record).
 void DutShell::phy_violation(unsigned port, const char *rule, const std::string &msg) {
     ++phy_violations_;
-    if (!trace_)
-        return;
-    TraceRecord r;
-    r.src = "phy";
-    r.name = "phy.violation";
-    r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
-    r.fields.emplace_back("rule", TraceValue::str(rule));
-    r.fields.emplace_back("cycle", TraceValue::integer(int64_t(cycles_)));
-    r.msg = msg;
-    trace_->emit(r);
+    phy_record("phy.violation", port, "rule", TraceValue::str(rule), msg);
 }
 
 // The DUT's sideband control vector changed: recorded with its new value.
 void DutShell::phy_sideband(unsigned port, uint32_t ctrl) {
-    if (!trace_)
-        return;
-    TraceRecord r;
-    r.src = "phy";
-    r.name = "rtl.phy_sideband";
-    r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
-    r.fields.emplace_back("ctrl", TraceValue::hex(ctrl));
-    r.fields.emplace_back("cycle", TraceValue::integer(int64_t(cycles_)));
-    trace_->emit(r);
+    phy_record("rtl.phy_sideband", port, "ctrl", TraceValue::hex(ctrl), "");
 }
 
 void DutShell::service() {

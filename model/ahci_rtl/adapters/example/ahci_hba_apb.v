@@ -132,7 +132,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ))
     .s_araddr(r_araddr), .s_arvalid(r_arvalid), .s_arready(r_arready),
     .s_rdata(r_rdata), .s_rresp(r_rresp), .s_rvalid(r_rvalid), .s_rready(r_rready),
     .irq(irq),
-    .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
+    .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .m_awaddr(m_awaddr),
     .m_awlen(m_awlen),
     .m_awsize(m_awsize),

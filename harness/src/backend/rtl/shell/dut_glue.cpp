@@ -214,6 +214,9 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
     m.phy_tx_clk = 0;
     set_bits(m.phy_rx_clk, 0, kPorts, 0);
 #endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_REFCLK
+    m.phy_refclk = 0;
+#endif
     m.eval();
     sample(m, *pins);
 #if VM_TRACE
@@ -225,6 +228,9 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
     m.phy_tx_clk = (pins->clk_edges & SATASIM_DUT_EDGE_PHY_TX) != 0;
     if (pins->clk_edges & SATASIM_DUT_EDGE_PHY_RX)
         set_bits(m.phy_rx_clk, 0, kPorts, pins->phy_rx_edges);
+#endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_REFCLK
+    m.phy_refclk = (pins->clk_edges & SATASIM_DUT_EDGE_PHY_REF) != 0;
 #endif
     m.eval();
 #if VM_TRACE
