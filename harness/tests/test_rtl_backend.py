@@ -50,6 +50,59 @@ def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("old,new,key,why", [
+    # the optional PHY pin groups: known names, each once
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_pins: [elecidle, wakeup]", "interface.phy_pins[1]",
+     "unknown value 'wakeup' (expected one of: elecidle, comwake_det, rate, reset, refclk)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_pins: [rate, reset, rate]", "interface.phy_pins[2]",
+     "'rate' is named twice"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_sideband_width: 33", "interface.phy_sideband_width",
+     "33 is out of range (0..32)"),
+    # the shell's PHY settings only for pins the top has, values that fit
+    ("\naxi:", "\nphy:\n  rate_ack_clocks: 64\naxi:", "phy.rate_ack_clocks",
+     "the shell drives this only on a top with the 'rate' pins"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_pins: [reset]\nphy:\n  reset_done_clocks: 0",
+     "phy.reset_done_clocks", "0 is out of range (1..1048576)"),
+    ("\naxi:", "\nphy:\n  sideband_status: 1\naxi:", "phy.sideband_status",
+     "the top has no sideband: set interface.phy_sideband_width (1..32)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_sideband_width: 8\nphy:\n  sideband_status: 0x1ff",
+     "phy.sideband_status", "0x1ff does not fit the 8-bit sideband"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_sideband_width: 8\nphy:\n  sideband_status: [1, 2]",
+     "phy.sideband_status", "2 values for 1 port (one value, or one per port)"),
+    # receive clocks: one offset per port, SSC within SATA's figures and on the DUT's own clocks
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  rx_ppm: [350, -350]",
+     "phy.rx_ppm", "2 offsets for 1 port (one offset, or one per port)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  rx_ppm: [1200]",
+     "phy.rx_ppm[0]", "expected an integer from -1000 to 1000 (ppm), got '1200'"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  ssc:\n    spread_ppm: 6000",
+     "phy.ssc.spread_ppm", "6000 is out of range (0..5000)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  ssc:\n    freq_hz: 40000",
+     "phy.ssc.freq_hz", "40000 is out of range (30000..33000)"),
+    ("\naxi:", "\nphy:\n  ssc: {spread_ppm: 5000}\naxi:", "phy.ssc",
+     "spread-spectrum receive clocks need the DUT's own receive clock: interface.phy_clocks: true"),
+    # the PHY's reference clock: on the PHY's own clocks, at a frequency its PLL can multiply
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_pins: [refclk]", "interface.phy_pins[0]",
+     "the PHY derives its parallel clocks from the reference clock: say interface.phy_clocks: true"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\n  phy_pins: [refclk]\nphy:\n  refclk_mhz: 110",
+     "phy.refclk_mhz", "the PHY's PLL makes the 6000 Mbps line rate (interface.clock_mhz x 40) as an integer "
+     "multiple of its reference clock, and 6000 / 110 is not an integer"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\n  phy_pins: [refclk]", "interface.phy_pins",
+     "the 'refclk' pin needs its frequency: phy.refclk_mhz (a divisor of the line rate, interface.clock_mhz x 40)"),
+    ("  idle_cycles: 4096", "  idle_cycles: 4096\n  phy_clocks: true\nphy:\n  refclk_mhz: 150",
+     "phy.refclk_mhz", "the shell drives this only on a top with the 'refclk' pins"),
+])
+def test_bad_phy_pin_settings_name_file_line_and_key(old, new, key, why, tmp_path, rtl_env):
+    # Refused while the profile is read: nothing is built or run.
+    bad = profile_copy(tmp_path / "p.yaml", old, new)
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(bad))
+    assert r.returncode == 2, r.stdout + r.stderr
+    leaf = key.split(".")[-1].split("[")[0]
+    # the key's line (an element of a flow list: the list's)
+    lines = [i for i, l in enumerate(bad.read_text().splitlines(), 1) if leaf + ":" in l]
+    assert f"{bad}:{lines[-1]}: {key}: {why}" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_scenarios_the_dut_lacks_are_refused_with_the_reason(tmp_path, rtl_env):
     r = run([ROOT / "scenarios" / "probe-2port.yaml"], tmp_path, "--controller-rtl", str(PROFILE))
     assert r.returncode != 0

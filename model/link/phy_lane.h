@@ -4,7 +4,8 @@
 // and the reference controller's PHY adapter testbench (model/ahci_rtl/tb) share it.
 //
 //   PhyClocks    the edge schedule of the core clock, the PHY's transmit parallel clock
-//                and its receive (recovered) clock, the last offset by a ppm figure;
+//                and its receive (recovered) clocks, each offset by a ppm figure and
+//                optionally spread (SSC);
 //   WordGearbox  16-bit words <-> dwords: the transmitter sends a dword's low half first,
 //                the receiver aligns on the K byte (a word with the K flag on its low byte
 //                is always a dword's low half), as a transceiver's comma alignment does;
@@ -15,13 +16,23 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 #include "model/link/link_rtl.h"
 
 namespace satasim::link {
 
 // Which clocks rise at one step of the shell (the ABI's clock-edge bits, dut_abi.h).
-enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u };
+enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u, kEdgePhyRef = 8u };
+
+// A receive clock's spread-spectrum clocking: a triangular down-spread of spread_ppm
+// (the clock's frequency swings between nominal and spread_ppm below it, its period
+// lengthened by up to spread_ppm millionths) with a period of period_words transmit words
+// (the modulation frequency's period: SATA's 30-33 kHz, SATA 3.x 7 (?)). spread_ppm 0: none.
+struct SscSpec {
+    unsigned spread_ppm = 0;
+    double period_words = 0;
+};
 
 class PhyClocks {
   public:
@@ -29,13 +40,52 @@ class PhyClocks {
     // (every other transmit edge is a core edge). rx_ppm: the receive clock's period is
     // the transmit clock's shortened by rx_ppm millionths (a faster far end for rx_ppm > 0;
     // offset 1/(1 - ppm 1e-6) - 1, ppm 1e-6 within 0.1% at SATA's figures).
-    PhyClocks(unsigned phy_width, int rx_ppm)
-        : tx_(kUnit), core_(kUnit * 32 / phy_width), rx_(kUnit - rx_ppm) {}
+    PhyClocks(unsigned phy_width, int rx_ppm) : PhyClocks(phy_width, std::vector<int>{rx_ppm}, SscSpec{}) {}
+    // One receive clock per port, each with its own offset; with SSC each is modulated,
+    // port n's triangle starting n / ports of a period later (independent oscillators).
+    // With one offset for every port and no SSC the ports share one clock (the edges of
+    // the constructor above).
+    PhyClocks(unsigned phy_width, const std::vector<int> &rx_ppm, const SscSpec &ssc)
+        : tx_(kUnit), core_(kUnit * 32 / phy_width) {
+        const int64_t ssc_period = ssc.spread_ppm ? int64_t(ssc.period_words * double(kUnit)) : 0;
+        for (size_t n = 0; n < rx_ppm.size() && n < kMaxRx; ++n)
+            rx_.push_back(Rx{kUnit - rx_ppm[n], 0, ssc.spread_ppm, ssc_period,
+                             ssc_period ? ssc_period * int64_t(n) / int64_t(rx_ppm.size()) : 0});
+        if (rx_.empty())
+            rx_.push_back(Rx{kUnit, 0, 0, 0, 0});
+    }
 
-    // The clocks that rise at the next step (kEdge* bits); time moves to it.
+    // The PHY's reference clock (kEdgePhyRef), from which its PLL makes the transmit clock:
+    // line rate = refclk x pll_n, and a phy_width-bit word carries phy_width / 8 10-bit
+    // symbols, so the transmit word clock is refclk x pll_n / (10 phy_width / 8) and the
+    // reference period 8 pll_n / (10 phy_width) words. Phase-locked: both clocks rise at
+    // time 0; every reference edge is placed exactly (integer remainder carried), so it
+    // never drifts from the transmit clock.
+    void set_refclk(unsigned phy_width, unsigned pll_n) {
+        ref_num_ = kUnit * 8 * int64_t(pll_n);
+        ref_den_ = 10 * int64_t(phy_width);
+        t_ref_ = 0;
+        ref_rem_ = 0;
+    }
+
+    // The clocks that rise at the next step (kEdge* bits: kEdgePhyRx when any port's
+    // receive clock rises, rx_edges() says whose); time moves to it.
     unsigned next() {
-        const int64_t t = std::min(t_core_, std::min(t_tx_, t_rx_));
+        int64_t t = std::min(t_core_, t_tx_);
+        for (const Rx &r : rx_)
+            t = std::min(t, r.t);
+        if (ref_den_)
+            t = std::min(t, t_ref_);
         unsigned m = 0;
+        if (ref_den_ && t_ref_ == t) {
+            m |= kEdgePhyRef;
+            t_ref_ += ref_num_ / ref_den_;
+            ref_rem_ += ref_num_ % ref_den_;
+            if (ref_rem_ >= ref_den_) {
+                ++t_ref_;
+                ref_rem_ -= ref_den_;
+            }
+        }
         if (t_core_ == t) {
             m |= kEdgeCore;
             t_core_ += core_;
@@ -44,17 +94,44 @@ class PhyClocks {
             m |= kEdgePhyTx;
             t_tx_ += tx_;
         }
-        if (t_rx_ == t) {
-            m |= kEdgePhyRx;
-            t_rx_ += rx_;
+        rx_edges_ = 0;
+        for (size_t n = 0; n < rx_.size(); ++n) {
+            Rx &r = rx_[n];
+            if (r.t != t)
+                continue;
+            rx_edges_ |= 1u << n;
+            r.t += r.period + r.ssc_stretch();
         }
+        if (rx_edges_)
+            m |= kEdgePhyRx;
         return m;
     }
+    // Bit n: port n's receive clock rose at the last step (every port's, with one clock).
+    unsigned rx_edges() const { return rx_.size() == 1 ? (rx_edges_ ? 0xFFu : 0u) : rx_edges_; }
 
   private:
     static constexpr int64_t kUnit = 1000000; // one transmit word period
-    int64_t tx_, core_, rx_;
-    int64_t t_core_ = 0, t_tx_ = 0, t_rx_ = 0;
+    static constexpr size_t kMaxRx = 8;
+    struct Rx {
+        int64_t period; // without SSC
+        int64_t t;      // its next edge
+        unsigned spread; // SSC: down-spread in ppm of a word period (units of kUnit / 1e6)
+        int64_t ssc_period, ssc_phase;
+        // The SSC lengthening of the period that starts at t: spread x a triangle of the
+        // modulation's phase (0 at the period's start, 1 at its middle).
+        int64_t ssc_stretch() const {
+            if (!ssc_period)
+                return 0;
+            const int64_t pos = (t + ssc_phase) % ssc_period, half = ssc_period / 2;
+            const int64_t tri = pos < half ? pos : ssc_period - pos;
+            return int64_t(spread) * tri / half;
+        }
+    };
+    int64_t tx_, core_;
+    std::vector<Rx> rx_;
+    int64_t t_core_ = 0, t_tx_ = 0;
+    unsigned rx_edges_ = 0;
+    int64_t ref_num_ = 0, ref_den_ = 0, t_ref_ = 0, ref_rem_ = 0; // reference clock (ref_den_ 0: none)
 };
 
 // A dword with its K flag (byte 0) on the link side.

@@ -663,6 +663,8 @@ void SataLink::negotiation_thread() {
             give_up("COMWAKE not recognised");
             continue;
         }
+        if (host_)
+            host_->oob_comwake();
         // 5. device ALIGNs from its fastest speed down; each speed the host cannot lock to
         // costs one 54.6 us attempt.
         const Gen dev_max = device_max();

@@ -75,6 +75,9 @@ class LinkEndpoint {
     // OOB reset signal from the peer: on the device side a COMRESET (hard reset starts),
     // on the host side a COMINIT (device-initiated, e.g. after power-on or hotplug).
     virtual void oob_reset() {}
+    // The device's COMWAKE recognised by the host (OOB, after the host's own COMWAKE); host
+    // side only, for a host PHY with a COMWAKE-detect pin (the RTL shell's).
+    virtual void oob_comwake() {}
     // The link layer on this side detected an error (see LinkError). Called from the
     // link's process like receive_fis; must not block. Default: ignore.
     virtual void receive_error(LinkError) {}

@@ -12,7 +12,11 @@
 //         beats that never cross 4 KiB (ahci_axi_master.v);
 //   irq   one level interrupt: GHC.IE and IS != 0 (AHCI 1.3.1 10.6);
 //   phy_* per port n, bits [PHY_W*n +: PHY_W] etc.: the PHY interface of
-//         ahci_phy_adapter.v, 32 or 16 bits (PHY_W) with a K flag per byte.
+//         ahci_phy_adapter.v, 32 or 16 bits (PHY_W) with a K flag per byte; with
+//         PHY_CTL = 1 the optional PHY pins (electrical idle, COMWAKE detect, rate request
+//         and acknowledge, PHY reset and reset done) through ahci_phy_ctl.v, else the
+//         outputs 0 and the inputs unused; with SBW > 0 an SBW-bit sideband vector pair,
+//         the control vector written and both read at PxVS (ahci_port.v), else 1 bit tied 0.
 //
 // Clocks: clk runs the bus side, the registers, the DMA engine and the link layer (one
 // dword per clock). With PHY_W = 32 and EB = 0 it is the PHY's dword clock as well and
@@ -36,8 +40,10 @@ module ahci_hba #(
     parameter integer FRE_OFF = 150,
     parameter integer SPINUP = 16,
     parameter integer ONCHIP = 0,          // 1: command lists and FIS areas on chip (above)
-    parameter integer SAW = 12             // register slave address width: 12..32 (ONCHIP:
+    parameter integer SAW = 12,            // register slave address width: 12..32 (ONCHIP:
                                            // at least 13 + log2(NPORTS) bits)
+    parameter integer PHY_CTL = 0,         // 1: use the optional PHY pins (above)
+    parameter integer SBW = 0              // PHY sideband vector bits per port: 0..32
 ) (
     input  wire                 clk,
     input  wire                 rst,        // power-on reset, synchronous, active high
@@ -91,6 +97,7 @@ module ahci_hba #(
     input  wire                 m_rvalid,
     output wire                 m_rready,
     // per-port PHY interface
+    input  wire                 phy_refclk, // the PHY's reference clock (unused: below)
     input  wire                 phy_tx_clk,
     input  wire [NPORTS-1:0]    phy_rx_clk,
     output wire [PHY_W*NPORTS-1:0]   phy_tx_data,
@@ -106,8 +113,25 @@ module ahci_hba #(
     output wire [NPORTS-1:0]    phy_comwake,
     output wire [NPORTS-1:0]    phy_offline,
     output wire [4*NPORTS-1:0]  phy_spd_limit,
+    // optional PHY pins (PHY_CTL, SBW)
+    output wire [NPORTS-1:0]    phy_tx_elecidle,
+    input  wire [NPORTS-1:0]    phy_rx_elecidle,
+    input  wire [NPORTS-1:0]    phy_comwake_det,
+    output wire [2*NPORTS-1:0]  phy_rate,
+    input  wire [NPORTS-1:0]    phy_rate_ack,
+    output wire [NPORTS-1:0]    phy_reset,
+    input  wire [NPORTS-1:0]    phy_reset_done,
+    output wire [(SBW > 0 ? SBW : 1)*NPORTS-1:0] phy_sb_ctrl,
+    input  wire [(SBW > 0 ? SBW : 1)*NPORTS-1:0] phy_sb_status,
     output wire [4*NPORTS-1:0]  link_state
 );
+
+// The PHY's reference clock feeds the transceiver's PLL, which makes phy_tx_clk from it (the
+// shell's PHY does that); the controller runs on clk and the PHY's parallel clocks and
+// needs none. Waiver UNUSEDSIGNAL: a pin of the shell's standard set.
+/* verilator lint_off UNUSEDSIGNAL */
+wire unused_refclk = phy_refclk;
+/* verilator lint_on UNUSEDSIGNAL */
 
 // ---- generic host control (AHCI 1.3.1 3.1) ---------------------------------------------
 localparam [4:0] NP = NPORTS[4:0] - 5'd1;
@@ -312,9 +336,54 @@ generate
             assign ram_ridx = 4'd0;
         end
 
+        // the optional PHY pins between the port and the PHY
+        wire        p_comreset, p_hold, p_ready;
+        wire [5:0]  p_phy;
+        wire [31:0] p_vs_ctrl, p_vs_status;
+        if (PHY_CTL != 0) begin : g_ctl
+            ahci_phy_ctl #(.ISS(ISS4[1:0])) u_ctl (
+                .clk(clk), .rst(rst),
+                .i_comreset(p_comreset), .i_offline(phy_offline[p]), .o_comreset(phy_comreset[p]),
+                .o_hold(p_hold), .o_ready(p_ready), .o_status(p_phy),
+                .i_phy_ready(phy_ready[p]), .i_phy_gen(phy_gen[2*p +: 2]), .i_cominit(phy_cominit[p]),
+                .i_comwake_det(phy_comwake_det[p]), .i_rx_elecidle(phy_rx_elecidle[p]),
+                .o_tx_elecidle(phy_tx_elecidle[p]), .o_rate(phy_rate[2*p +: 2]),
+                .i_rate_ack(phy_rate_ack[p]), .o_phy_reset(phy_reset[p]),
+                .i_phy_reset_done(phy_reset_done[p]));
+        end else begin : g_no_ctl
+            assign phy_comreset[p] = p_comreset;
+            assign p_hold = 1'b0;
+            assign p_ready = phy_ready[p];
+            assign p_phy = 6'd0;
+            assign phy_tx_elecidle[p] = 1'b0;
+            assign phy_rate[2*p +: 2] = 2'd0;
+            assign phy_reset[p] = 1'b0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_ctl = &{1'b0, phy_rx_elecidle[p], phy_comwake_det[p], phy_rate_ack[p],
+                                phy_reset_done[p]};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+        if (SBW > 0) begin : g_sb
+            assign phy_sb_ctrl[SBW*p +: (SBW > 0 ? SBW : 1)] = p_vs_ctrl[(SBW > 0 ? SBW : 1)-1:0];
+            if (SBW < 32) begin : g_pad
+                assign p_vs_status = {{(32-SBW){1'b0}}, phy_sb_status[SBW*p +: (SBW > 0 ? SBW : 1)]};
+            end else begin : g_full
+                assign p_vs_status = phy_sb_status[SBW*p +: (SBW > 0 ? SBW : 1)];
+            end
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_vs = &{1'b0, p_vs_ctrl};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end else begin : g_no_sb
+            assign phy_sb_ctrl[p] = 1'b0;
+            assign p_vs_status = 32'd0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_sb = &{1'b0, phy_sb_status[p], p_vs_ctrl};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+
         ahci_port #(.AW(AW), .ISS(ISS4), .NCS(NCS5), .SNCQ(SNCQ1), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),
                     .FRE_OFF(FRE_OFF), .SPINUP(SPINUP), .ONCHIP(ONCHIP != 0),
-                    .CLB_FIX(32'h1000 + 32'h800 * p), .FB_FIX(32'h1400 + 32'h800 * p)) u_port (
+                    .CLB_FIX(32'h1000 + 32'h800 * p), .FB_FIX(32'h1400 + 32'h800 * p), .SBW(SBW)) u_port (
             .clk(clk), .rst(port_rst),
             .i_reg_raddr(acc_word[6:0]), .o_reg_rdata(port_rdata[32*p +: 32]),
             .i_reg_we(wr_do && acc_is_port && acc_port == p[4:0]),
@@ -329,10 +398,11 @@ generate
             .o_phy_tx_data(link_tx_data[p]), .o_phy_tx_isk(link_tx_isk[p]),
             .i_phy_rx_data(link_rx_data[p]), .i_phy_rx_isk(link_rx_isk[p]),
             .i_phy_rx_err(link_rx_err[p]),
-            .i_phy_ready(phy_ready[p]), .i_phy_gen(phy_gen[2*p +: 2]),
+            .i_phy_ready(p_ready), .i_phy_gen(phy_gen[2*p +: 2]),
             .i_dev_present(phy_dev_present[p]), .i_cominit(phy_cominit[p]),
-            .o_comreset(phy_comreset[p]), .o_offline(phy_offline[p]),
+            .o_comreset(p_comreset), .o_offline(phy_offline[p]),
             .o_comwake(phy_comwake[p]), .o_spd_limit(phy_spd_limit[4*p +: 4]),
+            .i_phy_hold(p_hold), .o_vs_ctrl(p_vs_ctrl), .i_vs_status(p_vs_status), .i_vs_phy(p_phy),
             .o_link_state(link_state[4*p +: 4]));
     end
 endgenerate

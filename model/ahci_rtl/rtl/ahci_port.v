@@ -31,7 +31,11 @@ module ahci_port #(
     // o_dma_local set, to that RAM instead of the AXI master.
     parameter         ONCHIP = 1'b0,
     parameter [31:0]  CLB_FIX = 32'h0000_1000,
-    parameter [31:0]  FB_FIX = 32'h0000_1400
+    parameter [31:0]  FB_FIX = 32'h0000_1400,
+    // PxVS (70h-7Fh, vendor specific, AHCI 1.3.1 3.3): 70h the PHY sideband control vector
+    // (its low SBW bits read and write, o_vs_ctrl), 74h the sideband status (i_vs_status),
+    // 78h the PHY pins' status (i_vs_phy, ahci_phy_ctl.v); SBW = 0: 70h and 74h read 0.
+    parameter integer SBW = 0
 ) (
     input  wire          clk,
     input  wire          rst,            // power-on reset or GHC.HR (synchronous)
@@ -67,6 +71,10 @@ module ahci_port #(
     output wire          o_comreset,     // hold COMRESET on the wire while 1
     output wire          o_offline,      // PxSCTL.DET = 4: PHY offline
     output wire          o_comwake,      // COMWAKE request (no power management: 0)
+    input  wire          i_phy_hold,     // the PHY is in reset: the power-on COMRESET waits
+    output wire [31:0]   o_vs_ctrl,      // PxVS 70h
+    input  wire [31:0]   i_vs_status,    // PxVS 74h
+    input  wire [5:0]    i_vs_phy,       // PxVS 78h
     output wire [3:0]    o_spd_limit,    // min(PxSCTL.SPD, CAP.ISS), 1..3
     output wire [3:0]    o_link_state    // link FSM state (debug, waveforms)
 );
@@ -74,7 +82,9 @@ module ahci_port #(
 // ---- register offsets and bits (AHCI 1.3.1 3.3, docs/hardware.md 5.2) -----------------
 localparam [6:0] R_CLB = 7'h00, R_CLBU = 7'h04, R_FB = 7'h08, R_FBU = 7'h0C, R_IS = 7'h10,
                  R_IE = 7'h14, R_CMD = 7'h18, R_TFD = 7'h20, R_SIG = 7'h24, R_SSTS = 7'h28,
-                 R_SCTL = 7'h2C, R_SERR = 7'h30, R_SACT = 7'h34, R_CI = 7'h38, R_SNTF = 7'h3C;
+                 R_SCTL = 7'h2C, R_SERR = 7'h30, R_SACT = 7'h34, R_CI = 7'h38, R_SNTF = 7'h3C,
+                 R_VS_CTRL = 7'h70, R_VS_STAT = 7'h74, R_VS_PHY = 7'h78;
+localparam [31:0] VS_MASK = (SBW >= 32) ? 32'hFFFF_FFFF : ((32'd1 << SBW) - 32'd1);
 localparam [31:0] IS_DHRS = 32'h1, IS_PSS = 32'h2, IS_DSS = 32'h4, IS_SDBS = 32'h8,
                   IS_DPS = 32'h20, IS_OFS = 32'h0100_0000, IS_INFS = 32'h0400_0000,
                   IS_IFS = 32'h0800_0000, IS_HBFS = 32'h2000_0000, IS_TFES = 32'h4000_0000;
@@ -94,6 +104,8 @@ localparam [31:0] SACT_MASK = SNCQ ? SLOT_MASK : 32'd0;
 reg [31:0] clb, clbu, fb, fbu, is_r, ie, serr, sact, ci, sig;
 reg [15:0] tfd, sntf;
 reg [11:0] sctl;
+reg [31:0] vs_ctrl;
+assign o_vs_ctrl = vs_ctrl;
 reg        cmd_st, cmd_fre, cmd_atapi, cmd_dlae, cmd_fr, cmd_cr;
 reg [4:0]  cmd_ccs;
 
@@ -134,6 +146,9 @@ always @(*) begin
         R_SACT: o_reg_rdata = sact;
         R_CI:   o_reg_rdata = ci;
         R_SNTF: o_reg_rdata = {16'd0, sntf};
+        R_VS_CTRL: o_reg_rdata = vs_ctrl;
+        R_VS_STAT: o_reg_rdata = i_vs_status & VS_MASK;
+        R_VS_PHY:  o_reg_rdata = {26'd0, i_vs_phy};
         default: o_reg_rdata = 32'd0; // PxFBS (no CAP.FBSS), PxDEVSLP, reserved, vendor
     endcase
 end
@@ -486,7 +501,7 @@ always @(posedge clk) begin
     if (rst) begin
         clb <= 32'd0; clbu <= 32'd0; fb <= 32'd0; fbu <= 32'd0;
         is_r <= 32'd0; ie <= 32'd0; serr <= 32'd0; sact <= 32'd0; ci <= 32'd0;
-        sig <= 32'hFFFF_FFFF; tfd <= 16'h007F; sntf <= 16'd0; sctl <= 12'd0;
+        sig <= 32'hFFFF_FFFF; tfd <= 16'h007F; sntf <= 16'd0; sctl <= 12'd0; vs_ctrl <= 32'd0;
         cmd_st <= 1'b0; cmd_fre <= 1'b0; cmd_atapi <= 1'b0; cmd_dlae <= 1'b0;
         cmd_fr <= 1'b0; cmd_cr <= 1'b0; cmd_ccs <= 5'd0;
         rx_accept <= 1'b0; rxf_wdata <= 34'd0; txf_wdata <= 33'd0;
@@ -517,7 +532,7 @@ always @(posedge clk) begin
             dbuf[t] <= 32'd0;
     end else begin
         // ---- timers
-        if (spin_cnt != 5'd0)
+        if (spin_cnt != 5'd0 && !i_phy_hold)
             spin_cnt <= spin_cnt - 5'd1;
         if (stop_cnt != 8'd0)
             stop_cnt <= stop_cnt - 8'd1;
@@ -1208,6 +1223,7 @@ always @(posedge clk) begin
                 R_SACT: if (cmd_st) sact <= (sact | (i_reg_wdata & SACT_MASK)) & ~sact_clr;
                 R_CI:   if (cmd_st) ci <= (ci | (i_reg_wdata & SLOT_MASK)) & ~ci_clr;
                 R_SNTF: sntf <= sntf & ~i_reg_wdata[15:0];
+                R_VS_CTRL: vs_ctrl <= i_reg_wdata & VS_MASK;
                 default: ;
             endcase
         end

@@ -5,7 +5,8 @@
 # register window). No -Wno flags: the only waivers are the documented lint_off comments in
 # the sources (BLKSEQ temporaries in ahci_port.v as in sata_link.v, the unused second
 # look-ahead of the rx FIFO, the unused upper half of an address temporary with 32-bit
-# addresses, the PHY adapter's clocks and reset in the configurations that do not use them,
+# addresses, the PHY adapter's clocks and reset and the optional PHY pins in the
+# configurations that do not use them,
 # the zero bits above SAW of the register address widened to 32 bits in ahci_hba.v).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,7 +14,7 @@ link="$here/../link/rtl"
 verilator="${VERILATOR:-verilator}"
 srcs=("$here"/rtl/ahci_hba.v "$here"/rtl/ahci_port.v "$here"/rtl/ahci_axi_master.v
       "$here"/rtl/ahci_fifo.v "$here"/rtl/ahci_phy_adapter.v "$here"/rtl/ahci_rx_elastic.v
-      "$here"/rtl/ahci_onchip_ram.v
+      "$here"/rtl/ahci_onchip_ram.v "$here"/rtl/ahci_phy_ctl.v
       "$link"/sata_link.v)
 n=0
 for np in 1 2 4 8; do
@@ -31,10 +32,12 @@ for np in 1 2 4 8; do
 done
 # the feature-reduced configurations (model/ahci_rtl/profile-min.yaml and each alone)
 # the PHY interfaces: 16-bit words, 32-bit with the elastic buffer, 16-bit on 2 ports;
-# and the on-chip command list / FIS area (profile-onchip.yaml; 8 ports need SAW = 15)
+# and the on-chip command list / FIS area (profile-onchip.yaml; 8 ports need SAW = 15);
+# the optional PHY pins and sideband vectors (profile-phyctl.yaml: PHY_CTL, SBW)
 for feat in "-GNCS=0 -GSNCQ=0 -GAW=32 -GISS=1 -GDW=32" "-GNCS=0" "-GSNCQ=0" "-GISS=1" "-GISS=2 -GNCS=7" \
             "-GPHY_W=16" "-GEB=1" "-GPHY_W=16 -GNPORTS=2" \
-            "-GONCHIP=1 -GSAW=13" "-GONCHIP=1 -GSAW=15 -GNPORTS=8 -GAW=32" "-GSAW=16"; do
+            "-GONCHIP=1 -GSAW=13" "-GONCHIP=1 -GSAW=15 -GNPORTS=8 -GAW=32" "-GSAW=16" \
+            "-GPHY_CTL=1 -GSBW=8" "-GPHY_CTL=1 -GSBW=32 -GNPORTS=2" "-GPHY_CTL=1 -GPHY_W=16" "-GSBW=1"; do
   # shellcheck disable=SC2086
   if ! out=$("$verilator" --lint-only -Wall -I"$link" $feat --top-module ahci_hba "${srcs[@]}" 2>&1); then
     echo "lint.sh: $feat:" >&2

@@ -19,7 +19,7 @@ fi
 command -v yosys >/dev/null || { echo "synth.sh: SKIP: yosys not found (tools/install_deps.sh installs it)" >&2; exit 77; }
 yosys -q -l "$log" -p "
   read_verilog -I$link $link/sata_link.v $here/rtl/ahci_fifo.v $here/rtl/ahci_axi_master.v \
-      $here/rtl/ahci_phy_adapter.v $here/rtl/ahci_rx_elastic.v $here/rtl/ahci_onchip_ram.v \
+      $here/rtl/ahci_phy_adapter.v $here/rtl/ahci_rx_elastic.v $here/rtl/ahci_onchip_ram.v $here/rtl/ahci_phy_ctl.v \
       $here/rtl/ahci_port.v $here/rtl/ahci_hba.v
   $chparam_cmd
   hierarchy -check $top_opt

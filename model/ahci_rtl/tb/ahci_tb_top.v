@@ -139,6 +139,8 @@ wire        d1_tx_dmat, d1_rx_abort, d1_bad_prim;
 wire [3:0]  awcache, arcache, link_state, d_state;
 wire [2:0]  awprot, arprot;
 wire        d_tx_dmat, d_rx_abort, d_bad_prim;
+wire [NPORTS-1:0]   opt_tx_elecidle, opt_phy_reset, opt_sb_ctrl; // optional PHY pins (PHY_CTL 0, SBW 0)
+wire [2*NPORTS-1:0] opt_rate;
 /* verilator lint_on UNUSEDSIGNAL */
 
 assign h2d_isk = txk_all[3:0];
@@ -172,7 +174,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW)) dut (
     .m_arcache(arcache), .m_arprot(arprot), .m_arvalid(m_arvalid), .m_arready(m_arready),
     .m_rdata(m_rdata), .m_rresp(m_rresp), .m_rlast(m_rlast), .m_rvalid(m_rvalid),
     .m_rready(m_rready),
-    .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
+    .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .phy_tx_data(tx_all[32*NPORTS-1:0]), .phy_tx_isk(txk_all[4*NPORTS-1:0]),
     .phy_rx_data(rx_all[32*NPORTS-1:0]), .phy_rx_isk(rxk_all[4*NPORTS-1:0]),
     .phy_rx_err({NPORTS{1'b0}}), .phy_ready(rdy_all[NPORTS-1:0]),
@@ -180,6 +182,10 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW)) dut (
     .phy_cominit(cominit_all[NPORTS-1:0]),
     .phy_comreset(comreset_all[NPORTS-1:0]), .phy_comwake(comwake_all[NPORTS-1:0]),
     .phy_offline(offline_all[NPORTS-1:0]), .phy_spd_limit(spd_all[4*NPORTS-1:0]),
+    .phy_tx_elecidle(opt_tx_elecidle), .phy_rx_elecidle({NPORTS{1'b0}}),
+    .phy_comwake_det({NPORTS{1'b0}}), .phy_rate(opt_rate), .phy_rate_ack({NPORTS{1'b0}}),
+    .phy_reset(opt_phy_reset), .phy_reset_done({NPORTS{1'b1}}),
+    .phy_sb_ctrl(opt_sb_ctrl), .phy_sb_status({NPORTS{1'b0}}),
     .link_state(link_all[4*NPORTS-1:0]));
 
 sata_link device (

@@ -5,11 +5,14 @@
 // the core clock, its PHY side joined to the shell's PhyClocks / WordGearbox /
 // ElasticQueue exactly as the RTL backend's PhyPort joins a DUT port. Both directions
 // carry a SATA-like dword stream (primitives, data, an ALIGN pair every 256 dwords as
-// sata_link.v sends it; SATA 3.x 9 (?)) at a receive-clock offset:
-//   phy_adapter_test[16|32] CASE     (ppm0, ppm350, ppm-350, ppm700, ppm-700)
+// sata_link.v sends it; SATA 3.x 9 (?)) at a receive-clock offset, and with the receive
+// clock spread (SSC: a triangular down-spread of 5000 ppm at 31.5 kHz, SATA 3.x 7 (?)):
+//   phy_adapter_test[16|32] CASE     (ppm0, ppm350, ppm-350, ppm700, ppm-700, ssc, ssc350,
+//                                     ssc-350)
 // Each case checks that every non-ALIGN dword arrives, in order, unchanged, in both
 // directions, that no error flag was raised, and that the ALIGNs dropped (receive clock
-// faster) or added (slower) account for the offset.
+// faster) or added (slower) account for the offset (with SSC: the offset less half the
+// spread on average, the receive clock's measured dwords within a few of it).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +33,7 @@ namespace {
 using satasim::link::ElasticQueue;
 using satasim::link::LaneDword;
 using satasim::link::PhyClocks;
+using satasim::link::SscSpec;
 using satasim::link::WordGearbox;
 namespace prim = satasim::link::prim;
 
@@ -96,10 +100,14 @@ struct Direction {
     }
 };
 
-void run_case(int ppm) {
+// SSC at a 150 MHz dword rate: 5000 ppm down-spread, 31.5 kHz (4762 dwords per period).
+constexpr unsigned kSscPpm = 5000;
+constexpr double kSscWords = 150e6 * (32.0 / kW) / 31500.0;
+
+void run_case(int ppm, bool ssc) {
     VerilatedContext ctx;
     Vahci_phy_adapter m(&ctx, "phy");
-    PhyClocks clocks(kW, ppm);
+    PhyClocks clocks = ssc ? PhyClocks(kW, std::vector<int>{ppm}, SscSpec{kSscPpm, kSscWords}) : PhyClocks(kW, ppm);
     WordGearbox to_dut(kW), from_dut(kW); // the shell's serializer / deserializer
     ElasticQueue dev_rx;                  // the far end's receive elastic buffer
     to_dut.reset();
@@ -160,8 +168,8 @@ void run_case(int ppm) {
             m.i_phy_rx_isk = k;
         }
     }
-    std::printf("ppm %d: %llu core cycles, %llu receive dwords; ALIGN sent/got h2d %llu/%llu, d2h %llu/%llu\n",
-                ppm, (unsigned long long)core, (unsigned long long)rx_dwords,
+    std::printf("ppm %d%s: %llu core cycles, %llu receive dwords; ALIGN sent/got h2d %llu/%llu, d2h %llu/%llu\n",
+                ppm, ssc ? " ssc" : "", (unsigned long long)core, (unsigned long long)rx_dwords,
                 (unsigned long long)h2d.aligns_sent, (unsigned long long)h2d.aligns_got,
                 (unsigned long long)d2h.aligns_sent, (unsigned long long)d2h.aligns_got);
     CHECK_EQ(errors, 0);
@@ -173,7 +181,13 @@ void run_case(int ppm) {
     // more dwords than the core takes (the DUT's buffer drops ALIGNs) and takes ~ppm 1e-6
     // more than the DUT sends (the far end's buffer repeats ALIGNs); the reverse for
     // ppm < 0. Slack: the buffers' fill and the dwords in flight.
-    const int64_t drift = int64_t(kCycles) * ppm / 1000000;
+    // With SSC the receive clock runs on average half the spread slower (a triangle); the
+    // dwords it actually brought (per PHY word: 32 / W of them per dword) must agree.
+    const int64_t drift = int64_t(kCycles) * (ppm - (ssc ? int(kSscPpm) / 2 : 0)) / 1000000;
+    const int64_t rx_drift = int64_t(rx_dwords) - int64_t(kCycles);
+    std::printf("  receive clock: %lld dwords more than the core's (%lld expected)\n", (long long)rx_drift,
+                (long long)drift);
+    CHECK(std::llabs(rx_drift - drift) <= 8);
     const int64_t dropped_d2h = int64_t(d2h.aligns_sent) - int64_t(d2h.aligns_got);
     const int64_t added_h2d = int64_t(h2d.aligns_got) - int64_t(h2d.aligns_sent);
     std::printf("  offset %lld dwords: DUT buffer net ALIGNs dropped %lld (%llu errors), far end net ALIGNs "
@@ -188,8 +202,14 @@ void run_case(int ppm) {
 } // namespace
 
 int main(int argc, char **argv) {
-    static const std::pair<const char *, int> kCases[] = {
-        {"ppm0", 0}, {"ppm350", 350}, {"ppm-350", -350}, {"ppm700", 700}, {"ppm-700", -700}};
+    struct Case {
+        const char *first;
+        int ppm;
+        bool ssc;
+    };
+    static const Case kCases[] = {{"ppm0", 0, false},    {"ppm350", 350, false}, {"ppm-350", -350, false},
+                                  {"ppm700", 700, false}, {"ppm-700", -700, false}, {"ssc", 0, true},
+                                  {"ssc350", 350, true},  {"ssc-350", -350, true}};
     if (argc < 2 || std::string(argv[1]) == "list") {
         for (auto &c : kCases)
             std::printf("%s\n", c.first);
@@ -197,7 +217,7 @@ int main(int argc, char **argv) {
     }
     int bad = 0;
     for (int i = 1; i < argc; ++i) {
-        const std::pair<const char *, int> *c = nullptr;
+        const Case *c = nullptr;
         for (auto &k : kCases)
             if (argv[i] == std::string(k.first))
                 c = &k;
@@ -206,7 +226,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         failures = 0;
-        run_case(c->second);
+        run_case(c->ppm, c->ssc);
         std::printf("%s: %s\n", argv[i], failures ? "FAILED" : "passed");
         bad += failures != 0;
     }

@@ -14,13 +14,18 @@
  *
  * Version 2: clk_edges, phy_width and phy_clocks (16-bit PHY words, the PHY's parallel
  * clocks). Version 3: reg_addr_width (a register window wider than 4 KiB: on-chip command
- * areas). The entry point keeps its name, so an older object is refused by its version. */
+ * areas). Version 4: the optional PHY pin groups (phy_pins: electrical idle, COMWAKE detect,
+ * rate request / acknowledge, PHY reset / reset done, the PHY reference clock) and the
+ * vendor sideband vector pair
+ * (phy_sideband_width); a top without a group leaves its fields alone; phy_rx_edges (each
+ * port's receive clock its own: per-port offsets, SSC). The entry point
+ * keeps its name, so an older object is refused by its version. */
 #ifndef SATASIM_DUT_ABI_H
 #define SATASIM_DUT_ABI_H
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 3u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width */
+#define SATASIM_DUT_ABI_VERSION 4u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins */
 #define SATASIM_DUT_MAX_PORTS 8
 #define SATASIM_DUT_RESET_CYCLES 8u /* clk cycles rst is held at power-on */
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
@@ -29,10 +34,20 @@
 #define SATASIM_DUT_EDGE_CORE 1u
 #define SATASIM_DUT_EDGE_PHY_TX 2u
 #define SATASIM_DUT_EDGE_PHY_RX 4u
+#define SATASIM_DUT_EDGE_PHY_REF 8u /* phy_refclk (a top with the refclk pin) */
+
+/* phy_pins bits: the optional PHY pin groups the top has (the profile's interface.phy_pins) */
+#define SATASIM_DUT_PHY_ELECIDLE 1u    /* phy_tx_elecidle out, phy_rx_elecidle in */
+#define SATASIM_DUT_PHY_COMWAKE_DET 2u /* phy_comwake_det in */
+#define SATASIM_DUT_PHY_RATE 4u        /* phy_rate out (2 bits), phy_rate_ack in */
+#define SATASIM_DUT_PHY_RESET 8u       /* phy_reset out, phy_reset_done in */
+#define SATASIM_DUT_PHY_REFCLK 16u     /* phy_refclk in (the PHY's reference clock) */
+#define SATASIM_DUT_MAX_SIDEBAND 32    /* phy_sb_ctrl / phy_sb_status bits per port */
 
 struct satasim_dut_pins {
     /* ---- inputs (the shell drives them) ---- */
     uint8_t clk_edges; /* SATASIM_DUT_EDGE_* */
+    uint8_t phy_rx_edges; /* with SATASIM_DUT_EDGE_PHY_RX: bit n, port n's phy_rx_clk rises */
     uint8_t rst; /* power-on reset, synchronous to clk, active high */
     /* AXI4-Lite register slave: address/write/read channels from the shell's master
      * (addresses below 2^reg_addr_width) */
@@ -48,6 +63,10 @@ struct satasim_dut_pins {
     uint8_t phy_rx_err[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_ready[SATASIM_DUT_MAX_PORTS], phy_gen[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_dev_present[SATASIM_DUT_MAX_PORTS], phy_cominit[SATASIM_DUT_MAX_PORTS];
+    /* optional groups (phy_pins, phy_sideband_width), all at clk */
+    uint8_t phy_rx_elecidle[SATASIM_DUT_MAX_PORTS], phy_comwake_det[SATASIM_DUT_MAX_PORTS];
+    uint8_t phy_rate_ack[SATASIM_DUT_MAX_PORTS], phy_reset_done[SATASIM_DUT_MAX_PORTS];
+    uint32_t phy_sb_status[SATASIM_DUT_MAX_PORTS];
 
     /* ---- outputs (sampled before the edge) ---- */
     uint8_t s_awready, s_wready, s_bresp, s_bvalid, s_arready, s_rresp, s_rvalid, irq;
@@ -61,6 +80,9 @@ struct satasim_dut_pins {
     uint8_t phy_tx_isk[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_comreset[SATASIM_DUT_MAX_PORTS], phy_comwake[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_offline[SATASIM_DUT_MAX_PORTS], phy_spd_limit[SATASIM_DUT_MAX_PORTS];
+    uint8_t phy_tx_elecidle[SATASIM_DUT_MAX_PORTS], phy_rate[SATASIM_DUT_MAX_PORTS];
+    uint8_t phy_reset[SATASIM_DUT_MAX_PORTS];
+    uint32_t phy_sb_ctrl[SATASIM_DUT_MAX_PORTS];
 };
 
 struct satasim_dut_api {
@@ -68,6 +90,8 @@ struct satasim_dut_api {
     uint32_t ports, data_width, addr_width; /* as verilated (the profile's interface) */
     uint32_t phy_width, phy_clocks;         /* 16 or 32; 1: phy_tx_clk / phy_rx_clk exist */
     uint32_t reg_addr_width;                /* s_awaddr / s_araddr bits (interface.reg_addr_width) */
+    uint32_t phy_pins;                      /* SATASIM_DUT_PHY_* groups the top has */
+    uint32_t phy_sideband_width;            /* phy_sb_ctrl / phy_sb_status bits per port, 0: none */
     /* A new instance; wave_file non-null: dump the DUT's signals there (VCD). */
     void *(*create)(const char *wave_file);
     void (*destroy)(void *dut);

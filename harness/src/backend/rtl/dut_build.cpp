@@ -95,7 +95,8 @@ std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::
         all += "flag " + f + "\n";
     all += "interface " + std::to_string(p.ports) + " " + std::to_string(p.data_width) + " " +
            std::to_string(p.addr_width) + " " + std::to_string(p.phy_width) + (p.phy_clocks ? " phy_clocks" : "") +
-           " " + std::to_string(p.reg_addr_width) + "\n";
+           " " + std::to_string(p.reg_addr_width) + " " + std::to_string(p.phy_pins) + " " +
+           std::to_string(p.phy_sideband_width) + "\n";
     for (const std::string &d : p.include_dirs)
         all += "include " + d + "\n";
     for (const std::string &f : p.files)
@@ -243,6 +244,8 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
                               " -DSATASIM_DUT_PHY_W=" + std::to_string(p.phy_width) +
                               " -DSATASIM_DUT_PHY_CLOCKS=" + (p.phy_clocks ? "1" : "0") +
                               " -DSATASIM_DUT_RAW=" + std::to_string(p.reg_addr_width) +
+                              " -DSATASIM_DUT_PHY_PINS=" + std::to_string(p.phy_pins) +
+                              " -DSATASIM_DUT_PHY_SBW=" + std::to_string(p.phy_sideband_width) +
                               " -DVM_TRACE=" + (wave ? "1" : "0") +
                               " -DVM_COVERAGE=" + (coverage ? "1" : "0") + " -I" + quote((tmp / "obj").string()) + " -I" +
                               quote(vroot + "/include") + " -I" + quote(vroot + "/include/vltstd") + " -I" +

@@ -32,6 +32,11 @@ DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
         throw std::runtime_error("'" + so_path + "' was built for a " + std::to_string(api_->phy_width) + "-bit PHY " +
                                  (api_->phy_clocks ? "with" : "without") + " PHY clocks; the profile says " +
                                  std::to_string(p.phy_width) + "-bit " + (p.phy_clocks ? "with" : "without"));
+    if (api_->phy_pins != p.phy_pins || api_->phy_sideband_width != p.phy_sideband_width)
+        throw std::runtime_error("'" + so_path + "' was built with PHY pin groups " + std::to_string(api_->phy_pins) +
+                                 " and a " + std::to_string(api_->phy_sideband_width) +
+                                 "-bit sideband; the profile says " + std::to_string(p.phy_pins) + " and " +
+                                 std::to_string(p.phy_sideband_width));
 }
 
 // The object stays loaded until the process exits: its Verilator runtime has static

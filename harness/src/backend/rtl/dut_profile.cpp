@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backend/rtl/dut_abi.h"
 #include "scenario/yaml_walk.h"
 
 namespace satasim::harness::rtl {
@@ -68,11 +69,19 @@ void note_lines(const MapView &m, const std::string &path, int map_line, std::in
             d.lines[path + "." + k] = x->line;
 }
 
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
 void read_interface(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line,
               {"ports", "data_width", "addr_width", "reg_addr_width", "clock_mhz", "idle_cycles", "phy_width",
-               "phy_clocks"});
-    note_lines(m, "interface", f.line, {"ports", "data_width", "addr_width", "reg_addr_width", "phy_width", "phy_clocks"},
+               "phy_clocks", "phy_pins", "phy_sideband_width"});
+    note_lines(m, "interface", f.line,
+               {"ports", "data_width", "addr_width", "reg_addr_width", "phy_width", "phy_clocks", "phy_pins",
+                "phy_sideband_width"},
                d);
     if (auto *x = m.find("ports"))
         d.ports = unsigned(as_uint(p, *x, 1, 8));
@@ -102,29 +111,114 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
             p.fail(*x, "16-bit PHY words move at twice the dword rate on the PHY's clocks: say "
                        "interface.phy_clocks: true (the top has phy_tx_clk and phy_rx_clk)");
     }
+    if (auto *x = m.find("phy_pins"))
+        for_each_element(p, *x, [&](const Field &e, size_t) {
+            const unsigned bit = as_enum<unsigned>(p, e, {{"elecidle", SATASIM_DUT_PHY_ELECIDLE},
+                                                          {"comwake_det", SATASIM_DUT_PHY_COMWAKE_DET},
+                                                          {"rate", SATASIM_DUT_PHY_RATE},
+                                                          {"reset", SATASIM_DUT_PHY_RESET},
+                                                          {"refclk", SATASIM_DUT_PHY_REFCLK}});
+            if (d.phy_pins & bit)
+                p.fail(e, "'" + e.node.Scalar() + "' is named twice");
+            if (bit == SATASIM_DUT_PHY_REFCLK && !d.phy_clocks)
+                p.fail(e, "the PHY derives its parallel clocks from the reference clock: say interface.phy_clocks: "
+                          "true (the top has phy_tx_clk and phy_rx_clk)");
+            d.phy_pins |= bit;
+        });
+    if (auto *x = m.find("phy_sideband_width"))
+        d.phy_sideband_width = unsigned(as_uint(p, *x, 0, SATASIM_DUT_MAX_SIDEBAND));
+}
+
+// A phy.* setting for a pin group the top does not have is refused at its key.
+void need_pins(const Parser &p, const Field &f, const DutProfile &d, unsigned bit, const char *group) {
+    if (!(d.phy_pins & bit))
+        p.fail(f, std::string("the shell drives this only on a top with the '") + group +
+                      "' pins: list it in interface.phy_pins (docs/rtl-controller.md, the PHY pins)");
 }
 
 // phy: the shell's PHY settings (not part of the DUT's build).
 void read_phy(const Parser &p, const Field &f, DutProfile &d) {
-    MapView m(p, f.node, f.path, f.line, {"rx_ppm"});
-    if (auto *x = m.find("rx_ppm")) {
-        // A signed integer: the scenario toolkit's readers take none.
-        const std::string s = as_string(p, *x);
-        const bool neg = !s.empty() && s[0] == '-';
-        const auto v = parse_uint(neg ? s.substr(1) : s);
-        if (!v || *v > 1000)
-            p.fail(*x, "expected an integer from -1000 to 1000 (ppm), got '" + s + "'");
-        d.rx_ppm = neg ? -int(*v) : int(*v);
-        if (d.rx_ppm != 0 && !d.phy_clocks)
-            p.fail(*x, "a receive clock offset needs the DUT's own receive clock: interface.phy_clocks: true "
-                       "(the top has phy_rx_clk and an elastic buffer behind it)");
+    MapView m(p, f.node, f.path, f.line,
+              {"rx_ppm", "ssc", "rate_ack_clocks", "reset_done_clocks", "sideband_status", "refclk_mhz"});
+    if (auto *x = m.find("refclk_mhz")) {
+        // The transceiver's PLL multiplies the reference by an integer N up to the line rate:
+        // 8b/10b symbols at clock_mhz dwords per microsecond, 40 bits per dword.
+        d.refclk_mhz = unsigned(as_uint(p, *x, 10, 1000));
+        need_pins(p, *x, d, SATASIM_DUT_PHY_REFCLK, "refclk");
+        const uint64_t line = uint64_t(d.clock_mhz) * 40; // Mbps
+        if (line % d.refclk_mhz)
+            p.fail(*x, "the PHY's PLL makes the " + std::to_string(line) + " Mbps line rate (interface.clock_mhz x 40) "
+                       "as an integer multiple of its reference clock, and " + std::to_string(line) + " / " +
+                       std::to_string(d.refclk_mhz) + " is not an integer");
+        d.pll_n = unsigned(line / d.refclk_mhz);
     }
-}
-
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
+    if (auto *x = m.find("rx_ppm")) {
+        // A signed integer (the scenario toolkit's readers take none) for every port, or a
+        // list of one per port.
+        auto ppm = [&](const Field &e) {
+            const std::string s = as_string(p, e);
+            const bool neg = !s.empty() && s[0] == '-';
+            const auto v = parse_uint(neg ? s.substr(1) : s);
+            if (!v || *v > 1000)
+                p.fail(e, "expected an integer from -1000 to 1000 (ppm), got '" + s + "'");
+            const int r = neg ? -int(*v) : int(*v);
+            if (r != 0 && !d.phy_clocks)
+                p.fail(e, "a receive clock offset needs the DUT's own receive clock: interface.phy_clocks: true "
+                          "(the top has phy_rx_clk and an elastic buffer behind it)");
+            return r;
+        };
+        if (x->node.IsSequence()) {
+            d.rx_ppm.clear();
+            for_each_element(p, *x, [&](const Field &e, size_t) { d.rx_ppm.push_back(ppm(e)); });
+            if (d.rx_ppm.size() != d.ports)
+                p.fail(*x, std::to_string(d.rx_ppm.size()) + " offsets for " + std::to_string(d.ports) + " port" +
+                               (d.ports == 1 ? "" : "s") + " (one offset, or one per port)");
+        } else {
+            d.rx_ppm.assign(d.ports, ppm(*x));
+        }
+    }
+    if (auto *x = m.find("ssc")) {
+        // Spread-spectrum clocking of the receive clocks (the far ends' transmitters):
+        // a triangular down-spread, SATA 3.x 7 (?): 0 to -5000 ppm at 30-33 kHz.
+        MapView s(p, x->node, x->path, x->line, {"spread_ppm", "freq_hz"});
+        d.ssc_ppm = 5000;
+        if (auto *y = s.find("spread_ppm"))
+            d.ssc_ppm = unsigned(as_uint(p, *y, 0, 5000));
+        if (auto *y = s.find("freq_hz"))
+            d.ssc_hz = unsigned(as_uint(p, *y, 30000, 33000));
+        if (d.ssc_ppm && !d.phy_clocks)
+            p.fail(*x, "spread-spectrum receive clocks need the DUT's own receive clock: interface.phy_clocks: "
+                       "true (the top has phy_rx_clk and an elastic buffer behind it)");
+    }
+    if (auto *x = m.find("rate_ack_clocks")) {
+        d.rate_ack_clocks = unsigned(as_uint(p, *x, 1, 1u << 20));
+        need_pins(p, *x, d, SATASIM_DUT_PHY_RATE, "rate");
+    }
+    if (auto *x = m.find("reset_done_clocks")) {
+        d.reset_done_clocks = unsigned(as_uint(p, *x, 1, 1u << 20));
+        need_pins(p, *x, d, SATASIM_DUT_PHY_RESET, "reset");
+    }
+    if (auto *x = m.find("sideband_status")) {
+        // One value for every port, or a list of one per port; each fits the width.
+        if (d.phy_sideband_width == 0)
+            p.fail(*x, "the top has no sideband: set interface.phy_sideband_width (1..32)");
+        const uint64_t max = (uint64_t(1) << d.phy_sideband_width) - 1;
+        auto value = [&](const Field &e) {
+            const uint64_t v = as_uint(p, e, 0, 0xFFFFFFFFu);
+            if (v > max)
+                p.fail(e, hex(v) + " does not fit the " + std::to_string(d.phy_sideband_width) +
+                              "-bit sideband (interface.phy_sideband_width)");
+            return uint32_t(v);
+        };
+        if (x->node.IsSequence()) {
+            for_each_element(p, *x, [&](const Field &e, size_t) { d.sideband_status.push_back(value(e)); });
+            if (d.sideband_status.size() != d.ports)
+                p.fail(*x, std::to_string(d.sideband_status.size()) + " values for " + std::to_string(d.ports) +
+                               " port" + (d.ports == 1 ? "" : "s") + " (one value, or one per port)");
+        } else {
+            d.sideband_status.assign(d.ports, value(*x));
+        }
+    }
 }
 
 // quirks.onchip_cmd_area: false, or where the areas are (a mapping of their offsets),
@@ -286,8 +380,12 @@ DutProfile parse_dut_profile(const std::string &path) {
         read_quirks(p, *x, d);
     if (auto *x = m.find("axi"))
         read_axi(p, *x, d.axi);
+    d.rx_ppm.assign(d.ports, 0);
     if (auto *x = m.find("phy"))
         read_phy(p, *x, d);
+    if ((d.phy_pins & SATASIM_DUT_PHY_REFCLK) && !d.refclk_mhz)
+        p.fail(d.lines.at("interface.phy_pins"), "interface.phy_pins",
+               "the 'refclk' pin needs its frequency: phy.refclk_mhz (a divisor of the line rate, interface.clock_mhz x 40)");
     return d;
 }
 

@@ -65,7 +65,18 @@ struct DutProfile {
     double clock_mhz = 150;      // the DUT's clock clk (bus, link; the PHY's dword clock)
     unsigned phy_width = 32;     // PHY data per port and PHY clock: 32 or 16 bits
     bool phy_clocks = false;     // the top has phy_tx_clk / phy_rx_clk (needed for 16 bits)
-    int rx_ppm = 0;              // phy.rx_ppm: phy_rx_clk's offset from phy_tx_clk
+    std::vector<int> rx_ppm;     // phy.rx_ppm: each port's phy_rx_clk offset from phy_tx_clk (ports entries)
+    unsigned ssc_ppm = 0;        // phy.ssc.spread_ppm: the receive clocks' SSC down-spread (0: none)
+    unsigned ssc_hz = 31500;     // phy.ssc.freq_hz: its modulation frequency
+    // The optional PHY pins (docs/rtl-controller.md, "The PHY pins"): the groups the top has
+    // (interface.phy_pins, SATASIM_DUT_PHY_* bits of dut_abi.h) and the sideband width.
+    unsigned phy_pins = 0;
+    unsigned phy_sideband_width = 0;   // interface.phy_sideband_width, 0..32 (0: no sideband)
+    unsigned rate_ack_clocks = 64;     // phy.rate_ack_clocks: PHY clocks from a rate request to its ack
+    unsigned reset_done_clocks = 256;  // phy.reset_done_clocks: clk cycles from PHY reset release to done
+    std::vector<uint32_t> sideband_status; // phy.sideband_status, per port (empty: 0)
+    unsigned refclk_mhz = 0;           // phy.refclk_mhz: phy_refclk (the refclk pin), 0: none
+    unsigned pll_n = 0;                // the PHY PLL's multiplier: line rate (clock_mhz x 40) / refclk_mhz
     unsigned idle_cycles = 4096; // quiet cycles after which the shell stops the clock
     DutQuirks quirks;
     AxiSlaveConfig axi;
@@ -76,7 +87,8 @@ struct DutProfile {
 // Reads and checks a profile; throws ScenarioError ("file:line: key: what is wrong") on
 // anything malformed: unknown keys, wrong types, missing files, unsupported widths,
 // on-chip areas that are misaligned, overlap the registers or each other, or lie outside
-// the register window.
+// the register window, PHY pin groups unknown or named twice, PHY settings for pins the
+// top does not have.
 DutProfile parse_dut_profile(const std::string &path);
 
 // The profile `satasim run --controller-rtl` gave (the rtl backend's rules consult it),

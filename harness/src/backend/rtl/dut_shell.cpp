@@ -8,6 +8,23 @@
 namespace satasim::harness::rtl {
 
 namespace {
+// The PHY clocks of a profile: one receive clock shared by the ports unless their offsets
+// differ or SSC spreads each (phy.rx_ppm, phy.ssc).
+link::PhyClocks make_clocks(const DutProfile &p) {
+    const unsigned w = p.phy_clocks ? p.phy_width : 32;
+    bool same = true;
+    for (int r : p.rx_ppm)
+        same = same && r == p.rx_ppm.front();
+    link::SscSpec ssc;
+    ssc.spread_ppm = p.ssc_ppm;
+    ssc.period_words = p.clock_mhz * 1e6 * (32.0 / w) / double(p.ssc_hz);
+    link::PhyClocks c = p.ssc_ppm == 0 && same ? link::PhyClocks(w, p.rx_ppm.empty() ? 0 : p.rx_ppm.front())
+                                               : link::PhyClocks(w, p.rx_ppm, ssc);
+    if (p.refclk_mhz)
+        c.set_refclk(w, p.pll_n); // phy.refclk_mhz: the PHY's reference clock, phase-locked
+    return c;
+}
+
 constexpr unsigned kBurst = 64;          // cycles ticked before simulated time catches up
 constexpr uint64_t kLiteTimeout = 100000; // cycles an AXI-Lite transaction may take
 } // namespace
@@ -18,13 +35,24 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
     : sc_core::sc_module(name), profile_(profile), api_(lib.api()),
       slave_(mem, profile.axi, profile.data_width, seed, trace),
       bus_errors_(mem, profile.ports, trace, profile.quirks.onchip_cmd_area ? &profile.quirks.onchip : nullptr),
-      irq_(irq), trace_(trace), fail_(std::move(fail)), clocks_(profile.phy_clocks ? profile.phy_width : 32, profile.rx_ppm),
+      irq_(irq), trace_(trace), fail_(std::move(fail)), clocks_(make_clocks(profile)),
       period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
     slave_.set_error_hook(
         [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
     dut_ = api_.create(wave_file);
-    for (unsigned n = 0; n < profile.ports; ++n)
-        ports_.push_back(std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }));
+    for (unsigned n = 0; n < profile.ports; ++n) {
+        PhyPins::Config pc;
+        pc.groups = profile.phy_pins & ~SATASIM_DUT_PHY_REFCLK; // the reference clock is the clocks'
+        pc.sideband_width = profile.phy_sideband_width;
+        pc.rate_ack_clocks = profile.rate_ack_clocks;
+        pc.reset_done_clocks = profile.reset_done_clocks;
+        pc.sideband_status = n < profile.sideband_status.size() ? profile.sideband_status[n] : 0;
+        PhyPins pins(
+            pc, [this, n](const char *rule, const std::string &msg) { phy_violation(n, rule, msg); },
+            [this, n](uint32_t ctrl) { phy_sideband(n, ctrl); });
+        ports_.push_back(
+            std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }, std::move(pins)));
+    }
     // Power-on reset: the DUT's registers are defined before the stack's first access.
     pins_.rst = 1;
     for (unsigned i = 0; i < SATASIM_DUT_RESET_CYCLES; ++i)
@@ -53,14 +81,18 @@ bool DutShell::tick() {
     unsigned edges;
     do {
         edges = clocks_.next();
+        const unsigned rx = clocks_.rx_edges();
         pins_.clk_edges = uint8_t(edges);
+        pins_.phy_rx_edges = uint8_t(rx);
+        // port n's edges: its own receive clock's
+        auto port_edges = [&](unsigned n) { return (edges & ~link::kEdgePhyRx) | ((rx >> n) & 1u ? link::kEdgePhyRx : 0u); };
         if (edges & link::kEdgeCore)
             slave_.drive(pins_);
-        for (auto &p : ports_)
-            p->drive(pins_, edges);
+        for (unsigned n = 0; n < ports_.size(); ++n)
+            ports_[n]->drive(pins_, port_edges(n));
         api_.tick(dut_, &pins_);
-        for (auto &p : ports_)
-            attention |= p->edge(pins_, edges);
+        for (unsigned n = 0; n < ports_.size(); ++n)
+            attention |= ports_[n]->edge(pins_, port_edges(n));
     } while (!(edges & link::kEdgeCore));
     ++cycles_;
     if (in_mmio_)
@@ -75,6 +107,32 @@ bool DutShell::tick() {
     }
     quiet_ = quiet && !attention ? quiet_ + 1 : 0;
     return attention;
+}
+
+// A PHY pin record (src phy) of a port: name, then the fields between port and cycle.
+void DutShell::phy_record(const char *name, unsigned port, const char *key, TraceValue value, std::string msg) {
+    if (!trace_)
+        return;
+    TraceRecord r;
+    r.src = "phy";
+    r.name = name;
+    r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
+    r.fields.emplace_back(key, std::move(value));
+    r.fields.emplace_back("cycle", TraceValue::integer(int64_t(cycles_)));
+    r.msg = std::move(msg);
+    trace_->emit(r);
+}
+
+// A PHY pin rule broken (phy_pins.h): counted, and a `phy.violation` record as the AXI
+// checker's (the run's violation count takes every *.violation record).
+void DutShell::phy_violation(unsigned port, const char *rule, const std::string &msg) {
+    ++phy_violations_;
+    phy_record("phy.violation", port, "rule", TraceValue::str(rule), msg);
+}
+
+// The DUT's sideband control vector changed: recorded with its new value.
+void DutShell::phy_sideband(unsigned port, uint32_t ctrl) {
+    phy_record("rtl.phy_sideband", port, "ctrl", TraceValue::hex(ctrl), "");
 }
 
 void DutShell::service() {

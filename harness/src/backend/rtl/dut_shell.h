@@ -6,11 +6,13 @@
 //   - the DMA master, served by AxiMemSlave from the host memory model, protocol-checked,
 //     with host bus errors injected by BusErrorInjector (fault host_bus_error);
 //   - the interrupt line into the harness's IrqLine;
-//   - each port's PHY interface to a PhyPort (cable, device-side link RTL, SataLink).
+//   - each port's PHY interface to a PhyPort (cable, device-side link RTL, SataLink), the
+//     optional PHY pins checked there (PhyPins: `phy.violation` records, sideband changes).
 // Its clocks: clk, and for a DUT with PHY clocks the PHY's transmit and receive parallel
-// clocks (link::PhyClocks: 16-bit PHY words at twice the dword rate, the receive clock
-// offset by the profile's phy.rx_ppm). The clock runs in bursts while anything moves and
-// stops after the profile's
+// clocks (link::PhyClocks: 16-bit PHY words at twice the dword rate, each port's receive
+// clock offset by the profile's phy.rx_ppm and spread by phy.ssc) and, for a top with the
+// refclk pin, the PHY's reference clock (phy.refclk_mhz, phase-locked to the transmit
+// clock). The clock runs in bursts while anything moves and stops after the profile's
 // idle_cycles quiet cycles; SystemC time advances by the cycles ticked at the DUT's clock
 // period, so idle time costs no wall time.
 #pragma once
@@ -61,11 +63,18 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     uint64_t mmio_cycles() const { return mmio_cycles_; }
     uint64_t axi_violations() const { return slave_.violations(); }
     uint64_t axi_bursts() const { return slave_.bursts(); }
+    uint64_t phy_violations() const { return phy_violations_; }
+    bool has_phy_pins() const {
+        return (profile_.phy_pins & ~SATASIM_DUT_PHY_REFCLK) != 0 || profile_.phy_sideband_width != 0;
+    }
 
   private:
     bool tick(); // one clk cycle (its PHY clock steps first); true: the SystemC side has work
     bool in_window(uint32_t off) const;
     void service();
+    void phy_record(const char *name, unsigned port, const char *key, TraceValue value, std::string msg);
+    void phy_violation(unsigned port, const char *rule, const std::string &msg);
+    void phy_sideband(unsigned port, uint32_t ctrl);
     void wake();
     void clock_thread();
     // The AXI-Lite transaction in pins_ clocked until done(); false on a timeout.
@@ -86,7 +95,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     sc_core::sc_event wake_ev_;
     bool running_ = true;
     uint64_t quiet_ = 0;
-    uint64_t cycles_ = 0, mmio_cycles_ = 0;
+    uint64_t cycles_ = 0, mmio_cycles_ = 0, phy_violations_ = 0;
     bool irq_seen_ = false;
     bool in_mmio_ = false;
 };

@@ -15,9 +15,9 @@ constexpr uint64_t kFrameSlack = 4096;
 
 } // namespace
 
-PhyPort::PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake)
+PhyPort::PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake, PhyPins pins)
     : n_(index), wake_(std::move(wake)), side_(dev_.side()), from_dut_(phy_width), to_dut_(phy_width),
-      elastic_(elastic), tx_ev_(sc_core::sc_gen_unique_name("rtl_port_tx")) {
+      elastic_(elastic), pins_(std::move(pins)), tx_ev_(sc_core::sc_gen_unique_name("rtl_port_tx")) {
     reset_device_link();
 }
 
@@ -55,6 +55,26 @@ void PhyPort::drive(satasim_dut_pins &p, unsigned edges) {
     p.phy_cominit[n_] = cominit_;
     if (edges & link::kEdgeCore)
         cominit_ = false; // a one-cycle pulse
+    if (pins_.any()) {
+        p.phy_ready[n_] = pins_.phy_ready(phy_ready_);
+        p.phy_rx_elecidle[n_] = pins_.rx_elecidle();
+        p.phy_comwake_det[n_] = pins_.comwake_det();
+        p.phy_rate_ack[n_] = pins_.rate_ack();
+        p.phy_reset_done[n_] = pins_.reset_done();
+        p.phy_sb_status[n_] = pins_.sb_status();
+    }
+}
+
+PhyPins::Out PhyPort::pins_out(const satasim_dut_pins &p) const {
+    PhyPins::Out o;
+    o.tx_elecidle = p.phy_tx_elecidle[n_];
+    o.reset = p.phy_reset[n_];
+    o.comreset = p.phy_comreset[n_];
+    o.comwake = p.phy_comwake[n_];
+    o.offline = p.phy_offline[n_];
+    o.rate = p.phy_rate[n_];
+    o.sb_ctrl = p.phy_sb_ctrl[n_];
+    return o;
 }
 
 // The DUT's header dword after SOF, unscrambled: the FIS type a host dword fault waits for.
@@ -76,7 +96,11 @@ void PhyPort::watch_host_frame(uint32_t d, bool isk) {
 
 // A dword of the DUT's transmitter (its PHY words joined) onto the cable; the dword the
 // cable delivers goes to the device's receiver (through its elastic buffer).
-void PhyPort::host_dword(link::LaneDword d) {
+void PhyPort::host_dword(link::LaneDword d, const satasim_dut_pins &p) {
+    if (pins_.any()) {
+        const bool sof = d.isk && d.data == link::prim::kSof;
+        pins_.tx_dword(pins_out(p), sof || host_frame_pos_ >= 0, sof, pins_.phy_ready(phy_ready_), gen_);
+    }
     watch_host_frame(d.data, d.isk);
     if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
         hook->on_dword(true, d.data, d.isk);
@@ -123,10 +147,14 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
             attention = true;
         }
         spd_seen_ = p.phy_spd_limit[n_];
+        if (pins_.any())
+            pins_.core_edge(pins_out(p), p.rst, pins_.phy_ready(phy_ready_));
     }
+    if ((edges & link::kEdgePhyTx) && pins_.any())
+        pins_.phy_tx_edge();
     link::LaneDword d;
     if ((edges & link::kEdgePhyTx) && from_dut_.take(p.phy_tx_data[n_], p.phy_tx_isk[n_], d))
-        host_dword(d);
+        host_dword(d, p);
     if (edges & link::kEdgePhyRx) {
         if (to_dut_.needs_dword())
             attention |= device_dword();
@@ -178,21 +206,34 @@ void PhyPort::service() {
 
 bool PhyPort::idle() const {
     return dev_.state() == link::RtlState::Idle && !tx_busy_ && !(side_.rx_end && !judged_) &&
-           !cominit_;
+           !cominit_ && (!pins_.any() || pins_.idle());
 }
 
 void PhyPort::phy_changed(bool ready, link::Gen gen) {
     phy_ready_ = ready;
     gen_ = uint8_t(gen);
+    pins_.phy_changed();
+    pins_.device_transmitting(ready);
     wake_();
 }
 
 void PhyPort::oob_reset() {
     cominit_ = true;
+    pins_.device_transmitting(false); // COMINIT: the device (re)starts OOB from idle
+    wake_();
+}
+
+// The device's COMWAKE: a pulse on phy_comwake_det, and the device transmits from now on.
+// Nothing changes for a top without the PHY pins (its clock is not even woken).
+void PhyPort::oob_comwake() {
+    if (!pins_.any())
+        return;
+    pins_.comwake_detected();
     wake_();
 }
 
 void PhyPort::phy_reset() {
+    pins_.device_transmitting(false);
     ++epoch_;
     reset_device_link();
     tx_ev_.notify(sc_core::SC_ZERO_TIME);

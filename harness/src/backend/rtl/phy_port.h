@@ -6,7 +6,8 @@
 // link layer RTL in device role (model/link/rtl/sata_link.v, verilated standalone), whose
 // transport side serves the port's SataLink device endpoint (disk or port multiplier).
 // The SataLink keeps the PHY: COMRESET / offline from the DUT's outputs go to it, its
-// PhyRdy, generation and COMINIT come back as the DUT's PHY status inputs.
+// PhyRdy, generation and COMINIT come back as the DUT's PHY status inputs. The optional
+// PHY pins (electrical idle, COMWAKE detect, rate, PHY reset, sideband) are PhyPins'.
 //
 // As the SataLink's host endpoint this class only takes PHY events (frames never arrive
 // here: the host's link layer is the DUT's); as its ExternalHostWire it sends the
@@ -22,6 +23,7 @@
 
 #include "backend/rtl/device_link_rtl.h"
 #include "backend/rtl/dut_abi.h"
+#include "backend/rtl/phy_pins.h"
 #include "model/link/link_rtl.h"
 #include "model/link/phy_lane.h"
 #include "model/link/sata_link.h"
@@ -32,8 +34,9 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
   public:
     // wake: start the shell's clock (something for the DUT to do). phy_width: the DUT's PHY
     // words (32 or 16 bits); elastic: the DUT has its own PHY clocks, so the far end's
-    // receiver takes the DUT's dwords through an elastic buffer (its clock differs).
-    PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake);
+    // receiver takes the DUT's dwords through an elastic buffer (its clock differs). pins:
+    // the optional PHY pins the DUT's top has (their checks report through it).
+    PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake, PhyPins pins);
 
     void connect(link::SataLink *lk);
     bool connected() const { return link_ != nullptr; }
@@ -54,6 +57,7 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     bool receive_fis(const sata::Fis &) override { return false; }
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
+    void oob_comwake() override;
     // link::ExternalHostWire
     link::FrameStatus send_from_device(const sata::Fis &fis, bool fault, const link::SataLink::DwordFault &df) override;
     void phy_reset() override;
@@ -62,7 +66,8 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
   private:
     void reset_device_link();
     void watch_host_frame(uint32_t d, bool isk);
-    void host_dword(link::LaneDword d);
+    void host_dword(link::LaneDword d, const satasim_dut_pins &p);
+    PhyPins::Out pins_out(const satasim_dut_pins &p) const;
     bool device_dword();
 
     // One direction of the cable: kWireDelay dwords in flight.
@@ -99,6 +104,7 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     bool phy_ready_ = false;
     uint8_t gen_ = 0;
     bool cominit_ = false; // one-cycle COMINIT pulse pending
+    PhyPins pins_;
     // the DUT's PHY requests: last seen after an edge / last told the SataLink
     bool comreset_seen_ = true, offline_seen_ = false;
     uint8_t spd_seen_ = 0;

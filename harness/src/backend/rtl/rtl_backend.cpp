@@ -88,6 +88,8 @@ class RtlBackend : public Backend {
                                 {"dut_mmio_cycles", shell_->mmio_cycles()},
                                 {"axi_bursts", shell_->axi_bursts()},
                                 {"axi_violations", shell_->axi_violations()}};
+        if (shell_->has_phy_pins()) // only then: results of a top without them stay as they were
+            report.backend_stats.push_back({"phy_violations", shell_->phy_violations()});
         shell_->stop(); // the process ends with _exit(): the DUT's final blocks and coverage now
     }
 

@@ -120,6 +120,10 @@ ahci_apb_slave apb (
     .m_araddr(r_araddr), .m_arvalid(r_arvalid), .m_arready(r_arready),
     .m_rdata(r_rdata), .m_rresp(r_rresp), .m_rvalid(r_rvalid), .m_rready(r_rready));
 
+/* verilator lint_off UNUSEDSIGNAL */
+wire [NPORTS-1:0]   opt_tx_elecidle, opt_phy_reset, opt_sb_ctrl;
+wire [2*NPORTS-1:0] opt_rate;
+/* verilator lint_on UNUSEDSIGNAL */
 ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ)) hba (
     .clk(clk), .rst(rst),
     .s_awaddr(r_awaddr), .s_awvalid(r_awvalid), .s_awready(r_awready),
@@ -128,7 +132,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ))
     .s_araddr(r_araddr), .s_arvalid(r_arvalid), .s_arready(r_arready),
     .s_rdata(r_rdata), .s_rresp(r_rresp), .s_rvalid(r_rvalid), .s_rready(r_rready),
     .irq(irq),
-    .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
+    .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .m_awaddr(m_awaddr),
     .m_awlen(m_awlen),
     .m_awsize(m_awsize),
@@ -171,6 +175,16 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ))
     .phy_comwake(phy_comwake),
     .phy_offline(phy_offline),
     .phy_spd_limit(phy_spd_limit),
+    // the optional PHY pins, tied off (ahci_hba's PHY_CTL and SBW at 0; the profile lists none)
+    .phy_tx_elecidle(opt_tx_elecidle),
+    .phy_rx_elecidle({NPORTS{1'b0}}),
+    .phy_comwake_det({NPORTS{1'b0}}),
+    .phy_rate(opt_rate),
+    .phy_rate_ack({NPORTS{1'b0}}),
+    .phy_reset(opt_phy_reset),
+    .phy_reset_done({NPORTS{1'b1}}),
+    .phy_sb_ctrl(opt_sb_ctrl),
+    .phy_sb_status({NPORTS{1'b0}}),
     .link_state(link_state));
 
 endmodule

@@ -94,6 +94,21 @@ void drive(Vdut &m, const satasim_dut_pins &p) {
         set_bits(m.phy_gen, 2 * n, 2, p.phy_gen[n]);
         set_bits(m.phy_dev_present, n, 1, p.phy_dev_present[n]);
         set_bits(m.phy_cominit, n, 1, p.phy_cominit[n]);
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_ELECIDLE
+        set_bits(m.phy_rx_elecidle, n, 1, p.phy_rx_elecidle[n]);
+#endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_COMWAKE_DET
+        set_bits(m.phy_comwake_det, n, 1, p.phy_comwake_det[n]);
+#endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_RATE
+        set_bits(m.phy_rate_ack, n, 1, p.phy_rate_ack[n]);
+#endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_RESET
+        set_bits(m.phy_reset_done, n, 1, p.phy_reset_done[n]);
+#endif
+#if SATASIM_DUT_PHY_SBW
+        set_bits(m.phy_sb_status, SATASIM_DUT_PHY_SBW * n, SATASIM_DUT_PHY_SBW, p.phy_sb_status[n]);
+#endif
     }
 }
 
@@ -135,6 +150,18 @@ void sample(const Vdut &m, satasim_dut_pins &p) {
         p.phy_comwake[n] = uint8_t(get_bits(m.phy_comwake, n, 1));
         p.phy_offline[n] = uint8_t(get_bits(m.phy_offline, n, 1));
         p.phy_spd_limit[n] = uint8_t(get_bits(m.phy_spd_limit, 4 * n, 4));
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_ELECIDLE
+        p.phy_tx_elecidle[n] = uint8_t(get_bits(m.phy_tx_elecidle, n, 1));
+#endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_RATE
+        p.phy_rate[n] = uint8_t(get_bits(m.phy_rate, 2 * n, 2));
+#endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_RESET
+        p.phy_reset[n] = uint8_t(get_bits(m.phy_reset, n, 1));
+#endif
+#if SATASIM_DUT_PHY_SBW
+        p.phy_sb_ctrl[n] = get_bits(m.phy_sb_ctrl, SATASIM_DUT_PHY_SBW * n, SATASIM_DUT_PHY_SBW);
+#endif
     }
 }
 
@@ -187,6 +214,9 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
     m.phy_tx_clk = 0;
     set_bits(m.phy_rx_clk, 0, kPorts, 0);
 #endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_REFCLK
+    m.phy_refclk = 0;
+#endif
     m.eval();
     sample(m, *pins);
 #if VM_TRACE
@@ -197,7 +227,10 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 #if SATASIM_DUT_PHY_CLOCKS
     m.phy_tx_clk = (pins->clk_edges & SATASIM_DUT_EDGE_PHY_TX) != 0;
     if (pins->clk_edges & SATASIM_DUT_EDGE_PHY_RX)
-        set_bits(m.phy_rx_clk, 0, kPorts, 0xFFu);
+        set_bits(m.phy_rx_clk, 0, kPorts, pins->phy_rx_edges);
+#endif
+#if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_REFCLK
+    m.phy_refclk = (pins->clk_edges & SATASIM_DUT_EDGE_PHY_REF) != 0;
 #endif
     m.eval();
 #if VM_TRACE
@@ -208,7 +241,8 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 }
 
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, kPhyW, SATASIM_DUT_PHY_CLOCKS,
-                              SATASIM_DUT_RAW, dut_create, dut_destroy, dut_tick};
+                              SATASIM_DUT_RAW, SATASIM_DUT_PHY_PINS, SATASIM_DUT_PHY_SBW, dut_create, dut_destroy,
+                              dut_tick};
 
 } // namespace
 
