@@ -178,6 +178,24 @@ def test_more_cases(tmp_path):
                                    nr_failed=1)]) == []
 
 
+def test_an_error_during_an_internal_command_belongs_to_no_report(tmp_path):
+    # Found by the planted-bug campaigns (docs/fuzzing.md): a media error on an NCQ read,
+    # then a CRC error on EH's READ LOG EXT (PxIS.IFS, the port frozen). The error reaches
+    # the link's eh_info after the run took its snapshot; its report describes the media
+    # error and the reset clears eh_info: libata never reports the bus error.
+    def trace(tag):
+        return [rec(10, "ahci.error_irq", irq_stat=0x40000008, serror=0, freeze=False),
+                rec(11, "qc.issue", dev=0, tag=tag, cmd=0x2f, bytes=512),
+                rec(12, "ahci.error_irq", irq_stat=0x8000000, serror=0x200100, freeze=True),
+                rec(12, "qc.done", dev=0, tag=tag, cmd=0x2f, err_mask=0x100, status=0x40, error=0),
+                rec(13, "eh.exception", dev=0, emask=0x1, sact=0x1, serr=0, action=0x6, frozen=True,
+                    desc="irq_stat 0x40000008", nr_failed=1),
+                rec(13, "eh.reset", method="hard", **{"try": 1})]
+    assert eh_check(tmp_path, trace(32)) == []
+    # the same on a normal command (tag 0): that report must carry the bus error
+    assert eh_check(tmp_path, trace(0)) == ["interface-error-is-link-error", "hba-error-decoded"]
+
+
 def test_a_malformed_trace_is_refused_naming_file_and_line(tmp_path):
     p = tmp_path / "bad.jsonl"
     p.write_text(json.dumps(rec(0, "probe.link_up", **LINK_UP)) + "\n{not json\n")

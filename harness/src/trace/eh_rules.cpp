@@ -15,6 +15,8 @@ constexpr unsigned kErrSystem = 1u << 6, kErrAtaBus = 1u << 4;
 // AHCI 1.3.1 3.3.5 PxIS bits the LLD decodes (docs/hardware.md 5.2)
 constexpr uint64_t kIsUfs = 1u << 4, kIsPcs = 1u << 6, kIsPrcs = 1u << 22, kIsIfs = 1u << 27, kIsHbds = 1u << 28,
                    kIsHbfs = 1u << 29;
+// the stack's tag of internal commands (ATA_TAG_INTERNAL, stack/include/satasim/libata.h)
+constexpr int64_t kTagInternal = 32;
 // SATA 3.x SError.N (PhyRdy change), SATA PM 1.2 PSCR[1] and GSCR[32]
 constexpr uint64_t kSerrN = 1u << 16;
 constexpr int64_t kPscrSError = 1, kPscrSControl = 2, kGscrError = 32, kPmpCtrlLink = 15;
@@ -182,8 +184,17 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
     }
     if (is(r, "qc.issue"))
         p.issued = true;
+    if ((is(r, "qc.issue") || is(r, "qc.done")) && num_or(r, "tag", -1) == kTagInternal)
+        p.internal_active = is(r, "qc.issue");
+    else if (is(r, "eh.reset"))
+        p.internal_active = false;
 
     // ---- errors the LLD read (interface-error-is-link-error, hba-error-decoded)
+    // One read while an internal command is on the wire (EH's own: READ LOG EXT during the
+    // autopsy, IDENTIFY while revalidating) goes to the link's eh_info after this EH run took
+    // its snapshot: the run's report describes the earlier error, and the reset the freeze
+    // forces clears eh_info (docs/libata-eh.md 3.5 step 5), so libata never reports it. The
+    // freeze itself is still checked, and reset-after-freeze checks the reset.
     if (is(r, "ahci.error_irq")) {
         const uint64_t is_ = uint64_t(num_or(r, "irq_stat", 0));
         PendingError e;
@@ -203,7 +214,7 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
             e.words.push_back("PHY RDY changed");
         if (is_ & kIsUfs)
             e.words.push_back("unknown FIS");
-        if (e.need_bus || !e.words.empty())
+        if ((e.need_bus || !e.words.empty()) && !p.internal_active)
             p.errors.push_back(e);
     } else if (is(r, "sil24.error_irq")) {
         const int64_t cerr = num_or(r, "cmd_err", 0);
@@ -213,7 +224,8 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
             e.what = "PORT_CMD_ERR " + std::to_string(cerr);
             e.need_bus = true;
             e.words.push_back(cerr == 3 ? "error in data FIS" : "failed to transmit command FIS");
-            p.errors.push_back(e);
+            if (!p.internal_active)
+                p.errors.push_back(e);
             if (!flag(r, "freeze"))
                 add("interface-error-is-link-error", t, pn, ln, e.what + " read without freezing the port");
         }

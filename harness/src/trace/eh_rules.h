@@ -71,6 +71,7 @@ class EhRules : public RecordObserver {
         bool thawed = false; // known thawed: a host-link reset succeeded since the last freeze
         bool issued = false; // a command was issued since then
         bool pmp = false;    // a port multiplier was seen on this port
+        bool internal_active = false; // an internal command (EH's or the probe's) is on the wire
         std::vector<PendingError> errors;
         Report report;
         uint64_t hotplug_t = 0; // the hotplug exception whose link-up is still due (0: none)
