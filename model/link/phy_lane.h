@@ -4,7 +4,8 @@
 // and the reference controller's PHY adapter testbench (model/ahci_rtl/tb) share it.
 //
 //   PhyClocks    the edge schedule of the core clock, the PHY's transmit parallel clock
-//                and its receive (recovered) clock, the last offset by a ppm figure;
+//                and its receive (recovered) clock, the last offset by a ppm figure, and
+//                of the bus side's optional register and DMA clocks;
 //   WordGearbox  16-bit words <-> dwords: the transmitter sends a dword's low half first,
 //                the receiver aligns on the K byte (a word with the K flag on its low byte
 //                is always a dword's low half), as a transceiver's comma alignment does;
@@ -21,7 +22,7 @@
 namespace satasim::link {
 
 // Which clocks rise at one step of the shell (the ABI's clock-edge bits, dut_abi.h).
-enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u };
+enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u, kEdgeReg = 8u, kEdgeDma = 16u };
 
 class PhyClocks {
   public:
@@ -32,29 +33,39 @@ class PhyClocks {
     PhyClocks(unsigned phy_width, int rx_ppm)
         : tx_(kUnit), core_(kUnit * 32 / phy_width), rx_(kUnit - rx_ppm) {}
 
+    // The bus side's own clocks (the DUT's register and DMA clocks, dut_abi.h): a clock
+    // of `mhz` beside a core clock of `core_mhz`, its first edge with the core clock's
+    // first (its period rounded to the schedule's unit: a millionth of a PHY word).
+    // Without it, the clock never rises.
+    void add_bus_clock(unsigned edge, double mhz, double core_mhz) {
+        const int64_t period = int64_t(double(core_) * core_mhz / mhz + 0.5);
+        (edge == kEdgeReg ? reg_ : dma_) = period;
+        (edge == kEdgeReg ? t_reg_ : t_dma_) = 0;
+    }
+
     // The clocks that rise at the next step (kEdge* bits); time moves to it.
     unsigned next() {
-        const int64_t t = std::min(t_core_, std::min(t_tx_, t_rx_));
+        const int64_t t = std::min(std::min(t_core_, std::min(t_tx_, t_rx_)), std::min(t_reg_, t_dma_));
         unsigned m = 0;
-        if (t_core_ == t) {
-            m |= kEdgeCore;
-            t_core_ += core_;
-        }
-        if (t_tx_ == t) {
-            m |= kEdgePhyTx;
-            t_tx_ += tx_;
-        }
-        if (t_rx_ == t) {
-            m |= kEdgePhyRx;
-            t_rx_ += rx_;
-        }
+        const auto rise = [&](int64_t &at, int64_t period, unsigned bit) {
+            if (at == t) {
+                m |= bit;
+                at += period;
+            }
+        };
+        rise(t_core_, core_, kEdgeCore);
+        rise(t_tx_, tx_, kEdgePhyTx);
+        rise(t_rx_, rx_, kEdgePhyRx);
+        rise(t_reg_, reg_, kEdgeReg);
+        rise(t_dma_, dma_, kEdgeDma);
         return m;
     }
 
   private:
     static constexpr int64_t kUnit = 1000000; // one transmit word period
-    int64_t tx_, core_, rx_;
-    int64_t t_core_ = 0, t_tx_ = 0, t_rx_ = 0;
+    static constexpr int64_t kNever = INT64_MAX;
+    int64_t tx_, core_, rx_, reg_ = 0, dma_ = 0;
+    int64_t t_core_ = 0, t_tx_ = 0, t_rx_ = 0, t_reg_ = kNever, t_dma_ = kNever;
 };
 
 // A dword with its K flag (byte 0) on the link side.
