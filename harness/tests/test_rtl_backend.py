@@ -141,3 +141,79 @@ def test_keys_the_dut_cannot_take_are_refused_under_controller_rtl(scenario, rea
     assert r.returncode == 2, r.stdout + r.stderr
     assert "backend rtl: the RTL backend " + reason in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def key_line(path, key):
+    return next(i for i, l in enumerate(path.read_text().splitlines(), 1) if key in l)
+
+
+def test_bus_clock_frequencies_refused_at_their_keys(tmp_path, rtl_env):
+    # A separate register or DMA clock (docs/rtl-controller.md, clocks) takes clock_mhz's
+    # range, 10..1000 MHz: zero and negative figures are refused at the key, nothing run.
+    for key, value, why in [("reg_clock_mhz", "0", "0 is out of range (10..1000)"),
+                            ("dma_clock_mhz", "-150", "expected a non-negative integer, got '-150'")]:
+        p = profile_copy(tmp_path / f"{key}.yaml", "  idle_cycles: 4096", f"  idle_cycles: 4096\n  {key}: {value}")
+        r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert f"{p}:{key_line(p, key)}: interface.{key}: {why}" in r.stderr, r.stderr
+        assert not (tmp_path / "out").exists()
+
+
+def tiny_dut(tmp_path, ports, interface):
+    """A profile of a one-module top with only `ports` (no DUT behind it): enough to be
+    verilated (a second), never compiled."""
+    (tmp_path / "tiny.v").write_text("module tiny (" + ", ".join(f"input wire {p}" for p in ports) +
+                                     ");\nendmodule\n")
+    p = tmp_path / "tiny.yaml"
+    p.write_text("name: tiny\ntop: tiny\nfiles: [tiny.v]\ninterface:\n  ports: 1\n  clock_mhz: 150\n" +
+                 "".join(f"  {k}: {v}\n" for k, v in interface.items()))
+    return p
+
+
+def test_bus_clocks_the_top_lacks_are_refused_at_their_keys(tmp_path, rtl_env):
+    # The profile gives a register clock; the top has reg_clk but no reg_rst (each bus
+    # clock comes with its own reset), or no dma_clk at all: refused at the key once
+    # verilated, before the shell's glue would fail to compile against the model.
+    p = tiny_dut(tmp_path, ["clk", "rst", "reg_clk"], {"reg_clock_mhz": 50})
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (f"{p}:{key_line(p, 'reg_clock_mhz')}: interface.reg_clock_mhz: a separate register slave clock, "
+            "but the top module 'tiny' has no input reg_rst") in r.stderr, r.stderr
+    p = tiny_dut(tmp_path, ["clk", "rst", "reg_clk", "reg_rst"], {"reg_clock_mhz": 50, "dma_clock_mhz": 100})
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (f"{p}:{key_line(p, 'dma_clock_mhz')}: interface.dma_clock_mhz: a separate DMA master clock, "
+            "but the top module 'tiny' has no input dma_clk") in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_shared_object_built_without_the_profiles_bus_clock_is_refused(tmp_path, rtl_env, monkeypatch):
+    # A DUT object whose ABI says it has no reg_clk while the profile gives one (an object
+    # made elsewhere: the build key has the bus clocks, so satasim's own builds agree). The
+    # object comes from a stand-in glue (SATASIM_RTL_SHELL_DIR) around the tiny top: the
+    # real ABI, every field the profile's but reg_clock.
+    shell = tmp_path / "shell"
+    (shell / "shell").mkdir(parents=True)
+    (shell / "dut_abi.h").write_text((ROOT / "harness" / "src" / "backend" / "rtl" / "dut_abi.h").read_text())
+    (shell / "shell" / "dut_glue.cpp").write_text("""
+extern "C" {
+#include "dut_abi.h"
+}
+namespace {
+void *create(const char *) { return nullptr; }
+void destroy(void *) {}
+void tick(void *, satasim_dut_pins *) {}
+const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, SATASIM_DUT_PORTS, SATASIM_DUT_DW, SATASIM_DUT_AW,
+                              SATASIM_DUT_PHY_W, SATASIM_DUT_PHY_CLOCKS, SATASIM_DUT_RAW,
+                              !SATASIM_DUT_REG_CLOCK, SATASIM_DUT_DMA_CLOCK, create, destroy, tick};
+}
+extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim_dut_api_v1() { return &kApi; }
+""")
+    monkeypatch.setenv("SATASIM_RTL_SHELL_DIR", str(shell))
+    monkeypatch.setenv("SATASIM_RTL_CACHE", str(tmp_path / "cache"))
+    p = tiny_dut(tmp_path, ["clk", "rst", "reg_clk", "reg_rst"], {"reg_clock_mhz": 50})
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{p}:{key_line(p, 'reg_clock_mhz')}: interface.reg_clock_mhz: '" in r.stderr, r.stderr
+    assert "dut.so' was built without reg_clk; the profile gives it" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()

@@ -5,7 +5,8 @@
 //
 //   PhyClocks    the edge schedule of the core clock, the PHY's transmit parallel clock
 //                and its receive (recovered) clocks, each offset by a ppm figure and
-//                optionally spread (SSC);
+//                optionally spread (SSC), and of the bus side's optional register and
+//                DMA clocks;
 //   WordGearbox  16-bit words <-> dwords: the transmitter sends a dword's low half first,
 //                the receiver aligns on the K byte (a word with the K flag on its low byte
 //                is always a dword's low half), as a transceiver's comma alignment does;
@@ -23,7 +24,7 @@
 namespace satasim::link {
 
 // Which clocks rise at one step of the shell (the ABI's clock-edge bits, dut_abi.h).
-enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u, kEdgePhyRef = 8u };
+enum : unsigned { kEdgeCore = 1u, kEdgePhyTx = 2u, kEdgePhyRx = 4u, kEdgePhyRef = 8u, kEdgeReg = 16u, kEdgeDma = 32u };
 
 // A receive clock's spread-spectrum clocking: a triangular down-spread of spread_ppm
 // (the clock's frequency swings between nominal and spread_ppm below it, its period
@@ -68,10 +69,20 @@ class PhyClocks {
         ref_rem_ = 0;
     }
 
+    // The bus side's own clocks (the DUT's register and DMA clocks, dut_abi.h): a clock
+    // of `mhz` beside a core clock of `core_mhz`, its first edge with the core clock's
+    // first (its period rounded to the schedule's unit: a millionth of a PHY word).
+    // Without it, the clock never rises.
+    void add_bus_clock(unsigned edge, double mhz, double core_mhz) {
+        const int64_t period = int64_t(double(core_) * core_mhz / mhz + 0.5);
+        (edge == kEdgeReg ? reg_ : dma_) = period;
+        (edge == kEdgeReg ? t_reg_ : t_dma_) = 0;
+    }
+
     // The clocks that rise at the next step (kEdge* bits: kEdgePhyRx when any port's
     // receive clock rises, rx_edges() says whose); time moves to it.
     unsigned next() {
-        int64_t t = std::min(t_core_, t_tx_);
+        int64_t t = std::min(std::min(t_core_, t_tx_), std::min(t_reg_, t_dma_));
         for (const Rx &r : rx_)
             t = std::min(t, r.t);
         if (ref_den_)
@@ -86,14 +97,16 @@ class PhyClocks {
                 ref_rem_ -= ref_den_;
             }
         }
-        if (t_core_ == t) {
-            m |= kEdgeCore;
-            t_core_ += core_;
-        }
-        if (t_tx_ == t) {
-            m |= kEdgePhyTx;
-            t_tx_ += tx_;
-        }
+        const auto rise = [&](int64_t &at, int64_t period, unsigned bit) {
+            if (at == t) {
+                m |= bit;
+                at += period;
+            }
+        };
+        rise(t_core_, core_, kEdgeCore);
+        rise(t_tx_, tx_, kEdgePhyTx);
+        rise(t_reg_, reg_, kEdgeReg);
+        rise(t_dma_, dma_, kEdgeDma);
         rx_edges_ = 0;
         for (size_t n = 0; n < rx_.size(); ++n) {
             Rx &r = rx_[n];
@@ -112,6 +125,7 @@ class PhyClocks {
   private:
     static constexpr int64_t kUnit = 1000000; // one transmit word period
     static constexpr size_t kMaxRx = 8;
+    static constexpr int64_t kNever = INT64_MAX;
     struct Rx {
         int64_t period; // without SSC
         int64_t t;      // its next edge
@@ -127,9 +141,9 @@ class PhyClocks {
             return int64_t(spread) * tri / half;
         }
     };
-    int64_t tx_, core_;
+    int64_t tx_, core_, reg_ = 0, dma_ = 0;
     std::vector<Rx> rx_;
-    int64_t t_core_ = 0, t_tx_ = 0;
+    int64_t t_core_ = 0, t_tx_ = 0, t_reg_ = kNever, t_dma_ = kNever;
     unsigned rx_edges_ = 0;
     int64_t ref_num_ = 0, ref_den_ = 0, t_ref_ = 0, ref_rem_ = 0; // reference clock (ref_den_ 0: none)
 };

@@ -1,6 +1,6 @@
 // The shell side of every register-bus adapter (docs/rtl-controller.md, adapters): an
-// AXI4-Lite slave, 12-bit address, 32-bit data, that takes one access at a time and hands
-// it to the adapter's protocol engine as a held request.
+// AXI4-Lite slave, 12-bit address (OFF_W bits: a wider register window), 32-bit data, that
+// takes one access at a time and hands it to the adapter's protocol engine as a held request.
 //
 //   AW, W and AR are accepted independently (READY = no request of that kind waiting;
 //   AXI4-Lite allows W before AW, IHI0022 B1.1 / A3.3.1); a write starts once both AW and W
@@ -12,14 +12,15 @@
 //   req_valid rises with req_write / req_addr / req_wdata / req_wstrb and holds them
 //   unchanged until the engine pulses done (one cycle, with done_resp and done_rdata); the
 //   engine must not pulse done without req_valid. req_addr is the slave's address: BASE
-//   with the 12-bit register offset in its low bits (ADDR_W >= 12, BASE[11:0] = 0).
+//   with the OFF_W-bit register offset in its low bits (ADDR_W >= OFF_W, BASE[OFF_W-1:0] = 0).
 module satasim_axil_front #(
+    parameter integer      OFF_W = 12,
     parameter integer      ADDR_W = 12,
     parameter [ADDR_W-1:0] BASE = {ADDR_W{1'b0}}
 ) (
     input  wire        clk,
     input  wire        rst,         // synchronous, active high
-    input  wire [11:0] s_awaddr,
+    input  wire [OFF_W-1:0] s_awaddr,
     input  wire        s_awvalid,
     output wire        s_awready,
     input  wire [31:0] s_wdata,
@@ -29,7 +30,7 @@ module satasim_axil_front #(
     output reg  [1:0]  s_bresp,
     output reg         s_bvalid,
     input  wire        s_bready,
-    input  wire [11:0] s_araddr,
+    input  wire [OFF_W-1:0] s_araddr,
     input  wire        s_arvalid,
     output wire        s_arready,
     output reg  [31:0] s_rdata,
@@ -47,8 +48,8 @@ module satasim_axil_front #(
 );
 
 reg        aw_have, w_have, ar_have, last_write;
-reg [11:0] req_off;
-reg [11:0] aw_addr, ar_addr;
+reg [OFF_W-1:0] req_off;
+reg [OFF_W-1:0] aw_addr, ar_addr;
 reg [31:0] w_data;
 reg [3:0]  w_strb;
 
@@ -57,9 +58,9 @@ assign s_wready = !w_have;
 assign s_arready = !ar_have;
 
 wire [ADDR_W-1:0] off_ext;
-assign off_ext[11:0] = req_off;
-generate if (ADDR_W > 12) begin : g_hi
-    assign off_ext[ADDR_W-1:12] = {(ADDR_W-12){1'b0}};
+assign off_ext[OFF_W-1:0] = req_off;
+generate if (ADDR_W > OFF_W) begin : g_hi
+    assign off_ext[ADDR_W-1:OFF_W] = {(ADDR_W-OFF_W){1'b0}};
 end endgenerate
 assign req_addr = BASE | off_ext;
 
@@ -71,9 +72,9 @@ wire start_w = can_w && (!can_r || !last_write);
 always @(posedge clk) begin
     if (rst) begin
         aw_have <= 1'b0; w_have <= 1'b0; ar_have <= 1'b0; last_write <= 1'b0;
-        aw_addr <= 12'd0; ar_addr <= 12'd0; w_data <= 32'd0; w_strb <= 4'd0;
+        aw_addr <= {OFF_W{1'b0}}; ar_addr <= {OFF_W{1'b0}}; w_data <= 32'd0; w_strb <= 4'd0;
         s_bresp <= 2'b00; s_bvalid <= 1'b0; s_rdata <= 32'd0; s_rresp <= 2'b00; s_rvalid <= 1'b0;
-        req_valid <= 1'b0; req_write <= 1'b0; req_off <= 12'd0; req_wdata <= 32'd0;
+        req_valid <= 1'b0; req_write <= 1'b0; req_off <= {OFF_W{1'b0}}; req_wdata <= 32'd0;
         req_wstrb <= 4'd0;
     end else begin
         if (s_awvalid && s_awready) begin

@@ -50,15 +50,17 @@ done
 "$verilator" --lint-only -Wall -I"$link" -I"$here/rtl" --top-module ahci_tb_top \
     "$here"/tb/ahci_tb_top.v "${srcs[@]}"
 # the register-bus adapters (adapters/): each at its defaults and at the widths that change
-# its code (an ID of one bit, addresses of 12 or 64 bits, APB3), their testbench top, and
-# the APB example DUT top of profile-apb.yaml
+# its code (an ID of one bit, addresses of 12 or 64 bits, APB3; the clock-domain crossing
+# with a wider window and three synchronizer stages), their testbench top, and the APB
+# example DUT top of profile-apb.yaml
 a="$here/adapters"
 asrcs=("$a"/satasim_axil_front.v "$a"/satasim_axil2axi4.v "$a"/satasim_axil2axi3.v
-       "$a"/satasim_axil2ahb.v "$a"/satasim_axil2apb.v)
+       "$a"/satasim_axil2ahb.v "$a"/satasim_axil2apb.v "$a"/satasim_axil_cdc.v)
 m=0
 for cfg in "satasim_axil2axi4" "satasim_axil2axi4 -GID_W=1 -GADDR_W=12" "satasim_axil2axi4 -GID_W=16 -GADDR_W=64" \
            "satasim_axil2axi3" "satasim_axil2axi3 -GID_W=1 -GADDR_W=12" "satasim_axil2ahb" \
-           "satasim_axil2ahb -GADDR_W=12" "satasim_axil2apb" "satasim_axil2apb -GAPB4=0 -GADDR_W=32"; do
+           "satasim_axil2ahb -GADDR_W=12" "satasim_axil2apb" "satasim_axil2apb -GAPB4=0 -GADDR_W=32" \
+           "satasim_axil_cdc" "satasim_axil_cdc -GADDR_W=16 -GSYNC=3"; do
   read -r top params <<< "$cfg"
   # shellcheck disable=SC2086
   if ! out=$("$verilator" --lint-only -Wall $params --top-module "$top" "${asrcs[@]}" 2>&1); then
@@ -71,4 +73,7 @@ done
 "$verilator" --lint-only -Wall --top-module adapters_tb_top "$a"/tb/adapters_tb_top.v "${asrcs[@]}"
 "$verilator" --lint-only -Wall -I"$link" --top-module ahci_hba_apb "$a"/example/ahci_hba_apb.v \
     "$a"/example/ahci_apb_slave.v "$a"/satasim_axil_front.v "$a"/satasim_axil2apb.v "${srcs[@]}"
-echo "ahci_rtl lint: $n configurations, the testbench top, $m adapter configurations, their testbench top and the APB example top clean under -Wall"
+# the register-clock example top of profile-regclk.yaml (the CDC in front of ahci_hba)
+"$verilator" --lint-only -Wall -I"$link" --top-module ahci_hba_cdc "$a"/example/ahci_hba_cdc.v \
+    "$a"/satasim_axil_front.v "$a"/satasim_axil_cdc.v "${srcs[@]}"
+echo "ahci_rtl lint: $n configurations, the testbench top, $m adapter configurations, their testbench top and the APB and register-clock example tops clean under -Wall"

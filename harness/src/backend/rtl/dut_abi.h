@@ -8,7 +8,9 @@
  * values every handshake of this step's edges is decided on), then the clocks named in
  * clk_edges rise together: clk (SATASIM_DUT_EDGE_CORE) and, for a DUT built with PHY
  * clocks (phy_clocks), phy_tx_clk and every port's phy_rx_clk. A DUT without PHY clocks
- * runs its PHY interface on clk and ignores the PHY bits. Signals are the shell's standard
+ * runs its PHY interface on clk and ignores the PHY bits. Likewise the register slave
+ * (s_*) moves on reg_clk for a DUT built with reg_clock, the DMA master (m_*) on dma_clk
+ * for one built with dma_clock, and both on clk otherwise. Signals are the shell's standard
  * ones (docs/rtl-controller.md); multi-bit data are little-endian 32-bit words; a 16-bit
  * PHY interface (phy_width 16) uses the low 16 bits of phy_*_data and 2 bits of phy_*_isk.
  *
@@ -18,16 +20,19 @@
  * rate request / acknowledge, PHY reset / reset done, the PHY reference clock) and the
  * vendor sideband vector pair
  * (phy_sideband_width); a top without a group leaves its fields alone; phy_rx_edges (each
- * port's receive clock its own: per-port offsets, SSC). The entry point
+ * port's receive clock its own: per-port offsets, SSC). Version 5: reg_clock, dma_clock,
+ * reg_rst, dma_rst and their clock-edge bits (the bus side's optional register and DMA
+ * clocks, each with its own reset). The entry point
  * keeps its name, so an older object is refused by its version. */
 #ifndef SATASIM_DUT_ABI_H
 #define SATASIM_DUT_ABI_H
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 4u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins */
+#define SATASIM_DUT_ABI_VERSION 5u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins;
+                                     5: reg_clock, dma_clock */
 #define SATASIM_DUT_MAX_PORTS 8
-#define SATASIM_DUT_RESET_CYCLES 8u /* clk cycles rst is held at power-on */
+#define SATASIM_DUT_RESET_CYCLES 8u /* cycles each reset is held at power-on, of its own clock */
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
 
 /* clk_edges bits: the clocks that rise at this tick (model/link/phy_lane.h, kEdge*) */
@@ -35,6 +40,8 @@
 #define SATASIM_DUT_EDGE_PHY_TX 2u
 #define SATASIM_DUT_EDGE_PHY_RX 4u
 #define SATASIM_DUT_EDGE_PHY_REF 8u /* phy_refclk (a top with the refclk pin) */
+#define SATASIM_DUT_EDGE_REG 16u    /* reg_clk (version 5, a DUT built with reg_clock) */
+#define SATASIM_DUT_EDGE_DMA 32u    /* dma_clk (version 5, a DUT built with dma_clock) */
 
 /* phy_pins bits: the optional PHY pin groups the top has (the profile's interface.phy_pins) */
 #define SATASIM_DUT_PHY_ELECIDLE 1u    /* phy_tx_elecidle out, phy_rx_elecidle in */
@@ -49,6 +56,7 @@ struct satasim_dut_pins {
     uint8_t clk_edges; /* SATASIM_DUT_EDGE_* */
     uint8_t phy_rx_edges; /* with SATASIM_DUT_EDGE_PHY_RX: bit n, port n's phy_rx_clk rises */
     uint8_t rst; /* power-on reset, synchronous to clk, active high */
+    uint8_t reg_rst, dma_rst; /* version 5: the same, synchronous to reg_clk / dma_clk */
     /* AXI4-Lite register slave: address/write/read channels from the shell's master
      * (addresses below 2^reg_addr_width) */
     uint32_t s_awaddr, s_wdata, s_araddr;
@@ -92,6 +100,7 @@ struct satasim_dut_api {
     uint32_t reg_addr_width;                /* s_awaddr / s_araddr bits (interface.reg_addr_width) */
     uint32_t phy_pins;                      /* SATASIM_DUT_PHY_* groups the top has */
     uint32_t phy_sideband_width;            /* phy_sb_ctrl / phy_sb_status bits per port, 0: none */
+    uint32_t reg_clock, dma_clock;          /* version 5: 1: reg_clk / reg_rst, dma_clk / dma_rst exist */
     /* A new instance; wave_file non-null: dump the DUT's signals there (VCD). */
     void *(*create)(const char *wave_file);
     void (*destroy)(void *dut);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "run/prng.h"
+#include "scenario/yaml_walk.h"
 
 #ifndef SATASIM_RTL_SHELL_DIR
 #error "SATASIM_RTL_SHELL_DIR: the folder of dut_abi.h and shell/ (harness/CMakeLists.txt sets it)"
@@ -96,7 +97,8 @@ std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::
     all += "interface " + std::to_string(p.ports) + " " + std::to_string(p.data_width) + " " +
            std::to_string(p.addr_width) + " " + std::to_string(p.phy_width) + (p.phy_clocks ? " phy_clocks" : "") +
            " " + std::to_string(p.reg_addr_width) + " " + std::to_string(p.phy_pins) + " " +
-           std::to_string(p.phy_sideband_width) + "\n";
+           std::to_string(p.phy_sideband_width) + (p.reg_clock_mhz > 0 ? " reg_clock" : "") +
+           (p.dma_clock_mhz > 0 ? " dma_clock" : "") + "\n";
     for (const std::string &d : p.include_dirs)
         all += "include " + d + "\n";
     for (const std::string &f : p.files)
@@ -180,6 +182,30 @@ class BuildLock {
     int fd_;
 };
 
+// The separate bus clocks the profile names are one-bit inputs of the top (the verilated
+// model's header declares them VL_IN8(&name, 0, 0); before Verilator 5 VL_IN8(name, 0, 0)):
+// else a ScenarioError at the profile's key, before the glue would fail to compile.
+void check_clock_ports(const DutProfile &p, const fs::path &header) {
+    const std::string h = read_all(header.string());
+    const auto has_input = [&](const std::string &name) {
+        return h.find("VL_IN8(&" + name + ",") != std::string::npos ||
+               h.find("VL_IN8(" + name + ",") != std::string::npos;
+    };
+    const Parser err(p.file);
+    const struct {
+        double mhz;
+        const char *key, *clk, *rst, *what;
+    } clocks[] = {{p.reg_clock_mhz, "interface.reg_clock_mhz", "reg_clk", "reg_rst", "register slave"},
+                  {p.dma_clock_mhz, "interface.dma_clock_mhz", "dma_clk", "dma_rst", "DMA master"}};
+    for (const auto &c : clocks)
+        if (c.mhz > 0)
+            for (const char *port : {c.clk, c.rst})
+                if (!has_input(port))
+                    err.fail(profile_line(p, c.key), c.key,
+                             "a separate " + std::string(c.what) + " clock, but the top module '" + p.top +
+                                 "' has no input " + port + " (docs/rtl-controller.md, clocks)");
+}
+
 } // namespace
 
 bool rtl_coverage_on() {
@@ -233,6 +259,12 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
     for (const std::string &f : p.files)
         v += " " + quote(f);
     run(v, log, "verilating the DUT");
+    try {
+        check_clock_ports(p, tmp / "obj" / "Vdut.h");
+    } catch (const ScenarioError &) {
+        fs::remove_all(tmp, ec);
+        throw;
+    }
 
     // Compiled file by file (ccache takes one source per call), then linked with its own
     // Verilator runtime bound inside (-Bsymbolic).
@@ -246,6 +278,8 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
                               " -DSATASIM_DUT_RAW=" + std::to_string(p.reg_addr_width) +
                               " -DSATASIM_DUT_PHY_PINS=" + std::to_string(p.phy_pins) +
                               " -DSATASIM_DUT_PHY_SBW=" + std::to_string(p.phy_sideband_width) +
+                              " -DSATASIM_DUT_REG_CLOCK=" + (p.reg_clock_mhz > 0 ? "1" : "0") +
+                              " -DSATASIM_DUT_DMA_CLOCK=" + (p.dma_clock_mhz > 0 ? "1" : "0") +
                               " -DVM_TRACE=" + (wave ? "1" : "0") +
                               " -DVM_COVERAGE=" + (coverage ? "1" : "0") + " -I" + quote((tmp / "obj").string()) + " -I" +
                               quote(vroot + "/include") + " -I" + quote(vroot + "/include/vltstd") + " -I" +

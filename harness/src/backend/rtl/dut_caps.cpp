@@ -20,15 +20,6 @@ unsigned cap_np(uint32_t cap) { return (cap & 0x1fu) + 1; }
 unsigned cap_ncs(uint32_t cap) { return ((cap >> 8) & 0x1fu) + 1; }
 unsigned cap_iss(uint32_t cap) { return (cap >> 20) & 0xfu; }
 
-int line_of_key(const DutProfile &p, const std::string &key) {
-    auto it = p.lines.find(key);
-    if (it != p.lines.end())
-        return it->second;
-    const auto dot = key.find('.');
-    it = p.lines.find(key.substr(0, dot));
-    return it != p.lines.end() ? it->second : 1;
-}
-
 DutFeatures apply_quirks(const DutQuirks &q, DutFeatures f) {
     if (q.single_slot)
         f.slots = 1;
@@ -53,12 +44,14 @@ uint32_t read_dut_cap(const DutLibrary &lib) {
     if (!dut)
         throw std::runtime_error("the DUT's create() returned null");
     satasim_dut_pins pins{};
-    // Every clock at every tick: only the register slave (on clk) is used here.
-    pins.clk_edges = SATASIM_DUT_EDGE_CORE | SATASIM_DUT_EDGE_PHY_TX | SATASIM_DUT_EDGE_PHY_RX;
-    pins.rst = 1;
+    // Every clock at every tick (one clock, as far as this read goes): only the register
+    // slave is used here.
+    pins.clk_edges = SATASIM_DUT_EDGE_CORE | SATASIM_DUT_EDGE_PHY_TX | SATASIM_DUT_EDGE_PHY_RX |
+                     SATASIM_DUT_EDGE_REG | SATASIM_DUT_EDGE_DMA;
+    pins.rst = pins.reg_rst = pins.dma_rst = 1;
     for (unsigned i = 0; i < SATASIM_DUT_RESET_CYCLES; ++i)
         api.tick(dut, &pins);
-    pins.rst = 0;
+    pins.rst = pins.reg_rst = pins.dma_rst = 0;
     pins.s_araddr = 0; // CAP
     pins.s_arvalid = 1;
     pins.s_rready = 1;
@@ -88,18 +81,18 @@ DutFeatures dut_features(const DutProfile &p, uint32_t cap) {
     std::snprintf(hex, sizeof hex, "0x%08x", cap);
     const std::string says = std::string("the DUT's CAP (") + hex + ") ";
     if (cap_np(cap) != p.ports)
-        err.fail(line_of_key(p, "interface.ports"), "interface.ports",
+        err.fail(profile_line(p, "interface.ports"), "interface.ports",
                  std::to_string(p.ports) + " port(s), but " + says + "has NP = " + std::to_string(cap_np(cap) - 1) +
                      " (" + std::to_string(cap_np(cap)) + " port(s))");
     if ((cap & kCapS64A) && p.addr_width == 32)
-        err.fail(line_of_key(p, "interface.addr_width"), "interface.addr_width",
+        err.fail(profile_line(p, "interface.addr_width"), "interface.addr_width",
                  "32, but " + says + "sets S64A (64-bit addressing): quirks.no_64bit_dma if the DUT cannot use it");
     const unsigned iss = cap_iss(cap);
     if (iss < 1 || iss > 3)
-        err.fail(line_of_key(p, "interface"), "interface",
+        err.fail(profile_line(p, "interface"), "interface",
                  says + "has ISS = " + std::to_string(iss) + " (AHCI 1.3.1: 1 = Gen1, 2 = Gen2, 3 = Gen3)");
     if (p.quirks.only_gen > iss)
-        err.fail(line_of_key(p, "quirks.only_gen"), "quirks.only_gen",
+        err.fail(profile_line(p, "quirks.only_gen"), "quirks.only_gen",
                  "Gen" + std::to_string(p.quirks.only_gen) + ", but " + says + "has ISS = Gen" + std::to_string(iss) +
                      " (the fastest it supports)");
     DutFeatures f;

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "scenario/yaml_walk.h"
+
 namespace satasim::harness::rtl {
 
 DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
@@ -37,6 +39,19 @@ DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
                                  " and a " + std::to_string(api_->phy_sideband_width) +
                                  "-bit sideband; the profile says " + std::to_string(p.phy_pins) + " and " +
                                  std::to_string(p.phy_sideband_width));
+    // The bus clocks: a build key has them, so a mismatch is an object from elsewhere.
+    const Parser err(p.file);
+    const struct {
+        uint32_t built;
+        double mhz;
+        const char *key, *clk;
+    } clocks[] = {{api_->reg_clock, p.reg_clock_mhz, "interface.reg_clock_mhz", "reg_clk"},
+                  {api_->dma_clock, p.dma_clock_mhz, "interface.dma_clock_mhz", "dma_clk"}};
+    for (const auto &c : clocks)
+        if (bool(c.built) != (c.mhz > 0))
+            err.fail(profile_line(p, c.key), c.key,
+                     "'" + so_path + "' was built " + (c.built ? "with " : "without ") + c.clk + "; the profile " +
+                         (c.mhz > 0 ? "gives it" : "does not give it"));
 }
 
 // The object stays loaded until the process exits: its Verilator runtime has static

@@ -11,7 +11,8 @@ namespace satasim::harness::rtl {
 class DutLibrary {
   public:
     // Throws std::runtime_error: not loadable, no satasim_dut_api_v1, another ABI version,
-    // or ports / widths (AXI, PHY) or PHY clocks other than the profile's.
+    // or ports / widths (AXI, PHY) or PHY clocks other than the profile's; ScenarioError
+    // (file, line, key) for bus clocks (reg_clk, dma_clk) other than the profile's.
     DutLibrary(const std::string &so_path, const DutProfile &p);
     ~DutLibrary();
     DutLibrary(const DutLibrary &) = delete;

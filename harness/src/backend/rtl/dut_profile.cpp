@@ -78,10 +78,10 @@ std::string hex(uint64_t v) {
 void read_interface(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line,
               {"ports", "data_width", "addr_width", "reg_addr_width", "clock_mhz", "idle_cycles", "phy_width",
-               "phy_clocks", "phy_pins", "phy_sideband_width"});
+               "phy_clocks", "phy_pins", "phy_sideband_width", "reg_clock_mhz", "dma_clock_mhz"});
     note_lines(m, "interface", f.line,
                {"ports", "data_width", "addr_width", "reg_addr_width", "phy_width", "phy_clocks", "phy_pins",
-                "phy_sideband_width"},
+                "phy_sideband_width", "reg_clock_mhz", "dma_clock_mhz"},
                d);
     if (auto *x = m.find("ports"))
         d.ports = unsigned(as_uint(p, *x, 1, 8));
@@ -99,6 +99,11 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
         d.reg_addr_width = unsigned(as_uint(p, *x, 12, 32)); // 12: the AHCI map 0-FFFh
     if (auto *x = m.find("clock_mhz"))
         d.clock_mhz = double(as_uint(p, *x, 10, 1000));
+    // The bus side's own clocks (the same range as clk's; absent: the bus side is on clk)
+    if (auto *x = m.find("reg_clock_mhz"))
+        d.reg_clock_mhz = double(as_uint(p, *x, 10, 1000));
+    if (auto *x = m.find("dma_clock_mhz"))
+        d.dma_clock_mhz = double(as_uint(p, *x, 10, 1000));
     if (auto *x = m.find("idle_cycles"))
         d.idle_cycles = unsigned(as_uint(p, *x, 64, 1u << 24));
     if (auto *x = m.find("phy_clocks"))
@@ -318,6 +323,14 @@ void read_axi(const Parser &p, const Field &f, AxiSlaveConfig &a) {
 }
 
 } // namespace
+
+int profile_line(const DutProfile &p, const std::string &key) {
+    auto it = p.lines.find(key);
+    if (it != p.lines.end())
+        return it->second;
+    it = p.lines.find(key.substr(0, key.find('.')));
+    return it != p.lines.end() ? it->second : 1;
+}
 
 DutProfile parse_dut_profile(const std::string &path) {
     std::error_code ec;

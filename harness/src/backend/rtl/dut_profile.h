@@ -63,6 +63,8 @@ struct DutProfile {
     unsigned ports = 1, data_width = 64, addr_width = 64;
     unsigned reg_addr_width = 12; // the register slave's address bits (s_awaddr / s_araddr)
     double clock_mhz = 150;      // the DUT's clock clk (bus, link; the PHY's dword clock)
+    double reg_clock_mhz = 0;    // >0: the top has reg_clk / reg_rst, the register slave's clock
+    double dma_clock_mhz = 0;    // >0: the top has dma_clk / dma_rst, the DMA master's clock
     unsigned phy_width = 32;     // PHY data per port and PHY clock: 32 or 16 bits
     bool phy_clocks = false;     // the top has phy_tx_clk / phy_rx_clk (needed for 16 bits)
     std::vector<int> rx_ppm;     // phy.rx_ppm: each port's phy_rx_clk offset from phy_tx_clk (ports entries)
@@ -90,6 +92,9 @@ struct DutProfile {
 // the register window, PHY pin groups unknown or named twice, PHY settings for pins the
 // top does not have.
 DutProfile parse_dut_profile(const std::string &path);
+
+// The line of a key read ("interface.reg_clock_mhz"), else of its section, else 1.
+int profile_line(const DutProfile &p, const std::string &key);
 
 // The profile `satasim run --controller-rtl` gave (the rtl backend's rules consult it),
 // or null. Set once by the command line.

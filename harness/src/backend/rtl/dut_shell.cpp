@@ -36,7 +36,13 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
       slave_(mem, profile.axi, profile.data_width, seed, trace),
       bus_errors_(mem, profile.ports, trace, profile.quirks.onchip_cmd_area ? &profile.quirks.onchip : nullptr),
       irq_(irq), trace_(trace), fail_(std::move(fail)), clocks_(make_clocks(profile)),
-      period_(1000.0 / profile.clock_mhz, sc_core::SC_NS) {
+      period_(1000.0 / profile.clock_mhz, sc_core::SC_NS),
+      reg_edge_(profile.reg_clock_mhz > 0 ? link::kEdgeReg : link::kEdgeCore),
+      dma_edge_(profile.dma_clock_mhz > 0 ? link::kEdgeDma : link::kEdgeCore) {
+    if (profile.reg_clock_mhz > 0)
+        clocks_.add_bus_clock(link::kEdgeReg, profile.reg_clock_mhz, profile.clock_mhz);
+    if (profile.dma_clock_mhz > 0)
+        clocks_.add_bus_clock(link::kEdgeDma, profile.dma_clock_mhz, profile.clock_mhz);
     slave_.set_error_hook(
         [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
     dut_ = api_.create(wave_file);
@@ -54,10 +60,23 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
             std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }, std::move(pins)));
     }
     // Power-on reset: the DUT's registers are defined before the stack's first access.
-    pins_.rst = 1;
-    for (unsigned i = 0; i < SATASIM_DUT_RESET_CYCLES; ++i)
-        tick();
-    pins_.rst = 0;
+    // Each reset is held SATASIM_DUT_RESET_CYCLES cycles of its own clock; all start
+    // together, and each drops after its own clock's last edge of them.
+    struct Reset {
+        uint8_t &pin;
+        unsigned edge, left;
+    } resets[] = {{pins_.rst, link::kEdgeCore, SATASIM_DUT_RESET_CYCLES},
+                  {pins_.reg_rst, link::kEdgeReg, reg_edge_ == link::kEdgeReg ? SATASIM_DUT_RESET_CYCLES : 0},
+                  {pins_.dma_rst, link::kEdgeDma, dma_edge_ == link::kEdgeDma ? SATASIM_DUT_RESET_CYCLES : 0}};
+    for (Reset &r : resets)
+        r.pin = r.left > 0;
+    bool attention = false;
+    while (pins_.rst || pins_.reg_rst || pins_.dma_rst) {
+        const unsigned edges = step(attention);
+        for (Reset &r : resets)
+            if ((edges & r.edge) && r.left && --r.left == 0)
+                r.pin = 0;
+    }
     SC_THREAD(clock_thread);
 }
 
@@ -72,41 +91,52 @@ void DutShell::stop() {
     dut_ = nullptr;
 }
 
-bool DutShell::tick() {
+bool DutShell::tick() { return advance(link::kEdgeCore); }
+
+bool DutShell::advance(unsigned until) {
     if (!dut_)
         return false; // stopped after the run
-    // The steps of the PHY clocks up to and including clk's next edge (one step, all
-    // clocks together, for a DUT without PHY clocks).
+    // The steps of the other clocks up to and including the next edge of `until` (one
+    // step, all clocks together, for a DUT with one clock).
     bool attention = false;
-    unsigned edges;
-    do {
-        edges = clocks_.next();
-        const unsigned rx = clocks_.rx_edges();
-        pins_.clk_edges = uint8_t(edges);
-        pins_.phy_rx_edges = uint8_t(rx);
-        // port n's edges: its own receive clock's
-        auto port_edges = [&](unsigned n) { return (edges & ~link::kEdgePhyRx) | ((rx >> n) & 1u ? link::kEdgePhyRx : 0u); };
-        if (edges & link::kEdgeCore)
-            slave_.drive(pins_);
-        for (unsigned n = 0; n < ports_.size(); ++n)
-            ports_[n]->drive(pins_, port_edges(n));
-        api_.tick(dut_, &pins_);
-        for (unsigned n = 0; n < ports_.size(); ++n)
-            attention |= ports_[n]->edge(pins_, port_edges(n));
-    } while (!(edges & link::kEdgeCore));
+    while (!(step(attention) & until)) {
+    }
+    return attention;
+}
+
+unsigned DutShell::step(bool &attention) {
+    const unsigned edges = clocks_.next();
+    const unsigned rx = clocks_.rx_edges();
+    pins_.clk_edges = uint8_t(edges);
+    pins_.phy_rx_edges = uint8_t(rx);
+    // port n's edges: its own receive clock's
+    auto port_edges = [&](unsigned n) { return (edges & ~link::kEdgePhyRx) | ((rx >> n) & 1u ? link::kEdgePhyRx : 0u); };
+    if (edges & dma_edge_)
+        slave_.drive(pins_);
+    for (unsigned n = 0; n < ports_.size(); ++n)
+        ports_[n]->drive(pins_, port_edges(n));
+    api_.tick(dut_, &pins_);
+    for (unsigned n = 0; n < ports_.size(); ++n)
+        cycle_attention_ |= ports_[n]->edge(pins_, port_edges(n));
+    if (edges & dma_edge_)
+        slave_.edge(pins_); // the memory slave and its checker: DMA clock cycles
+    if (!(edges & link::kEdgeCore))
+        return edges;
+    // A core clock cycle ended: what the clock thread decides on.
     ++cycles_;
     if (in_mmio_)
         ++mmio_cycles_;
-    slave_.edge(pins_);
     bool quiet = slave_.idle(pins_) && !pins_.s_awvalid && !pins_.s_arvalid && !pins_.s_wvalid;
     for (auto &p : ports_)
         quiet = quiet && p->idle();
     if (bool(pins_.irq) != irq_seen_) {
         irq_seen_ = pins_.irq;
-        attention = true;
+        cycle_attention_ = true;
     }
-    quiet_ = quiet && !attention ? quiet_ + 1 : 0;
-    return attention;
+    quiet_ = quiet && !cycle_attention_ ? quiet_ + 1 : 0;
+    attention |= cycle_attention_;
+    cycle_attention_ = false;
+    return edges;
 }
 
 // A PHY pin record (src phy) of a port: name, then the fields between port and cycle.
@@ -177,7 +207,7 @@ template <class Done> bool DutShell::lite_transaction(const char *what, uint32_t
             ok = false;
             break;
         }
-        tick();
+        advance(reg_edge_); // up to the register clock's next edge
     } while (!done()); // the handshakes of that edge (pins hold the outputs sampled before it)
     in_mmio_ = false;
     pins_.s_awvalid = pins_.s_wvalid = pins_.s_arvalid = 0;
@@ -188,8 +218,10 @@ template <class Done> bool DutShell::lite_transaction(const char *what, uint32_t
                       off, (unsigned long long)kLiteTimeout);
         fail_(msg);
     }
-    // The interrupt line as the access left it (the handler that made it looks at once),
-    // and the clock runs on for whatever the access started.
+    // The interrupt line as the access left it (the handler that made it looks at once:
+    // sampled at the step that completed it, whichever clock's domain drives it), and
+    // the clock runs on for whatever the access started.
+    irq_seen_ = pins_.irq;
     irq_.set(irq_seen_);
     wake();
     return ok;

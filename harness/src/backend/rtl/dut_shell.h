@@ -8,12 +8,15 @@
 //   - the interrupt line into the harness's IrqLine;
 //   - each port's PHY interface to a PhyPort (cable, device-side link RTL, SataLink), the
 //     optional PHY pins checked there (PhyPins: `phy.violation` records, sideband changes).
-// Its clocks: clk, and for a DUT with PHY clocks the PHY's transmit and receive parallel
-// clocks (link::PhyClocks: 16-bit PHY words at twice the dword rate, each port's receive
-// clock offset by the profile's phy.rx_ppm and spread by phy.ssc) and, for a top with the
-// refclk pin, the PHY's reference clock (phy.refclk_mhz, phase-locked to the transmit
-// clock). The clock runs in bursts while anything moves and stops after the profile's
-// idle_cycles quiet cycles; SystemC time advances by the cycles ticked at the DUT's clock
+// Its clocks, stepped in time order by one schedule (link::PhyClocks): clk; for a DUT with
+// PHY clocks the PHY's transmit and receive parallel clocks (16-bit PHY words at twice the
+// dword rate, each port's receive clock offset by the profile's phy.rx_ppm and spread by
+// phy.ssc) and, for a top with the refclk pin, the PHY's reference clock (phy.refclk_mhz,
+// phase-locked to the transmit clock); for a DUT with a separate register or DMA clock
+// (interface.reg_clock_mhz, dma_clock_mhz), reg_clk (the register master moves on its
+// edges) and dma_clk (the memory slave and its AXI checker count its cycles), each with its
+// own reset. The clocks run in bursts while anything moves and stop after the profile's
+// idle_cycles quiet clk cycles; SystemC time advances by the clk cycles ticked at clk's
 // period, so idle time costs no wall time.
 #pragma once
 
@@ -69,7 +72,13 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     }
 
   private:
-    bool tick(); // one clk cycle (its PHY clock steps first); true: the SystemC side has work
+    bool tick(); // one clk cycle (the other clocks' steps first); true: the SystemC side has work
+    // The steps up to and including the next edge of a clock in `until` (link::kEdge*);
+    // true: a core cycle in them ended with work for the SystemC side.
+    bool advance(unsigned until);
+    // One step of the clocks (its edges returned); at a core edge, the cycle's bookkeeping
+    // (cycle counts, quiet count, the interrupt line) and `attention` set if it had work.
+    unsigned step(bool &attention);
     bool in_window(uint32_t off) const;
     void service();
     void phy_record(const char *name, unsigned port, const char *key, TraceValue value, std::string msg);
@@ -92,6 +101,8 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     std::vector<std::unique_ptr<PhyPort>> ports_;
     link::PhyClocks clocks_;
     sc_core::sc_time period_;
+    unsigned reg_edge_, dma_edge_; // the register / DMA clock's edge bit (kEdgeCore: on clk)
+    bool cycle_attention_ = false; // work seen in the core cycle under way
     sc_core::sc_event wake_ev_;
     bool running_ = true;
     uint64_t quiet_ = 0;

@@ -1,7 +1,7 @@
 // The DUT shell's binary interface (../dut_abi.h) around one verilated controller: built
 // at run time into the DUT's shared object together with the verilated model (prefix
-// Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW / _RAW / _PHY_W / _PHY_CLOCKS are
-// the profile's interface parameters; the top module has the shell's standard ports
+// Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW / _RAW / _PHY_W / _PHY_CLOCKS /
+// _REG_CLOCK / _DMA_CLOCK are the profile's interface parameters; the top module has the shell's standard ports
 // (docs/rtl-controller.md).
 #include <cstdint>
 #include <cstdlib>
@@ -67,6 +67,12 @@ constexpr unsigned kPorts = SATASIM_DUT_PORTS, kDw = SATASIM_DUT_DW, kPhyW = SAT
 
 void drive(Vdut &m, const satasim_dut_pins &p) {
     m.rst = p.rst;
+#if SATASIM_DUT_REG_CLOCK
+    m.reg_rst = p.reg_rst;
+#endif
+#if SATASIM_DUT_DMA_CLOCK
+    m.dma_rst = p.dma_rst;
+#endif
     set_bits(m.s_awaddr, 0, SATASIM_DUT_RAW, p.s_awaddr);
     m.s_awvalid = p.s_awvalid;
     m.s_wdata = p.s_wdata;
@@ -183,6 +189,12 @@ void *dut_create(const char *wave_file) {
     (void)wave_file;
 #endif
     d->m->clk = 0;
+#if SATASIM_DUT_REG_CLOCK
+    d->m->reg_clk = 0;
+#endif
+#if SATASIM_DUT_DMA_CLOCK
+    d->m->dma_clk = 0;
+#endif
     return d;
 }
 
@@ -217,6 +229,12 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 #if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_REFCLK
     m.phy_refclk = 0;
 #endif
+#if SATASIM_DUT_REG_CLOCK
+    m.reg_clk = 0;
+#endif
+#if SATASIM_DUT_DMA_CLOCK
+    m.dma_clk = 0;
+#endif
     m.eval();
     sample(m, *pins);
 #if VM_TRACE
@@ -232,6 +250,12 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 #if SATASIM_DUT_PHY_PINS & SATASIM_DUT_PHY_REFCLK
     m.phy_refclk = (pins->clk_edges & SATASIM_DUT_EDGE_PHY_REF) != 0;
 #endif
+#if SATASIM_DUT_REG_CLOCK
+    m.reg_clk = (pins->clk_edges & SATASIM_DUT_EDGE_REG) != 0;
+#endif
+#if SATASIM_DUT_DMA_CLOCK
+    m.dma_clk = (pins->clk_edges & SATASIM_DUT_EDGE_DMA) != 0;
+#endif
     m.eval();
 #if VM_TRACE
     if (d->vcd)
@@ -241,8 +265,8 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 }
 
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, kPhyW, SATASIM_DUT_PHY_CLOCKS,
-                              SATASIM_DUT_RAW, SATASIM_DUT_PHY_PINS, SATASIM_DUT_PHY_SBW, dut_create, dut_destroy,
-                              dut_tick};
+                              SATASIM_DUT_RAW, SATASIM_DUT_PHY_PINS, SATASIM_DUT_PHY_SBW, SATASIM_DUT_REG_CLOCK,
+                              SATASIM_DUT_DMA_CLOCK, dut_create, dut_destroy, dut_tick};
 
 } // namespace
 
