@@ -117,6 +117,10 @@ satasim_axil_cdc #(.ADDR_W(SAW), .SYNC(SYNC)) cdc (
     .m_araddr(c_araddr), .m_arvalid(c_arvalid), .m_arready(c_arready),
     .m_rdata(c_rdata), .m_rresp(c_rresp), .m_rvalid(c_rvalid), .m_rready(c_rready));
 
+/* verilator lint_off UNUSEDSIGNAL */
+wire [NPORTS-1:0]   opt_tx_elecidle, opt_phy_reset, opt_sb_ctrl;
+wire [2*NPORTS-1:0] opt_rate;
+/* verilator lint_on UNUSEDSIGNAL */
 ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ), .SAW(SAW)) hba (
     .clk(clk), .rst(rst),
     .s_awaddr(c_awaddr), .s_awvalid(c_awvalid), .s_awready(c_awready),
@@ -125,7 +129,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ),
     .s_araddr(c_araddr), .s_arvalid(c_arvalid), .s_arready(c_arready),
     .s_rdata(c_rdata), .s_rresp(c_rresp), .s_rvalid(c_rvalid), .s_rready(c_rready),
     .irq(irq),
-    .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
+    .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .m_awaddr(m_awaddr),
     .m_awlen(m_awlen),
     .m_awsize(m_awsize),
@@ -168,6 +172,16 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ),
     .phy_comwake(phy_comwake),
     .phy_offline(phy_offline),
     .phy_spd_limit(phy_spd_limit),
+    // the optional PHY pins, tied off (ahci_hba's PHY_CTL and SBW at 0; the profile lists none)
+    .phy_tx_elecidle(opt_tx_elecidle),
+    .phy_rx_elecidle({NPORTS{1'b0}}),
+    .phy_comwake_det({NPORTS{1'b0}}),
+    .phy_rate(opt_rate),
+    .phy_rate_ack({NPORTS{1'b0}}),
+    .phy_reset(opt_phy_reset),
+    .phy_reset_done({NPORTS{1'b1}}),
+    .phy_sb_ctrl(opt_sb_ctrl),
+    .phy_sb_status({NPORTS{1'b0}}),
     .link_state(link_state));
 
 endmodule
