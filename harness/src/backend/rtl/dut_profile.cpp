@@ -134,6 +134,22 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
         d.phy_sideband_width = unsigned(as_uint(p, *x, 0, SATASIM_DUT_MAX_SIDEBAND));
 }
 
+// A per-port setting: one value for every port, or a list of exactly one per port (`what`:
+// the value's name in the error, e.g. "offset").
+template <class T, class Value>
+std::vector<T> one_or_per_port(const Parser &p, const Field &f, unsigned ports, const std::string &what, Value value) {
+    std::vector<T> v;
+    if (!f.node.IsSequence()) {
+        v.assign(ports, value(f));
+        return v;
+    }
+    for_each_element(p, f, [&](const Field &e, size_t) { v.push_back(value(e)); });
+    if (v.size() != ports)
+        p.fail(f, std::to_string(v.size()) + " " + what + "s for " + std::to_string(ports) + " port" +
+                      (ports == 1 ? "" : "s") + " (one " + what + ", or one per port)");
+    return v;
+}
+
 // A phy.* setting for a pin group the top does not have is refused at its key.
 void need_pins(const Parser &p, const Field &f, const DutProfile &d, unsigned bit, const char *group) {
     if (!(d.phy_pins & bit))
@@ -172,15 +188,7 @@ void read_phy(const Parser &p, const Field &f, DutProfile &d) {
                           "(the top has phy_rx_clk and an elastic buffer behind it)");
             return r;
         };
-        if (x->node.IsSequence()) {
-            d.rx_ppm.clear();
-            for_each_element(p, *x, [&](const Field &e, size_t) { d.rx_ppm.push_back(ppm(e)); });
-            if (d.rx_ppm.size() != d.ports)
-                p.fail(*x, std::to_string(d.rx_ppm.size()) + " offsets for " + std::to_string(d.ports) + " port" +
-                               (d.ports == 1 ? "" : "s") + " (one offset, or one per port)");
-        } else {
-            d.rx_ppm.assign(d.ports, ppm(*x));
-        }
+        d.rx_ppm = one_or_per_port<int>(p, *x, d.ports, "offset", ppm);
     }
     if (auto *x = m.find("ssc")) {
         // Spread-spectrum clocking of the receive clocks (the far ends' transmitters):
@@ -215,14 +223,7 @@ void read_phy(const Parser &p, const Field &f, DutProfile &d) {
                               "-bit sideband (interface.phy_sideband_width)");
             return uint32_t(v);
         };
-        if (x->node.IsSequence()) {
-            for_each_element(p, *x, [&](const Field &e, size_t) { d.sideband_status.push_back(value(e)); });
-            if (d.sideband_status.size() != d.ports)
-                p.fail(*x, std::to_string(d.sideband_status.size()) + " values for " + std::to_string(d.ports) +
-                               " port" + (d.ports == 1 ? "" : "s") + " (one value, or one per port)");
-        } else {
-            d.sideband_status.assign(d.ports, value(*x));
-        }
+        d.sideband_status = one_or_per_port<uint32_t>(p, *x, d.ports, "value", value);
     }
 }
 
