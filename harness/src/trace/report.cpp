@@ -253,6 +253,15 @@ std::string observed_text(uint64_t io_errors, const std::vector<std::string> &di
     return s;
 }
 
+// A device behind a port multiplier has its fan-out port; a taskfile slave its device
+// number: each is written only where it is set, so the common case reads as before.
+static void put_pmp_port_and_devno(JsonWriter &j, const std::optional<unsigned> &pmp_port, unsigned devno) {
+    if (pmp_port)
+        j.kv("pmp_port", *pmp_port);
+    if (devno)
+        j.kv("devno", devno);
+}
+
 std::string result_json(const RunReport &r) {
     const Scenario &sc = *r.sc;
     JsonWriter j(true);
@@ -293,10 +302,7 @@ std::string result_json(const RunReport &r) {
         const ata_dev_info &i = d.info;
         j.begin_object();
         j.kv("port", d.port);
-        if (d.pmp_port)
-            j.kv("pmp_port", *d.pmp_port);
-        if (d.devno)
-            j.kv("devno", d.devno);
+        put_pmp_port_and_devno(j, d.pmp_port, d.devno);
         j.kv("name", d.addr().ata_name());
         j.kv("class", dev_class_name(i.cls));
         j.kv("model", std::string(i.model));
@@ -324,10 +330,7 @@ std::string result_json(const RunReport &r) {
         for (const FoundDevice &d : r.devices_after) {
             j.begin_object();
             j.kv("port", d.port);
-            if (d.pmp_port)
-                j.kv("pmp_port", *d.pmp_port);
-            if (d.devno)
-                j.kv("devno", d.devno);
+            put_pmp_port_and_devno(j, d.pmp_port, d.devno);
             j.kv("model", std::string(d.info.model));
             j.kv("serial", std::string(d.info.serial));
             j.kv("sectors", uint64_t(d.info.n_sectors));
@@ -346,10 +349,7 @@ std::string result_json(const RunReport &r) {
             }
             j.begin_object();
             j.kv("port", p.port);
-            if (p.pmp_port)
-                j.kv("pmp_port", *p.pmp_port);
-            if (p.devno)
-                j.kv("devno", p.devno);
+            put_pmp_port_and_devno(j, p.pmp_port, p.devno);
             j.end_object();
         }
         j.end_array();
@@ -359,10 +359,7 @@ std::string result_json(const RunReport &r) {
         for (const DevAddr &p : r.disabled) {
             j.begin_object();
             j.kv("port", p.port);
-            if (p.pmp_port)
-                j.kv("pmp_port", *p.pmp_port);
-            if (p.devno)
-                j.kv("devno", p.devno);
+            put_pmp_port_and_devno(j, p.pmp_port, p.devno);
             j.kv("name", p.ata_name());
             j.end_object();
         }
@@ -381,10 +378,7 @@ std::string result_json(const RunReport &r) {
             j.kv("kind", f.kind);
             j.kv("port", f.port);
             j.kv("fired", f.fired);
-            if (f.pmp_port)
-                j.kv("pmp_port", *f.pmp_port);
-            if (f.devno)
-                j.kv("devno", f.devno);
+            put_pmp_port_and_devno(j, f.pmp_port, f.devno);
             j.kv("repeat", f.repeat);
             j.kv("needed", f.needed());
             j.end_object();
@@ -408,10 +402,7 @@ std::string result_json(const RunReport &r) {
         j.begin_object();
         j.kv("index", w.index);
         j.kv("device", w.spec.device);
-        if (w.spec.pmp_port)
-            j.kv("pmp_port", *w.spec.pmp_port);
-        if (w.spec.devno)
-            j.kv("devno", w.spec.devno);
+        put_pmp_port_and_devno(j, w.spec.pmp_port, w.spec.devno);
         j.kv("kind", workload_kind_name(w.spec.kind));
         j.kv("op", op_name(w.spec.op));
         j.kv("mode", mode_name(w.spec.mode));
