@@ -9,21 +9,11 @@ import shutil
 
 import pytest
 
+from rtl_profiles import PROFILE, profile_copy, tiny_dut
 from satasim.results import ROOT, load_result, run
 
-PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
                                 reason="verilator is not installed (tools/install_deps.sh): rtl backend skipped")
-
-
-def profile_copy(path, old, new):
-    """The reference profile outside its folder (paths made absolute), old replaced by new."""
-    d = str(PROFILE.parent)
-    text = (PROFILE.read_text().replace("  - rtl/", f"  - {d}/rtl/").replace("  - ../", f"  - {d}/../")
-            .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
-    assert old in text
-    path.write_text(text.replace(old, new))
-    return path
 
 
 def test_malformed_profile_names_file_line_and_key(tmp_path, rtl_env):
@@ -159,17 +149,6 @@ def test_bus_clock_frequencies_refused_at_their_keys(tmp_path, rtl_env):
         assert not (tmp_path / "out").exists()
 
 
-def tiny_dut(tmp_path, ports, interface):
-    """A profile of a one-module top with only `ports` (no DUT behind it): enough to be
-    verilated (a second), never compiled."""
-    (tmp_path / "tiny.v").write_text("module tiny (" + ", ".join(f"input wire {p}" for p in ports) +
-                                     ");\nendmodule\n")
-    p = tmp_path / "tiny.yaml"
-    p.write_text("name: tiny\ntop: tiny\nfiles: [tiny.v]\ninterface:\n  ports: 1\n  clock_mhz: 150\n" +
-                 "".join(f"  {k}: {v}\n" for k, v in interface.items()))
-    return p
-
-
 def test_bus_clocks_the_top_lacks_are_refused_at_their_keys(tmp_path, rtl_env):
     # The profile gives a register clock; the top has reg_clk but no reg_rst (each bus
     # clock comes with its own reset), or no dma_clk at all: refused at the key once
@@ -205,7 +184,8 @@ void destroy(void *) {}
 void tick(void *, satasim_dut_pins *) {}
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, SATASIM_DUT_PORTS, SATASIM_DUT_DW, SATASIM_DUT_AW,
                               SATASIM_DUT_PHY_W, SATASIM_DUT_PHY_CLOCKS, SATASIM_DUT_RAW, SATASIM_DUT_PHY_PINS,
-                              SATASIM_DUT_PHY_SBW, !SATASIM_DUT_REG_CLOCK, SATASIM_DUT_DMA_CLOCK, create, destroy, tick};
+                              SATASIM_DUT_PHY_SBW, !SATASIM_DUT_REG_CLOCK, SATASIM_DUT_DMA_CLOCK, SATASIM_DUT_IRQ_LEVEL,
+                              create, destroy, tick};
 }
 extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim_dut_api_v1() { return &kApi; }
 """)

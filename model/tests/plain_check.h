@@ -23,3 +23,22 @@ inline int failures = 0;
             ++failures;                                                                    \
         }                                                                                  \
     } while (0)
+
+// A test program's cases, run in order: each prints "ok" or "FAIL" with its name, then the
+// totals; the exit status is 1 if any case failed.
+struct PlainCase {
+    const char *name;
+    void (*fn)();
+};
+template <unsigned long N> int run_plain_cases(const PlainCase (&cases)[N]) {
+    int failed = 0;
+    for (const PlainCase &c : cases) {
+        const int before = failures;
+        c.fn();
+        const bool ok = failures == before;
+        failed += !ok;
+        std::printf("%s %s\n", ok ? "ok  " : "FAIL", c.name);
+    }
+    std::printf("%d passed, %d failed\n", int(N) - failed, failed);
+    return failed ? 1 : 0;
+}

@@ -11,6 +11,9 @@
 //   m_*   AXI4 DMA master, DW-bit data, AW-bit addresses, INCR bursts of at most 16
 //         beats that never cross 4 KiB (ahci_axi_master.v);
 //   irq   one level interrupt: GHC.IE and IS != 0 (AHCI 1.3.1 10.6);
+//   irq_port  one level line per port (bit n: port n), for a system that wires each port
+//         to an interrupt input of its own (the level analogue of multiple-message MSI):
+//         GHC.IE and port n's PxIS & PxIE != 0, so clearing PxIS lowers it without IS;
 //   phy_* per port n, bits [PHY_W*n +: PHY_W] etc.: the PHY interface of
 //         ahci_phy_adapter.v, 32 or 16 bits (PHY_W) with a K flag per byte; with
 //         PHY_CTL = 1 the optional PHY pins (electrical idle, COMWAKE detect, rate request
@@ -66,6 +69,7 @@ module ahci_hba #(
     output reg                  s_rvalid,
     input  wire                 s_rready,
     output wire                 irq,
+    output wire [NPORTS-1:0]    irq_port,
     // AXI4 DMA master
     output wire [AW-1:0]        m_awaddr,
     output wire [7:0]           m_awlen,
@@ -153,6 +157,12 @@ wire               hr_active = hr_cnt != 16'd0;
 wire               port_rst = rst || hr_active;
 
 assign irq = ghc_ie && is_g != {NPORTS{1'b0}};
+`ifdef SATASIM_PLANT_IRQ_PORT_LOW
+wire [NPORTS-1:0]  irq_port_dead = 1; // planted defect (docs/rtl-controller.md): port 0's line never rises
+`else
+wire [NPORTS-1:0]  irq_port_dead = 0;
+`endif
+assign irq_port = {NPORTS{ghc_ie}} & port_irq & ~irq_port_dead;
 
 // ---- AXI4-Lite slave: one access at a time, writes first --------------------------------
 reg        aw_have, w_have, ar_have;

@@ -655,6 +655,7 @@ void case_identify() {
     CHECK(b.wait_ci_clear(1));
     CHECK(b.rd(PxIS) & IS_PSS);
     CHECK(b.t->irq);
+    CHECK_EQ(b.t->irq_port, 1); // port 0's own line: PxIS & PxIE, GHC.IE set
     CHECK(b.rd(IS) & 1);
     CHECK_EQ(b.rd(PxTFD), 0x50);
     CHECK_EQ(b.prdbc(0), 512);
@@ -897,6 +898,25 @@ void case_two_ports() {
     CHECK(b.wait_for([&] { return b.rd(PxCI) == 0 && b.rd(PxCI + 0x80) == 0; }));
     CHECK_EQ(b.rd(IS), 3);
     CHECK(b.t->irq == 0); // GHC.IE still clear
+    CHECK_EQ(b.t->irq_port, 0);
+    // Per-port lines: each follows its port's PxIS & PxIE under GHC.IE; IS (and irq)
+    // stay set until written, a port's line drops with its PxIS.
+    b.wr(GHC, 0x2);
+    CHECK(b.t->irq);
+    CHECK_EQ(b.t->irq_port, 3);
+    b.wr(PxIS, 0xFFFFFFFF);
+    CHECK_EQ(b.t->irq_port, 2);
+    b.wr(PxIE + 0x80, 0);
+    CHECK_EQ(b.t->irq_port, 0);
+    CHECK(b.t->irq); // IS bits 0 and 1 are latched until the host writes them
+    b.wr(PxIE + 0x80, 0xFFFFFFFF);
+    CHECK_EQ(b.t->irq_port, 2);
+    b.wr(GHC, 0);
+    CHECK_EQ(b.t->irq_port, 0);
+    CHECK(!b.t->irq);
+    b.wr(PxIS + 0x80, 0xFFFFFFFF);
+    b.wr(IS, 3);
+    CHECK_EQ(b.rd(IS), 0);
     CHECK(same(&b.dev.disk[10 * 512], d0.data(), d0.size(), "port 0 disk"));
     CHECK(same(&b.dev1.disk[20 * 512], d1.data(), d1.size(), "port 1 disk"));
     CHECK_EQ(b.prdbc(0, 0), 16384);

@@ -29,6 +29,7 @@ module ahci_tb_top #(
     output wire          s_rvalid,
     input  wire          s_rready,
     output wire          irq,
+    output wire [NPORTS-1:0] irq_port,
     // AXI4 master
     output wire [AW-1:0] m_awaddr,
     output wire [7:0]    m_awlen,
@@ -165,7 +166,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW)) dut (
     .s_wstrb(s_wstrb), .s_wvalid(s_wvalid), .s_wready(s_wready), .s_bresp(s_bresp),
     .s_bvalid(s_bvalid), .s_bready(s_bready), .s_araddr(s_araddr), .s_arvalid(s_arvalid),
     .s_arready(s_arready), .s_rdata(s_rdata), .s_rresp(s_rresp), .s_rvalid(s_rvalid),
-    .s_rready(s_rready), .irq(irq),
+    .s_rready(s_rready), .irq(irq), .irq_port(irq_port),
     .m_awaddr(m_awaddr), .m_awlen(m_awlen), .m_awsize(m_awsize), .m_awburst(m_awburst),
     .m_awcache(awcache), .m_awprot(awprot), .m_awvalid(m_awvalid), .m_awready(m_awready),
     .m_wdata(m_wdata), .m_wstrb(m_wstrb), .m_wlast(m_wlast), .m_wvalid(m_wvalid),

@@ -29,8 +29,8 @@
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 5u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins;
-                                     5: reg_clock, dma_clock */
+#define SATASIM_DUT_ABI_VERSION 6u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins;
+                                     5: reg_clock, dma_clock; 6: irq_port, irq_outputs */
 #define SATASIM_DUT_MAX_PORTS 8
 #define SATASIM_DUT_RESET_CYCLES 8u /* cycles each reset is held at power-on, of its own clock */
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
@@ -50,6 +50,10 @@
 #define SATASIM_DUT_PHY_RESET 8u       /* phy_reset out, phy_reset_done in */
 #define SATASIM_DUT_PHY_REFCLK 16u     /* phy_refclk in (the PHY's reference clock) */
 #define SATASIM_DUT_MAX_SIDEBAND 32    /* phy_sb_ctrl / phy_sb_status bits per port */
+
+/* The interrupt outputs a top has (satasim_dut_api.irq_outputs), found by the glue. */
+#define SATASIM_DUT_IRQ_LEVEL 1u    /* irq: one level line for the whole controller */
+#define SATASIM_DUT_IRQ_PER_PORT 2u /* irq_port: one level line per port, bit n = port n */
 
 struct satasim_dut_pins {
     /* ---- inputs (the shell drives them) ---- */
@@ -91,6 +95,7 @@ struct satasim_dut_pins {
     uint8_t phy_tx_elecidle[SATASIM_DUT_MAX_PORTS], phy_rate[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_reset[SATASIM_DUT_MAX_PORTS];
     uint32_t phy_sb_ctrl[SATASIM_DUT_MAX_PORTS];
+    uint8_t irq_port; /* version 6: bit n, port n's own interrupt line (a top with irq_port) */
 };
 
 struct satasim_dut_api {
@@ -101,6 +106,7 @@ struct satasim_dut_api {
     uint32_t phy_pins;                      /* SATASIM_DUT_PHY_* groups the top has */
     uint32_t phy_sideband_width;            /* phy_sb_ctrl / phy_sb_status bits per port, 0: none */
     uint32_t reg_clock, dma_clock;          /* version 5: 1: reg_clk / reg_rst, dma_clk / dma_rst exist */
+    uint32_t irq_outputs;                   /* version 6: SATASIM_DUT_IRQ_* outputs the top has */
     /* A new instance; wave_file non-null: dump the DUT's signals there (VCD). */
     void *(*create)(const char *wave_file);
     void (*destroy)(void *dut);

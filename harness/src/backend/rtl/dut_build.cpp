@@ -182,15 +182,18 @@ class BuildLock {
     int fd_;
 };
 
-// The separate bus clocks the profile names are one-bit inputs of the top (the verilated
-// model's header declares them VL_IN8(&name, 0, 0); before Verilator 5 VL_IN8(name, 0, 0)):
-// else a ScenarioError at the profile's key, before the glue would fail to compile.
-void check_clock_ports(const DutProfile &p, const fs::path &header) {
+// The separate bus clocks the profile names are one-bit inputs of the top, the per-port
+// interrupt lines an output one bit per port wide (the verilated model's header declares a
+// port VL_IN8(&name,msb,lsb); before Verilator 5 VL_IN8(name,msb,lsb)): else a
+// ScenarioError at the profile's key, before the glue would fail to compile or misread it.
+void check_top_ports(const DutProfile &p, const fs::path &header) {
     const std::string h = read_all(header.string());
-    const auto has_input = [&](const std::string &name) {
-        return h.find("VL_IN8(&" + name + ",") != std::string::npos ||
-               h.find("VL_IN8(" + name + ",") != std::string::npos;
+    const auto has = [&](const char *dir, const std::string &name, unsigned bits) {
+        const std::string range = "," + std::to_string(bits - 1) + ",0)";
+        return h.find(std::string(dir) + "(&" + name + range) != std::string::npos ||
+               h.find(std::string(dir) + "(" + name + range) != std::string::npos;
     };
+    const auto has_input = [&](const std::string &name) { return has("VL_IN8", name, 1); };
     const Parser err(p.file);
     const struct {
         double mhz;
@@ -204,6 +207,10 @@ void check_clock_ports(const DutProfile &p, const fs::path &header) {
                     err.fail(profile_line(p, c.key), c.key,
                              "a separate " + std::string(c.what) + " clock, but the top module '" + p.top +
                                  "' has no input " + port + " (docs/rtl-controller.md, clocks)");
+    if (p.irq_per_port && !has("VL_OUT8", "irq_port", p.ports))
+        err.fail(profile_line(p, "interface.irq_per_port"), "interface.irq_per_port",
+                 "one interrupt line per port, but the top module '" + p.top + "' has no output irq_port[" +
+                     std::to_string(p.ports - 1) + ":0] (docs/rtl-controller.md, interrupts)");
 }
 
 } // namespace
@@ -260,7 +267,7 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
         v += " " + quote(f);
     run(v, log, "verilating the DUT");
     try {
-        check_clock_ports(p, tmp / "obj" / "Vdut.h");
+        check_top_ports(p, tmp / "obj" / "Vdut.h");
     } catch (const ScenarioError &) {
         fs::remove_all(tmp, ec);
         throw;

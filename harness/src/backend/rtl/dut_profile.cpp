@@ -78,10 +78,10 @@ std::string hex(uint64_t v) {
 void read_interface(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line,
               {"ports", "data_width", "addr_width", "reg_addr_width", "clock_mhz", "idle_cycles", "phy_width",
-               "phy_clocks", "phy_pins", "phy_sideband_width", "reg_clock_mhz", "dma_clock_mhz"});
+               "phy_clocks", "phy_pins", "phy_sideband_width", "reg_clock_mhz", "dma_clock_mhz", "irq_per_port"});
     note_lines(m, "interface", f.line,
                {"ports", "data_width", "addr_width", "reg_addr_width", "phy_width", "phy_clocks", "phy_pins",
-                "phy_sideband_width", "reg_clock_mhz", "dma_clock_mhz"},
+                "phy_sideband_width", "reg_clock_mhz", "dma_clock_mhz", "irq_per_port"},
                d);
     if (auto *x = m.find("ports"))
         d.ports = unsigned(as_uint(p, *x, 1, 8));
@@ -108,6 +108,8 @@ void read_interface(const Parser &p, const Field &f, DutProfile &d) {
         d.idle_cycles = unsigned(as_uint(p, *x, 64, 1u << 24));
     if (auto *x = m.find("phy_clocks"))
         d.phy_clocks = as_bool(p, *x);
+    if (auto *x = m.find("irq_per_port"))
+        d.irq_per_port = as_bool(p, *x);
     if (auto *x = m.find("phy_width")) {
         d.phy_width = unsigned(as_uint(p, *x, 16, 32));
         if (d.phy_width != 16 && d.phy_width != 32)

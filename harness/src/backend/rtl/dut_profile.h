@@ -67,6 +67,7 @@ struct DutProfile {
     double dma_clock_mhz = 0;    // >0: the top has dma_clk / dma_rst, the DMA master's clock
     unsigned phy_width = 32;     // PHY data per port and PHY clock: 32 or 16 bits
     bool phy_clocks = false;     // the top has phy_tx_clk / phy_rx_clk (needed for 16 bits)
+    bool irq_per_port = false;   // the interrupt is irq_port, one line per port (else irq)
     std::vector<int> rx_ppm;     // phy.rx_ppm: each port's phy_rx_clk offset from phy_tx_clk (ports entries)
     unsigned ssc_ppm = 0;        // phy.ssc.spread_ppm: the receive clocks' SSC down-spread (0: none)
     unsigned ssc_hz = 31500;     // phy.ssc.freq_hz: its modulation frequency

@@ -27,6 +27,7 @@ link::PhyClocks make_clocks(const DutProfile &p) {
 
 constexpr unsigned kBurst = 64;          // cycles ticked before simulated time catches up
 constexpr uint64_t kLiteTimeout = 100000; // cycles an AXI-Lite transaction may take
+constexpr uint32_t kGhcOffset = 0x04;      // AHCI 1.3.1 3.1.2 GHC
 } // namespace
 
 DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, const DutLibrary &lib,
@@ -45,6 +46,10 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
         clocks_.add_bus_clock(link::kEdgeDma, profile.dma_clock_mhz, profile.clock_mhz);
     slave_.set_error_hook(
         [this](uint64_t addr, size_t len, bool write) { return bus_errors_.response(addr, len, write); });
+    if (profile.irq_per_port)
+        irq_lines_ = std::make_unique<IrqLines>(profile.ports, [this](int n, const char *rule, const std::string &msg) {
+            port_record("irq", "irq.violation", n, "rule", TraceValue::str(rule), msg);
+        });
     dut_ = api_.create(wave_file);
     for (unsigned n = 0; n < profile.ports; ++n) {
         PhyPins::Config pc;
@@ -129,8 +134,10 @@ unsigned DutShell::step(bool &attention) {
     bool quiet = slave_.idle(pins_) && !pins_.s_awvalid && !pins_.s_arvalid && !pins_.s_wvalid;
     for (auto &p : ports_)
         quiet = quiet && p->idle();
-    if (bool(pins_.irq) != irq_seen_) {
-        irq_seen_ = pins_.irq;
+    if (irq_lines_ && (api_.irq_outputs & SATASIM_DUT_IRQ_LEVEL))
+        irq_lines_->core_edge(cycles_, pins_.irq, pins_.irq_port, ghc_write_);
+    if (irq_level() != irq_seen_) {
+        irq_seen_ = irq_level();
         cycle_attention_ = true;
     }
     quiet_ = quiet && !cycle_attention_ ? quiet_ + 1 : 0;
@@ -139,14 +146,18 @@ unsigned DutShell::step(bool &attention) {
     return edges;
 }
 
-// A PHY pin record (src phy) of a port: name, then the fields between port and cycle.
-void DutShell::phy_record(const char *name, unsigned port, const char *key, TraceValue value, std::string msg) {
+bool DutShell::irq_level() const { return irq_lines_ ? (pins_.irq_port & irq_lines_->mask()) != 0 : pins_.irq != 0; }
+
+// A record of a port's pins (src phy or irq): name, then the fields between port and cycle.
+void DutShell::port_record(const char *src, const char *name, int port, const char *key, TraceValue value,
+                           std::string msg) {
     if (!trace_)
         return;
     TraceRecord r;
-    r.src = "phy";
+    r.src = src;
     r.name = name;
-    r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
+    if (port >= 0)
+        r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
     r.fields.emplace_back(key, std::move(value));
     r.fields.emplace_back("cycle", TraceValue::integer(int64_t(cycles_)));
     r.msg = std::move(msg);
@@ -221,10 +232,22 @@ template <class Done> bool DutShell::lite_transaction(const char *what, uint32_t
     // The interrupt line as the access left it (the handler that made it looks at once:
     // sampled at the step that completed it, whichever clock's domain drives it), and
     // the clock runs on for whatever the access started.
-    irq_seen_ = pins_.irq;
+    irq_seen_ = irq_level();
     irq_.set(irq_seen_);
     wake();
     return ok;
+}
+
+// A register access the DUT answered with an error response (SLVERR, DECERR).
+void DutShell::mmio_error(const char *what, uint32_t off, unsigned resp) {
+    if (!trace_)
+        return;
+    TraceRecord r;
+    r.src = "axi";
+    r.name = "rtl.mmio_error";
+    r.fields.emplace_back("off", TraceValue::hex(off));
+    r.msg = "register " + std::string(what) + " answered " + (resp == kAxiSlvErr ? "SLVERR" : "DECERR");
+    trace_->emit(r);
 }
 
 // The register slave's address space: interface.reg_addr_width bits.
@@ -236,6 +259,7 @@ uint32_t DutShell::mmio_read32(uint32_t off) {
     pins_.s_araddr = off;
     pins_.s_arvalid = 1;
     pins_.s_rready = 1;
+    const uint8_t lines_before = pins_.irq_port;
     bool have = false;
     uint32_t data = 0;
     unsigned resp = 0;
@@ -249,14 +273,10 @@ uint32_t DutShell::mmio_read32(uint32_t off) {
         }
         return have;
     });
-    if (resp >= kAxiSlvErr && trace_) {
-        TraceRecord r;
-        r.src = "axi";
-        r.name = "rtl.mmio_error";
-        r.fields.emplace_back("off", TraceValue::hex(off));
-        r.msg = "register read answered " + std::string(resp == kAxiSlvErr ? "SLVERR" : "DECERR");
-        trace_->emit(r);
-    }
+    if (irq_lines_)
+        irq_lines_->read(off, data, lines_before, pins_.irq_port);
+    if (resp >= kAxiSlvErr)
+        mmio_error("read", off, resp);
     return data;
 }
 
@@ -264,6 +284,7 @@ void DutShell::mmio_write32(uint32_t off, uint32_t val) {
     if (!in_window(off))
         return;
     bus_errors_.on_mmio_write(off, val);
+    ghc_write_ = off == kGhcOffset;
     pins_.s_awaddr = off;
     pins_.s_awvalid = 1;
     pins_.s_wdata = val;
@@ -283,14 +304,11 @@ void DutShell::mmio_write32(uint32_t off, uint32_t val) {
         }
         return have;
     });
-    if (resp >= kAxiSlvErr && trace_) {
-        TraceRecord r;
-        r.src = "axi";
-        r.name = "rtl.mmio_error";
-        r.fields.emplace_back("off", TraceValue::hex(off));
-        r.msg = "register write answered " + std::string(resp == kAxiSlvErr ? "SLVERR" : "DECERR");
-        trace_->emit(r);
-    }
+    ghc_write_ = false;
+    if (irq_lines_)
+        irq_lines_->write(off, val);
+    if (resp >= kAxiSlvErr)
+        mmio_error("write", off, resp);
 }
 
 } // namespace satasim::harness::rtl

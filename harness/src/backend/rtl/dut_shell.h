@@ -5,7 +5,8 @@
 //     costs no simulated time, as on the SystemC models);
 //   - the DMA master, served by AxiMemSlave from the host memory model, protocol-checked,
 //     with host bus errors injected by BusErrorInjector (fault host_bus_error);
-//   - the interrupt line into the harness's IrqLine;
+//   - the interrupt line into the harness's IrqLine; a DUT with one line per port
+//     (interface.irq_per_port) has them ORed into it and checked (IrqLines: `irq.violation`);
 //   - each port's PHY interface to a PhyPort (cable, device-side link RTL, SataLink), the
 //     optional PHY pins checked there (PhyPins: `phy.violation` records, sideband changes).
 // Its clocks, stepped in time order by one schedule (link::PhyClocks): clk; for a DUT with
@@ -28,6 +29,7 @@
 #include "backend/rtl/axi_mem_slave.h"
 #include "backend/rtl/bus_error_injector.h"
 #include "backend/rtl/dut_library.h"
+#include "backend/rtl/irq_lines.h"
 #include "backend/rtl/dut_profile.h"
 #include "backend/rtl/phy_port.h"
 #include "model/bus/irq_line.h"
@@ -67,6 +69,8 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     uint64_t axi_violations() const { return slave_.violations(); }
     uint64_t axi_bursts() const { return slave_.bursts(); }
     uint64_t phy_violations() const { return phy_violations_; }
+    uint64_t irq_violations() const { return irq_lines_ ? irq_lines_->violations() : 0; }
+    bool irq_per_port() const { return irq_lines_ != nullptr; }
     bool has_phy_pins() const {
         return (profile_.phy_pins & ~SATASIM_DUT_PHY_REFCLK) != 0 || profile_.phy_sideband_width != 0;
     }
@@ -80,8 +84,15 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     // (cycle counts, quiet count, the interrupt line) and `attention` set if it had work.
     unsigned step(bool &attention);
     bool in_window(uint32_t off) const;
+    bool irq_level() const; // the host's interrupt input as the DUT drives it now
+    void mmio_error(const char *what, uint32_t off, unsigned resp);
     void service();
-    void phy_record(const char *name, unsigned port, const char *key, TraceValue value, std::string msg);
+    // port -1: none (a record about the whole controller)
+    void port_record(const char *src, const char *name, int port, const char *key, TraceValue value,
+                     std::string msg);
+    void phy_record(const char *name, unsigned port, const char *key, TraceValue value, std::string msg) {
+        port_record("phy", name, int(port), key, std::move(value), std::move(msg));
+    }
     void phy_violation(unsigned port, const char *rule, const std::string &msg);
     void phy_sideband(unsigned port, uint32_t ctrl);
     void wake();
@@ -96,6 +107,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     AxiMemSlave slave_;
     BusErrorInjector bus_errors_;
     bus::IrqLine &irq_;
+    std::unique_ptr<IrqLines> irq_lines_; // interface.irq_per_port only
     ModelTrace *trace_;
     FailFn fail_;
     std::vector<std::unique_ptr<PhyPort>> ports_;
@@ -109,6 +121,7 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     uint64_t cycles_ = 0, mmio_cycles_ = 0, phy_violations_ = 0;
     bool irq_seen_ = false;
     bool in_mmio_ = false;
+    bool ghc_write_ = false; // the register master's access under way is a write to GHC
 };
 
 } // namespace satasim::harness::rtl

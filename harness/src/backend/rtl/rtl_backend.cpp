@@ -90,6 +90,8 @@ class RtlBackend : public Backend {
                                 {"axi_violations", shell_->axi_violations()}};
         if (shell_->has_phy_pins()) // only then: results of a top without them stay as they were
             report.backend_stats.push_back({"phy_violations", shell_->phy_violations()});
+        if (shell_->irq_per_port())
+            report.backend_stats.push_back({"irq_violations", shell_->irq_violations()});
         shell_->stop(); // the process ends with _exit(): the DUT's final blocks and coverage now
     }
 

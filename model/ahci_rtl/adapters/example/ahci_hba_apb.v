@@ -37,6 +37,7 @@ module ahci_hba_apb #(
     output wire                 s_rvalid,
     input  wire                 s_rready,
     output wire                 irq,
+    output wire [NPORTS-1:0]    irq_port,
     // AXI4 DMA master
     output wire [AW-1:0]        m_awaddr,
     output wire [7:0]           m_awlen,
@@ -132,6 +133,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ))
     .s_araddr(r_araddr), .s_arvalid(r_arvalid), .s_arready(r_arready),
     .s_rdata(r_rdata), .s_rresp(r_rresp), .s_rvalid(r_rvalid), .s_rready(r_rready),
     .irq(irq),
+    .irq_port(irq_port),
     .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .m_awaddr(m_awaddr),
     .m_awlen(m_awlen),

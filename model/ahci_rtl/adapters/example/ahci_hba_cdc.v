@@ -49,6 +49,7 @@ module ahci_hba_cdc #(
     output wire                 s_rvalid,
     input  wire                 s_rready,
     output wire                 irq,        // clk's domain (a level, see above)
+    output wire [NPORTS-1:0]    irq_port,
     // AXI4 DMA master, on clk
     output wire [AW-1:0]        m_awaddr,
     output wire [7:0]           m_awlen,
@@ -129,6 +130,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ),
     .s_araddr(c_araddr), .s_arvalid(c_arvalid), .s_arready(c_arready),
     .s_rdata(c_rdata), .s_rresp(c_rresp), .s_rvalid(c_rvalid), .s_rready(c_rready),
     .irq(irq),
+    .irq_port(irq_port),
     .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .m_awaddr(m_awaddr),
     .m_awlen(m_awlen),

@@ -2,13 +2,14 @@
 // at run time into the DUT's shared object together with the verilated model (prefix
 // Vdut), never into satasim. SATASIM_DUT_PORTS / _DW / _AW / _RAW / _PHY_W / _PHY_CLOCKS /
 // _REG_CLOCK / _DMA_CLOCK are the profile's interface parameters; the top module has the shell's standard ports
-// (docs/rtl-controller.md).
+// (docs/rtl-controller.md), its interrupt outputs found below.
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <unistd.h>
 #include <type_traits>
+#include <utility>
 
 #include "Vdut.h"
 #include "verilated.h"
@@ -118,6 +119,22 @@ void drive(Vdut &m, const satasim_dut_pins &p) {
     }
 }
 
+// The interrupt outputs are each optional (a top has irq, irq_port or both): found here in
+// the verilated class, so one build serves a profile with either (interface.irq_per_port).
+template <class M, class = void> struct HasIrq : std::false_type {};
+template <class M> struct HasIrq<M, std::void_t<decltype(std::declval<M &>().irq)>> : std::true_type {};
+template <class M, class = void> struct HasIrqPort : std::false_type {};
+template <class M> struct HasIrqPort<M, std::void_t<decltype(std::declval<M &>().irq_port)>> : std::true_type {};
+constexpr uint32_t kIrqOutputs = (HasIrq<Vdut>::value ? SATASIM_DUT_IRQ_LEVEL : 0u) |
+                                 (HasIrqPort<Vdut>::value ? SATASIM_DUT_IRQ_PER_PORT : 0u);
+
+template <class M> void sample_irq(const M &m, satasim_dut_pins &p) {
+    if constexpr (HasIrq<M>::value)
+        p.irq = m.irq;
+    if constexpr (HasIrqPort<M>::value)
+        p.irq_port = uint8_t(get_bits(m.irq_port, 0, kPorts));
+}
+
 void sample(const Vdut &m, satasim_dut_pins &p) {
     p.s_awready = m.s_awready;
     p.s_wready = m.s_wready;
@@ -127,7 +144,7 @@ void sample(const Vdut &m, satasim_dut_pins &p) {
     p.s_rdata = m.s_rdata;
     p.s_rresp = m.s_rresp;
     p.s_rvalid = m.s_rvalid;
-    p.irq = m.irq;
+    sample_irq(m, p);
     p.m_awaddr = uint64_t(get_bits(m.m_awaddr, 0, 32));
     p.m_araddr = uint64_t(get_bits(m.m_araddr, 0, 32));
     if (SATASIM_DUT_AW > 32) {
@@ -266,7 +283,7 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, kPhyW, SATASIM_DUT_PHY_CLOCKS,
                               SATASIM_DUT_RAW, SATASIM_DUT_PHY_PINS, SATASIM_DUT_PHY_SBW, SATASIM_DUT_REG_CLOCK,
-                              SATASIM_DUT_DMA_CLOCK, dut_create, dut_destroy, dut_tick};
+                              SATASIM_DUT_DMA_CLOCK, kIrqOutputs, dut_create, dut_destroy, dut_tick};
 
 } // namespace
 
