@@ -70,22 +70,41 @@ void reset_and_done() {
     CHECK(b.rules.size() == 3);
 }
 
-// A PHY reset under a live link: PhyRdy reads low until the PHY model's next change.
+// A PHY reset under a live link, as a transceiver's: PhyRdy reads low at once, the receiver
+// hears nothing until the device's next COMWAKE (not merely until reset done), and the PHY
+// model is asked once to take the link down on both sides. The power-on reset asks nothing.
 void reset_loses_the_link() {
-    Bench b(SATASIM_DUT_PHY_RESET, 0, 4, 2);
+    Bench b(SATASIM_DUT_PHY_RESET | SATASIM_DUT_PHY_ELECIDLE, 0, 4, 2);
     PhyPins::Out o;
+    o.reset = true;
+    b.cycle(o, false, true); // held through the shell's power-on reset: no drop
+    b.cycle(o, false, true);
+    o.reset = false;
+    for (int i = 0; i < 3; ++i)
+        b.cycle(o);
+    CHECK(b.pins.link_drop() == nullptr);
+    b.pins.comwake_detected();
     for (int i = 0; i < 3; ++i)
         b.cycle(o, true);
-    CHECK(b.pins.phy_ready(true));
+    CHECK(b.pins.phy_ready(true) && !b.pins.rx_elecidle());
     o.reset = true;
     b.cycle(o, true);
-    CHECK(!b.pins.phy_ready(true));
+    CHECK(!b.pins.phy_ready(true) && b.pins.rx_elecidle());
+    CHECK(!b.pins.idle()); // the drop is pending: the shell must hand it on
+    const char *why = b.pins.link_drop();
+    CHECK(why != nullptr && std::string(why) == "host PHY reset");
+    CHECK(b.pins.link_drop() == nullptr); // once
+    b.cycle(o, true);
+    CHECK(b.pins.link_drop() == nullptr); // held: still the same reset
     o.reset = false;
     for (int i = 0; i < 4; ++i)
         b.cycle(o, true);
     CHECK(b.pins.reset_done() && !b.pins.phy_ready(true));
+    CHECK(b.pins.rx_elecidle()); // the device stopped with the link
     b.pins.phy_changed();
     CHECK(b.pins.phy_ready(true));
+    b.pins.comwake_detected(); // the DUT's COMRESET brought the device back
+    CHECK(!b.pins.rx_elecidle());
     CHECK(b.rules.empty());
 }
 

@@ -32,8 +32,9 @@
 //   SATASIM_PLANT_PHY_RATE_NO_WAIT       starts at Gen1 and asks ISS a cycle
 //                                        later, before the first acknowledge -> rate_change_pending
 // and one stimulus that breaks no rule: SATASIM_PHY_RESET_AT_READY resets the PHY for 16
-// cycles 4096 cycles after the port's second PhyRdy (the one after the driver's first
-// COMRESET), so the link goes down under the stack and its EH must bring it back.
+// cycles, 2^19 clocked cycles after the port's second PhyRdy (the one after the driver's
+// first COMRESET: in the middle of a workload), so the link goes down under the stack and
+// its EH must bring it back with a COMRESET.
 module ahci_phy_ctl #(
     parameter [1:0] ISS = 2'd3
 ) (
@@ -89,7 +90,7 @@ reg [1:0] init_q; // cycles since reset: the second asks ISS
 `ifdef SATASIM_PHY_RESET_AT_READY
 reg [1:0]  rdy_seen;  // rises of o_ready seen (up to 2)
 reg        oready_q;
-reg [12:0] rst_at;    // cycles since the second
+reg [19:0] rst_at;    // cycles since the second
 reg        stim_done;
 `endif
 
@@ -109,7 +110,7 @@ always @(posedge clk) begin
 `ifdef SATASIM_PHY_RESET_AT_READY
         rdy_seen <= 2'd0;
         oready_q <= 1'b0;
-        rst_at <= 13'd0;
+        rst_at <= 20'd0;
         stim_done <= 1'b0;
 `endif
     end else begin
@@ -153,12 +154,12 @@ always @(posedge clk) begin
         if (o_ready && !oready_q && rdy_seen != 2'd2)
             rdy_seen <= rdy_seen + 2'd1;
         if (rdy_seen == 2'd2 && !stim_done) begin
-            rst_at <= rst_at + 13'd1;
-            if (rst_at >= 13'd4096) begin
+            rst_at <= rst_at + 20'd1;
+            if (rst_at >= 20'd524288) begin
                 o_phy_reset <= 1'b1;
                 done <= 1'b0; // wait for the reset's done again
             end
-            if (rst_at == 13'd4096 + 13'd15)
+            if (rst_at == 20'd524288 + 20'd15)
                 stim_done <= 1'b1;
         end
 `endif

@@ -25,8 +25,14 @@ void PhyPins::core_edge(const Out &o, bool rst, bool ready) {
     const bool done_seen = reset_done_; // as the DUT saw it at this edge
     // PHY reset: done reset_done_clocks clk cycles after the release.
     if (has(SATASIM_DUT_PHY_RESET)) {
-        if (o.reset && !rst && !reset_held_ && ready)
-            lost_ = true; // the DUT's PHY reset under a live link: PhyRdy is gone
+        if (o.reset && !rst && !reset_held_) {
+            // The DUT resets its PHY after power-on: PhyRdy is gone at once, the receiver
+            // hears nothing, and the PHY model takes the link down on both sides (the
+            // device loses the host's signal; a negotiation under way is abandoned).
+            lost_ = ready;
+            dev_tx_ = false;
+            drop_ = "host PHY reset";
+        }
         reset_held_ = o.reset;
         if (o.reset) {
             reset_done_ = false;

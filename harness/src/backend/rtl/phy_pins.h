@@ -12,8 +12,11 @@
 //                    pulse rate_ack_clocks PHY transmit clocks after each change.
 //   PHY reset        phy_reset held by the DUT; phy_reset_done low while it is held and
 //                    reset_done_clocks clk cycles after its release (from power-on for a DUT
-//                    that never holds it). A reset while PhyRdy loses the link: PhyRdy reads
-//                    low until the PHY model's next change (a COMRESET's negotiation).
+//                    that never holds it). A reset after power-on stops the DUT's PHY as a
+//                    real transceiver's: PhyRdy reads low at once (until the PHY model's next
+//                    change), the receiver hears nothing (rx idle until the device's next
+//                    COMWAKE), and link_drop() asks the PHY model to take the link down on
+//                    both sides; only the DUT's next COMRESET brings it back.
 //   sideband         phy_sb_status driven with the profile's value; changes of phy_sb_ctrl
 //                    are reported (the shell traces them).
 //
@@ -75,6 +78,13 @@ class PhyPins {
     uint32_t sb_status() const { return cfg_.sideband_status; }
     // PhyRdy as the DUT sees it: the PHY model's, unless the DUT reset its PHY under it.
     bool phy_ready(bool model_ready) const { return model_ready && !lost_; }
+    // Once per event that must take the PHY model's link down (a PHY reset after power-on):
+    // its reason for the trace, else null.
+    const char *link_drop() {
+        const char *w = drop_;
+        drop_ = nullptr;
+        return w;
+    }
 
     // After each step's outputs are sampled: a core (clk) edge, a PHY transmit clock edge,
     // a dword of the DUT's transmitter (frame: SOF through EOF; sof: the SOF itself).
@@ -85,7 +95,9 @@ class PhyPins {
     void tx_dword(const Out &o, bool frame, bool sof, bool ready, uint8_t gen);
 
     // Nothing counting (the shell may stop its clock).
-    bool idle() const { return !comwake_pulse_ && !ack_pulse_ && rate_wait_ == 0 && (reset_done_ || reset_held_); }
+    bool idle() const {
+        return !comwake_pulse_ && !ack_pulse_ && rate_wait_ == 0 && (reset_done_ || reset_held_) && !drop_;
+    }
     uint64_t violations() const { return violations_; }
 
   private:
@@ -101,6 +113,7 @@ class PhyPins {
     Report report_;
     SidebandChange sideband_;
     bool dev_tx_ = false, lost_ = false;
+    const char *drop_ = nullptr; // link_drop()'s pending reason
     bool comwake_pulse_ = false, ack_pulse_ = false;
     uint8_t rate_req_ = 0, rate_cur_ = 0; // last requested / last acknowledged
     unsigned rate_wait_ = 0;              // PHY clocks until the pending change is acknowledged

@@ -147,8 +147,13 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
             attention = true;
         }
         spd_seen_ = p.phy_spd_limit[n_];
-        if (pins_.any())
+        if (pins_.any()) {
             pins_.core_edge(pins_out(p), p.rst, pins_.phy_ready(phy_ready_));
+            if (const char *why = pins_.link_drop()) {
+                drop_why_ = why; // told the SataLink once simulated time has caught up
+                attention = true;
+            }
+        }
     }
     if ((edges & link::kEdgePhyTx) && pins_.any())
         pins_.phy_tx_edge();
@@ -190,6 +195,12 @@ void PhyPort::service() {
         tx_ev_.notify(sc_core::SC_ZERO_TIME);
     if (!link_)
         return;
+    // The DUT's PHY stopped (its PHY reset): the link goes down on both sides.
+    if (drop_why_) {
+        const char *why = drop_why_;
+        drop_why_ = nullptr;
+        link_->host_signal_lost(why);
+    }
     // The DUT's PHY requests (PxSCTL.DET through its PHY controls) to the SataLink.
     if (offline_seen_ && !offline_told_) {
         offline_told_ = true;
@@ -206,7 +217,7 @@ void PhyPort::service() {
 
 bool PhyPort::idle() const {
     return dev_.state() == link::RtlState::Idle && !tx_busy_ && !(side_.rx_end && !judged_) &&
-           !cominit_ && (!pins_.any() || pins_.idle());
+           !cominit_ && !drop_why_ && (!pins_.any() || pins_.idle());
 }
 
 void PhyPort::phy_changed(bool ready, link::Gen gen) {
