@@ -188,6 +188,52 @@ void electrical_idle() {
     CHECK(b.rules.size() == 3);
 }
 
+// Transmit electrical idle under PhyRdy: the device hears none of the DUT's dwords, and
+// after squelch_dwords in a row it has lost the signal (one request to take the link down).
+// Dwords in OOB, offline or PHY reset, with no link, or from an active transmitter are carried.
+void squelch() {
+    PhyPins::Config cfg{SATASIM_DUT_PHY_ELECIDLE, 0, 4, 3, 0};
+    cfg.squelch_dwords = 5;
+    std::vector<std::string> rules;
+    PhyPins pins(cfg, [&](const char *r, const std::string &) { rules.push_back(r); }, nullptr);
+    PhyPins::Out o;
+    o.tx_elecidle = true;
+    CHECK(pins.carried(o, false)); // no link: OOB is the PHY model's
+    o.tx_elecidle = false;
+    CHECK(pins.carried(o, true));
+    o.tx_elecidle = true;
+    for (int i = 0; i < 4; ++i)
+        CHECK(!pins.carried(o, true));
+    CHECK(pins.link_drop() == nullptr);
+    o.tx_elecidle = false; // the transmitter back in time: the count starts again
+    CHECK(pins.carried(o, true));
+    o.tx_elecidle = true;
+    for (int i = 0; i < 4; ++i)
+        CHECK(!pins.carried(o, true));
+    CHECK(pins.link_drop() == nullptr);
+    CHECK(!pins.carried(o, true)); // the fifth in a row
+    CHECK(!pins.idle());
+    const char *why = pins.link_drop();
+    CHECK(why != nullptr && std::string(why) == "host transmitter in electrical idle");
+    for (int i = 0; i < 10; ++i)
+        CHECK(!pins.carried(o, true));
+    CHECK(pins.link_drop() == nullptr); // once per silence
+    o.comreset = true; // idle is the DUT's due in OOB, offline and PHY reset
+    CHECK(pins.carried(o, true));
+    o.comreset = false;
+    o.offline = true;
+    CHECK(pins.carried(o, true));
+    o.offline = false;
+    o.reset = true;
+    CHECK(pins.carried(o, true));
+    PhyPins none(PhyPins::Config{SATASIM_DUT_PHY_RESET, 0, 4, 3, 0}, nullptr, nullptr);
+    o.reset = false;
+    for (int i = 0; i < 10; ++i)
+        CHECK(none.carried(o, true)); // no elecidle pins: every dword carried
+    CHECK(none.link_drop() == nullptr);
+    CHECK(rules.empty()); // carried() reports no rule (tx_dword and core_edge do)
+}
+
 // The sideband: the status vector is the configured value, each control change reported.
 void sideband() {
     Bench b(0, 8);
@@ -281,6 +327,7 @@ int main() {
                  {"reset_loses_the_link", reset_loses_the_link},
                  {"rate_request_and_ack", rate_request_and_ack},
                  {"electrical_idle", electrical_idle},
+                 {"squelch", squelch},
                  {"sideband", sideband},
                  {"no_pins", no_pins},
                  {"receive_clocks", receive_clocks}};

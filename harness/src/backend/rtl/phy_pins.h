@@ -6,7 +6,12 @@
 //   electrical idle  phy_rx_elecidle follows the wire: high until the device transmits (from
 //                    its COMWAKE on: ALIGNs, then the link), high again once the link is
 //                    lost, the DUT sends COMRESET or goes offline, or its PHY is in reset.
-//                    phy_tx_elecidle is the DUT's request for transmit electrical idle.
+//                    phy_tx_elecidle is the DUT's request for transmit electrical idle: while
+//                    it holds it outside OOB (no COMRESET, COMWAKE, offline or PHY reset
+//                    requested) with the link up, the device's receiver hears nothing:
+//                    carried() is false for each such dword (the shell puts an ALIGN, which
+//                    carries no information, in its place), and after squelch_dwords of
+//                    them in a row the device's PHY has lost the signal: link_drop().
 //   COMWAKE detect   phy_comwake_det: one clk cycle when the device's COMWAKE is recognised.
 //   rate             phy_rate (1..3) is the DUT's rate request; phy_rate_ack a one-clk-cycle
 //                    pulse rate_ack_clocks PHY transmit clocks after each change.
@@ -49,12 +54,19 @@ class PhyPins {
         unsigned rate_ack_clocks = 64;  // PHY transmit clocks
         unsigned reset_done_clocks = 256; // clk cycles
         uint32_t sideband_status = 0;
+        // Dwords of transmit electrical idle under PhyRdy after which the device's PHY has
+        // lost the signal: longer than an OOB signal's longest gap, 525 ns (the shell
+        // converts it at its dword clock: 79 at 150 MHz).
+        unsigned squelch_dwords = 79;
     };
     // The DUT's outputs as sampled at a step.
     struct Out {
         bool tx_elecidle = false, reset = false, comreset = false, comwake = false, offline = false;
         uint8_t rate = 0;
         uint32_t sb_ctrl = 0;
+        // Requests under which transmit electrical idle is the DUT's due: OOB (COMRESET,
+        // COMWAKE), offline, PHY reset (the link goes down with them).
+        bool idle_due() const { return comreset || comwake || offline || reset; }
     };
     using Report = std::function<void(const char *rule, const std::string &msg)>;
     using SidebandChange = std::function<void(uint32_t ctrl)>;
@@ -78,7 +90,8 @@ class PhyPins {
     uint32_t sb_status() const { return cfg_.sideband_status; }
     // PhyRdy as the DUT sees it: the PHY model's, unless the DUT reset its PHY under it.
     bool phy_ready(bool model_ready) const { return model_ready && !lost_; }
-    // Once per event that must take the PHY model's link down (a PHY reset after power-on):
+    // Once per event that must take the PHY model's link down (a PHY reset after power-on,
+    // transmit electrical idle under PhyRdy for squelch_dwords):
     // its reason for the trace, else null.
     const char *link_drop() {
         const char *w = drop_;
@@ -93,6 +106,9 @@ class PhyPins {
     void core_edge(const Out &o, bool rst, bool ready);
     void phy_tx_edge();
     void tx_dword(const Out &o, bool frame, bool sof, bool ready, uint8_t gen);
+    // The same dword as the device's receiver hears it (link_up: the PHY model's PhyRdy):
+    // false while the DUT's transmitter is squelched (above); counts toward the loss.
+    bool carried(const Out &o, bool link_up);
 
     // Nothing counting (the shell may stop its clock).
     bool idle() const {
@@ -120,6 +136,7 @@ class PhyPins {
     bool reset_held_ = false, reset_done_ = false;
     unsigned reset_wait_;
     unsigned ready_cycles_ = 0;
+    unsigned squelch_ = 0; // dwords in a row the device heard nothing
     uint32_t sb_seen_ = 0;
     bool oob_busy_ = false, idle_ready_ = false, idle_data_ = false, reset_oob_ = false, reset_data_ = false;
     uint64_t violations_ = 0;

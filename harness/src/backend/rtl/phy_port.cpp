@@ -102,6 +102,10 @@ void PhyPort::host_dword(link::LaneDword d, const satasim_dut_pins &p) {
         pins_.tx_dword(pins_out(p), sof || host_frame_pos_ >= 0, sof, pins_.phy_ready(phy_ready_), gen_);
     }
     watch_host_frame(d.data, d.isk);
+    // Transmit electrical idle under PhyRdy (outside OOB): the device's receiver hears no
+    // dword; an ALIGN, which its link layer discards, holds the place on the cable.
+    if (pins_.any() && !pins_.carried(pins_out(p), phy_ready_))
+        d = link::LaneDword{link::prim::kAlign, true};
     if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
         hook->on_dword(true, d.data, d.isk);
     const link::LaneDword out = h2d_.push(d);
@@ -147,13 +151,8 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
             attention = true;
         }
         spd_seen_ = p.phy_spd_limit[n_];
-        if (pins_.any()) {
+        if (pins_.any())
             pins_.core_edge(pins_out(p), p.rst, pins_.phy_ready(phy_ready_));
-            if (const char *why = pins_.link_drop()) {
-                drop_why_ = why; // told the SataLink once simulated time has caught up
-                attention = true;
-            }
-        }
     }
     if ((edges & link::kEdgePhyTx) && pins_.any())
         pins_.phy_tx_edge();
@@ -164,6 +163,12 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
         if (to_dut_.needs_dword())
             attention |= device_dword();
         to_dut_.next_word(rx_word_, rx_isk_);
+    }
+    if (pins_.any()) {
+        if (const char *why = pins_.link_drop()) {
+            drop_why_ = why; // told the SataLink once simulated time has caught up
+            attention = true;
+        }
     }
     return attention;
 }
@@ -195,7 +200,8 @@ void PhyPort::service() {
         tx_ev_.notify(sc_core::SC_ZERO_TIME);
     if (!link_)
         return;
-    // The DUT's PHY stopped (its PHY reset): the link goes down on both sides.
+    // The DUT's PHY stopped (its PHY reset, or its transmitter silent past the device's
+    // squelch time): the link goes down on both sides.
     if (drop_why_) {
         const char *why = drop_why_;
         drop_why_ = nullptr;
