@@ -198,15 +198,16 @@ void PhyPort::service() {
     }
     if (tx_busy_ && (side_.tx_done || tx_timeout_))
         tx_ev_.notify(sc_core::SC_ZERO_TIME);
-    if (!link_)
-        return;
     // The DUT's PHY stopped (its PHY reset, or its transmitter silent past the device's
-    // squelch time): the link goes down on both sides.
+    // squelch time): the link goes down on both sides (a port without a cable: nothing to do).
     if (drop_why_) {
         const char *why = drop_why_;
         drop_why_ = nullptr;
-        link_->host_signal_lost(why);
+        if (link_)
+            link_->host_signal_lost(why);
     }
+    if (!link_)
+        return;
     // The DUT's PHY requests (PxSCTL.DET through its PHY controls) to the SataLink.
     if (offline_seen_ && !offline_told_) {
         offline_told_ = true;
