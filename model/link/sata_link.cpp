@@ -585,6 +585,14 @@ void SataLink::host_offline() {
     emit("link.offline", Gen::None);
 }
 
+void SataLink::host_signal_lost(const char *why) {
+    negotiation_requested_ = false;
+    cominit_requested_ = false;
+    negotiating_ = false;
+    bump_epoch();
+    link_down(why, true);
+}
+
 void SataLink::set_device_present(bool present) {
     if (present == present_)
         return;

@@ -204,6 +204,12 @@ class SataLink : public sc_core::sc_module {
     // sides. offline = DET 4 (PHY off until the next release).
     void host_comreset(bool assert, Gen spd_limit = Gen::None);
     void host_offline();
+    // The host's PHY stopped carrying a signal without an OOB request (a PHY reset of an
+    // external host, its transmitter silent past the device's squelch time: the RTL
+    // shell, docs/rtl-controller.md "The PHY pins"): the link goes down (`link.down` with
+    // `why`), the device sees it lost, a negotiation under way is abandoned, and nothing
+    // comes back by itself: DET 1 until the host's next COMRESET.
+    void host_signal_lost(const char *why);
 
     // Device presence (cable plugged). Used by hotplug later; reset() restores config.
     void set_device_present(bool present);

@@ -203,6 +203,24 @@ MODEL_TEST(comreset_while_up_drops_link) {
     EXPECT_EQ(b3->link.sstatus(), 0x133u);
 }
 
+// The host's PHY lost its signal (the RTL shell: a PHY reset under PhyRdy): both sides see
+// the link down, the device gets no COMRESET, and only the host's next COMRESET brings the
+// link back.
+MODEL_TEST(host_signal_lost_until_comreset) {
+    up_and_cleared(*b3);
+    b3->link.host_signal_lost("host PHY reset");
+    EXPECT_EQ(b3->link.det(), 1);
+    EXPECT_EQ(b3->host.downs, 1);
+    EXPECT_EQ(b3->dev.downs, 1);
+    EXPECT_EQ(b3->dev.oobs, 0);
+    EXPECT_EQ(b3->link.send_from_host(data_fis(4, 0)), FrameStatus::NoLink);
+    sc_core::wait(2, SC_MS);
+    EXPECT_EQ(b3->link.sstatus(), 1u); // no recovery of its own
+    EXPECT_EQ(b3->host.ups + b3->dev.ups, 0);
+    link_up(*b3);
+    EXPECT_EQ(b3->link.sstatus(), 0x133u);
+}
+
 MODEL_TEST(device_wins_collision) {
     up_and_cleared(*b3);
     // Both sides raise X_RDY in the same delta, while the wire is busy with a third frame.

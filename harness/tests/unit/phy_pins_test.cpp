@@ -70,22 +70,41 @@ void reset_and_done() {
     CHECK(b.rules.size() == 3);
 }
 
-// A PHY reset under a live link: PhyRdy reads low until the PHY model's next change.
+// A PHY reset under a live link, as a transceiver's: PhyRdy reads low at once, the receiver
+// hears nothing until the device's next COMWAKE (not merely until reset done), and the PHY
+// model is asked once to take the link down on both sides. The power-on reset asks nothing.
 void reset_loses_the_link() {
-    Bench b(SATASIM_DUT_PHY_RESET, 0, 4, 2);
+    Bench b(SATASIM_DUT_PHY_RESET | SATASIM_DUT_PHY_ELECIDLE, 0, 4, 2);
     PhyPins::Out o;
+    o.reset = true;
+    b.cycle(o, false, true); // held through the shell's power-on reset: no drop
+    b.cycle(o, false, true);
+    o.reset = false;
+    for (int i = 0; i < 3; ++i)
+        b.cycle(o);
+    CHECK(b.pins.link_drop() == nullptr);
+    b.pins.comwake_detected();
     for (int i = 0; i < 3; ++i)
         b.cycle(o, true);
-    CHECK(b.pins.phy_ready(true));
+    CHECK(b.pins.phy_ready(true) && !b.pins.rx_elecidle());
     o.reset = true;
     b.cycle(o, true);
-    CHECK(!b.pins.phy_ready(true));
+    CHECK(!b.pins.phy_ready(true) && b.pins.rx_elecidle());
+    CHECK(!b.pins.idle()); // the drop is pending: the shell must hand it on
+    const char *why = b.pins.link_drop();
+    CHECK(why != nullptr && std::string(why) == "host PHY reset");
+    CHECK(b.pins.link_drop() == nullptr); // once
+    b.cycle(o, true);
+    CHECK(b.pins.link_drop() == nullptr); // held: still the same reset
     o.reset = false;
     for (int i = 0; i < 4; ++i)
         b.cycle(o, true);
     CHECK(b.pins.reset_done() && !b.pins.phy_ready(true));
+    CHECK(b.pins.rx_elecidle()); // the device stopped with the link
     b.pins.phy_changed();
     CHECK(b.pins.phy_ready(true));
+    b.pins.comwake_detected(); // the DUT's COMRESET brought the device back
+    CHECK(!b.pins.rx_elecidle());
     CHECK(b.rules.empty());
 }
 
@@ -167,6 +186,52 @@ void electrical_idle() {
     b.pins.device_transmitting(false);
     CHECK(b.pins.rx_elecidle());
     CHECK(b.rules.size() == 3);
+}
+
+// Transmit electrical idle under PhyRdy: the device hears none of the DUT's dwords, and
+// after squelch_dwords in a row it has lost the signal (one request to take the link down).
+// Dwords in OOB, offline or PHY reset, with no link, or from an active transmitter are carried.
+void squelch() {
+    PhyPins::Config cfg{SATASIM_DUT_PHY_ELECIDLE, 0, 4, 3, 0};
+    cfg.squelch_dwords = 5;
+    std::vector<std::string> rules;
+    PhyPins pins(cfg, [&](const char *r, const std::string &) { rules.push_back(r); }, nullptr);
+    PhyPins::Out o;
+    o.tx_elecidle = true;
+    CHECK(pins.carried(o, false)); // no link: OOB is the PHY model's
+    o.tx_elecidle = false;
+    CHECK(pins.carried(o, true));
+    o.tx_elecidle = true;
+    for (int i = 0; i < 4; ++i)
+        CHECK(!pins.carried(o, true));
+    CHECK(pins.link_drop() == nullptr);
+    o.tx_elecidle = false; // the transmitter back in time: the count starts again
+    CHECK(pins.carried(o, true));
+    o.tx_elecidle = true;
+    for (int i = 0; i < 4; ++i)
+        CHECK(!pins.carried(o, true));
+    CHECK(pins.link_drop() == nullptr);
+    CHECK(!pins.carried(o, true)); // the fifth in a row
+    CHECK(!pins.idle());
+    const char *why = pins.link_drop();
+    CHECK(why != nullptr && std::string(why) == "host transmitter in electrical idle");
+    for (int i = 0; i < 10; ++i)
+        CHECK(!pins.carried(o, true));
+    CHECK(pins.link_drop() == nullptr); // once per silence
+    o.comreset = true; // idle is the DUT's due in OOB, offline and PHY reset
+    CHECK(pins.carried(o, true));
+    o.comreset = false;
+    o.offline = true;
+    CHECK(pins.carried(o, true));
+    o.offline = false;
+    o.reset = true;
+    CHECK(pins.carried(o, true));
+    PhyPins none(PhyPins::Config{SATASIM_DUT_PHY_RESET, 0, 4, 3, 0}, nullptr, nullptr);
+    o.reset = false;
+    for (int i = 0; i < 10; ++i)
+        CHECK(none.carried(o, true)); // no elecidle pins: every dword carried
+    CHECK(none.link_drop() == nullptr);
+    CHECK(rules.empty()); // carried() reports no rule (tx_dword and core_edge do)
 }
 
 // The sideband: the status vector is the configured value, each control change reported.
@@ -262,6 +327,7 @@ int main() {
                  {"reset_loses_the_link", reset_loses_the_link},
                  {"rate_request_and_ack", rate_request_and_ack},
                  {"electrical_idle", electrical_idle},
+                 {"squelch", squelch},
                  {"sideband", sideband},
                  {"no_pins", no_pins},
                  {"receive_clocks", receive_clocks}};

@@ -17,6 +17,24 @@
 //               with no change pending, so no frame goes out at a wrong rate.
 //   status      o_status {rate_pending, reset_done, rate, tx_elecidle, rx_elecidle} for
 //               the port's vendor-specific register (PxVS + 8h).
+//
+// Planted defects (docs/rtl-controller.md, "The PHY pins"; each off unless its define is
+// given, as the profile's `defines` do; tools/rtl_phy_plants.sh builds each and checks that
+// the shell's PHY pin checker reports it):
+//   SATASIM_PLANT_PHY_OOB_NOT_IDLE       COMRESET leaves the transmitter on   -> oob_not_idle
+//   SATASIM_PLANT_PHY_TX_IDLE_STUCK      the transmitter never leaves idle    -> idle_while_ready
+//   SATASIM_PLANT_PHY_COMRESET_IN_RESET  COMRESET does not wait for the PHY's
+//                                        reset done                          -> comreset_in_reset
+//   SATASIM_PLANT_PHY_RATE_IGNORED       the negotiated Gen is never asked, the
+//                                        port gets PhyRdy at once            -> rate_mismatch
+//   SATASIM_PLANT_PHY_RATE_FOLLOWS_GEN   the rate follows the PHY's Gen, even
+//                                        0 when the link is down             -> rate_invalid
+//   SATASIM_PLANT_PHY_RATE_NO_WAIT       starts at Gen1 and asks ISS a cycle
+//                                        later, before the first acknowledge -> rate_change_pending
+// and one stimulus that breaks no rule: SATASIM_PHY_RESET_AT_READY resets the PHY for 16
+// cycles, 2^19 clocked cycles after the port's second PhyRdy (the one after the driver's
+// first COMRESET: in the middle of a workload), so the link goes down under the stack and
+// its EH must bring it back with a COMRESET.
 module ahci_phy_ctl #(
     parameter [1:0] ISS = 2'd3
 ) (
@@ -47,20 +65,54 @@ reg tx_on;     // the transmitter is out of electrical idle
 reg pending;   // a rate change waits for its acknowledge
 reg ready_q;
 
+`ifdef SATASIM_PLANT_PHY_COMRESET_IN_RESET
+assign o_hold = 1'b0;
+assign o_comreset = i_comreset;
+`else
 assign o_hold = !done;
 assign o_comreset = i_comreset && done;
+`endif
+`ifdef SATASIM_PLANT_PHY_OOB_NOT_IDLE
+assign o_tx_elecidle = !tx_on || i_offline || !done;
+`else
 assign o_tx_elecidle = !tx_on || i_comreset || i_offline || !done;
+`endif
+`ifdef SATASIM_PLANT_PHY_RATE_IGNORED
+assign o_ready = i_phy_ready;
+`else
 assign o_ready = i_phy_ready && !pending && o_rate == i_phy_gen;
+`endif
 assign o_status = {pending, done, o_rate, o_tx_elecidle, i_rx_elecidle};
+
+`ifdef SATASIM_PLANT_PHY_RATE_NO_WAIT
+reg [1:0] init_q; // cycles since reset: the second asks ISS
+`endif
+`ifdef SATASIM_PHY_RESET_AT_READY
+reg [1:0]  rdy_seen;  // rises of o_ready seen (up to 2)
+reg        oready_q;
+reg [19:0] rst_at;    // cycles since the second
+reg        stim_done;
+`endif
 
 always @(posedge clk) begin
     if (rst) begin
         o_phy_reset <= 1'b1;
         done <= 1'b0;
         tx_on <= 1'b0;
+`ifdef SATASIM_PLANT_PHY_RATE_NO_WAIT
+        o_rate <= 2'd1;
+        init_q <= 2'd0;
+`else
         o_rate <= ISS;
+`endif
         pending <= 1'b1; // the reset value is a request the PHY acknowledges
         ready_q <= 1'b0;
+`ifdef SATASIM_PHY_RESET_AT_READY
+        rdy_seen <= 2'd0;
+        oready_q <= 1'b0;
+        rst_at <= 20'd0;
+        stim_done <= 1'b0;
+`endif
     end else begin
         o_phy_reset <= 1'b0;
         if (!o_phy_reset && i_phy_reset_done)
@@ -68,15 +120,49 @@ always @(posedge clk) begin
         ready_q <= i_phy_ready;
         if (i_comreset || i_offline || i_cominit || (ready_q && !i_phy_ready))
             tx_on <= 1'b0;
+`ifndef SATASIM_PLANT_PHY_TX_IDLE_STUCK
         else if (i_comwake_det || i_phy_ready)
             tx_on <= 1'b1;
+`endif
+`ifdef SATASIM_PLANT_PHY_RATE_FOLLOWS_GEN
+        if (pending) begin
+            if (i_rate_ack)
+                pending <= 1'b0;
+        end else if (o_rate != i_phy_gen) begin
+            o_rate <= i_phy_gen;
+            pending <= 1'b1;
+        end
+`else
         if (pending) begin
             if (i_rate_ack)
                 pending <= 1'b0;
         end else if (i_phy_ready && i_phy_gen != 2'd0 && o_rate != i_phy_gen) begin
+`ifndef SATASIM_PLANT_PHY_RATE_IGNORED
             o_rate <= i_phy_gen;
             pending <= 1'b1;
+`endif
         end
+`endif
+`ifdef SATASIM_PLANT_PHY_RATE_NO_WAIT
+        if (init_q != 2'd3)
+            init_q <= init_q + 2'd1;
+        if (init_q == 2'd1)
+            o_rate <= ISS; // the Gen1 request not yet acknowledged
+`endif
+`ifdef SATASIM_PHY_RESET_AT_READY
+        oready_q <= o_ready;
+        if (o_ready && !oready_q && rdy_seen != 2'd2)
+            rdy_seen <= rdy_seen + 2'd1;
+        if (rdy_seen == 2'd2 && !stim_done) begin
+            rst_at <= rst_at + 20'd1;
+            if (rst_at >= 20'd524288) begin
+                o_phy_reset <= 1'b1;
+                done <= 1'b0; // wait for the reset's done again
+            end
+            if (rst_at == 20'd524288 + 20'd15)
+                stim_done <= 1'b1;
+        end
+`endif
     end
 end
 

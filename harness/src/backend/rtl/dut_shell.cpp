@@ -2,6 +2,7 @@
 #include "backend/rtl/dut_shell.h"
 #include "backend/rtl/dut_abi.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -58,6 +59,8 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
         pc.rate_ack_clocks = profile.rate_ack_clocks;
         pc.reset_done_clocks = profile.reset_done_clocks;
         pc.sideband_status = n < profile.sideband_status.size() ? profile.sideband_status[n] : 0;
+        // longer than an OOB signal's longest gap (525 ns) at the dword clock
+        pc.squelch_dwords = unsigned(std::ceil(0.525 * profile.clock_mhz));
         PhyPins pins(
             pc, [this, n](const char *rule, const std::string &msg) { phy_violation(n, rule, msg); },
             [this, n](uint32_t ctrl) { phy_sideband(n, ctrl); });

@@ -25,8 +25,14 @@ void PhyPins::core_edge(const Out &o, bool rst, bool ready) {
     const bool done_seen = reset_done_; // as the DUT saw it at this edge
     // PHY reset: done reset_done_clocks clk cycles after the release.
     if (has(SATASIM_DUT_PHY_RESET)) {
-        if (o.reset && !rst && !reset_held_ && ready)
-            lost_ = true; // the DUT's PHY reset under a live link: PhyRdy is gone
+        if (o.reset && !rst && !reset_held_) {
+            // The DUT resets its PHY after power-on: PhyRdy is gone at once, the receiver
+            // hears nothing, and the PHY model takes the link down on both sides (the
+            // device loses the host's signal; a negotiation under way is abandoned).
+            lost_ = ready;
+            dev_tx_ = false;
+            drop_ = "host PHY reset";
+        }
         reset_held_ = o.reset;
         if (o.reset) {
             reset_done_ = false;
@@ -48,8 +54,7 @@ void PhyPins::core_edge(const Out &o, bool rst, bool ready) {
                                           "low): OOB bursts are sent from electrical idle");
         // Idle is the DUT's right during its OOB requests, offline and PHY reset: the link
         // goes down with them (the PHY model hears of them after the current burst).
-        const bool own_idle = o.comreset || o.comwake || o.offline || o.reset;
-        ready_cycles_ = ready && !own_idle ? ready_cycles_ + 1 : 0;
+        ready_cycles_ = ready && !o.idle_due() ? ready_cycles_ + 1 : 0;
         if (starts(ready_cycles_ > kIdleGrace && o.tx_elecidle, idle_ready_))
             violation("idle_while_ready", "the transmitter is in electrical idle (phy_tx_elecidle) " +
                                               std::to_string(kIdleGrace) +
@@ -92,6 +97,16 @@ void PhyPins::tx_dword(const Out &o, bool frame, bool sof, bool ready, uint8_t g
         violation("rate_mismatch", "a frame started at rate " + std::to_string(rate_wait_ > 0 ? rate_req_ : rate_cur_) +
                                        (rate_wait_ > 0 ? " (not yet acknowledged)" : "") + " on a Gen" +
                                        std::to_string(gen) + " link");
+}
+
+bool PhyPins::carried(const Out &o, bool link_up) {
+    if (!has(SATASIM_DUT_PHY_ELECIDLE) || !link_up || !o.tx_elecidle || o.idle_due()) {
+        squelch_ = 0;
+        return true;
+    }
+    if (++squelch_ == cfg_.squelch_dwords)
+        drop_ = "host transmitter in electrical idle";
+    return false;
 }
 
 } // namespace satasim::harness::rtl

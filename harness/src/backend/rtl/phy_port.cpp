@@ -102,6 +102,10 @@ void PhyPort::host_dword(link::LaneDword d, const satasim_dut_pins &p) {
         pins_.tx_dword(pins_out(p), sof || host_frame_pos_ >= 0, sof, pins_.phy_ready(phy_ready_), gen_);
     }
     watch_host_frame(d.data, d.isk);
+    // Transmit electrical idle under PhyRdy (outside OOB): the device's receiver hears no
+    // dword; an ALIGN, which its link layer discards, holds the place on the cable.
+    if (pins_.any() && !pins_.carried(pins_out(p), phy_ready_))
+        d = link::LaneDword{link::prim::kAlign, true};
     if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
         hook->on_dword(true, d.data, d.isk);
     const link::LaneDword out = h2d_.push(d);
@@ -160,6 +164,12 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
             attention |= device_dword();
         to_dut_.next_word(rx_word_, rx_isk_);
     }
+    if (pins_.any()) {
+        if (const char *why = pins_.link_drop()) {
+            drop_why_ = why; // told the SataLink once simulated time has caught up
+            attention = true;
+        }
+    }
     return attention;
 }
 
@@ -188,6 +198,14 @@ void PhyPort::service() {
     }
     if (tx_busy_ && (side_.tx_done || tx_timeout_))
         tx_ev_.notify(sc_core::SC_ZERO_TIME);
+    // The DUT's PHY stopped (its PHY reset, or its transmitter silent past the device's
+    // squelch time): the link goes down on both sides (a port without a cable: nothing to do).
+    if (drop_why_) {
+        const char *why = drop_why_;
+        drop_why_ = nullptr;
+        if (link_)
+            link_->host_signal_lost(why);
+    }
     if (!link_)
         return;
     // The DUT's PHY requests (PxSCTL.DET through its PHY controls) to the SataLink.
@@ -206,7 +224,7 @@ void PhyPort::service() {
 
 bool PhyPort::idle() const {
     return dev_.state() == link::RtlState::Idle && !tx_busy_ && !(side_.rx_end && !judged_) &&
-           !cominit_ && (!pins_.any() || pins_.idle());
+           !cominit_ && !drop_why_ && (!pins_.any() || pins_.idle());
 }
 
 void PhyPort::phy_changed(bool ready, link::Gen gen) {

@@ -109,6 +109,7 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     bool comreset_seen_ = true, offline_seen_ = false;
     uint8_t spd_seen_ = 0;
     bool comreset_told_ = false, offline_told_ = false;
+    const char *drop_why_ = nullptr; // the link must go down (PhyPins::link_drop), for service()
     // device transmitter: one frame at a time
     bool tx_busy_ = false;
     uint64_t tx_cycles_ = 0;
