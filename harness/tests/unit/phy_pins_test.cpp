@@ -320,25 +320,13 @@ void receive_clocks() {
 } // namespace
 
 int main() {
-    struct {
-        const char *name;
-        void (*fn)();
-    } cases[] = {{"reset_and_done", reset_and_done},
-                 {"reset_loses_the_link", reset_loses_the_link},
-                 {"rate_request_and_ack", rate_request_and_ack},
-                 {"electrical_idle", electrical_idle},
-                 {"squelch", squelch},
-                 {"sideband", sideband},
-                 {"no_pins", no_pins},
-                 {"receive_clocks", receive_clocks}};
-    int failed = 0;
-    for (const auto &c : cases) {
-        const int before = failures;
-        c.fn();
-        const bool ok = failures == before;
-        failed += !ok;
-        std::printf("%s %s\n", ok ? "ok  " : "FAIL", c.name);
-    }
-    std::printf("%d passed, %d failed\n", int(sizeof cases / sizeof cases[0]) - failed, failed);
-    return failed ? 1 : 0;
+    const PlainCase cases[] = {{"reset_and_done", reset_and_done},
+                               {"reset_loses_the_link", reset_loses_the_link},
+                               {"rate_request_and_ack", rate_request_and_ack},
+                               {"electrical_idle", electrical_idle},
+                               {"squelch", squelch},
+                               {"sideband", sideband},
+                               {"no_pins", no_pins},
+                               {"receive_clocks", receive_clocks}};
+    return run_plain_cases(cases);
 }

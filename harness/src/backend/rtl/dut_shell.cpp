@@ -159,6 +159,7 @@ void DutShell::port_record(const char *src, const char *name, int port, const ch
     TraceRecord r;
     r.src = src;
     r.name = name;
+    r.port = port; // the run's violation message names it
     if (port >= 0)
         r.fields.emplace_back("port", TraceValue::integer(int64_t(port)));
     r.fields.emplace_back(key, std::move(value));
