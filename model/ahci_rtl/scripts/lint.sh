@@ -82,4 +82,11 @@ done
 # the register-clock example top of profile-regclk.yaml (the CDC in front of ahci_hba)
 "$verilator" --lint-only -Wall -I"$link" --top-module ahci_hba_cdc "$a"/example/ahci_hba_cdc.v \
     "$a"/satasim_axil_front.v "$a"/satasim_axil_cdc.v "${srcs[@]}"
-echo "ahci_rtl lint: $n configurations, the testbench top, $m adapter configurations, their testbench top and the APB and register-clock example tops clean under -Wall"
+# the DMA-clock example top of profile-dmaclk.yaml (ahci_hba's DMA master behind the AXI4
+# crossing), also at 32-bit data and addresses and at 128-bit data on two ports
+for p in "" "-GDW=32 -GAW=32" "-GDW=128 -GNPORTS=2"; do
+  # shellcheck disable=SC2086
+  "$verilator" --lint-only -Wall -I"$link" $p --top-module ahci_hba_dmaclk "$a"/example/ahci_hba_dmaclk.v \
+      "$a"/satasim_async_fifo.v "$a"/satasim_axi_cdc.v "${srcs[@]}"
+done
+echo "ahci_rtl lint: $n configurations, the testbench top, $m adapter configurations, their testbench top and the APB, register-clock and DMA-clock example tops clean under -Wall"
