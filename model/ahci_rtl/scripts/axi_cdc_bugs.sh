@@ -17,7 +17,7 @@ verilator="${VERILATOR:-verilator}"
 params=$(sed -n 's/^set(AXI_CDC_TB_PARAMS \(.*\))$/\1/p' "$here/CMakeLists.txt")
 [[ -n "$params" ]] || { echo "axi_cdc_bugs.sh: no AXI_CDC_TB_PARAMS in $here/CMakeLists.txt" >&2; exit 1; }
 gargs=(-GDATA_W=64 -GADDR_W=64 -GID_W=4)
-cflags=""
+cflags=" -I$(cd "$here/../.." && pwd)" # the testbench's includes are from the project root
 for p in $params; do
   gargs+=("-G$p")
   cflags+=" -DAXI_CDC_TB_$p"

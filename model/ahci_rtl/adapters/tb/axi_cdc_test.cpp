@@ -41,7 +41,6 @@
 // beat; the core side gets one B per write with its AWID, and LEN + 1 R beats per read
 // with its ARID and RLAST on the last. Exit status 0 only if every check held.
 #include <algorithm>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -54,6 +53,7 @@
 
 #include "Vsatasim_axi_cdc.h"
 #include "Vsatasim_axi_cdc___024root.h"
+#include "model/ahci_rtl/adapters/tb/tb_fail.h"
 #include "verilated.h"
 
 // The verilated parameters (model/ahci_rtl/CMakeLists.txt passes the same values as -G).
@@ -63,19 +63,9 @@
 
 namespace {
 
-int g_failures = 0;
-uint64_t g_step = 0;
-
-void fail(const char *fmt, ...) {
-    if (++g_failures > 20)
-        return;
-    std::va_list ap;
-    va_start(ap, fmt);
-    std::fprintf(stderr, "FAIL step %llu: ", static_cast<unsigned long long>(g_step));
-    std::vfprintf(stderr, fmt, ap);
-    std::fputc('\n', stderr);
-    va_end(ap);
-}
+using satasim_tb::fail;
+using satasim_tb::g_failures;
+using satasim_tb::g_step;
 
 constexpr unsigned kSync = AXI_CDC_TB_SYNC;
 constexpr unsigned kBursts = 1500;   // write bursts and read bursts each
