@@ -39,10 +39,11 @@
 //
 // Latency (satasim_async_fifo): a beat reaches the far side's VALID at the (SYNC + 1)th
 // edge of the far clock after the edge that took it, if that FIFO's output was free; a
-// taken beat frees its FIFO slot for the near side SYNC near edges later. A read's round
-// trip therefore adds about 2 x (SYNC + 1) cycles (one way in each clock) to the memory's
-// latency. Throughput: one beat per cycle of the slower clock per channel, once a FIFO
-// holds more than its round trip (defaults: W and R 16 entries, a full burst).
+// beat that leaves the storage for the output register frees its slot for the near side
+// SYNC near edges later. A read's round trip therefore adds about 2 x (SYNC + 1) cycles
+// (one way in each clock) to the memory's latency. Throughput: a FIFO deeper than its
+// pointer round trip should move one beat per cycle of the slower clock (by design, not
+// measured; defaults: W and R 16 entries, a full burst).
 //
 // Carried fields (the reference controller's DMA master ports, rtl/ahci_axi_master.v,
 // plus IDs): AxID, AxADDR, AxLEN (8 bits: AXI4; AXI3 masters keep the upper 4 at 0),
