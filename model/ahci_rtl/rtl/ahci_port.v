@@ -836,7 +836,12 @@ always @(posedge clk) begin
                 end
             end
             E_TX_LOOP: begin
-                if (x_last_pushed) begin
+                // Every dword of the frame is in the tx FIFO, or the link ended the frame
+                // early (PhyRdy lost under it, or the device's SYNC escape: tx_status 2).
+                // Then the link no longer drains the FIFO: feeding on would wait for room
+                // forever (the engine stuck, CR never clearing), and the tx_req left up would
+                // send the FIFO's rest as a headless frame once the link is back.
+                if (x_last_pushed || tx_done_q) begin
                     e_state <= E_TX_WAIT;
                 end else if (w_left == 23'd0) begin
                     // next PRD entry (the previous one ended the frame if it was the last)

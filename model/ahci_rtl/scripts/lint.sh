@@ -51,16 +51,22 @@ done
     "$here"/tb/ahci_tb_top.v "${srcs[@]}"
 # the register-bus adapters (adapters/): each at its defaults and at the widths that change
 # its code (an ID of one bit, addresses of 12 or 64 bits, APB3; the clock-domain crossing
-# with a wider window and three synchronizer stages), their testbench top, and the APB
-# example DUT top of profile-apb.yaml
+# with a wider window and three synchronizer stages; the AXI4 DMA crossing at 32 / 64 / 128
+# data bits, 32 / 64 address bits, IDs of 1 and 8 bits, the smallest FIFOs and three
+# stages), their testbench top, and the APB example DUT top of profile-apb.yaml
 a="$here/adapters"
 asrcs=("$a"/satasim_axil_front.v "$a"/satasim_axil2axi4.v "$a"/satasim_axil2axi3.v
-       "$a"/satasim_axil2ahb.v "$a"/satasim_axil2apb.v "$a"/satasim_axil_cdc.v)
+       "$a"/satasim_axil2ahb.v "$a"/satasim_axil2apb.v "$a"/satasim_axil_cdc.v
+       "$a"/satasim_async_fifo.v "$a"/satasim_axi_cdc.v)
 m=0
 for cfg in "satasim_axil2axi4" "satasim_axil2axi4 -GID_W=1 -GADDR_W=12" "satasim_axil2axi4 -GID_W=16 -GADDR_W=64" \
            "satasim_axil2axi3" "satasim_axil2axi3 -GID_W=1 -GADDR_W=12" "satasim_axil2ahb" \
            "satasim_axil2ahb -GADDR_W=12" "satasim_axil2apb" "satasim_axil2apb -GAPB4=0 -GADDR_W=32" \
-           "satasim_axil_cdc" "satasim_axil_cdc -GADDR_W=16 -GSYNC=3"; do
+           "satasim_axil_cdc" "satasim_axil_cdc -GADDR_W=16 -GSYNC=3" \
+           "satasim_axi_cdc" "satasim_axi_cdc -GDATA_W=32 -GADDR_W=32" \
+           "satasim_axi_cdc -GDATA_W=128 -GID_W=8 -GSYNC=3" \
+           "satasim_axi_cdc -GAW_DEPTH=2 -GW_DEPTH=2 -GB_DEPTH=2 -GAR_DEPTH=2 -GR_DEPTH=2" \
+           "satasim_axi_cdc -GW_DEPTH=64 -GR_DEPTH=64"; do
   read -r top params <<< "$cfg"
   # shellcheck disable=SC2086
   if ! out=$("$verilator" --lint-only -Wall $params --top-module "$top" "${asrcs[@]}" 2>&1); then
@@ -76,4 +82,11 @@ done
 # the register-clock example top of profile-regclk.yaml (the CDC in front of ahci_hba)
 "$verilator" --lint-only -Wall -I"$link" --top-module ahci_hba_cdc "$a"/example/ahci_hba_cdc.v \
     "$a"/satasim_axil_front.v "$a"/satasim_axil_cdc.v "${srcs[@]}"
-echo "ahci_rtl lint: $n configurations, the testbench top, $m adapter configurations, their testbench top and the APB and register-clock example tops clean under -Wall"
+# the DMA-clock example top of profile-dmaclk.yaml (ahci_hba's DMA master behind the AXI4
+# crossing), also at 32-bit data and addresses and at 128-bit data on two ports
+for p in "" "-GDW=32 -GAW=32" "-GDW=128 -GNPORTS=2"; do
+  # shellcheck disable=SC2086
+  "$verilator" --lint-only -Wall -I"$link" $p --top-module ahci_hba_dmaclk "$a"/example/ahci_hba_dmaclk.v \
+      "$a"/satasim_async_fifo.v "$a"/satasim_axi_cdc.v "${srcs[@]}"
+done
+echo "ahci_rtl lint: $n configurations, the testbench top, $m adapter configurations, their testbench top and the APB, register-clock and DMA-clock example tops clean under -Wall"

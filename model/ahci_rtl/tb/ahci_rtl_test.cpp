@@ -828,6 +828,44 @@ void case_hbfs() {
     CHECK_EQ(b.mem.violations, 0);
 }
 
+// PhyRdy lost while the port transmits a Data FIS (a WRITE DMA's 8 KiB frame, the device
+// 64 dwords into it): the link ends the frame as aborted and stops draining the transmit
+// FIFO. The engine must stop feeding it and report the loss (PxIS.IFS, PxSERR.ERR.C), and
+// ST 1->0 must clear CR; the engine that waited for FIFO room forever never cleared CR
+// (found by fault-phy-flap on profile-dmaclk.yaml with a 200 MHz DMA clock, where a flap
+// lands in such a frame). After a COMRESET the same write goes through.
+void case_tx_link_loss() {
+    Bench b;
+    b.start_port();
+    b.wr(PxIE, 0xFFFFFFFF);
+    std::vector<uint8_t> data(8192);
+    fill(data, 11);
+    b.mem.write(kBuf, data.data(), data.size());
+    b.build(1, Bench::h2d(0x35, 200, 16), true, {{kBuf, 8192}});
+    b.issue(1u << 1);
+    CHECK(b.wait_for([&] { return b.dev.rx_open && b.dev.rx.size() > 64; }));
+    b.t->phy_ready = 0; // PhyRdy lost (the PHY model restores it only after a COMRESET)
+    CHECK(b.wait_for([&] { return (b.rd(PxIS) & IS_IFS) != 0; }, 20000));
+    CHECK(b.rd(PxSERR) & (1u << 9)); // ERR.C: the link lost under the frame
+    b.wr(PxCMD, CMD_FRE);
+    CHECK(b.wait_for([&] { return (b.rd(PxCMD) & CMD_CR) == 0; }, 2000));
+    // recovery: COMRESET, clear the errors, restart and send the write again
+    b.wr(PxSCTL, 0x301);
+    b.run(20);
+    b.wr(PxSCTL, 0x300);
+    CHECK(b.wait_for([&] { return b.rd(PxSSTS) == 0x133 && b.rd(PxTFD) == 0x0150; }));
+    b.wr(PxSERR, 0xFFFFFFFF);
+    b.wr(PxIS, 0xFFFFFFFF);
+    b.wr(PxCMD, CMD_FRE | CMD_ST);
+    b.dev.wr.clear();
+    b.build(1, Bench::h2d(0x35, 200, 16), true, {{kBuf, 8192}});
+    b.issue(1u << 1);
+    CHECK(b.wait_ci_clear(1u << 1));
+    CHECK_EQ(b.rd(PxIS) & (IS_IFS | IS_HBFS), 0);
+    CHECK(same(&b.dev.disk[200 * 512], data.data(), data.size(), "disk after the retried WRITE DMA"));
+    CHECK_EQ(b.mem.violations, 0);
+}
+
 // SRST through the two-FIS sequence (header R and C bits, Device Control FISes with the C
 // bit clear) after CLO; the device's new signature loads PxSIG (docs/hardware.md 5.7).
 void case_srst() {
@@ -946,6 +984,7 @@ const std::map<std::string, void (*)()> kCases{
     {"dma_write_read", case_dma_write_read}, {"ncq32", case_ncq32},
     {"tfes", case_tfes},                 {"hbfs", case_hbfs},
     {"srst", case_srst},                 {"comreset", case_comreset},
+    {"tx_link_loss", case_tx_link_loss},
 };
 
 } // namespace

@@ -20,7 +20,6 @@
 // (2 synchronizer flip-flops and the register behind them), so a missing synchronizer
 // stage, invisible to the data checks of a zero-delay simulation, fails too. Exit status
 // 0 only if every check held.
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +31,7 @@
 
 #include "Vsatasim_axil_cdc.h"
 #include "Vsatasim_axil_cdc___024root.h"
+#include "model/ahci_rtl/adapters/tb/tb_fail.h"
 #include "model/link/phy_lane.h"
 #include "verilated.h"
 
@@ -40,20 +40,9 @@ namespace {
 using satasim::link::kEdgeCore;
 using satasim::link::kEdgeReg;
 using satasim::link::PhyClocks;
-
-int g_failures = 0;
-uint64_t g_step = 0;
-
-void fail(const char *fmt, ...) {
-    if (++g_failures > 20)
-        return;
-    std::va_list ap;
-    va_start(ap, fmt);
-    std::fprintf(stderr, "FAIL step %llu: ", static_cast<unsigned long long>(g_step));
-    std::vfprintf(stderr, fmt, ap);
-    std::fputc('\n', stderr);
-    va_end(ap);
-}
+using satasim_tb::fail;
+using satasim_tb::g_failures;
+using satasim_tb::g_step;
 
 constexpr unsigned kRegs = 16;      // the core slave's registers (offsets 0, 4, .. 3Ch)
 constexpr unsigned kSlvErrReg = 12; // answers SLVERR, keeps its value
