@@ -45,6 +45,7 @@ module ahci_hba_dmaclk #(
     output wire                 s_rvalid,
     input  wire                 s_rready,
     output wire                 irq,        // clk's domain
+    output wire [NPORTS-1:0]    irq_port,   // clk's domain, one line per port
     // AXI4 DMA master, on dma_clk
     output wire [AW-1:0]        m_awaddr,
     output wire [7:0]           m_awlen,
@@ -142,6 +143,7 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW), .ISS(ISS), .NCS(NCS), .SNCQ(SNCQ),
     .s_araddr(s_araddr), .s_arvalid(s_arvalid), .s_arready(s_arready),
     .s_rdata(s_rdata), .s_rresp(s_rresp), .s_rvalid(s_rvalid), .s_rready(s_rready),
     .irq(irq),
+    .irq_port(irq_port),
     .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .m_awaddr(c_awaddr), .m_awlen(c_awlen), .m_awsize(c_awsize), .m_awburst(c_awburst),
     .m_awcache(c_awcache), .m_awprot(c_awprot), .m_awvalid(c_awvalid), .m_awready(c_awready),
