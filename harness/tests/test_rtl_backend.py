@@ -197,3 +197,12 @@ extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim
     assert f"{p}:{key_line(p, 'reg_clock_mhz')}: interface.reg_clock_mhz: '" in r.stderr, r.stderr
     assert "dut.so' was built without reg_clk; the profile gives it" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+    # The same object (irq_per_port is not in the build key) for a profile that wants one
+    # interrupt line per port, which the object says its top lacks: refused when loaded.
+    p = tiny_dut(tmp_path, ["clk", "rst", "reg_clk", "reg_rst"], {"reg_clock_mhz": 50, "irq_per_port": "true"})
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "cached build" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert (f"{p}:{key_line(p, 'irq_per_port')}: interface.irq_per_port: one interrupt line per port, but the "
+            "top module 'tiny' has no output irq_port") in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()

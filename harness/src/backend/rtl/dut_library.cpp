@@ -39,8 +39,18 @@ DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
                                  " and a " + std::to_string(api_->phy_sideband_width) +
                                  "-bit sideband; the profile says " + std::to_string(p.phy_pins) + " and " +
                                  std::to_string(p.phy_sideband_width));
-    // The bus clocks: a build key has them, so a mismatch is an object from elsewhere.
     const Parser err(p.file);
+    // The interrupt output the profile uses (the glue found which the top has; not in the
+    // build key, so one build serves a profile with either).
+    const uint32_t irq_need = p.irq_per_port ? SATASIM_DUT_IRQ_PER_PORT : SATASIM_DUT_IRQ_LEVEL;
+    if (!(api_->irq_outputs & irq_need))
+        err.fail(profile_line(p, "interface.irq_per_port"), "interface.irq_per_port",
+                 p.irq_per_port ? "one interrupt line per port, but the top module '" + p.top +
+                                      "' has no output irq_port (docs/rtl-controller.md, interrupts)"
+                                : "the top module '" + p.top +
+                                      "' has no output irq (one line for the controller); a top with one line per "
+                                      "port (irq_port) says interface.irq_per_port: true");
+    // The bus clocks: a build key has them, so a mismatch is an object from elsewhere.
     const struct {
         uint32_t built;
         double mhz;
@@ -52,15 +62,6 @@ DutLibrary::DutLibrary(const std::string &so_path, const DutProfile &p) {
             err.fail(profile_line(p, c.key), c.key,
                      "'" + so_path + "' was built " + (c.built ? "with " : "without ") + c.clk + "; the profile " +
                          (c.mhz > 0 ? "gives it" : "does not give it"));
-    // The interrupt output the profile uses (the glue found which the top has).
-    const uint32_t irq_need = p.irq_per_port ? SATASIM_DUT_IRQ_PER_PORT : SATASIM_DUT_IRQ_LEVEL;
-    if (!(api_->irq_outputs & irq_need))
-        err.fail(profile_line(p, "interface.irq_per_port"), "interface.irq_per_port",
-                 p.irq_per_port ? "one interrupt line per port, but the top module '" + p.top +
-                                      "' has no output irq_port (docs/rtl-controller.md, interrupts)"
-                                : "the top module '" + p.top +
-                                      "' has no output irq (one line for the controller); a top with one line per "
-                                      "port (irq_port) says interface.irq_per_port: true");
 }
 
 // The object stays loaded until the process exits: its Verilator runtime has static
