@@ -139,8 +139,8 @@ unsigned DutShell::step(bool &attention) {
         quiet = quiet && p->idle();
     if (irq_lines_ && (api_.irq_outputs & SATASIM_DUT_IRQ_LEVEL))
         irq_lines_->core_edge(cycles_, pins_.irq, pins_.irq_port, ghc_write_);
-    if (irq_level() != irq_seen_) {
-        irq_seen_ = irq_level();
+    if (const bool level = irq_level(); level != irq_seen_) {
+        irq_seen_ = level;
         cycle_attention_ = true;
     }
     quiet_ = quiet && !cycle_attention_ ? quiet_ + 1 : 0;

@@ -1,6 +1,7 @@
 // The per-port interrupt lines and their rules (irq_lines.h).
 #include "backend/rtl/irq_lines.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace satasim::harness::rtl {
@@ -66,8 +67,8 @@ void IrqLines::core_edge(uint64_t cycle, bool irq, uint8_t lines, bool ghc_write
         line_ever_high_ = true;
         rise_open_ = false;
     }
-    if (irq && !irq_was_ && !ghc_write && !lines &&
-        !(line_ever_high_ && cycle - line_high_at_ <= kSilentCycles)) {
+    // (a line high at this edge has just set line_high_at_: no rise is opened)
+    if (irq && !irq_was_ && !ghc_write && !(line_ever_high_ && cycle - line_high_at_ <= kSilentCycles)) {
         rise_open_ = true;
         rise_at_ = cycle;
     }

@@ -97,14 +97,17 @@ void PhyPort::watch_host_frame(uint32_t d, bool isk) {
 // A dword of the DUT's transmitter (its PHY words joined) onto the cable; the dword the
 // cable delivers goes to the device's receiver (through its elastic buffer).
 void PhyPort::host_dword(link::LaneDword d, const satasim_dut_pins &p) {
+    bool carried = true;
     if (pins_.any()) {
+        const PhyPins::Out o = pins_out(p);
         const bool sof = d.isk && d.data == link::prim::kSof;
-        pins_.tx_dword(pins_out(p), sof || host_frame_pos_ >= 0, sof, pins_.phy_ready(phy_ready_), gen_);
+        pins_.tx_dword(o, sof || host_frame_pos_ >= 0, sof, pins_.phy_ready(phy_ready_), gen_);
+        carried = pins_.carried(o, phy_ready_);
     }
     watch_host_frame(d.data, d.isk);
     // Transmit electrical idle under PhyRdy (outside OOB): the device's receiver hears no
     // dword; an ALIGN, which its link layer discards, holds the place on the cable.
-    if (pins_.any() && !pins_.carried(pins_out(p), phy_ready_))
+    if (!carried)
         d = link::LaneDword{link::prim::kAlign, true};
     if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
         hook->on_dword(true, d.data, d.isk);
