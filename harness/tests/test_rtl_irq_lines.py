@@ -52,3 +52,10 @@ def test_per_port_lines_the_top_lacks_are_refused_at_the_key(tmp_path, rtl_env):
         assert (f"{p}:{line}: interface.irq_per_port: one interrupt line per port, but the top module 'tiny' "
                 "has no output irq_port[0:0]") in r.stderr, r.stderr
         assert not (d / "out").exists()
+    # Not a boolean: refused while the profile is read.
+    bad = profile_copy(tmp_path / "bad.yaml", PER_PORT[0], PER_PORT[1].replace("true", "maybe"))
+    line = next(i for i, l in enumerate(bad.read_text().splitlines(), 1) if "irq_per_port" in l)
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(bad))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{bad}:{line}: interface.irq_per_port: expected true or false, got 'maybe'" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
