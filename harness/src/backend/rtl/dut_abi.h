@@ -22,15 +22,18 @@
  * (phy_sideband_width); a top without a group leaves its fields alone; phy_rx_edges (each
  * port's receive clock its own: per-port offsets, SSC). Version 5: reg_clock, dma_clock,
  * reg_rst, dma_rst and their clock-edge bits (the bus side's optional register and DMA
- * clocks, each with its own reset). The entry point
+ * clocks, each with its own reset). Version 6: irq_port, irq_outputs. Version 7: the
+ * receive symbol error flags per byte (phy_rx_codeerr, phy_rx_disperr) in place of one
+ * flag per port, and rx_error_inputs (which of the receive error inputs the top has). The entry point
  * keeps its name, so an older object is refused by its version. */
 #ifndef SATASIM_DUT_ABI_H
 #define SATASIM_DUT_ABI_H
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 6u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins;
-                                     5: reg_clock, dma_clock; 6: irq_port, irq_outputs */
+#define SATASIM_DUT_ABI_VERSION 7u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins;
+                                     5: reg_clock, dma_clock; 6: irq_port, irq_outputs;
+                                     7: phy_rx_codeerr, phy_rx_disperr, rx_error_inputs */
 #define SATASIM_DUT_MAX_PORTS 8
 #define SATASIM_DUT_RESET_CYCLES 8u /* cycles each reset is held at power-on, of its own clock */
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
@@ -55,6 +58,12 @@
 #define SATASIM_DUT_IRQ_LEVEL 1u    /* irq: one level line for the whole controller */
 #define SATASIM_DUT_IRQ_PER_PORT 2u /* irq_port: one level line per port, bit n = port n */
 
+/* The receive error inputs a top has (satasim_dut_api.rx_error_inputs), found by the glue:
+ * a PHY's 8b/10b decoder flags each byte it could not decode (code error: no such 10-bit
+ * symbol) or that broke the running disparity (disparity error). */
+#define SATASIM_DUT_RX_ERR_BYTE 1u /* phy_rx_codeerr and phy_rx_disperr, a flag per byte */
+#define SATASIM_DUT_RX_ERR_WORD 2u /* phy_rx_err: one flag per port, any byte of the word flagged */
+
 struct satasim_dut_pins {
     /* ---- inputs (the shell drives them) ---- */
     uint8_t clk_edges; /* SATASIM_DUT_EDGE_* */
@@ -71,8 +80,9 @@ struct satasim_dut_pins {
     /* per-port PHY, receive side and status */
     uint32_t phy_rx_data[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_rx_isk[SATASIM_DUT_MAX_PORTS]; /* K flag per byte, bit n = byte n */
+    /* the receive word's symbol errors, bit n = byte n (version 7) */
+    uint8_t phy_rx_codeerr[SATASIM_DUT_MAX_PORTS], phy_rx_disperr[SATASIM_DUT_MAX_PORTS];
     /* phy_rx_*: at phy_rx_clk for a DUT with PHY clocks, else at clk */
-    uint8_t phy_rx_err[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_ready[SATASIM_DUT_MAX_PORTS], phy_gen[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_dev_present[SATASIM_DUT_MAX_PORTS], phy_cominit[SATASIM_DUT_MAX_PORTS];
     /* optional groups (phy_pins, phy_sideband_width), all at clk */
@@ -107,6 +117,7 @@ struct satasim_dut_api {
     uint32_t phy_sideband_width;            /* phy_sb_ctrl / phy_sb_status bits per port, 0: none */
     uint32_t reg_clock, dma_clock;          /* version 5: 1: reg_clk / reg_rst, dma_clk / dma_rst exist */
     uint32_t irq_outputs;                   /* version 6: SATASIM_DUT_IRQ_* outputs the top has */
+    uint32_t rx_error_inputs;               /* version 7: SATASIM_DUT_RX_ERR_* inputs the top has */
     /* A new instance; wave_file non-null: dump the DUT's signals there (VCD). */
     void *(*create)(const char *wave_file);
     void (*destroy)(void *dut);

@@ -211,6 +211,28 @@ void check_top_ports(const DutProfile &p, const fs::path &header) {
         err.fail(profile_line(p, "interface.irq_per_port"), "interface.irq_per_port",
                  "one interrupt line per port, but the top module '" + p.top + "' has no output irq_port[" +
                      std::to_string(p.ports - 1) + ":0] (docs/rtl-controller.md, interrupts)");
+    // The optional receive error inputs (the glue finds them): when there, of their width,
+    // and the per-byte flags as a pair.
+    const auto input_macro = [](unsigned bits) { return bits <= 8 ? "VL_IN8" : bits <= 16 ? "VL_IN16" : "VL_IN"; };
+    const auto declared = [&](const std::string &name) {
+        return h.find("(&" + name + ",") != std::string::npos || h.find("(" + name + ",") != std::string::npos;
+    };
+    const unsigned byte_bits = p.phy_width / 8 * p.ports;
+    const char *rx_key = "top";
+    const std::string rx_doc = " (docs/rtl-controller.md, PHY)";
+    for (const char *name : {"phy_rx_codeerr", "phy_rx_disperr"})
+        if (declared(name) && !has(input_macro(byte_bits), name, byte_bits))
+            err.fail(profile_line(p, rx_key), rx_key,
+                     "the top module '" + p.top + "' has " + name + ", but not as an input of " +
+                         std::to_string(byte_bits) + " bits (one per byte of each port's PHY word)" + rx_doc);
+    if (declared("phy_rx_codeerr") != declared("phy_rx_disperr"))
+        err.fail(profile_line(p, rx_key), rx_key,
+                 "the top module '" + p.top + "' has only one of phy_rx_codeerr and phy_rx_disperr: a PHY's "
+                 "decoder flags both kinds of symbol error, so the top takes both or neither" + rx_doc);
+    if (declared("phy_rx_err") && !has(input_macro(p.ports), "phy_rx_err", p.ports))
+        err.fail(profile_line(p, rx_key), rx_key,
+                 "the top module '" + p.top + "' has phy_rx_err, but not as an input of " +
+                     std::to_string(p.ports) + " bits (one per port)" + rx_doc);
 }
 
 } // namespace

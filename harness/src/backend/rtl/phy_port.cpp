@@ -47,7 +47,8 @@ void PhyPort::reset_device_link() {
 void PhyPort::drive(satasim_dut_pins &p, unsigned edges) {
     p.phy_rx_data[n_] = rx_word_;
     p.phy_rx_isk[n_] = rx_isk_;
-    p.phy_rx_err[n_] = 0;
+    p.phy_rx_codeerr[n_] = 0;
+    p.phy_rx_disperr[n_] = 0;
     p.phy_ready[n_] = phy_ready_;
     p.phy_gen[n_] = gen_;
     const uint8_t det = link_ ? link_->det() : 0;

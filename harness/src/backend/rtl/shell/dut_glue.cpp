@@ -66,6 +66,30 @@ struct Dut {
 
 constexpr unsigned kPorts = SATASIM_DUT_PORTS, kDw = SATASIM_DUT_DW, kPhyW = SATASIM_DUT_PHY_W;
 
+// The receive error inputs are optional (docs/rtl-controller.md, PHY): a flag per byte for
+// code and for disparity errors, or one flag per port for any error in the word, or none.
+// Found here in the verilated class like the interrupt outputs below.
+template <class M, class = void> struct HasRxCodeErr : std::false_type {};
+template <class M>
+struct HasRxCodeErr<M, std::void_t<decltype(std::declval<M &>().phy_rx_codeerr)>> : std::true_type {};
+template <class M, class = void> struct HasRxDispErr : std::false_type {};
+template <class M>
+struct HasRxDispErr<M, std::void_t<decltype(std::declval<M &>().phy_rx_disperr)>> : std::true_type {};
+template <class M, class = void> struct HasRxErr : std::false_type {};
+template <class M> struct HasRxErr<M, std::void_t<decltype(std::declval<M &>().phy_rx_err)>> : std::true_type {};
+constexpr uint32_t kRxErrorInputs =
+    (HasRxCodeErr<Vdut>::value && HasRxDispErr<Vdut>::value ? SATASIM_DUT_RX_ERR_BYTE : 0u) |
+    (HasRxErr<Vdut>::value ? SATASIM_DUT_RX_ERR_WORD : 0u);
+
+template <class M> void drive_rx_errors(M &m, const satasim_dut_pins &p, unsigned n) {
+    if constexpr (HasRxCodeErr<M>::value)
+        set_bits(m.phy_rx_codeerr, kPhyW / 8 * n, kPhyW / 8, p.phy_rx_codeerr[n]);
+    if constexpr (HasRxDispErr<M>::value)
+        set_bits(m.phy_rx_disperr, kPhyW / 8 * n, kPhyW / 8, p.phy_rx_disperr[n]);
+    if constexpr (HasRxErr<M>::value)
+        set_bits(m.phy_rx_err, n, 1, (p.phy_rx_codeerr[n] | p.phy_rx_disperr[n]) != 0);
+}
+
 void drive(Vdut &m, const satasim_dut_pins &p) {
     m.rst = p.rst;
 #if SATASIM_DUT_REG_CLOCK
@@ -96,7 +120,7 @@ void drive(Vdut &m, const satasim_dut_pins &p) {
     for (unsigned n = 0; n < kPorts; ++n) {
         set_bits(m.phy_rx_data, kPhyW * n, kPhyW, p.phy_rx_data[n]);
         set_bits(m.phy_rx_isk, kPhyW / 8 * n, kPhyW / 8, p.phy_rx_isk[n]);
-        set_bits(m.phy_rx_err, n, 1, p.phy_rx_err[n]);
+        drive_rx_errors(m, p, n);
         set_bits(m.phy_ready, n, 1, p.phy_ready[n]);
         set_bits(m.phy_gen, 2 * n, 2, p.phy_gen[n]);
         set_bits(m.phy_dev_present, n, 1, p.phy_dev_present[n]);
@@ -283,7 +307,7 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
 
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, kPhyW, SATASIM_DUT_PHY_CLOCKS,
                               SATASIM_DUT_RAW, SATASIM_DUT_PHY_PINS, SATASIM_DUT_PHY_SBW, SATASIM_DUT_REG_CLOCK,
-                              SATASIM_DUT_DMA_CLOCK, kIrqOutputs, dut_create, dut_destroy, dut_tick};
+                              SATASIM_DUT_DMA_CLOCK, kIrqOutputs, kRxErrorInputs, dut_create, dut_destroy, dut_tick};
 
 } // namespace
 
