@@ -17,7 +17,8 @@ What the scenario holds (each inferred from the report's lines):
   host.force   from `FORCE:` lines (PHY spd limit, horkage noncq, xfer_mask)
   faults       per exception: UNC/IDNF -> media_error at the res LBA; ABRT on a flush ->
                media_error abrt (DF status: write_fault); timeout -> hang on that command;
-               ATA bus error (ICRC) -> crc on that command class; a link exception with
+               ATA bus error (ICRC) -> crc on that command class (SError 10B8B / Dispar:
+               with symbol code / disparity); a link exception with
                PHYRdyChg/DevExch followed by `SATA link down` -> unplug at that time
   workload     the commands that hit them: per failed command a request of its op, LBA,
                sectors and protocol (ncq / dma), one after another per port (barrier); an
@@ -60,6 +61,16 @@ def _op(c) -> str:
     if c.opcode in WRITES or c.write:
         return "write"
     return "read"
+
+
+def _symbol(serr: int) -> str:
+    """The crc fault's `symbol` from the exception's SError: the host's decoder flagged the
+    corrupted dword too (DIAG.B 10B8B: a code error; DIAG.D Dispar: a disparity error)."""
+    if serr & (1 << 19):
+        return "symbol: code, "
+    if serr & (1 << 20):
+        return "symbol: disparity, "
+    return ""
 
 
 def _ms(t: float) -> str:
@@ -121,7 +132,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
                 f = f"kind: hang, port: {e.port}, on_cmd: {match}"
             elif "ATA bus error" in c.emask_desc or "ICRC" in c.error_bits:
                 f = (f"kind: crc, port: {e.port}, dir: {'h2d' if op == 'write' else 'd2h'}, fis: data, "
-                     f"on_cmd: {match}")
+                     f"{_symbol(e.serr)}on_cmd: {match}")
             elif "UNC" in c.error_bits or "IDNF" in c.error_bits:
                 kind = "unc" if "UNC" in c.error_bits else "idnf"
                 f = f"kind: media_error, port: {e.port}, on_cmd: {{op: {op}, lba: [{c.res_lba}, {c.res_lba}]}}, error: {kind}"

@@ -1,4 +1,4 @@
-"""satasim import-dmesg: six field reports written in libata's exact log formats (Linux 6.1;
+"""satasim import-dmesg: seven field reports written in libata's exact log formats (Linux 6.1;
 harness/tests/fixtures/dmesg/) imported into scenarios, run, and diffed against the reports'
 own decision lines. Each fixture checks what the importer inferred (topology, identity, the
 fault that explains the errors, the workload that hit it) and how many of the report's
@@ -30,6 +30,10 @@ ROUND_TRIP = {
     "unplug": (15, 10, {"faults": [{"kind": "unplug", "at": "76688ms"}], "ops": [], "absent_after": [2]}),
     "hung-device": (19, 6, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),
     "flush-error": (11, 9, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
+    # SError 10B8B beside BadCRC: the crc fault carries the decoder's code error, so the
+    # exception's SErr 0x280100 and the SError line match (without it: 10 of 14)
+    "decode-error-ncq-read": (14, 12, {"faults": [{"kind": "crc", "dir": "d2h", "symbol": "code"}],
+                                       "ops": [("read", 1192960, "ncq")]}),
 }
 
 

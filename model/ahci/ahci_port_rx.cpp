@@ -324,12 +324,15 @@ void AhciHba::Port::on_unknown(const sata::Fis &fis) {
 // (data or status) leaves the transfer unrecoverable, so it is an interface fatal error.
 // Errors on our own transmissions reach the engine as FrameStatus::Error from send.
 void AhciHba::Port::receive_error(link::LinkError err) {
-    const uint32_t bits = link::serror_bits(err);
+    // PxSERR.DIAG.D is "not used by AHCI" (AHCI 1.3.1 3.3.12): a disparity error is one of
+    // the decoder's errors, DIAG.B.
+    const uint32_t bits =
+        link::serror_bits(err == link::LinkError::RxDisparity ? link::LinkError::RxDecode : err);
     if (!bits)
         return;
     set_serr(bits);
     trace("ahci.rx_error", {{"error", TraceValue::str(link::to_string(err))}}, "frame from device lost");
-    if (err != link::LinkError::RxDecode && (cmd_ & CMD_ST) && (ci_ | sact_))
+    if (!link::symbol_error(err) && (cmd_ & CMD_ST) && (ci_ | sact_))
         halt(IS_IFS, "frame from device failed on the wire", fbs_on() ? -1 : dev_[0].busy_slot);
 }
 

@@ -19,7 +19,7 @@ const char *to_string(CommandMatch::Op op) {
 const std::vector<KindSpec> &kind_specs() {
     static const std::vector<KindSpec> rows = {
         // kind, name, keys, binds, time_only, fires_once
-        {Kind::Crc, "crc", {"dir", "fis", "dword", "mask", "burst"}, Binds::Disk, false, false},
+        {Kind::Crc, "crc", {"dir", "fis", "dword", "mask", "burst", "symbol"}, Binds::Disk, false, false},
         {Kind::LostIrq, "lost_irq", {"count", "window"}, Binds::Disk, false, false},
         {Kind::Unplug, "unplug", {}, Binds::Disk, false, true},
         {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true},

@@ -33,6 +33,8 @@ void crc_params(const Firing &x, TraceFields &out) {
     out.emplace_back("dword", TraceValue::integer(c.dword));
     out.emplace_back("mask", TraceValue::hex(c.xor_mask));
     out.emplace_back("burst", TraceValue::integer(c.burst));
+    if (c.symbol != link::SymbolError::None)
+        out.emplace_back("symbol", TraceValue::str(link::to_string(c.symbol)));
 }
 void crc_arm(const Firing &x, const PortHooks &h) {
     if (!h.link)
@@ -45,6 +47,7 @@ void crc_arm(const Firing &x, const PortHooks &h) {
         d.nth = k; // armed faults count independently: k-th matching FIS
         d.dword = c.dword;
         d.xor_mask = c.xor_mask;
+        d.symbol = c.symbol;
         h.link->inject_dword_fault(d);
     }
 }

@@ -13,6 +13,7 @@
 
 #include "model/bus/bus_fault.h"
 #include "model/device/fault_params.h"
+#include "model/link/symbol_error.h"
 #include "model/sata/fis.h"
 
 namespace satasim::fault {
@@ -65,6 +66,7 @@ struct CrcParams {
     unsigned dword = 1;                     // FIS dword hit (0 = header; FIS length = CRC)
     uint32_t xor_mask = 0x00000001;
     unsigned burst = 1;                     // consecutive matching FISes corrupted per firing
+    link::SymbolError symbol = link::SymbolError::None; // what the receiver's 8b/10b decoder flags
 };
 
 // A device error on commands matching `match` (Kind::MediaError), and a drive appearing

@@ -148,10 +148,19 @@ class PhyClocks {
     int64_t ref_num_ = 0, ref_den_ = 0, t_ref_ = 0, ref_rem_ = 0; // reference clock (ref_den_ 0: none)
 };
 
-// A dword with its K flag (byte 0) on the link side.
+// A dword with its K flag (byte 0) on the link side, and the flags the receiver's 8b/10b
+// decoder raises for it (a wire fault's symbol errors): bit n = byte n.
 struct LaneDword {
     uint32_t data = prim::kAlign;
     bool isk = true;
+    uint8_t code_err = 0, disp_err = 0;
+};
+
+// One PHY word toward a receiver: data, and per byte its K, code-error and disparity-error
+// flags (bit n = byte n).
+struct PhyWord {
+    uint32_t data = 0;
+    uint8_t isk = 0, code_err = 0, disp_err = 0;
 };
 
 // 16-bit words <-> dwords (see above). With 32-bit words both directions pass through.
@@ -182,15 +191,19 @@ class WordGearbox {
     // word and its K flags.
     bool needs_dword() const { return !w16_ || !hi_next_; }
     void load(const LaneDword &d) { cur_ = d; }
-    void next_word(uint32_t &word, uint8_t &isk) {
-        if (!w16_) {
-            word = cur_.data;
-            isk = cur_.isk ? 1 : 0;
-            return;
-        }
-        word = hi_next_ ? cur_.data >> 16 : cur_.data & 0xFFFFu;
-        isk = !hi_next_ && cur_.isk ? 1 : 0;
+    PhyWord next_word() {
+        if (!w16_)
+            return {cur_.data, uint8_t(cur_.isk ? 1 : 0), cur_.code_err, cur_.disp_err};
+        const unsigned shift = hi_next_ ? 16 : 0; // the high half carries bytes 2 and 3
+        const PhyWord w{(cur_.data >> shift) & 0xFFFFu, uint8_t(!hi_next_ && cur_.isk ? 1 : 0),
+                        uint8_t(cur_.code_err >> shift / 8 & 3u), uint8_t(cur_.disp_err >> shift / 8 & 3u)};
         hi_next_ = !hi_next_;
+        return w;
+    }
+    void next_word(uint32_t &word, uint8_t &isk) {
+        const PhyWord w = next_word();
+        word = w.data;
+        isk = w.isk;
     }
 
     // A PHY (re)start: the receiver unaligned; the transmitter starts with the high half

@@ -43,6 +43,8 @@ const char *to_string(LinkError e) {
         return "rx_sequence";
     case LinkError::RxDecode:
         return "rx_decode";
+    case LinkError::RxDisparity:
+        return "rx_disparity";
     case LinkError::TxRErr:
         return "tx_r_err";
     case LinkError::TxAborted:
@@ -52,7 +54,8 @@ const char *to_string(LinkError e) {
 }
 
 uint32_t serror_bits(LinkError e) {
-    constexpr uint32_t kErrT = 1u << 8, kDiagB = 1u << 19, kDiagC = 1u << 21, kDiagS = 1u << 23;
+    constexpr uint32_t kErrT = 1u << 8, kDiagB = 1u << 19, kDiagD = 1u << 20, kDiagC = 1u << 21,
+                       kDiagS = 1u << 23;
     switch (e) {
     case LinkError::RxCrc:
         return kDiagC | kErrT;
@@ -60,6 +63,8 @@ uint32_t serror_bits(LinkError e) {
         return kDiagS | kErrT;
     case LinkError::RxDecode:
         return kDiagB | kErrT;
+    case LinkError::RxDisparity:
+        return kDiagD | kErrT;
     case LinkError::TxRErr:
     case LinkError::TxAborted:
         break;
@@ -77,8 +82,10 @@ class SataLink::Wire : public LinkRtlPair::WireHook {
         uint32_t mask = 0;
         bool in_frame = false;
         unsigned seen = 0;
+        SymbolError symbol = SymbolError::None;
     };
     Flip flip[2]; // [0] host->device, [1] device->host
+    SymbolFlags flags[2]; // the decoder flags of the dword a flip hit, until taken
     std::vector<PrimitiveFault> prims;
     unsigned fired = 0;
 
@@ -100,6 +107,8 @@ class SataLink::Wire : public LinkRtlPair::WireHook {
                 d ^= f.mask;
                 f.armed = false;
                 ++fired;
+                if (f.symbol != SymbolError::None)
+                    mark_symbols(flags[from_host ? 0 : 1], f.symbol, f.mask);
             }
         }
         if (isk && !prims.empty()) {
@@ -120,6 +129,26 @@ class SataLink::Wire : public LinkRtlPair::WireHook {
             wave->dword(from_host, d, isk);
     }
     LinkWave *wave = nullptr; // waveform probes (set_wave)
+
+    // Flip dword f.dword of the next frame in a direction (in_frame: its SOF has passed).
+    void arm(bool from_host, const DwordFault &df, bool in_frame) {
+        Flip &f = flip[from_host ? 0 : 1];
+        f = Flip{};
+        f.armed = true;
+        f.index = df.dword;
+        f.mask = df.xor_mask;
+        f.in_frame = in_frame;
+        f.symbol = df.symbol;
+    }
+
+    // The bytes the mask touched become symbols the decoder flags.
+    static void mark_symbols(SymbolFlags &out, SymbolError kind, uint32_t mask) {
+        uint8_t bytes = 0;
+        for (unsigned b = 0; b < 4; ++b)
+            if ((mask >> (8 * b)) & 0xFFu)
+                bytes |= uint8_t(1u << b);
+        (kind == SymbolError::Code ? out.code : out.disparity) |= bytes;
+    }
 };
 
 sc_time dword_period(Gen gen) {
@@ -240,6 +269,7 @@ void SataLink::clear_faults() {
     if (wire_) {
         wire_->prims.clear();
         wire_->flip[0] = wire_->flip[1] = Wire::Flip{};
+        wire_->flags[0] = wire_->flags[1] = SymbolFlags{};
     }
 }
 
@@ -289,26 +319,48 @@ void SataLink::attach(LinkEndpoint *host, LinkEndpoint *device) {
     device_ = device;
 }
 
+namespace {
+// The link.inject message's tail for a dword flip.
+std::string flip_text(const SataLink::DwordFault &f) {
+    std::string t = ": dword " + std::to_string(f.dword) + " xor " + std::to_string(f.xor_mask);
+    if (f.symbol == SymbolError::Code)
+        t += ", code error";
+    else if (f.symbol == SymbolError::Disparity)
+        t += ", disparity error";
+    return t;
+}
+} // namespace
+
 bool SataLink::take_host_dword_fault(sata::FisType type, DwordFault &out) {
     if (!take_dword_fault_of(true, type, out))
         return false;
-    emit("link.inject", gen_,
-         "H2D FIS type " + std::to_string(unsigned(type)) + ": dword " + std::to_string(out.dword) + " xor " +
-             std::to_string(out.xor_mask));
+    emit("link.inject", gen_, "H2D FIS type " + std::to_string(unsigned(type)) + flip_text(out));
     return true;
 }
 
 LinkRtlPair::WireHook *SataLink::external_wire_hook() { return wire_ && wire_->active() ? wire_.get() : nullptr; }
 
 void SataLink::arm_external_flip(bool from_host, const DwordFault &f) {
-    if (!wire_)
+    if (wire_)
+        wire_->arm(from_host, f, from_host); // the host frame's SOF has passed; the device's is to come
+}
+
+void SataLink::report_symbols(LinkEndpoint *rx, const SymbolFlags &f) {
+    if (!rx)
         return;
-    Wire::Flip &fl = wire_->flip[from_host ? 0 : 1];
-    fl = Wire::Flip{};
-    fl.armed = true;
-    fl.index = f.dword;
-    fl.mask = f.xor_mask;
-    fl.in_frame = from_host; // the host frame's SOF has passed; the device's is still to come
+    if (f.code)
+        rx->receive_error(LinkError::RxDecode);
+    if (f.disparity)
+        rx->receive_error(LinkError::RxDisparity);
+}
+
+SataLink::SymbolFlags SataLink::take_symbol_flags(bool from_host) {
+    if (!wire_)
+        return {};
+    SymbolFlags &f = wire_->flags[from_host ? 0 : 1];
+    const SymbolFlags out = f;
+    f = SymbolFlags{};
+    return out;
 }
 
 void SataLink::emit(const char *name, Gen gen, const std::string &msg) {
@@ -338,6 +390,7 @@ void SataLink::bump_epoch() {
         rtl_->reset(); // PHY change: frames in flight are gone
         if (wire_)
             wire_->flip[0] = wire_->flip[1] = Wire::Flip{};
+        wire_->flags[0] = wire_->flags[1] = SymbolFlags{};
     }
     phy_event_.notify(SC_ZERO_TIME);
 }
@@ -427,9 +480,7 @@ FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
     DwordFault df;
     const bool fault = take_dword_fault(from_host, fis, df);
     if (fault)
-        emit("link.inject", gen_,
-             std::string(from_host ? "H2D " : "D2H ") + sata::describe(fis) + ": dword " +
-                 std::to_string(df.dword) + " xor " + std::to_string(df.xor_mask));
+        emit("link.inject", gen_, std::string(from_host ? "H2D " : "D2H ") + sata::describe(fis) + flip_text(df));
     if (mode_ == Mode::Dword) {
         FrameStatus st = send_dword(from_host, fis, epoch, fault, df);
         if (busy_owner_ == id) {
@@ -456,6 +507,8 @@ FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
     // every error burst up to 32 bits): same outcome as at dword level.
     const bool hit = fault && df.dword <= fis.dwords() && df.xor_mask != 0;
     if (hit) {
+        if (df.symbol != SymbolError::None)
+            report_symbols(rx, df.symbol == SymbolError::Code ? SymbolFlags{1, 0} : SymbolFlags{0, 1});
         rx->receive_error(LinkError::RxCrc);
     } else if (rx->receive_fis(fis)) {
         return FrameStatus::Ok;
@@ -473,13 +526,8 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     tx.clear_frame();
     rx.clear_frame();
     rx.auto_verdict = false;
-    if (fault) {
-        Wire::Flip &f = wire_->flip[from_host ? 0 : 1];
-        f = Wire::Flip{};
-        f.armed = true;
-        f.index = df.dword;
-        f.mask = df.xor_mask;
-    }
+    if (fault)
+        wire_->arm(from_host, df, false);
     std::vector<uint32_t> &dw = tx_dwords_;
     dw.resize(fis.dwords());
     sata::fis_to_dwords(fis, dw.data());
@@ -510,6 +558,8 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     sc_core::wait(cycles_time(n), phy_event_);
     if (epoch != phy_epoch_)
         return FrameStatus::Error; // PHY lost mid-frame (the RTL was reset with it)
+    // The decoder flagged the corrupted dword as it arrived: before the frame's CRC verdict.
+    report_symbols(rxe, take_symbol_flags(from_host));
     if (rx.rx_end && rx.rx_crc_ok && !rx.rx_abort) {
         sata::Fis got;
         sata::fis_from_dwords(got, rx.rx.data(), rx.rx.size());

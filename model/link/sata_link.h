@@ -22,6 +22,7 @@
 
 #include "model/common/trace.h"
 #include "model/link/link_rtl.h"
+#include "model/link/symbol_error.h"
 #include "model/sata/fis.h"
 
 namespace satasim::wave {
@@ -46,15 +47,19 @@ enum class FrameStatus {
 enum class LinkError {
     RxCrc,      // a received frame had a bad CRC; the link answered R_ERR (frame dropped)
     RxSequence, // a received frame was broken off (SYNC escape, EOF lost, SOF missed)
-    RxDecode,   // an unknown K-character dword (invalid primitive) was received
+    RxDecode,   // a code error: a 10-bit symbol not in the code, or an unknown K-character dword
+    RxDisparity, // a symbol received with the wrong running disparity
     TxRErr,     // our frame was answered with R_ERR (send_* also returns Error)
     TxAborted,  // our frame got no R_OK/R_ERR (peer SYNC escape, no answer)
 };
 const char *to_string(LinkError e);
 // The SError bits (SATA SCR, docs/hardware.md 3.2) a receive error sets on the host side:
-// DIAG.C (CRC), DIAG.S (link sequence) or DIAG.B (10b/8b decode), each with ERR.T; 0 for
-// the transmit errors, which the sender sees as FrameStatus instead.
+// DIAG.C (CRC), DIAG.S (link sequence), DIAG.B (10b/8b decode) or DIAG.D (disparity), each
+// with ERR.T; 0 for the transmit errors, which the sender sees as FrameStatus instead.
 uint32_t serror_bits(LinkError e);
+// An error of the receiver's 8b/10b decoder: it flags symbols, and loses no frame by itself
+// (a corrupted data symbol also breaks the frame's CRC, reported as RxCrc).
+inline bool symbol_error(LinkError e) { return e == LinkError::RxDecode || e == LinkError::RxDisparity; }
 
 class LinkRtlPair;
 class LinkWave;
@@ -112,6 +117,11 @@ class SataLink : public sc_core::sc_module {
         unsigned nth = 1; // 1 = the next matching FIS
         unsigned dword = 0;
         uint32_t xor_mask = 1;
+        // The receiver's decoder also flags the bytes the mask touches (model choice: on
+        // those bytes, not on the later symbol where a real decoder may notice a disparity
+        // error): reported to the receiving endpoint as RxDecode / RxDisparity before the
+        // frame's RxCrc, and on a controller's PHY pins (backend rtl).
+        SymbolError symbol = SymbolError::None;
         // The next Data FIS in a direction, dword `dword` XOR `xor_mask`.
         static DwordFault data_fis(bool from_host, unsigned dword, uint32_t xor_mask) {
             DwordFault f;
@@ -189,6 +199,15 @@ class SataLink : public sc_core::sc_module {
     // Arms a dword flip on the external cable (from_host: already inside the frame, its
     // header dword is the next one to pass).
     void arm_external_flip(bool from_host, const DwordFault &f);
+    // The decoder flags the last dword the cable's hook flipped in a direction carries
+    // (DwordFault::symbol): bit n = byte n. Consumed; all zero when nothing fired.
+    struct SymbolFlags {
+        uint8_t code = 0, disparity = 0;
+        bool any() const { return (code | disparity) != 0; }
+    };
+    SymbolFlags take_symbol_flags(bool from_host);
+    // A receiver's endpoint told of the decoder's flags (RxDecode, then RxDisparity).
+    static void report_symbols(LinkEndpoint *rx, const SymbolFlags &f);
 
     // Transmit one FIS. Blocks the calling SC_THREAD for arbitration (the device wins a
     // collision), the receiver's R_RDY, the frame's dwords (SOF, FIS, CRC, EOF) and the

@@ -13,7 +13,7 @@ using sc_core::SC_ZERO_TIME;
 
 namespace {
 constexpr uint32_t SERR_ERR_T = 1u << 8, SERR_DIAG_N = 1u << 16, SERR_DIAG_B = 1u << 19,
-                   SERR_DIAG_C = 1u << 21, SERR_DIAG_H = 1u << 22, SERR_DIAG_S = 1u << 23,
+                   SERR_DIAG_D = 1u << 20, SERR_DIAG_C = 1u << 21, SERR_DIAG_H = 1u << 22, SERR_DIAG_S = 1u << 23,
                    SERR_DIAG_X = 1u << 26;
 constexpr uint32_t kErrorEnReset = 0xFFFFFFFF; // GSCR[33] after reset (MEM): every bit
 constexpr uint8_t kStatusOk = 0x50, kStatusErr = 0x51, kErrAbrt = 0x04;
@@ -93,6 +93,7 @@ class PortMultiplier::DevPort : public sc_core::sc_module, public link::LinkEndp
         case link::LinkError::RxCrc: bits = SERR_DIAG_C | SERR_ERR_T; break;
         case link::LinkError::RxSequence: bits = SERR_DIAG_S | SERR_ERR_T; break;
         case link::LinkError::RxDecode: bits = SERR_DIAG_B; break;
+        case link::LinkError::RxDisparity: bits = SERR_DIAG_D; break;
         case link::LinkError::TxRErr: bits = SERR_DIAG_H | SERR_ERR_T; break;
         case link::LinkError::TxAborted: bits = SERR_ERR_T; break;
         }

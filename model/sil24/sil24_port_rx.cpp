@@ -38,10 +38,11 @@ void Sil24Hba::Port::receive_error(link::LinkError err) {
     if (!bits)
         return;
     set_serr(bits);
-    uint32_t &cnt = err_cnt_[err == link::LinkError::RxDecode ? 0 : 1]; // decode / CRC counter
+    // decode / CRC counter (the decode counter takes disparity errors too: one 8b/10b decoder)
+    uint32_t &cnt = err_cnt_[link::symbol_error(err) ? 0 : 1];
     if ((cnt & 0xFFFF) != 0xFFFF)
         ++cnt;
-    if (err == link::LinkError::RxDecode || (ctrl_ & CS_PORT_RST))
+    if (link::symbol_error(err) || (ctrl_ & CS_PORT_RST))
         return; // a decode error alone loses no frame
     trace("sil24.rx_error", {{"error", TraceValue::str(link::to_string(err))}}, "frame from device lost");
     rxq_.emplace_back();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/link/link_rtl.h"
+#include "model/link/phy_lane.h"
 #include "model/link/sata_link.h"
 #include "model/tests/model_test.h"
 
@@ -355,6 +356,87 @@ MODEL_TEST(receive_errors_reported_in_both_modes) {
     EXPECT_TRUE(b3->host.errors.size() == 1 && b3->host.errors.at(0) == LinkError::RxCrc);
     EXPECT_TRUE(b3->dev.errors.size() == 1 && b3->dev.errors.at(0) == LinkError::TxRErr);
     EXPECT_EQ(b3->host.rx.size(), 0u);
+}
+
+// A crc fault with `symbol`: the receiver's decoder flags the corrupted dword (RxDecode for a
+// code error, RxDisparity for a disparity error) before the frame's bad CRC, in both modes;
+// without `symbol` only the CRC is reported (as above). Transmitter: R_ERR as before.
+MODEL_TEST(symbol_errors_reported_before_the_crc) {
+    up_and_cleared(*b3);
+    const struct {
+        SymbolError symbol;
+        bool from_host;
+        LinkError want;
+    } cases[] = {{SymbolError::Code, false, LinkError::RxDecode},
+                 {SymbolError::Disparity, false, LinkError::RxDisparity},
+                 {SymbolError::Code, true, LinkError::RxDecode},
+                 {SymbolError::None, false, LinkError::RxCrc}};
+    for (const auto &c : cases) {
+        b3->host.clear();
+        b3->dev.clear();
+        SataLink::DwordFault f = SataLink::DwordFault::data_fis(c.from_host, 2, 0x00010000);
+        f.symbol = c.symbol;
+        b3->link.inject_dword_fault(f);
+        const sata::Fis fis = data_fis(64, 7);
+        EXPECT_EQ(c.from_host ? b3->link.send_from_host(fis) : b3->link.send_from_device(fis), FrameStatus::Error);
+        Endpoint &rx = c.from_host ? b3->dev : b3->host;
+        Endpoint &tx = c.from_host ? b3->host : b3->dev;
+        const std::vector<LinkError> want =
+            c.symbol == SymbolError::None ? std::vector<LinkError>{LinkError::RxCrc}
+                                          : std::vector<LinkError>{c.want, LinkError::RxCrc};
+        EXPECT_TRUE(rx.errors == want);
+        EXPECT_TRUE(tx.errors.size() == 1 && tx.errors.at(0) == LinkError::TxRErr);
+        EXPECT_EQ(rx.rx.size(), 0u);
+        // The decoder's flags are told once: the next frame is clean.
+        EXPECT_EQ(c.from_host ? b3->link.send_from_host(fis) : b3->link.send_from_device(fis), FrameStatus::Ok);
+        EXPECT_EQ(rx.errors.size(), want.size());
+    }
+    // The SError bits (SATA SCR): DIAG.B / DIAG.D with ERR.T; neither loses a frame alone.
+    EXPECT_EQ(serror_bits(LinkError::RxDecode), (1u << 19) | (1u << 8));
+    EXPECT_EQ(serror_bits(LinkError::RxDisparity), (1u << 20) | (1u << 8));
+    EXPECT_TRUE(symbol_error(LinkError::RxDisparity) && symbol_error(LinkError::RxDecode) &&
+                !symbol_error(LinkError::RxCrc));
+}
+
+// The external cable (a controller's RTL, backend rtl): the flip's decoder flags, one bit per
+// byte the mask touches, are taken once for the dword it hit; a 16-bit PHY word carries the
+// flags of its own two bytes.
+MODEL_TEST(symbol_flags_per_byte_on_the_external_cable) {
+    if (!dword_mode())
+        return; // the external cable is dword level
+    SataLink::DwordFault f = SataLink::DwordFault::data_fis(false, 1, 0xFF000100);
+    f.symbol = SymbolError::Disparity;
+    b3->link.arm_external_flip(false, f);
+    LinkRtlPair::WireHook *hook = b3->link.external_wire_hook();
+    EXPECT_TRUE(hook != nullptr);
+    if (!hook)
+        return;
+    uint32_t d = prim::kSof;
+    bool k = true;
+    hook->on_dword(false, d, k);
+    d = 0x46, k = false; // the Data FIS header: dword 0, not hit
+    hook->on_dword(false, d, k);
+    EXPECT_TRUE(!b3->link.take_symbol_flags(false).any());
+    d = 0x11223344;
+    hook->on_dword(false, d, k);
+    EXPECT_EQ(d, 0x11223344u ^ 0xFF000100u);
+    const SataLink::SymbolFlags got = b3->link.take_symbol_flags(false);
+    EXPECT_EQ(got.disparity, 0x0Au); // bytes 1 and 3
+    EXPECT_EQ(got.code, 0u);
+    EXPECT_TRUE(!b3->link.take_symbol_flags(false).any()); // taken once
+    EXPECT_TRUE(!b3->link.take_symbol_flags(true).any());  // the other direction untouched
+
+    LaneDword hit{d, false, 0x0A, 0x04};
+    WordGearbox w16(16), w32(32);
+    w32.load(hit);
+    const PhyWord whole = w32.next_word();
+    EXPECT_TRUE(whole.data == d && whole.isk == 0 && whole.code_err == 0x0A && whole.disp_err == 0x04);
+    w16.reset();
+    (void)w16.next_word(); // the high half of the ALIGN a PHY starts with
+    w16.load(hit);
+    const PhyWord lo = w16.next_word(), hi = w16.next_word();
+    EXPECT_TRUE(lo.data == (d & 0xFFFFu) && lo.code_err == 0x2 && lo.disp_err == 0x0);
+    EXPECT_TRUE(hi.data == (d >> 16) && hi.code_err == 0x2 && hi.disp_err == 0x1);
 }
 
 MODEL_TEST(primitive_faults_at_dword_level) {

@@ -32,6 +32,8 @@ const CommandMatch::Op kSlowOps[5] = {CommandMatch::Op::Any, CommandMatch::Op::R
 const sata::FisType kFisTypes[7] = {sata::FisType::Data,          sata::FisType::RegH2D,   sata::FisType::RegD2H,
                                     sata::FisType::SetDeviceBits, sata::FisType::DmaSetup, sata::FisType::PioSetup,
                                     sata::FisType::DmaActivate};
+const link::SymbolError kSymbolErrors[3] = {link::SymbolError::None, link::SymbolError::Code,
+                                            link::SymbolError::Disparity};
 
 // Reads fields at fixed offsets; bytes past the end read as 0.
 struct Bytes {
@@ -329,6 +331,7 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
         x.crc.dword = in.u16(q + 1) % 2050;
         x.crc.burst = 1 + in.u8(q + 3) % 16;
         x.crc.xor_mask = in.u32(q + 4) ? in.u32(q + 4) : 1;
+        x.crc.symbol = kSymbolErrors[(f >> 4 & 3) % 3];
         break;
     }
     case fault::Kind::LostIrq:
@@ -462,7 +465,8 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
     const size_t q = off + 10;
     switch (x.kind) {
     case fault::Kind::Crc:
-        o.u8(q, (x.crc.from_host ? 1 : 0) | (x.crc.fis ? unsigned(index_of(kFisTypes, *x.crc.fis) + 1) << 1 : 0));
+        o.u8(q, (x.crc.from_host ? 1 : 0) | (x.crc.fis ? unsigned(index_of(kFisTypes, *x.crc.fis) + 1) << 1 : 0) |
+                    unsigned(index_of(kSymbolErrors, x.crc.symbol)) << 4);
         o.u16(q + 1, x.crc.dword);
         o.u8(q + 3, std::clamp<unsigned>(x.crc.burst, 1, 16) - 1);
         if (x.crc.burst > 16)

@@ -77,6 +77,8 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
             o << ", fis: " << fis_name(*x.crc.fis);
         o << ", dword: " << x.crc.dword << ", mask: 0x" << std::hex << x.crc.xor_mask << std::dec
           << ", burst: " << x.crc.burst;
+        if (x.crc.symbol != link::SymbolError::None)
+            o << ", symbol: " << link::to_string(x.crc.symbol);
         break;
     case fault::Kind::LostIrq:
         if (x.lost_irq.window_ns)

@@ -80,6 +80,11 @@ void parse_crc(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
     }
     if (auto *v = m.find("burst"))
         x.crc.burst = unsigned(as_uint(p, *v, 1, 1000));
+    if (auto *v = m.find("symbol"))
+        x.crc.symbol = as_enum<link::SymbolError>(p, *v,
+                                                  {{"none", link::SymbolError::None},
+                                                   {"code", link::SymbolError::Code},
+                                                   {"disparity", link::SymbolError::Disparity}});
 }
 
 void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap) {

@@ -40,6 +40,8 @@ struct DutFeatures {
     unsigned gen = 3;      // fastest generation (CAP.ISS, or quirks.only_gen)
     bool fixed_gen = false; // the PHY runs `gen` only (quirks.only_gen): no slower link
     bool pmp = false;      // port multipliers
+    bool rx_symbol_errors = true; // the top takes the PHY's symbol error flags (phy_rx_codeerr /
+                                  // phy_rx_disperr or phy_rx_err): known once the DUT is built
 };
 
 // The shell's AXI4 memory slave (host memory behind the DUT's DMA master).

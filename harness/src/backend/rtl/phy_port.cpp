@@ -39,16 +39,16 @@ void PhyPort::reset_device_link() {
     // (16 bits: the DUT must find the word alignment on the first primitive).
     if (to_dut_.needs_dword())
         to_dut_.load(d2h_.oldest());
-    to_dut_.next_word(rx_word_, rx_isk_);
+    rx_ = to_dut_.next_word();
     judged_ = false;
     host_frame_pos_ = -1;
 }
 
 void PhyPort::drive(satasim_dut_pins &p, unsigned edges) {
-    p.phy_rx_data[n_] = rx_word_;
-    p.phy_rx_isk[n_] = rx_isk_;
-    p.phy_rx_codeerr[n_] = 0;
-    p.phy_rx_disperr[n_] = 0;
+    p.phy_rx_data[n_] = rx_.data;
+    p.phy_rx_isk[n_] = rx_.isk;
+    p.phy_rx_codeerr[n_] = rx_.code_err;
+    p.phy_rx_disperr[n_] = rx_.disp_err;
     p.phy_ready[n_] = phy_ready_;
     p.phy_gen[n_] = gen_;
     const uint8_t det = link_ ? link_->det() : 0;
@@ -110,8 +110,14 @@ void PhyPort::host_dword(link::LaneDword d, const satasim_dut_pins &p) {
     // dword; an ALIGN, which its link layer discards, holds the place on the cable.
     if (!carried)
         d = link::LaneDword{link::prim::kAlign, true};
-    if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
+    if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr) {
         hook->on_dword(true, d.data, d.isk);
+        // The device's decoder flags a corrupted symbol as it arrives (its endpoint is told
+        // once simulated time has caught up).
+        const link::SataLink::SymbolFlags f = link_->take_symbol_flags(true);
+        dev_symbols_.code |= f.code;
+        dev_symbols_.disparity |= f.disparity;
+    }
     const link::LaneDword out = h2d_.push(d);
     if (elastic_)
         dev_rx_.push(out);
@@ -128,8 +134,12 @@ bool PhyPort::device_dword() {
     const link::LaneDword in = elastic_ ? dev_rx_.pop() : h2d_out_;
     link::LaneDword out;
     dev_.tick(phy_ready_, in.data, in.isk, out.data, out.isk);
-    if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr)
+    if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr) {
         hook->on_dword(false, out.data, out.isk);
+        const link::SataLink::SymbolFlags f = link_->take_symbol_flags(false); // on the DUT's PHY pins
+        out.code_err = f.code;
+        out.disp_err = f.disparity;
+    }
     d2h_.push(out);
     to_dut_.load(d2h_.oldest());
 
@@ -161,12 +171,14 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
     if ((edges & link::kEdgePhyTx) && pins_.any())
         pins_.phy_tx_edge();
     link::LaneDword d;
-    if ((edges & link::kEdgePhyTx) && from_dut_.take(p.phy_tx_data[n_], p.phy_tx_isk[n_], d))
+    if ((edges & link::kEdgePhyTx) && from_dut_.take(p.phy_tx_data[n_], p.phy_tx_isk[n_], d)) {
         host_dword(d, p);
+        attention |= dev_symbols_.any();
+    }
     if (edges & link::kEdgePhyRx) {
         if (to_dut_.needs_dword())
             attention |= device_dword();
-        to_dut_.next_word(rx_word_, rx_isk_);
+        rx_ = to_dut_.next_word();
     }
     if (pins_.any()) {
         if (const char *why = pins_.link_drop()) {
@@ -194,6 +206,10 @@ void PhyPort::service() {
         side_.rx_abort = false;
         if (dev)
             dev->receive_error(link::LinkError::RxSequence);
+    }
+    if (dev_symbols_.any()) {
+        link::SataLink::report_symbols(dev, dev_symbols_);
+        dev_symbols_ = {};
     }
     if (side_.bad_prims != bad_prims_told_) {
         bad_prims_told_ = side_.bad_prims;
@@ -228,7 +244,7 @@ void PhyPort::service() {
 
 bool PhyPort::idle() const {
     return dev_.state() == link::RtlState::Idle && !tx_busy_ && !(side_.rx_end && !judged_) &&
-           !cominit_ && !drop_why_ && (!pins_.any() || pins_.idle());
+           !cominit_ && !drop_why_ && !dev_symbols_.any() && (!pins_.any() || pins_.idle());
 }
 
 void PhyPort::phy_changed(bool ready, link::Gen gen) {

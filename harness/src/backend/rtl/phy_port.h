@@ -98,8 +98,7 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     bool elastic_;
     link::ElasticQueue dev_rx_;           // the device's receive buffer (elastic_)
     link::LaneDword h2d_out_;             // the cable's dword for the device's next edge
-    uint32_t rx_word_ = 0;                // the DUT's PHY receive word and K flags
-    uint8_t rx_isk_ = 0;
+    link::PhyWord rx_;                    // the DUT's PHY receive word and its flags
     // PHY status for the DUT
     bool phy_ready_ = false;
     uint8_t gen_ = 0;
@@ -119,6 +118,7 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     // receiver: the frame waiting for the device's verdict, the errors to report
     bool judged_ = false;
     uint64_t bad_prims_told_ = 0;
+    link::SataLink::SymbolFlags dev_symbols_; // the device's decoder flagged these, to be told
     // host frame tracking for dword faults: -1 outside a frame, else dwords since SOF
     int host_frame_pos_ = -1;
 };

@@ -123,6 +123,7 @@ const DutProfile &use_controller_rtl(const std::string &path, bool build) {
     }
     const DutLibrary lib(b.so_path, profile);
     profile.features = dut_features(profile, read_dut_cap(lib));
+    profile.features.rx_symbol_errors = lib.api().rx_error_inputs != 0;
     // SATASIM_RTL_COVERAGE: the scenarios run on the coverage build; made here once.
     if (build && rtl_coverage_on()) {
         const DutBuild c = build_dut(profile, false, true);

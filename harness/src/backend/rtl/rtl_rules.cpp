@@ -104,6 +104,11 @@ std::vector<Refusal> refusals(const Scenario &sc) {
         const bool ncq_media = ft.kind == fault::Kind::MediaError && ft.media.match.op == device::CommandMatch::Op::Ncq;
         if (!f.ncq && (ncq_trigger || ncq_media))
             no("faults[" + ft.id + "] on NCQ commands", "the DUT has no NCQ (CAP.SNCQ; quirks.no_ncq)", ft.line);
+        if (!f.rx_symbol_errors && ft.kind == fault::Kind::Crc && ft.crc.symbol != link::SymbolError::None)
+            no("faults[" + ft.id + "] crc symbol " + link::to_string(ft.crc.symbol),
+               "the DUT's top takes no symbol error flags from its PHY (no phy_rx_codeerr / phy_rx_disperr, "
+               "no phy_rx_err): docs/rtl-controller.md, PHY",
+               ft.line);
         if (f.fixed_gen && ft.kind == fault::Kind::LinkDegrade && ft.gen < f.gen)
             no("faults[" + ft.id + "] link_degrade gen " + std::to_string(ft.gen), gen_why, ft.line);
         // An on-chip FIS area is never written over the bus (the command list is never read
