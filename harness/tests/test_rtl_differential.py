@@ -33,6 +33,8 @@ SUITE = ROOT / "scenarios" / "suites" / "controller-neutral.txt"
 # in several Data FIS through the same link in ctest.)
 CLEAN = ["probe-1port.yaml", "pio-sectors-rw-verify.yaml", "flush.yaml"]
 DIFFERENTIAL = [*CLEAN, "link/crc-d2h-data.yaml",
+                # the decoder's code error on the word reaches the DUT on phy_rx_codeerr
+                "link/crc-d2h-data-decode-error.yaml",
                 "link/crc-h2d-data.yaml", "faults/device-errors-dma.yaml", "faults/media-error-ncq.yaml",
                 "faults/unplug-ncq-qd32.yaml", "report/timeout-slow-device.yaml",
                 "faults/host-bus-error-dma.yaml", "faults/host-bus-error-ncq.yaml",

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "backend/qemu/qemu_rules.h"
+#include "backend/rtl/dut_profile.h"
+#include "backend/rtl/rtl_rules.h"
 #include "backend/systemc/systemc_rules.h"
 #include "model/fault/fault_kind_spec.h"
 #include "scenario/scenario_parser.h"
@@ -211,6 +213,25 @@ TEST(backend_scenario_refusals) {
     CHECK(systemc::hardware_ports(parse("controller: {type: sil24}\n")) == 4);
 }
 
+// A crc fault's symbol error needs a DUT whose top takes its PHY's error flags: refused at the
+// fault's line otherwise (known once the DUT is built: DutFeatures::rx_symbol_errors).
+TEST(rtl_refuses_a_symbol_error_the_top_cannot_take) {
+    const Scenario sc = parse(std::string(kDisk) + "faults:\n  - {kind: crc, port: 0, at: 1ms, symbol: disparity}\n"
+                                                   "  - {kind: crc, port: 0, at: 2ms}\n");
+    satasim::harness::rtl::DutProfile p;
+    p.ports = 2;
+    p.features.rx_symbol_errors = false;
+    satasim::harness::rtl::set_active_profile(&p);
+    const std::vector<Refusal> r = satasim::harness::rtl::refusals(sc);
+    CHECK(r.size() == 1);
+    CHECK(!r.empty() && r[0].line == 5);
+    CHECK(!r.empty() && r[0].what.rfind("faults[fault0] crc symbol disparity: the DUT's top takes no symbol error "
+                                        "flags from its PHY", 0) == 0);
+    p.features.rx_symbol_errors = true;
+    CHECK(satasim::harness::rtl::refusals(sc).empty());
+    satasim::harness::rtl::set_active_profile(nullptr);
+}
+
 // ---- faults: one table row per kind
 
 TEST(fault_kinds_table) {
@@ -220,6 +241,11 @@ TEST(fault_kinds_table) {
     CHECK(sc.faults.size() == 2);
     CHECK(sc.faults[0].kind == satasim::fault::Kind::Crc && !sc.faults[0].crc.from_host && sc.faults[0].crc.burst == 3);
     CHECK(sc.faults[1].id == "fault1" && sc.faults[1].lost_irq.window_ns == 5000000 && sc.faults[1].lost_irq.count == 0);
+    CHECK(sc.faults[0].crc.symbol == satasim::link::SymbolError::None);
+    CHECK(parse(d + "  - {kind: crc, port: 0, at: 1ms, symbol: code}\n").faults[0].crc.symbol ==
+          satasim::link::SymbolError::Code);
+    CHECK_ERROR(d + "  - {kind: crc, port: 0, at: 1ms, symbol: parity}\n",
+                "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
                 "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error or host_bus_error)");

@@ -363,6 +363,7 @@ DutProfile parse_dut_profile(const std::string &path) {
     if (!plain_name(d.name))
         p.fail(m.get("name"), "letters, digits and _ only (it names the build's cache folder)");
     d.top = as_string(p, m.get("top"));
+    d.lines["top"] = m.get("top").line; // what the top lacks is told at this key (dut_build.cpp)
     if (!plain_name(d.top))
         p.fail(m.get("top"), "not a Verilog module name");
     for_each_element(p, m.get("files"), [&](const Field &e, size_t) { d.files.push_back(absolute_in(p, e, dir, false)); });
