@@ -17,8 +17,8 @@
 //   phy_* per port n, bits [PHY_W*n +: PHY_W] etc.: the PHY interface of
 //         ahci_phy_adapter.v, 32 or 16 bits (PHY_W) with a K flag per byte, and on
 //         receive a code error and a disparity error flag per byte (phy_rx_codeerr,
-//         phy_rx_disperr, bits [PHY_W/8*n +: PHY_W/8] like phy_rx_isk; PxSERR.DIAG.B and
-//         DIAG.D, AHCI 1.3.1 3.3.12); with
+//         phy_rx_disperr, bits [PHY_W/8*n +: PHY_W/8] like phy_rx_isk; both are decode
+//         errors, PxSERR.DIAG.B, AHCI 1.3.1 3.3.12); with
 //         PHY_CTL = 1 the optional PHY pins (electrical idle, COMWAKE detect, rate request
 //         and acknowledge, PHY reset and reset done) through ahci_phy_ctl.v, else the
 //         outputs 0 and the inputs unused; with SBW > 0 an SBW-bit sideband vector pair,
@@ -305,8 +305,7 @@ wire [3:0]           mridx;
 reg  [2:0]           gsel;       // port granted the DMA master
 reg                  gact;
 wire [31:0]          link_rx_data [0:NPORTS-1];
-wire [NPORTS-1:0]    link_rx_isk;
-wire [2*NPORTS-1:0]  link_rx_err;        // per port {disparity, code} error
+wire [NPORTS-1:0]    link_rx_isk, link_rx_err;
 wire [31:0]          link_tx_data [0:NPORTS-1];
 wire [NPORTS-1:0]    link_tx_isk;
 
@@ -317,7 +316,7 @@ generate
             .clk(clk), .rst(port_rst), .i_tx_clk(phy_tx_clk), .i_rx_clk(phy_rx_clk[p]),
             .i_link_tx_data(link_tx_data[p]), .i_link_tx_isk(link_tx_isk[p]),
             .o_link_rx_data(link_rx_data[p]), .o_link_rx_isk(link_rx_isk[p]),
-            .o_link_rx_err(link_rx_err[2*p +: 2]),
+            .o_link_rx_err(link_rx_err[p]),
             .o_phy_tx_data(phy_tx_data[PHY_W*p +: PHY_W]),
             .o_phy_tx_isk(phy_tx_isk[PHY_W/8*p +: PHY_W/8]),
             .i_phy_rx_data(phy_rx_data[PHY_W*p +: PHY_W]),
@@ -413,7 +412,7 @@ generate
             .i_dma_rdata(ram_rvalid ? ram_rd : mrdata), .i_dma_ridx(ram_rvalid ? ram_ridx : mridx),
             .o_phy_tx_data(link_tx_data[p]), .o_phy_tx_isk(link_tx_isk[p]),
             .i_phy_rx_data(link_rx_data[p]), .i_phy_rx_isk(link_rx_isk[p]),
-            .i_phy_rx_err(link_rx_err[2*p +: 2]),
+            .i_phy_rx_err(link_rx_err[p]),
             .i_phy_ready(p_ready), .i_phy_gen(phy_gen[2*p +: 2]),
             .i_dev_present(phy_dev_present[p]), .i_cominit(phy_cominit[p]),
             .o_comreset(p_comreset), .o_offline(phy_offline[p]),

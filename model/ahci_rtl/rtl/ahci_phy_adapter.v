@@ -26,13 +26,13 @@
 // starts with primitives (ALIGN, SYNC), so the first primitive aligns the receiver, as a
 // transceiver's comma detection does.
 //
-// Receive errors go to the port as two bits per dword, {disparity, code}: bit 0 = a code
-// error on any byte of the dword (or a K flag on a byte other than byte 0, which a SATA
-// dword never has: a symbol that cannot be there; or the elastic buffer lost a dword),
-// bit 1 = a disparity error on any byte. In 16-bit mode both halves of a dword add their
-// flags to that dword (a half-dword dropped at a realignment drops its flags with it). The
-// port sets PxSERR.DIAG.B for the one and DIAG.D for the other
-// (AHCI 1.3.1 3.3.12; ahci_port.v).
+// Receive errors go to the port as one decode-error bit per dword: a code error or a
+// disparity error on any byte of the dword, a K flag on a byte other than byte 0 (which a
+// SATA dword never has: a symbol that cannot be there), or a dword the elastic buffer
+// lost. In 16-bit mode both halves of a dword add their flags to that dword (a half-dword
+// dropped at a realignment drops its flags with it). The two kinds are not kept apart: an
+// AHCI port reports both as PxSERR.DIAG.B, DIAG.D is "not used by AHCI" (AHCI 1.3.1
+// 3.3.12; ahci_port.v).
 module ahci_phy_adapter #(
     parameter integer PHY_W = 32,  // 16 or 32
     parameter integer EB = 0       // 1: receive side on i_rx_clk through the elastic buffer
@@ -50,7 +50,7 @@ module ahci_phy_adapter #(
     input  wire               i_link_tx_isk,
     output wire [31:0]        o_link_rx_data,
     output wire               o_link_rx_isk,
-    output reg  [1:0]         o_link_rx_err,   // {disparity, code} error on this dword
+    output reg                o_link_rx_err,   // decode error on the dword one clock before
     // shell PHY side
     output wire [PHY_W-1:0]   o_phy_tx_data,
     output wire [PHY_W/8-1:0] o_phy_tx_isk,
@@ -62,11 +62,9 @@ module ahci_phy_adapter #(
 
 localparam integer USE_EB = (PHY_W == 16 || EB != 0) ? 1 : 0;
 
-// The current receive word's errors, {disparity, code}: a K flag on any byte but byte 0
-// counts as a code error (see above).
-wire [1:0] word_err = {i_phy_rx_disperr != {(PHY_W/8){1'b0}},
-                       i_phy_rx_codeerr != {(PHY_W/8){1'b0}} ||
-                       i_phy_rx_isk[PHY_W/8-1:1] != {(PHY_W/8-1){1'b0}}};
+// The current receive word has a decode error (see above).
+wire word_err = (i_phy_rx_codeerr | i_phy_rx_disperr) != {(PHY_W/8){1'b0}} ||
+                i_phy_rx_isk[PHY_W/8-1:1] != {(PHY_W/8-1){1'b0}};
 
 // ---- transmit ---------------------------------------------------------------------------
 generate
@@ -112,25 +110,23 @@ generate
             wrst1 <= rst;
             wrst <= wrst1;
         end
-        reg        dv, dk;
-        reg [1:0]  de;
+        reg        dv, dk, de;
         reg [31:0] dd;
         if (PHY_W == 16) begin : g_rx16
             // Gearbox 16 -> 32 with word alignment on the K byte (see above).
             reg        ph;          // 1: holding a low half, the next word is its high half
             reg [15:0] lo;
-            reg        lo_k;
-            reg [1:0]  lo_e;
+            reg        lo_k, lo_e;
             always @(posedge i_rx_clk) begin
                 dv <= 1'b0;
                 if (wrst) begin
                     ph <= 1'b0;
                     lo <= 16'd0;
                     lo_k <= 1'b0;
-                    lo_e <= 2'b00;
+                    lo_e <= 1'b0;
                     dd <= 32'd0;
                     dk <= 1'b0;
-                    de <= 2'b00;
+                    de <= 1'b0;
                 end else if (!ph || i_phy_rx_isk[0]) begin
                     ph <= 1'b1;     // a low half (at a K byte: realigned here)
                     lo <= i_phy_rx_data[15:0];
@@ -141,7 +137,7 @@ generate
                     dv <= 1'b1;
                     dd <= {i_phy_rx_data[15:0], lo};
                     dk <= lo_k;
-                    de <= lo_e | word_err;
+                    de <= lo_e || word_err;
                 end
             end
         end else begin : g_rx32
@@ -153,8 +149,7 @@ generate
             end
         end
         wire [31:0] q;
-        wire        qk;
-        wire [1:0]  qe;
+        wire        qk, qe;
         ahci_rx_elastic u_eb (
             .wclk(i_rx_clk), .wrst(wrst), .i_valid(dv), .i_data(dd), .i_isk(dk), .i_err(de),
             .rclk(clk), .rrst(rst), .o_data(q), .o_isk(qk), .o_err(qe));

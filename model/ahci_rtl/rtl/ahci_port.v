@@ -63,7 +63,7 @@ module ahci_port #(
     output wire          o_phy_tx_isk,
     input  wire [31:0]   i_phy_rx_data,
     input  wire          i_phy_rx_isk,
-    input  wire [1:0]    i_phy_rx_err,   // pulse: {disparity, code} error on this dword
+    input  wire          i_phy_rx_err,   // pulse: 8b/10b code or disparity error
     input  wire          i_phy_ready,    // PhyRdy
     input  wire [1:0]    i_phy_gen,      // negotiated speed (1..3) while PhyRdy
     input  wire          i_dev_present,  // device presence detected (COMINIT seen)
@@ -91,7 +91,6 @@ localparam [31:0] IS_DHRS = 32'h1, IS_PSS = 32'h2, IS_DSS = 32'h4, IS_SDBS = 32'
 localparam [31:0] IE_WRITABLE = 32'hFDC0_00FF;
 localparam [31:0] SERR_ERR_T = 32'h100, SERR_ERR_C = 32'h200, SERR_ERR_P = 32'h400,
                   SERR_ERR_E = 32'h800, SERR_DIAG_N = 32'h1_0000, SERR_DIAG_B = 32'h8_0000,
-                  SERR_DIAG_D = 32'h10_0000,
                   SERR_DIAG_C = 32'h20_0000, SERR_DIAG_H = 32'h40_0000,
                   SERR_DIAG_S = 32'h80_0000, SERR_DIAG_T = 32'h100_0000,
                   SERR_DIAG_F = 32'h200_0000, SERR_DIAG_X = 32'h400_0000;
@@ -572,14 +571,13 @@ always @(posedge clk) begin
 
         // ---- receive front end (model: receive_fis, receive_error)
         // A receive symbol error (AHCI 1.3.1 3.3.12, PxSERR): a code error (no such 10b
-        // symbol; also an unknown primitive) is DIAG.B (10B to 8B Decode Error), a
-        // running-disparity error DIAG.D (Disparity Error), both with ERR.T (Transient
-        // Data Integrity Error). Neither raises an interrupt or stops the engine: the
-        // frame's CRC check (below) does that if the error hit a frame.
-        if (bad_prim || i_phy_rx_err[0])
+        // symbol), a running-disparity error (the PHY adapter ORs both) or an unknown
+        // primitive is DIAG.B (10B to 8B Decode Error) with ERR.T (Transient Data
+        // Integrity Error); DIAG.D (Disparity Error) is "not used by AHCI" and stays 0.
+        // Neither raises an interrupt or stops the engine: the frame's CRC check (below)
+        // does that if the error hit a frame.
+        if (bad_prim || i_phy_rx_err)
             serr_set = serr_set | SERR_DIAG_B | SERR_ERR_T;
-        if (i_phy_rx_err[1])
-            serr_set = serr_set | SERR_DIAG_D | SERR_ERR_T;
         if (rx_sof) begin
             rx_in_frame <= 1'b1;
             rx_cnt <= 12'd0;

@@ -9,11 +9,10 @@
 //     no more than LO, an ALIGN at its head is read out without being popped (one more
 //     ALIGN for the link, which discards ALIGNs); every cycle it has nothing to give
 //     (before the start) the link gets an ALIGN.
-// Each dword carries its two receive error flags, {disparity, code} (ahci_phy_adapter.v).
 // A real overflow (full on a write) drops the dword and marks the next one written with
-// the code error flag; a real underflow (empty after the start) gives an ALIGN with the
-// code error flag and starts over (fill to START): the port reports both as decode errors
-// (PxSERR.DIAG.B), as a real receiver would after losing data.
+// the error flag; a real underflow (empty after the start) gives an ALIGN with the error
+// flag and starts over (fill to START): the link reports both as decode errors
+// (PxSERR.DIAG.B through the port), as a real receiver would after losing data.
 module ahci_rx_elastic #(
     parameter integer AB = 4,       // log2 of the depth
     parameter integer START = 8,    // entries seen before reading starts
@@ -26,19 +25,19 @@ module ahci_rx_elastic #(
     input  wire        i_valid,
     input  wire [31:0] i_data,
     input  wire        i_isk,       // K flag of byte 0 (a primitive)
-    input  wire [1:0]  i_err,       // {disparity, code} error on this dword
+    input  wire        i_err,       // decode / disparity error on this dword
     // read side: the core clock, one dword per cycle
     input  wire        rclk,
     input  wire        rrst,        // synchronous to rclk
     output reg  [31:0] o_data,
     output reg         o_isk,
-    output reg  [1:0]  o_err
+    output reg         o_err
 );
 
 localparam [31:0] V_ALIGN = 32'h7B4A4ABC;
 localparam integer D = 1 << AB;
 
-reg  [34:0] mem [0:D-1];            // {err[1:0], isk, data}
+reg  [33:0] mem [0:D-1];            // {err, isk, data}
 
 function automatic [AB:0] bin2gray(input [AB:0] b);
     bin2gray = b ^ (b >> 1);
@@ -76,7 +75,7 @@ always @(posedge wclk) begin
             if (wfull) begin
                 ovf <= 1'b1;
             end else begin
-                mem[wptr[AB-1:0]] <= {i_err[1], i_err[0] || ovf, i_isk, i_data};
+                mem[wptr[AB-1:0]] <= {i_err || ovf, i_isk, i_data};
                 wptr <= wptr + 1'b1;
                 wgray <= bin2gray(wptr + 1'b1);
                 ovf <= 1'b0;
@@ -91,7 +90,7 @@ reg  [AB:0] wgray_r1, wgray_r2;     // write pointer synchronized into rclk
 reg         started;
 wire [AB:0] wptr_r = gray2bin(wgray_r2);
 wire [AB:0] rfill = wptr_r - rptr;
-wire [34:0] head = mem[rptr[AB-1:0]];
+wire [33:0] head = mem[rptr[AB-1:0]];
 wire        head_align = head[32] && head[31:0] == V_ALIGN;
 
 always @(posedge rclk) begin
@@ -103,22 +102,22 @@ always @(posedge rclk) begin
         started <= 1'b0;
         o_data <= V_ALIGN;
         o_isk <= 1'b1;
-        o_err <= 2'b00;
+        o_err <= 1'b0;
     end else begin
         wgray_r1 <= wgray;
         wgray_r2 <= wgray_r1;
         o_data <= V_ALIGN;
         o_isk <= 1'b1;
-        o_err <= 2'b00;
+        o_err <= 1'b0;
         if (!started) begin
             started <= rfill >= START[AB:0];
         end else if (rfill == {(AB+1){1'b0}}) begin
             started <= 1'b0;          // underflow: a dword time with nothing to give
-            o_err <= 2'b01;           // (a code error: a dword was lost)
+            o_err <= 1'b1;
         end else if (!(head_align && rfill <= LO[AB:0])) begin
             o_data <= head[31:0];
             o_isk <= head[32];
-            o_err <= head[34:33];
+            o_err <= head[33];
             rptr <= rptr + 1'b1;
             rgray <= bin2gray(rptr + 1'b1);
         end
