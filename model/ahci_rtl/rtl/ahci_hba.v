@@ -15,7 +15,10 @@
 //         to an interrupt input of its own (the level analogue of multiple-message MSI):
 //         GHC.IE and port n's PxIS & PxIE != 0, so clearing PxIS lowers it without IS;
 //   phy_* per port n, bits [PHY_W*n +: PHY_W] etc.: the PHY interface of
-//         ahci_phy_adapter.v, 32 or 16 bits (PHY_W) with a K flag per byte; with
+//         ahci_phy_adapter.v, 32 or 16 bits (PHY_W) with a K flag per byte, and on
+//         receive a code error and a disparity error flag per byte (phy_rx_codeerr,
+//         phy_rx_disperr, bits [PHY_W/8*n +: PHY_W/8] like phy_rx_isk; both are decode
+//         errors, PxSERR.DIAG.B, AHCI 1.3.1 3.3.12); with
 //         PHY_CTL = 1 the optional PHY pins (electrical idle, COMWAKE detect, rate request
 //         and acknowledge, PHY reset and reset done) through ahci_phy_ctl.v, else the
 //         outputs 0 and the inputs unused; with SBW > 0 an SBW-bit sideband vector pair,
@@ -108,7 +111,8 @@ module ahci_hba #(
     output wire [PHY_W/8*NPORTS-1:0] phy_tx_isk,
     input  wire [PHY_W*NPORTS-1:0]   phy_rx_data,
     input  wire [PHY_W/8*NPORTS-1:0] phy_rx_isk,
-    input  wire [NPORTS-1:0]    phy_rx_err,
+    input  wire [PHY_W/8*NPORTS-1:0] phy_rx_codeerr,
+    input  wire [PHY_W/8*NPORTS-1:0] phy_rx_disperr,
     input  wire [NPORTS-1:0]    phy_ready,
     input  wire [2*NPORTS-1:0]  phy_gen,
     input  wire [NPORTS-1:0]    phy_dev_present,
@@ -317,7 +321,8 @@ generate
             .o_phy_tx_isk(phy_tx_isk[PHY_W/8*p +: PHY_W/8]),
             .i_phy_rx_data(phy_rx_data[PHY_W*p +: PHY_W]),
             .i_phy_rx_isk(phy_rx_isk[PHY_W/8*p +: PHY_W/8]),
-            .i_phy_rx_err(phy_rx_err[p]));
+            .i_phy_rx_codeerr(phy_rx_codeerr[PHY_W/8*p +: PHY_W/8]),
+            .i_phy_rx_disperr(phy_rx_disperr[PHY_W/8*p +: PHY_W/8]));
 
         // DMA requests to the on-chip RAM (ONCHIP) never reach the arbiter
         wire        ram_done, ram_rvalid;

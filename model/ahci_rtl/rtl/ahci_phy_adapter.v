@@ -1,7 +1,9 @@
 // PHY adapter of one port: between the port's link layer (one 32-bit dword per core
 // clock, K flag for byte 0, see sata_link.v) and the shell's per-port PHY interface, an
 // 8-bit-symbol (PIPE / transceiver-like) interface: PHY_W = 32 or 16 bits of data with a
-// K flag per byte and one receive error flag (8b/10b code or disparity error) per word.
+// K flag per byte and, on receive, two error flags per byte as a transceiver's 8b/10b
+// decoder reports them: a code error (no such 10-bit symbol) and a disparity error (the
+// symbol broke the running disparity).
 //
 //   PHY_W = 32, EB = 0   the PHY interface is the core clock's dword stream: transmit and
 //                        receive words go straight through (the shell's one-clock mode).
@@ -22,8 +24,15 @@
 // dword's low half, always: if it expected a high half, the half-dword it holds is dropped
 // and it realigns there. A SATA primitive has its only K byte in byte 0 and every stream
 // starts with primitives (ALIGN, SYNC), so the first primitive aligns the receiver, as a
-// transceiver's comma detection does. A K flag on a byte other than byte 0, or an error
-// flag, is reported to the link as a decode error (PxSERR.DIAG.B, via the port).
+// transceiver's comma detection does.
+//
+// Receive errors go to the port as one decode-error bit per dword: a code error or a
+// disparity error on any byte of the dword, a K flag on a byte other than byte 0 (which a
+// SATA dword never has: a symbol that cannot be there), or a dword the elastic buffer
+// lost. In 16-bit mode both halves of a dword add their flags to that dword (a half-dword
+// dropped at a realignment drops its flags with it). The two kinds are not kept apart: an
+// AHCI port reports both as PxSERR.DIAG.B, DIAG.D is "not used by AHCI" (AHCI 1.3.1
+// 3.3.12; ahci_port.v).
 module ahci_phy_adapter #(
     parameter integer PHY_W = 32,  // 16 or 32
     parameter integer EB = 0       // 1: receive side on i_rx_clk through the elastic buffer
@@ -41,16 +50,21 @@ module ahci_phy_adapter #(
     input  wire               i_link_tx_isk,
     output wire [31:0]        o_link_rx_data,
     output wire               o_link_rx_isk,
-    output reg                o_link_rx_err,   // pulse: decode / disparity error on this dword
+    output reg                o_link_rx_err,   // decode error on the dword one clock before
     // shell PHY side
     output wire [PHY_W-1:0]   o_phy_tx_data,
     output wire [PHY_W/8-1:0] o_phy_tx_isk,
     input  wire [PHY_W-1:0]   i_phy_rx_data,
     input  wire [PHY_W/8-1:0] i_phy_rx_isk,
-    input  wire               i_phy_rx_err
+    input  wire [PHY_W/8-1:0] i_phy_rx_codeerr, // per byte: 8b/10b code error
+    input  wire [PHY_W/8-1:0] i_phy_rx_disperr  // per byte: running disparity error
 );
 
 localparam integer USE_EB = (PHY_W == 16 || EB != 0) ? 1 : 0;
+
+// The current receive word has a decode error (see above).
+wire word_err = (i_phy_rx_codeerr | i_phy_rx_disperr) != {(PHY_W/8){1'b0}} ||
+                i_phy_rx_isk[PHY_W/8-1:1] != {(PHY_W/8-1){1'b0}};
 
 // ---- transmit ---------------------------------------------------------------------------
 generate
@@ -103,7 +117,6 @@ generate
             reg        ph;          // 1: holding a low half, the next word is its high half
             reg [15:0] lo;
             reg        lo_k, lo_e;
-            wire       bad = i_phy_rx_err || i_phy_rx_isk[PHY_W/8-1];
             always @(posedge i_rx_clk) begin
                 dv <= 1'b0;
                 if (wrst) begin
@@ -118,13 +131,13 @@ generate
                     ph <= 1'b1;     // a low half (at a K byte: realigned here)
                     lo <= i_phy_rx_data[15:0];
                     lo_k <= i_phy_rx_isk[0];
-                    lo_e <= bad;
+                    lo_e <= word_err;
                 end else begin
                     ph <= 1'b0;
                     dv <= 1'b1;
                     dd <= {i_phy_rx_data[15:0], lo};
                     dk <= lo_k;
-                    de <= lo_e || bad;
+                    de <= lo_e || word_err;
                 end
             end
         end else begin : g_rx32
@@ -132,7 +145,7 @@ generate
                 dv <= !wrst;
                 dd <= i_phy_rx_data[31:0];
                 dk <= i_phy_rx_isk[0];
-                de <= i_phy_rx_err || i_phy_rx_isk[PHY_W/8-1:1] != {(PHY_W/8-1){1'b0}};
+                de <= word_err;
             end
         end
         wire [31:0] q;
@@ -148,7 +161,7 @@ generate
         assign o_link_rx_data = i_phy_rx_data[31:0];
         assign o_link_rx_isk = i_phy_rx_isk[0];
         always @(posedge clk)
-            o_link_rx_err <= i_phy_rx_err || i_phy_rx_isk[PHY_W/8-1:1] != {(PHY_W/8-1){1'b0}};
+            o_link_rx_err <= word_err;
     end
 endgenerate
 

@@ -570,6 +570,12 @@ always @(posedge clk) begin
         end
 
         // ---- receive front end (model: receive_fis, receive_error)
+        // A receive symbol error (AHCI 1.3.1 3.3.12, PxSERR): a code error (no such 10b
+        // symbol), a running-disparity error (the PHY adapter ORs both) or an unknown
+        // primitive is DIAG.B (10B to 8B Decode Error) with ERR.T (Transient Data
+        // Integrity Error); DIAG.D (Disparity Error) is "not used by AHCI" and stays 0.
+        // Neither raises an interrupt or stops the engine: the frame's CRC check (below)
+        // does that if the error hit a frame.
         if (bad_prim || i_phy_rx_err)
             serr_set = serr_set | SERR_DIAG_B | SERR_ERR_T;
         if (rx_sof) begin

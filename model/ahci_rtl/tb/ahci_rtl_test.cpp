@@ -396,6 +396,8 @@ struct Bench {
         t->rst = 1;
         t->clk = 0;
         t->s_wstrb = 0xF;
+        t->phy_rx_codeerr = 0;
+        t->phy_rx_disperr = 0;
         t->eval();
         for (int i = 0; i < 4; ++i) tick();
         t->rst = 0;
@@ -915,6 +917,55 @@ void case_comreset() {
     b.wr(PxSCTL, 0x310);
 }
 
+// Receive symbol errors from the PHY's 8b/10b decoder (phy_rx_codeerr / phy_rx_disperr, a
+// flag per byte): PxSERR (AHCI 1.3.1 3.3.12) gets DIAG.B (bit 19, 10B to 8B decode error)
+// with ERR.T (bit 8) for either; DIAG.D (bit 20, disparity error) is "not used by AHCI"
+// and stays 0. Neither raises an interrupt or stops the engine, and a command still
+// completes after them.
+void case_rx_symbol_err() {
+    Bench b;
+    b.start_port();
+    b.wr(PxIE, 0xFFFFFFFF);
+    b.wr(GHC, 0x2);
+    constexpr uint32_t kErrT = 1u << 8, kDiagB = 1u << 19, kDiagD = 1u << 20;
+    auto pulse = [&](uint8_t code, uint8_t disp) { // one receive dword with these flags
+        b.t->phy_rx_codeerr = code;
+        b.t->phy_rx_disperr = disp;
+        b.tick();
+        b.t->phy_rx_codeerr = 0;
+        b.t->phy_rx_disperr = 0;
+        b.run(4);
+    };
+    CHECK_EQ(b.rd(PxSERR), 0);
+    pulse(0x4, 0); // code error on byte 2
+    CHECK_EQ(b.rd(PxSERR), kDiagB | kErrT);
+    CHECK_EQ(b.rd(PxIS), 0);
+    CHECK(!b.t->irq);
+    b.wr(PxSERR, 0xFFFFFFFF);
+    CHECK_EQ(b.rd(PxSERR), 0);
+    pulse(0, 0x8); // disparity error on byte 3: a decode error too, not DIAG.D
+    CHECK_EQ(b.rd(PxSERR), kDiagB | kErrT);
+    CHECK_EQ(b.rd(PxSERR) & kDiagD, 0);
+    b.wr(PxSERR, 0xFFFFFFFF);
+    pulse(0x1, 0x2); // both, on bytes 0 and 1 of one dword
+    CHECK_EQ(b.rd(PxSERR), kDiagB | kErrT);
+    b.wr(PxSERR, kDiagB); // RW1C: DIAG.B alone
+    CHECK_EQ(b.rd(PxSERR), kErrT);
+    b.wr(PxSERR, 0xFFFFFFFF);
+    CHECK_EQ(b.rd(PxSERR), 0);
+    CHECK_EQ(b.rd(PxIS), 0);
+    CHECK(!b.t->irq);
+    CHECK_EQ(b.rd(PxCMD) & (CMD_ST | CMD_CR), CMD_ST | CMD_CR);
+    // the engine still runs: IDENTIFY DEVICE completes
+    b.build(0, Bench::h2d(0xEC, 0, 0, 0, 0), false, {{kBuf, 512}});
+    b.issue(1);
+    CHECK(b.wait_ci_clear(1));
+    CHECK(b.rd(PxIS) & IS_PSS);
+    CHECK_EQ(b.rd(PxSERR), 0);
+    CHECK_EQ(b.mem.r32(kBuf), 0x1D000000u);
+    CHECK_EQ(b.mem.violations, 0);
+}
+
 // Two ports at once (2-port build): each port runs a WRITE DMA and a READ DMA against its
 // own device, sharing the AXI master through the arbiter; IS shows both ports.
 void case_two_ports() {
@@ -984,7 +1035,7 @@ const std::map<std::string, void (*)()> kCases{
     {"dma_write_read", case_dma_write_read}, {"ncq32", case_ncq32},
     {"tfes", case_tfes},                 {"hbfs", case_hbfs},
     {"srst", case_srst},                 {"comreset", case_comreset},
-    {"tx_link_loss", case_tx_link_loss},
+    {"tx_link_loss", case_tx_link_loss}, {"rx_symbol_err", case_rx_symbol_err},
 };
 
 } // namespace

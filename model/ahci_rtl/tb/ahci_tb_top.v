@@ -61,6 +61,8 @@ module ahci_tb_top #(
     input  wire [1:0]    phy_gen,
     input  wire          phy_dev_present,
     input  wire          phy_cominit,
+    input  wire [3:0]    phy_rx_codeerr, // per byte of port 0's receive dword (the test's
+    input  wire [3:0]    phy_rx_disperr, // 8b/10b decoder flags; port 1's are 0)
     output wire          phy_comreset,
     output wire          phy_offline,
     output wire [3:0]    phy_spd_limit,
@@ -128,6 +130,8 @@ wire        d2h_isk;
 wire [3:0]  h2d_isk, h2d1_isk;
 wire [63:0] rx_all = {d2h1_data, d2h_data};
 wire [7:0]  rxk_all = {3'b000, d2h1_isk, 3'b000, d2h_isk};
+wire [7:0]  rxce_all = {4'd0, phy_rx_codeerr};
+wire [7:0]  rxde_all = {4'd0, phy_rx_disperr};
 wire [1:0]  rdy_all = {phy1_ready, phy_ready};
 wire [3:0]  gen_all = {phy1_gen, phy_gen};
 wire [1:0]  pres_all = {phy1_dev_present, phy_dev_present};
@@ -178,7 +182,8 @@ ahci_hba #(.NPORTS(NPORTS), .DW(DW), .AW(AW)) dut (
     .phy_refclk(1'b0), .phy_tx_clk(1'b0), .phy_rx_clk({NPORTS{1'b0}}), // one clock (PHY_W 32, no EB)
     .phy_tx_data(tx_all[32*NPORTS-1:0]), .phy_tx_isk(txk_all[4*NPORTS-1:0]),
     .phy_rx_data(rx_all[32*NPORTS-1:0]), .phy_rx_isk(rxk_all[4*NPORTS-1:0]),
-    .phy_rx_err({NPORTS{1'b0}}), .phy_ready(rdy_all[NPORTS-1:0]),
+    .phy_rx_codeerr(rxce_all[4*NPORTS-1:0]), .phy_rx_disperr(rxde_all[4*NPORTS-1:0]),
+    .phy_ready(rdy_all[NPORTS-1:0]),
     .phy_gen(gen_all[2*NPORTS-1:0]), .phy_dev_present(pres_all[NPORTS-1:0]),
     .phy_cominit(cominit_all[NPORTS-1:0]),
     .phy_comreset(comreset_all[NPORTS-1:0]), .phy_comwake(comwake_all[NPORTS-1:0]),

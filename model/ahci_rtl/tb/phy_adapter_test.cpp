@@ -8,11 +8,17 @@
 // sata_link.v sends it; SATA 3.x 9 (?)) at a receive-clock offset, and with the receive
 // clock spread (SSC: a triangular down-spread of 5000 ppm at 31.5 kHz, SATA 3.x 7 (?)):
 //   phy_adapter_test[16|32] CASE     (ppm0, ppm350, ppm-350, ppm700, ppm-700, ssc, ssc350,
-//                                     ssc-350)
+//                                     ssc-350, err350, err-350)
 // Each case checks that every non-ALIGN dword arrives, in order, unchanged, in both
-// directions, that no error flag was raised, and that the ALIGNs dropped (receive clock
-// faster) or added (slower) account for the offset (with SSC: the offset less half the
-// spread on average, the receive clock's measured dwords within a few of it).
+// directions, and that the ALIGNs dropped (receive clock faster) or added (slower) account
+// for the offset (with SSC: the offset less half the spread on average, the receive
+// clock's measured dwords within a few of it). The decode errors the adapter reports per
+// dword must be exactly those the receive stream carried: none, except in the err cases,
+// which mark one dword in 37 with a per-byte symbol error (a code error, a disparity error,
+// both on different bytes, or a K flag on byte 1 or 3, a symbol no SATA dword has) on a
+// byte that cycles through 0..3: each must come out on that dword (in 16-bit mode also
+// when it is on the dword's second word) and on no other dword. (Code and disparity
+// errors are one decode error to an AHCI port, PxSERR.DIAG.B: the adapter ORs them.)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -104,7 +110,39 @@ struct Direction {
 constexpr unsigned kSscPpm = 5000;
 constexpr double kSscWords = 150e6 * (32.0 / kW) / 31500.0;
 
-void run_case(int ppm, bool ssc) {
+// The receive symbol errors planned for the far end's n-th non-ALIGN dword (err cases):
+// per byte code-error, disparity-error and K flags, and the dword's expected report.
+struct SymErr {
+    uint8_t code = 0, disp = 0, k = 0; // a bit per byte
+    unsigned report() const { return code || disp || k ? 1u : 0u; }
+};
+
+SymErr plan_err(uint64_t n) {
+    SymErr e;
+    if (n % 37 != 11)
+        return e;
+    const uint64_t i = n / 37;
+    const uint8_t byte = uint8_t(1u << (i % 4));
+    switch ((i / 4) % 4) {
+    case 0:
+        e.code = byte;
+        break;
+    case 1:
+        e.disp = byte;
+        break;
+    case 2: // both, on different bytes
+        e.code = byte;
+        e.disp = uint8_t(((byte << 2) | (byte >> 2)) & 0xF);
+        break;
+    default: // a K flag where a SATA dword has none: byte 1 or 3 (a K on byte 2, the low
+             // byte of a 16-bit high half, would be taken as a realignment)
+        e.k = (i % 2) ? 0x8 : 0x2;
+        break;
+    }
+    return e;
+}
+
+void run_case(int ppm, bool ssc, bool with_errors) {
     VerilatedContext ctx;
     Vahci_phy_adapter m(&ctx, "phy");
     PhyClocks clocks = ssc ? PhyClocks(kW, std::vector<int>{ppm}, SscSpec{kSscPpm, kSscWords}) : PhyClocks(kW, ppm);
@@ -113,13 +151,22 @@ void run_case(int ppm, bool ssc) {
     to_dut.reset();
     Stream link_tx(1), dev_tx(2);
     Direction h2d{"host->device", {}, {}, 0, 0}, d2h{"device->host", {}, {}, 0, 0};
-    uint64_t core = 0, rx_dwords = 0, errors = 0;
+    uint64_t core = 0, rx_dwords = 0;
+    // Decode errors: planned per non-ALIGN dword the far end sent (d2h.sent order) and
+    // reported per non-ALIGN dword the link got (d2h.got order; o_link_rx_err comes one
+    // core clock after its dword); errors reported on ALIGNs.
+    std::vector<uint8_t> planned, reported;
+    uint64_t align_errors = 0;
+    bool prev_align = true; // the dword sampled at the previous core edge
+    SymErr cur_err;         // the dword the far end is sending now
+    bool cur_hi = false;    // 16-bit: its high half is on the wire
     m.rst = 1;
     m.i_link_tx_data = prim::kAlign;
     m.i_link_tx_isk = 1;
     m.i_phy_rx_data = 0;
     m.i_phy_rx_isk = 0;
-    m.i_phy_rx_err = 0;
+    m.i_phy_rx_codeerr = 0;
+    m.i_phy_rx_disperr = 0;
     const uint64_t reset_cycles = 16, start = 40; // both transmitters start after the reset
     while (core < kCycles) {
         const unsigned edges = clocks.next();
@@ -134,8 +181,16 @@ void run_case(int ppm, bool ssc) {
                 dev_rx.push(d);
         }
         if (edges & satasim::link::kEdgeCore && core > reset_cycles) {
-            d2h.receive({m.o_link_rx_data, m.o_link_rx_isk != 0});
-            errors += m.o_link_rx_err;
+            if (core > reset_cycles + 1) { // the error of the dword sampled last edge
+                if (!prev_align)
+                    reported.push_back(m.o_link_rx_err);
+                else
+                    align_errors += m.o_link_rx_err != 0;
+            }
+            const LaneDword d{m.o_link_rx_data, m.o_link_rx_isk != 0};
+            // (ALIGNs before the first dword are the buffer filling: not the stream's)
+            prev_align = is_align(d);
+            d2h.receive(d);
         }
         m.clk = (edges & satasim::link::kEdgeCore) != 0;
         m.i_tx_clk = (edges & satasim::link::kEdgePhyTx) != 0;
@@ -156,23 +211,54 @@ void run_case(int ppm, bool ssc) {
                 // the far end's dword clock: its transmitter and its receiver tick
                 h2d.receive(dev_rx.pop());
                 const LaneDword d = core > start ? dev_tx.next() : LaneDword{};
+                cur_err = SymErr{};
+                if (core > start && !is_align(d)) {
+                    if (with_errors)
+                        cur_err = plan_err(d2h.sent.size());
+                    planned.push_back(uint8_t(cur_err.report()));
+                }
                 if (core > start)
                     d2h.send(d);
                 to_dut.load(d);
                 ++rx_dwords;
+                cur_hi = false;
+            } else {
+                cur_hi = true; // 16-bit: the second word of the loaded dword
             }
             uint32_t w;
             uint8_t k;
             to_dut.next_word(w, k);
+            // this word's bytes of the dword's flags: all four, or the half on the wire
+            const unsigned sh = kW == 16 && cur_hi ? 2 : 0, mask = kW == 16 ? 0x3 : 0xF;
             m.i_phy_rx_data = w;
-            m.i_phy_rx_isk = k;
+            m.i_phy_rx_isk = k | ((cur_err.k >> sh) & mask);
+            m.i_phy_rx_codeerr = (cur_err.code >> sh) & mask;
+            m.i_phy_rx_disperr = (cur_err.disp >> sh) & mask;
         }
     }
     std::printf("ppm %d%s: %llu core cycles, %llu receive dwords; ALIGN sent/got h2d %llu/%llu, d2h %llu/%llu\n",
                 ppm, ssc ? " ssc" : "", (unsigned long long)core, (unsigned long long)rx_dwords,
                 (unsigned long long)h2d.aligns_sent, (unsigned long long)h2d.aligns_got,
                 (unsigned long long)d2h.aligns_sent, (unsigned long long)d2h.aligns_got);
-    CHECK_EQ(errors, 0);
+    // Every dword the link got came with the error planned for it, and no others.
+    size_t wrong = 0, flagged = 0, got_err = 0;
+    for (size_t i = 0; i < reported.size() && i < planned.size(); ++i) {
+        flagged += planned[i] != 0;
+        got_err += reported[i] != 0;
+        if (reported[i] != planned[i]) {
+            if (wrong < 4)
+                std::printf("device->host dword %zu (0x%08x): error %u reported, %u sent\n", i,
+                            i < d2h.got.size() ? d2h.got[i].data : 0u, reported[i], planned[i]);
+            ++wrong;
+        }
+    }
+    std::printf("  decode errors: %zu dwords flagged, %zu reported; %llu on ALIGNs\n", flagged, got_err,
+                (unsigned long long)align_errors);
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(align_errors, 0);
+    CHECK(reported.size() + 41 >= planned.size());
+    if (with_errors)
+        CHECK(flagged > 1000); // every kind on every byte, many times over
     h2d.check(16);
     d2h.check(40);
     CHECK_EQ(dev_rx.overflows(), 0);
@@ -190,9 +276,9 @@ void run_case(int ppm, bool ssc) {
     CHECK(std::llabs(rx_drift - drift) <= 8);
     const int64_t dropped_d2h = int64_t(d2h.aligns_sent) - int64_t(d2h.aligns_got);
     const int64_t added_h2d = int64_t(h2d.aligns_got) - int64_t(h2d.aligns_sent);
-    std::printf("  offset %lld dwords: DUT buffer net ALIGNs dropped %lld (%llu errors), far end net ALIGNs "
+    std::printf("  offset %lld dwords: DUT buffer net ALIGNs dropped %lld (%llu decode errors), far end net ALIGNs "
                 "added %lld (dropped %llu, repeated %llu), %llu realigns at the far end\n",
-                (long long)drift, (long long)dropped_d2h, (unsigned long long)errors, (long long)added_h2d,
+                (long long)drift, (long long)dropped_d2h, (unsigned long long)got_err, (long long)added_h2d,
                 (unsigned long long)dev_rx.dropped(), (unsigned long long)dev_rx.repeated(),
                 (unsigned long long)from_dut.realigns());
     CHECK(std::llabs(dropped_d2h - drift) <= 24);
@@ -206,10 +292,13 @@ int main(int argc, char **argv) {
         const char *first;
         int ppm;
         bool ssc;
+        bool errors;
     };
-    static const Case kCases[] = {{"ppm0", 0, false},    {"ppm350", 350, false}, {"ppm-350", -350, false},
-                                  {"ppm700", 700, false}, {"ppm-700", -700, false}, {"ssc", 0, true},
-                                  {"ssc350", 350, true},  {"ssc-350", -350, true}};
+    static const Case kCases[] = {{"ppm0", 0, false, false},    {"ppm350", 350, false, false},
+                                  {"ppm-350", -350, false, false}, {"ppm700", 700, false, false},
+                                  {"ppm-700", -700, false, false}, {"ssc", 0, true, false},
+                                  {"ssc350", 350, true, false},    {"ssc-350", -350, true, false},
+                                  {"err350", 350, false, true},    {"err-350", -350, false, true}};
     if (argc < 2 || std::string(argv[1]) == "list") {
         for (auto &c : kCases)
             std::printf("%s\n", c.first);
@@ -226,7 +315,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         failures = 0;
-        run_case(c->ppm, c->ssc);
+        run_case(c->ppm, c->ssc, c->errors);
         std::printf("%s: %s\n", argv[i], failures ? "FAILED" : "passed");
         bad += failures != 0;
     }
