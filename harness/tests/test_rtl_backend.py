@@ -185,7 +185,7 @@ void tick(void *, satasim_dut_pins *) {}
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, SATASIM_DUT_PORTS, SATASIM_DUT_DW, SATASIM_DUT_AW,
                               SATASIM_DUT_PHY_W, SATASIM_DUT_PHY_CLOCKS, SATASIM_DUT_RAW, SATASIM_DUT_PHY_PINS,
                               SATASIM_DUT_PHY_SBW, !SATASIM_DUT_REG_CLOCK, SATASIM_DUT_DMA_CLOCK, SATASIM_DUT_IRQ_LEVEL,
-                              create, destroy, tick};
+                              SATASIM_DUT_RX_ERR_BYTE, create, destroy, tick};
 }
 extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim_dut_api_v1() { return &kApi; }
 """)
