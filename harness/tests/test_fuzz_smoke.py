@@ -55,7 +55,7 @@ def test_parameters_at_their_maximum_decode_to_a_scenario_the_reader_accepts(tmp
 def test_suite_scenarios_encode_as_seeds(tmp_path):
     encoded = 0
     for yaml in ["pmp/pmp-5port-ahci.yaml", "faults/media-error-ncq.yaml", "sil24/probe-and-io.yaml",
-                 "faults/hotswap-new-serial.yaml", "pmp/pmp-ctrl-hang.yaml"]:
+                 "faults/hotswap-new-serial.yaml", "pmp/pmp-ctrl-hang.yaml", "sil24/crc-d2h-data-disparity.yaml"]:
         out = tmp_path / (Path(yaml).stem + ".bin")
         r = _sim("fuzz-encode", ROOT / "scenarios" / yaml, out)
         assert r.returncode == 0, r.stderr
@@ -72,7 +72,10 @@ def test_suite_scenarios_encode_as_seeds(tmp_path):
                 assert place in d.stdout
         if yaml.startswith("faults/media-error"):
             assert "kind: media_error" in d.stdout and "mode: ncq" in d.stdout
-    assert encoded == 5
+        if yaml.startswith("sil24/crc"):
+            # the decoder's flag survives (the crc byte's bits 4-5)
+            assert "dword: 5, mask: 0x1010000, burst: 1, symbol: disparity}" in d.stdout, d.stdout
+    assert encoded == 6
 
 
 def test_short_fuzz_run_finds_nothing():
