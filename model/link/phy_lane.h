@@ -188,7 +188,7 @@ class WordGearbox {
     }
 
     // Transmit side: whether the next word needs a new dword (load() it first), then the
-    // word and its K flags.
+    // word with its flags (the dword's bytes in it).
     bool needs_dword() const { return !w16_ || !hi_next_; }
     void load(const LaneDword &d) { cur_ = d; }
     PhyWord next_word() {
@@ -199,11 +199,6 @@ class WordGearbox {
                         uint8_t(cur_.code_err >> shift / 8 & 3u), uint8_t(cur_.disp_err >> shift / 8 & 3u)};
         hi_next_ = !hi_next_;
         return w;
-    }
-    void next_word(uint32_t &word, uint8_t &isk) {
-        const PhyWord w = next_word();
-        word = w.data;
-        isk = w.isk;
     }
 
     // A PHY (re)start: the receiver unaligned; the transmitter starts with the high half

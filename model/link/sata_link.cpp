@@ -72,6 +72,23 @@ uint32_t serror_bits(LinkError e) {
     return 0;
 }
 
+namespace {
+// The decoder flags of a dword whose bits `mask` flipped: the bytes the mask touches, as
+// code or disparity errors (none for SymbolError::None).
+SataLink::SymbolFlags symbol_flags(SymbolError kind, uint32_t mask) {
+    uint8_t bytes = 0;
+    for (unsigned b = 0; b < 4; ++b)
+        if ((mask >> (8 * b)) & 0xFFu)
+            bytes |= uint8_t(1u << b);
+    SataLink::SymbolFlags f;
+    if (kind == SymbolError::Code)
+        f.code = bytes;
+    else if (kind == SymbolError::Disparity)
+        f.disparity = bytes;
+    return f;
+}
+} // namespace
+
 // The cable between the two RTL instances as the fault hooks see it: flips bits of a
 // chosen data dword of the current frame, replaces chosen primitives.
 class SataLink::Wire : public LinkRtlPair::WireHook {
@@ -107,8 +124,10 @@ class SataLink::Wire : public LinkRtlPair::WireHook {
                 d ^= f.mask;
                 f.armed = false;
                 ++fired;
-                if (f.symbol != SymbolError::None)
-                    mark_symbols(flags[from_host ? 0 : 1], f.symbol, f.mask);
+                SymbolFlags &got = flags[from_host ? 0 : 1];
+                const SymbolFlags hit = symbol_flags(f.symbol, f.mask);
+                got.code |= hit.code;
+                got.disparity |= hit.disparity;
             }
         }
         if (isk && !prims.empty()) {
@@ -141,13 +160,10 @@ class SataLink::Wire : public LinkRtlPair::WireHook {
         f.symbol = df.symbol;
     }
 
-    // The bytes the mask touched become symbols the decoder flags.
-    static void mark_symbols(SymbolFlags &out, SymbolError kind, uint32_t mask) {
-        uint8_t bytes = 0;
-        for (unsigned b = 0; b < 4; ++b)
-            if ((mask >> (8 * b)) & 0xFFu)
-                bytes |= uint8_t(1u << b);
-        (kind == SymbolError::Code ? out.code : out.disparity) |= bytes;
+    // No flip armed, no decoder flags pending (a PHY change, clear_faults()).
+    void disarm() {
+        flip[0] = flip[1] = Flip{};
+        flags[0] = flags[1] = SymbolFlags{};
     }
 };
 
@@ -268,8 +284,7 @@ void SataLink::clear_faults() {
     device_gen_limit_ = Gen::None;
     if (wire_) {
         wire_->prims.clear();
-        wire_->flip[0] = wire_->flip[1] = Wire::Flip{};
-        wire_->flags[0] = wire_->flags[1] = SymbolFlags{};
+        wire_->disarm();
     }
 }
 
@@ -323,10 +338,8 @@ namespace {
 // The link.inject message's tail for a dword flip.
 std::string flip_text(const SataLink::DwordFault &f) {
     std::string t = ": dword " + std::to_string(f.dword) + " xor " + std::to_string(f.xor_mask);
-    if (f.symbol == SymbolError::Code)
-        t += ", code error";
-    else if (f.symbol == SymbolError::Disparity)
-        t += ", disparity error";
+    if (f.symbol != SymbolError::None)
+        t += std::string(", ") + to_string(f.symbol) + " error";
     return t;
 }
 } // namespace
@@ -389,8 +402,7 @@ void SataLink::bump_epoch() {
     if (rtl_) {
         rtl_->reset(); // PHY change: frames in flight are gone
         if (wire_)
-            wire_->flip[0] = wire_->flip[1] = Wire::Flip{};
-        wire_->flags[0] = wire_->flags[1] = SymbolFlags{};
+            wire_->disarm();
     }
     phy_event_.notify(SC_ZERO_TIME);
 }
@@ -507,8 +519,7 @@ FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
     // every error burst up to 32 bits): same outcome as at dword level.
     const bool hit = fault && df.dword <= fis.dwords() && df.xor_mask != 0;
     if (hit) {
-        if (df.symbol != SymbolError::None)
-            report_symbols(rx, df.symbol == SymbolError::Code ? SymbolFlags{1, 0} : SymbolFlags{0, 1});
+        report_symbols(rx, symbol_flags(df.symbol, df.xor_mask));
         rx->receive_error(LinkError::RxCrc);
     } else if (rx->receive_fis(fis)) {
         return FrameStatus::Ok;

@@ -39,6 +39,7 @@ namespace {
 using satasim::link::ElasticQueue;
 using satasim::link::LaneDword;
 using satasim::link::PhyClocks;
+using satasim::link::PhyWord;
 using satasim::link::SscSpec;
 using satasim::link::WordGearbox;
 namespace prim = satasim::link::prim;
@@ -219,21 +220,24 @@ void run_case(int ppm, bool ssc, bool with_errors) {
                 }
                 if (core > start)
                     d2h.send(d);
-                to_dut.load(d);
+                // the decoder's flags travel with the dword, as in the shell's cable
+                LaneDword flagged = d;
+                flagged.code_err = cur_err.code;
+                flagged.disp_err = cur_err.disp;
+                to_dut.load(flagged);
                 ++rx_dwords;
                 cur_hi = false;
             } else {
                 cur_hi = true; // 16-bit: the second word of the loaded dword
             }
-            uint32_t w;
-            uint8_t k;
-            to_dut.next_word(w, k);
-            // this word's bytes of the dword's flags: all four, or the half on the wire
+            const PhyWord w = to_dut.next_word();
+            // a stray K flag off byte 0 is no dword's (the gearbox carries byte 0's): this
+            // word's bytes of it, all four or the half on the wire
             const unsigned sh = kW == 16 && cur_hi ? 2 : 0, mask = kW == 16 ? 0x3 : 0xF;
-            m.i_phy_rx_data = w;
-            m.i_phy_rx_isk = k | ((cur_err.k >> sh) & mask);
-            m.i_phy_rx_codeerr = (cur_err.code >> sh) & mask;
-            m.i_phy_rx_disperr = (cur_err.disp >> sh) & mask;
+            m.i_phy_rx_data = w.data;
+            m.i_phy_rx_isk = w.isk | ((cur_err.k >> sh) & mask);
+            m.i_phy_rx_codeerr = w.code_err;
+            m.i_phy_rx_disperr = w.disp_err;
         }
     }
     std::printf("ppm %d%s: %llu core cycles, %llu receive dwords; ALIGN sent/got h2d %llu/%llu, d2h %llu/%llu\n",
