@@ -30,7 +30,7 @@ const char kUsage[] =
     "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
     "                   [--backend systemc|qemu] [--controller-rtl PROFILE] [--vcd FILE] [--vcd-signals LIST]\n"
     "                   [--vcd-ports LIST] [--skip-refused]\n"
-    "       satasim check PATH...\n"
+    "       satasim check PATH... | check-profile PROFILE...\n"
     "       satasim eh-check TRACE.jsonl... | eh-check --rules\n"
     "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
     "       satasim fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ... (docs/fuzzing.md)\n"
@@ -61,6 +61,8 @@ const char kUsage[] =
     "          --vcd-ports LIST     host ports whose signals are recorded, comma-separated\n"
     "                               (overrides waveform.ports; switches waveforms on as above)\n"
     "  check   validate scenario files only; print warnings (a fault wider than its trigger).\n"
+    "  check-profile  validate DUT profiles only (docs/rtl-controller.md), without verilating\n"
+    "          them: exit 2 with file, line and key for the first fault of each.\n"
     "  eh-check  judge a run's trace.jsonl by libata's EH rules (docs/eh-rules.md): one line per\n"
     "          broken rule; exit 1 if any, 2 if a file is unreadable or not a trace. --rules lists them.\n"
     "  import-dmesg  a libata kernel log -> SCENARIO.yaml + SCENARIO.expected (the report's\n"
@@ -331,6 +333,28 @@ int cmd_check(ArgReader &r) {
     return check_scenarios(paths);
 }
 
+// `check-profile PROFILE...`: each DUT profile read as `run --controller-rtl` reads it,
+// nothing built.
+int cmd_check_profile(ArgReader &r) {
+    if (r.i >= r.args.size())
+        return usage_error("check-profile: no DUT profile given");
+    int rc = 0;
+    for (; r.i < r.args.size(); ++r.i) {
+        const std::string &a = r.args[r.i];
+        if (a.size() > 1 && a[0] == '-')
+            return usage_error("unknown option " + a);
+        try {
+            const rtl::DutProfile p = rtl::parse_dut_profile(a);
+            std::printf("ok    %s  (%s: top %s, %zu files, %u port%s)\n", escape_controls(a).c_str(), p.name.c_str(),
+                        p.top.c_str(), p.files.size(), p.ports, p.ports == 1 ? "" : "s");
+        } catch (const ScenarioError &e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            rc = 2;
+        }
+    }
+    return rc;
+}
+
 int cmd_run_one(ArgReader &r) {
     RunOneOptions opt;
     std::vector<std::string> wave_args;
@@ -438,6 +462,8 @@ int cli_main(int argc, char **argv) {
         return cmd_run(r, argv[0]);
     if (cmd == "check")
         return cmd_check(r);
+    if (cmd == "check-profile")
+        return cmd_check_profile(r);
     if (cmd == "run-one")
         return cmd_run_one(r);
     if (cmd == "eh-check")

@@ -120,42 +120,10 @@ std::string read_included(const std::string &tname, const fs::path &canon, const
     if (!is_under(canon.parent_path(), root))
         refuse("outside the scenario's folder tree " + root.string() +
                " (an included file must be in it or below it, after symlinks and '..' are resolved)");
-    struct stat st {};
-    if (::stat(canon.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) // refused unopened (a device's open may act)
-        refuse("not a regular file (a device, FIFO, socket or folder cannot be included)");
-    // O_NONBLOCK: should it have become a FIFO since, the open does not wait for a writer.
-    int fd = ::open(canon.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        fail(from, from_line, from_path, "cannot read the included file " + tname);
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        refuse("not a regular file (a device, FIFO, socket or folder cannot be included)");
-    }
-    if (uint64_t(st.st_size) > kIncludeMaxBytes) {
-        ::close(fd);
-        refuse("too large (" + std::to_string(st.st_size) + " bytes; an included file may have at most " +
-               std::to_string(kIncludeMaxBytes) + ")");
-    }
-    std::string text;
-    char buf[65536];
-    for (;;) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            ::close(fd);
-            fail(from, from_line, from_path, "cannot read the included file " + tname);
-        }
-        if (n == 0)
-            break;
-        text.append(buf, size_t(n));
-        if (text.size() > kIncludeMaxBytes) { // it grew while being read
-            ::close(fd);
-            refuse("too large (an included file may have at most " + std::to_string(kIncludeMaxBytes) + " bytes)");
-        }
-    }
-    ::close(fd);
-    return text;
+    FileText f = read_bounded_file(canon, kIncludeMaxBytes, "an included file");
+    if (!f.ok)
+        refuse(f.why);
+    return f.text;
 }
 
 YAML::Node load(const std::string &file, const fs::path &canon, const fs::path &root, const std::string &from,
@@ -215,43 +183,6 @@ Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::st
 }
 
 } // namespace
-
-YAML::Node load_yaml_document(const std::string &text, const std::string &file, bool other_errors_as_syntax) {
-    std::vector<YAML::Node> docs;
-    auto line = [](const YAML::Mark &m) { return m.line >= 0 ? m.line + 1 : 1; };
-    try {
-        docs = YAML::LoadAll(text);
-    } catch (const YAML::DeepRecursion &e) {
-        fail(file, line(e.mark), "",
-             "YAML nested too deeply (limit " + std::to_string(kYamlDepthLimit) + " levels of lists and mappings)");
-    } catch (const YAML::ParserException &e) {
-        fail(file, line(e.mark), "", "YAML syntax error: " + e.msg);
-    } catch (const YAML::Exception &e) {
-        fail(file, line(e.mark), "", other_errors_as_syntax ? "YAML syntax error: " + e.msg : std::string("YAML error: ") + e.what());
-    }
-    if (docs.size() > 1) {
-        int l = docs[1].Mark().line >= 0 ? docs[1].Mark().line + 1 : 0;
-        // The `---` that starts it (a null document has no position of its own).
-        size_t at = 0;
-        int n = 1, dash_line = 0;
-        for (bool first_seen = false; at < text.size(); ++n) {
-            size_t eol = text.find('\n', at);
-            std::string ln = text.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
-            if (ln.compare(0, 3, "---") == 0 && (ln.size() == 3 || ln[3] == ' ' || ln[3] == '\t' || ln[3] == '\r')) {
-                if (first_seen && (l == 0 ? dash_line == 0 : n <= l))
-                    dash_line = n;
-                first_seen = true;
-            } else if (!ln.empty() && ln[0] != '#' && ln[0] != ' ' && ln[0] != '%')
-                first_seen = true;
-            if (eol == std::string::npos)
-                break;
-            at = eol + 1;
-        }
-        fail(file, dash_line ? dash_line : (l ? l : 1), "",
-             "a second YAML document starts here: a scenario file is one document (no second '---')");
-    }
-    return docs.empty() ? YAML::Node() : docs[0];
-}
 
 IncludeResult resolve_includes(const YAML::Node &root, const std::string &file) {
     IncludeResult r;

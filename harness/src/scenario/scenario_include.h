@@ -13,6 +13,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "scenario/yaml_load.h"
+
 namespace satasim::harness {
 
 // The largest included file read.
@@ -21,16 +23,6 @@ constexpr size_t kIncludeMaxBytes = 1u << 20;
 // below it (scenarios/ has one, so that scenarios/field/x.yaml may include ../common/y.yaml);
 // without one, a scenario's tree is its own folder and what is below it.
 constexpr const char *kIncludeRootMarker = ".satasim-include-root";
-// How deep lists and mappings may nest in a scenario file, the top-level mapping counted
-// (yaml-cpp refuses more).
-constexpr int kYamlDepthLimit = 499;
-
-// The one YAML document of `text`, read from `file`. Throws ScenarioError "file:line: ..." for
-// a syntax error ("YAML syntax error: ..."; with other_errors_as_syntax false, the errors
-// that are not the parser's read "YAML error: ..."), nesting deeper than kYamlDepthLimit and
-// a second document.
-YAML::Node load_yaml_document(const std::string &text, const std::string &file, bool other_errors_as_syntax);
-
 struct IncludeResult {
     YAML::Node root;                           // the merged scenario, without `include`
     std::map<std::string, std::string> origin; // key path ("controller.ports") -> file

@@ -10,27 +10,80 @@
 
 #include "scenario/scenario_include.h"
 #include "scenario/sections.h"
+#include "scenario/yaml_load.h"
 
 namespace satasim::harness {
+
+namespace {
+
+void hex_escape(std::string &out, const char *prefix, uint32_t v, int digits) {
+    static const char hex[] = "0123456789abcdef";
+    out += prefix;
+    for (int i = digits - 1; i >= 0; --i)
+        out.push_back(hex[(v >> (4 * i)) & 15]);
+}
+
+// The code point of the UTF-8 sequence at s[i] and its length, or length 0 where the bytes
+// are not valid UTF-8 (overlong, surrogate, beyond U+10FFFF, cut short).
+std::pair<uint32_t, size_t> utf8_at(const std::string &s, size_t i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (c >= 0xf5 || n == 0 || i + n > s.size())
+        return {0, 0};
+    uint32_t cp = c & (0x7f >> n);
+    for (size_t k = 1; k < n; ++k) {
+        const unsigned char x = static_cast<unsigned char>(s[i + k]);
+        if ((x & 0xc0) != 0x80)
+            return {0, 0};
+        cp = cp << 6 | (x & 0x3f);
+    }
+    static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return {0, 0};
+    return {cp, n};
+}
+
+// Code points a terminal acts on instead of showing: C1 controls (U+0085 is a line break
+// to some), the line and paragraph separators, and the bidirectional and zero-width
+// format characters (U+202E turns the rest of the line around).
+bool invisible(uint32_t cp) {
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || (cp >= 0x200b && cp <= 0x200f) ||
+           (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+} // namespace
 
 std::string escape_controls(const std::string &s) {
     std::string out;
     out.reserve(s.size());
-    for (unsigned char c : s) {
-        if (c >= 0x20 && c != 0x7f) {
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c < 0x7f) {
             out.push_back(char(c));
+            ++i;
             continue;
         }
         switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default: {
-            static const char hex[] = "0123456789abcdef";
-            out += "\\x";
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 15]);
+        case '\n': out += "\\n"; ++i; continue;
+        case '\r': out += "\\r"; ++i; continue;
+        case '\t': out += "\\t"; ++i; continue;
+        default: break;
         }
+        if (c < 0x80) { // the other C0 controls and DEL
+            hex_escape(out, "\\x", c, 2);
+            ++i;
+            continue;
+        }
+        const auto [cp, n] = utf8_at(s, i);
+        if (n == 0) { // not UTF-8: each byte shown as it is
+            hex_escape(out, "\\x", c, 2);
+            ++i;
+        } else if (invisible(cp)) {
+            hex_escape(out, "\\u", cp, 4);
+            i += n;
+        } else {
+            out.append(s, i, n);
+            i += n;
         }
     }
     return out;
@@ -168,12 +221,10 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
 }
 
 Scenario parse_scenario_file(const std::string &path, const BackendList &backends) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ScenarioError(path + ": cannot read the scenario file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_scenario_text(ss.str(), path, backends);
+    FileText f = read_bounded_file(path, kScenarioMaxBytes, "a scenario file");
+    if (!f.ok)
+        throw ScenarioError(path + ":1: " + f.why);
+    return parse_scenario_text(f.text, path, backends);
 }
 
 } // namespace satasim::harness

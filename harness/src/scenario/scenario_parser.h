@@ -11,7 +11,9 @@
 
 namespace satasim::harness {
 
-// Control characters (and DEL) written as visible escapes (\x00, \n, \t): a
+// Control characters, DEL, bytes that are not UTF-8 (\x00, \n, \t, \xff) and the code
+// points a terminal acts on instead of showing (C1 controls, U+2028/9, bidi and
+// zero-width format characters: \u202e) written as visible escapes: a
 // scenario's text echoed in a message never cuts it short (NUL) nor reaches the terminal raw.
 std::string escape_controls(const std::string &s);
 

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/rtl/tool_process.h"
 #include "run/prng.h"
 #include "scenario/yaml_walk.h"
 
@@ -42,26 +43,6 @@ std::string read_all(const std::string &path) {
     return ss.str();
 }
 
-// A command's standard output (first line), or "" if it cannot run.
-std::string first_line_of(const std::string &cmd) {
-    std::string out;
-    if (FILE *f = popen((cmd + " 2>/dev/null").c_str(), "r")) {
-        char buf[512];
-        if (std::fgets(buf, sizeof buf, f))
-            out = buf;
-        pclose(f);
-    }
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
-        out.pop_back();
-    return out;
-}
-
-std::string quote(const std::string &s) {
-    if (s.find('\'') != std::string::npos)
-        throw std::runtime_error("a path with a single quote cannot be passed to Verilator: " + s);
-    return "'" + s + "'";
-}
-
 std::string shell_dir() {
     const char *e = std::getenv("SATASIM_RTL_SHELL_DIR");
     return e && *e ? e : SATASIM_RTL_SHELL_DIR;
@@ -76,9 +57,25 @@ fs::path cache_root() {
     return fs::path(home && *home ? home : "/tmp") / ".cache" / "satasim" / "rtl";
 }
 
-std::string compiler() {
+// The C++ compiler as an argument vector: $CXX (the user's own environment, split at
+// spaces, e.g. "ccache g++"), else c++.
+Argv compiler() {
     const char *e = std::getenv("CXX");
-    return e && *e ? e : "c++";
+    std::istringstream words(e && *e ? e : "c++");
+    Argv argv;
+    for (std::string w; words >> w;)
+        argv.push_back(w);
+    return argv.empty() ? Argv{"c++"} : argv;
+}
+
+// The tools' versions, asked once per process (they are part of every build key).
+const std::string &tool_versions() {
+    static const std::string v = tool_first_line({"verilator", "--version"}) + "\n" + [] {
+        Argv a = compiler();
+        a.push_back("--version");
+        return tool_first_line(a);
+    }() + "\n";
+    return v;
 }
 
 // Everything the build's result depends on, hashed: the profile's build keys (not its
@@ -114,31 +111,33 @@ std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::
     }
     add_file(shell + "/dut_abi.h");
     add_file(shell + "/shell/dut_glue.cpp");
-    all += first_line_of("verilator --version") + "\n" + first_line_of(compiler() + " --version") + "\n";
+    all += tool_versions();
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fnv1a64(all));
     return hex;
 }
 
-void run(const std::string &cmd, const fs::path &log, const char *what) {
-    const std::string full = "(" + cmd + ") >> " + quote(log.string()) + " 2>&1";
+// Runs one tool of the build, its command line and output appended to `log`; throws
+// "<what> failed; see <log>" (the log's final place, `shown_log`) if it fails.
+void run(const Argv &argv, const fs::path &log, const fs::path &shown_log, const char *what) {
     {
-        std::ofstream(log, std::ios::app) << "$ " << cmd << "\n";
+        std::ofstream(log, std::ios::app) << "$ " << argv_text(argv) << "\n";
     }
-    if (std::system(full.c_str()) != 0)
-        throw std::runtime_error(std::string(what) + " failed; see " + log.string());
+    if (run_tool(argv, log) != 0)
+        throw std::runtime_error(std::string(what) + " failed; see " + shown_log.string());
 }
 
 // Runs the compile commands on as many threads as the machine has cores; throws after
 // all have ended if any failed.
-void compile_all(const std::vector<std::string> &commands, const fs::path &tmp, const fs::path &log) {
+void compile_all(const std::vector<Argv> &commands, const fs::path &tmp, const fs::path &log,
+                 const fs::path &shown_log) {
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     auto worker = [&] {
         for (size_t i = next++; i < commands.size(); i = next++) {
             const fs::path own = tmp / ("compile" + std::to_string(i) + ".log");
             try {
-                run(commands[i], own, "compiling the DUT");
+                run(commands[i], own, shown_log, "compiling the DUT");
             } catch (const std::runtime_error &) {
                 failed = true;
             }
@@ -160,8 +159,37 @@ void compile_all(const std::vector<std::string> &commands, const fs::path &tmp, 
         fs::remove(own, ec);
     }
     if (failed)
-        throw std::runtime_error("compiling the DUT failed; see " + log.string());
+        throw std::runtime_error("compiling the DUT failed; see " + shown_log.string());
 }
+
+// The build's temporary folder: removed when the build fails, whatever the cause, with its
+// build.log kept beside the cache folder (<key>.failed.log, the last failure's) for the
+// error message to point at.
+class TmpBuildFolder {
+  public:
+    TmpBuildFolder(fs::path dir, fs::path failed_log) : dir_(std::move(dir)), failed_log_(std::move(failed_log)) {}
+    ~TmpBuildFolder() {
+        if (done_)
+            return;
+        std::error_code ec;
+        fs::rename(dir_ / "build.log", failed_log_, ec);
+        fs::remove_all(dir_, ec);
+    }
+    void done() { done_ = true; }
+    // Removes the folder without keeping its log (another process's build won the race).
+    void discard() {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+        done_ = true;
+    }
+    const fs::path &path() const { return dir_; }
+    TmpBuildFolder(const TmpBuildFolder &) = delete;
+    TmpBuildFolder &operator=(const TmpBuildFolder &) = delete;
+
+  private:
+    fs::path dir_, failed_log_;
+    bool done_ = false;
+};
 
 // An exclusive flock(2) on a file beside the build folder, held for the object's life;
 // the kernel drops it if the process dies mid-build.
@@ -264,55 +292,61 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
         return b;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const fs::path tmp = root / (dir.filename().string() + ".tmp." + std::to_string(getpid()));
+    const fs::path failed_log = root / (dir.filename().string() + ".failed.log");
+    TmpBuildFolder tmp_folder(root / (dir.filename().string() + ".tmp." + std::to_string(getpid())), failed_log);
+    const fs::path &tmp = tmp_folder.path();
     fs::remove_all(tmp, ec);
     fs::create_directories(tmp / "obj", ec);
     if (ec)
         throw std::runtime_error("cannot create the DUT build folder '" + tmp.string() + "': " + ec.message());
     const fs::path log = tmp / "build.log";
-    const std::string vroot = first_line_of("verilator --getenv VERILATOR_ROOT");
+    const std::string vroot = tool_first_line({"verilator", "--getenv", "VERILATOR_ROOT"});
     if (vroot.empty())
         throw std::runtime_error("verilator is not installed (tools/install_deps.sh)");
 
-    std::string v = "verilator --cc -Mdir " + quote((tmp / "obj").string()) + " --prefix Vdut --top-module " +
-                    p.top + " -CFLAGS -fPIC" + (wave ? " --trace" : "") +
-                    (coverage ? " --coverage-line --coverage-toggle" : "");
-    for (const std::string &f : p.verilator_flags)
-        v += " " + f;
+    // Every argument its own: the profile's values were checked against what Verilator
+    // takes (dut_profile.cpp) and no shell ever reads them.
+    Argv v = {"verilator", "--cc", "-Mdir", (tmp / "obj").string(), "--prefix", "Vdut", "--top-module", p.top,
+              "-CFLAGS", "-fPIC"};
+    if (wave)
+        v.push_back("--trace");
+    if (coverage)
+        v.insert(v.end(), {"--coverage-line", "--coverage-toggle"});
+    v.insert(v.end(), p.verilator_flags.begin(), p.verilator_flags.end());
     for (const auto &[k, val] : p.parameters)
-        v += " -G" + k + "=" + val;
+        v.push_back("-G" + k + "=" + val);
     for (const auto &[k, val] : p.defines)
-        v += " +define+" + k + "=" + val;
+        v.push_back("+define+" + k + "=" + val);
     for (const std::string &d : p.include_dirs)
-        v += " -I" + quote(d);
-    for (const std::string &f : p.files)
-        v += " " + quote(f);
-    run(v, log, "verilating the DUT");
-    try {
-        check_top_ports(p, tmp / "obj" / "Vdut.h");
-    } catch (const ScenarioError &) {
-        fs::remove_all(tmp, ec);
-        throw;
-    }
+        v.push_back("-I" + d);
+    v.insert(v.end(), p.files.begin(), p.files.end()); // absolute: never read as an option
+    run(v, log, failed_log, "verilating the DUT");
+    check_top_ports(p, tmp / "obj" / "Vdut.h");
 
     // Compiled file by file (ccache takes one source per call), then linked with its own
     // Verilator runtime bound inside (-Bsymbolic).
-    const std::string ccache = first_line_of("command -v ccache");
-    const std::string cxx = (ccache.empty() ? "" : ccache + " ") + compiler();
-    const std::string flags = "-std=c++17 -fPIC -O1 -w -DSATASIM_DUT_PORTS=" + std::to_string(p.ports) +
-                              " -DSATASIM_DUT_DW=" + std::to_string(p.data_width) +
-                              " -DSATASIM_DUT_AW=" + std::to_string(p.addr_width) +
-                              " -DSATASIM_DUT_PHY_W=" + std::to_string(p.phy_width) +
-                              " -DSATASIM_DUT_PHY_CLOCKS=" + (p.phy_clocks ? "1" : "0") +
-                              " -DSATASIM_DUT_RAW=" + std::to_string(p.reg_addr_width) +
-                              " -DSATASIM_DUT_PHY_PINS=" + std::to_string(p.phy_pins) +
-                              " -DSATASIM_DUT_PHY_SBW=" + std::to_string(p.phy_sideband_width) +
-                              " -DSATASIM_DUT_REG_CLOCK=" + (p.reg_clock_mhz > 0 ? "1" : "0") +
-                              " -DSATASIM_DUT_DMA_CLOCK=" + (p.dma_clock_mhz > 0 ? "1" : "0") +
-                              " -DVM_TRACE=" + (wave ? "1" : "0") +
-                              " -DVM_COVERAGE=" + (coverage ? "1" : "0") + " -I" + quote((tmp / "obj").string()) + " -I" +
-                              quote(vroot + "/include") + " -I" + quote(vroot + "/include/vltstd") + " -I" +
-                              quote(shell);
+    Argv cxx;
+    if (const std::string ccache = find_in_path("ccache"); !ccache.empty())
+        cxx.push_back(ccache);
+    for (const std::string &w : compiler())
+        cxx.push_back(w);
+    const Argv flags = {"-std=c++17", "-fPIC", "-O1", "-w",
+                        "-DSATASIM_DUT_PORTS=" + std::to_string(p.ports),
+                        "-DSATASIM_DUT_DW=" + std::to_string(p.data_width),
+                        "-DSATASIM_DUT_AW=" + std::to_string(p.addr_width),
+                        "-DSATASIM_DUT_PHY_W=" + std::to_string(p.phy_width),
+                        std::string("-DSATASIM_DUT_PHY_CLOCKS=") + (p.phy_clocks ? "1" : "0"),
+                        "-DSATASIM_DUT_RAW=" + std::to_string(p.reg_addr_width),
+                        "-DSATASIM_DUT_PHY_PINS=" + std::to_string(p.phy_pins),
+                        "-DSATASIM_DUT_PHY_SBW=" + std::to_string(p.phy_sideband_width),
+                        std::string("-DSATASIM_DUT_REG_CLOCK=") + (p.reg_clock_mhz > 0 ? "1" : "0"),
+                        std::string("-DSATASIM_DUT_DMA_CLOCK=") + (p.dma_clock_mhz > 0 ? "1" : "0"),
+                        std::string("-DVM_TRACE=") + (wave ? "1" : "0"),
+                        std::string("-DVM_COVERAGE=") + (coverage ? "1" : "0"),
+                        "-I" + (tmp / "obj").string(),
+                        "-I" + vroot + "/include",
+                        "-I" + vroot + "/include/vltstd",
+                        "-I" + shell};
     std::vector<std::string> sources;
     for (const auto &e : fs::directory_iterator(tmp / "obj"))
         if (e.path().extension() == ".cpp")
@@ -327,25 +361,32 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
         sources.push_back(vroot + "/include/verilated_cov.cpp");
     // One compiler per core; each source logs into its own file, appended to build.log
     // in source order afterwards so the log reads the same however the jobs interleaved.
-    std::string objs;
-    std::vector<std::string> commands;
+    Argv link = compiler();
+    link.insert(link.end(), {"-shared", "-Wl,-Bsymbolic", "-pthread", "-o", (tmp / "dut.so").string()});
+    std::vector<Argv> commands;
     for (size_t i = 0; i < sources.size(); ++i) {
         const std::string o = (tmp / ("o" + std::to_string(i) + ".o")).string();
-        commands.push_back(cxx + " " + flags + " -c " + quote(sources[i]) + " -o " + quote(o));
-        objs += " " + quote(o);
+        Argv c = cxx;
+        c.insert(c.end(), flags.begin(), flags.end());
+        c.insert(c.end(), {"-c", sources[i], "-o", o});
+        commands.push_back(std::move(c));
+        link.push_back(o);
     }
-    compile_all(commands, tmp, log);
-    run(compiler() + " -shared -Wl,-Bsymbolic -pthread -o " + quote((tmp / "dut.so").string()) + objs, log,
-        "linking the DUT");
+    compile_all(commands, tmp, log, failed_log);
+    run(link, log, failed_log, "linking the DUT");
     for (size_t i = 0; i < sources.size(); ++i)
         fs::remove(tmp / ("o" + std::to_string(i) + ".o"), ec);
     fs::rename(tmp, dir, ec);
     if (ec) {
-        // Another process finished the same build first: use its result.
-        fs::remove_all(tmp, ec);
+        // Another process finished the same build first: use its result (the folder is
+        // removed as a failed one would be).
         if (!fs::is_regular_file(b.so_path, ec))
             throw std::runtime_error("cannot move the DUT build into '" + dir.string() + "'");
+        tmp_folder.discard();
+        return b;
     }
+    tmp_folder.done();
+    fs::remove(failed_log, ec);
     b.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return b;
 }

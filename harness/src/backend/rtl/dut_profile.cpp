@@ -3,11 +3,14 @@
 #include "backend/rtl/dut_profile.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "backend/rtl/dut_abi.h"
+#include "backend/rtl/verilator_args.h"
+#include "scenario/yaml_load.h"
 #include "scenario/yaml_walk.h"
 
 namespace satasim::harness::rtl {
@@ -16,13 +19,43 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string absolute_in(const Parser &p, const Field &f, const fs::path &dir, bool want_dir) {
+// The longest DUT or top-module name (the name is part of the cache folder's name).
+constexpr size_t kMaxNameChars = 64;
+
+// The folder of satasim's own RTL (model/: the link layer, the register-bus adapters) that
+// a profile may use beside its own files; SATASIM_RTL_LIBRARY_DIR overrides it (an
+// installed copy).
+fs::path rtl_library_dir() {
+    const char *e = std::getenv("SATASIM_RTL_LIBRARY_DIR");
+    std::error_code ec;
+    return fs::weakly_canonical(e && *e ? e : SATASIM_RTL_LIBRARY_DIR, ec);
+}
+
+// `p` is `root` or below it (both canonical).
+bool is_within(const fs::path &p, const fs::path &root) {
+    auto d = p.begin();
+    for (auto r = root.begin(); r != root.end(); ++r, ++d)
+        if (r->empty())
+            continue; // a trailing separator
+        else if (d == p.end() || *d != *r)
+            return false;
+    return true;
+}
+
+// A source file or include folder of the profile: absolute, symlinks and '..' resolved, and
+// inside the profile's folder or satasim's own RTL, so that a profile handed over as data
+// cannot make Verilator read (and print into build.log) any other file of the machine.
+std::string source_path(const Parser &p, const Field &f, const fs::path &dir, bool want_dir) {
     const std::string s = as_string(p, f);
     if (s.empty())
         p.fail(f, "empty path");
     fs::path q = fs::path(s).is_absolute() ? fs::path(s) : dir / s;
     std::error_code ec;
     q = fs::weakly_canonical(q, ec);
+    const fs::path lib = rtl_library_dir();
+    if (!is_within(q, dir) && !is_within(q, lib))
+        p.fail(f, "'" + s + "' is outside the profile's folder " + dir.string() + " and satasim's RTL " + lib.string() +
+                      ": a profile's files and include folders lie in one of them (after symlinks and '..')");
     if (want_dir ? !fs::is_directory(q, ec) : !fs::is_regular_file(q, ec))
         p.fail(f, std::string("no such ") + (want_dir ? "folder" : "file") + " '" + q.string() + "'");
     return q.string();
@@ -38,7 +71,7 @@ bool plain_name(const std::string &s) {
     return true;
 }
 
-std::map<std::string, std::string> name_values(const Parser &p, const Field &f) {
+std::map<std::string, std::string> name_values(const Parser &p, const Field &f, bool is_define) {
     if (!f.node.IsMap())
         p.fail(f, std::string("expected a mapping of NAME: value, got ") + kind_name(f.node));
     std::map<std::string, std::string> out;
@@ -52,9 +85,8 @@ std::map<std::string, std::string> name_values(const Parser &p, const Field &f) 
         if (!k.IsScalar() || !plain_name(k.Scalar()))
             p.fail(v.key_line, f.path, "names must be letters, digits and _ (not starting with a digit)");
         const std::string val = as_string(p, v);
-        for (unsigned char c : val)
-            if (c < 0x21 || c > 0x7e || c == '\'' || c == '"' || c == '\\')
-                p.fail(v, "values must be printable without spaces, quotes or backslashes");
+        if (auto why = refused_constant(val, is_define))
+            p.fail(v, "'" + val + "': " + *why);
         out[k.Scalar()] = val;
     }
     return out;
@@ -339,17 +371,10 @@ DutProfile parse_dut_profile(const std::string &path) {
     std::error_code ec;
     const fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
     Parser p(path);
-    std::ifstream in(abs);
-    if (!in || !fs::is_regular_file(abs, ec))
-        p.fail(1, "", "cannot read the DUT profile");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    YAML::Node root;
-    try {
-        root = YAML::Load(ss.str());
-    } catch (const YAML::Exception &e) {
-        p.fail(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
-    }
+    FileText text = read_bounded_file(abs, kScenarioMaxBytes, "a DUT profile");
+    if (!text.ok)
+        p.fail(1, "", text.why);
+    const YAML::Node root = load_yaml_document(text.text, path, true, "a DUT profile");
     DutProfile d;
     d.file = abs.string();
     const fs::path dir = abs.parent_path();
@@ -360,37 +385,40 @@ DutProfile parse_dut_profile(const std::string &path) {
         if (!m.has(k))
             p.fail(m.line(), k, "missing (a profile names the DUT, its top module, its files and its interface)");
     d.name = as_string(p, m.get("name"));
-    if (!plain_name(d.name))
-        p.fail(m.get("name"), "letters, digits and _ only (it names the build's cache folder)");
+    if (!plain_name(d.name) || d.name.size() > kMaxNameChars)
+        p.fail(m.get("name"), "letters, digits and _ only, at most " + std::to_string(kMaxNameChars) +
+                                  " (it names the build's cache folder)");
     d.top = as_string(p, m.get("top"));
     d.lines["top"] = m.get("top").line; // what the top lacks is told at this key (dut_build.cpp)
-    if (!plain_name(d.top))
+    if (!plain_name(d.top) || d.top.size() > kMaxNameChars)
         p.fail(m.get("top"), "not a Verilog module name");
-    for_each_element(p, m.get("files"), [&](const Field &e, size_t) { d.files.push_back(absolute_in(p, e, dir, false)); });
+    for_each_element(p, m.get("files"), [&](const Field &e, size_t) { d.files.push_back(source_path(p, e, dir, false)); });
     if (d.files.empty())
         p.fail(m.get("files"), "no RTL files");
     if (auto *x = m.find("include_dirs"))
-        for_each_element(p, *x, [&](const Field &e, size_t) { d.include_dirs.push_back(absolute_in(p, e, dir, true)); });
+        for_each_element(p, *x, [&](const Field &e, size_t) { d.include_dirs.push_back(source_path(p, e, dir, true)); });
     if (auto *x = m.find("defines"))
-        d.defines = name_values(p, *x);
+        d.defines = name_values(p, *x, true);
     if (auto *x = m.find("parameters"))
-        d.parameters = name_values(p, *x);
-    if (auto *x = m.find("verilator_flags"))
+        d.parameters = name_values(p, *x, false);
+    if (auto *x = m.find("verilator_flags")) {
+        bool value_next = false; // the entry before was an option that takes a value
         for_each_element(p, *x, [&](const Field &e, size_t) {
             const std::string s = as_string(p, e);
-            // An option, or the value of the option before it (--x-assign fast).
-            const bool value = !d.verilator_flags.empty() && d.verilator_flags.back()[0] == '-' &&
-                               !s.empty() && s[0] != '-' && s[0] != '+';
-            if (s.empty() || (s[0] != '-' && !value))
-                p.fail(e, "a Verilator option (starting with '-') or its value, got '" + s + "'");
-            for (const char *bad : {"--sc", "--cc", "--exe", "--build", "--prefix", "--top-module", "-Mdir", "--Mdir"})
-                if (s == bad)
-                    p.fail(e, "'" + s + "' is the shell's to set (docs/rtl-controller.md)");
-            for (unsigned char c : s)
-                if (c < 0x21 || c > 0x7e || c == '\'' || c == '"' || c == '\\')
-                    p.fail(e, "options must be printable without spaces, quotes or backslashes");
+            std::optional<std::string> why;
+            if (value_next) {
+                why = refused_option_value(d.verilator_flags.back(), s);
+                value_next = false;
+            } else {
+                why = refused_verilator_option(s, &value_next);
+            }
+            if (why)
+                p.fail(e, "'" + s + "': " + *why);
             d.verilator_flags.push_back(s);
         });
+        if (value_next)
+            p.fail(*x, "'" + d.verilator_flags.back() + "' needs a value after it");
+    }
     read_interface(p, m.get("interface"), d);
     d.lines["quirks"] = m.has("quirks") ? m.get("quirks").key_line : 1;
     if (auto *x = m.find("quirks"))
