@@ -304,6 +304,30 @@ int check_scenarios(const std::vector<std::string> &paths) {
     return 0;
 }
 
+// Why the output folder cannot take the runs' results ("" if it can): it is created, and a
+// folder and a file are made and removed in it, as each run will (a folder under /proc or
+// one without write permission passes create_directories and fails only later, per run).
+static std::string unusable_out_dir(const std::string &dir) {
+    std::error_code ec;
+    const fs::path out(dir);
+    fs::create_directories(out, ec);
+    if (ec)
+        return "cannot create it (" + ec.message() + ")";
+    if (!fs::is_directory(out, ec))
+        return "not a folder";
+    const fs::path probe = out / (".satasim-probe." + std::to_string(getpid()));
+    fs::create_directory(probe, ec);
+    if (ec)
+        return "cannot make a folder in it (" + ec.message() + ")";
+    bool wrote = false;
+    {
+        std::ofstream f(probe / "probe", std::ios::binary);
+        wrote = f && (f << "probe\n") && f.flush();
+    }
+    fs::remove_all(probe, ec);
+    return wrote ? "" : "cannot write a file in it";
+}
+
 int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     std::vector<std::string> files;
     if (!expand_paths(opt.paths, &files))
@@ -312,6 +336,10 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     std::vector<Skipped> skipped;
     if (!parse_all(files, &jobs, opt.backend, opt.skip_refused ? &skipped : nullptr))
         return 2;
+    if (std::string why = unusable_out_dir(opt.out_dir); !why.empty()) {
+        std::fprintf(stderr, "satasim: --out %s: %s\n", escape_controls(opt.out_dir).c_str(), why.c_str());
+        return 2;
+    }
     // Skipped with the reason, before anything runs (a suite on a DUT that lacks features).
     for (const Skipped &s : skipped) {
         std::printf("SKIP  %s  %s\n", s.name.c_str(), s.reasons[0].c_str());
@@ -322,11 +350,6 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
 
     fs::path out(opt.out_dir);
     std::error_code ec;
-    fs::create_directories(out, ec);
-    if (ec) {
-        std::fprintf(stderr, "satasim: cannot create %s: %s\n", out.c_str(), ec.message().c_str());
-        return 2;
-    }
 
     unsigned max_jobs = opt.jobs ? opt.jobs : ncpus();
     bool tty = isatty(STDOUT_FILENO);

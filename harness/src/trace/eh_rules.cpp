@@ -542,6 +542,7 @@ bool check_trace_file(const std::string &path, std::vector<EhRuleViolation> &out
     EhRules rules;
     std::string line;
     unsigned n = 0;
+    uint64_t last_t = 0;
     while (std::getline(in, line)) {
         ++n;
         if (line.empty())
@@ -553,6 +554,16 @@ bool check_trace_file(const std::string &path, std::vector<EhRuleViolation> &out
                 *error = path + ":" + std::to_string(n) + ": not a trace record";
             return false;
         }
+        // A trace is written as simulated time advances: time going backwards is a
+        // corrupt or hand-edited trace, whose rules would be judged out of order.
+        if (t < last_t) {
+            if (error)
+                *error = path + ":" + std::to_string(n) + ": t_ns: " + std::to_string(t) +
+                         " is earlier than the record before it (" + std::to_string(last_t) +
+                         "): not a trace in time order";
+            return false;
+        }
+        last_t = t;
         rules.on_record(t, r);
     }
     rules.finish();
