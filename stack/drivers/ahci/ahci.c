@@ -702,7 +702,10 @@ static bool ahci_interrupt(struct ata_host *h)
 
     ata_lock(h);
     irq_stat = ata_mmio_read(h, HOST_IRQ_STAT);
-    if (irq_stat == 0xffffffffu) { /* the controller is gone (reads master-abort) */
+    /* A controller that is gone reads all ones (master abort): IS then has bits of ports it
+     * does not implement, which a present one never sets. With all 32 ports implemented,
+     * all ones is every port interrupting (libata's ahci rejects only 0). */
+    if (irq_stat == 0xffffffffu && hpriv(h)->port_map != 0xffffffffu) {
         ata_unlock(h);
         return false;
     }
