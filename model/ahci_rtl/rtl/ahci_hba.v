@@ -399,7 +399,7 @@ generate
         ahci_port #(.AW(AW), .ISS(ISS4), .NCS(NCS5), .SNCQ(SNCQ1), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),
                     .FRE_OFF(FRE_OFF), .SPINUP(SPINUP), .ONCHIP(ONCHIP != 0),
                     .CLB_FIX(32'h1000 + 32'h800 * p), .FB_FIX(32'h1400 + 32'h800 * p), .SBW(SBW)) u_port (
-            .clk(clk), .rst(port_rst),
+            .clk(clk), .rst(port_rst), .por(rst),
             .i_reg_raddr(acc_word[6:0]), .o_reg_rdata(port_rdata[32*p +: 32]),
             .i_reg_we(wr_do && acc_is_port && acc_port == p[4:0]),
             .i_reg_waddr(acc_word[6:0]), .i_reg_wdata(w_eff),

@@ -39,6 +39,7 @@ module ahci_port #(
 ) (
     input  wire          clk,
     input  wire          rst,            // power-on reset or GHC.HR (synchronous)
+    input  wire          por,            // power-on reset only: PxCLB/PxFB survive GHC.HR (AHCI 1.3.1 10.4.3)
     // registers (offset within the 0x80-byte port window)
     input  wire [6:0]    i_reg_raddr,
     output reg  [31:0]   o_reg_rdata,
@@ -499,7 +500,10 @@ always @(posedge clk) begin
     new_done = 32'd0;
 
     if (rst) begin
-        clb <= 32'd0; clbu <= 32'd0; fb <= 32'd0; fbu <= 32'd0;
+        // GHC.HR resets every port register but PxCLB(U) and PxFB(U) (AHCI 1.3.1 10.4.3)
+        if (por) begin
+            clb <= 32'd0; clbu <= 32'd0; fb <= 32'd0; fbu <= 32'd0;
+        end
         is_r <= 32'd0; ie <= 32'd0; serr <= 32'd0; sact <= 32'd0; ci <= 32'd0;
         sig <= 32'hFFFF_FFFF; tfd <= 16'h007F; sntf <= 16'd0; sctl <= 12'd0; vs_ctrl <= 32'd0;
         cmd_st <= 1'b0; cmd_fre <= 1'b0; cmd_atapi <= 1'b0; cmd_dlae <= 1'b0;

@@ -610,6 +610,8 @@ void case_reset_values() {
 void case_hba_reset() {
     Bench b;
     b.start_port();
+    const uint32_t clb = b.rd(PxCLB), fb = b.rd(PxFB);
+    CHECK(clb != 0 && fb != 0);
     b.wr(PxIE, 0xFFFFFFFF);
     b.wr(GHC, 0x2);
     CHECK_EQ(b.rd(GHC), 0x80000002u);
@@ -617,8 +619,8 @@ void case_hba_reset() {
     CHECK_EQ(b.rd(GHC) & 1, 1);           // HR reads 1 until done
     CHECK(b.wait_for([&] { return (b.rd(GHC) & 1) == 0; }, 5000));
     CHECK_EQ(b.rd(GHC), 0x80000000u);     // IE cleared
-    CHECK_EQ(b.rd(PxCLB), 0);
-    CHECK_EQ(b.rd(PxFB), 0);
+    CHECK_EQ(b.rd(PxCLB), clb);           // kept: "except PxFB/PxFBU/PxCLB/PxCLBU" (AHCI 1.3.1 10.4.3)
+    CHECK_EQ(b.rd(PxFB), fb);
     CHECK_EQ(b.rd(PxIE), 0);
     CHECK_EQ(b.rd(PxCMD), 0x6);
     CHECK_EQ(b.rd(PxSIG), 0xFFFFFFFFu);
