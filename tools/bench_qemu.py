@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """The same workloads on both backends (satasim SystemC models vs QEMU's AHCI over qtest),
-and the speed ratio.
+and the speed ratio in CPU time per command.
 
 Workloads, each on one 64 GiB SSD-profile disk, reads of a 1 GiB region (never written,
 so they read zeros, verified), after the boot probe:
   - 4 KiB random reads at QD 1 (NCQ)
   - 4 KiB random reads at QD 32 (NCQ)
   - 64 KiB sequential reads at QD 1
-Rate = commands / (scenario wall time - wall time of a probe-only run of the same
-backend), i.e. start-up (QEMU launch, probe) excluded; median of --repeat runs.
+CPU time per command = (CPU of the workload's run - CPU of a probe-only run of the same
+backend, in the same round) / commands, over the whole process tree (satasim, its scenario
+process, QEMU): start-up (QEMU launch, probe) excluded. The two backends run interleaved,
+round by round, so a change of the machine's load lands on both; each figure is the median
+of --repeat rounds, flagged NOISY where its rounds spread more than 20 %
+(tools/bench_common.py). The ratio is QEMU's CPU per command over satasim's: above 1,
+satasim is faster.
 
 Usage: /usr/bin/python3 tools/bench_qemu.py [--count N] [--repeat N] [--bin build/bin/satasim]
+                                            [--link dword|fis] [--json FILE]
 """
 
 import argparse
 import json
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import Figure, run_measured, sim_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,30 +52,36 @@ WORKLOADS = {
 }
 
 
-def run_one(binary, path, out, backend):
-    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-    cmd = [str(binary), "run", str(path), "--out", str(out), "--backend", backend, "--jobs", "1"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+def run_one(binary, path, out, backend, link):
+    """One run; returns (result.json, CPU seconds of the process tree)."""
+    env = sim_env()
+    if link:
+        env["SATASIM_LINK_MODE"] = link
+    cmd = [str(binary), "run", str(path), "--out", str(out), "--backend", backend, "--jobs", "1",
+           "--wall-limit", "3600"]
+    proc, cpu, _ = run_measured(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"bench_qemu: {' '.join(cmd)} failed:\n{proc.stdout}{proc.stderr}")
     name = Path(path).stem
-    return json.loads((Path(out) / name / "result.json").read_text())
+    return json.loads((Path(out) / name / "result.json").read_text()), cpu
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=5000, help="commands per workload")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds")
     parser.add_argument("--bin", default=str(ROOT / "build" / "bin" / "satasim"))
+    parser.add_argument("--link", choices=["dword", "fis"], help="satasim's link level (default: the scenario's)")
     parser.add_argument("--json", help="also write the numbers to this file")
     args = parser.parse_args()
     binary = Path(args.bin)
     if not binary.exists():
-        sys.exit(f"bench_qemu: {binary} not found; build it first (tools/build.sh build)")
+        sys.exit(f"bench_qemu: {binary} not found; build it first (tools/build.sh build --target satasim)")
     if not shutil.which(os.environ.get("SATASIM_QEMU", "qemu-system-x86_64")):
         sys.exit("bench_qemu: qemu-system-x86_64 not found (Debian package qemu-system-x86)")
 
-    results = {}
+    backends = ("systemc", "qemu")
+    per_cmd = {b: {w: [] for w in WORKLOADS} for b in backends}  # CPU µs per command, per round
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         files = {"probe": tmp / "probe.yaml"}
@@ -76,27 +89,24 @@ def main():
         for name, w in WORKLOADS.items():
             files[name] = tmp / f"{name}.yaml"
             files[name].write_text(HEADER.format(name=name) + "workload:\n" + w.format(n=args.count))
-        for backend in ("systemc", "qemu"):
-            base = statistics.median(run_one(binary, files["probe"], tmp / f"o-{backend}-p{i}", backend)["wall_time_s"]
-                                     for i in range(args.repeat))
-            results[backend] = {"startup_s": base}
+        for i in range(args.repeat):
             for name in WORKLOADS:
-                walls = []
-                for i in range(args.repeat):
-                    r = run_one(binary, files[name], tmp / f"o-{backend}-{name}-{i}", backend)
+                for backend in backends:  # side by side: probe and workload, one backend then the other
+                    _, probe_cpu = run_one(binary, files["probe"], tmp / f"o-{backend}-p{i}-{name}", backend, args.link)
+                    r, cpu = run_one(binary, files[name], tmp / f"o-{backend}-{name}-{i}", backend, args.link)
                     assert r["verdict"] == "pass" and r["data_errors"] == 0, r["reasons"]
-                    walls.append(r["wall_time_s"])
-                wall = statistics.median(walls)
-                results[backend][name] = args.count / max(wall - base, 1e-9)
+                    per_cmd[backend][name].append(max(cpu - probe_cpu, 1e-9) / args.count * 1e6)
 
-    print(f"{args.count} commands per workload, median of {args.repeat}; rates in commands per wall second "
-          f"(start-up excluded: systemc {results['systemc']['startup_s']:.3f} s, "
-          f"qemu {results['qemu']['startup_s']:.3f} s)")
-    print(f"{'workload':<20} {'systemc':>12} {'qemu':>12} {'systemc/qemu':>13}")
+    results = {"count": args.count, "rounds": args.repeat, "link": args.link or "scenario default"}
+    print(f"{args.count} commands per workload, {args.repeat} interleaved rounds, median; CPU time per command "
+          f"over each run's process tree, start-up excluded (satasim link level: {results['link']})")
+    print(f"{'workload':<20} {'systemc µs/cmd':>15} {'qemu µs/cmd':>13} {'qemu/systemc':>13}")
     for name in WORKLOADS:
-        s, q = results["systemc"][name], results["qemu"][name]
-        results.setdefault("ratio", {})[name] = s / q
-        print(f"{name:<20} {s:>12.0f} {q:>12.0f} {s / q:>12.2f}x")
+        s, q = Figure(per_cmd["systemc"][name]), Figure(per_cmd["qemu"][name])
+        ratio = Figure([qq / ss for ss, qq in zip(s.values, q.values)])
+        results[name] = {"systemc_us_per_cmd": s.as_dict(), "qemu_us_per_cmd": q.as_dict(), "ratio": ratio.as_dict()}
+        print(f"{name:<20} {s.median:>15.1f} {q.median:>13.1f} {ratio.median:>12.2f}x"
+              f"{s.note()}{q.note()}{ratio.note()}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
 

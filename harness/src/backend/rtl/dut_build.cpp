@@ -68,13 +68,20 @@ Argv compiler() {
     return argv.empty() ? Argv{"c++"} : argv;
 }
 
-// The tools' versions, asked once per process (they are part of every build key).
+// The tools' versions (part of every build key), asked once per run: the parent `satasim
+// run` asks and leaves them in its environment, which every scenario process inherits
+// (running `verilator --version` per scenario cost a process start each).
 const std::string &tool_versions() {
-    static const std::string v = tool_first_line({"verilator", "--version"}) + "\n" + [] {
-        Argv a = compiler();
-        a.push_back("--version");
-        return tool_first_line(a);
-    }() + "\n";
+    static const std::string v = [] {
+        const char *env = std::getenv("SATASIM_RTL_TOOL_VERSIONS");
+        if (env && *env)
+            return std::string(env);
+        Argv cxx = compiler();
+        cxx.push_back("--version");
+        const std::string asked = tool_first_line({"verilator", "--version"}) + "\n" + tool_first_line(cxx) + "\n";
+        setenv("SATASIM_RTL_TOOL_VERSIONS", asked.c_str(), 1);
+        return asked;
+    }();
     return v;
 }
 
