@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libsystemc-dev libyaml-cpp-dev check libsubunit-dev verilator yosys
+  libsystemc-dev libyaml-cpp-dev libcli11-dev check libsubunit-dev verilator yosys
   python3 python3-pytest python3-pytest-xdist python3-yaml
   qemu-system-x86
   lcov
