@@ -52,3 +52,16 @@ def test_usage_errors_are_one_message_and_exit_2(tmp_path):
         assert lines[0].startswith("satasim: ") and said in lines[0], (args, r.stderr)
         assert len(lines) <= 2, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_version_is_in_the_result_the_summary_and_the_trace(tmp_path):
+    import json
+    version = sim("--version").stdout.split()[1]
+    r = sim("run", ROOT / "scenarios" / "probe-1port.yaml", "--out", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    result = json.loads((tmp_path / "probe-1port" / "result.json").read_text())
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    first = json.loads((tmp_path / "probe-1port" / "trace.jsonl").read_text().splitlines()[0])
+    assert (result["result_format"], result["satasim_version"]) == (1, version)
+    assert (summary["result_format"], summary["satasim_version"]) == (1, version)
+    assert first["ev"] == "run.start" and first["f"]["trace_format"] == 1 and first["f"]["satasim_version"] == version

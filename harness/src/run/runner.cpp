@@ -25,6 +25,7 @@
 #include "run/sim_run.h"
 #include "scenario/units.h"
 #include "trace/vcd_writer.h"
+#include "version.h"
 
 namespace fs = std::filesystem;
 
@@ -537,6 +538,8 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
 
     JsonWriter w(true);
     w.begin_object();
+    w.kv("result_format", kResultFormat);
+    w.kv("satasim_version", satasim_version());
     w.kv("total", uint64_t(jobs.size()));
     w.kv("passed", uint64_t(passed));
     w.kv("failed", uint64_t(failed));

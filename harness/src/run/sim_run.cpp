@@ -18,6 +18,7 @@
 #include "backend/registry.h"
 #include "trace/report.h"
 #include "backend/systemc/topology.h"
+#include "version.h"
 #include "trace/eh_rules.h"
 #include "trace/trace_sink.h"
 #include "trace/vcd_writer.h"
@@ -123,7 +124,9 @@ class SimController : public sc_core::sc_module {
 
 void SimController::main_thread() {
     sink_.emit_harness("run.start", SATA_TC_INFO, -1,
-                       {{"scenario", TraceValue::str(sc_.name)},
+                       {{"trace_format", TraceValue::integer(kTraceFormat)},
+                        {"satasim_version", TraceValue::str(satasim_version())},
+                        {"scenario", TraceValue::str(sc_.name)},
                         {"seed", TraceValue::integer(int64_t(sc_.seed))},
                         {"controller", TraceValue::str(sc_.controller.type)},
                         {"log_prefix", TraceValue::str(controller_log_prefix(sc_.controller.type))},

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "trace/json_writer.h"
+#include "version.h"
 
 namespace satasim::harness {
 
@@ -266,6 +267,8 @@ std::string result_json(const RunReport &r) {
     const Scenario &sc = *r.sc;
     JsonWriter j(true);
     j.begin_object();
+    j.kv("result_format", kResultFormat);
+    j.kv("satasim_version", satasim_version());
     j.kv("name", sc.name);
     j.kv("file", sc.file);
     j.kv("description", sc.description);
