@@ -140,6 +140,70 @@ void add_shared_options(CLI::App *c, SharedRunOptions &o) {
         ->type_name("LIST");
 }
 
+// The options that set scenario keys from outside the files: --set (repeatable), --seed
+// and --matrix (repeatable; not on run-one, which gets each point as --set).
+struct KeyOptions {
+    std::vector<std::string> set, matrix;
+    std::optional<uint64_t> seed;
+};
+
+void add_key_options(CLI::App *c, KeyOptions &k, bool with_matrix) {
+    c->add_option("--set", k.set,
+                  "set a scenario key for every scenario, as if written in the file (repeatable): "
+                  "controller.type=sil24, devices[0].timing.kind=hdd, faults=[]")
+        ->type_name("KEY.PATH=VALUE")
+        ->take_all()
+        ->allow_extra_args(false);
+    if (!with_matrix)
+        return;
+    c->add_option("--seed", k.seed, "the scenarios' seed (the same as --set seed=N)")->type_name("N");
+    c->add_option("--matrix", k.matrix,
+                  "run every scenario once per value of this key (repeatable: the product of the axes), each run "
+                  "named NAME.VALUE...: --matrix controller.type=ahci,sil24 --matrix seed=1,2,3")
+        ->type_name("KEY.PATH=V1,V2,...")
+        ->allow_extra_args(false);
+}
+
+// The overrides and matrix axes of k; "" or the usage error.
+std::string take_key_options(const KeyOptions &k, Overrides *ov, std::vector<MatrixAxis> *axes) {
+    for (const std::string &a : k.set) {
+        ScenarioOverride o;
+        if (std::string why = parse_override(a, &o); !why.empty())
+            return "--set: " + why;
+        ov->push_back(o);
+    }
+    if (k.seed)
+        ov->push_back({"seed", std::to_string(*k.seed)});
+    for (const std::string &a : k.matrix) {
+        ScenarioOverride o;
+        if (std::string why = parse_override(a, &o); !why.empty())
+            return "--matrix: " + why;
+        if (o.path == "name")
+            return "--matrix: a point's name is made from its values";
+        MatrixAxis axis{o.path, {}};
+        for (size_t at = 0; at <= o.value.size();) {
+            const size_t comma = std::min(o.value.find(',', at), o.value.size());
+            if (comma == at)
+                return "--matrix: '" + a + "': an empty value";
+            axis.values.push_back(o.value.substr(at, comma - at));
+            at = comma + 1;
+        }
+        axes->push_back(std::move(axis));
+    }
+    return "";
+}
+
+// --shard K/N -> 1 <= K <= N; "" or the usage error.
+std::string parse_shard(const std::string &v, unsigned *k, unsigned *n) {
+    const size_t slash = v.find('/');
+    const auto kk = parse_uint(v.substr(0, slash)), nn = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(slash + 1));
+    if (!kk || !nn || *nn < 1 || *nn > 100000 || *kk < 1 || *kk > *nn)
+        return "--shard: expected K/N with 1 <= K <= N (the K-th of N shares), got '" + v + "'";
+    *k = unsigned(*kk);
+    *n = unsigned(*nn);
+    return "";
+}
+
 // The waveform options checked into o (RunOneOptions) and their raw form; "" or the error.
 std::string take_wave_options(SharedRunOptions &s, RunOneOptions &o) {
     std::string err;
@@ -309,12 +373,21 @@ int cli(int argc, char **argv) {
     run->add_flag("--skip-refused", ropt.skip_refused,
                   "a scenario the backend cannot model is skipped with the reason instead of refusing the run");
     add_shared_options(run, rshared);
+    KeyOptions rkeys;
+    add_key_options(run, rkeys, true);
+    std::string shard;
+    run->add_option("--shard", shard,
+                    "run only the K-th of every N runs (1-based, in file and matrix-point order): CI matrix jobs "
+                    "that together run everything once")
+        ->type_name("K/N");
 
     // check
     std::vector<std::string> check_paths;
     CLI::App *check = app.add_subcommand("check", "validate scenario files only; print warnings (a fault wider "
                                                   "than its trigger)");
     check->add_option("paths", check_paths, "scenario files or folders")->required()->type_name("PATH");
+    KeyOptions ckeys;
+    add_key_options(check, ckeys, true);
 
     // check-profile
     std::vector<std::string> profiles;
@@ -341,6 +414,8 @@ int cli(int argc, char **argv) {
     one->add_option("--out", oopt.out_dir);
     one->add_option("--controller-rtl", one_rtl);
     add_shared_options(one, oshared);
+    KeyOptions okeys;
+    add_key_options(one, okeys, false);
 
     if (argc >= 2 && argv[1][0] != '-') {
         const auto subs = app.get_subcommands([&](CLI::App *c) { return c->get_name() == argv[1]; });
@@ -363,6 +438,11 @@ int cli(int argc, char **argv) {
         RunOneOptions wave;
         if (std::string err = take_wave_options(rshared, wave); !err.empty())
             return usage_error(err);
+        if (std::string err = take_key_options(rkeys, &ropt.overrides, &ropt.matrix); !err.empty())
+            return usage_error(err);
+        if (!shard.empty())
+            if (std::string err = parse_shard(shard, &ropt.shard_k, &ropt.shard_n); !err.empty())
+                return usage_error(err);
         ropt.jobs = jobs;
         ropt.wall_limit_s = wall;
         ropt.trace_cmds = rshared.trace_cmds;
@@ -382,8 +462,13 @@ int cli(int argc, char **argv) {
                 return rc;
         return run_scenarios(ropt, self_exe(argv[0]));
     }
-    if (check->parsed())
-        return check_scenarios(check_paths);
+    if (check->parsed()) {
+        Overrides ov;
+        std::vector<MatrixAxis> axes;
+        if (std::string err = take_key_options(ckeys, &ov, &axes); !err.empty())
+            return usage_error(err);
+        return check_scenarios(check_paths, ov, axes);
+    }
     if (check_profile->parsed())
         return cmd_check_profile(profiles);
     if (eh->parsed()) {
@@ -404,9 +489,13 @@ int cli(int argc, char **argv) {
     if (!one_rtl.empty())
         if (int rc = controller_rtl_option(one_rtl, false, &oopt.backend, nullptr))
             return rc;
+    Overrides one_ov;
+    std::vector<MatrixAxis> no_axes;
+    if (std::string err = take_key_options(okeys, &one_ov, &no_axes); !err.empty())
+        return usage_error(err);
     Scenario sc;
     try {
-        sc = parse_scenario_file(one_file, backend_rules());
+        sc = parse_scenario_file(one_file, backend_rules(), one_ov);
     } catch (const ScenarioError &e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 2;

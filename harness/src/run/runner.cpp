@@ -233,15 +233,50 @@ struct Skipped {
 
 // skipped non-null (--skip-refused): a scenario the backend refuses is listed there instead
 // of making the run fail.
-bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
-               const std::optional<std::string> &backend = std::nullopt, std::vector<Skipped> *skipped = nullptr) {
+// One run to parse: a file and a point of its matrix (no matrix: one point, no overrides).
+struct Candidate {
+    std::string file;
+    Overrides point;
+};
+
+// Every file's points (its matrix with --matrix's axes), the --shard's share of them; false
+// (message printed) if a matrix is malformed.
+bool candidates(const std::vector<std::string> &files, const RunOptions &opt, std::vector<Candidate> *out) {
     bool ok = true;
-    std::map<std::string, std::string> names;
+    size_t index = 0;
     for (const std::string &f : files) {
+        try {
+            for (Overrides &point : matrix_points(scenario_matrix(f, opt.matrix))) {
+                if (!opt.shard_n || index % opt.shard_n == opt.shard_k - 1)
+                    out->push_back({f, std::move(point)});
+                ++index;
+            }
+        } catch (const ScenarioError &e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+bool parse_all(const std::vector<Candidate> &runs, std::vector<Job> *jobs, const RunOptions &opt,
+               std::vector<Skipped> *skipped = nullptr) {
+    bool ok = true;
+    const std::optional<std::string> &backend = opt.backend;
+    std::map<std::string, std::string> names;
+    for (const Candidate &c : runs) {
+        const std::string &f = c.file;
         try {
             Job j;
             j.file = f;
-            j.sc = parse_scenario_file(f, backend_rules());
+            Overrides ov = opt.overrides;
+            ov.insert(ov.end(), c.point.begin(), c.point.end());
+            j.sc = parse_scenario_file(f, backend_rules(), ov);
+            if (!c.point.empty()) {
+                // a matrix point is named after its values; its process gets the name too
+                j.sc.name += "." + point_suffix(c.point);
+                j.sc.overrides.push_back({"name", j.sc.name});
+            }
             auto it = names.find(j.sc.name);
             if (it != names.end()) {
                 std::fprintf(stderr, "%s:1: name: scenario name '%s' is also used by %s (names pick the output folder)\n",
@@ -289,12 +324,17 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
 
 } // namespace
 
-int check_scenarios(const std::vector<std::string> &paths) {
+int check_scenarios(const std::vector<std::string> &paths, const Overrides &overrides,
+                    const std::vector<MatrixAxis> &matrix) {
     std::vector<std::string> files;
     if (!expand_paths(paths, &files))
         return 2;
+    RunOptions opt;
+    opt.overrides = overrides;
+    opt.matrix = matrix;
+    std::vector<Candidate> runs;
     std::vector<Job> jobs;
-    if (!parse_all(files, &jobs))
+    if (!candidates(files, opt, &runs) || !parse_all(runs, &jobs, opt))
         return 2;
     for (const Job &j : jobs) {
         for (const std::string &w : j.sc.warnings)
@@ -333,10 +373,13 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     std::vector<std::string> files;
     if (!expand_paths(opt.paths, &files))
         return 2;
+    std::vector<Candidate> runs;
     std::vector<Job> jobs;
     std::vector<Skipped> skipped;
-    if (!parse_all(files, &jobs, opt.backend, opt.skip_refused ? &skipped : nullptr))
+    if (!candidates(files, opt, &runs) || !parse_all(runs, &jobs, opt, opt.skip_refused ? &skipped : nullptr))
         return 2;
+    if (opt.shard_n)
+        std::printf("shard %u/%u: %zu of the runs\n", opt.shard_k, opt.shard_n, runs.size());
     if (std::string why = unusable_out_dir(opt.out_dir); !why.empty()) {
         std::fprintf(stderr, "satasim: --out %s: %s\n", escape_controls(opt.out_dir).c_str(), why.c_str());
         return 2;
@@ -421,6 +464,8 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             args.insert(args.end(), {"--trace-cmds", *opt.trace_cmds ? "on" : "off"});
         if (opt.backend)
             args.insert(args.end(), {"--backend", *opt.backend});
+        for (const ScenarioOverride &o : j.sc.overrides) // --set, --seed and the matrix point
+            args.insert(args.end(), {"--set", o.text()});
         args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
         std::fflush(stdout);
         std::fflush(stderr);
@@ -540,6 +585,8 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     w.begin_object();
     w.kv("result_format", kResultFormat);
     w.kv("satasim_version", satasim_version());
+    if (opt.shard_n)
+        w.kv("shard", std::to_string(opt.shard_k) + "/" + std::to_string(opt.shard_n));
     w.kv("total", uint64_t(jobs.size()));
     w.kv("passed", uint64_t(passed));
     w.kv("failed", uint64_t(failed));

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario/overrides.h"
+
 namespace satasim::harness {
 
 struct RunOptions {
@@ -22,11 +24,18 @@ struct RunOptions {
     // --skip-refused: a scenario the backend cannot model is listed as skipped, with the
     // reason, instead of failing the whole run before anything runs (a suite on a DUT).
     bool skip_refused = false;
+    // --set / --seed: scenario keys set from outside the files, for every scenario
+    Overrides overrides;
+    // --matrix: axes added to every scenario's own `matrix:` (one run per point)
+    std::vector<MatrixAxis> matrix;
+    // --shard K/N: only the K-th of every N runs (1-based), in file and point order
+    unsigned shard_k = 0, shard_n = 0;
 };
 
 // Exit codes: 0 every scenario passed, 1 a scenario failed, 2 bad input.
 int run_scenarios(const RunOptions &opt, const std::string &self_exe);
-int check_scenarios(const std::vector<std::string> &paths);
+int check_scenarios(const std::vector<std::string> &paths, const Overrides &overrides = {},
+                    const std::vector<MatrixAxis> &matrix = {});
 
 // Files named by paths: folders expand to their *.yaml files (sorted, not recursive).
 // Returns false (message on stderr) if a path does not exist or nothing is found.

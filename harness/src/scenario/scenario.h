@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scenario/force_option.h"
+#include "scenario/overrides.h"
 #include "scenario/steps.h"
 #include "model/fault/fault_plan.h"
 
@@ -236,6 +237,7 @@ struct WaveformSpec {
 
 struct Scenario {
     std::string file; // as given on the command line
+    Overrides overrides; // keys set from outside the file (--set, --seed, a matrix point), as applied
     std::string name;
     std::string description;
     uint64_t seed = 1;

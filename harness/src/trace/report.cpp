@@ -273,6 +273,12 @@ std::string result_json(const RunReport &r) {
     j.kv("file", sc.file);
     j.kv("description", sc.description);
     j.kv("seed", sc.seed);
+    {
+        std::vector<std::string> set; // --set, --seed and the matrix point, as applied
+        for (const ScenarioOverride &o : sc.overrides)
+            set.push_back(o.text());
+        j.kv("overrides", set);
+    }
     j.kv("backend", sc.backend);
     j.kv("verdict", r.pass ? "pass" : "fail");
     j.kv("reasons", r.reasons);
