@@ -7,6 +7,7 @@ behaviour or of the importer, to be looked at (and the number updated when it im
 Malformed reports: file:line, exit 2, nothing written."""
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -128,3 +129,93 @@ def test_malformed_report_names_file_and_line(case, tmp_path, capsys):
     assert f"{rep}:{line}:" in err and why in err, err
     assert not out.exists() and not out.with_suffix(".expected").exists()
     assert not list(tmp_path.glob(".s.*"))  # no temporary file left behind
+
+
+# ------------------------------------------------ the output files (issue 30 item 2)
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary files the importer may have left (it writes .NAME.XXXX beside the target)."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def test_output_onto_a_fifo_is_refused(tmp_path, capsys):
+    out = tmp_path / "f.yaml"
+    os.mkfifo(out)
+    assert do_import(FIXTURES / "flush-error.txt", out) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: not a regular file (a FIFO)" in err, err
+    assert stat.S_ISFIFO(out.lstat().st_mode)            # left as it was
+    assert not out.with_suffix(".expected").exists() and leftovers(tmp_path) == []
+
+
+def test_output_onto_a_device_node_is_refused(tmp_path, capsys):
+    """-o /dev/null as root replaced the node with a regular file. A node of our own in tmp
+    (the null device's numbers), reached directly and through a symlink."""
+    node = tmp_path / "null.yaml"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs CAP_MKNOD")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(node)
+    for out in (node, link):
+        assert do_import(FIXTURES / "flush-error.txt", out) == 2
+        err = capsys.readouterr().err
+        assert f"{out}: not a regular file (a character device)" in err, err
+        assert stat.S_ISCHR(node.lstat().st_mode) and link.is_symlink()
+        assert not out.with_suffix(".expected").exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_a_refusal_writes_nothing(tmp_path, capsys):
+    """The .expected target cannot be written (a folder is in its place): neither file is
+    written, no temporary file is left."""
+    out = tmp_path / "s.yaml"
+    (tmp_path / "s.expected").mkdir()
+    assert do_import(FIXTURES / "flush-error.txt", out) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 's.expected'}: not a regular file (a folder)" in err, err
+    assert not out.exists() and leftovers(tmp_path) == []
+    # the report itself is never an output
+    rep = tmp_path / "r.yaml"
+    rep.write_text((FIXTURES / "flush-error.txt").read_text())
+    assert do_import(rep, rep) == 2
+    assert "is the report itself" in capsys.readouterr().err
+    assert rep.read_text() == (FIXTURES / "flush-error.txt").read_text()
+    assert not rep.with_suffix(".expected").exists() and leftovers(tmp_path) == []
+
+
+def test_written_files_have_the_usual_mode(tmp_path):
+    """New files get 0666 less the umask (0644 under 022), as any tool's; a file replaced
+    keeps its mode."""
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "s.yaml"
+        assert do_import(FIXTURES / "flush-error.txt", out) == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        assert stat.S_IMODE(out.with_suffix(".expected").stat().st_mode) == 0o644
+        out.chmod(0o640)
+        assert do_import(FIXTURES / "flush-error.txt", out) == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o640
+        assert leftovers(tmp_path) == []
+    finally:
+        os.umask(old)
+
+
+def test_a_failed_rename_puts_back_what_was_there(tmp_path, monkeypatch, capsys):
+    """Both files are renamed into place at the end; if the second rename fails, the first
+    file is put back as it was (here an earlier import's scenario)."""
+    out = tmp_path / "s.yaml"
+    out.write_text("# an earlier scenario\n")
+    real_replace = os.replace
+
+    def failing(src, dst):
+        if str(dst).endswith(".expected"):
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    assert do_import(FIXTURES / "flush-error.txt", out) == 2
+    assert f"{out.with_suffix('.expected')}: No space left on device" in capsys.readouterr().err
+    assert out.read_text() == "# an earlier scenario\n"
+    assert not out.with_suffix(".expected").exists() and leftovers(tmp_path) == []
