@@ -40,7 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from satasim.dmesg_parse import DmesgError, Report, parse
+from satasim.dmesg_parse import DmesgError, Report, parse, printable
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -83,9 +83,10 @@ def _ms(t: float) -> str:
 def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
     """The scenario text, and notes on what could not be expressed."""
     notes: list[str] = []
-    out = [f"# imported by satasim import-dmesg from {os.path.basename(rep.file)}",
+    src = printable(os.path.basename(rep.file))   # a file name may hold a newline
+    out = [f"# imported by satasim import-dmesg from {src}",
            f"name: {name}",
-           f"description: >-\n  Reproduces the libata log {os.path.basename(rep.file)}: "
+           f"description: >-\n  Reproduces the libata log {src}: "
            f"{len(rep.exceptions)} exception(s) on {len(rep.disks)} disk(s).",
            "seed: 1", "time_limit: 900s",
            f"controller: {{type: ahci, ports: {max(rep.ports, 1)}, slots: {rep.slots}, gen: {rep.gen}}}"]
@@ -97,7 +98,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
             ident = m.group(1) + (f".{m.group(2)}" if m.group(2) else "")
             force.append(f"{ident}:{m.group(4) or m.group(5) or m.group(6)}")
     if force:
-        out.append(f"host: {{force: \"{','.join(force)}\"}}")
+        out.append(f"host: {{force: {yaml_str(','.join(force))}}}")
     out.append("devices:")
     for port in sorted(rep.disks):
         d = rep.disks[port]
@@ -307,7 +308,7 @@ def import_report(report: Path, out: Path) -> tuple[Path, Path, list[str]]:
     name = re.sub(r"[^A-Za-z0-9_.-]", "-", out.stem) or "imported"
     scen, notes = build_scenario(rep, name)
     exp = out.with_suffix(".expected")
-    header = [f"# expected: the libata decision lines of {report}", f"# scenario: {name}"]
+    header = [f"# expected: the libata decision lines of {printable(str(report))}", f"# scenario: {name}"]
     write_outputs([(out, scen), (exp, "\n".join(header + expected_lines(rep)) + "\n")], report)
     return out, exp, notes
 

@@ -219,3 +219,97 @@ def test_a_failed_rename_puts_back_what_was_there(tmp_path, monkeypatch, capsys)
     assert f"{out.with_suffix('.expected')}: No space left on device" in capsys.readouterr().err
     assert out.read_text() == "# an earlier scenario\n"
     assert not out.with_suffix(".expected").exists() and leftovers(tmp_path) == []
+
+
+# ------------------------------------------------------ bad input (issue 30 item 10)
+
+UP = "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+IDENT = ("[ 1.1] ata1.00: ATA-9: {model}, FW01, max UDMA/133\n"
+         "[ 1.1] ata1.00: {sectors} sectors, multi 16: LBA48 NCQ (depth 32)\n"
+         "[ 1.2] ata1.00: configured for UDMA/133\n")
+NCQ_ERR = ("[ 2.0] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x0\n"
+           "[ 2.0] ata1.00: failed command: READ FPDMA QUEUED\n"
+           "[ 2.0] ata1.00: cmd 60/08:00:00:00:00/00:00:00:00:00/40 tag {tag} ncq dma 4096 in\n"
+           "         res 41/40:00:00:00:00/00:00:00:00:00/40 Emask 0x409 (media error) <F>\n"
+           "[ 2.0] ata1.00: error: {{ UNC }}\n")
+BIG = "1234567890" * 4   # 40 digits
+
+# (report, line, what the message names): refused, exit 2, nothing written
+BAD_INPUT = {
+    "port-5000-digits": (f"[ 1.0] ata{'7' * 5000}: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n",
+                         1, "ataN port number 777777777777...(5000 digits) out of range 1..32"),
+    "port-beyond-32": ("[ 1.0] ata33: " + UP[len("ata1: "):], 1, "ataN port number 33 out of range 1..32"),
+    "sectors-40-digits": ("[ 1.0] " + UP + IDENT.format(model="M", sectors=BIG), 3, "sectors"),
+    "tag-40-digits": ("[ 1.0] " + UP + IDENT.format(model="M", sectors=1000) + NCQ_ERR.format(tag=BIG),
+                      7, "tag"),
+    "slots-40-digits": (f"[ 1.0] ahci 0000:00:1f.2: AHCI 0001.0301 {BIG} slots 1 ports 6 Gbps 0x1 impl\n"
+                        "[ 1.0] " + UP, 1, "slots"),
+    "time-400-digits": (f"[{'9' * 400}.0] " + UP, 1, "time"),
+    "io-error-sector-5000-digits": ("[ 1.0] " + UP + f"[ 3.0] I/O error, dev sda, sector {'9' * 5000} op "
+                                    "0x0:(READ) flags 0x0\n", 2, "sector"),
+    "control-char-in-model": ("[ 1.0] " + UP + IDENT.format(model="Evil\x01Disk", sectors=1000), 2,
+                              "control character U+0001"),
+    "escape-in-model": ("[ 1.0] " + UP + IDENT.format(model="\x1b[31mRed", sectors=1000), 2,
+                        "control character U+001B"),
+    "right-to-left-override": ("[ 1.0] " + UP + IDENT.format(model="Disk\u202eevil", sectors=1000), 2,
+                               "U+202E"),
+    "line-separator-in-a-libata-line": ("[ 1.0] " + UP + IDENT.format(model="A\u2028ata1: EH complete",
+                                                                         sectors=1000), 2, "U+2028"),
+    "non-ascii-model": ("[ 1.0] " + UP + IDENT.format(model="Disk\u00e9", sectors=1000), 2,
+                        "model: 'Disk\\xe9' is not printable ASCII"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_input_is_refused_naming_the_line(case, tmp_path, capsys):
+    text, line, why = BAD_INPUT[case]
+    rep = tmp_path / "r.txt"
+    rep.write_text(text, encoding="utf-8")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 2
+    err = capsys.readouterr().err
+    assert f"{rep}:{line}:" in err and why in err, err
+    assert len(err) < 400, err            # a 5,000-digit number is not echoed back
+    assert not out.exists() and not out.with_suffix(".expected").exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_lines_are_split_at_newlines_only(tmp_path, capsys):
+    """U+2028, U+0085, form feed: str.splitlines() split lines at them, so line numbers no
+    longer matched the file's. Outside libata's lines they are just characters."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 0.5] usb 1-1: odd\u2028name\x85here\x0cand\u2029there\n"
+                   "[ 1.0] ata1: SATA link up fast\n", encoding="utf-8")
+    assert do_import(rep, tmp_path / "s.yaml") == 2
+    err = capsys.readouterr().err
+    assert f"{rep}:2: malformed 'SATA link up'" in err, err
+
+
+def test_report_name_with_odd_characters_stays_out_of_the_outputs(tmp_path):
+    """The report's file name goes into the scenario's comment and description and the
+    .expected header: a newline in it must not make a YAML key or an expected line."""
+    rep = tmp_path / "r\nata1: EH complete\x1b.txt"
+    rep.write_text((FIXTURES / "flush-error.txt").read_text())
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["name"] == "s" and "\n" not in spec["description"] and "\x1b" not in spec["description"]
+    exp = out.with_suffix(".expected").read_text().splitlines()
+    body = [ln for ln in exp if not ln.startswith("#")]
+    assert do_import(FIXTURES / "flush-error.txt", tmp_path / "plain.yaml") == 0
+    assert body == [ln for ln in (tmp_path / "plain.expected").read_text().splitlines()
+                    if not ln.startswith("#")]
+    assert all(ch.isprintable() for ln in exp for ch in ln), exp
+
+
+def test_values_check_would_refuse_are_refused_or_clamped_at_import(tmp_path):
+    """What the importer writes passes the scenario reader's ranges: a 2^48 sector count
+    is refused at import, multi and NCQ depth are clamped (as before)."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 1.0] " + UP + IDENT.format(model="M", sectors=2 ** 48), encoding="utf-8")
+    assert do_import(rep, tmp_path / "s.yaml") == 2
+    rep.write_text("[ 1.0] " + UP + IDENT.format(model="M", sectors=2 ** 48 - 1).replace(
+        "multi 16", "multi 3").replace("depth 32", "depth 99"), encoding="utf-8")
+    assert do_import(rep, tmp_path / "s.yaml") == 0
+    (d,) = yaml.safe_load((tmp_path / "s.yaml").read_text())["devices"]
+    assert (d["capacity"], d["multi"], d["ncq_depth"]) == (2 ** 48 - 1, 16, 32)
