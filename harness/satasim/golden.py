@@ -40,6 +40,12 @@ within LINK_LEVEL_TOLERANCE (1% or 10 us) instead of exactly; the scenario's own
 read from the run's scenario file (without it, times are compared exactly). Scenarios
 adapted for another controller by satasim.controllers name their AHCI source in the
 golden's `# file:` header.
+
+Size: a golden holds at most MAX_GOLDEN_EVENTS events in MAX_GOLDEN_BYTES, lines of at most
+MAX_LINE characters (the largest reviewed golden is about 0.1 MB, 877 events); a bigger one
+is refused unread (file:line, exit 2), a run with more golden events is neither recorded nor
+compared. Runs that differ in more events than DIFF_BUDGET allows to align are diffed
+position by position (a full alignment is quadratic: 20,000 events took 114 s).
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ import argparse
 import difflib
 import json
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +67,14 @@ GOLDEN_DIR = ROOT / "golden"
 SCENARIO_DIR = ROOT / "scenarios"
 DEFAULT_EH_POLICY = "libata-modern"
 FORMAT_VERSION = 1
+
+# Bounds (issue 30 item 4: a 133 MB golden took 266 s and 1.8 GB to compare). The largest
+# reviewed golden is 0.11 MB with 877 events and lines of at most 292 characters.
+MAX_GOLDEN_BYTES = 2 << 20
+MAX_GOLDEN_EVENTS = 10_000
+MAX_LINE = 4096
+# Events x events a diff may align (SequenceMatcher is quadratic: 2,000 x 2,000 about 1 s).
+DIFF_BUDGET = 4_000_000
 
 TITLE = "# satasim golden trace: EH decisions, fault injections, protocol violations"
 COLUMNS = "sim time (absolute)  address  event (src:event for models)  message  {fields}"
@@ -246,22 +261,37 @@ class Golden:
 
 
 def _golden_text(path: Path) -> str:
+    """The golden's text, refused unread when over MAX_GOLDEN_BYTES (at the line where the
+    limit is crossed) or not a regular file (a FIFO or /dev/zero would never end)."""
     try:
-        return path.read_text(encoding="utf-8")
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise TraceError(path, 0, "not a regular file")
+        with path.open("rb") as f:
+            data = f.read(MAX_GOLDEN_BYTES + 1)
     except OSError as e:
         raise TraceError(path, 0, f"cannot read golden: {e.strerror}") from None
+    if len(data) > MAX_GOLDEN_BYTES:
+        line = data.count(b"\n", 0, MAX_GOLDEN_BYTES) + 1
+        raise TraceError(path, line, f"golden of {max(st.st_size, len(data)):,} bytes, over the limit of "
+                                     f"{MAX_GOLDEN_BYTES:,} (the largest reviewed golden is about "
+                                     "0.1 MB): not compared")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise TraceError(path, 0, f"not UTF-8 text: {e.reason}") from None
+        raise TraceError(path, data.count(b"\n", 0, e.start) + 1, f"not UTF-8 text: {e.reason}") from None
 
 
 def read_golden(path) -> Golden:
     """A golden file: its header (each key once, known keys only) and events. TraceError
-    (file:line) for anything malformed, or an `# events:` count that is not the number of
-    event lines."""
+    (file:line) for anything malformed, over the size bounds, or an `# events:` count that
+    is not the number of event lines."""
     path = Path(path)
     g = Golden(path)
     # lines end at "\n" only: a message may hold U+2028 (str.splitlines would split there)
     for lineno, line in enumerate(_golden_text(path).split("\n"), 1):
+        if len(line) > MAX_LINE:
+            raise TraceError(path, lineno, f"line of {len(line):,} characters, over the limit of {MAX_LINE:,}")
         if not line.strip():
             continue
         if line.startswith("#"):
@@ -277,6 +307,8 @@ def read_golden(path) -> Golden:
                 raise TraceError(path, lineno, f"second '# {key}:' header (first on line {g.header_line[key]})")
             g.header[key], g.header_line[key] = m.group(2), lineno
             continue
+        if len(g.events) == MAX_GOLDEN_EVENTS:
+            raise TraceError(path, lineno, f"more than {MAX_GOLDEN_EVENTS:,} events, over the limit")
         try:
             g.events.append(parse_line(line, lineno))
         except ValueError as e:
@@ -550,24 +582,48 @@ def _delta(dt_ns: int) -> str:
     return f"{dt_ns / 1e6:+.6f} ms"
 
 
+def _pair(a: Event, b: Event, tol: Tolerance):
+    if tol.allows(a.t_ns, b.t_ns):
+        return ("=", a, b, "")
+    note = f"time {_delta(b.t_ns - a.t_ns)} (golden {_ms(a.t_ns)}, run " \
+           f"{_ms(b.t_ns)}), beyond tolerance {tol}"
+    return ("t", a, b, note)
+
+
 def _diff_sequences(exp: list[Event], got: list[Event], tol: Tolerance, context=3):
-    """Unified-style diff lines in the log's wording; [] when equal within tolerance."""
-    sm = difflib.SequenceMatcher(None, [e.key for e in exp], [e.key for e in got], autojunk=False)
-    ops = []   # (tag, exp_event|None, got_event|None, note)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            for a, b in zip(exp[i1:i2], got[j1:j2]):
-                if tol.allows(a.t_ns, b.t_ns):
-                    ops.append(("=", a, b, ""))
-                else:
-                    note = f"time {_delta(b.t_ns - a.t_ns)} (golden {_ms(a.t_ns)}, run " \
-                           f"{_ms(b.t_ns)}), beyond tolerance {tol}"
-                    ops.append(("t", a, b, note))
-        else:
-            for a in exp[i1:i2]:
-                ops.append(("-", a, None, ""))
-            for b in got[j1:j2]:
-                ops.append(("+", None, b, ""))
+    """Unified-style diff lines in the log's wording; [] when equal within tolerance.
+    The common head and tail are matched in one pass; the rest is aligned by difflib when
+    that fits DIFF_BUDGET, else compared position by position (and said so)."""
+    head = 0
+    while head < min(len(exp), len(got)) and exp[head].key == got[head].key:
+        head += 1
+    tail = 0
+    while tail < min(len(exp), len(got)) - head and exp[-1 - tail].key == got[-1 - tail].key:
+        tail += 1
+    a, b = exp[head:len(exp) - tail], got[head:len(got) - tail]
+    ops = [_pair(x, y, tol) for x, y in zip(exp[:head], got[:head])]
+    cut = ""
+    if len(a) * len(b) <= DIFF_BUDGET:
+        sm = difflib.SequenceMatcher(None, [e.key for e in a], [e.key for e in b], autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag == "equal":
+                ops += [_pair(x, y, tol) for x, y in zip(a[i1:i2], b[j1:j2])]
+            else:
+                ops += [("-", x, None, "") for x in a[i1:i2]] + [("+", None, y, "") for y in b[j1:j2]]
+    else:
+        line = a[0].line if a and a[0].line else 0
+        cut = (f"(golden and run differ in {len(a):,} and {len(b):,} events from golden line {line} "
+               f"on: more than a diff aligns in bounded time; compared position by position)")
+        for i in range(max(len(a), len(b))):
+            x, y = (a[i] if i < len(a) else None), (b[i] if i < len(b) else None)
+            if x is not None and y is not None and x.key == y.key:
+                ops.append(_pair(x, y, tol))
+                continue
+            if x is not None:
+                ops.append(("-", x, None, ""))
+            if y is not None:
+                ops.append(("+", None, y, ""))
+    ops += [_pair(x, y, tol) for x, y in zip(exp[len(exp) - tail:], got[len(got) - tail:])]
     bad = [i for i, op in enumerate(ops) if op[0] != "="]
     if not bad:
         return []
@@ -578,7 +634,7 @@ def _diff_sequences(exp: list[Event], got: list[Event], tol: Tolerance, context=
             hunks[-1][1] = hi
         else:
             hunks.append([lo, hi])
-    out = []
+    out = [cut] if cut else []
     for lo, hi in hunks:
         gl = next((op[1].line for op in ops[lo:hi] if op[1] is not None and op[1].line), 0)
         out.append(f"@@ golden line {gl} @@" if gl else "@@ @@")
@@ -713,6 +769,10 @@ def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=None, unordered_ports=False)
     if tol is None:
         tol, note = run_tolerance(info)
     got = events_from_trace(tp)
+    if len(got) > MAX_GOLDEN_EVENTS:
+        return Comparison(info["name"], str(gp), str(tp),
+                          [f"{tp}: the run has {len(got):,} golden events, over the limit of "
+                           f"{MAX_GOLDEN_EVENTS:,} a golden may hold: not compared"], False, note)
     diff = header_problems(g, info, len(got)) + compare_events(g.events, got, tol, unordered_ports)
     return Comparison(info["name"], str(gp), str(tp), diff, not diff, note)
 
@@ -723,6 +783,18 @@ def format_comparison(c: Comparison) -> str:
 
 
 # --------------------------------------------------------------------------- CLI
+
+def _too_big(events: list[Event], text: str) -> str:
+    """Why a golden of these events would be refused when read ('' if it would not)."""
+    if len(events) > MAX_GOLDEN_EVENTS:
+        return f"{len(events):,} golden events, over the limit of {MAX_GOLDEN_EVENTS:,}"
+    if len(text.encode("utf-8")) > MAX_GOLDEN_BYTES:
+        return f"{len(text.encode('utf-8')):,} bytes, over the limit of {MAX_GOLDEN_BYTES:,}"
+    longest = max(map(len, text.split("\n")))
+    if longest > MAX_LINE:
+        return f"a line of {longest:,} characters, over the limit of {MAX_LINE:,}"
+    return ""
+
 
 def _cmd_record(args, update=False) -> int:
     status = 0
@@ -747,6 +819,11 @@ def _cmd_record(args, update=False) -> int:
             continue
         events = events_from_trace(d / "trace.jsonl")
         text = render_golden(info, events)
+        if (why := _too_big(events, text)):
+            print(f"{info['name']}: not recorded, the run has {why} (a golden is the reviewed "
+                  f"decision subset: shorten the scenario)")
+            status = 1
+            continue
         gp = golden_path(gdir, info["name"], info["controller"])
         if gp.exists() and not update:
             print(f"{info['name']}: {gp} exists, left as is (use update to rewrite it)")

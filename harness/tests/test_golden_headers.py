@@ -1,4 +1,5 @@
-"""A golden's header is checked against the run, never trusted (issue 30 item 9).
+"""A golden's header is checked against the run, never trusted (issue 30 item 9), and a golden
+is bounded in size (item 4).
 
 The file under test may not set how it is compared: the tolerance comes from the run (its
 backend, and a run at another link level than its scenario's own, known from the scenario
@@ -7,10 +8,12 @@ file) or the command line; `# link_mode: x` used to loosen exact nanoseconds to 
 `# seed`, `# scenario`, ...) must say what `record` would write for this run."""
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 
-from satasim.golden import main
+from satasim.golden import MAX_GOLDEN_BYTES, MAX_GOLDEN_EVENTS, compare_run, main, read_golden
 from synthetic_trace import rec, write_run
 
 MS = 1_000_000
@@ -203,3 +206,68 @@ def test_update_writes_the_runs_header(tmp_path, capsys):
     text = gp.read_text()
     assert "time_tolerance" not in text and "# link_mode: dword\n" in text
     assert main(["compare", str(tmp_path / "rec" / "s"), "--golden-dir", str(gdir)]) == 0
+
+
+# ------------------------------------------------------------------ size (item 4)
+
+def test_a_huge_golden_is_refused_before_it_is_read(tmp_path, capsys):
+    """A 133 MB golden took 266 s and 1.8 GB to compare. Over the limit: refused with
+    file:line (the line where the limit is crossed), quickly, whatever the run."""
+    gdir, gp = golden_of(tmp_path)
+    head = gp.read_text()
+    one = head.splitlines()[-1] + "\n"
+    n = (MAX_GOLDEN_BYTES // len(one)) + 10
+    gp.write_text(head.replace("# events: 3\n", f"# events: {3 + n}\n") + one * n)   # consistent
+    head = head.replace("# events: 3\n", f"# events: {3 + n}\n")
+    size = gp.stat().st_size
+    t0 = time.monotonic()
+    assert main(["compare", str(tmp_path / "rec" / "s"), "--golden-dir", str(gdir)]) == 2
+    took = time.monotonic() - t0
+    err = capsys.readouterr().err
+    limit_line = len(head.splitlines()) + (MAX_GOLDEN_BYTES - len(head.encode())) // len(one) + 1
+    assert f"{gp}:{limit_line}: golden of {size:,} bytes, over the limit of {MAX_GOLDEN_BYTES:,}" in err, err
+    assert took < 5, took
+
+
+def test_too_many_events_or_too_long_a_line_is_refused(tmp_path, capsys):
+    gdir, gp = golden_of(tmp_path)
+    text = gp.read_text()
+    gp.write_text(text + "x" * 5000 + "\n")
+    assert main(["compare", str(tmp_path / "rec" / "s"), "--golden-dir", str(gdir)]) == 2
+    n = len(text.splitlines()) + 1
+    assert f"{gp}:{n}: line of 5,000 characters, over the limit of 4,096" in capsys.readouterr().err
+    # a run with more golden events than a golden may hold is neither recorded nor diffed
+    many = [rec(10 * MS + i, "eh.reset", msg="hard resetting link", method="hard", try_=1)
+            for i in range(MAX_GOLDEN_EVENTS + 1)]
+    d = run_of(tmp_path, "many", many)
+    assert main(["record", str(d), "--golden-dir", str(tmp_path / "g2")]) == 1
+    assert f"{MAX_GOLDEN_EVENTS + 1:,} golden events, over the limit of {MAX_GOLDEN_EVENTS:,}" in \
+        capsys.readouterr().out
+    assert not (tmp_path / "g2" / "s.ahci.golden").exists()
+    gp.write_text(text)
+    t0 = time.monotonic()
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
+    assert f"{MAX_GOLDEN_EVENTS + 1:,} golden events, over the limit" in capsys.readouterr().out
+    assert time.monotonic() - t0 < 30
+
+
+def test_a_diff_of_two_long_sequences_is_bounded(tmp_path, capsys):
+    """A golden at the event limit against a run that differs in every other event: the
+    alignment is quadratic (20,000 events took 114 s, 10,000 about 30 s); past the diff
+    budget the rest is compared position by position, and the diff says so."""
+    n = MAX_GOLDEN_EVENTS
+    evs = [rec(10 * MS + i * 1000, "eh.reset", port=i % 4, msg="hard resetting link", method="hard", try_=i)
+           for i in range(n)]
+    gdir, gp = golden_of(tmp_path, evs)
+    other = [dict(r, f=dict(r["f"], try_=r["f"]["try_"] + i % 2)) for i, r in enumerate(evs)]
+    d = run_of(tmp_path, "other", other)
+    capsys.readouterr()
+    t0 = time.monotonic()
+    assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
+    took = time.monotonic() - t0
+    out = capsys.readouterr().out
+    assert (f"(golden and run differ in {n - 1:,} and {n - 1:,} events from golden line 15 on: "
+            "more than a diff aligns in bounded time; compared position by position)") in out
+    assert "- [    0.010001] ata2: hard resetting link  (eh.reset {method=hard try=1})" in out
+    assert "+ [    0.010001] ata2: hard resetting link  (eh.reset {method=hard try=2})" in out
+    assert took < 10, took
