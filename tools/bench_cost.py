@@ -110,6 +110,8 @@ def main() -> int:
     a = ap.parse_args()
     if a.base is None and a.load_base is None:
         ap.error("give the baseline: --base BASELINE/bin/satasim, or --load-base FILE")
+    if not Path("/usr/bin/time").is_file():
+        ap.error("/usr/bin/time is not installed (Debian package time; bash tools/install_deps.sh installs it)")
     # a missing simulator gave a table of "no result (exit 127)": refuse it up front
     for what, path in (("--base", a.base), ("--bin", None if a.save_base else a.bin)):
         if path is not None and not path.is_file():
