@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages satasim needs, only those missing (idempotent).
-# --fuzz: also what the on-demand fuzz campaigns need (AFL++: tools/fuzz, tools/fuzz_bench;
-# docs/fuzzing.md), which the test command does not.
+# Installs the Debian packages satasim needs, only those missing (idempotent): what the
+# build, the tests (tools/test_all.sh) and the on-demand tools run. A program the tests run
+# comes through satasim.results.need_tool(NAME, PACKAGE), which names its package here
+# (harness/tests/test_install_deps.py checks both lists).
+# --fuzz: also what the on-demand fuzz campaigns need (AFL++ and clang's libFuzzer, with
+# ccache: tools/fuzz, tools/fuzz_bench; docs/fuzzing.md), which the test command does not.
 set -euo pipefail
 
 PACKAGES=(
@@ -9,10 +12,12 @@ PACKAGES=(
   libsystemc-dev libyaml-cpp-dev libcli11-dev check libsubunit-dev verilator yosys
   python3 python3-pytest python3-pytest-xdist python3-yaml
   qemu-system-x86
-  lcov
+  git    # test_readme_tutorial runs the README's tutorial in a fresh git repository
+  lcov   # tools/coverage (lcov, genhtml; gcov comes with build-essential)
+  time   # /usr/bin/time -v: tools/bench_cost.py's peak memory
 )
 if [ "${1:-}" = "--fuzz" ]; then
-  PACKAGES+=(afl++)
+  PACKAGES+=(afl++ clang libclang-rt-dev ccache)
 fi
 
 missing=()

@@ -9,6 +9,7 @@ Used by satasim.import_dmesg (scenario + expected decision lines) and its diff."
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 # "[   12.345678] " and journald's "Dec 04 10:00:00 host kernel: " prefixes
@@ -113,6 +114,58 @@ _MUST = {"cmd ": _CMD, "res ": _RES, "exception Emask": _EXC, "SATA link up": _L
          "SATA link down": _LINK_DOWN}
 
 
+# Unicode categories no kernel log line holds (dmesg prints such bytes as \xNN): C0/C1
+# controls (tab aside), format characters (U+202E turns text around), line and paragraph
+# separators, surrogates, private use, unassigned.
+_BAD_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+
+
+def bad_char(text: str) -> str | None:
+    """The first character of `text` a kernel log line cannot hold, or None."""
+    for ch in text:
+        if ch != "\t" and unicodedata.category(ch) in _BAD_CATEGORIES:
+            return ch
+    return None
+
+
+def describe_char(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
+
+
+def printable(text: str) -> str:
+    """`text` with the characters bad_char() finds escaped, for file names in outputs."""
+    return "".join(ascii(ch)[1:-1] if ch != "\t" and unicodedata.category(ch) in _BAD_CATEGORIES
+                   else ch for ch in text)
+
+
+def _short(digits: str) -> str:
+    return digits if len(digits) <= 20 else f"{digits[:12]}...({len(digits)} digits)"
+
+
+def _bounded(file: str, no: int, what: str, digits: str, lo: int, hi: int) -> int:
+    """A decimal field of line `no`, refused outside [lo, hi] (before int(): Python refuses
+    to convert more than 4,300 digits with a ValueError, and the scenario reader refuses
+    what its keys cannot take)."""
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(hi)) or not lo <= int(digits) <= hi:
+        raise DmesgError(f"{file}:{no}: {what} {_short(digits)} out of range {lo}..{hi}")
+    return int(digits)
+
+
+def _ident(file: str, no: int, what: str, value: str) -> str:
+    """An IDENTIFY string (model, firmware): printable ASCII, as in the drive's words."""
+    if not all(" " <= ch <= "~" for ch in value):
+        raise DmesgError(f"{file}:{no}: {what}: {ascii(value)} is not printable ASCII "
+                         "(IDENTIFY strings are)")
+    return value
+
+
+MAX_PORTS = 32              # an AHCI controller's (the scenario reader's limit)
+MAX_SECTORS = (1 << 48) - 1
+MAX_SECONDS = 10 ** 9       # a log's timestamp: seconds since boot (31 years)
+
+
 def _lba(m) -> int:
     v = [int(m.group(k), 16) for k in ("l0", "l1", "l2", "h0", "h1", "h2")]
     lba = v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24 | v[4] << 32 | v[5] << 40
@@ -126,13 +179,20 @@ def parse(text: str, file: str) -> Report:
     boot_done_ports: set[int] = set()
     any_libata = False
     cont_addr = None
-    for no, raw in enumerate(text.splitlines(), 1):
-        pm = _PREFIX.match(raw.rstrip("\n"))
-        t = float(pm.group("t")) if pm and pm.group("t") else 0.0
+    # Lines end at "\n" only: str.splitlines() also splits at U+2028, U+0085, form feed...,
+    # which a line may hold, and the line numbers would no longer be the file's.
+    for no, raw in enumerate(text.split("\n"), 1):
+        raw = raw.removesuffix("\r")
+        pm = _PREFIX.match(raw)
+        t = 0.0
+        if pm and pm.group("t"):
+            whole, frac = pm.group("t").split(".")
+            t = _bounded(file, no, "time", whole, 0, MAX_SECONDS) + float("0." + frac)
         rest = pm.group("rest") if pm else raw
         io = _IOERR.search(rest)
         if io:
-            r.io_errors.append((no, io.group("dev"), int(io.group("sec")), io.group("op")))
+            sector = _bounded(file, no, "I/O error sector", io.group("sec"), 0, (1 << 64) - 1)
+            r.io_errors.append((no, io.group("dev"), sector, io.group("op")))
             continue
         # cmd's "res" continuation line carries no address (libata prints both lines at once)
         if cont_addr and (c := re.match(r"^\s+(res .*)$", rest)):
@@ -141,18 +201,22 @@ def parse(text: str, file: str) -> Report:
         m = _ATA.match(rest)
         if not m:
             continue
+        if (ch := bad_char(rest)) is not None:
+            raise DmesgError(f"{file}:{no}: control character {describe_char(ch)} in a libata line "
+                             "(a kernel log has none: is the file mangled?)")
         any_libata = True
         if m.group("host") is not None:
             a = _AHCI.match(m.group("host"))
             if a:
-                r.slots, r.ports = int(a.group("slots")), int(a.group("ports"))
+                r.slots = _bounded(file, no, "AHCI slots", a.group("slots"), 1, 32)
+                r.ports = _bounded(file, no, "AHCI ports", a.group("ports"), 1, MAX_PORTS)
                 r.gen = {"1.5": 1, "3": 2, "6": 3}.get(a.group("g"), 3)
             continue
-        port = int(m.group("port")) - 1
+        if m.group("port").lstrip("0") == "":
+            raise DmesgError(f"{file}:{no}: {m.group('addr')}: libata numbers ports from ata1")
+        port = _bounded(file, no, "ataN port number", m.group("port"), 1, MAX_PORTS) - 1
         dev = int(m.group("dev")) if m.group("dev") is not None else None
         addr, msg = m.group("addr"), m.group("msg").strip()
-        if port < 0:
-            raise DmesgError(f"{file}:{no}: {addr}: libata numbers ports from ata1")
         for start, rx in _MUST.items():
             if msg.startswith(start) and not rx.match(msg):
                 raise DmesgError(f"{file}:{no}: malformed '{start.strip()}' line: {msg!r}")
@@ -171,16 +235,20 @@ def parse(text: str, file: str) -> Report:
             continue
         if (i := _IDENT.match(msg)):
             d = r.disks.setdefault(port, Disk(port))
-            d.model, d.firmware, d.ata_major = i.group("model"), i.group("fw"), int(i.group("maj"))
+            d.model = _ident(file, no, "model", i.group("model"))
+            d.firmware = _ident(file, no, "firmware", i.group("fw"))
+            d.ata_major = _bounded(file, no, "ATA major version", i.group("maj"), 0, 255)
             d.max_udma = UDMA.get(i.group("max"), d.max_udma)
             continue
         if (c := _CAP.match(msg)):
             d = r.disks.setdefault(port, Disk(port))
-            d.sectors, d.multi, d.lba48 = int(c.group("n")), int(c.group("m")), c.group("lba") == "LBA48"
+            d.sectors = _bounded(file, no, "sectors", c.group("n"), 0, MAX_SECTORS)
+            d.multi = _bounded(file, no, "multi", c.group("m"), 0, 65535)
+            d.lba48 = c.group("lba") == "LBA48"
             q = re.search(r"NCQ \(depth (\d+)(?:/(\d+))?\)", c.group("rest"))
             d.ncq = q is not None or "NCQ (not used)" in c.group("rest")
             if q:
-                d.ncq_depth = int(q.group(2) or q.group(1))
+                d.ncq_depth = _bounded(file, no, "NCQ depth", q.group(2) or q.group(1), 0, 65535)
             continue
         if msg.startswith("configured for "):
             d = r.disks.setdefault(port, Disk(port))
@@ -214,10 +282,11 @@ def parse(text: str, file: str) -> Report:
             cmd.write = c.group("rest").rstrip().endswith(" out")
             if cmd.ncq:
                 cmd.sectors = int(c.group("f"), 16) | int(c.group("hf"), 16) << 8
-                cmd.tag = int(c.group("tag") or int(c.group("n"), 16) >> 3)
+                cmd.tag = (_bounded(file, no, "tag", c.group("tag"), 0, 31) if c.group("tag")
+                           else int(c.group("n"), 16) >> 3)
             else:
                 cmd.sectors = int(c.group("n"), 16) | int(c.group("hn"), 16) << 8
-                cmd.tag = int(c.group("tag") or 0)
+                cmd.tag = _bounded(file, no, "tag", c.group("tag"), 0, 31) if c.group("tag") else 0
             if cmd.opcode in (0xc8, 0xca, 0x20, 0x30, 0xc4, 0xc5) and not cmd.sectors:
                 cmd.sectors = 256
             continue

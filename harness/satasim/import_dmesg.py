@@ -25,7 +25,9 @@ What the scenario holds (each inferred from the report's lines):
                NCQ command keeps its tag, and the other tags of the exception's SAct are
                reads issued with it, so the run has the report's queue depth and tags
 The expected lines are the decision subset of the report, compared by address and message.
-A malformed libata line stops the import with file:line (exit 2), nothing written."""
+A malformed libata line stops the import with file:line (exit 2), nothing written. Outputs:
+a new or a regular file each (never a device node, FIFO or folder), both written or neither,
+with the usual mode (0666 less the umask)."""
 
 from __future__ import annotations
 
@@ -33,11 +35,12 @@ import argparse
 import difflib
 import os
 import re
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
-from satasim.dmesg_parse import DmesgError, Report, parse
+from satasim.dmesg_parse import DmesgError, Report, parse, printable
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -80,9 +83,10 @@ def _ms(t: float) -> str:
 def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
     """The scenario text, and notes on what could not be expressed."""
     notes: list[str] = []
-    out = [f"# imported by satasim import-dmesg from {os.path.basename(rep.file)}",
+    src = printable(os.path.basename(rep.file))   # a file name may hold a newline
+    out = [f"# imported by satasim import-dmesg from {src}",
            f"name: {name}",
-           f"description: >-\n  Reproduces the libata log {os.path.basename(rep.file)}: "
+           f"description: >-\n  Reproduces the libata log {src}: "
            f"{len(rep.exceptions)} exception(s) on {len(rep.disks)} disk(s).",
            "seed: 1", "time_limit: 900s",
            f"controller: {{type: ahci, ports: {max(rep.ports, 1)}, slots: {rep.slots}, gen: {rep.gen}}}"]
@@ -94,7 +98,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
             ident = m.group(1) + (f".{m.group(2)}" if m.group(2) else "")
             force.append(f"{ident}:{m.group(4) or m.group(5) or m.group(6)}")
     if force:
-        out.append(f"host: {{force: \"{','.join(force)}\"}}")
+        out.append(f"host: {{force: {yaml_str(','.join(force))}}}")
     out.append("devices:")
     for port in sorted(rep.disks):
         d = rep.disks[port]
@@ -210,11 +214,92 @@ def yaml_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _write_atomic(path: Path, text: str):
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+class OutputError(Exception):
+    """An output file that cannot or must not be written: 'path: why'."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a plain file"
+
+
+def _target(path: Path) -> tuple[Path, int | None]:
+    """Where `path` really is (symlinks followed) and the mode a replacement keeps (None: a
+    new file). Only a regular file is replaced: os.replace onto a device node or a FIFO
+    would put a regular file in its place (as root, -o /dev/null would)."""
+    real = Path(os.path.realpath(path))
+    try:
+        st = real.stat()
+    except FileNotFoundError:
+        if not real.parent.is_dir():
+            raise OutputError(f"{path}: its folder {real.parent} does not exist") from None
+        return real, None
+    except OSError as e:
+        raise OutputError(f"{path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"{path}: not a regular file ({_kind(st.st_mode)}); "
+                          "give the name of a new or a regular file")
+    return real, stat.S_IMODE(st.st_mode)
+
+
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+def write_outputs(files: list[tuple[Path, str]], report: Path) -> None:
+    """Writes every (path, text) or none: all targets are checked first, each text goes to a
+    temporary file beside its target, and only then are they renamed into place (a failed
+    rename puts back what was there). New files get 0666 less the umask (mkstemp's 0600 is
+    for secrets), a replaced file keeps its mode."""
+    targets = [(_target(p), p) for p, _ in files]
+    seen = {os.path.realpath(report): f"{report} is the report itself"}
+    for (real, _), p in targets:
+        if str(real) in seen:
+            raise OutputError(f"{p}: {seen[str(real)]}; name the scenario NAME.yaml")
+        seen[str(real)] = f"{p} would be written twice (the scenario and its .expected)"
+    new_mode = 0o666 & ~_umask()
+    tmps, placed = [], []   # placed: (target, backup of what it replaced or None)
+    try:
+        for ((real, mode), p), (_, text) in zip(targets, files):
+            try:
+                fd, tmp = tempfile.mkstemp(dir=str(real.parent), prefix=f".{real.name}.")
+            except OSError as e:
+                raise OutputError(f"{p}: cannot write in {real.parent}: {e.strerror}") from None
+            tmps.append(tmp)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                os.fchmod(f.fileno(), new_mode if mode is None else mode)
+                f.write(text)
+        for ((real, mode), p), tmp in zip(targets, tmps):
+            backup = None
+            if mode is not None:   # keep the old file under a second name until all are in place
+                backup = tmp + ".old"
+                os.link(real, backup)
+            try:
+                os.replace(tmp, real)
+            except OSError as e:
+                if backup:
+                    os.unlink(backup)
+                raise OutputError(f"{p}: {e.strerror}") from None
+            placed.append((real, backup))
+    except BaseException:
+        for real, backup in reversed(placed):
+            if backup:
+                os.replace(backup, real)
+            else:
+                os.unlink(real)
+        for tmp in tmps:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+        raise
+    for _, backup in placed:
+        if backup:
+            os.unlink(backup)
 
 
 def import_report(report: Path, out: Path) -> tuple[Path, Path, list[str]]:
@@ -223,9 +308,8 @@ def import_report(report: Path, out: Path) -> tuple[Path, Path, list[str]]:
     name = re.sub(r"[^A-Za-z0-9_.-]", "-", out.stem) or "imported"
     scen, notes = build_scenario(rep, name)
     exp = out.with_suffix(".expected")
-    header = [f"# expected: the libata decision lines of {report}", f"# scenario: {name}"]
-    _write_atomic(out, scen)
-    _write_atomic(exp, "\n".join(header + expected_lines(rep)) + "\n")
+    header = [f"# expected: the libata decision lines of {printable(str(report))}", f"# scenario: {name}"]
+    write_outputs([(out, scen), (exp, "\n".join(header + expected_lines(rep)) + "\n")], report)
     return out, exp, notes
 
 
@@ -275,7 +359,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         scen, exp, notes = import_report(a.report, a.output)
-    except DmesgError as e:
+    except (DmesgError, OutputError) as e:
         print(f"satasim import-dmesg: {e}", file=sys.stderr)
         return 2
     except OSError as e:

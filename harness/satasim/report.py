@@ -95,7 +95,7 @@ def add_goldens(out_dir, rows, golden_dir, tol=None):
         if not (run_dir / "result.json").exists():
             continue
         try:
-            c = compare_run(run_dir, golden_dir, tol)   # None: the golden's header tolerance
+            c = compare_run(run_dir, golden_dir, tol)   # None: the run's tolerance
         except TraceError as e:
             r.golden, r.golden_diff = "ERROR", str(e)
             continue

@@ -7,6 +7,7 @@ behaviour or of the importer, to be looked at (and the number updated when it im
 Malformed reports: file:line, exit 2, nothing written."""
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -128,3 +129,187 @@ def test_malformed_report_names_file_and_line(case, tmp_path, capsys):
     assert f"{rep}:{line}:" in err and why in err, err
     assert not out.exists() and not out.with_suffix(".expected").exists()
     assert not list(tmp_path.glob(".s.*"))  # no temporary file left behind
+
+
+# ------------------------------------------------ the output files (issue 30 item 2)
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary files the importer may have left (it writes .NAME.XXXX beside the target)."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def test_output_onto_a_fifo_is_refused(tmp_path, capsys):
+    out = tmp_path / "f.yaml"
+    os.mkfifo(out)
+    assert do_import(FIXTURES / "flush-error.txt", out) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: not a regular file (a FIFO)" in err, err
+    assert stat.S_ISFIFO(out.lstat().st_mode)            # left as it was
+    assert not out.with_suffix(".expected").exists() and leftovers(tmp_path) == []
+
+
+def test_output_onto_a_device_node_is_refused(tmp_path, capsys):
+    """-o /dev/null as root replaced the node with a regular file. A node of our own in tmp
+    (the null device's numbers), reached directly and through a symlink."""
+    node = tmp_path / "null.yaml"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs CAP_MKNOD")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(node)
+    for out in (node, link):
+        assert do_import(FIXTURES / "flush-error.txt", out) == 2
+        err = capsys.readouterr().err
+        assert f"{out}: not a regular file (a character device)" in err, err
+        assert stat.S_ISCHR(node.lstat().st_mode) and link.is_symlink()
+        assert not out.with_suffix(".expected").exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_a_refusal_writes_nothing(tmp_path, capsys):
+    """The .expected target cannot be written (a folder is in its place): neither file is
+    written, no temporary file is left."""
+    out = tmp_path / "s.yaml"
+    (tmp_path / "s.expected").mkdir()
+    assert do_import(FIXTURES / "flush-error.txt", out) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 's.expected'}: not a regular file (a folder)" in err, err
+    assert not out.exists() and leftovers(tmp_path) == []
+    # the report itself is never an output
+    rep = tmp_path / "r.yaml"
+    rep.write_text((FIXTURES / "flush-error.txt").read_text())
+    assert do_import(rep, rep) == 2
+    assert "is the report itself" in capsys.readouterr().err
+    assert rep.read_text() == (FIXTURES / "flush-error.txt").read_text()
+    assert not rep.with_suffix(".expected").exists() and leftovers(tmp_path) == []
+
+
+def test_written_files_have_the_usual_mode(tmp_path):
+    """New files get 0666 less the umask (0644 under 022), as any tool's; a file replaced
+    keeps its mode."""
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "s.yaml"
+        assert do_import(FIXTURES / "flush-error.txt", out) == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        assert stat.S_IMODE(out.with_suffix(".expected").stat().st_mode) == 0o644
+        out.chmod(0o640)
+        assert do_import(FIXTURES / "flush-error.txt", out) == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o640
+        assert leftovers(tmp_path) == []
+    finally:
+        os.umask(old)
+
+
+def test_a_failed_rename_puts_back_what_was_there(tmp_path, monkeypatch, capsys):
+    """Both files are renamed into place at the end; if the second rename fails, the first
+    file is put back as it was (here an earlier import's scenario)."""
+    out = tmp_path / "s.yaml"
+    out.write_text("# an earlier scenario\n")
+    real_replace = os.replace
+
+    def failing(src, dst):
+        if str(dst).endswith(".expected"):
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    assert do_import(FIXTURES / "flush-error.txt", out) == 2
+    assert f"{out.with_suffix('.expected')}: No space left on device" in capsys.readouterr().err
+    assert out.read_text() == "# an earlier scenario\n"
+    assert not out.with_suffix(".expected").exists() and leftovers(tmp_path) == []
+
+
+# ------------------------------------------------------ bad input (issue 30 item 10)
+
+UP = "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+IDENT = ("[ 1.1] ata1.00: ATA-9: {model}, FW01, max UDMA/133\n"
+         "[ 1.1] ata1.00: {sectors} sectors, multi 16: LBA48 NCQ (depth 32)\n"
+         "[ 1.2] ata1.00: configured for UDMA/133\n")
+NCQ_ERR = ("[ 2.0] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x0\n"
+           "[ 2.0] ata1.00: failed command: READ FPDMA QUEUED\n"
+           "[ 2.0] ata1.00: cmd 60/08:00:00:00:00/00:00:00:00:00/40 tag {tag} ncq dma 4096 in\n"
+           "         res 41/40:00:00:00:00/00:00:00:00:00/40 Emask 0x409 (media error) <F>\n"
+           "[ 2.0] ata1.00: error: {{ UNC }}\n")
+BIG = "1234567890" * 4   # 40 digits
+
+# (report, line, what the message names): refused, exit 2, nothing written
+BAD_INPUT = {
+    "port-5000-digits": (f"[ 1.0] ata{'7' * 5000}: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n",
+                         1, "ataN port number 777777777777...(5000 digits) out of range 1..32"),
+    "port-beyond-32": ("[ 1.0] ata33: " + UP[len("ata1: "):], 1, "ataN port number 33 out of range 1..32"),
+    "sectors-40-digits": ("[ 1.0] " + UP + IDENT.format(model="M", sectors=BIG), 3, "sectors"),
+    "tag-40-digits": ("[ 1.0] " + UP + IDENT.format(model="M", sectors=1000) + NCQ_ERR.format(tag=BIG),
+                      7, "tag"),
+    "slots-40-digits": (f"[ 1.0] ahci 0000:00:1f.2: AHCI 0001.0301 {BIG} slots 1 ports 6 Gbps 0x1 impl\n"
+                        "[ 1.0] " + UP, 1, "slots"),
+    "time-400-digits": (f"[{'9' * 400}.0] " + UP, 1, "time"),
+    "io-error-sector-5000-digits": ("[ 1.0] " + UP + f"[ 3.0] I/O error, dev sda, sector {'9' * 5000} op "
+                                    "0x0:(READ) flags 0x0\n", 2, "sector"),
+    "control-char-in-model": ("[ 1.0] " + UP + IDENT.format(model="Evil\x01Disk", sectors=1000), 2,
+                              "control character U+0001"),
+    "escape-in-model": ("[ 1.0] " + UP + IDENT.format(model="\x1b[31mRed", sectors=1000), 2,
+                        "control character U+001B"),
+    "right-to-left-override": ("[ 1.0] " + UP + IDENT.format(model="Disk\u202eevil", sectors=1000), 2,
+                               "U+202E"),
+    "line-separator-in-a-libata-line": ("[ 1.0] " + UP + IDENT.format(model="A\u2028ata1: EH complete",
+                                                                         sectors=1000), 2, "U+2028"),
+    "non-ascii-model": ("[ 1.0] " + UP + IDENT.format(model="Disk\u00e9", sectors=1000), 2,
+                        "model: 'Disk\\xe9' is not printable ASCII"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_input_is_refused_naming_the_line(case, tmp_path, capsys):
+    text, line, why = BAD_INPUT[case]
+    rep = tmp_path / "r.txt"
+    rep.write_text(text, encoding="utf-8")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 2
+    err = capsys.readouterr().err
+    assert f"{rep}:{line}:" in err and why in err, err
+    assert len(err) < 400, err            # a 5,000-digit number is not echoed back
+    assert not out.exists() and not out.with_suffix(".expected").exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_lines_are_split_at_newlines_only(tmp_path, capsys):
+    """U+2028, U+0085, form feed: str.splitlines() split lines at them, so line numbers no
+    longer matched the file's. Outside libata's lines they are just characters."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 0.5] usb 1-1: odd\u2028name\x85here\x0cand\u2029there\n"
+                   "[ 1.0] ata1: SATA link up fast\n", encoding="utf-8")
+    assert do_import(rep, tmp_path / "s.yaml") == 2
+    err = capsys.readouterr().err
+    assert f"{rep}:2: malformed 'SATA link up'" in err, err
+
+
+def test_report_name_with_odd_characters_stays_out_of_the_outputs(tmp_path):
+    """The report's file name goes into the scenario's comment and description and the
+    .expected header: a newline in it must not make a YAML key or an expected line."""
+    rep = tmp_path / "r\nata1: EH complete\x1b.txt"
+    rep.write_text((FIXTURES / "flush-error.txt").read_text())
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["name"] == "s" and "\n" not in spec["description"] and "\x1b" not in spec["description"]
+    exp = out.with_suffix(".expected").read_text().splitlines()
+    body = [ln for ln in exp if not ln.startswith("#")]
+    assert do_import(FIXTURES / "flush-error.txt", tmp_path / "plain.yaml") == 0
+    assert body == [ln for ln in (tmp_path / "plain.expected").read_text().splitlines()
+                    if not ln.startswith("#")]
+    assert all(ch.isprintable() for ln in exp for ch in ln), exp
+
+
+def test_values_check_would_refuse_are_refused_or_clamped_at_import(tmp_path):
+    """What the importer writes passes the scenario reader's ranges: a 2^48 sector count
+    is refused at import, multi and NCQ depth are clamped (as before)."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 1.0] " + UP + IDENT.format(model="M", sectors=2 ** 48), encoding="utf-8")
+    assert do_import(rep, tmp_path / "s.yaml") == 2
+    rep.write_text("[ 1.0] " + UP + IDENT.format(model="M", sectors=2 ** 48 - 1).replace(
+        "multi 16", "multi 3").replace("depth 32", "depth 99"), encoding="utf-8")
+    assert do_import(rep, tmp_path / "s.yaml") == 0
+    (d,) = yaml.safe_load((tmp_path / "s.yaml").read_text())["devices"]
+    assert (d["capacity"], d["multi"], d["ncq_depth"]) == (2 ** 48 - 1, 16, 32)
