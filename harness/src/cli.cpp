@@ -353,7 +353,7 @@ int cli(int argc, char **argv) {
     RunOptions ropt;
     SharedRunOptions rshared;
     std::string rtl_profile;
-    unsigned jobs = 0, wall = 300;
+    unsigned jobs = 0, wall = 1200, cpu = 300;
     CLI::App *run = app.add_subcommand(
         "run", "run each scenario (a folder means its *.yaml files, sorted by name, not recursive) in its own "
                "process, up to --jobs at a time; one verdict line per scenario and a summary. Writes "
@@ -363,7 +363,14 @@ int cli(int argc, char **argv) {
     run->add_option("-j,--jobs", jobs, "scenarios at a time (default: the number of CPUs)")
         ->check(CLI::Range(1, 1024))
         ->type_name("N");
-    run->add_option("--wall-limit", wall, "kill a scenario after this many seconds of wall time (default 300)")
+    run->add_option("--cpu-limit", cpu,
+                    "kill a scenario after this many seconds of CPU time (default 300: the limit that holds on a "
+                    "loaded machine)")
+        ->check(CLI::Range(1, 1000000))
+        ->type_name("SECONDS");
+    run->add_option("--wall-limit", wall,
+                    "kill a scenario after this many seconds of wall time (default 1200: a backstop for a run that "
+                    "waits without computing)")
         ->check(CLI::Range(1, 1000000))
         ->type_name("SECONDS");
     run->add_option("--controller-rtl", rtl_profile,
@@ -445,6 +452,7 @@ int cli(int argc, char **argv) {
                 return usage_error(err);
         ropt.jobs = jobs;
         ropt.wall_limit_s = wall;
+        ropt.cpu_limit_s = cpu;
         ropt.trace_cmds = rshared.trace_cmds;
         ropt.backend = rshared.backend;
         if (!wave.vcd_file.empty()) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -479,6 +480,9 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             dup2(fd, STDERR_FILENO);
             close(fd);
             setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+            // SIGXCPU at the limit, SIGKILL a few seconds of CPU later if it is caught
+            const struct rlimit cpu = {rlim_t(opt.cpu_limit_s), rlim_t(opt.cpu_limit_s) + 5};
+            setrlimit(RLIMIT_CPU, &cpu);
             std::vector<char *> argv;
             for (auto &a : args)
                 argv.push_back(const_cast<char *>(a.c_str()));
@@ -507,6 +511,9 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         if (j.killed) {
             salvage(j, out, "wall-clock limit of " + std::to_string(opt.wall_limit_s) + "s exceeded: killed",
                     output, opt.vcd_file);
+        } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
+            salvage(j, out, "CPU time limit of " + std::to_string(opt.cpu_limit_s) + "s exceeded: killed", output,
+                    opt.vcd_file);
         } else if (normal && load_result(j, out / j.sc.name)) {
             // The child wrote its verdict.
             if (WEXITSTATUS(status) == 1 && j.pass) {

@@ -17,7 +17,11 @@ struct RunOptions {
     std::string out_dir = "out";
     unsigned jobs = 0; // 0 = number of CPUs
     std::optional<bool> trace_cmds;
-    unsigned wall_limit_s = 300; // per scenario, wall clock; the child is killed after it
+    // Per scenario: CPU seconds (the fair limit on a loaded machine: RLIMIT_CPU, SIGXCPU),
+    // and wall seconds as a backstop for a run that waits without computing (a QEMU that
+    // stopped answering); the child is killed past either.
+    unsigned cpu_limit_s = 300;
+    unsigned wall_limit_s = 1200;
     std::optional<std::string> backend; // overrides the scenarios' backend (a name in backend/registry.cpp)
     std::vector<std::string> child_args; // more options for each `run-one` (waveform: cli.cpp)
     std::string vcd_file; // the absolute --vcd target among them, if any (nothing left there on a crash)
