@@ -28,9 +28,25 @@ for pkg in "${PACKAGES[@]}"; do
 done
 
 if ((${#missing[@]})); then
-  echo "satasim: installing ${missing[*]}"
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "satasim: ${#missing[@]} Debian package(s) missing: ${missing[*]}"
+  echo "satasim: apt-get update ..."
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # What apt will install with their dependencies, counted first, so the progress below
+  # reads "[k/N]" (a fresh machine takes minutes here; silence looked like a hang).
+  total=$(apt-get install -s -y --no-install-recommends "${missing[@]}" 2>/dev/null | grep -c '^Inst ' || true)
+  echo "satasim: installing ${total} package(s) with their dependencies (full log: /tmp/satasim-apt.log)"
+  set +o pipefail
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}" 2>&1 |
+    tee /tmp/satasim-apt.log |
+    awk -v total="$total" '/^Setting up /{ n++; printf("satasim: [%d/%d] %s\n", n, total, $3); fflush() }'
+  rc=${PIPESTATUS[0]}
+  set -o pipefail
+  if [ "$rc" -ne 0 ]; then
+    tail -20 /tmp/satasim-apt.log >&2
+    echo "satasim: apt-get install failed (exit $rc); the log: /tmp/satasim-apt.log" >&2
+    exit "$rc"
+  fi
+  echo "satasim: packages installed"
 fi

@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/install_deps.sh"
-"$root/tools/build.sh" build -DCMAKE_BUILD_TYPE=Release -DSATASIM_UNITY=ON
+"$root/tools/build.sh" build --target satasim -DCMAKE_BUILD_TYPE=Release -DSATASIM_UNITY=ON
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 out="$root/out/suite"
 rc=0
