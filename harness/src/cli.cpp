@@ -377,6 +377,8 @@ int cli(int argc, char **argv) {
                     "backend rtl: the controller RTL of this DUT profile (docs/rtl-controller.md), verilated once "
                     "into a cache")
         ->type_name("PROFILE");
+    run->add_flag("--no-total", ropt.no_total,
+                  "no closing 'N passed, M failed' line (a caller that totals several runs prints its own)");
     run->add_flag("--skip-refused", ropt.skip_refused,
                   "a scenario the backend cannot model is skipped with the reason instead of refusing the run");
     add_shared_options(run, rshared);

@@ -427,10 +427,17 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             progress_shown = line;
         }
     };
+    // "[ k/N] ": which of the runs this is, on every verdict line (a log read later, or CI's
+    // output, shows the progress too); the continuation lines are indented under the verdict.
+    const std::string total_text = std::to_string(jobs.size());
+    const std::string indent(total_text.size() * 2 + 4, ' ');
     auto print_ready = [&] {
         while (next_print < jobs.size() && jobs[next_print].done) {
             Job &j = jobs[next_print++];
             clear_progress();
+            std::string k = std::to_string(next_print);
+            std::printf("[%s%s/%s] ", std::string(total_text.size() - k.size(), ' ').c_str(), k.c_str(),
+                        total_text.c_str());
             if (j.pass) {
                 std::printf("PASS  %s  %s  %u ports/%llu disks  cmds %llu  sim %s  wall %s%s\n",
                             pad(j.sc.name, name_w).c_str(), j.sc.controller.type.c_str(), j.sc.controller.ports,
@@ -441,12 +448,14 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
                 std::string first = j.reasons.empty() ? "failed (no reason given)" : j.reasons[0];
                 std::printf("FAIL  %s  %s\n", pad(j.sc.name, name_w).c_str(), first.c_str());
                 for (size_t i = 1; i < j.reasons.size() && i < 4; ++i)
-                    std::printf("      %s  %s\n", std::string(name_w, ' ').c_str(), j.reasons[i].c_str());
+                    std::printf("%s      %s  %s\n", indent.c_str(), std::string(name_w, ' ').c_str(),
+                                j.reasons[i].c_str());
                 if (j.reasons.size() > 4)
-                    std::printf("      %s  (%zu more in %s)\n", std::string(name_w, ' ').c_str(), j.reasons.size() - 4,
-                                (out / j.sc.name / "result.json").c_str());
+                    std::printf("%s      %s  (%zu more in %s)\n", indent.c_str(), std::string(name_w, ' ').c_str(),
+                                j.reasons.size() - 4, (out / j.sc.name / "result.json").c_str());
                 if (!j.observed.empty())
-                    std::printf("      %s  observed: %s\n", std::string(name_w, ' ').c_str(), j.observed.c_str());
+                    std::printf("%s      %s  observed: %s\n", indent.c_str(), std::string(name_w, ' ').c_str(),
+                                j.observed.c_str());
             }
             std::fflush(stdout);
         }
@@ -583,10 +592,12 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     for (const Job &j : jobs)
         (j.pass ? passed : failed)++;
     double total_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    if (opt.skip_refused)
-        std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped.size());
-    else
-        std::printf("%zu passed, %zu failed\n", passed, failed);
+    if (!opt.no_total) {
+        if (opt.skip_refused)
+            std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped.size());
+        else
+            std::printf("%zu passed, %zu failed\n", passed, failed);
+    }
 
     JsonWriter w(true);
     w.begin_object();

@@ -34,6 +34,9 @@ struct RunOptions {
     std::vector<MatrixAxis> matrix;
     // --shard K/N: only the K-th of every N runs (1-based), in file and point order
     unsigned shard_k = 0, shard_n = 0;
+    // --no-total: no closing "N passed, M failed" line (the main job prints one grand total
+    // over its parts, tools/run_suite.sh)
+    bool no_total = false;
 };
 
 // Exit codes: 0 every scenario passed, 1 a scenario failed, 2 bad input.
