@@ -65,3 +65,25 @@ def test_the_version_is_in_the_result_the_summary_and_the_trace(tmp_path):
     assert (result["result_format"], result["satasim_version"]) == (1, version)
     assert (summary["result_format"], summary["satasim_version"]) == (1, version)
     assert first["ev"] == "run.start" and first["f"]["trace_format"] == 1 and first["f"]["satasim_version"] == version
+
+
+def test_a_misspelt_key_or_value_gets_a_suggestion(tmp_path):
+    for text, said in [("name: x\ncontroller: {type: ahci, ports: 1}\ndevics: []\n",
+                        ":3: devics: unknown key (did you mean 'devices'?) (expected one of: "),
+                       ("name: x\ncontroller: {type: ahci, prots: 1}\n",
+                        ":2: controller.prots: unknown key (did you mean 'ports'?)"),
+                       ("name: x\ncontroller: {type: sil42, ports: 1}\n",
+                        ":2: controller.type: unknown value 'sil42' (did you mean 'sil24'?)"),
+                       ("name: x\ncontroller: {type: ahci}\ndevices: [{port: 0, timing: {kind: sssd}}]\n",
+                        "unknown value 'sssd' (did you mean 'ssd'?)")]:
+        p = tmp_path / "s.yaml"
+        p.write_text(text)
+        r = sim("check", p)
+        assert r.returncode == 2 and said in r.stderr, (text, r.stderr)
+    # nothing near, or two as near (sdd: ssd and hdd): no guess
+    p.write_text("name: x\ncontroller: {type: ahci}\ndevices: [{port: 0, timing: {kind: sdd}}]\n")
+    r = sim("check", p)
+    assert r.returncode == 2 and "did you mean" not in r.stderr, r.stderr
+    p.write_text("name: x\nzzzzzzzz: 1\n")
+    r = sim("check", p)
+    assert r.returncode == 2 and "did you mean" not in r.stderr, r.stderr
