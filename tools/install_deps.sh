@@ -50,3 +50,6 @@ if ((${#missing[@]})); then
   fi
   echo "satasim: packages installed"
 fi
+
+# The Python package and its pytest plugin for Debian's python3 (import satasim, pytest11).
+"$(dirname "$0")/install_python.sh"

@@ -73,3 +73,14 @@ def test_shards_partition_the_runs(tmp_path):
         assert json.loads((out / "summary.json").read_text())["shard"] == f"{k}/3"
         seen += list(results(out))
     assert sorted(seen) == [f"probe-2port.{s}" for s in range(1, 6)]  # each once, none twice
+
+
+def test_set_fixes_an_axis_of_the_matrix(tmp_path):
+    scen = tmp_path / "in" / "m.yaml"
+    scen.parent.mkdir()
+    scen.write_text((ROOT / "scenarios" / "probe-2port.yaml").read_text().replace("name: probe-2port", "name: m")
+                    + "matrix: {seed: [1, 2, 3]}\n")
+    r = sim("run", scen, "--out", tmp_path / "out", "--set", "seed=2", "--matrix", "link.mode=fis,dword")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sorted(results(tmp_path / "out")) == ["m.dword", "m.fis"]  # seed fixed at 2, link expanded
+    assert all(res["seed"] == 2 for res in results(tmp_path / "out").values())

@@ -247,7 +247,16 @@ bool candidates(const std::vector<std::string> &files, const RunOptions &opt, st
     size_t index = 0;
     for (const std::string &f : files) {
         try {
-            for (Overrides &point : matrix_points(scenario_matrix(f, opt.matrix))) {
+            // An axis whose key --set fixes is not expanded: the set value wins (one point of a
+            // matrix can be run alone so, as the pytest plugin does).
+            std::vector<MatrixAxis> axes = scenario_matrix(f, opt.matrix);
+            axes.erase(std::remove_if(axes.begin(), axes.end(),
+                                      [&](const MatrixAxis &a) {
+                                          return std::any_of(opt.overrides.begin(), opt.overrides.end(),
+                                                             [&](const ScenarioOverride &o) { return o.path == a.path; });
+                                      }),
+                       axes.end());
+            for (Overrides &point : matrix_points(axes)) {
                 if (!opt.shard_n || index % opt.shard_n == opt.shard_k - 1)
                     out->push_back({f, std::move(point)});
                 ++index;
