@@ -1,5 +1,7 @@
 """The satasim pytest plugin (entry point `pytest11: satasim`, installed by tools/install_deps.sh;
-docs/python.md).
+docs/python.md). A module of its own beside the satasim package, which it imports only when
+a scenario runs: pytest loads plugins before it reads a project's `pythonpath`, and a plugin
+that imported satasim then would pin every checkout to the installed one's package.
 
 Scenarios as test items: with `--satasim-scenarios PATH` (repeatable) or the ini option
 `satasim_scenarios`, every scenario file under those paths becomes a test item, one per
@@ -22,7 +24,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .api import ScenarioRefused, run_scenario
 
 # The markers an item can get; registered so that `-m` and --strict-markers know them.
 CONTROLLERS = ("ahci", "sil24", "sil3112", "piix")
@@ -153,6 +154,8 @@ class ScenarioItem(pytest.Item):
         overrides = dict(self.point)
         if self.point:
             overrides["name"] = self.name
+        from satasim.api import ScenarioRefused, run_scenario
+
         try:
             r = run_scenario(self.path, overrides=overrides, out_dir=out_dir)
         except ScenarioRefused as e:
@@ -179,6 +182,8 @@ def satasim_run(tmp_path):
     counter = itertools.count()
 
     def run(scenario, **kw):
+        from satasim.api import run_scenario
+
         kw.setdefault("out_dir", tmp_path / f"run{next(counter)}")
         return run_scenario(scenario, **kw)
 
