@@ -14,7 +14,7 @@
 #include "backend/rtl/dut_library.h"
 #include "backend/rtl/dut_shell.h"
 #include "backend/systemc/topology.h"
-#include "run/prng.h"
+#include "util/prng.h"
 #include "trace/report.h"
 #include "trace/trace_sink.h"
 
