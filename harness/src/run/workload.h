@@ -15,7 +15,7 @@
 
 #include "run/data_check.h"
 #include "backend/platform_binding.h"
-#include "run/prng.h"
+#include "util/prng.h"
 #include "satasim/ata.h"
 #include "scenario/scenario.h"
 #include "trace/trace_sink.h"

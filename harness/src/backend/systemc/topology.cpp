@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "run/prng.h"
+#include "util/prng.h"
 #include "trace/report.h"
 
 namespace satasim::harness {
