@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages satasim needs, only those missing (idempotent).
 # --fuzz: also what the on-demand fuzz campaigns need (AFL++: tools/fuzz, tools/fuzz_bench;
-# docs/fuzzing.md), which the test command does not.
+# ccache: their clang trees rebuild per planted defect; docs/fuzzing.md), which the test
+# command does not. --list: print the packages (after --fuzz, with those) and install nothing.
 set -euo pipefail
+fuzz=0 list=0
+for a in "$@"; do
+  case "$a" in
+    --fuzz) fuzz=1 ;;
+    --list) list=1 ;;
+    *) echo "install_deps.sh: unknown option $a (--fuzz, --list)" >&2; exit 2 ;;
+  esac
+done
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
@@ -11,8 +20,12 @@ PACKAGES=(
   qemu-system-x86
   lcov
 )
-if [ "${1:-}" = "--fuzz" ]; then
-  PACKAGES+=(afl++)
+if ((fuzz)); then
+  PACKAGES+=(afl++ ccache)
+fi
+if ((list)); then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
 fi
 
 missing=()
