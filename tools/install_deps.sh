@@ -4,8 +4,18 @@
 # comes through satasim.results.need_tool(NAME, PACKAGE), which names its package here
 # (harness/tests/test_install_deps.py checks both lists).
 # --fuzz: also what the on-demand fuzz campaigns need (AFL++ and clang's libFuzzer, with
-# ccache: tools/fuzz, tools/fuzz_bench; docs/fuzzing.md), which the test command does not.
+# ccache: their clang trees rebuild per planted defect; tools/fuzz, tools/fuzz_bench;
+# docs/fuzzing.md), which the test command does not. --list: print the packages (after
+# --fuzz, with those) and install nothing.
 set -euo pipefail
+fuzz=0 list=0
+for a in "$@"; do
+  case "$a" in
+    --fuzz) fuzz=1 ;;
+    --list) list=1 ;;
+    *) echo "install_deps.sh: unknown option $a (--fuzz, --list)" >&2; exit 2 ;;
+  esac
+done
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
@@ -16,8 +26,12 @@ PACKAGES=(
   lcov   # tools/coverage (lcov, genhtml; gcov comes with build-essential)
   time   # /usr/bin/time -v: tools/bench_cost.py's peak memory
 )
-if [ "${1:-}" = "--fuzz" ]; then
+if ((fuzz)); then
   PACKAGES+=(afl++ clang libclang-rt-dev ccache)
+fi
+if ((list)); then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
 fi
 
 missing=()
