@@ -102,6 +102,7 @@ class SimController : public sc_core::sc_module {
     std::vector<FoundDevice> devices_on_port(unsigned p);
     void collect_end_state();
     void check_media();
+    unsigned media_swaps(const DevAddr &a) const;
     void end() {
         finished_ = true;
         report_.sim_time_ns = binding_.now_ns();
@@ -204,8 +205,17 @@ void SimController::main_thread() {
                 st->info = fd.info;
                 // Never-written sectors: the model disk's blank pattern; zeros without a
                 // model disk (QEMU's sparse image).
-                if (const device::MediaStore *media = hw_.media(fd.addr()))
+                if (const device::MediaStore *media = hw_.media(fd.addr())) {
                     st->shadow.set_blank(media->seed());
+                    const DevAddr a = fd.addr();
+                    st->media_swaps = [this, a] { return media_swaps(a); };
+                    // the drive's media now (a replaced drive's is another store)
+                    st->media_seed = [this, a]() -> std::optional<uint64_t> {
+                        if (const device::MediaStore *m = hw_.media(a))
+                            return m->seed();
+                        return std::nullopt;
+                    };
+                }
                 devs_.push_back(std::move(st));
                 report_.devices.push_back(fd);
             }
@@ -418,24 +428,29 @@ void SimController::collect_end_state() {
     }
 }
 
+// Drives plugged in with new media (`plug` with blank_media) at this place so far.
+unsigned SimController::media_swaps(const DevAddr &a) const {
+    unsigned n = 0;
+    const FaultEngine *faults = hw_.faults();
+    for (size_t i = 0; faults && i < sc_.faults.size(); ++i) {
+        const fault::Fault &f = sc_.faults[i];
+        if (f.kind == fault::Kind::Plug && f.plug.blank_media && f.port == a.port && f.pmp_port == a.pmp_port &&
+            f.devno == a.devno)
+            n += faults->fired(i);
+    }
+    return n;
+}
+
 // No data loss: every sector a write reported complete must be on the drive's media, read
 // back through the model's backdoor (a later read through the stack checks it too, but only
-// where the workload reads again). A failed write left its sectors unknown in the shadow.
+// where the workload reads again). A failed write left its sectors unknown in the shadow; a
+// drive replaced by one with new media is checked for what was written to the new one.
 void SimController::check_media() {
-    FaultEngine *faults = hw_.faults();
     for (const auto &ds : devs_) {
         const device::MediaStore *media = hw_.media(ds->addr());
         if (!media)
             continue;
-        bool replaced = false; // a different drive (new media) was plugged in
-        for (size_t i = 0; faults && i < sc_.faults.size(); ++i) {
-            const fault::Fault &f = sc_.faults[i];
-            if (f.port == ds->port && f.pmp_port == ds->pmp_port && f.devno == ds->devno && f.kind == fault::Kind::Plug && f.plug.blank_media &&
-                faults->fired(i))
-                replaced = true;
-        }
-        if (replaced)
-            continue;
+        ds->follow_media(); // a replaced drive: what was written to the new one since
         std::vector<uint8_t> buf;
         uint64_t bad = 0;
         std::vector<std::string> first;
