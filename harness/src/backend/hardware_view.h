@@ -75,6 +75,13 @@ class HardwareView {
     // poller), is always at rest when the runner looks.
     virtual bool quiet() const { return true; }
 
+    // True: no register can change before the next MMIO access (nothing in flight, the
+    // interrupt line as last seen), so a directed poll that does not match may skip to its
+    // deadline and read once more there: the same outcome without a read per interval.
+    // False (the default): the hardware may move on its own (timed events in the models,
+    // the DUT's clock).
+    virtual bool settled() { return false; }
+
     // Directed `device_fis`: the device on host port `port` sends `fis` over its link.
     // True: the host's link layer took it. False also where the backend has no device
     // side (its rules refuse the step).

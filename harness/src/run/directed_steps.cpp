@@ -11,6 +11,7 @@
 #include "model/sata/fis.h"
 #include "backend/hardware_view.h"
 #include "backend/platform_binding.h"
+#include "backend/rules.h"
 #include "scenario/scenario.h"
 #include "trace/trace_sink.h"
 #include "scenario/units.h"
@@ -48,8 +49,9 @@ uint64_t now_ns() {
 
 class StepRunner {
   public:
-    StepRunner(const Scenario &c, HardwareView &h, PlatformBinding &b, TraceSink &s, RunFailures &f)
-        : sc(c), hw(h), binding(b), sink(s), failures(f) {
+    StepRunner(const Scenario &c, const BackendRules &r, HardwareView &h, PlatformBinding &b, TraceSink &s,
+               RunFailures &f, std::vector<std::string> &sk)
+        : sc(c), rules(r), hw(h), binding(b), sink(s), failures(f), skipped(sk) {
         sink.set_record_hook([this](const std::string &line) { lines.push_back(line); });
     }
     ~StepRunner() { sink.set_record_hook(nullptr); }
@@ -65,6 +67,15 @@ class StepRunner {
                           {{"index", TraceValue::integer(int64_t(s.index))},
                            {"kind", TraceValue::str(kind_name(s.kind))}},
                           "step " + std::to_string(s.index) + " (" + s.where + "): " + msg);
+    }
+    // A step the backend cannot observe: not run, the reason recorded.
+    void skip(const Step &s, const std::string &why) {
+        std::string r = s.where + ": steps[" + std::to_string(s.index) + "] " + kind_name(s.kind) + ": " + why;
+        sink.emit_harness("step.skip", SATA_TC_INFO, -1,
+                          {{"index", TraceValue::integer(int64_t(s.index))},
+                           {"kind", TraceValue::str(kind_name(s.kind))}},
+                          "skipped on backend " + sc.backend + ": " + r);
+        skipped.push_back(std::move(r));
     }
     void fail(const Step &s, const std::string &msg) {
         std::string r = s.where + ": steps[" + std::to_string(s.index) + "] " + kind_name(s.kind) + ": " + msg;
@@ -97,15 +108,21 @@ class StepRunner {
     void run(const Step &s);
 
     const Scenario &sc;
+    const BackendRules &rules;
     HardwareView &hw;
     PlatformBinding &binding;
     TraceSink &sink;
     RunFailures &failures;
+    std::vector<std::string> &skipped;
     std::map<std::string, uint64_t> allocs;
     std::vector<std::string> lines;
 };
 
 void StepRunner::run(const Step &s) {
+    if (std::string why = rules.skips_step(s); !why.empty()) {
+        skip(s, why);
+        return;
+    }
     switch (s.kind) {
     case StepKind::MmioWrite: {
         uint32_t v = uint32_t(resolve(s.value));
@@ -143,7 +160,9 @@ void StepRunner::run(const Step &s) {
         const uint64_t deadline = now_ns() + s.timeout_ns;
         uint32_t v = binding.mmio_read32(s.offset);
         while ((v & s.mask) != (want & s.mask) && now_ns() < deadline) {
-            sc_core::wait(ns(std::min(s.interval_ns, deadline - now_ns())));
+            // hardware that cannot change on its own: the read at the deadline reads the same
+            const uint64_t step = hw.settled() ? deadline - now_ns() : std::min(s.interval_ns, deadline - now_ns());
+            sc_core::wait(ns(step));
             v = binding.mmio_read32(s.offset);
         }
         if ((v & s.mask) != (want & s.mask))
@@ -252,9 +271,9 @@ void StepRunner::run(const Step &s) {
 
 } // namespace
 
-void run_steps(const Scenario &sc, HardwareView &hw, PlatformBinding &binding, TraceSink &sink,
-               RunFailures &failures) {
-    StepRunner r(sc, hw, binding, sink, failures);
+void run_steps(const Scenario &sc, const BackendRules &rules, HardwareView &hw, PlatformBinding &binding,
+               TraceSink &sink, RunFailures &failures, std::vector<std::string> &skipped) {
+    StepRunner r(sc, rules, hw, binding, sink, failures, skipped);
     for (const Step &s : sc.steps)
         r.run(s);
 }

@@ -5,6 +5,7 @@
 // and the actual value. Documented in scenarios/README.md, section `steps[]`.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "scenario/steps.h"
@@ -15,11 +16,14 @@ struct Scenario;
 class HardwareView;
 class TraceSink;
 struct RunFailures;
+struct BackendRules;
 class PlatformBinding;
 
 // Runs the scenario's steps (call from an SC_THREAD) on the hardware the backend shows
-// (MMIO through the stack's platform); failures go to `failures`.
-void run_steps(const Scenario &sc, HardwareView &hw, PlatformBinding &binding, TraceSink &sink,
-               RunFailures &failures);
+// (MMIO through the stack's platform); failures go to `failures`. A step the backend's
+// rules skip (BackendRules::skips_step) is not run: a `step.skip` record, and
+// "file:line: steps[i] kind: reason" in `skipped`.
+void run_steps(const Scenario &sc, const BackendRules &rules, HardwareView &hw, PlatformBinding &binding,
+               TraceSink &sink, RunFailures &failures, std::vector<std::string> &skipped);
 
 } // namespace satasim::harness

@@ -137,7 +137,7 @@ void SimController::main_thread() {
     if (!sc_.host.stack) {
         // Directed steps instead of the stack.
         phase_ = "steps";
-        run_steps(sc_, hw_, binding_, sink_, report_.failures);
+        run_steps(sc_, backend_of(sc_).rules, hw_, binding_, sink_, report_.failures, report_.steps_skipped);
         sink_.emit_harness("run.end", SATA_TC_INFO, -1, {{"steps", TraceValue::integer(int64_t(sc_.steps.size()))}});
         end();
         return;

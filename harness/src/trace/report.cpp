@@ -292,6 +292,8 @@ std::string result_json(const RunReport &r) {
                 partial.push_back(f.id + " fired " + std::to_string(f.fired) + "/" + std::to_string(f.repeat));
         j.kv("observed", observed_text(r.failures.io_errors, disabled, partial));
     }
+    if (!r.steps_skipped.empty()) // only a backend that cannot observe a step skips one
+        j.kv("steps_skipped", r.steps_skipped);
     j.key("controller").begin_object();
     j.kv("type", sc.controller.type);
     j.kv("ports", sc.controller.ports);

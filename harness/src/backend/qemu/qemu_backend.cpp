@@ -45,6 +45,12 @@ class QemuView : public HardwareView {
         return true;
     }
 
+    // Nothing in flight on any port and the line as applied (one qtest round trip): QEMU
+    // changes registers only for a command or an MMIO access. A poll for what QEMU never
+    // does (PxTFD.BSY clear before FIS receive is enabled, docs/qemu-backend.md) then costs
+    // no million round trips.
+    bool settled() override { return m_.quiescent(); }
+
   private:
     QemuMachine &m_;
 };
