@@ -21,21 +21,31 @@ std::string bucket_dir_name(const Finding &f) {
     return f.oracle + "-" + buf;
 }
 
-void write_finding(const std::string &dir, const std::vector<uint8_t> &bytes, const InputResult &r) {
+std::string finding_yaml(const InputResult &r, uint64_t max_steps) {
     const Finding &f = r.findings.front();
-    const fs::path d = fs::path(dir) / bucket_dir_name(f);
-    std::error_code ec;
-    fs::create_directories(d, ec);
-    std::ofstream(d / (r.name + ".bin"), std::ios::binary)
-        .write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
     std::string header = "satasim fuzz finding\noracle: " + f.oracle + "\nbucket: " + f.bucket() + "\ndetail: " +
-                         escape_controls(f.detail) + "\nreplay: satasim run " + r.name + ".yaml";
+                         escape_controls(f.detail) + "\nreplay: satasim run " + r.name +
+                         ".yaml (fails while the finding is there, passes once it is fixed)";
     // The header comments go on top of the scenario text the runner ran.
     std::string text;
     std::istringstream in(header);
     for (std::string line; std::getline(in, line);)
         text += "# " + line + "\n";
-    std::ofstream(d / (r.name + ".yaml")) << text << r.yaml;
+    text += r.yaml;
+    text += "oracles: {fuzz: true";
+    if (max_steps)
+        text += ", max_steps: " + std::to_string(max_steps);
+    return text + "}\n";
+}
+
+void write_finding(const std::string &dir, const std::vector<uint8_t> &bytes, const InputResult &r,
+                   uint64_t max_steps) {
+    const fs::path d = fs::path(dir) / bucket_dir_name(r.findings.front());
+    std::error_code ec;
+    fs::create_directories(d, ec);
+    std::ofstream(d / (r.name + ".bin"), std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+    std::ofstream(d / (r.name + ".yaml")) << finding_yaml(r, max_steps);
 }
 
 namespace {

@@ -14,8 +14,14 @@ namespace satasim::harness::fuzz {
 // The bucket's folder name: the oracle and a hash of the location.
 std::string bucket_dir_name(const Finding &f);
 
+// The finding's scenario file: a header naming oracle, bucket and the run's words, the
+// scenario the runner ran, and `oracles: {fuzz: true, max_steps: N}`, so that `satasim run`
+// judges it as the runner did (fails while the defect is there, passes once it is fixed).
+std::string finding_yaml(const InputResult &r, uint64_t max_steps);
+
 // DIR/<bucket>/<name>.yaml and .bin for the first finding of r (r.findings not empty).
-void write_finding(const std::string &dir, const std::vector<uint8_t> &bytes, const InputResult &r);
+void write_finding(const std::string &dir, const std::vector<uint8_t> &bytes, const InputResult &r,
+                   uint64_t max_steps);
 
 // Scenario-level reduction in the input format: drop faults, drop workloads, shorten
 // them, empty the disk places, while a run still has a finding in `bucket`. Returns the

@@ -175,7 +175,7 @@ int run_inputs(InProcessRunner &runner, const Args &a, size_t n,
                 std::printf("%s FINDING %s | %s\n", line.c_str(), f.bucket().c_str(), f.detail.c_str());
             }
             if (!a.findings.empty())
-                write_finding(a.findings, bytes, r);
+                write_finding(a.findings, bytes, r, runner.options().limits.max_steps);
         }
         std::fflush(stdout);
     }
@@ -297,7 +297,7 @@ int cmd_reduce(const Args &a) {
     for (size_t i = 0; i < r.findings.size(); ++i)
         if (r.findings[i].bucket() == bucket)
             std::swap(r.findings[0], r.findings[i]);
-    write_finding(a.pos[1], small, r);
+    write_finding(a.pos[1], small, r, runner.options().limits.max_steps);
     std::printf("%s: %s: reduced %zu -> %zu bytes in %u runs: %s/%s/%s.yaml\n", a.pos[0].c_str(), bucket.c_str(),
                 b.size(), small.size(), runs, a.pos[1].c_str(), bucket_dir_name(r.findings.front()).c_str(),
                 r.name.c_str());

@@ -38,7 +38,7 @@ InputResult InProcessRunner::run_scenario(const Scenario &sc) {
         if (!run->error.empty()) {
             r.findings.push_back({"runner", run->error, run->error});
         } else {
-            r.findings = judge(*run);
+            r.findings = judge(run->report);
             r.steps = run->steps;
             r.sim_time_ns = run->report.sim_time_ns;
             r.pass = run->report.pass;

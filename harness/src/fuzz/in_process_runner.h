@@ -18,6 +18,11 @@ namespace satasim::harness::fuzz {
 // The step watchdog's default: a decoded input's run takes well under a million steps at
 // FIS level (docs/fuzzing.md has the measured spread); ten times more is a livelock.
 constexpr uint64_t kDefaultMaxSteps = 10000000;
+// The fuzz targets' default at FIS level (their default link mode): at most ~300,000 steps
+// in 800 smoke inputs, 7 times that is a livelock. About 1.1 million steps take a second on
+// an idle core of the AFL++ build, so the watchdog reports a hang well before the fuzzer's
+// own 10 s timeout kills the input unreported, also on a loaded machine.
+constexpr uint64_t kFisMaxSteps = 2000000;
 
 struct RunnerOptions {
     std::string work_dir;  // each input's trace.jsonl and satasim.log (overwritten by the next)

@@ -8,12 +8,40 @@ namespace satasim::harness::fuzz {
 
 namespace {
 
-// The first reason of the run that contains `needle` (else the first reason).
+// The first problem of the run that contains `needle` (else the first problem).
 std::string reason_with(const RunReport &r, const std::string &needle) {
-    for (const std::string &s : r.reasons)
+    const std::vector<std::string> &v = r.failures.reasons;
+    for (const std::string &s : v)
         if (s.find(needle) != std::string::npos)
             return s;
-    return r.reasons.empty() ? std::string() : r.reasons.front();
+    return v.empty() ? std::string() : v.front();
+}
+
+// How the run ended, read back from the problems simulate() recorded (run/sim_run.cpp):
+// "simulation error: ..." for an exception, "hang: not finished within N simulator steps
+// at t=... (in PHASE)" for the step watchdog, "hang: ... (in PHASE)" for a run that did not
+// finish; a run that did not finish without a hang line was failed by the hardware.
+struct RunEnd {
+    bool sim_error = false, aborted = false, step_watchdog = false;
+    std::string hang_phase;
+};
+
+RunEnd run_end(const RunReport &r) {
+    RunEnd e;
+    bool hang = false;
+    for (const std::string &s : r.failures.reasons) {
+        if (s.rfind("simulation error: ", 0) == 0)
+            e.sim_error = true;
+        if (s.rfind("hang: ", 0) != 0 || hang)
+            continue;
+        hang = true;
+        e.step_watchdog = s.find(" simulator steps at t=") != std::string::npos;
+        const size_t in = s.rfind(" (in ");
+        if (in != std::string::npos && s.back() == ')')
+            e.hang_phase = s.substr(in + 5, s.size() - in - 6);
+    }
+    e.aborted = e.sim_error || (!r.finished && !hang);
+    return e;
 }
 
 // The stack's last log line about host port `port` ("ataN" / "ataN.MM"), normalized.
@@ -83,21 +111,23 @@ std::string first_unprovoked_eh(const std::string &log) {
     return {};
 }
 
-std::vector<Finding> judge(const SimRun &run) {
-    const RunReport &r = run.report;
+std::vector<Finding> judge(const RunReport &r) {
+    const Scenario &sc = *r.sc;
+    const RunEnd end = run_end(r);
     std::vector<Finding> out;
     auto add = [&](const char *oracle, const std::string &where, const std::string &detail) {
         out.push_back({oracle, where, detail});
     };
-    if (run.sim_error) {
+    if (end.sim_error) {
         const std::string d = reason_with(r, "simulation error");
         add("sim-error", normalize(d), d);
-    } else if (run.aborted) {
-        add("aborted", normalize(r.reasons.empty() ? "" : r.reasons.front()), r.reasons.empty() ? "" : r.reasons.front());
-    } else if (run.step_watchdog) {
-        add("watchdog-steps", run.hang_phase, reason_with(r, "simulator steps"));
+    } else if (end.aborted) {
+        const std::string d = reason_with(r, "");
+        add("aborted", normalize(d), d);
+    } else if (end.step_watchdog) {
+        add("watchdog-steps", end.hang_phase, reason_with(r, "simulator steps"));
     } else if (!r.finished) {
-        add("hang", run.hang_phase, reason_with(r, "hang"));
+        add("hang", end.hang_phase, reason_with(r, "hang"));
     }
     if (!r.host_created || (r.host_created && !r.host_started && r.finished))
         add("host-start", normalize(reason_with(r, "ata")), reason_with(r, "ata"));
@@ -105,11 +135,12 @@ std::vector<Finding> judge(const SimRun &run) {
         for (const WorkloadReport &w : r.workloads)
             if (w.ran && !w.stats.done) {
                 add("request-unfinished", std::string("workload ") + op_name(w.spec.op) + " " + mode_name(w.spec.mode),
-                    reason_with(r, "did not finish"));
+                    "workload[" + std::to_string(w.index) + "] did not finish");
                 break;
             }
     for (unsigned p : r.frozen_ports)
-        add("frozen-port", last_log_on(r.log_text, p), reason_with(r, "frozen"));
+        add("frozen-port", last_log_on(r.log_text, p),
+            "port " + std::to_string(p) + ": still frozen or with EH pending at the end of the run");
     if (r.violations) {
         const std::string v = r.violation_messages.empty() ? "" : r.violation_messages.front();
         add("protocol-violation", normalize(v), v);
@@ -118,13 +149,13 @@ std::vector<Finding> judge(const SimRun &run) {
         // A drive replaced by a fired plug fault with new media reads that media: nothing
         // the stack can tell from a silent swap of the same drive, not a finding.
         std::vector<std::string> replaced;
-        for (size_t i = 0; i < run.scenario.faults.size() && i < r.faults.size(); ++i) {
-            const fault::Fault &f = run.scenario.faults[i];
+        for (size_t i = 0; i < sc.faults.size() && i < r.faults.size(); ++i) {
+            const fault::Fault &f = sc.faults[i];
             if (f.kind == fault::Kind::Plug && f.plug.blank_media && r.faults[i].fired)
                 replaced.push_back(DevAddr{f.port, f.pmp_port}.str() + " (");
         }
         std::string first;
-        for (const std::string &s : r.reasons) {
+        for (const std::string &s : r.failures.reasons) {
             size_t at = s.rfind("data mismatch on ", 0) == 0 ? 17 : s.rfind("data lost on ", 0) == 0 ? 13 : 0;
             if (!at)
                 continue;
@@ -137,12 +168,12 @@ std::vector<Finding> judge(const SimRun &run) {
             }
         }
         if (replaced.empty() && first.empty())
-            first = reason_with(r, "read back wrong");
+            first = std::to_string(r.failures.data_errors) + " sector(s) read back wrong";
         if (!first.empty())
             add("data", normalize(first.substr(0, first.find(':'))), first);
     }
-    bool provoked = run.scenario.controller.pcix_irq_loss && !run.scenario.host.irq_loss_fix;
-    for (const auto &d : run.scenario.devices)
+    bool provoked = sc.controller.pcix_irq_loss && !sc.host.irq_loss_fix;
+    for (const auto &d : sc.devices)
         provoked = provoked || d.mod15write || d.timeout_ns; // an erratum, a shortened request timeout
     for (const auto &f : r.faults)
         provoked = provoked || f.fired;

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "run/sim_run.h"
+#include "trace/report.h"
 
 namespace satasim::harness::fuzz {
 
@@ -33,7 +33,10 @@ struct Finding {
     std::string bucket() const { return oracle + ": " + where; }
 };
 
-std::vector<Finding> judge(const SimRun &run);
+// The findings of a run, from its report alone (after the run ended): the fuzz runner and
+// a scenario with `oracles: {fuzz: true}` (trace/report.cpp's evaluate) judge alike, so a
+// finding's scenario file fails `satasim run` exactly when the runner found it.
+std::vector<Finding> judge(const RunReport &r);
 
 // A message with its numbers, addresses and timestamps replaced by '#' (stable buckets).
 std::string normalize(const std::string &msg);

@@ -709,7 +709,8 @@ int run_one(const Scenario &sc_in, const RunOneOptions &opt) {
     }
     // The models and the stack's threads are torn down with the process: released, never
     // destroyed (the in-process fuzz runner, fuzz/in_process_runner.h, does tear them down).
-    SimRun &run = *simulate(sc_in, opt, tmp.string(), {}).release();
+    // A fuzz finding's scenario brings the runner's step watchdog (oracles.max_steps).
+    SimRun &run = *simulate(sc_in, opt, tmp.string(), {sc_in.oracles.max_steps}).release();
     if (!run.error.empty()) {
         std::fprintf(stderr, "satasim: %s\n", run.error.c_str());
         return 1;

@@ -235,6 +235,15 @@ struct WaveformSpec {
     std::vector<unsigned> ports; // host ports whose signals are recorded; empty: every port
 };
 
+// oracles: what judges a run besides its expectations (docs/fuzzing.md, "Findings"): a
+// fuzz finding's scenario carries the oracles that found it, so `satasim run` replays it
+// as a regression (fails on the defective build, passes on the fixed one).
+struct OraclesSpec {
+    bool fuzz = false;      // the fuzz oracles' verdict replaces the implicit expectations
+    uint64_t max_steps = 0; // the fuzz runner's step watchdog (0: none)
+    int line = 0;
+};
+
 struct Scenario {
     std::string file; // as given on the command line
     Overrides overrides; // keys set from outside the file (--set, --seed, a matrix point), as applied
@@ -256,6 +265,7 @@ struct Scenario {
     std::vector<Step> steps; // directed low-level steps (host.stack false), see scenario/steps.h
     fault::FaultPlan faults; // injected by model/fault's FaultInjector (backend systemc)
     WaveformSpec waveform;   // OUT/<name>/waveform.vcd when on
+    OraclesSpec oracles;
     // Valid but likely not meant ("file:line: key: why"): satasim check prints them.
     std::vector<std::string> warnings;
 

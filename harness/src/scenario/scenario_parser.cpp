@@ -152,7 +152,8 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
     rootf.line = 1;
     MapView m(p, root, "", 1,
               {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
-               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps", "waveform", "matrix"});
+               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps", "waveform", "matrix",
+               "oracles"});
     read_matrix(root, file); // checked here; expanded by the runner (scenario_matrix)
     sc.overrides = overrides;
 
@@ -229,6 +230,8 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
         parse_directed_steps(p, m, *v, sc);
     else if (m.has("host") && !sc.host.stack)
         p.fail(line_of(m.get("host").node["stack"], 1), "host.stack", "false needs `steps:` (what runs instead of the stack)");
+    if (auto *v = m.find("oracles"))
+        parse_oracles(p, *v, sc);
     if (auto *v = m.find("expect"))
         parse_expect(p, *v, sc);
     if (!sc.steps.empty())

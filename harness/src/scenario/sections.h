@@ -60,6 +60,9 @@ void parse_directed_steps(const Parser &p, const MapView &m, const Field &v, Sce
 // With steps, nothing probes: expectations about found devices and I/O cannot apply.
 void check_directed_expect(const Parser &p, const MapView &m);
 
+// oracles (section_oracles.cpp)
+void parse_oracles(const Parser &p, const Field &f, Scenario &sc);
+
 // expect (section_expect.cpp)
 void parse_expect(const Parser &p, const Field &f, Scenario &sc);
 
