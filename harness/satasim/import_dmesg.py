@@ -100,6 +100,12 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
     if force:
         out.append(f"host: {{force: {yaml_str(','.join(force))}}}")
     out.append("devices:")
+    # A port whose exceptions the log shows but not its probe (an excerpt that starts after
+    # the boot): a default disk there, said so, so that its faults have a disk to act on.
+    anonymous = sorted({e.port for e in rep.exceptions if e.port not in rep.disks or not rep.disks[e.port].model})
+    for port in anonymous:
+        notes.append(f"ata{port + 1}: the log does not show this disk's probe (model, size): a default disk stands in")
+        out.append(f"  - {{port: {port}, timing: {{kind: ssd}}}}")
     for port in sorted(rep.disks):
         d = rep.disks[port]
         if not d.model:
@@ -148,7 +154,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
                              "no fault kind for it")
                 continue
             faults[f] = faults.get(f, 0) + 1
-            if d is None or not d.model:
+            if (d is None or not d.model) and e.port not in anonymous:
                 continue
             if op == "flush":
                 req = f"  - {{kind: request, device: {e.port}, op: flush}}"
