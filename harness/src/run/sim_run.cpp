@@ -100,6 +100,7 @@ class SimController : public sc_core::sc_module {
     std::vector<FoundDevice> devices_on_port(unsigned p);
     void collect_end_state();
     void check_media();
+    unsigned media_swaps(const DevAddr &a) const;
     void end() {
         finished_ = true;
         report_.sim_time_ns = binding_.now_ns();
@@ -204,8 +205,12 @@ void SimController::main_thread() {
                 // Never-written sectors: the model disk's blank pattern; zeros without a
                 // model disk (QEMU's sparse image).
                 if (topo_)
-                    if (device::SataDisk *disk = topo_->disk_at(fd.addr()))
+                    if (device::SataDisk *disk = topo_->disk_at(fd.addr())) {
                         st->shadow.set_blank(disk->media().seed());
+                        const DevAddr a = fd.addr();
+                        st->media_swaps = [this, a] { return media_swaps(a); };
+                        st->media_seed = [disk]() -> std::optional<uint64_t> { return disk->media().seed(); };
+                    }
                 devs_.push_back(std::move(st));
                 report_.devices.push_back(fd);
             }
@@ -418,9 +423,22 @@ void SimController::collect_end_state() {
     }
 }
 
+// Drives plugged in with new media (`plug` with blank_media) at this place so far.
+unsigned SimController::media_swaps(const DevAddr &a) const {
+    unsigned n = 0;
+    for (size_t i = 0; topo_ && topo_->faults && i < sc_.faults.size(); ++i) {
+        const fault::Fault &f = sc_.faults[i];
+        if (f.kind == fault::Kind::Plug && f.plug.blank_media && f.port == a.port && f.pmp_port == a.pmp_port &&
+            f.devno == a.devno)
+            n += topo_->faults->fired(i);
+    }
+    return n;
+}
+
 // No data loss: every sector a write reported complete must be on the drive's media, read
 // back through the model's backdoor (a later read through the stack checks it too, but only
-// where the workload reads again). A failed write left its sectors unknown in the shadow.
+// where the workload reads again). A failed write left its sectors unknown in the shadow; a
+// drive replaced by one with new media is checked for what was written to the new one.
 void SimController::check_media() {
     if (!topo_)
         return;
@@ -428,15 +446,7 @@ void SimController::check_media() {
         device::SataDisk *disk = topo_->disk_at(ds->addr());
         if (!disk)
             continue;
-        bool replaced = false; // a different drive (new media) was plugged in
-        for (size_t i = 0; topo_->faults && i < sc_.faults.size(); ++i) {
-            const fault::Fault &f = sc_.faults[i];
-            if (f.port == ds->port && f.pmp_port == ds->pmp_port && f.devno == ds->devno && f.kind == fault::Kind::Plug && f.plug.blank_media &&
-                topo_->faults->fired(i))
-                replaced = true;
-        }
-        if (replaced)
-            continue;
+        ds->follow_media(); // a replaced drive: what was written to the new one since
         std::vector<uint8_t> buf;
         uint64_t bad = 0;
         std::vector<std::string> first;
