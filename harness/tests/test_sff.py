@@ -266,3 +266,20 @@ def test_spurious_irq_after_the_reset_signature_is_a_blind_spot(tmp_path):
     assert not [e for e in trace if e["ev"] in ("eh.exception", "sff.hsm_violation", "qc.timeout")]
     done = [e for e in trace if e["ev"] == "qc.done" and e["f"]["cmd"] == "0xc8"]
     assert all(e["f"]["err_mask"] == "0x0" for e in done)
+
+
+@pytest.mark.parametrize("ctl", ["piix", "sil3112"])
+def test_spurious_irq_in_the_middle_of_a_dma_read_is_an_hsm_violation(tmp_path, ctl):
+    """Issue 30 items 5 and 6: a spurious INTRQ while the drive is busy with a READ DMA. The
+    driver stops the bus master and finds BSY: HSM violation at once, reset, retry, data
+    verified; the drive's Data FISes for the stopped engine do not wedge the bridge."""
+    name = f"spurious-irq-mid-dma-{ctl}"
+    result = run([ROOT / "harness" / "tests" / "fixtures" / "sff" / f"{name}.yaml"], tmp_path)
+    res = load_result(tmp_path, name)
+    assert res["verdict"] == "pass", (res.get("reasons"), result.stdout + result.stderr)
+    assert res["io_errors"] == 0 and res["data_errors"] == 0
+    trace = load_trace(tmp_path, name)
+    spurious = [e for e in trace if e["ev"] == "fault.inject"][0]
+    hsm = [e for e in trace if e["ev"] == "sff.hsm_violation"]
+    assert len(hsm) == 1 and hsm[0]["t_ns"] == spurious["t_ns"]
+    assert not [e for e in trace if e["ev"] in ("qc.timeout", "eh.softreset_failed", "dev.disabled")]

@@ -378,6 +378,17 @@ static void ata_port_eh(struct ata_port *ap)
         for (unsigned i = 0; i < ap->nr_pmp_links; i++)
             ata_eh_link_init_context(&ap->pmp_link[i], ATA_EH_MAX_REPEAT - (int)runs + 1);
         ata_unlock(h);
+        {
+            /* The run's snapshot of what the interrupt paths recorded (libata's "fetch &
+             * clear EH info"): its report describes this, and whatever they record from now
+             * on waits in eh_info for the next run (or is cleared by a reset). Trace only:
+             * the EH-rule monitor judges each report by the errors read before its snapshot. */
+            const struct ata_eh_info *ehi = &link->eh_context.i;
+            const struct sata_trace_field f[] = { TF_INT("run", runs), TF_HEX("emask", ehi->err_mask),
+                                                  TF_HEX("action", ehi->action), TF_HEX("serr", ehi->serror) };
+
+            ata_port_ev(ap, ATA_EV("eh.snapshot", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
+        }
 
         if (!(ap->pflags & ATA_PFLAG_UNLOADING))
             ap->ops->error_handler(ap);
