@@ -96,6 +96,41 @@ def test_reference_rtl_reset_values_on_two_ports(tmp_path, rtl_env):
     check_against_known(tmp_path, "rtl", ["ahci-reset-values"])
 
 
+@no_verilator
+def test_device_fis_and_inject_steps_on_the_dut(write_scenario, tmp_path, rtl_env):
+    # The device side and the fault engine are the SystemC models' on the RTL backend too:
+    # a D2H Register FIS with ERR from the device reaches the DUT's PxTFD, PxIS.TFES and
+    # its FIS area (AHCI 1.3.1 3.3.5, 3.3.8, 4.2.1); an unplug takes PxSSTS.DET to 0.
+    head = "controller: {type: ahci, ports: 1}\ndevices: [{port: 0, capacity: 1g, timing: {kind: ssd}}]\nsteps:\n"
+    fis = write_scenario("name: dfis\n" + head + """\
+  - alloc: {name: rfis, size: 256, align: 256}
+  - poll: {offset: 0x128, mask: 0xf, value: 3, timeout: 100ms}
+  - poll: {offset: 0x120, mask: 0x80, value: 0, timeout: 10ms}
+  - mmio_write: {offset: 0x108, value: "${rfis}"}
+  - mmio_write: {offset: 0x118, value: 0x16}
+  - mmio_write: {offset: 0x130, value: 0xffffffff}
+  - mmio_write: {offset: 0x110, value: 0xffffffff}
+  - mmio_write: {offset: 0x114, value: 0x40000001}
+  - mmio_write: {offset: 0x04, value: 0x80000002}
+  - device_fis: {port: 0, fis: {type: reg_d2h, status: 0x51, error: 0x04}}
+  - wait_irq: {timeout: 1ms}
+  - mmio_read: {offset: 0x120, expect: 0x0451, mask: 0xffff}
+  - mmio_read: {offset: 0x110, expect: 0x40000001, mask: 0x40000001}
+  - mem_expect: {addr: "${rfis}+0x40", bytes: [0x34, 0x40, 0x51, 0x04]}
+""", "dfis.yaml")
+    inj = write_scenario("name: inj\n" + head + """\
+  - poll: {offset: 0x128, mask: 0xf, value: 3, timeout: 100ms}
+  - inject: {kind: unplug, port: 0, id: pull}
+  - poll: {offset: 0x128, mask: 0xf, value: 0, timeout: 1ms}
+  - expect_trace: {ev: fault.inject, src: fault, fields: {id: pull, kind: unplug}}
+""", "inj.yaml")
+    r = run([fis, inj], tmp_path / "out", "--controller-rtl", str(PROFILE))
+    assert r.returncode == 0, r.stdout + r.stderr
+    for n in ["dfis", "inj"]:
+        res = load_result(tmp_path / "out", n)
+        assert res["verdict"] == "pass" and "steps_skipped" not in res, res
+
+
 @no_qemu
 def test_qemu_runs_the_directed_scenarios_with_its_known_differences(tmp_path):
     r = run(paths(AHCI), tmp_path, "--backend", "qemu", "--skip-refused")
