@@ -136,6 +136,9 @@ def _controller(rep: Report) -> tuple[str, str]:
         return "sil24", "no driver named; sil24's irq_stat wording read from the log"
     if any(d.dev == 1 and rep.pmps.get(d.port) is None for d in rep.disks.values()):
         return "piix", "no driver named; a slave device (ataN.01) read from the log: piix stands in"
+    if "soft resetting link" in texts and "SATA link" not in texts and "hard resetting link" not in texts:
+        return "piix", ("no driver named; soft resets and no SATA link status: a taskfile controller "
+                        "without SCRs, piix stands in")
     return "ahci", ""
 
 
@@ -231,6 +234,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             d.lba48 = True
         ncq = d.ncq if d.identified else plan.ncq.get((port, dev), False) or ctype == "sil24"
         gen = f", gen: {d.gen}" if d.gen and d.gen < rep.gen and ctype == "ahci" else ""
+        if not d.identified and (u := re.match(r"UDMA/(\d+)", d.configured)):
+            # the mode it was first configured for: the highest its cable and it allow
+            d.max_udma = {"16": 0, "25": 1, "33": 2, "44": 3, "66": 4, "100": 5, "133": 6}.get(u.group(1), 6)
         ident = (f", model: {yaml_str(d.model[:40])}, firmware: {yaml_str(d.firmware[:8])}" if d.identified else "")
         # a disk that appears is read (its partition table) before anything else: the first
         # verified transfer, which libata's speed-down rules count on
@@ -266,15 +272,17 @@ def _policy(rep: Report) -> tuple[str, str]:
         v = tuple(int(x) for x in re.findall(r"\d+", rep.kernel)[:2])
         return ("", "") if v >= (5, 17) else \
             ("libata-4.x", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-4.x")
+    # the wording the report has, line by line: 6.x's, or the older kernels'
+    old, new = [], []
     for no, _, _, msg in rep.lines:
-        if msg == "disable device":
-            return "", ""
-        if msg == "disabled":
-            return "libata-4.x", f"{no}: 'disabled' (5.16 and older): the wording of libata-4.x"
-    for e in rep.exceptions:
-        if e.dev is None and not e.commands:
-            return "libata-4.x", (f"{e.line}: a link exception reported with no failed command (kernels "
-                                  "before 6.x): the wording of libata-4.x")
+        if msg == "disable device" or re.match(r"^cmd .* ncq dma \d+ (in|out)$", msg):
+            new.append(no)
+        elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
+            old.append(no)
+    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands]
+    if len(old) > len(new):
+        return "libata-4.x", (f"{min(old)}: the wording of kernels before 6.x ('disabled', 'ncq 4096 in', an EH "
+                              f"run reported with no failed command: {len(old)} line(s)): libata-4.x")
     return "", ""
 
 
@@ -447,6 +455,7 @@ class _Plan:
                 if f is not None:
                     chain[key] = (f, frozenset(ids))
                     self.faults.append(f)
+                    self.identify_failures(e, f)
                 new = [(c, i) for c, i in zip(cmds, ids) if i not in retried]
                 reqs = []
                 for c, i in new:
@@ -472,8 +481,35 @@ class _Plan:
                     st.pop(i, None)
                 else:
                     st[i] = n
+        self.orphan_resets(rep)
         self.ends(rep)
         self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
+
+    def orphan_resets(self, rep):
+        """Resets of a device's port with no exception before them in the excerpt (it starts
+        inside the EH run): the drive stopped answering. Its firmware hangs (sitting through
+        the COMRESETs the log shows fail; for ever when EH gave up or disabled it) and its
+        PHY drops for a moment, which starts EH."""
+        for (port, dev), d in self.disks.items():
+            if dev or port in rep.pmps:
+                continue
+            first_exc = min([e.line for e in rep.exceptions if e.port == port] or [1 << 30])
+            run = [(no, t, m) for no, t, a, m in rep.lines
+                   if no < first_exc and re.match(rf"^ata{port + 1}(\.00)?$", a)]
+            starts = [(no, t) for no, t, m in run if m.startswith(("hard resetting link", "COMRESET failed",
+                                                                    "link is slow to respond"))]
+            if not starts or any(m.startswith("configured for") and no < starts[0][0] for no, _, m in run):
+                continue
+            n = sum(m.startswith(("COMRESET failed", "softreset failed")) for _, _, m in run)
+            dead = any(m in ("disabled", "disable device") or m.startswith("reset failed") for _, _, m in run)
+            at = self.sim(starts[0][1])
+            w = self.where(port, None)
+            self.notes.append(f"{starts[0][0]}: resets with no exception before them: the drive stopped "
+                              "answering (a firmware hang, and a PHY event that starts EH)")
+            self.faults.append(_Fault({"kind": "hang", "_w": w, "at": _ms(at),
+                                       "comresets": "1000" if dead else str(n)}))
+            self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms"}))
+            self.clock = max(self.clock, at + 300)
 
     def bump(self, f: _Fault):
         for x in [f] + f.extra:
@@ -494,6 +530,9 @@ class _Plan:
         lba_range = f"[{trig.lba}, {trig.lba + max(trig.sectors, 1) - 1}]"
         match = "{op: flush}" if op == "flush" else f"{{op: {op}, lba: {lba_range}}}"
         k = next((x for x in kinds if x in ("media", "abrt", "write_fault", "no_ncq_log")), kinds[0])
+        if k == "timeout" and self.ctype in ("piix", "sil3112"):
+            # a taskfile channel's device that stays busy until EH's SRST (no COMRESET there)
+            return _Fault({"kind": "bsy_stuck", "_w": where, "on_cmd": match})
         if k == "timeout":
             f = _Fault({"kind": "hang", "_w": where, "on_cmd": match})
             n, gave_up = self.reset_failures(e)
@@ -538,6 +577,21 @@ class _Plan:
         self.notes.append(f"{trig.line}: failed command with Emask 0x{trig.emask:x} "
                           f"({trig.emask_desc}): no fault kind for it")
         return None
+
+    def identify_failures(self, e, f: _Fault):
+        """IDENTIFYs that failed while EH revalidated the device after exception e ("failed to
+        IDENTIFY", "revalidation failed"): that many are aborted from the same trigger on (all
+        of them when EH disabled the device)."""
+        rep = self.rep
+        nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
+        end = nxt[0] if nxt else 1 << 30
+        run = [m for no, _, a, m in rep.lines if e.line < no < end and a.startswith(f"ata{e.port + 1}")]
+        n = sum(m.startswith("failed to IDENTIFY") for m in run)
+        if not n or "on_cmd" not in f.spec:
+            return
+        dead = any(m in ("disabled", "disable device") for m in run)
+        self.faults.append(_Fault({"kind": "identify_fail", "_w": f.spec["_w"], "on_cmd": f.spec["on_cmd"],
+                                   "count": "1000" if dead else str(n)}))
 
     def reset_failures(self, e) -> tuple[int, bool]:
         """The COMRESETs of the EH run after exception e that the drive did not answer

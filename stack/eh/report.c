@@ -33,7 +33,7 @@ static void report_qc_modern(struct ata_queued_cmd *qc)
         ata_dev_ev(qc->dev, ATA_EV("eh.failed_qc", SATA_TC_DECISION, SATA_LOG_ERR, f), "failed command: %s",
                    ata_eh_cmd_name(qc->tf.command));
     }
-    ata_eh_format_cmd_line(line, sizeof(line), &qc->tf, qc->tag, qc->nbytes);
+    ata_eh_format_cmd_line(line, sizeof(line), &qc->tf, qc->tag, qc->nbytes, qc->ap->host->eh_policy->ncq_prot_name);
     ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_cmd", SATA_TC_DECISION, SATA_LOG_ERR), "%s", line);
     /* one printk in libata: "cmd ...\n         res ..." (ata_eh_link_report), so the log
      * shows the res line as the cmd line's continuation, without a prefix */

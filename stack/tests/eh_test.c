@@ -49,6 +49,8 @@ START_TEST(profile_wording)
     ck_assert_str_eq(old2006()->disable_msg, "disabled");
     ck_assert(!old2006()->quiet_without_failed_qc);
     ck_assert_str_eq(v4->disable_msg, "disabled");
+    ck_assert_str_eq(modern()->ncq_prot_name, "ncq dma");
+    ck_assert_str_eq(v4->ncq_prot_name, "ncq");
     ck_assert(!v4->quiet_without_failed_qc);
     /* the same rules as modern's */
     ck_assert_ptr_eq(v4->verdict, modern()->verdict);
@@ -517,14 +519,17 @@ START_TEST(report_lines)
     struct ata_taskfile res = { .command = 0x41, .feature = 0x40, .lbal = 0x10, .device = 0x40 };
     char b[200];
 
-    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096);
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096, modern()->ncq_prot_name);
     ck_assert_str_eq(b, "cmd 60/08:18:00:10:00/00:00:00:00:00/40 tag 3 ncq dma 4096 in");
+    /* 3.x/4.1 (dmesg-corpus 11, 15): "cmd 60/00:00:b1:4b:1c/01:00:14:00:00/40 tag 0 ncq 131072 in" */
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096, ata_eh_policy_find("libata-4.x")->ncq_prot_name);
+    ck_assert_str_eq(b, "cmd 60/08:18:00:10:00/00:00:00:00:00/40 tag 3 ncq 4096 in");
     tf.flags |= ATA_TFLAG_WRITE;
     tf.command = 0x61;
-    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096);
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096, "ncq dma");
     ck_assert_str_eq(b, "cmd 61/08:18:00:10:00/00:00:00:00:00/40 tag 3 ncq dma 4096 out");
     tf = (struct ata_taskfile){ .protocol = ATA_PROT_NODATA, .command = 0xea, .device = 0x40 };
-    ata_eh_format_cmd_line(b, sizeof(b), &tf, 0, 0);
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 0, 0, "ncq dma");
     ck_assert_str_eq(b, "cmd ea/00:00:00:00:00/00:00:00:00:00/40 tag 0");
 
     ata_eh_format_res_line(b, sizeof(b), &res, AC_ERR_DEV | AC_ERR_MEDIA | AC_ERR_NCQ);

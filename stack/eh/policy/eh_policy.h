@@ -126,6 +126,9 @@ struct ata_eh_policy {
     /* what ata_dev_disable() says: "disabled" (ata_dev_warn under ata_msg_drv, to 5.16),
      * "disable device" (since 5.17, "libata: drop ata_msg_drv()") */
     const char *disable_msg;
+    /* the cmd line's protocol for a queued data command: "ncq dma" (prot_str[ATA_PROT_NCQ],
+     * 4.9 and later in the field reports) or "ncq" (3.x and 4.1: " ncq 4096 in") */
+    const char *ncq_prot_name;
     /* tag 31 is EH's (2.6.18: ATA_TAG_INTERNAL = 31, NCQ depth 31/32); else internal
      * commands have a tag beyond the 32 and borrow slot 0 (4.18+: NCQ depth 32) */
     bool internal_tag_reserved;

@@ -77,6 +77,7 @@ const struct ata_eh_policy ata_eh_policy_libata2006 = {
     .report_style_2006 = true,
     .quiet_without_failed_qc = false,
     .disable_msg = "disabled",
+    .ncq_prot_name = "ncq",
     .internal_tag_reserved = true,
     .max_retries = 5,
     .worth_retry = worth_retry_2006,

@@ -1,6 +1,8 @@
 /* Profile "libata-4.x": the libata-modern rules (modern.c: the verdicts, the retry rule, the
  * reset table, everything but the wording) as kernels before 6.x word their log, which field
  * reports of 2.6.3x-4.x show:
+ *  - a queued command's cmd line says "ncq 4096 in" (3.x and 4.1 in the corpus; the 4.9 and
+ *    later reports print prot_str[ATA_PROT_NCQ] = "ncq dma");
  *  - an EH run reports even when no command failed (a hotplug event, a user scan): the
  *    exception, "hard resetting link", "EH complete" -- the autopsy's "if (nr_quiet ==
  *    nr_failed) ehc->i.flags |= ATA_EHI_QUIET;" came later (6.1 has it; a 4.15 DevExch loop
@@ -39,6 +41,7 @@ const struct ata_eh_policy ata_eh_policy_libata4x = {
     .report_style_2006 = false,
     .quiet_without_failed_qc = false,
     .disable_msg = "disabled",
+    .ncq_prot_name = "ncq",
     .internal_tag_reserved = false,
     .max_retries = 5,
     .worth_retry = ata_eh_worth_retry_modern,

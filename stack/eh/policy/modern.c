@@ -80,6 +80,7 @@ const struct ata_eh_policy ata_eh_policy_modern = {
     .report_style_2006 = false,
     .quiet_without_failed_qc = true,
     .disable_msg = "disable device",
+    .ncq_prot_name = "ncq dma",
     .internal_tag_reserved = false,
     .max_retries = 5,
     .worth_retry = ata_eh_worth_retry_modern,
