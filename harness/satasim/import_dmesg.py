@@ -452,7 +452,12 @@ class _Plan:
                 self.bump(f)
             else:
                 f = self.fault_for(e, cmds, kinds)
-                if f is not None:
+                same = next((g for g in self.faults if f is not None and g.spec == f.spec and
+                             f.spec["kind"] == "media_error" and f.spec.get("count") == "0"), None)
+                if same is not None:
+                    f = same        # the same bad sector again: it is still bad
+                    chain[key] = (f, frozenset(ids))
+                elif f is not None:
                     chain[key] = (f, frozenset(ids))
                     self.faults.append(f)
                     self.identify_failures(e, f)
@@ -550,8 +555,11 @@ class _Plan:
             c = next(c for c, x in zip(cmds, kinds) if x == "media")
             lba = c.res_lba if c.lba <= c.res_lba < c.lba + max(c.sectors, 1) else c.lba
             err = "idnf" if "IDNF" in c.error_bits else "unc"
+            # the bad sector itself (lba): without it the whole command's range is bad and the
+            # drive reports its first sector, not the res line's
             return _Fault({"kind": "media_error", "_w": where,
-                           "on_cmd": f"{{op: {_op(c)}, lba: [{lba}, {lba}]}}", "error": err, "count": "0"})
+                           "on_cmd": f"{{op: {_op(c)}, lba: [{lba}, {lba}]}}", "lba": f"[{lba}, {lba}]",
+                           "error": err, "count": "0"})
         if k in ("abrt", "write_fault"):
             c = next(c for c, x in zip(cmds, kinds) if x == k)
             if not (c.opcode in READS | WRITES | FLUSHES or c.ncq):

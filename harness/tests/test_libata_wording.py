@@ -48,7 +48,7 @@ def test_res_line_continues_the_cmd_line(write_scenario, tmp_path):
     i = next(i for i, l in enumerate(lines) if re.match(STAMP + r"ata1\.00: cmd 60/08:", l))
     stamp = re.match(r"^\[\s*\d+\.\d{6}\] ", lines[i]).group(0)
     assert lines[i + 1] == " " * len(stamp) + "         " + \
-        "res 41/40:00:40:06:00/00:00:00:00:00/40 Emask 0x409 (media error) <F>", lines[i:i + 2]
+        "res 41/40:08:40:06:00/00:00:00:00:00/40 Emask 0x409 (media error) <F>", lines[i:i + 2]
     assert not [l for l in lines if re.match(STAMP + r"ata1\.00: res ", l)]
     # the trace keeps it a record of its own (the golden's), at level "cont"
     res = [r for r in trace if r.get("ev") == "eh.failed_qc_res"]
