@@ -7,7 +7,26 @@ decision lines per log and overall, and writes it to corpus-table.txt in the tes
 What is held: every log imports, or is refused with a reason naming its line (never a
 traceback); every scenario the importer writes is one satasim accepts; and the overall match
 ratio does not fall below FLOOR (raised as the importer and the stack improve; measured, not
-wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`."""
+wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`.
+
+Measured: before any importer work 36 logs were refused, 6 scenarios were malformed and the 16
+that ran matched 49 of 218 lines; now 0 refused, 555 of 935 lines (59.4 %). What still differs,
+and why (by log number):
+  - port multipliers whose hardware satasim does not model: 51, 52 (SiI3124/3132 errata, config
+    port SCR failures), 38 (Marvell 88SE9235), 17 (PMP reset after RecovComm/ABRT), 07, 21, 46
+    (JMB/SiI5744 PMPs, Gen3 host link, SControl 330). After a PMP attaches libata names host
+    link lines ataN.15; satasim keeps ataN outside the EH report.
+  - hotplug SError/irq_stat detail of real HBAs (DevExch/HostInt/10B8B with PHYRdyChg, irq_stat
+    0x00400040) and DevExch storms on empty ports: 04, 06, 22, 23, 30, 42, 58. satasim's PHY
+    events set PHYRdyChg only.
+  - result taskfile leftovers in res lines (SMART 4f:c2, 00:ff, device a0) and drive variance
+    (11, 57: Count 15:8; 09: status 51).
+  - ATAPI (29, 40, 54, 55) and PATA pata_*/piix slave (01, 14, 25, 27, 28, 54-56): not modelled;
+    ata_sff/BMDMA wording belongs to the SFF work.
+  - IDENTIFY / SET XFERMODE timeouts and speed-down at revalidation (35, 45, 53), softreset
+    "1st FIS failed" and "host bus error"/unknown FIS (48), retried NCQ commands that time out
+    again (32).
+  - 2.6.2x report format (08, 24, 26-28) and era wording between the profiles (41)."""
 
 from __future__ import annotations
 
