@@ -7,7 +7,26 @@ decision lines per log and overall, and writes it to corpus-table.txt in the tes
 What is held: every log imports, or is refused with a reason naming its line (never a
 traceback); every scenario the importer writes is one satasim accepts; and the overall match
 ratio does not fall below FLOOR (raised as the importer and the stack improve; measured, not
-wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`."""
+wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`.
+
+Measured: before any importer work 36 logs were refused, 6 scenarios were malformed and the 16
+that ran matched 49 of 218 lines; now 0 refused, 555 of 935 lines (59.4 %). What still differs,
+and why (by log number):
+  - port multipliers whose hardware satasim does not model: 51, 52 (SiI3124/3132 errata, config
+    port SCR failures), 38 (Marvell 88SE9235), 17 (PMP reset after RecovComm/ABRT), 07, 21, 46
+    (JMB/SiI5744 PMPs, Gen3 host link, SControl 330). After a PMP attaches libata names host
+    link lines ataN.15; satasim keeps ataN outside the EH report.
+  - hotplug SError/irq_stat detail of real HBAs (DevExch/HostInt/10B8B with PHYRdyChg, irq_stat
+    0x00400040) and DevExch storms on empty ports: 04, 06, 22, 23, 30, 42, 58. satasim's PHY
+    events set PHYRdyChg only.
+  - result taskfile leftovers in res lines (SMART 4f:c2, 00:ff, device a0) and drive variance
+    (11, 57: Count 15:8; 09: status 51).
+  - ATAPI (29, 40, 54, 55) and PATA pata_*/piix slave (01, 14, 25, 27, 28, 54-56): not modelled;
+    ata_sff/BMDMA wording belongs to the SFF work.
+  - IDENTIFY / SET XFERMODE timeouts and speed-down at revalidation (35, 45, 53), softreset
+    "1st FIS failed" and "host bus error"/unknown FIS (48), retried NCQ commands that time out
+    again (32).
+  - 2.6.2x report format (08, 24, 26-28) and era wording between the profiles (41)."""
 
 from __future__ import annotations
 
@@ -30,7 +49,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.23  # 69 of 292 on 2026-12-06 (58 logs, 36 of them still refused)
+FLOOR = 0.59
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 
@@ -144,6 +163,26 @@ def test_every_imported_scenario_is_one_satasim_accepts(corpus):
 def test_overall_match_ratio(corpus):
     m, t = sum(e.matched for e in corpus), sum(e.total for e in corpus)
     assert t and m / t >= FLOOR, table(corpus)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+README_SECTION = "## A field report, end to end"
+
+
+def test_readme_field_report_workflow(tmp_path):
+    """The README's field-report walk-through, followed literally (in tmp, with the binary
+    under test): import a corpus log, run it, diff it; the last line is what it says."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index(README_SECTION)
+    section = text[start:text.index("\n## ", start + len(README_SECTION))]
+    block = [ln[4:] for ln in section.splitlines() if ln.startswith("    ") and not ln.startswith("    #")]
+    assert any("import-dmesg diff" in ln for ln in block), block
+    claimed = re.search(r"#   (matched \d+ of \d+ report decision lines)", section).group(1)
+    script = "\n".join(["set -e"] + [ln.replace("build/bin/satasim", str(binary()))
+                                      .replace("log=harness/", f"log={ROOT}/harness/") for ln in block])
+    p = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, env=_env())
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.strip().splitlines()[-1] == claimed, p.stdout
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ behaviour or of the importer, to be looked at (and the number updated when it im
 Malformed reports: file:line, exit 2, nothing written."""
 
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -24,16 +25,24 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "dmesg"
 ROUND_TRIP = {
     "ncq-media-error": (11, 9, {"faults": [{"kind": "media_error", "error": "unc", "lba": [1600, 1600]}],
                                 "ops": [("read", 1600, "ncq")] + [("read", lba, "ncq") for lba in (0, 8, 16, 24, 32)]}),
-    "timeouts-ncq-off-speed-down": (41, 26, {"faults": [{"kind": "hang", "repeat": 4}],
+    # issue 31: attach_read (NCQ goes off at the 4th timeout, as the report's, not the 2nd),
+    # the requests at the report's times, the res line compared as the kernel prints it
+    "timeouts-ncq-off-speed-down": (41, 32, {"faults": [{"kind": "hang", "repeat": 4}],
                                              "ops": [("read", 4096, "ncq")]}),
-    "crc-storm-speed-limit": (50, 26, {"faults": [{"kind": "crc", "dir": "h2d", "repeat": 4}],
+    "crc-storm-speed-limit": (50, 46, {"faults": [{"kind": "crc", "dir": "h2d", "repeat": 4}],
                                        "ops": [("write", 766693376, "ncq")]}),
-    "unplug": (15, 10, {"faults": [{"kind": "unplug", "at": "76688ms"}], "ops": [], "absent_after": [2]}),
-    "hung-device": (19, 6, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),
+    # the fixture reports the hotplug run with its exception, resets and "EH complete"; 6.1's
+    # autopsy makes a run in which no command failed quiet (dmesg-corpus 03, a 6.x sata_mv
+    # hotplug: link down, link up, configured, nothing else), so those 6 lines are not the
+    # stack's any more (10 before issue 31)
+    "unplug": (15, 9, {"faults": [{"kind": "unplug", "at": "76688ms"}], "ops": [], "absent_after": [2]}),
+    # the whole log of a hung drive: the report's request at its time, the timeouts of the
+    # commands issued with it (issue 31: 6 of 19 before)
+    "hung-device": (19, 17, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),
     "flush-error": (11, 9, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
     # SError 10B8B beside BadCRC: the crc fault carries the decoder's code error, so the
     # exception's SErr 0x280100 and the SError line match (without it: 10 of 14)
-    "decode-error-ncq-read": (14, 12, {"faults": [{"kind": "crc", "dir": "d2h", "symbol": "code"}],
+    "decode-error-ncq-read": (14, 13, {"faults": [{"kind": "crc", "dir": "d2h", "symbol": "code"}],
                                        "ops": [("read", 1192960, "ncq")]}),
 }
 
@@ -74,8 +83,9 @@ def test_ncq_queue_comes_from_sact_and_tags(tmp_path):
     scen = tmp_path / "ncq-media-error.yaml"
     assert do_import(FIXTURES / "ncq-media-error.txt", scen) == 0
     work = yaml.safe_load(scen.read_text())["workload"]
-    assert [(w["lba"], w["tag"], w["barrier"]) for w in work] == \
-        [(1600, 6, True), (0, 4, False), (8, 5, False), (16, 7, False), (24, 8, False), (32, 9, False)]
+    assert [(w["lba"], w["tag"]) for w in work] == [(1600, 6), (0, 4), (8, 5), (16, 7), (24, 8), (32, 9)]
+    # issued together, at the report's time of the error (after its boot probe)
+    assert len({w["delay"] for w in work}) == 1
     r = run([scen], tmp_path / "out")
     assert r.returncode == 0, r.stdout + r.stderr
     log = (tmp_path / "out" / "ncq-media-error" / "satasim.log").read_text()
@@ -110,9 +120,6 @@ MALFORMED = {
                 "[ 2.0] ata1.00: failed command: READ FPDMA QUEUED\n"
                 "[ 2.0] ata1.00: cmd 60/08:zz:00:00:00/00:00:00:00:00/40 tag 0 ncq dma 4096 in\n", 4, "malformed 'cmd'"),
     "bad-link-up": ("[ 1.0] ata1: SATA link up fast\n", 1, "malformed 'SATA link up'"),
-    "no-res": ("[ 1.0] ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
-               "[ 2.0] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x0\n"
-               "[ 2.0] ata1.00: failed command: READ FPDMA QUEUED\n", 3, "has no 'res' line"),
     "not-libata": ("[ 1.0] usb 1-1: new high-speed USB device number 2 using xhci_hcd\n", 1, "no libata lines"),
     "port-zero": ("[ 1.0] ata0: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n", 1, "from ata1"),
 }
@@ -313,3 +320,146 @@ def test_values_check_would_refuse_are_refused_or_clamped_at_import(tmp_path):
     assert do_import(rep, tmp_path / "s.yaml") == 0
     (d,) = yaml.safe_load((tmp_path / "s.yaml").read_text())["devices"]
     assert (d["capacity"], d["multi"], d["ncq_depth"]) == (2 ** 48 - 1, 16, 32)
+
+
+# ------------------------------------------------ the forms users paste (issue 31 item 2)
+
+# One report in each form a kernel log reaches a bug report in (each modelled on files of
+# harness/tests/fixtures/dmesg-corpus/, named in the comment): every one reads as the same
+# decision lines.
+REPORT = ["ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x6 frozen",
+          "ata1.00: failed command: READ FPDMA QUEUED",
+          "ata1.00: cmd 60/08:00:00:08:00/00:00:00:00:00/40 tag 0 ncq dma 4096 in",
+          "ata1.00: res 40/00:00:00:00:00/00:00:00:00:00/00 Emask 0x4 (timeout)",
+          "ata1.00: status: { DRDY }",
+          "ata1: hard resetting link"]
+EXC, FC, CMD, RES, ST, HR = (REPORT[0][9:], REPORT[1][9:], REPORT[2][9:], REPORT[3][9:], REPORT[4][9:],
+                             REPORT[5][6:])
+FORMS = {
+    # 02, 57: dmesg stamps the res line too (and CRLF endings)
+    "dmesg-stamped-res": f"[ 9.1] ata1.00: {EXC}\n[ 9.1] ata1.00: {FC}\n[ 9.1] ata1.00: {CMD}\n"
+                         f"[ 9.1]          {RES}\n[ 9.1] ata1.00: {ST}\n[ 9.2] ata1: {HR}\n",
+    "crlf": f"[ 9.1] ata1.00: {EXC}\r\n[ 9.1] ata1.00: {FC}\r\n[ 9.1] ata1.00: {CMD}\r\n"
+            f"[ 9.1]          {RES}\r\n[ 9.1] ata1.00: {ST}\r\n[ 9.2] ata1: {HR}\r\n",
+    # 10: the page lost the indentation; 03: util-linux dmesg, no stamp, indented
+    "unindented-res": f"[ 9.1] ata1.00: {EXC}\n[ 9.1] ata1.00: {FC}\n[ 9.1] ata1.00: {CMD}\n"
+                      f"[ 9.1] {RES}\n[ 9.1] ata1.00: {ST}\n[ 9.2] ata1: {HR}\n",
+    # 05: dmesg -T, German day
+    "dmesg-T": "".join(f"[Fr Aug 26 22:01:01 2022] {x}\n" for x in REPORT[:3]) +
+               f"                          {RES}\n" +
+               "".join(f"[Fr Aug 26 22:01:01 2022] {x}\n" for x in REPORT[4:]),
+    # 09, 14: journalctl, res without a header; 32: the journal keeps both on one line
+    "journalctl": "".join(f"Dec 26 08:58:49 nixos kernel: {x}\n" for x in REPORT[:3]) +
+                  f"                                       {RES}\n" +
+                  "".join(f"Dec 26 08:58:49 nixos kernel: {x}\n" for x in REPORT[4:]),
+    "journal-one-line": f"Dec 10 18:58:49 kernel: ata1.00: {EXC}\nDec 10 18:58:49 kernel: ata1.00: {FC}\n"
+                        f"Dec 10 18:58:49 kernel: ata1.00: {CMD} {RES}\n"
+                        f"Dec 10 18:58:49 kernel: ata1.00: {ST}\nDec 10 18:58:49 kernel: ata1: {HR}\n",
+    # 12: syslog with the kernel's stamp inside; 29: metalog "[kernel]"; 34: ISO time
+    "syslog": "".join(f"Mar  7 08:24:28 bnibws03 kernel: [  375.143122] {x}\n" for x in REPORT[:3]) +
+              f"Mar  7 08:24:28 bnibws03 kernel: [  375.143132]          {RES}\n" +
+              "".join(f"Mar  7 08:24:28 bnibws03 kernel: [  375.143133] {x}\n" for x in REPORT[4:]),
+    "metalog": "".join(f"Jan  4 10:34:35 [kernel] [155659.644533] {x}\n" for x in REPORT[:3]) +
+               f"Jan  4 10:34:35 [kernel] [155659.644556]          {RES}\n" +
+               "".join(f"Jan  4 10:34:35 [kernel] [155659.644565] {x}\n" for x in REPORT[4:]),
+    "iso-time": "".join(f"12:15:14+11:00 kernel: {x}\n" for x in REPORT[:3]) + f"          {RES}\n" +
+                "".join(f"12:15:14+11:00 kernel: {x}\n" for x in REPORT[4:]),
+    # 50: rsyslog's #012 for the printk's embedded newline (and a mailer's wrap)
+    "rsyslog-012": f"Jun  9 11:33:00 srv kernel: ata1.00: {EXC}\nJun  9 11:33:00 srv kernel: ata1.00: {FC}\n"
+                   f"Jun  9 11:33:00 srv kernel: ata1.00: cmd\n{CMD[4:]}#012  {RES}\n"
+                   f"Jun  9 11:33:00 srv kernel: ata1.00: {ST}\nJun  9 11:33:00 srv kernel: ata1: {HR}\n",
+    # 37, 43: Gmail wrapped long lines (and double-spaced them); 13: a reader's ">>> "
+    "mail-wrapped": f"[ 9.1] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action\n0x6 frozen\n\n"
+                    f"[ 9.1] ata1.00: {FC}\n\n[ 9.1] ata1.00: cmd 60/08:00:00:08:00/00:00:00:00:00/40 tag\n"
+                    f"0 ncq dma 4096 in\n\n         res 40/00:00:00:00:00/00:00:00:00:00/00 Emask\n"
+                    f"0x4 (timeout)\n\n[ 9.1] ata1.00: {ST}\n\n>>> [ 9.2] ata1: {HR}\n",
+    # 04: printk levels; 26-28: "0×" typography
+    "printk-levels": f"<3>ata1.00: {EXC}\n<3>ata1.00: {FC}\n<3>ata1.00: {CMD}\n         {RES}\n"
+                     f"<3>ata1.00: {ST}\n<6>ata1: {HR}\n",
+    "typography": (f"ata1.00: {EXC}\nata1.00: {FC}\nata1.00: {CMD}\n{RES}\nata1.00: {ST}\nata1: {HR}\n"
+                   .replace("0x", "0\u00d7")),
+    # 06, 31: a console with other lines between
+    "console": f"[ 9.0] EXT4-fs (sda1): mounted filesystem\n[ 9.1] ata1.00: {EXC}\n[ 9.1] ata1.00: {FC}\n"
+               f"[ 9.1] ata1.00: {CMD}\n[ 9.1]          {RES}\n[ 9.1] usb 1-1: new device\n"
+               f"[ 9.1] ata1.00: {ST}\n[ 9.15] sd 0:0:0:0: [sda] tag#0 FAILED\n[ 9.2] ata1: {HR}\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_form_reads_as_the_same_report(form, tmp_path):
+    from satasim.dmesg_parse import parse
+    from satasim.import_dmesg import expected_lines
+    rep = parse(FORMS[form], "r.txt")
+    assert expected_lines(rep) == REPORT, expected_lines(rep)
+    (e,) = rep.exceptions
+    (c,) = e.commands
+    assert (c.opcode, c.lba, c.sectors, c.tag, c.ncq, c.emask) == (0x60, 0x800, 8, 0, True, 0x4)
+
+
+def test_2_6_2x_report_has_no_failed_command_line():
+    """2.6.2x printed no `failed command:` line and the data direction as `cdb 0x0 data 4096
+    in` (dmesg-corpus 08, 24, 27); the LBA28 command's LBA bits 24-27 are in the device byte."""
+    from satasim.dmesg_parse import parse
+    rep = parse("ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0\n"
+                "ata1.00: cmd c8/00:08:8f:01:3c/00:00:00:00:00/e1 tag 0 cdb 0x0 data 4096 in\n"
+                "res 51/40:00:8f:01:3c/00:00:00:00:00/01 Emask 0x9 (media error)\n"
+                "ata1.00: status: { DRDY ERR }\nata1.00: error: { UNC }\n", "r.txt")
+    (c,) = rep.exceptions[0].commands
+    assert (c.name, c.opcode, c.lba, c.sectors, c.res_lba) == ("READ DMA", 0xc8, 0x13c018f, 8, 0x13c018f)
+    assert c.error_bits == ["UNC"]
+
+
+def test_a_missing_res_line_is_a_note_naming_the_line(tmp_path, capsys):
+    """A cmd line whose res line the page lost (dmesg-corpus 41, 48) is read as the exception
+    says (a timeout when frozen), with a note naming its line: imported, not refused."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 1.0] ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+                   "[ 2.0] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x6 frozen\n"
+                   "[ 2.0] ata1.00: failed command: READ FPDMA QUEUED\n"
+                   "[ 2.0] ata1.00: cmd 60/08:00:00:08:00/00:00:00:00:00/40 tag 0 ncq dma 4096 in\n"
+                   "[ 2.0] ata1.00: status: { DRDY }\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    assert f"note: {rep}:3: 'failed command: READ FPDMA QUEUED' has no 'res' line after it: read as a timeout" \
+        in capsys.readouterr().out
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert f["kind"] == "hang"
+
+
+@pytest.mark.parametrize("text,ctype", [
+    ("[ 1.0] scsi host7: ahci\n[ 1.1] ata8: SATA max UDMA/133 abar m2048@0xf7f12000 port 0xf7f12180 irq 41\n", "ahci"),
+    ("[ 1.0] scsi6 : sata_sil24\n[ 1.1] ata7: SATA max UDMA/100 host m128@0xe5004000 port 0xe5000000 irq 16\n",
+     "sil24"),
+    ("[ 1.0] sata_sil 0000:01:00.0: version 2.4\n", "sil3112"),
+    ("[ 1.0] ata_piix 0000:00:1f.1: version 2.10ac1\n", "piix"),
+    ("[ 1.0] ata1: drained 65536 bytes to clear DRQ\n", "piix"),   # ata_sff's wording, no driver named
+])
+def test_controller_from_the_driver(text, ctype, tmp_path):
+    """The controller model follows the driver of the report's ports (its SCSI host, its port
+    description line, a driver line), not the first driver the log names."""
+    rep = tmp_path / "r.txt"
+    n = re.search(r"ata(\d+)", text)
+    port = n.group(1) if n else "1"
+    rep.write_text("[ 0.5] scsi host5: ata_generic\n" + text +
+                   f"[ 2.0] ata{port}: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n"
+                   f"[ 2.1] ata{port}.00: configured for UDMA/100\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["controller"]["type"] == ctype, spec["controller"]
+
+
+def test_forced_modes_are_read_once_and_kept_to_what_satasim_models(tmp_path, capsys):
+    """libata.force from the boot command line, read once (not again from its FORCE: lines),
+    without values satasim does not model (nodma), in the scenario's port numbers."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 0.0] Command line: BOOT_IMAGE=/vmlinuz ro libata.force=2.00:noncq,pio4,nodma\n"
+                   "[ 1.0] ahci 0000:00:13.0: AHCI 0001.0300 32 slots 2 ports 3 Gbps 0x2 impl SATA mode\n"
+                   "[ 1.1] ata2: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n"
+                   "[ 1.1] ata2.00: FORCE: horkage modified (noncq)\n"
+                   "[ 1.1] ata2.00: FORCE: xfer_mask set to pio4\n"
+                   "[ 1.2] ata2.00: configured for PIO4\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    assert yaml.safe_load(out.read_text())["host"]["force"] == "2.00:noncq,2.00:pio4"
+    assert "libata.force value 'nodma': not modelled by satasim, left out" in capsys.readouterr().out

@@ -497,7 +497,10 @@ void WorkloadRunner::run_warmplug() {
         ports.push_back(spec_.device);
     for (unsigned port : ports) {
         const char *kind = workload_kind_name(spec_.kind);
-        int rc = !h ? -ENODEV : spec_.kind == WorkloadKind::Delete ? ata_dev_delete(h, port) : ata_port_scan(h, port);
+        int rc = !h                                  ? -ENODEV
+                 : spec_.kind == WorkloadKind::Delete ? ata_dev_delete(h, port)
+                 : spec_.kind == WorkloadKind::Rescan ? ata_dev_rescan(h, port)
+                                                      : ata_port_scan(h, port);
         // A host-wide scan skips ports the stack does not use (dummy ports: -ENODEV).
         const bool skipped = rc == -ENODEV && spec_.kind == WorkloadKind::Scan && !spec_.scan_port;
         const std::string name = DevAddr{port, std::nullopt}.ata_name();
@@ -510,7 +513,10 @@ void WorkloadRunner::run_warmplug() {
                                          (spec_.kind == WorkloadKind::Scan ? "ata" + std::to_string(port + 1) : name) +
                                          ": " + errno_name(rc));
         if (rc != 0 && !skipped)
-            failures_.add(label() + ": " + (spec_.kind == WorkloadKind::Delete ? "ata_dev_delete" : "ata_port_scan") +
+            failures_.add(label() + ": " +
+                          (spec_.kind == WorkloadKind::Delete   ? "ata_dev_delete"
+                           : spec_.kind == WorkloadKind::Rescan ? "ata_dev_rescan"
+                                                                : "ata_port_scan") +
                           "(port " + std::to_string(port) + ") returned " + errno_name(rc));
         ++stats_.completed;
     }

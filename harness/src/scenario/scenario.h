@@ -128,6 +128,7 @@ struct DeviceSpec {
     unsigned multi = 16;
     unsigned ata_major = 8;
     bool write_cache = true;
+    bool status_dsc = true;            // the drive sets DSC (status bit 4): 0x50, else 0x40
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors

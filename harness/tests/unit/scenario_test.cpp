@@ -86,7 +86,9 @@ TEST(defaults_and_units) {
     CHECK(sc.controller.type == "ahci" && sc.controller.ports == 2 && sc.controller.slots == 32);
     CHECK(sc.devices.size() == 1 && sc.devices[0].capacity == 2097152);
     CHECK(sc.devices[0].serial == "SIM0000001");
+    CHECK(sc.devices[0].status_dsc); // a good completion reads 0x50 unless the drive says otherwise
     CHECK(sc.time_limit_ns == 1500000000ull);
+    CHECK(!parse("devices:\n  - {port: 0, status_dsc: false}\n").devices[0].status_dsc);
 }
 
 TEST(uint_out_of_range_and_not_a_number) {
@@ -292,7 +294,10 @@ TEST(fault_kinds_table) {
     CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: a drq_stuck acts on a taskfile channel: controller sil3112 or piix (not ahci)");
     CHECK_ERROR(d + "  - {kind: hang, port: 0, at: 1ms, burst: 2}\n",
-                "t.yaml:5: faults[0].burst: not a key of kind: hang (it has no keys of its own)");
+                "t.yaml:5: faults[0].burst: not a key of kind: hang (its keys: comresets)");
+    // a hang that sits through COMRESETs (a drive that answers OOB, never its signature)
+    CHECK(parse(d + "  - {kind: hang, port: 0, at: 1ms, comresets: 3}\n").faults[0].hang_comresets == 3);
+    CHECK(parse(d + "  - {kind: hang, port: 0, at: 1ms}\n").faults[0].hang_comresets == 0);
     CHECK_ERROR(d + "  - {kind: link_degrade, port: 0, at: 1ms, down: 1ms}\n",
                 "t.yaml:5: faults[0].down: not a key of kind: link_degrade (its keys: gen)");
     CHECK_ERROR(d + "  - {kind: media_error, port: 0, at: 1ms}\n",

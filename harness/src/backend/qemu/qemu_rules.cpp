@@ -81,6 +81,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no(k + "ata_major " + std::to_string(d.ata_major), "QEMU's ide-hd IDENTIFY version words are fixed");
         if (!d.write_cache)
             no(k + "write_cache false", "not modelled on the QEMU backend");
+        if (!d.status_dsc)
+            no(k + "status_dsc false", "QEMU's ide-hd always reports DSC in its status");
         if (d.model.size() > 40 || d.serial.size() > 20 || d.firmware.size() > 8)
             no(k + "model/serial/firmware", "too long for QEMU's ide-hd properties");
         if (!d.present)
