@@ -31,7 +31,7 @@ const char kUsage[] =
     "                   [--backend systemc|qemu] [--controller-rtl PROFILE] [--vcd FILE] [--vcd-signals LIST]\n"
     "                   [--vcd-ports LIST] [--skip-refused]\n"
     "       satasim check PATH... | check-profile PROFILE...\n"
-    "       satasim eh-check TRACE.jsonl... | eh-check --rules\n"
+    "       satasim eh-check TRACE.jsonl... | eh-check --rules | eh-check --policy-rules\n"
     "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
     "       satasim fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ... (docs/fuzzing.md)\n"
     "       satasim --help\n"
@@ -64,7 +64,8 @@ const char kUsage[] =
     "  check-profile  validate DUT profiles only (docs/rtl-controller.md), without verilating\n"
     "          them: exit 2 with file, line and key for the first fault of each.\n"
     "  eh-check  judge a run's trace.jsonl by libata's EH rules (docs/eh-rules.md): one line per\n"
-    "          broken rule; exit 1 if any, 2 if a file is unreadable or not a trace. --rules lists them.\n"
+    "          broken rule; exit 1 if any, 2 if a file is unreadable or not a trace. --rules lists them,\n"
+    "          --policy-rules the EH profile's (its verdicts, reset choice, retries).\n"
     "  import-dmesg  a libata kernel log -> SCENARIO.yaml + SCENARIO.expected (the report's\n"
     "          decision lines); `diff` compares a run's satasim.log with them\n"
     "\n"
@@ -401,6 +402,11 @@ int cmd_run_one(ArgReader &r) {
 int cmd_eh_check(ArgReader &r) {
     if (r.i < r.args.size() && r.args[r.i] == "--rules") {
         for (const EhRuleInfo &i : EhRules::rules())
+            std::printf("%-30s %s\n", i.id, i.text);
+        return 0;
+    }
+    if (r.i < r.args.size() && r.args[r.i] == "--policy-rules") { // the EH profile's (eh_policy_rules.h)
+        for (const EhRuleInfo &i : EhPolicyRules::rules())
             std::printf("%-30s %s\n", i.id, i.text);
         return 0;
     }
