@@ -25,6 +25,7 @@
 #include "run/sim_run.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/units.h"
+#include "trace/eh_policy_rules.h"
 #include "trace/eh_rules.h"
 #include "trace/vcd_writer.h"
 #include "version.h"
@@ -406,12 +407,14 @@ int cli(int argc, char **argv) {
 
     // eh-check
     std::vector<std::string> traces;
-    bool list_rules = false;
+    bool list_rules = false, list_policy_rules = false;
     CLI::App *eh = app.add_subcommand(
         "eh-check", "judge a run's trace.jsonl by libata's EH rules (docs/eh-rules.md): one line per broken rule; "
                     "exit 1 if any, 2 if a file is unreadable or not a trace");
     eh->add_option("traces", traces, "trace files")->type_name("TRACE.jsonl");
     eh->add_flag("--rules", list_rules, "list the rules");
+    eh->add_flag("--policy-rules", list_policy_rules,
+                 "list the EH profile's rules (its verdicts, reset choice, retries)");
 
     // run-one: the scenario process `run` starts (not for people: hidden)
     RunOneOptions oopt;
@@ -484,6 +487,11 @@ int cli(int argc, char **argv) {
     if (eh->parsed()) {
         if (list_rules) {
             for (const EhRuleInfo &i : EhRules::rules())
+                std::printf("%-30s %s\n", i.id, i.text);
+            return 0;
+        }
+        if (list_policy_rules) { // the EH profile's (trace/eh_policy_rules.h)
+            for (const EhRuleInfo &i : EhPolicyRules::rules())
                 std::printf("%-30s %s\n", i.id, i.text);
             return 0;
         }

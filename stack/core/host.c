@@ -189,7 +189,13 @@ int ata_host_set_eh_policy(struct ata_host *h, const char *name)
     size_t len = 0;
 
     if (pol) {
+        const struct sata_trace_field f[] = { TF_STR("name", pol->name),
+                                              TF_BOOL("hardreset", h->ops && h->ops->hardreset) };
+
         h->eh_policy = pol;
+        /* the trace names the profile (and whether the driver can hardreset): the EH rule
+         * monitor judges the profile's verdicts and reset choices by its rules */
+        ata_host_ev(h, ATA_EV("eh.policy", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
         return 0;
     }
     for (size_t i = 0; i < ata_eh_policy_count() && len < sizeof(known); i++)

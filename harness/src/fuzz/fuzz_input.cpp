@@ -64,6 +64,7 @@ template <class T, size_t N> size_t index_of(const T (&table)[N], const T &v, si
 }
 
 constexpr uint64_t kUs = 1000;
+const std::string kEhPolicy2006 = "libata-2006"; // header b1 bit 6 (else the stack's default)
 const std::string kPlugModel = "SATASIM FUZZ PLUG"; // a plugged drive's new identity
 
 // Every place a disk record fills, in port order: the host port, or each fan-out port of
@@ -582,6 +583,9 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
     // The PCI-X erratum without the driver's workaround loses completions by design (the
     // suite's erratum scenarios show it): not a configuration whose failures are findings.
     sc.host.irq_loss_fix = !(sil24 && (h1 & 0x20)) || c.pcix_irq_loss;
+    // the other EH profile: its verdicts and reset choices are judged too (eh_policy_rules.h)
+    if (h1 & 0x40)
+        sc.host.eh_policy = kEhPolicy2006;
     sc.seed = in.u16(kHeader + 2);
 
     size_t disk_off = kDisks;
@@ -649,7 +653,8 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
                       (sc.host.no_ncq ? 0x20 : 0) | (sc.link_mode == LinkModeSpec::Fis ? 0x40 : 0) |
                       (sc.trace_fis ? 0x80 : 0));
     o.u8(kHeader + 1, (c.gen_set ? c.gen : 0) | (sc.host.spd_limit & 3) << 2 | (c.pcix_irq_loss ? 0x10 : 0) |
-                          (sil24 && !sc.host.irq_loss_fix && !c.pcix_irq_loss ? 0x20 : 0));
+                          (sil24 && !sc.host.irq_loss_fix && !c.pcix_irq_loss ? 0x20 : 0) |
+                          (sc.host.eh_policy == kEhPolicy2006 ? 0x40 : 0));
     if (sil24 && c.pcix_irq_loss && !sc.host.irq_loss_fix)
         lost->push_back("host.irq_loss_fix: false with pcix_irq_loss (the erratum without its workaround)");
     o.u16(kHeader + 2, unsigned(sc.seed & 0xffff));
@@ -657,8 +662,8 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         lost->push_back("seed: 0..65535");
     if (c.pcix_ack_window_ns != ControllerSpec{}.pcix_ack_window_ns)
         lost->push_back("controller.pcix_ack_window: the default only");
-    if (!sc.host.eh_policy.empty() || sc.host.port_mask)
-        lost->push_back("host.eh_policy/port_mask: the defaults only");
+    if ((!sc.host.eh_policy.empty() && sc.host.eh_policy != kEhPolicy2006) || sc.host.port_mask)
+        lost->push_back("host.eh_policy/port_mask: the default and libata-2006 profiles, the default mask only");
     if (sc.waveform.on)
         lost->push_back("waveform: not expressed");
 

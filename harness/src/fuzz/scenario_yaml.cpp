@@ -169,6 +169,8 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
         o << ", spd_limit: " << sc.host.spd_limit;
     if (sil24)
         o << ", irq_loss_fix: " << b(sc.host.irq_loss_fix);
+    if (!sc.host.eh_policy.empty())
+        o << ", eh_policy: " << sc.host.eh_policy;
     o << "}\n";
     o << "link: {mode: " << (sc.link_mode == LinkModeSpec::Fis ? "fis" : "dword") << "}\n";
     if (!sc.pmps.empty()) {

@@ -135,6 +135,7 @@ void EhRules::close_report(uint64_t t_ns, int port_no, Port &p) {
 }
 
 void EhRules::on_record(uint64_t t_ns, const TraceRecord &r) {
+    policy_.on_record(t_ns, r);
     if (r.port < 0)
         return;
     Port &p = port(r.port);
@@ -404,6 +405,7 @@ void EhRules::model_record(uint64_t t, const TraceRecord &r, Port &p) {
 }
 
 void EhRules::finish() {
+    policy_.finish();
     for (auto &kv : ports_)
         close_report(kv.second.report.t_ns, kv.first, kv.second);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/common/trace.h"
+#include "trace/eh_policy_rules.h"
 
 namespace satasim::harness {
 
@@ -106,6 +107,7 @@ class EhRules : public RecordObserver {
     std::map<int, Port> ports_;
     std::map<LinkKey, Link> links_;
     std::vector<EhRuleViolation> out_;
+    EhPolicyRules policy_{out_}; // the EH profile's verdicts (eh_policy_rules.h), reported here too
 };
 
 // One trace.jsonl line as a record (trace/trace_sink.h's format); false if it is not one.

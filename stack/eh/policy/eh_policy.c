@@ -135,6 +135,15 @@ void ata_spdn_count_window(const struct ata_ering *e, uint64_t now, uint64_t win
     memset(out, 0, sizeof(*out));
     out->since = now > window_ns ? now - window_ns : 0;
     out->dubious = dubious;
+#ifdef SATASIM_PLANT_SPDN_WINDOW_ONE_LATE
+    {   /* planted: the window is counted from the entry before the newest error */
+        struct ata_ering older = *e;
+
+        older.cursor = (older.cursor + ATA_ERING_SIZE - 1) % ATA_ERING_SIZE;
+        ata_ering_map(&older, count_one, &a);
+        return;
+    }
+#endif
     ata_ering_map((struct ata_ering *)e, count_one, &a);
 }
 
@@ -241,7 +250,11 @@ unsigned ata_reset_choose(const struct ata_eh_policy *pol, const struct ata_rese
         return ATA_EH_HARDRESET;
     /* 2006: softreset unless a hardreset alone was asked for or the speed must change.
      * "Some reset" (both bits) is a softreset here. */
+#ifdef SATASIM_PLANT_RESET_2006_HARD_FOR_SOME
+    if (in->spd_change_pending || (in->action & ATA_EH_HARDRESET)) /* planted: "some reset" is hard */
+#else
     if (in->spd_change_pending || (in->action & ATA_EH_RESET) == ATA_EH_HARDRESET)
+#endif
         return ATA_EH_HARDRESET;
     return ATA_EH_SOFTRESET;
 }

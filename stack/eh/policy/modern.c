@@ -28,7 +28,11 @@ unsigned ata_eh_verdict_modern(const struct ata_ering *e, uint64_t now, bool dub
 
     ata_spdn_count_window(e, now, ATA_MS(WIN_10MIN_MS), dubious, &c);
     /* rule 4 */
+#ifdef SATASIM_PLANT_NCQ_OFF_ONE_EARLY
+    if (c.nr_errors[ATA_ECAT_TOUT_HSM] + c.nr_errors[ATA_ECAT_UNK_DEV] > 2) /* planted: one error early */
+#else
     if (c.nr_errors[ATA_ECAT_TOUT_HSM] + c.nr_errors[ATA_ECAT_UNK_DEV] > 3)
+#endif
         verdict |= ATA_EH_SPDN_NCQ_OFF;
     /* rule 5 */
     if (c.nr_errors[ATA_ECAT_ATA_BUS] + c.nr_errors[ATA_ECAT_TOUT_HSM] > 3 ||
@@ -41,6 +45,10 @@ unsigned ata_eh_verdict_modern(const struct ata_ering *e, uint64_t now, bool dub
  * commands no retry of INVALID or of a plain device error. */
 bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io)
 {
+#ifdef SATASIM_PLANT_MEDIA_ERROR_RETRIED
+    if (is_io) /* planted: file-system I/O is retried before the media error is looked at */
+        return true;
+#endif
     if (err_mask & AC_ERR_MEDIA)
         return false;
     if (is_io)
