@@ -12,11 +12,20 @@ fault_<kind>, slow) and its result, log and trace paths as JUnit properties
 as a dict or a file into the test's temporary folder and returns a satasim.Result.
 Without those options the plugin collects nothing: a project that has it installed runs its
 own tests as before.
+
+Spread over machines (docs/python.md "Many machines"): pytest-xdist runs the items on execnet
+gateways (`-d --tx 2*popen --tx ssh=host//python=python3 ...`); `--satasim-summary FILE` makes
+the controlling process write one summary of every scenario item (verdict, reasons, the trace's
+SHA-256, the worker that ran it), whichever machine ran it; `--satasim-shard K/N` keeps the K-th
+of N shares of the scenario items for a CI matrix job, and `python3 -m satasim.distributed
+merge` joins the shards' summaries and JUnit files into one of each.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import re
 import tempfile
 from pathlib import Path
@@ -39,6 +48,12 @@ def pytest_addoption(parser):
                     help="collect the scenario files under PATH (a file or a folder, recursive) as tests")
     group.addoption("--satasim-out", metavar="DIR", default=None,
                     help="where the scenario items' runs go (default: pytest's temporary folders)")
+    group.addoption("--satasim-summary", metavar="FILE", default=None,
+                    help="write one JSON summary of every scenario item here (on the controlling process "
+                         "of a distributed run: the items of every machine)")
+    group.addoption("--satasim-shard", metavar="K/N", default=None,
+                    help="keep the K-th of N shares of the scenario items (the i-th item, in collection "
+                         "order from 0, is in share i mod N + 1), for CI matrix jobs")
     parser.addini("satasim_scenarios", type="pathlist", default=[],
                   help="scenario files or folders collected as tests (as --satasim-scenarios)")
 
@@ -52,6 +67,37 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"link_{lvl}: a satasim scenario at the {lvl} link level")
     config.addinivalue_line("markers", "slow: a satasim scenario with a long simulated time limit")
     config.addinivalue_line("markers", "fault: a satasim scenario that injects faults (also fault_<kind>)")
+    shard = config.getoption("satasim_shard")
+    if shard is not None:
+        config._satasim_shard = _parse_shard(shard)
+    if config.getoption("satasim_summary") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(SummaryWriter(Path(config.getoption("satasim_summary"))),
+                                      "satasim-summary")
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise pytest.UsageError(f"--satasim-shard: expected K/N with 1 <= K <= N, got '{text}'")
+    return int(m.group(1)), int(m.group(2))
+
+
+def pytest_collection_modifyitems(config, items):
+    shard = getattr(config, "_satasim_shard", None)
+    if shard is None:
+        return
+    k, n = shard
+    keep, drop = [], []
+    index = 0
+    for item in items:
+        if isinstance(item, ScenarioItem):
+            (keep if index % n == k - 1 else drop).append(item)
+            index += 1
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def _roots(config) -> list[Path]:
@@ -135,6 +181,46 @@ class ScenarioFile(pytest.File):
             yield item
 
 
+def _sha256(path: Path) -> str:
+    """The trace's digest: a run's trace is the same bytes on every machine (same scenario
+    and seed), so two runs' digests say whether they decided the same."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+class SummaryWriter:
+    """On the controlling process: every scenario item's outcome and properties, as the
+    reports reach it (from this process or from xdist's workers), written at the end."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.items: dict[str, dict] = {}
+
+    def pytest_runtest_logreport(self, report):
+        # a scenario item's run phase (its file is a .yaml); a refused scenario has no properties
+        if report.when != "call" or not report.nodeid.split("::")[0].endswith(".yaml"):
+            return
+        props = dict(report.user_properties)
+        node = getattr(report, "node", None)  # xdist: the worker's controller, with its gateway
+        self.items[report.nodeid] = {
+            "nodeid": report.nodeid,
+            "outcome": report.outcome,
+            "verdict": props.get("satasim_verdict", "refused"),
+            "reasons": (json.loads(props["satasim_reasons"]) if "satasim_reasons" in props
+                        else [report.longreprtext] if report.failed else []),
+            "trace_sha256": props.get("satasim_trace_sha256", ""),
+            "worker": getattr(getattr(node, "gateway", None), "id", None) or "local",
+        }
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session):
+        from satasim.distributed import write_summary  # noqa: PLC0415 (lazy, see the module doc)
+
+        write_summary(self.path, list(self.items.values()))
+
+
 class ScenarioFailed(Exception):
     pass
 
@@ -161,7 +247,8 @@ class ScenarioItem(pytest.Item):
         except ScenarioRefused as e:
             raise ScenarioFailed(f"refused: {e}") from None
         for key, value in (("result", r.result_path), ("log", r.log_path), ("trace", r.trace_path),
-                           ("waveform", r.waveform_path or ""), ("verdict", r.verdict)):
+                           ("waveform", r.waveform_path or ""), ("verdict", r.verdict),
+                           ("trace_sha256", _sha256(r.trace_path)), ("reasons", json.dumps(r.reasons))):
             self.user_properties.append((f"satasim_{key}", str(value)))
         if not r.passed:
             raise ScenarioFailed("\n".join(r.reasons) or r.verdict)
