@@ -21,6 +21,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libyaml-cpp-dev libcli11-dev check libsubunit-dev verilator yosys
   python3 python3-pytest python3-pytest-xdist python3-yaml
+  python3-execnet   # test_distributed: an execnet socket gateway (pytest-xdist pulls it in too)
   qemu-system-x86
   git    # test_readme_tutorial runs the README's tutorial in a fresh git repository
   lcov   # tools/coverage (lcov, genhtml; gcov comes with build-essential)
