@@ -22,6 +22,7 @@ PACKAGES=(
   libsystemc-dev libyaml-cpp-dev libcli11-dev check libsubunit-dev verilator yosys
   python3 python3-pytest python3-pytest-xdist python3-yaml
   python3-execnet   # test_distributed: an execnet socket gateway (pytest-xdist pulls it in too)
+  python3-jsonschema   # test_scenario_schema validates the scenarios against docs/scenario.schema.json
   qemu-system-x86
   git    # test_readme_tutorial runs the README's tutorial in a fresh git repository
   lcov   # tools/coverage (lcov, genhtml; gcov comes with build-essential)

@@ -24,6 +24,7 @@
 #include "run/runner.h"
 #include "run/sim_run.h"
 #include "scenario/scenario_parser.h"
+#include "scenario/scenario_schema.h"
 #include "scenario/units.h"
 #include "trace/eh_policy_rules.h"
 #include "trace/eh_rules.h"
@@ -282,6 +283,62 @@ int check_vcd_file(const RunOptions &opt, std::string *file) {
 
 // `check-profile PROFILE...`: each DUT profile read as `run --controller-rtl` reads it,
 // nothing built.
+// The JSON Schema of scenario files (scenario/scenario_schema.h): every scenario under the
+// paths (folders recursively) read with the recorder on. A file the reader refuses stops it
+// (a schema made from a broken corpus would be wrong), and nothing is written.
+int cmd_schema(const std::vector<std::string> &paths, const std::string &out) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    for (const std::string &p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) {
+            std::vector<std::string> found;
+            for (const auto &e : fs::recursive_directory_iterator(p, ec))
+                if (e.is_regular_file() && e.path().extension() == ".yaml" && e.path().filename() != "testplan.yaml")
+                    found.push_back(e.path().string());
+            std::sort(found.begin(), found.end());
+            files.insert(files.end(), found.begin(), found.end());
+        } else if (fs::is_regular_file(p, ec)) {
+            files.push_back(p);
+        } else {
+            std::fprintf(stderr, "satasim: schema: %s: no such file or folder\n", p.c_str());
+            return 2;
+        }
+    }
+    if (files.empty()) {
+        std::fprintf(stderr, "satasim: schema: no scenario files under the paths given\n");
+        return 2;
+    }
+    SchemaRecorder recorder;
+    for (const std::string &f : files) {
+        try {
+            (void)parse_scenario_file(f, backend_rules());
+        } catch (const ScenarioError &e) {
+            std::fprintf(stderr, "satasim: schema: %s\n", e.what());
+            return 2;
+        }
+    }
+    const std::string schema = recorder.json_schema();
+    if (out.empty() || out == "-") {
+        std::fwrite(schema.data(), 1, schema.size(), stdout);
+        return 0;
+    }
+    const std::string tmp = out + ".tmp." + std::to_string(getpid());
+    FILE *fp = std::fopen(tmp.c_str(), "wb");
+    bool ok = fp && std::fwrite(schema.data(), 1, schema.size(), fp) == schema.size();
+    ok = (fp && std::fclose(fp) == 0) && ok;
+    std::error_code ec;
+    if (ok)
+        fs::rename(tmp, out, ec);
+    if (!ok || ec) {
+        fs::remove(tmp, ec);
+        std::fprintf(stderr, "satasim: schema: cannot write %s\n", out.c_str());
+        return 2;
+    }
+    std::fprintf(stderr, "satasim: schema of %zu scenario files written to %s\n", files.size(), out.c_str());
+    return 0;
+}
+
 int cmd_check_profile(const std::vector<std::string> &profiles) {
     int rc = 0;
     for (const std::string &a : profiles) {
@@ -399,6 +456,15 @@ int cli(int argc, char **argv) {
     KeyOptions ckeys;
     add_key_options(check, ckeys, true);
 
+    // schema
+    std::vector<std::string> schema_paths;
+    std::string schema_out;
+    CLI::App *schema = app.add_subcommand(
+        "schema", "write the JSON Schema of scenario files, read off the scenario reader while it reads the "
+                  "scenarios under PATH (folders recursively; docs/scenario-schema.md)");
+    schema->add_option("paths", schema_paths, "scenario files or folders")->required()->type_name("PATH");
+    schema->add_option("-o,--output", schema_out, "write it here (default: standard output)")->type_name("FILE");
+
     // check-profile
     std::vector<std::string> profiles;
     CLI::App *check_profile = app.add_subcommand(
@@ -484,6 +550,8 @@ int cli(int argc, char **argv) {
     }
     if (check_profile->parsed())
         return cmd_check_profile(profiles);
+    if (schema->parsed())
+        return cmd_schema(schema_paths, schema_out);
     if (eh->parsed()) {
         if (list_rules) {
             for (const EhRuleInfo &i : EhRules::rules())

@@ -13,6 +13,7 @@
 
 #include "scenario/path_within.h"
 #include "scenario/scenario_parser.h"
+#include "scenario/scenario_schema.h"
 
 namespace fs = std::filesystem;
 
@@ -134,6 +135,13 @@ Doc resolve(const YAML::Node &root, const std::string &file, std::vector<std::st
     for (auto it = own.origin.begin(); it != own.origin.end();)
         it = it->first.rfind("include.", 0) == 0 ? own.origin.erase(it) : std::next(it);
     YAML::Node inc = root["include"];
+    if (SchemaRecorder *r = SchemaRecorder::active()) {
+        // the reader's rule below: a file name or a list of them
+        r->object("", {"include"});
+        r->string("include");
+        r->array("include");
+        r->string("include[]");
+    }
     if (!inc)
         return own;
     std::vector<std::pair<std::string, YAML::Node>> entries;

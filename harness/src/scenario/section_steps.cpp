@@ -19,6 +19,11 @@ class Allocs {
     // An integer, `${name}`, `${name}+off` or {alloc: name, offset: off}; `limit` bounds constants.
     StepValue value(const Field &f, uint64_t limit) const {
         StepValue v;
+        if (SchemaRecorder *r = SchemaRecorder::active()) { // the three forms below
+            r->integer(f.path, 0, limit);
+            r->pattern(f.path, "^\\$\\{[A-Za-z0-9_]+\\}(\\+(0[xX][0-9a-fA-F]+|[0-9]+))?$");
+            r->object(f.path, {"alloc", "offset"});
+        }
         if (f.node.IsMap()) {
             MapView k(p_, f.node, f.path, f.line, {"alloc", "offset"});
             if (!k.has("alloc"))

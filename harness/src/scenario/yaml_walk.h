@@ -22,6 +22,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "scenario/scenario_parser.h"
+#include "scenario/scenario_schema.h"
 #include "scenario/suggest.h"
 #include "scenario/units.h"
 
@@ -98,6 +99,8 @@ class MapView {
     MapView(const Parser &p, const YAML::Node &node, std::string path, int line,
             std::vector<std::string> allowed)
         : p_(p), path_(std::move(path)), line_(line_of(node, line)) {
+        if (SchemaRecorder *r = SchemaRecorder::active())
+            r->object(path_, allowed);
         if (!node.IsMap())
             p_.fail(line_, path_, std::string("expected a mapping, got ") + kind_name(node));
         for (auto it = node.begin(); it != node.end(); ++it) {
@@ -151,9 +154,15 @@ inline std::string scalar(const Parser &p, const Field &f, const char *what) {
     return f.node.Scalar();
 }
 
-inline std::string as_string(const Parser &p, const Field &f) { return scalar(p, f, "a string"); }
+inline std::string as_string(const Parser &p, const Field &f) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->string(f.path);
+    return scalar(p, f, "a string");
+}
 
 inline uint64_t as_uint(const Parser &p, const Field &f, uint64_t lo, uint64_t hi) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->integer(f.path, lo, hi);
     std::string s = scalar(p, f, "an integer");
     auto v = parse_uint(s);
     if (!v)
@@ -164,6 +173,8 @@ inline uint64_t as_uint(const Parser &p, const Field &f, uint64_t lo, uint64_t h
 }
 
 inline bool as_bool(const Parser &p, const Field &f) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->boolean(f.path);
     std::string s = scalar(p, f, "true or false");
     std::string l;
     for (char c : s)
@@ -177,6 +188,12 @@ inline bool as_bool(const Parser &p, const Field &f) {
 
 template <typename E>
 E as_enum(const Parser &p, const Field &f, const std::vector<std::pair<const char *, E>> &names) {
+    if (SchemaRecorder *r = SchemaRecorder::active()) {
+        std::vector<std::string> all;
+        for (const auto &n : names)
+            all.push_back(n.first);
+        r->enumeration(f.path, all);
+    }
     std::string s = scalar(p, f, "a name");
     for (const auto &n : names)
         if (s == n.first)
@@ -202,24 +219,34 @@ T as_quantity(const Parser &p, const Field &f, const std::string &what, Parse pa
 }
 
 inline uint64_t as_sectors(const Parser &p, const Field &f) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->quantity(f.path, "sectors");
     return as_quantity<uint64_t>(p, f, "size", parse_size_sectors);
 }
 
 inline uint64_t as_bytes(const Parser &p, const Field &f) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->quantity(f.path, "bytes");
     return as_quantity<uint64_t>(p, f, "size", [](const std::string &s, std::string *why) {
         return parse_size_bytes(s, 1, why);
     });
 }
 
 inline uint64_t as_time_ns(const Parser &p, const Field &f) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->quantity(f.path, "time");
     return as_quantity<uint64_t>(p, f, "time", parse_time_ns);
 }
 
 inline double as_rate(const Parser &p, const Field &f) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->quantity(f.path, "rate");
     return as_quantity<double>(p, f, "rate", parse_rate_mb_s);
 }
 
 inline std::string as_ident_string(const Parser &p, const Field &f, size_t max_len) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->string(f.path, max_len);
     std::string s = as_string(p, f);
     if (s.size() > max_len)
         p.fail(f, "'" + s + "' is longer than " + std::to_string(max_len) + " characters");
@@ -230,6 +257,8 @@ inline std::string as_ident_string(const Parser &p, const Field &f, size_t max_l
 }
 
 inline const YAML::Node &as_list(const Parser &p, const Field &f) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->array(f.path);
     if (!f.node.IsSequence())
         p.fail(f, std::string("expected a list, got ") + kind_name(f.node));
     return f.node;
