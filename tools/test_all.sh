@@ -18,13 +18,16 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # when both have ended; the command fails if either did.
 ctest_log="$root/build-san/ctest.log"
 echo "== unit tests (ctest, sanitized): started beside the scenario tests, output below =="
-(cd "$root/build-san" && ctest --output-on-failure -j"$(nproc)") >"$ctest_log" 2>&1 &
+mkdir -p "$root/out/tests"
+(cd "$root/build-san" && ctest --output-on-failure -j"$(nproc)" --output-junit "$root/out/tests/ctest-junit.xml") \
+    >"$ctest_log" 2>&1 &
 ctest_pid=$!
 
 echo "== scenario tests (pytest, sanitized simulator) =="
 cd "$root"
 set +e
-SATASIM_BIN="$root/build-san/bin/satasim" /usr/bin/python3 -m pytest -n "$(nproc)" "$@"
+SATASIM_BIN="$root/build-san/bin/satasim" /usr/bin/python3 -m pytest -n "$(nproc)" \
+    --junitxml="$root/out/tests/pytest-junit.xml" "$@"
 pytest_rc=$?
 wait "$ctest_pid"
 ctest_rc=$?
@@ -32,5 +35,5 @@ set -e
 
 echo "== unit tests (ctest, sanitized) =="
 cat "$ctest_log"
-echo "== ctest exit $ctest_rc, pytest exit $pytest_rc =="
+echo "== ctest exit $ctest_rc, pytest exit $pytest_rc (JUnit: out/tests/pytest-junit.xml, out/tests/ctest-junit.xml) =="
 [[ $ctest_rc -eq 0 && $pytest_rc -eq 0 ]]
