@@ -65,6 +65,7 @@ struct NcqSlot {
     Xfer x;
     uint64_t seq = 0;          // acceptance order
     sc_core::sc_time accepted; // time the command FIS arrived
+    sc_core::sc_time media_ready; // parallel SSD: when its data is in the drive's buffer
 };
 
 // Contents of the NCQ Command Error log (page 10h) for the last NCQ error.
@@ -138,6 +139,10 @@ struct SataDisk::Impl {
     uint8_t power_mode = 0xFF;      // CHECK POWER MODE count value
     bool cache_dirty = false;
     uint64_t head_lba = 0;          // where the heads are (end of the last media access)
+    // Parallel SSD (timing.units > 1): when each flash unit and the drive's internal data
+    // path (to its buffer, at timing.media_mb_s) are next free.
+    std::vector<sc_core::sc_time> unit_free;
+    sc_core::sc_time buffer_path_free;
 
     // ---- non-queued command
     std::optional<sata::Taskfile> pending_cmd;
@@ -253,6 +258,9 @@ struct SataDisk::Impl {
     // ---- timing.cpp
     sc_core::sc_time overhead() const;
     sc_core::sc_time media_access(uint64_t lba, uint32_t sectors, sc_core::sc_time start);
+    bool parallel_ssd() const { return cfg.timing.ssd && cfg.timing.units > 1; }
+    // Parallel SSD: when a queued read accepted at `accepted` has its data in the buffer.
+    sc_core::sc_time plan_queued_read(uint64_t lba, uint32_t sectors, sc_core::sc_time accepted);
     sc_core::sc_time flush_time();
     double rotation_s() const;
 };

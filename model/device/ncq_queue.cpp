@@ -59,6 +59,8 @@ void SataDisk::Impl::receive_queued(const Taskfile &tf) {
     s.x.fua = (tf.device & 0x80) != 0;
     s.seq = next_seq++;
     s.accepted = sc_time_stamp();
+    if (parallel_ssd() && !s.x.write)
+        s.media_ready = plan_queued_read(s.x.lba, s.x.sectors, s.accepted);
     ++pending_accepts;
     work_event.notify(sc_core::SC_ZERO_TIME);
 }
@@ -94,6 +96,10 @@ void SataDisk::Impl::abort_all_queued() {
     for (auto &s : slots)
         if (s.state == NcqSlot::State::Queued || s.state == NcqSlot::State::Running)
             s.state = NcqSlot::State::Free;
+    // a parallel SSD's units drop the dropped commands' reads
+    for (sc_core::sc_time &u : unit_free)
+        u = std::min(u, sc_time_stamp());
+    buffer_path_free = std::min(buffer_path_free, sc_time_stamp());
 }
 
 // The internal order policy: which queued command the drive works on next.
@@ -105,6 +111,13 @@ int SataDisk::Impl::pick_next() {
     if (ready.empty())
         return -1;
     auto seq = [&](int t) { return slots[size_t(t)].seq; };
+    if (parallel_ssd()) // the data that is in the buffer first goes first (writes at once)
+        return *std::min_element(ready.begin(), ready.end(), [&](int a, int b) {
+            const NcqSlot &x = slots[size_t(a)], &y = slots[size_t(b)];
+            const sc_core::sc_time tx = x.x.write ? x.accepted : x.media_ready;
+            const sc_core::sc_time ty = y.x.write ? y.accepted : y.media_ready;
+            return tx != ty ? tx < ty : x.seq < y.seq;
+        });
     switch (cfg.ncq_order) {
     case NcqOrder::InOrder:
         return *std::min_element(ready.begin(), ready.end(),
@@ -200,7 +213,9 @@ void SataDisk::Impl::execute_queued(int tag) {
         return;
     }
     if (!x.write) {
-        if (!busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp())) || !service_accepts())
+        const bool media_done = parallel_ssd() ? idle_until(e, s.media_ready)
+                                               : busy_for(e, media_access(x.lba, x.sectors, sc_time_stamp()));
+        if (!media_done || !service_accepts())
             return;
         ok = send(sata::make_dma_setup(true, false, false, uint8_t(tag), 0, bytes)) && alive(e) &&
              dma_in_data(e, x.lba, x.sectors);

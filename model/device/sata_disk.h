@@ -27,6 +27,9 @@ struct DiskTiming {
     double media_mb_s = 180;          // sustained media rate (MB = 1e6 bytes)
     double cmd_overhead_us = 20;      // firmware overhead per command
     double reset_ready_ms = 2;        // COMRESET/SRST to signature D2H (BSY clear)
+    // SSD: flash units (channels x dies) reading in parallel (docs/disk-models.md). 0 or 1:
+    // one queued command's media access at a time, as a single-unit drive.
+    unsigned units = 0;
 };
 
 struct DiskConfig {

@@ -55,6 +55,33 @@ sc_time SataDisk::Impl::media_access(uint64_t lba, uint32_t sectors, sc_time sta
     return sc_time(t, SC_SEC);
 }
 
+// A parallel SSD (timing.units > 1, docs/disk-models.md): a queued read goes to the flash
+// unit its page lives on as soon as the firmware has taken it (overhead after its arrival)
+// and that unit is free; units work at once, each for the flat latency; the data then
+// crosses the drive's internal path to its buffer at the media rate, one transfer at a
+// time. The host link, modelled by the transport, is the last stage. Pages are 16 KiB,
+// spread over the units by a fixed hash of the page number (the drive's mapping is its
+// own; a hash keeps sequential and random accesses spread alike, as striping does).
+sc_time SataDisk::Impl::plan_queued_read(uint64_t lba, uint32_t sectors, sc_time accepted) {
+    constexpr uint64_t kSectorsPerPage = 32;
+    if (unit_free.size() != cfg.timing.units)
+        unit_free.assign(cfg.timing.units, sc_core::SC_ZERO_TIME);
+    uint64_t page = lba / kSectorsPerPage;
+    const uint64_t last = (lba + std::max<uint32_t>(sectors, 1) - 1) / kSectorsPerPage;
+    sc_time data_in_units = accepted + overhead();
+    for (; page <= last; ++page) { // a long read spans pages on several units
+        uint64_t h = page * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+        sc_time &unit = unit_free[size_t(h % cfg.timing.units)];
+        unit = std::max(unit, accepted + overhead()) + sc_time(cfg.timing.flat_latency_us, SC_US);
+        data_in_units = std::max(data_in_units, unit);
+    }
+    const double rate = cfg.timing.media_mb_s > 0 ? cfg.timing.media_mb_s * 1e6 : 1e12;
+    const double path_s = double(sectors) * MediaStore::kSectorSize / rate;
+    buffer_path_free = std::max(buffer_path_free, data_in_units) + sc_time(path_s, SC_SEC);
+    return buffer_path_free;
+}
+
 // FLUSH CACHE: write back whatever the cache holds (average seek + half a revolution).
 sc_time SataDisk::Impl::flush_time() {
     if (!cache_dirty)

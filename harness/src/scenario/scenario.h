@@ -80,6 +80,7 @@ struct TimingSpec {
     double rate_mb_s = 180;
     double overhead_us = 20;
     double reset_ready_ms = 2;
+    unsigned units = 0; // ssd: flash units reading in parallel (0: one at a time)
 };
 
 // Where a disk sits: a host port, and the fan-out port of the port multiplier there.

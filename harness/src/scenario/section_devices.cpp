@@ -67,7 +67,7 @@ const DeviceSpec &addressed_disk(const Parser &p, const MapView &m, const char *
 
 static void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
     MapView m(p, f.node, f.path, f.line,
-              {"kind", "rpm", "seek", "latency", "rate", "overhead", "reset_ready"});
+              {"kind", "rpm", "seek", "latency", "rate", "overhead", "reset_ready", "units"});
     if (!m.has("kind"))
         p.fail(m.line(), m.join("kind"), "required (ssd or hdd)");
     t.ssd = as_enum<bool>(p, m.get("kind"), {{"ssd", true}, {"hdd", false}});
@@ -80,8 +80,10 @@ static void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
             if (m.has(k))
                 p.fail(m.get(k), "only for kind: hdd");
     } else {
-        if (m.has("latency"))
-            p.fail(m.get("latency"), "only for kind: ssd (an hdd's latency comes from seek and rpm)");
+        for (const char *k : {"latency", "units"})
+            if (m.has(k))
+                p.fail(m.get(k), std::string("only for kind: ssd") +
+                                     (k[0] == 'l' ? " (an hdd's latency comes from seek and rpm)" : ""));
     }
     if (auto *v = m.find("rpm"))
         t.rpm = double(as_uint(p, *v, 1000, 30000));
@@ -95,6 +97,8 @@ static void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
         t.overhead_us = double(as_time_ns(p, *v)) / 1e3;
     if (auto *v = m.find("reset_ready"))
         t.reset_ready_ms = double(as_time_ns(p, *v)) / 1e6;
+    if (auto *v = m.find("units"))
+        t.units = unsigned(as_uint(p, *v, 1, 256));
 }
 
 PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
@@ -192,6 +196,9 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
                                              {"shortest_seek", NcqOrderSpec::ShortestSeek}});
     if (auto *v = m.find("timing"))
         parse_timing(p, *v, d.timing);
+    if (d.timing.units > 1 && m.has("ncq_order"))
+        p.fail(m.get("ncq_order"), "a parallel SSD (timing.units > 1) finishes queued commands in the order their "
+                                   "data is ready; ncq_order is for a drive that works on one at a time");
     if (auto *v = m.find("present"))
         d.present = as_bool(p, *v);
     if (auto *v = m.find("timeout")) {

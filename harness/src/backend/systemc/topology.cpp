@@ -65,6 +65,7 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.timing.media_mb_s = d.timing.rate_mb_s;
     c.timing.cmd_overhead_us = d.timing.overhead_us;
     c.timing.reset_ready_ms = d.timing.reset_ready_ms;
+    c.timing.units = d.timing.units;
     c.ncq_sdb_coalesce_ns = d.ncq_sdb_coalesce_ns;
     c.mod15write = d.mod15write;
     return c;

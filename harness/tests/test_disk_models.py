@@ -1,0 +1,88 @@
+"""The SSD model against a real SATA SSD's published figures (issue 36; docs/disk-models.md).
+
+A parallel SSD (`timing: {kind: ssd, units: 32}`: flash units reading at once, an internal
+path at the media rate, the link last) set up as the Samsung 850 EVO 500 GB/1 TB is
+specified (60 us flash latency, 20 us firmware overhead, 540 MB/s) must give, in simulated
+time, that drive's published 4 KiB random read figures at queue depth 1 and 32 and its
+sequential read rate, with every read verified; a single-unit drive (no `units`) gains
+almost nothing from queueing, as the model was before."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from satasim.results import binary
+
+# Samsung SSD 850 EVO (500 GB, 1 TB), Samsung's specification as published in product
+# listings and the launch coverage (PC World / cio.de, Dec 2014): 4 KB random read QD1 up to
+# 10,000 IOPS, QD32 94,000-98,000 IOPS; sequential read 540 MB/s.
+PUBLISHED = {"rr_qd1_iops": 10_000, "rr_qd32_iops": 98_000, "seq_read_mb_s": 540}
+
+
+def run_workload(tmp_path: Path, name: str, timing: str, op: str, pattern: str, block: str, qd: int,
+                 count: int, mode: str = "ncq") -> tuple[float, float]:
+    """(IOPS, MB/s) in simulated time of one verified workload on one SSD."""
+    f = tmp_path / f"{name}.yaml"
+    f.write_text(f"""name: {name}
+seed: 7
+controller: {{type: ahci, ports: 1, slots: 32}}
+devices:
+  - {{port: 0, capacity: 500g, timing: {timing}}}
+workload:
+  - {{device: 0, op: {op}, pattern: {pattern}, block: {block}, qd: {qd}, count: {count}, mode: {mode},
+     region: {{start: 0, length: 8g}}, verify: true}}
+expect: {{io_errors: 0}}
+""")
+    r = subprocess.run([str(binary()), "run", str(f), "--out", str(tmp_path / "out")], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = json.loads((tmp_path / "out" / name / "result.json").read_text())
+    assert res["verdict"] == "pass" and res["data_errors"] == 0, res.get("reasons")
+    w = res["workloads"][0]
+    assert w["completed"] == count
+    seconds = (w["end_ns"] - w["start_ns"]) / 1e9
+    return w["completed"] / seconds, w["bytes"] / seconds / 1e6
+
+
+EVO = "{kind: ssd, latency: 60us, overhead: 20us, rate: 540MB/s, units: 32}"
+SINGLE = "{kind: ssd, latency: 60us, overhead: 20us, rate: 540MB/s}"
+
+
+def within(measured: float, published: float, tolerance: float) -> bool:
+    return abs(measured - published) <= tolerance * published
+
+
+def test_parallel_ssd_gives_the_published_figures(tmp_path):
+    qd1, _ = run_workload(tmp_path, "rr-qd1", EVO, "read", "random", "4k", 1, 600)
+    qd32, _ = run_workload(tmp_path, "rr-qd32", EVO, "read", "random", "4k", 32, 4000)
+    _, seq = run_workload(tmp_path, "seq-read", EVO, "read", "sequential", "128k", 32, 400)
+    got = f"QD1 {qd1:.0f} IOPS, QD32 {qd32:.0f} IOPS, sequential {seq:.0f} MB/s"
+    assert within(qd1, PUBLISHED["rr_qd1_iops"], 0.10), got
+    assert within(qd32, PUBLISHED["rr_qd32_iops"], 0.10), got
+    assert within(seq, PUBLISHED["seq_read_mb_s"], 0.05), got
+
+
+def test_a_single_unit_drive_gains_little_from_queueing(tmp_path):
+    qd1, _ = run_workload(tmp_path, "one-qd1", SINGLE, "read", "random", "4k", 1, 600)
+    qd32, _ = run_workload(tmp_path, "one-qd32", SINGLE, "read", "random", "4k", 32, 2000)
+    assert qd32 < 1.5 * qd1, (qd1, qd32)
+    evo32, _ = run_workload(tmp_path, "evo-qd32", EVO, "read", "random", "4k", 32, 2000)
+    assert evo32 > 6 * qd32, (qd32, evo32)
+
+
+def test_units_is_for_an_ssd_and_excludes_an_ncq_order(tmp_path):
+    for body, words in ((f"timing: {{kind: hdd, units: 4}}", "timing.units: only for kind: ssd"),
+                        (f"ncq_order: random, timing: {EVO}", "ncq_order: a parallel SSD")):
+        f = tmp_path / "bad.yaml"
+        f.write_text(f"name: bad\ncontroller: {{type: ahci, ports: 1}}\ndevices:\n  - {{port: 0, {body}}}\n")
+        r = subprocess.run([str(binary()), "check", str(f)], capture_output=True, text=True)
+        assert r.returncode == 2 and words in r.stderr, r.stderr
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__]))
