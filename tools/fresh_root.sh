@@ -90,9 +90,10 @@ rc=0
 run_in_root() { # $1: label, $2: the README's command
     local label=$1 cmd=$2 t0=$SECONDS status=0
     echo "fresh_root.sh: [$label] $cmd (log: $root.$label.log)"
-    chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+    # a clean environment; HOME is root's home as the root's own passwd file says (~root)
+    chroot "$root" /usr/bin/env -i TERM=dumb LANG=C.UTF-8 \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        /bin/bash -c "cd /satasim && $cmd" >"$root.$label.log" 2>&1 || status=$?
+        /bin/bash -c "export HOME=~root; cd /satasim && $cmd" >"$root.$label.log" 2>&1 || status=$?
     echo "fresh_root.sh: [$label] exit $status after $((SECONDS - t0)) s; its last lines:"
     tail -n4 "$root.$label.log" | sed 's/^/    /'
     [[ $rc -ne 0 ]] || rc=$status
