@@ -416,6 +416,12 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
         else:
             r.pmps.setdefault(port, 0)
         return exc, cmd
+    if dev is not None and (dev >= 2 or dev == 1 and port in r.pmps) and \
+            re.match(r"^(failed to read SCR|SATA link (up|down) |hard resetting link)", msg):
+        # a link of its own behind the port: a PMP fan-out link (a PATA/ICH slave shares its
+        # master's link and has no SCRs: libata names only fan-out links ataN.DD in link
+        # messages, ata_link_printk with sata_pmp_attached())
+        r.pmps.setdefault(port, 0)
     if dev is not None:
         d = r.disks.setdefault(key, Disk(port, key[1]))
         last_dev[port] = key[1]
@@ -549,4 +555,6 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
         return exc, cmd
     if msg.startswith("irq_stat ") or msg.startswith("SError: {") or msg.startswith("BMDMA"):
         exc.desc.append(msg)
+    elif msg.startswith("(") and msg.endswith(")") and cmd is None:
+        exc.desc.append(msg[1:-1])      # 2.6.2x: "(BMDMA2 stat 0x...)", the description in parentheses
     return exc, cmd

@@ -93,6 +93,15 @@ def _ms(t: float) -> str:
 
 # SError bits of a PHY event (PHYRdyChg, CommWake, DevExch)
 _PHY_EVENT = (1 << 16) | (1 << 18) | (1 << 26)
+_N, _X = 1 << 16, 1 << 26
+
+
+def _noise(serr: int) -> str:
+    """The line noise a link exception's SError shows besides the PhyRdy change
+    (docs/hardware.md 2.7): DevExch (X) COMINIT bursts, 10B8B (B) decode errors outside a
+    frame, HostInt (E) the HBA's receiver losing the signal; as a fault's `noise:` list."""
+    n = [name for bit, name in ((_X, "cominit"), (1 << 19, "decode"), (1 << 11, "internal")) if serr & bit]
+    return "[" + ", ".join(n) + "]" if n else ""
 # what a request may wait before it is issued: libata's speed-down windows are 5 and 10
 # minutes, so a longer quiet time between two errors of a report changes nothing
 MAX_GAP_S = 20 * 60
@@ -221,7 +230,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}}}")
     plan = _Plan(rep, disks, portmap, ctype, notes)
     plan.run()
-    out.append("devices:" if disks else "devices: []")
+    out.append("devices:" if disks or plan.empty else "devices: []")
     for (port, dev), d in disks.items():
         where = f"port: {portmap[port]}" + (f", pmp_port: {dev}" if port in rep.pmps else
                                              ", devno: 1" if dev == 1 else "")
@@ -246,6 +255,10 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
                    f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
                    f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and ctype not in ('piix', 'sil3112')).lower()}, "
                    f"ncq_depth: {min(max(d.ncq_depth, 1), 32)}, udma: {min(d.max_udma, 6)}{gen}{attach}{dsc}, "
+                   f"timing: {{kind: ssd}}}}")
+    for port in sorted(plan.empty):
+        # a connector with no drive: the cominit fault's port (the drive never appears)
+        out.append(f"  - {{port: {portmap[port]}, present: false, capacity: 1953525168, "
                    f"timing: {{kind: ssd}}}}")
     out.append("workload:" if plan.work else "workload: []")
     out.extend(plan.work)
@@ -329,8 +342,21 @@ def _force(rep: Report, ctype: str, portmap: dict[int, int], notes: list[str]) -
     return ",".join(out)
 
 
+def _res_bits(c) -> tuple[list[str], list[str]]:
+    """The command's status and error bits: its `status:` / `error:` lines, else (a 2.6.2x
+    report prints neither) what its res line's Status and Error registers say."""
+    status, error = list(c.status_bits), list(c.error_bits)
+    if c.has_res and not status and not error and not c.res_status & 0x80:
+        status = [n for b, n in ((0x40, "DRDY"), (0x20, "DF"), (0x01, "ERR")) if c.res_status & b]
+        if c.res_status & 0x01:
+            error = [n for b, n in ((0x80, "ICRC"), (0x40, "UNC"), (0x10, "IDNF"), (0x04, "ABRT"),
+                                    (0x01, "AMNF")) if c.res_error & b]
+    return status, error
+
+
 def _kind_of(e, c) -> str:
     """What went wrong with one failed command, in the fault vocabulary."""
+    status_bits, error_bits = _res_bits(c)
     if c.res_status & 0x80 and not c.emask & 0x4:
         return "hsm"        # BSY: the other bits of the taskfile mean nothing
     if c.emask & 0x20:
@@ -339,13 +365,13 @@ def _kind_of(e, c) -> str:
         return "flap"       # the link dropped under the command (it may have timed out too)
     if c.emask & 0x4 or "timeout" in c.emask_desc:
         return "timeout"
-    if c.emask & 0x10 or "ICRC" in c.error_bits:
+    if c.emask & 0x10 or "ICRC" in error_bits:
         return "bus"
-    if "UNC" in c.error_bits or "IDNF" in c.error_bits or "AMNF" in c.error_bits or c.emask & 0x8:
+    if "UNC" in error_bits or "IDNF" in error_bits or "AMNF" in error_bits or c.emask & 0x8:
         return "media"
-    if "DF" in c.status_bits:
+    if "DF" in status_bits:
         return "write_fault"
-    if "ABRT" in c.error_bits:
+    if "ABRT" in error_bits:
         return "abrt"
     if c.emask & 0x1 and c.ncq and not c.res_status & 0x01:
         return "no_ncq_log"     # a device error whose culprit the NCQ log did not name
@@ -373,6 +399,9 @@ class _Plan:
         self.ncq: dict[tuple[int, int], bool] = {}
         self.had_error: set[tuple[int, int]] = set()
         self.pulled: set[int] = set()      # ports whose drive an unplug fault pulled
+        self.empty: set[int] = set()       # ports with no drive that a cominit fault acts on
+        self.last_link: dict[int, object] = {}   # the port's last link exception
+        self.link_at: dict[int, float] = {}      # and when its fault fires
         self.attach_fails: set[tuple[int, int]] = set()   # the attach read is the first failure
         self.no_attach: set[tuple[int, int]] = set()      # an attach read would hit a fault
         self.n_requests = 0
@@ -382,11 +411,16 @@ class _Plan:
         self.anchors: list[float] = []
 
     # ---- time: the report's seconds -> seconds after the workload starts, which is the end
-    # of the report's boot probe when it has one, else a second before its first event
+    # of the report's boot probe when it has one, else a second before its first event; a
+    # minute and a second when the excerpt has link events (hotplug, DevExch): on the
+    # reporter's system the boot probe was long before, and libata counts it as a probe
+    # trial for a minute (ATA_EH_PROBE_TRIAL_INTERVAL, docs/libata-eh.md 5.6)
     START = 1.0
+    START_LINK = 61.0
 
     def sim(self, t: float) -> float:
-        start = 0.0 if self.rep.boot_end else self.START
+        start = 0.0 if self.rep.boot_end else \
+            self.START_LINK if any(e.dev is None and not e.commands for e in self.rep.exceptions) else self.START
         if not self.timed:
             return start
         a = [x for x in self.anchors if x >= self.rep.boot_end] or [self.rep.boot_end]
@@ -536,6 +570,12 @@ class _Plan:
         match = "{op: flush}" if op == "flush" else f"{{op: {op}, lba: {lba_range}}}"
         k = next((x for x in kinds if x in ("media", "abrt", "write_fault", "no_ncq_log")), kinds[0])
         if k == "timeout" and self.ctype in ("piix", "sil3112"):
+            if trig.has_res and trig.res_status & 0xc0 == 0x40 and \
+                    (trig.prot == "dma" or trig.opcode in (0xc8, 0xca, 0x25, 0x35)):
+                # a DMA command whose device was done (DRDY, not BSY, in the taskfile EH
+                # read): its interrupt never came (a PIO command's would leave DRQ, which the
+                # lost-interrupt path completes instead)
+                return _Fault({"kind": "lost_irq", "_w": where, "on_cmd": match})
             # a taskfile channel's device that stays busy until EH's SRST (no COMRESET there)
             return _Fault({"kind": "bsy_stuck", "_w": where, "on_cmd": match})
         if k == "timeout":
@@ -554,7 +594,7 @@ class _Plan:
         if k == "media":
             c = next(c for c, x in zip(cmds, kinds) if x == "media")
             lba = c.res_lba if c.lba <= c.res_lba < c.lba + max(c.sectors, 1) else c.lba
-            err = "idnf" if "IDNF" in c.error_bits else "unc"
+            err = "idnf" if "IDNF" in _res_bits(c)[1] else "unc"
             # the bad sector itself (lba): without it the whole command's range is bad and the
             # drive reports its first sector, not the res line's
             return _Fault({"kind": "media_error", "_w": where,
@@ -698,20 +738,41 @@ class _Plan:
                  a.startswith(f"ata{e.port + 1}") and not a.startswith(f"ata{e.port + 1}.15")]
         up = next(((no, t) for no, t, m in after if m.startswith("SATA link up")), None)
         down = next(((no, t) for no, t, m in after if m.startswith("SATA link down")), None)
-        if key not in self.disks:
-            present = any(p == e.port for p, _ in self.disks)
-            if not present:
+        prev = self.last_link.get(e.port)
+        self.last_link[e.port] = e
+        if prev is not None and e.line - prev.line == 1 and (e.serr, e.emask) == (prev.serr, prev.emask):
+            return      # the same exception line twice (console and syslog copies, printk levels)
+        at = self.sim(e.t)
+        if not self.timed and e.port in self.link_at:
+            at = self.link_at[e.port] + 5.0    # no times: one event after the other's EH run
+        self.link_at[e.port] = at
+        w = self.where(e.port, None)
+        noise = _noise(e.serr)
+        with_noise = {"noise": noise} if noise else {}
+        cominit_noise = {"noise": noise.replace("cominit, ", "").replace("[cominit]", "")} \
+            if noise.replace("[cominit]", "") else {}
+        configured = any(m.startswith("configured for") for _, _, m in after)
+        if key not in self.disks and not any(p == e.port for p, _ in self.disks):
+            if e.serr & _X and not up:
+                # COMINIT bursts on a connector with no drive the log knows (a drive that never
+                # finishes OOB, a backplane glitch): a cominit fault on an empty port
+                self.empty.add(e.port)
+                self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(at), **cominit_noise}))
+                self.clock = max(self.clock, at + 120)
+            else:
                 self.notes.append(f"{e.line}: a PHY event on ata{e.port + 1}, which has no device in "
                                   "the log: not reproduced")
-                return
-        at = self.sim(e.t)
-        w = self.where(e.port, None)
-        configured = any(m.startswith("configured for") for _, _, m in after)
+            return
         if e.port in self.pulled:
             if up and configured:
                 # the drive pulled earlier is back: plugged in when the link came up
                 self.faults.append(_Fault({"kind": "plug", "_w": w, "at": _ms(self.sim(up[1]))}))
                 self.pulled.discard(e.port)
+            elif e.serr & _X:
+                # no drive on the cable, yet COMINIT bursts: the connector's noise (or a drive
+                # half in that never finishes OOB)
+                self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(at), **cominit_noise}))
+                self.clock = max(self.clock, at + 120)
             else:
                 self.notes.append(f"{e.line}: a PHY event on ata{e.port + 1} after its drive was pulled "
                                   "(no drive on the cable): not reproduced")
@@ -719,12 +780,12 @@ class _Plan:
         if up and configured:
             secs = max(0.001, min(60.0, (up[1] - e.t) - 0.5)) if self.timed and up[1] > e.t else 0.001
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at),
-                                       "down": f"{max(1, round(secs * 1000))}ms"}))
+                                       "down": f"{max(1, round(secs * 1000))}ms", **with_noise}))
         elif down:
-            self.faults.append(_Fault({"kind": "unplug", "_w": w, "at": _ms(at)}))
+            self.faults.append(_Fault({"kind": "unplug", "_w": w, "at": _ms(at), **with_noise}))
             self.pulled.add(e.port)
         else:
-            self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms"}))
+            self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms", **with_noise}))
         self.clock = max(self.clock, at + 120)
 
     def ends(self, rep):

@@ -130,6 +130,8 @@ def log_line(rec: dict, host: str) -> str | None:
         else:
             who = host if rec.get("port", -1) < 0 else ata_name(rec["port"], rec.get("link", -1),
                                                                    rec.get("dev", -1))
+            if rec.get("log_pmp_host") and rec.get("port", -1) >= 0:
+                who = ata_name(rec["port"], 15, -1)   # a host link's line with a PMP attached
         if rec.get("lvl") == "cont":
             # a two-line printk's second line: no prefix, under the message (TraceSink::on_event)
             return " " * (len(log_time(rec["t_ns"])) + 1) + "         " + msg + "\n"

@@ -10,23 +10,41 @@ ratio does not fall below FLOOR (raised as the importer and the stack improve; m
 wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`.
 
 Measured: before any importer work 36 logs were refused, 6 scenarios were malformed and the 16
-that ran matched 49 of 218 lines; now 0 refused, 555 of 935 lines (59.4 %). What still differs,
-and why (by log number):
-  - port multipliers whose hardware satasim does not model: 51, 52 (SiI3124/3132 errata, config
-    port SCR failures), 38 (Marvell 88SE9235), 17 (PMP reset after RecovComm/ABRT), 07, 21, 46
-    (JMB/SiI5744 PMPs, Gen3 host link, SControl 330). After a PMP attaches libata names host
-    link lines ataN.15; satasim keeps ataN outside the EH report.
-  - hotplug SError/irq_stat detail of real HBAs (DevExch/HostInt/10B8B with PHYRdyChg, irq_stat
-    0x00400040) and DevExch storms on empty ports: 04, 06, 22, 23, 30, 42, 58. satasim's PHY
-    events set PHYRdyChg only.
-  - result taskfile leftovers in res lines (SMART 4f:c2, 00:ff, device a0) and drive variance
-    (11, 57: Count 15:8; 09: status 51).
-  - ATAPI (29, 40, 54, 55) and PATA pata_*/piix slave (01, 14, 25, 27, 28, 54-56): not modelled;
-    ata_sff/BMDMA wording belongs to the SFF work.
-  - IDENTIFY / SET XFERMODE timeouts and speed-down at revalidation (35, 45, 53), softreset
-    "1st FIS failed" and "host bus error"/unknown FIS (48), retried NCQ commands that time out
-    again (32).
-  - 2.6.2x report format (08, 24, 26-28) and era wording between the profiles (41)."""
+that ran matched 49 of 218 lines; after wip10 0 refused, 555 of 935 lines (59.4 %); now 0
+refused, 618 of 935 (66.1 %). The closing buckets of wip11: the host link's lines as ataN.15
+once a PMP is attached (ata_link_printk), the line noise real HBAs latch with a cable pull
+(DevExch, 10B8B, HostInt: `noise:` of unplug / phy_flap, docs/hardware.md 2.7) and COMINIT
+bursts on a port with no drive (`cominit` fault: 04, 22, 58), libata's probe trials (the third
+probe within a minute forces 1.5 Gbps, and a probe resets the link's speed limit), taskfile
+timeouts whose res line shows a done device read as a lost interrupt (01, 14), 2.6.2x reports
+read from their res registers and parenthesised description (08), fan-out links named by their
+SCR lines (38). What still differs, and why (by log number, lines missed in brackets):
+  - port multipliers whose hardware satasim does not model: 51 [37], 52 [36] (SiI3726 config
+    port 5 whose SCR reads fail, SiI3124/3132 "PMP DMA CS errata", Emask 0x100 on every link),
+    17 [15] (PMP host-link reset after RecovComm + ABRT; the excerpt starts mid-report), 07,
+    21, 46 [7, 7, 6] (JMB/SiI5744/Marvell PMPs: fan-out SControl 320/330, the PMP's own SPD
+    default, and a Gen3 host link), 38 [3].
+  - hotplug timing: 42 [33]: satasim's libata-4.x EH retries a failed recovery after 5 s
+    ("failed to recover some devices, retrying in 5 secs", the 2.6.2x EH's pause, which 4.x
+    no longer has), so the pull's EH run lasts 11 s instead of 6 s and absorbs the next COMINIT
+    events; plugs show RecovComm/CommWake, which the model's OOB does not latch (DIAG.W, M).
+    06 [5], 15 [5] (a drive that resets itself with commands queued: DevExch with CommWake, no
+    PhyRdy change), 23 [3], 30 [1], 04 [4] (DET=1 after a pull; the excerpt starts in the loop).
+  - result taskfile leftovers in res lines (the D2H Register FIS area of a 4.x AHCI after SMART
+    4f:c2, CHECK POWER 00:ff, the reset signature), and drive variance in the NCQ log's Count
+    (11, 57 [3, 3]; 09, 44, 49 [1, 2, 2]): 32 [15, also the retried commands' regrouping],
+    33 [4, and NCQ going off one error later], 26 [3], 02, 05, 10, 12, 13, 27, 28, 31, 34,
+    43, 50 [1-3 each: count, LBA and device bytes the drive left in its last Register FIS].
+  - ATAPI (29 [7], 40 [4], 55 [9]) and parallel ATA (pata_*, 54, 56 [7]), the ICH's slave
+    link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
+    modelled; a drive that needs three soft resets after a lost interrupt (01 [3]).
+  - IDENTIFY / SET XFERMODE timeouts and speed-down at revalidation (35 [10], 45 [4], 53 [11]),
+    softreset "1st FIS failed" after a CRC storm (39 [9]: the drive that stops answering after
+    the CRC errors would need a hang armed behind the crc fault), a dead host bus with unknown
+    FIS on two ports (48 [18]), an interface error whose failed commands the excerpt lacks
+    (18 [4]).
+  - 2.6.2x report wording (cmd line "cdb 0x0 data 4096 in", no status lines: 08 [3], 24 [4]),
+    sata_mv (03 [5]), era wording between the profiles (41 [1])."""
 
 from __future__ import annotations
 
@@ -49,7 +67,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.59
+FLOOR = 0.66
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 

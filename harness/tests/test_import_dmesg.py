@@ -463,3 +463,94 @@ def test_forced_modes_are_read_once_and_kept_to_what_satasim_models(tmp_path, ca
     assert do_import(rep, out) == 0
     assert yaml.safe_load(out.read_text())["host"]["force"] == "2.00:noncq,2.00:pio4"
     assert "libata.force value 'nodma': not modelled by satasim, left out" in capsys.readouterr().out
+
+
+def test_devexch_on_an_empty_port_is_a_cominit_fault(tmp_path):
+    """A connector the log knows no drive on that reports DevExch alone (COMINIT bursts,
+    docs/hardware.md 2.7; dmesg-corpus 22, 4.15) becomes a `cominit` fault on a port with a
+    `present: false` device, a minute after boot (the boot probe, a probe trial, was long
+    before on the reporter's system); a doubled exception line (console and syslog copies,
+    dmesg-corpus 04) is one event."""
+    rep = tmp_path / "r.txt"
+    ev = ("[ {t}] ata6: exception Emask 0x10 SAct 0x0 SErr 0x4000000 action 0xe frozen\n"
+          "[ {t}] ata6: irq_stat 0x00000040, connection status changed\n"
+          "[ {t}] ata6: SError: {{ DevExch }}\n"
+          "[ {t}] ata6: hard resetting link\n"
+          "[ {t}] ata6: SATA link down (SStatus 0 SControl 300)\n"
+          "[ {t}] ata6: EH complete\n")
+    rep.write_text(ev.format(t="100.0") + ev.format(t="101.0").replace(
+        "[ 101.0] ata6: exception", "[ 101.0] ata6: exception Emask 0x10 SAct 0x0 SErr 0x4000000 action 0xe frozen\n"
+        "[ 101.0] ata6: exception", 1))
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["devices"] == [{"port": 5, "present": False, "capacity": 1953525168, "timing": {"kind": "ssd"}}]
+    assert spec["faults"] == [{"kind": "cominit", "port": 5, "at": "61000ms"},
+                              {"kind": "cominit", "port": 5, "at": "62000ms"}]
+
+
+def test_an_unplug_carries_the_line_noise_its_serror_shows(tmp_path):
+    """SErr 0x4090800 on a pull (Intel C620, dmesg-corpus 42): DevExch, 10B8B and HostInt
+    besides PHYRdyChg, the unplug fault's noise."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 1.0] ata7: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+                   "[ 1.1] ata7.00: configured for UDMA/133\n"
+                   "[ 9.0] ata7: exception Emask 0x50 SAct 0x0 SErr 0x4090800 action 0xe frozen\n"
+                   "[ 9.0] ata7: irq_stat 0x00400040, connection status changed\n"
+                   "[ 9.0] ata7: SError: { HostInt PHYRdyChg 10B8B DevExch }\n"
+                   "[ 9.0] ata7: hard resetting link\n"
+                   "[ 9.7] ata7: SATA link down (SStatus 0 SControl 300)\n"
+                   "[ 9.7] ata7.00: disabled\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert (f["kind"], f["noise"]) == ("unplug", ["cominit", "decode", "internal"]), f
+
+
+def test_taskfile_faults_from_the_res_registers(tmp_path):
+    """A DMA command that timed out on a taskfile channel with DRDY in its res line was done:
+    its interrupt was lost (lost_irq, not a drive stuck busy); a 2.6.2x report's error bits
+    come from its res line (no `error:` line then: 51/04 is ABRT); a 2.6.2x description in
+    parentheses names the controller (BMDMA2: sata_sil)."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x6 frozen\n"
+                   "ata1.00: failed command: READ DMA\n"
+                   "ata1.00: cmd c8/00:08:00:00:00/00:00:00:00:00/e0 tag 0 dma 4096 in\n"
+                   "         res 40/00:00:00:00:00/00:00:00:00:00/00 Emask 0x4 (timeout)\n"
+                   "ata1.00: status: { DRDY }\n"
+                   "ata1: soft resetting link\n"
+                   "ata1.00: configured for UDMA/100\n"
+                   "ata1: EH complete\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["controller"]["type"] == "piix" and spec["faults"][0]["kind"] == "lost_irq", spec
+    rep.write_text("ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0\n"
+                   "ata1.00: (BMDMA2 stat 0x696d0009)\n"
+                   "ata1.00: cmd c8/00:08:b7:16:34/00:00:00:00:00/eb tag 0 cdb 0x0 data 4096 in\n"
+                   "         res 51/04:00:be:16:34/00:00:12:00:00/eb Emask 0x1 (device error)\n"
+                   "ata1.00: configured for UDMA/100\n"
+                   "ata1: EH complete\n")
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["controller"]["type"] == "sil3112", spec["controller"]
+    (f,) = spec["faults"]
+    assert (f["kind"], f["error"]) == ("media_error", "abrt"), f
+
+
+def test_fan_out_links_name_a_port_multiplier(tmp_path):
+    """SCR and link messages of ataN.02 and up are a PMP's fan-out links (a PATA slave is
+    ataN.01 and has no SCRs): the port gets a PMP, not a taskfile channel (dmesg-corpus 38)."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("ata7.00: failed to read SCR 1 (Emask=0x40)\n"
+                   "ata7.01: failed to read SCR 1 (Emask=0x40)\n"
+                   "ata7.02: failed to read SCR 1 (Emask=0x40)\n"
+                   "ata7.00: exception Emask 0x100 SAct 0x200000 SErr 0x0 action 0x6 frozen\n"
+                   "ata7.00: failed command: WRITE FPDMA QUEUED\n"
+                   "ata7.00: cmd 61/0b:a8:da:66:d1/00:00:08:00:00/40 tag 21 ncq dma 5632 out\n"
+                   "         res 40/00:00:01:4f:c2/00:00:00:00:00/00 Emask 0x4 (timeout)\n"
+                   "ata7.00: status: { DRDY }\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["controller"]["type"] == "ahci" and spec["pmps"][0]["port"] == 6, spec

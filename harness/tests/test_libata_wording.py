@@ -256,3 +256,117 @@ def test_follow_up_softreset_is_not_announced(write_scenario, tmp_path):
     assert re.search(STAMP + r"ata1\.00: hard resetting link$", log, re.M), log
     assert not re.search(r"soft resetting link", log), log
     assert re.search(STAMP + r"ata1: EH complete$", log, re.M), log
+
+
+PMP_HOST_LINK = """
+name: wording-pmp-host-link
+controller: {type: ahci, ports: 1}
+host: {eh_policy: libata-4.x}
+pmps: [{port: 0, ports: 2}]
+devices: [{port: 0, pmp_port: 0, timing: {kind: ssd}}, {port: 0, pmp_port: 1, timing: {kind: ssd}}]
+workload:
+  - {kind: scan, port: 0}
+"""
+
+
+def test_host_link_lines_name_the_pmp_once_attached(write_scenario, tmp_path):
+    # 6.1 libata-core.c ata_link_printk:
+    #   if (sata_pmp_attached(link->ap) || link->ap->slave_link)
+    #           printk("%sata%u.%02u: %pV", level, link->ap->print_id, link->pmp, &vaf);
+    #   else
+    #           printk("%sata%u: %pV", level, link->ap->print_id, &vaf);
+    # with the host link's pmp number SATA_PMP_CTRL_PORT once the PMP is attached: the boot
+    # hardreset that finds the PMP is "ata1: SATA link up", every later host-link line is
+    # ata1.15 (dmesg-corpus 17, 51, 52: "ata1.15: hard resetting link", "ata1.15: SATA link
+    # up 3.0 Gbps (SStatus 123 SControl 0)"); ata_port_printk's lines stay "ata1:" ("ata1:
+    # EH complete"). (libata-4.x: the scan's EH run is not quiet, so its resets are printed.)
+    trace, log, out = run_one(write_scenario, tmp_path, PMP_HOST_LINK, "wording-pmp-host-link")
+    ups = re.findall(STAMP + r"(ata1(?:\.15)?): SATA link up ", log, re.M)
+    assert ups[0] == "ata1" and "ata1.15" in ups[1:], log
+    assert re.search(STAMP + r"ata1\.15: hard resetting link$", log, re.M), log
+    assert re.search(STAMP + r"ata1: EH complete$", log, re.M), log
+    # the trace keeps the host link's address (link -1); the renderer names it as the log does
+    assert all("link" not in r for r in trace if r.get("ev") == "eh.reset" and r.get("log_pmp_host"))
+    assert render_log(out / "trace.jsonl") == log
+
+
+COMINIT_EMPTY = """
+name: wording-cominit
+controller: {{type: ahci, ports: 2}}
+host: {{eh_policy: {policy}}}
+devices:
+  - {{port: 0, capacity: 1g, timing: {{kind: ssd}}}}
+  - {{port: 1, present: false, capacity: 1g, timing: {{kind: ssd}}}}
+faults:
+  - {{kind: cominit, port: 1, at: 61s, repeat: {n}, every: 2s}}   # (past the boot probe's minute)
+"""
+
+
+def test_cominit_bursts_on_an_empty_port(write_scenario, tmp_path):
+    # A connector with no drive that sees COMINIT bursts (docs/hardware.md 2.7): DIAG.X alone,
+    # so PxIS.PCS; libahci ahci_error_intr: "irq_stat & PORT_IRQ_CONNECT ... "connection
+    # status changed"", ata_ehi_hotplugged (AC_ERR_ATA_BUS, Emask 0x10, frozen), and the
+    # hardreset finds nothing. A 4.15 kernel's loop (dmesg-corpus 22, 4.x wording):
+    #   ata6: exception Emask 0x10 SAct 0x0 SErr 0x4000000 action 0xe frozen
+    #   ata6: irq_stat 0x00000040, connection status changed
+    #   ata6: SError: { DevExch }
+    #   ata6: hard resetting link
+    #   ata6: SATA link down (SStatus 0 SControl 300)
+    #   ata6: EH complete
+    _, log, _ = run_one(write_scenario, tmp_path, COMINIT_EMPTY.format(policy="libata-4.x", n=2), "wording-cominit")
+    want = ["exception Emask 0x10 SAct 0x0 SErr 0x4000000 action 0xe frozen",
+            "irq_stat 0x00000040, connection status changed", "SError: { DevExch }", "hard resetting link",
+            "SATA link down (SStatus 0 SControl 300)", "EH complete"]
+    got = [l.split("ata2: ", 1)[1] for l in log.splitlines() if re.match(STAMP + "ata2: ", l)]
+    assert got[-12:] == want * 2, got
+    assert "ata1" not in "".join(l for l in log.splitlines() if "exception" in l), log
+
+
+def test_probe_trials_force_the_link_to_1_5_gbps(write_scenario, tmp_path):
+    # 6.1 libata-eh.c ata_eh_schedule_probe: every probe of the empty slot records
+    # AC_ERR_OTHER; "if (trials > ATA_EH_PROBE_TRIALS) sata_down_spd_limit(link, 1);"
+    # (ATA_EH_PROBE_TRIALS 2, ATA_EH_PROBE_TRIAL_INTERVAL 60000 ms), and the probe's
+    # ata_dev_init puts the limit back first ("SATA spd limit is bound to the attached
+    # device, reset together"): the third probe within a minute and each one after limits
+    # again, before its hardreset (dmesg-corpus 42, 04: "limiting SATA link speed to 1.5 Gbps",
+    # then "SATA link down (SStatus 0 SControl 310)").
+    _, log, _ = run_one(write_scenario, tmp_path, COMINIT_EMPTY.format(policy="libata-4.x", n=4), "wording-cominit")
+    got = [l.split("ata2: ", 1)[1] for l in log.splitlines() if re.match(STAMP + "ata2: ", l)]
+    runs = "\n".join(got).split("EH complete")
+    # (the boot probe was a trial too, more than a minute before)
+    assert "limiting SATA link speed" not in runs[-5] and "limiting SATA link speed" not in runs[-4], got
+    for run_ in runs[-3:-1]:
+        assert "limiting SATA link speed to 1.5 Gbps\nhard resetting link\nSATA link down (SStatus 0 SControl 310)" \
+            in run_, got
+    # the 2.6.2x EH has no probe trials
+    _, log, _ = run_one(write_scenario, tmp_path / "2006", COMINIT_EMPTY.format(policy="libata-2006", n=4),
+                        "wording-cominit")
+    assert "limiting SATA link speed" not in log, log
+
+
+UNPLUG_NOISE = """
+name: wording-unplug-noise
+controller: {type: ahci, ports: 1}
+host: {eh_policy: libata-4.x}
+devices: [{port: 0, capacity: 1g, timing: {kind: ssd}}]
+faults:
+  - {kind: unplug, port: 0, at: 1s, noise: [cominit, decode, internal]}
+expect: {all_devices_found: false, absent_after: [0]}
+"""
+
+
+def test_a_cable_pull_with_line_noise(write_scenario, tmp_path):
+    # An Intel C620 (dmesg-corpus 42, 4.x) reports a pulled SSD with what its PHY latched on
+    # the way (docs/hardware.md 2.7): N, B, X and ERR.E, PxIS.PRCS and PCS. libahci:
+    # "irq_stat & PORT_IRQ_CONNECT ? "connection status changed" : "PHY RDY changed"";
+    # libata-eh.c ata_eh_analyze_serror: SERR_INTERNAL -> AC_ERR_SYSTEM (0x40), with the
+    # hotplug's AC_ERR_ATA_BUS (0x10):
+    #   ata7: exception Emask 0x50 SAct 0x0 SErr 0x4090800 action 0xe frozen
+    #   ata7: irq_stat 0x00400040, connection status changed
+    #   ata7: SError: { HostInt PHYRdyChg 10B8B DevExch }
+    _, log, _ = run_one(write_scenario, tmp_path, UNPLUG_NOISE, "wording-unplug-noise")
+    got = [l.split("ata1: ", 1)[1] for l in log.splitlines() if re.match(STAMP + "ata1: ", l)]
+    i = next(i for i, l in enumerate(got) if l.startswith("exception"))
+    assert got[i:i + 3] == ["exception Emask 0x50 SAct 0x0 SErr 0x4090800 action 0xe frozen",
+                            "irq_stat 0x00400040, connection status changed",
+                            "SError: { HostInt PHYRdyChg 10B8B DevExch }"], got

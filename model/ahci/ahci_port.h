@@ -54,6 +54,7 @@ class AhciHba::Port : public sc_core::sc_module,
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
     void receive_error(link::LinkError err) override;
+    void line_noise(const Noise &n) override;
 
     // Fault hooks (ahci_faults.cpp): lost completion interrupts, host bus errors.
     void inject_lost_irq(unsigned count, uint64_t window_ns, const std::string &id);

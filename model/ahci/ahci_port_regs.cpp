@@ -473,6 +473,21 @@ void AhciHba::Port::oob_reset() {
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
+// Noise on the wire outside any frame (docs/hardware.md 2.7): a COMINIT burst is an OOB
+// reset signal (DIAG.X, PxIS.PCS); decode errors set DIAG.B alone, since no frame was lost
+// (ERR.T marks a frame's data, AHCI 1.3.1 3.3.12); `internal` is ERR.E, the HBA's receive
+// path losing the signal mid-primitive, which Intel's PCH AHCI reports with a cable pull
+// (kernel logs: "SError: { HostInt PHYRdyChg 10B8B DevExch }", Emask 0x50).
+void AhciHba::Port::line_noise(const Noise &n) {
+    if (n.cominit)
+        oob_reset();
+    const uint32_t bits = (n.decode ? SERR_DIAG_B : 0u) | (n.internal ? SERR_ERR_E : 0u);
+    if (bits) {
+        trace("ahci.line_noise", {{"serror", TraceValue::hex(bits)}});
+        set_serr(bits);
+    }
+}
+
 // Flow control toward the device. With FIS receive running everything is accepted (the
 // engine drains the queue at least as fast as the link fills it). MEM-flagged area
 // (docs/hardware.md 5.6): with PxCMD.FR = 0 we still accept frames while a signature is

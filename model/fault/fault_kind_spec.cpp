@@ -21,13 +21,13 @@ const std::vector<KindSpec> &kind_specs() {
         // kind, name, keys, binds, time_only, fires_once
         {Kind::Crc, "crc", {"dir", "fis", "dword", "mask", "burst", "symbol"}, Binds::Disk, false, false},
         {Kind::LostIrq, "lost_irq", {"count", "window"}, Binds::Disk, false, false},
-        {Kind::Unplug, "unplug", {}, Binds::Disk, false, true},
+        {Kind::Unplug, "unplug", {"noise"}, Binds::Disk, false, true},
         {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true},
         {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
          false},
         {Kind::Hang, "hang", {"comresets"}, Binds::Disk, false, false},
         {Kind::IdentifyFail, "identify_fail", {"count"}, Binds::Disk, false, false},
-        {Kind::PhyFlap, "phy_flap", {"down"}, Binds::Disk, false, false},
+        {Kind::PhyFlap, "phy_flap", {"down", "noise"}, Binds::Disk, false, false},
         {Kind::LinkDegrade, "link_degrade", {"gen"}, Binds::Disk, false, false},
         // The port multiplier's control port counts no commands: a time trigger only.
         {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false},
@@ -38,6 +38,8 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::BsyStuck, "bsy_stuck", {}, Binds::Disk, false, false, true},
         {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true},
         {Kind::HostBusError, "host_bus_error", {"access", "resp"}, Binds::Disk, false, false, false, true},
+        // A time trigger: the port it acts on may have no drive that counts commands.
+        {Kind::Cominit, "cominit", {"noise"}, Binds::Disk, true, false},
     };
     return rows;
 }

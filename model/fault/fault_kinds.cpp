@@ -63,9 +63,29 @@ void lost_irq_arm(const Firing &x, const PortHooks &h) {
 }
 
 // ---- unplug / plug: the cable (PhyRdy), and for a plug the drive that comes in.
-void unplug_arm(const Firing &, const PortHooks &h) {
+link::LinkEndpoint::Noise noise_of(const NoiseParams &p) {
+    link::LinkEndpoint::Noise n;
+    n.cominit = p.cominit;
+    n.decode = p.decode;
+    n.internal = p.internal;
+    return n;
+}
+void noise_params(const Firing &x, TraceFields &out) {
+    const NoiseParams &p = x.fault.noise;
+    if (!p.cominit && !p.decode && !p.internal)
+        return; // (an unplug or a flap without noise traces as before)
+    out.emplace_back("cominit", TraceValue::boolean(p.cominit));
+    out.emplace_back("decode", TraceValue::boolean(p.decode));
+    out.emplace_back("internal", TraceValue::boolean(p.internal));
+}
+void unplug_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
-        h.link->set_device_present(false);
+        h.link->set_device_present(false, noise_of(x.fault.noise));
+}
+// ---- cominit: COMINIT bursts (and what else the scenario names) with no negotiation after.
+void cominit_arm(const Firing &x, const PortHooks &h) {
+    if (h.link)
+        h.link->line_noise(noise_of(x.fault.noise));
 }
 void plug_params(const Firing &x, TraceFields &out) {
     const PlugParams &p = x.fault.plug;
@@ -139,10 +159,13 @@ void identify_fail_arm(const Firing &x, const PortHooks &h) {
 // ---- phy_flap / link_degrade: the PHY of the disk's link.
 void flap_params(const Firing &x, TraceFields &out) {
     out.emplace_back("down_ns", TraceValue::integer(int64_t(x.fault.flap.down_ns)));
+    noise_params(x, out);
 }
 void flap_arm(const Firing &x, const PortHooks &h) {
-    if (h.link)
+    if (h.link) {
+        h.link->line_noise(noise_of(x.fault.noise)); // with the PhyRdy loss, as an unplug's
         h.link->phy_glitch(ns(x.fault.flap.down_ns));
+    }
 }
 void degrade_params(const Firing &x, TraceFields &out) {
     out.emplace_back("gen", TraceValue::integer(x.fault.gen));
@@ -229,7 +252,7 @@ const std::vector<KindRow> &kind_table() {
             // kind, block, params, arm
             {Kind::Crc, B::Link, crc_params, crc_arm},
             {Kind::LostIrq, B::Hba, lost_irq_params, lost_irq_arm},
-            {Kind::Unplug, B::Link, nullptr, unplug_arm},
+            {Kind::Unplug, B::Link, noise_params, unplug_arm},
             // A plug readies the drive's identity (disk), then brings the cable up (link).
             {Kind::Plug, B::Link, plug_params, plug_arm},
             {Kind::MediaError, B::Disk, media_params, media_arm},
@@ -245,6 +268,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::BsyStuck, B::Hba, nullptr, bsy_stuck_arm},
             {Kind::BmdmaError, B::Hba, nullptr, bmdma_error_arm},
             {Kind::HostBusError, B::Hba, host_bus_error_params, host_bus_error_arm},
+            {Kind::Cominit, B::Link, noise_params, cominit_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

@@ -38,6 +38,9 @@ enum class Kind : uint8_t {
     BmdmaError,   // the next bus-master transfer fails as on a PCI master abort (Error bit)
     // AHCI controllers only (the SystemC model and a DUT behind the RTL shell):
     HostBusError, // the host bus answers the port's next matching DMA with an error (PxIS.HBFS)
+    // Any controller:
+    Cominit,      // COMINIT bursts on the wire, OOB never completes (a drive stuck restarting, a
+                  // backplane glitch): the host PHY sees a device exchange, no PhyRdy change
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 
@@ -91,6 +94,14 @@ struct FlapParams {
     uint64_t down_ns = 1000000;             // how long PhyRdy stays down each time
 };
 
+// Line noise the host PHY picks up (SataLink::line_noise): with an unplug (a bouncing
+// connector), and what a cominit fault sends. `noise: [cominit, decode, internal]`.
+struct NoiseParams {
+    bool cominit = false;  // COMINIT bursts: SError.DIAG.X (AHCI PxIS.PCS)
+    bool decode = false;   // 10b/8b decode errors outside any frame: DIAG.B
+    bool internal = false; // the HBA's receiver loses the signal mid-primitive: ERR.E
+};
+
 struct Fault {
     int line = 0;                           // where the entry starts in the scenario file
     std::string id;                         // "fault<index>" unless named; in every trace record
@@ -106,6 +117,7 @@ struct Fault {
     FlapParams flap;
     SlowParams slow;
     BusErrorParams bus;
+    NoiseParams noise;                      // Unplug: what the pull adds; Cominit: cominit set
     unsigned gen = 1;                       // LinkDegrade: fastest generation the link reaches
     unsigned identify_failures = 1;         // IdentifyFail: IDENTIFY commands aborted per firing
     unsigned hang_comresets = 0;            // Hang: COMRESETs the hung firmware sits through

@@ -259,6 +259,17 @@ void SataLink::phy_glitch(sc_time down) {
     glitch_end_.notify(glitch_until_ - sc_core::sc_time_stamp());
 }
 
+void SataLink::line_noise(const LinkEndpoint::Noise &n) {
+    if (!host_ || offline_ || comreset_held_ || (!n.cominit && !n.decode && !n.internal))
+        return; // (an offline PHY or one driving COMRESET detects nothing)
+    std::string what;
+    for (auto [on, name] : {std::pair{n.cominit, "COMINIT"}, {n.decode, "decode errors"}, {n.internal, "internal"}})
+        if (on)
+            what += (what.empty() ? "" : ", ") + std::string(name);
+    emit("link.noise", Gen::None, "line noise: " + what);
+    host_->line_noise(n);
+}
+
 void SataLink::glitch_end_method() {
     if (!present_ || offline_ || comreset_held_)
         return; // the host's own PHY control decides what comes next
@@ -652,6 +663,12 @@ void SataLink::host_signal_lost(const char *why) {
     negotiating_ = false;
     bump_epoch();
     link_down(why, true);
+}
+
+void SataLink::set_device_present(bool present, const LinkEndpoint::Noise &noise) {
+    if (!present && present_)
+        line_noise(noise);
+    set_device_present(present);
 }
 
 void SataLink::set_device_present(bool present) {

@@ -86,6 +86,19 @@ class LinkEndpoint {
     // The link layer on this side detected an error (see LinkError). Called from the
     // link's process like receive_fis; must not block. Default: ignore.
     virtual void receive_error(LinkError) {}
+    // Noise on the wire outside any frame, seen by the host PHY (SataLink::line_noise):
+    // COMINIT bursts, 10b/8b decode errors, and the HBA's own internal error when its
+    // receiver loses the signal mid-primitive. Host side only. Default: a COMINIT burst
+    // is an OOB reset signal, the rest is ignored.
+    struct Noise {
+        bool cominit = false;
+        bool decode = false;
+        bool internal = false;
+    };
+    virtual void line_noise(const Noise &n) {
+        if (n.cominit)
+            oob_reset();
+    }
 };
 
 class SataLink : public sc_core::sc_module {
@@ -158,6 +171,10 @@ class SataLink : public sc_core::sc_module {
     // PhyRdy drops on both sides (frames in flight aborted) for `down`; then the device
     // sends COMINIT and the link renegotiates.
     void phy_glitch(sc_core::sc_time down);
+    // A disturbance on the wire the host PHY's detectors pick up without any negotiation
+    // following (docs/hardware.md 2.7): a connector pulled with contact bounce, or a device
+    // that restarts its OOB and never finishes it. PhyRdy does not change.
+    void line_noise(const LinkEndpoint::Noise &n);
     // Later negotiations stop at g or slower (a link that only comes up slower).
     // clear_faults() and reset() undo it.
     void limit_device_gen(Gen g);
@@ -185,6 +202,9 @@ class SataLink : public sc_core::sc_module {
     LinkRtlPair *rtl() { return rtl_.get(); }
 
     void attach(LinkEndpoint *host, LinkEndpoint *device);
+    // The cable is pulled (present false) or a drive plugged (true); a pull may carry the
+    // line noise of a bouncing connector, which the host sees with the PhyRdy loss.
+    void set_device_present(bool present, const LinkEndpoint::Noise &noise);
     // The host's link layer is outside the model (a controller's RTL: backend rtl): its
     // frames cross `wire`, which owns the device side's link layer too. This model keeps
     // the PHY (OOB, negotiation, presence, glitches, speed faults) and the fault plan;

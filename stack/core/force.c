@@ -52,7 +52,7 @@ void ata_force_link_limits(struct ata_link *link)
 
         if (!fe->spd_limit || fe->spd_limit > 3 || !ata_force_link_match(fe, link))
             continue;
-        link->sata_spd_limit = (1u << fe->spd_limit) - 1;
+        link->sata_spd_limit = link->hw_sata_spd_limit = (1u << fe->spd_limit) - 1;
         {
             const struct sata_trace_field f[] = { TF_INT("spd", fe->spd_limit), TF_STR("param", fe->name) };
 

@@ -8,8 +8,8 @@
 
 enum { ATA_MSG_LEN = 256 };
 
-static void emit(struct ata_host *h, int port, int link, int dev, struct ata_ev ev,
-                 const char *fmt, va_list ap)
+static void emit_as(struct ata_host *h, int port, int link, int dev, int pmp_host, struct ata_ev ev,
+                    const char *fmt, va_list ap)
 {
     char msg[ATA_MSG_LEN];
     struct sata_trace_event te = {
@@ -22,6 +22,7 @@ static void emit(struct ata_host *h, int port, int link, int dev, struct ata_ev 
         .msg = NULL,
         .n_fields = ev.n_fields,
         .fields = ev.fields,
+        .log_pmp_host = pmp_host,
     };
 
     if (fmt) {
@@ -29,6 +30,11 @@ static void emit(struct ata_host *h, int port, int link, int dev, struct ata_ev 
         te.msg = msg;
     }
     h->pops->trace(h->plat, &te);
+}
+
+static void emit(struct ata_host *h, int port, int link, int dev, struct ata_ev ev, const char *fmt, va_list ap)
+{
+    emit_as(h, port, link, dev, 0, ev, fmt, ap);
 }
 
 void ata_host_ev(struct ata_host *h, struct ata_ev ev, const char *fmt, ...)
@@ -54,7 +60,9 @@ void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    emit(link->ap->host, (int)link->ap->port_no, link->pmp, -1, ev, fmt, ap);
+    /* the host link's lines while a PMP is attached read "ataN.15:" (ata_link_printk) */
+    emit_as(link->ap->host, (int)link->ap->port_no, link->pmp, -1,
+            ata_is_host_link(link) && sata_pmp_attached(link->ap), ev, fmt, ap);
     va_end(ap);
 }
 

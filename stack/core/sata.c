@@ -380,7 +380,7 @@ void ata_host_force_spd_limit(struct ata_host *h, unsigned spd)
 
         if (h->ports[i].flags & ATA_FLAG_DUMMY)
             continue;
-        link->sata_spd_limit = (1u << spd) - 1;
+        link->sata_spd_limit = link->hw_sata_spd_limit = (1u << spd) - 1;
         /* libata prints the libata.force parameter's own name: "1.5Gbps", no space */
         ata_link_ev(link, ATA_EV("host.force_spd_limit", SATA_TC_INFO, SATA_LOG_INFO, f),
                     "FORCE: PHY spd limit set to %.3sGbps", sata_spd_string(spd));
@@ -403,7 +403,7 @@ void ata_host_fixed_spd(struct ata_host *h, unsigned gen)
 
         if ((h->ports[i].flags & ATA_FLAG_DUMMY) || !mask)
             continue;
-        link->sata_spd_limit = mask;
+        link->sata_spd_limit = link->hw_sata_spd_limit = mask;
         ata_link_ev(link, ATA_EV("host.fixed_spd", SATA_TC_INFO, SATA_LOG_INFO, f),
                     "controller PHY runs %s only, no speed-down", sata_spd_string(gen));
     }

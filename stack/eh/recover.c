@@ -12,13 +12,26 @@ static void ata_dev_init(struct ata_device *dev)
 {
     struct ata_link *link = dev->link;
     unsigned devno = dev->devno, detached = dev->flags & ATA_DFLAG_DETACHED;
+    struct ata_ering ering = dev->ering;
 
+    /* the SATA speed limit is bound to the attached device and reset with it (libata's
+     * ata_dev_init, CORE-6.0: "link->sata_spd_limit = link->hw_sata_spd_limit;
+     * link->sata_spd = 0"): what EH's speed-downs took goes, a libata.force limit or a
+     * one-speed PHY stays. The profiles with probe trials (the same code); the 2.6.2x
+     * profile keeps a speed-down over a re-plug, as it did. */
+    if (link->ap->host->eh_policy->probe_trials) {
+        link->sata_spd_limit = link->hw_sata_spd_limit;
+        link->sata_spd = 0;
+    }
     ata_disk_detach(dev);
     memset(dev, 0, sizeof(*dev));
     dev->link = link;
     dev->devno = devno;
     dev->class = ATA_DEV_UNKNOWN;
     dev->flags = detached; /* the old device's detach is still to be reported */
+    /* the error ring is kept (libata clears the device only up to ATA_DEVICE_CLEAR_END):
+     * from the disable to the next attach it counts probe trials */
+    dev->ering = ering;
 }
 
 void ata_dev_disable(struct ata_device *dev)
@@ -66,6 +79,48 @@ void ata_eh_detach_dev(struct ata_device *dev)
     ata_unlock(h);
 }
 
+/* Probe trials (docs/libata-eh.md 5.6): each probe is recorded on the device's ring
+ * (AC_ERR_OTHER, a category no speed-down verdict counts); more than ATA_EH_PROBE_TRIALS of
+ * them within ATA_EH_PROBE_TRIAL_INTERVAL, with no attach between (an attach clears the
+ * ring), force the link to 1.5 Gbps: a failed speed negotiation that makes the device look
+ * absent would otherwise loop on DevExch / PHYRdyChg events for ever (libata's
+ * ata_eh_schedule_probe and ata_count_probe_trials_cb). */
+enum { ATA_EH_PROBE_TRIALS = 2, ATA_EH_PROBE_TRIAL_INTERVAL_MS = 60000 };
+
+struct probe_trials {
+    uint64_t since;
+    unsigned n;
+};
+
+static int count_probe_trial(struct ata_ering_entry *ent, void *arg)
+{
+    struct probe_trials *t = arg;
+
+    if (ent->timestamp < t->since)
+        return -1;
+    t->n++;
+    return 0;
+}
+
+static void ata_eh_count_probe_trial(struct ata_device *dev)
+{
+    struct ata_link *link = dev->link;
+    struct ata_host *h = link->ap->host;
+    uint64_t now = ata_now(h), win = ATA_MS(ATA_EH_PROBE_TRIAL_INTERVAL_MS);
+    struct probe_trials t = { now > win ? now - win : 0, 0 };
+
+    if (!h->eh_policy->probe_trials || (link->eh_context.probe_trial_mask & (1u << dev->devno)))
+        return;
+    /* one trial per device per EH run, as libata's one probe (the PMP layer's repeat of
+     * recovery probes a hotplugged fan-out link again, which libata attaches without a new
+     * probe: pmp/pmp.c) */
+    link->eh_context.probe_trial_mask |= 1u << dev->devno;
+    ata_ering_record(&dev->ering, 0, AC_ERR_OTHER, now);
+    ata_ering_map(&dev->ering, count_probe_trial, &t);
+    if (t.n > ATA_EH_PROBE_TRIALS)
+        sata_down_spd_limit(link, 1);
+}
+
 /* A probe forgets the old device and asks for a reset; once per EH run per device. */
 static bool ata_eh_schedule_probe(struct ata_device *dev)
 {
@@ -79,6 +134,7 @@ static bool ata_eh_schedule_probe(struct ata_device *dev)
     ehc->did_probe_mask |= bit;
     ehc->i.action |= ATA_EH_RESET;
     ehc->tries[dev->devno] = (int)dev->link->ap->host->eh_policy->dev_tries;
+    ata_eh_count_probe_trial(dev);
     return true;
 }
 

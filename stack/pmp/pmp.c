@@ -126,6 +126,7 @@ static void pmp_link_reset_state(struct ata_link *link)
     link->fail_runs = 0;
     link->sata_spd = 0;
     link->sata_spd_limit = 0;
+    link->hw_sata_spd_limit = 0;
     link->active_tag = ATA_TAG_NONE;
     link->sactive = 0;
     link->nr_ncq = 0;

@@ -123,6 +123,16 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
         o << ", access: " << fault::to_string(x.bus.access) << ", resp: " << (x.bus.decerr ? "decerr" : "slverr");
         break;
     case fault::Kind::Unplug:
+    case fault::Kind::Cominit:
+        if (x.noise.decode || x.noise.internal || (x.kind == fault::Kind::Unplug && x.noise.cominit)) {
+            std::string l;
+            for (auto [on, name] : {std::pair{x.noise.cominit && x.kind == fault::Kind::Unplug, "cominit"},
+                                    {x.noise.decode, "decode"}, {x.noise.internal, "internal"}})
+                if (on)
+                    l += (l.empty() ? "" : ", ") + std::string(name);
+            o << ", noise: [" << l << "]";
+        }
+        break;
     case fault::Kind::Hang:
     case fault::Kind::PmpHang:
     case fault::Kind::SpuriousIrq:

@@ -160,7 +160,24 @@ void parse_plug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
         x.plug.blank_media = as_bool(p, *v);
 }
 
+// unplug / cominit: `noise: [cominit, decode, internal]`, what the host PHY picks up from
+// the wire (fault::NoiseParams). A cominit fault always sends COMINIT bursts.
+void parse_noise(const Parser &p, const MapView &m, fault::Fault &x) {
+    if (auto *v = m.find("noise"))
+        for_each_element(p, *v, [&](const Field &e, size_t) {
+            bool *bit = as_enum<bool *>(p, e, {{"cominit", &x.noise.cominit}, {"decode", &x.noise.decode},
+                                               {"internal", &x.noise.internal}});
+            *bit = true;
+        });
+}
+void parse_unplug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) { parse_noise(p, m, x); }
+void parse_cominit(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    parse_noise(p, m, x);
+    x.noise.cominit = true;
+}
+
 void parse_phy_flap(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    parse_noise(p, m, x);
     if (auto *v = m.find("down")) {
         x.flap.down_ns = as_time_ns(p, *v);
         if (x.flap.down_ns == 0 || x.flap.down_ns > 60ull * 1000000000ull)
@@ -241,7 +258,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
     static const std::vector<FaultKindRow> rows = {
         {Kind::Crc, parse_crc},
         {Kind::LostIrq, parse_lost_irq},
-        {Kind::Unplug, nullptr},
+        {Kind::Unplug, parse_unplug},
         {Kind::Plug, parse_plug,
          " (to plug a drive into an empty connector, give the port a devices[] entry with present: false)"},
         {Kind::MediaError, parse_media_error},
@@ -257,6 +274,8 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::BsyStuck, nullptr},
         {Kind::BmdmaError, nullptr},
         {Kind::HostBusError, parse_host_bus_error},
+        {Kind::Cominit, parse_cominit,
+         " (a cominit fault on a connector without a drive: give the port a devices[] entry with present: false)"},
     };
     return rows;
 }

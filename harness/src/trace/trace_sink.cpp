@@ -109,7 +109,8 @@ std::string TraceSink::ata_name(int port, int link, int dev) {
 }
 
 void TraceSink::write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
-                             int link, int dev, const std::string &fields_json, const char *msg) {
+                             int link, int dev, const std::string &fields_json, const char *msg,
+                             bool log_pmp_host) {
     line_.clear();
     line_ += "{\"t_ns\":";
     line_ += std::to_string(clock_());
@@ -133,6 +134,8 @@ void TraceSink::write_record(const char *src, const char *ev, const char *cls, c
         line_ += ",\"dev\":";
         line_ += std::to_string(dev);
     }
+    if (log_pmp_host)
+        line_ += ",\"log_pmp_host\":true"; // the log names this host-link line ataN.15
     line_ += ",\"f\":";
     line_ += fields_json;
     if (msg && *msg) {
@@ -194,12 +197,13 @@ void TraceSink::emit_stack(const sata_trace_event &ev) {
     bool write = trace_cmds_ || ev.cls != SATA_TC_CMD;
     if (write)
         write_record("stack", name, class_name(ev.cls), level_name(ev.level), ev.port, ev.link, ev.dev, f,
-                     ev.msg);
+                     ev.msg, ev.log_pmp_host != 0);
     if (ev.msg && *ev.msg && ev.level >= SATA_LOG_INFO) {
         // the block layer's lines ("I/O error, dev sda, ...") carry no device prefix in the
         // kernel log; their record keeps the device's address
         std::string who = std::strncmp(name, "blk.", 4) == 0 ? std::string()
                           : ev.port < 0                     ? host_name_
+                          : ev.log_pmp_host                 ? ata_name(ev.port, 15, -1)
                                                             : ata_name(ev.port, ev.link, ev.dev);
         const std::string stamp = log_time(clock_());
         if (ev.level == SATA_LOG_CONT)

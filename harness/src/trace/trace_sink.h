@@ -79,7 +79,8 @@ class TraceSink : public ModelTrace {
 
   private:
     void write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
-                      int link, int dev, const std::string &fields_json, const char *msg);
+                      int link, int dev, const std::string &fields_json, const char *msg,
+                      bool log_pmp_host = false);
     void write_log(const std::string &line);
 
     Clock clock_;

@@ -272,11 +272,20 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error or host_bus_error)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error or cominit)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit)");
+    // Line noise: unplug / phy_flap / cominit's `noise`; cominit fires at a time only.
+    {
+        Scenario n = parse(d + "  - {kind: unplug, port: 0, at: 1ms, noise: [cominit, internal]}\n"
+                               "  - {kind: cominit, port: 0, at: 2ms}\n");
+        CHECK(n.faults[0].noise.cominit && !n.faults[0].noise.decode && n.faults[0].noise.internal);
+        CHECK(n.faults[1].noise.cominit && !n.faults[1].noise.decode);
+        CHECK_ERROR(d + "  - {kind: unplug, port: 0, at: 1ms, noise: [hum]}\n",
+                    "t.yaml:5: faults[0].noise[0]: unknown value 'hum' (expected one of: cominit, decode, internal)");
+    }
     // A host bus error: its keys, and only on an AHCI controller.
     {
         Scenario h = parse(d + "  - {kind: host_bus_error, port: 0, after_cmds: 3, access: command, resp: decerr}\n"
@@ -312,7 +321,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::HostBusError) + 1);
+    CHECK(specs.size() == size_t(Kind::Cominit) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));

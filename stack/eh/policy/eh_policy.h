@@ -114,6 +114,10 @@ struct ata_eh_policy {
     unsigned dev_tries;
     unsigned recover_retry_pause_ms, recover_idle_pause_ms;
     bool enodev_zero_tries;          /* 2006: -ENODEV uses up the device at once */
+    /* probe trials: more than 2 probes of an absent device within 60 s force the link to
+     * 1.5 Gbps (ata_eh_schedule_probe; not in the 2.6.2x EH), and a probe puts the link's
+     * speed limit back to the hardware's (ata_dev_init, CORE-6.0) */
+    bool probe_trials;
 
     /* report: 2006's one-line "tag N cmd 0x.. Emask .." per command and "(desc)", else the
      * 4.x "failed command:" / cmd / res / status / error blocks and the SError line */

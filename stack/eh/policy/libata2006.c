@@ -74,6 +74,7 @@ const struct ata_eh_policy ata_eh_policy_libata2006 = {
     .recover_retry_pause_ms = 5000,
     .recover_idle_pause_ms = 500,
     .enodev_zero_tries = true,
+    .probe_trials = false,
     .report_style_2006 = true,
     .quiet_without_failed_qc = false,
     .disable_msg = "disabled",

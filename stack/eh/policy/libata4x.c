@@ -38,6 +38,7 @@ const struct ata_eh_policy ata_eh_policy_libata4x = {
     .recover_retry_pause_ms = 5000,
     .recover_idle_pause_ms = 500,
     .enodev_zero_tries = false,
+    .probe_trials = true,
     .report_style_2006 = false,
     .quiet_without_failed_qc = false,
     .disable_msg = "disabled",

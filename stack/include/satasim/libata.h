@@ -151,6 +151,7 @@ struct ata_eh_context {
     int tries[ATA_MAX_DEVICES];
     enum ata_dev_class classes[ATA_MAX_DEVICES];
     unsigned did_probe_mask;
+    unsigned probe_trial_mask; /* devices whose probe this EH run counted as a probe trial */
     uint64_t last_reset;
     int eh_tries_left;        /* EH repeats left (report " tN" when repeating) */
     uint8_t saved_xfer_mode[ATA_MAX_DEVICES]; /* at EH start, for DUBIOUS_XFER */
@@ -192,6 +193,7 @@ struct ata_link {
     unsigned fail_runs;      /* fan-out link: EH runs in a row that failed to recover it */
     unsigned sata_spd;       /* negotiated generation from SStatus after reset */
     unsigned sata_spd_limit; /* allowed generations (bit0 1.5G..bit2 6G), 0 = no limit */
+    unsigned hw_sata_spd_limit; /* what a new device starts with: libata.force, a one-speed PHY */
     unsigned active_tag;     /* non-NCQ command in flight, or ATA_TAG_NONE */
     uint32_t sactive;        /* NCQ commands in flight */
     unsigned nr_ncq;

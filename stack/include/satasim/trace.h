@@ -47,7 +47,10 @@ struct sata_trace_field {
 };
 
 /* Address: port is 0-based (log name ata<port+1>); link is the PMP fan-out port or -1
- * for the host link; dev is the device number on its link or -1 for a link/port event. */
+ * for the host link; dev is the device number on its link or -1 for a link/port event.
+ * log_pmp_host: a host link's line while a port multiplier is attached, which the log
+ * names by the PMP's control port, ataN.15 (libata's ata_link_printk prints "ata%u.%02u"
+ * with the host link's pmp number whenever sata_pmp_attached()); the event keeps link -1. */
 struct sata_trace_event {
     const char *name; /* dotted, stable: "probe.link_up", "eh.reset", "qc.done" */
     enum sata_trace_class cls;
@@ -58,6 +61,7 @@ struct sata_trace_event {
     const char *msg; /* human log text without prefix, or NULL */
     unsigned n_fields;
     const struct sata_trace_field *fields;
+    int log_pmp_host;
 };
 
 #ifdef __cplusplus
