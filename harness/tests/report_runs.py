@@ -24,10 +24,11 @@ def failing_fault_scenario(folder: Path) -> Path:
     return p
 
 
-def make_suite(out: Path) -> Path:
-    """OUT with both runs, summary.json, index.html and a report.html per run."""
+def make_suite(out: Path, extra=()) -> Path:
+    """OUT with both runs (and the scenarios extra), summary.json, index.html and a
+    report.html per run."""
     sc = failing_fault_scenario(out.parent / "scenarios")
-    r = run_shared([sc, ROOT / "scenarios" / "pmp" / "pmp-unplug-one-disk.yaml"], out, "--jobs", "2")
+    r = run_shared([sc, ROOT / "scenarios" / "pmp" / "pmp-unplug-one-disk.yaml", *extra], out, "--jobs", "2")
     assert r.returncode == 1, r.stdout + r.stderr            # the fault run fails, as made to
     p = subprocess.run([sys.executable, "-m", "satasim.report", str(out), "--golden-dir", str(ROOT / "golden"),
                         "--html", str(out / "index.html")], capture_output=True, text=True, cwd=ROOT / "harness")

@@ -79,11 +79,13 @@ def load(path, timeout=90) -> Page:
                 a.html.get("data-js-error-list") or "", a.body.get("data-ready") == "1")
 
 
-def screenshot(path, png, size=(1280, 900), timeout=90) -> Path:
+def screenshot(path, png, size=(1280, 900), scale=1.0, timeout=90) -> Path:
+    """A PNG of the page's top size[0] x size[1] CSS pixels, scaled by scale."""
     url = Path(path).resolve().as_uri()
     png = Path(png).resolve()
     png.parent.mkdir(parents=True, exist_ok=True)
-    p = _run([f"--screenshot={png}", f"--window-size={size[0]},{size[1]}", "--hide-scrollbars", url], timeout)
+    p = _run([f"--screenshot={png}", f"--window-size={size[0]},{size[1]}",
+              f"--force-device-scale-factor={scale}", "--hide-scrollbars", url], timeout)
     if p.returncode != 0 or not png.exists():
         raise RuntimeError(f"chromium --screenshot {path} failed (exit {p.returncode}): "
                            + (p.stderr.strip().splitlines() or ["no output"])[-1])

@@ -96,6 +96,16 @@ def fold(items: list[Entry], max_block=MAX_BLOCK) -> list[Group]:
     return groups
 
 
+def fold_texts(texts) -> list[Group]:
+    """Lines of text (a failed run's reasons: one per I/O error) folded as the log is."""
+    items = []
+    for t in texts:
+        e = Entry(0, str(t), "", "", "err")
+        e.shape = _NUM.sub("#", e.text)
+        items.append(e)
+    return fold(items, max_block=1)
+
+
 def facets(items: list[Entry]) -> dict:
     """The filter choices: ports, devices, levels present."""
     ports = sorted({e.port for e in items}, key=lambda p: (not p.startswith("ata"), len(p), p))

@@ -124,7 +124,8 @@ def render_run(path, title=None, golden_dir="default", plotly=None) -> str:
         probe_json=timeline.dumps(probe), t_end_s=tl.t_end / 1e9,
         groups=groups, facets=logview.facets(entries), cut=cut, n_lines=len(entries),
         max_folded=MAX_FOLDED_SHOWN, golden=gstate, golden_diff=gdiff,
-        device_rows=device_rows, plotly_inline=inline, plotly_src=src,
+        device_rows=device_rows,
+        reasons=logview.fold_texts((res or {}).get("reasons") or [(res or {}).get("verdict", "")]), plotly_inline=inline, plotly_src=src,
         css=_static("report.css"), js=_static("report.js"))
 
 
@@ -138,6 +139,7 @@ def render_index(parts, report_href, plotly=None, title="satasim suite") -> str:
             href = report_href(p, r)
             rows.append({"suite": p.label, "name": r.name, "controller": r.controller, "topology": r.topology,
                          "verdict": r.verdict, "reasons": r.reasons, "eh": r.eh_decisions,
+                         "reason_groups": [(g.entries[0].text, g.count) for g in logview.fold_texts(r.reasons)],
                          "sim": fmt_t(r.sim_time_ns), "wall": f"{r.wall_time_s:.2f} s", "golden": r.golden,
                          "observed": r.observed, "href": href})
             key = "pass" if r.verdict == "pass" else "fail"
