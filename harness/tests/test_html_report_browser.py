@@ -22,10 +22,16 @@ def suite(tmp_path_factory):
 
 
 def loaded(path):
-    page = browser.load(path)
+    """The page, loaded with its self-test (report.js works the controls: the probe button,
+    the log's level and device filters, the index's verdict filter)."""
+    page = browser.load(path, selftest=True)
     assert page.errors == 0, f"{path}: JavaScript errors: {page.error_text}"
-    assert page.ready, f"{path}: report.js did not finish"
+    assert page.ready and page.selftest, f"{path}: report.js did not finish"
     return page
+
+
+def did(page) -> dict:
+    return dict(x.split("=", 1) for x in page.selftest.split())
 
 
 def drawn_lanes(dom):
@@ -47,10 +53,17 @@ def test_fault_report_in_chromium(suite):
     assert [t.split(":")[0] for t in drawn_lanes(dom)] == ["ata1.00"]
     assert re.search(r'<span class="count">×\d{3}</span>', dom)      # the -ENODEV lines folded
     assert 'id="probe-toggle"' in dom and 'id="f-port"' in dom and 'id="f-lvl"' in dom
+    d = did(page)
+    x0, x1 = (float(v) for v in d["probe"].split(">"))
+    assert x0 != x1                                                   # the probe button moved the axis
+    assert 0 < int(d["err"]) < int(d["warn"]) <= int(d["all"])        # the level filter filters
 
 
 def test_pmp_report_in_chromium(suite):
-    dom = loaded(suite / PMP / "report.html").dom
+    page = loaded(suite / PMP / "report.html")
+    dom = page.dom
+    d = did(page)
+    assert 0 < int(d["ata1.02"]) < int(d["all"]) and 0 < int(d["ata1.00"]) < int(d["all"])   # per disk
     lanes = drawn_lanes(dom)
     devices = [t.split(":")[0] for t in lanes if ": peak" in t]
     assert devices == ["ata1.00", "ata1.01", "ata1.02"]             # a lane per disk behind the PMP
@@ -61,7 +74,9 @@ def test_pmp_report_in_chromium(suite):
 
 
 def test_suite_index_in_chromium(suite):
-    dom = loaded(suite / "index.html").dom
+    page = loaded(suite / "index.html")
+    dom = page.dom
+    assert did(page) == {"rows": "2", "failed": "1"}                 # the verdict filter
     plot = dom.split('id="index-plot"', 1)[1]
     assert 'class="main-svg"' in plot.split("</section>", 1)[0]      # simulated vs wall time
     for name in (FAULT, PMP):

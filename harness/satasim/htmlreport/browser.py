@@ -46,6 +46,7 @@ class Page:
     errors: int
     error_text: str
     ready: bool
+    selftest: str = ""      # what report.js's #selftest did (load(..., selftest=True))
 
     def count(self, selector_re: str) -> int:
         return len(re.findall(selector_re, self.dom))
@@ -63,9 +64,11 @@ class _Attrs(HTMLParser):
             self.body = dict(attrs)
 
 
-def load(path, timeout=90) -> Page:
-    """The page's DOM after load, its error count and whether report.js finished."""
-    url = Path(path).resolve().as_uri()
+def load(path, selftest=False, timeout=90) -> Page:
+    """The page's DOM after load, its error count and whether report.js finished. selftest:
+    the page works its controls (the probe button, the log's and the table's filters) and
+    says what they did."""
+    url = Path(path).resolve().as_uri() + ("#selftest" if selftest else "")
     p = _run(["--dump-dom", url], timeout)
     if p.returncode != 0 or "<html" not in p.stdout:
         raise RuntimeError(f"chromium --dump-dom {path} failed (exit {p.returncode}): "
@@ -76,7 +79,8 @@ def load(path, timeout=90) -> Page:
     body = re.search(r"<body\b[^>]*>", dom[head_end:]) if head_end >= 0 else None
     a.feed(dom[:dom.index(">", dom.index("<html")) + 1] + (body.group(0) if body else ""))
     return Page(str(path), p.stdout, int(a.html.get("data-js-errors") or 0),
-                a.html.get("data-js-error-list") or "", a.body.get("data-ready") == "1")
+                a.html.get("data-js-error-list") or "", a.body.get("data-ready") == "1",
+                a.body.get("data-selftest") or "")
 
 
 def screenshot(path, png, size=(1280, 900), scale=1.0, timeout=90) -> Path:

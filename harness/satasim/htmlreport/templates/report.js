@@ -80,12 +80,51 @@
     q.addEventListener('input', apply);
   }
 
+  // #selftest (harness/tests/test_html_report_browser.py): works the controls as a user
+  // would and writes what they did into <body data-selftest>.
+  function selftest() {
+    var out = [], done = Promise.resolve();
+    var el = $('timeline'), toggle = $('probe-toggle');
+    if (el && toggle) {
+      var r0 = el.layout.xaxis.range.slice();
+      toggle.click();
+      done = Promise.resolve().then(function () {
+        var r1 = el.layout.xaxis.range;
+        out.push('probe=' + r0[0].toFixed(6) + '>' + r1[0].toFixed(6));
+      });
+    }
+    var log = $('log');
+    if (log) {
+      var count = $('log-count'), lvl = $('f-lvl'), dev = $('f-dev');
+      function set(sel, v) { sel.value = v; sel.dispatchEvent(new Event('change')); return count.textContent; }
+      out.push('all=' + count.textContent, 'err=' + set(lvl, 'err'), 'warn=' + set(lvl, 'warn'));
+      set(lvl, 'info');
+      Array.prototype.slice.call(dev.options, 1).forEach(function (o) { out.push(o.value + '=' + set(dev, o.value)); });
+      set(dev, '');
+    }
+    var v = $('f-verdict');
+    if (v) {
+      var rows = $('scenarios').tBodies[0].rows;
+      function shown() { return Array.prototype.filter.call(rows, function (r) { return r.style.display !== 'none'; }).length; }
+      out.push('rows=' + shown());
+      v.value = 'fail'; v.dispatchEvent(new Event('change'));
+      out.push('failed=' + shown());
+    }
+    return done.then(function () { document.body.setAttribute('data-selftest', out.join(' ')); });
+  }
+
   try {
     if (typeof Plotly === 'undefined') throw new Error('plotly.js did not load');
     timeline();
     index();
   } finally {
     logFilters();
-    document.body.setAttribute('data-ready', '1');
+    if (location.hash === '#selftest') selftest(); else document.body.setAttribute('data-ready', '1');
+  }
+  if (location.hash === '#selftest') {
+    // ready once the self-test has written its result
+    new MutationObserver(function (m, obs) {
+      if (document.body.hasAttribute('data-selftest')) { obs.disconnect(); document.body.setAttribute('data-ready', '1'); }
+    }).observe(document.body, {attributes: true});
   }
 })();
