@@ -27,6 +27,9 @@ PACKAGES=(
   git    # test_readme_tutorial runs the README's tutorial in a fresh git repository
   lcov   # tools/coverage (lcov, genhtml; gcov comes with build-essential)
   time   # /usr/bin/time -v: tools/bench_cost.py's peak memory
+  python3-jinja2 python3-plotly   # the HTML reports (satasim.htmlreport: templates, timeline)
+  chromium   # test_html_report_browser opens the reports in headless Chromium; the screenshots
+  gtkwave    # the README's waveform commands; vcd2fst writes FST (satasim run --vcd FILE.fst)
 )
 if ((fuzz)); then
   PACKAGES+=(afl++ clang libclang-rt-dev ccache)

@@ -5,6 +5,8 @@
   python3 -m satasim.report out/suite --golden-dir golden # + a golden testcase per golden
   python3 -m satasim.report --suite ahci=out/suite --suite sil24=out/suite-sil24 \
       --junit out/suite/junit.xml --golden-dir golden   # several runs: one table, one total
+  python3 -m satasim.report out/suite --html out/suite/index.html   # + the HTML index and a
+      report.html per scenario (satasim.htmlreport; --self-contained: plotly.js in each page)
 
 Exit status: 0 all passed, 1 a scenario (or golden) failed, 2 unreadable input.
 """
@@ -275,8 +277,22 @@ def main_multi(args) -> int:
         Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
         Path(args.junit).write_text(multi_junit(parts), encoding="utf-8")
         print(f"JUnit XML: {args.junit}")
+    write_html(args, parts)
     bad = any(r.verdict != "pass" or r.golden in ("MISMATCH", "ERROR") for p in parts for r in p.rows)
     return 1 if bad else 0
+
+
+def write_html(args, parts):
+    """--html FILE: the suite index there and a report.html in each scenario's folder."""
+    if not args.html:
+        return
+    from .htmlreport import write_suite
+    gd = args.golden_dir if args.golden_dir else "default"
+    w = write_suite(parts, args.html, golden_dir=gd, reports=not args.no_reports,
+                    self_contained=args.self_contained)
+    for name, why in w["errors"]:
+        print(f"report of {name} not written: {why}", file=sys.stderr)
+    print(f"HTML: {w['index']} ({len(w['reports'])} run reports)")
 
 
 def main(argv=None) -> int:
@@ -291,6 +307,11 @@ def main(argv=None) -> int:
                     help="also compare each scenario that has a golden in DIR")
     ap.add_argument("--show-diffs", action="store_true",
                     help="print the diff of every golden mismatch after the table")
+    ap.add_argument("--html", metavar="FILE",
+                    help="write the suite's HTML index here and each run's report.html in its folder")
+    ap.add_argument("--self-contained", action="store_true",
+                    help="with --html: plotly.js inlined in every page (else one shared plotly.js beside the index)")
+    ap.add_argument("--no-reports", action="store_true", help="with --html: the index only")
     args = ap.parse_args(argv)
     if args.suite:
         if args.summary:
@@ -316,6 +337,7 @@ def main(argv=None) -> int:
         Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
         Path(args.junit).write_text(junit(rows, summary), encoding="utf-8")
         print(f"JUnit XML: {args.junit}")
+    write_html(args, [Part(out_dir.name, out_dir, summary, rows, [])])
     bad = any(r.verdict != "pass" or r.golden in ("MISMATCH", "ERROR") for r in rows)
     return 1 if bad else 0
 

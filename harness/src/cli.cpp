@@ -130,7 +130,8 @@ void add_shared_options(CLI::App *c, SharedRunOptions &o) {
             return find_backend(v) ? std::string() : "expected " + backend_names_or() + ", got '" + v + "'";
         })
         ->type_name("NAME");
-    c->add_option("--vcd", o.vcd_file, "write the waveform (VCD, for GTKWave) of the one scenario given to FILE")
+    c->add_option("--vcd", o.vcd_file, "write the waveform of the one scenario given to FILE: VCD, or FST when FILE ends in .fst "
+                  "(converted by GTKWave's vcd2fst); a GTKWave save file FILE's-stem.gtkw comes beside it")
         ->type_name("FILE");
     c->add_option("--vcd-signals", o.vcd_signals,
                   "signal groups, comma-separated: irq, phy, prims, fis, regs, all (overrides waveform.signals; "
@@ -277,6 +278,9 @@ int check_vcd_file(const RunOptions &opt, std::string *file) {
         return usage_error("--vcd: '" + *file + "': no such folder for the waveform file");
     if (std::filesystem::is_directory(p, ec))
         return usage_error("--vcd: '" + *file + "' is a folder, not a file name");
+    if (VcdWriter::is_fst(p.string()) && VcdWriter::vcd2fst().empty())
+        return usage_error("--vcd: '" + *file + "': an FST waveform needs vcd2fst (Debian package gtkwave; "
+                           "bash tools/install_deps.sh installs it)");
     *file = p.string();
     return 0;
 }

@@ -25,7 +25,10 @@ def packages(*args) -> set[str]:
 # need_tool(NAME, PACKAGE) calls in harness/ must name one of these (checked below).
 RUN_BY_TESTS = {"git": "git", "bash": "bash", "verilator": "verilator", "yosys": "yosys",
                 "qemu-system-x86_64": "qemu-system-x86", "ctest": "cmake", "cmake": "cmake",
-                "ninja": "ninja-build"}
+                "ninja": "ninja-build", "chromium": "chromium", "vcd2fst": "gtkwave"}
+# Python modules the package and its tests import beyond the standard library: Debian's
+# python3-<module>, but for these.
+PYTHON_PACKAGE_OF = {"xdist": "python3-pytest-xdist", "_pytest": "python3-pytest"}
 RUN_BY_TOOLS = {"lcov": "lcov", "genhtml": "lcov", "gcov": "build-essential",
                 "/usr/bin/time": "time"}
 RUN_BY_FUZZ_TOOLS = {"afl-fuzz": "afl++", "clang": "clang", "ccache": "ccache"}
@@ -37,6 +40,23 @@ def test_install_deps_installs_what_the_tests_and_tools_run():
     assert not missing, f"tools/install_deps.sh does not install {missing}"
     fuzz = packages("--fuzz")
     assert not sorted(set(RUN_BY_FUZZ_TOOLS.values()) - fuzz)
+
+
+def test_every_third_party_import_is_installed():
+    """A module the package or its tests import, not the standard library's nor its own,
+    comes from a Debian package install_deps installs (python3-jinja2 and python3-plotly for
+    the HTML reports, satasim.htmlreport)."""
+    own = {"satasim", "satasim_pytest"} | {p.stem for p in (ROOT / "harness" / "tests").rglob("*.py")}
+    found = set()
+    for p in (ROOT / "harness").rglob("*.py"):
+        for m in re.finditer(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", p.read_text(), re.M):
+            found.add(m.group(1))
+    third = found - own - set(sys.stdlib_module_names) - {"__future__"}
+    assert {"jinja2", "plotly", "yaml", "pytest"} <= third
+    base = packages()
+    missing = {m: PYTHON_PACKAGE_OF.get(m, f"python3-{m}") for m in third}
+    missing = {m: pkg for m, pkg in missing.items() if pkg not in base}
+    assert not missing, f"tools/install_deps.sh does not install {missing}"
 
 
 def test_every_need_tool_call_names_an_installed_package():

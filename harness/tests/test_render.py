@@ -1,8 +1,8 @@
-"""Trace tools: the log rendered from trace.jsonl equals satasim.log; the HTML report."""
+"""Trace tools: the log rendered from trace.jsonl equals satasim.log; the HTML report
+(its parts in detail: test_html_report.py; in a browser: test_html_report_browser.py)."""
 
 import json
 from collections import Counter
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -11,7 +11,8 @@ import yaml
 
 from satasim import run, run_shared
 from satasim.controllers import is_scenario
-from satasim.render import buckets, build_lanes, main, render_html, render_log
+from satasim.htmlreport.timeline import build_timeline, decimate
+from satasim.render import main, render_html, render_log
 from synthetic_trace import rec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,9 +114,14 @@ def test_log_cli_and_html_on_a_real_run(real_runs, tmp_path, capsys):
     out = tmp_path / "r.html"
     assert main(["html", str(d), "-o", str(out)]) == 0
     text = out.read_text()
-    for port in ("ata1", "ata2", "ata3", "ata4"):
-        assert f">{port}</text>" in text
-    assert "1.5 Gbps" in text and "ata3: SATA link down" in text
+    res = json.loads((d / "result.json").read_text())
+    names = [x["name"] for x in res["devices"]]
+    assert len(names) == 3
+    for name in names:                       # a lane per device
+        assert f'data-lane="{name}" data-kind="device"' in text
+    assert 'data-lane="ata3" data-kind="port"' in text   # the empty port's link down
+    assert "link 1.5 Gbps" in text and "ata3: SATA link down" in text
+    assert "Plotly.newPlot" in text and "<svg" not in text.split("<body", 1)[1].split("<script", 1)[0]
 
 
 def test_corrupt_trace_exits_2(tmp_path, capsys):
@@ -127,12 +133,12 @@ def test_corrupt_trace_exits_2(tmp_path, capsys):
 
 # ------------------------------------------------------------------------ HTML
 
-def test_buckets_keep_peaks():
-    steps = [(10, 1), (11, 5), (12, 0), (500, 2), (990, 3)]
-    lo, hi = buckets(steps, 1000, width=10)
-    assert hi[0] == 5 and lo[0] == 0           # the 5-high spike survives aggregation
-    assert hi[1:5] == [0, 0, 0, 0]
-    assert hi[5] == 2 and hi[8] == 2 and hi[9] == 3
+def test_decimation_keeps_peaks():
+    steps = [(i * 10, i % 7) for i in range(20_000)] + [(200_005, 40), (200_006, 0)]
+    xs, ys = decimate(steps, 200_010, buckets=100)
+    assert len(xs) == len(ys) == 200
+    assert max(ys) == 40                     # the one-record spike survives aggregation
+    assert decimate(steps[:10], 100) == ([s[0] for s in steps[:10]], [s[1] for s in steps[:10]])
 
 
 def _big_trace(path, n_cmds=50_000, qd=32):
@@ -166,25 +172,22 @@ def _big_trace(path, n_cmds=50_000, qd=32):
 def test_html_report_of_a_100k_record_trace(tmp_path):
     t = _big_trace(tmp_path / "run" / "trace.jsonl")
     assert sum(1 for _ in t.open()) > 100_000
-    text = render_html(t.parent)
-    assert len(text) < 400_000, "commands in flight must be aggregated, not one point per record"
-    svgs = [s[: s.index("</svg>") + 6] for s in text.split("<svg")[1:]]
-    assert len(svgs) == 1
-    root = ET.fromstring("<svg" + svgs[0])                      # well-formed SVG
-    ns = "{http://www.w3.org/2000/svg}"
-    titles = [el.text for el in root.iter(ns + "title")]
-    assert any("fault:fault.inject" in x for x in titles)     # fault marker
-    assert any(x.startswith("EH ") for x in titles)           # EH phase
-    assert ">peak 32<" in text
-    assert "3.0 Gbps (limit)" in text and ">6.0 Gbps<" in text
+    text = render_html(t.parent, plotly="plotly.js")     # the data alone, plotly.js shared
+    assert len(text) < 600_000, "commands in flight must be aggregated, not one point per record"
+    fig = json.loads(text.split('id="timeline-data">', 1)[1].split("</script>", 1)[0])
+    names = {tr.get("name") for tr in fig["data"]}
+    assert {"commands in flight", "EH phase", "EH decision", "fault injected", "link 6.0 Gbps",
+            "link 3.0 Gbps"} <= names
+    assert any("fault:fault.inject" in x for tr in fig["data"] for x in (tr.get("text") or []) if x)
+    assert "ata1.00: peak 32, 50000 issued" in text
     assert "ata1: limiting SATA link speed to 3.0 Gbps" in text  # the log
 
 
 def test_lanes_count_commands_in_flight(tmp_path):
     t = _big_trace(tmp_path / "trace.jsonl", n_cmds=100, qd=4)
     from satasim.tracefmt import iter_trace
-    lanes, t_end, log = build_lanes(iter_trace(t))
-    ln = lanes[0]
-    assert ln.cmds == 100
+    tl = build_timeline(iter_trace(t))
+    ln = next(x for x in tl.lanes if x.key == "ata1.00")
+    assert ln.issued == 100
     assert max(n for _, n in ln.steps) == 4 and ln.steps[-1][1] == 0
     assert len(ln.faults) == 1 and len(ln.eh_spans) >= 1

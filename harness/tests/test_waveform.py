@@ -1,10 +1,14 @@
 """VCD waveform output: the `waveform` scenario key and `satasim run --vcd*` (vcd_writer.h)."""
 
+import os
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from satasim import run
+from satasim.results import need_tool
 
 # Primitive codes of the `prim` signals (model/wave/wave_probe.h, scenarios/README.md).
 X_RDY, R_RDY, SOF, EOF, R_OK, SYNC = 0x05, 0x06, 0x07, 0x08, 0x0A, 0x04
@@ -317,3 +321,102 @@ waveform: {signals: [phy, prims, fis]}
         assert not [c for c in ser if c[0] > t_down], (name, [c for c in ser if c[0] > t_down][:5])
         held = [v for t, v in ser if t <= t_down]
         assert held and held[-1] == 0, (name, ser[-3:])  # none / no frame from PhyRdy's fall
+
+
+# ----------------------------------------------------- GTKWave save file, FST (issue 34)
+
+def read_gtkw(path):
+    """[(flags, filter line or None, signal or "-group")] and the [key] "value" header lines."""
+    head, traces, flags, filt = {}, [], None, None
+    for line in path.read_text().splitlines():
+        if line.startswith("[*]") or not line:
+            continue
+        if line.startswith("["):
+            k, _, v = line.partition("] ")
+            head[k[1:]] = v.strip('"')
+        elif line.startswith("@"):
+            flags, filt = int(line[1:], 16), None
+        elif line.startswith("^"):
+            filt = line
+        else:
+            traces.append((flags, filt, line))
+    return head, traces
+
+
+GRP_BEGIN, GRP_END, FTRANSLATED = 0x800000, 0x1000000, 0x2000
+
+
+def test_gtkwave_save_file_groups_and_decodes(ahci_run):
+    """waveform.gtkw beside waveform.vcd: every signal once, in a group per signal group and
+    port; prim and fis signals through translate filters written beside it."""
+    _, vcd, (decls, _, _) = ahci_run
+    gtkw = vcd.with_suffix(".gtkw")
+    head, traces = read_gtkw(gtkw)
+    assert head["dumpfile"] == str(vcd.resolve())            # the final folder, not the run's temporary one
+    assert head["savefile"] == str(gtkw.resolve())
+    want = {n + (f"[{w - 1}:0]" if w > 1 else "") for n, (_, w) in decls.items()}
+    sigs = [t for t in traces if not t[2].startswith("-")]
+    assert sorted(s for _, _, s in sigs) == sorted(want)
+    open_group, groups = None, []
+    for flags, _, name in traces:
+        if flags & GRP_BEGIN:
+            assert open_group is None
+            open_group = name[1:]
+            groups.append(open_group)
+        elif flags & GRP_END:
+            assert name[1:] == open_group
+            open_group = None
+        else:
+            assert open_group is not None, name                 # every signal in a group
+    assert open_group is None
+    assert groups[0] == "irq" and {"port0 prims", "port0 fis", "port0 regs", "port1 regs"} <= set(groups)
+    prims = vcd.parent / "waveform.prims.txt"
+    fis = vcd.parent / "waveform.fis.txt"
+    for flags, filt, name in sigs:
+        if name.endswith(".prim[7:0]"):
+            assert flags & FTRANSLATED and filt == f"^1 {prims.resolve()}"
+        elif name.endswith(".fis[7:0]"):
+            assert flags & FTRANSLATED and filt == f"^2 {fis.resolve()}"
+        else:
+            assert not flags & FTRANSLATED and filt is None
+    ROOT = Path(__file__).resolve().parents[2]
+    assert prims.read_text() == (ROOT / "model" / "wave" / "gtkwave_prims.txt").read_text()
+    assert fis.read_text() == (ROOT / "model" / "wave" / "gtkwave_fis.txt").read_text()
+    table = dict(line.split(" ", 1) for line in prims.read_text().splitlines())
+    assert (table["05"], table["07"], table["0A"]) == ("X_RDY", "SOF", "R_OK")
+    table = dict(line.split(" ", 1) for line in fis.read_text().splitlines())
+    assert (table["27"], table["34"], table["A1"]) == ("Reg_H2D", "Reg_D2H", "Set_Device_Bits")
+
+
+def test_fst_is_the_same_waveform_smaller(ahci_run, tmp_path):
+    """--vcd FILE.fst: vcd2fst's FST, which fst2vcd turns back into the VCD's changes."""
+    need_tool("vcd2fst", "gtkwave")
+    fst2vcd = need_tool("fst2vcd", "gtkwave")
+    path, vcd, want = ahci_run
+    fst = tmp_path / "w.fst"
+    r = run([path], tmp_path / "out", "--vcd", str(fst))
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = fst.read_bytes()
+    assert not data.startswith(b"$") and len(data) * 4 < vcd.stat().st_size   # 14 KB of VCD: 1.7 KB
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".w.fst")]   # no temporary left
+    head, _ = read_gtkw(tmp_path / "w.gtkw")
+    assert head["dumpfile"] == str(fst)
+    back = subprocess.run([fst2vcd, str(fst)], capture_output=True, text=True, check=True).stdout
+    (tmp_path / "back.vcd").write_text("\n".join(ln for ln in back.splitlines() if ln.strip()) + "\n")
+    got = read_vcd(tmp_path / "back.vcd")
+    assert sorted(got[0]) == sorted(want[0])
+    for name in want[0]:
+        assert series(got, name) == series(want, name), name
+
+
+def test_fst_without_vcd2fst_is_refused_naming_the_package(write_scenario, tmp_path):
+    path = scenario(write_scenario, name="nofst", extra="")
+    env_path = os.environ["PATH"]
+    try:
+        os.environ["PATH"] = str(tmp_path)          # no vcd2fst (satasim itself runs by its path)
+        r = run([path], tmp_path / "out", "--vcd", str(tmp_path / "w.fst"))
+    finally:
+        os.environ["PATH"] = env_path
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "an FST waveform needs vcd2fst (Debian package gtkwave" in r.stderr
+    assert not (tmp_path / "w.fst").exists()

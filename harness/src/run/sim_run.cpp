@@ -601,6 +601,8 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
             vo.ports = opt.vcd_ports.value_or(sc.waveform.ports);
             vo.comment = "satasim waveform: scenario " + sc.name + ", seed " + std::to_string(sc.seed) +
                          ", controller " + sc.controller.type;
+            if (opt.vcd_file.empty() && !opt.out_dir.empty())
+                vo.final_path = (fs::path(opt.out_dir) / sc.name / "waveform.vcd").string();
             vcd = std::make_unique<VcdWriter>(opt.vcd_file.empty() ? (tmp / "waveform.vcd").string() : opt.vcd_file,
                                               vo);
             std::string err;

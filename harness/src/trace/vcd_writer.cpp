@@ -1,13 +1,20 @@
 #include "trace/vcd_writer.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <sstream>
+
+extern char **environ;
 
 namespace fs = std::filesystem;
 
@@ -36,6 +43,45 @@ std::string id_code(size_t n) {
 
 } // namespace
 
+bool VcdWriter::is_fst(const std::string &path) {
+    return path.size() > 4 && path.compare(path.size() - 4, 4, ".fst") == 0;
+}
+
+std::string VcdWriter::vcd2fst() {
+    const char *env = std::getenv("PATH");
+    std::string dirs = env ? env : "/usr/bin:/bin";
+    size_t pos = 0;
+    while (pos <= dirs.size()) {
+        size_t colon = dirs.find(':', pos);
+        std::string d = dirs.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos);
+        if (!d.empty()) {
+            std::string cand = d + "/vcd2fst";
+            if (::access(cand.c_str(), X_OK) == 0)
+                return cand;
+        }
+        if (colon == std::string::npos)
+            break;
+        pos = colon + 1;
+    }
+    return "";
+}
+
+// model/wave/gtkwave_prims.txt holds the same table (harness/tests/test_waveform.py).
+const char *VcdWriter::prim_filter() {
+    return "00 none\n01 DATA\n02 ALIGN\n03 CONT\n04 SYNC\n05 X_RDY\n06 R_RDY\n07 SOF\n08 EOF\n09 R_IP\n"
+           "0A R_OK\n0B R_ERR\n0C HOLD\n0D HOLDA\n0E WTRM\n0F DMAT\n10 BAD_K\n";
+}
+
+// The FIS types of the `fis` signals (scenarios/README.md, "waveform"; 0 outside frames).
+const char *VcdWriter::fis_filter() {
+    return "00 -\n27 Reg_H2D\n34 Reg_D2H\n39 DMA_Activate\n41 DMA_Setup\n46 Data\n58 BIST\n5F PIO_Setup\n"
+           "A1 Set_Device_Bits\n";
+}
+
+std::string VcdWriter::gtkw_path(const std::string &path) {
+    return fs::path(path).replace_extension(".gtkw").string();
+}
+
 std::string VcdWriter::temp_path(const std::string &path, long pid) {
     fs::path p(path);
     return (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(pid))).string();
@@ -49,6 +95,10 @@ VcdWriter::~VcdWriter() { abandon(); }
 bool VcdWriter::open(std::string *err) {
     if (!wave_group_names_agree()) {
         *err = "internal: scenario/wave_groups.cpp and model/wave disagree on the signal group names";
+        return false;
+    }
+    if (is_fst(path_) && vcd2fst().empty()) {
+        *err = "cannot write " + path_ + ": an FST waveform needs vcd2fst (Debian package gtkwave)";
         return false;
     }
     f_ = std::fopen(tmp_path_.c_str(), "wb");
@@ -225,6 +275,8 @@ bool VcdWriter::finish(uint64_t end_t, std::string *err) {
         std::remove(tmp_path_.c_str());
         return false;
     }
+    if (is_fst(path_) && !convert_to_fst(err))
+        return false;
     std::error_code ec;
     fs::rename(tmp_path_, path_, ec);
     if (ec) {
@@ -232,7 +284,120 @@ bool VcdWriter::finish(uint64_t end_t, std::string *err) {
         std::remove(tmp_path_.c_str());
         return false;
     }
+    return write_gtkw(err);
+}
+
+// The VCD under the temporary name becomes an FST under the same name (vcd2fst, its output
+// discarded; the VCD is removed either way).
+bool VcdWriter::convert_to_fst(std::string *err) {
+    const std::string tool = vcd2fst();
+    const std::string vcd = tmp_path_ + ".vcd", fst = tmp_path_;
+    std::error_code ec;
+    fs::rename(tmp_path_, vcd, ec);
+    if (tool.empty() || ec) {
+        *err = tool.empty() ? "cannot write " + path_ + ": vcd2fst is not installed (Debian package gtkwave)"
+                            : "cannot rename " + tmp_path_ + ": " + ec.message();
+        std::remove(tmp_path_.c_str());
+        std::remove(vcd.c_str());
+        return false;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    std::string a0 = tool, a1 = vcd, a2 = fst;
+    char *argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, tool.c_str(), &fa, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    if (rc == 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    std::remove(vcd.c_str());
+    if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !fs::exists(fst, ec)) {
+        *err = "cannot write " + path_ + ": " + tool + " failed" +
+               (rc != 0 ? std::string(" to start: ") + std::strerror(rc) : std::string());
+        std::remove(fst.c_str());
+        return false;
+    }
     return true;
+}
+
+// GTKWave save file (format of GTKWave 3.3's own: [dumpfile], then per trace a flags line
+// "@hex", "^N file" for a translate filter, the full signal name; groups are a blank trace
+// "-name" with the group-begin flag 0x800000 and one with the group-end flag 0x1000000).
+bool VcdWriter::write_gtkw(std::string *err) const {
+    std::error_code ec;
+    const fs::path wave = fs::absolute(opt_.final_path.empty() ? path_ : opt_.final_path, ec);
+    const fs::path save = fs::path(gtkw_path(wave.string()));
+    fs::path stem = wave;
+    stem.replace_extension();
+    const std::string prims = stem.string() + ".prims.txt", fis = stem.string() + ".fis.txt";
+    auto full = [](const Sig &s) {
+        std::string n = s.decl.scope.empty() ? s.decl.name : s.decl.scope + "." + s.decl.name;
+        if (s.decl.width > 1)
+            n += "[" + std::to_string(s.decl.width - 1) + ":0]";
+        return n;
+    };
+    std::ostringstream o;
+    o << "[*] satasim: " << opt_.comment << "\n"
+      << "[*] signals grouped per signal group and port; link primitives and FIS types decoded ("
+      << fs::path(prims).filename().string() << ", " << fs::path(fis).filename().string() << ")\n"
+      << "[dumpfile] \"" << wave.string() << "\"\n"
+      << "[savefile] \"" << save.string() << "\"\n"
+      << "[timestart] 0\n[size] 1400 900\n[sst_width] 260\n[signals_width] 300\n[sst_expanded] 1\n";
+    bool uses_prims = false, uses_fis = false;
+    // group order: irq, then per port phy, prims, fis, regs (declaration order within)
+    std::vector<std::pair<int, unsigned>> keys; // (port, group)
+    for (const Sig &s : sigs_) {
+        std::pair<int, unsigned> k{s.decl.port, unsigned(s.decl.group)};
+        if (std::find(keys.begin(), keys.end(), k) == keys.end())
+            keys.push_back(k);
+    }
+    std::stable_sort(keys.begin(), keys.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first < b.first : a.second < b.second;
+    });
+    for (const auto &[port, group] : keys) {
+        const std::string label = port < 0 ? std::string(wave::group_name(wave::Group(group)))
+                                           : "port" + std::to_string(port) + " " +
+                                                 wave::group_name(wave::Group(group));
+        o << "@800200\n-" << label << "\n";
+        for (const Sig &s : sigs_) {
+            if (s.decl.port != port || unsigned(s.decl.group) != group)
+                continue;
+            const wave::Group g = s.decl.group;
+            if (s.decl.width == 1) {
+                o << "@28\n";
+            } else if (g == wave::Group::Prims) {
+                o << "@2022\n^1 " << prims << "\n";
+                uses_prims = true;
+            } else if (g == wave::Group::Fis) {
+                o << "@2022\n^2 " << fis << "\n";
+                uses_fis = true;
+            } else if (s.decl.width <= 4) {
+                o << "@24\n";
+            } else {
+                o << "@22\n";
+            }
+            o << full(s) << "\n";
+        }
+        o << "@1000200\n-" << label << "\n";
+    }
+    auto write = [err](const std::string &file, const std::string &text) {
+        FILE *f = std::fopen(file.c_str(), "wb");
+        bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        if (f && std::fclose(f) != 0)
+            ok = false;
+        if (!ok)
+            *err = "cannot write " + file + ": " + std::strerror(errno);
+        return ok;
+    };
+    const std::string here = gtkw_path(path_);   // written beside path_ (the folder may move)
+    fs::path here_stem = fs::path(path_);
+    here_stem.replace_extension();
+    return write(here, o.str()) && (!uses_prims || write(here_stem.string() + ".prims.txt", prim_filter())) &&
+           (!uses_fis || write(here_stem.string() + ".fis.txt", fis_filter()));
 }
 
 } // namespace satasim::harness

@@ -9,6 +9,14 @@
 // Timescale: the SystemC time resolution (1 ps). Output is written to a temporary file in
 // the target's folder and renamed into place by finish(): a run that dies leaves no file
 // under the final name. Deterministic: the same scenario and seed give the same bytes.
+//
+// FST: a target named *.fst is written as VCD under the temporary name and converted by
+// GTKWave's vcd2fst (Debian package gtkwave) before the rename; a VCD is kept as it is.
+// Beside the waveform (either format) finish() writes a GTKWave save file, <stem>.gtkw,
+// with every signal in a group per signal group and port (irq; per link: phy, prims, fis;
+// per port: regs), the primitive codes and FIS types decoded by translate filter files
+// written beside it (<stem>.prims.txt, <stem>.fis.txt, the tables below): `gtkwave
+// <stem>.gtkw` opens the waveform that way.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +35,8 @@ struct VcdOptions {
     unsigned groups = kAllWaveGroups;
     std::vector<unsigned> ports; // empty: every port
     std::string comment;         // first header line (scenario, seed)
+    std::string final_path;      // where the file ends up when its folder is renamed after the
+                                 // run (the save file names it); empty: where it is written
 };
 
 class VcdWriter : public wave::Sink {
@@ -53,6 +63,15 @@ class VcdWriter : public wave::Sink {
     // Where the writer of process pid keeps path while it writes (next to it, hidden), so
     // whoever reaps a dead writer can find what it left.
     static std::string temp_path(const std::string &path, long pid);
+    // True when path names an FST file (converted from the VCD by vcd2fst).
+    static bool is_fst(const std::string &path);
+    // vcd2fst's path on PATH, or "" (then an .fst target is refused).
+    static std::string vcd2fst();
+    // The translate filter files' contents (GTKWave: value, space, text per line).
+    static const char *prim_filter();
+    static const char *fis_filter();
+    // The save file's path for a waveform path: same folder, extension .gtkw.
+    static std::string gtkw_path(const std::string &path);
 
     size_t signals() const { return sigs_.size(); }
     const std::string &path() const { return path_; }
@@ -71,6 +90,8 @@ class VcdWriter : public wave::Sink {
     void flush_before(uint64_t limit);
     void write_value(const Sig &s, uint64_t v);
     void write_scopes();
+    bool convert_to_fst(std::string *err);
+    bool write_gtkw(std::string *err) const;
 
     std::string path_, tmp_path_;
     VcdOptions opt_;
