@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "trace/trace_fields.h"
 #include "trace/trace_sink.h"
 
 namespace satasim::harness {
@@ -24,35 +25,12 @@ constexpr int64_t kPscrSError = 1, kPscrSControl = 2, kGscrError = 32, kPmpCtrlL
 // must read stable for 500 ms before it counts as up
 constexpr uint64_t kHotplugDebounceNs = 500'000'000;
 
-const TraceValue *field(const TraceRecord &r, const char *key) {
-    for (const auto &f : r.fields)
-        if (f.first == key)
-            return &f.second;
-    return nullptr;
-}
-bool num(const TraceRecord &r, const char *key, int64_t &v) {
-    const TraceValue *f = field(r, key);
-    if (!f || f->kind == TraceValue::Kind::Str)
-        return false;
-    v = f->i;
-    return true;
-}
-int64_t num_or(const TraceRecord &r, const char *key, int64_t dflt) {
-    int64_t v;
-    return num(r, key, v) ? v : dflt;
-}
-std::string str(const TraceRecord &r, const char *key) {
-    const TraceValue *f = field(r, key);
-    return f && f->kind == TraceValue::Kind::Str ? f->s : std::string();
-}
+using trace_fields::contains;
+using trace_fields::hex;
+using trace_fields::str;
+int64_t num_or(const TraceRecord &r, const char *key, int64_t dflt) { return trace_fields::num(r, key, dflt); }
 bool flag(const TraceRecord &r, const char *key) { return num_or(r, key, 0) != 0; }
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-    return b;
-}
 bool is(const TraceRecord &r, const char *name) { return r.name == name; }
-bool contains(const std::string &s, const char *w) { return s.find(w) != std::string::npos; }
 
 // A model event that changes a link's PHY (out-of-band signalling, PHY ready, offline):
 // after one the link's speed is not known until the next link-up.
