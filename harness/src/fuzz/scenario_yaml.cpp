@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "controller/controller_table.h"
 #include "model/fault/fault_kind_spec.h"
 
 namespace satasim::harness::fuzz {
@@ -149,7 +150,8 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
             o << "# " << line << "\n";
     }
     const ControllerSpec &c = sc.controller;
-    const bool sil24 = c.type == "sil24";
+    // A SiI3124 (the row taking the PCI-X erratum keys): fixed ncq and fbs, its erratum written.
+    const bool sil24 = controller_desc(c.type).takes_key("pcix_irq_loss");
     o << "name: " << sc.name << "\n";
     o << "description: \"" << sc.description << "\"\n";
     o << "seed: " << sc.seed << "\n";

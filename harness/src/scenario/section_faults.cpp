@@ -1,6 +1,8 @@
 // Section faults[] (scenarios/README.md, model/fault/fault_plan.h).
 #include "scenario/sections.h"
 
+#include "controller/controller_table.h"
+
 #include <algorithm>
 
 namespace satasim::harness {
@@ -328,12 +330,15 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         cap = addressed_disk(p, m, "port", addr, sc, row.no_disk_note).addressable();
         break;
     }
-    if (spec.taskfile_only && sc.controller.type != "sil3112" && sc.controller.type != "piix")
-        p.fail(m.get("kind"), "a " + kname + " acts on a taskfile channel: controller sil3112 or piix (not " +
-                                  sc.controller.type + ")");
-    if (spec.ahci_only && sc.controller.type != "ahci")
-        p.fail(m.get("kind"), "a " + kname + " acts on an AHCI port's DMA engine: controller ahci (not " +
-                                  sc.controller.type + ")");
+    const ControllerDesc &ctl = controller_desc(sc.controller.type);
+    if (spec.taskfile_only && !ctl.taskfile)
+        p.fail(m.get("kind"), "a " + kname + " acts on a taskfile channel: controller " +
+                                  controller_names_or([](const ControllerDesc &d) { return d.taskfile; }) +
+                                  " (not " + sc.controller.type + ")");
+    if (spec.ahci_only && !ctl.ahci_dma_engine)
+        p.fail(m.get("kind"), "a " + kname + " acts on an AHCI port's DMA engine: controller " +
+                                  controller_names_or([](const ControllerDesc &d) { return d.ahci_dma_engine; }) +
+                                  " (not " + sc.controller.type + ")");
 
     x.id = "fault" + std::to_string(index);
     if (auto *v = m.find("id")) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "controller/controller_table.h"
 #include "trace/trace_fields.h"
 #include "trace/trace_sink.h"
 
@@ -31,6 +32,23 @@ using trace_fields::str;
 int64_t num_or(const TraceRecord &r, const char *key, int64_t dflt) { return trace_fields::num(r, key, dflt); }
 bool flag(const TraceRecord &r, const char *key) { return num_or(r, key, 0) != 0; }
 bool is(const TraceRecord &r, const char *name) { return r.name == name; }
+
+// The drivers' records named in their rows of the controller table (controller_table.h):
+// an error interrupt (its freeze flag), an engine restart that failed.
+bool is_error_irq(const TraceRecord &r) {
+    for (const ControllerDesc &d : controller_descs())
+        if (*d.error_irq_record && r.name == d.error_irq_record)
+            return true;
+    return false;
+}
+
+bool is_engine_failed(const TraceRecord &r) {
+    for (const ControllerDesc &d : controller_descs())
+        for (const std::string &n : d.engine_failed_records)
+            if (r.name == n)
+                return true;
+    return false;
+}
 
 // A model event that changes a link's PHY (out-of-band signalling, PHY ready, offline):
 // after one the link's speed is not known until the next link-up.
@@ -132,14 +150,13 @@ void EhRules::on_record(uint64_t t_ns, const TraceRecord &r) {
 void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
     const int pn = r.port, ln = r.link;
     // ---- freezes (reset-after-freeze, internal-cmd-refused-unfrozen)
-    if ((is(r, "ahci.error_irq") || is(r, "sil24.error_irq")) && flag(r, "freeze"))
+    if (is_error_irq(r) && flag(r, "freeze"))
         freeze(p, r.name + " with freeze at " + std::to_string(t) + " ns");
     else if (is(r, "qc.timeout") || is(r, "qc.internal_timeout") || is(r, "eh.fast_drain_timeout"))
         freeze(p, r.name + " at " + std::to_string(t) + " ns");
     else if (is(r, "eh.exception") && flag(r, "frozen"))
         freeze(p, "a frozen port's exception at " + std::to_string(t) + " ns");
-    else if (is(r, "ahci.kick_failed") || is(r, "ahci.deinit_failed") || is(r, "sil24.port_init_failed") ||
-             is(r, "ahci.reset_failed"))
+    else if (is_engine_failed(r))
         p.thawed = false; // the LLD could not restart its engine: EH's commands may be refused
     if (is(r, "eh.reset")) {
         p.reset_owed = false;

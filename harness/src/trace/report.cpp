@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "controller/controller_table.h"
 #include "fuzz/oracles.h"
 #include "trace/json_writer.h"
 #include "version.h"
@@ -317,7 +318,7 @@ std::string result_json(const RunReport &r) {
     j.kv("slots", sc.controller.slots);
     j.kv("ncq", sc.controller.ncq);
     j.kv("gen", sc.controller.gen);
-    if (sc.controller.type == "sil24") {
+    if (controller_desc(sc.controller.type).takes_key("pcix_irq_loss")) { // the erratum and its workaround
         j.kv("pcix_irq_loss", sc.controller.pcix_irq_loss);
         j.kv("irq_loss_fix", sc.host.irq_loss_fix);
     }

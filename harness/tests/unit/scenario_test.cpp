@@ -13,6 +13,7 @@
 #include "backend/rtl/dut_profile.h"
 #include "backend/rtl/rtl_rules.h"
 #include "backend/systemc/systemc_rules.h"
+#include "controller/controller_table.h"
 #include "model/fault/fault_kind_spec.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/sections.h"
@@ -170,6 +171,19 @@ TEST(sil24_controller_limits) {
     CHECK(sc.controller.ports == 4 && sc.controller.slots == 31 && sc.controller.gen == 2);
     CHECK_ERROR("controller: {type: sil24, fbs: true}\n",
                 "t.yaml:1: controller.fbs: only for type: ahci (the sil24 switches per FIS natively)");
+}
+
+// The descriptor table (controller/controller_table.h): its rows in ControllerId order (the
+// backends' binding tables index by it), names unique, every row's defaults within its limits.
+TEST(controller_table_rows) {
+    CHECK(controller_descs().size() == kControllerCount);
+    for (size_t i = 0; i < controller_descs().size(); ++i) {
+        const ControllerDesc &d = controller_descs()[i];
+        CHECK(size_t(d.id) == i);
+        CHECK(&controller_desc(d.name) == &d);
+        CHECK(d.default_ports >= 1 && d.default_ports <= d.max_ports && d.max_gen >= 1 && d.max_gen <= 3);
+        CHECK(d.runs_on("systemc"));
+    }
 }
 
 TEST(expect_section) {
