@@ -42,6 +42,39 @@ const std::vector<KindSpec> &kind_specs() {
     return rows;
 }
 
+std::vector<std::string> KindSpec::all_keys() const {
+    std::vector<std::string> out = keys;
+    for (const ParamSpec &p : params)
+        out.push_back(p.key);
+    return out;
+}
+
+const ParamSpec *KindSpec::param(const std::string &key) const {
+    for (const ParamSpec &p : params)
+        if (key == p.key)
+            return &p;
+    return nullptr;
+}
+
+uint64_t param(const Fault &f, const char *key) {
+    for (const auto &[k, v] : f.params)
+        if (k == key)
+            return v;
+    const KindSpec *s = kind_spec(f.kind);
+    const ParamSpec *p = s ? s->param(key) : nullptr;
+    return p ? p->def : 0;
+}
+
+std::string param_text(const ParamSpec &p, uint64_t v) {
+    switch (p.type) {
+    case ParamType::Enum: return v < p.values.size() ? p.values[v] : "?";
+    case ParamType::Uint: return std::to_string(v);
+    case ParamType::Time: return std::to_string(v) + "ns";
+    case ParamType::Bool: return v ? "true" : "false";
+    }
+    return "?";
+}
+
 const KindSpec *kind_spec(Kind k) {
     for (const KindSpec &r : kind_specs())
         if (r.kind == k)

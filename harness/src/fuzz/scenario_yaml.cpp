@@ -133,6 +133,10 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
     case fault::Kind::BmdmaError:
         break;
     }
+    // The kind's typed parameters (fault_kind_spec.h) that differ from their defaults.
+    for (const fault::ParamSpec &ps : fault::kind_spec(x.kind)->params)
+        if (const uint64_t v = fault::param(x, ps.key); v != ps.def)
+            o << ", " << ps.key << ": " << fault::param_text(ps, v);
     if (x.min_fired)
         o << ", min_fired: " << x.min_fired;
     o << "}\n";
