@@ -36,7 +36,11 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::IrqStorm, "irq_storm", {}, Binds::Disk, false, true, true},
         {Kind::DrqStuck, "drq_stuck", {}, Binds::Disk, false, false, true},
         {Kind::BsyStuck, "bsy_stuck", {}, Binds::Disk, false, false, true},
-        {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true},
+        {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true, false,
+         {{"dir", ParamType::Enum, {"any", "h2d", "d2h"}, 0, 0, 0,
+           "the transfer that fails: the next in either direction (any), the next out of memory (h2d: a DMA "
+           "write) or the next into memory (d2h: a DMA read)",
+           Needs::Any}}},
         {Kind::HostBusError, "host_bus_error", {"access", "resp"}, Binds::Disk, false, false, false, true},
     };
     return rows;

@@ -186,6 +186,19 @@ TEST(controller_table_rows) {
     }
 }
 
+// A typed fault parameter (fault_kind_spec.h: ParamSpec), read from its row alone:
+// bmdma_error's dir.
+TEST(fault_typed_parameter) {
+    const std::string d = "controller: {type: sil3112}\ndevices:\n  - {port: 0}\nfaults:\n";
+    Scenario sc = parse(d + "  - {kind: bmdma_error, port: 0, after_cmds: 1, dir: d2h}\n");
+    CHECK(satasim::fault::param(sc.faults[0], "dir") == 2);
+    CHECK(satasim::fault::param(parse(d + "  - {kind: bmdma_error, port: 0, after_cmds: 1}\n").faults[0], "dir") == 0);
+    CHECK_ERROR(d + "  - {kind: bmdma_error, port: 0, after_cmds: 1, dir: sideways}\n",
+                "t.yaml:5: faults[0].dir: unknown value 'sideways' (expected one of: any, h2d, d2h)");
+    CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, after_cmds: 1, dir: h2d}\n",
+                "t.yaml:5: faults[0].dir: not a key of kind: drq_stuck (it has no keys of its own)");
+}
+
 TEST(expect_section) {
     CHECK_ERROR(std::string(kDisk) + "expect: {io_errors: 1, io_errors_min: 0}\n",
                 "t.yaml:4: expect.io_errors_min: give either io_errors (exact) or a range, not both (io_errors on line 4)");
