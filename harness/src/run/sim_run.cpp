@@ -19,6 +19,7 @@
 #include "backend/platform_binding.h"
 #include "backend/registry.h"
 #include "model/device/media_store.h"
+#include "run/verdict.h"
 #include "trace/report.h"
 #include "version.h"
 #include "trace/eh_rules.h"

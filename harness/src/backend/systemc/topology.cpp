@@ -7,7 +7,7 @@
 #include "backend/systemc/controller_models.h"
 #include "controller/controller_table.h"
 #include "util/prng.h"
-#include "trace/report.h"
+#include "backend/backend_stats.h"
 
 namespace satasim::harness {
 
@@ -252,7 +252,7 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
     return t;
 }
 
-void report_topology(const Topology &t, const Scenario &sc, RunReport &report) {
+void report_topology(const Topology &t, const Scenario &sc, BackendStats &report) {
     if (t.faults)
         for (size_t i = 0; i < sc.faults.size(); ++i) {
             const fault::Fault &f = sc.faults[i];
