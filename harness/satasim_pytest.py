@@ -35,7 +35,10 @@ import yaml
 
 
 # The markers an item can get; registered so that `-m` and --strict-markers know them.
-CONTROLLERS = ("ahci", "sil24", "sil3112", "piix")
+# The controllers: the simulator's descriptor table as the satasim package keeps it (read as
+# a file, not imported: see above).
+CONTROLLERS = tuple(r["name"] for r in json.loads(
+    (Path(__file__).parent / "satasim" / "controller_table.json").read_text(encoding="utf-8"))["controllers"])
 BACKENDS = ("systemc", "qemu", "rtl")
 LINKS = ("dword", "fis")
 # A scenario whose time limit is longer than this (simulated seconds) is marked slow.

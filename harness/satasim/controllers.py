@@ -59,20 +59,24 @@ ROOT = Path(__file__).resolve().parents[2]
 AHCI_ONLY: dict[str, str] = {
     # "name": "reason",
 }
-# Fault kinds only an AHCI controller has (the scenario reader refuses them elsewhere).
-AHCI_FAULT_KINDS = {"host_bus_error"}
-
 GEN_SPEED = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}
 UDMA_NAMES = {5: "UDMA/100", 6: "UDMA/133"}
 
-CONTROLLERS = {
-    "ahci": {"block": None, "max_gen": 3, "max_udma": 6, "ncq_depth": 32, "model_src": "ahci0",
-             "log": []},
+# The simulator's controller descriptor table (harness/src/controller/controller_table.cpp),
+# as `satasim controllers --json` writes it (test_controllers checks the copy is current).
+TABLE = {r["name"]: r for r in json.loads(
+    Path(__file__).with_name("controller_table.json").read_text(encoding="utf-8"))["controllers"]}
+
+# Fault kinds only an AHCI controller has (the scenario reader refuses them elsewhere).
+AHCI_FAULT_KINDS = set(TABLE["ahci"]["fault_kinds"]).difference(
+    *(r["fault_kinds"] for n, r in TABLE.items() if n != "ahci"))
+
+# What the adaptation rewrites per controller: the controller block and the log lines that
+# differ; the capabilities (max_gen, max_udma, ncq_depth, channels, SCRs) are the table's.
+_REWRITES = {
+    "ahci": {"block": None, "log": []},
     "sil24": {
         "block": lambda ports: {"type": "sil24", "ports": ports},
-        "max_gen": 2,
-        "max_udma": 5,
-        "ncq_depth": 31,
         "log": [
             (r"SATA link up 6\.0 Gbps", "SATA link up 3.0 Gbps"),
             (r"\(SStatus 1(\d)3 SControl 300\)",
@@ -80,37 +84,40 @@ CONTROLLERS = {
             (r"UDMA/133", "UDMA/100"),
             (r"NCQ \(depth 32\)", "NCQ (depth 31/32)"),
         ],
-        "model_src": "sil24_0",
     },
     "sil3112": {
         "block": lambda ports: {"type": "sil3112"},
-        "max_gen": 1,
-        "max_udma": 5,
-        "ncq_depth": 0,
-        "ncq": False,
-        "max_ports": 2,
         "log": [
             (r"SATA link up (6\.0|3\.0) Gbps", "SATA link up 1.5 Gbps"),
             (r"\(SStatus 1\d3 SControl 300\)", "(SStatus 113 SControl 300)"),
             (r"UDMA/133", "UDMA/100"),
             (r"NCQ \(depth \d+/32\)", "NCQ (depth 0/32)"),
         ],
-        "model_src": "sil3112_0",
     },
     "piix": {
         "block": lambda ports: {"type": "piix"},
-        "max_gen": 2,
-        "max_udma": 6,
-        "ncq_depth": 0,
-        "ncq": False,
-        "max_ports": 2,
-        "no_scr": True,
         "log": [
             (r"NCQ \(depth \d+/32\)", "NCQ (depth 0/32)"),
         ],
-        "model_src": "piix0",
     },
 }
+
+
+def _controller(name: str) -> dict:
+    """The adaptation's view of a controller: its table row's capabilities and its rewrites."""
+    r = TABLE[name]
+    t = dict(_REWRITES[name], max_gen=r["max_gen"], max_udma=r["max_udma"], ncq_depth=r["ncq_depth"],
+             model_src=r["model_instance"])
+    if r["ncq"] == "never":
+        t["ncq"] = False
+    if r["taskfile"]:  # one command at a time on a fixed pair of channels
+        t["max_ports"] = r["max_ports"]
+    if not r["scr"]:
+        t["no_scr"] = True
+    return t
+
+
+CONTROLLERS = {name: _controller(name) for name in TABLE}
 
 # Scenarios whose point is NCQ (queueing order, queued timing): nothing to run on a
 # controller without it.

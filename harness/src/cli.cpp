@@ -26,6 +26,7 @@
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_schema.h"
 #include "scenario/units.h"
+#include "trace/controller_json.h"
 #include "trace/eh_policy_rules.h"
 #include "trace/eh_rules.h"
 #include "trace/vcd_writer.h"
@@ -486,6 +487,12 @@ int cli(int argc, char **argv) {
     eh->add_flag("--policy-rules", list_policy_rules,
                  "list the EH profile's rules (its verdicts, reset choice, retries)");
 
+    // controllers --json: the controller descriptor table for the Python tools (hidden)
+    bool controllers_json = false;
+    CLI::App *controllers = app.add_subcommand("controllers", "the controller descriptor table");
+    controllers->group("");
+    controllers->add_flag("--json", controllers_json, "as JSON (harness/satasim/controller_table.json)");
+
     // run-one: the scenario process `run` starts (not for people: hidden)
     RunOneOptions oopt;
     SharedRunOptions oshared;
@@ -556,6 +563,12 @@ int cli(int argc, char **argv) {
         return cmd_check_profile(profiles);
     if (schema->parsed())
         return cmd_schema(schema_paths, schema_out);
+    if (controllers->parsed()) {
+        if (!controllers_json)
+            return usage_error("controllers: only --json");
+        std::fputs(controller_table_json().c_str(), stdout);
+        return 0;
+    }
     if (eh->parsed()) {
         if (list_rules) {
             for (const EhRuleInfo &i : EhRules::rules())

@@ -7,14 +7,17 @@ checks independently: pass, data verified, exactly the configured disks found wi
 identity, every counted workload completed, and that the run really was on that model.
 """
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
 from satasim import load_result, load_trace, run, run_shared
-from satasim.controllers import (AHCI_ONLY, CONTROLLERS, adapt, adaptable, is_scenario, main as adapt_main,
-                                 write_adapted)
+from satasim.results import binary
+from satasim.controllers import (AHCI_FAULT_KINDS, AHCI_ONLY, CONTROLLERS, adapt, adaptable, is_scenario,
+                                 main as adapt_main, write_adapted)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [p for p in sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -153,3 +156,15 @@ def test_adapt_keeps_scalars_as_the_simulator_reads_them(tmp_path):
     assert result.returncode == 0 and res["verdict"] == "pass", res.get("reasons")
     assert res["controller"]["type"] == "sil24"
     assert [(d["serial"], d["firmware"], d["model"]) for d in res["devices"]] == [("00001234", "1.10", "0777")]
+
+
+def test_controller_table_json_is_current():
+    # satasim.controllers takes max_gen, ncq_depth, the channels and the AHCI-only fault kinds
+    # from this copy of the simulator's descriptor table (issue 35): regenerate it with
+    # `satasim controllers --json > harness/satasim/controller_table.json`.
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:detect_stack_use_after_return=0")
+    r = subprocess.run([str(binary()), "controllers", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (ROOT / "harness" / "satasim" / "controller_table.json").read_text(encoding="utf-8")
+    assert AHCI_FAULT_KINDS == {"host_bus_error"}

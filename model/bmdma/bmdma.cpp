@@ -23,6 +23,7 @@ void BmDma::reset() {
     prd_index_ = prd_done_ = 0;
     irq_level_ = false;
     fail_next_ = false;
+    fail_dir_ = Dir::Any;
 }
 
 uint8_t BmDma::read8(uint32_t off) const {
@@ -121,7 +122,7 @@ size_t BmDma::room(size_t limit) const {
 size_t BmDma::move(uint8_t *dst, const uint8_t *src, size_t len, bool to_mem) {
     if (!active() || to_mem != to_memory())
         return 0;
-    if (fail_next_) {
+    if (fail_next_ && (fail_dir_ == Dir::Any || (fail_dir_ == Dir::ToMemory) == to_mem)) {
         fail_next_ = false;
         error("injected bus master abort");
         return 0;

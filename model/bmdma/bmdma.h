@@ -78,8 +78,13 @@ class BmDma {
     // The device's interrupt line as the channel sees it (level): a rising edge sets
     // Interrupt.
     void device_irq(bool level);
-    // Fault hook: the next transfer fails as a PCI master abort would (Error, Active off).
-    void inject_error() { fail_next_ = true; }
+    // Fault hook: the next transfer in `dir` fails as a PCI master abort would (Error, Active
+    // off); transfers the other way pass meanwhile. Dir is the order of bmdma_error's `dir`.
+    enum class Dir : uint8_t { Any, ToDevice, ToMemory };
+    void inject_error(Dir dir = Dir::Any) {
+        fail_next_ = true;
+        fail_dir_ = dir;
+    }
     void reset();
 
   private:
@@ -99,6 +104,7 @@ class BmDma {
     uint32_t prd_index_ = 0, prd_done_ = 0;
     bool irq_level_ = false;
     bool fail_next_ = false;
+    Dir fail_dir_ = Dir::Any;
     uint64_t starts_ = 0;
     std::vector<std::function<void()>> on_start_;
 };

@@ -36,12 +36,49 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::IrqStorm, "irq_storm", {}, Binds::Disk, false, true, true},
         {Kind::DrqStuck, "drq_stuck", {}, Binds::Disk, false, false, true},
         {Kind::BsyStuck, "bsy_stuck", {}, Binds::Disk, false, false, true},
-        {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true},
+        {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true, false,
+         {{"dir", ParamType::Enum, {"any", "h2d", "d2h"}, 0, 0, 0,
+           "the transfer that fails: the next in either direction (any), the next out of memory (h2d: a DMA "
+           "write) or the next into memory (d2h: a DMA read)",
+           Needs::Any}}},
         {Kind::HostBusError, "host_bus_error", {"access", "resp"}, Binds::Disk, false, false, false, true},
         // A time trigger: the port it acts on may have no drive that counts commands.
         {Kind::Cominit, "cominit", {"noise"}, Binds::Disk, true, false},
     };
     return rows;
+}
+
+std::vector<std::string> KindSpec::all_keys() const {
+    std::vector<std::string> out = keys;
+    for (const ParamSpec &p : params)
+        out.push_back(p.key);
+    return out;
+}
+
+const ParamSpec *KindSpec::param(const std::string &key) const {
+    for (const ParamSpec &p : params)
+        if (key == p.key)
+            return &p;
+    return nullptr;
+}
+
+uint64_t param(const Fault &f, const char *key) {
+    for (const auto &[k, v] : f.params)
+        if (k == key)
+            return v;
+    const KindSpec *s = kind_spec(f.kind);
+    const ParamSpec *p = s ? s->param(key) : nullptr;
+    return p ? p->def : 0;
+}
+
+std::string param_text(const ParamSpec &p, uint64_t v) {
+    switch (p.type) {
+    case ParamType::Enum: return v < p.values.size() ? p.values[v] : "?";
+    case ParamType::Uint: return std::to_string(v);
+    case ParamType::Time: return std::to_string(v) + "ns";
+    case ParamType::Bool: return v ? "true" : "false";
+    }
+    return "?";
 }
 
 const KindSpec *kind_spec(Kind k) {

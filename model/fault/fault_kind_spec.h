@@ -23,15 +23,39 @@ enum class Binds : uint8_t {
     PmpControl, // the port multiplier on `port` itself (no pmp_port)
 };
 
+// Which controllers a kind or a parameter needs (the controller table's rows say which
+// have a taskfile channel or an AHCI DMA engine: harness/src/controller/controller_table.h).
+enum class Needs : uint8_t { Any, TaskfileChannel, AhciDmaEngine };
+
+// A typed parameter, declared once in its kind's row: the scenario reader parses and
+// range-checks it, the fault.inject record shows it (when not its default), the fuzz
+// codec keeps it at its default and the YAML writer writes it, all from this entry; the
+// model reads it with param(). A new parameter is an entry here plus its model code.
+enum class ParamType : uint8_t { Enum, Uint, Time, Bool };
+struct ParamSpec {
+    const char *key;
+    ParamType type;
+    std::vector<const char *> values; // Enum: the scenario's names; the value is the index
+    uint64_t min, max;                // Uint, Time (ns): the range (inclusive)
+    uint64_t def;                     // the default (Enum: an index)
+    const char *doc;                  // what it does (docs, messages)
+    Needs needs;                      // beyond the kind's own: the controllers it applies to
+};
+
 struct KindSpec {
     Kind kind;
     const char *name;              // the scenario's `kind:` and the trace's `kind` field
-    std::vector<std::string> keys; // the scenario keys of its own parameters, in message order
+    std::vector<std::string> keys; // the keys its own reader parses (section_faults.cpp), in message order
     Binds binds;
     bool time_only;                // fires at a time only (`at`): what it acts on counts no commands
     bool fires_once;               // repeat must stay 1 (one fault per unplug or plug)
-    bool taskfile_only = false;    // acts on an SFF channel: controller sil3112 or piix
-    bool ahci_only = false;        // acts on an AHCI port's DMA engine: controller ahci
+    bool taskfile_only = false;    // acts on an SFF channel (a taskfile controller)
+    bool ahci_only = false;        // acts on an AHCI port's DMA engine
+    std::vector<ParamSpec> params = {}; // typed parameters, read without a reader of their own
+
+    // Every scenario key of the kind: its reader's, then the typed parameters'.
+    std::vector<std::string> all_keys() const;
+    const ParamSpec *param(const std::string &key) const;
 };
 
 // One row per fault::Kind, in the enumeration's order (the order of the scenario
@@ -41,5 +65,11 @@ const std::vector<KindSpec> &kind_specs();
 const KindSpec *kind_spec(Kind k);
 // The kind a scenario names (to_string(Kind), declared in fault_plan.h, is the other way).
 std::optional<Kind> kind_from_string(std::string_view name);
+
+// A typed parameter's value in a fault: as given in the scenario, else its default (0 for a
+// key its kind does not have).
+uint64_t param(const Fault &f, const char *key);
+// Its scenario text: an enum's name, a number, a time in ns ("1500ns"), true/false.
+std::string param_text(const ParamSpec &p, uint64_t v);
 
 } // namespace satasim::fault

@@ -217,9 +217,9 @@ void bsy_stuck_arm(const Firing &, const PortHooks &h) {
     if (h.channel)
         h.channel->stick_bsy(true);
 }
-void bmdma_error_arm(const Firing &, const PortHooks &h) {
+void bmdma_error_arm(const Firing &x, const PortHooks &h) {
     if (h.channel)
-        h.channel->bmdma().inject_error();
+        h.channel->bmdma().inject_error(bmdma::BmDma::Dir(param(x.fault, "dir")));
 }
 
 // ---- host_bus_error: the AHCI controller's host bus (the SystemC model's DMA, the RTL

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/bus/bus_fault.h"
@@ -121,6 +122,9 @@ struct Fault {
     unsigned gen = 1;                       // LinkDegrade: fastest generation the link reaches
     unsigned identify_failures = 1;         // IdentifyFail: IDENTIFY commands aborted per firing
     unsigned hang_comresets = 0;            // Hang: COMRESETs the hung firmware sits through
+    // The kind's typed parameters given in the scenario (fault_kind_spec.h: ParamSpec; read
+    // them with param(), which falls back to the default).
+    std::vector<std::pair<std::string, uint64_t>> params;
     // Not the models': the harness's verdict. The run fails unless the fault fired at least
     // this often; 0 (no `min_fired` key) means its full count (`repeat`, or once when it
     // repeats for ever).

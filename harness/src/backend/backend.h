@@ -5,8 +5,8 @@
 //     stack its platform (PlatformBinding: the struct sata_platform_ops table over the
 //     hardware's MMIO, DMA memory and interrupt line), shows the runner what its hardware
 //     saw (HardwareView: the interrupt line and memory for directed steps, disk media,
-//     fault firings, whether it is at rest) and, after the run, puts its own statistics
-//     into the report and stops the hardware.
+//     fault firings, whether it is at rest) and, after the run, fills its statistics
+//     (backend_stats.h) and stops the hardware.
 // Each backend lives in its own folder (backend/<name>/) and library; backend/registry.cpp
 // is the one place that maps a backend name to its rules and its implementation.
 #pragma once
@@ -20,7 +20,7 @@
 namespace satasim::harness {
 
 struct Scenario;
-struct RunReport;
+struct BackendStats;
 class TraceSink;
 class VcdWriter;
 
@@ -42,8 +42,9 @@ class Backend {
     virtual PlatformBinding *platform() = 0;
     // What the hardware shows the runner (hardware_view.h); null until build() made it.
     virtual HardwareView *view() = 0;
-    // After the run: the backend's statistics into the report; stops the hardware.
-    virtual void finish(const Scenario &sc, RunReport &report) = 0;
+    // After the run: the backend's statistics (plain data the verdict and result.json read);
+    // stops the hardware.
+    virtual void finish(const Scenario &sc, BackendStats &stats) = 0;
 };
 
 } // namespace satasim::harness

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "controller/controller_table.h"
 #include "model/fault/fault_kind_spec.h"
 
 namespace satasim::harness::fuzz {
@@ -415,6 +416,11 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
         if (kinds[i]->kind == x.kind)
             o.u8(off, unsigned(i));
     const fault::KindSpec &spec = *fault::kind_spec(x.kind);
+    // Typed parameters (fault_kind_spec.h: ParamSpec) have no bytes: the decoder leaves
+    // their defaults, so saved inputs keep decoding as before.
+    for (const fault::ParamSpec &ps : spec.params)
+        if (fault::param(x, ps.key) != ps.def)
+            lost->push_back(path + "." + ps.key + ": its default only (not in the byte format)");
     if (spec.binds == fault::Binds::PmpControl) {
         for (size_t i = 0; i < sc.pmps.size(); ++i)
             if (sc.pmps[i].port == x.port)
@@ -571,7 +577,7 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
     const uint8_t h0 = in.u8(kHeader), h1 = in.u8(kHeader + 1);
     ControllerSpec &c = sc.controller;
     const bool sil24 = h0 & 1;
-    c.type = sil24 ? "sil24" : "ahci";
+    c.type = controller_desc(sil24 ? ControllerId::Sil24 : ControllerId::Ahci).name;
     c.ports = 1 + (h0 >> 1 & 3);
     c.slots = sil24 ? 31 : 32;
     c.ncq = sil24 || !(h0 & 8);
@@ -648,7 +654,7 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
 std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string> *lost) {
     Out o;
     const ControllerSpec &c = sc.controller;
-    const bool sil24 = c.type == "sil24";
+    const bool sil24 = controller_desc(c.type).id == ControllerId::Sil24;
     if (sc.backend != "systemc" && !sc.backend.empty())
         lost->push_back("backend: systemc only");
     if (!sc.host.stack || !sc.steps.empty())

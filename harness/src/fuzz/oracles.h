@@ -34,7 +34,7 @@ struct Finding {
 };
 
 // The findings of a run, from its report alone (after the run ended): the fuzz runner and
-// a scenario with `oracles: {fuzz: true}` (trace/report.cpp's evaluate) judge alike, so a
+// a scenario with `oracles: {fuzz: true}` (run/verdict.cpp's evaluate) judge alike, so a
 // finding's scenario file fails `satasim run` exactly when the runner found it.
 std::vector<Finding> judge(const RunReport &r);
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "controller/controller_table.h"
 #include "model/fault/fault_kind_spec.h"
 
 namespace satasim::harness::fuzz {
@@ -142,6 +143,10 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
     case fault::Kind::BmdmaError:
         break;
     }
+    // The kind's typed parameters (fault_kind_spec.h) that differ from their defaults.
+    for (const fault::ParamSpec &ps : fault::kind_spec(x.kind)->params)
+        if (const uint64_t v = fault::param(x, ps.key); v != ps.def)
+            o << ", " << ps.key << ": " << fault::param_text(ps, v);
     if (x.min_fired)
         o << ", min_fired: " << x.min_fired;
     o << "}\n";
@@ -159,7 +164,8 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
             o << "# " << line << "\n";
     }
     const ControllerSpec &c = sc.controller;
-    const bool sil24 = c.type == "sil24";
+    // A SiI3124 (the row taking the PCI-X erratum keys): fixed ncq and fbs, its erratum written.
+    const bool sil24 = controller_desc(c.type).takes_key("pcix_irq_loss");
     o << "name: " << sc.name << "\n";
     o << "description: \"" << sc.description << "\"\n";
     o << "seed: " << sc.seed << "\n";

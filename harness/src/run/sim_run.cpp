@@ -12,12 +12,14 @@
 
 #include <systemc>
 
+#include "controller/controller_table.h"
 #include "run/directed_steps.h"
 #include "satasim/ata_proto.h"
 #include "backend/hardware_view.h"
 #include "backend/platform_binding.h"
 #include "backend/registry.h"
 #include "model/device/media_store.h"
+#include "run/verdict.h"
 #include "trace/report.h"
 #include "version.h"
 #include "trace/eh_rules.h"
@@ -34,18 +36,6 @@ extern "C" void __gcov_dump(void) __attribute__((weak));
 namespace satasim::harness {
 
 namespace {
-
-// The prefix of the controller's own log lines, as the kernel's dev_info(&pdev->dev, ...)
-// prints them: driver name and a PCI address. The addresses are fixed per controller type
-// (one controller per scenario): AHCI as the ICH/Q35 function at 00:1f.2 (where QEMU's q35
-// has its AHCI too), the SiI3124 as an add-in card on the first bus behind a root port.
-std::string controller_log_prefix(const std::string &type) {
-    if (type == "ahci")
-        return "ahci 0000:00:1f.2";
-    if (type == "sil24")
-        return "sata_sil24 0000:01:00.0";
-    return type;
-}
 
 constexpr int kThreadStack = 4 << 20; // the stack's code runs on these (ASan needs room)
 
@@ -131,7 +121,7 @@ void SimController::main_thread() {
                         {"scenario", TraceValue::str(sc_.name)},
                         {"seed", TraceValue::integer(int64_t(sc_.seed))},
                         {"controller", TraceValue::str(sc_.controller.type)},
-                        {"log_prefix", TraceValue::str(controller_log_prefix(sc_.controller.type))},
+                        {"log_prefix", TraceValue::str(controller_desc(sc_.controller.type).log_prefix)},
                         {"ports", TraceValue::integer(sc_.controller.ports)},
                         {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}});
     if (!sc_.host.stack) {
@@ -142,22 +132,9 @@ void SimController::main_thread() {
         end();
         return;
     }
-    // The controller's driver: the stack's create function for its type.
-    struct Lld {
-        const char *type, *create_name;
-        ata_host *(*create)(sata_platform *, const sata_platform_ops *, const ata_host_config *);
-    };
-    static const Lld llds[] = {
-        {"ahci", "ahci_host_create", ahci_host_create},
-        {"sil24", "sil24_host_create", sil24_host_create},
-        {"sil3112", "sil_host_create", sil_host_create},
-        {"piix", "piix_host_create", piix_host_create},
-    };
-    const Lld *lld = &llds[0];
-    for (const Lld &l : llds)
-        if (sc_.controller.type == l.type)
-            lld = &l;
-    const char *create_name = lld->create_name;
+    // The controller's driver: the stack's create function of its row.
+    const ControllerDesc &ctl = controller_desc(sc_.controller.type);
+    const char *create_name = ctl.driver;
     phase_ = create_name;
     ata_host_config cfg{};
     cfg.eh_policy = sc_.host.eh_policy.empty() ? nullptr : sc_.host.eh_policy.c_str();
@@ -175,7 +152,7 @@ void SimController::main_thread() {
     cfg.quirks = binding_.host_quirks().flags;
     cfg.only_gen = binding_.host_quirks().only_gen;
     cfg.onchip = binding_.host_quirks().onchip;
-    host_ = lld->create(binding_.platform(), PlatformBinding::ops(), &cfg);
+    host_ = ctl.create(binding_.platform(), PlatformBinding::ops(), &cfg);
     if (!host_) {
         report_.failures.add(std::string(create_name) + " failed");
         end();
@@ -581,7 +558,7 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
         return run;
     }
 
-    sink.set_host_name(controller_log_prefix(sc.controller.type));
+    sink.set_host_name(controller_desc(sc.controller.type).log_prefix);
     for (const DeviceSpec &d : sc.devices) {
         sink.set_component_address("link" + std::to_string(d.port), int(d.port), -1);
         sink.set_component_address("disk" + std::to_string(d.port), int(d.port), 0);

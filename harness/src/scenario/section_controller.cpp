@@ -1,77 +1,84 @@
 // Sections controller, host and link (scenarios/README.md).
 #include "scenario/sections.h"
 
+#include "controller/controller_table.h"
+
 namespace satasim::harness {
 
+namespace {
+
+// "only for type: ahci": the types whose row takes a controller key.
+std::string only_for_types(const std::string &key) {
+    return "only for type: " + controller_names_or([&](const ControllerDesc &d) { return d.takes_key(key); });
+}
+
+} // namespace
+
+// Every limit and per-type key comes from the controller's row (controller/controller_table.h).
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
     MapView m(p, f.node, f.path, f.line,
               {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup", "pcix_irq_loss",
                "pcix_ack_window", "map"});
-    if (auto *t = m.find("type"))
-        c.type = as_enum<std::string>(p, *t, {{"ahci", "ahci"}, {"sil24", "sil24"}, {"sil3112", "sil3112"}, {"piix", "piix"}});
-    const bool sil24 = c.type == "sil24";
-    // A taskfile controller: one command at a time per channel, no NCQ, no PMP.
-    const bool sff = c.type == "sil3112" || c.type == "piix";
-    // Per type: ports, command slots and fastest link generation the model can have.
-    const unsigned max_ports = sil24 ? 4 : sff ? 2 : 32,
-                   max_gen = sil24 || c.type == "piix" ? 2 : sff ? 1 : 3; // ICH7-like: 3.0 Gb/s
-    if (sil24) {
-        c.ports = 4;
-        c.slots = 31;
-        c.gen = 2;
+    if (auto *t = m.find("type")) {
+        std::vector<std::pair<const char *, std::string>> names;
+        for (const ControllerDesc &d : controller_descs())
+            names.push_back({d.name, d.name});
+        c.type = as_enum<std::string>(p, *t, names);
     }
-    if (sff) {
-        c.ports = 2;
-        c.slots = 1;
-        c.ncq = false;
-        c.gen = max_gen;
+    const ControllerDesc &d = controller_desc(c.type);
+    // A controller of fixed shape (fixed command slots) starts from its own ports, slots and
+    // link generation; an AHCI HBA from ControllerSpec's defaults.
+    if (d.slots) {
+        c.ports = d.default_ports;
+        c.slots = d.slots;
+        if (d.ncq == NcqSupport::Never)
+            c.ncq = false;
+        c.gen = d.max_gen;
     }
     if (auto *t = m.find("ports")) {
-        c.ports = unsigned(as_uint(p, *t, 1, max_ports));
+        c.ports = unsigned(as_uint(p, *t, 1, d.max_ports));
         c.ports_line = t->line;
     }
     if (auto *t = m.find("slots")) {
         c.slots = unsigned(as_uint(p, *t, 1, 32));
         c.slots_line = t->line;
-        if (sff && c.slots != 1)
-            p.fail(*t, "a " + c.type + " channel runs one command at a time (slots: 1)");
-        if (sil24 && c.slots != 31)
-            p.fail(*t, "a sil24 controller has 31 command slots per port (got " + std::to_string(c.slots) + ")");
+        if (d.slots && c.slots != d.slots)
+            p.fail(*t, d.taskfile ? "a " + c.type + " channel runs one command at a time (slots: 1)"
+                                  : "a " + c.type + " controller has " + std::to_string(d.slots) +
+                                        " command slots per port (got " + std::to_string(c.slots) + ")");
     }
     if (auto *t = m.find("ncq")) {
         c.ncq = as_bool(p, *t);
         c.ncq_line = t->line;
-        if (sil24 && !c.ncq)
-            p.fail(*t, "a sil24 controller always supports NCQ (use host.no_ncq to turn it off)");
-        if (sff && c.ncq)
+        if (d.ncq == NcqSupport::Always && !c.ncq)
+            p.fail(*t, "a " + c.type + " controller always supports NCQ (use host.no_ncq to turn it off)");
+        if (d.ncq == NcqSupport::Never && c.ncq)
             p.fail(*t, "a " + c.type + " controller has no NCQ (a taskfile interface)");
     }
     if (auto *t = m.find("gen")) {
-        c.gen = unsigned(as_uint(p, *t, 1, max_gen));
+        c.gen = unsigned(as_uint(p, *t, 1, d.max_gen));
         c.gen_set = true;
         c.gen_line = t->line;
     }
     if (auto *t = m.find("fbs")) {
         c.fbs = as_bool(p, *t);
-        if (sil24 && c.fbs)
-            p.fail(*t, "only for type: ahci (the sil24 switches per FIS natively)");
-        if (sff && c.fbs)
-            p.fail(*t, "only for type: ahci");
+        if (!d.takes_key("fbs") && c.fbs)
+            p.fail(*t, only_for_types("fbs") + d.fbs_refusal_note);
     }
     if (auto *t = m.find("staggered_spinup")) {
         c.staggered_spinup = as_bool(p, *t);
-        if (c.type != "ahci" && c.staggered_spinup)
-            p.fail(*t, "only for type: ahci (CAP.SSS)");
+        if (!d.takes_key("staggered_spinup") && c.staggered_spinup)
+            p.fail(*t, only_for_types("staggered_spinup") + " (CAP.SSS)");
     }
     for (const char *k : {"pcix_irq_loss", "pcix_ack_window"})
-        if (!sil24 && m.has(k))
-            p.fail(m.get(k), "only for type: sil24");
+        if (!d.takes_key(k) && m.has(k))
+            p.fail(m.get(k), only_for_types(k));
     if (auto *t = m.find("pcix_irq_loss"))
         c.pcix_irq_loss = as_bool(p, *t);
     // The ICH's port mapping (MAP, PCI configuration 90h): only an ICH/PIIX in IDE mode has one.
     if (auto *t = m.find("map")) {
-        if (c.type != "piix")
-            p.fail(*t, "only for type: piix (the ICH's port mapping register, which a " + c.type +
+        if (!d.takes_key("map"))
+            p.fail(*t, only_for_types("map") + " (the ICH's port mapping register, which a " + c.type +
                            " controller does not have)");
         c.map = as_enum<std::string>(p, *t, {{"ich5", "ich5"}, {"ich6", "ich6"}});
     }

@@ -2,6 +2,8 @@
 // that workloads, faults and expectations share (scenarios/README.md).
 #include "scenario/sections.h"
 
+#include "controller/controller_table.h"
+
 namespace satasim::harness {
 
 // The refusal of a host port or fan-out port that the topology does not have.
@@ -108,7 +110,7 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
     if (!m.has("port"))
         p.fail(m.line(), m.join("port"), "required");
     x.port = unsigned(as_uint(p, m.get("port"), 0, 31));
-    if (sc.controller.type == "sil3112" || sc.controller.type == "piix")
+    if (!controller_desc(sc.controller.type).pmp)
         p.fail(m.get("port"), "a " + sc.controller.type + " taskfile channel cannot address a port multiplier");
     if (x.port >= sc.controller.ports)
         p.fail(m.get("port"), no_such_port(sc, x.port));

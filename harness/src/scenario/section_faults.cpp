@@ -1,6 +1,8 @@
 // Section faults[] (scenarios/README.md, model/fault/fault_plan.h).
 #include "scenario/sections.h"
 
+#include "controller/controller_table.h"
+
 #include <algorithm>
 
 namespace satasim::harness {
@@ -243,6 +245,38 @@ void parse_host_bus_error(const Parser &p, const MapView &m, fault::Fault &x, ui
         x.bus.decerr = as_enum<bool>(p, *v, {{"slverr", false}, {"decerr", true}});
 }
 
+// A typed parameter of the kind's row (fault_kind_spec.h: ParamSpec), parsed and checked
+// from its declaration alone.
+uint64_t parse_param(const Parser &p, const Field &v, const fault::ParamSpec &ps) {
+    switch (ps.type) {
+    case fault::ParamType::Enum: {
+        std::vector<std::pair<const char *, uint64_t>> names;
+        for (size_t i = 0; i < ps.values.size(); ++i)
+            names.push_back({ps.values[i], i});
+        return as_enum<uint64_t>(p, v, names);
+    }
+    case fault::ParamType::Uint: return as_uint(p, v, ps.min, ps.max);
+    case fault::ParamType::Time: {
+        const uint64_t ns = as_time_ns(p, v);
+        if (ns < ps.min || ns > ps.max)
+            p.fail(v, "must be at least " + std::to_string(ps.min) + "ns and at most " + std::to_string(ps.max) + "ns");
+        return ns;
+    }
+    case fault::ParamType::Bool: return as_bool(p, v) ? 1 : 0;
+    }
+    return ps.def;
+}
+
+// Whether the scenario's controller has what a kind or parameter needs.
+bool controller_has(const ControllerDesc &c, fault::Needs n) {
+    switch (n) {
+    case fault::Needs::Any: return true;
+    case fault::Needs::TaskfileChannel: return c.taskfile;
+    case fault::Needs::AhciDmaEngine: return c.ahci_dma_engine;
+    }
+    return true;
+}
+
 // "crc, lost_irq, ... or pmp_hang"
 std::string kind_names_or() {
     const std::vector<fault::KindSpec> &specs = fault::kind_specs();
@@ -299,7 +333,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     // with a message naming the kind.
     std::vector<std::string> all = kFaultCommonKeys;
     for (const fault::KindSpec &k : fault::kind_specs())
-        for (const std::string &key : k.keys)
+        for (const std::string &key : k.all_keys())
             if (std::find(all.begin(), all.end(), key) == all.end())
                 all.push_back(key);
     MapView m(p, f.node, f.path, f.line, all);
@@ -316,7 +350,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     const FaultKindRow &row = fault_kind_row(x.kind);
     const std::string kname = spec.name;
     {
-        const std::vector<std::string> &own = spec.keys;
+        const std::vector<std::string> own = spec.all_keys();
         for (const std::string &key : all) {
             if (!m.has(key) || std::find(kFaultCommonKeys.begin(), kFaultCommonKeys.end(), key) != kFaultCommonKeys.end() ||
                 std::find(own.begin(), own.end(), key) != own.end())
@@ -347,12 +381,15 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         cap = addressed_disk(p, m, "port", addr, sc, row.no_disk_note).addressable();
         break;
     }
-    if (spec.taskfile_only && sc.controller.type != "sil3112" && sc.controller.type != "piix")
-        p.fail(m.get("kind"), "a " + kname + " acts on a taskfile channel: controller sil3112 or piix (not " +
-                                  sc.controller.type + ")");
-    if (spec.ahci_only && sc.controller.type != "ahci")
-        p.fail(m.get("kind"), "a " + kname + " acts on an AHCI port's DMA engine: controller ahci (not " +
-                                  sc.controller.type + ")");
+    const ControllerDesc &ctl = controller_desc(sc.controller.type);
+    if (spec.taskfile_only && !ctl.taskfile)
+        p.fail(m.get("kind"), "a " + kname + " acts on a taskfile channel: controller " +
+                                  controller_names_or([](const ControllerDesc &d) { return d.taskfile; }) +
+                                  " (not " + sc.controller.type + ")");
+    if (spec.ahci_only && !ctl.ahci_dma_engine)
+        p.fail(m.get("kind"), "a " + kname + " acts on an AHCI port's DMA engine: controller " +
+                                  controller_names_or([](const ControllerDesc &d) { return d.ahci_dma_engine; }) +
+                                  " (not " + sc.controller.type + ")");
 
     x.id = "fault" + std::to_string(index);
     if (auto *v = m.find("id")) {
@@ -424,6 +461,12 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
 
     if (row.parse)
         row.parse(p, m, x, cap);
+    for (const fault::ParamSpec &ps : spec.params)
+        if (auto *v = m.find(ps.key)) {
+            if (!controller_has(ctl, ps.needs))
+                p.fail(v->key_line, v->path, "not on a " + sc.controller.type + " controller");
+            x.params.emplace_back(ps.key, parse_param(p, *v, ps));
+        }
     return x;
 }
 

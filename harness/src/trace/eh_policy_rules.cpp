@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "trace/eh_rules.h"
+#include "trace/trace_fields.h"
 #include "trace/trace_sink.h"
 
 namespace satasim::harness {
@@ -27,26 +28,11 @@ constexpr int64_t kPause2006S = 5;     // 2006: "retrying in 5 secs" after any f
 // transfer mask layout (ata_xfer_mask: PIO bits 0-4, MWDMA 5-11, UDMA 12-19)
 constexpr unsigned kUdmaShift = 12, kUdmaMask = 0xffu << kUdmaShift, kMwdmaMask = 0x7fu << 5;
 
-const TraceValue *field(const TraceRecord &r, const char *key) {
-    for (const auto &f : r.fields)
-        if (f.first == key)
-            return &f.second;
-    return nullptr;
-}
-int64_t num(const TraceRecord &r, const char *key, int64_t dflt) {
-    const TraceValue *f = field(r, key);
-    return f && f->kind != TraceValue::Kind::Str ? f->i : dflt;
-}
-std::string str(const TraceRecord &r, const char *key) {
-    const TraceValue *f = field(r, key);
-    return f && f->kind == TraceValue::Kind::Str ? f->s : std::string();
-}
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-    return b;
-}
-bool contains(const std::string &s, const char *w) { return s.find(w) != std::string::npos; }
+using trace_fields::contains;
+using trace_fields::field;
+using trace_fields::hex;
+using trace_fields::num;
+using trace_fields::str;
 int top_bit(unsigned m) {
     int b = -1;
     for (; m; m >>= 1)

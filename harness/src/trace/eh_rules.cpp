@@ -4,6 +4,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "controller/controller_table.h"
+#include "trace/trace_fields.h"
 #include "trace/trace_sink.h"
 
 namespace satasim::harness {
@@ -24,35 +26,29 @@ constexpr int64_t kPscrSError = 1, kPscrSControl = 2, kGscrError = 32, kPmpCtrlL
 // must read stable for 500 ms before it counts as up
 constexpr uint64_t kHotplugDebounceNs = 500'000'000;
 
-const TraceValue *field(const TraceRecord &r, const char *key) {
-    for (const auto &f : r.fields)
-        if (f.first == key)
-            return &f.second;
-    return nullptr;
-}
-bool num(const TraceRecord &r, const char *key, int64_t &v) {
-    const TraceValue *f = field(r, key);
-    if (!f || f->kind == TraceValue::Kind::Str)
-        return false;
-    v = f->i;
-    return true;
-}
-int64_t num_or(const TraceRecord &r, const char *key, int64_t dflt) {
-    int64_t v;
-    return num(r, key, v) ? v : dflt;
-}
-std::string str(const TraceRecord &r, const char *key) {
-    const TraceValue *f = field(r, key);
-    return f && f->kind == TraceValue::Kind::Str ? f->s : std::string();
-}
+using trace_fields::contains;
+using trace_fields::hex;
+using trace_fields::str;
+int64_t num_or(const TraceRecord &r, const char *key, int64_t dflt) { return trace_fields::num(r, key, dflt); }
 bool flag(const TraceRecord &r, const char *key) { return num_or(r, key, 0) != 0; }
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-    return b;
-}
 bool is(const TraceRecord &r, const char *name) { return r.name == name; }
-bool contains(const std::string &s, const char *w) { return s.find(w) != std::string::npos; }
+
+// The drivers' records named in their rows of the controller table (controller_table.h):
+// an error interrupt (its freeze flag), an engine restart that failed.
+bool is_error_irq(const TraceRecord &r) {
+    for (const ControllerDesc &d : controller_descs())
+        if (*d.error_irq_record && r.name == d.error_irq_record)
+            return true;
+    return false;
+}
+
+bool is_engine_failed(const TraceRecord &r) {
+    for (const ControllerDesc &d : controller_descs())
+        for (const std::string &n : d.engine_failed_records)
+            if (r.name == n)
+                return true;
+    return false;
+}
 
 // A model event that changes a link's PHY (out-of-band signalling, PHY ready, offline):
 // after one the link's speed is not known until the next link-up.
@@ -154,14 +150,13 @@ void EhRules::on_record(uint64_t t_ns, const TraceRecord &r) {
 void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
     const int pn = r.port, ln = r.link;
     // ---- freezes (reset-after-freeze, internal-cmd-refused-unfrozen)
-    if ((is(r, "ahci.error_irq") || is(r, "sil24.error_irq")) && flag(r, "freeze"))
+    if (is_error_irq(r) && flag(r, "freeze"))
         freeze(p, r.name + " with freeze at " + std::to_string(t) + " ns");
     else if (is(r, "qc.timeout") || is(r, "qc.internal_timeout") || is(r, "eh.fast_drain_timeout"))
         freeze(p, r.name + " at " + std::to_string(t) + " ns");
     else if (is(r, "eh.exception") && flag(r, "frozen"))
         freeze(p, "a frozen port's exception at " + std::to_string(t) + " ns");
-    else if (is(r, "ahci.kick_failed") || is(r, "ahci.deinit_failed") || is(r, "sil24.port_init_failed") ||
-             is(r, "ahci.reset_failed"))
+    else if (is_engine_failed(r))
         p.thawed = false; // the LLD could not restart its engine: EH's commands may be refused
     if (is(r, "eh.reset")) {
         p.reset_owed = false;

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <optional>
 
-#include "fuzz/oracles.h"
+#include "controller/controller_table.h"
 #include "trace/json_writer.h"
 #include "version.h"
 
@@ -12,90 +11,10 @@ namespace satasim::harness {
 
 namespace {
 
-
-std::string q(const std::string &s) { return "\"" + s + "\""; }
-
-template <typename T> std::string str(const T &v) { return std::to_string(v); }
-std::string str(const std::string &v) { return q(v); }
-std::string str(bool v) { return v ? "true" : "false"; }
-
-template <typename T>
-void cmp(std::vector<std::string> &out, const DevAddr &at, const char *what, const T &want, const T &got) {
-    if (want == got)
-        return;
-    out.push_back(at.str() + ": " + what + " is " + str(got) + ", expected " + str(want));
-}
-
-// A property the scenario may or may not ask for.
-template <typename T>
-void cmp(std::vector<std::string> &out, const DevAddr &at, const char *what, const std::optional<T> &want,
-         const T &got) {
-    if (want)
-        cmp(out, at, what, *want, got);
-}
-
 std::string xfer_hex(uint8_t m) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "0x%02x", unsigned(m));
     return buf;
-}
-
-
-const FoundDevice *find_in(const std::vector<FoundDevice> &v, const DevAddr &at) {
-    for (const auto &d : v)
-        if (d.addr() == at)
-            return &d;
-    return nullptr;
-}
-
-// expect.devices / expect.devices_after against what was found (when: "" or " at the end").
-void check_expected_devices(std::vector<std::string> &out, const std::vector<ExpectDevice> &want,
-                            const std::vector<FoundDevice> &have, const std::string &when) {
-    for (const ExpectDevice &x : want) {
-        const DevAddr p = x.addr();
-        const FoundDevice *found = find_in(have, p);
-        if (!found) {
-            out.push_back(p.str() + ": expected a device" + when + " (line " + std::to_string(x.line) +
-                          "), found none");
-            continue;
-        }
-        const ata_dev_info &i = found->info;
-        std::vector<std::string> diffs;
-        cmp(diffs, p, "class", x.cls, std::string(dev_class_name(i.cls)));
-        cmp(diffs, p, "model", x.model, std::string(i.model));
-        cmp(diffs, p, "serial", x.serial, std::string(i.serial));
-        cmp(diffs, p, "firmware", x.firmware, std::string(i.firmware));
-        cmp(diffs, p, "sectors", x.sectors, uint64_t(i.n_sectors));
-        cmp(diffs, p, "lba48", x.lba48, bool(i.lba48));
-        cmp(diffs, p, "ncq", x.ncq, bool(i.ncq));
-        cmp(diffs, p, "ncq_depth", x.ncq_depth, unsigned(i.ncq_depth));
-        cmp(diffs, p, "max_sectors", x.max_sectors, unsigned(i.max_sectors));
-        cmp(diffs, p, "multi", x.multi, unsigned(i.multi_count));
-        cmp(diffs, p, "xfer", x.xfer, std::string(i.xfer_name));
-        cmp(diffs, p, "link gen", x.gen, unsigned(i.sata_spd));
-        for (std::string &d : diffs)
-            out.push_back(d + when);
-    }
-}
-
-// expect.io_errors (or io_errors_min/max) against the failed requests.
-void evaluate_io_errors(RunReport &r) {
-    const ExpectSpec &e = r.sc->expect;
-    bool io_ok;
-    std::string io_want;
-    if (e.io_errors_min || e.io_errors_max) {
-        uint64_t lo = e.io_errors_min.value_or(0), hi = e.io_errors_max.value_or(UINT64_MAX);
-        io_ok = r.failures.io_errors >= lo && r.failures.io_errors <= hi;
-        io_want = e.io_errors_max ? std::to_string(lo) + ".." + std::to_string(hi) : "at least " + std::to_string(lo);
-    } else {
-        io_ok = r.failures.io_errors == e.io_errors;
-        io_want = std::to_string(e.io_errors);
-    }
-    if (!io_ok) {
-        r.reasons.push_back(std::to_string(r.failures.io_errors) + " I/O error(s), expected " + io_want);
-        for (const std::string &s : r.failures.io_reasons)
-            r.reasons.push_back(s);
-    }
 }
 
 } // namespace
@@ -112,146 +31,6 @@ uint64_t RunReport::bytes_moved() const {
     for (const auto &w : workloads)
         n += w.stats.bytes;
     return n;
-}
-
-void evaluate(RunReport &r) {
-    const Scenario &sc = *r.sc;
-    const ExpectSpec &e = sc.expect;
-    std::vector<std::string> &out = r.reasons;
-    // oracles.fuzz: the fuzz oracles judge the run (how it ended, its invariants, data, EH
-    // rules, unprovoked EH) in place of the implicit expectations, which they excuse (a disk
-    // EH gave up on, a fault that fired less than its count); the explicit keys still count.
-    const bool fuzz = sc.oracles.fuzz;
-    out.clear();
-    if (fuzz)
-        for (const fuzz::Finding &f : fuzz::judge(r))
-            out.push_back("fuzz oracle " + f.bucket() + ": " + f.detail);
-    else
-        out = r.failures.reasons;
-
-    if (r.host_started && e.all_devices_found && !fuzz) {
-        // Every place a disk could sit, and the host link of a PMP's port (nothing may show there).
-        std::vector<DevAddr> places;
-        for (unsigned p = 0; p < sc.controller.ports; ++p) {
-            if (sc.pmp_on_port(p))
-                places.push_back({p, std::nullopt});
-            for (const DevAddr &a : sc.disk_places(p))
-                places.push_back(a);
-        }
-        for (const DevAddr &p : places) {
-            bool in_mask = sc.host.port_mask == 0 || (sc.host.port_mask >> p.port & 1u);
-            const DeviceSpec *cfg = sc.device_at(p);
-            if (cfg && !cfg->present)
-                cfg = nullptr; // starts unplugged: the probe must find the port empty
-            const FoundDevice *found = find_in(r.devices, p);
-            if (cfg && in_mask && !found) {
-                out.push_back(p.str() + ": disk configured (line " + std::to_string(cfg->line) + ") but not found");
-                continue;
-            }
-            if (found && (!cfg || !in_mask)) {
-                out.push_back(p.str() + ": found a " + dev_class_name(found->info.cls) +
-                              " device where no disk is configured");
-                continue;
-            }
-            if (!found)
-                continue;
-            const ata_dev_info &i = found->info;
-            cmp(out, p, "class", std::string("ata"), std::string(dev_class_name(i.cls)));
-            cmp(out, p, "model", cfg->model, std::string(i.model));
-            cmp(out, p, "serial", cfg->serial, std::string(i.serial));
-            cmp(out, p, "firmware", cfg->firmware, std::string(i.firmware));
-            cmp(out, p, "sectors", uint64_t(cfg->addressable()), uint64_t(i.n_sectors));
-            cmp(out, p, "lba48", cfg->lba48, bool(i.lba48));
-        }
-    }
-
-    if (r.host_started) {
-        check_expected_devices(out, e.devices, r.devices, "");
-        for (const DevAddr &p : e.empty_ports)
-            if (const FoundDevice *found = find_in(r.devices, p))
-                out.push_back(p.str() + ": expected empty, found a " + dev_class_name(found->info.cls) +
-                              " device (" + found->info.model + ")");
-    }
-
-    for (const std::string &s : e.log_contains)
-        if (r.log_text.find(s) == std::string::npos)
-            out.push_back("log does not contain \"" + s + "\"");
-    for (const std::string &s : e.log_not_contains)
-        if (r.log_text.find(s) != std::string::npos)
-            out.push_back("log contains \"" + s + "\"");
-
-    if (r.after_collected) {
-        check_expected_devices(out, e.devices_after, r.devices_after, " at the end of the run");
-        for (const DevAddr &p : e.absent_after)
-            if (const FoundDevice *found = find_in(r.devices_after, p))
-                out.push_back(p.str() + ": expected no device at the end of the run, found " +
-                              found->info.model + " (serial " + found->info.serial + ")");
-    } else if (!e.devices_after.empty() || !e.absent_after.empty()) {
-        out.push_back("the run did not reach its end: expect.devices_after / absent_after not checked");
-    }
-
-    // Run invariants (every scenario): the stack leaves no port frozen or with EH pending,
-    // and no model saw a protocol violation.
-    for (unsigned p : r.frozen_ports)
-        if (!fuzz)
-            out.push_back("port " + std::to_string(p) + ": still frozen or with EH pending at the end of the run");
-    if (r.violations && !fuzz) {
-        out.push_back(std::to_string(r.violations) + " protocol violation(s) seen by the models");
-        for (const std::string &v : r.violation_messages)
-            out.push_back("violation: " + v);
-    }
-    // ... and EH decided by libata's rules (trace/eh_rules.h, docs/eh-rules.md)
-    for (size_t i = 0; i < r.eh_rule_violations.size() && i < 10 && !fuzz; ++i)
-        out.push_back("EH rule broken: " + r.eh_rule_violations[i].str());
-    for (const FaultReport &f : r.faults) {
-        if (!r.finished || fuzz)
-            continue;
-        if (f.fired == 0) {
-            out.push_back("fault " + f.id + " (" + f.kind + " on port " + std::to_string(f.port) +
-                          ") never fired: its trigger was not met");
-        } else if (f.fired < f.needed()) {
-            // A fault that fired only part of its count tests less than the scenario says.
-            const std::string where = DevAddr{f.port, f.pmp_port, f.devno}.str();
-            if (f.min_fired)
-                out.push_back("fault " + f.id + " (" + f.kind + " on " + where + ") fired " + std::to_string(f.fired) +
-                              " time(s), min_fired is " + std::to_string(f.min_fired));
-            else
-                out.push_back("fault " + f.id + " (" + f.kind + " on " + where + ") fired " + std::to_string(f.fired) +
-                              " of its " + std::to_string(f.repeat) +
-                              " times (repeat): its trigger was not met again (min_fired: N on the fault if "
-                              "fewer firings are expected)");
-        }
-    }
-
-    // A disk the stack had and lost (disabled or detached by EH) fails the run unless the
-    // scenario lists its place in expect.absent_after.
-    r.disabled.clear();
-    if (r.after_collected) {
-        std::vector<DevAddr> had;
-        for (const FoundDevice &d : r.devices)
-            had.push_back(d.addr());
-        for (size_t i = 0; i < r.faults.size() && i < sc.faults.size(); ++i)
-            if (sc.faults[i].kind == fault::Kind::Plug && r.faults[i].fired)
-                had.push_back({sc.faults[i].port, sc.faults[i].pmp_port, sc.faults[i].devno});
-        for (const DevAddr &a : r.absent_after) {
-            if (std::find(had.begin(), had.end(), a) == had.end())
-                continue;
-            r.disabled.push_back(a);
-            if (!fuzz && std::find(e.absent_after.begin(), e.absent_after.end(), a) == e.absent_after.end())
-                out.push_back(a.ata_name() + " (" + a.str() +
-                              "): disabled: the stack had a disk there and has none at the end of the run "
-                              "(expect.absent_after lists the places where that is expected)");
-        }
-    }
-
-    evaluate_io_errors(r);
-    if (r.failures.data_errors && !fuzz)
-        out.push_back(std::to_string(r.failures.data_errors) + " sector(s) read back wrong");
-    if (r.finished && !fuzz)
-        for (const WorkloadReport &w : r.workloads)
-            if (w.ran && !w.stats.done)
-                out.push_back("workload[" + std::to_string(w.index) + "] did not finish");
-    r.pass = out.empty();
 }
 
 std::string observed_text(uint64_t io_errors, const std::vector<std::string> &disabled,
@@ -317,7 +96,7 @@ std::string result_json(const RunReport &r) {
     j.kv("slots", sc.controller.slots);
     j.kv("ncq", sc.controller.ncq);
     j.kv("gen", sc.controller.gen);
-    if (sc.controller.type == "sil24") {
+    if (controller_desc(sc.controller.type).takes_key("pcix_irq_loss")) { // the erratum and its workaround
         j.kv("pcix_irq_loss", sc.controller.pcix_irq_loss);
         j.kv("irq_loss_fix", sc.host.irq_loss_fix);
     }

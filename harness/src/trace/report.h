@@ -1,4 +1,4 @@
-// What one run found and did, the expectation checks over it, and its result.json.
+// What one run found and did, and its result.json.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/backend_stats.h"
 #include "satasim/ata.h"
 #include "scenario/scenario.h"
 #include "run/workload.h"
@@ -29,31 +30,10 @@ struct WorkloadReport {
     bool ran = false;
 };
 
-// One scenario fault and how often it fired.
-struct FaultReport {
-    std::string id, kind;
-    unsigned port = 0;
-    std::optional<unsigned> pmp_port;
-    unsigned devno = 0;
-    unsigned fired = 0;
-    unsigned repeat = 1;    // its full count (0: fires for ever, no full count)
-    unsigned min_fired = 0; // the scenario's `min_fired` (0: the full count)
-
-    // Firings the run needs: min_fired, else the full count (at least once for ever-repeating).
-    unsigned needed() const { return min_fired ? min_fired : repeat ? repeat : 1; }
-    // Fired fewer times than its full count (whether or not the scenario allows it).
-    bool partial() const { return repeat != 0 && fired < repeat; }
-};
-
-// One host-port link at the end of the run (backend systemc): its mode and the dword
-// clocks it ticked (0 at FIS level; idle cycles are never ticked).
-struct LinkReport {
-    unsigned port = 0;
-    std::string mode;
-    uint64_t dword_cycles = 0;
-};
-
-struct RunReport {
+// The run's report: what the stack found and did (filled by the runner), the backend's
+// statistics (BackendStats, filled by Backend::finish) and the verdict over them
+// (run/verdict.h: reasons, pass).
+struct RunReport : BackendStats {
     const Scenario *sc = nullptr;
     bool host_created = false;
     bool host_started = false;
@@ -67,11 +47,9 @@ struct RunReport {
     std::vector<FoundDevice> devices_after;
     std::vector<DevAddr> absent_after;
     // Disks the stack had (found at the boot probe, or plugged in by a fired `plug` fault)
-    // and no longer has at the end: disabled or detached by EH (set by evaluate()).
+    // and no longer has at the end: disabled or detached by EH (set by the verdict).
     std::vector<DevAddr> disabled;
     std::vector<unsigned> frozen_ports; // frozen or with EH pending at the end
-    std::vector<FaultReport> faults;
-    std::vector<LinkReport> links;
     uint64_t violations = 0;
     std::vector<std::string> violation_messages;
     std::vector<EhRuleViolation> eh_rule_violations; // EH decisions against libata's rules (eh_rules.h)
@@ -83,18 +61,11 @@ struct RunReport {
     uint64_t sim_time_ns = 0;
     double wall_time_s = 0;
     uint64_t irq_calls = 0, eh_runs = 0, timers_fired = 0, trace_events = 0;
-    // The backend's own statistics (Backend::finish), in result.json order.
-    std::vector<std::pair<std::string, uint64_t>> backend_stats;
     bool pass = false;
 
     uint64_t commands() const;    // workload commands completed, prefill included
     uint64_t bytes_moved() const; // by workload commands (prefill excluded)
 };
-
-// Applies the scenario's expectations (and the implicit ones: every configured disk found
-// with its configured identity, nothing found on other ports, no unexpected I/O errors,
-// no data errors, every workload finished) and sets reasons and pass.
-void evaluate(RunReport &r);
 
 // What a verdict line shows beyond pass/fail: "io_errors 1204, disabled ata1.02, fault0
 // fired 1/3" (empty when there were no I/O errors, no disabled disks and every fault with

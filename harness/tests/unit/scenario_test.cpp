@@ -13,6 +13,7 @@
 #include "backend/rtl/dut_profile.h"
 #include "backend/rtl/rtl_rules.h"
 #include "backend/systemc/systemc_rules.h"
+#include "controller/controller_table.h"
 #include "model/fault/fault_kind_spec.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/sections.h"
@@ -170,6 +171,32 @@ TEST(sil24_controller_limits) {
     CHECK(sc.controller.ports == 4 && sc.controller.slots == 31 && sc.controller.gen == 2);
     CHECK_ERROR("controller: {type: sil24, fbs: true}\n",
                 "t.yaml:1: controller.fbs: only for type: ahci (the sil24 switches per FIS natively)");
+}
+
+// The descriptor table (controller/controller_table.h): its rows in ControllerId order (the
+// backends' binding tables index by it), names unique, every row's defaults within its limits.
+TEST(controller_table_rows) {
+    CHECK(controller_descs().size() == kControllerCount);
+    for (size_t i = 0; i < controller_descs().size(); ++i) {
+        const ControllerDesc &d = controller_descs()[i];
+        CHECK(size_t(d.id) == i);
+        CHECK(&controller_desc(d.name) == &d);
+        CHECK(d.default_ports >= 1 && d.default_ports <= d.max_ports && d.max_gen >= 1 && d.max_gen <= 3);
+        CHECK(d.runs_on("systemc"));
+    }
+}
+
+// A typed fault parameter (fault_kind_spec.h: ParamSpec), read from its row alone:
+// bmdma_error's dir.
+TEST(fault_typed_parameter) {
+    const std::string d = "controller: {type: sil3112}\ndevices:\n  - {port: 0}\nfaults:\n";
+    Scenario sc = parse(d + "  - {kind: bmdma_error, port: 0, after_cmds: 1, dir: d2h}\n");
+    CHECK(satasim::fault::param(sc.faults[0], "dir") == 2);
+    CHECK(satasim::fault::param(parse(d + "  - {kind: bmdma_error, port: 0, after_cmds: 1}\n").faults[0], "dir") == 0);
+    CHECK_ERROR(d + "  - {kind: bmdma_error, port: 0, after_cmds: 1, dir: sideways}\n",
+                "t.yaml:5: faults[0].dir: unknown value 'sideways' (expected one of: any, h2d, d2h)");
+    CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, after_cmds: 1, dir: h2d}\n",
+                "t.yaml:5: faults[0].dir: not a key of kind: drq_stuck (it has no keys of its own)");
 }
 
 TEST(expect_section) {

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "backend/qemu/qemu_machine.h"
-#include "trace/report.h"
+#include "backend/backend_stats.h"
 #include "trace/trace_sink.h"
 
 namespace satasim::harness::qemu {
@@ -73,7 +73,7 @@ class QemuBackend : public Backend {
     }
     PlatformBinding *platform() override { return binding_.get(); }
     HardwareView *view() override { return view_.get(); }
-    void finish(const Scenario &, RunReport &report) override {
+    void finish(const Scenario &, BackendStats &report) override {
         report.backend_stats = {{"qemu_requests", machine_ ? machine_->client().requests() : 0},
                                 {"qemu_round_trips", machine_ ? machine_->client().round_trips() : 0}};
         if (machine_)

@@ -1,6 +1,7 @@
 // What QEMU's q35 ICH9 AHCI (and its ide-hd disks) cannot model (backend/rules.h).
 #include "backend/qemu/qemu_rules.h"
 
+#include "controller/controller_table.h"
 #include "scenario/scenario.h"
 #include "scenario/steps.h"
 
@@ -43,7 +44,7 @@ std::vector<Refusal> refusals(const Scenario &sc) {
     auto no = [&](const std::string &feature, const std::string &why) {
         r.push_back(feature + ": " + why);
     };
-    if (sc.controller.type != "ahci")
+    if (!controller_desc(sc.controller.type).runs_on("qemu"))
         no("controller.type " + sc.controller.type,
            "QEMU has no model of this controller (only q35's ICH9 AHCI), e.g. no SiI3124 (sil24)");
     if (sc.controller.ports > 6)

@@ -16,7 +16,7 @@
 #include "backend/systemc/topology.h"
 #include "backend/systemc/topology_view.h"
 #include "util/prng.h"
-#include "trace/report.h"
+#include "backend/backend_stats.h"
 #include "trace/trace_sink.h"
 
 namespace satasim::harness::rtl {
@@ -89,7 +89,7 @@ class RtlBackend : public Backend {
     }
     PlatformBinding *platform() override { return binding_.get(); }
     HardwareView *view() override { return view_.get(); }
-    void finish(const Scenario &sc, RunReport &report) override {
+    void finish(const Scenario &sc, BackendStats &report) override {
         if (!topo_)
             return;
         report_topology(*topo_, sc, report);

@@ -4,6 +4,7 @@
 #include "backend/rtl/rtl_rules.h"
 
 #include "backend/rtl/dut_profile.h"
+#include "controller/controller_table.h"
 #include "scenario/scenario.h"
 #include "scenario/steps.h"
 
@@ -47,7 +48,7 @@ std::vector<Refusal> refusals(const Scenario &sc) {
            "the DUT has " + std::to_string(p->ports) + " port" + (p->ports == 1 ? "" : "s") +
                " (its profile's interface.ports, CAP.NP + 1)",
            sc.controller.ports_line);
-    if (sc.controller.type != "ahci")
+    if (!controller_desc(sc.controller.type).runs_on("rtl"))
         no("controller.type " + sc.controller.type, "the DUT shell runs the stack's AHCI driver (an AHCI DUT)");
     if (sc.controller.staggered_spinup)
         no("controller.staggered_spinup true", "the DUT's CAP.SSS comes from its RTL, not from the scenario");

@@ -6,7 +6,7 @@
 
 #include "backend/systemc/topology.h"
 #include "backend/systemc/topology_view.h"
-#include "trace/report.h"
+#include "backend/backend_stats.h"
 #include "trace/vcd_writer.h"
 
 namespace satasim::harness::systemc {
@@ -43,7 +43,7 @@ class SystemcBackend : public Backend {
     }
     PlatformBinding *platform() override { return binding_.get(); }
     HardwareView *view() override { return view_.get(); }
-    void finish(const Scenario &sc, RunReport &report) override {
+    void finish(const Scenario &sc, BackendStats &report) override {
         if (!topo_)
             return;
         report_topology(*topo_, sc, report);

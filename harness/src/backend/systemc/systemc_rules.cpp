@@ -2,6 +2,7 @@
 // own blkdebug error injection.
 #include "backend/systemc/systemc_rules.h"
 
+#include "controller/controller_table.h"
 #include "scenario/scenario.h"
 
 namespace satasim::harness::systemc {
@@ -17,13 +18,9 @@ std::vector<Refusal> refusals(const Scenario &sc) {
     return r;
 }
 
-// The sil24 driver drives a SiI3124, which always has 4 ports, a SiI3112 and the ICH/PIIX have 2 channels;
-// the AHCI model has as many as the scenario gives it.
-unsigned hardware_ports(const Scenario &sc) {
-    if (sc.controller.type == "sil24")
-        return 4;
-    return sc.controller.type == "sil3112" || sc.controller.type == "piix" ? 2 : 0;
-}
+// A SiI3124 always has 4 ports, a SiI3112 and the ICH/PIIX 2 channels (their rows'
+// hardware_ports); the AHCI model has as many as the scenario gives it.
+unsigned hardware_ports(const Scenario &sc) { return controller_desc(sc.controller.type).hardware_ports; }
 
 std::string skips_step(const Step &) { return ""; }
 

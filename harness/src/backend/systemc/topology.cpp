@@ -1,12 +1,13 @@
 #include "backend/systemc/topology.h"
 
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "backend/systemc/controller_models.h"
+#include "controller/controller_table.h"
 #include "util/prng.h"
-#include "trace/report.h"
+#include "backend/backend_stats.h"
 
 namespace satasim::harness {
 
@@ -154,72 +155,6 @@ void make_pmps(const Scenario &sc, Topology &t, ModelTrace *trace) {
     }
 }
 
-// The one controller factory: everything else in the topology is controller-neutral.
-template <class Hba>
-void adopt(Topology &t, std::unique_ptr<Hba> hba) {
-    Hba *h = hba.get();
-    t.mmio = h;
-    t.port_endpoint = [h](unsigned port) { return h->port_endpoint(port); };
-    t.connect_port = [h](unsigned port, link::SataLink *lk) { h->connect_port(port, lk); };
-    t.lost_irq = [h](unsigned port, unsigned count, uint64_t window_ns, const std::string &id) {
-        h->inject_lost_irq(port, count, window_ns, id);
-    };
-    t.clear_hba_faults = [h] { h->clear_faults(); };
-    t.hba_module = std::move(hba);
-}
-
-void make_controller(const Scenario &sc, Topology &t, ModelTrace *trace) {
-    const ControllerSpec &c = sc.controller;
-    std::string name = controller_name(c);
-    if (c.type == "sil24") {
-        sil24::Sil24Config sc24;
-        sc24.n_ports = 4; // a SiI3124 (the stack's sil24 LLD): `ports` limits the port mask
-        sc24.max_gen = to_gen(c.gen);
-        sc24.pcix = true;
-        sc24.pcix_irq_loss = c.pcix_irq_loss;
-        sc24.pcix_ack_window_ns = double(c.pcix_ack_window_ns);
-        adopt(t, std::make_unique<sil24::Sil24Hba>(name.c_str(), sc24, *t.mem, *t.irq, trace));
-        return;
-    }
-    if (c.type == "sil3112") {
-        sil3112::Sil3112Config s;
-        s.max_gen = to_gen(c.gen);
-        auto hba = std::make_unique<sil3112::Sil3112Hba>(name.c_str(), s, *t.mem, *t.irq, trace);
-        sil3112::Sil3112Hba *h = hba.get();
-        t.sff_channel = [h](unsigned port) { return &h->channel(port); };
-        adopt(t, std::move(hba));
-        return;
-    }
-    if (c.type == "piix") {
-        auto hba = std::make_unique<piix::PiixIde>(name.c_str(), *t.mem, *t.irq, trace,
-                                                   c.slave_positions() ? piix::PiixMap::Ich6 : piix::PiixMap::Ich5);
-        piix::PiixIde *h = hba.get();
-        t.sff_channel = [h](unsigned port) { return &h->channel(port); };
-        adopt(t, std::move(hba));
-        return;
-    }
-    ahci::AhciConfig hc;
-    hc.n_ports = c.ports;
-    hc.n_slots = c.slots;
-    hc.iss = to_gen(c.gen);
-    hc.ncq = c.ncq;
-    hc.sss = c.staggered_spinup;
-    hc.spm = !sc.pmps.empty(); // CAP.SPM (and PxCMD.PMA) when the scenario has a port multiplier
-    // CAP.FBSS from the scenario; PxCMD.FBSCP on the ports whose PMP can switch per FIS
-    // (pmps[].fbs), so the stack turns FBS on only where both ends support it.
-    hc.fbss = c.fbs && hc.spm;
-    hc.fbscp_ports = 0;
-    for (const PmpSpec &x : sc.pmps)
-        if (x.fbs && x.port < 32)
-            hc.fbscp_ports |= 1u << x.port;
-    auto hba = std::make_unique<ahci::AhciHba>(name.c_str(), hc, *t.mem, *t.irq, trace);
-    ahci::AhciHba *h = hba.get();
-    t.host_bus_error = [h](unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
-        h->inject_host_bus_error(port, bus, id);
-    };
-    adopt(t, std::move(hba));
-}
-
 } // namespace
 
 namespace {
@@ -247,10 +182,7 @@ link::SataLink *Topology::link_at(const DevAddr &a) const { return element_at(li
 
 unsigned sata_port(const DevAddr &a) { return a.port + (a.devno ? sff::SffController::kChannels : 0); }
 
-std::string controller_name(const ControllerSpec &c) {
-    return !c.type.empty() && std::isdigit(static_cast<unsigned char>(c.type.back())) ? c.type + "_0"
-                                                                                    : c.type + "0";
-}
+std::string controller_name(const ControllerSpec &c) { return controller_desc(c.type).model_instance; }
 
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
                                          const ControllerFactory &make_ctl) {
@@ -261,7 +193,7 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
     if (make_ctl)
         make_ctl(sc, *t, trace);
     else
-        make_controller(sc, *t, trace);
+        build_controller_model(sc, *t, trace);
     make_pmps(sc, *t, trace);
     for (const DeviceSpec &d : sc.devices) { // file order; names depend on the address only
         if (d.pmp_port)
@@ -321,7 +253,7 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
     return t;
 }
 
-void report_topology(const Topology &t, const Scenario &sc, RunReport &report) {
+void report_topology(const Topology &t, const Scenario &sc, BackendStats &report) {
     if (t.faults)
         for (size_t i = 0; i < sc.faults.size(); ++i) {
             const fault::Fault &f = sc.faults[i];

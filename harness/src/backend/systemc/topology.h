@@ -74,9 +74,9 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
 // primary slave is P2, the secondary slave P3; piix_ide.h).
 unsigned sata_port(const DevAddr &a);
 
-struct RunReport;
+struct BackendStats;
 // After the run: how often each fault fired, each link's mode and dword cycles.
-void report_topology(const Topology &t, const Scenario &sc, RunReport &report);
+void report_topology(const Topology &t, const Scenario &sc, BackendStats &report);
 
 // "ahci0", "sil24_0" or "sil3112_0" (a type ending in a digit gets an underscore).
 std::string controller_name(const ControllerSpec &c);
