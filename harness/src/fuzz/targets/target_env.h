@@ -38,6 +38,7 @@ inline InProcessRunner &target_runner() {
         const char *link = std::getenv("SATASIM_FUZZ_LINK");
         o.decode.force_fis = !link || std::strcmp(link, "input") != 0;
         o.limits.max_steps = o.decode.force_fis ? kFisMaxSteps : kDefaultMaxSteps;
+        o.write_files = false; // a finding is written from the input, replays keep the trace
         if (const char *s = std::getenv("SATASIM_FUZZ_MAX_STEPS"))
             o.limits.max_steps = std::strtoull(s, nullptr, 10);
         return new InProcessRunner(o);
