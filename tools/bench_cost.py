@@ -11,9 +11,11 @@ Reported per scenario and binary: wall time and peak RSS (/usr/bin/time -v, "Max
 resident set size"), medians of --repeat runs, the commands the run completed (prefill
 included), and the baseline/candidate ratios. A run killed by --wall-limit is shown as such.
 
-Usage: /usr/bin/python3 tools/bench_cost.py [--base /work/main/build/bin/satasim]
+Usage: /usr/bin/python3 tools/bench_cost.py --base BASELINE/bin/satasim | --load-base FILE
            [--bin build/bin/satasim] [--repeat 3] [--wall-limit 120] [--only NAME]
-           [--save-base FILE | --load-base FILE]
+           [--save-base FILE]
+--base is a simulator built from the baseline commit (e.g. a second checkout's
+build/bin/satasim); --bin defaults to this checkout's build.
 --save-base runs only the baseline and writes its medians to FILE; --load-base takes the
 baseline's medians from FILE instead of running it.
 """
@@ -98,7 +100,7 @@ def median_run(binary: Path, path: Path, repeat: int, wall_limit: int) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--base", type=Path, default=Path("/work/main/build/bin/satasim"))
+    ap.add_argument("--base", type=Path, help="the baseline simulator (no default: a build of the base commit)")
     ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin" / "satasim")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--wall-limit", type=int, default=120)
@@ -106,6 +108,14 @@ def main() -> int:
     ap.add_argument("--save-base", type=Path)
     ap.add_argument("--load-base", type=Path)
     a = ap.parse_args()
+    if a.base is None and a.load_base is None:
+        ap.error("give the baseline: --base BASELINE/bin/satasim, or --load-base FILE")
+    if not Path("/usr/bin/time").is_file():
+        ap.error("/usr/bin/time is not installed (Debian package time; bash tools/install_deps.sh installs it)")
+    # a missing simulator gave a table of "no result (exit 127)": refuse it up front
+    for what, path in (("--base", a.base), ("--bin", None if a.save_base else a.bin)):
+        if path is not None and not path.is_file():
+            ap.error(f"{what} {path}: no such simulator (build it, or name another)")
     names = a.only or list(SCENARIOS)
     loaded = json.loads(a.load_base.read_text()) if a.load_base else {}
     rows = []

@@ -42,6 +42,7 @@ values it computes with (gen, ncq_depth) by the simulator's rules.
 from __future__ import annotations
 
 import argparse
+import json
 import copy
 import re
 import sys
@@ -299,8 +300,9 @@ def adapted_source(description: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def write_adapted(sources, ctl: str, out_dir) -> list[Path]:
-    """Adapts scenario files and folders (their *.yaml) into out_dir; returns the new paths."""
+def write_adapted(sources, ctl: str, out_dir, skipped: list | None = None) -> list[Path]:
+    """Adapts scenario files and folders (their *.yaml) into out_dir; returns the new paths.
+    skipped: gets {"file", "why"} for each scenario of a folder left out."""
     files = []
     for s in sources:
         p = Path(s)
@@ -314,6 +316,8 @@ def write_adapted(sources, ctl: str, out_dir) -> list[Path]:
                 why = _why_not(f, ctl)
                 if why:
                     print(f"{f}: skipped: {why}", file=sys.stderr)
+                    if skipped is not None:
+                        skipped.append({"file": str(f), "why": why})
                 else:
                     files.append(f)
         elif p.is_file():
@@ -348,13 +352,18 @@ def main(argv=None) -> int:
     p = sub.add_parser("adapt", help="write adapted scenario files")
     p.add_argument("--controller", required=True, choices=sorted(CONTROLLERS))
     p.add_argument("--out", required=True, help="folder for the adapted scenario files")
+    p.add_argument("--skipped-out", metavar="FILE",
+                   help="write the scenarios left out, with why, as JSON (satasim.report --suite reads it)")
     p.add_argument("sources", nargs="+", metavar="SCENARIO_OR_DIR")
     args = ap.parse_args(argv)
+    skipped: list = []
     try:
-        written = write_adapted(args.sources, args.controller, args.out)
+        written = write_adapted(args.sources, args.controller, args.out, skipped)
     except AdaptError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.skipped_out:
+        Path(args.skipped_out).write_text(json.dumps(skipped, indent=1) + "\n")
     for w in written:
         print(w)
     return 0

@@ -21,23 +21,31 @@ CLI (PYTHONPATH=harness python3 -m satasim.golden, or tools/golden):
   update OUT_DIR...   rewrite goldens, print what changed
 
 Timing is exact by default: SystemC runs are deterministic, so a decision's time must match
-its golden to the nanosecond (a 300 ms change in a 30 s timeout is a changed decision). A
-golden whose timing legitimately varies says so in its header, `# time_tolerance: ...`
-(kept by update); --time-tolerance on the command line overrides both.
+its golden to the nanosecond (a 300 ms change in a 30 s timeout is a changed decision).
+How a golden is compared comes from the run and the command line, never from the golden
+under test: its header must be the one `record` would write for the run (every key: a
+`# link_mode:`, `# time_tolerance:` or `# ordering:` that differs is a mismatch, not a
+looser comparison); --time-tolerance and --unordered-ports are the caller's to give.
 
 Backend qemu runs (QEMU's AHCI in real time): their decisions are deterministic but their
-timestamps are not, so their goldens carry `# time_tolerance: any` in the header and are
-compared on order and content only.
+timestamps are not, so they are compared on order and content only (their goldens say
+`# time_tolerance: any`, as record writes it for that backend).
 
 Link level: a golden records the scenario at its own link level (`# link_mode:`, from the
 scenario's `link.mode` keys, default dword; never a SATASIM_LINK_MODE override, record
 refuses such a run). A run at another level (SATASIM_LINK_MODE=fis on a dword scenario)
 makes the same decisions at slightly different times (the FIS-level link computes frame
 timing without ticking dwords: ns to ms apart), so it is compared in order and content and
-within LINK_LEVEL_TOLERANCE (1% or 10 us) instead of exactly. Scenarios adapted for another controller by satasim.controllers
-name their AHCI source in the golden's `# file:` header. A golden whose header says
-`# ordering: unordered-ports` is compared port by port (as --unordered-ports): the
-interleaving of independent ports' events is ignored, each port's events stay in order.
+within LINK_LEVEL_TOLERANCE (1% or 10 us) instead of exactly; the scenario's own level is
+read from the run's scenario file (without it, times are compared exactly). Scenarios
+adapted for another controller by satasim.controllers name their AHCI source in the
+golden's `# file:` header.
+
+Size: a golden holds at most MAX_GOLDEN_EVENTS events in MAX_GOLDEN_BYTES, lines of at most
+MAX_LINE characters (the largest reviewed golden is about 0.1 MB, 877 events); a bigger one
+is refused unread (file:line, exit 2), a run with more golden events is neither recorded nor
+compared. Runs that differ in more events than DIFF_BUDGET allows to align are diffed
+position by position (a full alignment is quadratic: 20,000 events took 114 s).
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ import argparse
 import difflib
 import json
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +67,21 @@ GOLDEN_DIR = ROOT / "golden"
 SCENARIO_DIR = ROOT / "scenarios"
 DEFAULT_EH_POLICY = "libata-modern"
 FORMAT_VERSION = 1
+
+# Bounds (issue 30 item 4: a 133 MB golden took 266 s and 1.8 GB to compare). The largest
+# reviewed golden is 0.11 MB with 877 events and lines of at most 292 characters.
+MAX_GOLDEN_BYTES = 2 << 20
+MAX_GOLDEN_EVENTS = 10_000
+MAX_LINE = 4096
+# Events x events a diff may align (SequenceMatcher is quadratic: 2,000 x 2,000 about 1 s).
+DIFF_BUDGET = 4_000_000
+
+TITLE = "# satasim golden trace: EH decisions, fault injections, protocol violations"
+COLUMNS = "sim time (absolute)  address  event (src:event for models)  message  {fields}"
+REVIEW = "tools/golden compare OUT_DIR; re-record: tools/golden update OUT_DIR"
+# Header keys in the order record writes them.
+HEADER_KEYS = ("format", "scenario", "file", "controller", "topology", "eh_policy", "seed", "backend",
+               "link_mode", "time_tolerance", "ordering", "events", "columns", "review")
 
 
 # ---------------------------------------------------------------------------- events
@@ -231,55 +255,94 @@ def parse_line(line: str, lineno: int = 0) -> Event:
 @dataclass
 class Golden:
     path: Path
-    header: dict = field(default_factory=dict)
+    header: dict = field(default_factory=dict)        # key -> value
+    header_line: dict = field(default_factory=dict)   # key -> its line
     events: list = field(default_factory=list)
 
 
-def read_golden(path) -> Golden:
-    path = Path(path)
+def _golden_text(path: Path) -> str:
+    """The golden's text, refused unread when over MAX_GOLDEN_BYTES (at the line where the
+    limit is crossed) or not a regular file (a FIFO or /dev/zero would never end)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise TraceError(path, 0, "not a regular file")
+        with path.open("rb") as f:
+            data = f.read(MAX_GOLDEN_BYTES + 1)
     except OSError as e:
         raise TraceError(path, 0, f"cannot read golden: {e.strerror}") from None
+    if len(data) > MAX_GOLDEN_BYTES:
+        line = data.count(b"\n", 0, MAX_GOLDEN_BYTES) + 1
+        raise TraceError(path, line, f"golden of {max(st.st_size, len(data)):,} bytes, over the limit of "
+                                     f"{MAX_GOLDEN_BYTES:,} (the largest reviewed golden is about "
+                                     "0.1 MB): not compared")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise TraceError(path, 0, f"not UTF-8 text: {e.reason}") from None
+        raise TraceError(path, data.count(b"\n", 0, e.start) + 1, f"not UTF-8 text: {e.reason}") from None
+
+
+def read_golden(path) -> Golden:
+    """A golden file: its header (each key once, known keys only) and events. TraceError
+    (file:line) for anything malformed, over the size bounds, or an `# events:` count that
+    is not the number of event lines."""
+    path = Path(path)
     g = Golden(path)
-    for lineno, line in enumerate(text.splitlines(), 1):
+    # lines end at "\n" only: a message may hold U+2028 (str.splitlines would split there)
+    for lineno, line in enumerate(_golden_text(path).split("\n"), 1):
+        if len(line) > MAX_LINE:
+            raise TraceError(path, lineno, f"line of {len(line):,} characters, over the limit of {MAX_LINE:,}")
         if not line.strip():
             continue
         if line.startswith("#"):
-            m = re.match(r"^#\s*([a-z_]+):\s*(.*)$", line)
-            if m:
-                g.header.setdefault(m.group(1), m.group(2))
+            if line == TITLE:
+                continue
+            m = re.match(r"^# ([a-z_]+): (.*)$", line)
+            if not m:
+                raise TraceError(path, lineno, f"not a header ('# key: value', or the title line): {line[:60]!r}")
+            key = m.group(1)
+            if key not in HEADER_KEYS:
+                raise TraceError(path, lineno, f"unknown header {key!r} (known: {', '.join(HEADER_KEYS)})")
+            if key in g.header:
+                raise TraceError(path, lineno, f"second '# {key}:' header (first on line {g.header_line[key]})")
+            g.header[key], g.header_line[key] = m.group(2), lineno
             continue
+        if len(g.events) == MAX_GOLDEN_EVENTS:
+            raise TraceError(path, lineno, f"more than {MAX_GOLDEN_EVENTS:,} events, over the limit")
         try:
             g.events.append(parse_line(line, lineno))
         except ValueError as e:
             raise TraceError(path, lineno, f"bad golden line: {e}") from None
     fmt = g.header.get("format")
     if fmt is not None and fmt != str(FORMAT_VERSION):
-        raise TraceError(path, 0, f"golden format {fmt}, this tool reads {FORMAT_VERSION}")
+        raise TraceError(path, g.header_line["format"], f"golden format {fmt}, this tool reads {FORMAT_VERSION}")
+    n = g.header.get("events")
+    if n is not None and n != str(len(g.events)):
+        raise TraceError(path, g.header_line["events"],
+                         f"# events: {n}, but the golden has {len(g.events)} event lines")
+    golden_tolerance(g)          # a malformed value is a corrupt golden, whatever the run
+    golden_unordered_ports(g)
     return g
 
 
+def run_header(info: dict, n_events: int) -> dict:
+    """The header `record` writes for a run, key -> value: what a golden's header must be."""
+    h = {"format": str(FORMAT_VERSION), "scenario": str(info["name"]), "file": str(info.get("file", "?")),
+         "controller": str(info["controller"]), "topology": str(info.get("topology", "?")),
+         "eh_policy": str(info.get("eh_policy", "?")), "seed": str(info.get("seed", "?")),
+         "backend": str(info.get("backend", "systemc"))}
+    if info.get("link_mode"):
+        h["link_mode"] = info["link_mode"]
+    if info.get("time_tolerance"):
+        h["time_tolerance"] = info["time_tolerance"]
+    h["events"] = str(n_events)
+    h["columns"], h["review"] = COLUMNS, REVIEW
+    return h
+
+
 def render_golden(info: dict, events: list[Event]) -> str:
-    lines = [
-        "# satasim golden trace: EH decisions, fault injections, protocol violations",
-        f"# format: {FORMAT_VERSION}",
-        f"# scenario: {info['name']}",
-        f"# file: {info.get('file', '?')}",
-        f"# controller: {info['controller']}",
-        f"# topology: {info.get('topology', '?')}",
-        f"# eh_policy: {info.get('eh_policy', '?')}",
-        f"# seed: {info.get('seed', '?')}",
-        f"# backend: {info.get('backend', 'systemc')}",
-    ] + ([f"# link_mode: {info['link_mode']}"] if info.get("link_mode") else []) + ([f"# time_tolerance: {info['time_tolerance']}"] if info.get("time_tolerance") else []) + (
-        [f"# ordering: {info['ordering']}"] if info.get("ordering") else []) + [
-        f"# events: {len(events)}",
-        "# columns: sim time (absolute)  address  event (src:event for models)  message  {fields}",
-        "# review: tools/golden compare OUT_DIR; re-record: tools/golden update OUT_DIR",
-    ]
-    return "\n".join(lines + [e.render() for e in events]) + "\n"
+    head = [TITLE] + [f"# {k}: {v}" for k, v in run_header(info, len(events)).items()]
+    return "\n".join(head + [e.render() for e in events]) + "\n"
 
 
 # ----------------------------------------------------------------------- runs
@@ -339,15 +402,13 @@ def run_info(run_dir) -> dict:
         return _with_file(res, run_dir, spec, ctype, ports, ndisks, policy,
                           f"{adapted.group(2)} (adapted: python3 -m satasim.controllers adapt "
                           f"--controller {adapted.group(1)})")
-    try:   # goldens name the scenario relative to the repository, whoever ran it
-        file = str(Path(file).resolve().relative_to(ROOT)) if Path(file).is_absolute() else file
-    except ValueError:
-        pass
-    return _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file)
+    # goldens name the scenario relative to the repository, whoever ran it and from where
+    return _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, _scenario_file(file))
 
 
 def _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file) -> dict:
-    return {
+    backend = res.get("backend", "systemc")
+    info = {
         "spec": spec,
         "name": res.get("name", run_dir.name),
         "file": file,
@@ -355,10 +416,35 @@ def _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file) -> dict:
         "topology": f"{ctype} {ports}p, {ndisks} disk{'s' if ndisks != 1 else ''}",
         "eh_policy": policy,
         "seed": res.get("seed", "?"),
-        "backend": res.get("backend", "systemc"),
+        "backend": backend,
         "verdict": res.get("verdict", "?"),
         "result": res,
+        # the level the run's links ran at, and the scenario's own (None: not known)
+        "run_link_mode": run_link_mode(res),
+        "own_link_mode": scenario_link_mode(spec) if backend == "systemc" else None,
     }
+    # what record writes and compare expects: a golden is at the scenario's own level
+    if backend in UNTIMED_BACKENDS:
+        info["time_tolerance"] = "any"   # deterministic decisions, wall-clock timing
+    elif backend in DETERMINISTIC_BACKENDS:
+        own = info["own_link_mode"]
+        info["link_mode"] = own if own is not None else info["run_link_mode"]
+    return info
+
+
+def _scenario_file(file: str) -> str:
+    """The run's scenario file as goldens name it: relative to the repository when inside it
+    (found from the current folder or the repository's, as _scenario_spec finds it)."""
+    if not file:
+        return file
+    for base in (Path.cwd(), ROOT):
+        p = Path(file) if Path(file).is_absolute() else base / file
+        if p.exists():
+            try:
+                return str(p.resolve().relative_to(ROOT.resolve()))
+            except ValueError:
+                return file
+    return file
 
 
 def run_dirs(args) -> list[Path]:
@@ -496,24 +582,48 @@ def _delta(dt_ns: int) -> str:
     return f"{dt_ns / 1e6:+.6f} ms"
 
 
+def _pair(a: Event, b: Event, tol: Tolerance):
+    if tol.allows(a.t_ns, b.t_ns):
+        return ("=", a, b, "")
+    note = f"time {_delta(b.t_ns - a.t_ns)} (golden {_ms(a.t_ns)}, run " \
+           f"{_ms(b.t_ns)}), beyond tolerance {tol}"
+    return ("t", a, b, note)
+
+
 def _diff_sequences(exp: list[Event], got: list[Event], tol: Tolerance, context=3):
-    """Unified-style diff lines in the log's wording; [] when equal within tolerance."""
-    sm = difflib.SequenceMatcher(None, [e.key for e in exp], [e.key for e in got], autojunk=False)
-    ops = []   # (tag, exp_event|None, got_event|None, note)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            for a, b in zip(exp[i1:i2], got[j1:j2]):
-                if tol.allows(a.t_ns, b.t_ns):
-                    ops.append(("=", a, b, ""))
-                else:
-                    note = f"time {_delta(b.t_ns - a.t_ns)} (golden {_ms(a.t_ns)}, run " \
-                           f"{_ms(b.t_ns)}), beyond tolerance {tol}"
-                    ops.append(("t", a, b, note))
-        else:
-            for a in exp[i1:i2]:
-                ops.append(("-", a, None, ""))
-            for b in got[j1:j2]:
-                ops.append(("+", None, b, ""))
+    """Unified-style diff lines in the log's wording; [] when equal within tolerance.
+    The common head and tail are matched in one pass; the rest is aligned by difflib when
+    that fits DIFF_BUDGET, else compared position by position (and said so)."""
+    head = 0
+    while head < min(len(exp), len(got)) and exp[head].key == got[head].key:
+        head += 1
+    tail = 0
+    while tail < min(len(exp), len(got)) - head and exp[-1 - tail].key == got[-1 - tail].key:
+        tail += 1
+    a, b = exp[head:len(exp) - tail], got[head:len(got) - tail]
+    ops = [_pair(x, y, tol) for x, y in zip(exp[:head], got[:head])]
+    cut = ""
+    if len(a) * len(b) <= DIFF_BUDGET:
+        sm = difflib.SequenceMatcher(None, [e.key for e in a], [e.key for e in b], autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag == "equal":
+                ops += [_pair(x, y, tol) for x, y in zip(a[i1:i2], b[j1:j2])]
+            else:
+                ops += [("-", x, None, "") for x in a[i1:i2]] + [("+", None, y, "") for y in b[j1:j2]]
+    else:
+        line = a[0].line if a and a[0].line else 0
+        cut = (f"(golden and run differ in {len(a):,} and {len(b):,} events from golden line {line} "
+               f"on: more than a diff aligns in bounded time; compared position by position)")
+        for i in range(max(len(a), len(b))):
+            x, y = (a[i] if i < len(a) else None), (b[i] if i < len(b) else None)
+            if x is not None and y is not None and x.key == y.key:
+                ops.append(_pair(x, y, tol))
+                continue
+            if x is not None:
+                ops.append(("-", x, None, ""))
+            if y is not None:
+                ops.append(("+", None, y, ""))
+    ops += [_pair(x, y, tol) for x, y in zip(exp[len(exp) - tail:], got[len(got) - tail:])]
     bad = [i for i, op in enumerate(ops) if op[0] != "="]
     if not bad:
         return []
@@ -524,7 +634,7 @@ def _diff_sequences(exp: list[Event], got: list[Event], tol: Tolerance, context=
             hunks[-1][1] = hi
         else:
             hunks.append([lo, hi])
-    out = []
+    out = [cut] if cut else []
     for lo, hi in hunks:
         gl = next((op[1].line for op in ops[lo:hi] if op[1] is not None and op[1].line), 0)
         out.append(f"@@ golden line {gl} @@" if gl else "@@ @@")
@@ -556,19 +666,20 @@ def compare_events(exp: list[Event], got: list[Event], tol: Tolerance,
 
 
 def golden_tolerance(g: Golden) -> Tolerance | None:
-    """The tolerance a golden's header asks for (None: the default)."""
+    """The tolerance a golden's header names (None: none). Only read to refuse a malformed
+    value: the comparison takes the run's (run_tolerance)."""
     text = g.header.get("time_tolerance")
     if text is None:
         return None
     try:
         return parse_tolerance(text)
     except argparse.ArgumentTypeError as e:
-        raise TraceError(g.path, 0, f"bad time_tolerance header: {e}") from None
+        raise TraceError(g.path, g.header_line.get("time_tolerance", 0), f"bad time_tolerance header: {e}") from None
 
 
-# `# ordering:` header values: `in-order` (the default) compares all events as one
-# sequence; `unordered-ports` compares each port's events as its own sequence (as
-# --unordered-ports), for scenarios whose independent ports may interleave differently.
+# `# ordering:` header values. Record writes none (in order, the default); compare takes
+# --unordered-ports from its caller only, so `unordered-ports` in a golden is a header
+# mismatch and any other value a corrupt golden.
 ORDERINGS = ("in-order", "unordered-ports")
 
 
@@ -578,7 +689,7 @@ def golden_unordered_ports(g: Golden) -> bool:
     if text is None:
         return False
     if text.strip() not in ORDERINGS:
-        raise TraceError(g.path, 0, f"bad ordering header {text.strip()!r} "
+        raise TraceError(g.path, g.header_line.get("ordering", 0), f"bad ordering header {text.strip()!r} "
                                     f"(expected one of: {', '.join(ORDERINGS)})")
     return text.strip() == "unordered-ports"
 
@@ -600,40 +711,69 @@ def scenario_link_mode(spec) -> str | None:
     return "+".join(sorted({((d.get("link") or {}).get("mode") or top) for d in devs}))
 
 
-def golden_link_mode(g: Golden, info: dict) -> str:
-    """The level a golden was recorded at: its header, else the scenario's own level."""
-    if "link_mode" in g.header:
-        return g.header["link_mode"].strip()
-    own = scenario_link_mode(info.get("spec"))
-    return own if own is not None else run_link_mode(info["result"])
+def run_tolerance(info: dict) -> tuple[Tolerance, str]:
+    """How a run's times are compared, from the run alone: any for a wall-clock backend;
+    within LINK_LEVEL_TOLERANCE for a run at another link level than its scenario's own
+    (SATASIM_LINK_MODE; the scenario file says which is its own), else exactly. The note
+    says why when not exactly at the golden's level."""
+    if info["backend"] in UNTIMED_BACKENDS:
+        return ANY_TIME, ""
+    own, rlevel = info.get("own_link_mode"), info.get("run_link_mode")
+    if own and rlevel and own != rlevel:
+        return LINK_LEVEL_TOLERANCE, (f"run at link level {rlevel}, golden recorded at {own}: "
+                                      f"times compared within {LINK_LEVEL_TOLERANCE}")
+    return EXACT, ""
+
+
+def header_problems(g: Golden, info: dict, n_events: int) -> list[str]:
+    """Where the golden's header is not the one record would write for this run (file:line
+    each). A golden says nothing about how it is compared: a header that would loosen the
+    comparison is a difference like any other."""
+    want = run_header(info, n_events)
+    out = []
+    for key in HEADER_KEYS:
+        have, w = g.header.get(key), want.get(key)
+        if key == "ordering" and have == "in-order":
+            have = None   # the default, spelled out
+        if have == w:
+            continue
+        where = f"{g.path}:{g.header_line[key]}" if key in g.header_line else str(g.path)
+        if have is None:
+            out.append(f"{where}: # {key}: missing, the run's: {w!r}")
+            continue
+        hint = {"time_tolerance": " (a golden does not set its tolerance: give --time-tolerance)",
+                "ordering": " (a golden does not set its ordering: give --unordered-ports)",
+                "link_mode": ("" if info["backend"] != "systemc"
+                              else " (the scenario's own link level)" if info.get("own_link_mode") is not None
+                              else " (the run's: its scenario file is not readable, so the scenario's "
+                                   "own level is not known)")}.get(key, "")
+        out.append(f"{where}: # {key}: {have!r}, the run's: {'none' if w is None else repr(w)}{hint}")
+    return out
 
 
 def compare_run(run_dir, golden_dir=GOLDEN_DIR, tol=None, unordered_ports=False):
     """Compares one scenario run with its golden. None if it has no golden.
-    tol None: the golden's header tolerance, else exact; a run at another link level than the
-    golden's is compared within LINK_LEVEL_TOLERANCE at least. Ports are compared
-    separately if unordered_ports or the golden's `# ordering: unordered-ports` says so."""
+    tol None: the run's tolerance (run_tolerance); ports are compared separately only if
+    unordered_ports. The golden's header must be the run's (header_problems)."""
     info = run_info(run_dir)
     gp = golden_path(golden_dir, info["name"], info["controller"])
     if not gp.exists():
         return None
     g = read_golden(gp)
+    tp = Path(run_dir) / "trace.jsonl"
     if g.header.get("backend", "systemc") != info["backend"]:
-        return Comparison(info["name"], str(gp), str(Path(run_dir) / "trace.jsonl"),
+        return Comparison(info["name"], str(gp), str(tp),
                           [f"backend: golden {g.header.get('backend', 'systemc')}, run {info['backend']}"],
                           False)
     note = ""
     if tol is None:
-        tol = golden_tolerance(g) or EXACT
-        glevel, rlevel = golden_link_mode(g, info), run_link_mode(info["result"])
-        if glevel and rlevel and glevel != rlevel:
-            tol = tol.widest(LINK_LEVEL_TOLERANCE)
-            note = (f"run at link level {rlevel}, golden recorded at {glevel}: "
-                    f"times compared within {tol}")
-    unordered_ports = golden_unordered_ports(g) or unordered_ports
-    tp = Path(run_dir) / "trace.jsonl"
+        tol, note = run_tolerance(info)
     got = events_from_trace(tp)
-    diff = compare_events(g.events, got, tol, unordered_ports)
+    if len(got) > MAX_GOLDEN_EVENTS:
+        return Comparison(info["name"], str(gp), str(tp),
+                          [f"{tp}: the run has {len(got):,} golden events, over the limit of "
+                           f"{MAX_GOLDEN_EVENTS:,} a golden may hold: not compared"], False, note)
+    diff = header_problems(g, info, len(got)) + compare_events(g.events, got, tol, unordered_ports)
     return Comparison(info["name"], str(gp), str(tp), diff, not diff, note)
 
 
@@ -644,54 +784,66 @@ def format_comparison(c: Comparison) -> str:
 
 # --------------------------------------------------------------------------- CLI
 
+def _too_big(events: list[Event], text: str) -> str:
+    """Why a golden of these events would be refused when read ('' if it would not)."""
+    if len(events) > MAX_GOLDEN_EVENTS:
+        return f"{len(events):,} golden events, over the limit of {MAX_GOLDEN_EVENTS:,}"
+    if len(text.encode("utf-8")) > MAX_GOLDEN_BYTES:
+        return f"{len(text.encode('utf-8')):,} bytes, over the limit of {MAX_GOLDEN_BYTES:,}"
+    longest = max(map(len, text.split("\n")))
+    if longest > MAX_LINE:
+        return f"a line of {longest:,} characters, over the limit of {MAX_LINE:,}"
+    return ""
+
+
 def _cmd_record(args, update=False) -> int:
     status = 0
     gdir = Path(args.golden_dir)
     gdir.mkdir(parents=True, exist_ok=True)
     for d in run_dirs(args.out_dirs):
-        info = run_info(d)
-        if info["backend"] in UNTIMED_BACKENDS:
-            info["time_tolerance"] = "any"   # deterministic decisions, wall-clock timing
-        elif info["backend"] not in DETERMINISTIC_BACKENDS:
+        info = run_info(d)   # its header: the link level, a wall-clock backend's tolerance
+        if info["backend"] not in DETERMINISTIC_BACKENDS | UNTIMED_BACKENDS:
             print(f"{info['name']}: skipped, backend {info['backend']} is not deterministic")
             continue
-        else:
-            info["link_mode"] = run_link_mode(info["result"])
-            own = scenario_link_mode(info["spec"]) if info["backend"] == "systemc" else None
-            if own is not None and info["link_mode"] and own != info["link_mode"]:
-                print(f"{info['name']}: not recorded, the run's link level is "
-                      f"{info['link_mode']} but the scenario's own is {own} (SATASIM_LINK_MODE "
-                      f"set?): a golden records the scenario at its own level; rerun without it")
-                status = 1
-                continue
+        own, rlevel = info["own_link_mode"], info["run_link_mode"]
+        if own is not None and rlevel and own != rlevel:
+            print(f"{info['name']}: not recorded, the run's link level is "
+                  f"{rlevel} but the scenario's own is {own} (SATASIM_LINK_MODE "
+                  f"set?): a golden records the scenario at its own level; rerun without it")
+            status = 1
+            continue
         if info["verdict"] != "pass" and not args.allow_fail:
             print(f"{info['name']}: not recorded, the run failed ({info['verdict']}: "
                   f"{'; '.join(info['result'].get('reasons', []))}); --allow-fail records it anyway")
             status = 1
             continue
         events = events_from_trace(d / "trace.jsonl")
+        text = render_golden(info, events)
+        if (why := _too_big(events, text)):
+            print(f"{info['name']}: not recorded, the run has {why} (a golden is the reviewed "
+                  f"decision subset: shorten the scenario)")
+            status = 1
+            continue
         gp = golden_path(gdir, info["name"], info["controller"])
         if gp.exists() and not update:
             print(f"{info['name']}: {gp} exists, left as is (use update to rewrite it)")
             continue
         if gp.exists():
-            old = read_golden(gp)
-            if golden_unordered_ports(old):
-                info["ordering"] = "unordered-ports"   # a reviewed setting: kept on update
-            if "time_tolerance" not in info and golden_tolerance(old) is not None:
-                info["time_tolerance"] = old.header["time_tolerance"].strip()   # reviewed: kept
-            tol = parse_tolerance(info["time_tolerance"]) if info.get("time_tolerance") else EXACT
-            diff = compare_events(old.events, events, tol, bool(info.get("ordering")))
-            if not diff and old.header.get("format") == str(FORMAT_VERSION) \
-                    and old.header.get("time_tolerance") == info.get("time_tolerance") \
-                    and old.header.get("link_mode") == info.get("link_mode"):
-                print(f"{info['name']}: {gp} unchanged")
-                continue
-            print(f"--- {gp} (old)\n+++ {gp} (new, from {d / 'trace.jsonl'})")
-            print("\n".join(diff) if diff else "(events unchanged, header rewritten)")
+            try:
+                old = read_golden(gp)
+            except TraceError as e:   # update is how a corrupt golden is mended
+                print(f"--- {gp} (old, unreadable: {e.what})\n+++ {gp} (new, from {d / 'trace.jsonl'})")
+            else:
+                tol, _ = run_tolerance(info)
+                diff = compare_events(old.events, events, tol)
+                if not diff and not header_problems(old, info, len(events)):
+                    print(f"{info['name']}: {gp} unchanged")
+                    continue
+                print(f"--- {gp} (old)\n+++ {gp} (new, from {d / 'trace.jsonl'})")
+                print("\n".join(diff) if diff else "(events unchanged, header rewritten)")
         else:
             print(f"{info['name']}: new golden {gp} ({len(events)} events)")
-        gp.write_text(render_golden(info, events), encoding="utf-8")
+        gp.write_text(text, encoding="utf-8")
     return status
 
 
@@ -732,13 +884,12 @@ def main(argv=None) -> int:
         p.add_argument("--golden-dir", default=str(GOLDEN_DIR))
         if name == "compare":
             p.add_argument("--time-tolerance", type=parse_tolerance, default=None,
-                           help="default exact (or the golden's time_tolerance header; a run "
-                                "at another link level than the golden's: within 1%%,10us); "
-                                "'1%%,10us': a timestamp matches if within the larger of the "
-                                "two; '0' = exact; 'any' = order and content only")
+                           help="default: the run's (exact; a QEMU run: any; a run at another "
+                                "link level than its scenario's own: within 1%%,10us), never "
+                                "the golden's header; '1%%,10us': a timestamp matches if within "
+                                "the larger of the two; '0' = exact; 'any' = order and content only")
             p.add_argument("--unordered-ports", action="store_true",
-                           help="compare each port's events as its own sequence (also when "
-                                "the golden's header says `# ordering: unordered-ports`)")
+                           help="compare each port's events as its own sequence")
             p.add_argument("--skip-missing", action="store_true",
                            help="ignore runs without a golden (default: a failure)")
         else:

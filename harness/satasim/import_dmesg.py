@@ -25,7 +25,9 @@ What the scenario holds (each inferred from the report's lines):
                NCQ command keeps its tag, and the other tags of the exception's SAct are
                reads issued with it, so the run has the report's queue depth and tags
 The expected lines are the decision subset of the report, compared by address and message.
-A malformed libata line stops the import with file:line (exit 2), nothing written."""
+A malformed libata line stops the import with file:line (exit 2), nothing written. Outputs:
+a new or a regular file each (never a device node, FIFO or folder), both written or neither,
+with the usual mode (0666 less the umask)."""
 
 from __future__ import annotations
 
@@ -33,11 +35,13 @@ import argparse
 import difflib
 import os
 import re
+import stat
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from satasim.dmesg_parse import DmesgError, Report, parse
+from satasim.dmesg_parse import DmesgError, Report, parse, printable
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -51,8 +55,18 @@ WRITES = {0x61, 0x35, 0xca, 0x34, 0x39, 0xc5, 0x30, 0x3d}
 FLUSHES = {0xe7, 0xea}
 
 
-def expected_lines(rep: Report) -> list[str]:
-    return [f"{addr}: {msg}" for _, _, addr, msg in rep.lines if DECISION.match(msg)]
+def expected_lines(rep: Report, portmap: dict[int, int] | None = None) -> list[str]:
+    """The report's decision lines, `ataN[.DD]: message`, with the log's port numbers moved
+    to the scenario's (`portmap`: log port -> controller port, both 0-based)."""
+    out = []
+    for _, _, addr, msg in rep.lines:
+        if not DECISION.match(msg):
+            continue
+        if portmap:
+            m = re.match(r"^ata(\d+)(.*)$", addr)
+            addr = f"ata{portmap.get(int(m.group(1)) - 1, int(m.group(1)) - 1) + 1}{m.group(2)}"
+        out.append(f"{addr}: {msg}")
+    return out
 
 
 def _op(c) -> str:
@@ -77,178 +91,797 @@ def _ms(t: float) -> str:
     return f"{max(1, round(t * 1000))}ms"
 
 
-def build_scenario(rep: Report, name: str) -> tuple[str, list[str]]:
-    """The scenario text, and notes on what could not be expressed."""
-    notes: list[str] = []
-    out = [f"# imported by satasim import-dmesg from {os.path.basename(rep.file)}",
+# SError bits of a PHY event (PHYRdyChg, CommWake, DevExch)
+_PHY_EVENT = (1 << 16) | (1 << 18) | (1 << 26)
+# what a request may wait before it is issued: libata's speed-down windows are 5 and 10
+# minutes, so a longer quiet time between two errors of a report changes nothing
+MAX_GAP_S = 20 * 60
+DEFAULT_TIMEOUT_S = 30
+SCSI_TRIES = 6       # the first try and the SCSI layer's 5 retries (the stack's max_retries)
+
+
+def _controller(rep: Report) -> tuple[str, str]:
+    """The controller model for the report's driver (a note when it is a stand-in): the
+    driver of the ports the report is about (their SCSI hosts, their port description
+    lines), else the one a host line names."""
+    active = {p for p, _ in rep.disks} | {e.port for e in rep.exceptions}
+    named = {rep.port_driver[p] for p in active if p in rep.port_driver}
+    drv = named.pop() if len(named) == 1 else rep.driver
+    if drv == "sff":
+        if rep.driver not in ("sata_sil", "ata_piix"):
+            return "piix", "a taskfile (SFF) port with no driver named: piix stands in"
+        drv = rep.driver
+    desc = " ".join(d for e in rep.exceptions for d in e.desc)
+    texts = " ".join(m for _, _, _, m in rep.lines)
+    if drv == "ahci":
+        return "ahci", ""
+    if drv == "sata_sil24":
+        return "sil24", ""
+    if drv == "sata_sil":
+        return "sil3112", ""
+    if drv == "ata_piix":
+        return "piix", ("the ports are parallel ATA (PATA): satasim's piix is the ICH's SATA function "
+                        "in IDE mode, PATA cables and MWDMA are not modelled") if rep.pata else ""
+    if drv.startswith("pata_") or drv == "ata_generic" or rep.pata:
+        return "piix", (f"{drv or 'a PATA driver'}: parallel ATA is not modelled; the ICH's IDE "
+                        "function (ata_piix) stands in")
+    if drv:
+        return "ahci", f"{drv} has no satasim model; ahci stands in"
+    # no driver named: what the log's own lines say
+    if "BMDMA2 stat" in desc:
+        return "sil3112", "no driver named; BMDMA2 (sata_sil) read from the log"
+    if "BMDMA stat" in desc or "to clear DRQ" in texts or "lost interrupt" in texts:
+        return "piix", "no driver named; a taskfile (SFF) controller read from the log: piix stands in"
+    if "PMP DMA CS errata" in desc or "via D2H FIS" in desc:
+        return "sil24", "no driver named; sil24's irq_stat wording read from the log"
+    if any(d.dev == 1 and rep.pmps.get(d.port) is None for d in rep.disks.values()):
+        return "piix", "no driver named; a slave device (ataN.01) read from the log: piix stands in"
+    if "soft resetting link" in texts and "SATA link" not in texts and "hard resetting link" not in texts:
+        return "piix", ("no driver named; soft resets and no SATA link status: a taskfile controller "
+                        "without SCRs, piix stands in")
+    return "ahci", ""
+
+
+@dataclass
+class _Fault:
+    spec: dict
+    fired: int = 1          # exceptions of the report it explains
+    key: tuple = ()
+    extra: list = field(default_factory=list)   # faults that fire with it (bumped alike)
+
+
+def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, int]]:
+    """The scenario text, notes on what could not be expressed (each "LINE: why"), and the
+    map from the log's ports to the scenario's (0-based)."""
+    notes: list[str] = list(rep.notes)
+    src = printable(os.path.basename(rep.file))   # a file name may hold a newline
+    ctype, why = _controller(rep)
+    if why:
+        notes.append(f"1: {why}")
+    hw_ports = {"ahci": 32, "sil24": 4, "sil3112": 2, "piix": 2}[ctype]
+    log_ports = sorted({int(re.match(r"ata(\d+)", a).group(1)) - 1 for _, _, a, _ in rep.lines})
+    base = 0
+    if log_ports and (log_ports[-1] >= hw_ports or (ctype == "ahci" and rep.ports and
+                                                   log_ports[-1] >= rep.ports and rep.ports < log_ports[-1] + 1)):
+        base = log_ports[0] - (log_ports[0] % 2 if ctype in ("piix", "sil3112") else 0)
+    portmap = {p: p - base for p in log_ports}
+    if base:
+        notes.append(f"1: the log's ata{base + 1} is the controller's first port: its lines are "
+                     f"compared as ata{1}")
+    nports = max(1, (log_ports[-1] - base + 1) if log_ports else 1)
+    if ctype == "ahci" and rep.ports and not base:
+        nports = max(nports, rep.ports)
+    nports = min(nports, hw_ports)
+    ctl = [f"type: {ctype}", f"ports: {nports}"]
+    if ctype == "ahci":
+        ctl.append(f"slots: {rep.slots}")
+        ctl.append(f"gen: {rep.gen}")
+        if rep.sss:
+            ctl.append("staggered_spinup: true")
+    if ctype == "piix" and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
+        ctl.append("map: ich6")
+    out = [f"# imported by satasim import-dmesg from {src}",
            f"name: {name}",
-           f"description: >-\n  Reproduces the libata log {os.path.basename(rep.file)}: "
-           f"{len(rep.exceptions)} exception(s) on {len(rep.disks)} disk(s).",
-           "seed: 1", "time_limit: 900s",
-           f"controller: {{type: ahci, ports: {max(rep.ports, 1)}, slots: {rep.slots}, gen: {rep.gen}}}"]
-    force = []
-    for f in rep.force:
-        m = re.match(r"^ata(\d+)(?:\.(\d\d))?: FORCE: (PHY spd limit set to (\S+)|horkage modified \((\w+)\)|"
-                     r"xfer_mask set to (\S+))", f)
-        if m:
-            ident = m.group(1) + (f".{m.group(2)}" if m.group(2) else "")
-            force.append(f"{ident}:{m.group(4) or m.group(5) or m.group(6)}")
-    if force:
-        out.append(f"host: {{force: \"{','.join(force)}\"}}")
-    out.append("devices:")
-    for port in sorted(rep.disks):
-        d = rep.disks[port]
-        if not d.model:
-            continue  # a link without a disk identity (e.g. a PMP or an ATAPI we do not model)
-        gen = f", gen: {d.gen}" if d.gen and d.gen < rep.gen else ""
-        out.append(f"  - {{port: {port}, model: {yaml_str(d.model[:40])}, firmware: {yaml_str(d.firmware[:8])}, "
-                   f"capacity: {d.sectors or 1953525168}, ata_major: {min(max(d.ata_major, 1), 14)}, "
-                   f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
-                   f"lba48: {str(d.lba48).lower()}, ncq: {str(d.ncq).lower()}, "
-                   f"ncq_depth: {min(max(d.ncq_depth, 1), 32)}, udma: {min(d.max_udma, 6)}{gen}, "
-                   f"timing: {{kind: ssd}}}}")
-    # One fault per distinct (port, kind, command) with the number of times the report
-    # shows it (the retries of one command are the stack's to make), one request per
-    # distinct failed command.
-    faults: dict[str, int] = {}
-    work: list[str] = []
-    n_requests = 0  # requests for failed commands (not the queue fillers)
-    seen: set[tuple] = set()
-    for e in rep.exceptions:
-        d = rep.disks.get(e.port)
-        if e.dev is None or not e.commands:
-            if any("PHYRdyChg" in x or "DevExch" in x for x in e.desc) and \
-                    any(p == e.port and ln > e.line for ln, _, p in rep.link_down):
-                faults.setdefault(f"{{kind: unplug, port: {e.port}, at: {_ms(e.t - rep.boot_end)}}}", 0)
-            else:
-                notes.append(f"{e.line}: link exception without a failed command: not reproduced")
+           f"description: >-\n  Reproduces the libata log {src}: "
+           f"{len(rep.exceptions)} exception(s) on {len(rep.disks)} device(s).",
+           "seed: 1"]
+    limit_line = len(out)
+    out.append(f"controller: {{{', '.join(ctl)}}}")
+    # disks: every device address the log names (an excerpt often starts after the boot probe)
+    disks = {}
+    for (port, dev), d in sorted(rep.disks.items()):
+        if port not in portmap or dev == 15:
             continue
-        group: list[str] = []  # this exception's new requests, issued at one instant
-        for c in e.commands:
-            op = _op(c)
-            lba_range = f"[{c.lba}, {c.lba + max(c.sectors, 1) - 1}]"
-            match = "{op: flush}" if op == "flush" else f"{{op: {op}, lba: {lba_range}}}"
-            if "timeout" in c.emask_desc:
-                f = f"kind: hang, port: {e.port}, on_cmd: {match}"
-            elif "ATA bus error" in c.emask_desc or "ICRC" in c.error_bits:
-                f = (f"kind: crc, port: {e.port}, dir: {'h2d' if op == 'write' else 'd2h'}, fis: data, "
-                     f"{_symbol(e.serr)}on_cmd: {match}")
-            elif "UNC" in c.error_bits or "IDNF" in c.error_bits:
-                kind = "unc" if "UNC" in c.error_bits else "idnf"
-                f = f"kind: media_error, port: {e.port}, on_cmd: {{op: {op}, lba: [{c.res_lba}, {c.res_lba}]}}, error: {kind}"
-            elif op == "flush" or "ABRT" in c.error_bits or "DF" in c.status_bits:
-                kind = "write_fault" if "DF" in c.status_bits else "abrt"
-                f = f"kind: media_error, port: {e.port}, on_cmd: {match}, error: {kind}"
-            else:
-                notes.append(f"{c.line}: failed command with Emask 0x{c.emask:x} ({c.emask_desc}): "
-                             "no fault kind for it")
-                continue
-            faults[f] = faults.get(f, 0) + 1
-            if d is None or not d.model:
-                continue
-            if op == "flush":
-                req = f"  - {{kind: request, device: {e.port}, op: flush}}"
-            else:
-                # the protocol of the first failure (EH may turn NCQ off for the retries)
-                req = (f"  - {{kind: request, device: {e.port}, op: {op}, lba: {c.lba}, "
-                       f"sectors: {max(c.sectors, 1)}, mode: {'ncq' if c.ncq else 'dma'}, verify: false"
-                       + (f", tag: {c.tag}" if c.ncq else "") + "}")
-            key = (e.port, op, c.lba, c.sectors)  # its retries (NCQ off or not) are the stack's
-            if key not in seen:
-                seen.add(key)
-                group.append(req)
-        if group:
-            n_requests += len(group)
-            work.extend(_issue_together(group + _queue_fillers(e)))
-    fault_lines = []
-    for f, n in faults.items():
-        if f.startswith("{kind: unplug"):
-            fault_lines.append(f"  - {f}")
-        elif "kind: media_error" in f:
-            fault_lines.append(f"  - {{{f}, count: {n}}}" if n == 1 else
-                               f"  - {{{f}, count: 1, repeat: {n}, every_cmds: 1}}")
-        else:
-            fault_lines.append(f"  - {{{f}}}" if n == 1 else f"  - {{{f}, repeat: {n}, every_cmds: 1}}")
-    faults = fault_lines
-    errors = len(rep.io_errors)  # requests the block layer gave up on
-    out.append("workload:" if work else "workload: []")
-    out.extend(work)
-    out.append("faults:" if faults else "faults: []")
-    out.extend(faults)
+        if not (d.evidence or d.link_up or (d.port_link_up and port not in rep.pmps)):
+            continue        # an empty connector: its link was only reset or went down
+        if d.atapi:
+            notes.append(f"1: ata{port + 1}.{dev:02d} is an ATAPI device: not modelled")
+            continue
+        pmp = port in rep.pmps
+        if dev and not pmp and not (ctype == "piix" and dev == 1):
+            notes.append(f"1: ata{port + 1}.{dev:02d}: a device {dev} on a port without a port "
+                         "multiplier is not modelled")
+            continue
+        disks[(port, dev)] = d
+    force = _force(rep, ctype, portmap, notes)
+    host = []
+    policy, why = _policy(rep)
+    if policy:
+        host.append(f"eh_policy: {policy}")
+        notes.append(why)
+    if force:
+        host.append(f"force: {yaml_str(force)}")
+    if host:
+        out.append(f"host: {{{', '.join(host)}}}")
+    pmps = sorted({p for p, _ in disks if p in rep.pmps})
+    if pmps:
+        out.append("pmps:")
+        for p in pmps:
+            fan = max([rep.pmps[p]] + [dev + 1 for q, dev in disks if q == p])
+            out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}}}")
+    plan = _Plan(rep, disks, portmap, ctype, notes)
+    plan.run()
+    out.append("devices:" if disks else "devices: []")
+    for (port, dev), d in disks.items():
+        where = f"port: {portmap[port]}" + (f", pmp_port: {dev}" if port in rep.pmps else
+                                             ", devno: 1" if dev == 1 else "")
+        cap = max(d.sectors or 1953525168, d.max_lba)
+        if not d.identified and d.max_lba < (1 << 28) and any(
+                c.opcode == 0xe7 for e in rep.exceptions if (e.port, e.dev) == (port, dev) for c in e.commands):
+            # libata flushes with FLUSH CACHE EXT only from 2^28 sectors on (ATA_DFLAG_FLUSH_EXT)
+            cap = (1 << 28) - 1
+        if not d.lba48 and cap > (1 << 28) - 1:
+            d.lba48 = True
+        ncq = d.ncq if d.identified else plan.ncq.get((port, dev), False) or ctype == "sil24"
+        gen = f", gen: {d.gen}" if d.gen and d.gen < rep.gen and ctype == "ahci" else ""
+        if not d.identified and (u := re.match(r"UDMA/(\d+)", d.configured)):
+            # the mode it was first configured for: the highest its cable and it allow
+            d.max_udma = {"16": 0, "25": 1, "33": 2, "44": 3, "66": 4, "100": 5, "133": 6}.get(u.group(1), 6)
+        ident = (f", model: {yaml_str(d.model[:40])}, firmware: {yaml_str(d.firmware[:8])}" if d.identified else "")
+        # a disk that appears is read (its partition table) before anything else: the first
+        # verified transfer, which libata's speed-down rules count on
+        attach = ", attach_read: true" if (port, dev) not in plan.no_attach else ""
+        dsc = ", status_dsc: false" if plan.status_dsc((port, dev)) is False else ""
+        out.append(f"  - {{{where}{ident}, capacity: {cap}, ata_major: {min(max(d.ata_major, 1), 14)}, "
+                   f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
+                   f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and ctype not in ('piix', 'sil3112')).lower()}, "
+                   f"ncq_depth: {min(max(d.ncq_depth, 1), 32)}, udma: {min(d.max_udma, 6)}{gen}{attach}{dsc}, "
+                   f"timing: {{kind: ssd}}}}")
+    out.append("workload:" if plan.work else "workload: []")
+    out.extend(plan.work)
+    out.append("faults:" if plan.faults else "faults: []")
+    for f in plan.faults:
+        out.append("  - {" + ", ".join(v if k == "_w" else f"{k}: {v}" for k, v in f.spec.items()) + "}")
     out.append("expect:")
-    out.append("  all_devices_found: true")
-    out.append(f"  io_errors_max: {max(errors, n_requests)}")
-    out.append(f"  absent_after: [{', '.join(str(p) for p in sorted({p for _, _, p in rep.link_down}))}]")
-    return "\n".join(out) + "\n", notes
+    out.append("  all_devices_found: false")
+    out.append(f"  io_errors_max: {max(len(rep.io_errors), plan.n_requests)}")
+    gone = sorted(plan.gone)
+    out.append("  absent_after: [" + ", ".join(
+        f"{{port: {portmap[p]}, pmp_port: {d}}}" if p in rep.pmps else
+        (f"{{port: {portmap[p]}, devno: 1}}" if d == 1 else str(portmap[p])) for p, d in gone) + "]")
+    out.insert(limit_line, f"time_limit: {max(900, int(plan.clock) + 900)}s")
+    return "\n".join(out) + "\n", notes, portmap
 
 
-def _issue_together(reqs: list[str]) -> list[str]:
-    """One exception's requests: the first waits for everything before it (barrier), the
-    rest go out at the same instant, so they are in flight together as in the report."""
-    return [r[:-1] + (", barrier: true}" if i == 0 else ", barrier: false}") for i, r in enumerate(reqs)]
+def _policy(rep: Report) -> tuple[str, str]:
+    """The EH profile whose wording the report's kernel has: libata-modern (the default) is
+    6.1's; a report that says "disabled", or reports an EH run in which no command failed
+    (a link exception, or resets with no exception before them), comes from a kernel before
+    that: libata-4.x (the same rules). A "Linux version" line decides first."""
+    if rep.kernel:
+        v = tuple(int(x) for x in re.findall(r"\d+", rep.kernel)[:2])
+        return ("", "") if v >= (5, 17) else \
+            ("libata-4.x", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-4.x")
+    # the wording the report has, line by line: 6.x's, or the older kernels'
+    old, new = [], []
+    for no, _, _, msg in rep.lines:
+        if msg == "disable device" or re.match(r"^cmd .* ncq dma \d+ (in|out)$", msg):
+            new.append(no)
+        elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
+            old.append(no)
+    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands]
+    if len(old) > len(new):
+        return "libata-4.x", (f"{min(old)}: the wording of kernels before 6.x ('disabled', 'ncq 4096 in', an EH "
+                              f"run reported with no failed command: {len(old)} line(s)): libata-4.x")
+    return "", ""
 
 
-def _queue_fillers(e) -> list[str]:
-    """The rest of an NCQ exception's queue: one read per tag of its SAct that no failed
-    command holds, with that tag, so the run has the report's queue depth and tags (its
-    SAct and cmd lines). They read sectors no failed command of the exception touches."""
-    held = {c.tag for c in e.commands if c.ncq}
-    if not held:
-        return []
-    busy = [(c.lba, c.lba + max(c.sectors, 1)) for c in e.commands]
-    out, lba = [], 0
-    for t in (t for t in range(32) if e.sact >> t & 1 and t not in held):
-        while (hit := [hi for lo, hi in busy if lo < lba + 8 and lba < hi]):
-            lba = max(hit)
-        out.append(f"  - {{kind: request, device: {e.port}, op: read, lba: {lba}, sectors: 8, mode: ncq, "
-                   f"verify: false, tag: {t}}}")
-        lba += 8
-    return out
+def _force(rep: Report, ctype: str, portmap: dict[int, int], notes: list[str]) -> str:
+    """libata.force as the kernel applied it: the boot command line's parameter when the log
+    has it (parsed once), else what its `FORCE:` lines say; values satasim does not model
+    are left out with a note, ports moved to the scenario's numbering."""
+    entries: list[tuple[str, str]] = []      # (id, value)
+    if rep.cmdline_force:
+        ident = ""
+        for item in rep.cmdline_force.split(","):
+            m = re.match(r"^(?:(\d+)(?:\.(\d+))?:)?(.+)$", item.strip())
+            if not m:
+                continue
+            if m.group(1):
+                ident = m.group(1) + (f".{int(m.group(2)):02d}" if m.group(2) else "")
+            entries.append((ident, m.group(3)))
+        line = rep.cmdline_line
+    else:
+        for f in rep.force:
+            m = re.match(r"^ata(\d+)(?:\.(\d\d))?: FORCE: (?:PHY spd limit set to (\S+)|horkage modified "
+                         r"\((\w+)\)|xfer_mask set to (\S+))", f)
+            if m:
+                ident = m.group(1) + (f".{m.group(2)}" if m.group(2) else "")
+                entries.append((ident, m.group(3) or m.group(4) or m.group(5)))
+        line = 1
+    ok = re.compile(r"^(1\.5Gbps|3\.0Gbps|noncq|ncq|udma[0-7]|udma/?(16|25|33|44|66|100|133)|mwdma[0-4]|pio[0-6])$")
+    out, seen = [], set()
+    for ident, value in entries:
+        if not ok.match(value):
+            notes.append(f"{line}: libata.force value {value!r}: not modelled by satasim, left out")
+            continue
+        if value in ("noncq", "ncq") and ctype in ("piix", "sil3112"):
+            continue
+        if ident:
+            port = int(ident.split(".")[0]) - 1
+            if port not in portmap:
+                continue
+            ident = str(portmap[port] + 1) + ident[len(ident.split(".")[0]):]
+        item = f"{ident}:{value}" if ident else value
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return ",".join(out)
+
+
+def _kind_of(e, c) -> str:
+    """What went wrong with one failed command, in the fault vocabulary."""
+    if c.res_status & 0x80 and not c.emask & 0x4:
+        return "hsm"        # BSY: the other bits of the taskfile mean nothing
+    if c.emask & 0x20:
+        return "host_bus"
+    if c.emask & 0x10 and e.serr & _PHY_EVENT and e.frozen:
+        return "flap"       # the link dropped under the command (it may have timed out too)
+    if c.emask & 0x4 or "timeout" in c.emask_desc:
+        return "timeout"
+    if c.emask & 0x10 or "ICRC" in c.error_bits:
+        return "bus"
+    if "UNC" in c.error_bits or "IDNF" in c.error_bits or "AMNF" in c.error_bits or c.emask & 0x8:
+        return "media"
+    if "DF" in c.status_bits:
+        return "write_fault"
+    if "ABRT" in c.error_bits:
+        return "abrt"
+    if c.emask & 0x1 and c.ncq and not c.res_status & 0x01:
+        return "no_ncq_log"     # a device error whose culprit the NCQ log did not name
+    if c.emask & 0x2:
+        return "hsm"
+    return ""
+
+
+class _Plan:
+    """Faults and requests that make the stack go through the report's exceptions.
+
+    Per device, each exception's failed commands are the report's requests; a command that
+    fails again in the next exception of its device is the stack's own retry (libata and the
+    SCSI layer retry every error but a media error, up to SCSI_TRIES tries), so it is no new
+    request, and the fault that failed it fires once more (its repeat). A media error is
+    never retried: the sector stays bad (count 0) and each failure is a request of its own.
+    Requests go out at the report's times (gaps over MAX_GAP_S shortened) when it has
+    times, else one exception after the other."""
+
+    def __init__(self, rep, disks, portmap, ctype, notes):
+        self.rep, self.disks, self.portmap, self.ctype, self.notes = rep, disks, portmap, ctype, notes
+        self.work: list[str] = []
+        self.faults: list[_Fault] = []
+        self.gone: set[tuple[int, int]] = set()
+        self.ncq: dict[tuple[int, int], bool] = {}
+        self.had_error: set[tuple[int, int]] = set()
+        self.pulled: set[int] = set()      # ports whose drive an unplug fault pulled
+        self.attach_fails: set[tuple[int, int]] = set()   # the attach read is the first failure
+        self.no_attach: set[tuple[int, int]] = set()      # an attach read would hit a fault
+        self.n_requests = 0
+        self.clock = 0.0
+        times = sorted({t for _, t, _, _ in rep.lines})
+        self.timed = len(times) > 1
+        self.anchors: list[float] = []
+
+    # ---- time: the report's seconds -> seconds after the workload starts, which is the end
+    # of the report's boot probe when it has one, else a second before its first event
+    START = 1.0
+
+    def sim(self, t: float) -> float:
+        start = 0.0 if self.rep.boot_end else self.START
+        if not self.timed:
+            return start
+        a = [x for x in self.anchors if x >= self.rep.boot_end] or [self.rep.boot_end]
+        cum, prev = 0.0, a[0]
+        for x in a:
+            if x > t:
+                break
+            cum += min(x - prev, MAX_GAP_S)
+            prev = x
+        return start + cum + min(max(t - prev, 0.0), MAX_GAP_S)
+
+    def where(self, port: int, dev: int | None, key: str = "port") -> str:
+        w = f"{key}: {self.portmap[port]}"
+        if port in self.rep.pmps and dev is not None:
+            w += f", pmp_port: {dev}"
+        elif dev == 1:
+            w += ", devno: 1"
+        return w
+
+    def run(self):
+        rep = self.rep
+        for e in rep.exceptions:
+            for c in e.commands:
+                if c.ncq:
+                    self.ncq[(e.port, e.dev)] = True
+        # issue times: a timed-out command went out one timeout before its exception
+        issue = {}
+        for e in rep.exceptions:
+            kinds = {_kind_of(e, c) for c in e.commands}
+            issue[e.line] = e.t - DEFAULT_TIMEOUT_S if kinds == {"timeout"} else e.t
+        self.anchors = sorted({t for _, t, _, _ in rep.lines} | set(issue.values()))
+        live: dict[tuple, dict] = {}
+        chain: dict[tuple, tuple[_Fault, frozenset]] = {}
+        last_t: dict[tuple, float] = {}
+        for e in rep.exceptions:
+            if e.port not in self.portmap:
+                continue
+            key = (e.port, e.dev if e.dev is not None else 0)
+            if e.dev is None or not e.commands:
+                self.link_event(e)
+                continue
+            if key not in self.disks:
+                self.notes.append(f"{e.line}: exception of ata{e.port + 1}.{e.dev:02d}, a device "
+                                  "the scenario does not have: not reproduced")
+                continue
+            cmds = [c for c in e.commands if c.opcode or c.name]
+            kinds = [_kind_of(e, c) for c in cmds]
+            ids = [(_op(c), c.lba, c.sectors) for c in cmds]
+            st = live.setdefault(key, {})
+            fresh = e.t - last_t.get(key, e.t) > 2 * DEFAULT_TIMEOUT_S + 60
+            last_t[key] = e.t
+            if fresh:
+                st.clear()
+            retried = [i for i in ids if i in st]
+            # commands of the last exception that are not failed again succeeded on retry
+            for i in list(st):
+                if i not in ids and "timeout" in kinds:
+                    del st[i]
+            prev = chain.get(key)
+            if prev and ids and all(i in st for i in ids) and frozenset(ids) <= prev[1]:
+                f = prev[0]
+                f.fired += 1
+                self.bump(f)
+            else:
+                f = self.fault_for(e, cmds, kinds)
+                same = next((g for g in self.faults if f is not None and g.spec == f.spec and
+                             f.spec["kind"] == "media_error" and f.spec.get("count") == "0"), None)
+                if same is not None:
+                    f = same        # the same bad sector again: it is still bad
+                    chain[key] = (f, frozenset(ids))
+                elif f is not None:
+                    chain[key] = (f, frozenset(ids))
+                    self.faults.append(f)
+                    self.identify_failures(e, f)
+                new = [(c, i) for c, i in zip(cmds, ids) if i not in retried]
+                reqs = []
+                for c, i in new:
+                    if key not in self.had_error and _op(c) == "read" and c.lba == 0 and \
+                            c.sectors == 8 and not rep.disks[key].boot:
+                        # the first read of a disk, of its partition table: the attach read
+                        self.attach_fails.add(key)
+                        continue
+                    if _op(c) == "read" and c.lba < 8 and key not in self.attach_fails:
+                        # a fault there would fire on the attach read, which the report's
+                        # system did long before (or without an error)
+                        self.no_attach.add(key)
+                    r = self.request(e, c)
+                    if r:
+                        reqs.append(r)
+                if reqs:
+                    self.n_requests += len(reqs)
+                    self.issue(e, issue[e.line], reqs + self.fillers(e, cmds))
+            self.had_error.add(key)
+            for c, i, k in zip(cmds, ids, kinds):
+                n = st.get(i, 0) + 1
+                if k == "media" or n >= SCSI_TRIES:
+                    st.pop(i, None)
+                else:
+                    st[i] = n
+        self.orphan_resets(rep)
+        self.ends(rep)
+        self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
+
+    def orphan_resets(self, rep):
+        """Resets of a device's port with no exception before them in the excerpt (it starts
+        inside the EH run): the drive stopped answering. Its firmware hangs (sitting through
+        the COMRESETs the log shows fail; for ever when EH gave up or disabled it) and its
+        PHY drops for a moment, which starts EH."""
+        for (port, dev), d in self.disks.items():
+            if dev or port in rep.pmps:
+                continue
+            first_exc = min([e.line for e in rep.exceptions if e.port == port] or [1 << 30])
+            run = [(no, t, m) for no, t, a, m in rep.lines
+                   if no < first_exc and re.match(rf"^ata{port + 1}(\.00)?$", a)]
+            starts = [(no, t) for no, t, m in run if m.startswith(("hard resetting link", "COMRESET failed",
+                                                                    "link is slow to respond"))]
+            if not starts or any(m.startswith("configured for") and no < starts[0][0] for no, _, m in run):
+                continue
+            n = sum(m.startswith(("COMRESET failed", "softreset failed")) for _, _, m in run)
+            dead = any(m in ("disabled", "disable device") or m.startswith("reset failed") for _, _, m in run)
+            at = self.sim(starts[0][1])
+            w = self.where(port, None)
+            self.notes.append(f"{starts[0][0]}: resets with no exception before them: the drive stopped "
+                              "answering (a firmware hang, and a PHY event that starts EH)")
+            self.faults.append(_Fault({"kind": "hang", "_w": w, "at": _ms(at),
+                                       "comresets": "1000" if dead else str(n)}))
+            self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms"}))
+            self.clock = max(self.clock, at + 300)
+
+    def bump(self, f: _Fault):
+        for x in [f] + f.extra:
+            s = x.spec
+            if s["kind"] == "media_error":
+                if s.get("count", "0") != "0":
+                    s["count"] = str(f.fired)
+                continue
+            s["repeat"] = str(f.fired)
+            if "on_cmd" in s:
+                s.setdefault("every_cmds", "1")
+
+    def fault_for(self, e, cmds, kinds):
+        rep = self.rep
+        trig = cmds[0]
+        where = self.where(e.port, e.dev)
+        op = _op(trig)
+        lba_range = f"[{trig.lba}, {trig.lba + max(trig.sectors, 1) - 1}]"
+        match = "{op: flush}" if op == "flush" else f"{{op: {op}, lba: {lba_range}}}"
+        k = next((x for x in kinds if x in ("media", "abrt", "write_fault", "no_ncq_log")), kinds[0])
+        if k == "timeout" and self.ctype in ("piix", "sil3112"):
+            # a taskfile channel's device that stays busy until EH's SRST (no COMRESET there)
+            return _Fault({"kind": "bsy_stuck", "_w": where, "on_cmd": match})
+        if k == "timeout":
+            f = _Fault({"kind": "hang", "_w": where, "on_cmd": match})
+            n, gave_up = self.reset_failures(e)
+            if n or gave_up:
+                # the drive did not come back at the first COMRESET
+                f.spec["comresets"] = "1000" if gave_up else str(n)
+            return f
+        if k == "bus":
+            return _Fault({"kind": "crc", "_w": where, "dir": "h2d" if op == "write" else "d2h",
+                           "fis": "data", **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
+                           "on_cmd": match})
+        if k == "flap":
+            return _Fault({"kind": "phy_flap", "_w": where, "on_cmd": match, "down": "1ms"})
+        if k == "media":
+            c = next(c for c, x in zip(cmds, kinds) if x == "media")
+            lba = c.res_lba if c.lba <= c.res_lba < c.lba + max(c.sectors, 1) else c.lba
+            err = "idnf" if "IDNF" in c.error_bits else "unc"
+            # the bad sector itself (lba): without it the whole command's range is bad and the
+            # drive reports its first sector, not the res line's
+            return _Fault({"kind": "media_error", "_w": where,
+                           "on_cmd": f"{{op: {_op(c)}, lba: [{lba}, {lba}]}}", "lba": f"[{lba}, {lba}]",
+                           "error": err, "count": "0"})
+        if k in ("abrt", "write_fault"):
+            c = next(c for c, x in zip(cmds, kinds) if x == k)
+            if not (c.opcode in READS | WRITES | FLUSHES or c.ncq):
+                self.notes.append(f"{c.line}: {c.name} failed: not a command a request makes")
+                return None
+            m = "{op: flush}" if _op(c) == "flush" else \
+                f"{{op: {_op(c)}, lba: [{c.lba}, {c.lba + max(c.sectors, 1) - 1}]}}"
+            return _Fault({"kind": "media_error", "_w": where, "on_cmd": m, "error": k, "count": "1"})
+        if k == "no_ncq_log":
+            # every queued command failed with a plain device error: libata could not read
+            # the NCQ error log (log page 10h) that names the culprit. The drive fails the
+            # first command (ABRT: the log would have said which error) and then the log read.
+            self.notes.append(f"{trig.line}: an NCQ device error with no culprit (Emask 0x1 on every "
+                              "command): the drive's NCQ log read fails (READ LOG EXT aborted)")
+            log = _Fault({"kind": "media_error", "_w": where, "on_cmd": "{opcode: 0x2f}",
+                          "error": "abrt", "count": "1"})
+            self.faults.append(log)
+            return _Fault({"kind": "media_error", "_w": where,
+                           "on_cmd": f"{{op: {op}, lba: [{trig.lba}, {trig.lba}]}}", "error": "abrt", "count": "1"},
+                          extra=[log])
+        if k == "host_bus" and self.ctype == "ahci":
+            return _Fault({"kind": "host_bus_error", "_w": where, "on_cmd": match})
+        self.notes.append(f"{trig.line}: failed command with Emask 0x{trig.emask:x} "
+                          f"({trig.emask_desc}): no fault kind for it")
+        return None
+
+    def identify_failures(self, e, f: _Fault):
+        """IDENTIFYs that failed while EH revalidated the device after exception e ("failed to
+        IDENTIFY", "revalidation failed"): that many are aborted from the same trigger on (all
+        of them when EH disabled the device)."""
+        rep = self.rep
+        nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
+        end = nxt[0] if nxt else 1 << 30
+        run = [m for no, _, a, m in rep.lines if e.line < no < end and a.startswith(f"ata{e.port + 1}")]
+        n = sum(m.startswith("failed to IDENTIFY") for m in run)
+        if not n or "on_cmd" not in f.spec:
+            return
+        dead = any(m in ("disabled", "disable device") for m in run)
+        self.faults.append(_Fault({"kind": "identify_fail", "_w": f.spec["_w"], "on_cmd": f.spec["on_cmd"],
+                                   "count": "1000" if dead else str(n)}))
+
+    def reset_failures(self, e) -> tuple[int, bool]:
+        """The COMRESETs of the EH run after exception e that the drive did not answer
+        ("COMRESET failed", "softreset failed"), and whether EH gave up on it."""
+        rep = self.rep
+        nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
+        end = nxt[0] if nxt else 1 << 30
+        n, gave_up = 0, False
+        for no, _, addr, msg in rep.lines:
+            if not e.line < no < end or not re.match(rf"^ata{e.port + 1}(\.\d\d)?$", addr):
+                continue
+            if msg.startswith("COMRESET failed") or msg.startswith("softreset failed"):
+                n += 1
+            elif msg.startswith("reset failed, giving up"):
+                gave_up = True
+            elif msg.startswith("configured for"):
+                break
+        return n, gave_up
+
+    def status_dsc(self, key) -> bool | None:
+        """Whether the drive sets DSC in its status, from the res lines that show a status it
+        sent itself (a timeout's is the last Register FIS; a non-queued error's its own)."""
+        votes = []
+        for e in self.rep.exceptions:
+            if (e.port, e.dev if e.dev is not None else 0) != key:
+                continue
+            for c in e.commands:
+                s = c.res_status
+                if not c.has_res or s & 0x80 or not s & 0x40:
+                    continue
+                if ("timeout" in c.emask_desc and not s & 0x01) or (not c.ncq and s & 0x01):
+                    votes.append(bool(s & 0x10))
+        return None if not votes else votes.count(True) >= votes.count(False)
+
+    def request(self, e, c) -> str:
+        where = self.where(e.port, e.dev, "device")
+        op = _op(c)
+        if op == "flush":
+            return f"  - {{kind: request, {where}, op: flush}}"
+        if not (c.opcode in READS | WRITES or c.ncq):
+            self.notes.append(f"{c.line}: {c.name} is not a command a request makes: not reproduced")
+            return ""
+        mode = "ncq" if c.ncq else "pio" if c.prot == "pio" or c.opcode in (0x20, 0x30, 0x24, 0x34, 0xc4, 0xc5, 0x29, 0x39) \
+            else "dma"
+        if self.ctype in ("piix", "sil3112") and mode == "ncq":
+            mode = "dma"
+        tag = f", tag: {c.tag}" if self.ctype == "ahci" or mode == "ncq" else ""
+        return (f"  - {{kind: request, {where}, op: {op}, lba: {c.lba}, sectors: {max(c.sectors, 1)}, "
+                f"mode: {mode}, verify: false{tag}}}")
+
+    def fillers(self, e, cmds) -> list[str]:
+        """The rest of an NCQ exception's queue: one read per tag of its SAct that no failed
+        command holds, with that tag, so the run has the report's queue depth and tags (its
+        SAct and cmd lines). They read sectors no failed command of the exception touches."""
+        held = {c.tag for c in cmds if c.ncq}
+        if not held or self.ctype != "ahci" and self.ctype != "sil24":
+            return []
+        busy = [(c.lba, c.lba + max(c.sectors, 1)) for c in cmds]
+        out, lba = [], 0
+        where = self.where(e.port, e.dev, "device")
+        for t in (t for t in range(32) if e.sact >> t & 1 and t not in held):
+            while (hit := [hi for lo, hi in busy if lo < lba + 8 and lba < hi]):
+                lba = max(hit)
+            out.append(f"  - {{kind: request, {where}, op: read, lba: {lba}, sectors: 8, mode: ncq, "
+                       f"verify: false, tag: {t}}}")
+            lba += 8
+        return out
+
+    def issue(self, e, t_issue, reqs):
+        """One exception's requests, issued at one instant: at the report's time when it has
+        times, else after everything before them (barrier)."""
+        at = self.sim(t_issue) if self.timed else None
+        for i, r in enumerate(reqs):
+            if at is not None:
+                r = r[:-1] + f", delay: {_ms(at)}}}"
+            else:
+                r = r[:-1] + (", barrier: true}" if i == 0 else ", barrier: false}")
+            self.work.append(r)
+        if at is not None:
+            self.clock = max(self.clock, at + 3 * DEFAULT_TIMEOUT_S * SCSI_TRIES)
+        else:
+            self.clock += 3 * DEFAULT_TIMEOUT_S * SCSI_TRIES
+
+    def link_event(self, e):
+        """A link-level exception (no failed command): a PHY event. The link came back (link up
+        and a device configured before the next exception of the port): the PHY dropped for
+        that long (phy_flap); it stayed down: the drive was pulled (unplug)."""
+        rep = self.rep
+        key = (e.port, 0)
+        if not e.serr & _PHY_EVENT:
+            self.notes.append(f"{e.line}: link exception without a failed command: not reproduced")
+            return
+        nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
+        end = nxt[0] if nxt else 1 << 30
+        after = [(no, t, m) for no, t, a, m in rep.lines if e.line < no < end and
+                 a.startswith(f"ata{e.port + 1}") and not a.startswith(f"ata{e.port + 1}.15")]
+        up = next(((no, t) for no, t, m in after if m.startswith("SATA link up")), None)
+        down = next(((no, t) for no, t, m in after if m.startswith("SATA link down")), None)
+        if key not in self.disks:
+            present = any(p == e.port for p, _ in self.disks)
+            if not present:
+                self.notes.append(f"{e.line}: a PHY event on ata{e.port + 1}, which has no device in "
+                                  "the log: not reproduced")
+                return
+        at = self.sim(e.t)
+        w = self.where(e.port, None)
+        configured = any(m.startswith("configured for") for _, _, m in after)
+        if e.port in self.pulled:
+            if up and configured:
+                # the drive pulled earlier is back: plugged in when the link came up
+                self.faults.append(_Fault({"kind": "plug", "_w": w, "at": _ms(self.sim(up[1]))}))
+                self.pulled.discard(e.port)
+            else:
+                self.notes.append(f"{e.line}: a PHY event on ata{e.port + 1} after its drive was pulled "
+                                  "(no drive on the cable): not reproduced")
+            return
+        if up and configured:
+            secs = max(0.001, min(60.0, (up[1] - e.t) - 0.5)) if self.timed and up[1] > e.t else 0.001
+            self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at),
+                                       "down": f"{max(1, round(secs * 1000))}ms"}))
+        elif down:
+            self.faults.append(_Fault({"kind": "unplug", "_w": w, "at": _ms(at)}))
+            self.pulled.add(e.port)
+        else:
+            self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms"}))
+        self.clock = max(self.clock, at + 120)
+
+    def ends(self, rep):
+        """Devices the report disables or detaches (and does not configure again)."""
+        for no, t, addr, msg in rep.lines:
+            m = re.match(r"^ata(\d+)(?:\.(\d\d))?$", addr)
+            key = (int(m.group(1)) - 1, int(m.group(2) or 0))
+            if msg in ("disabled", "disable device") or msg.startswith("detaching ("):
+                if key in self.disks:
+                    self.gone.add(key)
+            elif msg.startswith("configured for"):
+                self.gone.discard(key)
 
 
 def yaml_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _write_atomic(path: Path, text: str):
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+class OutputError(Exception):
+    """An output file that cannot or must not be written: 'path: why'."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a plain file"
+
+
+def _target(path: Path) -> tuple[Path, int | None]:
+    """Where `path` really is (symlinks followed) and the mode a replacement keeps (None: a
+    new file). Only a regular file is replaced: os.replace onto a device node or a FIFO
+    would put a regular file in its place (as root, -o /dev/null would)."""
+    real = Path(os.path.realpath(path))
+    try:
+        st = real.stat()
+    except FileNotFoundError:
+        if not real.parent.is_dir():
+            raise OutputError(f"{path}: its folder {real.parent} does not exist") from None
+        return real, None
+    except OSError as e:
+        raise OutputError(f"{path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"{path}: not a regular file ({_kind(st.st_mode)}); "
+                          "give the name of a new or a regular file")
+    return real, stat.S_IMODE(st.st_mode)
+
+
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+def write_outputs(files: list[tuple[Path, str]], report: Path) -> None:
+    """Writes every (path, text) or none: all targets are checked first, each text goes to a
+    temporary file beside its target, and only then are they renamed into place (a failed
+    rename puts back what was there). New files get 0666 less the umask (mkstemp's 0600 is
+    for secrets), a replaced file keeps its mode."""
+    targets = [(_target(p), p) for p, _ in files]
+    seen = {os.path.realpath(report): f"{report} is the report itself"}
+    for (real, _), p in targets:
+        if str(real) in seen:
+            raise OutputError(f"{p}: {seen[str(real)]}; name the scenario NAME.yaml")
+        seen[str(real)] = f"{p} would be written twice (the scenario and its .expected)"
+    new_mode = 0o666 & ~_umask()
+    tmps, placed = [], []   # placed: (target, backup of what it replaced or None)
+    try:
+        for ((real, mode), p), (_, text) in zip(targets, files):
+            try:
+                fd, tmp = tempfile.mkstemp(dir=str(real.parent), prefix=f".{real.name}.")
+            except OSError as e:
+                raise OutputError(f"{p}: cannot write in {real.parent}: {e.strerror}") from None
+            tmps.append(tmp)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                os.fchmod(f.fileno(), new_mode if mode is None else mode)
+                f.write(text)
+        for ((real, mode), p), tmp in zip(targets, tmps):
+            backup = None
+            if mode is not None:   # keep the old file under a second name until all are in place
+                backup = tmp + ".old"
+                os.link(real, backup)
+            try:
+                os.replace(tmp, real)
+            except OSError as e:
+                if backup:
+                    os.unlink(backup)
+                raise OutputError(f"{p}: {e.strerror}") from None
+            placed.append((real, backup))
+    except BaseException:
+        for real, backup in reversed(placed):
+            if backup:
+                os.replace(backup, real)
+            else:
+                os.unlink(real)
+        for tmp in tmps:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+        raise
+    for _, backup in placed:
+        if backup:
+            os.unlink(backup)
 
 
 def import_report(report: Path, out: Path) -> tuple[Path, Path, list[str]]:
     text = report.read_text(errors="replace")
     rep = parse(text, str(report))
     name = re.sub(r"[^A-Za-z0-9_.-]", "-", out.stem) or "imported"
-    scen, notes = build_scenario(rep, name)
+    scen, notes, portmap = build_scenario(rep, name)
     exp = out.with_suffix(".expected")
-    header = [f"# expected: the libata decision lines of {report}", f"# scenario: {name}"]
-    _write_atomic(out, scen)
-    _write_atomic(exp, "\n".join(header + expected_lines(rep)) + "\n")
+    header = [f"# expected: the libata decision lines of {printable(str(report))}", f"# scenario: {name}"]
+    if any(k != v for k, v in portmap.items()):
+        header.append("# ports: " + ", ".join(f"log ata{k + 1} = ata{v + 1}" for k, v in sorted(portmap.items())))
+    write_outputs([(out, scen), (exp, "\n".join(header + expected_lines(rep, portmap)) + "\n")], report)
     return out, exp, notes
 
 
 # ---------------------------------------------------------------- diff
 
-_LOG = re.compile(r"^\[\s*\d+\.\d+\] (?P<addr>ata\d+(?:\.\d\d)?): (?P<msg>.*)$")
-
-
 def run_lines(run_dir: Path) -> list[str]:
-    out = []
-    for raw in (run_dir / "satasim.log").read_text().splitlines():
-        m = _LOG.match(raw)
-        if m and DECISION.match(m.group("msg")):
-            out.append(f"{m.group('addr')}: {m.group('msg')}")
-    return out
+    """The run's decision lines, read from its satasim.log as a report is read (the res line
+    continues its cmd line, as in the kernel's log)."""
+    text = (run_dir / "satasim.log").read_text()
+    try:
+        rep = parse(text, str(run_dir / "satasim.log"))
+    except DmesgError:
+        return []
+    return expected_lines(rep)
+
+
+def _addr(line: str) -> str:
+    return line.split(":", 1)[0]
+
+
+def _addr_key(addr: str) -> tuple[int, int]:
+    port, _, dev = addr[3:].partition(".")
+    return int(port), int(dev) if dev else -1
 
 
 def diff(expected: Path, run_dir: Path) -> tuple[int, int, list[str]]:
+    """Aligns the report's decision lines with the run's, per port and per device (each
+    address, ataN or ataN.DD, on its own): libata probes and recovers the ports of a host
+    at once, and a PMP's links reset before any of their devices is revalidated, so the
+    order between two addresses' lines is the scheduler's, not a decision; within one
+    address the order is kept. Returns (matched, total, unified diff text)."""
     want = [ln for ln in expected.read_text().splitlines() if ln and not ln.startswith("#")]
     got = run_lines(run_dir)
-    sm = difflib.SequenceMatcher(a=want, b=got, autojunk=False)
-    matched = sum(b.size for b in sm.get_matching_blocks())
-    text = list(difflib.unified_diff(want, got, "report", "satasim", lineterm="", n=1))
+    matched, text = 0, []
+    for addr in sorted({_addr(x) for x in want + got}, key=_addr_key):
+        a = [x for x in want if _addr(x) == addr]
+        b = [x for x in got if _addr(x) == addr]
+        sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+        matched += sum(blk.size for blk in sm.get_matching_blocks())
+        if a and a != b:    # (addresses the report never names are the run's own)
+            text += list(difflib.unified_diff(a, b, f"report {addr}", f"satasim {addr}", lineterm="", n=1))
     return matched, len(want), text
 
 
@@ -275,7 +908,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         scen, exp, notes = import_report(a.report, a.output)
-    except DmesgError as e:
+    except (DmesgError, OutputError) as e:
         print(f"satasim import-dmesg: {e}", file=sys.stderr)
         return 2
     except OSError as e:

@@ -14,11 +14,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+class MissingTool(FileNotFoundError):
+    """A program the harness or a test runs is not there. Its message is the whole story (one
+    line: which program, which package); harness/tests/conftest.py reports it without a
+    traceback."""
+
+
+def need_tool(name: str, package: str) -> str:
+    """The path of program `name`, or MissingTool naming the Debian package that has it
+    (tools/install_deps.sh installs every package named here: test_install_deps checks)."""
+    path = shutil.which(name)
+    if path is None:
+        raise MissingTool(f"{name} is not installed (Debian package {package}; "
+                          "bash tools/install_deps.sh installs it)")
+    return path
+
+
 def binary() -> Path:
     """The simulator under test: $SATASIM_BIN, else the release build."""
     path = Path(os.environ.get("SATASIM_BIN", ROOT / "build" / "bin" / "satasim"))
     if not path.exists():
-        raise FileNotFoundError(f"satasim binary not found at {path}: build it first")
+        raise MissingTool(f"satasim binary not found at {path}: build it first "
+                          "(bash tools/build.sh build, or set SATASIM_BIN)")
     return path
 
 

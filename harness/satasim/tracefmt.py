@@ -23,9 +23,10 @@ REQUIRED_KEYS = ("t_ns", "seq", "src", "ev", "cls", "port", "f")
 CLASSES = ("decision", "info", "cmd", "model")
 # Log levels ("lvl"): a record's msg is a line of satasim.log exactly when its level is
 # not debug (stack events: their SATA_LOG_* level; model records: debug; harness records:
-# info, or err for a failure of the run). A trace written before the field existed has no
+# info, or err for a failure of the run; cont: the second line of the record before it, a
+# libata printk of two lines). A trace written before the field existed has no
 # "lvl": its records read as info.
-LEVELS = ("err", "warn", "info", "debug")
+LEVELS = ("err", "warn", "info", "debug", "cont")
 
 
 def _check_record(rec, path, lineno):
@@ -129,6 +130,9 @@ def log_line(rec: dict, host: str) -> str | None:
         else:
             who = host if rec.get("port", -1) < 0 else ata_name(rec["port"], rec.get("link", -1),
                                                                    rec.get("dev", -1))
+        if rec.get("lvl") == "cont":
+            # a two-line printk's second line: no prefix, under the message (TraceSink::on_event)
+            return " " * (len(log_time(rec["t_ns"])) + 1) + "         " + msg + "\n"
         return f"{log_time(rec['t_ns'])} " + (f"{who}: " if who else "") + msg + "\n"
     if src == "harness":
         return f"{log_time(rec['t_ns'])} satasim: {msg}\n"

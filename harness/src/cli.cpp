@@ -1,3 +1,7 @@
+// The command line, on CLI11 (Debian's libcli11-dev): one subcommand per task, each with its
+// own --help; satasim --version. Usage errors exit 2 with the message and where to read
+// more; the fuzz-* commands and import-dmesg keep their own parsers (fuzz/fuzz_cli.cpp, the
+// Python importer) and get the rest of the line as it is.
 #include "cli.h"
 
 #include <unistd.h>
@@ -12,82 +16,42 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "backend/registry.h"
 #include "backend/rtl/rtl_backend.h"
 #include "fuzz/fuzz_cli.h"
 #include "run/runner.h"
-#include "scenario/scenario_parser.h"
 #include "run/sim_run.h"
+#include "scenario/scenario_parser.h"
 #include "scenario/units.h"
+#include "trace/eh_policy_rules.h"
 #include "trace/eh_rules.h"
 #include "trace/vcd_writer.h"
+#include "version.h"
 
 namespace satasim::harness {
 
 namespace {
 
-const char kUsage[] =
-    "usage: satasim run PATH... [--out DIR] [--jobs N] [--trace-cmds on|off] [--wall-limit SECONDS]\n"
-    "                   [--backend systemc|qemu] [--controller-rtl PROFILE] [--vcd FILE] [--vcd-signals LIST]\n"
-    "                   [--vcd-ports LIST] [--skip-refused]\n"
-    "       satasim check PATH... | check-profile PROFILE...\n"
-    "       satasim eh-check TRACE.jsonl... | eh-check --rules | eh-check --policy-rules\n"
-    "       satasim import-dmesg REPORT.txt -o SCENARIO.yaml | import-dmesg diff EXPECTED RUN_DIR\n"
-    "       satasim fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ... (docs/fuzzing.md)\n"
-    "       satasim --help\n"
-    "\n"
-    "Runs SATA scenarios: the satasim driver stack against SystemC models of an AHCI\n"
-    "controller and SATA disks.\n"
-    "\n"
-    "  run     run each scenario (a PATH that is a folder means its *.yaml files, sorted by\n"
-    "          name, not recursive) in its own process, up to --jobs at a time (default: the\n"
-    "          number of CPUs); print one verdict line per scenario and a summary.\n"
-    "          Writes DIR/<name>/{trace.jsonl,satasim.log,result.json} and DIR/summary.json\n"
-    "          (DIR defaults to ./out).\n"
-    "          --trace-cmds on|off  override the scenarios' per-command trace records\n"
-    "          --wall-limit S       kill a scenario after S seconds of wall time (default 300)\n"
-    "          --backend B          systemc (the satasim models; default) or qemu (QEMU's q35\n"
-    "                               AHCI over qtest; overrides the scenarios' backend key)\n"
-    "          --controller-rtl P   backend rtl: the controller RTL of DUT profile P (YAML, see\n"
-    "                               docs/rtl-controller.md), verilated once into a cache\n"
-    "          --skip-refused       a scenario the backend cannot model (a DUT without NCQ and an\n"
-    "                               NCQ workload) is skipped with the reason instead of\n"
-    "                               refusing the whole run\n"
-    "          --vcd FILE           write the waveform (VCD, for GTKWave) of the one scenario\n"
-    "                               given to FILE\n"
-    "          --vcd-signals LIST   signal groups, comma-separated: irq, phy, prims, fis, regs,\n"
-    "                               all (overrides the scenarios' waveform.signals; without\n"
-    "                               --vcd: every scenario writes DIR/<name>/waveform.vcd)\n"
-    "          --vcd-ports LIST     host ports whose signals are recorded, comma-separated\n"
-    "                               (overrides waveform.ports; switches waveforms on as above)\n"
-    "  check   validate scenario files only; print warnings (a fault wider than its trigger).\n"
-    "  check-profile  validate DUT profiles only (docs/rtl-controller.md), without verilating\n"
-    "          them: exit 2 with file, line and key for the first fault of each.\n"
-    "  eh-check  judge a run's trace.jsonl by libata's EH rules (docs/eh-rules.md): one line per\n"
-    "          broken rule; exit 1 if any, 2 if a file is unreadable or not a trace. --rules lists them,\n"
-    "          --policy-rules the EH profile's (its verdicts, reset choice, retries).\n"
-    "  import-dmesg  a libata kernel log -> SCENARIO.yaml + SCENARIO.expected (the report's\n"
-    "          decision lines); `diff` compares a run's satasim.log with them\n"
-    "\n"
+const char kAbout[] =
+    "Runs SATA scenarios: the satasim driver stack against SystemC models of SATA controllers,\n"
+    "port multipliers and disks, QEMU's AHCI or a controller's RTL (docs/, README.md).";
+
+const char kFooter[] =
     "Exit status: 0 every scenario passed, 1 a scenario failed, 2 malformed input (the\n"
     "message names file, line and key; nothing is written).\n"
-    "Scenario schema: scenarios/README.md.\n";
+    "Scenario schema: scenarios/README.md. Each command has its own --help.\n";
+
+const char kPassThrough[] =
+    "  import-dmesg  a libata kernel log -> SCENARIO.yaml + SCENARIO.expected (the report's\n"
+    "                decision lines); `diff` compares a run's satasim.log with them\n"
+    "  fuzz-decode|fuzz-encode|fuzz-run|fuzz-smoke|fuzz-reduce ...  (docs/fuzzing.md)\n";
 
 int usage_error(const std::string &msg) {
-    std::fprintf(stderr, "satasim: %s\n%s", msg.c_str(), kUsage);
+    std::fprintf(stderr, "satasim: %s\nRun 'satasim --help' (or 'satasim COMMAND --help') for the usage.\n",
+                 msg.c_str());
     return 2;
-}
-
-bool parse_on_off(const std::string &v, bool *out) {
-    if (v == "on" || v == "true" || v == "1") {
-        *out = true;
-        return true;
-    }
-    if (v == "off" || v == "false" || v == "0") {
-        *out = false;
-        return true;
-    }
-    return false;
 }
 
 std::string self_exe(const char *argv0) {
@@ -142,76 +106,127 @@ bool parse_vcd_ports(const std::string &v, std::vector<unsigned> *ports, std::st
     }
 }
 
-// Splits "--opt=value" / "--opt value" handling for the subcommands.
-struct ArgReader {
-    std::vector<std::string> args;
-    size_t i = 0;
-    bool value(const std::string &name, std::string *out, std::string *err) {
-        const std::string &a = args[i];
-        if (a == name) {
-            if (i + 1 >= args.size()) {
-                *err = name + " needs a value";
-                return false;
-            }
-            *out = args[++i];
-            return true;
-        }
-        if (a.rfind(name + "=", 0) == 0) {
-            *out = a.substr(name.size() + 1);
-            return true;
-        }
-        return false;
-    }
+// The options `run` and `run-one` share: the overrides of scenario keys and the waveform.
+// raw: each given option and its value again, for the scenario processes (`run-one`).
+struct SharedRunOptions {
+    std::optional<bool> trace_cmds;
+    std::optional<std::string> backend;
+    std::string vcd_file, vcd_signals, vcd_ports;
+    std::vector<std::string> raw_wave;
 };
 
-// The waveform options shared by `run` and `run-one`; true if r's current argument was one.
-// On a bad value: true with err set.
-// raw: the option and its value, to pass on to `run-one`.
-bool vcd_option(ArgReader &r, RunOneOptions &o, std::vector<std::string> *raw, std::string *err) {
-    std::string v;
-    if (r.value("--vcd", &v, err)) {
-        if (v.empty())
-            *err = "--vcd needs a file name";
-        o.vcd_file = v;
-        raw->insert(raw->end(), {"--vcd", v});
-        return true;
-    }
-    if (r.value("--vcd-signals", &v, err)) {
-        unsigned mask = 0;
-        if (parse_vcd_signals(v, &mask, err))
-            o.vcd_groups = mask;
-        raw->insert(raw->end(), {"--vcd-signals", v});
-        return true;
-    }
-    if (r.value("--vcd-ports", &v, err)) {
-        std::vector<unsigned> ports;
-        if (parse_vcd_ports(v, &ports, err))
-            o.vcd_ports = ports;
-        raw->insert(raw->end(), {"--vcd-ports", v});
-        return true;
-    }
-    return !err->empty();
+void add_shared_options(CLI::App *c, SharedRunOptions &o) {
+    c->add_option_function<std::string>(
+         "--trace-cmds", [&o](const std::string &v) { o.trace_cmds = v == "on" || v == "true" || v == "1"; },
+         "override the scenarios' per-command trace records")
+        ->check(CLI::IsMember({"on", "off", "true", "false", "1", "0"}))
+        ->type_name("on|off");
+    c->add_option_function<std::string>(
+         "--backend", [&o](const std::string &v) { o.backend = v; },
+         "systemc (the satasim models; default) or qemu (QEMU's q35 AHCI over qtest); overrides the scenarios' "
+         "backend key")
+        ->check([](const std::string &v) {
+            return find_backend(v) ? std::string() : "expected " + backend_names_or() + ", got '" + v + "'";
+        })
+        ->type_name("NAME");
+    c->add_option("--vcd", o.vcd_file, "write the waveform (VCD, for GTKWave) of the one scenario given to FILE")
+        ->type_name("FILE");
+    c->add_option("--vcd-signals", o.vcd_signals,
+                  "signal groups, comma-separated: irq, phy, prims, fis, regs, all (overrides waveform.signals; "
+                  "without --vcd every scenario writes DIR/<name>/waveform.vcd)")
+        ->type_name("LIST");
+    c->add_option("--vcd-ports", o.vcd_ports,
+                  "host ports whose signals are recorded, comma-separated (overrides waveform.ports; switches "
+                  "waveforms on as above)")
+        ->type_name("LIST");
 }
 
-// The overrides of scenario keys shared by `run` and `run-one` (--trace-cmds, --backend);
-// true if r's current argument was one. On a bad value: true with err set.
-bool override_option(ArgReader &r, std::optional<bool> *trace_cmds, std::optional<std::string> *backend,
-                     std::string *err) {
-    std::string v;
-    if (r.value("--trace-cmds", &v, err)) {
-        bool b = false;
-        if (!parse_on_off(v, &b))
-            *err = "--trace-cmds: expected on or off, got '" + v + "'";
-        *trace_cmds = b;
-        return true;
+// The options that set scenario keys from outside the files: --set (repeatable), --seed
+// and --matrix (repeatable; not on run-one, which gets each point as --set).
+struct KeyOptions {
+    std::vector<std::string> set, matrix;
+    std::optional<uint64_t> seed;
+};
+
+void add_key_options(CLI::App *c, KeyOptions &k, bool with_matrix) {
+    c->add_option("--set", k.set,
+                  "set a scenario key for every scenario, as if written in the file (repeatable): "
+                  "controller.type=sil24, devices[0].timing.kind=hdd, faults=[]")
+        ->type_name("KEY.PATH=VALUE")
+        ->take_all()
+        ->allow_extra_args(false);
+    if (!with_matrix)
+        return;
+    c->add_option("--seed", k.seed, "the scenarios' seed (the same as --set seed=N)")->type_name("N");
+    c->add_option("--matrix", k.matrix,
+                  "run every scenario once per value of this key (repeatable: the product of the axes), each run "
+                  "named NAME.VALUE...: --matrix controller.type=ahci,sil24 --matrix seed=1,2,3")
+        ->type_name("KEY.PATH=V1,V2,...")
+        ->allow_extra_args(false);
+}
+
+// The overrides and matrix axes of k; "" or the usage error.
+std::string take_key_options(const KeyOptions &k, Overrides *ov, std::vector<MatrixAxis> *axes) {
+    for (const std::string &a : k.set) {
+        ScenarioOverride o;
+        if (std::string why = parse_override(a, &o); !why.empty())
+            return "--set: " + why;
+        ov->push_back(o);
     }
-    if (r.value("--backend", &v, err)) {
-        if (!find_backend(v))
-            *err = "--backend: expected " + backend_names_or() + ", got '" + v + "'";
-        *backend = v;
-        return true;
+    if (k.seed)
+        ov->push_back({"seed", std::to_string(*k.seed)});
+    for (const std::string &a : k.matrix) {
+        ScenarioOverride o;
+        if (std::string why = parse_override(a, &o); !why.empty())
+            return "--matrix: " + why;
+        if (o.path == "name")
+            return "--matrix: a point's name is made from its values";
+        MatrixAxis axis{o.path, {}};
+        for (size_t at = 0; at <= o.value.size();) {
+            const size_t comma = std::min(o.value.find(',', at), o.value.size());
+            if (comma == at)
+                return "--matrix: '" + a + "': an empty value";
+            axis.values.push_back(o.value.substr(at, comma - at));
+            at = comma + 1;
+        }
+        axes->push_back(std::move(axis));
     }
-    return !err->empty();
+    return "";
+}
+
+// --shard K/N -> 1 <= K <= N; "" or the usage error.
+std::string parse_shard(const std::string &v, unsigned *k, unsigned *n) {
+    const size_t slash = v.find('/');
+    const auto kk = parse_uint(v.substr(0, slash)), nn = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(slash + 1));
+    if (!kk || !nn || *nn < 1 || *nn > 100000 || *kk < 1 || *kk > *nn)
+        return "--shard: expected K/N with 1 <= K <= N (the K-th of N shares), got '" + v + "'";
+    *k = unsigned(*kk);
+    *n = unsigned(*nn);
+    return "";
+}
+
+// The waveform options checked into o (RunOneOptions) and their raw form; "" or the error.
+std::string take_wave_options(SharedRunOptions &s, RunOneOptions &o) {
+    std::string err;
+    if (!s.vcd_file.empty()) {
+        o.vcd_file = s.vcd_file;
+        s.raw_wave.insert(s.raw_wave.end(), {"--vcd", s.vcd_file});
+    }
+    if (!s.vcd_signals.empty()) {
+        unsigned mask = 0;
+        if (!parse_vcd_signals(s.vcd_signals, &mask, &err))
+            return err;
+        o.vcd_groups = mask;
+        s.raw_wave.insert(s.raw_wave.end(), {"--vcd-signals", s.vcd_signals});
+    }
+    if (!s.vcd_ports.empty()) {
+        std::vector<unsigned> ports;
+        if (!parse_vcd_ports(s.vcd_ports, &ports, &err))
+            return err;
+        o.vcd_ports = ports;
+        s.raw_wave.insert(s.raw_wave.end(), {"--vcd-ports", s.vcd_ports});
+    }
+    return "";
 }
 
 // `--controller-rtl PROFILE` (run and run-one): the DUT profile, read at once (a
@@ -265,85 +280,11 @@ int check_vcd_file(const RunOptions &opt, std::string *file) {
     return 0;
 }
 
-int cmd_run(ArgReader &r, const char *argv0) {
-    RunOptions opt;
-    RunOneOptions wave; // waveform options, checked here and passed on to run-one
-    std::vector<std::string> wave_args;
-    std::string err, rtl_profile;
-    for (; r.i < r.args.size(); ++r.i) {
-        const std::string &a = r.args[r.i];
-        std::string v;
-        if (vcd_option(r, wave, &wave_args, &err)) {
-            if (!err.empty())
-                return usage_error(err);
-        } else if (r.value("--out", &v, &err)) {
-            opt.out_dir = v;
-        } else if (r.value("--controller-rtl", &v, &err)) {
-            rtl_profile = v;
-        } else if (r.value("--jobs", &v, &err) || r.value("-j", &v, &err)) {
-            auto n = parse_uint(v);
-            if (!n || *n < 1 || *n > 1024)
-                return usage_error("--jobs: expected a number from 1 to 1024, got '" + v + "'");
-            opt.jobs = unsigned(*n);
-        } else if (override_option(r, &opt.trace_cmds, &opt.backend, &err)) {
-            if (!err.empty())
-                return usage_error(err);
-        } else if (r.value("--wall-limit", &v, &err)) {
-            auto n = parse_uint(v);
-            if (!n || *n < 1 || *n > 1000000)
-                return usage_error("--wall-limit: expected seconds, got '" + v + "'");
-            opt.wall_limit_s = unsigned(*n);
-        } else if (a == "--skip-refused") {
-            opt.skip_refused = true;
-        } else if (!err.empty()) {
-            return usage_error(err);
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("unknown option " + a);
-        } else {
-            opt.paths.push_back(a);
-        }
-    }
-    if (opt.paths.empty())
-        return usage_error("run: no scenario files or folders given");
-    if (!wave.vcd_file.empty()) {
-        std::string file = wave.vcd_file;
-        if (int rc = check_vcd_file(opt, &file))
-            return rc;
-        for (size_t i = 0; i + 1 < wave_args.size(); ++i)
-            if (wave_args[i] == "--vcd")
-                wave_args[i + 1] = file;
-        opt.vcd_file = file;
-    }
-    opt.child_args = wave_args;
-    if (!rtl_profile.empty())
-        if (int rc = controller_rtl_option(rtl_profile, true, &opt.backend, &opt.child_args))
-            return rc;
-    return run_scenarios(opt, self_exe(argv0));
-}
-
-int cmd_check(ArgReader &r) {
-    std::vector<std::string> paths;
-    for (; r.i < r.args.size(); ++r.i) {
-        const std::string &a = r.args[r.i];
-        if (a.size() > 1 && a[0] == '-')
-            return usage_error("unknown option " + a);
-        paths.push_back(a);
-    }
-    if (paths.empty())
-        return usage_error("check: no scenario files or folders given");
-    return check_scenarios(paths);
-}
-
 // `check-profile PROFILE...`: each DUT profile read as `run --controller-rtl` reads it,
 // nothing built.
-int cmd_check_profile(ArgReader &r) {
-    if (r.i >= r.args.size())
-        return usage_error("check-profile: no DUT profile given");
+int cmd_check_profile(const std::vector<std::string> &profiles) {
     int rc = 0;
-    for (; r.i < r.args.size(); ++r.i) {
-        const std::string &a = r.args[r.i];
-        if (a.size() > 1 && a[0] == '-')
-            return usage_error("unknown option " + a);
+    for (const std::string &a : profiles) {
         try {
             const rtl::DutProfile p = rtl::parse_dut_profile(a);
             std::printf("ok    %s  (%s: top %s, %zu files, %u port%s)\n", escape_controls(a).c_str(), p.name.c_str(),
@@ -356,72 +297,18 @@ int cmd_check_profile(ArgReader &r) {
     return rc;
 }
 
-int cmd_run_one(ArgReader &r) {
-    RunOneOptions opt;
-    std::vector<std::string> wave_args;
-    std::string file, err, rtl_profile;
-    for (; r.i < r.args.size(); ++r.i) {
-        const std::string &a = r.args[r.i];
-        std::string v;
-        if (vcd_option(r, opt, &wave_args, &err)) {
-            if (!err.empty())
-                return usage_error(err);
-        } else if (r.value("--out", &v, &err)) {
-            opt.out_dir = v;
-        } else if (r.value("--controller-rtl", &v, &err)) {
-            rtl_profile = v;
-        } else if (override_option(r, &opt.trace_cmds, &opt.backend, &err)) {
-            if (!err.empty())
-                return usage_error(err);
-        } else if (!err.empty()) {
-            return usage_error(err);
-        } else if (file.empty() && !(a.size() > 1 && a[0] == '-')) {
-            file = a;
-        } else {
-            return usage_error("run-one: unexpected argument " + a);
-        }
-    }
-    if (file.empty())
-        return usage_error("run-one: no scenario file given");
-    if (!rtl_profile.empty())
-        if (int rc = controller_rtl_option(rtl_profile, false, &opt.backend, nullptr))
-            return rc;
-    Scenario sc;
-    try {
-        sc = parse_scenario_file(file, backend_rules());
-    } catch (const ScenarioError &e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return 2;
-    }
-    if (opt.backend)
-        sc.backend = *opt.backend;
-    return run_one(sc, opt);
-}
-
 // The EH rules (trace/eh_rules.h) over trace files already written.
-int cmd_eh_check(ArgReader &r) {
-    if (r.i < r.args.size() && r.args[r.i] == "--rules") {
-        for (const EhRuleInfo &i : EhRules::rules())
-            std::printf("%-30s %s\n", i.id, i.text);
-        return 0;
-    }
-    if (r.i < r.args.size() && r.args[r.i] == "--policy-rules") { // the EH profile's (eh_policy_rules.h)
-        for (const EhRuleInfo &i : EhPolicyRules::rules())
-            std::printf("%-30s %s\n", i.id, i.text);
-        return 0;
-    }
-    if (r.i >= r.args.size())
-        return usage_error("eh-check: no trace file given");
+int cmd_eh_check(const std::vector<std::string> &traces) {
     int rc = 0;
-    for (; r.i < r.args.size(); ++r.i) {
+    for (const std::string &t : traces) {
         std::vector<EhRuleViolation> v;
         std::string err;
-        if (!check_trace_file(r.args[r.i], v, &err)) {
+        if (!check_trace_file(t, v, &err)) {
             std::fprintf(stderr, "satasim: eh-check: %s\n", err.c_str());
             return 2;
         }
         for (const EhRuleViolation &x : v)
-            std::printf("%s: %s\n", r.args[r.i].c_str(), x.str().c_str());
+            std::printf("%s: %s\n", t.c_str(), x.str().c_str());
         if (!v.empty())
             rc = 1;
     }
@@ -430,10 +317,9 @@ int cmd_eh_check(ArgReader &r) {
 
 // The importer is Python (a text parser, harness/satasim/import_dmesg.py): run it with the
 // rest of the arguments, from the source tree this simulator was built from.
-int cmd_import_dmesg(ArgReader &r) {
+int cmd_import_dmesg(const std::vector<std::string> &rest) {
     std::vector<std::string> args = {"python3", "-m", "satasim.import_dmesg"};
-    for (; r.i < r.args.size(); ++r.i)
-        args.push_back(r.args[r.i]);
+    args.insert(args.end(), rest.begin(), rest.end());
     std::string path = SATASIM_HARNESS_PY;
     if (const char *old = std::getenv("PYTHONPATH"); old && *old)
         path += std::string(":") + old;
@@ -447,38 +333,202 @@ int cmd_import_dmesg(ArgReader &r) {
     return 2;
 }
 
+int cli(int argc, char **argv) {
+    // The pass-through commands keep their own parsers: the rest of the line goes to them.
+    if (argc >= 2) {
+        const std::string cmd = argv[1];
+        const std::vector<std::string> rest(argv + 2, argv + argc);
+        if (cmd == "import-dmesg")
+            return cmd_import_dmesg(rest);
+        if (int rc = fuzz::fuzz_command(cmd, rest); rc >= 0)
+            return rc;
+    }
+
+    CLI::App app(kAbout, "satasim");
+    app.footer(std::string("Also:\n") + kPassThrough + "\n" + kFooter);
+    app.set_version_flag("--version", version_text(), "print satasim's version and the format versions it writes");
+    app.require_subcommand(1);
+    app.fallthrough(false);
+
+    // run
+    RunOptions ropt;
+    SharedRunOptions rshared;
+    std::string rtl_profile;
+    unsigned jobs = 0, wall = 1200, cpu = 300;
+    CLI::App *run = app.add_subcommand(
+        "run", "run each scenario (a folder means its *.yaml files, sorted by name, not recursive) in its own "
+               "process, up to --jobs at a time; one verdict line per scenario and a summary. Writes "
+               "DIR/<name>/{trace.jsonl,satasim.log,result.json} and DIR/summary.json");
+    run->add_option("paths", ropt.paths, "scenario files or folders")->required()->type_name("PATH");
+    run->add_option("--out", ropt.out_dir, "output folder (default ./out)")->type_name("DIR");
+    run->add_option("-j,--jobs", jobs, "scenarios at a time (default: the number of CPUs)")
+        ->check(CLI::Range(1, 1024))
+        ->type_name("N");
+    run->add_option("--cpu-limit", cpu,
+                    "kill a scenario after this many seconds of CPU time (default 300: the limit that holds on a "
+                    "loaded machine)")
+        ->check(CLI::Range(1, 1000000))
+        ->type_name("SECONDS");
+    run->add_option("--wall-limit", wall,
+                    "kill a scenario after this many seconds of wall time (default 1200: a backstop for a run that "
+                    "waits without computing)")
+        ->check(CLI::Range(1, 1000000))
+        ->type_name("SECONDS");
+    run->add_option("--controller-rtl", rtl_profile,
+                    "backend rtl: the controller RTL of this DUT profile (docs/rtl-controller.md), verilated once "
+                    "into a cache")
+        ->type_name("PROFILE");
+    run->add_flag("--no-total", ropt.no_total,
+                  "no closing 'N passed, M failed' line (a caller that totals several runs prints its own)");
+    run->add_flag("--skip-refused", ropt.skip_refused,
+                  "a scenario the backend cannot model is skipped with the reason instead of refusing the run");
+    add_shared_options(run, rshared);
+    KeyOptions rkeys;
+    add_key_options(run, rkeys, true);
+    std::string shard;
+    run->add_option("--shard", shard,
+                    "run only the K-th of every N runs (1-based, in file and matrix-point order): CI matrix jobs "
+                    "that together run everything once")
+        ->type_name("K/N");
+
+    // check
+    std::vector<std::string> check_paths;
+    CLI::App *check = app.add_subcommand("check", "validate scenario files only; print warnings (a fault wider "
+                                                  "than its trigger)");
+    check->add_option("paths", check_paths, "scenario files or folders")->required()->type_name("PATH");
+    KeyOptions ckeys;
+    add_key_options(check, ckeys, true);
+
+    // check-profile
+    std::vector<std::string> profiles;
+    CLI::App *check_profile = app.add_subcommand(
+        "check-profile", "validate DUT profiles only (docs/rtl-controller.md), without verilating them");
+    check_profile->add_option("profiles", profiles, "DUT profiles")->required()->type_name("PROFILE");
+
+    // eh-check
+    std::vector<std::string> traces;
+    bool list_rules = false, list_policy_rules = false;
+    CLI::App *eh = app.add_subcommand(
+        "eh-check", "judge a run's trace.jsonl by libata's EH rules (docs/eh-rules.md): one line per broken rule; "
+                    "exit 1 if any, 2 if a file is unreadable or not a trace");
+    eh->add_option("traces", traces, "trace files")->type_name("TRACE.jsonl");
+    eh->add_flag("--rules", list_rules, "list the rules");
+    eh->add_flag("--policy-rules", list_policy_rules,
+                 "list the EH profile's rules (its verdicts, reset choice, retries)");
+
+    // run-one: the scenario process `run` starts (not for people: hidden)
+    RunOneOptions oopt;
+    SharedRunOptions oshared;
+    std::string one_file, one_rtl;
+    CLI::App *one = app.add_subcommand("run-one", "one scenario in this process (what `run` starts per scenario)");
+    one->group("");
+    one->add_option("file", one_file, "scenario file")->required();
+    one->add_option("--out", oopt.out_dir);
+    one->add_option("--controller-rtl", one_rtl);
+    add_shared_options(one, oshared);
+    KeyOptions okeys;
+    add_key_options(one, okeys, false);
+
+    if (argc >= 2 && argv[1][0] != '-') {
+        const auto subs = app.get_subcommands([&](CLI::App *c) { return c->get_name() == argv[1]; });
+        if (subs.empty())
+            return usage_error(std::string("unknown command '") + argv[1] + "'");
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion &e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        if (e.get_exit_code() == 0)
+            return app.exit(e);
+        return usage_error(e.what());
+    }
+
+    if (run->parsed()) {
+        RunOneOptions wave;
+        if (std::string err = take_wave_options(rshared, wave); !err.empty())
+            return usage_error(err);
+        if (std::string err = take_key_options(rkeys, &ropt.overrides, &ropt.matrix); !err.empty())
+            return usage_error(err);
+        if (!shard.empty())
+            if (std::string err = parse_shard(shard, &ropt.shard_k, &ropt.shard_n); !err.empty())
+                return usage_error(err);
+        ropt.jobs = jobs;
+        ropt.wall_limit_s = wall;
+        ropt.cpu_limit_s = cpu;
+        ropt.trace_cmds = rshared.trace_cmds;
+        ropt.backend = rshared.backend;
+        if (!wave.vcd_file.empty()) {
+            std::string file = wave.vcd_file;
+            if (int rc = check_vcd_file(ropt, &file))
+                return rc;
+            for (size_t i = 0; i + 1 < rshared.raw_wave.size(); ++i)
+                if (rshared.raw_wave[i] == "--vcd")
+                    rshared.raw_wave[i + 1] = file;
+            ropt.vcd_file = file;
+        }
+        ropt.child_args = rshared.raw_wave;
+        if (!rtl_profile.empty())
+            if (int rc = controller_rtl_option(rtl_profile, true, &ropt.backend, &ropt.child_args))
+                return rc;
+        return run_scenarios(ropt, self_exe(argv[0]));
+    }
+    if (check->parsed()) {
+        Overrides ov;
+        std::vector<MatrixAxis> axes;
+        if (std::string err = take_key_options(ckeys, &ov, &axes); !err.empty())
+            return usage_error(err);
+        return check_scenarios(check_paths, ov, axes);
+    }
+    if (check_profile->parsed())
+        return cmd_check_profile(profiles);
+    if (eh->parsed()) {
+        if (list_rules) {
+            for (const EhRuleInfo &i : EhRules::rules())
+                std::printf("%-30s %s\n", i.id, i.text);
+            return 0;
+        }
+        if (list_policy_rules) { // the EH profile's (trace/eh_policy_rules.h)
+            for (const EhRuleInfo &i : EhPolicyRules::rules())
+                std::printf("%-30s %s\n", i.id, i.text);
+            return 0;
+        }
+        if (traces.empty())
+            return usage_error("eh-check: no trace file given");
+        return cmd_eh_check(traces);
+    }
+    // run-one
+    if (std::string err = take_wave_options(oshared, oopt); !err.empty())
+        return usage_error(err);
+    oopt.trace_cmds = oshared.trace_cmds;
+    oopt.backend = oshared.backend;
+    if (!one_rtl.empty())
+        if (int rc = controller_rtl_option(one_rtl, false, &oopt.backend, nullptr))
+            return rc;
+    Overrides one_ov;
+    std::vector<MatrixAxis> no_axes;
+    if (std::string err = take_key_options(okeys, &one_ov, &no_axes); !err.empty())
+        return usage_error(err);
+    Scenario sc;
+    try {
+        sc = parse_scenario_file(one_file, backend_rules(), one_ov);
+    } catch (const ScenarioError &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
+    if (oopt.backend)
+        sc.backend = *oopt.backend;
+    return run_one(sc, oopt);
+}
+
 } // namespace
 
 int cli_main(int argc, char **argv) {
-    // libsystemc prints its banner before sc_main unless this is set in the environment
-    // (the caller's job); the scenario processes started from here get it set.
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-    ArgReader r;
-    for (int i = 1; i < argc; ++i)
-        r.args.push_back(argv[i]);
-    if (r.args.empty())
-        return usage_error("no command given");
-    std::string cmd = r.args[0];
-    r.i = 1;
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
-    if (cmd == "run")
-        return cmd_run(r, argv[0]);
-    if (cmd == "check")
-        return cmd_check(r);
-    if (cmd == "check-profile")
-        return cmd_check_profile(r);
-    if (cmd == "run-one")
-        return cmd_run_one(r);
-    if (cmd == "eh-check")
-        return cmd_eh_check(r);
-    if (cmd == "import-dmesg")
-        return cmd_import_dmesg(r);
-    if (int rc = fuzz::fuzz_command(cmd, {r.args.begin() + 1, r.args.end()}); rc >= 0)
-        return rc;
-    return usage_error("unknown command '" + cmd + "'");
+    // Set at load time already (main.cpp); the scenario processes started from here inherit it.
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    return cli(argc, argv);
 }
 
 } // namespace satasim::harness

@@ -1,4 +1,4 @@
-// Command line: `satasim run|check|run-one|--help`.
+// Command line: `satasim run|check|check-profile|eh-check|run-one|import-dmesg|fuzz-*`, --help, --version.
 #pragma once
 
 namespace satasim::harness {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from satasim.results import use_rtl_cache
+from satasim.results import MissingTool, use_rtl_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,6 +24,15 @@ def pytest_unconfigure(config):
     if d:
         shutil.rmtree(d, ignore_errors=True)
         os.environ.pop("SATASIM_TEST_RUN_CACHE", None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # A program that is not installed: its one-line message instead of the traceback down
+    # to subprocess's Popen (191 lines with the cause on the last, issue 30 item 13).
+    outcome = yield
+    if call.excinfo is not None and call.excinfo.errisinstance(MissingTool):
+        outcome.get_result().longrepr = f"{item.nodeid}: {call.excinfo.value}"
 
 
 @pytest.fixture(scope="module")

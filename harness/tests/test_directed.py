@@ -198,7 +198,10 @@ BAD_TOP = {
                               "host.stack"),
     "stack-false-without-steps": ("name: d\nhost: {stack: false}\n", 2, "host.stack"),
     "expect-devices-with-steps": (HEAD + "  - delay: 1us\nexpect:\n  devices: [{port: 0}]\n", 7, "expect.devices"),
-    "qemu-with-steps": ("name: d\nbackend: qemu\ncontroller: {ports: 1}\nsteps:\n  - delay: 1us\n", 4, "steps"),
+    # steps run on QEMU (test_directed_backends.py), but not one that needs the device's side of the link
+    "qemu-device-fis-step": ("name: d\nbackend: qemu\ncontroller: {ports: 1}\ndevices: [{port: 0, capacity: 1g}]\n"
+                             "steps:\n  - delay: 1us\n  - device_fis: {port: 0, fis: {type: reg_d2h}}\n", 7,
+                             "backend qemu: the QEMU backend cannot model steps[1] device_fis: QEMU's disks are ide-hd"),
 }
 
 

@@ -70,45 +70,54 @@ def test_default_is_exact_a_300ms_longer_timeout_fails(tmp_path, capsys):
     assert "<- time +1 ns (golden 30010.000000ms, run 30010.000001ms)" in capsys.readouterr().out
 
 
-def test_golden_header_tolerance_applies_and_update_keeps_it(tmp_path, capsys):
+def test_golden_header_tolerance_is_not_trusted_and_update_drops_it(tmp_path, capsys):
+    """A tolerance is the run's or the caller's, never the golden's (issue 30 item 9): a
+    `# time_tolerance:` a SystemC golden gives itself is a header mismatch, and update
+    rewrites the golden with the run's header."""
     gdir = record(tmp_path, timeout_run())
     gp = gdir / "s.ahci.golden"
     gp.write_text(gp.read_text().replace("# backend: systemc",
                                          "# backend: systemc\n# time_tolerance: 50us"))
     near = with_links(write_run(tmp_path / "near", "s", timeout_run(30 * S + 10 * MS + 40_000)),
                       "dword")
-    assert main(["compare", str(near), "--golden-dir", str(gdir)]) == 0
+    assert main(["compare", str(near), "--golden-dir", str(gdir)]) == 1
+    assert "# time_tolerance: '50us', the run's: none" in capsys.readouterr().out
+    assert main(["update", str(near), "--golden-dir", str(gdir)]) == 0
+    text = gp.read_text()
+    assert "time_tolerance" not in text and "30010.040000ms" in text
+    # the caller's tolerance on the command line still applies
     far = with_links(write_run(tmp_path / "far", "s", timeout_run(30 * S + 10 * MS + 60_000)),
                      "dword")
     assert main(["compare", str(far), "--golden-dir", str(gdir)]) == 1
-    # the command line overrides the header
-    assert main(["compare", str(near), "--golden-dir", str(gdir), "--time-tolerance", "0"]) == 1
-    # a reviewed header is kept when the golden is re-recorded
-    capsys.readouterr()
-    assert main(["update", str(far), "--golden-dir", str(gdir)]) == 0
-    text = gp.read_text()
-    assert "# time_tolerance: 50us" in text and "30010.060000ms" in text
+    assert main(["compare", str(far), "--golden-dir", str(gdir), "--time-tolerance", "50us"]) == 0
 
 
 def test_golden_records_its_link_level_and_holds_at_the_other(tmp_path, capsys):
-    gdir = record(tmp_path, timeout_run(), modes=("dword", "dword"))
+    # the scenario file tells the run's own level (dword) from an override (SATASIM_LINK_MODE)
+    scen = tmp_path / "s.yaml"
+    scen.write_text("name: s\ncontroller: {type: ahci, ports: 2}\ndevices: [{port: 0}, {port: 1}]\n")
+    gdir = record(tmp_path, timeout_run(), modes=("dword", "dword"), scenario_file=str(scen))
     assert "# link_mode: dword\n" in (gdir / "s.ahci.golden").read_text()
     shifted = timeout_run(30 * S + 10 * MS + 93)
+
+    def run(where, records, *modes):
+        return with_links(write_run(tmp_path / where, "s", records, scenario_file=str(scen)), *modes)
+
     # the same level: exact
-    d = with_links(write_run(tmp_path / "dw", "s", shifted), "dword", "dword")
+    d = run("dw", shifted, "dword", "dword")
     assert main(["compare", str(d), "--golden-dir", str(gdir)]) == 1
     # the FIS level gives the same decisions some ns to ms apart: the link-level tolerance
-    f = with_links(write_run(tmp_path / "fis", "s", shifted), "fis", "fis")
+    f = run("fis", shifted, "fis", "fis")
     capsys.readouterr()
     assert main(["compare", str(f), "--golden-dir", str(gdir)]) == 0
     assert ("run at link level fis, golden recorded at dword: times compared within "
             "1% or 10us") in capsys.readouterr().out
     # ... but not beyond it, and never other decisions
-    far = with_links(write_run(tmp_path / "far", "s", timeout_run(30 * S + 400 * MS)), "fis")
+    far = run("far", timeout_run(30 * S + 400 * MS), "fis", "fis")
     assert main(["compare", str(far), "--golden-dir", str(gdir)]) == 1
     other = [dict(r, msg="hard resetting link", f={"method": "soft", "try": 1})
              if r["ev"] == "eh.reset" and r["t_ns"] > S else r for r in timeout_run()]
-    o = with_links(write_run(tmp_path / "other", "s", other), "fis")
+    o = run("other", other, "fis", "fis")
     assert main(["compare", str(o), "--golden-dir", str(gdir)]) == 1
 
 

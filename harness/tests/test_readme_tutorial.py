@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 from satasim.golden import main
-from satasim.results import binary
+from satasim.results import binary, need_tool
 from synthetic_trace import rec, write_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,15 +63,15 @@ def copy_repo(dst: Path) -> Path:
     (dst / "build" / "bin").mkdir(parents=True)
     (dst / "build" / "bin" / "satasim").symlink_to(binary().resolve())
     (dst / ".gitignore").write_text("/build*/\n/out/\n__pycache__/\n")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
-    subprocess.run(["git", "init", "-q", str(dst)], check=True)
+    git = [need_tool("git", "git"), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([git[0], "init", "-q", str(dst)], check=True)
     subprocess.run(git + ["add", "-A"], cwd=dst, check=True)
     subprocess.run(git + ["commit", "-qm", "base"], cwd=dst, check=True)
     return dst
 
 
 def sh(script: str, cwd: Path, env) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=env,
+    return subprocess.run([need_tool("bash", "bash"), "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 

@@ -82,13 +82,21 @@ def test_rendered_log_equals_satasim_log(real_runs):
 
 
 def test_every_record_carries_its_log_level(real_runs):
-    """lvl on every record; a model record is debug; a message is in the log iff lvl != debug."""
+    """lvl on every record; a model record is debug; a message is in the log iff lvl != debug;
+    a "cont" record (a failed command's res line) is the cmd line's second line: it comes
+    right after its eh.failed_qc_cmd and the log holds it without a prefix, indented."""
     levels = Counter()
     for d in real_runs:
         log = (d / "satasim.log").read_text()
+        prev = None
         for line in (d / "trace.jsonl").open():
             r = json.loads(line)
-            assert r["lvl"] in ("err", "warn", "info", "debug"), (d.name, line)
+            assert r["lvl"] in ("err", "warn", "info", "debug", "cont"), (d.name, line)
+            if r["lvl"] == "cont":
+                assert r["ev"] == "eh.failed_qc_res" and prev["ev"] == "eh.failed_qc_cmd", (d.name, line)
+                assert f"\n                        {r['msg']}\n" in log or f"         {r['msg']}\n" in log, line
+            if r["src"] == "stack" and r["cls"] != "cmd":
+                prev = r
             assert list(r)[:7] == ["t_ns", "seq", "src", "ev", "cls", "lvl", "port"], line
             levels[r["src"] if r["src"] in ("stack", "harness") else "model", r["lvl"]] += 1
             if r["src"] not in ("stack", "harness"):

@@ -111,3 +111,37 @@ def test_golden_mismatch_fails_the_report(tmp_path, capsys):
     assert g.find("failure") is not None and "SATA link up 1.5 Gbps" in g.find("failure").text
     assert cases[("satasim.ahci", "probe-2port")].find("failure") is None
     shutil.rmtree(gdir)
+
+
+def test_several_suites_one_table_one_total_one_junit(tmp_path, capsys):
+    # The main job's parts (the default suite and its adaptations for other controllers):
+    # before, four tables, four partial totals and no grand total, and the scenarios the
+    # adapter left out were in no JUnit file (every junit.xml said skipped="0").
+    a = fake_suite(tmp_path / "suite", [
+        {"name": "one", "verdict": "pass", "controller": "ahci", "ports": 1, "devices": 1, "n_eh": 2,
+         "observed": "io_errors 3"},
+        {"name": "two", "verdict": "fail", "controller": "ahci", "ports": 1, "devices": 1,
+         "reasons": ["port 0: link gen is 2, expected 3"]}])
+    b = fake_suite(tmp_path / "suite-sil24", [
+        {"name": "one-sil24", "verdict": "pass", "controller": "sil24", "ports": 1, "devices": 1}])
+    (b / "adapt-skipped.json").write_text(json.dumps([
+        {"file": "scenarios/ncq-only.yaml", "why": "needs 32 NCQ tags"},
+        {"file": "scenarios/fbs.yaml", "why": "no FIS-based switching"}]))
+    junit = tmp_path / "junit.xml"
+    assert main(["--suite", f"ahci={a}", "--suite", f"sil24={b}", "--junit", str(junit)]) == 1
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0].split()[:2] == ["suite", "scenario"] and lines[0].split()[-1] == "observed"
+    assert sum(1 for x in lines if x.startswith(("ahci ", "sil24 "))) == 3   # each run once
+    assert next(x for x in lines if " one " in x).rstrip().endswith("io_errors 3")
+    assert text.count("two") == 2   # its table row and its FAIL line, nothing else
+    assert "FAIL ahci/two: port 0: link gen is 2, expected 3" in text
+    assert "skipped on sil24 (2): ncq-only, fbs" in text
+    total = [x for x in lines if x.startswith("total:")]
+    assert total == [x for x in lines if "passed" in x] and len(total) == 1, text   # one total only
+    assert total[0].startswith("total: 2 passed, 1 failed, 2 skipped (3 runs in 2 suites)")
+    suites = ET.parse(junit).getroot().findall("testsuite")
+    assert [s.get("name") for s in suites] == ["satasim.ahci", "satasim.sil24"]
+    assert [(s.get("tests"), s.get("skipped"), s.get("failures")) for s in suites] == [("2", "0", "1"), ("3", "2", "0")]
+    skipped = [tc.get("name") for tc in suites[1].findall("testcase") if tc.find("skipped") is not None]
+    assert skipped == ["ncq-only", "fbs"]

@@ -122,7 +122,7 @@ def test_more_ports_than_the_dut_has_are_refused_at_the_key(tmp_path, rtl_env):
 
 @pytest.mark.parametrize("scenario,reason", [
     ("pmp/pmp-ncq-cbs-ahci.yaml", "cannot model pmps: the DUT has no port-multiplier support"),
-    ("directed/ahci-reset-values.yaml", "cannot model steps: directed steps drive the SystemC models' registers"),
+    # (directed steps run on the DUT: test_directed_backends.py)
 ])
 def test_keys_the_dut_cannot_take_are_refused_under_controller_rtl(scenario, reason, tmp_path, rtl_env):
     # The scenario names no backend: --controller-rtl chooses it after parsing, and the

@@ -1,5 +1,5 @@
 """A scenario's process that ends without its verdict: killed by the runner at
-`--wall-limit`, or crashed. The scenario fails naming why, its folder holds what the child
+`--cpu-limit` or `--wall-limit`, or crashed. The scenario fails naming why, its folder holds what the child
 wrote, and no waveform is left half-written under its real name (runner.cpp salvage)."""
 
 import os
@@ -33,6 +33,17 @@ def test_killed_run_fails_naming_the_limit(write_scenario, tmp_path):
     folder = tmp_path / "out" / "endless"
     assert (folder / "output.txt").exists()
     assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")], "temporary folder left"
+
+
+def test_a_run_past_its_cpu_limit_fails_naming_it(write_scenario, tmp_path):
+    # CPU time is the default limit (a loaded machine stretches wall time, not CPU time):
+    # before, a big run on a busy machine was killed after 300 s of wall time, 27 s of CPU.
+    scen = write_scenario(ENDLESS.format(extra=""), name="endless.yaml")
+    r = run([scen], tmp_path / "out", "--cpu-limit", "2", timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    res = load_result(tmp_path / "out", "endless")
+    assert res["verdict"] == "fail" and res["reasons"][0] == "CPU time limit of 2s exceeded: killed", res["reasons"]
+    assert (tmp_path / "out" / "endless" / "output.txt").exists()
 
 
 def test_killed_run_keeps_its_waveform_as_partial(write_scenario, tmp_path):

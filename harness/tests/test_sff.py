@@ -225,3 +225,61 @@ def test_ich6_slave_errors_per_device_eh(tmp_path):
     # the slave alone carries the blame in its error ring
     assert {e["dev"] for e in trace if e["ev"] == "eh.ering"} == {1}
     assert [w["completed"] for w in res["workloads"]] == [60, 60]
+
+
+def test_busy_after_the_bus_master_stopped_is_an_hsm_violation(tmp_path):
+    """Issue 30 item 6: a PHY flap resets the drive in the middle of a READ DMA on piix (no
+    SCRs: the stack is not told), then a spurious INTRQ while the drive is still BSY. The bus
+    master saw the edge, so the interrupt is the command's: the engine is stopped and Status
+    reads BSY. libata's BMDMA port interrupt calls that an HSM violation at once (the engine
+    is stopped, the command cannot go on): frozen, SRST, the read retried and verified. It
+    used to be an idle interrupt, leaving the command to its 30 s timeout."""
+    name = "field-piix-spurious-irq-after-flap"
+    result = run([ROOT / "scenarios" / "field" / "piix-spurious-irq-after-flap.yaml"], tmp_path)
+    res = load_result(tmp_path, name)
+    assert res["verdict"] == "pass", (res.get("reasons"), result.stdout + result.stderr)
+    assert res["io_errors"] == 0 and res["data_errors"] == 0
+    trace = load_trace(tmp_path, name)
+    spurious = [e for e in trace if e["ev"] == "fault.inject" and e["f"]["kind"] == "spurious_irq"][0]
+    hsm = [e for e in trace if e["ev"] == "sff.hsm_violation"]
+    assert len(hsm) == 1 and hsm[0]["t_ns"] == spurious["t_ns"], hsm
+    assert int(hsm[0]["f"]["status"], 16) & 0x80  # BSY
+    exc = [e for e in trace if e["ev"] == "eh.exception"]
+    assert len(exc) == 1 and exc[0]["t_ns"] == spurious["t_ns"] and exc[0]["f"]["frozen"]
+    assert exc[0]["f"]["desc"].startswith("BMDMA stat 0x")
+    assert not [e for e in trace if e["ev"] in ("qc.timeout", "sff.lost_interrupt")]
+
+
+def test_spurious_irq_after_the_reset_signature_is_a_blind_spot(tmp_path):
+    """Issue 30 item 6, the documented blind spot (docs/controllers.md): the same flap, the
+    spurious INTRQ after the reset drive's signature (Status 50h). The bus master's Interrupt
+    bit is set, Status is good: libata completes the read as a success with none of its data
+    transferred, and so does the stack. Only the data check sees it: 64 sectors still hold
+    the harness's 0xA5 poison, no I/O error, no EH."""
+    name = "piix-spurious-irq-after-signature"
+    run([ROOT / "harness" / "tests" / "fixtures" / "sff" / f"{name}.yaml"], tmp_path)
+    res = load_result(tmp_path, name)
+    assert res["verdict"] == "fail"
+    assert res["io_errors"] == 0 and res["data_errors"] == 64
+    assert all("0xA5 poison" in r for r in res["reasons"] if r.startswith("data mismatch")), res["reasons"]
+    trace = load_trace(tmp_path, name)
+    assert not [e for e in trace if e["ev"] in ("eh.exception", "sff.hsm_violation", "qc.timeout")]
+    done = [e for e in trace if e["ev"] == "qc.done" and e["f"]["cmd"] == "0xc8"]
+    assert all(e["f"]["err_mask"] == "0x0" for e in done)
+
+
+@pytest.mark.parametrize("ctl", ["piix", "sil3112"])
+def test_spurious_irq_in_the_middle_of_a_dma_read_is_an_hsm_violation(tmp_path, ctl):
+    """Issue 30 items 5 and 6: a spurious INTRQ while the drive is busy with a READ DMA. The
+    driver stops the bus master and finds BSY: HSM violation at once, reset, retry, data
+    verified; the drive's Data FISes for the stopped engine do not wedge the bridge."""
+    name = f"spurious-irq-mid-dma-{ctl}"
+    result = run([ROOT / "harness" / "tests" / "fixtures" / "sff" / f"{name}.yaml"], tmp_path)
+    res = load_result(tmp_path, name)
+    assert res["verdict"] == "pass", (res.get("reasons"), result.stdout + result.stderr)
+    assert res["io_errors"] == 0 and res["data_errors"] == 0
+    trace = load_trace(tmp_path, name)
+    spurious = [e for e in trace if e["ev"] == "fault.inject"][0]
+    hsm = [e for e in trace if e["ev"] == "sff.hsm_violation"]
+    assert len(hsm) == 1 and hsm[0]["t_ns"] == spurious["t_ns"]
+    assert not [e for e in trace if e["ev"] in ("qc.timeout", "eh.softreset_failed", "dev.disabled")]

@@ -59,7 +59,9 @@ def write(tmp_path, text, name):
 
 
 def verdict_line(stdout, name):
-    return next(ln for ln in stdout.splitlines() if ln.split()[1:2] == [name])
+    """The verdict line of a scenario, without its "[k/N]" counter."""
+    lines = (ln.split("] ", 1)[1] if ln.startswith("[") else ln for ln in stdout.splitlines())
+    return next(ln for ln in lines if ln.split()[1:2] == [name])
 
 
 def test_partially_fired_fault_fails(tmp_path):

@@ -50,6 +50,9 @@ void BmDma::write8(uint32_t off, uint8_t val) {
         if (!was && started()) {
             prd_index_ = prd_done_ = 0;
             status_ |= ST_ACTIVE;
+            ++starts_;
+            for (const auto &fn : on_start_)
+                fn();
         } else if (was && !started()) {
             status_ &= uint8_t(~ST_ACTIVE); // stopped: state lost
         }

@@ -7,7 +7,9 @@
 // Registers (8 bytes per channel, offsets from the channel's bus-master base):
 //   +0 Command (8 bit): bit 0 Start/Stop, bit 3 Read/Write Control (1 = the controller
 //      writes memory: a device-to-host transfer). Start 0->1 begins at the first PRD; 1->0
-//      stops and loses all state (no resume).
+//      stops and loses all state (no resume); stopped while Active, before the device has
+//      finished, the command is aborted and the data the drive still sends may be discarded
+//      before it reaches memory (3.1, as recalled, unconfirmed).
 //   +2 Status (8 bit): bit 0 Active (RO; set by Start, cleared when the last PRD (EOT) is
 //      exhausted or by Stop), bit 1 Error (RWC: a bus master/target abort in a transfer;
 //      the transfer stops and no interrupt is raised), bit 2 Interrupt (RWC: set on each
@@ -25,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "model/bus/host_memory.h"
 
@@ -53,6 +56,11 @@ class BmDma {
     uint8_t command() const { return cmd_; }
     uint8_t status() const { return status_; }
     bool started() const { return cmd_ & reg::CMD_START; }
+    // Start 0->1 edges so far (not a register: what the channel compares to tell an engine
+    // that has not started yet for a command from one that ran and stopped).
+    uint64_t starts() const { return starts_; }
+    // Called on every Start 0->1 (the channel's bridge waits for it with data in hand).
+    void add_start_listener(std::function<void()> fn) { on_start_.push_back(std::move(fn)); }
     bool active() const { return status_ & reg::ST_ACTIVE; }
     // Direction the software programmed: true = into memory (a read from the disk).
     bool to_memory() const { return cmd_ & reg::CMD_WRITE_MEM; }
@@ -91,6 +99,8 @@ class BmDma {
     uint32_t prd_index_ = 0, prd_done_ = 0;
     bool irq_level_ = false;
     bool fail_next_ = false;
+    uint64_t starts_ = 0;
+    std::vector<std::function<void()>> on_start_;
 };
 
 } // namespace satasim::bmdma

@@ -160,6 +160,7 @@ struct SataDisk::Impl {
     std::vector<SlowFault> slow_faults;
     bool hung = false;
     std::string hang_id;
+    unsigned hang_comresets = 0; // COMRESETs the hang still sits through
     unsigned identify_failures = 0;
     std::string identify_fail_id;
     std::string base_model, base_serial; // identity at power-on (replace_identity undoes)

@@ -305,12 +305,13 @@ void SataDisk::inject_slow(const SlowParams &p, const std::string &id) {
 
 // Firmware hang: every command in flight is abandoned where it stands and nothing more
 // leaves the drive (no FIS, no SRST answer) until a COMRESET (oob_reset) restarts it.
-void SataDisk::inject_hang(const std::string &id) {
+void SataDisk::inject_hang(const std::string &id, unsigned comresets) {
     Impl &m = *impl_;
     if (m.hung)
         return;
     m.hung = true;
     m.hang_id = id;
+    m.hang_comresets = comresets;
     ++m.epoch; // running work stops at its next step
     m.fault_effect(id, {{"state", TraceValue::str("hung")}}, "drive firmware hung (BSY, silent)");
     m.work_event.notify(sc_core::SC_ZERO_TIME);

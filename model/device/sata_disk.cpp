@@ -97,9 +97,22 @@ void SataDisk::Impl::start_reset(const char *kind, bool srst_held) {
     data_event.notify(SC_ZERO_TIME);
 }
 
-bool SataDisk::Impl::send(const Fis &fis) {
+bool SataDisk::Impl::send(const Fis &in) {
     if (!link || hung)
         return false;
+    // a drive that leaves DSC clear: bit 4 of the status byte (Register, PIO Setup, Set
+    // Device Bits) and of the PIO Setup's ending status
+    Fis cleared;
+    const bool strip = !cfg.status_dsc && in.bytes.size() >= 4 &&
+                       (in.type() == sata::FisType::RegD2H || in.type() == sata::FisType::PioSetup ||
+                        in.type() == sata::FisType::SetDeviceBits);
+    if (strip) {
+        cleared = in;
+        cleared.bytes[2] &= uint8_t(~sata::kAtaDsc);
+        if (in.type() == sata::FisType::PioSetup && cleared.bytes.size() > 15)
+            cleared.bytes[15] &= uint8_t(~sata::kAtaDsc);
+    }
+    const Fis &fis = strip ? cleared : in;
     if (fis_trace)
         trace("disk.fis_tx", {}, sata::describe(fis));
     link::FrameStatus st = link->send_from_device(fis);
@@ -333,6 +346,13 @@ void SataDisk::phy_changed(bool ready, link::Gen gen) {
 
 void SataDisk::oob_reset() {
     Impl &m = *impl_;
+    if (m.hung && m.hang_comresets) {
+        // the PHY answers (OOB is the link's), the firmware does not: no signature
+        --m.hang_comresets;
+        m.fault_effect(m.hang_id, {{"state", TraceValue::str("hung")}, {"comresets_left", TraceValue::integer(m.hang_comresets)}},
+                       "COMRESET: the firmware stays hung");
+        return;
+    }
     if (m.hung) {
         m.hung = false;
         m.fault_effect(m.hang_id, {{"state", TraceValue::str("recovered")}},

@@ -43,6 +43,11 @@ struct DiskConfig {
     unsigned multi_max = 16;          // w47 7:0, max sectors per DRQ block
     unsigned ata_major = 8;           // highest ATA/ATAPI major version (w80)
     bool write_cache = true;          // supported and enabled at power-on
+    // Status bit 4 (DSC, "device seek complete", which later ATA standards no longer
+    // define) in every status the drive reports: older drives set it (a good completion
+    // reads 0x50), many newer ones leave it clear (0x40), which the res line of libata's
+    // report shows.
+    bool status_dsc = true;
     NcqOrder ncq_order = NcqOrder::InOrder;
     uint64_t seed = 1;                // for NcqOrder::Random
     // Never-written sectors read as the blank pattern of their LBA and this seed
@@ -105,8 +110,9 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     void inject_media_error(const MediaParams &p, const std::string &id);
     // Matching reads and writes start their media access p.delay_ns late, then complete.
     void inject_slow(const SlowParams &p, const std::string &id);
-    // Firmware hang: BSY, silent, deaf to SRST, until a COMRESET.
-    void inject_hang(const std::string &id);
+    // Firmware hang: BSY, silent, deaf to SRST, until a COMRESET; the first `comresets`
+    // COMRESETs find it still hung (the PHY comes up, no signature FIS follows).
+    void inject_hang(const std::string &id, unsigned comresets = 0);
     // The next n IDENTIFY DEVICE commands are aborted.
     void inject_identify_failures(unsigned n, const std::string &id);
     // While unplugged: the drive that will be plugged in next (identity, blank media), its

@@ -25,7 +25,7 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true},
         {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
          false},
-        {Kind::Hang, "hang", {}, Binds::Disk, false, false},
+        {Kind::Hang, "hang", {"comresets"}, Binds::Disk, false, false},
         {Kind::IdentifyFail, "identify_fail", {"count"}, Binds::Disk, false, false},
         {Kind::PhyFlap, "phy_flap", {"down"}, Binds::Disk, false, false},
         {Kind::LinkDegrade, "link_degrade", {"gen"}, Binds::Disk, false, false},

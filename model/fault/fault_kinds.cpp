@@ -120,9 +120,13 @@ void media_arm(const Firing &x, const PortHooks &h) {
 }
 
 // ---- hang / identify_fail: the drive's firmware.
+void hang_params(const Firing &x, TraceFields &out) {
+    if (x.fault.hang_comresets)
+        out.emplace_back("comresets", TraceValue::integer(x.fault.hang_comresets));
+}
 void hang_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
-        h.disk->inject_hang(x.fault.id);
+        h.disk->inject_hang(x.fault.id, x.fault.hang_comresets);
 }
 void identify_fail_params(const Firing &x, TraceFields &out) {
     out.emplace_back("count", TraceValue::integer(x.fault.identify_failures));
@@ -229,7 +233,7 @@ const std::vector<KindRow> &kind_table() {
             // A plug readies the drive's identity (disk), then brings the cable up (link).
             {Kind::Plug, B::Link, plug_params, plug_arm},
             {Kind::MediaError, B::Disk, media_params, media_arm},
-            {Kind::Hang, B::Disk, nullptr, hang_arm},
+            {Kind::Hang, B::Disk, hang_params, hang_arm},
             {Kind::IdentifyFail, B::Disk, identify_fail_params, identify_fail_arm},
             {Kind::PhyFlap, B::Link, flap_params, flap_arm},
             {Kind::LinkDegrade, B::Link, degrade_params, degrade_arm},

@@ -108,6 +108,7 @@ struct Fault {
     BusErrorParams bus;
     unsigned gen = 1;                       // LinkDegrade: fastest generation the link reaches
     unsigned identify_failures = 1;         // IdentifyFail: IDENTIFY commands aborted per firing
+    unsigned hang_comresets = 0;            // Hang: COMRESETs the hung firmware sits through
     // Not the models': the harness's verdict. The run fails unless the fault fired at least
     // this often; 0 (no `min_fired` key) means its full count (`repeat`, or once when it
     // repeats for ever).

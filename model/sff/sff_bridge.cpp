@@ -20,6 +20,14 @@ bool SffChannel::receive_fis(const sata::Fis &fis) {
     return true;
 }
 
+// DMA data for a command whose engine has not been started yet: it waits for Start (the
+// device may send before the driver sets it). Once the engine has run for the command it
+// is taken whether the engine still runs or not (on_data drops it then).
+bool SffChannel::dma_data_waits(const sata::Fis &f) const {
+    return f.type() == FisType::Data && pio_ != Pio::InWait && !srst_flush_ && !dma_->active() &&
+           dma_->starts() == cmd_dma_starts_;
+}
+
 // Not while a data-in block waits for the host, nor while DMA data waits for Start.
 bool SffChannel::ready_to_receive() const {
     if (pio_ == Pio::In)
@@ -54,9 +62,7 @@ void SffChannel::engine_thread() {
             }
             progress = true;
         } else if (!rxq_.empty()) {
-            const sata::Fis &f = rxq_.front();
-            const bool dma_data = f.type() == FisType::Data && pio_ != Pio::InWait;
-            if (!dma_data || dma_->active()) {
+            if (!dma_data_waits(rxq_.front())) {
                 sata::Fis fis = std::move(rxq_.front());
                 rxq_.pop_front();
                 process(fis);
@@ -88,6 +94,11 @@ void SffChannel::load_regs(const sata::Fis &fis) {
 }
 
 void SffChannel::process(const sata::Fis &fis) {
+    if (srst_flush_ && fis.type() != FisType::RegD2H) {
+        trace("sff.rx_discarded", {{"type", TraceValue::hex(fis.bytes[0])}},
+              "a frame of the command SRST aborted: dropped");
+        return;
+    }
     switch (fis.type()) {
     case FisType::RegD2H: return on_d2h(fis);
     case FisType::PioSetup: return on_pio_setup(fis);
@@ -106,6 +117,7 @@ void SffChannel::process(const sata::Fis &fis) {
 void SffChannel::on_d2h(const sata::Fis &fis) {
     if (devctl_ & CTL_SRST)
         return; // SRST held: the device's registers are not valid yet
+    srst_flush_ = false; // the device's first frame after the reset (its signature)
     load_regs(fis);
     status_ = fis.at(2);
     pio_ = Pio::None;
@@ -143,7 +155,13 @@ void SffChannel::on_data(const sata::Fis &fis) {
             raise_irq();
         return;
     }
-    // DMA data into memory (the engine thread held it until Start).
+    // DMA data into memory (the engine thread held it until Start), or nowhere: the engine
+    // ran for this command and stopped (Error, or software's Stop).
+    if (!dma_->active()) {
+        trace("sff.dma_dropped", {{"bytes", TraceValue::integer(int64_t(fis.payload_size()))}},
+              "DMA data while the bus master is stopped: dropped");
+        return;
+    }
     const size_t moved = dma_->write_memory(fis.payload(), fis.payload_size());
     burst_wait(moved);
     if (moved < fis.payload_size())

@@ -26,6 +26,7 @@ SffChannel::SffChannel(sc_core::sc_module_name name, const SffChannelConfig &cfg
       own_dma_(mem, [this](const char *ev, const std::string &why) { this->trace(ev, {}, why); }), dma_(&own_dma_) {
     SC_THREAD(engine_thread);
     SC_THREAD(cominit_thread);
+    own_dma_.add_start_listener([this] { wake_.notify(sc_core::SC_ZERO_TIME); });
 }
 
 void SffChannel::trace(const char *event, std::vector<std::pair<std::string, TraceValue>> fields,
@@ -39,15 +40,24 @@ void SffChannel::reset() {
     error_ = device_ = devctl_ = 0;
     feature_ = nsect_ = lbal_ = lbam_ = lbah_ = Shadow{};
     sctl_ = serr_ = 0;
+    reset_transport();
+    srst_flush_ = false;
+    dma_->reset();
+    cmd_dma_starts_ = dma_->starts();
+    clear_faults();
+    pending_ = false;
+    set_pending(false);
+}
+
+// What SRST and a power-on reset discard of the bridge's transport: the frames received and
+// not yet taken (a DMA Data FIS held for Start, whatever queued behind it), the frames not
+// yet sent, the PIO block, a DMA Activate waiting for Start.
+void SffChannel::reset_transport() {
     pio_ = Pio::None;
     pio_buf_.clear();
     rxq_.clear();
     txq_.clear();
     dma_activate_ = false;
-    dma_->reset();
-    clear_faults();
-    pending_ = false;
-    set_pending(false);
 }
 
 void SffChannel::clear_faults() {
@@ -78,6 +88,7 @@ void SffChannel::pair_as_slave_of(SffChannel &master) {
     master.peer_ = this;
     devno_ = 1;
     dma_ = &master.own_dma_;
+    master.own_dma_.add_start_listener([this] { wake_.notify(sc_core::SC_ZERO_TIME); });
     selected_ = false; // power-on: device 0 selected (nothing is pending yet)
 }
 
@@ -161,6 +172,7 @@ void SffChannel::write_cmd(unsigned r, uint8_t v) {
     }
     sata::Taskfile tf = taskfile();
     tf.command = v;
+    cmd_dma_starts_ = dma_->starts(); // this command's data waits for the next Start
     status_ = uint8_t(ST_BSY | (status_ & (ST_DRDY | ST_DSC)));
     error_ = 0;
     spurious_ = false;
@@ -193,12 +205,12 @@ void SffChannel::write_devctl(uint8_t v) {
             bsy_stuck_ = false; // the reset the stuck device needed
             if (link_ && link_->phy_ready())
                 status_ = ST_BSY; // no PHY: nobody to reset, Status stays 7Fh
-            pio_ = Pio::None;
-            dma_activate_ = false;
+            reset_transport();
+            srst_flush_ = true;
             spurious_ = false;
             pending_ = false;
             if (link_)
-                link_->receiver_ready_changed(); // a frame held for an unread block may go now
+                link_->receiver_ready_changed(); // the device's frames may go now (and are dropped)
         }
         send(sata::make_reg_h2d(tf, false));
     }
@@ -270,6 +282,7 @@ void SffChannel::phy_changed(bool ready, link::Gen gen) {
     pio_ = Pio::None;
     rxq_.clear();
     dma_activate_ = false;
+    srst_flush_ = false; // the device restarts: what it sends now is new
     bsy_stuck_ = false;
     // Down: nobody owns the shadow registers. Up: BSY until the device's first D2H FIS
     // (its signature) loads them.

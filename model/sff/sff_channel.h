@@ -16,6 +16,15 @@
 // FIS outside a PIO block is DMA data for the bus-master engine, a DMA Activate asks it for
 // the next (at most 8 KiB) Data FIS. Flow control: while a received block waits for the
 // host (PIO data not yet read, DMA data before Start), the channel does not accept frames.
+// DMA data arriving after the engine has run for the command and stopped (Error: a master
+// abort; or software's Stop) has nowhere to go and nobody to wait for: the bridge takes it
+// and drops it (SFF-8038i 3.1: an aborted command's data may be discarded; model choice,
+// unconfirmed for SATA bridges), as a failed burst's data is dropped, so the device ends
+// the command and its interrupt reaches the host. SRST resets the bridge's transport as a
+// COMRESET does: frames held or queued either way are discarded, and until the device's
+// first Register FIS after it the frames of the aborted command still on the wire are
+// dropped (the host's SYNC escape of a frame in progress, Serial ATA 1.0a software reset,
+// as recalled, unconfirmed).
 //
 // ATA/ATAPI-7 vol 2 clause 11 (numbering as recalled, unconfirmed) gives the protocols seen
 // through this: PIO data-in (an interrupt per DRQ block, Status read then the block's
@@ -136,6 +145,9 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     void on_pio_setup(const sata::Fis &fis);
     void on_data(const sata::Fis &fis);
     void dma_out();
+    void reset_transport(); // frames held or queued either way, the PIO block, DMA Activate
+    // DMA data for an engine that has not been started for this command yet (held for Start)
+    bool dma_data_waits(const sata::Fis &f) const;
     void load_regs(const sata::Fis &fis);
     void set_status(uint8_t s);
     void raise_irq();
@@ -176,6 +188,8 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     // Frames from the device waiting for the engine, frames for the device.
     std::deque<sata::Fis> rxq_, txq_;
     bool dma_activate_ = false; // a DMA Activate waits for Start
+    uint64_t cmd_dma_starts_ = 0; // the engine's Start edges at the last Command write
+    bool srst_flush_ = false;     // SRST: drop the device's frames until its next Register FIS
     sc_core::sc_event wake_;
     sc_core::sc_event cominit_ev_; // a device's COMINIT on a link that is down: the PHY answers
     uint64_t epoch_ = 0; // bumped by resets: work in flight is dropped

@@ -398,6 +398,119 @@ MODEL_TEST(lost_interrupt_fault_leaves_the_command_done_without_intrq) {
     EXPECT_EQ(r.tr.count("sff.irq_lost"), 1u);
 }
 
+// ---- the bus master stopped in the middle of a transfer (issue 30 item 5): each test starts
+// from a COMRESET, so a wedged channel fails only its own test.
+
+namespace {
+void fresh(Rig &r) {
+    EXPECT_TRUE(r.comreset());
+    r.ch.read_cmd(kStatus);
+    r.ch.bmdma().write8(bm::kCommand, 0);
+    r.ch.bmdma().write8(bm::kStatus, bm::ST_INTR | bm::ST_ERROR);
+}
+// A non-data command goes through: the channel takes frames again.
+void channel_still_works(Rig &r) {
+    r.lba28(0xE7, 0, 0); // FLUSH CACHE
+    EXPECT_TRUE(r.wait_irq());
+    EXPECT_EQ(r.ch.read_cmd(kStatus), 0x50u);
+    r.ch.bmdma().write8(bm::kStatus, bm::ST_INTR);
+}
+} // namespace
+
+// A master abort on the first of two Data FISes (17 sectors: 8 KiB + 512 bytes): Error,
+// Active off; the second FIS arrives with the engine stopped and is dropped, as the first
+// one's data was, so the device ends the command and its interrupt reaches the host.
+MODEL_TEST(bus_master_error_drops_the_later_data_fis_and_the_device_ends) {
+    Rig &r = R();
+    fresh(r);
+    uint8_t *a = nullptr;
+    uint64_t ba = r.mem.alloc(17 * 512, 4096, &a);
+    std::memset(a, 0xA5, 17 * 512);
+    auto &dma = r.ch.bmdma();
+    dma.write32(bm::kPrdTable, prd_table(r.mem, {{ba, 17 * 512, true}}));
+    r.lba28(0xC8, 7000, 17);
+    dma.inject_error();
+    dma.write8(bm::kCommand, bm::CMD_WRITE_MEM | bm::CMD_START);
+    EXPECT_TRUE(r.wait_irq());
+    EXPECT_EQ(dma.status() & (bm::ST_INTR | bm::ST_ACTIVE | bm::ST_ERROR), bm::ST_INTR | bm::ST_ERROR);
+    dma.write8(bm::kCommand, bm::CMD_WRITE_MEM);
+    EXPECT_EQ(r.ch.read_cmd(kStatus), 0x50u);
+    dma.write8(bm::kStatus, bm::ST_INTR | bm::ST_ERROR);
+    EXPECT_EQ(r.tr.count("sff.dma_dropped"), 1u);
+    EXPECT_EQ(a[0], 0xA5); // nothing reached memory
+    EXPECT_EQ(a[17 * 512 - 1], 0xA5);
+    channel_still_works(r);
+}
+
+// Software writes Stop before the device's data arrives (an aborted bus-master command,
+// SFF-8038i 3.1: "data transferred from the drive may be discarded"): every Data FIS of the
+// command is dropped, the device ends it, Interrupt rises with Active and Error clear.
+MODEL_TEST(stop_before_the_data_drops_it_and_the_device_ends) {
+    Rig &r = R();
+    fresh(r);
+    const size_t dropped0 = r.tr.count("sff.dma_dropped");
+    uint8_t *a = nullptr;
+    uint64_t ba = r.mem.alloc(32 * 512, 4096, &a);
+    std::memset(a, 0xA5, 32 * 512);
+    auto &dma = r.ch.bmdma();
+    dma.write32(bm::kPrdTable, prd_table(r.mem, {{ba, 32 * 512, true}}));
+    r.lba28(0xC8, 7100, 32); // two 8 KiB Data FISes
+    dma.write8(bm::kCommand, bm::CMD_WRITE_MEM | bm::CMD_START);
+    dma.write8(bm::kCommand, bm::CMD_WRITE_MEM); // Stop at once: the drive is still seeking
+    EXPECT_TRUE(r.wait_irq());
+    EXPECT_EQ(dma.status() & (bm::ST_INTR | bm::ST_ACTIVE | bm::ST_ERROR), bm::ST_INTR);
+    EXPECT_EQ(r.ch.read_cmd(kStatus), 0x50u);
+    dma.write8(bm::kStatus, bm::ST_INTR);
+    EXPECT_EQ(r.tr.count("sff.dma_dropped") - dropped0, 2u);
+    EXPECT_EQ(a[0], 0xA5);
+    channel_still_works(r);
+}
+
+// Data the device sends before Start waits for it (held, not dropped) ...
+MODEL_TEST(data_before_start_waits_for_it) {
+    Rig &r = R();
+    fresh(r);
+    Bytes src = pattern(8 * 512, 8);
+    r.disk.media().write(7200, 8, src.data());
+    uint8_t *a = nullptr;
+    uint64_t ba = r.mem.alloc(8 * 512, 4096, &a);
+    auto &dma = r.ch.bmdma();
+    dma.write32(bm::kPrdTable, prd_table(r.mem, {{ba, 8 * 512, true}}));
+    r.lba28(0xC8, 7200, 8);
+    sc_core::wait(50, SC_MS); // the Data FIS is in long before Start
+    EXPECT_TRUE(!r.ch.intrq());
+    dma.write8(bm::kCommand, bm::CMD_WRITE_MEM | bm::CMD_START);
+    EXPECT_TRUE(r.wait_irq());
+    EXPECT_EQ(dma.status() & (bm::ST_INTR | bm::ST_ACTIVE | bm::ST_ERROR), bm::ST_INTR);
+    dma.write8(bm::kCommand, bm::CMD_WRITE_MEM);
+    EXPECT_EQ(r.ch.read_cmd(kStatus), 0x50u);
+    dma.write8(bm::kStatus, bm::ST_INTR);
+    EXPECT_TRUE(std::memcmp(a, src.data(), 8 * 512) == 0);
+}
+
+// ... and SRST resets the channel's transport: the frame held for a Start that never came
+// and the device's next frame of the aborted command are discarded, the signature arrives.
+MODEL_TEST(srst_discards_frames_held_for_start_and_the_signature_arrives) {
+    Rig &r = R();
+    fresh(r);
+    auto &dma = r.ch.bmdma();
+    uint8_t *a = nullptr;
+    uint64_t ba = r.mem.alloc(17 * 512, 4096, &a);
+    dma.write32(bm::kPrdTable, prd_table(r.mem, {{ba, 17 * 512, true}}));
+    r.lba28(0xC8, 7300, 17); // no Start: the first Data FIS is held, the second waits
+    sc_core::wait(50, SC_MS);
+    EXPECT_TRUE(r.ch.read_altstatus() & ST_BSY);
+    r.ch.write_devctl(CTL_SRST | CTL_NIEN);
+    sc_core::wait(10, SC_US);
+    r.ch.write_devctl(CTL_NIEN);
+    EXPECT_TRUE(r.wait_status(ST_BSY, 0, sc_time(100, SC_MS)));
+    EXPECT_EQ(r.ch.read_cmd(kNsect), 1u); // the signature
+    EXPECT_EQ(r.ch.read_cmd(kLbal), 1u);
+    r.ch.read_cmd(kStatus);
+    r.ch.write_devctl(0);
+    channel_still_works(r);
+}
+
 int sc_main(int, char **) {
     device::DiskConfig cfg;
     Rig r(cfg);

@@ -408,6 +408,19 @@ void ata_port_process(struct ata_port *ap)
     }
 }
 
+/* The block layer's request flags, as the requests satasim's
+ * submitters stand for carry them (blk_types.h, 6.1): a fail-fast request is readahead's
+ * (REQ_RAHEAD | REQ_FAILFAST_DEV | _TRANSPORT | _DRIVER = 0x80700), a write is a direct
+ * or synchronous one's (REQ_SYNC = 0x800), a read a plain buffered one's (0). */
+enum { BLK_REQ_FAILFAST_MASK = 0x700u, BLK_REQ_SYNC = 1u << 11, BLK_REQ_RAHEAD = 1u << 19 };
+
+static uint32_t ata_bio_default_flags(const struct ata_bio *bio)
+{
+    if (bio->fail_fast)
+        return BLK_REQ_RAHEAD | BLK_REQ_FAILFAST_MASK;
+    return bio->op == ATA_BIO_WRITE ? BLK_REQ_SYNC : 0;
+}
+
 int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
 {
     struct ata_port *ap;
@@ -432,6 +445,7 @@ int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
         bio->q_retries = 0;
         bio->q_done = bio->q_piece = 0;
         bio->q_piece_sg = 0;
+        bio->blk_flags = ata_bio_default_flags(bio);
         q_push_back(&ap->pending, bio);
     }
     ata_unlock(ap->host);

@@ -438,6 +438,29 @@ static int ata_port_user_eh(struct ata_host *h, unsigned port, bool delete)
 int ata_port_scan(struct ata_host *h, unsigned port) { return ata_port_user_eh(h, port, false); }
 int ata_dev_delete(struct ata_host *h, unsigned port) { return ata_port_user_eh(h, port, true); }
 
+int ata_dev_rescan(struct ata_host *h, unsigned port)
+{
+    struct ata_device *dev;
+    int rc = 0;
+
+    if (!h || port >= h->n_ports)
+        return -EINVAL;
+    if (!h->started || (h->ports[port].flags & ATA_FLAG_DUMMY))
+        return -ENODEV;
+    ata_lock(h);
+    dev = &h->ports[port].link.device[0];
+    if (!ata_dev_enabled(dev))
+        rc = -ENODEV;
+    ata_unlock(h);
+    if (!rc) {
+        const struct sata_trace_field f[] = { TF_INT("n_sectors", (int64_t)dev->n_sectors) };
+
+        /* the SCSI layer's capacity read, answered from the cached IDENTIFY data */
+        ata_dev_ev(dev, ATA_EV("dev.rescan", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
+    }
+    return rc;
+}
+
 int ata_dev_set_timeout(struct ata_device *dev, unsigned timeout_ms)
 {
     if (!dev)

@@ -242,7 +242,9 @@ unsigned ata_eh_cleanup_mask(unsigned err_mask);
 /* NCQ command error log: 0 (tag, result TF), -ENOENT (NQ set); *csum = byte sum (0 = valid) */
 int ata_ncq_log_parse(const uint8_t *buf, unsigned *tag, struct ata_taskfile *rtf, uint8_t *csum);
 const char *ata_eh_cmd_name(uint8_t cmd);
-void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint32_t nbytes);
+/* ncq: the protocol's name for a queued data command ("ncq dma", or the older "ncq") */
+void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint32_t nbytes,
+                            const char *ncq);
 void ata_eh_format_res_line(char *buf, size_t len, const struct ata_taskfile *rtf, unsigned err_mask);
 void ata_eh_format_status(char *buf, size_t len, uint8_t stat);
 void ata_eh_format_error(char *buf, size_t len, uint8_t err);

@@ -116,10 +116,31 @@ static void ata_qc_timeout(void *arg)
         }
     }
     if ((qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE) {
-        const struct sata_trace_field f[] = { TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command) };
+        const uint64_t now = ata_now(ap->host);
 
-        qc->err_mask |= AC_ERR_TIMEOUT;
-        ata_dev_ev(qc->dev, ATA_EV("qc.timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        /* The block layer's timeout work expires every request whose deadline has passed,
+         * not only the one whose timer fired (blk_mq_timeout_work -> blk_mq_check_expired:
+         * "time_after_eq(jiffies, rq->deadline)"); each becomes a timed-out command of the
+         * same EH run. Requests issued together time out together. */
+        for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
+            struct ata_queued_cmd *t = &ap->qcmd[tag];
+
+            if (t == qc || (t->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) != ATA_QCFLAG_ACTIVE ||
+                !t->bio || !t->timer || t->deadline > now || !(ap->qc_active & (1u << t->hw_tag)))
+                continue;
+            t->err_mask |= AC_ERR_TIMEOUT;
+            {
+                const struct sata_trace_field f[] = { TF_INT("tag", t->tag), TF_HEX("cmd", t->tf.command) };
+
+                ata_dev_ev(t->dev, ATA_EV("qc.timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            }
+        }
+        {
+            const struct sata_trace_field f[] = { TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command) };
+
+            qc->err_mask |= AC_ERR_TIMEOUT;
+            ata_dev_ev(qc->dev, ATA_EV("qc.timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
         ata_port_freeze(ap);
     }
     ata_unlock(ap->host);
@@ -159,9 +180,12 @@ void ata_qc_issue(struct ata_queued_cmd *qc)
         ata_qc_complete(qc);
         return;
     }
-    if (qc->bio)
-        qc->timer = h->pops->timer_arm(h->plat, ATA_MS(qc->dev->timeout_ms ? qc->dev->timeout_ms : ATA_TMOUT_BIO),
-                                       ata_qc_timeout, qc);
+    if (qc->bio) {
+        const unsigned ms = qc->dev->timeout_ms ? qc->dev->timeout_ms : ATA_TMOUT_BIO;
+
+        qc->deadline = ata_now(h) + ATA_MS(ms);
+        qc->timer = h->pops->timer_arm(h->plat, ATA_MS(ms), ata_qc_timeout, qc);
+    }
 }
 
 void ata_qc_free(struct ata_queued_cmd *qc)

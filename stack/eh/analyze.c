@@ -143,10 +143,10 @@ static int fmt_tf(char *buf, size_t len, const struct ata_taskfile *tf)
                     tf->hob_lbal, tf->hob_lbam, tf->hob_lbah, tf->device);
 }
 
-static const char *prot_name(const struct ata_taskfile *tf, uint32_t nbytes)
+static const char *prot_name(const struct ata_taskfile *tf, uint32_t nbytes, const char *ncq)
 {
     switch (tf->protocol) {
-    case ATA_PROT_NCQ: return nbytes ? "ncq dma" : "ncq nodata";
+    case ATA_PROT_NCQ: return nbytes ? ncq : "ncq nodata";
     case ATA_PROT_DMA: return "dma";
     case ATA_PROT_PIO: return "pio";
     case ATA_PROT_NODATA: break;
@@ -154,13 +154,14 @@ static const char *prot_name(const struct ata_taskfile *tf, uint32_t nbytes)
     return "nodata";
 }
 
-void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint32_t nbytes)
+void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint32_t nbytes,
+                            const char *ncq)
 {
     char t[64];
 
     fmt_tf(t, sizeof(t), tf);
     if (nbytes && tf->protocol != ATA_PROT_NODATA)
-        snprintf(buf, len, "cmd %s tag %u %s %u %s", t, tag, prot_name(tf, nbytes), nbytes,
+        snprintf(buf, len, "cmd %s tag %u %s %u %s", t, tag, prot_name(tf, nbytes, ncq), nbytes,
                  (tf->flags & ATA_TFLAG_WRITE) ? "out" : "in");
     else
         snprintf(buf, len, "cmd %s tag %u", t, tag);

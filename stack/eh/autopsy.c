@@ -186,7 +186,7 @@ void ata_eh_link_autopsy(struct ata_link *link)
     struct ata_eh_context *ehc = &link->eh_context;
     const struct ata_eh_policy *pol = ap->host->eh_policy;
     struct ata_device *offender = NULL;
-    unsigned all_err_mask, eflags = 0;
+    unsigned all_err_mask, eflags = 0, nr_failed = 0;
     bool io_err = false;
     uint32_t serror;
     int rc;
@@ -224,6 +224,7 @@ void ata_eh_link_autopsy(struct ata_link *link)
 
         if (!ata_eh_link_failed_qc(link, qc))
             continue;
+        nr_failed++;
         qc->err_mask |= ehc->i.err_mask;
         if (ata_eh_analyze_tf_regs(qc->dev->class, qc->result_tf.command, qc->result_tf.feature, &qc->err_mask))
             ehc->i.action |= pol->act_reset;
@@ -239,6 +240,12 @@ void ata_eh_link_autopsy(struct ata_link *link)
             eflags |= ATA_EFLAG_IS_IO;
         all_err_mask |= qc->err_mask;
     }
+
+    /* "If all failed commands requested silence, then be quiet" (6.1): none asks for it
+     * here (no RQF_QUIET requests), so only a run in which none failed is quiet (a user
+     * scan, a hotplug event with nothing in flight) */
+    if (pol->quiet_without_failed_qc && !nr_failed)
+        ehc->i.flags |= ATA_EHI_QUIET;
 
     if ((ap->pflags & ATA_PFLAG_FROZEN) || (all_err_mask & (AC_ERR_HSM | AC_ERR_TIMEOUT)))
         ehc->i.action |= pol->act_reset;

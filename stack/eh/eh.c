@@ -213,7 +213,7 @@ void ata_eh_report(struct ata_port *ap)
 
 void ata_eh_conclude(struct ata_port *ap)
 {
-    struct ata_eh_context *ehc = &ap->link.eh_context;
+    bool loud = !(ap->link.eh_context.i.flags & ATA_EHI_QUIET);
 
     /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
      * given up on (no reset asked, or an internal command froze it after the last reset)
@@ -221,7 +221,12 @@ void ata_eh_conclude(struct ata_port *ap)
     if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING)) == ATA_PFLAG_FROZEN)
         ata_eh_thaw_port(ap);
     ata_eh_finish(ap);
-    if (!(ehc->i.flags & ATA_EHI_QUIET))
+    /* libata sets RECOVERED when it is about to act on a link that is not quiet (behind a
+     * PMP: a fan-out link's recovery counts, the host link's autopsy being quiet) */
+    for (unsigned i = 0; i < ap->nr_pmp_links && !loud; i++)
+        if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
+            loud = !(ap->pmp_link[i].eh_context.i.flags & ATA_EHI_QUIET);
+    if (loud)
         ap->pflags |= ATA_PFLAG_RECOVERED;
 }
 
@@ -351,6 +356,12 @@ static void ata_port_eh(struct ata_port *ap)
     for (;;) {
         ata_lock(h);
         if (!(ap->pflags & ATA_PFLAG_EH_PENDING)) {
+            /* "this run is complete, make sure EH info is clear" (libata's
+             * ata_scsi_port_error_handler): what an interrupt noted during recovery without
+             * asking for EH again (an irq_stat description) is not the next report's */
+            memset(&link->eh_info, 0, sizeof(link->eh_info));
+            for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+                memset(&ap->pmp_link[i].eh_info, 0, sizeof(ap->pmp_link[i].eh_info));
             ata_unlock(h);
             break;
         }
@@ -378,6 +389,17 @@ static void ata_port_eh(struct ata_port *ap)
         for (unsigned i = 0; i < ap->nr_pmp_links; i++)
             ata_eh_link_init_context(&ap->pmp_link[i], ATA_EH_MAX_REPEAT - (int)runs + 1);
         ata_unlock(h);
+        {
+            /* The run's snapshot of what the interrupt paths recorded (libata's "fetch &
+             * clear EH info"): its report describes this, and whatever they record from now
+             * on waits in eh_info for the next run (or is cleared by a reset). Trace only:
+             * the EH-rule monitor judges each report by the errors read before its snapshot. */
+            const struct ata_eh_info *ehi = &link->eh_context.i;
+            const struct sata_trace_field f[] = { TF_INT("run", runs), TF_HEX("emask", ehi->err_mask),
+                                                  TF_HEX("action", ehi->action), TF_HEX("serr", ehi->serror) };
+
+            ata_port_ev(ap, ATA_EV("eh.snapshot", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
+        }
 
         if (!(ap->pflags & ATA_PFLAG_UNLOADING))
             ap->ops->error_handler(ap);

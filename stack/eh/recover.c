@@ -25,7 +25,8 @@ void ata_dev_disable(struct ata_device *dev)
 {
     if (!ata_dev_enabled(dev))
         return;
-    ata_dev_ev(dev, ATA_EV0("dev.disabled", SATA_TC_DECISION, SATA_LOG_WARN), "disabled");
+    ata_dev_ev(dev, ATA_EV0("dev.disabled", SATA_TC_DECISION, SATA_LOG_WARN), "%s",
+               dev->link->ap->host->eh_policy->disable_msg);
     dev->flags &= ~ATA_DFLAG_ENABLED;
     /* from now on the ring counts probe failures */
     ata_ering_clear(&dev->ering, false);

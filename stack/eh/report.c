@@ -33,10 +33,12 @@ static void report_qc_modern(struct ata_queued_cmd *qc)
         ata_dev_ev(qc->dev, ATA_EV("eh.failed_qc", SATA_TC_DECISION, SATA_LOG_ERR, f), "failed command: %s",
                    ata_eh_cmd_name(qc->tf.command));
     }
-    ata_eh_format_cmd_line(line, sizeof(line), &qc->tf, qc->tag, qc->nbytes);
+    ata_eh_format_cmd_line(line, sizeof(line), &qc->tf, qc->tag, qc->nbytes, qc->ap->host->eh_policy->ncq_prot_name);
     ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_cmd", SATA_TC_DECISION, SATA_LOG_ERR), "%s", line);
+    /* one printk in libata: "cmd ...\n         res ..." (ata_eh_link_report), so the log
+     * shows the res line as the cmd line's continuation, without a prefix */
     ata_eh_format_res_line(line, sizeof(line), &qc->result_tf, qc->err_mask);
-    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_res", SATA_TC_DECISION, SATA_LOG_ERR), "%s", line);
+    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_res", SATA_TC_DECISION, SATA_LOG_CONT), "%s", line);
     ata_eh_format_status(line, sizeof(line), qc->result_tf.command);
     if (line[0])
         ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_status", SATA_TC_DECISION, SATA_LOG_ERR), "status: %s", line);
@@ -74,8 +76,21 @@ void ata_eh_link_report(struct ata_link *link)
         if (ap->qcmd[tag].err_mask)
             nr_failed++;
     }
-    if ((ehc->i.flags & ATA_EHI_QUIET) || (!nr_failed && !ehc->i.err_mask))
+    if (!nr_failed && !ehc->i.err_mask)
         return;
+    if (ehc->i.flags & ATA_EHI_QUIET) {
+        /* a run the autopsy made quiet for want of a failed command (6.1: a hotplug event,
+         * a user scan) keeps its exception in the trace, without a log line */
+        if (pol->quiet_without_failed_qc && !nr_failed) {
+            const struct sata_trace_field f[] = {
+                TF_HEX("emask", ehc->i.err_mask), TF_HEX("sact", link->sactive), TF_HEX("serr", ehc->i.serror),
+                TF_HEX("action", action),         TF_BOOL("frozen", frozen),     TF_STR("desc", ehc->i.desc),
+                TF_INT("nr_failed", 0),           TF_BOOL("quiet", true),
+            };
+            ata_link_eh_ev(link, ATA_EV("eh.exception", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+        return;
+    }
     /* libata moves per-device actions (revalidate) to the failed commands' device and
      * prints the link's remaining actions; one device per link here, so mask them */
     if (offender)

@@ -14,11 +14,14 @@
 
 /* The boot probe's EH runs quiet (libata's ATA_EHI_QUIET from ata_port_probe): the reset is
  * still a decision in the trace, but the log does not say "hard resetting link" for it. */
-static void eh_reset_start(struct ata_link *link, bool hard, unsigned try)
+static void eh_reset_start(struct ata_link *link, bool hard, unsigned try, bool followup)
 {
     const struct sata_trace_field f[] = { TF_STR("method", hard ? "hard" : "soft"), TF_INT("try", try) };
 
-    if (link->eh_context.i.flags & ATA_EHI_QUIET)
+    /* a hardreset's follow-up softreset is not announced either: libata's ata_eh_reset
+     * prints "%s resetting link" for the reset it chose, then runs the follow-up SRST
+     * with ata_do_reset alone (a PMP's fan-out links show "hard resetting link" only) */
+    if ((link->eh_context.i.flags & ATA_EHI_QUIET) || followup)
         ata_link_ev(link, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
     else
         ata_link_ev(link, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_INFO, f), "%s resetting link",
@@ -158,7 +161,7 @@ retry:
     /* a fan-out link is reset through the PMP's control port: the port stays live */
     if (ata_is_host_link(link))
         ata_eh_freeze_port(ap);
-    eh_reset_start(link, reset == hardreset, try);
+    eh_reset_start(link, reset == hardreset, try, false);
     ehc->last_reset = ata_now(h);
     ehc->i.flags |= reset == hardreset ? ATA_EHI_DID_HARDRESET : ATA_EHI_DID_SOFTRESET;
     set_classes(link, cls, ATA_DEV_UNKNOWN);
@@ -173,7 +176,7 @@ retry:
             goto fail;
         }
         if (!ata_link_offline(link)) {
-            eh_reset_start(link, false, try);
+            eh_reset_start(link, false, try, true);
             ehc->i.flags |= ATA_EHI_DID_SOFTRESET;
             set_classes(link, cls, ATA_DEV_UNKNOWN);
             rc = softreset(link, cls, deadline);

@@ -425,28 +425,52 @@ bool ata_sff_idle_irq(struct ata_port *ap)
     return false;
 }
 
+/* The interrupt of the channel's command (libata's ata_bmdma_port_intr and
+ * __ata_sff_port_intr). A DMA command's interrupt is the bus master's Interrupt bit; the
+ * engine is stopped before anything else. A device still BSY then is an idle interrupt for a
+ * PIO or non-data command (the device has not got there yet), but with the engine already
+ * stopped the command cannot go on: libata's HSM violation "on idle" (AC_ERR_HSM, the port
+ * frozen, EH resets), with the bus-master status in the description as for every failed DMA
+ * command there. */
 bool ata_sff_port_intr(struct ata_port *ap)
 {
     struct ata_sff_port *sp = ata_sff(ap);
     struct ata_queued_cmd *qc = ata_qc_from_tag(ap, ap->link.active_tag);
-    uint8_t status;
+    bool bmdma_stopped = false;
+    uint8_t host_stat = 0, status;
 
     if (!qc || sp->polling || sp->hsm == HSM_ST_IDLE || sp->hsm == HSM_ST_FIRST)
         return ata_sff_idle_irq(ap); /* FIRST: no ATAPI here, a data-out command's first block is polled */
     if (sp->hsm == HSM_ST_LAST && qc->tf.protocol == ATA_PROT_DMA) {
-        uint8_t host_stat = ata_bmdma_status(ap);
-
+        host_stat = ata_bmdma_status(ap);
         if (!(host_stat & ATA_DMA_INTR))
             return ata_sff_idle_irq(ap); /* not this channel's device */
         ata_bmdma_stop(ap);
+        bmdma_stopped = true;
         if (host_stat & ATA_DMA_ERR) {
             qc->err_mask |= AC_ERR_HOST_BUS;
             ata_ehi_push_desc(&qc->dev->link->eh_info, "BMDMA stat 0x%x", host_stat);
             sp->hsm = HSM_ST_ERR;
         }
     }
-    if (sp->hsm != HSM_ST_ERR && (ata_sff_altstatus(ap) & ATA_BUSY))
-        return ata_sff_idle_irq(ap);
+    if (sp->hsm != HSM_ST_ERR && ((status = ata_sff_altstatus(ap)) & ATA_BUSY)) {
+        if (!bmdma_stopped)
+            return ata_sff_idle_irq(ap);
+        /* Status is not read (a busy device's INTRQ stays latched until the freeze reads it) */
+        {
+            const struct sata_trace_field f[] = { TF_STR("state", "ST_LAST: BSY with the bus master stopped"),
+                                                  TF_HEX("status", status), TF_HEX("cmd", qc->tf.command),
+                                                  TF_HEX("host_stat", host_stat) };
+
+            ata_port_ev(ap, ATA_EV("sff.hsm_violation", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+        qc->err_mask |= AC_ERR_HSM;
+        ata_ehi_push_desc(&qc->dev->link->eh_info, "BMDMA stat 0x%x", host_stat);
+        sp->hsm = HSM_ST_ERR;
+        ata_bmdma_irq_clear(ap);
+        ata_sff_hsm_move(ap, qc, status, false);
+        return true;
+    }
     status = ata_sff_check_status(ap);
     ata_bmdma_irq_clear(ap);
     ata_sff_hsm_move(ap, qc, status, false);

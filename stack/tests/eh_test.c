@@ -21,7 +21,7 @@ START_TEST(registry)
     ck_assert_ptr_eq(ata_eh_policy_default(), modern());
     ck_assert_ptr_null(ata_eh_policy_find("libata-2007"));
     ck_assert_ptr_null(ata_eh_policy_find(""));
-    ck_assert_uint_eq(ata_eh_policy_count(), 2);
+    ck_assert_uint_eq(ata_eh_policy_count(), 3);
     for (size_t i = 0; i < ata_eh_policy_count(); i++) {
         const struct ata_eh_policy *p = ata_eh_policy_at(i);
 
@@ -30,7 +30,35 @@ START_TEST(registry)
         ck_assert_uint_gt(p->n_reset_tries, 0);
         ck_assert_uint_le(p->n_reset_tries, ATA_EH_MAX_RESET_TRIES);
     }
-    ck_assert_ptr_null(ata_eh_policy_at(2));
+    ck_assert_ptr_null(ata_eh_policy_at(3));
+}
+END_TEST
+
+/* The wording a profile gives ata_dev_disable() and quiet runs. Linux 5.16 libata-eh.c
+ * ata_dev_disable: "if (ata_msg_drv(dev->link->ap)) ata_dev_warn(dev, \"disabled\\n\");";
+ * 5.17 ("libata: drop ata_msg_drv()"): "ata_dev_warn(dev, \"disable device\\n\");". 6.1
+ * ata_eh_link_autopsy: "if (nr_quiet == nr_failed) ehc->i.flags |= ATA_EHI_QUIET;". The
+ * libata-4.x profile is modern's rules in the older wording. */
+START_TEST(profile_wording)
+{
+    const struct ata_eh_policy *v4 = ata_eh_policy_find("libata-4.x");
+
+    ck_assert_ptr_nonnull(v4);
+    ck_assert_str_eq(modern()->disable_msg, "disable device");
+    ck_assert(modern()->quiet_without_failed_qc);
+    ck_assert_str_eq(old2006()->disable_msg, "disabled");
+    ck_assert(!old2006()->quiet_without_failed_qc);
+    ck_assert_str_eq(v4->disable_msg, "disabled");
+    ck_assert_str_eq(modern()->ncq_prot_name, "ncq dma");
+    ck_assert_str_eq(v4->ncq_prot_name, "ncq");
+    ck_assert(!v4->quiet_without_failed_qc);
+    /* the same rules as modern's */
+    ck_assert_ptr_eq(v4->verdict, modern()->verdict);
+    ck_assert_ptr_eq(v4->worth_retry, modern()->worth_retry);
+    ck_assert_uint_eq(v4->n_reset_tries, modern()->n_reset_tries);
+    for (unsigned i = 0; i < v4->n_reset_tries; i++)
+        ck_assert_uint_eq(v4->reset_timeouts_ms[i], modern()->reset_timeouts_ms[i]);
+    ck_assert(!v4->report_style_2006 && v4->dubious_categories && v4->prefer_hardreset);
 }
 END_TEST
 
@@ -48,7 +76,7 @@ START_TEST(unknown_policy_fails_create)
     ck_assert_ptr_null(ahci_host_create(&p, &fake_ops, &cfg));
     e = fake_find(&p, "eh.unknown_policy");
     ck_assert_ptr_nonnull(e);
-    ck_assert_str_eq(e->msg, "unknown EH policy \"libata-1999\" (known: libata-modern, libata-2006)");
+    ck_assert_str_eq(e->msg, "unknown EH policy \"libata-1999\" (known: libata-modern, libata-2006, libata-4.x)");
     ck_assert_uint_eq(p.live_allocs, 0);
 
     {
@@ -491,14 +519,17 @@ START_TEST(report_lines)
     struct ata_taskfile res = { .command = 0x41, .feature = 0x40, .lbal = 0x10, .device = 0x40 };
     char b[200];
 
-    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096);
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096, modern()->ncq_prot_name);
     ck_assert_str_eq(b, "cmd 60/08:18:00:10:00/00:00:00:00:00/40 tag 3 ncq dma 4096 in");
+    /* 3.x/4.1 (dmesg-corpus 11, 15): "cmd 60/00:00:b1:4b:1c/01:00:14:00:00/40 tag 0 ncq 131072 in" */
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096, ata_eh_policy_find("libata-4.x")->ncq_prot_name);
+    ck_assert_str_eq(b, "cmd 60/08:18:00:10:00/00:00:00:00:00/40 tag 3 ncq 4096 in");
     tf.flags |= ATA_TFLAG_WRITE;
     tf.command = 0x61;
-    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096);
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 3, 4096, "ncq dma");
     ck_assert_str_eq(b, "cmd 61/08:18:00:10:00/00:00:00:00:00/40 tag 3 ncq dma 4096 out");
     tf = (struct ata_taskfile){ .protocol = ATA_PROT_NODATA, .command = 0xea, .device = 0x40 };
-    ata_eh_format_cmd_line(b, sizeof(b), &tf, 0, 0);
+    ata_eh_format_cmd_line(b, sizeof(b), &tf, 0, 0, "ncq dma");
     ck_assert_str_eq(b, "cmd ea/00:00:00:00:00/00:00:00:00:00/40 tag 0");
 
     ata_eh_format_res_line(b, sizeof(b), &res, AC_ERR_DEV | AC_ERR_MEDIA | AC_ERR_NCQ);
@@ -972,6 +1003,7 @@ Suite *eh_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, registry);
+    tcase_add_test(tc, profile_wording);
     tcase_add_test(tc, unknown_policy_fails_create);
     tcase_add_test(tc, tf_to_err_mask);
     tcase_add_test(tc, serror_analysis);

@@ -378,7 +378,11 @@ static void check_boot(unsigned nports, unsigned n_disks)
     }
     if (nports > 5)
         ck_assert_str_eq(find_link_ev(&r->p, "pmp.config_port", 5)->msg, "Port Multiplier config port, ignoring");
-    ck_assert_uint_eq(fake_count(&r->p, "eh.complete"), 0); /* the quiet boot probe */
+    /* the boot probe is quiet on the host link, but attaching a PMP recovers its fan-out
+     * links, which are not (libata sets ATA_PFLAG_RECOVERED in ata_eh_about_to_do "if
+     * (!(ehc->i.flags & ATA_EHI_QUIET))", per link): a real 6.x boot with a JMB PMP ends
+     * "ata6: EH complete" (harness/tests/fixtures/dmesg-corpus/46) */
+    ck_assert_uint_eq(fake_count(&r->p, "eh.complete"), 1);
     eh_rig_free(r);
 }
 
@@ -687,10 +691,10 @@ START_TEST(async_notification_hotplug)
     ata_host_eh_run(r->h);
     /* each fan-out link's autopsy reads its PSCR SError (and clears it): N/X = hotplug on
      * links 1 and 2 only, so GSCR[32] is clean after recovery */
-    ck_assert_str_eq(find_link_ev(&r->p, "eh.exception", 1)->msg,
-                     "exception Emask 0x10 SAct 0x0 SErr 0x4010000 action 0xf");
-    ck_assert_str_eq(find_link_ev(&r->p, "eh.exception", 2)->msg,
-                     "exception Emask 0x10 SAct 0x0 SErr 0x4010000 action 0xf");
+    /* no command failed on them: 6.1's autopsy makes both runs quiet ("if (nr_quiet ==
+     * nr_failed)"), so the exception is a trace record without a log line */
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.exception", 1)->msg, "");
+    ck_assert_str_eq(find_link_ev(&r->p, "eh.exception", 2)->msg, "");
     ck_assert_ptr_null(find_link_ev(&r->p, "eh.exception", 0));
     ck_assert_ptr_null(fake_find(&r->p, "pmp.events"));
     ck_assert_ptr_nonnull(ata_host_device(r->h, 0, 0, 0));

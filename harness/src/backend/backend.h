@@ -3,8 +3,10 @@
 //   - its rules (backend/rules.h): what it cannot model, asked by the parser and the runner;
 //   - an implementation of this class: it builds the hardware for the scenario, gives the
 //     stack its platform (PlatformBinding: the struct sata_platform_ops table over the
-//     hardware's MMIO, DMA memory and interrupt line) and, after the run, puts its own
-//     statistics into the report and stops the hardware.
+//     hardware's MMIO, DMA memory and interrupt line), shows the runner what its hardware
+//     saw (HardwareView: the interrupt line and memory for directed steps, disk media,
+//     fault firings, whether it is at rest) and, after the run, puts its own statistics
+//     into the report and stops the hardware.
 // Each backend lives in its own folder (backend/<name>/) and library; backend/registry.cpp
 // is the one place that maps a backend name to its rules and its implementation.
 #pragma once
@@ -12,13 +14,13 @@
 #include <memory>
 #include <string>
 
+#include "backend/hardware_view.h"
 #include "backend/platform_binding.h"
 
 namespace satasim::harness {
 
 struct Scenario;
 struct RunReport;
-struct Topology;
 class TraceSink;
 class VcdWriter;
 
@@ -38,9 +40,8 @@ class Backend {
     virtual void build(const Context &ctx) = 0;
     // The stack's platform on this hardware; null until build() made it.
     virtual PlatformBinding *platform() = 0;
-    // The SystemC models, if the hardware is them (directed steps, fault injection, the
-    // media check read the models directly); null on other backends.
-    virtual Topology *models() { return nullptr; }
+    // What the hardware shows the runner (hardware_view.h); null until build() made it.
+    virtual HardwareView *view() = 0;
     // After the run: the backend's statistics into the report; stops the hardware.
     virtual void finish(const Scenario &sc, RunReport &report) = 0;
 };

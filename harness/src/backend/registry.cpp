@@ -41,12 +41,13 @@ std::vector<Refusal> refusals_with_keys(const Scenario &sc) {
 // default of a scenario without a `backend:` key.
 const BackendEntry kBackends[] = {
     {{"systemc", "SystemC", systemc::refuses_key, refusals_with_keys<systemc::refuses_key, systemc::refusals>,
-      systemc::hardware_ports},
+      systemc::hardware_ports, systemc::skips_step},
      systemc::make_backend},
     {{"qemu", "QEMU", qemu::refuses_key, refusals_with_keys<qemu::refuses_key, qemu::refusals>,
-      qemu::hardware_ports},
+      qemu::hardware_ports, qemu::skips_step},
      qemu::make_backend},
-    {{"rtl", "RTL", rtl::refuses_key, refusals_with_keys<rtl::refuses_key, rtl::refusals>, rtl::hardware_ports},
+    {{"rtl", "RTL", rtl::refuses_key, refusals_with_keys<rtl::refuses_key, rtl::refusals>, rtl::hardware_ports,
+      rtl::skips_step},
      rtl::make_backend},
 };
 

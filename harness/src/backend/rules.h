@@ -1,7 +1,7 @@
 // What a backend can model, as plain functions over the parsed scenario. The scenario
 // parser asks refuses_key() where it reads a key (its message then names file, line and
-// key); the runner and run-one ask refusals() of the whole scenario; nothing else decides
-// what a backend refuses. Each backend defines its rules in its own folder
+// key); the runner and run-one ask refusals() of the whole scenario, the directed steps'
+// runner skips_step() of each step; nothing else decides what a backend refuses. Each backend defines its rules in its own folder
 // (backend/<name>/<name>_rules.cpp); backend/registry.cpp gives them their names. No
 // SystemC here: the scenario library (built without it) takes a BackendList.
 #pragma once
@@ -12,6 +12,7 @@
 namespace satasim::harness {
 
 struct Scenario;
+struct Step;
 
 // Scenario keys a backend may refuse where the parser reads them.
 enum class ScenarioKey {
@@ -41,6 +42,12 @@ struct BackendRules {
     // Host ports the hardware always implements whatever controller.ports says (0: as many
     // as the scenario's): the stack is then limited to the scenario's first ports.
     unsigned (*hardware_ports)(const Scenario &sc);
+    // Why the backend skips a directed step that only looks for what its hardware never
+    // shows (an expect_trace of a record only another backend's models write), or "": the
+    // step runs. The runner skips it with the reason (a `step.skip` record, result.json's
+    // steps_skipped). A step that acts on what the backend lacks (device_fis without a
+    // device-side link, inject without a fault engine) is one of its refusals instead.
+    std::string (*skips_step)(const Step &s);
 
     bool takes(ScenarioKey key) const { return refuses_key(key) == nullptr; }
 };

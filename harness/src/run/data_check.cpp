@@ -4,7 +4,7 @@
 #include <iterator>
 
 #include "model/device/media_store.h"
-#include "run/prng.h"
+#include "util/prng.h"
 
 namespace satasim::harness {
 

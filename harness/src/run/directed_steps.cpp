@@ -9,8 +9,10 @@
 #include <systemc>
 
 #include "model/sata/fis.h"
+#include "backend/hardware_view.h"
 #include "backend/platform_binding.h"
-#include "backend/systemc/topology.h"
+#include "backend/rules.h"
+#include "scenario/scenario.h"
 #include "trace/trace_sink.h"
 #include "scenario/units.h"
 #include "run/workload.h"
@@ -47,7 +49,9 @@ uint64_t now_ns() {
 
 class StepRunner {
   public:
-    StepRunner(Topology &t, PlatformBinding &b, TraceSink &s, RunFailures &f) : topo(t), binding(b), sink(s), failures(f) {
+    StepRunner(const Scenario &c, const BackendRules &r, HardwareView &h, PlatformBinding &b, TraceSink &s,
+               RunFailures &f, std::vector<std::string> &sk)
+        : sc(c), rules(r), hw(h), binding(b), sink(s), failures(f), skipped(sk) {
         sink.set_record_hook([this](const std::string &line) { lines.push_back(line); });
     }
     ~StepRunner() { sink.set_record_hook(nullptr); }
@@ -63,6 +67,15 @@ class StepRunner {
                           {{"index", TraceValue::integer(int64_t(s.index))},
                            {"kind", TraceValue::str(kind_name(s.kind))}},
                           "step " + std::to_string(s.index) + " (" + s.where + "): " + msg);
+    }
+    // A step the backend cannot observe: not run, the reason recorded.
+    void skip(const Step &s, const std::string &why) {
+        std::string r = s.where + ": steps[" + std::to_string(s.index) + "] " + kind_name(s.kind) + ": " + why;
+        sink.emit_harness("step.skip", SATA_TC_INFO, -1,
+                          {{"index", TraceValue::integer(int64_t(s.index))},
+                           {"kind", TraceValue::str(kind_name(s.kind))}},
+                          "skipped on backend " + sc.backend + ": " + r);
+        skipped.push_back(std::move(r));
     }
     void fail(const Step &s, const std::string &msg) {
         std::string r = s.where + ": steps[" + std::to_string(s.index) + "] " + kind_name(s.kind) + ": " + msg;
@@ -94,15 +107,22 @@ class StepRunner {
 
     void run(const Step &s);
 
-    Topology &topo;
+    const Scenario &sc;
+    const BackendRules &rules;
+    HardwareView &hw;
     PlatformBinding &binding;
     TraceSink &sink;
     RunFailures &failures;
+    std::vector<std::string> &skipped;
     std::map<std::string, uint64_t> allocs;
     std::vector<std::string> lines;
 };
 
 void StepRunner::run(const Step &s) {
+    if (std::string why = rules.skips_step(s); !why.empty()) {
+        skip(s, why);
+        return;
+    }
     switch (s.kind) {
     case StepKind::MmioWrite: {
         uint32_t v = uint32_t(resolve(s.value));
@@ -126,9 +146,9 @@ void StepRunner::run(const Step &s) {
     }
     case StepKind::WaitIrq: {
         const uint64_t deadline = now_ns() + s.timeout_ns;
-        while (topo.irq->level() != s.irq_level && now_ns() < deadline)
-            sc_core::wait(ns(deadline - now_ns()), topo.irq->changed_event());
-        if (topo.irq->level() != s.irq_level)
+        while (hw.irq_level() != s.irq_level && now_ns() < deadline)
+            sc_core::wait(ns(deadline - now_ns()), hw.irq_changed_event());
+        if (hw.irq_level() != s.irq_level)
             fail(s, std::string("interrupt line not ") + (s.irq_level ? "asserted" : "deasserted") + " within " +
                         std::to_string(s.timeout_ns) + " ns");
         else
@@ -140,7 +160,9 @@ void StepRunner::run(const Step &s) {
         const uint64_t deadline = now_ns() + s.timeout_ns;
         uint32_t v = binding.mmio_read32(s.offset);
         while ((v & s.mask) != (want & s.mask) && now_ns() < deadline) {
-            sc_core::wait(ns(std::min(s.interval_ns, deadline - now_ns())));
+            // hardware that cannot change on its own: the read at the deadline reads the same
+            const uint64_t step = hw.settled() ? deadline - now_ns() : std::min(s.interval_ns, deadline - now_ns());
+            sc_core::wait(ns(step));
             v = binding.mmio_read32(s.offset);
         }
         if ((v & s.mask) != (want & s.mask))
@@ -155,7 +177,7 @@ void StepRunner::run(const Step &s) {
         sc_core::wait(ns(s.delay_ns));
         break;
     case StepKind::Alloc: {
-        uint64_t a = topo.mem->alloc(size_t(s.size), size_t(s.align), nullptr);
+        uint64_t a = hw.mem_alloc(size_t(s.size), size_t(s.align));
         allocs[s.name] = a;
         note(s, "alloc " + s.name + " = " + hex32(a) + " (" + std::to_string(s.size) + " bytes)");
         break;
@@ -170,14 +192,14 @@ void StepRunner::run(const Step &s) {
         }
         uint64_t a = resolve(s.addr);
         if (s.kind == StepKind::MemWrite) {
-            if (!topo.mem->write(a, data.data(), data.size()))
+            if (!hw.mem_write(a, data.data(), data.size()))
                 fail(s, "host memory " + hex32(a) + " (+" + std::to_string(data.size()) + ") is not allocated");
             else
                 note(s, "mem_write " + hex32(a) + " (" + std::to_string(data.size()) + " bytes)");
             break;
         }
         std::vector<uint8_t> got(data.size());
-        if (!topo.mem->read(a, got.data(), got.size())) {
+        if (!hw.mem_read(a, got.data(), got.size())) {
             fail(s, "host memory " + hex32(a) + " (+" + std::to_string(data.size()) + ") is not allocated");
             break;
         }
@@ -206,21 +228,24 @@ void StepRunner::run(const Step &s) {
         break;
     }
     case StepKind::DeviceFis: {
-        auto it = topo.links.find(s.port);
         sata::Fis fis = make_fis(s.fis);
-        auto st = it->second->send_from_device(fis);
-        if (st != link::FrameStatus::Ok)
+        if (!hw.send_device_fis(s.port, fis))
             fail(s, "the FIS was not delivered on link" + std::to_string(s.port) + " (the host did not take it)");
         else
             note(s, "device_fis port " + std::to_string(s.port) + " type " + hex32(fis.bytes.at(0)));
         break;
     }
     case StepKind::Inject: {
-        topo.faults->start_fault(s.fault);
+        FaultEngine *faults = hw.faults();
+        if (!faults) { // the rules of a backend without a fault engine refuse the scenario
+            fail(s, "backend " + sc.backend + " has no fault engine");
+            break;
+        }
+        faults->start(s.fault);
         if (s.wait_fired)
-            while (!topo.faults->fired(s.fault))
-                sc_core::wait(topo.faults->fired_event());
-        note(s, "inject " + topo.faults->plan().at(s.fault).id);
+            while (!faults->fired(s.fault))
+                sc_core::wait(faults->fired_event());
+        note(s, "inject " + sc.faults.at(s.fault).id);
         break;
     }
     case StepKind::ExpectTrace: {
@@ -246,10 +271,10 @@ void StepRunner::run(const Step &s) {
 
 } // namespace
 
-void run_steps(const std::vector<Step> &steps, Topology &topo, PlatformBinding &binding, TraceSink &sink,
-               RunFailures &failures) {
-    StepRunner r(topo, binding, sink, failures);
-    for (const Step &s : steps)
+void run_steps(const Scenario &sc, const BackendRules &rules, HardwareView &hw, PlatformBinding &binding,
+               TraceSink &sink, RunFailures &failures, std::vector<std::string> &skipped) {
+    StepRunner r(sc, rules, hw, binding, sink, failures, skipped);
+    for (const Step &s : sc.steps)
         r.run(s);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "run/sim_run.h"
 #include "scenario/units.h"
 #include "trace/vcd_writer.h"
+#include "version.h"
 
 namespace fs = std::filesystem;
 
@@ -232,15 +234,59 @@ struct Skipped {
 
 // skipped non-null (--skip-refused): a scenario the backend refuses is listed there instead
 // of making the run fail.
-bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
-               const std::optional<std::string> &backend = std::nullopt, std::vector<Skipped> *skipped = nullptr) {
+// One run to parse: a file and a point of its matrix (no matrix: one point, no overrides).
+struct Candidate {
+    std::string file;
+    Overrides point;
+};
+
+// Every file's points (its matrix with --matrix's axes), the --shard's share of them; false
+// (message printed) if a matrix is malformed.
+bool candidates(const std::vector<std::string> &files, const RunOptions &opt, std::vector<Candidate> *out) {
     bool ok = true;
-    std::map<std::string, std::string> names;
+    size_t index = 0;
     for (const std::string &f : files) {
+        try {
+            // An axis whose key --set fixes is not expanded: the set value wins (one point of a
+            // matrix can be run alone so, as the pytest plugin does).
+            std::vector<MatrixAxis> axes = scenario_matrix(f, opt.matrix);
+            axes.erase(std::remove_if(axes.begin(), axes.end(),
+                                      [&](const MatrixAxis &a) {
+                                          return std::any_of(opt.overrides.begin(), opt.overrides.end(),
+                                                             [&](const ScenarioOverride &o) { return o.path == a.path; });
+                                      }),
+                       axes.end());
+            for (Overrides &point : matrix_points(axes)) {
+                if (!opt.shard_n || index % opt.shard_n == opt.shard_k - 1)
+                    out->push_back({f, std::move(point)});
+                ++index;
+            }
+        } catch (const ScenarioError &e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+bool parse_all(const std::vector<Candidate> &runs, std::vector<Job> *jobs, const RunOptions &opt,
+               std::vector<Skipped> *skipped = nullptr) {
+    bool ok = true;
+    const std::optional<std::string> &backend = opt.backend;
+    std::map<std::string, std::string> names;
+    for (const Candidate &c : runs) {
+        const std::string &f = c.file;
         try {
             Job j;
             j.file = f;
-            j.sc = parse_scenario_file(f, backend_rules());
+            Overrides ov = opt.overrides;
+            ov.insert(ov.end(), c.point.begin(), c.point.end());
+            j.sc = parse_scenario_file(f, backend_rules(), ov);
+            if (!c.point.empty()) {
+                // a matrix point is named after its values; its process gets the name too
+                j.sc.name += "." + point_suffix(c.point);
+                j.sc.overrides.push_back({"name", j.sc.name});
+            }
             auto it = names.find(j.sc.name);
             if (it != names.end()) {
                 std::fprintf(stderr, "%s:1: name: scenario name '%s' is also used by %s (names pick the output folder)\n",
@@ -288,12 +334,17 @@ bool parse_all(const std::vector<std::string> &files, std::vector<Job> *jobs,
 
 } // namespace
 
-int check_scenarios(const std::vector<std::string> &paths) {
+int check_scenarios(const std::vector<std::string> &paths, const Overrides &overrides,
+                    const std::vector<MatrixAxis> &matrix) {
     std::vector<std::string> files;
     if (!expand_paths(paths, &files))
         return 2;
+    RunOptions opt;
+    opt.overrides = overrides;
+    opt.matrix = matrix;
+    std::vector<Candidate> runs;
     std::vector<Job> jobs;
-    if (!parse_all(files, &jobs))
+    if (!candidates(files, opt, &runs) || !parse_all(runs, &jobs, opt))
         return 2;
     for (const Job &j : jobs) {
         for (const std::string &w : j.sc.warnings)
@@ -332,10 +383,13 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     std::vector<std::string> files;
     if (!expand_paths(opt.paths, &files))
         return 2;
+    std::vector<Candidate> runs;
     std::vector<Job> jobs;
     std::vector<Skipped> skipped;
-    if (!parse_all(files, &jobs, opt.backend, opt.skip_refused ? &skipped : nullptr))
+    if (!candidates(files, opt, &runs) || !parse_all(runs, &jobs, opt, opt.skip_refused ? &skipped : nullptr))
         return 2;
+    if (opt.shard_n)
+        std::printf("shard %u/%u: %zu of the runs\n", opt.shard_k, opt.shard_n, runs.size());
     if (std::string why = unusable_out_dir(opt.out_dir); !why.empty()) {
         std::fprintf(stderr, "satasim: --out %s: %s\n", escape_controls(opt.out_dir).c_str(), why.c_str());
         return 2;
@@ -382,10 +436,17 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             progress_shown = line;
         }
     };
+    // "[ k/N] ": which of the runs this is, on every verdict line (a log read later, or CI's
+    // output, shows the progress too); the continuation lines are indented under the verdict.
+    const std::string total_text = std::to_string(jobs.size());
+    const std::string indent(total_text.size() * 2 + 4, ' ');
     auto print_ready = [&] {
         while (next_print < jobs.size() && jobs[next_print].done) {
             Job &j = jobs[next_print++];
             clear_progress();
+            std::string k = std::to_string(next_print);
+            std::printf("[%s%s/%s] ", std::string(total_text.size() - k.size(), ' ').c_str(), k.c_str(),
+                        total_text.c_str());
             if (j.pass) {
                 std::printf("PASS  %s  %s  %u ports/%llu disks  cmds %llu  sim %s  wall %s%s\n",
                             pad(j.sc.name, name_w).c_str(), j.sc.controller.type.c_str(), j.sc.controller.ports,
@@ -396,12 +457,14 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
                 std::string first = j.reasons.empty() ? "failed (no reason given)" : j.reasons[0];
                 std::printf("FAIL  %s  %s\n", pad(j.sc.name, name_w).c_str(), first.c_str());
                 for (size_t i = 1; i < j.reasons.size() && i < 4; ++i)
-                    std::printf("      %s  %s\n", std::string(name_w, ' ').c_str(), j.reasons[i].c_str());
+                    std::printf("%s      %s  %s\n", indent.c_str(), std::string(name_w, ' ').c_str(),
+                                j.reasons[i].c_str());
                 if (j.reasons.size() > 4)
-                    std::printf("      %s  (%zu more in %s)\n", std::string(name_w, ' ').c_str(), j.reasons.size() - 4,
-                                (out / j.sc.name / "result.json").c_str());
+                    std::printf("%s      %s  (%zu more in %s)\n", indent.c_str(), std::string(name_w, ' ').c_str(),
+                                j.reasons.size() - 4, (out / j.sc.name / "result.json").c_str());
                 if (!j.observed.empty())
-                    std::printf("      %s  observed: %s\n", std::string(name_w, ' ').c_str(), j.observed.c_str());
+                    std::printf("%s      %s  observed: %s\n", indent.c_str(), std::string(name_w, ' ').c_str(),
+                                j.observed.c_str());
             }
             std::fflush(stdout);
         }
@@ -420,6 +483,8 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             args.insert(args.end(), {"--trace-cmds", *opt.trace_cmds ? "on" : "off"});
         if (opt.backend)
             args.insert(args.end(), {"--backend", *opt.backend});
+        for (const ScenarioOverride &o : j.sc.overrides) // --set, --seed and the matrix point
+            args.insert(args.end(), {"--set", o.text()});
         args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
         std::fflush(stdout);
         std::fflush(stderr);
@@ -433,6 +498,9 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
             dup2(fd, STDERR_FILENO);
             close(fd);
             setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+            // SIGXCPU at the limit, SIGKILL a few seconds of CPU later if it is caught
+            const struct rlimit cpu = {rlim_t(opt.cpu_limit_s), rlim_t(opt.cpu_limit_s) + 5};
+            setrlimit(RLIMIT_CPU, &cpu);
             std::vector<char *> argv;
             for (auto &a : args)
                 argv.push_back(const_cast<char *>(a.c_str()));
@@ -461,6 +529,9 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
         if (j.killed) {
             salvage(j, out, "wall-clock limit of " + std::to_string(opt.wall_limit_s) + "s exceeded: killed",
                     output, opt.vcd_file);
+        } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
+            salvage(j, out, "CPU time limit of " + std::to_string(opt.cpu_limit_s) + "s exceeded: killed", output,
+                    opt.vcd_file);
         } else if (normal && load_result(j, out / j.sc.name)) {
             // The child wrote its verdict.
             if (WEXITSTATUS(status) == 1 && j.pass) {
@@ -530,13 +601,19 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
     for (const Job &j : jobs)
         (j.pass ? passed : failed)++;
     double total_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    if (opt.skip_refused)
-        std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped.size());
-    else
-        std::printf("%zu passed, %zu failed\n", passed, failed);
+    if (!opt.no_total) {
+        if (opt.skip_refused)
+            std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped.size());
+        else
+            std::printf("%zu passed, %zu failed\n", passed, failed);
+    }
 
     JsonWriter w(true);
     w.begin_object();
+    w.kv("result_format", kResultFormat);
+    w.kv("satasim_version", satasim_version());
+    if (opt.shard_n)
+        w.kv("shard", std::to_string(opt.shard_k) + "/" + std::to_string(opt.shard_n));
     w.kv("total", uint64_t(jobs.size()));
     w.kv("passed", uint64_t(passed));
     w.kv("failed", uint64_t(failed));

@@ -14,10 +14,12 @@
 
 #include "run/directed_steps.h"
 #include "satasim/ata_proto.h"
+#include "backend/hardware_view.h"
 #include "backend/platform_binding.h"
 #include "backend/registry.h"
+#include "model/device/media_store.h"
 #include "trace/report.h"
-#include "backend/systemc/topology.h"
+#include "version.h"
 #include "trace/eh_rules.h"
 #include "trace/trace_sink.h"
 #include "trace/vcd_writer.h"
@@ -80,8 +82,8 @@ class SimController : public sc_core::sc_module {
     // loop sees finished() and the simulation stays paused (its processes can still be
     // ended, fuzz/sim_context.h).
     SimController(sc_core::sc_module_name name, const Scenario &sc, PlatformBinding &binding, TraceSink &sink,
-                  RunReport &report, Topology *topo, bool stop_at_end)
-        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report), topo_(topo),
+                  RunReport &report, HardwareView &hw, bool stop_at_end)
+        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report), hw_(hw),
           stop_at_end_(stop_at_end) {
         SC_THREAD(main_thread);
         set_stack_size(kThreadStack);
@@ -100,6 +102,7 @@ class SimController : public sc_core::sc_module {
     std::vector<FoundDevice> devices_on_port(unsigned p);
     void collect_end_state();
     void check_media();
+    unsigned media_swaps(const DevAddr &a) const;
     void end() {
         finished_ = true;
         report_.sim_time_ns = binding_.now_ns();
@@ -111,7 +114,7 @@ class SimController : public sc_core::sc_module {
     PlatformBinding &binding_;
     TraceSink &sink_;
     RunReport &report_;
-    Topology *topo_; // the models (backend systemc; the RTL shell and the device side on rtl; null on QEMU)
+    HardwareView &hw_; // what the backend's hardware shows beyond the platform
     const bool stop_at_end_;
     bool finished_ = false;
     std::string phase_ = "elaboration";
@@ -123,19 +126,18 @@ class SimController : public sc_core::sc_module {
 
 void SimController::main_thread() {
     sink_.emit_harness("run.start", SATA_TC_INFO, -1,
-                       {{"scenario", TraceValue::str(sc_.name)},
+                       {{"trace_format", TraceValue::integer(kTraceFormat)},
+                        {"satasim_version", TraceValue::str(satasim_version())},
+                        {"scenario", TraceValue::str(sc_.name)},
                         {"seed", TraceValue::integer(int64_t(sc_.seed))},
                         {"controller", TraceValue::str(sc_.controller.type)},
                         {"log_prefix", TraceValue::str(controller_log_prefix(sc_.controller.type))},
                         {"ports", TraceValue::integer(sc_.controller.ports)},
                         {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}});
     if (!sc_.host.stack) {
-        // Directed steps instead of the stack (the models only; the parser refuses qemu).
+        // Directed steps instead of the stack.
         phase_ = "steps";
-        if (topo_)
-            run_steps(sc_.steps, *topo_, binding_, sink_, report_.failures);
-        else
-            report_.failures.add("directed steps run on the SystemC models only (not on backend " + sc_.backend + ")");
+        run_steps(sc_, backend_of(sc_).rules, hw_, binding_, sink_, report_.failures, report_.steps_skipped);
         sink_.emit_harness("run.end", SATA_TC_INFO, -1, {{"steps", TraceValue::integer(int64_t(sc_.steps.size()))}});
         end();
         return;
@@ -203,9 +205,17 @@ void SimController::main_thread() {
                 st->info = fd.info;
                 // Never-written sectors: the model disk's blank pattern; zeros without a
                 // model disk (QEMU's sparse image).
-                if (topo_)
-                    if (device::SataDisk *disk = topo_->disk_at(fd.addr()))
-                        st->shadow.set_blank(disk->media().seed());
+                if (const device::MediaStore *media = hw_.media(fd.addr())) {
+                    st->shadow.set_blank(media->seed());
+                    const DevAddr a = fd.addr();
+                    st->media_swaps = [this, a] { return media_swaps(a); };
+                    // the drive's media now (a replaced drive's is another store)
+                    st->media_seed = [this, a]() -> std::optional<uint64_t> {
+                        if (const device::MediaStore *m = hw_.media(a))
+                            return m->seed();
+                        return std::nullopt;
+                    };
+                }
                 devs_.push_back(std::move(st));
                 report_.devices.push_back(fd);
             }
@@ -215,8 +225,8 @@ void SimController::main_thread() {
                             {"empty_ports", TraceValue::integer(int64_t(report_.empty_ports.size()))}});
         apply_device_settings();
         phase_ = "workload";
-        if (topo_ && topo_->faults) // fault times count from here unless from_power_on
-            topo_->faults->workload_started();
+        if (FaultEngine *faults = hw_.faults()) // fault times count from here unless from_power_on
+            faults->workload_started();
         attach_reads(); // the first reads of the workload: the kernel's, before anyone else's
         run_workloads();
         phase_ = "settle (faults still to fire, EH still running)";
@@ -341,9 +351,9 @@ void SimController::run_workloads() {
 // that caused it (the RTL shell clocks a PHY change into the DUT, which raises PxIS.PRCS a
 // few cycles later) would otherwise end the run between the two.
 void SimController::settle() {
-    if (topo_ && topo_->faults)
-        while (topo_->faults->time_firings_pending())
-            sc_core::wait(topo_->faults->fired_event());
+    if (FaultEngine *faults = hw_.faults())
+        while (faults->time_firings_pending())
+            sc_core::wait(faults->fired_event());
     const uint64_t kSettleNs = 900ull * 1000000000ull;
     const uint64_t deadline = binding_.now_ns() + kSettleNs;
     const unsigned n = ata_host_n_ports(host_);
@@ -351,7 +361,7 @@ void SimController::settle() {
         bool busy = binding_.eh_busy();
         for (unsigned p = 0; p < n && !busy; ++p)
             busy = ata_port_is_frozen(host_, p);
-        const bool moving = !busy && topo_ && topo_->hardware_quiet && !topo_->hardware_quiet();
+        const bool moving = !busy && !hw_.quiet();
         uint64_t now = binding_.now_ns();
         if ((!busy && !moving) || now >= deadline)
             return;
@@ -418,25 +428,29 @@ void SimController::collect_end_state() {
     }
 }
 
+// Drives plugged in with new media (`plug` with blank_media) at this place so far.
+unsigned SimController::media_swaps(const DevAddr &a) const {
+    unsigned n = 0;
+    const FaultEngine *faults = hw_.faults();
+    for (size_t i = 0; faults && i < sc_.faults.size(); ++i) {
+        const fault::Fault &f = sc_.faults[i];
+        if (f.kind == fault::Kind::Plug && f.plug.blank_media && f.port == a.port && f.pmp_port == a.pmp_port &&
+            f.devno == a.devno)
+            n += faults->fired(i);
+    }
+    return n;
+}
+
 // No data loss: every sector a write reported complete must be on the drive's media, read
 // back through the model's backdoor (a later read through the stack checks it too, but only
-// where the workload reads again). A failed write left its sectors unknown in the shadow.
+// where the workload reads again). A failed write left its sectors unknown in the shadow; a
+// drive replaced by one with new media is checked for what was written to the new one.
 void SimController::check_media() {
-    if (!topo_)
-        return;
     for (const auto &ds : devs_) {
-        device::SataDisk *disk = topo_->disk_at(ds->addr());
-        if (!disk)
+        const device::MediaStore *media = hw_.media(ds->addr());
+        if (!media)
             continue;
-        bool replaced = false; // a different drive (new media) was plugged in
-        for (size_t i = 0; topo_->faults && i < sc_.faults.size(); ++i) {
-            const fault::Fault &f = sc_.faults[i];
-            if (f.port == ds->port && f.pmp_port == ds->pmp_port && f.devno == ds->devno && f.kind == fault::Kind::Plug && f.plug.blank_media &&
-                topo_->faults->fired(i))
-                replaced = true;
-        }
-        if (replaced)
-            continue;
+        ds->follow_media(); // a replaced drive: what was written to the new one since
         std::vector<uint8_t> buf;
         uint64_t bad = 0;
         std::vector<std::string> first;
@@ -444,7 +458,7 @@ void SimController::check_media() {
             for (uint64_t off = 0; off < count; off += 2048) {
                 uint32_t n = uint32_t(std::min<uint64_t>(2048, count - off));
                 buf.resize(size_t(n) * 512);
-                disk->media().read(lba + off, n, buf.data());
+                media->read(lba + off, n, buf.data());
                 ReadCheck c = check_read(buf.data(), lba + off, n, ds->shadow, sc_.seed, 5 - std::min<size_t>(5, first.size()));
                 bad += c.bad_sectors;
                 first.insert(first.end(), c.first.begin(), c.first.end());
@@ -614,7 +628,7 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
             throw std::runtime_error("the " + sc.backend + " backend cannot model " + r.what);
         backend->build({sc, tmp.string(), sink, vcd.get(), fail_fn});
         binding = backend->platform();
-        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, backend->models(), !stepped);
+        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, *backend->view(), !stepped);
         const uint64_t limit_ps = sc.time_limit_ns * ps_per_ns;
         if (limits.max_steps)
             run_stepped(limit_ps, limits.max_steps, *ctl, aborted, *run);

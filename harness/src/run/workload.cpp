@@ -86,6 +86,16 @@ uint64_t DeviceState::add_range(uint64_t lba, uint64_t n, bool write) {
     return id;
 }
 
+bool DeviceState::follow_media() {
+    const unsigned now = media_swaps ? media_swaps() : 0;
+    if (now == media)
+        return false;
+    media = now;
+    shadow = ShadowMap{};
+    shadow.set_blank(media_seed ? media_seed() : std::nullopt);
+    return true;
+}
+
 void DeviceState::remove_range(uint64_t id) {
     for (size_t i = 0; i < inflight.size(); ++i)
         if (inflight[i].id == id) {
@@ -207,6 +217,8 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     if (req.op != OpSpec::Flush) // hand the buffer to the device (QEMU: copy into guest RAM)
         binding_.dma_sync_for_device(&s.buf, 0, bytes);
     s.range_id = req.op == OpSpec::Flush ? 0 : dev_->add_range(req.lba, req.n, req.op == OpSpec::Write);
+    dev_->follow_media();
+    s.media = dev_->media;
     s.busy = true;
     s.submit_ns = binding_.now_ns();
     ++outstanding_;
@@ -260,6 +272,10 @@ void WorkloadRunner::finish(Slot &s) {
     unsigned err = s.bio.err_mask;
     if (spec_.kind == WorkloadKind::Request)
         stats_.err_mask = err;
+    // The drive was replaced while the request was in flight: which drive's data it moved
+    // is not known (the old drive's, the new one's after EH retried it, or neither).
+    dev_->follow_media();
+    const bool across_swap = s.media != dev_->media;
     if (err) {
         if (!s.prefill)
             ++stats_.errors;
@@ -284,14 +300,14 @@ void WorkloadRunner::finish(Slot &s) {
             ++stats_.flushes;
     }
     if (r.op == OpSpec::Write) {
-        dev_->shadow.set(r.lba, r.n, s.gen);
+        dev_->shadow.set(r.lba, r.n, across_swap ? ShadowMap::kUnknown : s.gen);
         if (!s.prefill)
             stats_.bytes += uint64_t(r.n) * kSector;
     } else if (r.op == OpSpec::Read) {
         binding_.dma_sync_for_cpu(&s.buf, 0, size_t(r.n) * kSector); // QEMU: copy out of guest RAM
         if (!s.prefill)
             stats_.bytes += uint64_t(r.n) * kSector;
-        if (spec_.verify) {
+        if (spec_.verify && !across_swap) {
             ReadCheck c = check_read(static_cast<const uint8_t *>(s.buf.cpu), r.lba, r.n, dev_->shadow, seed_,
                                      kMaxDataReports);
             if (c.bad_sectors) {
@@ -481,7 +497,10 @@ void WorkloadRunner::run_warmplug() {
         ports.push_back(spec_.device);
     for (unsigned port : ports) {
         const char *kind = workload_kind_name(spec_.kind);
-        int rc = !h ? -ENODEV : spec_.kind == WorkloadKind::Delete ? ata_dev_delete(h, port) : ata_port_scan(h, port);
+        int rc = !h                                  ? -ENODEV
+                 : spec_.kind == WorkloadKind::Delete ? ata_dev_delete(h, port)
+                 : spec_.kind == WorkloadKind::Rescan ? ata_dev_rescan(h, port)
+                                                      : ata_port_scan(h, port);
         // A host-wide scan skips ports the stack does not use (dummy ports: -ENODEV).
         const bool skipped = rc == -ENODEV && spec_.kind == WorkloadKind::Scan && !spec_.scan_port;
         const std::string name = DevAddr{port, std::nullopt}.ata_name();
@@ -494,7 +513,10 @@ void WorkloadRunner::run_warmplug() {
                                          (spec_.kind == WorkloadKind::Scan ? "ata" + std::to_string(port + 1) : name) +
                                          ": " + errno_name(rc));
         if (rc != 0 && !skipped)
-            failures_.add(label() + ": " + (spec_.kind == WorkloadKind::Delete ? "ata_dev_delete" : "ata_port_scan") +
+            failures_.add(label() + ": " +
+                          (spec_.kind == WorkloadKind::Delete   ? "ata_dev_delete"
+                           : spec_.kind == WorkloadKind::Rescan ? "ata_dev_rescan"
+                                                                : "ata_port_scan") +
                           "(port " + std::to_string(port) + ") returned " + errno_name(rc));
         ++stats_.completed;
     }

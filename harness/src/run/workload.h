@@ -15,7 +15,7 @@
 
 #include "run/data_check.h"
 #include "backend/platform_binding.h"
-#include "run/prng.h"
+#include "util/prng.h"
 #include "satasim/ata.h"
 #include "scenario/scenario.h"
 #include "trace/trace_sink.h"
@@ -62,6 +62,19 @@ struct DeviceState {
     std::vector<Range> inflight;
     uint64_t next_range_id = 1;
     sc_core::sc_event changed; // a request finished on this device
+
+    // The drive at this place replaced by another (a `plug` with blank_media: new media,
+    // maybe the same identity, which the stack then rightly keeps as the same device): the
+    // replacements so far and the present drive's media seed, from the fault engine and the
+    // model disk (unset without them: nothing is ever replaced).
+    std::function<unsigned()> media_swaps;
+    std::function<std::optional<uint64_t>()> media_seed;
+    unsigned media = 0; // the replacements the shadow follows
+    // After a replacement the old drive's data check ends: the shadow starts afresh with the
+    // new drive (never written: its blank pattern). Requests submitted before it and ended
+    // after it are not checked (the workload runner compares `media`). Call before using the
+    // shadow; true if it started afresh.
+    bool follow_media();
 
     bool conflicts(uint64_t lba, uint64_t n, bool write) const;
     uint64_t add_range(uint64_t lba, uint64_t n, bool write);
@@ -117,6 +130,7 @@ class WorkloadRunner {
         uint64_t gen = 0;
         uint64_t range_id = 0;
         uint64_t submit_ns = 0;
+        unsigned media = 0; // the device's drive replacements when it was submitted
         bool busy = false;
         bool finished = false;
         bool prefill = false;

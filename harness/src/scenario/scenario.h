@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scenario/force_option.h"
+#include "scenario/overrides.h"
 #include "scenario/steps.h"
 #include "model/fault/fault_plan.h"
 
@@ -127,6 +128,7 @@ struct DeviceSpec {
     unsigned multi = 16;
     unsigned ata_major = 8;
     bool write_cache = true;
+    bool status_dsc = true;            // the drive sets DSC (status bit 4): 0x50, else 0x40
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
@@ -245,6 +247,7 @@ struct OraclesSpec {
 
 struct Scenario {
     std::string file; // as given on the command line
+    Overrides overrides; // keys set from outside the file (--set, --seed, a matrix point), as applied
     std::string name;
     std::string description;
     uint64_t seed = 1;

@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/depthguard.h>
 
+#include "scenario/path_within.h"
 #include "scenario/scenario_parser.h"
 
 namespace fs = std::filesystem;
@@ -87,17 +88,6 @@ YAML::Node merge(const YAML::Node &base, const Origins &bo, const YAML::Node &ov
     return out;
 }
 
-// `dir` is `root` or below it (both canonical).
-bool is_under(const fs::path &dir, const fs::path &root) {
-    auto d = dir.begin();
-    for (auto r = root.begin(); r != root.end(); ++r, ++d)
-        if (r->empty())
-            continue; // a trailing separator
-        else if (d == dir.end() || *d != *r)
-            return false;
-    return true;
-}
-
 // The root of the folder tree of the scenario `main_file`: the nearest folder at or above
 // its own holding kIncludeRootMarker, else its own folder (canonical).
 fs::path tree_root(const std::string &main_file) {
@@ -117,7 +107,7 @@ fs::path tree_root(const std::string &main_file) {
 std::string read_included(const std::string &tname, const fs::path &canon, const fs::path &root,
                           const std::string &from, int from_line, const std::string &from_path) {
     auto refuse = [&](const std::string &why) { fail(from, from_line, from_path, tname + ": " + why); };
-    if (!is_under(canon.parent_path(), root))
+    if (!path_within(canon.parent_path(), root))
         refuse("outside the scenario's folder tree " + root.string() +
                " (an included file must be in it or below it, after symlinks and '..' are resolved)");
     FileText f = read_bounded_file(canon, kIncludeMaxBytes, "an included file");

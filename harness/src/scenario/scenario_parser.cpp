@@ -120,15 +120,30 @@ const char *reserved_name(const std::string &n) {
     return nullptr;
 }
 
-Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends) {
+Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends,
+                             const Overrides &overrides) {
     Parser p(file);
     YAML::Node root = load_yaml_document(text, file, false);
     if (!root.IsDefined() || root.IsNull())
         p.fail(1, "", "empty scenario file");
     IncludeResult inc = resolve_includes(root, file);
     root = inc.root;
-    if (!inc.origin.empty())
-        p.file_for_ = [inc, file](const std::string &path) { return origin_file(inc, path, file); };
+    if (!overrides.empty()) {
+        if (!root.IsMap())
+            p.fail(1, "", "expected a mapping, got " + std::string(kind_name(root)));
+        try {
+            apply_overrides(root, overrides);
+        } catch (const ScenarioError &e) {
+            p.fail(1, "", e.what());
+        }
+    }
+    // A message names the file (or the included file, or the override) its key came from.
+    if (!inc.origin.empty() || !overrides.empty())
+        p.file_for_ = [inc, file, overrides](const std::string &path) {
+            if (const ScenarioOverride *o = override_at(overrides, path))
+                return "(--set " + o->text() + ")";
+            return inc.origin.empty() ? file : origin_file(inc, path, file);
+        };
 
     Scenario sc;
     sc.file = file;
@@ -137,7 +152,10 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
     rootf.line = 1;
     MapView m(p, root, "", 1,
               {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
-               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps", "waveform", "oracles"});
+               "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps", "waveform", "matrix",
+               "oracles"});
+    read_matrix(root, file); // checked here; expanded by the runner (scenario_matrix)
+    sc.overrides = overrides;
 
     sc.name = file_stem(file);
     if (auto *v = m.find("name"))
@@ -222,11 +240,21 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
     return sc;
 }
 
-Scenario parse_scenario_file(const std::string &path, const BackendList &backends) {
+Scenario parse_scenario_file(const std::string &path, const BackendList &backends, const Overrides &overrides) {
     FileText f = read_bounded_file(path, kScenarioMaxBytes, "a scenario file");
     if (!f.ok)
         throw ScenarioError(path + ":1: " + f.why);
-    return parse_scenario_text(f.text, path, backends);
+    return parse_scenario_text(f.text, path, backends, overrides);
+}
+
+std::vector<MatrixAxis> scenario_matrix(const std::string &path, const std::vector<MatrixAxis> &extra) {
+    FileText f = read_bounded_file(path, kScenarioMaxBytes, "a scenario file");
+    if (!f.ok)
+        throw ScenarioError(path + ":1: " + f.why);
+    const YAML::Node root = load_yaml_document(f.text, path, false);
+    std::vector<MatrixAxis> axes = read_matrix(resolve_includes(root, path).root, path);
+    axes.insert(axes.end(), extra.begin(), extra.end());
+    return axes;
 }
 
 } // namespace satasim::harness

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/rules.h"
+#include "scenario/overrides.h"
 #include "scenario/scenario.h"
 
 namespace satasim::harness {
@@ -26,7 +27,15 @@ class ScenarioError : public std::runtime_error {
 // Throws ScenarioError (the message is the whole diagnostic line). `backends`: the names
 // the `backend` key takes and what each refuses (backend/registry.h: backend_rules();
 // the first is the default).
-Scenario parse_scenario_file(const std::string &path, const BackendList &backends);
-Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends);
+// `overrides` (satasim run --set, --seed, a matrix point) are set after `include:` is
+// resolved (scenario/overrides.h); Scenario::overrides lists them.
+Scenario parse_scenario_file(const std::string &path, const BackendList &backends, const Overrides &overrides = {});
+Scenario parse_scenario_text(const std::string &text, const std::string &file, const BackendList &backends,
+                             const Overrides &overrides = {});
+
+// The file's matrix (its `matrix:` key, scenarios/README.md) with `extra` axes (satasim run
+// --matrix) after its own: what the runner expands into one run per point. Throws
+// ScenarioError at the key if malformed.
+std::vector<MatrixAxis> scenario_matrix(const std::string &path, const std::vector<MatrixAxis> &extra);
 
 } // namespace satasim::harness

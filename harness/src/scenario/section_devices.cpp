@@ -128,7 +128,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
     DeviceSpec d;
     MapView m(p, f.node, f.path, f.line,
               {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
-               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "ncq_order", "timing", "blkdebug",
+               "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
                "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno"});
     d.line = m.line();
     if (auto *v = m.find("link"))
@@ -182,6 +182,8 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
         d.ata_major = unsigned(as_uint(p, *v, 1, 14));
     if (auto *v = m.find("write_cache"))
         d.write_cache = as_bool(p, *v);
+    if (auto *v = m.find("status_dsc"))
+        d.status_dsc = as_bool(p, *v);
     if (auto *v = m.find("ncq_order"))
         d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
                                             {{"in_order", NcqOrderSpec::InOrder},

@@ -179,6 +179,13 @@ void parse_identify_fail(const Parser &p, const MapView &m, fault::Fault &x, uin
         x.identify_failures = unsigned(as_uint(p, *v, 1, 1000));
 }
 
+// hang: how many COMRESETs the hung firmware sits through (it answers OOB, never sends its
+// signature) before one restarts it.
+void parse_hang(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
+    if (auto *v = m.find("comresets"))
+        x.hang_comresets = unsigned(as_uint(p, *v, 0, 1000000));
+}
+
 // slow: late answers to reads and writes (the drive's media access starts `delay` late).
 void parse_slow(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap) {
     if (!m.has("delay"))
@@ -238,7 +245,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::Plug, parse_plug,
          " (to plug a drive into an empty connector, give the port a devices[] entry with present: false)"},
         {Kind::MediaError, parse_media_error},
-        {Kind::Hang, nullptr},
+        {Kind::Hang, parse_hang},
         {Kind::IdentifyFail, parse_identify_fail},
         {Kind::PhyFlap, parse_phy_flap},
         {Kind::LinkDegrade, parse_link_degrade},

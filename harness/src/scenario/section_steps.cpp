@@ -191,6 +191,7 @@ std::vector<Step> parse_steps(const Parser &p, const Field &lf, Scenario &sc) {
             if (key == n.first)
                 s.kind = n.second;
         s.where = p.where(e.line, e.path);
+        s.line = e.line;
         switch (s.kind) {
         case StepKind::MmioWrite: {
             MapView k(p, f.node, f.path, f.line, {"offset", "value"});

@@ -36,6 +36,7 @@ enum class StepKind { MmioWrite, MmioRead, WaitIrq, Poll, Delay, Alloc, MemWrite
 struct Step {
     StepKind kind = StepKind::Delay;
     std::string where; // "file:line"
+    int line = 0;      // the step's line
     unsigned index = 0;
     // mmio_write / mmio_read / poll
     uint32_t offset = 0;

@@ -22,6 +22,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "scenario/scenario_parser.h"
+#include "scenario/suggest.h"
 #include "scenario/units.h"
 
 namespace satasim::harness {
@@ -110,7 +111,7 @@ class MapView {
                 std::string list;
                 for (const auto &a : allowed)
                     list += (list.empty() ? "" : ", ") + a;
-                p_.fail(kline, kpath, "unknown key (expected one of: " + list + ")");
+                p_.fail(kline, kpath, "unknown key" + did_you_mean(key, allowed) + " (expected one of: " + list + ")");
             }
             if (fields_.count(key))
                 p_.fail(kline, kpath, "duplicate key (first on line " +
@@ -181,9 +182,12 @@ E as_enum(const Parser &p, const Field &f, const std::vector<std::pair<const cha
         if (s == n.first)
             return n.second;
     std::string list;
-    for (const auto &n : names)
+    std::vector<std::string> all;
+    for (const auto &n : names) {
         list += (list.empty() ? "" : ", ") + std::string(n.first);
-    p.fail(f, "unknown value '" + s + "' (expected one of: " + list + ")");
+        all.push_back(n.first);
+    }
+    p.fail(f, "unknown value '" + s + "'" + did_you_mean(s, all) + " (expected one of: " + list + ")");
 }
 
 // A scalar in units: parse() returns nullopt and says why for anything it cannot take.

@@ -114,13 +114,13 @@ void EhRules::freeze(Port &p, const std::string &why) {
     }
 }
 
-// The report of the EH run that followed the LLD's error reads is complete: each error it
-// read must be in it.
+// The report of the EH run that followed the LLD's error reads is complete: each error its
+// snapshot took must be in it.
 void EhRules::close_report(uint64_t t_ns, int port_no, Port &p) {
     if (!p.report.open)
         return;
     p.report.open = false;
-    for (const PendingError &e : p.errors) {
+    for (const PendingError &e : p.report.errors) {
         if (e.need_bus && !(p.report.emask & kErrAtaBus))
             add("interface-error-is-link-error", t_ns, port_no, -1,
                 e.what + " read at " + std::to_string(e.t_ns) + " ns, yet the exception's Emask " +
@@ -131,7 +131,7 @@ void EhRules::close_report(uint64_t t_ns, int port_no, Port &p) {
                     e.what + " read at " + std::to_string(e.t_ns) + " ns, yet the description \"" + p.report.desc +
                         "\" does not say \"" + w + "\"");
     }
-    p.errors.clear();
+    p.report.errors.clear();
 }
 
 void EhRules::on_record(uint64_t t_ns, const TraceRecord &r) {
@@ -171,7 +171,8 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
         }
     } else if (is(r, "eh.giveup")) {
         p.reset_owed = false; // EH gave up and thawed the port (stack/README.md)
-        p.errors.clear();
+        p.errors.clear();     // and dropped eh_info
+        p.snap.clear();
     }
     if (is(r, "qc.issue") && p.reset_owed) {
         add("reset-after-freeze", t, pn, ln,
@@ -182,6 +183,10 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
     if ((is(r, "probe.link_up") || is(r, "probe.link_down") || is(r, "probe.class")) && ln < 0) {
         p.thawed = true; // postreset runs after the reset thawed the port
         p.issued = false;
+        // a reset that succeeded clears eh_info (docs/libata-eh.md 3.5 step 5): what was read
+        // since the snapshot is never reported
+        if (p.snap_seen)
+            p.errors.clear();
     }
     if (is(r, "qc.issue"))
         p.issued = true;
@@ -191,11 +196,21 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
         p.internal_active = false;
 
     // ---- errors the LLD read (interface-error-is-link-error, hba-error-decoded)
-    // One read while an internal command is on the wire (EH's own: READ LOG EXT during the
-    // autopsy, IDENTIFY while revalidating) goes to the link's eh_info after this EH run took
-    // its snapshot: the run's report describes the earlier error, and the reset the freeze
-    // forces clears eh_info (docs/libata-eh.md 3.5 step 5), so libata never reports it. The
-    // freeze itself is still checked, and reset-after-freeze checks the reset.
+    // An error goes to the link's eh_info; an EH run takes its snapshot of eh_info
+    // (eh.snapshot) and its report describes that snapshot. One read after the snapshot (the
+    // disk pulled while EH stops the engine; a CRC error on EH's own READ LOG EXT) waits in
+    // eh_info for the next run's snapshot, unless a reset that succeeds clears eh_info first
+    // (docs/libata-eh.md 3.5 step 5): libata never reports it then. The freeze itself is
+    // still checked, and reset-after-freeze checks the reset. A trace without snapshot
+    // records: an error read while an internal command is on the wire (EH's, so after the
+    // snapshot) is left out, and every other error belongs to the next report.
+    const bool record_error = p.snap_seen || !p.internal_active;
+    if (is(r, "eh.snapshot")) {
+        close_report(t, pn, p); // a new EH run: the last one's report is complete
+        p.snap_seen = true;
+        p.snap = std::move(p.errors); // an earlier snapshot nothing reported is dropped
+        p.errors.clear();
+    }
     if (is(r, "ahci.error_irq")) {
         const uint64_t is_ = uint64_t(num_or(r, "irq_stat", 0));
         PendingError e;
@@ -215,7 +230,7 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
             e.words.push_back("PHY RDY changed");
         if (is_ & kIsUfs)
             e.words.push_back("unknown FIS");
-        if ((e.need_bus || !e.words.empty()) && !p.internal_active)
+        if ((e.need_bus || !e.words.empty()) && record_error)
             p.errors.push_back(e);
     } else if (is(r, "sil24.error_irq")) {
         const int64_t cerr = num_or(r, "cmd_err", 0);
@@ -225,17 +240,20 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
             e.what = "PORT_CMD_ERR " + std::to_string(cerr);
             e.need_bus = true;
             e.words.push_back(cerr == 3 ? "error in data FIS" : "failed to transmit command FIS");
-            if (!p.internal_active)
+            if (record_error)
                 p.errors.push_back(e);
             if (!flag(r, "freeze"))
                 add("interface-error-is-link-error", t, pn, ln, e.what + " read without freezing the port");
         }
     }
-    if (is(r, "eh.exception") && !p.errors.empty()) {
+    std::vector<PendingError> &described = p.snap_seen ? p.snap : p.errors;
+    if (is(r, "eh.exception") && (p.report.open || !described.empty())) {
         if (!p.report.open) {
             p.report = Report{};
             p.report.open = true;
             p.report.t_ns = t;
+            p.report.errors = std::move(described);
+            described.clear();
         }
         p.report.emask |= unsigned(num_or(r, "emask", 0));
         const std::string d = str(r, "desc");
@@ -245,7 +263,7 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
     } else if (is(r, "eh.failed_qc") && p.report.open) {
         p.report.emask |= unsigned(num_or(r, "emask", 0));
     } else if ((is(r, "eh.reset") || is(r, "eh.giveup")) && !p.report.open) {
-        p.errors.clear(); // a reset before any report discards what EH had gathered (3.5 step 5)
+        described.clear(); // a reset before any report discards what EH had gathered (3.5 step 5)
     }
 
     // ---- dev-tries-per-run: a report starts an EH run; its first failure on a link is

@@ -65,6 +65,7 @@ class EhRules : public RecordObserver {
         unsigned emask = 0;
         std::string desc;
         bool desc_truncated = false;
+        std::vector<PendingError> errors; // what it must describe
     };
     struct Port {
         bool reset_owed = false; // frozen or timed out: no command before a reset
@@ -73,7 +74,11 @@ class EhRules : public RecordObserver {
         bool issued = false; // a command was issued since then
         bool pmp = false;    // a port multiplier was seen on this port
         bool internal_active = false; // an internal command (EH's or the probe's) is on the wire
-        std::vector<PendingError> errors;
+        // Errors the LLD read: since the last EH snapshot (in eh_info now), and those the last
+        // snapshot took (the running EH's context: its report describes them). A trace
+        // without eh.snapshot records (written before it existed) has only `errors`.
+        std::vector<PendingError> errors, snap;
+        bool snap_seen = false;
         Report report;
         uint64_t hotplug_t = 0; // the hotplug exception whose link-up is still due (0: none)
         bool hotplug_due = false;

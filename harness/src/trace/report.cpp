@@ -6,6 +6,7 @@
 
 #include "fuzz/oracles.h"
 #include "trace/json_writer.h"
+#include "version.h"
 
 namespace satasim::harness {
 
@@ -283,10 +284,18 @@ std::string result_json(const RunReport &r) {
     const Scenario &sc = *r.sc;
     JsonWriter j(true);
     j.begin_object();
+    j.kv("result_format", kResultFormat);
+    j.kv("satasim_version", satasim_version());
     j.kv("name", sc.name);
     j.kv("file", sc.file);
     j.kv("description", sc.description);
     j.kv("seed", sc.seed);
+    {
+        std::vector<std::string> set; // --set, --seed and the matrix point, as applied
+        for (const ScenarioOverride &o : sc.overrides)
+            set.push_back(o.text());
+        j.kv("overrides", set);
+    }
     j.kv("backend", sc.backend);
     j.kv("verdict", r.pass ? "pass" : "fail");
     j.kv("reasons", r.reasons);
@@ -300,6 +309,8 @@ std::string result_json(const RunReport &r) {
                 partial.push_back(f.id + " fired " + std::to_string(f.fired) + "/" + std::to_string(f.repeat));
         j.kv("observed", observed_text(r.failures.io_errors, disabled, partial));
     }
+    if (!r.steps_skipped.empty()) // only a backend that cannot observe a step skips one
+        j.kv("steps_skipped", r.steps_skipped);
     j.key("controller").begin_object();
     j.kv("type", sc.controller.type);
     j.kv("ports", sc.controller.ports);

@@ -76,6 +76,8 @@ struct RunReport {
     std::vector<std::string> violation_messages;
     std::vector<EhRuleViolation> eh_rule_violations; // EH decisions against libata's rules (eh_rules.h)
     RunFailures failures; // reasons found during the run
+    // Directed steps the backend skipped ("file:line: steps[i] kind: reason", BackendRules::skips_step)
+    std::vector<std::string> steps_skipped;
     std::vector<std::string> reasons; // final list: run problems + failed expectations
     std::string log_text;
     uint64_t sim_time_ns = 0;

@@ -23,6 +23,7 @@ const char *class_name(enum sata_trace_class c) {
 // when its level is info or above. SATA_LOG_NONE (trace only) reads "debug".
 const char *level_name(enum sata_log_level l) {
     switch (l) {
+    case SATA_LOG_CONT: return "cont";
     case SATA_LOG_ERR: return "err";
     case SATA_LOG_WARN: return "warn";
     case SATA_LOG_INFO: return "info";
@@ -206,7 +207,13 @@ void TraceSink::emit_stack(const sata_trace_event &ev) {
         std::string who = std::strncmp(name, "blk.", 4) == 0 ? std::string()
                           : ev.port < 0                     ? host_name_
                                                             : ata_name(ev.port, ev.link, ev.dev);
-        write_log(log_time(clock_()) + (who.empty() ? "" : who + ": ") + ev.msg + "\n");
+        const std::string stamp = log_time(clock_());
+        if (ev.level == SATA_LOG_CONT)
+            // the second line of a two-line printk, as dmesg shows it: under the message,
+            // indented by the stamp's width and the nine spaces libata puts before it
+            write_log(std::string(stamp.size(), ' ') + "         " + ev.msg + "\n");
+        else
+            write_log(stamp + (who.empty() ? "" : who + ": ") + ev.msg + "\n");
     }
     ++seq_;
 }

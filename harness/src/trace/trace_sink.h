@@ -5,11 +5,12 @@
 // fields in emission order.
 //
 // Record: {"t_ns":N,"seq":N,"src":"stack"|<model>|"harness","ev":name,
-//          "cls":"decision"|"info"|"cmd"|"model","lvl":"err"|"warn"|"info"|"debug",
+//          "cls":"decision"|"info"|"cmd"|"model","lvl":"err"|"warn"|"info"|"debug"|"cont",
 //          "port":N[,"link":N][,"dev":N],"f":{...}[,"msg":".."]}
 // lvl is the log level: a record's msg is a satasim.log line exactly when lvl is not
 // "debug" (stack: its SATA_LOG_* level; models: always debug; harness: info, or err for
-// a failure of the run).
+// a failure of the run). "cont": the second line of the record before it (a two-line
+// printk), written without a prefix, indented under it.
 #pragma once
 
 #include <cstdint>

@@ -48,8 +48,9 @@ std::string g_scenarios_dir;
     } while (0)
 
 // The backends as the program's registry (backend/registry.cpp) lists them.
-const BackendRules kSystemc{"systemc", "SystemC", systemc::refuses_key, systemc::refusals, systemc::hardware_ports};
-const BackendRules kQemu{"qemu", "QEMU", qemu::refuses_key, qemu::refusals, qemu::hardware_ports};
+const BackendRules kSystemc{"systemc", "SystemC", systemc::refuses_key, systemc::refusals, systemc::hardware_ports,
+                            systemc::skips_step};
+const BackendRules kQemu{"qemu", "QEMU", qemu::refuses_key, qemu::refusals, qemu::hardware_ports, qemu::skips_step};
 const BackendList kBackends = {&kSystemc, &kQemu};
 
 Scenario parse(const std::string &text) { return parse_scenario_text(text, "t.yaml", kBackends); }
@@ -85,7 +86,9 @@ TEST(defaults_and_units) {
     CHECK(sc.controller.type == "ahci" && sc.controller.ports == 2 && sc.controller.slots == 32);
     CHECK(sc.devices.size() == 1 && sc.devices[0].capacity == 2097152);
     CHECK(sc.devices[0].serial == "SIM0000001");
+    CHECK(sc.devices[0].status_dsc); // a good completion reads 0x50 unless the drive says otherwise
     CHECK(sc.time_limit_ns == 1500000000ull);
+    CHECK(!parse("devices:\n  - {port: 0, status_dsc: false}\n").devices[0].status_dsc);
 }
 
 TEST(uint_out_of_range_and_not_a_number) {
@@ -196,8 +199,7 @@ TEST(backend_names_and_key_refusals) {
                 "t.yaml:2: link: only for backend: systemc (QEMU's AHCI has no SATA link model)");
     CHECK_ERROR("backend: qemu\nwaveform: true\n",
                 "t.yaml:2: waveform: only for backend: systemc (the waveform records the SystemC models' signals)");
-    CHECK_ERROR("backend: qemu\nsteps:\n  - delay: 1us\n",
-                "t.yaml:2: steps: directed steps run on the SystemC models only (backend: systemc)");
+    CHECK(parse("backend: qemu\nsteps:\n  - delay: 1us\n").steps.size() == 1); // steps run on every backend
     CHECK(!parse("pmps:\n  - {port: 0}\n").pmps.empty()); // systemc takes every key
 }
 
@@ -211,6 +213,28 @@ TEST(backend_scenario_refusals) {
     Scenario blk = parse("devices:\n  - {port: 0, blkdebug: [{op: read}]}\n");
     CHECK(systemc::refusals(blk).size() == 1);
     CHECK(systemc::hardware_ports(parse("controller: {type: sil24}\n")) == 4);
+}
+
+// Directed steps: what QEMU cannot do is refused at the step's line; what a backend cannot
+// observe (another backend's models' trace records) is skipped with the reason.
+TEST(backend_step_refusals_and_skips) {
+    const std::string head = "backend: qemu\ncontroller: {ports: 1}\ndevices: [{port: 0, capacity: 1g}]\nsteps:\n";
+    Scenario sc = parse(head + "  - mmio_read: {offset: 0x10}\n"
+                               "  - device_fis: {port: 0, fis: {type: reg_d2h, status: 0x50}}\n"
+                               "  - inject: {kind: unplug, port: 0, id: pull}\n"
+                               "  - expect_trace: {ev: ahci.port_comreset}\n"
+                               "  - expect_trace: {ev: step}\n");
+    std::vector<Refusal> r = qemu::refusals(sc);
+    CHECK(r.size() == 2);
+    CHECK(r.size() == 2 && r[0].line == 6 && r[0].what.rfind("steps[1] device_fis: QEMU's disks are ide-hd", 0) == 0);
+    CHECK(r.size() == 2 && r[1].line == 7 && r[1].what.rfind("steps[2] inject: fault injection needs", 0) == 0);
+    CHECK(qemu::skips_step(sc.steps[0]).empty());
+    CHECK(qemu::skips_step(sc.steps[3]).rfind("QEMU's AHCI, links and disks write no trace records", 0) == 0);
+    CHECK(qemu::skips_step(sc.steps[4]).empty()); // the harness's own records are there
+    CHECK(satasim::harness::rtl::skips_step(sc.steps[3]).rfind("the DUT's registers are its RTL's", 0) == 0);
+    CHECK(satasim::harness::rtl::skips_step(sc.steps[1]).empty());
+    for (const Step &s : sc.steps)
+        CHECK(systemc::skips_step(s).empty());
 }
 
 // A crc fault's symbol error needs a DUT whose top takes its PHY's error flags: refused at the
@@ -270,7 +294,10 @@ TEST(fault_kinds_table) {
     CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: a drq_stuck acts on a taskfile channel: controller sil3112 or piix (not ahci)");
     CHECK_ERROR(d + "  - {kind: hang, port: 0, at: 1ms, burst: 2}\n",
-                "t.yaml:5: faults[0].burst: not a key of kind: hang (it has no keys of its own)");
+                "t.yaml:5: faults[0].burst: not a key of kind: hang (its keys: comresets)");
+    // a hang that sits through COMRESETs (a drive that answers OOB, never its signature)
+    CHECK(parse(d + "  - {kind: hang, port: 0, at: 1ms, comresets: 3}\n").faults[0].hang_comresets == 3);
+    CHECK(parse(d + "  - {kind: hang, port: 0, at: 1ms}\n").faults[0].hang_comresets == 0);
     CHECK_ERROR(d + "  - {kind: link_degrade, port: 0, at: 1ms, down: 1ms}\n",
                 "t.yaml:5: faults[0].down: not a key of kind: link_degrade (its keys: gen)");
     CHECK_ERROR(d + "  - {kind: media_error, port: 0, at: 1ms}\n",

@@ -6,8 +6,9 @@
 # Verilator build each), runs every clock ratio of the testbench on each and prints which
 # ratios catch which defect (the first failure line). Exit 0 only if the build without a
 # defect passes every ratio and each defect fails every ratio. On demand (a few minutes:
-# one Verilator build per defect), not part of the test command; under the build lock:
-#   flock /work/build.lock nice -n 10 model/ahci_rtl/scripts/axi_cdc_bugs.sh [WORKDIR]
+# one Verilator build per defect), not part of the test command; on a machine shared with
+# other builds under a lock (any file; here one in the checkout):
+#   flock build.lock nice -n 10 model/ahci_rtl/scripts/axi_cdc_bugs.sh [WORKDIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 a="$here/adapters"

@@ -75,7 +75,11 @@ static void sil_thaw(struct ata_port *ap)
  * a SATA interrupt (PHY event) freezes the port for EH as a hotplug; an interrupt with no
  * command in flight also freezes it (sata_sil of the 2006 rework does: a spurious interrupt
  * there is taken as a confused controller, not ignored; today's sata_sil only reads Status to
- * clear it). The SATA interrupt adds no description (sata_sil pushes none). */
+ * clear it). The SATA interrupt adds no description (sata_sil pushes none). A device still BSY
+ * at the interrupt of a command is an HSM violation whatever the protocol (sata_sil's
+ * err_hsm, in every version: AC_ERR_HSM, the port frozen, no description), after a DMA
+ * command's engine has been stopped (with BMDMA2's Error a host bus error too); the generic
+ * path would take a PIO command's busy interrupt as idle. */
 static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
 {
     struct ata_eh_info *ehi = &ap->link.eh_info;
@@ -98,6 +102,25 @@ static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
 
         ata_port_ev(ap, ATA_EV("sil.irq_without_command", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
         ata_ehi_push_desc(ehi, "interrupt with no command, BMDMA2 0x%08x", bmdma2);
+        ata_port_freeze(ap);
+        return;
+    }
+    if (!ata_sff(ap)->polling && (ata_sff_altstatus(ap) & ATA_BUSY)) {
+        uint8_t status;
+
+        if (ata_sff(ap)->hsm == HSM_ST_LAST && qc->tf.protocol == ATA_PROT_DMA) {
+            ata_bmdma_stop(ap);
+            if (bmdma2 & SIL_DMA_ERROR)
+                qc->err_mask |= AC_ERR_HOST_BUS;
+        }
+        status = ata_sff_check_status(ap);
+        {
+            const struct sata_trace_field f[] = { TF_STR("state", "BSY at the interrupt"), TF_HEX("status", status),
+                                                  TF_HEX("cmd", qc->tf.command), TF_HEX("bmdma2", bmdma2) };
+
+            ata_port_ev(ap, ATA_EV("sff.hsm_violation", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+        qc->err_mask |= AC_ERR_HSM;
         ata_port_freeze(ap);
         return;
     }

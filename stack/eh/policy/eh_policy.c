@@ -10,6 +10,7 @@
 static const struct ata_eh_policy *const registry[] = {
     &ata_eh_policy_modern,
     &ata_eh_policy_libata2006,
+    &ata_eh_policy_libata4x,
 };
 
 const struct ata_eh_policy *ata_eh_policy_default(void) { return registry[0]; }

@@ -118,6 +118,17 @@ struct ata_eh_policy {
     /* report: 2006's one-line "tag N cmd 0x.. Emask .." per command and "(desc)", else the
      * 4.x "failed command:" / cmd / res / status / error blocks and the SError line */
     bool report_style_2006;
+    /* libata's autopsy makes an EH run quiet when every failed command of the link asked for
+     * silence, which it also does when none failed ("if (nr_quiet == nr_failed)" in
+     * ata_eh_link_autopsy, 6.1): a user scan or a hotplug event with nothing in flight gets
+     * no report, no "resetting link" line and no "EH complete". The 2.6 EH reports them. */
+    bool quiet_without_failed_qc;
+    /* what ata_dev_disable() says: "disabled" (ata_dev_warn under ata_msg_drv, to 5.16),
+     * "disable device" (since 5.17, "libata: drop ata_msg_drv()") */
+    const char *disable_msg;
+    /* the cmd line's protocol for a queued data command: "ncq dma" (prot_str[ATA_PROT_NCQ],
+     * 4.9 and later in the field reports) or "ncq" (3.x and 4.1: " ncq 4096 in") */
+    const char *ncq_prot_name;
     /* tag 31 is EH's (2.6.18: ATA_TAG_INTERNAL = 31, NCQ depth 31/32); else internal
      * commands have a tag beyond the 32 and borrow slot 0 (4.18+: NCQ depth 32) */
     bool internal_tag_reserved;
@@ -148,5 +159,9 @@ unsigned ata_reset_deadline_ms(const struct ata_eh_policy *pol, unsigned try);
 
 extern const struct ata_eh_policy ata_eh_policy_libata2006;
 extern const struct ata_eh_policy ata_eh_policy_modern;
+extern const struct ata_eh_policy ata_eh_policy_libata4x;
+/* the 4.x-6.x rules, shared by libata-modern and libata-4.x (modern.c) */
+unsigned ata_eh_verdict_modern(const struct ata_ering *e, uint64_t now, bool dubious);
+bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io);
 
 #endif

@@ -1,4 +1,5 @@
-/* Profile "libata-modern" (default): the 4.x-6.x rules (docs/libata-eh.md 1.5, 2.2, 3.3, 3.5-3.7).
+/* Profile "libata-modern" (default): the 4.x-6.x rules (docs/libata-eh.md 1.5, 2.2, 3.3, 3.5-3.7),
+ * in Linux 6.1's wording (a run without a failed command is quiet, "disable device").
  *  - five verdict rules over 5- and 10-minute windows with DUBIOUS categories;
  *  - NCQ off, link speed down, then DMA / UDMA33 steps, PIO fallback never for SATA disks;
  *    the ring is cleared (entries marked old) unless the verdict keeps errors;
@@ -9,7 +10,7 @@
 
 enum { WIN_5MIN_MS = 5 * 60 * 1000, WIN_10MIN_MS = 10 * 60 * 1000 };
 
-static unsigned verdict_modern(const struct ata_ering *e, uint64_t now, bool dubious)
+unsigned ata_eh_verdict_modern(const struct ata_ering *e, uint64_t now, bool dubious)
 {
     struct ata_spdn_count c;
     unsigned verdict = 0;
@@ -42,7 +43,7 @@ static unsigned verdict_modern(const struct ata_ering *e, uint64_t now, bool dub
 
 /* Never retry a media error; retry any file-system I/O (every ata_bio is one); for other
  * commands no retry of INVALID or of a plain device error. */
-static bool worth_retry_modern(unsigned err_mask, bool is_io)
+bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io)
 {
 #ifdef SATASIM_PLANT_MEDIA_ERROR_RETRIED
     if (is_io) /* planted: file-system I/O is retried before the media error is looked at */
@@ -63,7 +64,7 @@ const struct ata_eh_policy ata_eh_policy_modern = {
     .dubious_categories = true,
     .record_uncategorized = false,
     .clear_marks_old = true,
-    .verdict = verdict_modern,
+    .verdict = ata_eh_verdict_modern,
     .xfer_steps_dma = { ATA_DNXFER_DMA, ATA_DNXFER_40C },
     .xfer_steps_pio = { ATA_DNXFER_PIO, ATA_DNXFER_FORCE_PIO0 },
     .n_xfer_steps = 2,
@@ -85,7 +86,10 @@ const struct ata_eh_policy ata_eh_policy_modern = {
     .recover_idle_pause_ms = 500,
     .enodev_zero_tries = false,
     .report_style_2006 = false,
+    .quiet_without_failed_qc = true,
+    .disable_msg = "disable device",
+    .ncq_prot_name = "ncq dma",
     .internal_tag_reserved = false,
     .max_retries = 5,
-    .worth_retry = worth_retry_modern,
+    .worth_retry = ata_eh_worth_retry_modern,
 };

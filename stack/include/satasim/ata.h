@@ -174,6 +174,11 @@ bool ata_port_eh_pending(const struct ata_host *h, unsigned port);
  * drive, so a caller that cares checks ata_dev_get_info() (model, serial) again. */
 int ata_port_scan(struct ata_host *h, unsigned port);
 int ata_dev_delete(struct ata_host *h, unsigned port);
+/* SCSI "rescan" of the port's disk (echo 1 > /sys/block/sdX/device/rescan): Linux's sd
+ * re-reads the capacity with READ CAPACITY and friends, which libata answers from the
+ * device's IDENTIFY data without an ATA command (ata_scsi_simulate), so nothing reaches
+ * the device and EH does not run. 0, -EINVAL bad port, -ENODEV no device. */
+int ata_dev_rescan(struct ata_host *h, unsigned port);
 
 /* Block I/O. */
 enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH };
@@ -207,9 +212,10 @@ struct ata_bio {
                        recovers the link, but a failed request completes with its error */
     void (*done)(struct ata_bio *bio); /* called once, in interrupt or EH context */
     void *priv;
-    /* the Linux block layer's request flags (cmd_flags beyond the op: REQ_SYNC 0x800,
-     * REQ_RAHEAD 0x80000, REQ_FAILFAST_* 0x700, ...) for the "I/O error, dev sda, ... flags"
-     * line only; 0 for a plain request */
+    /* set by ata_bio_submit: the Linux block layer's request flags (cmd_flags beyond the op)
+     * the request stands for, for the "I/O error, dev sda, ... flags" line only: a
+     * fail-fast request is readahead's (REQ_RAHEAD 0x80000 | REQ_FAILFAST_* 0x700), a write
+     * a direct one's (REQ_SYNC 0x800), a read a buffered one's (0) */
     uint32_t blk_flags;
     /* the block layer's tag (blk-mq hands libata the request's tag since Linux 4.18, so a
      * field report's "tag 6" is the block layer's choice): with want_tag set the command takes

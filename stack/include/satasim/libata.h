@@ -213,6 +213,7 @@ struct ata_queued_cmd {
     uint32_t nbytes;
     unsigned err_mask;
     uint64_t timer;          /* platform timer handle, 0 = none */
+    uint64_t deadline;       /* a request's: when its timeout expires (ns) */
     uint64_t seq;            /* issue order, to retry in order after EH */
     struct ata_bio *bio;     /* NULL for internal commands */
     struct ata_sg int_sg;    /* internal command data buffer */

@@ -25,6 +25,11 @@ enum sata_log_level {
     SATA_LOG_INFO = 2,
     SATA_LOG_WARN = 3,
     SATA_LOG_ERR = 4,
+    /* the next line of the message before it, from the same address: libata prints some
+     * reports with one printk and an embedded newline ("cmd ...\n         res ..."), and the
+     * kernel log shows the second line without a prefix, indented. The human log does the
+     * same; the trace keeps it a record of its own. */
+    SATA_LOG_CONT = 5,
 };
 
 enum sata_trace_field_type {

@@ -14,5 +14,7 @@ const char *refuses_key(ScenarioKey key);
 // Each entry names the feature and the scenario key.
 std::vector<Refusal> refusals(const Scenario &sc);
 unsigned hardware_ports(const Scenario &sc);
+// The directed steps it skips, with the reason (backend/rules.h).
+std::string skips_step(const Step &s);
 
 } // namespace satasim::harness::qemu

@@ -388,10 +388,13 @@ void QtestClient::flush() {
 }
 
 bool QtestClient::poll_async(uint64_t timeout_ns) {
+    // An IRQ line QEMU sends among the answers to the queued requests (a PxIS or IS write
+    // that lowers the line, a PxCI write whose command completes at once) counts too:
+    // reset before the flush, or the poller would wait out its slice before applying it.
+    irq_seen_ = false;
     flush();
     if (!ok())
         return false;
-    irq_seen_ = false;
     std::string line;
     // Anything already buffered.
     if (take_line(&line)) {

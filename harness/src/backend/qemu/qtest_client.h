@@ -81,7 +81,7 @@ class QtestClient {
     // Sends every queued request and collects their acknowledgements.
     void flush();
     // Sends queued requests, then waits up to timeout_ns for stream input (IRQ lines);
-    // returns true if any IRQ line arrived.
+    // returns true if any IRQ line arrived (also one among the requests' answers).
     bool poll_async(uint64_t timeout_ns);
 
     // Statistics.

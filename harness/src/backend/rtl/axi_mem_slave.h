@@ -20,7 +20,7 @@
 #include "backend/rtl/dut_profile.h"
 #include "model/bus/host_memory.h"
 #include "model/common/trace.h"
-#include "run/prng.h"
+#include "util/prng.h"
 
 namespace satasim::harness::rtl {
 

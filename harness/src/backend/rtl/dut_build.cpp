@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "backend/rtl/tool_process.h"
-#include "run/prng.h"
+#include "util/prng.h"
 #include "scenario/yaml_walk.h"
 
 #ifndef SATASIM_RTL_SHELL_DIR

@@ -10,6 +10,7 @@
 
 #include "backend/rtl/dut_abi.h"
 #include "backend/rtl/verilator_args.h"
+#include "scenario/path_within.h"
 #include "scenario/yaml_load.h"
 #include "scenario/yaml_walk.h"
 
@@ -31,17 +32,6 @@ fs::path rtl_library_dir() {
     return fs::weakly_canonical(e && *e ? e : SATASIM_RTL_LIBRARY_DIR, ec);
 }
 
-// `p` is `root` or below it (both canonical).
-bool is_within(const fs::path &p, const fs::path &root) {
-    auto d = p.begin();
-    for (auto r = root.begin(); r != root.end(); ++r, ++d)
-        if (r->empty())
-            continue; // a trailing separator
-        else if (d == p.end() || *d != *r)
-            return false;
-    return true;
-}
-
 // A source file or include folder of the profile: absolute, symlinks and '..' resolved, and
 // inside the profile's folder or satasim's own RTL, so that a profile handed over as data
 // cannot make Verilator read (and print into build.log) any other file of the machine.
@@ -53,7 +43,7 @@ std::string source_path(const Parser &p, const Field &f, const fs::path &dir, bo
     std::error_code ec;
     q = fs::weakly_canonical(q, ec);
     const fs::path lib = rtl_library_dir();
-    if (!is_within(q, dir) && !is_within(q, lib))
+    if (!path_within(q, dir) && !path_within(q, lib))
         p.fail(f, "'" + s + "' is outside the profile's folder " + dir.string() + " and satasim's RTL " + lib.string() +
                       ": a profile's files and include folders lie in one of them (after symlinks and '..')");
     if (want_dir ? !fs::is_directory(q, ec) : !fs::is_regular_file(q, ec))

@@ -160,6 +160,8 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
     bool attention = false;
     if (edges & link::kEdgeCore) {
         if (p.phy_comreset[n_] != comreset_seen_ || p.phy_offline[n_] != offline_seen_) {
+            if (p.phy_comreset[n_] != comreset_seen_)
+                ++comreset_changes_;
             comreset_seen_ = p.phy_comreset[n_];
             offline_seen_ = p.phy_offline[n_];
             attention = true;
@@ -226,6 +228,10 @@ void PhyPort::service() {
         if (link_)
             link_->host_signal_lost(why);
     }
+    // COMRESET as the DUT drove it since the last service. A pulse (an even number of
+    // changes, back where it was told last) is told as its two edges.
+    const unsigned changes = comreset_changes_;
+    comreset_changes_ = 0;
     if (!link_)
         return;
     // The DUT's PHY requests (PxSCTL.DET through its PHY controls) to the SataLink.
@@ -236,9 +242,14 @@ void PhyPort::service() {
     } else if (!offline_seen_) {
         offline_told_ = false;
     }
-    if (!offline_seen_ && comreset_seen_ != comreset_told_) {
+    if (offline_seen_)
+        return;
+    const link::Gen spd = spd_seen_ >= 1 && spd_seen_ <= 3 ? link::Gen(spd_seen_) : link::Gen::None;
+    if (comreset_seen_ == comreset_told_ && changes >= 2)
+        link_->host_comreset(!comreset_told_, spd);
+    if (comreset_seen_ != comreset_told_ || changes >= 2) {
         comreset_told_ = comreset_seen_;
-        link_->host_comreset(comreset_seen_, spd_seen_ >= 1 && spd_seen_ <= 3 ? link::Gen(spd_seen_) : link::Gen::None);
+        link_->host_comreset(comreset_seen_, spd);
     }
 }
 

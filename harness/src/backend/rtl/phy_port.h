@@ -104,8 +104,13 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     uint8_t gen_ = 0;
     bool cominit_ = false; // one-cycle COMINIT pulse pending
     PhyPins pins_;
-    // the DUT's PHY requests: last seen after an edge / last told the SataLink
-    bool comreset_seen_ = true, offline_seen_ = false;
+    // the DUT's PHY requests: last seen after an edge / last told the SataLink. The pin is
+    // low before power-on (a DUT holding COMRESET from its reset is seen to raise it), and
+    // every change between two services is counted: a COMRESET asserted and released
+    // before service() (the power-on COMRESET of a DUT whose first MMIO access clocks it
+    // through, say) is told as both, a release and a new assert as both.
+    bool comreset_seen_ = false, offline_seen_ = false;
+    unsigned comreset_changes_ = 0; // changes of phy_comreset since the last service()
     uint8_t spd_seen_ = 0;
     bool comreset_told_ = false, offline_told_ = false;
     const char *drop_why_ = nullptr; // the link must go down (PhyPins::link_drop), for service()

@@ -14,7 +14,8 @@
 #include "backend/rtl/dut_library.h"
 #include "backend/rtl/dut_shell.h"
 #include "backend/systemc/topology.h"
-#include "run/prng.h"
+#include "backend/systemc/topology_view.h"
+#include "util/prng.h"
 #include "trace/report.h"
 #include "trace/trace_sink.h"
 
@@ -33,6 +34,18 @@ PlatformBinding::HostQuirks host_quirks(const DutQuirks &q) {
     h.onchip = {q.onchip.command_list, q.onchip.fis_area, q.onchip.port_stride};
     return h;
 }
+
+// The models around the DUT (its device side, host memory, faults) and the shell's clock:
+// the DUT is at rest once the clock has stopped (nothing moved for idle_cycles, no
+// interrupt on its way).
+class RtlView : public TopologyView {
+  public:
+    RtlView(Topology &t, const DutShell &shell) : TopologyView(t), shell_(shell) {}
+    bool quiet() const override { return shell_.quiet(); }
+
+  private:
+    const DutShell &shell_;
+};
 
 class RtlBackend : public Backend {
   public:
@@ -63,7 +76,6 @@ class RtlBackend : public Backend {
             t.connect_port = [shell](unsigned port, link::SataLink *lk) { shell->connect_port(port, lk); };
             t.lost_irq = [](unsigned, unsigned, uint64_t, const std::string &) {}; // refused (rtl_rules.cpp)
             t.clear_hba_faults = [shell] { shell->clear_faults(); };
-            t.hardware_quiet = [shell] { return shell->quiet(); };
             t.host_bus_error = [shell](unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
                 shell->inject_host_bus_error(port, bus, id);
             };
@@ -73,9 +85,10 @@ class RtlBackend : public Backend {
         binding_ = std::make_unique<PlatformBinding>("platform", *topo_->mmio, *topo_->mem, *topo_->irq, ctx.sink,
                                                      ctx.fail);
         binding_->set_host_quirks(host_quirks(p->quirks));
+        view_ = std::make_unique<RtlView>(*topo_, *shell_);
     }
     PlatformBinding *platform() override { return binding_.get(); }
-    Topology *models() override { return topo_.get(); }
+    HardwareView *view() override { return view_.get(); }
     void finish(const Scenario &sc, RunReport &report) override {
         if (!topo_)
             return;
@@ -100,6 +113,7 @@ class RtlBackend : public Backend {
     std::unique_ptr<Topology> topo_;
     DutShell *shell_ = nullptr;
     std::unique_ptr<PlatformBinding> binding_;
+    std::unique_ptr<RtlView> view_;
 };
 
 } // namespace

@@ -13,5 +13,7 @@ namespace satasim::harness::rtl {
 const char *refuses_key(ScenarioKey key);
 std::vector<Refusal> refusals(const Scenario &sc);
 unsigned hardware_ports(const Scenario &sc);
+// The directed steps it skips, with the reason (backend/rules.h).
+std::string skips_step(const Step &s);
 
 } // namespace satasim::harness::rtl

@@ -5,6 +5,7 @@
 #include "backend/systemc/systemc_backend.h"
 
 #include "backend/systemc/topology.h"
+#include "backend/systemc/topology_view.h"
 #include "trace/report.h"
 #include "trace/vcd_writer.h"
 
@@ -38,9 +39,10 @@ class SystemcBackend : public Backend {
             attach_waveform(*topo_, ctx.sc, *ctx.vcd);
         binding_ = std::make_unique<PlatformBinding>("platform", *topo_->mmio, *topo_->mem, *topo_->irq, ctx.sink,
                                                      ctx.fail);
+        view_ = std::make_unique<TopologyView>(*topo_);
     }
     PlatformBinding *platform() override { return binding_.get(); }
-    Topology *models() override { return topo_.get(); }
+    HardwareView *view() override { return view_.get(); }
     void finish(const Scenario &sc, RunReport &report) override {
         if (!topo_)
             return;
@@ -50,6 +52,7 @@ class SystemcBackend : public Backend {
   private:
     std::unique_ptr<Topology> topo_;
     std::unique_ptr<PlatformBinding> binding_;
+    std::unique_ptr<TopologyView> view_;
 };
 
 } // namespace

@@ -25,4 +25,6 @@ unsigned hardware_ports(const Scenario &sc) {
     return sc.controller.type == "sil3112" || sc.controller.type == "piix" ? 2 : 0;
 }
 
+std::string skips_step(const Step &) { return ""; }
+
 } // namespace satasim::harness::systemc

@@ -13,5 +13,7 @@ const char *refuses_key(ScenarioKey key);
 // The keys only another backend implements (blkdebug: QEMU's block layer).
 std::vector<Refusal> refusals(const Scenario &sc);
 unsigned hardware_ports(const Scenario &sc);
+// Every directed step runs on the models.
+std::string skips_step(const Step &s);
 
 } // namespace satasim::harness::systemc

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "run/prng.h"
+#include "util/prng.h"
 #include "trace/report.h"
 
 namespace satasim::harness {
@@ -54,6 +54,7 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.multi_max = d.multi;
     c.ata_major = d.ata_major;
     c.write_cache = d.write_cache;
+    c.status_dsc = d.status_dsc;
     c.ncq_order = to_ncq_order(d.ncq_order);
     c.seed = derive_seed(sc.seed, d.addr().trace_name("disk"));
     c.media_seed = derive_seed(sc.seed, d.addr().trace_name("media"));

@@ -51,10 +51,6 @@ struct Topology {
     // The controller's fault hooks, whichever type it is.
     std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
     std::function<void()> clear_hba_faults;
-    // False while the controller's hardware still moves and may yet raise an interrupt (the
-    // RTL shell: the DUT's clock runs). Null: the SystemC models, whose interrupts follow an
-    // event in the same delta cycles, are always quiet when the simulator waits.
-    std::function<bool()> hardware_quiet;
     // An AHCI controller's host bus error (null on other controllers).
     std::function<void(unsigned port, const bus::BusErrorParams &bus, const std::string &id)> host_bus_error;
     // A taskfile controller's channel of a port (null on other controllers).
