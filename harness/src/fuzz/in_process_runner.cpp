@@ -47,6 +47,7 @@ InputResult InProcessRunner::run_scenario(const Scenario &sc) {
             r.steps = run->steps;
             r.sim_time_ns = run->report.sim_time_ns;
             r.pass = run->report.pass;
+            r.log_text = std::move(run->report.log_text);
         }
         end_processes();
     } // the models, the platform and the stack's threads go here, before their context

@@ -46,6 +46,7 @@ struct InputResult {
     uint64_t steps = 0;
     uint64_t sim_time_ns = 0;
     bool pass = false; // the scenario's own verdict (expectations included)
+    std::string log_text; // the run's satasim.log text (the libFuzzer smoke target's feedback)
 };
 
 class InProcessRunner {
