@@ -93,6 +93,13 @@ def test_decoded_scenario_runs_as_its_yaml(tmp_path):
     via = _fuzz_run(inputs, tmp_path / "via", "--fis", "--via-yaml")
     assert direct.returncode in (0, 1) and via.returncode in (0, 1), direct.stderr[-2000:] + via.stderr[-2000:]
     assert direct.stdout == via.stdout
+    # the targets' way (no trace files, no records formatted): the same verdict, steps and
+    # simulated time per input as with the files written
+    bare = subprocess.run([str(binary()), "fuzz-run", "--fis", *[str(p) for p in inputs]], capture_output=True,
+                          text=True, env=_env(), timeout=600)
+    assert bare.returncode == direct.returncode, bare.stderr[-2000:]
+    assert bare.stdout == direct.stdout
+    assert " steps " in bare.stdout and len(bare.stdout.splitlines()) >= N + 1
     for i in range(N):
         for f in ("trace.jsonl", "satasim.log"):
             assert (tmp_path / "direct" / str(i) / f).read_bytes() == (tmp_path / "via" / str(i) / f).read_bytes(), (
