@@ -3,7 +3,7 @@
 # build, the tests (tools/test_all.sh) and the on-demand tools run. A program the tests run
 # comes through satasim.results.need_tool(NAME, PACKAGE), which names its package here
 # (harness/tests/test_install_deps.py checks both lists).
-# --fuzz: also what the on-demand fuzz campaigns need (AFL++ and clang's libFuzzer, with
+# --fuzz: also what the on-demand fuzz campaigns need (AFL++, and clang for the libFuzzer tree, with
 # ccache: their clang trees rebuild per planted defect; tools/fuzz, tools/fuzz_bench;
 # docs/fuzzing.md), which the test command does not. --list: print the packages (after
 # --fuzz, with those) and install nothing.
@@ -30,9 +30,10 @@ PACKAGES=(
   python3-jinja2 python3-plotly   # the HTML reports (satasim.htmlreport: templates, timeline)
   chromium   # test_html_report_browser opens the reports in headless Chromium; the screenshots
   gtkwave    # the README's waveform commands; vcd2fst writes FST (satasim run --vcd FILE.fst)
+  libclang-rt-dev  # LLVM's libFuzzer engine: build-san's satasim_fuzz_libfuzzer_smoke (test_fuzz_smoke)
 )
 if ((fuzz)); then
-  PACKAGES+=(afl++ clang libclang-rt-dev ccache)
+  PACKAGES+=(afl++ clang ccache)
 fi
 if ((list)); then
   printf '%s\n' "${PACKAGES[@]}"

@@ -1,7 +1,10 @@
 """The fuzz input format and a short fuzz run (fixed seeds, seconds; docs/fuzzing.md):
 every byte string decodes to a scenario the reader accepts, the suite's scenarios encode
 as seeds, seeded random inputs run through decoder, persistent runner and oracles without
-a finding, and a finding (here: the step watchdog) is written as a replayable scenario."""
+a finding, and a finding (here: the step watchdog) is written as a replayable scenario.
+libFuzzer mode: the libFuzzer entry point under LLVM's libFuzzer engine (build-san's
+satasim_fuzz_libfuzzer_smoke) runs a fixed-seed campaign of N inputs without a finding, and
+stops at an input with one."""
 
 import os
 import subprocess
@@ -106,3 +109,40 @@ def test_a_slow_fault_past_the_command_timeout_is_not_a_hang():
     as a hang, yet the stack did what libata does)."""
     r = _sim("fuzz-run", "--fis", ROOT / "harness" / "tests" / "fixtures" / "fuzz" / "slow-fault-past-timeout.bin")
     assert r.returncode == 0 and "FINDING" not in r.stdout, r.stdout[-2000:]
+
+
+LIBFUZZER_RUNS = 300
+
+
+def _libfuzzer(tmp_path, *args, env_extra=None, timeout=300):
+    """build-san's libFuzzer target (harness/CMakeLists.txt) with a fresh corpus folder."""
+    exe = Path(binary()).parent / "satasim_fuzz_libfuzzer_smoke"
+    assert exe.exists(), (f"{exe} missing: the tree builds it when libFuzzer's engine is installed "
+                          "(libclang-rt-dev, tools/install_deps.sh)")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir(exist_ok=True)
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1", **(env_extra or {}))
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:detect_stack_use_after_return=0")
+    return subprocess.run([str(exe), str(corpus), *args, "-detect_leaks=0", f"-artifact_prefix={tmp_path}/",
+                           "-timeout=60"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=timeout)
+
+
+def test_libfuzzer_mode_runs_a_seeded_campaign_without_a_finding(tmp_path):
+    """libFuzzer from an empty corpus, fixed seed, N inputs (mutated from what the run's log
+    lines told it was new) through decoder, runner and oracles: all N run, none is a finding."""
+    # -len_control=0: inputs of up to 300 bytes from the start (several disks, workloads, faults)
+    r = _libfuzzer(tmp_path, "-seed=1", f"-runs={LIBFUZZER_RUNS}", "-max_len=300", "-len_control=0")
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert f"Done {LIBFUZZER_RUNS} runs" in r.stderr, r.stderr[-2000:]
+    assert "satasim fuzz finding" not in r.stderr and not list(tmp_path.glob("crash-*"))
+    # the log-line feedback reaches the engine: inputs that gave new kinds of lines were kept
+    assert len(list((tmp_path / "corpus").iterdir())) > 1, r.stderr[-2000:]
+
+
+def test_libfuzzer_mode_stops_at_a_finding(tmp_path):
+    """The same campaign with a step watchdog no input passes: the first input is a finding,
+    the target aborts, libFuzzer saves it as a crash and fails."""
+    r = _libfuzzer(tmp_path, "-seed=1", "-runs=20", env_extra={"SATASIM_FUZZ_MAX_STEPS": "50"})
+    assert r.returncode != 0
+    assert "satasim fuzz finding: watchdog-steps" in r.stderr, r.stderr[-2000:]
+    assert "deadly signal" in r.stderr and len(list(tmp_path.glob("crash-*"))) == 1

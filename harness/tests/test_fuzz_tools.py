@@ -82,3 +82,23 @@ def test_coverage_builds_every_ctest_program():
                        capture_output=True, text=True, check=True)
     targets = set(r.stdout.split())
     assert {"phy_pins_test", "irq_lines_test", "stack_unit_tests", "harness_scenario_test"} <= targets
+
+
+def test_sync_imports_counts_each_direction(fuzz, tmp_path):
+    """tools/fuzz campaign --jobs N reports what each AFL++ instance imported from each other
+    (queue entries named sync:<other>), from the sync folder alone."""
+    sync = tmp_path / "sync"
+    names = {"main": ["id:000000,time:0,execs:0,orig:a.bin", "id:000007,sync:sec1,src:000003",
+                      "id:000008,sync:sec1,src:000005,+cov"],
+             "sec1": ["id:000000,time:0,execs:0,orig:a.bin", "id:000004,src:000000,time:9,op:havoc,rep:2,+cov",
+                      "id:000005,sync:main,src:000000"],
+             "sec2": ["id:000000,time:0,execs:0,orig:a.bin"]}
+    for inst, entries in names.items():
+        (sync / inst / "queue").mkdir(parents=True)
+        for e in entries:
+            (sync / inst / "queue" / e).write_bytes(b"x")
+    (sync / "main" / "queue" / ".state").mkdir()
+    imp = fuzz.sync_imports(sync)
+    assert imp == {"main": {"sec1": 2, "sec2": 0}, "sec1": {"main": 1, "sec2": 0}, "sec2": {"main": 0, "sec1": 0}}
+    assert fuzz.imports_line(imp).startswith("main <- sec1: 2, main <- sec2: 0, sec1 <- main: 1")
+    assert fuzz.sync_imports(tmp_path / "none") == {}

@@ -49,6 +49,7 @@ struct Args {
     std::vector<std::string> pos;
     bool fis = false;
     bool decode_only = false;
+    bool via_yaml = false;
     std::string out, findings;
     uint64_t seed = 1, count = 20, max_steps = kDefaultMaxSteps;
     std::string error;
@@ -77,6 +78,8 @@ Args parse_args(const std::vector<std::string> &a) {
             r.fis = true;
         else if (a[i] == "--decode-only")
             r.decode_only = true;
+        else if (a[i] == "--via-yaml")
+            r.via_yaml = true;
         else if (auto *v = value("--out"))
             r.out = *v;
         else if (auto *v = value("--findings"))
@@ -104,6 +107,8 @@ RunnerOptions runner_options(const Args &a) {
     o.work_dir = default_work_dir();
     o.limits.max_steps = a.max_steps;
     o.decode.force_fis = a.fis;
+    o.write_files = !a.out.empty(); // only --out keeps them
+    o.via_yaml = a.via_yaml;
     return o;
 }
 

@@ -59,6 +59,8 @@ TraceSink::~TraceSink() { close(); }
 
 bool TraceSink::open(const std::string &trace_path, const std::string &log_path) {
     close();
+    if (no_files_)
+        return true;
     trace_ = std::fopen(trace_path.c_str(), "wb");
     if (!trace_)
         return false;
@@ -111,6 +113,10 @@ std::string TraceSink::ata_name(int port, int link, int dev) {
 void TraceSink::write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
                              int link, int dev, const std::string &fields_json, const char *msg,
                              bool log_pmp_host) {
+    if (!records_wanted()) {
+        ++written_;
+        return;
+    }
     line_.clear();
     line_ += "{\"t_ns\":";
     line_ += std::to_string(clock_());
@@ -158,7 +164,7 @@ void TraceSink::write_log(const std::string &line) {
 
 void TraceSink::emit_stack(const sata_trace_event &ev) {
     std::string f = "{";
-    for (unsigned i = 0; i < ev.n_fields; ++i) {
+    for (unsigned i = 0; i < ev.n_fields && records_wanted(); ++i) {
         const sata_trace_field &fd = ev.fields[i];
         if (i)
             f += ',';
@@ -278,7 +284,7 @@ void TraceSink::emit(const TraceRecord &rec) {
     }
     // Model events go to the trace only: the human log reads like the driver's dmesg.
     write_record(rec.src.c_str(), rec.name.c_str(), "model", "debug", port, rec.link, dev,
-                 fields_to_json(rec.fields), rec.msg.c_str());
+                 records_wanted() ? fields_to_json(rec.fields) : std::string(), rec.msg.c_str());
     ++seq_;
 }
 
@@ -287,7 +293,7 @@ void TraceSink::emit_harness(const std::string &name, enum sata_trace_class cls,
                              const std::string &msg) {
     if (trace_cmds_ || cls != SATA_TC_CMD)
         write_record("harness", name.c_str(), class_name(cls), harness_level(name), port, -1, -1,
-                     fields_to_json(fields), msg.c_str());
+                     records_wanted() ? fields_to_json(fields) : std::string(), msg.c_str());
     if (!msg.empty())
         write_log(log_time(clock_()) + "satasim: " + msg + "\n");
     ++seq_;
@@ -296,7 +302,8 @@ void TraceSink::emit_harness(const std::string &name, enum sata_trace_class cls,
 void TraceSink::emit_kernel(const std::string &name, const char *lvl,
                             const std::vector<std::pair<std::string, TraceValue>> &fields,
                             const std::string &msg) {
-    write_record("kernel", name.c_str(), class_name(SATA_TC_DECISION), lvl, -1, -1, -1, fields_to_json(fields),
+    write_record("kernel", name.c_str(), class_name(SATA_TC_DECISION), lvl, -1, -1, -1,
+                 records_wanted() ? fields_to_json(fields) : std::string(),
                  msg.c_str());
     write_log(log_time(clock_()) + msg + "\n");
     ++seq_;

@@ -35,6 +35,9 @@ class TraceSink : public ModelTrace {
 
     // Opens the two output files (truncating). False with errno set on failure.
     bool open(const std::string &trace_path, const std::string &log_path);
+    // Process-wide: open() writes no files and records are not formatted (the log text, the
+    // observer and the counts stay): the fuzz runner's runs, whose oracles read the report.
+    static void set_no_files(bool on) { no_files_ = on; }
     void flush();
     void close();
 
@@ -78,11 +81,13 @@ class TraceSink : public ModelTrace {
     static std::string ata_name(int port, int link, int dev);
 
   private:
+    bool records_wanted() const { return trace_ || record_hook_; }
     void write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
                       int link, int dev, const std::string &fields_json, const char *msg,
                       bool log_pmp_host = false);
     void write_log(const std::string &line);
 
+    static inline bool no_files_ = false;
     Clock clock_;
     bool trace_cmds_;
     FILE *trace_ = nullptr;

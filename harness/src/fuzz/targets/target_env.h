@@ -11,6 +11,11 @@
 //                           SATASIM_FUZZ_FINDINGS while it goes on (tools/fuzz sets 40 % of
 //                           the fuzzer's timeout: the live count and triage see every slow
 //                           input, the fuzzer still decides whether it is a hang)
+//   SATASIM_FUZZ_TRACE_FILES 1: each input run as `satasim run` of its YAML runs it (the YAML
+//                           read back, trace.jsonl and satasim.log written to
+//                           /dev/shm/satasim-fuzz-target-PID/, the last input's kept): the
+//                           runner's path before the speed work, for a look at one input's
+//                           trace and for tools/fuzz_bench execs --baseline (default: off)
 #pragma once
 
 #include <fcntl.h>
@@ -38,6 +43,9 @@ inline InProcessRunner &target_runner() {
         const char *link = std::getenv("SATASIM_FUZZ_LINK");
         o.decode.force_fis = !link || std::strcmp(link, "input") != 0;
         o.limits.max_steps = o.decode.force_fis ? kFisMaxSteps : kDefaultMaxSteps;
+        o.write_files = false; // a finding is written from the input, replays keep the trace
+        if (const char *t = std::getenv("SATASIM_FUZZ_TRACE_FILES"); t && std::strcmp(t, "1") == 0)
+            o.write_files = o.via_yaml = true;
         if (const char *s = std::getenv("SATASIM_FUZZ_MAX_STEPS"))
             o.limits.max_steps = std::strtoull(s, nullptr, 10);
         return new InProcessRunner(o);
@@ -130,12 +138,13 @@ struct WallWatchdog {
     }
 };
 
-inline void target_one_input(const uint8_t *data, size_t size) {
+// Runs one input; a finding aborts (the fuzzer saves the input); else the run's result.
+inline InputResult target_one_input(const uint8_t *data, size_t size) {
     WallWatchdog::get().arm(data, size);
     InputResult r = target_runner().run_bytes(data, size);
     WallWatchdog::get().disarm();
     if (r.findings.empty())
-        return;
+        return r;
     if (const char *dir = std::getenv("SATASIM_FUZZ_FINDINGS"))
         write_finding(dir, std::vector<uint8_t>(data, data + size), r, target_runner().options().limits.max_steps);
     for (const Finding &f : r.findings)
