@@ -12,6 +12,7 @@
 using namespace satasim;
 using namespace satasim::harness::rtl;
 using sc_core::SC_MS;
+using sc_core::SC_NS;
 using sc_core::SC_US;
 
 namespace {
