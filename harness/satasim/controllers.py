@@ -198,14 +198,16 @@ def adapt(spec: dict, ctl: str) -> dict:
             for m in _SPEED_DOWN.finditer(line):
                 g = _GEN_OF_SPEED[m.group(1)]
                 cfgs = [configured.get(_port(d), 3) for d in exp.get("devices_after", [])
-                        if "gen" in d and as_uint(d["gen"]) == g] or ([single] if single else [])
+                        if "gen" in d and d["gen"] != "probe" and as_uint(d["gen"]) == g] or ([single] if single else [])
                 if cfgs:
                     log_table.append((re.escape(m.group(0)),
                                       "limiting SATA link speed to %s" % GEN_SPEED[lowered(g, cfgs[0])]))
     speed_down = bool(log_table)
     log_table += t["log"]
     for d in exp.get("devices_after", []):
-        if "gen" in d and t.get("no_scr"):
+        if d.get("gen") == "probe":
+            pass  # the probe's own speed on this controller: nothing to rewrite
+        elif "gen" in d and t.get("no_scr"):
             d["gen"] = 0
         elif "gen" in d:
             cfg = configured.get(_port(d), 3)

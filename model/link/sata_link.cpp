@@ -730,6 +730,10 @@ void SataLink::negotiation_thread() {
             give_up("COMRESET not recognised by the device");
             continue;
         }
+        if (ext_ && ext_->signal_oob()) {
+            signal_negotiation(epoch);
+            continue;
+        }
         // 2. device COMINIT within its response time
         extra = SC_ZERO_TIME;
         seen = oob_recognised(OobSignal::ComInit, extra);
@@ -778,6 +782,116 @@ void SataLink::negotiation_thread() {
         if (device_)
             device_->phy_changed(true, gen_);
     }
+}
+
+// The negotiation after the COMRESET with a host that runs OOB at the signal level
+// (ExternalHostWire::signal_oob): the device's COMINIT reaches the host (its PHY times the
+// bursts and pulses the detection), the device waits for the host's COMWAKE, answers with
+// its own, then sends ALIGNs until the host answers with ALIGN (the host's side of each
+// step is the host's: SATA 3.x 8.4, OOB and speed negotiation; docs/rtl-controller.md).
+void SataLink::signal_negotiation(uint64_t epoch) {
+    auto step = [&](sc_time t) {
+        sc_core::wait(t, phy_event_);
+        return epoch == phy_epoch_;
+    };
+    auto wait_host = [&](auto done) {
+        while (!done()) {
+            sc_core::wait(host_oob_ev_ | phy_event_);
+            if (epoch != phy_epoch_)
+                return false;
+        }
+        return true;
+    };
+    auto give_up = [&](const char *why) {
+        negotiating_ = false;
+        emit("link.negotiation_failed", Gen::None, why);
+    };
+    // 2. the device's COMINIT after its response time
+    sc_time extra = SC_ZERO_TIME;
+    bool seen = oob_recognised(OobSignal::ComInit, extra);
+    if (!step(sc_time(cfg_.cominit_response_us, sc_core::SC_US) + extra))
+        return;
+    if (!seen) {
+        give_up("COMINIT not recognised by the host");
+        return;
+    }
+    host_comwake_ = false;
+    await_comwake_ = true;
+    if (host_)
+        host_->oob_reset();
+    // 3. the host's COMWAKE, recognised by the device
+    const bool got = wait_host([this] { return host_comwake_; });
+    await_comwake_ = false;
+    if (!got)
+        return;
+    extra = SC_ZERO_TIME;
+    seen = oob_recognised(OobSignal::ComWake, extra);
+    if (!step(comwake_time() + extra))
+        return;
+    if (!seen) {
+        give_up("COMWAKE not recognised by the device");
+        return;
+    }
+    // 4. the device's COMWAKE and 5. its ALIGNs from its fastest speed down
+    extra = SC_ZERO_TIME;
+    if (!oob_recognised(OobSignal::ComWake, extra)) {
+        give_up("COMWAKE not recognised by the host");
+        return;
+    }
+    const Gen dev_max = device_max();
+    Gen common = std::min(cfg_.host_max, dev_max);
+    if (spd_limit_ != Gen::None)
+        common = std::min(common, spd_limit_);
+    const unsigned failed = common == Gen::None ? unsigned(dev_max) : unsigned(dev_max) - unsigned(common);
+    host_aligned_ = host_align_failed_ = false;
+    await_align_ = true;
+    if (host_) {
+        host_->oob_comwake();
+        host_->oob_align(common, failed);
+    }
+    if (common == Gen::None) {
+        await_align_ = false;
+        negotiating_ = false;
+        emit("link.negotiation_failed", Gen::None);
+        return;
+    }
+    // 6. the host's ALIGN: the device sends SYNC, PhyRdy
+    const bool answered = wait_host([this] { return host_aligned_ || host_align_failed_; });
+    await_align_ = false;
+    if (!answered)
+        return;
+    if (host_align_failed_) {
+        give_up("the host did not answer the device's ALIGN");
+        return;
+    }
+    negotiating_ = false;
+    gen_ = common;
+    emit("link.up", gen_);
+    if (host_)
+        host_->phy_changed(true, gen_);
+    if (device_)
+        device_->phy_changed(true, gen_);
+}
+
+void SataLink::host_comwake() {
+    if (!await_comwake_)
+        return;
+    host_comwake_ = true;
+    host_oob_ev_.notify(SC_ZERO_TIME);
+}
+
+void SataLink::host_aligned() {
+    if (!await_align_)
+        return;
+    host_aligned_ = true;
+    host_oob_ev_.notify(SC_ZERO_TIME);
+}
+
+void SataLink::host_align_timeout() {
+    if (!await_align_)
+        return;
+    host_align_failed_ = true;
+    host_oob_ev_.notify(SC_ZERO_TIME);
 }
 
 uint8_t SataLink::det() const {

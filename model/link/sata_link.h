@@ -83,6 +83,11 @@ class LinkEndpoint {
     // The device's COMWAKE recognised by the host (OOB, after the host's own COMWAKE); host
     // side only, for a host PHY with a COMWAKE-detect pin (the RTL shell's).
     virtual void oob_comwake() {}
+    // Host side, signal-level OOB only (ExternalHostWire::signal_oob): after the device's
+    // COMWAKE it sends ALIGNs, `failed` attempts at rates the host cannot lock to, then at
+    // `common` (Gen::None: no common rate) until the host answers with its own ALIGN
+    // (SataLink::host_aligned) or the attempt times out (host_align_timeout).
+    virtual void oob_align(Gen /*common*/, unsigned /*failed*/) {}
     // The link layer on this side detected an error (see LinkError). Called from the
     // link's process like receive_fis; must not block. Default: ignore.
     virtual void receive_error(LinkError) {}
@@ -249,6 +254,14 @@ class SataLink : public sc_core::sc_module {
     // `why`), the device sees it lost, a negotiation under way is abandoned, and nothing
     // comes back by itself: DET 1 until the host's next COMRESET.
     void host_signal_lost(const char *why);
+    // Signal-level OOB of an external host (ExternalHostWire::signal_oob): the negotiation
+    // waits for these instead of timing the host's part itself. host_comwake: the host sent
+    // COMWAKE after it detected the device's COMINIT; host_aligned: it answered the device's
+    // ALIGNs with its own (the device then sends SYNC: PhyRdy); host_align_timeout: it did
+    // not within the device's attempt (the negotiation fails). Ignored at any other time.
+    void host_comwake();
+    void host_aligned();
+    void host_align_timeout();
 
     // Device presence (cable plugged). Used by hotplug later; reset() restores config.
     void set_device_present(bool present);
@@ -279,6 +292,7 @@ class SataLink : public sc_core::sc_module {
     sc_core::sc_time cycles_time(uint64_t n) const;
     LinkEndpoint *self(bool from_host) const { return from_host ? host_ : device_; }
     void negotiation_thread();
+    void signal_negotiation(uint64_t epoch); // after the COMRESET, ExternalHostWire::signal_oob
     void link_down(const char *why, bool tell_device);
     void bump_epoch();
     void emit(const char *name, Gen gen, const std::string &msg = {});
@@ -292,6 +306,10 @@ class SataLink : public sc_core::sc_module {
     bool comreset_held_ = false;
     bool offline_ = false;
     bool negotiating_ = false;
+    // signal-level OOB (ExternalHostWire::signal_oob): the host's steps, set by host_*()
+    bool host_comwake_ = false, host_aligned_ = false, host_align_failed_ = false;
+    bool await_comwake_ = false, await_align_ = false;
+    sc_core::sc_event host_oob_ev_;
     bool negotiation_requested_ = false;
     bool cominit_requested_ = false;
     Gen gen_ = Gen::None;
@@ -333,6 +351,11 @@ class ExternalHostWire {
     virtual void phy_reset() = 0;
     // The device's ready_to_receive() turned true.
     virtual void receiver_ready_changed() = 0;
+    // True: this host runs OOB at the signal level (the RTL shell's `phy.oob: signal`): the
+    // COMINIT that answers its COMRESET reaches it (oob_reset), the negotiation waits for
+    // its COMWAKE and its ALIGN (SataLink::host_comwake, host_aligned), and the speed
+    // negotiation's dwords are its to model (oob_align). False: all timed here.
+    virtual bool signal_oob() const { return false; }
 };
 
 } // namespace satasim::link

@@ -45,6 +45,16 @@ struct Endpoint : LinkEndpoint {
         last_gen = g;
     }
     void oob_reset() override { ++oobs; }
+    // signal-level OOB (an external host's): the device's COMWAKE and ALIGN phase
+    int comwakes = 0, aligns = 0;
+    Gen align_gen = Gen::None;
+    unsigned align_failed = 0;
+    void oob_comwake() override { ++comwakes; }
+    void oob_align(Gen common, unsigned failed) override {
+        ++aligns;
+        align_gen = common;
+        align_failed = failed;
+    }
     std::vector<LinkError> errors;
     void receive_error(LinkError e) override { errors.push_back(e); }
     void clear() {
@@ -60,7 +70,17 @@ struct Bench {
     Bench(const char *name, SataLink::Config cfg) : link(name, cfg) { link.attach(&host, &dev); }
 };
 
-Bench *b3, *b_host2, *b_dev1;
+Bench *b3, *b_host2, *b_dev1, *b_sig;
+
+// An external host that runs OOB at the signal level (the RTL shell's phy.oob: signal).
+struct SignalHost : ExternalHostWire {
+    FrameStatus send_from_device(const sata::Fis &, bool, const SataLink::DwordFault &) override {
+        return FrameStatus::NoLink;
+    }
+    void phy_reset() override {}
+    void receiver_ready_changed() override {}
+    bool signal_oob() const override { return true; }
+};
 
 bool dword_mode() { return b3->link.mode() == SataLink::Mode::Dword; }
 
@@ -527,12 +547,66 @@ MODEL_TEST(oob_faults_drop_and_stretch) {
     expect_one_failed_link_up(o);
 }
 
+// Signal-level OOB (docs/rtl-controller.md, "OOB at the signal level"): the COMINIT that
+// answers the host's COMRESET reaches the host; the device waits for the host's COMWAKE
+// before its own, then for the host's ALIGN before PhyRdy, however long; a host that does
+// not answer the ALIGNs fails the negotiation; steps nobody waits for are ignored.
+MODEL_TEST(signal_oob_waits_for_the_hosts_steps) {
+    Bench &b = *b_sig; // host Gen2, device Gen3: one attempt at Gen3 fails first
+    b.link.host_comreset(true);
+    sc_core::wait(10, SC_US);
+    b.link.host_comwake(); // nobody waits for it yet: ignored
+    b.link.host_comreset(false);
+    sc_core::wait(100, SC_US);
+    EXPECT_EQ(b.host.oobs, 1); // the device's COMINIT, answering the COMRESET
+    EXPECT_EQ(b.host.comwakes, 0);
+    sc_core::wait(2, SC_MS);
+    EXPECT_EQ(b.host.comwakes, 0); // no COMWAKE of the device before the host's
+    EXPECT_EQ(b.link.det(), 1);
+    b.link.host_aligned(); // not awaited yet: ignored
+    b.link.host_comwake();
+    sc_core::wait(1, SC_US);
+    EXPECT_EQ(b.host.comwakes, 0); // the device recognises the host's COMWAKE first (1.28 us)
+    sc_core::wait(10, SC_US);
+    EXPECT_EQ(b.host.comwakes, 1);
+    EXPECT_EQ(b.host.aligns, 1);
+    EXPECT_TRUE(b.host.align_gen == Gen::Gen2);
+    EXPECT_EQ(b.host.align_failed, 1u);
+    sc_core::wait(2, SC_MS);
+    EXPECT_EQ(b.link.det(), 1); // no PhyRdy before the host's ALIGN
+    EXPECT_EQ(b.host.ups, 0);
+    b.link.host_aligned();
+    sc_core::wait(1, SC_NS);
+    EXPECT_EQ(b.link.sstatus(), 0x123u);
+    EXPECT_EQ(b.host.ups, 1);
+    EXPECT_EQ(b.dev.ups, 1);
+    // again, and the host lets the device's ALIGN attempt time out
+    b.host.clear();
+    b.link.host_comreset(true);
+    sc_core::wait(10, SC_US);
+    b.link.host_comreset(false);
+    sc_core::wait(100, SC_US);
+    b.link.host_comwake();
+    sc_core::wait(20, SC_US);
+    EXPECT_EQ(b.host.aligns, 2);
+    b.link.host_align_timeout();
+    sc_core::wait(1, SC_MS);
+    b.link.host_aligned(); // too late: nobody waits
+    sc_core::wait(1, SC_US);
+    EXPECT_EQ(b.link.det(), 1);
+    EXPECT_EQ(b.host.ups, 0);
+}
+
 int sc_main(int, char **) {
     Bench a("link_g3", {Gen::Gen3, Gen::Gen3, true});
     Bench h("link_host2", {Gen::Gen2, Gen::Gen3, true});
     Bench d("link_dev1", {Gen::Gen3, Gen::Gen1, true});
+    Bench sig("link_sig", {Gen::Gen2, Gen::Gen3, true});
+    SignalHost sig_host;
+    sig.link.attach_external_host(&sig_host);
     b3 = &a;
     b_host2 = &h;
     b_dev1 = &d;
+    b_sig = &sig;
     return satasim::test::run_all();
 }

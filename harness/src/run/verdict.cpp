@@ -3,6 +3,8 @@
 #include "run/verdict.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "fuzz/oracles.h"
@@ -43,7 +45,8 @@ const FoundDevice *find_in(const std::vector<FoundDevice> &v, const DevAddr &at)
 
 // expect.devices / expect.devices_after against what was found (when: "" or " at the end").
 void check_expected_devices(std::vector<std::string> &out, const std::vector<ExpectDevice> &want,
-                            const std::vector<FoundDevice> &have, const std::string &when) {
+                            const std::vector<FoundDevice> &have, const std::string &when,
+                            const std::vector<FoundDevice> *probe = nullptr) {
     for (const ExpectDevice &x : want) {
         const DevAddr p = x.addr();
         const FoundDevice *found = find_in(have, p);
@@ -66,9 +69,78 @@ void check_expected_devices(std::vector<std::string> &out, const std::vector<Exp
         cmp(diffs, p, "multi", x.multi, unsigned(i.multi_count));
         cmp(diffs, p, "xfer", x.xfer, std::string(i.xfer_name));
         cmp(diffs, p, "link gen", x.gen, unsigned(i.sata_spd));
+        if (x.gen_probe) {
+            // gen: probe: the speed this port's probe negotiated
+            const FoundDevice *at_probe = probe ? find_in(*probe, p) : nullptr;
+            if (!at_probe)
+                diffs.push_back(p.str() + ": link gen: probe: the probe found no device here (line " +
+                                std::to_string(x.line) + ")");
+            else
+                cmp(diffs, p, "link gen (the probe's)", std::optional<unsigned>(at_probe->info.sata_spd),
+                    unsigned(i.sata_spd));
+        }
         for (std::string &d : diffs)
             out.push_back(d + when);
     }
+}
+
+// The SError values libata's EH reported for a port: each exception line's `SErr 0x...`
+// and each `SError: { ... }` line (names as stack/eh/analyze.c prints them).
+std::vector<uint32_t> logged_serrors(const std::string &log, unsigned port) {
+    const std::string ata = "ata" + std::to_string(port + 1);
+    std::vector<uint32_t> out;
+    size_t pos = 0;
+    while (pos < log.size()) {
+        size_t end = log.find('\n', pos);
+        if (end == std::string::npos)
+            end = log.size();
+        const std::string line = log.substr(pos, end - pos);
+        pos = end + 1;
+        const size_t at = line.find(ata);
+        if (at == std::string::npos)
+            continue;
+        const char next = at + ata.size() < line.size() ? line[at + ata.size()] : '\0';
+        if (next != '.' && next != ':')
+            continue; // ata1 is not ata10
+        if (size_t s = line.find(" SErr 0x", at); s != std::string::npos) {
+            out.push_back(uint32_t(std::strtoul(line.c_str() + s + 8, nullptr, 16)));
+        } else if (size_t b = line.find("SError: { ", at); b != std::string::npos) {
+            uint32_t v = 0;
+            const size_t close = line.find('}', b);
+            const std::string body = line.substr(b + 10, close == std::string::npos ? std::string::npos : close - b - 10);
+            size_t w = 0;
+            while (w < body.size()) {
+                size_t sp = body.find(' ', w);
+                if (sp == std::string::npos)
+                    sp = body.size();
+                const std::string word = body.substr(w, sp - w);
+                if (auto it = serror_bit_names().find(word); it != serror_bit_names().end())
+                    v |= 1u << it->second;
+                w = sp + 1;
+            }
+            out.push_back(v);
+        }
+    }
+    return out;
+}
+
+// expect.serror: one of the port's reports has every must bit and none outside must + may.
+void check_serror(std::vector<std::string> &out, const ExpectSerror &x, const std::string &log) {
+    const std::vector<uint32_t> seen = logged_serrors(log, x.port);
+    for (uint32_t v : seen)
+        if ((v & x.must) == x.must && (v & ~(x.must | x.may)) == 0)
+            return;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "port %u: no SError report with bits 0x%x set and none outside 0x%x (line %d); seen:",
+                  x.port, x.must, x.must | x.may, x.line);
+    std::string msg = buf;
+    if (seen.empty())
+        msg += " none";
+    for (uint32_t v : seen) {
+        std::snprintf(buf, sizeof buf, " 0x%x", v);
+        msg += buf;
+    }
+    out.push_back(msg);
 }
 
 // expect.io_errors (or io_errors_min/max) against the failed requests.
@@ -155,12 +227,14 @@ void evaluate(RunReport &r) {
     for (const std::string &s : e.log_contains)
         if (r.log_text.find(s) == std::string::npos)
             out.push_back("log does not contain \"" + s + "\"");
+    for (const ExpectSerror &x : e.serror)
+        check_serror(out, x, r.log_text);
     for (const std::string &s : e.log_not_contains)
         if (r.log_text.find(s) != std::string::npos)
             out.push_back("log contains \"" + s + "\"");
 
     if (r.after_collected) {
-        check_expected_devices(out, e.devices_after, r.devices_after, " at the end of the run");
+        check_expected_devices(out, e.devices_after, r.devices_after, " at the end of the run", &r.devices);
         for (const DevAddr &p : e.absent_after)
             if (const FoundDevice *found = find_in(r.devices_after, p))
                 out.push_back(p.str() + ": expected no device at the end of the run, found " +

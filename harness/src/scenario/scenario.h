@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -214,7 +215,21 @@ struct ExpectDevice {
     std::optional<uint64_t> sectors;
     std::optional<bool> lba48, ncq;
     std::optional<unsigned> ncq_depth, max_sectors, multi, gen;
+    // devices_after gen: probe: the speed the probe negotiated on this port (the fastest
+    // both ends support under the scenario's limits), whatever the controller's fastest is
+    bool gen_probe = false;
 };
+
+// expect.serror: an EH report of the port's SError (libata's exception line `SErr 0x...`
+// and its `SError: { ... }` line) with every `must` bit set and none outside must + may:
+// what AHCI 1.3.1 3.3.12 requires of an error beside what it leaves to the HBA.
+struct ExpectSerror {
+    int line = 0;
+    unsigned port = 0;
+    uint32_t must = 0, may = 0;
+};
+// libata's SError bit names and bits, as its log prints them (stack/eh/analyze.c).
+const std::map<std::string, unsigned> &serror_bit_names();
 
 struct ExpectSpec {
     std::vector<ExpectDevice> devices;
@@ -228,6 +243,7 @@ struct ExpectSpec {
     // The state at the end of the run (after faults): devices present and ports empty.
     std::vector<ExpectDevice> devices_after;
     std::vector<DevAddr> absent_after;
+    std::vector<ExpectSerror> serror;
 };
 
 // waveform: VCD output of model signals (scenarios/README.md, vcd_writer.h).

@@ -5,7 +5,53 @@
 
 namespace satasim::harness {
 
-static ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario &sc) {
+const std::map<std::string, unsigned> &serror_bit_names() {
+    static const std::map<std::string, unsigned> m = {
+        {"RecovData", 0},  {"RecovComm", 1}, {"UnrecovData", 8}, {"Persist", 9},  {"Proto", 10},
+        {"HostInt", 11},   {"PHYRdyChg", 16}, {"PHYInt", 17},     {"CommWake", 18}, {"10B8B", 19},
+        {"Dispar", 20},    {"BadCRC", 21},   {"Handshk", 22},    {"LinkSeq", 23},  {"TrStaTrns", 24},
+        {"UnrecFIS", 25},  {"DevExch", 26}};
+    return m;
+}
+
+static ExpectSerror parse_expect_serror(const Parser &p, const Field &f, const Scenario &sc) {
+    ExpectSerror e;
+    MapView m(p, f.node, f.path, f.line, {"port", "must", "may"});
+    e.line = m.line();
+    const Field &pf = m.get("port");
+    e.port = unsigned(as_uint(p, pf, 0, 31));
+    if (e.port >= sc.controller.ports)
+        p.fail(pf, no_such_port(sc, e.port));
+    // A list of names; `taken`: the bits named in must (may names none of them).
+    auto bits = [&](const char *key, uint32_t taken) {
+        uint32_t v = 0;
+        if (auto *x = m.find(key))
+            for_each_element(p, *x, [&](const Field &n, size_t) {
+                const std::string s = as_string(p, n);
+                auto it = serror_bit_names().find(s);
+                if (it == serror_bit_names().end()) {
+                    std::string names;
+                    for (const auto &kv : serror_bit_names())
+                        names += (names.empty() ? "" : " ") + kv.first;
+                    p.fail(n, "'" + s + "' is no SError bit libata names (one of: " + names + ")");
+                }
+                const uint32_t bit = 1u << it->second;
+                if (v & bit)
+                    p.fail(n, "'" + s + "' is named twice");
+                if (taken & bit)
+                    p.fail(n, "'" + s + "' is both in must and in may");
+                v |= bit;
+            });
+        return v;
+    };
+    e.must = bits("must", 0);
+    if (!e.must)
+        p.fail(m.has("must") ? m.get("must") : f, "must names at least one bit the error sets");
+    e.may = bits("may", e.must);
+    return e;
+}
+
+static ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario &sc, bool after) {
     ExpectDevice e;
     MapView m(p, f.node, f.path, f.line,
               {"port", "pmp_port", "devno", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
@@ -39,19 +85,26 @@ static ExpectDevice parse_expect_device(const Parser &p, const Field &f, const S
         e.max_sectors = unsigned(as_uint(p, *v, 1, 65536));
     if (auto *v = m.find("multi"))
         e.multi = unsigned(as_uint(p, *v, 0, 255));
-    if (auto *v = m.find("gen"))
-        e.gen = unsigned(as_uint(p, *v, 0, 3));
+    if (auto *v = m.find("gen")) {
+        if (v->node.IsScalar() && v->node.Scalar() == "probe") {
+            if (!after)
+                p.fail(*v, "gen: probe is the speed the probe negotiated: it belongs in devices_after");
+            e.gen_probe = true;
+        } else
+            e.gen = unsigned(as_uint(p, *v, 0, 3));
+    }
     return e;
 }
 
 // A list of expected devices, each port at most once.
-static std::vector<ExpectDevice> parse_expect_device_list(const Parser &p, const Field &v, const Scenario &sc) {
+static std::vector<ExpectDevice> parse_expect_device_list(const Parser &p, const Field &v, const Scenario &sc,
+                                                          bool after) {
     const YAML::Node &l = as_list(p, v);
     std::vector<ExpectDevice> out;
     std::map<DevAddr, int> seen;
     for (size_t i = 0; i < l.size(); ++i) {
         Field ef = element(v, i);
-        ExpectDevice d = parse_expect_device(p, ef, sc);
+        ExpectDevice d = parse_expect_device(p, ef, sc, after);
         const DevAddr a = d.addr();
         if (seen.count(a))
             p.fail(d.line, ef.path + ".port",
@@ -96,10 +149,10 @@ static std::vector<DevAddr> parse_port_list(const Parser &p, const Field &v, con
 void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
     MapView m(p, f.node, f.path, f.line,
               {"devices", "empty_ports", "log_contains", "log_not_contains", "io_errors",
-               "io_errors_min", "io_errors_max", "all_devices_found", "devices_after", "absent_after"});
+               "io_errors_min", "io_errors_max", "all_devices_found", "devices_after", "absent_after", "serror"});
     ExpectSpec &e = sc.expect;
     if (auto *v = m.find("devices"))
-        e.devices = parse_expect_device_list(p, *v, sc);
+        e.devices = parse_expect_device_list(p, *v, sc, false);
     if (auto *v = m.find("empty_ports"))
         e.empty_ports = parse_port_list(p, *v, sc, e.devices, "expect.devices", true);
     if (auto *v = m.find("log_contains"))
@@ -125,9 +178,11 @@ void parse_expect(const Parser &p, const Field &f, Scenario &sc) {
     if (auto *v = m.find("all_devices_found"))
         e.all_devices_found = as_bool(p, *v);
     if (auto *v = m.find("devices_after"))
-        e.devices_after = parse_expect_device_list(p, *v, sc);
+        e.devices_after = parse_expect_device_list(p, *v, sc, true);
     if (auto *v = m.find("absent_after"))
         e.absent_after = parse_port_list(p, *v, sc, e.devices_after, "expect.devices_after", false);
+    if (auto *v = m.find("serror"))
+        for_each_element(p, *v, [&](const Field &x, size_t) { e.serror.push_back(parse_expect_serror(p, x, sc)); });
 }
 
 } // namespace satasim::harness

@@ -49,7 +49,8 @@ module ahci_hba #(
     parameter integer SAW = 12,            // register slave address width: 12..32 (ONCHIP:
                                            // at least 13 + log2(NPORTS) bits)
     parameter integer PHY_CTL = 0,         // 1: use the optional PHY pins (above)
-    parameter integer SBW = 0              // PHY sideband vector bits per port: 0..32
+    parameter integer SBW = 0,             // PHY sideband vector bits per port: 0..32
+    parameter integer ERR_T = 1            // 0: PxSERR.ERR.T never set (ahci_port.v)
 ) (
     input  wire                 clk,
     input  wire                 rst,        // power-on reset, synchronous, active high
@@ -398,7 +399,8 @@ generate
 
         ahci_port #(.AW(AW), .ISS(ISS4), .NCS(NCS5), .SNCQ(SNCQ1), .STOP_CYCLES(STOP_CYCLES), .FRE_ON(FRE_ON),
                     .FRE_OFF(FRE_OFF), .SPINUP(SPINUP), .ONCHIP(ONCHIP != 0),
-                    .CLB_FIX(32'h1000 + 32'h800 * p), .FB_FIX(32'h1400 + 32'h800 * p), .SBW(SBW)) u_port (
+                    .CLB_FIX(32'h1000 + 32'h800 * p), .FB_FIX(32'h1400 + 32'h800 * p), .SBW(SBW),
+                    .ERR_T(ERR_T != 0)) u_port (
             .clk(clk), .rst(port_rst), .por(rst),
             .i_reg_raddr(acc_word[6:0]), .o_reg_rdata(port_rdata[32*p +: 32]),
             .i_reg_we(wr_do && acc_is_port && acc_port == p[4:0]),

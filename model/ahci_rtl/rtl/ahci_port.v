@@ -35,7 +35,10 @@ module ahci_port #(
     // PxVS (70h-7Fh, vendor specific, AHCI 1.3.1 3.3): 70h the PHY sideband control vector
     // (its low SBW bits read and write, o_vs_ctrl), 74h the sideband status (i_vs_status),
     // 78h the PHY pins' status (i_vs_phy, ahci_phy_ctl.v); SBW = 0: 70h and 74h read 0.
-    parameter integer SBW = 0
+    parameter integer SBW = 0,
+    // ERR_T = 0: PxSERR.ERR.T (transient data integrity error) is never set, a choice AHCI
+    // 1.3.1 3.3.12 leaves to the HBA (the DIAG bits that go with it still are)
+    parameter         ERR_T = 1'b1
 ) (
     input  wire          clk,
     input  wire          rst,            // power-on reset or GHC.HR (synchronous)
@@ -95,6 +98,8 @@ localparam [31:0] SERR_ERR_T = 32'h100, SERR_ERR_C = 32'h200, SERR_ERR_P = 32'h4
                   SERR_DIAG_C = 32'h20_0000, SERR_DIAG_H = 32'h40_0000,
                   SERR_DIAG_S = 32'h80_0000, SERR_DIAG_T = 32'h100_0000,
                   SERR_DIAG_F = 32'h200_0000, SERR_DIAG_X = 32'h400_0000;
+// the PxSERR bits this HBA sets (ERR_T)
+localparam [31:0] SERR_KEEP = ERR_T ? 32'hFFFF_FFFF : ~SERR_ERR_T;
 localparam [7:0] ST_BSY = 8'h80, ST_DRQ = 8'h08, ST_ERR = 8'h01;
 localparam       S64A = (AW > 32);
 // Bits of slots that do not exist read 0 and ignore writes (AHCI 1.3.1 3.3.13, 3.3.14).
@@ -1234,7 +1239,7 @@ always @(posedge clk) begin
                         spin_cnt <= 5'd0;
                     end
                 end
-                R_SERR: serr <= (serr & ~i_reg_wdata) | serr_set;
+                R_SERR: serr <= (serr & ~i_reg_wdata) | (serr_set & SERR_KEEP);
                 R_SACT: if (cmd_st) sact <= (sact | (i_reg_wdata & SACT_MASK)) & ~sact_clr;
                 R_CI:   if (cmd_st) ci <= (ci | (i_reg_wdata & SLOT_MASK)) & ~ci_clr;
                 R_SNTF: sntf <= sntf & ~i_reg_wdata[15:0];
@@ -1247,7 +1252,7 @@ always @(posedge clk) begin
         if (!(i_reg_we && i_reg_waddr == R_IS))
             is_r <= is_r | is_set;
         if (!(i_reg_we && i_reg_waddr == R_SERR))
-            serr <= serr | serr_set;
+            serr <= serr | (serr_set & SERR_KEEP);
         if (!(i_reg_we && i_reg_waddr == R_CI && cmd_st))
             ci <= ci & ~ci_clr;
         if (!(i_reg_we && i_reg_waddr == R_SACT && cmd_st))

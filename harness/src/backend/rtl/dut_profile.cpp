@@ -184,7 +184,17 @@ void need_pins(const Parser &p, const Field &f, const DutProfile &d, unsigned bi
 // phy: the shell's PHY settings (not part of the DUT's build).
 void read_phy(const Parser &p, const Field &f, DutProfile &d) {
     MapView m(p, f.node, f.path, f.line,
-              {"rx_ppm", "ssc", "rate_ack_clocks", "reset_done_clocks", "sideband_status", "refclk_mhz"});
+              {"rx_ppm", "ssc", "rate_ack_clocks", "reset_done_clocks", "sideband_status", "refclk_mhz", "oob"});
+    if (auto *x = m.find("oob")) {
+        // events: OOB as timed events (the pulses only); signal: bursts, their detection
+        // whoever starts, the device waiting for the host's COMWAKE and ALIGN.
+        const std::string v = as_string(p, *x);
+        if (v != "events" && v != "signal")
+            p.fail(*x, "expected 'events' or 'signal', got '" + v + "'");
+        d.signal_oob = v == "signal";
+        if (d.signal_oob)
+            need_pins(p, *x, d, SATASIM_DUT_PHY_COMWAKE_DET, "comwake_det");
+    }
     if (auto *x = m.find("refclk_mhz")) {
         // The transceiver's PLL multiplies the reference by an integer N up to the line rate:
         // 8b/10b symbols at clock_mhz dwords per microsecond, 40 bits per dword.

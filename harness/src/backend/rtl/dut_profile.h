@@ -82,6 +82,7 @@ struct DutProfile {
     std::vector<uint32_t> sideband_status; // phy.sideband_status, per port (empty: 0)
     unsigned refclk_mhz = 0;           // phy.refclk_mhz: phy_refclk (the refclk pin), 0: none
     unsigned pll_n = 0;                // the PHY PLL's multiplier: line rate (clock_mhz x 40) / refclk_mhz
+    bool signal_oob = false;           // phy.oob: signal (OOB bursts, dword-level speed negotiation)
     unsigned idle_cycles = 4096; // quiet cycles after which the shell stops the clock
     DutQuirks quirks;
     AxiSlaveConfig axi;

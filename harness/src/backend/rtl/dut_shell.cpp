@@ -64,8 +64,11 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
         PhyPins pins(
             pc, [this, n](const char *rule, const std::string &msg) { phy_violation(n, rule, msg); },
             [this, n](uint32_t ctrl) { phy_sideband(n, ctrl); });
-        ports_.push_back(
-            std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); }, std::move(pins)));
+        PhyPort::OobConfig oob;
+        oob.signal = profile.signal_oob;
+        oob.clock_mhz = profile.clock_mhz;
+        ports_.push_back(std::make_unique<PhyPort>(n, profile.phy_width, profile.phy_clocks, [this] { wake(); },
+                                                   std::move(pins), oob));
     }
     // Power-on reset: the DUT's registers are defined before the stack's first access.
     // Each reset is held SATASIM_DUT_RESET_CYCLES cycles of its own clock; all start

@@ -12,12 +12,24 @@ constexpr uint32_t kScramble0 = 0xC2D2768Du;
 // A device frame that neither ends nor aborts within this many dwords past its length is
 // broken off, as SataLink's dword mode does (a transmitter's frame timer).
 constexpr uint64_t kFrameSlack = 4096;
+// OOB timing (SATA 3.x 8.4, OOB signalling): UIoob is Gen1's unit interval.
+constexpr double kUiOobNs = 1.0 / 1.5;
+constexpr unsigned kOobBursts = 6;
+
+unsigned ns_cycles(double ns, double mhz) { return unsigned(ns * mhz / 1000.0 + 0.5); }
 
 } // namespace
 
-PhyPort::PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake, PhyPins pins)
+PhyPort::PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake, PhyPins pins,
+                 OobConfig oob)
     : n_(index), wake_(std::move(wake)), side_(dev_.side()), from_dut_(phy_width), to_dut_(phy_width),
-      elastic_(elastic), pins_(std::move(pins)), tx_ev_(sc_core::sc_gen_unique_name("rtl_port_tx")) {
+      elastic_(elastic), pins_(std::move(pins)), tx_ev_(sc_core::sc_gen_unique_name("rtl_port_tx")), oob_(oob) {
+    // burst 160 UIoob; gaps 480 (COMINIT) and 160 (COMWAKE) UIoob; an ALIGN attempt 2048
+    // Gen1 dwords (54.6 us)
+    burst_cycles_ = ns_cycles(160 * kUiOobNs, oob.clock_mhz);
+    cominit_gap_ = ns_cycles(480 * kUiOobNs, oob.clock_mhz);
+    comwake_gap_ = ns_cycles(160 * kUiOobNs, oob.clock_mhz);
+    attempt_cycles_ = ns_cycles(2048 * 40 / 1.5, oob.clock_mhz);
     reset_device_link();
 }
 
@@ -58,7 +70,10 @@ void PhyPort::drive(satasim_dut_pins &p, unsigned edges) {
         cominit_ = false; // a one-cycle pulse
     if (pins_.any()) {
         p.phy_ready[n_] = pins_.phy_ready(phy_ready_);
-        p.phy_rx_elecidle[n_] = pins_.rx_elecidle();
+        // signal-level OOB: the squelch detector follows the bursts and gaps
+        p.phy_rx_elecidle[n_] = line_ == LineState::ComInit || line_ == LineState::ComWake ? !in_burst()
+                                : line_ == LineState::Silent                               ? pins_.rx_elecidle()
+                                                                                           : false;
         p.phy_comwake_det[n_] = pins_.comwake_det();
         p.phy_rate_ack[n_] = pins_.rate_ack();
         p.phy_reset_done[n_] = pins_.reset_done();
@@ -106,6 +121,14 @@ void PhyPort::host_dword(link::LaneDword d, const satasim_dut_pins &p) {
         carried = pins_.carried(o, phy_ready_);
     }
     watch_host_frame(d.data, d.isk);
+    // signal-level OOB: the device, sending ALIGNs, locks to the host's first ALIGN (the
+    // host sends D10.2 until it has locked itself) and answers with SYNC. A transmitter in
+    // electrical idle sends nothing.
+    if (line_ == LineState::Align && d.isk && d.data == link::prim::kAlign &&
+        !(pins_.has(SATASIM_DUT_PHY_ELECIDLE) && p.phy_tx_elecidle[n_])) {
+        line_start(LineState::Sync);
+        tell_aligned_ = true;
+    }
     // Transmit electrical idle under PhyRdy (outside OOB): the device's receiver hears no
     // dword; an ALIGN, which its link layer discards, holds the place on the cable.
     if (!carried)
@@ -134,6 +157,8 @@ bool PhyPort::device_dword() {
     const link::LaneDword in = elastic_ ? dev_rx_.pop() : h2d_out_;
     link::LaneDword out;
     dev_.tick(phy_ready_, in.data, in.isk, out.data, out.isk);
+    if (oob_.signal && !phy_ready_)
+        out = line_dword(); // the device's link layer is held idle: its PHY's line
     if (link::LinkRtlPair::WireHook *hook = link_ ? link_->external_wire_hook() : nullptr) {
         hook->on_dword(false, out.data, out.isk);
         const link::SataLink::SymbolFlags f = link_->take_symbol_flags(false); // on the DUT's PHY pins
@@ -169,13 +194,22 @@ bool PhyPort::edge(const satasim_dut_pins &p, unsigned edges) {
         spd_seen_ = p.phy_spd_limit[n_];
         if (pins_.any())
             pins_.core_edge(pins_out(p), p.rst, pins_.phy_ready(phy_ready_));
+        if (oob_.signal) {
+            // COMWAKE: a request starts at its rising edge
+            if (p.phy_comwake[n_] && !comwake_seen_ && !p.rst) {
+                tell_comwake_ = true;
+                attention = true;
+            }
+            comwake_seen_ = p.phy_comwake[n_];
+            attention |= line_cycle();
+        }
     }
     if ((edges & link::kEdgePhyTx) && pins_.any())
         pins_.phy_tx_edge();
     link::LaneDword d;
     if ((edges & link::kEdgePhyTx) && from_dut_.take(p.phy_tx_data[n_], p.phy_tx_isk[n_], d)) {
         host_dword(d, p);
-        attention |= dev_symbols_.any();
+        attention |= dev_symbols_.any() || tell_aligned_;
     }
     if (edges & link::kEdgePhyRx) {
         if (to_dut_.needs_dword())
@@ -228,6 +262,14 @@ void PhyPort::service() {
         if (link_)
             link_->host_signal_lost(why);
     }
+    // signal-level OOB: the DUT's steps of the negotiation
+    if (link_ && tell_comwake_)
+        link_->host_comwake();
+    if (link_ && tell_aligned_)
+        link_->host_aligned();
+    if (link_ && tell_align_timeout_)
+        link_->host_align_timeout();
+    tell_comwake_ = tell_aligned_ = tell_align_timeout_ = false;
     // COMRESET as the DUT drove it since the last service. A pulse (an even number of
     // changes, back where it was told last) is told as its two edges.
     const unsigned changes = comreset_changes_;
@@ -254,12 +296,85 @@ void PhyPort::service() {
 }
 
 bool PhyPort::idle() const {
+    const bool line_quiet = line_ == LineState::Silent || line_ == LineState::Sync;
     return dev_.state() == link::RtlState::Idle && !tx_busy_ && !(side_.rx_end && !judged_) &&
-           !cominit_ && !drop_why_ && !dev_symbols_.any() && (!pins_.any() || pins_.idle());
+           !cominit_ && !drop_why_ && !dev_symbols_.any() && (!pins_.any() || pins_.idle()) && line_quiet &&
+           !tell_comwake_ && !tell_aligned_ && !tell_align_timeout_;
+}
+
+void PhyPort::line_start(LineState s) {
+    line_ = s;
+    line_pos_ = 0;
+}
+
+bool PhyPort::in_burst() const {
+    const unsigned gap = line_ == LineState::ComInit ? cominit_gap_ : comwake_gap_;
+    return line_pos_ % (burst_cycles_ + gap) < burst_cycles_;
+}
+
+link::LaneDword PhyPort::line_dword() const {
+    switch (line_) {
+    case LineState::ComInit:
+    case LineState::ComWake:
+        // OOB bursts carry ALIGNs at Gen1; the gaps are electrical idle
+        return in_burst() ? link::LaneDword{link::prim::kAlign, true} : link::LaneDword{0, false};
+    case LineState::Unlockable:
+        return link::LaneDword{0, false, 0xF, 0}; // no symbol decodes
+    case LineState::Align:
+        return link::LaneDword{link::prim::kAlign, true};
+    case LineState::Sync:
+        return link::LaneDword{link::prim::kSync, true};
+    case LineState::Silent:
+        break;
+    }
+    return link::LaneDword{0, false};
+}
+
+bool PhyPort::line_cycle() {
+    ++line_pos_;
+    switch (line_) {
+    case LineState::ComInit:
+    case LineState::ComWake: {
+        const unsigned gap = line_ == LineState::ComInit ? cominit_gap_ : comwake_gap_;
+        if (line_pos_ < kOobBursts * (burst_cycles_ + gap))
+            return false;
+        // the last gap ended: the host's detector recognises the signal
+        if (line_ == LineState::ComInit) {
+            cominit_ = true;
+            line_start(LineState::Silent);
+            return false;
+        }
+        pins_.comwake_detected();
+        line_start(LineState::Silent);
+        if (align_queued_) {
+            align_queued_ = false;
+            line_start(align_failed_ ? LineState::Unlockable
+                                     : align_gen_ != link::Gen::None ? LineState::Align : LineState::Silent);
+        }
+        return false;
+    }
+    case LineState::Unlockable:
+        if (line_pos_ >= attempt_cycles_)
+            line_start(--align_failed_ ? LineState::Unlockable
+                                       : align_gen_ != link::Gen::None ? LineState::Align : LineState::Silent);
+        return false;
+    case LineState::Align:
+        if (line_pos_ < attempt_cycles_)
+            return false;
+        line_start(LineState::Silent);
+        tell_align_timeout_ = true;
+        return true;
+    case LineState::Silent:
+    case LineState::Sync:
+        break;
+    }
+    return false;
 }
 
 void PhyPort::phy_changed(bool ready, link::Gen gen) {
     phy_ready_ = ready;
+    if (!ready && line_ == LineState::Sync)
+        line_start(LineState::Silent);
     gen_ = uint8_t(gen);
     pins_.phy_changed();
     pins_.device_transmitting(ready);
@@ -267,22 +382,40 @@ void PhyPort::phy_changed(bool ready, link::Gen gen) {
 }
 
 void PhyPort::oob_reset() {
-    cominit_ = true;
     pins_.device_transmitting(false); // COMINIT: the device (re)starts OOB from idle
+    if (oob_.signal)
+        line_start(LineState::ComInit); // its bursts; the detection pulse after the last gap
+    else
+        cominit_ = true;
     wake_();
 }
 
 // The device's COMWAKE: a pulse on phy_comwake_det, and the device transmits from now on.
 // Nothing changes for a top without the PHY pins (its clock is not even woken).
 void PhyPort::oob_comwake() {
+    if (oob_.signal) {
+        line_start(LineState::ComWake);
+        align_queued_ = false;
+        wake_();
+        return;
+    }
     if (!pins_.any())
         return;
     pins_.comwake_detected();
     wake_();
 }
 
+void PhyPort::oob_align(link::Gen common, unsigned failed) {
+    align_gen_ = common;
+    align_failed_ = failed;
+    align_queued_ = true;
+}
+
 void PhyPort::phy_reset() {
     pins_.device_transmitting(false);
+    line_start(LineState::Silent); // a PHY change ends any OOB signal under way
+    align_queued_ = false;
+    tell_aligned_ = tell_align_timeout_ = false;
     ++epoch_;
     reset_device_link();
     tx_ev_.notify(sc_core::SC_ZERO_TIME);

@@ -30,13 +30,22 @@
 
 namespace satasim::harness::rtl {
 
+// signal (profile phy.oob: signal): OOB and the speed negotiation at the signal level
+// (PhyPort::LineState); clock_mhz: clk, which times the OOB bursts.
+struct PhyOobConfig {
+    bool signal = false;
+    double clock_mhz = 150;
+};
+
 class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
   public:
     // wake: start the shell's clock (something for the DUT to do). phy_width: the DUT's PHY
     // words (32 or 16 bits); elastic: the DUT has its own PHY clocks, so the far end's
     // receiver takes the DUT's dwords through an elastic buffer (its clock differs). pins:
     // the optional PHY pins the DUT's top has (their checks report through it).
-    PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake, PhyPins pins);
+    using OobConfig = PhyOobConfig;
+    PhyPort(unsigned index, unsigned phy_width, bool elastic, std::function<void()> wake, PhyPins pins,
+            OobConfig oob = {});
 
     void connect(link::SataLink *lk);
     bool connected() const { return link_ != nullptr; }
@@ -58,10 +67,12 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
     void oob_comwake() override;
+    void oob_align(link::Gen common, unsigned failed) override;
     // link::ExternalHostWire
     link::FrameStatus send_from_device(const sata::Fis &fis, bool fault, const link::SataLink::DwordFault &df) override;
     void phy_reset() override;
     void receiver_ready_changed() override { wake_(); }
+    bool signal_oob() const override { return oob_.signal; }
 
   private:
     void reset_device_link();
@@ -69,6 +80,18 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     void host_dword(link::LaneDword d, const satasim_dut_pins &p);
     PhyPins::Out pins_out(const satasim_dut_pins &p) const;
     bool device_dword();
+    // Signal-level OOB (phy.oob: signal): what the device's transmitter puts on the line
+    // toward the DUT while the PHY is not ready, in clk cycles (SATA 3.x 8.4, OOB): silent
+    // (electrical idle); 6 OOB bursts of 160 UIoob (ALIGNs) each followed by its gap (480
+    // UIoob COMINIT, 160 UIoob COMWAKE), the detection told at the end of the last gap;
+    // ALIGNs at rates the host cannot lock to (the host's receiver decodes no symbol:
+    // code errors), 2048 Gen1 dwords each; ALIGNs at the common rate until the host's
+    // ALIGN, or the attempt times out.
+    enum class LineState : uint8_t { Silent, ComInit, ComWake, Unlockable, Align, Sync };
+    void line_start(LineState s);
+    bool line_cycle(); // one clk cycle of the line; true: the SystemC side has work
+    bool in_burst() const;
+    link::LaneDword line_dword() const; // the device's dword on the line (not Sync)
 
     // One direction of the cable: kWireDelay dwords in flight.
     struct Wire {
@@ -126,6 +149,16 @@ class PhyPort : public link::LinkEndpoint, public link::ExternalHostWire {
     link::SataLink::SymbolFlags dev_symbols_; // the device's decoder flagged these, to be told
     // host frame tracking for dword faults: -1 outside a frame, else dwords since SOF
     int host_frame_pos_ = -1;
+    // signal-level OOB
+    OobConfig oob_;
+    unsigned burst_cycles_ = 0, cominit_gap_ = 0, comwake_gap_ = 0, attempt_cycles_ = 0;
+    LineState line_ = LineState::Silent;
+    uint64_t line_pos_ = 0;       // clk cycles into line_
+    unsigned align_failed_ = 0;   // attempts at rates the host cannot lock to, still to go
+    link::Gen align_gen_ = link::Gen::None;
+    bool align_queued_ = false;   // oob_align() came: the ALIGNs follow the COMWAKE
+    bool comwake_seen_ = false;   // phy_comwake at the last core edge
+    bool tell_comwake_ = false, tell_aligned_ = false, tell_align_timeout_ = false; // for service()
 };
 
 } // namespace satasim::harness::rtl
