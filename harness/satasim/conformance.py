@@ -186,8 +186,11 @@ def summarize(scenarios: list[dict]) -> dict:
             if c["status"] == "fail":
                 d = c["difference"]
                 s["fail_" + (d["class"] if d else "unclassified")] += 1
+    s["distinct_checks"] = len({c["id"] for sc in scenarios for c in sc.get("checks", [])})
     s["eh_same"] = sum(1 for sc in scenarios if sc.get("eh") and sc["eh"]["same"])
     s["eh_differ"] = sum(1 for sc in scenarios if sc.get("eh") and not sc["eh"]["same"])
+    s["eh_unreviewed"] = sum(1 for sc in scenarios if sc.get("eh")
+                             and any(not d["reviewed"] for d in sc["eh"]["differences"]))
     return s
 
 
@@ -212,10 +215,12 @@ def render_html(report: dict) -> str:
            + (f", DUT profile <code>{e(t['profile'])}</code>" if t.get("profile") else "")
            + f". Reference: {e(report['reference'])}. Spec: {e(report['spec'])}. "
            f"Made by <code>{e(report['command'])}</code>.</p>",
-           f"<p>{s['checks']} checks: {s['pass']} pass, {s['fail']} fail ({s['fail_required']} required, "
+           f"<p>{s['checks']} checks ({s['distinct_checks']} distinct rules; a rule checked in several scenarios "
+           f"counts in each here): {s['pass']} pass, {s['fail']} fail ({s['fail_required']} required, "
            f"{s['fail_optional']} optional or implementation-defined, {s['fail_unclassified']} unclassified), "
            f"{s['skipped']} skipped. Stack scenarios: {s['eh_same']} with the reference model's EH decisions, "
-           f"{s['eh_differ']} with other decisions.</p>",
+           f"{s['eh_differ']} with other decisions ({s['eh_unreviewed']} with differences nobody reviewed; "
+           f"reviewed ones: {e(str(report.get('eh_known_differences')))}).</p>",
            "<h2>Scenarios</h2><table><tr><th>scenario</th><th>kind</th><th>verdict</th><th>checks</th>"
            "<th>reason / EH</th><th>waveform</th></tr>"]
     for sc in report["scenarios"]:
@@ -223,8 +228,10 @@ def render_html(report: dict) -> str:
         n = f"{sum(c['status'] == 'pass' for c in checks)}/{len(checks)} pass" if checks else ""
         why = "; ".join(sc.get("reasons", []))[:400]
         if sc.get("eh"):
+            n_un = sum(not d["reviewed"] for d in sc["eh"]["differences"])
             why = ("EH decisions as the reference model's" if sc["eh"]["same"] else
-                   f"{len(sc['eh']['differences'])} EH decision difference(s)") + (f"; {why}" if why else "")
+                   f"{len(sc['eh']['differences'])} EH decision difference(s), {n_un} not reviewed") + \
+                (f"; {why}" if why else "")
         wave = f'<a href="{e(sc["waveform"])}">VCD</a>' if sc.get("waveform") else ""
         out.append(f'<tr><td><a href="#{e(sc["name"])}">{e(sc["name"])}</a></td><td>{e(sc["kind"])}</td>'
                    f"<td>{_badge(sc['verdict'])}</td><td>{n}</td><td>{e(why)}</td><td>{wave}</td></tr>")
@@ -252,10 +259,12 @@ def render_html(report: dict) -> str:
             out.append(f"<tr><td><pre>{e(chr(10).join(sc['eh']['target']))}</pre></td>"
                        f"<td><pre>{e(chr(10).join(sc['eh']['reference']))}</pre></td></tr>")
             if pairs:
-                out.append("<tr><th>differing decision on the target</th><th>the reference's</th></tr>")
+                out.append("<tr><th>differing decision on the target</th><th>the reference's "
+                           "(reviewed: a known difference)</th></tr>")
             for d in pairs:
                 out.append(f"<tr><td><pre>{e(d['target'] or '(none)')}</pre></td>"
-                           f"<td><pre>{e(d['reference'] or '(none)')}</pre></td></tr>")
+                           f"<td><pre>{e(d['reference'] or '(none)')}</pre>"
+                           f"{'reviewed' if d['reviewed'] else '<b>not reviewed</b>'}</td></tr>")
             out.append("</table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
