@@ -138,6 +138,14 @@ const DutProfile &use_controller_rtl(const std::string &path, bool build) {
     const DutLibrary lib(b.so_path, profile);
     profile.features = dut_features(profile, read_dut_cap(lib));
     profile.features.rx_symbol_errors = lib.api().rx_error_inputs != 0;
+    // SATASIM_RTL_VCD: the scenarios run on the tracing build; made here once, so its
+    // minutes of verilating never count against a scenario's --wall-limit.
+    if (const char *vcd = std::getenv("SATASIM_RTL_VCD"); build && vcd && *vcd) {
+        const DutBuild w = build_dut(profile, true);
+        if (!w.cached)
+            std::fprintf(stderr, "satasim: DUT %s: waveform build verilated and compiled in %.1f s into %s\n",
+                         profile.name.c_str(), w.build_seconds, w.dir.c_str());
+    }
     // SATASIM_RTL_COVERAGE: the scenarios run on the coverage build; made here once.
     if (build && rtl_coverage_on()) {
         const DutBuild c = build_dut(profile, false, true);
