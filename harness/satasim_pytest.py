@@ -248,6 +248,11 @@ class ScenarioItem(pytest.Item):
         try:
             r = run_scenario(self.path, overrides=overrides, out_dir=out_dir)
         except ScenarioRefused as e:
+            # the summary's reasons name files relative to this worker's folder, so that a
+            # refusal reads the same whichever machine (and folder) ran it
+            here = str(Path.cwd()) + "/"
+            self.user_properties.append(("satasim_verdict", "refused"))
+            self.user_properties.append(("satasim_reasons", json.dumps([str(e).replace(here, "")])))
             raise ScenarioFailed(f"refused: {e}") from None
         for key, value in (("result", r.result_path), ("log", r.log_path), ("trace", r.trace_path),
                            ("waveform", r.waveform_path or ""), ("verdict", r.verdict),

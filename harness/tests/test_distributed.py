@@ -2,7 +2,8 @@
 pytest-xdist's execnet gateways (two local popen workers; a popen and a socket gateway whose
 worker runs in another folder, the scenarios rsynced there, as on another machine) and in CI
 shards (`--satasim-shard K/N`, joined by `python3 -m satasim.distributed merge`); each gives
-the same summary (outcome, verdict, reasons, trace SHA-256 per item) and the same JUnit test
+the same summary (outcome, verdict, reasons, trace SHA-256 per item; a refusal's reason names
+its file relative to the worker's folder) and the same JUnit test
 cases as one process running them all."""
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def scenarios(tmp_path) -> Path:
         devices: [{port: 0, timing: {kind: ssd}}]
         expect: {devices: [{port: 0, gen: 1}]}
         """))
+    # refused by the reader: its reason names a file, which must read the same on every worker
+    (scen / "refused.yaml").write_text("name: refused\ninclude: ../missing/fragment.yaml\n")
     return tmp_path
 
 
@@ -63,7 +66,7 @@ def pytest_run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     # existing path against its rsync roots
     r = subprocess.run([PY, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--satasim-scenarios=scen",
                         str(cwd / "scen"), *args], capture_output=True, text=True, cwd=cwd, env=env(), timeout=600)
-    assert "1 failed, 6 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "2 failed, 6 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
     return r
 
 
@@ -85,11 +88,13 @@ def test_gateways_and_shards_give_the_one_machine_result(scenarios):
     d = scenarios
     pytest_run(d, f"--satasim-summary={d / 'one.json'}", f"--junitxml={d / 'one.xml'}")
     one = load(d / "one.json")
-    assert one["total"] == {"runs": 7, "passed": 6, "failed": 1, "skipped": 0}
-    assert one["workers"] == {"local": 7}
+    assert one["total"] == {"runs": 8, "passed": 6, "failed": 2, "skipped": 0}
+    assert one["workers"] == {"local": 8}
+    refused = [r for r in one["runs"] if r["nodeid"].endswith("::refused")][0]
+    assert refused["verdict"] == "refused" and refused["reasons"][0].startswith("scen/refused.yaml:2: include"), refused
     wrong = [r for r in one["runs"] if r["nodeid"].endswith("::wrong")][0]
     assert wrong["verdict"] == "fail" and "port 0: link gen is 3, expected 1" in wrong["reasons"][0]
-    assert all(len(r["trace_sha256"]) == 64 for r in one["runs"])
+    assert all(len(r["trace_sha256"]) == 64 for r in one["runs"] if r["verdict"] != "refused")
 
     # two popen workers
     pytest_run(d, "-d", f"--tx=2*popen//python={PY}", f"--satasim-summary={d / 'popen.json'}",
@@ -132,16 +137,16 @@ def test_gateways_and_shards_give_the_one_machine_result(scenarios):
                            timeout=600)
         assert "deselected" in r.stdout, r.stdout + r.stderr
     parts = [load(d / f"shard{k}.json")["total"]["runs"] for k in (1, 2)]
-    assert parts == [4, 3], parts
+    assert parts == [4, 4], parts
     r = subprocess.run([PY, "-m", "satasim.distributed", "merge", "--summary", str(d / "merged.json"),
                         "--junit", str(d / "merged.xml"), str(d / "shard1.json"), str(d / "shard2.json"),
                         str(d / "shard1.xml"), str(d / "shard2.xml")], capture_output=True, text=True, env=env())
     assert r.returncode == 0, r.stderr
-    assert "7 runs from 2 parts: 6 passed, 1 failed, 0 skipped" in r.stdout
+    assert "8 runs from 2 parts: 6 passed, 2 failed, 0 skipped" in r.stdout
     assert same_runs(one, load(d / "merged.json"))
     assert cases(d / "merged.xml") == cases(d / "one.xml")
     suite = ET.parse(d / "merged.xml").getroot().find("testsuite")
-    assert (suite.get("tests"), suite.get("failures")) == ("7", "1")
+    assert (suite.get("tests"), suite.get("failures")) == ("8", "2")
 
     # overlapping parts are refused, naming the item
     r = subprocess.run([PY, "-m", "satasim.distributed", "merge", "--summary", str(d / "x.json"),

@@ -86,6 +86,10 @@ static ExpectDevice parse_expect_device(const Parser &p, const Field &f, const S
     if (auto *v = m.find("multi"))
         e.multi = unsigned(as_uint(p, *v, 0, 255));
     if (auto *v = m.find("gen")) {
+        if (SchemaRecorder *r = SchemaRecorder::active(); r && after) { // the two forms below
+            r->integer(v->path, 0, 3);
+            r->enumeration(v->path, {"probe"});
+        }
         if (v->node.IsScalar() && v->node.Scalar() == "probe") {
             if (!after)
                 p.fail(*v, "gen: probe is the speed the probe negotiated: it belongs in devices_after");
