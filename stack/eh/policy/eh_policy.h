@@ -167,5 +167,37 @@ extern const struct ata_eh_policy ata_eh_policy_libata4x;
 /* the 4.x-6.x rules, shared by libata-modern and libata-4.x (modern.c) */
 unsigned ata_eh_verdict_modern(const struct ata_ering *e, uint64_t now, bool dubious);
 bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io);
+/* The 4.x-6.x rules, every field but the log wording: the initializers libata-modern and
+ * libata-4.x share (one list, so the two profiles cannot drift apart). */
+#define ATA_EH_POLICY_MODERN_RULES \
+    .dubious_categories = true, \
+    .record_uncategorized = false, \
+    .clear_marks_old = true, \
+    .verdict = ata_eh_verdict_modern, \
+    .xfer_steps_dma = { ATA_DNXFER_DMA, ATA_DNXFER_40C }, \
+    .xfer_steps_pio = { ATA_DNXFER_PIO, ATA_DNXFER_FORCE_PIO0 }, \
+    .n_xfer_steps = 2, \
+    .repeat_last_step = false, \
+    .speed_down_spd_action = ATA_EH_RESET, \
+    .speed_down_xfer_action = ATA_EH_RESET, \
+    .act_reset = ATA_EH_RESET, \
+    .act_hardreset = ATA_EH_RESET, \
+    .serror_recovered_counts = false, \
+    .revalidate_on_any_error = false, \
+    .prefer_hardreset = true, \
+    .reset_timeouts_ms = { 10000, 10000, 35000, 5000 }, \
+    .n_reset_tries = 4, \
+    .reset_retry_pause_ms = 0, \
+    .spd_down_before_last_try = true, \
+    .reset_cool_down_ms = 5000, \
+    .dev_tries = 3, \
+    .recover_retry_pause_ms = 5000, \
+    .recover_idle_pause_ms = 500, \
+    .enodev_zero_tries = false, \
+    .probe_trials = true, \
+    .report_style_2006 = false, \
+    .internal_tag_reserved = false, \
+    .max_retries = 5, \
+    .worth_retry = ata_eh_worth_retry_modern
 
 #endif
