@@ -15,8 +15,14 @@ of --repeat rounds, flagged NOISY where its rounds spread more than 20 %
 (tools/bench_common.py). The ratio is QEMU's CPU per command over satasim's: above 1,
 satasim is faster.
 
+satasim runs in three variants, interleaved with QEMU in each round: the dword level with
+its fast path (the default, model/link/link_fast_path.h), the dword level ticking every
+frame (SATASIM_LINK_FASTPATH=off) and the FIS level. For the dword variants the link's
+dword clocks per CPU second are given too (result.json's dword_cycles over the workload's
+CPU time, start-up excluded the same way).
+
 Usage: /usr/bin/python3 tools/bench_qemu.py [--count N] [--repeat N] [--bin build/bin/satasim]
-                                            [--link dword|fis] [--json FILE]
+                                            [--variants dword,dword-ticked,fis] [--json FILE]
 """
 
 import argparse
@@ -52,11 +58,19 @@ WORKLOADS = {
 }
 
 
-def run_one(binary, path, out, backend, link):
+# satasim's variants: (backend, environment)
+VARIANTS = {
+    "dword": ("systemc", {"SATASIM_LINK_MODE": "dword", "SATASIM_LINK_FASTPATH": "on"}),
+    "dword-ticked": ("systemc", {"SATASIM_LINK_MODE": "dword", "SATASIM_LINK_FASTPATH": "off"}),
+    "fis": ("systemc", {"SATASIM_LINK_MODE": "fis"}),
+    "qemu": ("qemu", {}),
+}
+
+
+def run_one(binary, path, out, backend, extra_env):
     """One run; returns (result.json, CPU seconds of the process tree)."""
     env = sim_env()
-    if link:
-        env["SATASIM_LINK_MODE"] = link
+    env.update(extra_env)
     cmd = [str(binary), "run", str(path), "--out", str(out), "--backend", backend, "--jobs", "1",
            "--wall-limit", "3600"]
     proc, cpu, _ = run_measured(cmd, capture_output=True, text=True, env=env)
@@ -71,7 +85,8 @@ def main():
     parser.add_argument("--count", type=int, default=5000, help="commands per workload")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds")
     parser.add_argument("--bin", default=str(ROOT / "build" / "bin" / "satasim"))
-    parser.add_argument("--link", choices=["dword", "fis"], help="satasim's link level (default: the scenario's)")
+    parser.add_argument("--variants", default="dword,dword-ticked,fis",
+                        help="satasim variants beside QEMU, comma-separated: " + ", ".join(v for v in VARIANTS if v != "qemu"))
     parser.add_argument("--json", help="also write the numbers to this file")
     args = parser.parse_args()
     binary = Path(args.bin)
@@ -80,8 +95,12 @@ def main():
     if not shutil.which(os.environ.get("SATASIM_QEMU", "qemu-system-x86_64")):
         sys.exit("bench_qemu: qemu-system-x86_64 not found (Debian package qemu-system-x86)")
 
-    backends = ("systemc", "qemu")
-    per_cmd = {b: {w: [] for w in WORKLOADS} for b in backends}  # CPU µs per command, per round
+    variants = [v for v in args.variants.split(",") if v] + ["qemu"]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        sys.exit(f"bench_qemu: unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
+    per_cmd = {b: {w: [] for w in WORKLOADS} for b in variants}  # CPU µs per command, per round
+    cycles_per_cpu = {b: {w: [] for w in WORKLOADS} for b in variants}  # dword clocks per CPU s
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         files = {"probe": tmp / "probe.yaml"}
@@ -91,22 +110,41 @@ def main():
             files[name].write_text(HEADER.format(name=name) + "workload:\n" + w.format(n=args.count))
         for i in range(args.repeat):
             for name in WORKLOADS:
-                for backend in backends:  # side by side: probe and workload, one backend then the other
-                    _, probe_cpu = run_one(binary, files["probe"], tmp / f"o-{backend}-p{i}-{name}", backend, args.link)
-                    r, cpu = run_one(binary, files[name], tmp / f"o-{backend}-{name}-{i}", backend, args.link)
+                for v in variants:  # side by side: probe and workload, one variant after the other
+                    backend, env = VARIANTS[v]
+                    p, probe_cpu = run_one(binary, files["probe"], tmp / f"o-{v}-p{i}-{name}", backend, env)
+                    r, cpu = run_one(binary, files[name], tmp / f"o-{v}-{name}-{i}", backend, env)
                     assert r["verdict"] == "pass" and r["data_errors"] == 0, r["reasons"]
-                    per_cmd[backend][name].append(max(cpu - probe_cpu, 1e-9) / args.count * 1e6)
+                    work_cpu = max(cpu - probe_cpu, 1e-9)
+                    per_cmd[v][name].append(work_cpu / args.count * 1e6)
+                    cycles = sum(lk.get("dword_cycles", 0) for lk in r.get("links", [])) - \
+                        sum(lk.get("dword_cycles", 0) for lk in p.get("links", []))
+                    if cycles > 0:
+                        cycles_per_cpu[v][name].append(cycles / work_cpu / 1e6)
 
-    results = {"count": args.count, "rounds": args.repeat, "link": args.link or "scenario default"}
+    results = {"count": args.count, "rounds": args.repeat, "variants": variants}
     print(f"{args.count} commands per workload, {args.repeat} interleaved rounds, median; CPU time per command "
-          f"over each run's process tree, start-up excluded (satasim link level: {results['link']})")
-    print(f"{'workload':<20} {'systemc µs/cmd':>15} {'qemu µs/cmd':>13} {'qemu/systemc':>13}")
+          f"over each run's process tree, start-up excluded")
+    sims = [v for v in variants if v != "qemu"]
+    print(f"{'workload':<18} {'qemu µs':>9} " + " ".join(f"{v + ' µs':>16} {'ratio':>7}" for v in sims))
     for name in WORKLOADS:
-        s, q = Figure(per_cmd["systemc"][name]), Figure(per_cmd["qemu"][name])
-        ratio = Figure([qq / ss for ss, qq in zip(s.values, q.values)])
-        results[name] = {"systemc_us_per_cmd": s.as_dict(), "qemu_us_per_cmd": q.as_dict(), "ratio": ratio.as_dict()}
-        print(f"{name:<20} {s.median:>15.1f} {q.median:>13.1f} {ratio.median:>12.2f}x"
-              f"{s.note()}{q.note()}{ratio.note()}")
+        q = Figure(per_cmd["qemu"][name])
+        results[name] = {"qemu_us_per_cmd": q.as_dict()}
+        line = f"{name:<18} {q.median:>9.1f}{q.note()} "
+        for v in sims:
+            s = Figure(per_cmd[v][name])
+            ratio = Figure([qq / ss for ss, qq in zip(s.values, q.values)])
+            entry = {"us_per_cmd": s.as_dict(), "ratio": ratio.as_dict()}
+            if cycles_per_cpu[v][name]:
+                entry["m_dword_cycles_per_cpu_s"] = Figure(cycles_per_cpu[v][name]).as_dict()
+            results[name][v] = entry
+            line += f"{s.median:>16.1f} {ratio.median:>6.2f}x{s.note()}{ratio.note()}"
+        print(line)
+    for v in sims:
+        for name in WORKLOADS:
+            if cycles_per_cpu[v][name]:
+                c = Figure(cycles_per_cpu[v][name])
+                print(f"link dword clocks per CPU second, {v}, {name}: {c.median:.1f} M{c.note()}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
 

@@ -96,10 +96,41 @@ class LinkRtlPair {
         return n;
     }
 
+    // Every register of both instances, every port, and the cable's dwords (time order),
+    // as plain numbers: the frame fast path (link_fast_path.h) keys on, restores and, in
+    // lockstep, compares these. Field i is described by state_field(i).
+    struct State {
+        static constexpr size_t kFields = 93;
+        std::array<uint32_t, kFields> v{};
+        bool operator==(const State &o) const { return v == o.v; }
+    };
+    struct StateField {
+        const char *name;
+        // A data register: its value comes from the frame's dwords, the scramblers or the
+        // CONT junk, never steers the state machines (receivers tell data from primitives by
+        // the K flag, and junk follows a CONT). Primitive-or-data fields name the K flag
+        // that says which they hold (isk; -1: always data).
+        bool data;
+        int isk;
+    };
+    static const StateField &state_field(size_t i);
+    State capture() const;
+    void restore(const State &s);
+    // The link's LFSR step (scrambler and CONT junk), as the RTL computes it: the next
+    // 16-bit state, and the 32-bit word it produces.
+    uint16_t lfsr_step(uint16_t s, uint32_t *word) const;
+    // CRC-32/SATA over n dwords from the initial value, with the RTL's own tables.
+    uint32_t crc(const uint32_t *dwords, size_t n) const;
+
     Side &side(bool host) { return host ? host_ : dev_; }
     RtlState state(bool host) const;
     bool both_idle() const { return state(true) == RtlState::Idle && state(false) == RtlState::Idle; }
     uint64_t cycles() const { return cycles_; }
+    // n dword clocks passed without ticking (the fast path): the clock count and the
+    // cable's slot advance as ticking would have moved them; restore() then places the
+    // state those clocks would have left.
+    void advance_untick(uint64_t n);
+    void rewind_untick(uint64_t n); // undoes advance_untick(n) (the lockstep check)
     void set_hook(WireHook *h) { hook_ = h; }
     Vsata_link_pair &model() { return *m_; }
 

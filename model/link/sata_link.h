@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "model/common/trace.h"
+#include "model/link/link_fast_path.h"
 #include "model/link/link_rtl.h"
 #include "model/link/symbol_error.h"
 #include "model/sata/fis.h"
@@ -121,6 +122,9 @@ class SataLink : public sc_core::sc_module {
         // 10 ms). Model choice (MEM): 20 us.
         double cominit_response_us = 20;
         Mode mode = Mode::Default;
+        // Dword level: the frame fast path's mode (link_fast_path.h); Default: from
+        // SATASIM_LINK_FASTPATH (unset: on).
+        enum class FastPath : uint8_t { Default, Off, On, Lockstep } fast_path = FastPath::Default;
     };
 
     // ---- fault hooks (one-shot; armed faults persist across COMRESETs until cleared by
@@ -205,6 +209,11 @@ class SataLink : public sc_core::sc_module {
     uint64_t dword_cycles() const { return dword_cycles_; }
     // The RTL pair (dword mode only; nullptr in FIS mode). For tests and benchmarks.
     LinkRtlPair *rtl() { return rtl_.get(); }
+    // The dword-level fast path's counts (dword mode only; nullptr in FIS mode). With
+    // SATASIM_LINK_FASTPATH_STATS=FILE, append_fast_path_stats() appends them to FILE as one
+    // JSON line (the backend calls it at the end of a run; tools/bench_link.py reads them).
+    const LinkFastPath::Stats *fast_path_stats() const { return fast_ ? &fast_->stats() : nullptr; }
+    void append_fast_path_stats() const;
 
     void attach(LinkEndpoint *host, LinkEndpoint *device);
     // The cable is pulled (present false) or a drive plugged (true); a pull may carry the
@@ -325,6 +334,7 @@ class SataLink : public sc_core::sc_module {
     sc_core::sc_event start_negotiation_;
     Mode mode_;
     std::unique_ptr<LinkRtlPair> rtl_;
+    std::unique_ptr<LinkFastPath> fast_;
     std::unique_ptr<Wire> wire_;
     uint64_t dword_cycles_ = 0;
     std::vector<DwordFault> dword_faults_;

@@ -269,6 +269,8 @@ void report_topology(const Topology &t, const Scenario &sc, BackendStats &report
             report.faults.push_back(fr);
         }
     for (const auto &[port, lk] : t.links)
+        lk->append_fast_path_stats();
+    for (const auto &[port, lk] : t.links)
         report.links.push_back({port, lk->mode() == link::SataLink::Mode::Dword ? "dword" : "fis",
                                 lk->dword_cycles()});
 }
