@@ -86,6 +86,15 @@ uint16_t LinkFastPath::scrambler_after(LinkRtlPair &pair, size_t n) const {
     return scr_after_.emplace(n, s).first->second;
 }
 
+uint32_t LinkFastPath::frame_crc(LinkRtlPair &pair, const std::vector<uint32_t> &fis) const {
+    // both phases of a frame ask: computed once per frame (run() forgets it at each new one)
+    if (!crc_valid_) {
+        crc_ = pair.crc(fis.data(), fis.size());
+        crc_valid_ = true;
+    }
+    return crc_;
+}
+
 LinkFastPath::Mode LinkFastPath::mode_from_env() {
     const char *v = std::getenv("SATASIM_LINK_FASTPATH");
     if (!v || !*v || std::strcmp(v, "on") == 0)
@@ -141,7 +150,7 @@ struct LinkFastPath::Frame {
             return true;
         case kCrc:
             if (!have_crc) {
-                crc = pair.crc(d.data(), d.size());
+                crc = fp->frame_crc(pair, d);
                 have_crc = true;
             }
             out = crc;
@@ -300,12 +309,15 @@ bool LinkFastPath::replayable(const Entry *e, Frame &f, LinkRtlPair &pair, State
 uint64_t LinkFastPath::run(LinkRtlPair &pair, Phase phase, bool from_host,
                            const std::vector<uint32_t> &fis, bool accept,
                            const std::function<uint64_t()> &tick) {
+    replayed_last_ = false;
     if (mode_ == Mode::Off) {
         const uint64_t n = tick();
         ++stats_.ticked;
         stats_.clocks_ticked += n;
         return n;
     }
+    if (phase == Phase::ToVerdict)
+        crc_valid_ = false; // a new frame
     LinkRtlPair::Side &tx = pair.side(from_host);
     LinkRtlPair::Side &rx = pair.side(!from_host);
     const State start = pair.capture();
@@ -358,6 +370,7 @@ uint64_t LinkFastPath::run(LinkRtlPair &pair, Phase phase, bool from_host,
         apply_sides(phase, tx, rx, fis, accept);
         ++stats_.replayed;
         stats_.clocks_replayed += used->clocks;
+        replayed_last_ = true;
         return used->clocks;
     }
     const LinkRtlPair::Side tx0 = tx, rx0 = rx;

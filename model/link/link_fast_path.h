@@ -50,6 +50,9 @@ class LinkFastPath {
     uint64_t run(LinkRtlPair &pair, Phase phase, bool from_host, const std::vector<uint32_t> &fis,
                  bool accept, const std::function<uint64_t()> &tick);
 
+    // The last run() replayed its phase (the receiver's dwords are the frame's, as sent).
+    bool replayed_last() const { return replayed_last_; }
+
     struct Stats {
         uint64_t replayed = 0;  // phases advanced without ticking
         uint64_t ticked = 0;    // phases ticked (learning, ambiguity, unclean)
@@ -101,6 +104,10 @@ class LinkFastPath {
     };
     const Jump &jump(LinkRtlPair &pair, uint32_t k) const;
     uint16_t scrambler_after(LinkRtlPair &pair, size_t n) const; // FFFF stepped n + 1 times
+    uint32_t frame_crc(LinkRtlPair &pair, const std::vector<uint32_t> &fis) const;
+    bool replayed_last_ = false;
+    mutable bool crc_valid_ = false; // crc_ is the current frame's CRC
+    mutable uint32_t crc_ = 0;
 
     Mode mode_;
     std::array<bool, kFields> data_{};  // LinkRtlPair::state_field(i).data
