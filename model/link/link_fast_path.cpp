@@ -63,8 +63,9 @@ uint16_t LinkFastPath::Jump::apply(uint16_t s) const {
 }
 
 const LinkFastPath::Jump &LinkFastPath::jump(LinkRtlPair &pair, uint32_t k) const {
-    auto it = jumps_.find(k);
-    if (it != jumps_.end())
+    auto &jumps = shared().jumps;
+    auto it = jumps.find(k);
+    if (it != jumps.end())
         return it->second;
     Jump j;
     for (unsigned b = 0; b < 16; ++b) {
@@ -73,17 +74,18 @@ const LinkFastPath::Jump &LinkFastPath::jump(LinkRtlPair &pair, uint32_t k) cons
             s = pair.lfsr_step(s, nullptr);
         j.col[b] = s;
     }
-    return jumps_.emplace(k, j).first->second;
+    return jumps.emplace(k, j).first->second;
 }
 
 uint16_t LinkFastPath::scrambler_after(LinkRtlPair &pair, size_t n) const {
-    auto it = scr_after_.find(n);
-    if (it != scr_after_.end())
+    auto &scr_after = shared().scr_after;
+    auto it = scr_after.find(n);
+    if (it != scr_after.end())
         return it->second;
     uint16_t s = 0xFFFF;
     for (size_t k = 0; k <= n; ++k)
         s = pair.lfsr_step(s, nullptr);
-    return scr_after_.emplace(n, s).first->second;
+    return scr_after.emplace(n, s).first->second;
 }
 
 uint32_t LinkFastPath::frame_crc(LinkRtlPair &pair, const std::vector<uint32_t> &fis) const {
@@ -93,6 +95,11 @@ uint32_t LinkFastPath::frame_crc(LinkRtlPair &pair, const std::vector<uint32_t> 
         crc_valid_ = true;
     }
     return crc_;
+}
+
+LinkFastPath::Shared &LinkFastPath::shared() {
+    static Shared s;
+    return s;
 }
 
 LinkFastPath::Mode LinkFastPath::mode_from_env() {
@@ -412,6 +419,8 @@ uint64_t LinkFastPath::run(LinkRtlPair &pair, Phase phase, bool from_host,
     auto teach = [&](const Key &k, const State &from, const State &to) {
         auto it = memo_.find(k);
         const bool fresh = it == memo_.end();
+        if (fresh && memo_.size() >= kMaxEntries)
+            return;
         if (fresh)
             it = memo_.emplace(k, Entry{}).first;
         if (!it->second.broken && !learn(it->second, fresh, from, to, n, frame, pair)) {

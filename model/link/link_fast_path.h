@@ -115,9 +115,18 @@ class LinkFastPath {
     std::array<size_t, 2> junk_field_{}; // each side's junk LFSR in a State
     std::array<size_t, 2> align_field_{}; // each side's ALIGN counter
     std::vector<size_t> data_fields_;    // the indices i with data_[i]
-    mutable std::unordered_map<uint32_t, Jump> jumps_;
-    mutable std::unordered_map<size_t, uint16_t> scr_after_;
-    std::unordered_map<Key, Entry, KeyHash> memo_;
+    // What ticking taught, shared by every link of the process: every link runs the same
+    // verilated RTL, so a phase's outcome is a function of its state, whichever link it is
+    // (a 480-disk topology learns once, not 480 times). SystemC runs one process at a time.
+    struct Shared {
+        std::unordered_map<Key, Entry, KeyHash> memo;
+        std::unordered_map<uint32_t, Jump> jumps;
+        std::unordered_map<size_t, uint16_t> scr_after;
+    };
+    static Shared &shared();
+    // A bound on the memo (entries of about 1 KiB): beyond it, unknown phases just tick.
+    static constexpr size_t kMaxEntries = 1u << 18;
+    std::unordered_map<Key, Entry, KeyHash> &memo_ = shared().memo;
     Stats stats_;
 };
 

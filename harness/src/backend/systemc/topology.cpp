@@ -270,6 +270,10 @@ void report_topology(const Topology &t, const Scenario &sc, BackendStats &report
         }
     for (const auto &[port, lk] : t.links)
         lk->append_fast_path_stats();
+    for (const auto &[addr, lk] : t.fanout_links)
+        lk->append_fast_path_stats();
+    for (const auto &[port, lk] : t.slave_links)
+        lk->append_fast_path_stats();
     for (const auto &[port, lk] : t.links)
         report.links.push_back({port, lk->mode() == link::SataLink::Mode::Dword ? "dword" : "fis",
                                 lk->dword_cycles()});
