@@ -126,6 +126,13 @@ const std::string &tool_versions() {
     return v;
 }
 
+// The optimisation the verilated model and the glue are compiled with. -O1: measured against
+// -O2 and -Os on the reference (docs/rtl-controller.md, "Speed and build time"; traces
+// identical), neither ran faster: dma-rw-verify on a Release satasim took 10.3 s of CPU at
+// -O1, 12.8 s at -O2, 11.0 s at -Os (median of 3). Part of the build key, so a change here
+// rebuilds every DUT.
+constexpr const char *kDutCxxOpt = "-O1";
+
 // Everything the build's result depends on, hashed: the profile's build keys (not its
 // quirks or AXI slave settings, which are the shell's and the driver's, nor its comments).
 std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::string &shell) {
@@ -159,6 +166,7 @@ std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::
     }
     add_file(shell + "/dut_abi.h");
     add_file(shell + "/shell/dut_glue.cpp");
+    all += std::string("cxx ") + kDutCxxOpt + "\n";
     all += tool_versions();
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fnv1a64(all));
@@ -378,7 +386,7 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
         cxx.push_back(ccache);
     for (const std::string &w : compiler())
         cxx.push_back(w);
-    const Argv flags = {"-std=c++17", "-fPIC", "-O1", "-w",
+    const Argv flags = {"-std=c++17", "-fPIC", kDutCxxOpt, "-w",
                         "-DSATASIM_DUT_PORTS=" + std::to_string(p.ports),
                         "-DSATASIM_DUT_DW=" + std::to_string(p.data_width),
                         "-DSATASIM_DUT_AW=" + std::to_string(p.addr_width),
