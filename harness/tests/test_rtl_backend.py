@@ -5,6 +5,7 @@ that run on the DUT in the test command (clean I/O and EH, each compared with th
 model) are test_rtl_differential.py's, the rest of the suite runs on demand
 (docs/rtl-controller.md)."""
 
+import os
 import shutil
 
 import pytest
@@ -206,3 +207,32 @@ extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim
     assert (f"{p}:{key_line(p, 'irq_per_port')}: interface.irq_per_port: one interrupt line per port, but the "
             "top module 'tiny' has no output irq_port") in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_tool_versions_are_asked_once_per_installation(tmp_path, rtl_env, monkeypatch):
+    # The build key holds the tools' versions; `verilator --version` is asked once and kept
+    # in the build cache under the tools' path, size and time, not asked on every run.
+    real = shutil.which("verilator")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "verilator.log"
+    wrapper = bindir / "verilator"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    monkeypatch.setenv("SATASIM_RTL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("SATASIM_RTL_TOOL_VERSIONS", raising=False)
+    p = tiny_dut(tmp_path, ["clk", "rst"], {})
+    asked = []
+    for n in range(2):
+        # the tiny top lacks the shell's ports (its build fails): the key, versions and all, is made first
+        r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / f"out{n}", "--controller-rtl", str(p))
+        assert r.returncode != 0 and "the DUT failed" in r.stderr, r.stdout + r.stderr
+        asked.append(log.read_text().splitlines().count("--version"))
+    assert asked == [1, 1], asked
+    cached = list((tmp_path / "cache").glob("tool-versions-*"))
+    assert len(cached) == 1 and "Verilator" in cached[0].read_text(), cached
+    # the tool replaced (a new modification time): asked again
+    os.utime(wrapper, (1_000_000_000, 1_000_000_000))
+    run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out2", "--controller-rtl", str(p))
+    assert log.read_text().splitlines().count("--version") == 2

@@ -87,6 +87,7 @@ class PhyClocks {
             t = std::min(t, r.t);
         if (ref_den_)
             t = std::min(t, t_ref_);
+        now_ = t;
         unsigned m = 0;
         if (ref_den_ && t_ref_ == t) {
             m |= kEdgePhyRef;
@@ -119,6 +120,10 @@ class PhyClocks {
             m |= kEdgePhyRx;
         return m;
     }
+    // The time of the last step's edges, and the core clock's period, in the schedule's unit
+    // (a millionth of a transmit word): the clocks' own time, which runs only while they step.
+    int64_t now() const { return now_; }
+    int64_t core_period() const { return core_; }
     // Bit n: port n's receive clock rose at the last step (every port's, with one clock).
     unsigned rx_edges() const { return rx_.size() == 1 ? (rx_edges_ ? 0xFFu : 0u) : rx_edges_; }
 
@@ -143,7 +148,7 @@ class PhyClocks {
     };
     int64_t tx_, core_, reg_ = 0, dma_ = 0;
     std::vector<Rx> rx_;
-    int64_t t_core_ = 0, t_tx_ = 0, t_reg_ = kNever, t_dma_ = kNever;
+    int64_t t_core_ = 0, t_tx_ = 0, t_reg_ = kNever, t_dma_ = kNever, now_ = 0;
     unsigned rx_edges_ = 0;
     int64_t ref_num_ = 0, ref_den_ = 0, t_ref_ = 0, ref_rem_ = 0; // reference clock (ref_den_ 0: none)
 };

@@ -646,7 +646,11 @@ always @(posedge clk) begin
                 stop_evt <= 1'b0;
                 if (rx_drop) begin
                     e_state <= E_RX_DROP;
-                end else if (rxf_count != 7'd0) begin
+                end else if (rxf_count > {6'd0, rxf_pop}) begin
+                    // an entry the pop issued in the last state (a frame's end marker)
+                    // does not leave before this edge: it is not a next frame, whose
+                    // header E_RX_HDR would wait for with the engine busy (CR could
+                    // not clear after ST 1->0, AHCI 1.3.1 10.3.2)
                     e_state <= E_RX_HDR;
                 end else if (can_issue) begin
                     e_state <= E_ISSUE;

@@ -24,16 +24,17 @@
  * reg_rst, dma_rst and their clock-edge bits (the bus side's optional register and DMA
  * clocks, each with its own reset). Version 6: irq_port, irq_outputs. Version 7: the
  * receive symbol error flags per byte (phy_rx_codeerr, phy_rx_disperr) in place of one
- * flag per port, and rx_error_inputs (which of the receive error inputs the top has). The entry point
+ * flag per port, and rx_error_inputs (which of the receive error inputs the top has). Version 8:
+ * time_ps, the simulated time of the step's edges (the waveform's time axis). The entry point
  * keeps its name, so an older object is refused by its version. */
 #ifndef SATASIM_DUT_ABI_H
 #define SATASIM_DUT_ABI_H
 
 #include <stdint.h>
 
-#define SATASIM_DUT_ABI_VERSION 7u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins;
+#define SATASIM_DUT_ABI_VERSION 8u /* 2: clk_edges, phy_width, phy_clocks; 3: reg_addr_width; 4: phy_pins;
                                      5: reg_clock, dma_clock; 6: irq_port, irq_outputs;
-                                     7: phy_rx_codeerr, phy_rx_disperr, rx_error_inputs */
+                                     7: phy_rx_codeerr, phy_rx_disperr, rx_error_inputs; 8: time_ps */
 #define SATASIM_DUT_MAX_PORTS 8
 #define SATASIM_DUT_RESET_CYCLES 8u /* cycles each reset is held at power-on, of its own clock */
 #define SATASIM_DUT_MAX_DW_WORDS 4 /* 128-bit AXI data */
@@ -89,6 +90,12 @@ struct satasim_dut_pins {
     uint8_t phy_rx_elecidle[SATASIM_DUT_MAX_PORTS], phy_comwake_det[SATASIM_DUT_MAX_PORTS];
     uint8_t phy_rate_ack[SATASIM_DUT_MAX_PORTS], phy_reset_done[SATASIM_DUT_MAX_PORTS];
     uint32_t phy_sb_status[SATASIM_DUT_MAX_PORTS];
+    /* version 8, set only when the DUT dumps a waveform (the VCD's time axis): the simulated
+     * time of this step's rising edges in picoseconds (the trace's t_ns x 1000), and of the
+     * state before them (inputs applied, clocks low): halfway since the last step, or half a
+     * clk period before the edges when the clock starts again after a stop. Increasing from
+     * step to step but for steps less than a picosecond apart. */
+    uint64_t time_ps, time_low_ps;
 
     /* ---- outputs (sampled before the edge) ---- */
     uint8_t s_awready, s_wready, s_bresp, s_bvalid, s_arready, s_rresp, s_rvalid, irq;

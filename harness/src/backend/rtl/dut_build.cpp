@@ -68,22 +68,70 @@ Argv compiler() {
     return argv.empty() ? Argv{"c++"} : argv;
 }
 
-// The tools' versions (part of every build key), asked once per run: the parent `satasim
-// run` asks and leaves them in its environment, which every scenario process inherits
-// (running `verilator --version` per scenario cost a process start each).
+// What identifies the installed tools without running them: each program's resolved path,
+// size and modification time ("" if one is not on PATH).
+std::string tool_stamp(const Argv &programs) {
+    std::string s;
+    for (const std::string &name : programs) {
+        const std::string path = find_in_path(name);
+        std::error_code ec;
+        const auto size = path.empty() ? 0 : fs::file_size(path, ec);
+        const auto mtime = path.empty() ? fs::file_time_type{} : fs::last_write_time(path, ec);
+        if (path.empty() || ec)
+            return "";
+        s += path + " " + std::to_string(size) + " " + std::to_string(mtime.time_since_epoch().count()) + "\n";
+    }
+    return s;
+}
+
+// The tools' versions (part of every build key). Asking them costs two process starts
+// (`verilator --version`, `c++ --version`), so the answer is kept in the build cache under
+// the tools' stamp (tool_stamp: asked again once a tool is replaced or updated) and asked
+// once per installation, not per run; the parent `satasim run` also leaves it in its
+// environment for every scenario process it starts.
 const std::string &tool_versions() {
     static const std::string v = [] {
         const char *env = std::getenv("SATASIM_RTL_TOOL_VERSIONS");
         if (env && *env)
             return std::string(env);
         Argv cxx = compiler();
-        cxx.push_back("--version");
-        const std::string asked = tool_first_line({"verilator", "--version"}) + "\n" + tool_first_line(cxx) + "\n";
-        setenv("SATASIM_RTL_TOOL_VERSIONS", asked.c_str(), 1);
-        return asked;
+        Argv programs = {"verilator"};
+        programs.insert(programs.end(), cxx.begin(), cxx.end());
+        const std::string stamp = tool_stamp(programs);
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fnv1a64(stamp));
+        const fs::path cached = cache_root() / ("tool-versions-" + std::string(hex));
+        std::string known;
+        if (!stamp.empty()) {
+            std::ifstream in(cached, std::ios::binary);
+            std::stringstream ss;
+            ss << in.rdbuf();
+            // the stamp first (a hash collision reads as not cached), then the versions
+            if (in && ss.str().compare(0, stamp.size(), stamp) == 0)
+                known = ss.str().substr(stamp.size());
+        }
+        if (known.empty()) {
+            cxx.push_back("--version");
+            known = tool_first_line({"verilator", "--version"}) + "\n" + tool_first_line(cxx) + "\n";
+            std::error_code ec;
+            fs::create_directories(cached.parent_path(), ec);
+            const fs::path tmp = cached.string() + ".tmp." + std::to_string(getpid());
+            if (!stamp.empty() && std::ofstream(tmp, std::ios::binary) << stamp << known)
+                fs::rename(tmp, cached, ec); // atomic: a reader sees all of it or nothing
+            fs::remove(tmp, ec);
+        }
+        setenv("SATASIM_RTL_TOOL_VERSIONS", known.c_str(), 1);
+        return known;
     }();
     return v;
 }
+
+// The optimisation the verilated model and the glue are compiled with. -O1: measured against
+// -O2 and -Os on the reference (docs/rtl-controller.md, "Speed and build time"; traces
+// identical), neither ran faster: dma-rw-verify on a Release satasim took 10.3 s of CPU at
+// -O1, 12.8 s at -O2, 11.0 s at -Os (median of 3). Part of the build key, so a change here
+// rebuilds every DUT.
+constexpr const char *kDutCxxOpt = "-O1";
 
 // Everything the build's result depends on, hashed: the profile's build keys (not its
 // quirks or AXI slave settings, which are the shell's and the driver's, nor its comments).
@@ -118,6 +166,7 @@ std::string build_key(const DutProfile &p, bool wave, bool coverage, const std::
     }
     add_file(shell + "/dut_abi.h");
     add_file(shell + "/shell/dut_glue.cpp");
+    all += std::string("cxx ") + kDutCxxOpt + "\n";
     all += tool_versions();
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fnv1a64(all));
@@ -337,7 +386,7 @@ DutBuild build_dut(const DutProfile &p, bool wave, bool coverage) {
         cxx.push_back(ccache);
     for (const std::string &w : compiler())
         cxx.push_back(w);
-    const Argv flags = {"-std=c++17", "-fPIC", "-O1", "-w",
+    const Argv flags = {"-std=c++17", "-fPIC", kDutCxxOpt, "-w",
                         "-DSATASIM_DUT_PORTS=" + std::to_string(p.ports),
                         "-DSATASIM_DUT_DW=" + std::to_string(p.data_width),
                         "-DSATASIM_DUT_AW=" + std::to_string(p.addr_width),

@@ -40,7 +40,8 @@ DutShell::DutShell(sc_core::sc_module_name name, const DutProfile &profile, cons
       irq_(irq), trace_(trace), fail_(std::move(fail)), clocks_(make_clocks(profile)),
       period_(1000.0 / profile.clock_mhz, sc_core::SC_NS),
       reg_edge_(profile.reg_clock_mhz > 0 ? link::kEdgeReg : link::kEdgeCore),
-      dma_edge_(profile.dma_clock_mhz > 0 ? link::kEdgeDma : link::kEdgeCore) {
+      dma_edge_(profile.dma_clock_mhz > 0 ? link::kEdgeDma : link::kEdgeCore), waves_(wave_file != nullptr),
+      ps_per_unit_(1e6 / profile.clock_mhz / double(clocks_.core_period())) {
     if (profile.reg_clock_mhz > 0)
         clocks_.add_bus_clock(link::kEdgeReg, profile.reg_clock_mhz, profile.clock_mhz);
     if (profile.dma_clock_mhz > 0)
@@ -120,6 +121,8 @@ unsigned DutShell::step(bool &attention) {
     const unsigned rx = clocks_.rx_edges();
     pins_.clk_edges = uint8_t(edges);
     pins_.phy_rx_edges = uint8_t(rx);
+    if (waves_)
+        stamp_time();
     // port n's edges: its own receive clock's
     auto port_edges = [&](unsigned n) { return (edges & ~link::kEdgePhyRx) | ((rx >> n) & 1u ? link::kEdgePhyRx : 0u); };
     if (edges & dma_edge_)
@@ -150,6 +153,25 @@ unsigned DutShell::step(bool &attention) {
     attention |= cycle_attention_;
     cycle_attention_ = false;
     return edges;
+}
+
+// The simulated time of this step's edges for the waveform: the clocks step in bursts ahead
+// of the SystemC time and stop while the DUT is quiet, so a step is at the clocks' own
+// time since the last catch-up, or at the simulated time if that is later (the clock was
+// stopped, or a register access came in after the burst).
+void DutShell::stamp_time() {
+    const uint64_t sim_ps = uint64_t(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
+    const uint64_t last = pins_.time_ps;
+    uint64_t t = base_ps_ + uint64_t(double(clocks_.now()) * ps_per_unit_ + 0.5);
+    const uint64_t half_period = uint64_t(double(clocks_.core_period()) * ps_per_unit_ / 2);
+    if (sim_ps > t) {
+        base_ps_ += sim_ps - t;
+        t = sim_ps;
+        pins_.time_low_ps = t > last + half_period ? t - half_period : last + (t - last) / 2;
+    } else {
+        pins_.time_low_ps = last + (t - last) / 2;
+    }
+    pins_.time_ps = t;
 }
 
 bool DutShell::irq_level() const { return irq_lines_ ? (pins_.irq_port & irq_lines_->mask()) != 0 : pins_.irq != 0; }

@@ -122,6 +122,13 @@ class DutShell : public sc_core::sc_module, public bus::MmioTarget {
     bool irq_seen_ = false;
     bool in_mmio_ = false;
     bool ghc_write_ = false; // the register master's access under way is a write to GHC
+    // A waveform's time axis (pins_.time_ps, only with a wave file): the clocks' own time
+    // plus base_ps_, which catches up with the simulated time whenever the clocks fell
+    // behind it (stopped while the DUT was quiet).
+    bool waves_ = false;
+    double ps_per_unit_ = 0;
+    uint64_t base_ps_ = 0;
+    void stamp_time();
 };
 
 } // namespace satasim::harness::rtl

@@ -372,6 +372,14 @@ bool PhyPort::line_cycle() {
 }
 
 void PhyPort::phy_changed(bool ready, link::Gen gen) {
+    // signal-level OOB: the device's link layer, held idle under its PHY's line until now,
+    // starts at PhyRdy from its reset state, so its idle SYNCs are a run of their own:
+    // SYNC, SYNC, then CONT and scrambled junk (SATA's primitive suppression: a CONT only
+    // after two copies of the primitive it continues). Its encoder ran on under the line;
+    // without this the DUT got the line's SYNC and then the junk of a run whose CONT the
+    // line had hidden.
+    if (oob_.signal && ready && !phy_ready_)
+        dev_.reset();
     phy_ready_ = ready;
     if (!ready && line_ == LineState::Sync)
         line_start(LineState::Silent);

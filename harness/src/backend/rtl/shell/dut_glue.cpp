@@ -60,8 +60,9 @@ struct Dut {
     std::unique_ptr<Vdut> m;
 #if VM_TRACE
     std::unique_ptr<VerilatedVcdC> vcd;
+    uint64_t last_edge_ps = 0; // the time of the last dumped edge
+    bool dumped = false;
 #endif
-    uint64_t time = 0;
 };
 
 constexpr unsigned kPorts = SATASIM_DUT_PORTS, kDw = SATASIM_DUT_DW, kPhyW = SATASIM_DUT_PHY_W;
@@ -224,6 +225,10 @@ void *dut_create(const char *wave_file) {
     if (wave_file) {
         d->vcd = std::make_unique<VerilatedVcdC>();
         d->m->trace(d->vcd.get(), 99);
+        // the time axis is the shell's simulated time in picoseconds (pins.time_ps),
+        // whatever timescale the DUT was verilated with
+        d->vcd->set_time_unit("1ps");
+        d->vcd->set_time_resolution("1ps");
         d->vcd->open(wave_file);
     }
 #else
@@ -258,9 +263,30 @@ void dut_destroy(void *p) {
     delete d;
 }
 
+#if VM_TRACE
+// The VCD times of a step: the shell's time_low_ps (clocks low) and time_ps (the edges); a
+// VCD's times must increase, so steps closer than a picosecond (clocks of nearly equal
+// period) are spread out by one.
+struct DumpTimes {
+    uint64_t low, edge;
+};
+DumpTimes dump_times(Dut &d, const satasim_dut_pins &p) {
+    const uint64_t floor = d.dumped ? d.last_edge_ps + 1 : 0;
+    DumpTimes t;
+    t.low = p.time_low_ps > floor ? p.time_low_ps : floor;
+    t.edge = p.time_ps > t.low ? p.time_ps : t.low + 1;
+    d.dumped = true;
+    d.last_edge_ps = t.edge;
+    return t;
+}
+#endif
+
 void dut_tick(void *p, satasim_dut_pins *pins) {
     auto *d = static_cast<Dut *>(p);
     Vdut &m = *d->m;
+#if VM_TRACE
+    const DumpTimes times = d->vcd ? dump_times(*d, *pins) : DumpTimes{0, 0};
+#endif
     drive(m, *pins);
     m.clk = 0;
 #if SATASIM_DUT_PHY_CLOCKS
@@ -280,7 +306,7 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
     sample(m, *pins);
 #if VM_TRACE
     if (d->vcd)
-        d->vcd->dump(d->time);
+        d->vcd->dump(times.low);
 #endif
     m.clk = (pins->clk_edges & SATASIM_DUT_EDGE_CORE) != 0;
 #if SATASIM_DUT_PHY_CLOCKS
@@ -300,9 +326,8 @@ void dut_tick(void *p, satasim_dut_pins *pins) {
     m.eval();
 #if VM_TRACE
     if (d->vcd)
-        d->vcd->dump(d->time + 1);
+        d->vcd->dump(times.edge);
 #endif
-    d->time += 2;
 }
 
 const satasim_dut_api kApi = {SATASIM_DUT_ABI_VERSION, kPorts, kDw, SATASIM_DUT_AW, kPhyW, SATASIM_DUT_PHY_CLOCKS,
