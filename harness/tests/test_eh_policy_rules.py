@@ -146,6 +146,16 @@ H2006 = head("libata-2006")
      ["reset-method"]),
     ("2006 soft with a speed change", H2006 + [at(SPD, 9), rec(11, "eh.reset", method="soft", try_=1)],
      ["reset-method"]),
+    # a hardreset applies the limit to SControl.SPD even when the link does not come up after
+    # it (libata's sata_link_hardreset and sil24_hardreset call sata_set_spd first): the next
+    # EH round's first reset may be a softreset again (found by a two-instance campaign on the
+    # clean build: a PMP that no reset revived, SiI3124, libata-2006)
+    ("2006 soft after the limit's hardreset", H2006 + [at(SPD, 9), rec(11, "eh.reset", method="hard", try_=3),
+                                                       rec(13, "eh.reset", method="soft", try_=3),
+                                                       rec(20, "eh.softreset_failed", errno=-16, reason="timeout"),
+                                                       rec(20, "pmp.recover_retry", link=15, errno=-16,
+                                                           tries_left=4),
+                                                       rec(21, "eh.reset", method="soft", try_=1)], []),
     ("2006 pause 5 s", H2006 + [rec(10, "eh.reset", method="soft", try_=1),
                                 rec(1010, "eh.reset_failed", errno=-16, retry_s=9)], ["reset-deadline"]),
     ("later attempt soft", head() + [rec(10, "eh.reset", method="hard", try_=1),

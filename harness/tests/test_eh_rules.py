@@ -240,3 +240,28 @@ def test_an_error_after_the_snapshot_without_a_reset_is_the_next_reports(tmp_pat
                   nr_failed=0)]
     assert eh_check(tmp_path, first + said) == []
     assert eh_check(tmp_path, first + unsaid) == ["hba-error-decoded"]
+
+
+def test_an_error_during_eh_is_dropped_when_the_eh_invocation_ends(tmp_path):
+    # Found by a two-instance campaign on the clean build (SiI3124): the probe's EH run took
+    # its snapshot; its IDENTIFY failed with PORT_CMD_ERR 3 (the freeze aborts the internal
+    # command, so EH is not scheduled again); the run ended without EH pending, which zeroes
+    # eh_info ("this run is complete, make sure EH info is clear"). A PHY change later starts
+    # a new EH invocation (its snapshot says run 1): its report describes the PHY change only.
+    def trace(run):
+        return [rec(0, "eh.snapshot", emask=0, action=0x6, serr=0, run=1),
+                rec(1, "probe.link_up", **LINK_UP),
+                rec(2, "qc.issue", dev=0, tag=32, cmd=0xec, bytes=512),
+                rec(3, "sil24.error_irq", irq_stat=0x20002, cmd_err=3, serror=0x200100, freeze=True),
+                rec(3, "qc.done", dev=0, tag=32, cmd=0xec, err_mask=0x10, status=0x40, error=0),
+                rec(4, "probe.identify_failed", dev=0, err_mask=0x10, errno=-5, reason="I/O error"),
+                rec(4, "dev.disabled", dev=0),
+                rec(10, "sil24.error_irq", irq_stat=0x100010, cmd_err=0, serror=0x10000, freeze=True),
+                rec(10, "eh.snapshot", emask=0x10, action=0xe, serr=0x10000, run=run),
+                rec(10, "eh.exception", emask=0x10, sact=0, serr=0x10000, action=0xe, frozen=True,
+                    desc="irq_stat 0x00100010, PHY RDY changed", nr_failed=0),
+                rec(10, "eh.reset", method="hard", **{"try": 1})]
+    assert eh_check(tmp_path, trace(1)) == []
+    # the same snapshot in a repeated run of that invocation (EH was pending again, eh_info
+    # kept): the data FIS error is that report's and must be in it
+    assert eh_check(tmp_path, trace(2)) == ["hba-error-decoded"]

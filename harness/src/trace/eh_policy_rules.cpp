@@ -370,6 +370,8 @@ void EhPolicyRules::reset(uint64_t t, const TraceRecord &r, Link &l) {
                                        : "the report asked for action " + hex(l.exc_action & 0x6)) +
                     ")");
     }
+    if (method == "hard")
+        l.limit_pending = false; // a hardreset writes the limit into SControl.SPD (sata_set_spd) first
     l.report_first = false;
     l.last_try = attempt;
     l.last_method = method;

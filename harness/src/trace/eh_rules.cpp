@@ -1,5 +1,6 @@
 #include "trace/eh_rules.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -196,12 +197,21 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
     // disk pulled while EH stops the engine; a CRC error on EH's own READ LOG EXT) waits in
     // eh_info for the next run's snapshot, unless a reset that succeeds clears eh_info first
     // (docs/libata-eh.md 3.5 step 5): libata never reports it then. The freeze itself is
-    // still checked, and reset-after-freeze checks the reset. A trace without snapshot
+    // still checked, and reset-after-freeze checks the reset. An EH invocation that ends with
+    // EH not pending again zeroes eh_info ("this run is complete, make sure EH info is clear",
+    // libata's port error handler): the next invocation's first snapshot (run 1) never sees
+    // what was read during the last one. The trace marks no such end; an error read while EH's
+    // internal command was on the wire (after the snapshot) was read during it, and an error
+    // that aborts an internal command does not make EH pending again. A trace without snapshot
     // records: an error read while an internal command is on the wire (EH's, so after the
     // snapshot) is left out, and every other error belongs to the next report.
     const bool record_error = p.snap_seen || !p.internal_active;
     if (is(r, "eh.snapshot")) {
         close_report(t, pn, p); // a new EH run: the last one's report is complete
+        if (num_or(r, "run", 0) == 1) // a new invocation: the last one ended and zeroed eh_info
+            p.errors.erase(std::remove_if(p.errors.begin(), p.errors.end(),
+                                          [](const PendingError &e) { return e.during_eh; }),
+                           p.errors.end());
         p.snap_seen = true;
         p.snap = std::move(p.errors); // an earlier snapshot nothing reported is dropped
         p.errors.clear();
@@ -210,6 +220,7 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
         const uint64_t is_ = uint64_t(num_or(r, "irq_stat", 0));
         PendingError e;
         e.t_ns = t;
+        e.during_eh = p.snap_seen && p.internal_active;
         e.what = "PxIS " + hex(is_);
         if (is_ & kIsIfs) {
             e.need_bus = true;
@@ -232,6 +243,7 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
         if (cerr == 3 || cerr == 4) {
             PendingError e;
             e.t_ns = t;
+            e.during_eh = p.snap_seen && p.internal_active;
             e.what = "PORT_CMD_ERR " + std::to_string(cerr);
             e.need_bus = true;
             e.words.push_back(cerr == 3 ? "error in data FIS" : "failed to transmit command FIS");

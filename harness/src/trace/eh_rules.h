@@ -58,6 +58,7 @@ class EhRules : public RecordObserver {
         bool need_bus = false;              // AC_ERR_ATA_BUS expected
         std::vector<std::string> words;     // words the description must contain
         std::string what;                   // "PxIS.IFS", "PORT_CMD_ERR 3"
+        bool during_eh = false; // read after a snapshot while EH's internal command was on the wire
     };
     struct Report { // the exceptions of one EH report on a port (one simulated instant)
         bool open = false;
