@@ -123,7 +123,10 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::SpuriousIrq, "spurious_irq", {}, Binds::Disk, false, false, true},
         {Kind::IrqStorm, "irq_storm", {}, Binds::Disk, false, true, true},
         {Kind::DrqStuck, "drq_stuck", {}, Binds::Disk, false, false, true},
-        {Kind::BsyStuck, "bsy_stuck", {}, Binds::Disk, false, false, true},
+        {Kind::BsyStuck, "bsy_stuck", {}, Binds::Disk, false, false, true, false,
+         {P("until", PT::Enum, "the reset that clears the stuck BSY: an SRST or a COMRESET (srst), or only a "
+                               "COMRESET or a PHY restart (comreset: a firmware only a hard reset restarts)")
+              .names({"srst", "comreset"})}},
         {Kind::BmdmaError, "bmdma_error", {}, Binds::Disk, false, false, true, false,
          {P("dir", PT::Enum, "the transfer that fails: the next in either direction (any), the next out of memory "
                              "(h2d: a DMA write) or the next into memory (d2h: a DMA read)")

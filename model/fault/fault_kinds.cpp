@@ -175,9 +175,9 @@ void drq_stuck_arm(const Firing &, const PortHooks &h) {
     if (h.channel)
         h.channel->stick_drq(true);
 }
-void bsy_stuck_arm(const Firing &, const PortHooks &h) {
+void bsy_stuck_arm(const Firing &x, const PortHooks &h) {
     if (h.channel)
-        h.channel->stick_bsy(true);
+        h.channel->stick_bsy(true, param(x.fault, "until") == 1); // until: comreset (an SRST leaves it)
 }
 void bmdma_error_arm(const Firing &x, const PortHooks &h) {
     if (h.channel)
