@@ -2,9 +2,9 @@
 `satasim controllers --json` writes it to controller_table.json (test_controllers checks the copy
 is current). The Python tools take every per-controller fact from here, so none of them compares
 a controller's name: limits (max_ports, ncq, max_gen, ...), how a kernel log names the
-controller (kernel_driver, log_port_desc, log_irq_stat_words, stands_in), what the importer takes
-from the log (log_host_line, tagged_non_ncq, devno1_keys) and how a scenario written for the
-reference controller is adapted for it (reference, adapt_keeps, adapt_log).
+controller (kernel_driver, log_port_desc, log_irq_stat_words, stands_in), what the importer
+reads in the log (log_host_line, tagged_non_ncq, devno1_keys) and how a scenario written for
+the reference controller is adapted for it (reference, adapt_keeps, adapt_log).
 
 CLI (PYTHONPATH=harness; tools/run_suite.sh uses it):
   python3 -m satasim.controller_table reference      the controller the suites are written for
