@@ -242,7 +242,7 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
     // where it differs from its default), then what the kind's own params function adds.
     if (row && row->spec)
         for (const ParamSpec &ps : row->spec->params)
-            if (const uint64_t v = param(f, ps); ps.show == Show::Always || v != ps.def)
+            if (const uint64_t v = param(f, ps); param_shown(ps, v, false))
                 r.fields.emplace_back(ps.trace_field ? ps.trace_field : ps.key,
                                       ps.type == ParamType::Enum   ? TraceValue::str(param_text(ps, v))
                                       : ps.type == ParamType::Bool ? TraceValue::boolean(v != 0)

@@ -34,6 +34,8 @@ struct P : ParamSpec {
     P &bytes(FuzzField f) { fuzz = f; return *this; }
     P &unset() { unset_default = true; return *this; }
     P &needed(const char *why) { required = why; return *this; }
+    P &in_yaml(Show s) { yaml = s; return *this; }
+    P &not_with(const char *key) { excludes = key; return *this; }
 };
 
 using PT = ParamType;
@@ -91,7 +93,17 @@ const std::vector<KindSpec> &kind_specs() {
         // kind, name, keys (read by a reader of its own), binds, time_only, fires_once,
         // taskfile_only, ahci_only, typed parameters
         {Kind::Crc, "crc", {}, Binds::Disk, false, false, false, false, crc_params()},
-        {Kind::LostIrq, "lost_irq", {"count", "window"}, Binds::Disk, false, false},
+        {Kind::LostIrq, "lost_irq", {}, Binds::Disk, false, false, false, false,
+         {P("count", PT::Uint, "completion interrupts swallowed per firing").range(1, 1000000).dflt(1).always()
+              .in_yaml(Show::NonZero)
+              .bind([](const Fault &f) -> uint64_t { return f.lost_irq.count; },
+                    [](Fault &f, uint64_t v) { f.lost_irq.count = unsigned(v); })
+              .bytes({1, 4, 0, 0, 16, 1, 1, false, 0, 1, false}),
+          P("window", PT::Time, "instead of count: every completion interrupt for this long after the firing")
+              .range(1, UINT64_MAX).always().traced("window_ns").in_yaml(Show::NonZero).not_with("count")
+              .bind([](const Fault &f) -> uint64_t { return f.lost_irq.window_ns; },
+                    [](Fault &f, uint64_t v) { f.lost_irq.window_ns = v, f.lost_irq.count = 0; }) // replaces the count
+              .bytes({1, 4, 0, 0, 100000, 1, kUs, false, 0, 1, true})}},
         {Kind::Unplug, "unplug", {"noise"}, Binds::Disk, false, true},
         {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true},
         {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
@@ -186,6 +198,18 @@ void set_param(Fault &f, const ParamSpec &p, uint64_t v) {
             return;
         }
     f.params.emplace_back(p.key, v);
+}
+
+bool param_shown(const ParamSpec &p, uint64_t v, bool yaml) {
+    if (yaml && p.unset_default && v == 0)
+        return false; // "not given": no name of the scenario's
+    switch (yaml && p.yaml != Show::Same ? p.yaml : p.show) {
+    case Show::Always: return true;
+    case Show::NonZero: return v != 0;
+    case Show::NotDefault:
+    case Show::Same: return v != p.def;
+    }
+    return true;
 }
 
 std::string param_text(const ParamSpec &p, uint64_t v) {

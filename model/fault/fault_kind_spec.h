@@ -35,20 +35,26 @@ enum class Needs : uint8_t { Any, TaskfileChannel, AhciDmaEngine };
 // code.
 enum class ParamType : uint8_t { Enum, Uint, Time, Bool };
 
-// When the fault.inject record and the YAML writer show a value.
-enum class Show : uint8_t { NotDefault, Always };
+// When the fault.inject record or the YAML writer shows a value (Same: the YAML writer as
+// the record).
+enum class Show : uint8_t { NotDefault, Always, NonZero, Same };
 
 // Where a value sits in a fuzz input (harness/src/fuzz/fuzz_input.cpp): in the kind's own
 // bytes (the ten after the trigger's), `bytes` little-endian at `offset`, or the bit field
 // `bits` at `shift` of that byte. Decoded: (raw % mod, when mod) + bias, times unit; a raw 0
 // is the default when zero_is_default. No bytes: the decoder keeps the default (a parameter
-// added after the format, so saved inputs decode as before).
+// added after the format, so saved inputs decode as before). Two parameters of which a
+// scenario gives one (lost_irq's count or window) share their bytes: a selector bit (mask
+// sel_mask of the kind's byte sel_offset) says which is there; the one that is not keeps
+// its default, and the encoder writes the one whose value is not 0.
 struct FuzzField {
     uint8_t offset = 0;
     uint8_t bytes = 0; // 1, 2 or 4; 0: not in the format
     uint8_t shift = 0, bits = 0;
     uint64_t mod = 0, bias = 0, unit = 1;
     bool zero_is_default = false;
+    uint8_t sel_offset = 0, sel_mask = 0; // sel_mask 0: no selector
+    bool sel_set = false;                 // present when the bit is set (else when clear)
 };
 
 struct ParamSpec {
@@ -66,13 +72,18 @@ struct ParamSpec {
     // hex; the YAML writer shows it under the same rule (hex too).
     const char *trace_field = nullptr;
     Show show = Show::NotDefault;
+    Show yaml = Show::Same;
     bool hex = false;
     FuzzField fuzz = {};
     // Enum: value 0 is "not given" (the model then does what values[0] names; a scenario
     // cannot name it: the reader takes the first other index of a name, the writer omits it).
     bool unset_default = false;
     const char *required = nullptr; // the message when the scenario must give it (null: optional)
+    const char *excludes = nullptr; // the key it may not be given with (the message: one or the other)
 };
+
+// Whether the record (yaml false) or the YAML writer (true) shows value v of p.
+bool param_shown(const ParamSpec &p, uint64_t v, bool yaml);
 
 struct KindSpec {
     Kind kind;

@@ -29,10 +29,6 @@ void crc_arm(const Firing &x, const PortHooks &h) {
 }
 
 // ---- lost_irq: the controller swallows completion interrupts.
-void lost_irq_params(const Firing &x, TraceFields &out) {
-    out.emplace_back("count", TraceValue::integer(x.fault.lost_irq.count));
-    out.emplace_back("window_ns", TraceValue::integer(int64_t(x.fault.lost_irq.window_ns)));
-}
 void lost_irq_arm(const Firing &x, const PortHooks &h) {
     if (h.lost_irq)
         h.lost_irq(x.fault.lost_irq.count, x.fault.lost_irq.window_ns, x.fault.id);
@@ -209,7 +205,7 @@ const std::vector<KindRow> &kind_table() {
         std::vector<KindRow> r = {
             // kind, block, params (beyond the typed parameters of its spec row), arm
             {Kind::Crc, B::Link, nullptr, crc_arm},
-            {Kind::LostIrq, B::Hba, lost_irq_params, lost_irq_arm},
+            {Kind::LostIrq, B::Hba, nullptr, lost_irq_arm},
             {Kind::Unplug, B::Link, noise_params, unplug_arm},
             // A plug readies the drive's identity (disk), then brings the cable up (link).
             {Kind::Plug, B::Link, plug_params, plug_arm},

@@ -293,6 +293,12 @@ void encode_param(Out &o, size_t q, const fault::ParamSpec &ps, uint64_t v, std:
             lost->push_back(path + "." + ps.key + ": its default only (not in the byte format)");
         return;
     }
+    if (f.sel_mask) { // one of two sharing the bytes: the one given (not 0) sets the selector
+        if (v == 0)
+            return;
+        if (f.sel_set)
+            o.or8(q + f.sel_offset, f.sel_mask);
+    }
     const uint64_t top = f.mod ? f.mod - 1 : f.bits ? (1u << f.bits) - 1 : (uint64_t(1) << (8 * f.bytes)) - 1;
     const uint64_t steps = v / f.unit, lo = f.bias, hi = f.bias + top;
     const uint64_t raw = std::clamp(steps, lo, hi) - lo;
@@ -363,17 +369,9 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
     // defaults); the older ones below by hand.
     const size_t q = off + 10;
     for (const fault::ParamSpec &ps : spec.params)
-        if (ps.fuzz.bytes)
+        if (ps.fuzz.bytes && (!ps.fuzz.sel_mask || ((in.u8(q + ps.fuzz.sel_offset) & ps.fuzz.sel_mask) != 0) == ps.fuzz.sel_set))
             fault::set_param(x, ps, decode_param(in, q, ps));
     switch (x.kind) {
-    case fault::Kind::LostIrq:
-        if (in.u8(q) & 1) {
-            x.lost_irq.count = 0;
-            x.lost_irq.window_ns = (1 + in.u32(q + 1) % 100000) * kUs;
-        } else {
-            x.lost_irq.count = 1 + in.u32(q + 1) % 16;
-        }
-        break;
     case fault::Kind::Plug: {
         const uint8_t f = in.u8(q);
         x.plug.blank_media = f & 1;
@@ -414,6 +412,7 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
         break;
     }
     case fault::Kind::Crc: // typed parameters only (above)
+    case fault::Kind::LostIrq:
     case fault::Kind::IdentifyFail:
     case fault::Kind::PhyFlap:
     case fault::Kind::LinkDegrade:
@@ -498,14 +497,6 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
         if (in_format)
             encode_param(o, q, ps, fault::param(x, ps), lost, path);
     switch (x.kind) {
-    case fault::Kind::LostIrq:
-        if (x.lost_irq.window_ns) {
-            o.u8(q, 1);
-            o.u32(q + 1, std::clamp<uint64_t>(x.lost_irq.window_ns / kUs, 1, 100000) - 1);
-        } else {
-            o.u32(q + 1, std::clamp<unsigned>(x.lost_irq.count, 1, 16) - 1);
-        }
-        break;
     case fault::Kind::Plug:
         o.u8(q, (x.plug.blank_media ? 1 : 0) | (x.plug.serial ? 2 : 0) | (x.plug.model ? 4 : 0) |
                     (x.plug.capacity ? 8 : 0));
@@ -544,6 +535,7 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
         break;
     }
     case fault::Kind::Crc: // typed parameters only (above)
+    case fault::Kind::LostIrq:
     case fault::Kind::IdentifyFail:
     case fault::Kind::PhyFlap:
     case fault::Kind::LinkDegrade:

@@ -60,12 +60,6 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
         o << ", every_cmds: " << tr.every_cmds;
     // The older parameters by hand; the typed ones (fault_kind_spec.h) below.
     switch (x.kind) {
-    case fault::Kind::LostIrq:
-        if (x.lost_irq.window_ns)
-            o << ", window: " << t(x.lost_irq.window_ns);
-        else
-            o << ", count: " << x.lost_irq.count;
-        break;
     case fault::Kind::Plug:
         if (x.plug.model)
             o << ", model: \"" << *x.plug.model << "\"";
@@ -102,6 +96,7 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
         }
         break;
     case fault::Kind::Crc: // typed parameters only
+    case fault::Kind::LostIrq:
     case fault::Kind::IdentifyFail:
     case fault::Kind::PhyFlap:
     case fault::Kind::LinkDegrade:
@@ -118,8 +113,7 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
     // The kind's typed parameters (fault_kind_spec.h): always or where not their defaults,
     // as each row says (never an unset_default's "not given").
     for (const fault::ParamSpec &ps : fault::kind_spec(x.kind)->params)
-        if (const uint64_t v = fault::param(x, ps);
-            (ps.show == fault::Show::Always || v != ps.def) && !(ps.unset_default && v == 0))
+        if (const uint64_t v = fault::param(x, ps); fault::param_shown(ps, v, true))
             o << ", " << ps.key << ": " << fault::param_text(ps, v);
     if (x.min_fired)
         o << ", min_fired: " << x.min_fired;

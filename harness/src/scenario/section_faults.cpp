@@ -108,20 +108,6 @@ void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint6
         x.media.cleared_by_write = as_bool(p, *v);
 }
 
-void parse_lost_irq(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    if (m.has("count") && m.has("window"))
-        p.fail(m.get("window").key_line, m.get("window").path,
-               "give count (interrupts) or window (a time), not both");
-    if (auto *v = m.find("count"))
-        x.lost_irq.count = unsigned(as_uint(p, *v, 1, 1000000));
-    if (auto *v = m.find("window")) {
-        x.lost_irq.window_ns = as_time_ns(p, *v);
-        if (x.lost_irq.window_ns == 0)
-            p.fail(*v, "must be more than 0");
-        x.lost_irq.count = 0;
-    }
-}
-
 void parse_plug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
     if (auto *v = m.find("model"))
         x.plug.model = as_ident_string(p, *v, 40);
@@ -198,7 +184,9 @@ uint64_t parse_param(const Parser &p, const Field &v, const fault::ParamSpec &ps
     case fault::ParamType::Time: {
         const uint64_t ns = as_time_ns(p, v);
         if (ns < ps.min || ns > ps.max)
-            p.fail(v, "must be at least " + fault::param_text(ps, ps.min) + " and at most " + fault::param_text(ps, ps.max));
+            p.fail(v, ps.max == UINT64_MAX ? "must be at least " + fault::param_text(ps, ps.min)
+                                           : "must be at least " + fault::param_text(ps, ps.min) + " and at most " +
+                                                 fault::param_text(ps, ps.max));
         return ns;
     }
     case fault::ParamType::Bool: return as_bool(p, v) ? 1 : 0;
@@ -230,7 +218,7 @@ std::string kind_names_or() {
 const std::vector<FaultKindRow> &fault_kind_rows() {
     static const std::vector<FaultKindRow> rows = {
         {Kind::Crc, nullptr},
-        {Kind::LostIrq, parse_lost_irq},
+        {Kind::LostIrq, nullptr},
         {Kind::Unplug, parse_unplug},
         {Kind::Plug, parse_plug,
          " (to plug a drive into an empty connector, give the port a devices[] entry with present: false)"},
@@ -408,6 +396,9 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         } else if (ps.required) {
             p.fail(m.line(), m.join(ps.key), ps.required);
         }
+        if (ps.excludes && m.has(ps.key) && m.has(ps.excludes))
+            p.fail(m.get(ps.key).key_line, m.get(ps.key).path,
+                   std::string("give ") + ps.excludes + " or " + ps.key + ", not both");
     }
     return x;
 }

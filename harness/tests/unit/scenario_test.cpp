@@ -227,6 +227,13 @@ TEST(fault_bound_parameters) {
     CHECK_ERROR(d + "  - {kind: link_degrade, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].gen: required (1, 2 or 3: the fastest generation the link reaches)");
     CHECK_ERROR(d + "  - {kind: crc, port: 0, at: 1ms, burst: 1001}\n", "t.yaml:5: faults[0].burst: 1001 is out of range (1..1000)");
+    // lost_irq: count or window (which replaces the count), never both
+    satasim::fault::Fault w = parse(d + "  - {kind: lost_irq, port: 0, at: 1ms, window: 2ms}\n").faults[0];
+    CHECK(w.lost_irq.window_ns == 2000000 && w.lost_irq.count == 0);
+    CHECK(parse(d + "  - {kind: lost_irq, port: 0, at: 1ms, count: 7}\n").faults[0].lost_irq.count == 7);
+    CHECK_ERROR(d + "  - {kind: lost_irq, port: 0, at: 1ms, count: 2, window: 1ms}\n",
+                "t.yaml:5: faults[0].window: give count or window, not both");
+    CHECK_ERROR(d + "  - {kind: lost_irq, port: 0, at: 1ms, window: 0ms}\n", "t.yaml:5: faults[0].window: must be at least 1ns");
 }
 
 TEST(expect_section) {
