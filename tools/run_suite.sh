@@ -14,19 +14,23 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 out="$root/out/suite"
 rc=0
+# The controller the suites are written for, and the others they are adapted for: the
+# controller table's (harness/src/controller/controller_table.cpp, via controller_table.json).
+ref=$(PYTHONPATH="$root/harness" /usr/bin/python3 -m satasim.controller_table reference)
+targets=$(PYTHONPATH="$root/harness" /usr/bin/python3 -m satasim.controller_table adapt-targets)
 echo
-echo "== ahci: the default suite =="
+echo "== $ref: the default suite =="
 "$root/build/bin/satasim" run "$root/scenarios" "$root/scenarios/faults" "$root/scenarios/link" "$root/scenarios/field" \
     "$root/scenarios/pmp" "$root/scenarios/sff" --out "$out" --no-total "$@" || rc=$?
 if [ ! -f "$out/summary.json" ]; then
     exit "$rc"      # malformed scenario (exit 2): nothing was run or written
 fi
-suites=(--suite "ahci=$out")
+suites=(--suite "$ref=$out")
 
 # The same suite on the other controller models: the SiI3124, and the taskfile controllers
 # SiI3112 and ICH/PIIX (what of it they can run: no NCQ scenarios, two channels, no fault
 # suite; their own faults are scenarios/sff/). What cannot be adapted is skipped, and said so.
-for ctl in sil24 sil3112 piix; do
+for ctl in $targets; do
     echo
     echo "== $ctl: the default and fault scenarios adapted for it =="
     scen="$root/out/suite-$ctl-scenarios"

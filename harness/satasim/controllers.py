@@ -50,6 +50,7 @@ from pathlib import Path
 
 import yaml
 
+from .controller_table import DEFAULT, REFERENCE, TABLE
 from .scenario_file import as_uint, dump_yaml, load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,52 +63,28 @@ AHCI_ONLY: dict[str, str] = {
 GEN_SPEED = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}
 UDMA_NAMES = {5: "UDMA/100", 6: "UDMA/133"}
 
-# The simulator's controller descriptor table (harness/src/controller/controller_table.cpp),
-# as `satasim controllers --json` writes it (test_controllers checks the copy is current).
-TABLE = {r["name"]: r for r in json.loads(
-    Path(__file__).with_name("controller_table.json").read_text(encoding="utf-8"))["controllers"]}
+# The simulator's controller descriptor table (satasim.controller_table) gives every fact
+# below: no controller is named here. REFERENCE is the controller the suites are written for.
 
-# Fault kinds only an AHCI controller has (the scenario reader refuses them elsewhere).
-AHCI_FAULT_KINDS = set(TABLE["ahci"]["fault_kinds"]).difference(
-    *(r["fault_kinds"] for n, r in TABLE.items() if n != "ahci"))
+# Fault kinds the reference controller takes that ctl does not (the scenario reader refuses
+# them there): AHCI_FAULT_KINDS is the reference's own (no other row takes them).
+def _missing_fault_kinds(ctl: str) -> set[str]:
+    return set(TABLE[REFERENCE]["fault_kinds"]).difference(TABLE[ctl]["fault_kinds"])
 
-# What the adaptation rewrites per controller: the controller block and the log lines that
-# differ; the capabilities (max_gen, max_udma, ncq_depth, channels, SCRs) are the table's.
-_REWRITES = {
-    "ahci": {"block": None, "log": []},
-    "sil24": {
-        "block": lambda ports: {"type": "sil24", "ports": ports},
-        "log": [
-            (r"SATA link up 6\.0 Gbps", "SATA link up 3.0 Gbps"),
-            (r"\(SStatus 1(\d)3 SControl 300\)",
-             lambda m: "(SStatus 1%d3 SControl 0)" % min(int(m.group(1)), 2)),
-            (r"UDMA/133", "UDMA/100"),
-            (r"NCQ \(depth 32\)", "NCQ (depth 31/32)"),
-        ],
-    },
-    "sil3112": {
-        "block": lambda ports: {"type": "sil3112"},
-        "log": [
-            (r"SATA link up (6\.0|3\.0) Gbps", "SATA link up 1.5 Gbps"),
-            (r"\(SStatus 1\d3 SControl 300\)", "(SStatus 113 SControl 300)"),
-            (r"UDMA/133", "UDMA/100"),
-            (r"NCQ \(depth \d+/32\)", "NCQ (depth 0/32)"),
-        ],
-    },
-    "piix": {
-        "block": lambda ports: {"type": "piix"},
-        "log": [
-            (r"NCQ \(depth \d+/32\)", "NCQ (depth 0/32)"),
-        ],
-    },
-}
+
+AHCI_FAULT_KINDS = set(TABLE[REFERENCE]["fault_kinds"]).difference(
+    *(r["fault_kinds"] for n, r in TABLE.items() if n != REFERENCE))
 
 
 def _controller(name: str) -> dict:
-    """The adaptation's view of a controller: its table row's capabilities and its rewrites."""
+    """The adaptation's view of a controller, from its table row: the capabilities (max_gen,
+    max_udma, ncq_depth, channels, SCRs), the controller block an adapted scenario gets (the
+    type and the reference's keys it keeps, adapt_keeps) and the log lines rewritten
+    (adapt_log)."""
     r = TABLE[name]
-    t = dict(_REWRITES[name], max_gen=r["max_gen"], max_udma=r["max_udma"], ncq_depth=r["ncq_depth"],
-             model_src=r["model_instance"])
+    t = dict(max_gen=r["max_gen"], max_udma=r["max_udma"], ncq_depth=r["ncq_depth"],
+             model_src=r["model_instance"], reference=r["reference"], keeps=r["adapt_keeps"],
+             log=[tuple(x) for x in r["adapt_log"]])
     if r["ncq"] == "never":
         t["ncq"] = False
     if r["taskfile"]:  # one command at a time on a fixed pair of channels
@@ -144,13 +121,14 @@ def _port(d):
 
 
 def adapt(spec: dict, ctl: str) -> dict:
-    """The scenario rewritten for controller ctl (a new dict; spec itself for ahci)."""
+    """The scenario rewritten for controller ctl (a new dict; spec itself for the reference controller)."""
     t = CONTROLLERS[ctl]
-    if t["block"] is None:
+    if t["reference"]:
         return spec
     spec = copy.deepcopy(spec)
-    ports = (spec.get("controller") or {}).get("ports", 4)
-    spec["controller"] = t["block"](ports)
+    given = dict(spec.get("controller") or {})
+    given.setdefault("ports", TABLE[REFERENCE]["default_ports"])
+    spec["controller"] = {"type": ctl, **{k: given[k] for k in t["keeps"] if k in given}}
     exp = spec.get("expect") or {}
     max_gen, max_udma = t["max_gen"], t["max_udma"]
 
@@ -241,17 +219,17 @@ def adaptable(spec: dict, ctl: str) -> str | None:
         return "not a scenario mapping"
     if spec.get("backend", "systemc") != "systemc":
         return f"backend {spec['backend']}: only SystemC scenarios run on other controller models"
-    have = (spec.get("controller") or {}).get("type", "ahci")
-    if have != "ahci":
-        return f"written for controller {have}, not ahci"
+    have = (spec.get("controller") or {}).get("type", DEFAULT)
+    if have != REFERENCE:
+        return f"written for controller {have}, not {REFERENCE}"
     name = spec.get("name")
-    if ctl != "ahci" and name in AHCI_ONLY:
-        return f"AHCI-only: {AHCI_ONLY[name]}"
-    if ctl != "ahci":
-        kinds = {f.get("kind") for f in spec.get("faults") or [] if isinstance(f, dict)}
-        if kinds & AHCI_FAULT_KINDS:
-            return f"fault {sorted(kinds & AHCI_FAULT_KINDS)[0]}: acts on an AHCI port's DMA engine"
     t = CONTROLLERS[ctl]
+    if not t["reference"] and name in AHCI_ONLY:
+        return f"AHCI-only: {AHCI_ONLY[name]}"
+    if not t["reference"]:
+        kinds = {f.get("kind") for f in spec.get("faults") or [] if isinstance(f, dict)}
+        if kinds & _missing_fault_kinds(ctl):
+            return f"fault {sorted(kinds & _missing_fault_kinds(ctl))[0]}: acts on an AHCI port's DMA engine"
     if not t.get("ncq", True) and name in NCQ_SCENARIOS:
         return f"about NCQ: {ctl} has none"
     ports = [as_uint(d["port"]) for d in spec.get("devices", []) if d.get("port") is not None]
@@ -296,7 +274,7 @@ def adapt_file(src: Path, ctl: str) -> dict:
         raise AdaptError(f"{src}: {why}")
     spec = adapt(spec, ctl)
     spec.setdefault("name", src.stem)
-    if ctl != "ahci":
+    if not CONTROLLERS[ctl]["reference"]:
         mark = ADAPTED_MARK.format(ctl=ctl, src=_rel(src))
         desc = str(spec.get("description", "")).strip()
         spec["description"] = f"{desc} ({mark})" if desc else f"({mark})"

@@ -12,6 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from satasim.controller_table import GLUE_MATCHES, KERNEL_DRIVERS, SFF, kernel_driver_of, port_desc_driver
+
 # The prefixes a kernel line gets on its way to a bug report, stripped in this order (each
 # optional): a mail quote ("> ", a reader's ">>> "), printk's "<3>" level, a syslog/journal
 # header (date or ISO time, host, "kernel:" / "[kernel]"; metalog and syslog-ng keep no tag),
@@ -31,7 +33,14 @@ _UPTIME = re.compile(r"^\[\s*(?P<t>\d+\.\d+)\]")
 # ataN address, a driver's "name 0000:00:1f.2:" or any "subsystem:" / "name[pid]:" word.
 _STARTS = re.compile(r"^(?:ata\d+(?:\.\d+)?: |[\w.-]+ [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: |"
                      r"[A-Za-z][\w./-]*(?:\[\d+\])?: |sd \d+:\d+:\d+:\d+: |scsi\d* )")
-_ATA = re.compile(r"^(?P<drv>ahci[\w-]*|\w+_ahci\w*|sata_\w+|pata_\w+|ata_piix|ata_generic) (?P<pci>\S+): (?P<host>.*)$"
+# A libata driver's host line: a modelled controller's driver (or its platform glue, e.g.
+# ahci_sunxi or imx_ahci: the controller table's kernel_driver and kernel_glue_match) or any
+# other SATA / PATA driver.
+_DRIVERS = "|".join(
+    [rf"{re.escape(g)}[\w-]*|\w+_{re.escape(g)}\w*" for g in GLUE_MATCHES] + [r"sata_\w+", r"pata_\w+"]
+    + [re.escape(d) for d in KERNEL_DRIVERS if not d.startswith("sata_") and not any(g in d for g in GLUE_MATCHES)]
+    + ["ata_generic"])
+_ATA = re.compile(rf"^(?P<drv>{_DRIVERS}) (?P<pci>\S+): (?P<host>.*)$"
                   r"|^(?P<addr>ata(?P<port>\d+)(?:\.(?P<dev>\d{2}))?): (?P<msg>.*)$")
 
 
@@ -325,10 +334,9 @@ LBA28 = {0xc8, 0xca, 0x20, 0x30, 0xc4, 0xc5, 0x40, 0x42, 0x70}   # LBA bits 24-2
 
 
 def _driver(name: str) -> str:
-    """The libata LLD a name in the log stands for (ahci's platform glue is ahci)."""
-    if "ahci" in name:
-        return "ahci"
-    return name
+    """The libata LLD a name in the log stands for (a platform glue, ahci_sunxi, is its LLD:
+    the controller table's kernel_glue_match)."""
+    return kernel_driver_of(name)
 
 
 def parse(text: str, file: str) -> Report:
@@ -433,15 +441,14 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
     if msg.startswith("SATA max ") or msg.startswith("PATA max ") or msg.startswith("DUMMY"):
         # the port's own description names its kind: ahci's "abar m2048@", sata_sil24's
         # "host m128@... port", a taskfile port's "cmd 0x1f0 ctl 0x3f6 bmdma"
+        # (the controller table's log_port_desc of each driver)
         if msg.startswith("PATA max "):
             r.pata = True
             r.port_driver[port] = r.port_driver.get(port) or "pata"
-        elif " abar " in msg:
-            r.port_driver[port] = "ahci"
-        elif re.search(r" host m\d+@", msg):
-            r.port_driver[port] = "sata_sil24"
-        elif " bmdma " in msg:
-            r.port_driver.setdefault(port, "sff")
+        elif (drv := port_desc_driver(msg)) == SFF:
+            r.port_driver.setdefault(port, SFF)
+        elif drv:
+            r.port_driver[port] = drv
         return exc, cmd
     if (u := _LINK_UP.match(msg)):
         d = r.disks.setdefault(key, Disk(port, key[1]))

@@ -59,6 +59,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .controller_table import DEFAULT as DEFAULT_CONTROLLER
 from .tracefmt import TraceError, address, iter_trace, log_time
 from .scenario_file import load_scenario
 
@@ -412,7 +413,7 @@ def _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file) -> dict:
         "spec": spec,
         "name": res.get("name", run_dir.name),
         "file": file,
-        "controller": ctype or "ahci",
+        "controller": ctype or DEFAULT_CONTROLLER,
         "topology": f"{ctype} {ports}p, {ndisks} disk{'s' if ndisks != 1 else ''}",
         "eh_policy": policy,
         "seed": res.get("seed", "?"),

@@ -41,6 +41,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -112,43 +113,39 @@ SCSI_TRIES = 6       # the first try and the SCSI layer's 5 retries (the stack's
 def _controller(rep: Report) -> tuple[str, str]:
     """The controller model for the report's driver (a note when it is a stand-in): the
     driver of the ports the report is about (their SCSI hosts, their port description
-    lines), else the one a host line names."""
+    lines), else the one a host line names. Which row stands in for what, and the wording
+    that names a controller, are the controller table's (kernel_driver, stands_in,
+    log_irq_stat_words)."""
     active = {p for p, _ in rep.disks} | {e.port for e in rep.exceptions}
     named = {rep.port_driver[p] for p in active if p in rep.port_driver}
     drv = named.pop() if len(named) == 1 else rep.driver
-    if drv == "sff":
-        if rep.driver not in ("sata_sil", "ata_piix"):
-            return "piix", "a taskfile (SFF) port with no driver named: piix stands in"
+    if drv == SFF:
+        row = by_kernel_driver(rep.driver)
+        if not (row and row["taskfile"]):
+            return stand_in("taskfile")
         drv = rep.driver
     desc = " ".join(d for e in rep.exceptions for d in e.desc)
     texts = " ".join(m for _, _, _, m in rep.lines)
-    if drv == "ahci":
-        return "ahci", ""
-    if drv == "sata_sil24":
-        return "sil24", ""
-    if drv == "sata_sil":
-        return "sil3112", ""
-    if drv == "ata_piix":
-        return "piix", ("the ports are parallel ATA (PATA): satasim's piix is the ICH's SATA function "
-                        "in IDE mode, PATA cables and MWDMA are not modelled") if rep.pata else ""
+    if row := by_kernel_driver(drv):
+        if rep.pata and "pata_own" in row["stands_in"]:
+            return row["name"], row["stands_in"]["pata_own"]
+        return row["name"], ""
     if drv.startswith("pata_") or drv == "ata_generic" or rep.pata:
-        return "piix", (f"{drv or 'a PATA driver'}: parallel ATA is not modelled; the ICH's IDE "
-                        "function (ata_piix) stands in")
+        return stand_in("pata", drv or "a PATA driver")
     if drv:
-        return "ahci", f"{drv} has no satasim model; ahci stands in"
-    # no driver named: what the log's own lines say
-    if "BMDMA2 stat" in desc:
-        return "sil3112", "no driver named; BMDMA2 (sata_sil) read from the log"
+        return stand_in("unknown_driver", drv)
+    # no driver named: what the log's own lines say (a controller's own irq_stat wording,
+    # then libata-sff's)
+    for row in ROWS:
+        if any(w in desc for w in row["log_irq_stat_words"]):
+            return row["name"], row["stands_in"]["log_wording"]
     if "BMDMA stat" in desc or "to clear DRQ" in texts or "lost interrupt" in texts:
-        return "piix", "no driver named; a taskfile (SFF) controller read from the log: piix stands in"
-    if "PMP DMA CS errata" in desc or "via D2H FIS" in desc:
-        return "sil24", "no driver named; sil24's irq_stat wording read from the log"
+        return stand_in("taskfile_log")
     if any(d.dev == 1 and rep.pmps.get(d.port) is None for d in rep.disks.values()):
-        return "piix", "no driver named; a slave device (ataN.01) read from the log: piix stands in"
+        return stand_in("slave")
     if "soft resetting link" in texts and "SATA link" not in texts and "hard resetting link" not in texts:
-        return "piix", ("no driver named; soft resets and no SATA link status: a taskfile controller "
-                        "without SCRs, piix stands in")
-    return "ahci", ""
+        return stand_in("no_scr")
+    return stand_in("default")[0], ""
 
 
 @dataclass
@@ -167,28 +164,32 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     ctype, why = _controller(rep)
     if why:
         notes.append(f"1: {why}")
-    hw_ports = {"ahci": 32, "sil24": 4, "sil3112": 2, "piix": 2}[ctype]
+    row = TABLE[ctype]
+    hw_ports = row["max_ports"]
+    # the log's host line gives the controller's ports, slots, link speed and staggered spin-up
+    host_line = row["log_host_line"]
     log_ports = sorted({int(re.match(r"ata(\d+)", a).group(1)) - 1 for _, _, a, _ in rep.lines})
     base = 0
-    if log_ports and (log_ports[-1] >= hw_ports or (ctype == "ahci" and rep.ports and
+    if log_ports and (log_ports[-1] >= hw_ports or (host_line and rep.ports and
                                                    log_ports[-1] >= rep.ports and rep.ports < log_ports[-1] + 1)):
-        base = log_ports[0] - (log_ports[0] % 2 if ctype in ("piix", "sil3112") else 0)
+        # a taskfile controller's channels come in pairs (primary, secondary)
+        base = log_ports[0] - (log_ports[0] % 2 if row["taskfile"] else 0)
     portmap = {p: p - base for p in log_ports}
     if base:
         notes.append(f"1: the log's ata{base + 1} is the controller's first port: its lines are "
                      f"compared as ata{1}")
     nports = max(1, (log_ports[-1] - base + 1) if log_ports else 1)
-    if ctype == "ahci" and rep.ports and not base:
+    if host_line and rep.ports and not base:
         nports = max(nports, rep.ports)
     nports = min(nports, hw_ports)
     ctl = [f"type: {ctype}", f"ports: {nports}"]
-    if ctype == "ahci":
+    if host_line:
         ctl.append(f"slots: {rep.slots}")
         ctl.append(f"gen: {rep.gen}")
         if rep.sss:
             ctl.append("staggered_spinup: true")
-    if ctype == "piix" and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
-        ctl.append("map: ich6")
+    if row["devno1_keys"] and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
+        ctl.append(row["devno1_keys"])
     out = [f"# imported by satasim import-dmesg from {src}",
            f"name: {name}",
            f"description: >-\n  Reproduces the libata log {src}: "
@@ -207,7 +208,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             notes.append(f"1: ata{port + 1}.{dev:02d} is an ATAPI device: not modelled")
             continue
         pmp = port in rep.pmps
-        if dev and not pmp and not (ctype == "piix" and dev == 1):
+        if dev and not pmp and not (row["devno1_keys"] and dev == 1):
             notes.append(f"1: ata{port + 1}.{dev:02d}: a device {dev} on a port without a port "
                          "multiplier is not modelled")
             continue
@@ -241,8 +242,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             cap = (1 << 28) - 1
         if not d.lba48 and cap > (1 << 28) - 1:
             d.lba48 = True
-        ncq = d.ncq if d.identified else plan.ncq.get((port, dev), False) or ctype == "sil24"
-        gen = f", gen: {d.gen}" if d.gen and d.gen < rep.gen and ctype == "ahci" else ""
+        ncq = d.ncq if d.identified else plan.ncq.get((port, dev), False) or row["ncq"] == "always"
+        gen = f", gen: {d.gen}" if d.gen and d.gen < rep.gen and host_line else ""
         if not d.identified and (u := re.match(r"UDMA/(\d+)", d.configured)):
             # the mode it was first configured for: the highest its cable and it allow
             d.max_udma = {"16": 0, "25": 1, "33": 2, "44": 3, "66": 4, "100": 5, "133": 6}.get(u.group(1), 6)
@@ -253,7 +254,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         dsc = ", status_dsc: false" if plan.status_dsc((port, dev)) is False else ""
         out.append(f"  - {{{where}{ident}, capacity: {cap}, ata_major: {min(max(d.ata_major, 1), 14)}, "
                    f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
-                   f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and ctype not in ('piix', 'sil3112')).lower()}, "
+                   f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and row['ncq'] != 'never').lower()}, "
                    f"ncq_depth: {min(max(d.ncq_depth, 1), 32)}, udma: {min(d.max_udma, 6)}{gen}{attach}{dsc}, "
                    f"timing: {{kind: ssd}}}}")
     for port in sorted(plan.empty):
@@ -328,7 +329,7 @@ def _force(rep: Report, ctype: str, portmap: dict[int, int], notes: list[str]) -
         if not ok.match(value):
             notes.append(f"{line}: libata.force value {value!r}: not modelled by satasim, left out")
             continue
-        if value in ("noncq", "ncq") and ctype in ("piix", "sil3112"):
+        if value in ("noncq", "ncq") and TABLE[ctype]["ncq"] == "never":
             continue
         if ident:
             port = int(ident.split(".")[0]) - 1
@@ -393,6 +394,7 @@ class _Plan:
 
     def __init__(self, rep, disks, portmap, ctype, notes):
         self.rep, self.disks, self.portmap, self.ctype, self.notes = rep, disks, portmap, ctype, notes
+        self.row = TABLE[ctype]
         self.work: list[str] = []
         self.faults: list[_Fault] = []
         self.gone: set[tuple[int, int]] = set()
@@ -569,7 +571,7 @@ class _Plan:
         lba_range = f"[{trig.lba}, {trig.lba + max(trig.sectors, 1) - 1}]"
         match = "{op: flush}" if op == "flush" else f"{{op: {op}, lba: {lba_range}}}"
         k = next((x for x in kinds if x in ("media", "abrt", "write_fault", "no_ncq_log")), kinds[0])
-        if k == "timeout" and self.ctype in ("piix", "sil3112"):
+        if k == "timeout" and self.row["taskfile"]:
             if trig.has_res and trig.res_status & 0xc0 == 0x40 and \
                     (trig.prot == "dma" or trig.opcode in (0xc8, 0xca, 0x25, 0x35)):
                 # a DMA command whose device was done (DRDY, not BSY, in the taskfile EH
@@ -620,7 +622,7 @@ class _Plan:
             return _Fault({"kind": "media_error", "_w": where,
                            "on_cmd": f"{{op: {op}, lba: [{trig.lba}, {trig.lba}]}}", "error": "abrt", "count": "1"},
                           extra=[log])
-        if k == "host_bus" and self.ctype == "ahci":
+        if k == "host_bus" and "host_bus_error" in self.row["fault_kinds"]:
             return _Fault({"kind": "host_bus_error", "_w": where, "on_cmd": match})
         self.notes.append(f"{trig.line}: failed command with Emask 0x{trig.emask:x} "
                           f"({trig.emask_desc}): no fault kind for it")
@@ -684,9 +686,9 @@ class _Plan:
             return ""
         mode = "ncq" if c.ncq else "pio" if c.prot == "pio" or c.opcode in (0x20, 0x30, 0x24, 0x34, 0xc4, 0xc5, 0x29, 0x39) \
             else "dma"
-        if self.ctype in ("piix", "sil3112") and mode == "ncq":
+        if self.row["ncq"] == "never" and mode == "ncq":
             mode = "dma"
-        tag = f", tag: {c.tag}" if self.ctype == "ahci" or mode == "ncq" else ""
+        tag = f", tag: {c.tag}" if self.row["tagged_non_ncq"] or mode == "ncq" else ""
         return (f"  - {{kind: request, {where}, op: {op}, lba: {c.lba}, sectors: {max(c.sectors, 1)}, "
                 f"mode: {mode}, verify: false{tag}}}")
 
@@ -695,7 +697,7 @@ class _Plan:
         command holds, with that tag, so the run has the report's queue depth and tags (its
         SAct and cmd lines). They read sectors no failed command of the exception touches."""
         held = {c.tag for c in cmds if c.ncq}
-        if not held or self.ctype != "ahci" and self.ctype != "sil24":
+        if not held or self.row["ncq"] == "never":
             return []
         busy = [(c.lba, c.lba + max(c.sectors, 1)) for c in cmds]
         out, lba = [], 0

@@ -168,3 +168,32 @@ def test_controller_table_json_is_current():
     assert r.returncode == 0, r.stderr
     assert r.stdout == (ROOT / "harness" / "satasim" / "controller_table.json").read_text(encoding="utf-8")
     assert AHCI_FAULT_KINDS == {"host_bus_error"}
+
+
+def test_python_tools_name_no_controller():
+    # Issue 35: the Python tools take every per-controller fact from the descriptor table
+    # (satasim.controller_table), so no code there holds a controller's name as a value to
+    # compare or key on (docstrings and prose in longer strings aside).
+    import ast
+    from satasim.controller_table import TABLE
+    names = set(TABLE)
+    found = []
+    for path in sorted((ROOT / "harness" / "satasim").glob("*.py")) + sorted((ROOT / "tools").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in names:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    assert not found, "controller names in the Python tools:\n" + "\n".join(found)
+
+
+def test_controller_table_module_reads_the_rows():
+    # What the importer and the adapter ask of the table, against the rows' own facts.
+    from satasim import controller_table as ct
+    assert ct.DEFAULT == ct.ROWS[0]["name"] and ct.TABLE[ct.REFERENCE]["reference"]
+    assert ct.REFERENCE not in ct.adapt_targets() and ct.adapt_targets()
+    for r in ct.ROWS:
+        assert ct.by_kernel_driver(r["kernel_driver"]) is r
+    assert ct.by_kernel_driver("sata_mv") is None and ct.by_kernel_driver("") is None
+    for role in ("taskfile", "pata", "slave", "no_scr", "unknown_driver", "default"):
+        name, _ = ct.stand_in(role, "x")
+        assert role in ct.TABLE[name]["stands_in"]

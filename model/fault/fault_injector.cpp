@@ -238,15 +238,18 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
 
     const KindRow *row = kind_row(f.kind);
     const Firing firing{f, cmd};
-    if (row && row->params)
-        row->params(firing, r.fields);
-    // The kind's typed parameters (fault_kind_spec.h) where they differ from their defaults.
+    // The kind's typed parameters (fault_kind_spec.h), as each row's entry says (always, or
+    // where it differs from its default), then what the kind's own params function adds.
     if (row && row->spec)
         for (const ParamSpec &ps : row->spec->params)
-            if (const uint64_t v = param(f, ps.key); v != ps.def)
-                r.fields.emplace_back(ps.key, ps.type == ParamType::Enum   ? TraceValue::str(param_text(ps, v))
-                                              : ps.type == ParamType::Bool ? TraceValue::boolean(v != 0)
-                                                                           : TraceValue::integer(int64_t(v)));
+            if (const uint64_t v = param(f, ps); param_shown(ps, v, false))
+                r.fields.emplace_back(ps.trace_field ? ps.trace_field : ps.key,
+                                      ps.type == ParamType::Enum   ? TraceValue::str(param_text(ps, v))
+                                      : ps.type == ParamType::Bool ? TraceValue::boolean(v != 0)
+                                      : ps.hex                     ? TraceValue::hex(v)
+                                                                   : TraceValue::integer(int64_t(v)));
+    if (row && row->params)
+        row->params(firing, r.fields);
     char where[16];
     std::snprintf(where, sizeof where, f.pmp_port || f.devno ? "ata%u.%02u" : "ata%u", f.port + 1,
                   f.pmp_port.value_or(f.devno));

@@ -6,36 +6,12 @@ namespace satasim::fault {
 
 namespace {
 
-const char *fis_name(sata::FisType t) {
-    switch (t) {
-    case sata::FisType::RegH2D: return "reg_h2d";
-    case sata::FisType::RegD2H: return "reg_d2h";
-    case sata::FisType::DmaActivate: return "dma_activate";
-    case sata::FisType::DmaSetup: return "dma_setup";
-    case sata::FisType::Data: return "data";
-    case sata::FisType::Bist: return "bist";
-    case sata::FisType::PioSetup: return "pio_setup";
-    case sata::FisType::SetDeviceBits: return "sdb";
-    }
-    return "?";
-}
-
 sc_core::sc_time ns(uint64_t v) {
     return sc_core::sc_time::from_value(sc_dt::uint64(v) *
                                         sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value()));
 }
 
-// ---- crc: corrupt `burst` matching FISes on the disk's link.
-void crc_params(const Firing &x, TraceFields &out) {
-    const CrcParams &c = x.fault.crc;
-    out.emplace_back("dir", TraceValue::str(c.from_host ? "h2d" : "d2h"));
-    out.emplace_back("fis", TraceValue::str(fis_name(c.fis.value_or(sata::FisType::Data))));
-    out.emplace_back("dword", TraceValue::integer(c.dword));
-    out.emplace_back("mask", TraceValue::hex(c.xor_mask));
-    out.emplace_back("burst", TraceValue::integer(c.burst));
-    if (c.symbol != link::SymbolError::None)
-        out.emplace_back("symbol", TraceValue::str(link::to_string(c.symbol)));
-}
+// ---- crc: corrupt `burst` matching FISes on the disk's link (its parameters: its spec row).
 void crc_arm(const Firing &x, const PortHooks &h) {
     if (!h.link)
         return;
@@ -53,10 +29,6 @@ void crc_arm(const Firing &x, const PortHooks &h) {
 }
 
 // ---- lost_irq: the controller swallows completion interrupts.
-void lost_irq_params(const Firing &x, TraceFields &out) {
-    out.emplace_back("count", TraceValue::integer(x.fault.lost_irq.count));
-    out.emplace_back("window_ns", TraceValue::integer(int64_t(x.fault.lost_irq.window_ns)));
-}
 void lost_irq_arm(const Firing &x, const PortHooks &h) {
     if (h.lost_irq)
         h.lost_irq(x.fault.lost_irq.count, x.fault.lost_irq.window_ns, x.fault.id);
@@ -140,16 +112,9 @@ void media_arm(const Firing &x, const PortHooks &h) {
 }
 
 // ---- hang / identify_fail: the drive's firmware.
-void hang_params(const Firing &x, TraceFields &out) {
-    if (x.fault.hang_comresets)
-        out.emplace_back("comresets", TraceValue::integer(x.fault.hang_comresets));
-}
 void hang_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
         h.disk->inject_hang(x.fault.id, x.fault.hang_comresets);
-}
-void identify_fail_params(const Firing &x, TraceFields &out) {
-    out.emplace_back("count", TraceValue::integer(x.fault.identify_failures));
 }
 void identify_fail_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
@@ -157,18 +122,11 @@ void identify_fail_arm(const Firing &x, const PortHooks &h) {
 }
 
 // ---- phy_flap / link_degrade: the PHY of the disk's link.
-void flap_params(const Firing &x, TraceFields &out) {
-    out.emplace_back("down_ns", TraceValue::integer(int64_t(x.fault.flap.down_ns)));
-    noise_params(x, out);
-}
 void flap_arm(const Firing &x, const PortHooks &h) {
     if (h.link) {
         h.link->line_noise(noise_of(x.fault.noise)); // with the PhyRdy loss, as an unplug's
         h.link->phy_glitch(ns(x.fault.flap.down_ns));
     }
-}
-void degrade_params(const Firing &x, TraceFields &out) {
-    out.emplace_back("gen", TraceValue::integer(x.fault.gen));
 }
 void degrade_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
@@ -213,9 +171,9 @@ void drq_stuck_arm(const Firing &, const PortHooks &h) {
     if (h.channel)
         h.channel->stick_drq(true);
 }
-void bsy_stuck_arm(const Firing &, const PortHooks &h) {
+void bsy_stuck_arm(const Firing &x, const PortHooks &h) {
     if (h.channel)
-        h.channel->stick_bsy(true);
+        h.channel->stick_bsy(true, param(x.fault, "until") == 1); // until: comreset (an SRST leaves it)
 }
 void bmdma_error_arm(const Firing &x, const PortHooks &h) {
     if (h.channel)
@@ -224,10 +182,6 @@ void bmdma_error_arm(const Firing &x, const PortHooks &h) {
 
 // ---- host_bus_error: the AHCI controller's host bus (the SystemC model's DMA, the RTL
 // shell's AXI slave) answers the port's next matching access with an error.
-void host_bus_error_params(const Firing &x, TraceFields &out) {
-    out.emplace_back("access", TraceValue::str(to_string(x.fault.bus.access)));
-    out.emplace_back("resp", TraceValue::str(x.fault.bus.decerr ? "decerr" : "slverr"));
-}
 void host_bus_error_arm(const Firing &x, const PortHooks &h) {
     if (h.host_bus_error)
         h.host_bus_error(x.fault.bus, x.fault.id);
@@ -249,17 +203,17 @@ const std::vector<KindRow> &kind_table() {
     using B = Block;
     static const std::vector<KindRow> rows = [] {
         std::vector<KindRow> r = {
-            // kind, block, params, arm
-            {Kind::Crc, B::Link, crc_params, crc_arm},
-            {Kind::LostIrq, B::Hba, lost_irq_params, lost_irq_arm},
+            // kind, block, params (beyond the typed parameters of its spec row), arm
+            {Kind::Crc, B::Link, nullptr, crc_arm},
+            {Kind::LostIrq, B::Hba, nullptr, lost_irq_arm},
             {Kind::Unplug, B::Link, noise_params, unplug_arm},
             // A plug readies the drive's identity (disk), then brings the cable up (link).
             {Kind::Plug, B::Link, plug_params, plug_arm},
             {Kind::MediaError, B::Disk, media_params, media_arm},
-            {Kind::Hang, B::Disk, hang_params, hang_arm},
-            {Kind::IdentifyFail, B::Disk, identify_fail_params, identify_fail_arm},
-            {Kind::PhyFlap, B::Link, flap_params, flap_arm},
-            {Kind::LinkDegrade, B::Link, degrade_params, degrade_arm},
+            {Kind::Hang, B::Disk, nullptr, hang_arm},
+            {Kind::IdentifyFail, B::Disk, nullptr, identify_fail_arm},
+            {Kind::PhyFlap, B::Link, noise_params, flap_arm},
+            {Kind::LinkDegrade, B::Link, nullptr, degrade_arm},
             {Kind::PmpHang, B::Pmp, nullptr, pmp_hang_arm},
             {Kind::Slow, B::Disk, slow_params, slow_arm},
             {Kind::SpuriousIrq, B::Hba, nullptr, spurious_irq_arm},
@@ -267,7 +221,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::DrqStuck, B::Hba, nullptr, drq_stuck_arm},
             {Kind::BsyStuck, B::Hba, nullptr, bsy_stuck_arm},
             {Kind::BmdmaError, B::Hba, nullptr, bmdma_error_arm},
-            {Kind::HostBusError, B::Hba, host_bus_error_params, host_bus_error_arm},
+            {Kind::HostBusError, B::Hba, nullptr, host_bus_error_arm},
             {Kind::Cominit, B::Link, noise_params, cominit_arm},
         };
         for (KindRow &k : r)

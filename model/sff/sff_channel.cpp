@@ -62,7 +62,7 @@ void SffChannel::reset_transport() {
 
 void SffChannel::clear_faults() {
     lost_irqs_ = 0;
-    line_stuck_ = drq_stuck_ = bsy_stuck_ = spurious_ = false;
+    line_stuck_ = drq_stuck_ = bsy_stuck_ = bsy_survives_srst_ = spurious_ = false;
     set_pending(pending_);
 }
 
@@ -202,7 +202,10 @@ void SffChannel::write_devctl(uint8_t v) {
         tf.control = uint8_t(v & ~CTL_HOB);
         tf.device = device_;
         if (v & CTL_SRST) {
-            bsy_stuck_ = false; // the reset the stuck device needed
+            if (!bsy_survives_srst_)
+                bsy_stuck_ = false; // the reset the stuck device needed
+            else if (bsy_stuck_)
+                trace("sff.bsy_stuck", {{"reset", TraceValue::str("srst")}}, "fault: BSY survives the SRST");
             if (link_ && link_->phy_ready())
                 status_ = ST_BSY; // no PHY: nobody to reset, Status stays 7Fh
             reset_transport();
@@ -283,7 +286,7 @@ void SffChannel::phy_changed(bool ready, link::Gen gen) {
     rxq_.clear();
     dma_activate_ = false;
     srst_flush_ = false; // the device restarts: what it sends now is new
-    bsy_stuck_ = false;
+    bsy_stuck_ = bsy_survives_srst_ = false;
     // Down: nobody owns the shadow registers. Up: BSY until the device's first D2H FIS
     // (its signature) loads them.
     status_ = ready ? ST_BSY : ST_NO_PHY;

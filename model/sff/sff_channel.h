@@ -105,7 +105,8 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     bool line_stuck() const { return line_stuck_; }
     void spurious_irq();                                      // INTRQ with nothing to report
     void stick_drq(bool on) { drq_stuck_ = on; }              // the next data-in command's last block leaves DRQ
-    void stick_bsy(bool on) { bsy_stuck_ = on; }              // Status reads BSY until SRST/COMRESET
+    // Status reads BSY until SRST or COMRESET; survive_srst: until a COMRESET (or PHY restart) only
+    void stick_bsy(bool on, bool survive_srst = false) { bsy_stuck_ = on, bsy_survives_srst_ = on && survive_srst; }
     void clear_faults();
 
     // Power-on state of the registers and the engine.
@@ -197,6 +198,7 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     // Faults.
     unsigned lost_irqs_ = 0;
     bool line_stuck_ = false, drq_stuck_ = false, bsy_stuck_ = false, spurious_ = false;
+    bool bsy_survives_srst_ = false; // bsy_stuck_ until a COMRESET only (fault bsy_stuck until: comreset)
 
     std::function<void()> irq_changed_;
 };

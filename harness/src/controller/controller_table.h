@@ -30,6 +30,38 @@ enum class NcqSupport : uint8_t { Optional, Always, Never };
 
 using HostCreateFn = ata_host *(*)(sata_platform *, const sata_platform_ops *, const ata_host_config *);
 
+// What the Python tools know of a controller (exported in controller_table.json; no C++ reads
+// it): how a kernel log names it (satasim.dmesg_parse, satasim.import_dmesg), and how a
+// scenario written for the reference controller is adapted for it (satasim.controllers).
+struct ToolFacts {
+    const char *kernel_driver;     // the Linux LLD's name as the log prints it (ahci, sata_sil24)
+    const char *kernel_glue_match; // a driver name containing this is the LLD's platform glue ("": none)
+    // Python regex: the words of the port's description line ("SATA max UDMA/133 abar m2048@...")
+    // that name this driver (several rows matching: a taskfile (SFF) port, driver unnamed)
+    const char *log_port_desc;
+    // Its own wording in an exception's description (irq_stat decoding): a log that names no
+    // driver but shows one of these is this controller's
+    std::vector<std::string> log_irq_stat_words;
+    // What the importer lets it stand in for, and the note it writes ({driver}: the log's
+    // driver): log_wording (its own wording read), taskfile (an SFF port of no named driver),
+    // taskfile_log (libata-sff wording), pata_own (its driver, PATA ports), pata (a PATA
+    // driver), slave (a device 1), no_scr (soft resets only), unknown_driver (a driver
+    // without a model), default (nothing said)
+    std::vector<std::pair<std::string, std::string>> stands_in;
+    // The log's host line (libata's "AHCI 0001.0300 32 slots 6 ports 6 Gbps 0x3f impl SATA
+    // mode") gives its ports, slots, link speed and staggered spin-up (the importer's
+    // controller block takes them, and a drive's slower link its own gen)
+    bool log_host_line;
+    bool tagged_non_ncq;    // a request's tag places a non-queued command too (the importer keeps it)
+    const char *devno1_keys; // controller keys under which a channel has a device 1 ("": none)
+    // The controller the scenario suites are written for (the adapter's source)
+    bool reference;
+    // Adapted for this controller: the reference's controller keys its block keeps (with the
+    // type), and the expected log lines rewritten (Python regex, replacement), in order
+    std::vector<std::string> adapt_keeps;
+    std::vector<std::pair<std::string, std::string>> adapt_log;
+};
+
 struct ControllerDesc {
     ControllerId id;
     const char *name;          // controller.type
@@ -68,6 +100,7 @@ struct ControllerDesc {
     // interrupt (with its freeze flag) and the engine restarts that failed.
     const char *error_irq_record;
     std::vector<std::string> engine_failed_records;
+    ToolFacts tools;
 
     bool takes_key(const std::string &key) const;
     bool runs_on(const std::string &backend) const;

@@ -30,11 +30,6 @@ const CommandMatch::Op kOps[7] = {CommandMatch::Op::Any,      CommandMatch::Op::
 // A slow fault delays reads and writes only (the scenario reader refuses flush and identify).
 const CommandMatch::Op kSlowOps[5] = {CommandMatch::Op::Any, CommandMatch::Op::Read, CommandMatch::Op::Write,
                                       CommandMatch::Op::Ncq, CommandMatch::Op::NonNcq};
-const sata::FisType kFisTypes[7] = {sata::FisType::Data,          sata::FisType::RegH2D,   sata::FisType::RegD2H,
-                                    sata::FisType::SetDeviceBits, sata::FisType::DmaSetup, sata::FisType::PioSetup,
-                                    sata::FisType::DmaActivate};
-const link::SymbolError kSymbolErrors[3] = {link::SymbolError::None, link::SymbolError::Code,
-                                            link::SymbolError::Disparity};
 
 // Reads fields at fixed offsets; bytes past the end read as 0.
 struct Bytes {
@@ -55,6 +50,7 @@ struct Out {
     }
     void u16(size_t off, unsigned v) { u8(off, v & 0xff), u8(off + 1, v >> 8 & 0xff); }
     void u32(size_t off, uint64_t v) { u16(off, unsigned(v & 0xffff)), u16(off + 2, unsigned(v >> 16 & 0xffff)); }
+    void or8(size_t off, unsigned v) { u8(off, (off < b.size() ? b[off] : 0) | v); }
 };
 
 template <class T, size_t N> size_t index_of(const T (&table)[N], const T &v, size_t fallback = 0) {
@@ -275,6 +271,51 @@ const std::vector<const fault::KindSpec *> &fuzz_kinds() {
     return kinds;
 }
 
+// A typed parameter's value from its fuzz field (fault_kind_spec.h: FuzzField), q the
+// kind's first byte.
+uint64_t decode_param(const Bytes &in, size_t q, const fault::ParamSpec &ps) {
+    const fault::FuzzField &f = ps.fuzz;
+    const size_t at = q + f.offset;
+    uint64_t raw = f.bytes == 1 ? in.u8(at) : f.bytes == 2 ? in.u16(at) : in.u32(at);
+    if (f.bits)
+        raw = raw >> f.shift & ((1u << f.bits) - 1);
+    if (f.zero_is_default && raw == 0)
+        return ps.def;
+    return ((f.mod ? raw % f.mod : raw) + f.bias) * f.unit;
+}
+
+// The other way: the nearest value the field holds; what it cannot hold is said in lost.
+void encode_param(Out &o, size_t q, const fault::ParamSpec &ps, uint64_t v, std::vector<std::string> *lost,
+                  const std::string &path) {
+    const fault::FuzzField &f = ps.fuzz;
+    if (!f.bytes) { // a parameter after the format: the decoder keeps its default
+        if (v != ps.def)
+            lost->push_back(path + "." + ps.key + ": its default only (not in the byte format)");
+        return;
+    }
+    if (f.sel_mask) { // one of two sharing the bytes: the one given (not 0) sets the selector
+        if (v == 0)
+            return;
+        if (f.sel_set)
+            o.or8(q + f.sel_offset, f.sel_mask);
+    }
+    const uint64_t top = f.mod ? f.mod - 1 : f.bits ? (1u << f.bits) - 1 : (uint64_t(1) << (8 * f.bytes)) - 1;
+    const uint64_t steps = v / f.unit, lo = f.bias, hi = f.bias + top;
+    const uint64_t raw = std::clamp(steps, lo, hi) - lo;
+    if (v % f.unit || steps < lo || steps > hi)
+        lost->push_back(path + "." + ps.key + ": " + fault::param_text(ps, lo * f.unit) + ".." +
+                        fault::param_text(ps, hi * f.unit));
+    const size_t at = q + f.offset;
+    if (f.bits)
+        o.or8(at, unsigned(raw << f.shift));
+    else if (f.bytes == 1)
+        o.u8(at, unsigned(raw));
+    else if (f.bytes == 2)
+        o.u16(at, unsigned(raw));
+    else
+        o.u32(at, raw);
+}
+
 bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index, fault::Fault &x) {
     const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds();
     const fault::KindSpec &spec = *kinds[in.u8(off) % kinds.size()];
@@ -323,28 +364,14 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
         if (tr.repeat > 1 && (c & 0x40))
             tr.every_cmds = 1 + in.u8(off + 20) % 64;
     }
-    // The kind's own parameters: bytes [10, 20). Byte 20: on_cmd's every_cmds.
+    // The kind's own parameters: bytes [10, 20). Byte 20: on_cmd's every_cmds. Typed
+    // parameters (fault_kind_spec.h) where their rows' fuzz fields say (the others keep their
+    // defaults); the older ones below by hand.
     const size_t q = off + 10;
+    for (const fault::ParamSpec &ps : spec.params)
+        if (ps.fuzz.bytes && (!ps.fuzz.sel_mask || ((in.u8(q + ps.fuzz.sel_offset) & ps.fuzz.sel_mask) != 0) == ps.fuzz.sel_set))
+            fault::set_param(x, ps, decode_param(in, q, ps));
     switch (x.kind) {
-    case fault::Kind::Crc: {
-        const uint8_t f = in.u8(q);
-        x.crc.from_host = f & 1;
-        if (unsigned ft = f >> 1 & 7; ft && ft <= 7)
-            x.crc.fis = kFisTypes[ft - 1];
-        x.crc.dword = in.u16(q + 1) % 2050;
-        x.crc.burst = 1 + in.u8(q + 3) % 16;
-        x.crc.xor_mask = in.u32(q + 4) ? in.u32(q + 4) : 1;
-        x.crc.symbol = kSymbolErrors[(f >> 4 & 3) % 3];
-        break;
-    }
-    case fault::Kind::LostIrq:
-        if (in.u8(q) & 1) {
-            x.lost_irq.count = 0;
-            x.lost_irq.window_ns = (1 + in.u32(q + 1) % 100000) * kUs;
-        } else {
-            x.lost_irq.count = 1 + in.u32(q + 1) % 16;
-        }
-        break;
     case fault::Kind::Plug: {
         const uint8_t f = in.u8(q);
         x.plug.blank_media = f & 1;
@@ -367,15 +394,6 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
         }
         break;
     }
-    case fault::Kind::IdentifyFail:
-        x.identify_failures = 1 + in.u8(q) % 4;
-        break;
-    case fault::Kind::PhyFlap:
-        x.flap.down_ns = (1 + in.u32(q) % kMaxAtUs) * kUs;
-        break;
-    case fault::Kind::LinkDegrade:
-        x.gen = 1 + in.u8(q) % 3;
-        break;
     case fault::Kind::Slow: {
         // q: delay in ms (1 ms .. 65.5 s: past the 30 s command timeout too); q+2: count
         // (low nibble, 0..8, 0 = every match) and window (high nibble, 500 ms units, 0 =
@@ -393,6 +411,11 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
         }
         break;
     }
+    case fault::Kind::Crc: // typed parameters only (above)
+    case fault::Kind::LostIrq:
+    case fault::Kind::IdentifyFail:
+    case fault::Kind::PhyFlap:
+    case fault::Kind::LinkDegrade:
     case fault::Kind::Unplug:
     case fault::Kind::Hang:
     case fault::Kind::PmpHang:
@@ -412,15 +435,11 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
 void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fault::Fault &x,
                   std::vector<std::string> *lost, const std::string &path) {
     const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds();
+    bool in_format = false; // (a kind outside the format is said once, below)
     for (size_t i = 0; i < kinds.size(); ++i)
         if (kinds[i]->kind == x.kind)
-            o.u8(off, unsigned(i));
+            o.u8(off, unsigned(i)), in_format = true;
     const fault::KindSpec &spec = *fault::kind_spec(x.kind);
-    // Typed parameters (fault_kind_spec.h: ParamSpec) have no bytes: the decoder leaves
-    // their defaults, so saved inputs keep decoding as before.
-    for (const fault::ParamSpec &ps : spec.params)
-        if (fault::param(x, ps.key) != ps.def)
-            lost->push_back(path + "." + ps.key + ": its default only (not in the byte format)");
     if (spec.binds == fault::Binds::PmpControl) {
         for (size_t i = 0; i < sc.pmps.size(); ++i)
             if (sc.pmps[i].port == x.port)
@@ -472,24 +491,12 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
     if (x.min_fired)
         lost->push_back(path + ".min_fired: not expressed (the fuzz oracles do not count firings)");
     const size_t q = off + 10;
+    // Typed parameters (fault_kind_spec.h) where their rows' fuzz fields say; one without
+    // bytes is its default only.
+    for (const fault::ParamSpec &ps : spec.params)
+        if (in_format)
+            encode_param(o, q, ps, fault::param(x, ps), lost, path);
     switch (x.kind) {
-    case fault::Kind::Crc:
-        o.u8(q, (x.crc.from_host ? 1 : 0) | (x.crc.fis ? unsigned(index_of(kFisTypes, *x.crc.fis) + 1) << 1 : 0) |
-                    unsigned(index_of(kSymbolErrors, x.crc.symbol)) << 4);
-        o.u16(q + 1, x.crc.dword);
-        o.u8(q + 3, std::clamp<unsigned>(x.crc.burst, 1, 16) - 1);
-        if (x.crc.burst > 16)
-            lost->push_back(path + ".burst: 1..16");
-        o.u32(q + 4, x.crc.xor_mask);
-        break;
-    case fault::Kind::LostIrq:
-        if (x.lost_irq.window_ns) {
-            o.u8(q, 1);
-            o.u32(q + 1, std::clamp<uint64_t>(x.lost_irq.window_ns / kUs, 1, 100000) - 1);
-        } else {
-            o.u32(q + 1, std::clamp<unsigned>(x.lost_irq.count, 1, 16) - 1);
-        }
-        break;
     case fault::Kind::Plug:
         o.u8(q, (x.plug.blank_media ? 1 : 0) | (x.plug.serial ? 2 : 0) | (x.plug.model ? 4 : 0) |
                     (x.plug.capacity ? 8 : 0));
@@ -511,15 +518,6 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
             o.u16(q + 8, unsigned(std::min<uint64_t>(*x.media.match.lba_last - *x.media.match.lba_first, 0xffff)));
         }
         break;
-    case fault::Kind::IdentifyFail:
-        o.u8(q, std::clamp(x.identify_failures, 1u, 4u) - 1);
-        break;
-    case fault::Kind::PhyFlap:
-        o.u32(q, std::clamp<uint64_t>(x.flap.down_ns / kUs, 1, kMaxAtUs) - 1);
-        break;
-    case fault::Kind::LinkDegrade:
-        o.u8(q, x.gen - 1);
-        break;
     case fault::Kind::Slow: {
         const uint64_t ms = std::clamp<uint64_t>(x.slow.delay_ns / (1000 * kUs), 1, 65536);
         o.u16(q, unsigned(ms - 1));
@@ -536,6 +534,11 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
         }
         break;
     }
+    case fault::Kind::Crc: // typed parameters only (above)
+    case fault::Kind::LostIrq:
+    case fault::Kind::IdentifyFail:
+    case fault::Kind::PhyFlap:
+    case fault::Kind::LinkDegrade:
     case fault::Kind::Unplug:
     case fault::Kind::Hang:
     case fault::Kind::PmpHang:

@@ -33,19 +33,6 @@ std::string addr(unsigned port, const std::optional<unsigned> &pmp_port, const c
 
 const char *match_op(CommandMatch::Op op) { return fault::to_string(op); }
 
-const char *fis_name(sata::FisType f) {
-    switch (f) {
-    case sata::FisType::Data: return "data";
-    case sata::FisType::RegH2D: return "reg_h2d";
-    case sata::FisType::RegD2H: return "reg_d2h";
-    case sata::FisType::SetDeviceBits: return "sdb";
-    case sata::FisType::DmaSetup: return "dma_setup";
-    case sata::FisType::PioSetup: return "pio_setup";
-    case sata::FisType::DmaActivate: return "dma_activate";
-    default: return "data";
-    }
-}
-
 std::string lba_range(uint64_t first, uint64_t last) {
     return "[" + std::to_string(first) + ", " + std::to_string(last) + "]";
 }
@@ -71,22 +58,8 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
         o << ", every: " << t(tr.every_ns);
     if (tr.every_cmds)
         o << ", every_cmds: " << tr.every_cmds;
+    // The older parameters by hand; the typed ones (fault_kind_spec.h) below.
     switch (x.kind) {
-    case fault::Kind::Crc:
-        o << ", dir: " << (x.crc.from_host ? "h2d" : "d2h");
-        if (x.crc.fis)
-            o << ", fis: " << fis_name(*x.crc.fis);
-        o << ", dword: " << x.crc.dword << ", mask: 0x" << std::hex << x.crc.xor_mask << std::dec
-          << ", burst: " << x.crc.burst;
-        if (x.crc.symbol != link::SymbolError::None)
-            o << ", symbol: " << link::to_string(x.crc.symbol);
-        break;
-    case fault::Kind::LostIrq:
-        if (x.lost_irq.window_ns)
-            o << ", window: " << t(x.lost_irq.window_ns);
-        else
-            o << ", count: " << x.lost_irq.count;
-        break;
     case fault::Kind::Plug:
         if (x.plug.model)
             o << ", model: \"" << *x.plug.model << "\"";
@@ -102,15 +75,6 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
             o << ", lba: " << lba_range(*x.media.match.lba_first, *x.media.match.lba_last);
         o << ", count: " << x.media.count << ", cleared_by_write: " << b(x.media.cleared_by_write);
         break;
-    case fault::Kind::IdentifyFail:
-        o << ", count: " << x.identify_failures;
-        break;
-    case fault::Kind::PhyFlap:
-        o << ", down: " << t(x.flap.down_ns);
-        break;
-    case fault::Kind::LinkDegrade:
-        o << ", gen: " << x.gen;
-        break;
     case fault::Kind::Slow:
         o << ", delay: " << t(x.slow.delay_ns) << ", op: " << match_op(x.slow.match.op);
         if (x.slow.match.lba_first)
@@ -119,9 +83,6 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
             o << ", window: " << t(x.slow.window_ns);
         else
             o << ", count: " << x.slow.count;
-        break;
-    case fault::Kind::HostBusError:
-        o << ", access: " << fault::to_string(x.bus.access) << ", resp: " << (x.bus.decerr ? "decerr" : "slverr");
         break;
     case fault::Kind::Unplug:
     case fault::Kind::Cominit:
@@ -134,6 +95,12 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
             o << ", noise: [" << l << "]";
         }
         break;
+    case fault::Kind::Crc: // typed parameters only
+    case fault::Kind::LostIrq:
+    case fault::Kind::IdentifyFail:
+    case fault::Kind::PhyFlap:
+    case fault::Kind::LinkDegrade:
+    case fault::Kind::HostBusError:
     case fault::Kind::Hang:
     case fault::Kind::PmpHang:
     case fault::Kind::SpuriousIrq:
@@ -143,9 +110,10 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
     case fault::Kind::BmdmaError:
         break;
     }
-    // The kind's typed parameters (fault_kind_spec.h) that differ from their defaults.
+    // The kind's typed parameters (fault_kind_spec.h): always or where not their defaults,
+    // as each row says (never an unset_default's "not given").
     for (const fault::ParamSpec &ps : fault::kind_spec(x.kind)->params)
-        if (const uint64_t v = fault::param(x, ps.key); v != ps.def)
+        if (const uint64_t v = fault::param(x, ps); fault::param_shown(ps, v, true))
             o << ", " << ps.key << ": " << fault::param_text(ps, v);
     if (x.min_fired)
         o << ", min_fired: " << x.min_fired;

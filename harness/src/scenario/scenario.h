@@ -18,7 +18,7 @@
 namespace satasim::harness {
 
 struct ControllerSpec {
-    std::string type = "ahci";
+    std::string type = "ahci"; // the controller table's first row (controller/controller_table.cpp: its default)
     unsigned ports = 4;
     int ports_line = 0; // the line of `ports` (0: not given, the type's default)
     unsigned slots = 32;

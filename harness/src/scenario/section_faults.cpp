@@ -63,32 +63,6 @@ CommandMatch parse_command_match(const Parser &p, const Field &f, uint64_t cap) 
     return c;
 }
 
-void parse_crc(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    if (auto *v = m.find("dir"))
-        x.crc.from_host = as_enum<bool>(p, *v, {{"h2d", true}, {"d2h", false}});
-    if (auto *v = m.find("fis"))
-        x.crc.fis = as_enum<sata::FisType>(p, *v,
-                                           {{"data", sata::FisType::Data},
-                                            {"reg_h2d", sata::FisType::RegH2D},
-                                            {"reg_d2h", sata::FisType::RegD2H},
-                                            {"sdb", sata::FisType::SetDeviceBits},
-                                            {"dma_setup", sata::FisType::DmaSetup},
-                                            {"pio_setup", sata::FisType::PioSetup},
-                                            {"dma_activate", sata::FisType::DmaActivate}});
-    if (auto *v = m.find("dword"))
-        x.crc.dword = unsigned(as_uint(p, *v, 0, 2049));
-    if (auto *v = m.find("mask")) {
-        x.crc.xor_mask = uint32_t(as_uint(p, *v, 1, 0xffffffffu));
-    }
-    if (auto *v = m.find("burst"))
-        x.crc.burst = unsigned(as_uint(p, *v, 1, 1000));
-    if (auto *v = m.find("symbol"))
-        x.crc.symbol = as_enum<link::SymbolError>(p, *v,
-                                                  {{"none", link::SymbolError::None},
-                                                   {"code", link::SymbolError::Code},
-                                                   {"disparity", link::SymbolError::Disparity}});
-}
-
 void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap) {
     const fault::Trigger &t = x.trigger;
     if (auto *v = m.find("error"))
@@ -134,20 +108,6 @@ void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint6
         x.media.cleared_by_write = as_bool(p, *v);
 }
 
-void parse_lost_irq(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    if (m.has("count") && m.has("window"))
-        p.fail(m.get("window").key_line, m.get("window").path,
-               "give count (interrupts) or window (a time), not both");
-    if (auto *v = m.find("count"))
-        x.lost_irq.count = unsigned(as_uint(p, *v, 1, 1000000));
-    if (auto *v = m.find("window")) {
-        x.lost_irq.window_ns = as_time_ns(p, *v);
-        if (x.lost_irq.window_ns == 0)
-            p.fail(*v, "must be more than 0");
-        x.lost_irq.count = 0;
-    }
-}
-
 void parse_plug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
     if (auto *v = m.find("model"))
         x.plug.model = as_ident_string(p, *v, 40);
@@ -173,36 +133,10 @@ void parse_noise(const Parser &p, const MapView &m, fault::Fault &x) {
         });
 }
 void parse_unplug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) { parse_noise(p, m, x); }
+void parse_phy_flap(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) { parse_noise(p, m, x); }
 void parse_cominit(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
     parse_noise(p, m, x);
     x.noise.cominit = true;
-}
-
-void parse_phy_flap(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    parse_noise(p, m, x);
-    if (auto *v = m.find("down")) {
-        x.flap.down_ns = as_time_ns(p, *v);
-        if (x.flap.down_ns == 0 || x.flap.down_ns > 60ull * 1000000000ull)
-            p.fail(*v, "must be more than 0 and at most 60s");
-    }
-}
-
-void parse_link_degrade(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    if (!m.has("gen"))
-        p.fail(m.line(), m.join("gen"), "required (1, 2 or 3: the fastest generation the link reaches)");
-    x.gen = unsigned(as_uint(p, m.get("gen"), 1, 3));
-}
-
-void parse_identify_fail(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    if (auto *v = m.find("count"))
-        x.identify_failures = unsigned(as_uint(p, *v, 1, 1000));
-}
-
-// hang: how many COMRESETs the hung firmware sits through (it answers OOB, never sends its
-// signature) before one restarts it.
-void parse_hang(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    if (auto *v = m.find("comresets"))
-        x.hang_comresets = unsigned(as_uint(p, *v, 0, 1000000));
 }
 
 // slow: late answers to reads and writes (the drive's media access starts `delay` late).
@@ -235,23 +169,14 @@ void parse_slow(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap
     }
 }
 
-// host_bus_error: which access fails and how the bus answers.
-void parse_host_bus_error(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    using fault::BusAccess;
-    if (auto *v = m.find("access"))
-        x.bus.access = as_enum<BusAccess>(p, *v, {{"data", BusAccess::Data}, {"command", BusAccess::Command},
-                                                  {"fis", BusAccess::Fis}, {"any", BusAccess::Any}});
-    if (auto *v = m.find("resp"))
-        x.bus.decerr = as_enum<bool>(p, *v, {{"slverr", false}, {"decerr", true}});
-}
-
 // A typed parameter of the kind's row (fault_kind_spec.h: ParamSpec), parsed and checked
 // from its declaration alone.
 uint64_t parse_param(const Parser &p, const Field &v, const fault::ParamSpec &ps) {
     switch (ps.type) {
     case fault::ParamType::Enum: {
+        // (an unset_default's index 0 is "not given": no name of the scenario's)
         std::vector<std::pair<const char *, uint64_t>> names;
-        for (size_t i = 0; i < ps.values.size(); ++i)
+        for (size_t i = ps.unset_default ? 1 : 0; i < ps.values.size(); ++i)
             names.push_back({ps.values[i], i});
         return as_enum<uint64_t>(p, v, names);
     }
@@ -259,7 +184,9 @@ uint64_t parse_param(const Parser &p, const Field &v, const fault::ParamSpec &ps
     case fault::ParamType::Time: {
         const uint64_t ns = as_time_ns(p, v);
         if (ns < ps.min || ns > ps.max)
-            p.fail(v, "must be at least " + std::to_string(ps.min) + "ns and at most " + std::to_string(ps.max) + "ns");
+            p.fail(v, ps.max == UINT64_MAX ? "must be at least " + fault::param_text(ps, ps.min)
+                                           : "must be at least " + fault::param_text(ps, ps.min) + " and at most " +
+                                                 fault::param_text(ps, ps.max));
         return ns;
     }
     case fault::ParamType::Bool: return as_bool(p, v) ? 1 : 0;
@@ -290,16 +217,16 @@ std::string kind_names_or() {
 
 const std::vector<FaultKindRow> &fault_kind_rows() {
     static const std::vector<FaultKindRow> rows = {
-        {Kind::Crc, parse_crc},
-        {Kind::LostIrq, parse_lost_irq},
+        {Kind::Crc, nullptr},
+        {Kind::LostIrq, nullptr},
         {Kind::Unplug, parse_unplug},
         {Kind::Plug, parse_plug,
          " (to plug a drive into an empty connector, give the port a devices[] entry with present: false)"},
         {Kind::MediaError, parse_media_error},
-        {Kind::Hang, parse_hang},
-        {Kind::IdentifyFail, parse_identify_fail},
+        {Kind::Hang, nullptr},
+        {Kind::IdentifyFail, nullptr},
         {Kind::PhyFlap, parse_phy_flap},
-        {Kind::LinkDegrade, parse_link_degrade},
+        {Kind::LinkDegrade, nullptr},
         {Kind::PmpHang, nullptr},
         {Kind::Slow, parse_slow},
         {Kind::SpuriousIrq, nullptr},
@@ -307,7 +234,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::DrqStuck, nullptr},
         {Kind::BsyStuck, nullptr},
         {Kind::BmdmaError, nullptr},
-        {Kind::HostBusError, parse_host_bus_error},
+        {Kind::HostBusError, nullptr},
         {Kind::Cominit, parse_cominit,
          " (a cominit fault on a connector without a drive: give the port a devices[] entry with present: false)"},
     };
@@ -461,12 +388,18 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
 
     if (row.parse)
         row.parse(p, m, x, cap);
-    for (const fault::ParamSpec &ps : spec.params)
+    for (const fault::ParamSpec &ps : spec.params) {
         if (auto *v = m.find(ps.key)) {
             if (!controller_has(ctl, ps.needs))
                 p.fail(v->key_line, v->path, "not on a " + sc.controller.type + " controller");
-            x.params.emplace_back(ps.key, parse_param(p, *v, ps));
+            fault::set_param(x, ps, parse_param(p, *v, ps));
+        } else if (ps.required) {
+            p.fail(m.line(), m.join(ps.key), ps.required);
         }
+        if (ps.excludes && m.has(ps.key) && m.has(ps.excludes))
+            p.fail(m.get(ps.key).key_line, m.get(ps.key).path,
+                   std::string("give ") + ps.excludes + " or " + ps.key + ", not both");
+    }
     return x;
 }
 

@@ -41,6 +41,7 @@ std::string controller_table_json() {
     JsonWriter j(true);
     j.begin_object();
     j.kv("generated_by", "satasim controllers --json (harness/src/controller/controller_table.cpp)");
+    j.kv("default", controller_descs().front().name); // controller.type when a scenario names none
     j.key("controllers").begin_array();
     for (const ControllerDesc &d : controller_descs()) {
         j.begin_object();
@@ -67,6 +68,25 @@ std::string controller_table_json() {
         j.kv("quirks", d.quirks);
         j.kv("backends", d.backends);
         j.kv("fault_kinds", fault_kinds(d));
+        // What the Python tools read (ToolFacts): the kernel log's names, the adaptation.
+        const ToolFacts &t = d.tools;
+        j.kv("kernel_driver", t.kernel_driver);
+        j.kv("kernel_glue_match", t.kernel_glue_match);
+        j.kv("log_port_desc", t.log_port_desc);
+        j.kv("log_irq_stat_words", t.log_irq_stat_words);
+        j.key("stands_in").begin_object();
+        for (const auto &[role, note] : t.stands_in)
+            j.kv(role, note);
+        j.end_object();
+        j.kv("log_host_line", t.log_host_line);
+        j.kv("tagged_non_ncq", t.tagged_non_ncq);
+        j.kv("devno1_keys", t.devno1_keys);
+        j.kv("reference", t.reference);
+        j.kv("adapt_keeps", t.adapt_keeps);
+        j.key("adapt_log").begin_array();
+        for (const auto &[pattern, replacement] : t.adapt_log)
+            j.value(std::vector<std::string>{pattern, replacement});
+        j.end_array();
         j.end_object();
     }
     j.end_array();

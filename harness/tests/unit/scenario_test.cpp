@@ -197,6 +197,43 @@ TEST(fault_typed_parameter) {
                 "t.yaml:5: faults[0].dir: unknown value 'sideways' (expected one of: any, h2d, d2h)");
     CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, after_cmds: 1, dir: h2d}\n",
                 "t.yaml:5: faults[0].dir: not a key of kind: drq_stuck (it has no keys of its own)");
+    // bsy_stuck's until (added as one row entry plus the channel's code)
+    CHECK(satasim::fault::param(parse(d + "  - {kind: bsy_stuck, port: 0, after_cmds: 1, until: comreset}\n").faults[0],
+                                "until") == 1);
+    CHECK(satasim::fault::param(parse(d + "  - {kind: bsy_stuck, port: 0, after_cmds: 1}\n").faults[0], "until") == 0);
+    CHECK_ERROR(d + "  - {kind: bsy_stuck, port: 0, after_cmds: 1, until: power_cycle}\n",
+                "t.yaml:5: faults[0].until: unknown value 'power_cycle' (expected one of: srst, comreset)");
+}
+
+// The older parameters on their rows: each lands in the field of fault_plan.h its model code
+// reads (the row's get/set), with the row's range, default and messages.
+TEST(fault_bound_parameters) {
+    const std::string d = std::string(kDisk) + "faults:\n";
+    satasim::fault::Fault c = parse(d + "  - {kind: crc, port: 0, at: 1ms, dir: h2d, fis: reg_d2h, dword: 0, "
+                                        "mask: 0x80000000, burst: 3, symbol: code}\n").faults[0];
+    CHECK(c.crc.from_host && c.crc.fis == satasim::sata::FisType::RegD2H && c.crc.dword == 0 &&
+          c.crc.xor_mask == 0x80000000u && c.crc.burst == 3 && c.crc.symbol == satasim::link::SymbolError::Code);
+    CHECK(satasim::fault::param(c, "fis") == 3 && satasim::fault::param(c, "dir") == 1);
+    // fis not given (the model corrupts Data FISes) is not fis: data
+    satasim::fault::Fault u = parse(d + "  - {kind: crc, port: 0, at: 1ms}\n").faults[0];
+    satasim::fault::Fault e = parse(d + "  - {kind: crc, port: 0, at: 1ms, fis: data}\n").faults[0];
+    CHECK(!u.crc.fis && satasim::fault::param(u, "fis") == 0 && u.crc.dword == 1 && u.crc.xor_mask == 1);
+    CHECK(e.crc.fis == satasim::sata::FisType::Data && satasim::fault::param(e, "fis") == 1);
+    CHECK(parse(d + "  - {kind: phy_flap, port: 0, at: 1ms, down: 3ms}\n").faults[0].flap.down_ns == 3000000);
+    CHECK(parse(d + "  - {kind: identify_fail, port: 0, at: 1ms, count: 2}\n").faults[0].identify_failures == 2);
+    CHECK(parse(d + "  - {kind: host_bus_error, port: 0, at: 1ms, access: fis, resp: decerr}\n").faults[0].bus.decerr);
+    CHECK_ERROR(d + "  - {kind: phy_flap, port: 0, at: 1ms, down: 61s}\n",
+                "t.yaml:5: faults[0].down: must be at least 1ns and at most 60s");
+    CHECK_ERROR(d + "  - {kind: link_degrade, port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].gen: required (1, 2 or 3: the fastest generation the link reaches)");
+    CHECK_ERROR(d + "  - {kind: crc, port: 0, at: 1ms, burst: 1001}\n", "t.yaml:5: faults[0].burst: 1001 is out of range (1..1000)");
+    // lost_irq: count or window (which replaces the count), never both
+    satasim::fault::Fault w = parse(d + "  - {kind: lost_irq, port: 0, at: 1ms, window: 2ms}\n").faults[0];
+    CHECK(w.lost_irq.window_ns == 2000000 && w.lost_irq.count == 0);
+    CHECK(parse(d + "  - {kind: lost_irq, port: 0, at: 1ms, count: 7}\n").faults[0].lost_irq.count == 7);
+    CHECK_ERROR(d + "  - {kind: lost_irq, port: 0, at: 1ms, count: 2, window: 1ms}\n",
+                "t.yaml:5: faults[0].window: give count or window, not both");
+    CHECK_ERROR(d + "  - {kind: lost_irq, port: 0, at: 1ms, window: 0ms}\n", "t.yaml:5: faults[0].window: must be at least 1ns");
 }
 
 TEST(expect_section) {
