@@ -124,8 +124,9 @@ class LinkFastPath {
         std::unordered_map<size_t, uint16_t> scr_after;
     };
     static Shared &shared();
-    // A bound on the memo (entries of about 1 KiB): beyond it, unknown phases just tick.
-    static constexpr size_t kMaxEntries = 1u << 18;
+    // A bound on the memo (an entry is about 1 KiB, so at most ~64 MiB per process): beyond
+    // it, unknown phases just tick.
+    static constexpr size_t kMaxEntries = 1u << 16;
     std::unordered_map<Key, Entry, KeyHash> &memo_ = shared().memo;
     Stats stats_;
 };
