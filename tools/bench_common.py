@@ -1,14 +1,17 @@
-"""What the side-by-side benchmarks share (tools/bench_qemu.py, tools/bench_pmp.py): a run's
+"""What the side-by-side benchmarks share (tools/bench_qemu.py, bench_pmp.py, bench_scale.py): a run's
 CPU time over its whole process tree, medians with their spread, and the flag for a figure
 too noisy to trust. The machines are shared: CPU time is the fair figure (a loaded core
 stretches wall time, not CPU time), the two sides run interleaved round by round (a load
 change lands on both), and each figure is the median of the rounds with its spread."""
 
+import json
 import os
 import resource
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 # A figure whose rounds spread more than this around their median is flagged.
 NOISY_SPREAD = 0.20
@@ -31,6 +34,23 @@ def run_measured(cmd, **kw):
 
 def sim_env():
     return dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+
+
+def run_scenario(tool, binary, path, out, *args, env=None):
+    """`satasim run PATH --out OUT --jobs 1 ARGS` measured (run_measured); returns (its
+    result.json, CPU seconds of the process tree). A run that fails, does not pass or reads
+    back wrong data ends the benchmark (exit with the tool's name): its figure would mean
+    nothing."""
+    full_env = sim_env()
+    full_env.update(env or {})
+    cmd = [str(binary), "run", str(path), "--out", str(out), "--jobs", "1", *args]
+    proc, cpu, _ = run_measured(cmd, capture_output=True, text=True, env=full_env)
+    if proc.returncode != 0:
+        sys.exit(f"{tool}: {' '.join(cmd)} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+    result = json.loads((Path(out) / Path(path).stem / "result.json").read_text())
+    if result["verdict"] != "pass" or result.get("data_errors", 0):
+        sys.exit(f"{tool}: {path} did not pass: {result.get('reasons')}")
+    return result, cpu
 
 
 class Figure:

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import Figure, run_measured, sim_env  # noqa: E402
+from bench_common import Figure, run_scenario  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DISKS = 5
@@ -53,13 +53,7 @@ def run_one(binary: Path, text: str, name: str, tmp: Path):
     """One run; returns (result.json, CPU seconds of the process tree)."""
     path = tmp / f"{name}.yaml"
     path.write_text(text)
-    out = tmp / "out"
-    r, cpu, _ = run_measured([str(binary), "run", str(path), "--out", str(out), "--jobs", "1", "--wall-limit", "3600"],
-                             capture_output=True, text=True, env=sim_env())
-    res = json.loads((out / name / "result.json").read_text())
-    if r.returncode != 0 or res["verdict"] != "pass":
-        sys.exit(f"bench_pmp: {name} failed: {res.get('reasons')}")
-    return res, cpu
+    return run_scenario("bench_pmp", binary, path, tmp / "out", "--wall-limit", "3600")
 
 
 def one_round(binary: Path, fbs: bool, count: int, tmp: Path):

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import Figure, run_measured, sim_env  # noqa: E402
+from bench_common import Figure, run_scenario  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,16 +64,7 @@ def scenario(n_disks, per_disk, probe_only):
 
 
 def run_one(binary, path, out, level):
-    env = sim_env()
-    env["SATASIM_LINK_MODE"] = level
-    cmd = [str(binary), "run", str(path), "--out", str(out), "--jobs", "1"]
-    proc, cpu, _ = run_measured(cmd, capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        sys.exit(f"bench_scale: {' '.join(cmd)} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
-    result = json.loads((Path(out) / Path(path).stem / "result.json").read_text())
-    if result["verdict"] != "pass" or result.get("data_errors", 0):
-        sys.exit(f"bench_scale: {path} did not pass: {result.get('reasons')}")
-    return result, cpu
+    return run_scenario("bench_scale", binary, path, out, env={"SATASIM_LINK_MODE": level})
 
 
 def main():
