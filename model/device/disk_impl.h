@@ -263,6 +263,9 @@ struct SataDisk::Impl {
     sc_core::sc_time plan_queued_read(uint64_t lba, uint32_t sectors, sc_core::sc_time accepted);
     sc_core::sc_time flush_time();
     double rotation_s() const;
+    double sectors_per_track() const;
+    double seek_s(uint64_t from_lba, uint64_t to_lba) const;
+    double positioning_s(uint64_t lba, double start) const;
 };
 
 } // namespace satasim::device

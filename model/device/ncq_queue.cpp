@@ -136,6 +136,24 @@ int SataDisk::Impl::pick_next() {
             return dist(a) != dist(b) ? dist(a) < dist(b) : seq(a) < seq(b);
         });
     }
+    case NcqOrder::ShortestAccess: {
+        // Rotational position ordering (Intel and Seagate, "Serial ATA Native Command
+        // Queuing", 2003): the command whose seek plus rotational latency is shortest from
+        // where the heads are, at the moment its media access could start.
+        auto cost = [&](int t) {
+            const NcqSlot &s = slots[size_t(t)];
+            const double start = std::max(sc_time_stamp(), s.accepted + overhead()).to_seconds();
+            return positioning_s(s.x.lba, start);
+        };
+        int best = ready.front();
+        double best_cost = cost(best);
+        for (int t : ready) {
+            const double c = cost(t);
+            if (c < best_cost || (c == best_cost && seq(t) < seq(best)))
+                best = t, best_cost = c;
+        }
+        return best;
+    }
     }
     return ready.front();
 }

@@ -17,12 +17,12 @@
 namespace satasim::device {
 
 // Order in which queued (NCQ) commands finish inside the drive.
-enum class NcqOrder { InOrder, Reverse, Random, ShortestSeek };
+enum class NcqOrder { InOrder, Reverse, Random, ShortestSeek, ShortestAccess };
 
 struct DiskTiming {
     bool ssd = false;
     double rpm = 7200;                // rotational disk: rotation period from rpm
-    double avg_seek_ms = 8.5;         // full-stroke seek = 2x average, scaled by distance
+    double avg_seek_ms = 8.5;         // mean of random seeks (seek curve: timing.cpp)
     double flat_latency_us = 60;      // SSD: per-command media latency
     double media_mb_s = 180;          // sustained media rate (MB = 1e6 bytes)
     double cmd_overhead_us = 20;      // firmware overhead per command

@@ -111,8 +111,13 @@ void decode_disk(const Bytes &in, size_t off, DeviceSpec &d, bool force_fis) {
 }
 
 void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::string> *lost, const std::string &path) {
+    NcqOrderSpec order = d.ncq_order;
+    if (order == NcqOrderSpec::ShortestAccess) { // the format has two bits for the order
+        lost->push_back(path + ".ncq_order: shortest_access is encoded as shortest_seek");
+        order = NcqOrderSpec::ShortestSeek;
+    }
     unsigned d0 = (d.timing.ssd ? 1 : 0) | (d.ncq ? 0 : 2) | (d.lba48 ? 0 : 4) | (d.gen_set ? d.gen << 3 : 0) |
-                  unsigned(d.ncq_order) << 5 | (d.present ? 0 : 0x80);
+                  unsigned(order) << 5 | (d.present ? 0 : 0x80);
     size_t cap = index_of(kCapacities, d.capacity, 8);
     if (cap == 8) {
         lost->push_back(path + ".capacity: " + std::to_string(d.capacity) + " sectors is not in the format's table");

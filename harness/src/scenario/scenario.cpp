@@ -84,6 +84,7 @@ const char *ncq_order_name(NcqOrderSpec o) {
     case NcqOrderSpec::Reverse: return "reverse";
     case NcqOrderSpec::Random: return "random";
     case NcqOrderSpec::ShortestSeek: return "shortest_seek";
+    case NcqOrderSpec::ShortestAccess: return "shortest_access";
     }
     return "?";
 }

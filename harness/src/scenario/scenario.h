@@ -61,7 +61,7 @@ struct HostSpec {
 // SATASIM_LINK_MODE=dword|fis in the environment overrides both scenario keys.
 enum class LinkModeSpec { Dword, Fis };
 
-enum class NcqOrderSpec { InOrder, Reverse, Random, ShortestSeek };
+enum class NcqOrderSpec { InOrder, Reverse, Random, ShortestSeek, ShortestAccess };
 
 // An I/O error QEMU's blkdebug driver injects under a disk (backend qemu only).
 enum class BlkdebugOp { Read, Write, Flush };

@@ -195,12 +195,16 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
                                             {{"in_order", NcqOrderSpec::InOrder},
                                              {"reverse", NcqOrderSpec::Reverse},
                                              {"random", NcqOrderSpec::Random},
-                                             {"shortest_seek", NcqOrderSpec::ShortestSeek}});
+                                             {"shortest_seek", NcqOrderSpec::ShortestSeek},
+                                             {"shortest_access", NcqOrderSpec::ShortestAccess}});
     if (auto *v = m.find("timing"))
         parse_timing(p, *v, d.timing);
     if (d.timing.units > 1 && m.has("ncq_order"))
         p.fail(m.get("ncq_order"), "a parallel SSD (timing.units > 1) finishes queued commands in the order their "
                                    "data is ready; ncq_order is for a drive that works on one at a time");
+    if (d.timing.ssd && d.ncq_order == NcqOrderSpec::ShortestAccess)
+        p.fail(m.get("ncq_order"), "shortest_access orders by seek and rotational latency, which an SSD (timing.kind: "
+                                   "ssd) does not have");
     if (auto *v = m.find("present"))
         d.present = as_bool(p, *v);
     if (auto *v = m.find("timeout")) {

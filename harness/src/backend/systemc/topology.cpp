@@ -36,6 +36,7 @@ device::NcqOrder to_ncq_order(NcqOrderSpec o) {
     case NcqOrderSpec::Reverse: return device::NcqOrder::Reverse;
     case NcqOrderSpec::Random: return device::NcqOrder::Random;
     case NcqOrderSpec::ShortestSeek: return device::NcqOrder::ShortestSeek;
+    case NcqOrderSpec::ShortestAccess: return device::NcqOrder::ShortestAccess;
     }
     return device::NcqOrder::InOrder;
 }
