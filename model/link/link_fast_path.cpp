@@ -88,10 +88,41 @@ uint16_t LinkFastPath::scrambler_after(LinkRtlPair &pair, size_t n) const {
     return scr_after.emplace(n, s).first->second;
 }
 
-uint32_t LinkFastPath::frame_crc(LinkRtlPair &pair, const std::vector<uint32_t> &fis) const {
+const std::vector<uint32_t> &FrameFis::get() {
+    if (!filled) {
+        std::vector<uint32_t> &d = *dwords;
+        const size_t whole = nbytes / 4;
+        if constexpr (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+            if (whole)
+                std::memcpy(d.data(), bytes, whole * 4);
+        } else {
+            for (size_t i = 0; i < whole; ++i)
+                d[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 |
+                       uint32_t(bytes[4 * i + 2]) << 16 | uint32_t(bytes[4 * i + 3]) << 24;
+        }
+        if (whole < d.size()) {
+            uint32_t v = 0;
+            for (size_t k = 4 * whole; k < nbytes; ++k)
+                v |= uint32_t(bytes[k]) << (8 * (k - 4 * whole));
+            d[whole] = v;
+        }
+        filled = true;
+    }
+    return *dwords;
+}
+
+uint32_t FrameFis::last() const {
+    const size_t i = size() - 1;
+    uint32_t v = 0;
+    for (size_t k = 4 * i; k < nbytes && k < 4 * i + 4; ++k)
+        v |= uint32_t(bytes[k]) << (8 * (k - 4 * i));
+    return v;
+}
+
+uint32_t LinkFastPath::frame_crc(LinkRtlPair &pair, const FrameFis &fis) const {
     // both phases of a frame ask: computed once per frame (run() forgets it at each new one)
     if (!crc_valid_) {
-        crc_ = pair.crc(fis.data(), fis.size());
+        crc_ = pair.crc_of_bytes(fis.bytes, fis.nbytes);
         crc_valid_ = true;
     }
     return crc_;
@@ -117,7 +148,7 @@ LinkFastPath::Mode LinkFastPath::mode_from_env() {
 // The inputs of the formulas for one phase instance, computed when first asked for.
 struct LinkFastPath::Frame {
     const LinkFastPath *fp = nullptr;
-    const std::vector<uint32_t> *fis = nullptr;
+    const FrameFis *fis = nullptr;
     const State *start = nullptr;
     std::array<uint32_t, 2> steps{}; // junk words each side sent in the phase
     bool have_crc = false;
@@ -143,7 +174,7 @@ struct LinkFastPath::Frame {
 
     // Formula f's value for field i (false: it has none here).
     bool eval(unsigned f, size_t i, const Entry &e, LinkRtlPair &pair, uint32_t &out) {
-        const std::vector<uint32_t> &d = *fis;
+        const FrameFis &d = *fis;
         switch (f) {
         case kConst: {
             const int isk = fp->isk_[i];
@@ -166,9 +197,9 @@ struct LinkFastPath::Frame {
             out = fp->scrambler_after(pair, d.size());
             return true;
         case kLast:
-            if (d.empty())
+            if (d.size() == 0)
                 return false;
-            out = d.back();
+            out = d.last();
             return true;
         default:
             break;
@@ -274,22 +305,25 @@ bool LinkFastPath::predict(const Entry &e, Frame &f, LinkRtlPair &pair, State &o
 }
 
 bool LinkFastPath::clean_end(Phase phase, const LinkRtlPair::Side &tx, const LinkRtlPair::Side &rx,
-                             const std::vector<uint32_t> &fis, bool accept, uint64_t rx_frames0,
-                             uint64_t bad0_tx, uint64_t bad0_rx) {
+                             FrameFis &fis, bool accept, uint64_t rx_frames0, uint64_t bad0_tx,
+                             uint64_t bad0_rx) {
     if (tx.bad_prims != bad0_tx || rx.bad_prims != bad0_rx || rx.rx_abort || tx.tx_dmat)
         return false;
     if (phase == Phase::ToVerdict)
         return !tx.tx_done && tx.tx_pos == fis.size() && rx.rx_end && rx.rx_crc_ok &&
-               rx.rx_frames == rx_frames0 + 1 && rx.rx == fis;
+               rx.rx_frames == rx_frames0 + 1 && rx.rx == fis.get();
     return tx.tx_done && !tx.tx_req && tx.tx_status == (accept ? 0u : 1u) &&
            rx.rx_frames == rx_frames0;
 }
 
-void LinkFastPath::apply_sides(Phase phase, LinkRtlPair::Side &tx, LinkRtlPair::Side &rx,
-                               const std::vector<uint32_t> &fis, bool accept) {
+void LinkFastPath::apply_sides(Phase phase, LinkRtlPair::Side &tx, LinkRtlPair::Side &rx, FrameFis &fis,
+                               bool accept) const {
     if (phase == Phase::ToVerdict) {
         tx.tx_pos = fis.size();
-        rx.rx = fis;
+        if (mode_ == Mode::Lockstep) // compared with ticking's; otherwise nobody reads it
+            rx.rx = fis.get();
+        else
+            rx.rx.clear();
         ++rx.rx_frames;
         rx.rx_end = true;
         rx.rx_crc_ok = true;
@@ -313,8 +347,7 @@ bool LinkFastPath::replayable(const Entry *e, Frame &f, LinkRtlPair &pair, State
     return e && !e->broken && predict(*e, f, pair, out);
 }
 
-uint64_t LinkFastPath::run(LinkRtlPair &pair, Phase phase, bool from_host,
-                           const std::vector<uint32_t> &fis, bool accept,
+uint64_t LinkFastPath::run(LinkRtlPair &pair, Phase phase, bool from_host, FrameFis &fis, bool accept,
                            const std::function<uint64_t()> &tick) {
     replayed_last_ = false;
     if (mode_ == Mode::Off) {
@@ -380,6 +413,7 @@ uint64_t LinkFastPath::run(LinkRtlPair &pair, Phase phase, bool from_host,
         replayed_last_ = true;
         return used->clocks;
     }
+    fis.get(); // the pair ticks below (lockstep too), and the sides are compared
     const LinkRtlPair::Side tx0 = tx, rx0 = rx;
     if (used) { // lockstep: replay, keep the result, rewind, tick, compare
         const uint64_t clocks = used->clocks;

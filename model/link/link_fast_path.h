@@ -30,6 +30,21 @@
 
 namespace satasim::link {
 
+// A frame's FIS as run() sees it: its bytes, and the transmitter's dword buffer (the right
+// size from the start), which get() fills only when something needs the dwords: the pair
+// about to tick, lockstep, a received frame compared. A replayed frame needs only its CRC
+// and last dword, which come from the bytes (three 8 KiB copies per Data FIS were a tenth of
+// a 64 KiB read's cost).
+struct FrameFis {
+    const uint8_t *bytes = nullptr;
+    size_t nbytes = 0;
+    std::vector<uint32_t> *dwords = nullptr; // size (nbytes + 3) / 4
+    bool filled = false;
+    size_t size() const { return dwords->size(); }
+    const std::vector<uint32_t> &get(); // little-endian dwords, the last one zero-padded
+    uint32_t last() const;
+};
+
 class LinkFastPath {
   public:
     enum class Mode : uint8_t { Off, On, Lockstep };
@@ -44,13 +59,14 @@ class LinkFastPath {
         ToVerdict, // X_RDY ... EOF, until the receiver has the frame and its CRC
         ToIdle,    // R_OK / R_ERR back, both sides to SYNC
     };
-    // Runs one phase of a clean frame (fis: its dwords; accept: the receiver's verdict, for
+    // Runs one phase of a clean frame (fis: the frame; accept: the receiver's verdict, for
     // ToIdle) on pair: from the memo, or by tick() (which ticks the pair and returns the
-    // clocks it ticked) while learning. Returns the clocks the phase took.
-    uint64_t run(LinkRtlPair &pair, Phase phase, bool from_host, const std::vector<uint32_t> &fis,
-                 bool accept, const std::function<uint64_t()> &tick);
+    // clocks it ticked; it fills fis first) while learning. Returns the clocks the phase took.
+    uint64_t run(LinkRtlPair &pair, Phase phase, bool from_host, FrameFis &fis, bool accept,
+                 const std::function<uint64_t()> &tick);
 
-    // The last run() replayed its phase (the receiver's dwords are the frame's, as sent).
+    // The last run() replayed its phase: the receiver got the frame as sent. Outside
+    // lockstep its Side::rx is then left empty (nobody reads it before the next frame).
     bool replayed_last() const { return replayed_last_; }
 
     struct Stats {
@@ -91,10 +107,10 @@ class LinkFastPath {
                const Frame &f, LinkRtlPair &pair);
     bool predict(const Entry &e, Frame &f, LinkRtlPair &pair, State &out) const;
     static bool clean_end(Phase phase, const LinkRtlPair::Side &tx, const LinkRtlPair::Side &rx,
-                          const std::vector<uint32_t> &fis, bool accept, uint64_t rx_frames0,
-                          uint64_t bad0_tx, uint64_t bad0_rx);
-    static void apply_sides(Phase phase, LinkRtlPair::Side &tx, LinkRtlPair::Side &rx,
-                            const std::vector<uint32_t> &fis, bool accept);
+                          FrameFis &fis, bool accept, uint64_t rx_frames0, uint64_t bad0_tx,
+                          uint64_t bad0_rx);
+    void apply_sides(Phase phase, LinkRtlPair::Side &tx, LinkRtlPair::Side &rx, FrameFis &fis,
+                     bool accept) const;
 
     // The LFSR is linear over GF(2): k steps are one 16x16 matrix (column b: the state bit b
     // alone becomes after k steps), so a phase's hundreds of junk words cost one product.
@@ -104,7 +120,7 @@ class LinkFastPath {
     };
     const Jump &jump(LinkRtlPair &pair, uint32_t k) const;
     uint16_t scrambler_after(LinkRtlPair &pair, size_t n) const; // FFFF stepped n + 1 times
-    uint32_t frame_crc(LinkRtlPair &pair, const std::vector<uint32_t> &fis) const;
+    uint32_t frame_crc(LinkRtlPair &pair, const FrameFis &fis) const;
     bool replayed_last_ = false;
     mutable bool crc_valid_ = false; // crc_ is the current frame's CRC
     mutable uint32_t crc_ = 0;

@@ -27,6 +27,11 @@ uint32_t crc32_sata(const uint32_t *dwords, size_t n) {
 
 void LinkRtlPair::Side::start_frame(const uint32_t *dwords, size_t n) {
     tx.assign(dwords, dwords + n);
+    start_frame_unfilled(n);
+}
+
+void LinkRtlPair::Side::start_frame_unfilled(size_t n) {
+    tx.resize(n);
     tx_pos = 0;
     tx_avail = SIZE_MAX;
     tx_req = true;

@@ -67,6 +67,9 @@ class LinkRtlPair {
         std::vector<std::pair<uint32_t, bool>> sent;
 
         void start_frame(const uint32_t *dwords, size_t n);
+        // A frame of n dwords whose tx is filled later, before the pair ticks (SataLink's
+        // fast path: a replayed frame never needs its dwords).
+        void start_frame_unfilled(size_t n);
         void clear_frame();         // forget tx/rx frame state (not the RTL)
     };
 
@@ -121,6 +124,8 @@ class LinkRtlPair {
     uint16_t lfsr_step(uint16_t s, uint32_t *word) const;
     // CRC-32/SATA over n dwords from the initial value, with the RTL's own tables.
     uint32_t crc(const uint32_t *dwords, size_t n) const;
+    // The same over a FIS's bytes (little-endian dwords, the last one zero-padded).
+    uint32_t crc_of_bytes(const uint8_t *bytes, size_t nbytes) const;
 
     Side &side(bool host) { return host ? host_ : dev_; }
     RtlState state(bool host) const;
@@ -135,6 +140,7 @@ class LinkRtlPair {
     Vsata_link_pair &model() { return *m_; }
 
   private:
+    template <class Load> uint32_t crc_of(Load load, size_t n) const;
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vsata_link_pair> m_;
     Side host_, dev_;

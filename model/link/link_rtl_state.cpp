@@ -161,7 +161,28 @@ uint16_t LinkRtlPair::lfsr_step(uint16_t s, uint32_t *word) const {
     return uint16_t(next >> 32);
 }
 
-uint32_t LinkRtlPair::crc(const uint32_t *dwords, size_t n) const {
+namespace {
+// Loads dword i of a FIS held as bytes: little-endian, the last one zero-padded.
+struct LeBytes {
+    const uint8_t *b;
+    size_t nbytes;
+    uint32_t operator()(size_t i) const {
+        if (4 * i + 4 <= nbytes) {
+            uint32_t v;
+            std::memcpy(&v, b + 4 * i, 4);
+            if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+                v = __builtin_bswap32(v);
+            return v;
+        }
+        uint32_t v = 0;
+        for (size_t k = 4 * i; k < nbytes; ++k)
+            v |= uint32_t(b[k]) << (8 * (k - 4 * i));
+        return v;
+    }
+};
+} // namespace
+
+template <class Load> uint32_t LinkRtlPair::crc_of(Load load, size_t n) const {
     // The CRC step f(c, d) = T(c ^ d) is linear, with T the XOR of one ROM word per byte
     // (sata_link.v). Four steps: c4 = T^4(c ^ d0) ^ T^3(d1) ^ T^2(d2) ^ T(d3), each T^k a
     // byte-sliced table built from the RTL's ROM, so the serial chain is one table step per
@@ -193,10 +214,18 @@ uint32_t LinkRtlPair::crc(const uint32_t *dwords, size_t n) const {
     uint32_t c = kCrcInit;
     size_t i = 0;
     for (; i + 4 <= n; i += 4)
-        c = tk(4, c ^ dwords[i]) ^ tk(3, dwords[i + 1]) ^ tk(2, dwords[i + 2]) ^ tk(1, dwords[i + 3]);
+        c = tk(4, c ^ load(i)) ^ tk(3, load(i + 1)) ^ tk(2, load(i + 2)) ^ tk(1, load(i + 3));
     for (; i < n; ++i)
-        c = t1(c ^ dwords[i]);
+        c = t1(c ^ load(i));
     return c;
+}
+
+uint32_t LinkRtlPair::crc(const uint32_t *dwords, size_t n) const {
+    return crc_of([dwords](size_t i) { return dwords[i]; }, n);
+}
+
+uint32_t LinkRtlPair::crc_of_bytes(const uint8_t *bytes, size_t nbytes) const {
+    return crc_of(LeBytes{bytes, nbytes}, (nbytes + 3) / 4);
 }
 
 } // namespace satasim::link

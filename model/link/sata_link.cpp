@@ -574,11 +574,10 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     rx.auto_verdict = false;
     if (fault)
         wire_->arm(from_host, df, false);
-    std::vector<uint32_t> &dw = tx_dwords_;
-    dw.resize(fis.dwords());
-    sata::fis_to_dwords(fis, dw.data());
+    // The transmitter's dwords are filled only if the pair ticks (FrameFis).
     const uint64_t bad0_tx = tx.bad_prims, bad0_rx = rx.bad_prims;
-    tx.start_frame(dw.data(), dw.size());
+    tx.start_frame_unfilled(fis.dwords());
+    FrameFis dw{fis.bytes.data(), 4 * fis.dwords(), &tx.tx}; // (a FIS is whole dwords: fis.h)
     // Watchdog: a frame that neither ends nor aborts (e.g. a lost R_OK answered by junk)
     // is broken off after this many dwords, as a transmitter's frame timer would.
     const uint64_t limit = 4 * uint64_t(fis.dwords()) + 4096;
@@ -602,6 +601,7 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     const bool observed = wire_->active();
     p.set_hook(observed ? wire_.get() : nullptr);
     auto tick_to_verdict = [&] {
+        dw.get();
         return p.run_until([&] { return rx.rx_end || rx.rx_abort || tx.tx_done; }, limit);
     };
     uint64_t n = observed || fault ? tick_to_verdict()
@@ -614,12 +614,15 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     // The decoder flagged the corrupted dword as it arrived: before the frame's CRC verdict.
     report_symbols(rxe, take_symbol_flags(from_host));
     if (rx.rx_end && rx.rx_crc_ok && !rx.rx_abort) {
-        // A replayed frame arrived as sent (its dwords are fis's bytes): hand fis over as is.
-        const bool as_sent = !observed && !fault && fast_->replayed_last() &&
-                             fis.bytes.size() == 4 * rx.rx.size();
+        // A replayed frame arrived as sent (its dwords are fis's bytes): hand fis over as is
+        // (a FIS of whole dwords; trailing bytes of a malformed one are dropped, as ticked).
+        const bool replayed = !observed && !fault && fast_->replayed_last();
+        const bool as_sent = replayed && fis.bytes.size() == 4 * dw.size();
         sata::Fis got;
-        if (!as_sent)
-            sata::fis_from_dwords(got, rx.rx.data(), rx.rx.size());
+        if (!as_sent) {
+            const std::vector<uint32_t> &d = replayed ? dw.get() : rx.rx;
+            sata::fis_from_dwords(got, d.data(), d.size());
+        }
         const sata::Fis &arrived = as_sent ? fis : got;
         bool ok = rxe && !arrived.bytes.empty() && rxe->receive_fis(arrived);
         rx.accept = ok;
@@ -629,7 +632,10 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     // Phase 2: R_OK / R_ERR back to the transmitter, SYNC on both sides.
     const bool observed2 = wire_->active();
     p.set_hook(observed2 ? wire_.get() : nullptr);
-    auto tick_to_idle = [&] { return p.run_until([&] { return tx.tx_done && p.both_idle(); }, limit); };
+    auto tick_to_idle = [&] {
+        dw.get();
+        return p.run_until([&] { return tx.tx_done && p.both_idle(); }, limit);
+    };
     n = observed || observed2 || fault ? tick_to_idle()
                                        : fast_->run(p, LinkFastPath::Phase::ToIdle, from_host, dw,
                                                     rx.verdict && rx.accept, tick_to_idle);

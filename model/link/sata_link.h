@@ -344,7 +344,6 @@ class SataLink : public sc_core::sc_module {
     sc_core::sc_event glitch_end_;
     void glitch_end_method();
     Gen device_max() const; // the device PHY's fastest rate, after limit_device_gen()
-    std::vector<uint32_t> tx_dwords_; // send_dword's scratch (start_frame copies it)
     std::unique_ptr<LinkWave> wave_; // null unless set_wave()
     ExternalHostWire *ext_ = nullptr; // attach_external_host()
 };
