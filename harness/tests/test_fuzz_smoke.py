@@ -81,6 +81,46 @@ def test_suite_scenarios_encode_as_seeds(tmp_path):
     assert encoded == 6
 
 
+FIXTURES = ROOT / "harness" / "tests" / "fixtures" / "fuzz"
+
+
+def test_inputs_saved_before_format_version_2_decode_as_they_did():
+    """Inputs saved by campaigns before version 2 of the format (bytes 6-7 anything but its
+    marker: 0x00 0x00, 0xff 0xff, random) decode to the YAML the decoder of that time gave
+    (fixtures/fuzz/decoded/, recorded with it), byte for byte: among them a random input whose
+    workload counts and every_cmds bytes have the bits version 2 reads set."""
+    bins = sorted(FIXTURES.glob("*.bin"))
+    assert len(bins) >= 3
+    for b in bins:
+        got = _sim("fuzz-decode", b, "--fis")
+        assert got.returncode == 0, got.stderr
+        assert got.stdout.split("\n", 1)[1] == (FIXTURES / "decoded" / (b.stem + ".yaml")).read_text(), b.name
+
+
+def test_a_fault_counting_beyond_a_short_schedule_keeps_its_long_schedule(tmp_path):
+    """scenarios/faults/hang-ncq-off.yaml (the ground truth of NCQ_OFF_ONE_EARLY): its hang
+    every 300 NCQ commands and its 2000 reads survive as a seed (format version 2); the same
+    bytes without the version marker read as version 1; a seed whose faults fire within a
+    short schedule stays version 1 with its schedule cut, as before."""
+    out = tmp_path / "hang.bin"
+    r = _sim("fuzz-encode", ROOT / "scenarios" / "faults" / "hang-ncq-off.yaml", out, "--fis")
+    assert r.returncode == 0, r.stderr
+    assert "every_cmds" not in r.stderr and ".count" not in r.stderr, r.stderr
+    b = out.read_bytes()
+    assert b[6:8] == bytes([2, 0xFD])
+    d = _sim("fuzz-decode", out).stdout
+    assert "on_cmd: {op: ncq}, repeat: 4, every_cmds: 300" in d, d
+    assert "qd: 32, count: 2000, mode: auto" in d, d
+    v1 = tmp_path / "v1.bin"
+    v1.write_bytes(b[:6] + bytes(2) + b[8:])
+    d1 = _sim("fuzz-decode", v1).stdout
+    assert "every_cmds: 44" in d1 and "count: 16," in d1, d1  # 299 % 64 + 1, 1999 % 32 + 1
+    short = tmp_path / "media.bin"
+    r = _sim("fuzz-encode", ROOT / "scenarios" / "faults" / "media-error-ncq.yaml", short)
+    assert "workload[0].count: at most 32 requests (short schedules)" in r.stderr, r.stderr
+    assert short.read_bytes()[6:8] == bytes(2)
+
+
 def test_short_fuzz_run_finds_nothing():
     r = _sim("fuzz-smoke", "--seed", "1", "--count", "40", "--fis")
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

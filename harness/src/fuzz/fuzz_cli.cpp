@@ -140,6 +140,7 @@ int cmd_encode(const Args &a) {
     if (a.fis)
         sc.link_mode = LinkModeSpec::Fis;
     std::vector<std::string> lost;
+    short_schedules(sc, &lost);
     std::vector<uint8_t> b = encode_scenario(sc, &lost);
     for (const std::string &l : lost)
         std::fprintf(stderr, "%s: not expressed: %s\n", a.pos[0].c_str(), l.c_str());
@@ -234,7 +235,9 @@ int check_format(const Args &a) {
     DecodeOptions o;
     o.force_fis = a.fis;
     for (size_t i = 0; i < a.count; ++i) {
-        const std::vector<uint8_t> b = smoke_input(a.seed, i);
+        std::vector<uint8_t> b = smoke_input(a.seed, i);
+        if (i % 2 && b.size() > layout::kVersionCheck) // every other input in version 2 (long schedules)
+            b[layout::kVersion] = kFormatV2, b[layout::kVersionCheck] = uint8_t(~kFormatV2);
         const Scenario sc = decode_scenario(b.data(), b.size(), o);
         const std::string yaml = scenario_yaml(sc);
         std::vector<std::string> lost;

@@ -1,5 +1,5 @@
 // Byte layout (all little-endian, fuzz_input.h: layout, docs/fuzzing.md has the table):
-//   [0, 8)      header
+//   [0, 8)      header (bytes 6-7: the format version, fuzz_input.h kFormatV2)
 //   [8, 28)     4 port slots of 5 bytes
 //   [28, 92)    4 workload slots of 16 bytes (header byte 4: how many are used)
 //   [92, 218)   6 fault slots of 21 bytes (header byte 5: how many are used)
@@ -179,7 +179,7 @@ unsigned index_among(const Scenario &sc, const DevAddr &a, bool present_only) {
 
 bool ncq_possible(const Scenario &sc, const DeviceSpec &d) { return d.ncq && sc.controller.ncq && !sc.host.no_ncq; }
 
-void decode_workload(const Bytes &in, size_t off, const Scenario &sc, std::vector<WorkloadSpec> &out) {
+void decode_workload(const Bytes &in, size_t off, const Scenario &sc, bool v2, std::vector<WorkloadSpec> &out) {
     const DeviceSpec *d = nth_disk(sc, in.u8(off), true);
     if (!d)
         return;
@@ -199,7 +199,7 @@ void decode_workload(const Bytes &in, size_t off, const Scenario &sc, std::vecto
     w.block_min = 1 + in.u8(off + 2) % kMaxBlock;
     w.block_max = w.block_min + in.u8(off + 3) % (kMaxBlock + 1 - w.block_min);
     w.qd = 1 + in.u8(off + 4) % 32;
-    w.count = 1 + in.u16(off + 5) % kMaxCount;
+    w.count = 1 + in.u16(off + 5) % (v2 ? kMaxCountV2 : kMaxCount);
     if (w.op == OpSpec::Mix)
         w.read_pct = in.u8(off + 7) % 101;
     const uint64_t cap = d->addressable();
@@ -221,8 +221,8 @@ void decode_workload(const Bytes &in, size_t off, const Scenario &sc, std::vecto
     out.push_back(w);
 }
 
-void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec &w, std::vector<std::string> *lost,
-                     const std::string &path) {
+void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec &w, bool v2,
+                     std::vector<std::string> *lost, const std::string &path) {
     if (w.kind != WorkloadKind::Io) {
         lost->push_back(path + ": kind request (the format has io workloads only)");
         return;
@@ -241,9 +241,11 @@ void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec 
     o.u8(off + 4, std::clamp<unsigned>(w.qd, 1, 32) - 1);
     if (w.qd > 32)
         lost->push_back(path + ".qd: at most 32");
-    o.u16(off + 5, unsigned(std::clamp<uint64_t>(w.count, 1, kMaxCount) - 1));
-    if (w.count > kMaxCount)
-        lost->push_back(path + ".count: at most " + std::to_string(kMaxCount) + " requests (short schedules)");
+    const unsigned max_count = v2 ? kMaxCountV2 : kMaxCount;
+    o.u16(off + 5, unsigned(std::clamp<uint64_t>(w.count, 1, max_count) - 1));
+    if (w.count > max_count)
+        lost->push_back(path + ".count: at most " + std::to_string(max_count) + " requests" +
+                        (v2 ? "" : " (short schedules)"));
     o.u8(off + 7, w.op == OpSpec::Mix ? w.read_pct : 0);
     o.u32(off + 8, flush ? 0 : w.region_start);
     uint64_t extra = !flush && w.region_length > bmax ? w.region_length - bmax : 0;
@@ -321,7 +323,7 @@ void encode_param(Out &o, size_t q, const fault::ParamSpec &ps, uint64_t v, std:
         o.u32(at, raw);
 }
 
-bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index, fault::Fault &x) {
+bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index, bool v2, fault::Fault &x) {
     const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds();
     const fault::KindSpec &spec = *kinds[in.u8(off) % kinds.size()];
     x.kind = spec.kind;
@@ -357,7 +359,7 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
     } else if (trig == 1) {
         tr.after_cmds = 1 + a % 200;
         if (tr.repeat > 1)
-            tr.every_cmds = 1 + b % 64;
+            tr.every_cmds = 1 + b % (v2 ? kMaxEveryCmdsV2 : kMaxEveryCmds);
     } else {
         CommandMatch m;
         m.op = kOps[(c & 0x3f) % 7];
@@ -366,8 +368,9 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
             m.lba_last = std::min<uint64_t>(cap - 1, *m.lba_first + b);
         }
         tr.on_cmd = m;
-        if (tr.repeat > 1 && (c & 0x40))
-            tr.every_cmds = 1 + in.u8(off + 20) % 64;
+        if (tr.repeat > 1 && (c & 0x40)) // version 2: bits 6-7 of the trigger byte above byte 20
+            tr.every_cmds = 1 + (in.u8(off + 20) | (v2 ? unsigned(t >> 6) << 8 : 0u)) %
+                                    (v2 ? kMaxEveryCmdsV2 : kMaxEveryCmds);
     }
     // The kind's own parameters: bytes [10, 20). Byte 20: on_cmd's every_cmds. Typed
     // parameters (fault_kind_spec.h) where their rows' fuzz fields say (the others keep their
@@ -437,7 +440,7 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
     return true;
 }
 
-void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fault::Fault &x,
+void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fault::Fault &x, bool v2,
                   std::vector<std::string> *lost, const std::string &path) {
     const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds();
     bool in_format = false; // (a kind outside the format is said once, below)
@@ -488,9 +491,14 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
     }
     if (tr.every_cmds) {
         c |= 0x40;
-        o.u8(tr.on_cmd ? off + 20 : off + 8, unsigned(std::clamp<uint64_t>(tr.every_cmds, 1, 64) - 1));
-        if (tr.every_cmds > 64)
-            lost->push_back(path + ".every_cmds: 1..64");
+        const unsigned max_every = v2 ? kMaxEveryCmdsV2 : kMaxEveryCmds;
+        const unsigned e = unsigned(std::clamp<uint64_t>(tr.every_cmds, 1, max_every) - 1);
+        if (!tr.on_cmd)
+            o.u8(off + 8, e & 0xff), o.or8(off + 9, e >> 8);
+        else
+            o.u8(off + 20, e & 0xff), o.or8(off + 2, (e >> 8) << 6);
+        if (tr.every_cmds > max_every)
+            lost->push_back(path + ".every_cmds: 1.." + std::to_string(max_every));
     }
     o.u8(off + 3, c);
     if (x.min_fired)
@@ -566,7 +574,30 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
         lost->push_back(path + ".noise: not in the fuzz input format yet");
 }
 
+// Version 2 when a workload or a fault's every_cmds is beyond version 1 (fuzz_input.h).
+bool needs_v2(const Scenario &sc) {
+    for (const WorkloadSpec &w : sc.workload)
+        if (w.kind == WorkloadKind::Io && w.count > kMaxCount)
+            return true;
+    for (const fault::Fault &x : sc.faults)
+        if (x.trigger.every_cmds > kMaxEveryCmds)
+            return true;
+    return false;
+}
+
 } // namespace
+
+void short_schedules(Scenario &sc, std::vector<std::string> *lost) {
+    for (const fault::Fault &x : sc.faults)
+        if (x.trigger.every_cmds > kMaxEveryCmds)
+            return; // the fault fires beyond a short schedule: keep it long (version 2)
+    for (size_t i = 0; i < sc.workload.size(); ++i)
+        if (WorkloadSpec &w = sc.workload[i]; w.kind == WorkloadKind::Io && w.count > kMaxCount) {
+            lost->push_back("workload[" + std::to_string(i) + "].count: at most " + std::to_string(kMaxCount) +
+                            " requests (short schedules)");
+            w.count = kMaxCount;
+        }
+}
 
 std::string input_name(const std::vector<uint8_t> &canonical) {
     uint64_t h = 1469598103934665603ull; // FNV-1a
@@ -642,12 +673,13 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
     }
 
     const unsigned n_work = in.u8(kHeader + 4) % (kWorkloadSlots + 1);
+    const bool v2 = in.u8(kVersion) == kFormatV2 && in.u8(kVersionCheck) == uint8_t(~kFormatV2);
     for (unsigned i = 0; i < n_work; ++i)
-        decode_workload(in, kWorkloads + i * kWorkloadSize, sc, sc.workload);
+        decode_workload(in, kWorkloads + i * kWorkloadSize, sc, v2, sc.workload);
     const unsigned n_faults = in.u8(kHeader + 5) % (kFaultSlots + 1);
     for (unsigned i = 0; i < n_faults; ++i) {
         fault::Fault x;
-        if (decode_fault(in, kFaults + i * kFaultSize, sc, sc.faults.size(), x))
+        if (decode_fault(in, kFaults + i * kFaultSize, sc, sc.faults.size(), v2, x))
             sc.faults.push_back(x);
     }
     // The implicit topology check stays (every configured disk found, nothing elsewhere);
@@ -687,6 +719,9 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         lost->push_back("host.eh_policy/port_mask: the default and libata-2006 profiles, the default mask only");
     if (sc.waveform.on)
         lost->push_back("waveform: not expressed");
+    const bool v2 = needs_v2(sc);
+    if (v2)
+        o.u8(kVersion, kFormatV2), o.u8(kVersionCheck, uint8_t(~kFormatV2));
 
     // Topology: a port slot per port, a disk record per place.
     Scenario kept; // the part of sc the bytes carry, for the indexes of workloads and faults
@@ -733,7 +768,7 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
             lost->push_back(path + ": kind request (the format has io workloads only)");
             continue;
         }
-        encode_workload(o, kWorkloads + nw * kWorkloadSize, kept, w, lost, path);
+        encode_workload(o, kWorkloads + nw * kWorkloadSize, kept, w, v2, lost, path);
         ++nw;
     }
     o.u8(kHeader + 4, nw);
@@ -746,7 +781,7 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
             lost->push_back(path + ": beyond the format's " + std::to_string(kFaultSlots) + " faults or ports");
             continue;
         }
-        encode_fault(o, kFaults + nf * kFaultSize, kept, nf, x, lost, path);
+        encode_fault(o, kFaults + nf * kFaultSize, kept, nf, x, v2, lost, path);
         ++nf;
     }
     o.u8(kHeader + 5, nf);

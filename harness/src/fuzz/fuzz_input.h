@@ -35,7 +35,15 @@ constexpr unsigned kMaxBlock = 256;    // sectors per request
 // A workload's buffers in 4 KiB scatter/gather segments (a block layer's pages): more than
 // one PRD / SGE entry per command from 9 sectors on, as on a real host.
 constexpr uint64_t kPageSegment = 4096;
-constexpr unsigned kMaxCount = 32;     // requests per workload
+constexpr unsigned kMaxCount = 32;     // requests per workload (version 1: short schedules)
+constexpr unsigned kMaxEveryCmds = 64; // a fault's every_cmds (version 1)
+// Version 2 (header bytes 6-7 read kFormatV2 and its complement; any other value is version
+// 1, the format as it was, so an input saved before version 2 decodes as it did): long
+// schedules, for faults that count commands beyond a short one (a hang or CRC error every
+// few hundred NCQ commands, as libata's verdicts need).
+constexpr uint8_t kFormatV2 = 2;
+constexpr unsigned kMaxCountV2 = 4096;    // requests per workload
+constexpr unsigned kMaxEveryCmdsV2 = 1024; // a fault's every_cmds
 constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
 // time_limit: 24 h. The slowest legitimate schedule is a slow fault past the 30 s command
 // timeout on every command: 4 x 32 requests, each 6 tries of 30 s plus resets, about 7 h
@@ -46,6 +54,7 @@ constexpr uint64_t kTimeLimitNs = 24ull * 3600 * 1000 * 1000 * 1000;
 // The byte layout (docs/fuzzing.md has the fields of each record).
 namespace layout {
 constexpr size_t kHeader = 0, kWorkloadCount = 4, kFaultCount = 5; // header: 8 bytes
+constexpr size_t kVersion = 6, kVersionCheck = 7;                   // kFormatV2, ~kFormatV2
 constexpr size_t kPorts = 8, kPortSize = 5;                         // 4 port slots
 constexpr size_t kWorkloads = 28, kWorkloadSize = 16;               // 4 workload slots
 constexpr size_t kFaults = 92, kFaultSize = 21;                     // 6 fault slots
@@ -55,7 +64,15 @@ constexpr size_t kDisks = 218, kDiskSize = 4;                       // disk reco
 Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &opt = {});
 
 // lost: what of `sc` the bytes do not carry (key paths with a short reason), one entry each.
+// Version 2 only when `sc` needs it (a workload longer than kMaxCount, an every_cmds above
+// kMaxEveryCmds): every scenario version 1 expresses encodes as before.
 std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string> *lost);
+
+// A suite scenario made a seed: its workloads cut to kMaxCount requests (short schedules,
+// fast executions), unless a fault counts commands beyond what version 1 expresses (an
+// every_cmds above kMaxEveryCmds: the fault would fire no more within a short schedule),
+// then the schedule is kept and the seed is version 2. What is cut goes to `lost`.
+void short_schedules(Scenario &sc, std::vector<std::string> *lost);
 
 // The name a decoded scenario gets: "fuzz-" and 16 hex digits of a hash of its canonical
 // bytes (same scenario, same name, same trace).
