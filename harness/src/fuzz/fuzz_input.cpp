@@ -59,6 +59,9 @@ template <class T, size_t N> size_t index_of(const T (&table)[N], const T &v, si
 
 constexpr uint64_t kUs = 1000;
 const std::string kEhPolicy2006 = "libata-2006"; // header b1 bit 6 (else the stack's default)
+// The controllers an input can build, by header bit 0 (the format's table: a new row here
+// changes what saved inputs decode to). Their limits are their rows'.
+const ControllerId kFuzzControllers[2] = {ControllerId::Ahci, ControllerId::Sil24};
 
 // Every place a disk record fills, in port order: the host port, or each fan-out port of
 // the PMP there whose bit is set in the slot's occupancy mask.
@@ -270,7 +273,8 @@ const std::vector<const fault::KindSpec *> &fuzz_kinds() {
 // Why a kind is not in the format (fuzz_kinds()), for the encoder's list of what is lost.
 std::string not_in_format(const fault::KindSpec &k) {
     if (k.taskfile_only)
-        return "a taskfile channel's fault (the fuzz topologies are ahci and sil24)";
+        return std::string("a taskfile channel's fault (the fuzz topologies are ") +
+               controller_desc(kFuzzControllers[0]).name + " and " + controller_desc(kFuzzControllers[1]).name + ")";
     return std::string(k.name) + " is not in the fuzz input format yet";
 }
 
@@ -517,26 +521,29 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
     sc.time_limit_ns = kTimeLimitNs;
     const uint8_t h0 = in.u8(kHeader), h1 = in.u8(kHeader + 1);
     ControllerSpec &c = sc.controller;
-    const bool sil24 = h0 & 1;
-    c.type = controller_desc(sil24 ? ControllerId::Sil24 : ControllerId::Ahci).name;
+    // Header bit 0 picks a row of the format's controllers; what the row allows (slots, NCQ,
+    // FBS, the fastest generation, the PCI-X erratum's keys) comes from the row.
+    const ControllerDesc &d = controller_desc(kFuzzControllers[h0 & 1]);
+    const bool erratum = d.takes_key("pcix_irq_loss"); // the SiI3124's PCI-X erratum and its workaround
+    c.type = d.name;
     c.ports = 1 + (h0 >> 1 & 3);
-    c.slots = sil24 ? 31 : 32;
-    c.ncq = sil24 || !(h0 & 8);
-    c.fbs = !sil24 && (h0 & 0x10);
+    c.slots = d.slots ? d.slots : 32;
+    c.ncq = d.ncq == NcqSupport::Always || (d.ncq == NcqSupport::Optional && !(h0 & 8));
+    c.fbs = d.takes_key("fbs") && (h0 & 0x10);
     sc.host.no_ncq = h0 & 0x20;
     sc.link_mode = opt.force_fis || (h0 & 0x40) ? LinkModeSpec::Fis : LinkModeSpec::Dword;
     sc.trace_fis = h0 & 0x80;
     if (unsigned g = h1 & 3) {
-        c.gen = sil24 ? std::min(g, 2u) : g;
+        c.gen = std::min(g, d.max_gen);
         c.gen_set = true;
     } else {
-        c.gen = sil24 ? 2 : 3;
+        c.gen = d.max_gen;
     }
     sc.host.spd_limit = h1 >> 2 & 3;
-    c.pcix_irq_loss = sil24 && (h1 & 0x10);
+    c.pcix_irq_loss = erratum && (h1 & 0x10);
     // The PCI-X erratum without the driver's workaround loses completions by design (the
     // suite's erratum scenarios show it): not a configuration whose failures are findings.
-    sc.host.irq_loss_fix = !(sil24 && (h1 & 0x20)) || c.pcix_irq_loss;
+    sc.host.irq_loss_fix = !(erratum && (h1 & 0x20)) || c.pcix_irq_loss;
     // the other EH profile: its verdicts and reset choices are judged too (eh_policy_rules.h)
     if (h1 & 0x40)
         sc.host.eh_policy = kEhPolicy2006;
@@ -595,7 +602,10 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
 std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string> *lost) {
     Out o;
     const ControllerSpec &c = sc.controller;
-    const bool sil24 = controller_desc(c.type).id == ControllerId::Sil24;
+    // The row of the format's controllers (a type outside them is written as the first).
+    const unsigned row = controller_desc(c.type).id == kFuzzControllers[1] ? 1 : 0;
+    const ControllerDesc &d = controller_desc(kFuzzControllers[row]);
+    const bool erratum = d.takes_key("pcix_irq_loss");
     if (sc.backend != "systemc" && !sc.backend.empty())
         lost->push_back("backend: systemc only");
     if (!sc.host.stack || !sc.steps.empty())
@@ -603,13 +613,13 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
     unsigned ports = std::clamp(c.ports, 1u, kMaxPorts);
     if (ports != c.ports)
         lost->push_back("controller.ports: 1..4");
-    o.u8(kHeader, (sil24 ? 1 : 0) | (ports - 1) << 1 | (!sil24 && !c.ncq ? 8 : 0) | (c.fbs ? 0x10 : 0) |
+    o.u8(kHeader, row | (ports - 1) << 1 | (d.ncq == NcqSupport::Optional && !c.ncq ? 8 : 0) | (c.fbs ? 0x10 : 0) |
                       (sc.host.no_ncq ? 0x20 : 0) | (sc.link_mode == LinkModeSpec::Fis ? 0x40 : 0) |
                       (sc.trace_fis ? 0x80 : 0));
     o.u8(kHeader + 1, (c.gen_set ? c.gen : 0) | (sc.host.spd_limit & 3) << 2 | (c.pcix_irq_loss ? 0x10 : 0) |
-                          (sil24 && !sc.host.irq_loss_fix && !c.pcix_irq_loss ? 0x20 : 0) |
+                          (erratum && !sc.host.irq_loss_fix && !c.pcix_irq_loss ? 0x20 : 0) |
                           (sc.host.eh_policy == kEhPolicy2006 ? 0x40 : 0));
-    if (sil24 && c.pcix_irq_loss && !sc.host.irq_loss_fix)
+    if (erratum && c.pcix_irq_loss && !sc.host.irq_loss_fix)
         lost->push_back("host.irq_loss_fix: false with pcix_irq_loss (the erratum without its workaround)");
     o.u16(kHeader + 2, unsigned(sc.seed & 0xffff));
     if (sc.seed > 0xffff)

@@ -80,8 +80,10 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
             o << "# " << line << "\n";
     }
     const ControllerSpec &c = sc.controller;
-    // A SiI3124 (the row taking the PCI-X erratum keys): fixed ncq and fbs, its erratum written.
-    const bool sil24 = controller_desc(c.type).takes_key("pcix_irq_loss");
+    // What the row lets a scenario choose: ncq where it is optional, fbs where the row takes
+    // it, the PCI-X erratum and the driver's workaround where the row has them.
+    const ControllerDesc &row = controller_desc(c.type);
+    const bool erratum = row.takes_key("pcix_irq_loss");
     o << "name: " << sc.name << "\n";
     o << "description: \"" << sc.description << "\"\n";
     o << "seed: " << sc.seed << "\n";
@@ -89,17 +91,19 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
     if (sc.trace_fis)
         o << "trace_fis: true\n";
     o << "controller: {type: " << c.type << ", ports: " << c.ports;
-    if (!sil24)
-        o << ", ncq: " << b(c.ncq) << ", fbs: " << b(c.fbs);
+    if (row.ncq == NcqSupport::Optional)
+        o << ", ncq: " << b(c.ncq);
+    if (row.takes_key("fbs"))
+        o << ", fbs: " << b(c.fbs);
     if (c.gen_set)
         o << ", gen: " << c.gen;
-    if (sil24)
+    if (erratum)
         o << ", pcix_irq_loss: " << b(c.pcix_irq_loss);
     o << "}\n";
     o << "host: {no_ncq: " << b(sc.host.no_ncq);
     if (sc.host.spd_limit)
         o << ", spd_limit: " << sc.host.spd_limit;
-    if (sil24)
+    if (erratum)
         o << ", irq_loss_fix: " << b(sc.host.irq_loss_fix);
     if (!sc.host.eh_policy.empty())
         o << ", eh_policy: " << sc.host.eh_policy;
