@@ -75,6 +75,11 @@ def test_suite_scenarios_encode_as_seeds(tmp_path):
                 assert place in d.stdout
         if yaml.startswith("faults/media-error"):
             assert "kind: media_error" in d.stdout and "mode: ncq" in d.stdout
+            # the row's parameters survive: op (the trigger's, not given), count, the default left as is
+            assert "error: unc, op: read, count: 1, cleared_by_write: true}" in d.stdout, d.stdout
+        if yaml.startswith("faults/hotswap"):
+            # a plug's new identity is the format's, its capacity and blank media kept
+            assert 'model: "SATASIM FUZZ PLUG", serial: "FUZZPLUG1", capacity: 4194304, blank_media: true}' in d.stdout
         if yaml.startswith("sil24/crc"):
             # the decoder's flag survives (the crc byte's bits 4-5)
             assert "dword: 5, mask: 0x1010000, burst: 1, symbol: disparity}" in d.stdout, d.stdout

@@ -209,7 +209,7 @@ void FaultInjector::on_command(Target where, const device::CommandInfo &c) {
 }
 
 void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
-    const Fault &f = plan_[i];
+    const Fault f = at_firing(plan_[i], cmd);
     State &s = state_[i];
     ++s.fired;
     auto it = ports_.find(target_of(f));
@@ -240,14 +240,7 @@ void FaultInjector::fire(size_t i, const device::CommandInfo *cmd) {
     const Firing firing{f, cmd};
     // The kind's typed parameters (fault_kind_spec.h), as each row's entry says (always, or
     // where it differs from its default), then what the kind's own params function adds.
-    if (row && row->spec)
-        for (const ParamSpec &ps : row->spec->params)
-            if (const uint64_t v = param(f, ps); param_shown(ps, v, false))
-                r.fields.emplace_back(ps.trace_field ? ps.trace_field : ps.key,
-                                      ps.type == ParamType::Enum   ? TraceValue::str(param_text(ps, v))
-                                      : ps.type == ParamType::Bool ? TraceValue::boolean(v != 0)
-                                      : ps.hex                     ? TraceValue::hex(v)
-                                                                   : TraceValue::integer(int64_t(v)));
+    trace_params(f, r.fields);
     if (row && row->params)
         row->params(firing, r.fields);
     char where[16];

@@ -1,6 +1,7 @@
 #include "model/fault/fault_kind_spec.h"
 
 #include <cstdio>
+#include <initializer_list>
 #include <utility>
 
 namespace satasim::fault {
@@ -36,7 +37,27 @@ struct P : ParamSpec {
     P &needed(const char *why) { required = why; return *this; }
     P &in_yaml(Show s) { yaml = s; return *this; }
     P &not_with(const char *key) { excludes = key; return *this; }
+    P &bindv(ParamValue (*g)(const Fault &), void (*s)(Fault &, const ParamValue &)) { getv = g, setv = s; return *this; }
+    P &longest(size_t n) { max_len = n; return *this; }
+    P &ops_only(std::initializer_list<CommandMatch::Op> ops, const char *why) {
+        for (CommandMatch::Op o : ops)
+            only |= uint64_t(1) << unsigned(o);
+        only_why = why;
+        return *this;
+    }
+    P &needed_at(const char *why) { required_at = why; return *this; }
+    P &else_command() { from_command = true; return *this; }
+    P &warn_if_wider() { warn_wider = true; return *this; }
+    P &warn_with(const char *other_key, uint64_t other_v, uint64_t own_v, const char *msg) {
+        warn = {other_key, other_v, own_v, msg};
+        return *this;
+    }
+    P &always_set(uint64_t bits) { forced = bits; return *this; }
+    P &yaml_while_zero(const char *key) { yaml_unless = key; return *this; }
+    P &untraced() { show = Show::Never; return *this; }
 };
+
+using Op = CommandMatch::Op;
 
 using PT = ParamType;
 constexpr uint64_t kUs = 1000, kS = 1000000000ull;
@@ -86,6 +107,126 @@ std::vector<ParamSpec> crc_params() {
     };
 }
 
+// A match's LBA range as a ParamValue and back (media_error's and slow's `lba`).
+ParamValue range_of(const CommandMatch &m) {
+    ParamValue v;
+    v.given = m.lba_first.has_value();
+    v.n = m.lba_first.value_or(0);
+    v.last = m.lba_last.value_or(v.n);
+    return v;
+}
+void set_range(CommandMatch &m, const ParamValue &v) {
+    m.lba_first = v.given ? std::optional<uint64_t>(v.n) : std::nullopt;
+    m.lba_last = v.given ? std::optional<uint64_t>(v.last) : std::nullopt;
+}
+ParamValue text_of(const std::optional<std::string> &s) {
+    ParamValue v;
+    v.given = s.has_value();
+    v.text = s.value_or("");
+    return v;
+}
+
+// `noise: [cominit, decode, internal]`: what the host PHY picks up from the wire with an
+// unplug, a flap or a cominit fault (NoiseParams; bit i: the i-th name).
+// The record shows the three as booleans when any is set (an unplug or a flap without noise
+// traces as it did before there was noise).
+P noise(const char *doc) {
+    P p = P("noise", PT::Flags, doc);
+    p.names({"cominit", "decode", "internal"}).in_yaml(Show::NonZero).bind([](const Fault &f) -> uint64_t {
+                  return uint64_t(f.noise.cominit) | uint64_t(f.noise.decode) << 1 | uint64_t(f.noise.internal) << 2;
+              },
+              [](Fault &f, uint64_t v) { f.noise = {(v & 1) != 0, (v & 2) != 0, (v & 4) != 0}; });
+    p.show = Show::NonZero;
+    return p;
+}
+
+std::vector<ParamSpec> plug_params() {
+    return {
+        P("model", PT::String, "the new drive's IDENTIFY model string").longest(40)
+            .bindv([](const Fault &f) { return text_of(f.plug.model); },
+                   [](Fault &f, const ParamValue &v) { f.plug.model = v.given ? std::optional(v.text) : std::nullopt; })
+            .bytes({0, 0, 0, 0, 0, 0, 1, false, 0, 4, true, {}, false, "SATASIM FUZZ PLUG"}),
+        P("serial", PT::String, "the new drive's IDENTIFY serial number").longest(20)
+            .bindv([](const Fault &f) { return text_of(f.plug.serial); },
+                   [](Fault &f, const ParamValue &v) { f.plug.serial = v.given ? std::optional(v.text) : std::nullopt; })
+            .bytes({0, 0, 0, 0, 0, 0, 1, false, 0, 2, true, {}, false, "FUZZPLUG", true}),
+        P("capacity", PT::Sectors, "the new drive's capacity (sectors, or a size)").range(1, (1ull << 48) - 1)
+            .in_yaml(Show::NonZero).unset()
+            .bind([](const Fault &f) -> uint64_t { return f.plug.capacity.value_or(0); },
+                  [](Fault &f, uint64_t v) { f.plug.capacity = v ? std::optional<uint64_t>(v) : std::nullopt; })
+            .bytes({1, 4, 0, 0, 0, 1, 1, false, 0, 8, true}),
+        P("blank_media", PT::Bool, "a different drive: new media, never written (reads its blank pattern)").always()
+            .bind([](const Fault &f) -> uint64_t { return f.plug.blank_media; },
+                  [](Fault &f, uint64_t v) { f.plug.blank_media = v != 0; })
+            .bytes({0, 1, 0, 1}),
+    };
+}
+
+std::vector<ParamSpec> media_error_params() {
+    return {
+        P("error", PT::Enum, "the device error: uncorrectable (unc), ID not found (idnf), write fault, aborted")
+            .names({"unc", "idnf", "write_fault", "abrt"}).always()
+            .bind([](const Fault &f) -> uint64_t { return uint64_t(f.media.error); },
+                  [](Fault &f, uint64_t v) { f.media.error = MediaParams::Error(v); })
+            .bytes({0, 1, 0, 2}),
+        P("op", PT::Op, "the commands it fails (not given: those its trigger matches)").always().warn_if_wider()
+            .warn_with("error", uint64_t(MediaParams::Error::Unc), uint64_t(Op::Write),
+                       "an unc error fails reads only (a write reallocates the sector): op write makes this fault "
+                       "fail nothing")
+            .bind([](const Fault &f) -> uint64_t { return uint64_t(f.media.match.op); },
+                  [](Fault &f, uint64_t v) { f.media.match.op = Op(v); })
+            .bytes({1, 1, 0, 0, 7}),
+        P("lba", PT::LbaRange, "the bad sectors (not given: the range of the command that fires it)")
+            .warn_if_wider().else_command().traced("lba")
+            .needed_at("required with an `at` trigger (the bad sectors); a command-triggered media error defaults to "
+                       "the range of the command that fires it")
+            .bindv([](const Fault &f) { return range_of(f.media.match); },
+                   [](Fault &f, const ParamValue &v) { set_range(f.media.match, v); })
+            .bytes({4, 4, 0, 0, 0, 0, 1, false, 2, 2, true}),
+        P("count", PT::Uint, "commands failed per firing (0: every matching command)").range(0, 1000000).always()
+            .bind([](const Fault &f) -> uint64_t { return f.media.count; },
+                  [](Fault &f, uint64_t v) { f.media.count = unsigned(v); })
+            .bytes({3, 1, 0, 0, 9}),
+        P("cleared_by_write", PT::Bool, "an unc sector written over is remapped (the error goes)").dflt(1)
+            .untraced().in_yaml(Show::Always)
+            .bind([](const Fault &f) -> uint64_t { return f.media.cleared_by_write; },
+                  [](Fault &f, uint64_t v) { f.media.cleared_by_write = v != 0; })
+            .bytes({2, 1, 0, 1, 0, 0, 1, false, 0, 0, false, {1, 0}}),
+    };
+}
+
+std::vector<ParamSpec> slow_params() {
+    constexpr uint64_t kMs = 1000000;
+    std::vector<ParamSpec> v = {
+        P("delay", PT::Time, "how late the drive starts each matching command's media access").range(1, 3600 * kS)
+            .always().traced("delay_ns").needed("required (how late the drive answers each matching command)")
+            .bind([](const Fault &f) -> uint64_t { return f.slow.delay_ns; }, [](Fault &f, uint64_t v) { f.slow.delay_ns = v; })
+            .bytes({0, 2, 0, 0, 0, 1, kMs}),
+        P("op", PT::Op, "the commands it delays (not given: those its trigger matches)").always()
+            .ops_only({Op::Any, Op::Read, Op::Write, Op::Ncq, Op::NonNcq},
+                      "a slow fault delays reads and writes (any, read, write, ncq or non_ncq)")
+            .bind([](const Fault &f) -> uint64_t { return uint64_t(f.slow.match.op); },
+                  [](Fault &f, uint64_t v) { f.slow.match.op = Op(v); })
+            .bytes({3, 1, 0, 7, 5, 0, 1, false, 0, 0, false,
+                    {uint64_t(Op::Any), uint64_t(Op::Read), uint64_t(Op::Write), uint64_t(Op::Ncq), uint64_t(Op::NonNcq)}}),
+        P("lba", PT::LbaRange, "the sectors it delays (not given: the range of the command that fires it)")
+            .else_command().traced("lba")
+            .bindv([](const Fault &f) { return range_of(f.slow.match); },
+                   [](Fault &f, const ParamValue &v) { set_range(f.slow.match, v); })
+            .bytes({4, 4, 0, 0, 0, 0, 1, false, 3, 0x80, true}),
+        P("count", PT::Uint, "commands delayed per firing (0: every match)").range(0, 1000000).always()
+            .yaml_while_zero("window")
+            .bind([](const Fault &f) -> uint64_t { return f.slow.count; }, [](Fault &f, uint64_t v) { f.slow.count = unsigned(v); })
+            .bytes({2, 1, 0, 4, 9, 0, 1, false, 2, 0xf0, false}),
+        P("window", PT::Time, "instead of count: every match for this long after the firing").range(1, UINT64_MAX)
+            .always().traced("window_ns").in_yaml(Show::NonZero).not_with("count")
+            .bind([](const Fault &f) -> uint64_t { return f.slow.window_ns; }, [](Fault &f, uint64_t v) { f.slow.window_ns = v; })
+            .bytes({2, 1, 4, 4, 0, 0, 500 * kMs}),
+    };
+    v.back().fuzz.round_up = true; // (the format's steps: a window of 1..500 ms is one step)
+    return v;
+}
+
 } // namespace
 
 const std::vector<KindSpec> &kind_specs() {
@@ -104,10 +245,11 @@ const std::vector<KindSpec> &kind_specs() {
               .bind([](const Fault &f) -> uint64_t { return f.lost_irq.window_ns; },
                     [](Fault &f, uint64_t v) { f.lost_irq.window_ns = v, f.lost_irq.count = 0; }) // replaces the count
               .bytes({1, 4, 0, 0, 100000, 1, kUs, false, 0, 1, true})}},
-        {Kind::Unplug, "unplug", {"noise"}, Binds::Disk, false, true},
-        {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true},
-        {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
-         false},
+        {Kind::Unplug, "unplug", {}, Binds::Disk, false, true, false, false,
+         {noise("line noise the host PHY picks up with the pull: COMINIT bursts, 10b/8b decode errors, the "
+                       "receiver losing the signal mid-primitive")}},
+        {Kind::Plug, "plug", {}, Binds::Disk, false, true, false, false, plug_params()},
+        {Kind::MediaError, "media_error", {}, Binds::Disk, false, false, false, false, media_error_params()},
         {Kind::Hang, "hang", {}, Binds::Disk, false, false, false, false,
          {P("comresets", PT::Uint, "COMRESETs the hung firmware sits through (it answers OOB, never sends its "
                                    "signature) before one restarts it")
@@ -119,11 +261,12 @@ const std::vector<KindSpec> &kind_specs() {
               .bind([](const Fault &f) -> uint64_t { return f.identify_failures; },
                     [](Fault &f, uint64_t v) { f.identify_failures = unsigned(v); })
               .bytes({0, 1, 0, 0, 4, 1})}},
-        {Kind::PhyFlap, "phy_flap", {"noise"}, Binds::Disk, false, false, false, false,
+        {Kind::PhyFlap, "phy_flap", {}, Binds::Disk, false, false, false, false,
          {P("down", PT::Time, "how long PhyRdy stays down each time").range(1, 60 * kS).dflt(1000000).always()
               .traced("down_ns")
               .bind([](const Fault &f) -> uint64_t { return f.flap.down_ns; }, [](Fault &f, uint64_t v) { f.flap.down_ns = v; })
-              .bytes({0, 4, 0, 0, 2000000, 1, kUs})}},
+              .bytes({0, 4, 0, 0, 2000000, 1, kUs}),
+          noise("line noise with each PhyRdy loss, as an unplug's")}},
         {Kind::LinkDegrade, "link_degrade", {}, Binds::Disk, false, false, false, false,
          {P("gen", PT::Uint, "the fastest generation the link reaches from the trigger on").range(1, 3).dflt(1).always()
               .needed("required (1, 2 or 3: the fastest generation the link reaches)")
@@ -131,7 +274,7 @@ const std::vector<KindSpec> &kind_specs() {
               .bytes({0, 1, 0, 0, 3, 1})}},
         // The port multiplier's control port counts no commands: a time trigger only.
         {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false},
-        {Kind::Slow, "slow", {"delay", "op", "lba", "count", "window"}, Binds::Disk, false, false},
+        {Kind::Slow, "slow", {}, Binds::Disk, false, false, false, false, slow_params()},
         {Kind::SpuriousIrq, "spurious_irq", {}, Binds::Disk, false, false, true},
         {Kind::IrqStorm, "irq_storm", {}, Binds::Disk, false, true, true},
         {Kind::DrqStuck, "drq_stuck", {}, Binds::Disk, false, false, true},
@@ -153,7 +296,9 @@ const std::vector<KindSpec> &kind_specs() {
               .bind([](const Fault &f) -> uint64_t { return f.bus.decerr; },
                     [](Fault &f, uint64_t v) { f.bus.decerr = v != 0; })}},
         // A time trigger: the port it acts on may have no drive that counts commands.
-        {Kind::Cominit, "cominit", {"noise"}, Binds::Disk, true, false},
+        {Kind::Cominit, "cominit", {}, Binds::Disk, true, false, false, false,
+         {noise("what the wire carries besides the COMINIT bursts (always sent): decode errors, the receiver "
+                       "losing the signal").always_set(1)}},
     };
     return rows;
 }
@@ -206,15 +351,37 @@ bool param_shown(const ParamSpec &p, uint64_t v, bool yaml) {
     switch (yaml && p.yaml != Show::Same ? p.yaml : p.show) {
     case Show::Always: return true;
     case Show::NonZero: return v != 0;
+    case Show::Never: return false;
     case Show::NotDefault:
     case Show::Same: return v != p.def;
     }
     return true;
 }
 
+const std::vector<const char *> &op_names() {
+    static const std::vector<const char *> names = [] {
+        std::vector<const char *> v;
+        for (Op o : {Op::Any, Op::Read, Op::Write, Op::Flush, Op::Identify, Op::Ncq, Op::NonNcq})
+            v.push_back(to_string(o));
+        return v;
+    }();
+    return names;
+}
+
 std::string param_text(const ParamSpec &p, uint64_t v) {
     switch (p.type) {
     case ParamType::Enum: return v < p.values.size() ? p.values[v] : "?";
+    case ParamType::Op: return v < op_names().size() ? op_names()[v] : "?";
+    case ParamType::Flags: {
+        std::string l;
+        for (size_t i = 0; i < p.values.size(); ++i)
+            if (v >> i & 1)
+                l += (l.empty() ? "" : ", ") + std::string(p.values[i]);
+        return "[" + l + "]";
+    }
+    case ParamType::String:
+    case ParamType::LbaRange: return "?"; // (not one number: value_text)
+    case ParamType::Sectors:
     case ParamType::Uint: {
         if (!p.hex)
             return std::to_string(v);
@@ -230,6 +397,42 @@ std::string param_text(const ParamSpec &p, uint64_t v) {
     case ParamType::Bool: return v ? "true" : "false";
     }
     return "?";
+}
+
+ParamValue value(const Fault &f, const ParamSpec &p) {
+    if (p.getv)
+        return p.getv(f);
+    ParamValue v;
+    v.n = param(f, p);
+    return v;
+}
+
+void set_value(Fault &f, const ParamSpec &p, const ParamValue &v) {
+    if (p.setv)
+        p.setv(f, v);
+    else
+        set_param(f, p, v.n);
+}
+
+bool shown(const Fault &f, const ParamSpec &p, bool yaml) {
+    const ParamValue v = value(f, p);
+    const Show rule = yaml && p.yaml != Show::Same ? p.yaml : p.show;
+    if (rule == Show::Never || !v.given)
+        return false;
+    if (p.type == ParamType::String || p.type == ParamType::LbaRange)
+        return true;
+    if (yaml && p.yaml_unless && param(f, p.yaml_unless) != 0)
+        return false;
+    return param_shown(p, yaml ? v.n & ~p.forced : v.n, yaml);
+}
+
+std::string value_text(const ParamSpec &p, const ParamValue &v) {
+    switch (p.type) {
+    case ParamType::String: return "\"" + v.text + "\"";
+    case ParamType::LbaRange: return "[" + std::to_string(v.n) + ", " + std::to_string(v.last) + "]";
+    case ParamType::Flags: return param_text(p, v.n & ~p.forced);
+    default: return param_text(p, v.n);
+    }
 }
 
 const KindSpec *kind_spec(Kind k) {

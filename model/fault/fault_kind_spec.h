@@ -33,11 +33,23 @@ enum class Needs : uint8_t { Any, TaskfileChannel, AhciDmaEngine };
 // reads it with param() (or from its own struct: `get`/`set` bind an older parameter to the
 // field of fault_plan.h the model code reads). A new parameter is an entry here plus its model
 // code.
-enum class ParamType : uint8_t { Enum, Uint, Time, Bool };
+//   Enum     one of `values` (the value is the index)
+//   Uint     a number in [min, max]
+//   Time     a time in ns in [min, max], written with a unit
+//   Bool     true/false
+//   Op       a class of commands (any, read, write, flush, identify, ncq, non_ncq; the value is a
+//            CommandMatch::Op); not given, the trigger's on_cmd op (any for the other triggers)
+//   Sectors  a count of sectors (a number or a size: `1g`) in [min, max]
+//   String   printable ASCII of at most max_len characters (ParamValue::text)
+//   LbaRange [first, last], inclusive, within the addressed disk (ParamValue::first, last)
+//   Flags    a set of `values` written as a YAML list (the value is a bit mask, bit i: values[i])
+// String and LbaRange do not fit one number: they are bound with getv/setv and read with
+// value(); the others are one number (param()).
+enum class ParamType : uint8_t { Enum, Uint, Time, Bool, Op, Sectors, String, LbaRange, Flags };
 
 // When the fault.inject record or the YAML writer shows a value (Same: the YAML writer as
-// the record).
-enum class Show : uint8_t { NotDefault, Always, NonZero, Same };
+// the record; Never: not at all). A String or LbaRange shows when given, whatever the rule.
+enum class Show : uint8_t { NotDefault, Always, NonZero, Same, Never };
 
 // Where a value sits in a fuzz input (harness/src/fuzz/fuzz_input.cpp): in the kind's own
 // bytes (the ten after the trigger's), `bytes` little-endian at `offset`, or the bit field
@@ -46,15 +58,40 @@ enum class Show : uint8_t { NotDefault, Always, NonZero, Same };
 // added after the format, so saved inputs decode as before). Two parameters of which a
 // scenario gives one (lost_irq's count or window) share their bytes: a selector bit (mask
 // sel_mask of the kind's byte sel_offset) says which is there; the one that is not keeps
-// its default, and the encoder writes the one whose value is not 0.
+// its default, and the encoder writes the one whose value is not 0. The same selector says
+// whether an optional value is there at all (a String, an LbaRange, plug's capacity), and a
+// selector mask of several bits tests them together (present when all clear: sel_set false,
+// slow's count while its window's nibble is 0).
+//   map       instead of bias and unit: the value of each raw step (raw % map's size; the
+//             encoder writes the index of the value), e.g. a subset of the ops, an inverted bit
+//   round_up  the encoder rounds a value between steps up (else down)
+//   text      String: the value when present (text_index: followed by the fault's index)
+//   LbaRange: first is `bytes` (4) at offset, the span (last - first) 2 bytes after it;
+//             decoded, first is taken modulo the disk's capacity and last kept within it. A
+//             parameter `required_at` is present in every fault with an `at` trigger.
 struct FuzzField {
     uint8_t offset = 0;
-    uint8_t bytes = 0; // 1, 2 or 4; 0: not in the format
+    uint8_t bytes = 0; // 1, 2 or 4; 0: not in the format (but a String with text)
     uint8_t shift = 0, bits = 0;
     uint64_t mod = 0, bias = 0, unit = 1;
     bool zero_is_default = false;
     uint8_t sel_offset = 0, sel_mask = 0; // sel_mask 0: no selector
     bool sel_set = false;                 // present when the bit is set (else when clear)
+    std::vector<uint64_t> map = {};
+    bool round_up = false;
+    const char *text = nullptr;
+    bool text_index = false;
+    // Whether the format holds this parameter at all.
+    bool in_format() const { return bytes != 0 || text != nullptr; }
+};
+
+// The value of any parameter: one number (n), or what String and LbaRange need, and whether
+// the scenario gave it (always true for a number: its default stands in).
+struct ParamValue {
+    bool given = true;
+    uint64_t n = 0;    // the number; LbaRange: first
+    uint64_t last = 0; // LbaRange
+    std::string text;  // String
 };
 
 struct ParamSpec {
@@ -80,9 +117,29 @@ struct ParamSpec {
     bool unset_default = false;
     const char *required = nullptr; // the message when the scenario must give it (null: optional)
     const char *excludes = nullptr; // the key it may not be given with (the message: one or the other)
+    // The binding of a String or LbaRange (not one number): its field in Fault.
+    ParamValue (*getv)(const Fault &) = nullptr;
+    void (*setv)(Fault &, const ParamValue &) = nullptr;
+    size_t max_len = 0;                // String: its longest
+    uint64_t only = 0;                 // Op: the ops a scenario may name (bit per op; 0: all) ...
+    const char *only_why = nullptr;    // ... and the message for another
+    const char *required_at = nullptr; // the message when an `at` trigger needs it (null: optional)
+    bool from_command = false;         // LbaRange not given: the range of the command that fires it
+    // Op, LbaRange: warn when the value is wider than the trigger's on_cmd (the fault then
+    // also acts on commands the trigger never matched).
+    bool warn_wider = false;
+    // A warning when this parameter is given as `own` while `other_key` holds `other`.
+    struct Warn {
+        const char *other_key = nullptr;
+        uint64_t other = 0, own = 0;
+        const char *msg = nullptr;
+    } warn = {};
+    uint64_t forced = 0;                // Flags: bits always set (the kind's own; not written)
+    const char *yaml_unless = nullptr;  // the YAML writer shows it only while this key's value is 0
 };
 
-// Whether the record (yaml false) or the YAML writer (true) shows value v of p.
+// Whether the record (yaml false) or the YAML writer (true) shows value v of p (the rule
+// on one number; shown() is the whole rule).
 bool param_shown(const ParamSpec &p, uint64_t v, bool yaml);
 
 struct KindSpec {
@@ -116,7 +173,18 @@ uint64_t param(const Fault &f, const ParamSpec &p);
 // Sets it (its bound field, else Fault::params).
 void set_param(Fault &f, const ParamSpec &p, uint64_t v);
 // Its scenario text: an enum's name, a number (hex: 0x..), a time in its largest whole unit
-// ("1500ns", "2ms"), true/false.
+// ("1500ns", "2ms"), true/false, an op's name, a flag set's list ("[decode, internal]").
 std::string param_text(const ParamSpec &p, uint64_t v);
+
+// Any parameter's value (String and LbaRange through getv; the others as param()).
+ParamValue value(const Fault &f, const ParamSpec &p);
+void set_value(Fault &f, const ParamSpec &p, const ParamValue &v);
+// Whether the record (yaml false) or the YAML writer (true) shows p's value in f.
+bool shown(const Fault &f, const ParamSpec &p, bool yaml);
+// What the YAML writer writes after `key: ` (param_text; a string quoted, a range
+// "[first, last]", a flag set without its forced bits).
+std::string value_text(const ParamSpec &p, const ParamValue &v);
+// The names of the ops (ParamType::Op), in CommandMatch::Op's order.
+const std::vector<const char *> &op_names();
 
 } // namespace satasim::fault

@@ -42,14 +42,6 @@ link::LinkEndpoint::Noise noise_of(const NoiseParams &p) {
     n.internal = p.internal;
     return n;
 }
-void noise_params(const Firing &x, TraceFields &out) {
-    const NoiseParams &p = x.fault.noise;
-    if (!p.cominit && !p.decode && !p.internal)
-        return; // (an unplug or a flap without noise traces as before)
-    out.emplace_back("cominit", TraceValue::boolean(p.cominit));
-    out.emplace_back("decode", TraceValue::boolean(p.decode));
-    out.emplace_back("internal", TraceValue::boolean(p.internal));
-}
 void unplug_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
         h.link->set_device_present(false, noise_of(x.fault.noise));
@@ -59,16 +51,6 @@ void cominit_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
         h.link->line_noise(noise_of(x.fault.noise));
 }
-void plug_params(const Firing &x, TraceFields &out) {
-    const PlugParams &p = x.fault.plug;
-    if (p.model)
-        out.emplace_back("model", TraceValue::str(*p.model));
-    if (p.serial)
-        out.emplace_back("serial", TraceValue::str(*p.serial));
-    if (p.capacity)
-        out.emplace_back("capacity", TraceValue::integer(int64_t(*p.capacity)));
-    out.emplace_back("blank_media", TraceValue::boolean(p.blank_media));
-}
 void plug_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
         h.disk->replace_identity(x.fault.plug);
@@ -76,39 +58,12 @@ void plug_arm(const Firing &x, const PortHooks &h) {
         h.link->set_device_present(true);
 }
 
-// ---- the drive's command filters (media_error, slow). Without a range of its own, a
-// command-triggered fault hits the range of the command that fired it (armed from inside
-// the observer: that very command).
-CommandMatch match_of(const Firing &x, CommandMatch m) {
-    if (x.cmd && !m.lba_first && !m.lba_last && x.cmd->sectors) {
-        m.lba_first = x.cmd->lba;
-        m.lba_last = x.cmd->lba + x.cmd->sectors - 1;
-    }
-    return m;
-}
-void match_params(const CommandMatch &m, TraceFields &out) {
-    out.emplace_back("op", TraceValue::str(to_string(m.op)));
-    if (m.lba_first)
-        out.emplace_back("lba_first", TraceValue::hex(*m.lba_first));
-    if (m.lba_last)
-        out.emplace_back("lba_last", TraceValue::hex(*m.lba_last));
-}
-
-// ---- media_error: the drive fails matching commands.
-MediaParams media_of(const Firing &x) {
-    MediaParams m = x.fault.media;
-    m.match = match_of(x, m.match);
-    return m;
-}
-void media_params(const Firing &x, TraceFields &out) {
-    const MediaParams m = media_of(x);
-    out.emplace_back("error", TraceValue::str(to_string(m.error)));
-    match_params(m.match, out);
-    out.emplace_back("count", TraceValue::integer(m.count));
-}
+// ---- media_error: the drive fails matching commands (without a range of its own, a
+// command-triggered fault has the range of the command that fired it: the injector's
+// at_firing(), from the row's `lba`; armed from inside the observer, that very command).
 void media_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
-        h.disk->inject_media_error(media_of(x), x.fault.id);
+        h.disk->inject_media_error(x.fault.media, x.fault.id);
 }
 
 // ---- hang / identify_fail: the drive's firmware.
@@ -134,21 +89,9 @@ void degrade_arm(const Firing &x, const PortHooks &h) {
 }
 
 // ---- slow: the drive answers matching commands late.
-SlowParams slow_of(const Firing &x) {
-    SlowParams s = x.fault.slow;
-    s.match = match_of(x, s.match);
-    return s;
-}
-void slow_params(const Firing &x, TraceFields &out) {
-    const SlowParams s = slow_of(x);
-    out.emplace_back("delay_ns", TraceValue::integer(int64_t(s.delay_ns)));
-    match_params(s.match, out);
-    out.emplace_back("count", TraceValue::integer(s.count));
-    out.emplace_back("window_ns", TraceValue::integer(int64_t(s.window_ns)));
-}
 void slow_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
-        h.disk->inject_slow(slow_of(x), x.fault.id);
+        h.disk->inject_slow(x.fault.slow, x.fault.id);
 }
 
 // ---- pmp_hang: the port multiplier's control port.
@@ -189,6 +132,56 @@ void host_bus_error_arm(const Firing &x, const PortHooks &h) {
 
 } // namespace
 
+Fault at_firing(const Fault &f, const device::CommandInfo *cmd) {
+    Fault x = f;
+    const KindSpec *spec = kind_spec(f.kind);
+    if (!spec || !cmd || !cmd->sectors)
+        return x;
+    for (const ParamSpec &ps : spec->params)
+        if (ps.type == ParamType::LbaRange && ps.from_command && !value(x, ps).given) {
+            ParamValue v;
+            v.n = cmd->lba;
+            v.last = cmd->lba + cmd->sectors - 1;
+            set_value(x, ps, v);
+        }
+    return x;
+}
+
+namespace {
+
+// A typed parameter's fields in the fault.inject record.
+void trace_param(const ParamSpec &ps, const ParamValue &v, TraceFields &out) {
+    const std::string field = ps.trace_field ? ps.trace_field : ps.key;
+    switch (ps.type) {
+    case ParamType::Enum:
+    case ParamType::Op: out.emplace_back(field, TraceValue::str(param_text(ps, v.n))); break;
+    case ParamType::Bool: out.emplace_back(field, TraceValue::boolean(v.n != 0)); break;
+    case ParamType::String: out.emplace_back(field, TraceValue::str(v.text)); break;
+    case ParamType::LbaRange:
+        out.emplace_back(field + "_first", TraceValue::hex(v.n));
+        out.emplace_back(field + "_last", TraceValue::hex(v.last));
+        break;
+    case ParamType::Flags: // one boolean per flag
+        for (size_t i = 0; i < ps.values.size(); ++i)
+            out.emplace_back(ps.values[i], TraceValue::boolean(v.n >> i & 1));
+        break;
+    case ParamType::Uint:
+    case ParamType::Time:
+    case ParamType::Sectors:
+        out.emplace_back(field, ps.hex ? TraceValue::hex(v.n) : TraceValue::integer(int64_t(v.n)));
+        break;
+    }
+}
+
+} // namespace
+
+void trace_params(const Fault &f, TraceFields &out) {
+    if (const KindSpec *spec = kind_spec(f.kind))
+        for (const ParamSpec &ps : spec->params)
+            if (shown(f, ps, false))
+                trace_param(ps, value(f, ps), out);
+}
+
 const std::vector<BlockRow> &block_table() {
     static const std::vector<BlockRow> rows = {
         {Block::Disk, "disk", [](const PortHooks &h) { if (h.disk) h.disk->clear_faults(); }},
@@ -203,26 +196,26 @@ const std::vector<KindRow> &kind_table() {
     using B = Block;
     static const std::vector<KindRow> rows = [] {
         std::vector<KindRow> r = {
-            // kind, block, params (beyond the typed parameters of its spec row), arm
+            // kind, block, params (beyond the typed parameters of its spec row: none today), arm
             {Kind::Crc, B::Link, nullptr, crc_arm},
             {Kind::LostIrq, B::Hba, nullptr, lost_irq_arm},
-            {Kind::Unplug, B::Link, noise_params, unplug_arm},
+            {Kind::Unplug, B::Link, nullptr, unplug_arm},
             // A plug readies the drive's identity (disk), then brings the cable up (link).
-            {Kind::Plug, B::Link, plug_params, plug_arm},
-            {Kind::MediaError, B::Disk, media_params, media_arm},
+            {Kind::Plug, B::Link, nullptr, plug_arm},
+            {Kind::MediaError, B::Disk, nullptr, media_arm},
             {Kind::Hang, B::Disk, nullptr, hang_arm},
             {Kind::IdentifyFail, B::Disk, nullptr, identify_fail_arm},
-            {Kind::PhyFlap, B::Link, noise_params, flap_arm},
+            {Kind::PhyFlap, B::Link, nullptr, flap_arm},
             {Kind::LinkDegrade, B::Link, nullptr, degrade_arm},
             {Kind::PmpHang, B::Pmp, nullptr, pmp_hang_arm},
-            {Kind::Slow, B::Disk, slow_params, slow_arm},
+            {Kind::Slow, B::Disk, nullptr, slow_arm},
             {Kind::SpuriousIrq, B::Hba, nullptr, spurious_irq_arm},
             {Kind::IrqStorm, B::Hba, nullptr, irq_storm_arm},
             {Kind::DrqStuck, B::Hba, nullptr, drq_stuck_arm},
             {Kind::BsyStuck, B::Hba, nullptr, bsy_stuck_arm},
             {Kind::BmdmaError, B::Hba, nullptr, bmdma_error_arm},
             {Kind::HostBusError, B::Hba, nullptr, host_bus_error_arm},
-            {Kind::Cominit, B::Link, noise_params, cominit_arm},
+            {Kind::Cominit, B::Link, nullptr, cominit_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

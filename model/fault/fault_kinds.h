@@ -68,6 +68,14 @@ struct KindRow {
     const KindSpec *spec = nullptr; // the kind's plain facts (kind_table() sets it)
 };
 
+// The fault as it fires: a typed parameter whose row says it comes from the firing command
+// when not given (`from_command`: media_error's and slow's `lba`) takes that command's range
+// (nothing changes for a time trigger). The record shows it and the block is armed with it.
+Fault at_firing(const Fault &f, const device::CommandInfo *cmd);
+// Appends f's typed parameters to its fault.inject record, as each row's entry says (the
+// field, when it shows; an LBA range as <field>_first/_last, a flag set as one boolean each).
+void trace_params(const Fault &f, TraceFields &out);
+
 // One row per fault::Kind, in the enumeration's order (that of kind_specs()).
 const std::vector<KindRow> &kind_table();
 // The row of a kind (null for a value outside the enumeration).

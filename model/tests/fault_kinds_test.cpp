@@ -100,7 +100,7 @@ MODEL_TEST(media_error_takes_the_firing_commands_range) {
     f.kind = fault::Kind::MediaError;
     device::CommandInfo c{0x60, true, false, 0x1000, 8, 3, 1};
     fault::TraceFields out;
-    fault::kind_row(f.kind)->params(fault::Firing{f, &c}, out);
+    fault::trace_params(fault::at_firing(f, &c), out);
     auto hex = [&](const char *k) -> int64_t {
         for (const auto &p : out)
             if (p.first == k)
@@ -110,7 +110,7 @@ MODEL_TEST(media_error_takes_the_firing_commands_range) {
     EXPECT_EQ(hex("lba_first"), 0x1000);
     EXPECT_EQ(hex("lba_last"), 0x1007);
     out.clear();
-    fault::kind_row(f.kind)->params(fault::Firing{f, nullptr}, out); // time trigger: no range
+    fault::trace_params(fault::at_firing(f, nullptr), out); // time trigger: no range
     EXPECT_EQ(hex("lba_first"), -1);
 }
 

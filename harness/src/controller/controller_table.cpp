@@ -16,7 +16,8 @@ const std::vector<ControllerDesc> &controller_descs() {
          "ahci.error_irq", {"ahci.kick_failed", "ahci.deinit_failed", "ahci.reset_failed"},
          {"ahci", "ahci", " abar ", {},
           {{"unknown_driver", "{driver} has no satasim model; ahci stands in"}, {"default", ""}},
-          /*log_host_line*/ true, /*tagged_non_ncq*/ true, "", /*reference*/ true, {}, {}}},
+          /*log_host_line*/ true, /*tagged_non_ncq*/ true, "", /*reference*/ true, {}, {}},
+         "ahci."},
         {ControllerId::Sil24, "sil24", "Silicon Image SiI3124 (PCI-X)", 0x1095, 0x3124, 0x010400,
          sil24_host_create, "sil24_host_create", "sata_sil24 0000:01:00.0", "sil24_0",
          4, 4, 4, 31, NcqSupport::Always, 31, 2, 5, true, true, false, false,
@@ -31,7 +32,8 @@ const std::vector<ControllerDesc> &controller_descs() {
            {R"(\(SStatus 1[3-9]3 SControl 300\))", "(SStatus 123 SControl 0)"},
            {R"(\(SStatus 1([0-2])3 SControl 300\))", R"((SStatus 1\g<1>3 SControl 0))"},
            {"UDMA/133", "UDMA/100"},
-           {R"(NCQ \(depth 32\))", "NCQ (depth 31/32)"}}}},
+           {R"(NCQ \(depth 32\))", "NCQ (depth 31/32)"}}},
+         "sil24."},
         {ControllerId::Sil3112, "sil3112", "Silicon Image SiI3112 (taskfile, bus-master DMA)", 0x1095, 0x3112,
          0x010400, sil_host_create, "sil_host_create", "sil3112", "sil3112_0",
          2, 2, 2, 1, NcqSupport::Never, 0, 1, 5, false, true, true, false, {}, "", "", {"systemc"}, "", {},
@@ -40,7 +42,8 @@ const std::vector<ControllerDesc> &controller_descs() {
           {{R"(SATA link up (6\.0|3\.0) Gbps)", "SATA link up 1.5 Gbps"},
            {R"(\(SStatus 1\d3 SControl 300\))", "(SStatus 113 SControl 300)"},
            {"UDMA/133", "UDMA/100"},
-           {R"(NCQ \(depth \d+/32\))", "NCQ (depth 0/32)"}}}},
+           {R"(NCQ \(depth \d+/32\))", "NCQ (depth 0/32)"}}},
+         "sil3112."},
         {ControllerId::Piix, "piix", "Intel ICH/PIIX SATA in IDE mode (taskfile, bus-master DMA)", 0x8086, 0x24d1,
          0x01018a, piix_host_create, "piix_host_create", "piix", "piix0",
          2, 2, 2, 1, NcqSupport::Never, 0, 2, 6, false, false, true, false, {"map"}, "",
@@ -54,7 +57,8 @@ const std::vector<ControllerDesc> &controller_descs() {
            {"slave", "no driver named; a slave device (ataN.01) read from the log: piix stands in"},
            {"no_scr", "no driver named; soft resets and no SATA link status: a taskfile controller without SCRs, "
                       "piix stands in"}},
-          false, false, "map: ich6", false, {}, {{R"(NCQ \(depth \d+/32\))", "NCQ (depth 0/32)"}}}},
+          false, false, "map: ich6", false, {}, {{R"(NCQ \(depth \d+/32\))", "NCQ (depth 0/32)"}}},
+         "piix."},
     };
     return rows;
 }

@@ -101,6 +101,9 @@ struct ControllerDesc {
     const char *error_irq_record;
     std::vector<std::string> engine_failed_records;
     ToolFacts tools;
+    // The prefix of the model's own trace records ("ahci." for ahci.port_reset): what a
+    // backend without this model (QEMU) never writes (backend/qemu/qemu_rules.cpp).
+    const char *model_records = "";
 
     bool takes_key(const std::string &key) const;
     bool runs_on(const std::string &backend) const;

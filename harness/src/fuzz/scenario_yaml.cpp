@@ -58,63 +58,11 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
         o << ", every: " << t(tr.every_ns);
     if (tr.every_cmds)
         o << ", every_cmds: " << tr.every_cmds;
-    // The older parameters by hand; the typed ones (fault_kind_spec.h) below.
-    switch (x.kind) {
-    case fault::Kind::Plug:
-        if (x.plug.model)
-            o << ", model: \"" << *x.plug.model << "\"";
-        if (x.plug.serial)
-            o << ", serial: \"" << *x.plug.serial << "\"";
-        if (x.plug.capacity)
-            o << ", capacity: " << *x.plug.capacity;
-        o << ", blank_media: " << b(x.plug.blank_media);
-        break;
-    case fault::Kind::MediaError:
-        o << ", error: " << fault::to_string(x.media.error) << ", op: " << match_op(x.media.match.op);
-        if (x.media.match.lba_first)
-            o << ", lba: " << lba_range(*x.media.match.lba_first, *x.media.match.lba_last);
-        o << ", count: " << x.media.count << ", cleared_by_write: " << b(x.media.cleared_by_write);
-        break;
-    case fault::Kind::Slow:
-        o << ", delay: " << t(x.slow.delay_ns) << ", op: " << match_op(x.slow.match.op);
-        if (x.slow.match.lba_first)
-            o << ", lba: " << lba_range(*x.slow.match.lba_first, *x.slow.match.lba_last);
-        if (x.slow.window_ns)
-            o << ", window: " << t(x.slow.window_ns);
-        else
-            o << ", count: " << x.slow.count;
-        break;
-    case fault::Kind::Unplug:
-    case fault::Kind::Cominit:
-        if (x.noise.decode || x.noise.internal || (x.kind == fault::Kind::Unplug && x.noise.cominit)) {
-            std::string l;
-            for (auto [on, name] : {std::pair{x.noise.cominit && x.kind == fault::Kind::Unplug, "cominit"},
-                                    {x.noise.decode, "decode"}, {x.noise.internal, "internal"}})
-                if (on)
-                    l += (l.empty() ? "" : ", ") + std::string(name);
-            o << ", noise: [" << l << "]";
-        }
-        break;
-    case fault::Kind::Crc: // typed parameters only
-    case fault::Kind::LostIrq:
-    case fault::Kind::IdentifyFail:
-    case fault::Kind::PhyFlap:
-    case fault::Kind::LinkDegrade:
-    case fault::Kind::HostBusError:
-    case fault::Kind::Hang:
-    case fault::Kind::PmpHang:
-    case fault::Kind::SpuriousIrq:
-    case fault::Kind::IrqStorm:
-    case fault::Kind::DrqStuck:
-    case fault::Kind::BsyStuck:
-    case fault::Kind::BmdmaError:
-        break;
-    }
-    // The kind's typed parameters (fault_kind_spec.h): always or where not their defaults,
-    // as each row says (never an unset_default's "not given").
+    // The kind's parameters (fault_kind_spec.h), as each row says: always, where not their
+    // defaults, or when given (never an unset_default's "not given").
     for (const fault::ParamSpec &ps : fault::kind_spec(x.kind)->params)
-        if (const uint64_t v = fault::param(x, ps); fault::param_shown(ps, v, true))
-            o << ", " << ps.key << ": " << fault::param_text(ps, v);
+        if (fault::shown(x, ps, true))
+            o << ", " << ps.key << ": " << fault::value_text(ps, fault::value(x, ps));
     if (x.min_fired)
         o << ", min_fired: " << x.min_fired;
     o << "}\n";
@@ -132,8 +80,10 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
             o << "# " << line << "\n";
     }
     const ControllerSpec &c = sc.controller;
-    // A SiI3124 (the row taking the PCI-X erratum keys): fixed ncq and fbs, its erratum written.
-    const bool sil24 = controller_desc(c.type).takes_key("pcix_irq_loss");
+    // What the row lets a scenario choose: ncq where it is optional, fbs where the row takes
+    // it, the PCI-X erratum and the driver's workaround where the row has them.
+    const ControllerDesc &row = controller_desc(c.type);
+    const bool erratum = row.takes_key("pcix_irq_loss");
     o << "name: " << sc.name << "\n";
     o << "description: \"" << sc.description << "\"\n";
     o << "seed: " << sc.seed << "\n";
@@ -141,17 +91,19 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
     if (sc.trace_fis)
         o << "trace_fis: true\n";
     o << "controller: {type: " << c.type << ", ports: " << c.ports;
-    if (!sil24)
-        o << ", ncq: " << b(c.ncq) << ", fbs: " << b(c.fbs);
+    if (row.ncq == NcqSupport::Optional)
+        o << ", ncq: " << b(c.ncq);
+    if (row.takes_key("fbs"))
+        o << ", fbs: " << b(c.fbs);
     if (c.gen_set)
         o << ", gen: " << c.gen;
-    if (sil24)
+    if (erratum)
         o << ", pcix_irq_loss: " << b(c.pcix_irq_loss);
     o << "}\n";
     o << "host: {no_ncq: " << b(sc.host.no_ncq);
     if (sc.host.spd_limit)
         o << ", spd_limit: " << sc.host.spd_limit;
-    if (sil24)
+    if (erratum)
         o << ", irq_loss_fix: " << b(sc.host.irq_loss_fix);
     if (!sc.host.eh_policy.empty())
         o << ", eh_policy: " << sc.host.eh_policy;

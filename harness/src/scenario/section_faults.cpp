@@ -32,7 +32,8 @@ const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "
                                                    "from_power_on", "repeat", "every", "every_cmds",
                                                    "min_fired"};
 
-// The readers of each kind's own keys (the rows of fault_kind_rows() below).
+// A kind's own keys are its typed parameters (fault::KindSpec::params); a reader of its own
+// (the rows of fault_kind_rows() below) only for what a ParamSpec cannot say: none today.
 
 // [first, last] sectors, inclusive, on a disk of `cap` sectors.
 std::pair<uint64_t, uint64_t> as_lba_range(const Parser &p, const Field &f, uint64_t cap) {
@@ -63,135 +64,84 @@ CommandMatch parse_command_match(const Parser &p, const Field &f, uint64_t cap) 
     return c;
 }
 
-void parse_media_error(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap) {
-    const fault::Trigger &t = x.trigger;
-    if (auto *v = m.find("error"))
-        x.media.error = as_enum<fault::MediaParams::Error>(p, *v,
-                                                           {{"unc", fault::MediaParams::Error::Unc},
-                                                            {"idnf", fault::MediaParams::Error::Idnf},
-                                                            {"write_fault", fault::MediaParams::Error::WriteFault},
-                                                            {"abrt", fault::MediaParams::Error::Abrt}});
-    // Scope (scenarios/README.md, "media_error scope"): without `op`, the fault keeps to the
-    // commands its trigger matches (a read-triggered UNC stays on reads); the error itself
-    // then picks what a drive fails (UNC: reads; a write reallocates the sector).
-    const CommandMatch::Op trigger_op = t.on_cmd ? t.on_cmd->op : CommandMatch::Op::Any;
-    x.media.match.op = trigger_op;
-    if (auto *v = m.find("op")) {
-        x.media.match.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
-        if (trigger_op != CommandMatch::Op::Any && x.media.match.op != trigger_op)
-            p.warn(v->line, v->path,
-                   std::string("op ") + match_op_name(x.media.match.op) + " is wider than the trigger's on_cmd.op " +
-                       match_op_name(trigger_op) + ": after it fires, the fault also fails commands the trigger "
-                       "never matched (leave op out to keep it to " + match_op_name(trigger_op) + ")");
-        if (x.media.error == fault::MediaParams::Error::Unc && x.media.match.op == CommandMatch::Op::Write)
-            p.warn(v->line, v->path, "an unc error fails reads only (a write reallocates the sector): op write "
-                                     "makes this fault fail nothing");
-    }
-    if (auto *v = m.find("lba")) {
-        auto r = as_lba_range(p, *v, cap);
-        x.media.match.lba_first = r.first;
-        x.media.match.lba_last = r.second;
-        const CommandMatch *tm = t.on_cmd ? &*t.on_cmd : nullptr;
-        if (tm && tm->lba_first && (r.first < *tm->lba_first || r.second > tm->lba_last.value_or(r.second)))
-            p.warn(v->line, v->path,
-                   "lba [" + std::to_string(r.first) + ", " + std::to_string(r.second) +
-                       "] is wider than the trigger's on_cmd.lba [" + std::to_string(*tm->lba_first) + ", " +
-                       std::to_string(tm->lba_last.value_or(*tm->lba_first)) +
-                       "]: sectors the trigger never matched fail too");
-    } else if (t.at_ns) {
-        p.fail(m.line(), m.join("lba"), "required with an `at` trigger (the bad sectors); a command-triggered "
-                                        "media error defaults to the range of the command that fires it");
-    }
-    if (auto *v = m.find("count"))
-        x.media.count = unsigned(as_uint(p, *v, 0, 1000000));
-    if (auto *v = m.find("cleared_by_write"))
-        x.media.cleared_by_write = as_bool(p, *v);
-}
-
-void parse_plug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    if (auto *v = m.find("model"))
-        x.plug.model = as_ident_string(p, *v, 40);
-    if (auto *v = m.find("serial"))
-        x.plug.serial = as_ident_string(p, *v, 20);
-    if (auto *v = m.find("capacity")) {
-        x.plug.capacity = as_sectors(p, *v);
-        if (*x.plug.capacity < 1 || *x.plug.capacity > (1ull << 48) - 1)
-            p.fail(*v, "capacity must be 1 .. 2^48-1 sectors");
-    }
-    if (auto *v = m.find("blank_media"))
-        x.plug.blank_media = as_bool(p, *v);
-}
-
-// unplug / cominit: `noise: [cominit, decode, internal]`, what the host PHY picks up from
-// the wire (fault::NoiseParams). A cominit fault always sends COMINIT bursts.
-void parse_noise(const Parser &p, const MapView &m, fault::Fault &x) {
-    if (auto *v = m.find("noise"))
-        for_each_element(p, *v, [&](const Field &e, size_t) {
-            bool *bit = as_enum<bool *>(p, e, {{"cominit", &x.noise.cominit}, {"decode", &x.noise.decode},
-                                               {"internal", &x.noise.internal}});
-            *bit = true;
-        });
-}
-void parse_unplug(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) { parse_noise(p, m, x); }
-void parse_phy_flap(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) { parse_noise(p, m, x); }
-void parse_cominit(const Parser &p, const MapView &m, fault::Fault &x, uint64_t) {
-    parse_noise(p, m, x);
-    x.noise.cominit = true;
-}
-
-// slow: late answers to reads and writes (the drive's media access starts `delay` late).
-void parse_slow(const Parser &p, const MapView &m, fault::Fault &x, uint64_t cap) {
-    if (!m.has("delay"))
-        p.fail(m.line(), m.join("delay"), "required (how late the drive answers each matching command)");
-    x.slow.delay_ns = as_time_ns(p, m.get("delay"));
-    if (x.slow.delay_ns == 0 || x.slow.delay_ns > 3600ull * 1000000000ull)
-        p.fail(m.get("delay"), "must be more than 0 and at most 3600s");
-    const fault::Trigger &t = x.trigger;
-    x.slow.match.op = t.on_cmd ? t.on_cmd->op : CommandMatch::Op::Any; // as a media error's scope
-    if (auto *v = m.find("op")) {
-        x.slow.match.op = as_enum<CommandMatch::Op>(p, *v, kMatchOps);
-        if (x.slow.match.op == CommandMatch::Op::Flush || x.slow.match.op == CommandMatch::Op::Identify)
-            p.fail(*v, "a slow fault delays reads and writes (any, read, write, ncq or non_ncq)");
-    }
-    if (auto *v = m.find("lba")) {
-        auto r = as_lba_range(p, *v, cap);
-        x.slow.match.lba_first = r.first;
-        x.slow.match.lba_last = r.second;
-    }
-    if (m.has("count") && m.has("window"))
-        p.fail(m.get("window").key_line, m.get("window").path, "give count (commands) or window (a time), not both");
-    if (auto *v = m.find("count"))
-        x.slow.count = unsigned(as_uint(p, *v, 0, 1000000));
-    if (auto *v = m.find("window")) {
-        x.slow.window_ns = as_time_ns(p, *v);
-        if (x.slow.window_ns == 0)
-            p.fail(*v, "must be more than 0");
-    }
-}
-
 // A typed parameter of the kind's row (fault_kind_spec.h: ParamSpec), parsed and checked
-// from its declaration alone.
-uint64_t parse_param(const Parser &p, const Field &v, const fault::ParamSpec &ps) {
+// from its declaration alone; cap: the addressed disk's sectors (an LbaRange stays within).
+fault::ParamValue parse_param(const Parser &p, const Field &v, const fault::ParamSpec &ps, uint64_t cap) {
+    fault::ParamValue out;
     switch (ps.type) {
     case fault::ParamType::Enum: {
         // (an unset_default's index 0 is "not given": no name of the scenario's)
         std::vector<std::pair<const char *, uint64_t>> names;
         for (size_t i = ps.unset_default ? 1 : 0; i < ps.values.size(); ++i)
             names.push_back({ps.values[i], i});
-        return as_enum<uint64_t>(p, v, names);
+        out.n = as_enum<uint64_t>(p, v, names);
+        break;
     }
-    case fault::ParamType::Uint: return as_uint(p, v, ps.min, ps.max);
+    case fault::ParamType::Op: {
+        std::vector<std::pair<const char *, uint64_t>> names;
+        for (size_t i = 0; i < fault::op_names().size(); ++i)
+            names.push_back({fault::op_names()[i], i});
+        out.n = as_enum<uint64_t>(p, v, names);
+        if (ps.only && !(ps.only >> out.n & 1))
+            p.fail(v, ps.only_why);
+        break;
+    }
+    case fault::ParamType::Uint: out.n = as_uint(p, v, ps.min, ps.max); break;
+    case fault::ParamType::Sectors:
+        out.n = as_sectors(p, v);
+        if (out.n < ps.min || out.n > ps.max)
+            p.fail(v, "must be " + std::to_string(ps.min) + " .. " + std::to_string(ps.max) + " sectors");
+        break;
     case fault::ParamType::Time: {
-        const uint64_t ns = as_time_ns(p, v);
-        if (ns < ps.min || ns > ps.max)
+        out.n = as_time_ns(p, v);
+        if (out.n < ps.min || out.n > ps.max)
             p.fail(v, ps.max == UINT64_MAX ? "must be at least " + fault::param_text(ps, ps.min)
                                            : "must be at least " + fault::param_text(ps, ps.min) + " and at most " +
                                                  fault::param_text(ps, ps.max));
-        return ns;
+        break;
     }
-    case fault::ParamType::Bool: return as_bool(p, v) ? 1 : 0;
+    case fault::ParamType::Bool: out.n = as_bool(p, v) ? 1 : 0; break;
+    case fault::ParamType::String: out.text = as_ident_string(p, v, ps.max_len); break;
+    case fault::ParamType::LbaRange: {
+        auto r = as_lba_range(p, v, cap);
+        out.n = r.first;
+        out.last = r.second;
+        break;
     }
-    return ps.def;
+    case fault::ParamType::Flags: {
+        std::vector<std::pair<const char *, uint64_t>> names;
+        for (size_t i = 0; i < ps.values.size(); ++i)
+            names.push_back({ps.values[i], uint64_t(1) << i});
+        for_each_element(p, v, [&](const Field &e, size_t) { out.n |= as_enum<uint64_t>(p, e, names); });
+        break;
+    }
+    }
+    return out;
+}
+
+// The warnings a typed parameter's row asks for, on the value the scenario gave: wider than
+// the trigger's on_cmd (the fault then acts on commands the trigger never matched), or a
+// combination with another parameter that does nothing.
+void warn_param(const Parser &p, const Field &v, const fault::ParamSpec &ps, const fault::Fault &x) {
+    const fault::ParamValue val = fault::value(x, ps);
+    const CommandMatch *tm = x.trigger.on_cmd ? &*x.trigger.on_cmd : nullptr;
+    if (ps.warn_wider && ps.type == fault::ParamType::Op && tm && tm->op != CommandMatch::Op::Any &&
+        CommandMatch::Op(val.n) != tm->op) {
+        const std::string mine = match_op_name(CommandMatch::Op(val.n)), trig = match_op_name(tm->op);
+        p.warn(v.line, v.path,
+               std::string(ps.key) + " " + mine + " is wider than the trigger's on_cmd.op " + trig +
+                   ": after it fires, the fault also fails commands the trigger never matched (leave " + ps.key +
+                   " out to keep it to " + trig + ")");
+    }
+    if (ps.warn_wider && ps.type == fault::ParamType::LbaRange && tm && tm->lba_first &&
+        (val.n < *tm->lba_first || val.last > tm->lba_last.value_or(val.last)))
+        p.warn(v.line, v.path,
+               std::string(ps.key) + " [" + std::to_string(val.n) + ", " + std::to_string(val.last) +
+                   "] is wider than the trigger's on_cmd.lba [" + std::to_string(*tm->lba_first) + ", " +
+                   std::to_string(tm->lba_last.value_or(*tm->lba_first)) +
+                   "]: sectors the trigger never matched fail too");
+    if (ps.warn.msg && val.n == ps.warn.own && fault::param(x, ps.warn.other_key) == ps.warn.other)
+        p.warn(v.line, v.path, ps.warn.msg);
 }
 
 // Whether the scenario's controller has what a kind or parameter needs.
@@ -219,23 +169,23 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
     static const std::vector<FaultKindRow> rows = {
         {Kind::Crc, nullptr},
         {Kind::LostIrq, nullptr},
-        {Kind::Unplug, parse_unplug},
-        {Kind::Plug, parse_plug,
+        {Kind::Unplug, nullptr},
+        {Kind::Plug, nullptr,
          " (to plug a drive into an empty connector, give the port a devices[] entry with present: false)"},
-        {Kind::MediaError, parse_media_error},
+        {Kind::MediaError, nullptr},
         {Kind::Hang, nullptr},
         {Kind::IdentifyFail, nullptr},
-        {Kind::PhyFlap, parse_phy_flap},
+        {Kind::PhyFlap, nullptr},
         {Kind::LinkDegrade, nullptr},
         {Kind::PmpHang, nullptr},
-        {Kind::Slow, parse_slow},
+        {Kind::Slow, nullptr},
         {Kind::SpuriousIrq, nullptr},
         {Kind::IrqStorm, nullptr},
         {Kind::DrqStuck, nullptr},
         {Kind::BsyStuck, nullptr},
         {Kind::BmdmaError, nullptr},
         {Kind::HostBusError, nullptr},
-        {Kind::Cominit, parse_cominit,
+        {Kind::Cominit, nullptr,
          " (a cominit fault on a connector without a drive: give the port a devices[] entry with present: false)"},
     };
     return rows;
@@ -392,10 +342,17 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         if (auto *v = m.find(ps.key)) {
             if (!controller_has(ctl, ps.needs))
                 p.fail(v->key_line, v->path, "not on a " + sc.controller.type + " controller");
-            fault::set_param(x, ps, parse_param(p, *v, ps));
+            fault::set_value(x, ps, parse_param(p, *v, ps, cap));
+            warn_param(p, *v, ps, x);
         } else if (ps.required) {
             p.fail(m.line(), m.join(ps.key), ps.required);
+        } else if (ps.required_at && t.at_ns) {
+            p.fail(m.line(), m.join(ps.key), ps.required_at);
+        } else if (ps.type == fault::ParamType::Op) { // not given: the trigger's
+            fault::set_param(x, ps, uint64_t(t.on_cmd ? t.on_cmd->op : CommandMatch::Op::Any));
         }
+        if (ps.forced)
+            fault::set_param(x, ps, fault::param(x, ps) | ps.forced);
         if (ps.excludes && m.has(ps.key) && m.has(ps.excludes))
             p.fail(m.get(ps.key).key_line, m.get(ps.key).path,
                    std::string("give ") + ps.excludes + " or " + ps.key + ", not both");

@@ -43,6 +43,66 @@ bool is_error_irq(const TraceRecord &r) {
     return false;
 }
 
+// What a driver's error-interrupt record says (its fields are the driver's own, so each
+// driver's decoding is its own function, bound to its controller row by ControllerId).
+struct ErrorIrq {
+    bool is_error = false;          // an error the next EH report must describe
+    bool need_bus = false;          // AC_ERR_ATA_BUS expected
+    std::vector<std::string> words; // words the description must contain
+    std::string what;               // "PxIS 0x8000000", "PORT_CMD_ERR 3"
+    std::string unfrozen;           // an interface error: the port must freeze (what it was)
+};
+using ErrorIrqDecoder = ErrorIrq (*)(const TraceRecord &r);
+
+// ahci's error_irq: PxIS as read (AHCI 1.3.1 3.3.5; ahci_error_intr's decoding).
+ErrorIrq ahci_error_irq(const TraceRecord &r) {
+    ErrorIrq e;
+    const uint64_t is_ = uint64_t(num_or(r, "irq_stat", 0));
+    e.what = "PxIS " + hex(is_);
+    if (is_ & kIsIfs) {
+        e.need_bus = true;
+        e.words.push_back("interface fatal error");
+        e.unfrozen = "PxIS.IFS";
+    }
+    if (is_ & (kIsHbfs | kIsHbds))
+        e.words.push_back("host bus error");
+    if (is_ & kIsPcs)
+        e.words.push_back("connection status changed");
+    else if (is_ & kIsPrcs)
+        e.words.push_back("PHY RDY changed");
+    if (is_ & kIsUfs)
+        e.words.push_back("unknown FIS");
+    e.is_error = e.need_bus || !e.words.empty();
+    return e;
+}
+
+// sil24's error_irq: PORT_CMD_ERR 3 (data FIS) and 4 (command FIS) are interface errors
+// (docs/hardware.md 6.5; sil24_error_intr's table).
+ErrorIrq sil24_error_irq(const TraceRecord &r) {
+    ErrorIrq e;
+    const int64_t cerr = num_or(r, "cmd_err", 0);
+    if (cerr == 3 || cerr == 4) {
+        e.is_error = true;
+        e.what = "PORT_CMD_ERR " + std::to_string(cerr);
+        e.need_bus = true;
+        e.words.push_back(cerr == 3 ? "error in data FIS" : "failed to transmit command FIS");
+        e.unfrozen = e.what;
+    }
+    return e;
+}
+
+// One per ControllerId, in its order: the decoder of the row's error_irq_record (null: the
+// row names none; the taskfile drivers record their errors as eh.exception only).
+const ErrorIrqDecoder kErrorIrqDecoders[kControllerCount] = {ahci_error_irq, sil24_error_irq, nullptr, nullptr};
+
+// The decoder of r, when r is a row's error-interrupt record.
+ErrorIrqDecoder error_irq_decoder(const TraceRecord &r) {
+    for (const ControllerDesc &d : controller_descs())
+        if (*d.error_irq_record && r.name == d.error_irq_record)
+            return kErrorIrqDecoders[size_t(d.id)];
+    return nullptr;
+}
+
 bool is_engine_failed(const TraceRecord &r) {
     for (const ControllerDesc &d : controller_descs())
         for (const std::string &n : d.engine_failed_records)
@@ -216,42 +276,19 @@ void EhRules::stack_record(uint64_t t, const TraceRecord &r, Port &p, Link &l) {
         p.snap = std::move(p.errors); // an earlier snapshot nothing reported is dropped
         p.errors.clear();
     }
-    if (is(r, "ahci.error_irq")) {
-        const uint64_t is_ = uint64_t(num_or(r, "irq_stat", 0));
-        PendingError e;
-        e.t_ns = t;
-        e.during_eh = p.snap_seen && p.internal_active;
-        e.what = "PxIS " + hex(is_);
-        if (is_ & kIsIfs) {
-            e.need_bus = true;
-            e.words.push_back("interface fatal error");
-            if (!flag(r, "freeze"))
-                add("interface-error-is-link-error", t, pn, ln, "PxIS.IFS read without freezing the port");
-        }
-        if (is_ & (kIsHbfs | kIsHbds))
-            e.words.push_back("host bus error");
-        if (is_ & kIsPcs)
-            e.words.push_back("connection status changed");
-        else if (is_ & kIsPrcs)
-            e.words.push_back("PHY RDY changed");
-        if (is_ & kIsUfs)
-            e.words.push_back("unknown FIS");
-        if ((e.need_bus || !e.words.empty()) && record_error)
-            p.errors.push_back(e);
-    } else if (is(r, "sil24.error_irq")) {
-        const int64_t cerr = num_or(r, "cmd_err", 0);
-        if (cerr == 3 || cerr == 4) {
+    if (const ErrorIrqDecoder decode = error_irq_decoder(r)) {
+        const ErrorIrq d = decode(r);
+        if (d.is_error && record_error) {
             PendingError e;
             e.t_ns = t;
             e.during_eh = p.snap_seen && p.internal_active;
-            e.what = "PORT_CMD_ERR " + std::to_string(cerr);
-            e.need_bus = true;
-            e.words.push_back(cerr == 3 ? "error in data FIS" : "failed to transmit command FIS");
-            if (record_error)
-                p.errors.push_back(e);
-            if (!flag(r, "freeze"))
-                add("interface-error-is-link-error", t, pn, ln, e.what + " read without freezing the port");
+            e.what = d.what;
+            e.need_bus = d.need_bus;
+            e.words = d.words;
+            p.errors.push_back(e);
         }
+        if (!d.unfrozen.empty() && !flag(r, "freeze"))
+            add("interface-error-is-link-error", t, pn, ln, d.unfrozen + " read without freezing the port");
     }
     std::vector<PendingError> &described = p.snap_seen ? p.snap : p.errors;
     if (is(r, "eh.exception") && (p.report.open || !described.empty())) {

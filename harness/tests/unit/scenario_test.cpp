@@ -236,6 +236,63 @@ TEST(fault_bound_parameters) {
     CHECK_ERROR(d + "  - {kind: lost_irq, port: 0, at: 1ms, window: 0ms}\n", "t.yaml:5: faults[0].window: must be at least 1ns");
 }
 
+// The kinds that were read by hand before (media_error, slow, plug, the noise lists) on their
+// rows too: an op that defaults to the trigger's, an LBA range within the disk, strings, a
+// capacity in sectors or a size, a flag set written as a list (a kind's forced flag kept),
+// each in the model's field, with the row's messages naming file, line and field.
+TEST(fault_row_parameter_types) {
+    namespace f = satasim::fault;
+    const std::string d = std::string(kDisk) + "faults:\n"; // a 1g disk: 2097152 sectors
+    // media_error: op from the on_cmd trigger, the range and the rest in MediaParams
+    f::Fault m = parse(d + "  - {kind: media_error, port: 0, on_cmd: {op: read}, error: idnf, lba: [8, 15], count: 2, "
+                           "cleared_by_write: false}\n").faults[0];
+    CHECK(m.media.match.op == f::CommandMatch::Op::Read && m.media.error == f::MediaParams::Error::Idnf);
+    CHECK(m.media.match.lba_first == 8u && m.media.match.lba_last == 15u && m.media.count == 2 && !m.media.cleared_by_write);
+    f::Fault m2 = parse(d + "  - {kind: media_error, port: 0, after_cmds: 3}\n").faults[0];
+    CHECK(m2.media.match.op == f::CommandMatch::Op::Any && !m2.media.match.lba_first && m2.media.cleared_by_write);
+    CHECK_ERROR(d + "  - {kind: media_error, port: 0, after_cmds: 3, lba: [0, 2097152]}\n",
+                "t.yaml:5: faults[0].lba[1]: sector 2097152 is beyond the disk's 2097152 sectors");
+    CHECK_ERROR(d + "  - {kind: media_error, port: 0, after_cmds: 3, op: erase}\n",
+                "t.yaml:5: faults[0].op: unknown value 'erase' (expected one of: any, read, write, flush, identify, ncq, "
+                "non_ncq)");
+    // slow: op within the row's subset, count or window, a delay within its range
+    f::Fault s = parse(d + "  - {kind: slow, port: 0, on_cmd: {op: write}, delay: 2s, window: 1s}\n").faults[0];
+    CHECK(s.slow.match.op == f::CommandMatch::Op::Write && s.slow.delay_ns == 2000000000u && s.slow.window_ns == 1000000000u);
+    CHECK(s.slow.count == 0);
+    CHECK_ERROR(d + "  - {kind: slow, port: 0, at: 1ms, delay: 1s, op: identify}\n",
+                "t.yaml:5: faults[0].op: a slow fault delays reads and writes (any, read, write, ncq or non_ncq)");
+    CHECK_ERROR(d + "  - {kind: slow, port: 0, at: 1ms, delay: 1s, count: 1, window: 1s}\n",
+                "t.yaml:5: faults[0].window: give count or window, not both");
+    CHECK_ERROR(d + "  - {kind: slow, port: 0, at: 1ms, delay: 3601s}\n",
+                "t.yaml:5: faults[0].delay: must be at least 1ns and at most 3600s");
+    // plug: strings and a capacity in sectors or a size
+    f::Fault pl = parse(d + "  - {kind: plug, port: 0, at: 1ms, model: \"NEW DISK\", serial: \"S1\", capacity: 1m}\n")
+                      .faults[0];
+    CHECK(pl.plug.model == std::string("NEW DISK") && pl.plug.serial == std::string("S1") && pl.plug.capacity == 2048u);
+    CHECK(!pl.plug.blank_media && !parse(d + "  - {kind: plug, port: 0, at: 1ms}\n").faults[0].plug.capacity);
+    CHECK_ERROR(d + "  - {kind: plug, port: 0, at: 1ms, serial: \"123456789012345678901\"}\n",
+                "t.yaml:5: faults[0].serial: '123456789012345678901' is longer than 20 characters");
+    CHECK_ERROR(d + "  - {kind: plug, port: 0, at: 1ms, capacity: 0}\n",
+                "t.yaml:5: faults[0].capacity: must be 1 .. 281474976710655 sectors");
+    // noise: a flag set; cominit always sends its bursts (the forced flag), not written back
+    f::Fault n = parse(d + "  - {kind: phy_flap, port: 0, at: 1ms, noise: [decode]}\n").faults[0];
+    CHECK(!n.noise.cominit && n.noise.decode && !n.noise.internal && f::param(n, "noise") == 2);
+    f::Fault ci = parse(d + "  - {kind: cominit, port: 0, at: 1ms, noise: [internal]}\n").faults[0];
+    CHECK(ci.noise.cominit && ci.noise.internal);
+    const f::ParamSpec &np = *f::kind_spec(f::Kind::Cominit)->param("noise");
+    CHECK(f::value_text(np, f::value(ci, np)) == "[internal]" && f::shown(ci, np, true));
+    CHECK(!f::shown(parse(d + "  - {kind: cominit, port: 0, at: 1ms}\n").faults[0], np, true));
+    // what the YAML writer writes for the others: a range, a quoted string, count only without a window
+    const f::KindSpec &ms = *f::kind_spec(f::Kind::MediaError);
+    CHECK(f::value_text(*ms.param("lba"), f::value(m, *ms.param("lba"))) == "[8, 15]");
+    CHECK(f::value_text(*ms.param("op"), f::value(m, *ms.param("op"))) == "read");
+    const f::KindSpec &ps = *f::kind_spec(f::Kind::Plug);
+    CHECK(f::value_text(*ps.param("model"), f::value(pl, *ps.param("model"))) == "\"NEW DISK\"");
+    const f::KindSpec &ss = *f::kind_spec(f::Kind::Slow);
+    CHECK(!f::shown(s, *ss.param("count"), true) && f::shown(s, *ss.param("count"), false));
+    CHECK(f::shown(parse(d + "  - {kind: slow, port: 0, at: 1ms, delay: 1s}\n").faults[0], *ss.param("count"), true));
+}
+
 TEST(expect_section) {
     CHECK_ERROR(std::string(kDisk) + "expect: {io_errors: 1, io_errors_min: 0}\n",
                 "t.yaml:4: expect.io_errors_min: give either io_errors (exact) or a range, not both (io_errors on line 4)");

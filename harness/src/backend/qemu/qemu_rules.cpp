@@ -20,10 +20,14 @@ const char *refuses_key(ScenarioKey key) {
 
 namespace {
 
-// The trace records of the models QEMU replaces (its AHCI, the link, the disks, the
-// fault engine, port multipliers): QEMU writes none of its own.
+// The trace records of the models QEMU replaces (the controllers', each row's
+// model_records, and the blocks around them: taskfile channel, BMDMA, link, disks, fault
+// engine, port multipliers): QEMU writes none of its own.
 bool model_record(const std::string &ev) {
-    for (const char *p : {"ahci.", "sil24.", "sil3112.", "piix.", "sff.", "bmdma.", "link.", "disk.", "fault.", "pmp."})
+    for (const ControllerDesc &d : controller_descs())
+        if (*d.model_records && ev.rfind(d.model_records, 0) == 0)
+            return true;
+    for (const char *p : {"sff.", "bmdma.", "link.", "disk.", "fault.", "pmp."})
         if (ev.rfind(p, 0) == 0)
             return true;
     return false;
