@@ -25,8 +25,8 @@ void ata_disk_attach(struct ata_device *dev)
     for (unsigned i = 0; i < ATA_MAX_DISKS; i++) {
         uint64_t bit = 1ull << (i % 64);
 
-        if (!(h->disk_names[i / 64] & bit)) {
-            h->disk_names[i / 64] |= bit;
+        if (!(h->disk_names->used[i / 64] & bit)) {
+            h->disk_names->used[i / 64] |= bit;
             dev->disk = i + 1;
             return;
         }
@@ -57,7 +57,7 @@ void ata_disk_detach(struct ata_device *dev)
 
     if (!dev->disk)
         return;
-    h->disk_names[(dev->disk - 1) / 64] &= ~(1ull << ((dev->disk - 1) % 64));
+    h->disk_names->used[(dev->disk - 1) / 64] &= ~(1ull << ((dev->disk - 1) % 64));
     dev->disk = 0;
 }
 

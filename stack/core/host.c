@@ -103,6 +103,7 @@ struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platf
     if (!h)
         return NULL;
     h->plat = p;
+    h->disk_names = &h->own_names;
     h->pops = pops;
     ata_finalize_port_ops(&h->ops_final, ops);
     h->ops = &h->ops_final;
@@ -138,6 +139,8 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
         return NULL;
     }
     h->private_data = priv;
+    if (cfg->disk_names)
+        h->disk_names = cfg->disk_names;
     ata_force_copy(h, cfg);
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
