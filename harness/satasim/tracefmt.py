@@ -106,8 +106,9 @@ def ata_name(port: int, link: int = -1, dev: int = -1) -> str:
 def address(rec: dict, host_name: str = "") -> str:
     """The record's address libata-style; host-wide records get the controller type."""
     name = ata_name(rec.get("port", -1), rec.get("link", -1), rec.get("dev", -1))
-    # one of several hosts (controllers:) names itself: its driver and PCI address
-    return name or rec.get("host") or host_name or "host"
+    # one of several hosts (controllers:) names itself: its driver and PCI address, one word
+    # ("sata_sil24@0000:03:00.0": a golden's address column has no spaces)
+    return name or str(rec.get("host", "")).replace(" ", "@") or host_name or "host"
 
 
 def host_name(records) -> str:

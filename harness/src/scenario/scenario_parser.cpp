@@ -193,8 +193,9 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
         parse_controller(p, *v, sc.controller);
     if (auto *v = m.find("controllers")) {
         if (m.has("controller"))
-            p.fail(*v, "give controller: (one) or controllers: (a list), not both (controller: is line " +
-                           std::to_string(m.get("controller").line) + ")");
+            p.fail(v->key_line, v->path,
+                   "give controller: (one) or controllers: (a list), not both (controller: is line " +
+                       std::to_string(m.get("controller").key_line) + ")");
         parse_controllers(p, *v, sc);
     } else {
         sc.controllers = {sc.controller};

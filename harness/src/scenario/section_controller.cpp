@@ -118,13 +118,16 @@ long pci_key(const std::string &s) {
     return long(bus) << 8 | long(dev) << 3 | long(fn);
 }
 
-// The function's default address: the type's own (the table's log prefix, "ahci 0000:00:1f.2")
-// for the first controller, then bus index + 1 (a card behind root port index + 1).
+// The function's default address: the type's own for the first controller (the table's log
+// prefix, "ahci 0000:00:1f.2"; an ICH's IDE-mode function, the chipset's own, 00:1f.2 too),
+// then bus index + 1 (a card behind root port index + 1).
 std::string default_pci(const ControllerDesc &d, size_t index) {
     const std::string prefix = d.log_prefix;
     const size_t at = prefix.find(" 0000:");
     if (index == 0 && at != std::string::npos)
         return prefix.substr(at + 6);
+    if (index == 0 && d.taskfile && !d.scr)
+        return "00:1f.2";
     char buf[16];
     std::snprintf(buf, sizeof buf, "%02zx:00.0", (index + 1) & 0xff);
     return buf;
