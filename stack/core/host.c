@@ -103,7 +103,6 @@ struct ata_host *ata_host_alloc(struct sata_platform *p, const struct sata_platf
     if (!h)
         return NULL;
     h->plat = p;
-    h->disk_names = &h->own_names;
     h->pops = pops;
     ata_finalize_port_ops(&h->ops_final, ops);
     h->ops = &h->ops_final;

@@ -369,7 +369,7 @@ struct ata_host {
     struct ata_force_param force[ATA_FORCE_MAX]; /* ata_host_config.force, copied at create */
     unsigned n_force;
     struct ata_disk_names own_names; /* block-layer names in use (core/disk.c) ... */
-    struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names) */
+    struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
     void *private_data;
 };
 
