@@ -395,6 +395,8 @@ def run_info(run_dir) -> dict:
         policy = ((spec or {}).get("host") or {}).get("eh_policy")
         policy = policy or f"{DEFAULT_EH_POLICY} (stack default)"
     ports = ctrl.get("ports", res.get("ports", "?")) if isinstance(ctrl, dict) else "?"
+    if _several(res):   # several controllers in one host: the golden is named after all of them
+        ctype = "+".join(str(c.get("type")) for c in res["controllers"])
     ndisks = len((spec or {}).get("devices", [])) if spec is not None else len(res.get("devices", []))
     file = res.get("file", "")
     adapted = re.search(r"satasim\.controllers: adapted for (\S+) from (\S+?)\)?$",
@@ -407,14 +409,20 @@ def run_info(run_dir) -> dict:
     return _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, _scenario_file(file))
 
 
+def _several(res) -> bool:
+    return isinstance(res.get("controllers"), list) and len(res["controllers"]) > 1
+
+
 def _with_file(res, run_dir, spec, ctype, ports, ndisks, policy, file) -> dict:
     backend = res.get("backend", "systemc")
+    hosts = (" + ".join(f"{c.get('type')}@{c.get('pci')} irq {c.get('irq')} {c.get('ports')}p"
+                        for c in res["controllers"]) if _several(res) else f"{ctype} {ports}p")
     info = {
         "spec": spec,
         "name": res.get("name", run_dir.name),
         "file": file,
         "controller": ctype or DEFAULT_CONTROLLER,
-        "topology": f"{ctype} {ports}p, {ndisks} disk{'s' if ndisks != 1 else ''}",
+        "topology": f"{hosts}, {ndisks} disk{'s' if ndisks != 1 else ''}",
         "eh_policy": policy,
         "seed": res.get("seed", "?"),
         "backend": backend,

@@ -106,7 +106,9 @@ def ata_name(port: int, link: int = -1, dev: int = -1) -> str:
 def address(rec: dict, host_name: str = "") -> str:
     """The record's address libata-style; host-wide records get the controller type."""
     name = ata_name(rec.get("port", -1), rec.get("link", -1), rec.get("dev", -1))
-    return name or host_name or "host"
+    # one of several hosts (controllers:) names itself: its driver and PCI address, one word
+    # ("sata_sil24@0000:03:00.0": a golden's address column has no spaces)
+    return name or str(rec.get("host", "")).replace(" ", "@") or host_name or "host"
 
 
 def host_name(records) -> str:
@@ -128,7 +130,7 @@ def log_line(rec: dict, host: str) -> str | None:
         if str(rec.get("ev", "")).startswith("blk."):
             who = ""
         else:
-            who = host if rec.get("port", -1) < 0 else ata_name(rec["port"], rec.get("link", -1),
+            who = (rec.get("host") or host) if rec.get("port", -1) < 0 else ata_name(rec["port"], rec.get("link", -1),
                                                                    rec.get("dev", -1))
             if rec.get("log_pmp_host") and rec.get("port", -1) >= 0:
                 who = ata_name(rec["port"], 15, -1)   # a host link's line with a PMP attached

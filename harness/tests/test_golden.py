@@ -309,9 +309,12 @@ def _scenarios():
         if backend not in ("systemc", "qemu"):
             continue
         ctype = (spec.get("controller") or {}).get("type", "ahci")
+        several = len(spec.get("controllers") or []) > 1
+        if several:   # several controllers in one host: its goldens name them all (ahci+sil24)
+            ctype = "+".join((c or {}).get("type", "ahci") for c in spec["controllers"])
         key = (spec.get("name", p.stem), ctype)
         table.setdefault(key, Source(p, backend))
-        if backend == "systemc" and ctype == "ahci":
+        if backend == "systemc" and ctype == "ahci" and not several:
             ahci.append((key[0], p, spec))
             table.setdefault((key[0], RTL_DUT), Source(p, "rtl"))
     for name, p, spec in ahci:

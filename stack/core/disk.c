@@ -13,6 +13,12 @@ enum { REQ_OP_READ = 0, REQ_OP_WRITE = 1, REQ_SYNC_BIT = 1u << 11 };
 /* a task's default I/O priority class (IOPRIO_CLASS_BE from its nice level, 6.x) */
 enum { IOPRIO_CLASS_BE = 2 };
 
+/* The names this host hands out from: the machine's (shared by its hosts) or its own. */
+static struct ata_disk_names *disk_names(struct ata_host *h)
+{
+    return h->disk_names ? h->disk_names : &h->own_names;
+}
+
 void ata_disk_attach(struct ata_device *dev)
 {
     struct ata_host *h = dev->link->ap->host;
@@ -25,8 +31,8 @@ void ata_disk_attach(struct ata_device *dev)
     for (unsigned i = 0; i < ATA_MAX_DISKS; i++) {
         uint64_t bit = 1ull << (i % 64);
 
-        if (!(h->disk_names[i / 64] & bit)) {
-            h->disk_names[i / 64] |= bit;
+        if (!(disk_names(h)->used[i / 64] & bit)) {
+            disk_names(h)->used[i / 64] |= bit;
             dev->disk = i + 1;
             return;
         }
@@ -57,7 +63,7 @@ void ata_disk_detach(struct ata_device *dev)
 
     if (!dev->disk)
         return;
-    h->disk_names[(dev->disk - 1) / 64] &= ~(1ull << ((dev->disk - 1) % 64));
+    disk_names(h)->used[(dev->disk - 1) / 64] &= ~(1ull << ((dev->disk - 1) % 64));
     dev->disk = 0;
 }
 

@@ -138,6 +138,8 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
         return NULL;
     }
     h->private_data = priv;
+    if (cfg->disk_names)
+        h->disk_names = cfg->disk_names;
     ata_force_copy(h, cfg);
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/hardware_view.h"
 #include "backend/platform_binding.h"
@@ -40,6 +41,9 @@ class Backend {
     virtual void build(const Context &ctx) = 0;
     // The stack's platform on this hardware; null until build() made it.
     virtual PlatformBinding *platform() = 0;
+    // One platform per controller of the host, in PCI order (Scenario::controllers): the
+    // first is platform(). Backends with one controller have just that.
+    virtual std::vector<PlatformBinding *> platforms() { return {platform()}; }
     // What the hardware shows the runner (hardware_view.h); null until build() made it.
     virtual HardwareView *view() = 0;
     // After the run: the backend's statistics (plain data the verdict and result.json read);

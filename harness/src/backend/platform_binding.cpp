@@ -1,6 +1,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn for the per-port EH threads
 #include "backend/platform_binding.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -25,10 +26,6 @@ constexpr uint64_t kIrqCountWindow = 100000;
 constexpr uint64_t kIrqUnhandledLimit = 99900;
 constexpr uint64_t kIrqUnhandledGapNs = 100000000ull; // HZ/10
 constexpr uint64_t kIrqPollIntervalNs = 100000000ull; // POLL_SPURIOUS_IRQ_INTERVAL
-// The interrupt number the log names: a PCI INTx routed to GSI 19, as an ICH typically
-// routes a SATA function (model choice; a legacy-mode ICH uses IRQ 14/15 per channel, which
-// satasim models as one line).
-constexpr int kIrqNumber = 19;
 // EH passes at one simulated instant before the run is declared an EH livelock.
 constexpr uint64_t kEhLivelockLimit = 1000;
 
@@ -216,27 +213,85 @@ void PlatformBinding::dma_sync_for_cpu(const plat_dma_buf *buf, size_t off, size
 
 // ---- interrupt ----
 
+void PlatformBinding::share_irq_line(PlatformBinding &owner) {
+    irq_owner_ = &owner;
+    owner.line_sharers_.push_back(this);
+    irq_number_ = owner.irq_number_;
+}
+
+void PlatformBinding::trace(const sata_trace_event *ev) {
+    if (port_base_ == 0 && host_name_.empty()) {
+        sink_.emit_stack(*ev);
+        return;
+    }
+    sata_trace_event e = *ev;
+    std::vector<sata_trace_field> fields;
+    if (e.port >= 0) {
+        e.port += port_base_;
+    } else { // a host's own record: which ports are its
+        fields.assign(ev->fields, ev->fields + ev->n_fields);
+        fields.push_back({"first_port", SATA_TF_INT, port_base_, nullptr});
+        fields.push_back({"ports", SATA_TF_INT, host_ports_, nullptr});
+        e.fields = fields.data();
+        e.n_fields = unsigned(fields.size());
+    }
+    sink_.emit_stack(e, host_name_);
+}
+
 int PlatformBinding::request_irq(plat_irq_handler_fn fn, void *arg) {
     if (!fn)
         return -EINVAL;
     if (irq_fn_)
         return -EBUSY;
+    PlatformBinding &line = *irq_owner_;
     irq_fn_ = fn;
     irq_arg_ = arg;
-    irq_stuck_ = 0;
-    irq_screaming_ = 0;
-    // a new request starts the line afresh (the kernel's __setup_irq clears SPURIOUS_DISABLED)
-    irq_count_ = irqs_unhandled_ = last_unhandled_ns_ = 0;
-    irq_spurious_disabled_ = false;
-    irq_poll_ev_.cancel();
-    irq_kick_.notify(sc_core::SC_ZERO_TIME); // the line may already be high
+    line.irq_order_.push_back(this);
+    if (line.irq_order_.size() == 1) {
+        // the first handler starts the line afresh (the kernel's __setup_irq clears
+        // SPURIOUS_DISABLED when it installs a line's first action)
+        line.irq_stuck_ = 0;
+        line.irq_screaming_ = 0;
+        line.irq_count_ = line.irqs_unhandled_ = line.last_unhandled_ns_ = 0;
+        line.irq_spurious_disabled_ = false;
+        line.irq_poll_ev_.cancel();
+    }
+    line.irq_kick_.notify(sc_core::SC_ZERO_TIME); // the line may already be high
     return 0;
 }
 
 void PlatformBinding::free_irq() {
+    PlatformBinding &line = *irq_owner_;
     irq_fn_ = nullptr;
     irq_arg_ = nullptr;
-    irq_poll_ev_.cancel();
+    line.irq_order_.erase(std::remove(line.irq_order_.begin(), line.irq_order_.end(), this), line.irq_order_.end());
+    if (line.irq_order_.empty())
+        line.irq_poll_ev_.cancel();
+}
+
+// Level-triggered and wired-OR: the line is high while any controller on it drives it.
+bool PlatformBinding::line_level() const {
+    if (irq_.level())
+        return true;
+    for (const PlatformBinding *b : line_sharers_)
+        if (b->irq_.level())
+            return true;
+    return false;
+}
+
+bool PlatformBinding::run_line_handlers() {
+    bool handled = false;
+    // a copy: a handler may not free its line, but the order must not shift under the loop
+    const std::vector<PlatformBinding *> order = irq_order_;
+    for (PlatformBinding *b : order) {
+        if (!b->irq_fn_)
+            continue;
+        b->in_irq_ = true;
+        ++b->irq_calls_;
+        handled = (b->irq_fn_(b->irq_arg_) != 0) || handled;
+        b->in_irq_ = false;
+    }
+    return handled;
 }
 
 // The kernel's note_interrupt after a hardware interrupt's handlers ran (not after a poll).
@@ -255,14 +310,14 @@ void PlatformBinding::note_interrupt(bool handled) {
         return;
     irq_count_ = 0;
     if (irqs_unhandled_ > kIrqUnhandledLimit) {
-        const std::string irq = std::to_string(kIrqNumber);
+        const std::string irq = std::to_string(irq_number_);
         sink_.emit_kernel("irq.nobody_cared", "err",
-                          {{"irq", TraceValue::integer(kIrqNumber)},
+                          {{"irq", TraceValue::integer(irq_number_)},
                            {"unhandled", TraceValue::integer(int64_t(irqs_unhandled_))},
                            {"of", TraceValue::integer(int64_t(kIrqCountWindow))}},
                           "irq " + irq + ": nobody cared (try booting with the \"irqpoll\" option)");
         sink_.emit_kernel("irq.disabled", "err",
-                          {{"irq", TraceValue::integer(kIrqNumber)},
+                          {{"irq", TraceValue::integer(irq_number_)},
                            {"poll_ms", TraceValue::integer(int64_t(kIrqPollIntervalNs / 1000000))}},
                           "Disabling IRQ #" + irq);
         irq_spurious_disabled_ = true;
@@ -272,23 +327,24 @@ void PlatformBinding::note_interrupt(bool handled) {
 }
 
 void PlatformBinding::irq_method() {
+    if (irq_owner_ != this) { // a shared line: its owner runs the handlers
+        irq_owner_->irq_kick_.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
     if (irq_storm_ || irq_spurious_disabled_)
         return;
-    if (!irq_.level()) {
+    if (!line_level()) {
         irq_stuck_ = 0;
         irq_screaming_ = 0;
         return;
     }
-    if (!irq_fn_)
+    if (irq_order_.empty())
         return; // no handler: the line stays asserted, nobody listens
-    in_irq_ = true;
-    ++irq_calls_;
-    const bool handled = irq_fn_(irq_arg_) != 0;
-    in_irq_ = false;
+    const bool handled = run_line_handlers();
     note_interrupt(handled);
     if (irq_spurious_disabled_)
         return;
-    if (irq_.level() && irq_fn_) {
+    if (line_level() && !irq_order_.empty()) {
         // Level-triggered: still asserted, so the CPU takes the interrupt again.
         irq_stuck_ = handled ? irq_stuck_ + 1 : 0;
         if (irq_stuck_ >= kIrqStormLimit || ++irq_screaming_ >= kIrqScreamLimit) {
@@ -312,12 +368,9 @@ void PlatformBinding::irq_method() {
 // The spurious poller (poll_spurious_irqs -> try_one_irq(desc, force)): a disabled line's
 // handlers run every HZ/10 whatever the line's level, and note_interrupt does not see them.
 void PlatformBinding::irq_poll_method() {
-    if (!irq_spurious_disabled_ || !irq_fn_)
+    if (!irq_spurious_disabled_ || irq_order_.empty())
         return;
-    in_irq_ = true;
-    ++irq_calls_;
-    irq_fn_(irq_arg_);
-    in_irq_ = false;
+    run_line_handlers();
     irq_poll_ev_.notify(ns_to_time(kIrqPollIntervalNs));
 }
 

@@ -76,6 +76,25 @@ class PlatformBinding : public sc_core::sc_module {
     void set_host_quirks(const HostQuirks &q) { quirks_ = q; }
     const HostQuirks &host_quirks() const { return quirks_; }
 
+    // Several controllers in one host (Scenario::controllers): this host's ports are
+    // host-wide from first_port on in the trace and the log (libata numbers ata ports across
+    // hosts), and its own log lines without a port read "<host_name>: ..." (the driver and
+    // PCI address). Not called with one controller: the sink's defaults apply.
+    // Its records without a port say which ports are the host's (fields first_port, ports:
+    // the EH-rule monitor judges each host's resets by its own driver).
+    void set_host_address(unsigned first_port, unsigned ports, const std::string &host_name) {
+        port_base_ = int(first_port);
+        host_ports_ = int(ports);
+        host_name_ = host_name;
+    }
+    // The interrupt line (GSI) the log names ("irq 19: nobody cared").
+    void set_irq_number(unsigned irq) { irq_number_ = int(irq); }
+    // A shared INTx line: this controller's pin is wired to the line `owner` serves. The
+    // owner runs every handler registered on the line, in the order they were registered
+    // (the kernel's shared-IRQ action list); the line is "handled" if any claims it, and
+    // the kernel's spurious accounting ("nobody cared") is the owner's, once per line.
+    void share_irq_line(PlatformBinding &owner);
+
     // The backend's DMA copy hook (nullptr: CPU and device share the memory).
     void set_dma_sync(DmaSyncHook *h) { dma_sync_ = h; }
     // Ownership hand-over of [off, off+len) of buf, as the stack's ops: the workloads call
@@ -127,9 +146,12 @@ class PlatformBinding : public sc_core::sc_module {
     void schedule_port_eh(unsigned port);
     void lock();
     void unlock();
-    void trace(const sata_trace_event *ev) { sink_.emit_stack(*ev); }
+    void trace(const sata_trace_event *ev);
 
   private:
+    bool line_level() const;
+    // The handlers on this binding's line (it owns the line): true if one claimed it.
+    bool run_line_handlers();
     void irq_method();
     void irq_poll_method();
     void note_interrupt(bool handled);
@@ -147,6 +169,13 @@ class PlatformBinding : public sc_core::sc_module {
     ata_host *host_ = nullptr;
 
     // interrupt
+    int irq_number_ = 19;
+    PlatformBinding *irq_owner_ = this;            // the binding serving this one's line
+    std::vector<PlatformBinding *> line_sharers_; // the other bindings on the line this one owns
+    std::vector<PlatformBinding *> irq_order_;    // handlers on the line, in registration order
+    int port_base_ = 0;
+    int host_ports_ = 0;
+    std::string host_name_;
     plat_irq_handler_fn irq_fn_ = nullptr;
     void *irq_arg_ = nullptr;
     bool in_irq_ = false;

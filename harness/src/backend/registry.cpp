@@ -30,6 +30,7 @@ std::vector<Refusal> refusals_with_keys(const Scenario &sc) {
     key(!sc.pmps.empty(), ScenarioKey::Pmps, "pmps");
     key(!sc.steps.empty(), ScenarioKey::Steps, "steps");
     key(sc.waveform.on, ScenarioKey::Waveform, "waveform");
+    key(sc.multi(), ScenarioKey::Controllers, "controllers");
     for (const DeviceSpec &d : sc.devices)
         key(d.link_mode.has_value(), ScenarioKey::DeviceLink, "devices[port " + std::to_string(d.port) + "].link");
     for (Refusal &x : Own(sc))

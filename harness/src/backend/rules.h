@@ -21,6 +21,7 @@ enum class ScenarioKey {
     Pmps,       // pmps[] (port multipliers)
     Waveform,   // waveform (VCD of model signals)
     Steps,      // steps (directed register-level steps)
+    Controllers, // controllers: with more than one entry (several controllers in one host)
 };
 
 // One thing a backend cannot model: "feature: why", and the scenario line of the key that

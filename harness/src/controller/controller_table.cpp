@@ -78,6 +78,10 @@ const ControllerDesc &controller_desc(const std::string &type) {
     return controller_descs().front();
 }
 
+std::string controller_log_prefix(const ControllerDesc &d, const std::string &pci) {
+    return std::string(d.tools.kernel_driver) + " 0000:" + pci;
+}
+
 const ControllerDesc &controller_desc(ControllerId id) { return controller_descs()[size_t(id)]; }
 
 std::string controller_names_or(const std::function<bool(const ControllerDesc &)> &select) {

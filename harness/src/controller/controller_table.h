@@ -109,6 +109,11 @@ struct ControllerDesc {
     bool runs_on(const std::string &backend) const;
 };
 
+// The prefix of a host's own log lines with several controllers in one host: the kernel
+// driver's name and the function's PCI address ("sata_sil24 0000:03:00.0"). One controller
+// keeps its row's log_prefix.
+std::string controller_log_prefix(const ControllerDesc &d, const std::string &pci);
+
 // One row per ControllerId, in its order.
 const std::vector<ControllerDesc> &controller_descs();
 // The row of a type; the first (ahci) for a name outside the table (the reader refuses those).

@@ -350,7 +350,7 @@ int check_scenarios(const std::vector<std::string> &paths, const Overrides &over
         for (const std::string &w : j.sc.warnings)
             std::printf("warning: %s\n", w.c_str());
         std::printf("ok    %s  (%s: %u ports, %zu disks, %zu workload entries)\n", j.file.c_str(),
-                    j.sc.name.c_str(), j.sc.controller.ports, j.sc.devices.size(), j.sc.workload.size());
+                    j.sc.name.c_str(), j.sc.total_ports(), j.sc.devices.size(), j.sc.workload.size());
     }
     return 0;
 }
@@ -449,7 +449,10 @@ int run_scenarios(const RunOptions &opt, const std::string &self_exe) {
                         total_text.c_str());
             if (j.pass) {
                 std::printf("PASS  %s  %s  %u ports/%llu disks  cmds %llu  sim %s  wall %s%s\n",
-                            pad(j.sc.name, name_w).c_str(), j.sc.controller.type.c_str(), j.sc.controller.ports,
+                            pad(j.sc.name, name_w).c_str(),
+                            (j.sc.multi() ? std::to_string(j.sc.controllers.size()) + " controllers"
+                                          : j.sc.controller.type).c_str(),
+                            j.sc.total_ports(),
                             (unsigned long long)j.devices, (unsigned long long)j.commands,
                             fmt_sim(j.sim_time_ns).c_str(), fmt_wall(j.wall_s).c_str(),
                             j.observed.empty() ? "" : ("  " + j.observed).c_str());

@@ -71,10 +71,11 @@ class SimController : public sc_core::sc_module {
     // stop_at_end: the run's end stops the simulation (sc_stop); else the caller's step
     // loop sees finished() and the simulation stays paused (its processes can still be
     // ended, fuzz/sim_context.h).
-    SimController(sc_core::sc_module_name name, const Scenario &sc, PlatformBinding &binding, TraceSink &sink,
-                  RunReport &report, HardwareView &hw, bool stop_at_end)
-        : sc_core::sc_module(name), sc_(sc), binding_(binding), sink_(sink), report_(report), hw_(hw),
-          stop_at_end_(stop_at_end) {
+    // bindings: one per controller of the host, in PCI order (the first: binding).
+    SimController(sc_core::sc_module_name name, const Scenario &sc, std::vector<PlatformBinding *> bindings,
+                  TraceSink &sink, RunReport &report, HardwareView &hw, bool stop_at_end)
+        : sc_core::sc_module(name), sc_(sc), binding_(*bindings.front()), bindings_(std::move(bindings)),
+          sink_(sink), report_(report), hw_(hw), stop_at_end_(stop_at_end) {
         SC_THREAD(main_thread);
         set_stack_size(kThreadStack);
     }
@@ -85,11 +86,17 @@ class SimController : public sc_core::sc_module {
 
   private:
     void main_thread();
+    bool create_hosts();
+    int start_hosts();
     void run_workloads();
     void apply_device_settings();
     void attach_reads();
     void settle();
     std::vector<FoundDevice> devices_on_port(unsigned p);
+    // The host a host-wide port is on, and the port on it.
+    ata_host *host_of(unsigned p) const { return hosts_[sc_.controller_index(p)]; }
+    PlatformBinding &binding_of(unsigned p) const { return *bindings_[sc_.controller_index(p)]; }
+    bool eh_busy() const;
     void collect_end_state();
     void check_media();
     unsigned media_swaps(const DevAddr &a) const;
@@ -101,29 +108,38 @@ class SimController : public sc_core::sc_module {
     }
 
     const Scenario &sc_;
-    PlatformBinding &binding_;
+    PlatformBinding &binding_; // the first controller's (time, the directed steps)
+    std::vector<PlatformBinding *> bindings_;
     TraceSink &sink_;
     RunReport &report_;
     HardwareView &hw_; // what the backend's hardware shows beyond the platform
     const bool stop_at_end_;
     bool finished_ = false;
     std::string phase_ = "elaboration";
-    ata_host *host_ = nullptr;
+    std::vector<ata_host *> hosts_; // one per controller, in PCI order
+    ata_disk_names disk_names_{};   // the block layer's names, shared by the hosts
     std::vector<std::unique_ptr<DeviceState>> devs_;
     std::vector<std::unique_ptr<WorkloadRunner>> runners_;
     std::vector<std::unique_ptr<WorkloadRunner>> attach_readers_;
 };
 
 void SimController::main_thread() {
-    sink_.emit_harness("run.start", SATA_TC_INFO, -1,
-                       {{"trace_format", TraceValue::integer(kTraceFormat)},
-                        {"satasim_version", TraceValue::str(satasim_version())},
-                        {"scenario", TraceValue::str(sc_.name)},
-                        {"seed", TraceValue::integer(int64_t(sc_.seed))},
-                        {"controller", TraceValue::str(sc_.controller.type)},
-                        {"log_prefix", TraceValue::str(controller_desc(sc_.controller.type).log_prefix)},
-                        {"ports", TraceValue::integer(sc_.controller.ports)},
-                        {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}});
+    std::vector<std::pair<std::string, TraceValue>> start_fields = {
+        {"trace_format", TraceValue::integer(kTraceFormat)},
+        {"satasim_version", TraceValue::str(satasim_version())},
+        {"scenario", TraceValue::str(sc_.name)},
+        {"seed", TraceValue::integer(int64_t(sc_.seed))},
+        {"controller", TraceValue::str(sc_.controller.type)},
+        {"log_prefix", TraceValue::str(controller_desc(sc_.controller.type).log_prefix)},
+        {"ports", TraceValue::integer(sc_.total_ports())},
+        {"disks", TraceValue::integer(int64_t(sc_.devices.size()))}};
+    if (sc_.multi()) { // "ahci@00:1f.2/19,sil24@03:00.0/19": type, PCI address and IRQ line of each
+        std::string all;
+        for (const ControllerSpec &c : sc_.controllers)
+            all += (all.empty() ? "" : ",") + c.type + "@" + c.pci + "/" + std::to_string(c.irq);
+        start_fields.push_back({"controllers", TraceValue::str(all)});
+    }
+    sink_.emit_harness("run.start", SATA_TC_INFO, -1, start_fields);
     if (!sc_.host.stack) {
         // Directed steps instead of the stack.
         phase_ = "steps";
@@ -132,43 +148,22 @@ void SimController::main_thread() {
         end();
         return;
     }
-    // The controller's driver: the stack's create function of its row.
-    const ControllerDesc &ctl = controller_desc(sc_.controller.type);
-    const char *create_name = ctl.driver;
-    phase_ = create_name;
-    ata_host_config cfg{};
-    cfg.eh_policy = sc_.host.eh_policy.empty() ? nullptr : sc_.host.eh_policy.c_str();
-    cfg.no_ncq = sc_.host.no_ncq;
-    cfg.port_mask = sc_.host.port_mask;
-    cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
-    cfg.pio_polling = sc_.host.pio_polling;
-    cfg.piix_map = sc_.controller.map == "ich6"   ? ATA_PIIX_MAP_ICH6
-                   : sc_.controller.map == "ich5" ? ATA_PIIX_MAP_ICH5
-                                                  : ATA_PIIX_MAP_NONE;
-    cfg.spd_limit = sc_.host.spd_limit;
-    std::vector<ata_force_param> force = to_stack_force(sc_.host.force);
-    cfg.force = force.empty() ? nullptr : force.data();
-    cfg.n_force = unsigned(force.size());
-    cfg.quirks = binding_.host_quirks().flags;
-    cfg.only_gen = binding_.host_quirks().only_gen;
-    cfg.onchip = binding_.host_quirks().onchip;
-    host_ = ctl.create(binding_.platform(), PlatformBinding::ops(), &cfg);
-    if (!host_) {
-        report_.failures.add(std::string(create_name) + " failed");
+    if (!create_hosts()) {
         end();
         return;
     }
     report_.host_created = true;
-    binding_.set_host(host_);
+    for (size_t i = 0; i < hosts_.size(); ++i)
+        bindings_[i]->set_host(hosts_[i]);
 
     phase_ = "ata_host_start (probe)";
-    int rc = ata_host_start(host_);
+    int rc = start_hosts();
     report_.start_rc = rc;
     if (rc != 0) {
         report_.failures.add("ata_host_start returned " + std::to_string(rc));
     } else {
         report_.host_started = true;
-        for (unsigned p = 0; p < sc_.controller.ports; ++p) {
+        for (unsigned p = 0; p < sc_.total_ports(); ++p) {
             std::vector<FoundDevice> found = devices_on_port(p);
             if (found.empty())
                 report_.empty_ports.push_back(p);
@@ -178,7 +173,7 @@ void SimController::main_thread() {
                 st->pmp_port = fd.pmp_port;
                 st->devno = fd.devno;
                 st->name = fd.addr().trace_name("disk");
-                st->dev = ata_host_device(host_, fd.port, fd.addr().link(), fd.devno);
+                st->dev = ata_host_device(host_of(fd.port), sc_.local_port(fd.port), fd.addr().link(), fd.devno);
                 st->info = fd.info;
                 // Never-written sectors: the model disk's blank pattern; zeros without a
                 // model disk (QEMU's sparse image).
@@ -213,15 +208,84 @@ void SimController::main_thread() {
     }
 
     phase_ = "ata_host_stop";
-    binding_.set_host(nullptr);
-    ata_host_stop(host_);
-    ata_host_destroy(host_);
-    host_ = nullptr;
+    for (size_t i = 0; i < hosts_.size(); ++i) {
+        bindings_[i]->set_host(nullptr);
+        ata_host_stop(hosts_[i]);
+        ata_host_destroy(hosts_[i]);
+    }
+    hosts_.clear();
     sink_.emit_harness("run.end", SATA_TC_INFO, -1,
                        {{"commands", TraceValue::integer(int64_t(report_.commands()))},
                         {"io_errors", TraceValue::integer(int64_t(report_.failures.io_errors))},
                         {"data_errors", TraceValue::integer(int64_t(report_.failures.data_errors))}});
     end();
+}
+
+// Every controller's driver, in PCI order: the stack's create function of its row, on the
+// controller's platform. False (the run's failure added) if one fails.
+bool SimController::create_hosts() {
+    std::vector<ata_force_param> force = to_stack_force(sc_.host.force);
+    for (size_t i = 0; i < bindings_.size(); ++i) {
+        const ControllerSpec &c = sc_.controller_at(i);
+        const ControllerDesc &ctl = controller_desc(c.type);
+        PlatformBinding &b = *bindings_[i];
+        phase_ = ctl.driver;
+        ata_host_config cfg{};
+        cfg.eh_policy = sc_.host.eh_policy.empty() ? nullptr : sc_.host.eh_policy.c_str();
+        cfg.no_ncq = sc_.host.no_ncq;
+        cfg.port_mask = sc_.host.port_mask;
+        cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
+        cfg.pio_polling = sc_.host.pio_polling;
+        cfg.piix_map = c.map == "ich6"   ? ATA_PIIX_MAP_ICH6
+                       : c.map == "ich5" ? ATA_PIIX_MAP_ICH5
+                                         : ATA_PIIX_MAP_NONE;
+        cfg.spd_limit = sc_.host.spd_limit;
+        cfg.force = force.empty() ? nullptr : force.data();
+        cfg.n_force = unsigned(force.size());
+        cfg.quirks = b.host_quirks().flags;
+        cfg.only_gen = b.host_quirks().only_gen;
+        cfg.onchip = b.host_quirks().onchip;
+        cfg.disk_names = &disk_names_; // sd's index is the machine's: sda.. across the hosts
+        if (sc_.multi())
+            sink_.emit_harness("host.create", SATA_TC_INFO, -1,
+                               {{"controller", TraceValue::integer(int64_t(i))},
+                                {"type", TraceValue::str(c.type)},
+                                {"pci", TraceValue::str(c.pci)},
+                                {"irq", TraceValue::integer(c.irq)},
+                                {"first_port", TraceValue::integer(c.first_port)},
+                                {"ports", TraceValue::integer(c.ports)}},
+                               "controller " + std::to_string(i) + ": " + c.type + " at " + c.pci + ", irq " +
+                                   std::to_string(c.irq) + ", ata" + std::to_string(c.first_port + 1) + "-ata" +
+                                   std::to_string(c.first_port + c.ports));
+        ata_host *h = ctl.create(b.platform(), PlatformBinding::ops(), &cfg);
+        if (!h) {
+            report_.failures.add(std::string(ctl.driver) + " failed" +
+                                 (sc_.multi() ? " (controller " + std::to_string(i) + ")" : std::string()));
+            for (ata_host *made : hosts_)
+                ata_host_destroy(made);
+            hosts_.clear();
+            return false;
+        }
+        hosts_.push_back(h);
+    }
+    return true;
+}
+
+// The hosts' probes in PCI order, one host after the other (each waits for its ports'
+// probes, as the kernel's driver probe of a function does before the next function's).
+// The first failure's code; the hosts after it are not started.
+int SimController::start_hosts() {
+    for (ata_host *h : hosts_)
+        if (int rc = ata_host_start(h))
+            return rc;
+    return 0;
+}
+
+bool SimController::eh_busy() const {
+    for (const PlatformBinding *b : bindings_)
+        if (b->eh_busy())
+            return true;
+    return false;
 }
 
 // devices[].timeout: the request timeout, set as a udev rule or sysfs write would, once
@@ -254,7 +318,7 @@ void SimController::attach_reads() {
         w.sectors = 8;
         w.count = 1;
         readers.push_back(std::make_unique<WorkloadRunner>(unsigned(sc_.workload.size() + readers.size()), w, d.get(),
-                                                           binding_, sink_, report_.failures, sc_.seed));
+                                                           binding_of(d->port), sink_, report_.failures, sc_.seed));
         WorkloadRunner *rp = readers.back().get();
         sc_core::sc_spawn_options opts;
         opts.set_stack_size(kThreadStack);
@@ -268,20 +332,14 @@ void SimController::attach_reads() {
 }
 
 void SimController::run_workloads() {
-    // Runners are null for workloads that could not run (no device on their port).
+    // Runners are null for workloads that could not run (no device on their port). One
+    // runner after the other: all of them done is the same instant whatever the order, and
+    // an event list over every unfinished runner, rebuilt at each finish, cost O(runners²)
+    // (8 % of the CPU with 1,000 disks, BENCHMARKS.md).
     auto wait_all = [&] {
-        for (;;) {
-            bool done = true;
-            sc_core::sc_event_or_list any;
-            for (const auto &r : runners_)
-                if (r && !r->stats().done) {
-                    done = false;
-                    any |= r->done_event();
-                }
-            if (done)
-                return;
-            sc_core::wait(any);
-        }
+        for (const auto &r : runners_)
+            while (r && !r->stats().done)
+                sc_core::wait(r->done_event());
     };
     for (size_t i = 0; i < sc_.workload.size(); ++i) {
         const WorkloadSpec &w = sc_.workload[i];
@@ -305,7 +363,8 @@ void SimController::run_workloads() {
             wait_all();
         wr.ran = true;
         report_.workloads.push_back(wr);
-        auto runner = std::make_unique<WorkloadRunner>(unsigned(i), w, dev, binding_, sink_, report_.failures, sc_.seed);
+        auto runner = std::make_unique<WorkloadRunner>(unsigned(i), w, dev, binding_of(w.device), sink_,
+                                                       report_.failures, sc_.seed);
         WorkloadRunner *rp = runner.get();
         runners_.push_back(std::move(runner));
         sc_core::sc_spawn_options opts;
@@ -333,20 +392,27 @@ void SimController::settle() {
             sc_core::wait(faults->fired_event());
     const uint64_t kSettleNs = 900ull * 1000000000ull;
     const uint64_t deadline = binding_.now_ns() + kSettleNs;
-    const unsigned n = ata_host_n_ports(host_);
     for (;;) {
-        bool busy = binding_.eh_busy();
-        for (unsigned p = 0; p < n && !busy; ++p)
-            busy = ata_port_is_frozen(host_, p);
+        bool busy = eh_busy();
+        for (size_t i = 0; i < hosts_.size() && !busy; ++i)
+            for (unsigned p = 0; p < ata_host_n_ports(hosts_[i]) && !busy; ++p)
+                busy = ata_port_is_frozen(hosts_[i], p);
         const bool moving = !busy && !hw_.quiet();
         uint64_t now = binding_.now_ns();
         if ((!busy && !moving) || now >= deadline)
             return;
         // 100 ms while EH runs (it signals its end); 1 us while the hardware settles
         uint64_t step = std::min<uint64_t>(moving ? 1000ull : 100000000ull, deadline - now);
-        sc_core::wait(sc_core::sc_time::from_value(sc_dt::uint64(step) *
-                                                   sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value())),
-                      binding_.eh_idle_event());
+        const sc_core::sc_time t = sc_core::sc_time::from_value(
+            sc_dt::uint64(step) * sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value()));
+        if (bindings_.size() == 1) {
+            sc_core::wait(t, binding_.eh_idle_event());
+        } else {
+            sc_core::sc_event_or_list idle;
+            for (const PlatformBinding *b : bindings_)
+                idle |= b->eh_idle_event();
+            sc_core::wait(t, idle);
+        }
     }
 }
 
@@ -356,12 +422,14 @@ constexpr unsigned kMaxFanoutPorts = 15; // fan-out links of a port multiplier (
 // fan-out links of the port multiplier there.
 std::vector<FoundDevice> SimController::devices_on_port(unsigned p) {
     std::vector<FoundDevice> out;
-    if (p >= ata_host_n_ports(host_))
+    ata_host *host = host_of(p);
+    const unsigned lp = sc_.local_port(p);
+    if (lp >= ata_host_n_ports(host))
         return out;
     // the host link's devices (device 1: a taskfile channel's slave), then the fan-out links'
     for (int link = -1; link < int(kMaxFanoutPorts); ++link) {
         for (unsigned devno = 0; devno < (link < 0 ? 2u : 1u); ++devno) {
-            ata_device *d = ata_host_device(host_, p, link, devno);
+            ata_device *d = ata_host_device(host, lp, link, devno);
             if (!d)
                 continue;
             FoundDevice fd;
@@ -380,9 +448,9 @@ std::vector<FoundDevice> SimController::devices_on_port(unsigned p) {
 }
 
 void SimController::collect_end_state() {
-    const unsigned n = ata_host_n_ports(host_);
-    for (unsigned p = 0; p < sc_.controller.ports; ++p) {
-        if (p < n && ata_port_is_frozen(host_, p))
+    for (unsigned p = 0; p < sc_.total_ports(); ++p) {
+        const unsigned lp = sc_.local_port(p);
+        if (lp < ata_host_n_ports(host_of(p)) && ata_port_is_frozen(host_of(p), lp))
             report_.frozen_ports.push_back(p);
         std::vector<FoundDevice> found = devices_on_port(p);
         // Every place a disk could sit without a device there is absent.
@@ -539,7 +607,7 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
     Scenario &sc = run->scenario;
     const BackendRules &rules = backend_of(sc).rules;
     const unsigned fixed_ports = rules.hardware_ports(sc);
-    if (sc.host.port_mask == 0 && sc.controller.ports < fixed_ports)
+    if (!sc.multi() && sc.host.port_mask == 0 && sc.controller.ports < fixed_ports)
         sc.host.port_mask = (1u << sc.controller.ports) - 1;
     auto wall_start = std::chrono::steady_clock::now();
     const fs::path tmp(work_dir);
@@ -607,7 +675,8 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
             throw std::runtime_error("the " + sc.backend + " backend cannot model " + r.what);
         backend->build({sc, tmp.string(), sink, vcd.get(), fail_fn});
         binding = backend->platform();
-        ctl = std::make_unique<SimController>("harness", sc, *binding, sink, report, *backend->view(), !stepped);
+        ctl = std::make_unique<SimController>("harness", sc, backend->platforms(), sink, report, *backend->view(),
+                                              !stepped);
         const uint64_t limit_ps = sc.time_limit_ns * ps_per_ns;
         if (limits.max_steps)
             run_stepped(limit_ps, limits.max_steps, *ctl, aborted, *run);
@@ -648,11 +717,12 @@ std::unique_ptr<SimRun> simulate(const Scenario &sc_in, const RunOneOptions &opt
     }
     backend->finish(sc, report);
     report.finished = ctl && ctl->finished() && !aborted;
-    if (binding) {
-        report.irq_calls = binding->irq_calls();
-        report.eh_runs = binding->eh_runs();
-        report.timers_fired = binding->timers_fired();
-    }
+    if (binding)
+        for (const PlatformBinding *b : backend->platforms()) {
+            report.irq_calls += b->irq_calls();
+            report.eh_runs += b->eh_runs();
+            report.timers_fired += b->timers_fired();
+        }
     if (vcd) {
         std::string err;
         if (!vcd->finish(uint64_t(sc_core::sc_time_stamp().value()), &err))

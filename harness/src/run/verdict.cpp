@@ -183,7 +183,7 @@ void evaluate(RunReport &r) {
     if (r.host_started && e.all_devices_found && !fuzz) {
         // Every place a disk could sit, and the host link of a PMP's port (nothing may show there).
         std::vector<DevAddr> places;
-        for (unsigned p = 0; p < sc.controller.ports; ++p) {
+        for (unsigned p = 0; p < sc.total_ports(); ++p) {
             if (sc.pmp_on_port(p))
                 places.push_back({p, std::nullopt});
             for (const DevAddr &a : sc.disk_places(p))

@@ -28,7 +28,7 @@ const DeviceSpec *Scenario::device_at(const DevAddr &a) const {
 std::vector<DevAddr> Scenario::disk_places(unsigned port) const {
     const PmpSpec *pm = pmp_on_port(port);
     if (!pm) {
-        if (controller.slave_positions()) // master and slave of a channel
+        if (controller_of(port).slave_positions()) // master and slave of a channel
             return {{port, std::nullopt, 0}, {port, std::nullopt, 1}};
         return {{port, std::nullopt}};
     }
@@ -36,6 +36,21 @@ std::vector<DevAddr> Scenario::disk_places(unsigned port) const {
     for (unsigned f = 0; f < pm->ports; ++f)
         out.push_back({port, f});
     return out;
+}
+
+unsigned Scenario::controller_index(unsigned port) const {
+    if (!multi())
+        return 0;
+    unsigned i = 0;
+    while (i + 1 < controllers.size() && port >= controllers[i + 1].first_port)
+        ++i;
+    return i;
+}
+
+std::string Scenario::port_name(unsigned port) const {
+    if (!multi())
+        return "port " + std::to_string(port);
+    return "controller " + std::to_string(controller_index(port)) + " port " + std::to_string(local_port(port));
 }
 
 std::string DevAddr::str() const {

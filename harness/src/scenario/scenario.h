@@ -42,6 +42,13 @@ struct ControllerSpec {
     std::string map;
     // a channel may have a device 1 (the slave position maps a SATA port)
     bool slave_positions() const { return map == "ich6"; }
+    // controllers[] (several in one host): the PCI address (bus:dev.fn, as the kernel's log
+    // names the function) and the interrupt line (GSI) of its INTx; two controllers may share
+    // a line. The one-controller form keeps the table's address and line 19.
+    std::string pci;
+    unsigned irq = 19;
+    int line = 0;            // where the entry starts (0: the one-controller form)
+    unsigned first_port = 0; // its port 0 as a host-wide port (the ports of the controllers before it)
 };
 
 struct HostSpec {
@@ -273,6 +280,12 @@ struct Scenario {
     bool trace_fis = false; // per-FIS model records (disk.fis_rx / disk.fis_tx)
     std::string backend; // a registered backend's name (backend/registry.cpp), set by the parser
     int backend_line = 1; // the line of the `backend` key (1 without one)
+    // The host's controllers in PCI order (controllers:, or the one of controller:); every
+    // port elsewhere in the scenario is host-wide: controller c's port p is
+    // controllers[c].first_port + p, as libata numbers ata ports across hosts (ata<port+1>).
+    std::vector<ControllerSpec> controllers{ControllerSpec{}};
+    // The first controller (the only one without controllers:), which the one-controller
+    // parts of the harness (directed steps, waveform, QEMU and RTL backends) read.
     ControllerSpec controller;
     HostSpec host;
     LinkModeSpec link_mode = LinkModeSpec::Dword; // link: {mode}
@@ -286,6 +299,22 @@ struct Scenario {
     OraclesSpec oracles;
     // Valid but likely not meant ("file:line: key: why"): satasim check prints them.
     std::vector<std::string> warnings;
+
+    // Several controllers (controllers: with more than one entry; only the reader makes one).
+    // With one, `controller` is the truth (code that builds a Scenario sets only that).
+    bool multi() const { return controllers.size() > 1; }
+    size_t n_controllers() const { return multi() ? controllers.size() : 1; }
+    const ControllerSpec &controller_at(size_t i) const { return multi() ? controllers[i] : controller; }
+    // Ports of every controller (host-wide ports run 0..total_ports()-1).
+    unsigned total_ports() const {
+        return multi() ? controllers.back().first_port + controllers.back().ports : controller.ports;
+    }
+    // The controller a host-wide port is on, its index, and the port on it.
+    unsigned controller_index(unsigned port) const;
+    const ControllerSpec &controller_of(unsigned port) const { return controller_at(controller_index(port)); }
+    unsigned local_port(unsigned port) const { return port - controller_of(port).first_port; }
+    // "port 3" (one controller) or "controller 1 port 0" (several): a host-wide port in messages.
+    std::string port_name(unsigned port) const;
 
     // The disk directly on a host port (not one behind a port multiplier there).
     const DeviceSpec *device_on_port(unsigned port) const;

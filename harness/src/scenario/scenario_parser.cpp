@@ -151,7 +151,7 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
     rootf.node = root;
     rootf.line = 1;
     MapView m(p, root, "", 1,
-              {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "host",
+              {"name", "description", "seed", "time_limit", "trace_cmds", "trace_fis", "controller", "controllers", "host",
                "devices", "workload", "expect", "backend", "faults", "link", "steps", "pmps", "waveform", "matrix",
                "oracles"});
     read_matrix(root, file); // checked here; expanded by the runner (scenario_matrix)
@@ -191,8 +191,33 @@ Scenario parse_scenario_text(const std::string &text, const std::string &file, c
     sc.backend = p.backend->name;
     if (auto *v = m.find("controller"))
         parse_controller(p, *v, sc.controller);
+    if (auto *v = m.find("controllers")) {
+        if (m.has("controller"))
+            p.fail(v->key_line, v->path,
+                   "give controller: (one) or controllers: (a list), not both (controller: is line " +
+                       std::to_string(m.get("controller").key_line) + ")");
+        parse_controllers(p, *v, sc);
+    } else {
+        sc.controllers = {sc.controller};
+    }
     if (auto *v = m.find("host"))
         parse_host(p, *v, sc.host);
+    // What names a port of the one host (libata.force's ataN, the AHCI driver's port mask)
+    // or drives one controller directly is not modelled across several.
+    if (sc.multi()) {
+        auto one_only = [&](const char *key, int line, const std::string &why) {
+            p.fail(line, key, "not with several controllers (controllers:): " + why);
+        };
+        if (!sc.host.force.empty())
+            one_only("host.force", sc.host.force_line, "its ataN port numbers are not mapped across hosts");
+        if (sc.host.port_mask)
+            one_only("host.port_mask", line_of(m.get("host").node["port_mask"], 1),
+                     "the AHCI driver's mask names one controller's ports");
+        if (m.has("steps"))
+            one_only("steps", m.get("steps").line, "directed steps drive one controller's registers");
+        if (m.has("waveform"))
+            one_only("waveform", m.get("waveform").line, "the waveform records one controller's signals");
+    }
     for (const ForceOption &o : sc.host.force) // libata numbers ports from 1
         if (o.port > int(sc.controller.ports))
             p.fail(sc.host.force_line, "host.force",

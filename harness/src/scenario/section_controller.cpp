@@ -1,6 +1,8 @@
 // Sections controller, host and link (scenarios/README.md).
 #include "scenario/sections.h"
 
+#include <cstdio>
+
 #include "controller/controller_table.h"
 
 namespace satasim::harness {
@@ -15,10 +17,24 @@ std::string only_for_types(const std::string &key) {
 } // namespace
 
 // Every limit and per-type key comes from the controller's row (controller/controller_table.h).
-void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
-    MapView m(p, f.node, f.path, f.line,
-              {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup", "pcix_irq_loss",
-               "pcix_ack_window", "map"});
+// An entry of controllers[] (in_list) also takes its PCI address and interrupt line.
+void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool in_list) {
+    std::vector<std::string> keys = {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup",
+                                     "pcix_irq_loss", "pcix_ack_window", "map"};
+    if (in_list) {
+        keys.push_back("pci");
+        keys.push_back("irq");
+    }
+    MapView m(p, f.node, f.path, f.line, keys);
+    c.line = m.line();
+    if (in_list) { // checked and defaulted by parse_controllers (its place in the list)
+        c.pci.clear();
+        c.irq = 0;
+        if (auto *t = m.find("pci"))
+            c.pci = as_string(p, *t);
+        if (auto *t = m.find("irq"))
+            c.irq = unsigned(as_uint(p, *t, 1, 255));
+    }
     if (auto *t = m.find("type")) {
         std::vector<std::pair<const char *, std::string>> names;
         for (const ControllerDesc &d : controller_descs())
@@ -87,6 +103,100 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c) {
         if (c.pcix_ack_window_ns == 0 || c.pcix_ack_window_ns > 1000000)
             p.fail(*t, "the PCI-X acknowledge window must be more than 0 and at most 1ms");
     }
+}
+
+namespace {
+
+// "bb:dd.f" (hex, as lspci prints a function): its sort key, or -1 if malformed.
+long pci_key(const std::string &s) {
+    unsigned bus = 0, dev = 0, fn = 0;
+    char tail = 0;
+    if (s.size() != 7 || s[2] != ':' || s[5] != '.' || std::sscanf(s.c_str(), "%2x:%2x.%1x%c", &bus, &dev, &fn, &tail) != 3)
+        return -1;
+    if (dev > 0x1f || fn > 7)
+        return -1;
+    return long(bus) << 8 | long(dev) << 3 | long(fn);
+}
+
+// The function's default address: the type's own for the first controller (the table's log
+// prefix, "ahci 0000:00:1f.2"; an ICH's IDE-mode function, the chipset's own, 00:1f.2 too),
+// then bus index + 1 (a card behind root port index + 1).
+std::string default_pci(const ControllerDesc &d, size_t index) {
+    const std::string prefix = d.log_prefix;
+    const size_t at = prefix.find(" 0000:");
+    if (index == 0 && at != std::string::npos)
+        return prefix.substr(at + 6);
+    if (index == 0 && d.taskfile && !d.scr)
+        return "00:1f.2";
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%02zx:00.0", (index + 1) & 0xff);
+    return buf;
+}
+
+} // namespace
+
+void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
+    const YAML::Node &l = as_list(p, f);
+    if (l.size() == 0)
+        p.fail(f, "empty list (at least one controller)");
+    if (l.size() > 16)
+        p.fail(f, "at most 16 controllers (" + std::to_string(l.size()) + " given)");
+    if (l.size() > 1)
+        if (const char *why = p.backend->refuses_key(ScenarioKey::Controllers))
+            p.fail(f, why);
+    sc.controllers.clear();
+    unsigned first_port = 0;
+    long last_key = -1;
+    int piix_line = 0;
+    for (size_t i = 0; i < l.size(); ++i) {
+        Field e = element(f, i);
+        ControllerSpec c;
+        parse_controller(p, e, c, true);
+        const ControllerDesc &d = controller_desc(c.type);
+        const YAML::Node &n = e.node;
+        auto field = [&](const char *key) {
+            const int at = line_of(n[key], c.line);
+            return Field{n[key], e.path + "." + key, at, at};
+        };
+        if (c.pci.empty())
+            c.pci = default_pci(d, i);
+        else if (pci_key(c.pci) < 0)
+            p.fail(field("pci"), "'" + c.pci + "' is not a PCI address bus:device.function (hex, e.g. 03:00.0; "
+                                               "device at most 1f, function at most 7)");
+        const long key = pci_key(c.pci);
+        // The kernel probes the functions in PCI order and numbers ata ports in that order:
+        // the list is that order, so a controller's index is its place in the numbering.
+        if (key <= last_key)
+            p.fail(n["pci"].IsDefined() ? field("pci") : e,
+                   "PCI address " + c.pci + (key == last_key ? " is already taken by controller " +
+                                                                  std::to_string(i - 1)
+                                                            : " comes before controller " + std::to_string(i - 1) +
+                                                                  "'s (" + sc.controllers.back().pci +
+                                                                  "): list the controllers in PCI order, the "
+                                                                  "order the kernel probes them"));
+        last_key = key;
+        if (c.irq == 0)
+            c.irq = unsigned(19 + i);
+        // An ICH in IDE mode decodes the legacy channels (command blocks 0x1f0 and 0x170):
+        // a second one in the same host would answer at the same addresses.
+        if (d.taskfile && !d.scr) {
+            if (piix_line)
+                p.fail(field("type"), "a second " + c.type + " (line " + std::to_string(piix_line) +
+                                          " has one): an ICH in IDE mode decodes the legacy channels at 0x1f0 "
+                                          "and 0x170, one per host");
+            piix_line = c.line;
+        }
+        // libata numbers every port of a host, a masked one too: a controller of fixed shape
+        // keeps all its ports here, so the next controller's ata numbers follow the hardware's.
+        if (d.hardware_ports && c.ports != d.hardware_ports)
+            p.fail(n["ports"].IsDefined() ? field("ports") : e,
+                   "a " + c.type + " has " + std::to_string(d.hardware_ports) +
+                       " ports, all numbered by libata in a host of several controllers: leave ports out");
+        c.first_port = first_port;
+        first_port += c.ports;
+        sc.controllers.push_back(c);
+    }
+    sc.controller = sc.controllers.front();
 }
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {

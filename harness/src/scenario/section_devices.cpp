@@ -7,9 +7,34 @@
 namespace satasim::harness {
 
 // The refusal of a host port or fan-out port that the topology does not have.
-std::string no_such_port(const Scenario &sc, unsigned port) {
-    return "port " + std::to_string(port) + " does not exist on a " + std::to_string(sc.controller.ports) +
-           "-port " + sc.controller.type + " controller";
+std::string no_such_port(const Scenario &sc, unsigned port, unsigned ctl) {
+    const ControllerSpec &c = sc.controller_at(ctl);
+    return "port " + std::to_string(port) + " does not exist on " +
+           (sc.multi() ? "controller " + std::to_string(ctl) + " (" : std::string()) + "a " +
+           std::to_string(c.ports) + "-port " + c.type + " controller" + (sc.multi() ? ")" : "");
+}
+
+// controllers[]: the controller an entry names (`controller`, default 0).
+unsigned parse_controller_ref(const Parser &p, const MapView &m, const Scenario &sc) {
+    const Field *v = m.find("controller");
+    if (!v)
+        return 0;
+    const unsigned c = unsigned(as_uint(p, *v, 0, 255));
+    if (c >= sc.n_controllers())
+        p.fail(*v, "controller " + std::to_string(c) + " does not exist (" +
+                       (sc.multi() ? "controllers: has " + std::to_string(sc.controllers.size()) + " entries, 0 to " +
+                                         std::to_string(sc.controllers.size() - 1)
+                                   : std::string("the scenario has one controller, 0; several are controllers: [...]")) +
+                       ")");
+    return c;
+}
+
+unsigned parse_host_port(const Parser &p, const MapView &m, const Field &pf, const Scenario &sc) {
+    const unsigned ctl = parse_controller_ref(p, m, sc);
+    const unsigned port = unsigned(as_uint(p, pf, 0, 31));
+    if (port >= sc.controller_at(ctl).ports)
+        p.fail(pf, no_such_port(sc, port, ctl));
+    return sc.controller_at(ctl).first_port + port;
 }
 std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout) {
     return "fan-out port " + std::to_string(fanout) + " does not exist on the " + std::to_string(pm.ports) +
@@ -18,10 +43,10 @@ std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout) {
 
 // A device number: 0 (master) or 1 (slave), the latter only on a channel with a slave
 // position (controller: {type: piix, map: ich6}).
-unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc) {
+unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc, unsigned port) {
     unsigned n = unsigned(as_uint(p, f, 0, 1));
-    if (n && !sc.controller.slave_positions())
-        p.fail(f, "a " + sc.controller.type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+    if (n && !sc.controller_of(port).slave_positions())
+        p.fail(f, "a " + sc.controller_of(port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
     return n;
 }
 
@@ -34,19 +59,17 @@ DevAddr parse_dev_addr(const Parser &p, const MapView &m, const char *port_key, 
         p.fail(m.line(), m.join(port_key), "required (" + required_note + ")");
     const Field &pf = m.get(port_key);
     DevAddr a;
-    a.port = unsigned(as_uint(p, pf, 0, 31));
-    if (a.port >= sc.controller.ports)
-        p.fail(pf, no_such_port(sc, a.port));
+    a.port = parse_host_port(p, m, pf, sc);
     const PmpSpec *pm = sc.pmp_on_port(a.port);
     if (auto *v = m.find("pmp_port")) {
         if (!pm)
-            p.fail(*v, "port " + std::to_string(a.port) + " has no port multiplier (pmps[])");
+            p.fail(*v, sc.port_name(a.port) + " has no port multiplier (pmps[])");
         a.pmp_port = unsigned(as_uint(p, *v, 0, 14));
         if (*a.pmp_port >= pm->ports)
             p.fail(*v, no_such_fanout_port(*pm, *a.pmp_port));
     }
     if (auto *v = m.find("devno"))
-        a.devno = parse_devno(p, *v, sc);
+        a.devno = parse_devno(p, *v, sc, a.port);
     return a;
 }
 
@@ -105,17 +128,16 @@ static void parse_timing(const Parser &p, const Field &f, TimingSpec &t) {
 
 PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
     PmpSpec x;
-    MapView m(p, f.node, f.path, f.line, {"port", "ports", "product", "fbs", "async_notify"});
+    MapView m(p, f.node, f.path, f.line, {"port", "controller", "ports", "product", "fbs", "async_notify"});
     x.line = m.line();
     if (!m.has("port"))
         p.fail(m.line(), m.join("port"), "required");
-    x.port = unsigned(as_uint(p, m.get("port"), 0, 31));
-    if (!controller_desc(sc.controller.type).pmp)
-        p.fail(m.get("port"), "a " + sc.controller.type + " taskfile channel cannot address a port multiplier");
-    if (x.port >= sc.controller.ports)
-        p.fail(m.get("port"), no_such_port(sc, x.port));
+    x.port = parse_host_port(p, m, m.get("port"), sc);
+    const ControllerSpec &ctl = sc.controller_of(x.port);
+    if (!controller_desc(ctl.type).pmp)
+        p.fail(m.get("port"), "a " + ctl.type + " taskfile channel cannot address a port multiplier");
     if (const PmpSpec *other = sc.pmp_on_port(x.port))
-        p.fail(m.get("port"), "port " + std::to_string(x.port) + " already has a port multiplier (line " +
+        p.fail(m.get("port"), sc.port_name(x.port) + " already has a port multiplier (line " +
                                   std::to_string(other->line) + ")");
     if (const char *why = p.backend->refuses_key(ScenarioKey::Pmps))
         p.fail(m.line(), f.path, why);
@@ -130,10 +152,10 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
     return x;
 }
 
-static DeviceSpec parse_device(const Parser &p, const Field &f) {
+static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &sc) {
     DeviceSpec d;
     MapView m(p, f.node, f.path, f.line,
-              {"port", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
+              {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
                "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno"});
     d.line = m.line();
@@ -141,7 +163,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
         d.link_mode = parse_link(p, *v);
     if (!m.has("port"))
         p.fail(m.line(), m.join("port"), "required");
-    d.port = unsigned(as_uint(p, m.get("port"), 0, 31));
+    d.port = parse_host_port(p, m, m.get("port"), sc); // host-wide: serials differ across controllers
     d.serial = "SIM" + std::string(d.port < 10 ? "000000" : "00000") + std::to_string(d.port);
     if (auto *v = m.find("pmp_port")) {
         d.pmp_port = unsigned(as_uint(p, *v, 0, 14));
@@ -263,12 +285,9 @@ static DeviceSpec parse_device(const Parser &p, const Field &f) {
 // One devices[] entry, checked against the topology: a host port that exists, a fan-out
 // port when (and only when) a port multiplier sits on the port, one disk per place.
 DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario &sc) {
-    DeviceSpec d = parse_device(p, df);
+    DeviceSpec d = parse_device(p, df, sc);
     std::string ppath = df.path + ".port";
     int pline = line_of(df.node["port"], d.line);
-    if (d.port >= sc.controller.ports)
-        p.fail(pline, ppath,
-               no_such_port(sc, d.port));
     if (const PmpSpec *pm = sc.pmp_on_port(d.port)) {
         const std::string fpath = df.path + ".pmp_port";
         const int fline = line_of(df.node["pmp_port"], d.line);
@@ -289,9 +308,9 @@ DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario 
         p.fail(line_of(df.node["pmp_port"], d.line), df.path + ".pmp_port",
                "port " + std::to_string(d.port) + " has no port multiplier (add it to pmps[])");
     }
-    if (d.devno && !sc.controller.slave_positions())
+    if (d.devno && !sc.controller_of(d.port).slave_positions())
         p.fail(line_of(df.node["devno"], d.line), df.path + ".devno",
-               "a " + sc.controller.type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+               "a " + sc.controller_of(d.port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
     if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_at(d.addr()))
         p.fail(d.devno ? line_of(df.node["devno"], d.line) : pline, d.devno ? df.path + ".devno" : ppath,
                d.addr().str() + " already has a disk (line " + std::to_string(other->line) + ")");

@@ -16,12 +16,9 @@ const std::map<std::string, unsigned> &serror_bit_names() {
 
 static ExpectSerror parse_expect_serror(const Parser &p, const Field &f, const Scenario &sc) {
     ExpectSerror e;
-    MapView m(p, f.node, f.path, f.line, {"port", "must", "may"});
+    MapView m(p, f.node, f.path, f.line, {"port", "controller", "must", "may"});
     e.line = m.line();
-    const Field &pf = m.get("port");
-    e.port = unsigned(as_uint(p, pf, 0, 31));
-    if (e.port >= sc.controller.ports)
-        p.fail(pf, no_such_port(sc, e.port));
+    e.port = parse_host_port(p, m, m.get("port"), sc);
     // A list of names; `taken`: the bits named in must (may names none of them).
     auto bits = [&](const char *key, uint32_t taken) {
         uint32_t v = 0;
@@ -54,7 +51,7 @@ static ExpectSerror parse_expect_serror(const Parser &p, const Field &f, const S
 static ExpectDevice parse_expect_device(const Parser &p, const Field &f, const Scenario &sc, bool after) {
     ExpectDevice e;
     MapView m(p, f.node, f.path, f.line,
-              {"port", "pmp_port", "devno", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
+              {"port", "controller", "pmp_port", "devno", "class", "model", "serial", "firmware", "sectors", "lba48", "ncq",
                "ncq_depth", "max_sectors", "multi", "xfer", "gen"});
     e.line = m.line();
     DevAddr a = parse_dev_addr(p, m, "port", sc, "the host port");
@@ -131,11 +128,11 @@ static std::vector<DevAddr> parse_port_list(const Parser &p, const Field &v, con
         Field pf = element(v, i);
         DevAddr a;
         if (pf.node.IsMap()) {
-            MapView m(p, pf.node, pf.path, pf.line, {"port", "pmp_port", "devno"});
+            MapView m(p, pf.node, pf.path, pf.line, {"port", "controller", "pmp_port", "devno"});
             a = parse_dev_addr(p, m, "port", sc, "the host port");
         } else {
-            a.port = unsigned(as_uint(p, pf, 0, 31));
-            if (a.port >= sc.controller.ports)
+            a.port = unsigned(as_uint(p, pf, 0, 31)); // controller 0's port ({port, controller}: another's)
+            if (a.port >= sc.controller_at(0).ports)
                 p.fail(pf, no_such_port(sc, a.port));
         }
         if (no_disk_configured)

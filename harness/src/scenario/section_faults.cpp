@@ -28,7 +28,7 @@ const char *match_op_name(CommandMatch::Op op) {
 
 // Keys every fault takes (kind, where, trigger); each kind's own are in its row of
 // fault::kind_specs() (model/fault/fault_kind_spec.h).
-const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "pmp_port", "devno", "id", "at", "after_cmds", "on_cmd",
+const std::vector<std::string> kFaultCommonKeys = {"kind", "port", "controller", "pmp_port", "devno", "id", "at", "after_cmds", "on_cmd",
                                                    "from_power_on", "repeat", "every", "every_cmds",
                                                    "min_fired"};
 
@@ -258,15 +258,16 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         cap = addressed_disk(p, m, "port", addr, sc, row.no_disk_note).addressable();
         break;
     }
-    const ControllerDesc &ctl = controller_desc(sc.controller.type);
+    const ControllerSpec &on = sc.controller_of(x.port); // the controller the fault's port is on
+    const ControllerDesc &ctl = controller_desc(on.type);
     if (spec.taskfile_only && !ctl.taskfile)
         p.fail(m.get("kind"), "a " + kname + " acts on a taskfile channel: controller " +
                                   controller_names_or([](const ControllerDesc &d) { return d.taskfile; }) +
-                                  " (not " + sc.controller.type + ")");
+                                  " (not " + on.type + ")");
     if (spec.ahci_only && !ctl.ahci_dma_engine)
         p.fail(m.get("kind"), "a " + kname + " acts on an AHCI port's DMA engine: controller " +
                                   controller_names_or([](const ControllerDesc &d) { return d.ahci_dma_engine; }) +
-                                  " (not " + sc.controller.type + ")");
+                                  " (not " + on.type + ")");
 
     x.id = "fault" + std::to_string(index);
     if (auto *v = m.find("id")) {
@@ -341,7 +342,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     for (const fault::ParamSpec &ps : spec.params) {
         if (auto *v = m.find(ps.key)) {
             if (!controller_has(ctl, ps.needs))
-                p.fail(v->key_line, v->path, "not on a " + sc.controller.type + " controller");
+                p.fail(v->key_line, v->path, "not on a " + on.type + " controller");
             fault::set_value(x, ps, parse_param(p, *v, ps, cap));
             warn_param(p, *v, ps, x);
         } else if (ps.required) {

@@ -22,6 +22,9 @@ WorkloadSpec parse_warmplug(const Parser &p, const MapView &m, WorkloadSpec w, c
     if (auto *v = m.find("delay"))
         w.start_delay_ns = as_time_ns(p, *v);
     const char *kname = workload_kind_name(w.kind);
+    if (sc.multi()) // the warm-plug calls name a port of the one host (ata.h)
+        p.fail(m.line(), m.join("kind"), std::string("a ") + kname +
+                                             " step is not modelled with several controllers (controllers:)");
     if (w.kind == WorkloadKind::Scan) {
         if (auto *v = m.find("port")) {
             unsigned port = unsigned(as_uint(p, *v, 0, 31));
@@ -70,10 +73,10 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     else if (w.warmplug())
         keys = {"kind", "device", "barrier", "delay"};
     else if (request)
-        keys = {"kind", "device", "pmp_port", "devno", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
+        keys = {"kind", "device", "controller", "pmp_port", "devno", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
                 "verify", "barrier", "delay", "fail_fast", "tag"};
     else
-        keys = {"kind", "device", "pmp_port", "devno", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
+        keys = {"kind", "device", "controller", "pmp_port", "devno", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
                 "region", "verify", "prefill", "barrier", "delay", "sg_segment", "fail_fast"};
     MapView m(p, f.node, f.path, f.line, keys);
     w.line = m.line();
@@ -229,7 +232,7 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         const Field &mf = m.get("mode");
         if (!dev->ncq)
             p.fail(mf, "the disk on port " + std::to_string(dev->port) + " has ncq: false");
-        if (!sc.controller.ncq)
+        if (!sc.controller_of(dev->port).ncq)
             p.fail(mf, "the controller has ncq: false");
         if (sc.host.no_ncq)
             p.fail(mf, "host.no_ncq is set");

@@ -14,7 +14,9 @@
 namespace satasim::harness {
 
 // controller, host, link (section_controller.cpp)
-void parse_controller(const Parser &p, const Field &f, ControllerSpec &c);
+void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool in_list = false);
+// controllers: [...]: several controllers in one host, in PCI order (Scenario::controllers).
+void parse_controllers(const Parser &p, const Field &f, Scenario &sc);
 void parse_host(const Parser &p, const Field &f, HostSpec &h);
 LinkModeSpec parse_link(const Parser &p, const Field &f); // top level, or a device's override
 
@@ -23,12 +25,18 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc);
 // One devices[] entry, checked against the topology (pmps before it).
 DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario &sc);
 // The refusal of a host port or fan-out port that the topology does not have.
-std::string no_such_port(const Scenario &sc, unsigned port);
+std::string no_such_port(const Scenario &sc, unsigned port, unsigned ctl = 0);
+// controllers[]: the controller an entry names (its `controller` key, default 0), refused
+// when the scenario has no such controller.
+unsigned parse_controller_ref(const Parser &p, const MapView &m, const Scenario &sc);
+// The host port an entry names: `pf` holds the port on its controller (`controller` in m),
+// checked against that controller; the result is host-wide (Scenario::controllers).
+unsigned parse_host_port(const Parser &p, const MapView &m, const Field &pf, const Scenario &sc);
 std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout);
 // The disk a workload, fault or expectation names: the host port (`port_key`) and, on a
 // port with a port multiplier, the fan-out port (`pmp_port`). Both must exist; whether a
 // disk is configured there is the caller's question.
-unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc);
+unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc, unsigned port);
 DevAddr parse_dev_addr(const Parser &p, const MapView &m, const char *port_key, const Scenario &sc,
                        const std::string &required_note);
 // The configured disk at `a`, or a failure at the address's port key naming where the disks are.

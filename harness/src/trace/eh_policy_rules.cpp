@@ -171,6 +171,8 @@ void EhPolicyRules::on_record(uint64_t t, const TraceRecord &r) {
     if (r.name == "eh.policy") {
         profile_ = str(r, "name") == "libata-2006" ? Profile::L2006 : Profile::Modern;
         has_hardreset_ = num(r, "hardreset", 0) != 0;
+        if (const int64_t first = num(r, "first_port", -1); first >= 0)
+            host_hardreset_[int(first)] = {int(num(r, "ports", 0)), has_hardreset_};
         return;
     }
     if (r.port < 0)
@@ -340,6 +342,14 @@ void EhPolicyRules::resolve(const TraceRecord *r) {
     }
 }
 
+bool EhPolicyRules::hardreset_on(int port) const {
+    auto it = host_hardreset_.upper_bound(port);
+    if (it == host_hardreset_.begin())
+        return has_hardreset_;
+    --it;
+    return port < it->first + it->second.first ? it->second.second : has_hardreset_;
+}
+
 void EhPolicyRules::reset(uint64_t t, const TraceRecord &r, Link &l) {
     const std::string method = str(r, "method");
     const int attempt = int(num(r, "try", 0));
@@ -353,11 +363,12 @@ void EhPolicyRules::reset(uint64_t t, const TraceRecord &r, Link &l) {
         l.try_start = t;
         const bool modern = profile_ == Profile::Modern;
         std::string want;
-        if (has_hardreset_ && (modern || attempt > 1)) {
+        const bool has_hardreset = hardreset_on(r.port);
+        if (has_hardreset && (modern || attempt > 1)) {
             want = "hard";
-        } else if (has_hardreset_ && l.limit_pending) {
+        } else if (has_hardreset && l.limit_pending) {
             want = "hard"; // only a hardreset applies SControl.SPD
-        } else if (has_hardreset_ && l.report_first && (l.exc_action & 0x6) && !links_[{r.port, -1}].pmp) {
+        } else if (has_hardreset && l.report_first && (l.exc_action & 0x6) && !links_[{r.port, -1}].pmp) {
             // (behind a PMP the PMP's own recovery asks for resets the report does not show)
             want = (l.exc_action & 0x6) == 0x4 ? "hard" : "soft";
         }

@@ -78,6 +78,10 @@ class EhPolicyRules {
     std::vector<EhRuleViolation> &out_;
     Profile profile_ = Profile::Modern;
     bool has_hardreset_ = false; // the driver has a hardreset (eh.policy)
+    // Several hosts (controllers:): each eh.policy names its ports (first_port, ports); the
+    // hardreset of the driver of a port's host, by its first port (absent: has_hardreset_).
+    std::map<int, std::pair<int, bool>> host_hardreset_; // first port -> (ports, hardreset)
+    bool hardreset_on(int port) const;
     std::map<Key, Dev> devs_;
     std::map<std::pair<int, int>, Link> links_;
     Pending pending_;

@@ -59,6 +59,14 @@ static void put_pmp_port_and_devno(JsonWriter &j, const std::optional<unsigned> 
         j.kv("devno", devno);
 }
 
+// With several controllers: which one a host-wide port is on, and its port there.
+static void put_controller(JsonWriter &j, const Scenario &sc, unsigned port) {
+    if (!sc.multi())
+        return;
+    j.kv("controller", sc.controller_index(port));
+    j.kv("controller_port", sc.local_port(port));
+}
+
 std::string result_json(const RunReport &r) {
     const Scenario &sc = *r.sc;
     JsonWriter j(true);
@@ -101,7 +109,23 @@ std::string result_json(const RunReport &r) {
         j.kv("irq_loss_fix", sc.host.irq_loss_fix);
     }
     j.end_object();
-    j.kv("ports", sc.controller.ports);
+    j.kv("ports", sc.total_ports());
+    if (sc.multi()) {
+        j.key("controllers").begin_array();
+        for (size_t i = 0; i < sc.controllers.size(); ++i) {
+            const ControllerSpec &c = sc.controllers[i];
+            j.begin_object();
+            j.kv("index", unsigned(i));
+            j.kv("type", c.type);
+            j.kv("pci", c.pci);
+            j.kv("irq", c.irq);
+            j.kv("first_port", c.first_port);
+            j.kv("ports", c.ports);
+            j.kv("ata", "ata" + std::to_string(c.first_port + 1) + "-ata" + std::to_string(c.first_port + c.ports));
+            j.end_object();
+        }
+        j.end_array();
+    }
     j.kv("host_started", r.host_started);
     j.kv("start_rc", r.start_rc);
     j.key("devices").begin_array();
@@ -110,6 +134,7 @@ std::string result_json(const RunReport &r) {
         j.begin_object();
         j.kv("port", d.port);
         put_pmp_port_and_devno(j, d.pmp_port, d.devno);
+        put_controller(j, sc, d.port);
         j.kv("name", d.addr().ata_name());
         j.kv("class", dev_class_name(i.cls));
         j.kv("model", std::string(i.model));
@@ -138,6 +163,7 @@ std::string result_json(const RunReport &r) {
             j.begin_object();
             j.kv("port", d.port);
             put_pmp_port_and_devno(j, d.pmp_port, d.devno);
+            put_controller(j, sc, d.port);
             j.kv("model", std::string(d.info.model));
             j.kv("serial", std::string(d.info.serial));
             j.kv("sectors", uint64_t(d.info.n_sectors));
@@ -186,6 +212,7 @@ std::string result_json(const RunReport &r) {
             j.kv("port", f.port);
             j.kv("fired", f.fired);
             put_pmp_port_and_devno(j, f.pmp_port, f.devno);
+            put_controller(j, sc, f.port);
             j.kv("repeat", f.repeat);
             j.kv("needed", f.needed());
             j.end_object();
@@ -210,6 +237,7 @@ std::string result_json(const RunReport &r) {
         j.kv("index", w.index);
         j.kv("device", w.spec.device);
         put_pmp_port_and_devno(j, w.spec.pmp_port, w.spec.devno);
+        put_controller(j, sc, w.spec.device);
         j.kv("kind", workload_kind_name(w.spec.kind));
         j.kv("op", op_name(w.spec.op));
         j.kv("mode", mode_name(w.spec.mode));

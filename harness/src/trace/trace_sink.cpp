@@ -112,7 +112,7 @@ std::string TraceSink::ata_name(int port, int link, int dev) {
 
 void TraceSink::write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
                              int link, int dev, const std::string &fields_json, const char *msg,
-                             bool log_pmp_host) {
+                             bool log_pmp_host, const std::string *host) {
     if (!records_wanted()) {
         ++written_;
         return;
@@ -142,6 +142,10 @@ void TraceSink::write_record(const char *src, const char *ev, const char *cls, c
     }
     if (log_pmp_host)
         line_ += ",\"log_pmp_host\":true"; // the log names this host-link line ataN.15
+    if (host) { // one of several hosts: which one (its log prefix)
+        line_ += ",\"host\":";
+        json_escape(line_, *host);
+    }
     line_ += ",\"f\":";
     line_ += fields_json;
     if (msg && *msg) {
@@ -162,7 +166,7 @@ void TraceSink::write_log(const std::string &line) {
         std::fwrite(line.data(), 1, line.size(), log_file_);
 }
 
-void TraceSink::emit_stack(const sata_trace_event &ev) {
+void TraceSink::emit_stack(const sata_trace_event &ev, const std::string &host_name) {
     std::string f = "{";
     for (unsigned i = 0; i < ev.n_fields && records_wanted(); ++i) {
         const sata_trace_field &fd = ev.fields[i];
@@ -203,12 +207,13 @@ void TraceSink::emit_stack(const sata_trace_event &ev) {
     bool write = trace_cmds_ || ev.cls != SATA_TC_CMD;
     if (write)
         write_record("stack", name, class_name(ev.cls), level_name(ev.level), ev.port, ev.link, ev.dev, f,
-                     ev.msg, ev.log_pmp_host != 0);
+                     ev.msg, ev.log_pmp_host != 0,
+                     ev.port < 0 && &host_name != &host_name_ ? &host_name : nullptr);
     if (ev.msg && *ev.msg && ev.level >= SATA_LOG_INFO) {
         // the block layer's lines ("I/O error, dev sda, ...") carry no device prefix in the
         // kernel log; their record keeps the device's address
         std::string who = std::strncmp(name, "blk.", 4) == 0 ? std::string()
-                          : ev.port < 0                     ? host_name_
+                          : ev.port < 0                     ? host_name
                           : ev.log_pmp_host                 ? ata_name(ev.port, 15, -1)
                                                             : ata_name(ev.port, ev.link, ev.dev);
         const std::string stamp = log_time(clock_());

@@ -44,7 +44,10 @@ class TraceSink : public ModelTrace {
     // ModelTrace
     void emit(const TraceRecord &rec) override;
     // The stack's platform trace op.
-    void emit_stack(const sata_trace_event &ev);
+    void emit_stack(const sata_trace_event &ev) { emit_stack(ev, host_name_); }
+    // The same for one of several hosts: its log lines without a port read "<host_name>: ..."
+    // (a host's driver and PCI address), and its records without a port say "host":<host_name>.
+    void emit_stack(const sata_trace_event &ev, const std::string &host_name);
     // The harness's own events (src "harness"); the log line, if msg is set, is
     // "[time] satasim: msg".
     void emit_harness(const std::string &name, enum sata_trace_class cls, int port,
@@ -84,7 +87,7 @@ class TraceSink : public ModelTrace {
     bool records_wanted() const { return trace_ || record_hook_; }
     void write_record(const char *src, const char *ev, const char *cls, const char *lvl, int port,
                       int link, int dev, const std::string &fields_json, const char *msg,
-                      bool log_pmp_host = false);
+                      bool log_pmp_host = false, const std::string *host = nullptr);
     void write_log(const std::string &line);
 
     static inline bool no_files_ = false;

@@ -65,6 +65,14 @@ struct ata_onchip_area {
     uint32_t stride;
 };
 
+/* The block layer's disk names in use (sda, sdb, ...: the SCSI disk driver's index is one for
+ * the whole system). A host keeps its own unless the config gives one that several hosts of
+ * one machine share (ata_host_config.disk_names). */
+enum { ATA_MAX_DISKS = 1024 }; /* sda .. (bijective base 26), one per attached device */
+struct ata_disk_names {
+    uint64_t used[ATA_MAX_DISKS / 64];
+};
+
 struct ata_host_config {
     const char *eh_policy; /* EH profile name; NULL = default */
     bool no_ncq;           /* host-side NCQ off (like a NONCQ host flag) */
@@ -86,6 +94,9 @@ struct ata_host_config {
     unsigned only_gen;     /* 1..3: the PHY runs this one SATA generation: SControl.SPD is
                               programmed to it and EH never lowers the speed; 0 = any */
     struct ata_onchip_area onchip; /* with ATA_HQ_ONCHIP_CMD_AREA (below) */
+    /* several hosts in one machine: the names they share (must outlive the host); NULL: the
+     * host's own */
+    struct ata_disk_names *disk_names;
 };
 
 /* ata_host_config.quirks */

@@ -344,8 +344,6 @@ struct ata_port {
     void *private_data;
 };
 
-enum { ATA_MAX_DISKS = 1024 }; /* sda .. (bijective base 26), one per attached device */
-
 /* ata_host.flags */
 enum {
     /* its ports are probed at once (libata's flag: ahci without CAP.SSS, ata_piix); without
@@ -370,7 +368,8 @@ struct ata_host {
     struct plat_completion *eh_done;
     struct ata_force_param force[ATA_FORCE_MAX]; /* ata_host_config.force, copied at create */
     unsigned n_force;
-    uint64_t disk_names[ATA_MAX_DISKS / 64]; /* block-layer names in use (core/disk.c) */
+    struct ata_disk_names own_names; /* block-layer names in use (core/disk.c) ... */
+    struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
     void *private_data;
 };
 

@@ -14,6 +14,8 @@ const char *refuses_key(ScenarioKey key) {
     case ScenarioKey::Pmps: return "QEMU's AHCI has no port-multiplier support (CAP.SPM = 0): backend systemc only";
     case ScenarioKey::Waveform: return "only for backend: systemc (the waveform records the SystemC models' signals)";
     case ScenarioKey::Steps: return nullptr; // MMIO, the interrupt line and guest memory (steps that need more: refusals)
+    case ScenarioKey::Controllers:
+        return "QEMU's q35 machine here has its one ICH9 AHCI function: one controller only (backend systemc for several)";
     }
     return nullptr;
 }

@@ -29,6 +29,8 @@ const char *refuses_key(ScenarioKey key) {
         return "the waveform records the SystemC models' signals (backend systemc); the DUT's own signals: "
                "docs/rtl-controller.md, reading a failure";
     case ScenarioKey::Steps: return nullptr; // the DUT's registers, its interrupt line, host memory, the device side
+    case ScenarioKey::Controllers:
+        return "the shell wraps one DUT, one controller: several controllers need backend systemc";
     }
     return nullptr;
 }

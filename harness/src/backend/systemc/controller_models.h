@@ -6,8 +6,9 @@
 
 namespace satasim::harness {
 
-// Builds the scenario's controller model into the topology: its MMIO target, port hookup,
-// fault hooks and hba_module.
-void build_controller_model(const Scenario &sc, Topology &t, ModelTrace *trace);
+// Builds controller `index` of the scenario into its hookup h (its MMIO target, port hookup,
+// fault hooks and hba_module), on the machine's host memory and h's interrupt pin.
+void build_controller_model(const Scenario &sc, size_t index, bus::HostMemory &mem, ControllerHookup &h,
+                            ModelTrace *trace);
 
 } // namespace satasim::harness

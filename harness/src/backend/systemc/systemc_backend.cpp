@@ -5,6 +5,7 @@
 #include "backend/systemc/systemc_backend.h"
 
 #include "backend/systemc/topology.h"
+#include "controller/controller_table.h"
 #include "backend/systemc/topology_view.h"
 #include "backend/backend_stats.h"
 #include "trace/vcd_writer.h"
@@ -39,9 +40,17 @@ class SystemcBackend : public Backend {
             attach_waveform(*topo_, ctx.sc, *ctx.vcd);
         binding_ = std::make_unique<PlatformBinding>("platform", *topo_->mmio, *topo_->mem, *topo_->irq, ctx.sink,
                                                      ctx.fail);
+        if (ctx.sc.multi())
+            build_more_platforms(ctx);
         view_ = std::make_unique<TopologyView>(*topo_);
     }
     PlatformBinding *platform() override { return binding_.get(); }
+    std::vector<PlatformBinding *> platforms() override {
+        std::vector<PlatformBinding *> out = {binding_.get()};
+        for (const auto &b : more_)
+            out.push_back(b.get());
+        return out;
+    }
     HardwareView *view() override { return view_.get(); }
     void finish(const Scenario &sc, BackendStats &report) override {
         if (!topo_)
@@ -50,8 +59,32 @@ class SystemcBackend : public Backend {
     }
 
   private:
+    // controllers: one platform per further controller, each on its register window and pin;
+    // a controller on an interrupt line an earlier one has shares that one's line.
+    void build_more_platforms(const Context &ctx) {
+        const Scenario &sc = ctx.sc;
+        auto address = [&](PlatformBinding &b, size_t i) {
+            const ControllerSpec &c = sc.controller_at(i);
+            b.set_host_address(c.first_port, c.ports, controller_log_prefix(controller_desc(c.type), c.pci));
+            b.set_irq_number(c.irq);
+            for (size_t j = 0; j < i; ++j)
+                if (sc.controller_at(j).irq == c.irq) {
+                    b.share_irq_line(j == 0 ? *binding_ : *more_[j - 1]);
+                    break;
+                }
+        };
+        address(*binding_, 0);
+        for (size_t i = 1; i < sc.n_controllers(); ++i) {
+            ControllerHookup &h = topo_->hba(i);
+            more_.push_back(std::make_unique<PlatformBinding>(("platform" + std::to_string(i)).c_str(), *h.mmio,
+                                                              *topo_->mem, *h.irq, ctx.sink, ctx.fail));
+            address(*more_.back(), i);
+        }
+    }
+
     std::unique_ptr<Topology> topo_;
     std::unique_ptr<PlatformBinding> binding_;
+    std::vector<std::unique_ptr<PlatformBinding>> more_;
     std::unique_ptr<TopologyView> view_;
 };
 

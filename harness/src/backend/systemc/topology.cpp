@@ -108,6 +108,36 @@ ModelTrace *fanout_trace(Topology &t, ModelTrace *inner, const std::string &name
     return t.trace_names.back().get();
 }
 
+// The records of a further controller's model: its own port numbers made host-wide.
+class PortOffsetTrace : public ModelTrace {
+  public:
+    PortOffsetTrace(ModelTrace *inner, int offset) : inner_(inner), offset_(offset) {}
+    void emit(const TraceRecord &rec) override {
+        if (rec.port < 0) {
+            inner_->emit(rec);
+            return;
+        }
+        TraceRecord r = rec;
+        r.port += offset_;
+        inner_->emit(r);
+    }
+
+  private:
+    ModelTrace *inner_;
+    int offset_;
+};
+
+// The controller a host-wide port is on, and the port on it (for a taskfile channel's slave,
+// the SATA port its position maps: sata_port()).
+struct HbaPort {
+    ControllerHookup &hba;
+    unsigned port;
+};
+HbaPort hba_port(Topology &t, const Scenario &sc, const DevAddr &a) {
+    const unsigned i = sc.controller_index(a.port);
+    return {t.hba(i), sata_port({a.port - sc.controller_at(i).first_port, a.pmp_port, a.devno})};
+}
+
 pmp::PmpConfig pmp_config(const PmpSpec &x) {
     pmp::PmpConfig c = x.product == "sii4726" ? pmp::sii4726(x.ports) : pmp::sii3726(x.ports);
     c.fbs = x.fbs;
@@ -122,12 +152,13 @@ void make_pmps(const Scenario &sc, Topology &t, ModelTrace *trace) {
         const std::string ln = "link" + std::to_string(x.port);
         auto pm = std::make_unique<pmp::PortMultiplier>(pn.c_str(), pmp_config(x), trace, int(x.port));
         link::SataLink::Config lc;
-        lc.host_max = to_gen(sc.controller.gen);
+        lc.host_max = to_gen(sc.controller_of(x.port).gen);
         lc.device_max = pm->config().max_gen;
         lc.mode = link_mode(sc, DeviceSpec{});
         auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, trace);
-        lk->attach(t.port_endpoint(x.port), pm.get());
-        t.connect_port(x.port, lk.get());
+        const HbaPort hp = hba_port(t, sc, {x.port, std::nullopt});
+        lk->attach(hp.hba.port_endpoint(hp.port), pm.get());
+        hp.hba.connect_port(hp.port, lk.get());
         pm->connect_host(lk.get());
         t.links[x.port] = std::move(lk);
         t.pmps[x.port] = std::move(pm);
@@ -185,6 +216,17 @@ unsigned sata_port(const DevAddr &a) { return a.port + (a.devno ? sff::SffContro
 
 std::string controller_name(const ControllerSpec &c) { return controller_desc(c.type).model_instance; }
 
+std::string controller_name(const Scenario &sc, size_t index) {
+    const ControllerSpec &c = sc.controller_at(index);
+    std::string name = controller_name(c);
+    unsigned same = 0; // controllers of its type before it
+    for (size_t i = 0; i < index; ++i)
+        same += sc.controller_at(i).type == c.type;
+    if (same) // the table's instance ends in 0
+        name = name.substr(0, name.size() - 1) + std::to_string(same);
+    return name;
+}
+
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
                                          const ControllerFactory &make_ctl) {
     auto t = std::make_unique<Topology>();
@@ -194,7 +236,15 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
     if (make_ctl)
         make_ctl(sc, *t, trace);
     else
-        build_controller_model(sc, *t, trace);
+        build_controller_model(sc, 0, *t->mem, *t, trace);
+    for (size_t i = 1; i < sc.n_controllers(); ++i) { // controllers: (the SystemC models only)
+        auto h = std::make_unique<ControllerHookup>();
+        h->first_port = sc.controller_at(i).first_port;
+        h->irq = std::make_unique<bus::IrqLine>();
+        t->trace_names.push_back(std::make_unique<PortOffsetTrace>(trace, int(h->first_port)));
+        build_controller_model(sc, i, *t->mem, *h, trace ? t->trace_names.back().get() : nullptr);
+        t->more.push_back(std::move(h));
+    }
     make_pmps(sc, *t, trace);
     for (const DeviceSpec &d : sc.devices) { // file order; names depend on the address only
         if (d.pmp_port)
@@ -205,14 +255,15 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
         ModelTrace *mt = d.devno ? fanout_trace(*t, trace, d.addr().trace_name("link"), d.port, -1, 1) : trace;
         ModelTrace *dt = d.devno ? fanout_trace(*t, trace, d.addr().trace_name("disk"), d.port, -1, 1) : trace;
         link::SataLink::Config lc;
-        lc.host_max = to_gen(sc.controller.gen);
+        lc.host_max = to_gen(sc.controller_of(d.port).gen);
         lc.device_max = to_gen(d.gen);
         lc.device_present = d.present; // present: false = the cable starts unplugged
         lc.mode = link_mode(sc, d);
         auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, mt);
         auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), dt);
-        lk->attach(t->port_endpoint(sata_port(d.addr())), disk.get());
-        t->connect_port(sata_port(d.addr()), lk.get());
+        const HbaPort hp = hba_port(*t, sc, d.addr());
+        lk->attach(hp.hba.port_endpoint(hp.port), disk.get());
+        hp.hba.connect_port(hp.port, lk.get());
         disk->connect(lk.get());
         disk->set_fis_trace(sc.trace_fis);
         (d.devno ? t->slave_links : t->links)[d.port] = std::move(lk);
@@ -220,8 +271,11 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
     }
     if (!sc.faults.empty()) {
         t->faults = std::make_unique<fault::FaultInjector>("fault", sc.faults, trace);
-        Topology *tp = t.get();
-        auto port_hooks = [tp](unsigned port) {
+        // The hooks of the controller a port is on, on its own port number.
+        auto port_hooks = [&t, &sc](const DevAddr &a) {
+            const HbaPort hp = hba_port(*t, sc, a);
+            ControllerHookup *tp = &hp.hba;
+            const unsigned port = hp.port;
             fault::PortHooks hk;
             hk.lost_irq = [tp, port](unsigned count, uint64_t window_ns, const std::string &id) {
                 tp->lost_irq(port, count, window_ns, id);
@@ -236,14 +290,14 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
             return hk;
         };
         for (const DeviceSpec &d : sc.devices) {
-            fault::PortHooks hk = port_hooks(sata_port(d.addr()));
+            fault::PortHooks hk = port_hooks(d.addr());
             hk.disk = t->disk_at(d.addr());
             hk.link = t->link_at(d.addr());
             t->faults->bind_port({d.port, d.addr().link(), d.devno}, hk);
         }
         // A port multiplier's port: its host link and its control port.
         for (auto &[port, pm] : t->pmps) {
-            fault::PortHooks hk = port_hooks(port);
+            fault::PortHooks hk = port_hooks({port, std::nullopt});
             hk.link = t->links[port].get();
             pmp::PortMultiplier *pmp = pm.get();
             hk.pmp_hang = [pmp](const std::string &id) { pmp->hang(id); };

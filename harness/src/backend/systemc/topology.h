@@ -24,8 +24,10 @@
 
 namespace satasim::harness {
 
-struct Topology {
-    std::unique_ptr<bus::HostMemory> mem;
+// One controller of the machine: its interrupt pin (INTx output), its model, register
+// window and port hookup. Its functions take the controller's own port numbers.
+struct ControllerHookup {
+    unsigned first_port = 0; // its port 0 as a host-wide port (Scenario::controllers)
     std::unique_ptr<bus::IrqLine> irq;
     // The controller model, whichever type it is: its register window (what the stack's
     // MMIO goes to), its ports' host-side link endpoints and link hookup.
@@ -33,6 +35,26 @@ struct Topology {
     bus::MmioTarget *mmio = nullptr;
     std::function<link::LinkEndpoint *(unsigned port)> port_endpoint;
     std::function<void(unsigned port, link::SataLink *)> connect_port;
+    // The controller's fault hooks, whichever type it is.
+    std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
+    std::function<void()> clear_hba_faults;
+    // An AHCI controller's host bus error (null on other controllers).
+    std::function<void(unsigned port, const bus::BusErrorParams &bus, const std::string &id)> host_bus_error;
+    // A taskfile controller's channel of a port (null on other controllers).
+    std::function<sff::SffChannel *(unsigned port)> sff_channel;
+};
+
+// The machine. It is its first controller's hookup too (what a backend with one controller
+// reads); the further controllers of controllers: are in `more`, in PCI order. Every port
+// below is host-wide.
+struct Topology : ControllerHookup {
+    std::unique_ptr<bus::HostMemory> mem;
+    std::vector<std::unique_ptr<ControllerHookup>> more;
+    size_t n_controllers() const { return 1 + more.size(); }
+    ControllerHookup &hba(size_t i) { return i == 0 ? static_cast<ControllerHookup &>(*this) : *more[i - 1]; }
+    const ControllerHookup &hba(size_t i) const {
+        return i == 0 ? static_cast<const ControllerHookup &>(*this) : *more[i - 1];
+    }
     std::map<unsigned, std::unique_ptr<link::SataLink>> links; // by port
     std::map<unsigned, std::unique_ptr<device::SataDisk>> disks; // by port
     // Port multipliers (pmps[]) by host port: links[port] is then the PMP's host link;
@@ -48,13 +70,6 @@ struct Topology {
     device::SataDisk *disk_at(const DevAddr &a) const;
     link::SataLink *link_at(const DevAddr &a) const;
     std::vector<std::unique_ptr<ModelTrace>> trace_names; // "link<p>.<f>" / "disk<p>.<f>"
-    // The controller's fault hooks, whichever type it is.
-    std::function<void(unsigned port, unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
-    std::function<void()> clear_hba_faults;
-    // An AHCI controller's host bus error (null on other controllers).
-    std::function<void(unsigned port, const bus::BusErrorParams &bus, const std::string &id)> host_bus_error;
-    // A taskfile controller's channel of a port (null on other controllers).
-    std::function<sff::SffChannel *(unsigned port)> sff_channel;
     // The scenario's faults (null without any), bound to every port that has a disk.
     std::unique_ptr<fault::FaultInjector> faults;
 };
@@ -65,7 +80,7 @@ struct Topology {
 // from the scenario seed and its name.
 // make_controller (other backends): builds the controller into the topology instead of
 // a SystemC model (its MMIO target, port hookup, fault hooks and hba_module).
-using ControllerFactory = std::function<void(const Scenario &sc, Topology &t, ModelTrace *trace)>;
+using ControllerFactory = std::function<void(const Scenario &sc, Topology &t, ModelTrace *trace)>; // one controller
 std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
                                          const ControllerFactory &make_controller = {});
 
@@ -78,8 +93,10 @@ struct BackendStats;
 // After the run: how often each fault fired, each link's mode and dword cycles.
 void report_topology(const Topology &t, const Scenario &sc, BackendStats &report);
 
-// "ahci0", "sil24_0" or "sil3112_0" (a type ending in a digit gets an underscore).
+// "ahci0", "sil24_0" or "sil3112_0" (a type ending in a digit gets an underscore); with
+// several controllers the second of a type is "ahci1", "sil24_1" (controllers[index]).
 std::string controller_name(const ControllerSpec &c);
+std::string controller_name(const Scenario &sc, size_t index);
 
 link::Gen to_gen(unsigned gen);
 link::SataLink::Mode link_mode(const Scenario &sc, const DeviceSpec &d);
