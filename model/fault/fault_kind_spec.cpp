@@ -104,7 +104,7 @@ const std::vector<KindSpec> &kind_specs() {
               .bind([](const Fault &f) -> uint64_t { return f.lost_irq.window_ns; },
                     [](Fault &f, uint64_t v) { f.lost_irq.window_ns = v, f.lost_irq.count = 0; }) // replaces the count
               .bytes({1, 4, 0, 0, 100000, 1, kUs, false, 0, 1, true})}},
-        {Kind::Unplug, "unplug", {"noise"}, Binds::Disk, false, true},
+        {Kind::Unplug, "unplug", {"noise"}, Binds::Disk, false, true, false, false, {}, true},
         {Kind::Plug, "plug", {"model", "serial", "capacity", "blank_media"}, Binds::Disk, false, true},
         {Kind::MediaError, "media_error", {"error", "op", "lba", "count", "cleared_by_write"}, Binds::Disk, false,
          false},
@@ -153,7 +153,14 @@ const std::vector<KindSpec> &kind_specs() {
               .bind([](const Fault &f) -> uint64_t { return f.bus.decerr; },
                     [](Fault &f, uint64_t v) { f.bus.decerr = v != 0; })}},
         // A time trigger: the port it acts on may have no drive that counts commands.
-        {Kind::Cominit, "cominit", {"noise"}, Binds::Disk, true, false},
+        {Kind::Cominit, "cominit", {"noise"}, Binds::Disk, true, false, false, false, {}, false, false},
+        // The drive's power supply: its write cache loses what it has not written back.
+        {Kind::PowerLoss, "power_loss", {}, Binds::Disk, false, false, false, false,
+         {P("off", PT::Time, "how long the power stays off before the drive restarts (then COMINIT, the "
+                             "reset sequence and its signature)")
+              .range(1 * kUs, 60 * kS).dflt(100 * 1000 * kUs).always()
+              .bytes({0, 2, 0, 0, 60000, 1, 1000 * kUs})},
+         true, false},
     };
     return rows;
 }

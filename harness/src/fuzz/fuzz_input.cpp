@@ -262,9 +262,9 @@ const std::vector<const fault::KindSpec *> &fuzz_kinds() {
         // Not the taskfile kinds (the fuzz topologies are ahci and sil24), nor host_bus_error
         // (added after the byte format: taking it in would change what every saved input
         // decodes to; a format version that adds it is still to come).
-        // Nor cominit, for the same reason.
+        // Nor cominit or power_loss, for the same reason (their rows' in_fuzz_format).
         for (const fault::KindSpec &k : fault::kind_specs())
-            if (!k.taskfile_only && !k.ahci_only && k.kind != fault::Kind::Cominit)
+            if (!k.taskfile_only && !k.ahci_only && k.in_fuzz_format)
                 v.push_back(&k);
         return v;
     }();
@@ -428,6 +428,8 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
     case fault::Kind::HostBusError:
     case fault::Kind::Cominit:
         return false;
+    default: // a kind added after the format (its row's in_fuzz_format): never in fuzz_kinds()
+        return false;
     }
     return true;
 }
@@ -555,6 +557,9 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
         break;
     case fault::Kind::Cominit:
         lost->push_back(path + ": cominit is not in the fuzz input format yet");
+        break;
+    default: // a kind added after the format: its typed parameters' bytes wait for a version
+        lost->push_back(path + ": " + spec.name + " is not in the fuzz input format yet");
         break;
     }
     if ((x.kind == fault::Kind::Unplug || x.kind == fault::Kind::PhyFlap) && (x.noise.cominit || x.noise.decode || x.noise.internal))

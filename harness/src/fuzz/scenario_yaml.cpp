@@ -109,6 +109,8 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
     case fault::Kind::BsyStuck:
     case fault::Kind::BmdmaError:
         break;
+    default: // kinds with typed parameters only (below)
+        break;
     }
     // The kind's typed parameters (fault_kind_spec.h): always or where not their defaults,
     // as each row says (never an unset_default's "not given").

@@ -237,6 +237,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::HostBusError, nullptr},
         {Kind::Cominit, parse_cominit,
          " (a cominit fault on a connector without a drive: give the port a devices[] entry with present: false)"},
+        {Kind::PowerLoss, nullptr},
     };
     return rows;
 }
