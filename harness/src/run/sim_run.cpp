@@ -147,6 +147,7 @@ void SimController::main_thread() {
     cfg.port_mask = sc_.host.port_mask;
     cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
     cfg.pio_polling = sc_.host.pio_polling;
+    cfg.fua = sc_.host.fua;
     cfg.piix_map = sc_.controller.map == "ich6"   ? ATA_PIIX_MAP_ICH6
                    : sc_.controller.map == "ich5" ? ATA_PIIX_MAP_ICH5
                                                   : ATA_PIIX_MAP_NONE;

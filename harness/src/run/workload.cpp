@@ -220,6 +220,7 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     s.bio.sg = s.sg.empty() ? nullptr : s.sg.data();
     s.bio.n_sg = unsigned(s.sg.size());
     s.bio.fail_fast = spec_.fail_fast;
+    s.bio.fua = req.op == OpSpec::Write && spec_.fua && !prefill;
     s.bio.want_tag = spec_.tag.has_value();
     s.bio.blk_tag = spec_.tag.value_or(0);
     s.bio.done = &WorkloadRunner::on_done;
@@ -339,7 +340,7 @@ void WorkloadRunner::finish(Slot &s) {
     if (r.op == OpSpec::Write) {
         dev_->shadow.set(r.lba, r.n, across_swap ? ShadowMap::kUnknown : s.gen);
         if (tracked)
-            dev_->durability.acknowledged(r.lba, r.n, s.gen, false, s.losses != dev_->losses);
+            dev_->durability.acknowledged(r.lba, r.n, s.gen, s.bio.fua, s.losses != dev_->losses);
         if (!s.prefill)
             stats_.bytes += uint64_t(r.n) * kSector;
     } else if (r.op == OpSpec::Read) {

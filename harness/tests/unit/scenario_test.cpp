@@ -92,6 +92,20 @@ TEST(defaults_and_units) {
     CHECK(!parse("devices:\n  - {port: 0, status_dsc: false}\n").devices[0].status_dsc);
 }
 
+// FUA: host.fua (libata.fua) and a workload's `fua`, writes only.
+TEST(fua_keys) {
+    Scenario sc = parse(std::string(kDisk) + "host: {fua: true}\nworkload:\n"
+                                             "  - {device: 0, op: write, fua: true, count: 4, block: 8}\n"
+                                             "  - {kind: request, device: 0, op: write, lba: 0, sectors: 8, fua: true}\n"
+                                             "  - {device: 0, op: write, count: 4, block: 8}\n");
+    CHECK(sc.host.fua && sc.workload[0].fua && sc.workload[1].fua && !sc.workload[2].fua);
+    CHECK(!parse(kDisk).host.fua); // off by default, as the kernel's
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {device: 0, op: read, fua: true, count: 4, block: 8}\n",
+                "t.yaml:5: workload[0].fua: only for op: write or mix (a FUA write is durable when it completes)");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: request, device: 0, op: flush, fua: true}\n",
+                "t.yaml:5: workload[0].fua: only for op: write (a FUA write is durable when it completes)");
+}
+
 TEST(uint_out_of_range_and_not_a_number) {
     CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
     CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");
