@@ -188,7 +188,7 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         if (!pio_out(e, tf, x.sectors, multiple ? multi_count : 1,
                      [&](uint32_t first, uint32_t n, const uint8_t *data) {
                          if (!v.fail)
-                             media.write(x.lba + first, n, data);
+                             cache.write(x.lba + first, n, data, write_through(x));
                      }))
             return data_phase_failed(x);
         return finish_write(x, v);
@@ -227,7 +227,7 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return;
         if (v.fail && !v.after_data)
             return fail(v);
-        if (!dma_out_data(e, x.lba, x.sectors, false, v.fail))
+        if (!dma_out_data(e, x.lba, x.sectors, false, write_through(x), v.fail))
             return data_phase_failed(x);
         return finish_write(x, v);
     }

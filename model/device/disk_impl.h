@@ -20,6 +20,7 @@
 #include <systemc>
 
 #include "model/device/sata_disk.h"
+#include "model/device/write_cache.h"
 
 namespace satasim::device {
 
@@ -110,6 +111,7 @@ struct SataDisk::Impl {
     SataDisk &d;
     const DiskConfig &cfg;
     MediaStore &media;
+    WriteCache cache; // what of the media is only in the drive's DRAM (write_cache.h)
     link::SataLink *link = nullptr;
 
     // ---- PHY / reset state (sata_disk.cpp)
@@ -209,17 +211,20 @@ struct SataDisk::Impl {
                  const std::function<void(uint32_t first_sector, uint32_t n, const uint8_t *)> &sink);
     bool dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors);
     // discard: the data is taken from the host but not written (a failing write).
+    // through: the data goes to the platters (FUA, cache disabled), else into the cache.
     bool dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors, bool skip_first_activate,
-                      bool discard = false);
+                      bool through, bool discard = false);
     bool wait_data(uint64_t e, sata::Fis &out);
     bool idle_until(uint64_t e, sc_core::sc_time deadline);
     bool busy_for(uint64_t e, sc_core::sc_time t) {
         return idle_until(e, sc_core::sc_time_stamp() + t);
     }
+    // Whether a write's data goes straight to the platters (FUA, or the cache disabled).
+    bool write_through(const Xfer &x) const { return x.fua || !wcache_enabled; }
     // Data of a write has arrived: with FUA or the write cache off it goes to the platters
     // now (busy for the media time), otherwise it waits in the cache for a FLUSH.
     bool commit_write(uint64_t e, const Xfer &x) {
-        if (x.fua || !wcache_enabled)
+        if (write_through(x))
             return busy_for(e, media_access(x.lba, x.sectors, sc_core::sc_time_stamp()));
         cache_dirty = true;
         return true;
@@ -251,6 +256,9 @@ struct SataDisk::Impl {
     void violation(const char *rule, const std::string &msg);
     bool take_identify_failure();
     void reset_faults();
+    // Power gone: the cache's dirty sectors are lost (a fault.effect record when there were
+    // any, or always with `always`); returns how many.
+    uint64_t lose_cache(const std::string &id, bool always);
 
     // ---- identify.cpp
     std::vector<uint16_t> identify() const;

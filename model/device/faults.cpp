@@ -354,4 +354,30 @@ void SataDisk::replace_identity(const PlugParams &p) {
 
 void SataDisk::clear_faults() { impl_->reset_faults(); }
 
+// ---------------------------------------------------------------- power
+
+uint64_t SataDisk::Impl::lose_cache(const std::string &id, bool always) {
+    const uint64_t lost = cache.lose();
+    cache_dirty = false;
+    if (lost || always)
+        fault_effect(id, {{"cache_lost_sectors", TraceValue::integer(int64_t(lost))}},
+                     lost ? "power lost: " + std::to_string(lost) +
+                                " sector(s) in the write cache, not written back, are gone"
+                          : std::string("power lost: the write cache held nothing unwritten"));
+    return lost;
+}
+
+uint64_t SataDisk::lose_cache(const std::string &id, bool always) { return impl_->lose_cache(id, always); }
+
+void SataDisk::power_loss(const std::string &id) {
+    Impl &m = *impl_;
+    m.lose_cache(id, true);
+    m.hung = false;
+    m.power_on_defaults();
+    m.rxq.clear();
+    m.start_reset("power_on", false);
+}
+
+uint64_t SataDisk::cache_dirty_sectors() const { return impl_->cache.dirty_sectors(); }
+
 } // namespace satasim::device

@@ -223,7 +223,7 @@ void SataDisk::Impl::execute_queued(int tag) {
         // Write fault: the data is taken from the host, the media write fails.
         const bool aa = auto_activate;
         ok = send(sata::make_dma_setup(false, false, aa, uint8_t(tag), 0, bytes)) && alive(e) &&
-             dma_out_data(e, x.lba, x.sectors, aa, true);
+             dma_out_data(e, x.lba, x.sectors, aa, write_through(x), true);
         if (alive(e) && ok)
             ncq_fail(tag, v.error, v.lba, v.status);
         else if (alive(e))
@@ -240,7 +240,7 @@ void SataDisk::Impl::execute_queued(int tag) {
     } else {
         const bool aa = auto_activate;
         ok = send(sata::make_dma_setup(false, false, aa, uint8_t(tag), 0, bytes)) && alive(e) &&
-             dma_out_data(e, x.lba, x.sectors, aa);
+             dma_out_data(e, x.lba, x.sectors, aa, write_through(x));
         ok = ok && commit_write(e, x);
         if (ok)
             media_written(x);

@@ -124,10 +124,10 @@ bool SataDisk::Impl::dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors) {
 }
 
 // DMA out: one DMA Activate per Data FIS the host may send (the first one is skipped when
-// the DMA Setup carried auto-activate). Data lands in the media as it arrives (the write
-// cache only changes the timing).
+// the DMA Setup carried auto-activate). Data lands in the cache (or, through, on the
+// platters) as it arrives.
 bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
-                                  bool skip_first_activate, bool discard) {
+                                  bool skip_first_activate, bool through, bool discard) {
     const size_t total = size_t(sectors) * MediaStore::kSectorSize;
     size_t got = 0;
     std::vector<uint8_t> partial; // bytes of a sector split across Data FISes
@@ -152,7 +152,7 @@ bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
             if (partial.size() == MediaStore::kSectorSize) {
                 const uint64_t at = lba + (got + need) / MediaStore::kSectorSize - 1;
                 if (!discard)
-                    media.write(at, 1, partial.data());
+                    cache.write(at, 1, partial.data(), through);
                 partial.clear();
             }
         }
@@ -160,7 +160,7 @@ bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
         if (whole) {
             const uint64_t at = lba + (got + (take - left)) / MediaStore::kSectorSize;
             if (!discard)
-                media.write(at, uint32_t(whole), src);
+                cache.write(at, uint32_t(whole), src, through);
             src += whole * MediaStore::kSectorSize;
             left -= whole * MediaStore::kSectorSize;
         }

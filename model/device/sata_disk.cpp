@@ -17,7 +17,9 @@ namespace {
 constexpr size_t kRxQueueDepth = 4; // FIS receive buffer: beyond this the drive holds R_RDY
 }
 
-SataDisk::Impl::Impl(SataDisk &disk) : d(disk), cfg(disk.cfg_), media(disk.media_) {
+SataDisk::Impl::Impl(SataDisk &disk)
+    : d(disk), cfg(disk.cfg_), media(disk.media_),
+      cache(disk.media_, size_t(disk.cfg_.cache_mib) * 2048 / WriteCache::kChunkSectors) {
     base_model = cfg.model;
     base_serial = cfg.serial;
     base_sectors = cfg.sectors;
@@ -34,6 +36,7 @@ void SataDisk::Impl::power_on_defaults() {
     mwdma_selected = -1;
     power_mode = 0xFF;
     cache_dirty = false;
+    cache.write_back(); // (power-on reset: a clean power cycle; a power loss lost it first)
     head_lba = 0;
     ncq_error_state = false;
     ncq_log = NcqErrorLog{};

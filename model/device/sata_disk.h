@@ -46,6 +46,9 @@ struct DiskConfig {
     unsigned multi_max = 16;          // w47 7:0, max sectors per DRQ block
     unsigned ata_major = 8;           // highest ATA/ATAPI major version (w80)
     bool write_cache = true;          // supported and enabled at power-on
+    // The cache's size: dirty data beyond it is written back by the drive on its own, oldest
+    // first (write_cache.h). What a power loss can lose is at most this much.
+    unsigned cache_mib = 8;
     // Status bit 4 (DSC, "device seek complete", which later ATA standards no longer
     // define) in every status the drive reports: older drives set it (a good completion
     // reads 0x50), many newer ones leave it clear (0x40), which the res line of libata's
@@ -122,6 +125,17 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     // electronics at power-on (settings, a hang gone; bad sectors go only with the media).
     // power_on_reset() brings the configured identity back.
     void replace_identity(const PlugParams &p);
+    // The drive loses its power (an unplug pulls it too): what its write cache held and had
+    // not written back is gone (docs/disk-models.md); a fault.effect record says how much
+    // (`always`: even when nothing was lost). Returns the sectors lost.
+    uint64_t lose_cache(const std::string &id, bool always = false);
+    // A power cycle under the host (fault `power_loss`): the cache lost, then the
+    // electronics at power-on (settings, a hang gone) and the reset sequence; the link's
+    // PhyRdy drop is the caller's (SataLink::phy_glitch). Armed faults stay (the media's
+    // bad sectors are the platters').
+    void power_loss(const std::string &id);
+    // Sectors in the cache not yet written back.
+    uint64_t cache_dirty_sectors() const;
     void clear_faults();
 
   private:

@@ -99,8 +99,11 @@ sc_time SataDisk::Impl::plan_queued_read(uint64_t lba, uint32_t sectors, sc_time
     return buffer_path_free;
 }
 
-// FLUSH CACHE: write back whatever the cache holds (average seek + half a revolution).
+// FLUSH CACHE: write back whatever the cache holds (average seek + half a revolution). The
+// data counts as on the platters from here (a power loss during the flush may keep it: the
+// host, which has no completion yet, may not count on either).
 sc_time SataDisk::Impl::flush_time() {
+    cache.write_back();
     if (!cache_dirty)
         return sc_core::SC_ZERO_TIME;
     cache_dirty = false;

@@ -247,7 +247,8 @@ const std::vector<KindSpec> &kind_specs() {
               .bytes({1, 4, 0, 0, 100000, 1, kUs, false, 0, 1, true})}},
         {Kind::Unplug, "unplug", {}, Binds::Disk, false, true, false, false,
          {noise("line noise the host PHY picks up with the pull: COMINIT bursts, 10b/8b decode errors, the "
-                       "receiver losing the signal mid-primitive")}},
+                       "receiver losing the signal mid-primitive")},
+         true},
         {Kind::Plug, "plug", {}, Binds::Disk, false, true, false, false, plug_params()},
         {Kind::MediaError, "media_error", {}, Binds::Disk, false, false, false, false, media_error_params()},
         {Kind::Hang, "hang", {}, Binds::Disk, false, false, false, false,
@@ -299,6 +300,12 @@ const std::vector<KindSpec> &kind_specs() {
         {Kind::Cominit, "cominit", {}, Binds::Disk, true, false, false, false,
          {noise("what the wire carries besides the COMINIT bursts (always sent): decode errors, the receiver "
                        "losing the signal").always_set(1)}},
+        // The drive's power supply: its write cache loses what it has not written back.
+        {Kind::PowerLoss, "power_loss", {}, Binds::Disk, false, false, false, false,
+         {P("off", PT::Time, "how long the power stays off before the drive restarts (then COMINIT, the "
+                             "reset sequence and its signature)")
+              .range(1 * kUs, 60 * kS).dflt(100 * 1000 * kUs).always()},
+         true},
     };
     return rows;
 }

@@ -152,6 +152,9 @@ struct KindSpec {
     bool taskfile_only = false;    // acts on an SFF channel (a taskfile controller)
     bool ahci_only = false;        // acts on an AHCI port's DMA engine
     std::vector<ParamSpec> params = {}; // typed parameters, read without a reader of their own
+    // The drive loses its power when it fires (an unplug, a power loss): the data check then
+    // accepts that writes acknowledged but never made durable are gone (docs/disk-models.md).
+    bool cuts_power = false;
 
     // Every scenario key of the kind: its reader's, then the typed parameters'.
     std::vector<std::string> all_keys() const;

@@ -43,8 +43,18 @@ link::LinkEndpoint::Noise noise_of(const NoiseParams &p) {
     return n;
 }
 void unplug_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk) // the cable takes the drive's power with it: its write cache is lost
+        h.disk->lose_cache(x.fault.id);
     if (h.link)
         h.link->set_device_present(false, noise_of(x.fault.noise));
+}
+// ---- power_loss: the drive's supply drops for `off`: the cache is lost and the drive
+// restarts; the link sees PhyRdy go and come back (COMINIT) as after a PHY glitch.
+void power_loss_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->power_loss(x.fault.id);
+    if (h.link)
+        h.link->phy_glitch(ns(param(x.fault, "off")));
 }
 // ---- cominit: COMINIT bursts (and what else the scenario names) with no negotiation after.
 void cominit_arm(const Firing &x, const PortHooks &h) {
@@ -216,6 +226,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::BmdmaError, B::Hba, nullptr, bmdma_error_arm},
             {Kind::HostBusError, B::Hba, nullptr, host_bus_error_arm},
             {Kind::Cominit, B::Link, nullptr, cominit_arm},
+            {Kind::PowerLoss, B::Disk, nullptr, power_loss_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

@@ -42,6 +42,8 @@ enum class Kind : uint8_t {
     // Any controller:
     Cominit,      // COMINIT bursts on the wire, OOB never completes (a drive stuck restarting, a
                   // backplane glitch): the host PHY sees a device exchange, no PhyRdy change
+    PowerLoss,    // the drive's power drops for `off`: its write cache's unwritten data is gone,
+                  // its electronics restart (PhyRdy lost, COMINIT and the signature after)
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

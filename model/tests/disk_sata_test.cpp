@@ -12,6 +12,7 @@
 
 #include "model/tests/model_test.h"
 #include "model/tests/scripted_host.h"
+#include "model/device/write_cache.h"
 
 using namespace satasim;
 using namespace satasim::device;
@@ -765,4 +766,80 @@ MODEL_TEST(media_store_partial_chunks_and_cost) {
     EXPECT_EQ(m.seed(), 99u);
     m.read(5, 1, got.data());
     EXPECT_TRUE(MediaStore::is_blank_sector(got.data(), 5, 99));
+}
+
+// The volatile write cache (write_cache.h): with the cache on, an acknowledged write is lost
+// by a power loss unless FLUSH CACHE (EXT), FUA, or disabling the cache wrote it back; the
+// platters keep what was written back. Reads before the loss see the newest data.
+MODEL_TEST(write_cache_power_loss_keeps_only_written_back_data) {
+    Bench &b = B("ssd");
+    const Bytes blank = [] {
+        Bytes s(8 * 512);
+        for (uint64_t i = 0; i < 8; ++i)
+            MediaStore::blank_sector(s.data() + i * 512, 5000 + i, MediaStore::kDefaultSeed);
+        return s;
+    }();
+    EXPECT_TRUE(b.disk.identify_words()[85] & 0x0020); // enabled at power-on
+    const Bytes a = pattern(8 * 512, 1), c = pattern(8 * 512, 2), fua = pattern(8 * 512, 3);
+    // unflushed: read back new before the loss, old (never written) after it
+    EXPECT_EQ(run(b, cmd(0x35, 5000, 8), a).status, 0x50);
+    EXPECT_EQ(b.disk.cache_dirty_sectors(), 8u);
+    EXPECT_TRUE(run(b, cmd(0x25, 5000, 8)).data == a);
+    EXPECT_EQ(b.disk.lose_cache("t"), 8u);
+    EXPECT_TRUE(run(b, cmd(0x25, 5000, 8)).data == blank);
+    // flushed (FLUSH CACHE EXT): kept
+    EXPECT_EQ(run(b, cmd(0x35, 5000, 8), a).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0xEA)).status, 0x50);
+    EXPECT_EQ(b.disk.cache_dirty_sectors(), 0u);
+    EXPECT_EQ(run(b, cmd(0x35, 5000, 4), c).status, 0x50); // then half of it again, unflushed
+    EXPECT_EQ(b.disk.lose_cache("t"), 4u);
+    Bytes want = a;
+    EXPECT_TRUE(run(b, cmd(0x25, 5000, 8)).data == want);
+    // FUA (WRITE DMA FUA EXT) over a dirty sector: that sector is durable, its neighbour not
+    EXPECT_EQ(run(b, cmd(0x35, 5000, 2), c).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0x3D, 5000, 1), fua).status, 0x50);
+    EXPECT_EQ(b.disk.lose_cache("t"), 1u);
+    Bytes got = run(b, cmd(0x25, 5000, 2)).data;
+    EXPECT_TRUE(std::equal(fua.begin(), fua.begin() + 512, got.begin()));
+    EXPECT_TRUE(std::equal(a.begin() + 512, a.begin() + 1024, got.begin() + 512));
+    // SET FEATURES 82h (disable) writes the cache back; writes then go through
+    EXPECT_EQ(run(b, cmd(0x35, 5000, 8), c).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0xEF, 0, 0, 0x82)).status, 0x50);
+    EXPECT_TRUE(!(b.disk.identify_words()[85] & 0x0020));
+    EXPECT_EQ(b.disk.cache_dirty_sectors(), 0u);
+    EXPECT_EQ(run(b, cmd(0x35, 5008, 8), fua).status, 0x50);
+    EXPECT_EQ(b.disk.lose_cache("t"), 0u);
+    EXPECT_TRUE(run(b, cmd(0x25, 5000, 8)).data == c);
+    EXPECT_TRUE(run(b, cmd(0x25, 5008, 8)).data == fua);
+    // a power loss restarts the drive at its power-on settings: the cache enabled again
+    b.disk.power_loss("t");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_TRUE(b.disk.identify_words()[85] & 0x0020);
+    EXPECT_EQ(run(b, cmd(0x35, 5000, 8), a).status, 0x50);
+    b.disk.power_loss("t");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_TRUE(run(b, cmd(0x25, 5000, 8)).data == c);
+}
+
+// The cache alone: a full cache writes back the chunks dirty the longest (they survive a
+// loss), a write-through over part of a dirty chunk keeps the rest dirty.
+MODEL_TEST(write_cache_evicts_oldest_and_through_writes) {
+    MediaStore m(99);
+    WriteCache wc(m, 2); // two 4 KiB chunks
+    const Bytes x(512 * 8, 0x11), y(512, 0x22);
+    wc.write(0, 8, x.data(), false);  // chunk 0
+    wc.write(8, 8, x.data(), false);  // chunk 1
+    wc.write(16, 1, x.data(), false); // chunk 2: chunk 0 is written back
+    EXPECT_EQ(wc.dirty_sectors(), 9u);
+    wc.write(9, 1, y.data(), true); // through: sector 9 durable, the rest of chunk 1 dirty
+    EXPECT_EQ(wc.dirty_sectors(), 8u);
+    EXPECT_EQ(wc.lose(), 8u);
+    Bytes got(512 * 17);
+    m.read(0, 17, got.data());
+    EXPECT_TRUE(std::equal(x.begin(), x.end(), got.begin()));                // written back
+    EXPECT_TRUE(MediaStore::is_blank_sector(got.data() + 8 * 512, 8, 99));    // lost
+    EXPECT_TRUE(std::equal(y.begin(), y.end(), got.begin() + 9 * 512));       // through
+    EXPECT_TRUE(MediaStore::is_blank_sector(got.data() + 10 * 512, 10, 99));  // lost
+    EXPECT_TRUE(MediaStore::is_blank_sector(got.data() + 16 * 512, 16, 99));  // lost
+    EXPECT_EQ(wc.dirty_sectors(), 0u);
 }

@@ -143,15 +143,16 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
     uint32_t n = bio->q_piece ? bio->q_piece : bio->n_sectors;
     bool write = bio->op == ATA_BIO_WRITE;
     enum ata_io_mode mode;
-    bool lba28;
+    bool lba28, fua;
     int rc;
 
     ata_tf_init(dev, tf);
     if ((dev->class != ATA_DEV_ATA && dev->class != ATA_DEV_ZAC) || !(dev->flags & ATA_DFLAG_LBA))
         return -EOPNOTSUPP;
 
-    if (bio->op == ATA_BIO_FLUSH) {
-        if (n)
+    /* a flush, or the FLUSH CACHE that makes a FUA write durable where the write had no FUA */
+    if (bio->op == ATA_BIO_FLUSH || bio->q_postflush) {
+        if (n && bio->op == ATA_BIO_FLUSH)
             return -EINVAL;
         tf->protocol = ATA_PROT_NODATA;
         tf->command = (dev->flags & ATA_DFLAG_FLUSH_EXT) ? ATA_CMD_FLUSH_EXT : ATA_CMD_FLUSH;
@@ -167,6 +168,10 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
         return rc;
     if (write)
         tf->flags |= ATA_TFLAG_WRITE;
+    /* FUA as libata builds it: the FPDMA command's FUA bit (Device bit 7), WRITE DMA FUA EXT,
+     * WRITE MULTIPLE FUA EXT (both LBA48 only); PIO without multiple mode has no FUA command,
+     * so such a write is followed by a flush (ata_bio_qc_complete) */
+    fua = write && bio->fua && (dev->flags & ATA_DFLAG_FUA) && (mode != ATA_IO_PIO || dev->multi_count);
 
     if (mode == ATA_IO_NCQ) {
         tf->protocol = ATA_PROT_NCQ;
@@ -176,15 +181,17 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
         tf->feature = (uint8_t)n;
         tf->hob_feature = (uint8_t)(n >> 8);
         tf_set_lba48(tf, lba);
-        tf->device = ATA_LBA;
+        tf->device = ATA_LBA | (fua ? 1u << 7 : 0);
         return 0;
     }
 
-    lba28 = lba + n < (1u << 28) - 1 && n <= ATA_MAX_SECTORS;
+    lba28 = !fua && lba + n < (1u << 28) - 1 && n <= ATA_MAX_SECTORS;
     if (!lba28 && !(dev->flags & ATA_DFLAG_LBA48))
         return -EINVAL;
     tf->protocol = mode == ATA_IO_DMA ? ATA_PROT_DMA : ATA_PROT_PIO;
     tf->command = rw_cmds[mode == ATA_IO_DMA ? 2 : dev->multi_count ? 0 : 1][!lba28][write];
+    if (fua)
+        tf->command = mode == ATA_IO_DMA ? ATA_CMD_WRITE_FUA_EXT : ATA_CMD_WRITE_MULTI_FUA_EXT;
     tf->nsect = (uint8_t)n; /* 256 (28-bit) and 65536 (48-bit) encode as 0 */
     if (lba28) {
         tf->lbah = (uint8_t)(lba >> 16);
@@ -204,7 +211,7 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
 
 static bool bio_split(const struct ata_device *dev, const struct ata_bio *bio)
 {
-    return bio->op != ATA_BIO_FLUSH && (bio->q_done || bio->n_sectors > dev->max_sectors);
+    return bio->op != ATA_BIO_FLUSH && !bio->q_postflush && (bio->q_done || bio->n_sectors > dev->max_sectors);
 }
 
 /* The next piece of a split request, from sector `done` on: at most max_sectors, and no more
@@ -308,6 +315,13 @@ bool ata_std_qc_defer(const struct ata_queued_cmd *qc)
  * with a fresh retry budget), and the bio ends when the last one has, with the first
  * failed piece's result (bio_chain_endio keeps the first error). Only a device gone away
  * ends it at once: its later pieces could only fail for want of a device. */
+/* Whether a write command went out with FUA. */
+static bool ata_qc_fua(const struct ata_queued_cmd *qc)
+{
+    return qc->tf.command == ATA_CMD_WRITE_FUA_EXT || qc->tf.command == ATA_CMD_WRITE_MULTI_FUA_EXT ||
+           (qc->tf.command == ATA_CMD_FPDMA_WRITE && (qc->tf.device & (1u << 7)));
+}
+
 static void ata_bio_qc_complete(struct ata_queued_cmd *qc)
 {
     struct ata_bio *bio = qc->bio;
@@ -320,6 +334,17 @@ static void ata_bio_qc_complete(struct ata_queued_cmd *qc)
     }
     if (bio->q_piece && bio->q_done + bio->q_piece < bio->n_sectors && !(qc->err_mask & AC_ERR_NODEV_HINT)) {
         bio->q_done += bio->q_piece;
+        bio->q_piece = 0;
+        bio->q_retries = 0;
+        ata_bio_requeue_front(qc->ap, bio);
+        return;
+    }
+    /* A FUA write that went out without FUA: the block layer's flush machinery follows it
+     * with a flush (REQ_FSEQ_POSTFLUSH) when the device has a write cache enabled, and the
+     * request ends when that does (with its result) */
+    if (bio->op == ATA_BIO_WRITE && bio->fua && !bio->q_postflush && !bio->err_mask && !ata_qc_fua(qc) &&
+        (qc->dev->flags & ATA_DFLAG_WCACHE)) {
+        bio->q_postflush = true;
         bio->q_piece = 0;
         bio->q_retries = 0;
         ata_bio_requeue_front(qc->ap, bio);
@@ -362,7 +387,11 @@ void ata_port_kick(struct ata_port *ap)
         qc->dev = dev;
         qc->bio = bio;
         qc->complete_fn = ata_bio_qc_complete;
-        if (bio_split(dev, bio)) {
+        if (bio->q_postflush) {
+            bio->q_piece = 0;
+            qc->sg = NULL;
+            qc->n_sg = 0;
+        } else if (bio_split(dev, bio)) {
             bio->q_piece = bio_piece(dev, bio, bio->q_done, qc->split_sg, &bio->q_piece_sg);
             qc->sg = qc->split_sg;
             qc->n_sg = bio->q_piece_sg;
@@ -371,7 +400,7 @@ void ata_port_kick(struct ata_port *ap)
             qc->sg = bio->sg;
             qc->n_sg = bio->n_sg;
         }
-        qc->nbytes = (bio->q_piece ? bio->q_piece : bio->n_sectors) * ATA_SECT_SIZE;
+        qc->nbytes = bio->q_postflush ? 0 : (bio->q_piece ? bio->q_piece : bio->n_sectors) * ATA_SECT_SIZE;
         /* rebuilt at issue: EH may have changed the device (NCQ off, mode) meanwhile */
         if ((bio_split(dev, bio) && !bio->q_piece) || ata_bio_build_tf(dev, bio, (unsigned)tag, &qc->tf)) {
             ata_tag_put(&ap->tags, (unsigned)tag);
@@ -412,13 +441,17 @@ void ata_port_process(struct ata_port *ap)
  * submitters stand for carry them (blk_types.h, 6.1): a fail-fast request is readahead's
  * (REQ_RAHEAD | REQ_FAILFAST_DEV | _TRANSPORT | _DRIVER = 0x80700), a write is a direct
  * or synchronous one's (REQ_SYNC = 0x800), a read a plain buffered one's (0). */
-enum { BLK_REQ_FAILFAST_MASK = 0x700u, BLK_REQ_SYNC = 1u << 11, BLK_REQ_RAHEAD = 1u << 19 };
+enum { BLK_REQ_FAILFAST_MASK = 0x700u, BLK_REQ_SYNC = 1u << 11, BLK_REQ_FUA = 1u << 17, BLK_REQ_RAHEAD = 1u << 19 };
 
-static uint32_t ata_bio_default_flags(const struct ata_bio *bio)
+/* A FUA write keeps REQ_FUA where the device takes FUA commands; elsewhere the flush
+ * machinery takes it off the data request (its post-flush does the job). */
+static uint32_t ata_bio_default_flags(const struct ata_device *dev, const struct ata_bio *bio)
 {
     if (bio->fail_fast)
         return BLK_REQ_RAHEAD | BLK_REQ_FAILFAST_MASK;
-    return bio->op == ATA_BIO_WRITE ? BLK_REQ_SYNC : 0;
+    if (bio->op != ATA_BIO_WRITE)
+        return 0;
+    return BLK_REQ_SYNC | (bio->fua && (dev->flags & ATA_DFLAG_FUA) ? BLK_REQ_FUA : 0);
 }
 
 int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
@@ -431,6 +464,7 @@ int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
     if (!bio)
         return -EINVAL;
     ap = dev->link->ap;
+    bio->q_postflush = false; /* (a bio resubmitted from its done() may still say otherwise) */
 
     ata_lock(ap->host);
     if (!ata_dev_enabled(dev) || (ap->pflags & ATA_PFLAG_UNLOADING))
@@ -445,7 +479,7 @@ int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
         bio->q_retries = 0;
         bio->q_done = bio->q_piece = 0;
         bio->q_piece_sg = 0;
-        bio->blk_flags = ata_bio_default_flags(bio);
+        bio->blk_flags = ata_bio_default_flags(dev, bio);
         q_push_back(&ap->pending, bio);
     }
     ata_unlock(ap->host);

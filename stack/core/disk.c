@@ -162,7 +162,7 @@ void ata_blk_print_req_error(const struct ata_queued_cmd *qc)
 {
     struct ata_device *dev = qc->dev;
     const struct ata_bio *bio = qc->bio;
-    bool flush = bio->op == ATA_BIO_FLUSH;
+    bool flush = bio->op == ATA_BIO_FLUSH || bio->q_postflush;
     unsigned op = bio->op == ATA_BIO_READ ? REQ_OP_READ : REQ_OP_WRITE;
     unsigned flags = bio->blk_flags | (flush ? REQ_SYNC_BIT : 0);
     unsigned long long sector = flush ? 0 : (unsigned long long)req_error_sector(qc);

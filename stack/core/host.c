@@ -141,6 +141,7 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
     if (cfg->disk_names)
         h->disk_names = cfg->disk_names;
     ata_force_copy(h, cfg);
+    h->fua = cfg->fua;
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
     return h;
@@ -493,6 +494,7 @@ int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out)
     out->xfer_mode = dev->xfer_mode;
     strncpy(out->xfer_name, ata_xfer_mode_name(dev->xfer_mode), sizeof(out->xfer_name) - 1);
     out->sata_spd = dev->link->sata_spd;
+    out->fua = dev->flags & ATA_DFLAG_FUA;
     return 0;
 }
 

@@ -53,6 +53,9 @@ bool ata_id_has_lba48(const uint16_t *id)
 
 static bool ata_id_has_flush_ext(const uint16_t *id) { return w_valid(id, 83) && (id[83] & (1u << 13)); }
 static bool ata_id_has_wcache(const uint16_t *id) { return id[82] != 0xffff && (id[82] & (1u << 5)); }
+/* WRITE DMA FUA EXT and WRITE MULTIPLE FUA EXT supported: word 84 bit 6, in a word 84 that
+ * is valid (bits 15:14 = 01) */
+static bool ata_id_has_fua(const uint16_t *id) { return (id[84] & 0xC000) == 0x4000 && (id[84] & (1u << 6)); }
 static bool ata_id_wcache_enabled(const uint16_t *id) { return w_valid(id, 87) && (id[85] & (1u << 5)); }
 
 unsigned ata_id_major_version(const uint16_t *id)
@@ -208,6 +211,9 @@ void ata_id_configure(const uint16_t *id, enum ata_dev_class cls, const struct a
         if (c->ncq)
             c->ncq_depth = c->dev_depth < c->host_depth ? c->dev_depth : c->host_depth;
     }
+    /* libata's ata_dev_config_fua: libata.fua on, WRITE DMA FUA EXT (so LBA48), and NCQ
+     * supported by device and host (its FUA bit is what drives get right) */
+    c->fua = hc->fua && c->lba48 && ata_id_has_fua(id) && c->ncq;
 }
 
 void ata_config_id_line(const struct ata_dev_config *c, char *buf, size_t len)

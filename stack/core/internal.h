@@ -82,6 +82,7 @@ struct ata_host_caps {
     unsigned ncq_depth; /* 0 = host without NCQ */
     unsigned xfer_mask;
     bool dev_noncq;     /* the device's NCQ horkage (libata.force=noncq): "NCQ (not used)" */
+    bool fua;           /* libata.fua */
 };
 
 /* Everything ata_dev_configure decides from IDENTIFY, before talking to the device. */
@@ -101,6 +102,7 @@ struct ata_dev_config {
     bool ncq_not_used;               /* ... but horkage NONCQ keeps it off */
     unsigned dev_depth, host_depth;
     bool ncq;                        /* NCQ in use */
+    bool fua;                        /* FUA writes used */
     unsigned ncq_depth;
     unsigned dev_xfer_mask;          /* device modes */
     unsigned xfer_mask;              /* device & host modes */

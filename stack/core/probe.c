@@ -118,6 +118,12 @@ static void print_config(struct ata_device *dev, const struct ata_dev_config *c)
         };
         ata_dev_ev(dev, ATA_EV("probe.capacity", SATA_TC_INFO, SATA_LOG_INFO, f), "%s", line);
     }
+    /* libata's ata_dev_print_features: a line only when the device has one of its features */
+    if (c->fua) {
+        const struct sata_trace_field f[] = { TF_BOOL("fua", true) };
+
+        ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features: FUA");
+    }
 }
 
 int ata_dev_configure(struct ata_device *dev)
@@ -127,7 +133,8 @@ int ata_dev_configure(struct ata_device *dev)
     /* libata.force: a transfer mode limit narrows what the host offers the device */
     const struct ata_host_caps hc = { .ncq_depth = ap->ncq_depth,
                                       .xfer_mask = ata_force_xfermask(dev, ap->xfer_mask, print),
-                                      .dev_noncq = ata_force_noncq(dev, print) };
+                                      .dev_noncq = ata_force_noncq(dev, print),
+                                      .fua = ap->host->fua };
     struct ata_dev_config c;
 
     ata_id_configure(dev->id, dev->class, &hc, &c);
@@ -167,7 +174,8 @@ int ata_dev_configure(struct ata_device *dev)
                   ATA_DFLAG_DETACH | ATA_DFLAG_DETACHED;
     dev->flags |= (c.lba ? ATA_DFLAG_LBA : 0) | (c.lba48 ? ATA_DFLAG_LBA48 : 0) |
                   (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
-                  (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0);
+                  (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0) |
+                  (c.fua ? ATA_DFLAG_FUA : 0);
 
     if (print)
         print_config(dev, &c);

@@ -7,7 +7,7 @@
 
 struct issued {
     unsigned tag;
-    uint8_t cmd;
+    uint8_t cmd, device;
     enum ata_prot prot;
     uint32_t lba, nsect, nbytes;
     unsigned n_sg;
@@ -27,7 +27,7 @@ static unsigned rec_issue(struct ata_queued_cmd *qc)
 
     ck_assert_uint_lt(r->n, 64);
     r->log[r->n++] = (struct issued){
-        qc->tag, qc->tf.command, qc->tf.protocol,
+        qc->tag, qc->tf.command, qc->tf.device, qc->tf.protocol,
         (uint32_t)qc->tf.lbah << 16 | (uint32_t)qc->tf.lbam << 8 | qc->tf.lbal,
         qc->tf.nsect, qc->nbytes, qc->n_sg,
         qc->n_sg ? qc->sg[0] : (struct ata_sg){ 0, 0 }, qc->n_sg ? qc->sg[qc->n_sg - 1] : (struct ata_sg){ 0, 0 },
@@ -180,6 +180,82 @@ START_TEST(validation)
 
     ck_assert_uint_eq(r.rec.n, 0);
     ck_assert_int_eq(r.done, 0);
+    rig_fini(&r);
+}
+END_TEST
+
+/* FUA as libata issues it: the FPDMA command's FUA bit, WRITE DMA FUA EXT and WRITE MULTIPLE
+ * FUA EXT (48-bit even where 28 bits would do); a device without FUA (libata.fua off), and PIO
+ * without multiple mode, get the write and then a FLUSH CACHE, done() after the flush; a
+ * device with its write cache off gets the write alone. */
+START_TEST(fua_writes_and_the_flush_fallback)
+{
+    struct rig r;
+    struct ata_bio b;
+
+    rig_init(&r, NCQ_DEV | ATA_DFLAG_FUA | ATA_DFLAG_WCACHE, 31);
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_NCQ, 100, 8);
+    b.fua = true;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.log[0].cmd, ATA_CMD_FPDMA_WRITE);
+    ck_assert_uint_eq(r.rec.log[0].device, ATA_LBA | 0x80);
+    ck_assert_uint_eq(b.blk_flags, 0x20800); /* REQ_SYNC | REQ_FUA */
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 1);
+    ck_assert_uint_eq(r.rec.n, 1);
+
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_DMA, 100, 8);
+    b.fua = true;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.log[1].cmd, ATA_CMD_WRITE_FUA_EXT); /* 48-bit for FUA */
+    hw_complete(&r, 1u << 0);
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_PIO, 100, 8);
+    b.fua = true;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.log[2].cmd, ATA_CMD_WRITE_MULTI_FUA_EXT);
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 3);
+    ck_assert_uint_eq(r.rec.n, 3);
+
+    /* PIO without multiple mode: no FUA command, so the write and a flush */
+    r.dev->multi_count = 0;
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_PIO, 100, 8);
+    b.fua = true;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.log[3].cmd, ATA_CMD_WRITE_SECTORS);
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 3); /* not yet: its flush runs */
+    ck_assert_uint_eq(r.rec.n, 5);
+    ck_assert_uint_eq(r.rec.log[4].cmd, ATA_CMD_FLUSH_EXT);
+    ck_assert_uint_eq(r.rec.log[4].nbytes, 0);
+    ck_assert_uint_eq(r.rec.log[4].n_sg, 0);
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 4);
+    ck_assert_int_eq(b.err_mask, 0);
+    r.dev->multi_count = 16;
+
+    /* libata.fua off: WRITE FPDMA QUEUED without the bit, then FLUSH CACHE EXT */
+    r.dev->flags &= ~ATA_DFLAG_FUA;
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_NCQ, 100, 8);
+    b.fua = true;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(b.blk_flags, 0x800); /* the flush machinery took REQ_FUA off */
+    ck_assert_uint_eq(r.rec.log[5].cmd, ATA_CMD_FPDMA_WRITE);
+    ck_assert_uint_eq(r.rec.log[5].device, ATA_LBA);
+    hw_complete(&r, 1u << 0);
+    ck_assert_uint_eq(r.rec.log[6].cmd, ATA_CMD_FLUSH_EXT);
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 5);
+    ck_assert_uint_eq(r.rec.n, 7);
+
+    /* the write cache off: nothing to flush, the write is durable when it is done */
+    r.dev->flags &= ~ATA_DFLAG_WCACHE;
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_NCQ, 100, 8);
+    b.fua = true;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 6);
+    ck_assert_uint_eq(r.rec.n, 8);
     rig_fini(&r);
 }
 END_TEST
@@ -685,6 +761,7 @@ Suite *bio_suite(void)
     tcase_add_test(tc, split_at_max_sectors);
     tcase_add_test(tc, split_piece_failure_goes_on);
     tcase_add_test(tc, io_error_line_names_the_failed_sector);
+    tcase_add_test(tc, fua_writes_and_the_flush_fallback);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -42,6 +42,35 @@ START_TEST(strings_are_byte_swapped_and_trimmed)
 }
 END_TEST
 
+/* libata's ata_dev_config_fua: FUA used only with libata.fua, WRITE DMA FUA EXT (word 84
+ * bit 6 in a valid word 84), LBA48 and NCQ. */
+START_TEST(fua_needs_the_parameter_lba48_and_ncq)
+{
+    struct id_spec s = disk();
+    struct ata_host_caps fua = ahci_caps, no_ncq = ahci_caps;
+    struct ata_dev_config c;
+    uint16_t id[ATA_ID_WORDS];
+
+    fua.fua = true;
+    no_ncq.fua = true;
+    no_ncq.ncq_depth = 0;
+    build_id(id, &s);
+    id[84] |= 1u << 6;
+    ata_id_configure(id, ATA_DEV_ATA, &fua, &c);
+    ck_assert(c.fua);
+    ata_id_configure(id, ATA_DEV_ATA, &ahci_caps, &c); /* libata.fua off (the default) */
+    ck_assert(!c.fua);
+    ata_id_configure(id, ATA_DEV_ATA, &no_ncq, &c);    /* a host without NCQ */
+    ck_assert(!c.fua);
+    id[84] = 1u << 6;                                  /* word 84 not valid */
+    ata_id_configure(id, ATA_DEV_ATA, &fua, &c);
+    ck_assert(!c.fua);
+    build_id(id, &s);                                  /* no FUA bit */
+    ata_id_configure(id, ATA_DEV_ATA, &fua, &c);
+    ck_assert(!c.fua);
+}
+END_TEST
+
 START_TEST(lba48_ncq_disk)
 {
     struct id_spec s = disk();
@@ -264,6 +293,7 @@ Suite *identify_suite(void)
 
     tcase_add_test(tc, strings_are_byte_swapped_and_trimmed);
     tcase_add_test(tc, lba48_ncq_disk);
+    tcase_add_test(tc, fua_needs_the_parameter_lba48_and_ncq);
     tcase_add_test(tc, lba28_disk);
     tcase_add_test(tc, flush_ext_only_at_or_above_2_28);
     tcase_add_test(tc, ncq_not_used_with_noncq_horkage);

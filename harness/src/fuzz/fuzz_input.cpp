@@ -256,6 +256,8 @@ void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec 
         lost->push_back(path + ".delay: whole microseconds up to 65.535 ms");
     if (!w.verify)
         lost->push_back(path + ".verify: always on (the data oracle)");
+    if (w.fua)
+        lost->push_back(path + ".fua: not in the fuzz input format yet");
     if (w.sg_segment != WorkloadSpec{}.sg_segment && w.sg_segment != kPageSegment)
         lost->push_back(path + ".sg_segment: the default or 4k only");
 }
@@ -670,6 +672,8 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
     const bool v2 = needs_v2(sc);
     if (v2)
         o.u8(kVersion, kFormatV2), o.u8(kVersionCheck, uint8_t(~kFormatV2));
+    if (sc.host.fua)
+        lost->push_back("host.fua: not in the fuzz input format yet");
 
     // Topology: a port slot per port, a disk record per place.
     Scenario kept; // the part of sc the bytes carry, for the indexes of workloads and faults

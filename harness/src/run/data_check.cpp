@@ -1,5 +1,6 @@
 #include "run/data_check.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 
@@ -196,8 +197,122 @@ bool ShadowMap::any_written(uint64_t lba, uint64_t n) const {
     return c != runs_.end() && c->first < lba + n;
 }
 
+void DurabilityLog::reset(std::optional<uint64_t> blank_seed) {
+    durable_ = ShadowMap{};
+    durable_.set_blank(blank_seed);
+    pending_.clear();
+    lost_.clear();
+}
+
+void DurabilityLog::cut(std::vector<Write> &v, uint64_t lba, uint64_t n) {
+    const uint64_t end = lba + n;
+    std::vector<Write> out;
+    out.reserve(v.size());
+    for (const Write &w : v) {
+        if (w.lba >= end || w.lba + w.n <= lba) {
+            out.push_back(w);
+            continue;
+        }
+        if (w.lba < lba)
+            out.push_back({w.lba, lba - w.lba, w.gen, w.ack});
+        if (w.lba + w.n > end)
+            out.push_back({end, w.lba + w.n - end, w.gen, w.ack});
+    }
+    v.swap(out);
+}
+
+void DurabilityLog::acknowledged(uint64_t lba, uint64_t n, uint64_t gen, bool durable, bool raced_loss) {
+    ++acks_;
+    cut(lost_, lba, n); // what a loss took there no longer matters: this write is newer
+    if (durable) {
+        cut(pending_, lba, n);
+        durable_.set(lba, n, gen);
+    } else if (raced_loss) {
+        lost_.push_back({lba, n, gen, acks_});
+    } else {
+        pending_.push_back({lba, n, gen, acks_});
+    }
+}
+
+void DurabilityLog::failed(uint64_t lba, uint64_t n) {
+    cut(pending_, lba, n);
+    cut(lost_, lba, n);
+    durable_.set(lba, n, ShadowMap::kUnknown);
+}
+
+void DurabilityLog::flushed(uint64_t acks_at_submit) {
+    std::vector<Write> keep;
+    for (const Write &w : pending_) {
+        if (w.ack <= acks_at_submit)
+            durable_.set(w.lba, w.n, w.gen); // in acknowledgement order: the newest last
+        else
+            keep.push_back(w);
+    }
+    pending_.swap(keep);
+}
+
+void DurabilityLog::power_lost() {
+    lost_.insert(lost_.end(), pending_.begin(), pending_.end());
+    pending_.clear();
+}
+
+std::optional<uint64_t> DurabilityLog::lost_match(const uint8_t *got, uint64_t lba, uint64_t seed) const {
+    bool maybe = false;
+    for (const Write &w : lost_)
+        maybe |= lba >= w.lba && lba < w.lba + w.n;
+    if (!maybe)
+        return std::nullopt;
+    auto holds = [&](uint64_t g) {
+        if (g == ShadowMap::kUnknown)
+            return true;
+        if (g != ShadowMap::kBlank)
+            return sector_matches(got, lba, g, seed);
+        if (const auto &bs = durable_.blank_seed())
+            return device::MediaStore::is_blank_sector(got, lba, *bs);
+        static const uint8_t zeros[kSector] = {};
+        return std::memcmp(got, zeros, kSector) == 0;
+    };
+    if (const uint64_t d = durable_.gen(lba); holds(d))
+        return d;
+    for (const Write &w : lost_)
+        if (lba >= w.lba && lba < w.lba + w.n && holds(w.gen))
+            return w.gen;
+    return std::nullopt;
+}
+
+void DurabilityLog::settle(uint64_t lba, uint64_t gen) {
+    cut(lost_, lba, 1);
+    durable_.set(lba, 1, gen);
+}
+
+std::vector<std::string> describe_lost(const std::vector<ReadCheck::Lost> &lost) {
+    auto gen_text = [](uint64_t g) {
+        return g == ShadowMap::kBlank     ? std::string("the never-written contents")
+               : g == ShadowMap::kUnknown ? std::string("what a failed write left")
+                                          : "generation " + std::to_string(g);
+    };
+    std::vector<std::string> out;
+    for (size_t i = 0; i < lost.size();) {
+        size_t j = i + 1;
+        uint64_t lo = lost[i].written, hi = lost[i].written;
+        while (j < lost.size() && lost[j].lba == lost[j - 1].lba + 1 && lost[j].found == lost[i].found) {
+            lo = std::min(lo, lost[j].written);
+            hi = std::max(hi, lost[j].written);
+            ++j;
+        }
+        const uint64_t first = lost[i].lba, last = lost[j - 1].lba;
+        out.push_back("lba " + std::to_string(first) +
+                      (last != first ? ".." + std::to_string(last) + " (" + std::to_string(j - i) + " sectors)" : "") +
+                      ": write generation" + (lo != hi ? "s " + std::to_string(lo) + ".." : " ") + std::to_string(hi) +
+                      " (acknowledged, never made durable by a flush or FUA) lost with the power, found " +
+                      gen_text(lost[i].found));
+        i = j;
+    }
+    return out;
+}
+
 ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowMap &shadow,
-                     uint64_t seed, size_t max_reports) {
+                     uint64_t seed, size_t max_reports, const DurabilityLog *durability) {
     ReadCheck r;
     uint8_t want[kSector];
     static const uint8_t zeros[kSector] = {};
@@ -221,6 +336,11 @@ ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowM
         }
         if (std::memcmp(exp, got, kSector) == 0)
             continue;
+        if (durability && durability->lost_writes())
+            if (const std::optional<uint64_t> found = durability->lost_match(got, lba + i, seed)) {
+                r.lost.push_back({lba + i, g, *found});
+                continue;
+            }
         ++r.bad_sectors;
         if (r.first.size() < max_reports) {
             size_t off = 0;

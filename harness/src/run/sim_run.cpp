@@ -19,6 +19,7 @@
 #include "backend/platform_binding.h"
 #include "backend/registry.h"
 #include "model/device/media_store.h"
+#include "model/fault/fault_kind_spec.h"
 #include "run/verdict.h"
 #include "trace/report.h"
 #include "version.h"
@@ -100,6 +101,10 @@ class SimController : public sc_core::sc_module {
     void collect_end_state();
     void check_media();
     unsigned media_swaps(const DevAddr &a) const;
+    // Faults that cut the drive's power at this place (their rows' cuts_power): whether the
+    // scenario has any, and how many fired so far.
+    bool has_power_cuts(const DevAddr &a) const;
+    unsigned power_losses(const DevAddr &a) const;
     void end() {
         finished_ = true;
         report_.sim_time_ns = binding_.now_ns();
@@ -181,6 +186,9 @@ void SimController::main_thread() {
                     st->shadow.set_blank(media->seed());
                     const DevAddr a = fd.addr();
                     st->media_swaps = [this, a] { return media_swaps(a); };
+                    st->durability.reset(st->shadow.blank_seed());
+                    if (has_power_cuts(a))
+                        st->power_losses = [this, a] { return power_losses(a); };
                     // the drive's media now (a replaced drive's is another store)
                     st->media_seed = [this, a]() -> std::optional<uint64_t> {
                         if (const device::MediaStore *m = hw_.media(a))
@@ -236,6 +244,7 @@ bool SimController::create_hosts() {
         cfg.port_mask = sc_.host.port_mask;
         cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
         cfg.pio_polling = sc_.host.pio_polling;
+        cfg.fua = sc_.host.fua;
         cfg.piix_map = c.map == "ich6"   ? ATA_PIIX_MAP_ICH6
                        : c.map == "ich5" ? ATA_PIIX_MAP_ICH5
                                          : ATA_PIIX_MAP_NONE;
@@ -486,6 +495,25 @@ unsigned SimController::media_swaps(const DevAddr &a) const {
     return n;
 }
 
+bool SimController::has_power_cuts(const DevAddr &a) const {
+    for (const fault::Fault &f : sc_.faults)
+        if (fault::kind_spec(f.kind)->cuts_power && f.port == a.port && f.pmp_port == a.pmp_port && f.devno == a.devno)
+            return true;
+    return false;
+}
+
+unsigned SimController::power_losses(const DevAddr &a) const {
+    unsigned n = 0;
+    const FaultEngine *faults = hw_.faults();
+    for (size_t i = 0; faults && i < sc_.faults.size(); ++i) {
+        const fault::Fault &f = sc_.faults[i];
+        if (fault::kind_spec(f.kind)->cuts_power && f.port == a.port && f.pmp_port == a.pmp_port &&
+            f.devno == a.devno)
+            n += faults->fired(i);
+    }
+    return n;
+}
+
 // No data loss: every sector a write reported complete must be on the drive's media, read
 // back through the model's backdoor (a later read through the stack checks it too, but only
 // where the workload reads again). A failed write left its sectors unknown in the shadow; a
@@ -496,19 +524,28 @@ void SimController::check_media() {
         if (!media)
             continue;
         ds->follow_media(); // a replaced drive: what was written to the new one since
+        ds->follow_losses();
         std::vector<uint8_t> buf;
         uint64_t bad = 0;
         std::vector<std::string> first;
+        std::vector<ReadCheck::Lost> lost; // a power loss took them: never durable
         for (const auto &[lba, count] : ds->shadow.extents()) {
             for (uint64_t off = 0; off < count; off += 2048) {
                 uint32_t n = uint32_t(std::min<uint64_t>(2048, count - off));
                 buf.resize(size_t(n) * 512);
                 media->read(lba + off, n, buf.data());
-                ReadCheck c = check_read(buf.data(), lba + off, n, ds->shadow, sc_.seed, 5 - std::min<size_t>(5, first.size()));
+                ReadCheck c = check_read(buf.data(), lba + off, n, ds->shadow, sc_.seed, 5 - std::min<size_t>(5, first.size()),
+                                         ds->tracks_durability() ? &ds->durability : nullptr);
                 bad += c.bad_sectors;
+                lost.insert(lost.end(), c.lost.begin(), c.lost.end());
                 first.insert(first.end(), c.first.begin(), c.first.end());
             }
         }
+        report_.failures.not_durable += lost.size();
+        for (const std::string &d : describe_lost(lost))
+            sink_.emit_harness("data.not_durable", SATA_TC_INFO, int(ds->port),
+                               {{"sectors", TraceValue::integer(int64_t(lost.size()))}},
+                               "lost, not durable, on " + ds->addr().str() + " (" + ds->name + ") at the end of the run: " + d);
         if (!bad)
             continue;
         report_.failures.data_errors += bad;

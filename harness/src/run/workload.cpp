@@ -93,6 +93,16 @@ bool DeviceState::follow_media() {
     media = now;
     shadow = ShadowMap{};
     shadow.set_blank(media_seed ? media_seed() : std::nullopt);
+    durability.reset(shadow.blank_seed());
+    return true;
+}
+
+bool DeviceState::follow_losses() {
+    const unsigned now = power_losses ? power_losses() : 0;
+    if (now == losses)
+        return false;
+    losses = now;
+    durability.power_lost();
     return true;
 }
 
@@ -210,6 +220,7 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     s.bio.sg = s.sg.empty() ? nullptr : s.sg.data();
     s.bio.n_sg = unsigned(s.sg.size());
     s.bio.fail_fast = spec_.fail_fast;
+    s.bio.fua = req.op == OpSpec::Write && spec_.fua && !prefill;
     s.bio.want_tag = spec_.tag.has_value();
     s.bio.blk_tag = spec_.tag.value_or(0);
     s.bio.done = &WorkloadRunner::on_done;
@@ -218,7 +229,10 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
         binding_.dma_sync_for_device(&s.buf, 0, bytes);
     s.range_id = req.op == OpSpec::Flush ? 0 : dev_->add_range(req.lba, req.n, req.op == OpSpec::Write);
     dev_->follow_media();
+    dev_->follow_losses();
     s.media = dev_->media;
+    s.losses = dev_->losses;
+    s.acks = dev_->durability.acks();
     s.busy = true;
     s.submit_ns = binding_.now_ns();
     ++outstanding_;
@@ -256,6 +270,23 @@ void WorkloadRunner::record_io_error(const Slot &s, const std::string &what) {
                        "I/O error: " + msg);
 }
 
+// A read found what a power loss left of writes never made durable: reported, not a data
+// error; the sectors hold that now.
+void WorkloadRunner::record_not_durable(const Req &r, const std::vector<ReadCheck::Lost> &lost) {
+    stats_.not_durable += lost.size();
+    failures_.not_durable += lost.size();
+    for (const ReadCheck::Lost &l : lost) {
+        dev_->shadow.set(l.lba, 1, l.found);
+        dev_->durability.settle(l.lba, l.found);
+    }
+    for (const std::string &d : describe_lost(lost))
+        sink_.emit_harness("data.not_durable", SATA_TC_INFO, int(dev_->port),
+                           {{"workload", TraceValue::integer(index_)},
+                            {"read_lba", TraceValue::integer(int64_t(r.lba))},
+                            {"sectors", TraceValue::integer(r.n)}},
+                           "lost, not durable, on " + dev_->addr().str() + " (" + dev_->name + "): " + d);
+}
+
 void WorkloadRunner::finish(Slot &s) {
     s.busy = false;
     s.finished = false;
@@ -275,12 +306,17 @@ void WorkloadRunner::finish(Slot &s) {
     // The drive was replaced while the request was in flight: which drive's data it moved
     // is not known (the old drive's, the new one's after EH retried it, or neither).
     dev_->follow_media();
+    dev_->follow_losses();
     const bool across_swap = s.media != dev_->media;
+    const bool tracked = dev_->tracks_durability() && !across_swap;
     if (err) {
         if (!s.prefill)
             ++stats_.errors;
-        if (r.op == OpSpec::Write)
+        if (r.op == OpSpec::Write) {
             dev_->shadow.set(r.lba, r.n, ShadowMap::kUnknown);
+            if (tracked)
+                dev_->durability.failed(r.lba, r.n);
+        }
         if (!expect_failure_) {
             char buf[96];
             std::snprintf(buf, sizeof buf, "failed: err_mask 0x%x status 0x%02x error 0x%02x%s", err,
@@ -299,8 +335,12 @@ void WorkloadRunner::finish(Slot &s) {
         else
             ++stats_.flushes;
     }
+    if (r.op == OpSpec::Flush && tracked && s.losses == dev_->losses)
+        dev_->durability.flushed(s.acks); // (a flush the power loss crossed claims nothing)
     if (r.op == OpSpec::Write) {
         dev_->shadow.set(r.lba, r.n, across_swap ? ShadowMap::kUnknown : s.gen);
+        if (tracked)
+            dev_->durability.acknowledged(r.lba, r.n, s.gen, s.bio.fua, s.losses != dev_->losses);
         if (!s.prefill)
             stats_.bytes += uint64_t(r.n) * kSector;
     } else if (r.op == OpSpec::Read) {
@@ -309,7 +349,9 @@ void WorkloadRunner::finish(Slot &s) {
             stats_.bytes += uint64_t(r.n) * kSector;
         if (spec_.verify && !across_swap) {
             ReadCheck c = check_read(static_cast<const uint8_t *>(s.buf.cpu), r.lba, r.n, dev_->shadow, seed_,
-                                     kMaxDataReports);
+                                     kMaxDataReports, tracked ? &dev_->durability : nullptr);
+            if (!c.lost.empty())
+                record_not_durable(r, c.lost);
             if (c.bad_sectors) {
                 stats_.data_errors += c.bad_sectors;
                 failures_.data_errors += c.bad_sectors;

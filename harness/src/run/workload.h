@@ -30,6 +30,7 @@ struct RunFailures {
     std::vector<std::string> io_reasons;
     uint64_t io_errors = 0;   // failed bios not declared as expected
     uint64_t data_errors = 0; // sectors that read back wrong
+    uint64_t not_durable = 0; // sectors that read back old after a power loss, never durable
     void add(const std::string &r) { push(reasons, r); }
     void add_io(const std::string &r) { push(io_reasons, r); }
 
@@ -75,6 +76,16 @@ struct DeviceState {
     // after it are not checked (the workload runner compares `media`). Call before using the
     // shadow; true if it started afresh.
     bool follow_media();
+    // The drive's power losses (unplug, power_loss: the kinds whose rows say cuts_power) so
+    // far, from the fault engine; unset when the scenario has none at this place: then no
+    // write is tracked for durability and no read may come back old.
+    std::function<unsigned()> power_losses;
+    unsigned losses = 0; // the power losses the durability log follows
+    DurabilityLog durability;
+    bool tracks_durability() const { return bool(power_losses); }
+    // Call before using the durability log: a new power loss makes every write not durable
+    // maybe lost. True if there was one.
+    bool follow_losses();
 
     bool conflicts(uint64_t lba, uint64_t n, bool write) const;
     uint64_t add_range(uint64_t lba, uint64_t n, bool write);
@@ -90,6 +101,7 @@ struct WorkloadStats {
     uint64_t bytes = 0; // moved by successful reads and writes
     uint64_t reads = 0, writes = 0, flushes = 0;
     uint64_t data_errors = 0;
+    uint64_t not_durable = 0; // sectors read back old after a power loss (not data errors)
     uint64_t prefill_commands = 0;
     uint64_t start_ns = 0, end_ns = 0;
     bool started = false, done = false;
@@ -131,6 +143,8 @@ class WorkloadRunner {
         uint64_t range_id = 0;
         uint64_t submit_ns = 0;
         unsigned media = 0; // the device's drive replacements when it was submitted
+        unsigned losses = 0; // the device's power losses when it was submitted
+        uint64_t acks = 0;   // the writes acknowledged when it was submitted (a flush covers those)
         bool busy = false;
         bool finished = false;
         bool prefill = false;
@@ -150,6 +164,7 @@ class WorkloadRunner {
     void run_warmplug();
     void maybe_prefill();
     void record_io_error(const Slot &s, const std::string &what);
+    void record_not_durable(const Req &r, const std::vector<ReadCheck::Lost> &lost);
 
     unsigned index_;
     WorkloadSpec spec_;

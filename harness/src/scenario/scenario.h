@@ -57,6 +57,7 @@ struct HostSpec {
     uint32_t port_mask = 0;
     bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
     bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
+    bool fua = false;         // libata.fua: FUA writes on devices with FUA, LBA48 and NCQ
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;
@@ -202,6 +203,7 @@ struct WorkloadSpec {
     SubmitExpect expect_submit = SubmitExpect::Ok;
     bool expect_error = false; // the command itself is expected to fail (err_mask != 0)
     bool fail_fast = false;    // no retries above EH (REQ_FAILFAST_DEV, as readahead)
+    bool fua = false;          // writes are REQ_FUA: durable when they complete
     std::optional<unsigned> tag; // kind: request: the block layer's tag for it (a report's "tag N")
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;

@@ -187,6 +187,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::HostBusError, nullptr},
         {Kind::Cominit, nullptr,
          " (a cominit fault on a connector without a drive: give the port a devices[] entry with present: false)"},
+        {Kind::PowerLoss, nullptr},
     };
     return rows;
 }

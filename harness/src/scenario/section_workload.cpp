@@ -74,10 +74,10 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         keys = {"kind", "device", "barrier", "delay"};
     else if (request)
         keys = {"kind", "device", "controller", "pmp_port", "devno", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
-                "verify", "barrier", "delay", "fail_fast", "tag"};
+                "verify", "barrier", "delay", "fail_fast", "tag", "fua"};
     else
         keys = {"kind", "device", "controller", "pmp_port", "devno", "op", "read_pct", "pattern", "block", "qd", "count", "mode",
-                "region", "verify", "prefill", "barrier", "delay", "sg_segment", "fail_fast"};
+                "region", "verify", "prefill", "barrier", "delay", "sg_segment", "fail_fast", "fua"};
     MapView m(p, f.node, f.path, f.line, keys);
     w.line = m.line();
     if (auto *v = m.find("kind"))
@@ -128,6 +128,11 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
                                                      {"enodev", SubmitExpect::Enodev}});
         if (auto *v = m.find("expect_error"))
             w.expect_error = as_bool(p, *v);
+        if (auto *v = m.find("fua")) {
+            if (w.op != OpSpec::Write)
+                p.fail(*v, "only for op: write (a FUA write is durable when it completes)");
+            w.fua = as_bool(p, *v);
+        }
         if (auto *v = m.find("tag")) {
             if (w.op == OpSpec::Flush)
                 p.fail(*v, "a flush is not queued by tag here (it goes out alone, untagged)");
@@ -145,6 +150,11 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
                             {"write", OpSpec::Write},
                             {"mix", OpSpec::Mix},
                             {"flush", OpSpec::Flush}});
+    if (auto *v = m.find("fua")) {
+        if (w.op != OpSpec::Write && w.op != OpSpec::Mix)
+            p.fail(*v, "only for op: write or mix (a FUA write is durable when it completes)");
+        w.fua = as_bool(p, *v);
+    }
     if (auto *v = m.find("read_pct")) {
         if (w.op != OpSpec::Mix)
             p.fail(*v, "only for op: mix");

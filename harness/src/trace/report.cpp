@@ -251,6 +251,8 @@ std::string result_json(const RunReport &r) {
         j.kv("flushes", s.flushes);
         j.kv("bytes", s.bytes);
         j.kv("data_errors", s.data_errors);
+        if (s.not_durable) // (only where a power loss took unflushed data: other results as before)
+            j.kv("not_durable", s.not_durable);
         j.kv("prefill_commands", s.prefill_commands);
         j.kv("finished", s.done);
         j.kv("start_ns", s.start_ns);
@@ -266,6 +268,8 @@ std::string result_json(const RunReport &r) {
     j.kv("bytes_moved", r.bytes_moved());
     j.kv("io_errors", r.failures.io_errors);
     j.kv("data_errors", r.failures.data_errors);
+    if (r.failures.not_durable)
+        j.kv("not_durable", r.failures.not_durable);
     j.kv("irq_calls", r.irq_calls);
     j.kv("eh_runs", r.eh_runs);
     j.kv("timers_fired", r.timers_fired);

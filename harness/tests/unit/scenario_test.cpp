@@ -92,6 +92,20 @@ TEST(defaults_and_units) {
     CHECK(!parse("devices:\n  - {port: 0, status_dsc: false}\n").devices[0].status_dsc);
 }
 
+// FUA: host.fua (libata.fua) and a workload's `fua`, writes only.
+TEST(fua_keys) {
+    Scenario sc = parse(std::string(kDisk) + "host: {fua: true}\nworkload:\n"
+                                             "  - {device: 0, op: write, fua: true, count: 4, block: 8}\n"
+                                             "  - {kind: request, device: 0, op: write, lba: 0, sectors: 8, fua: true}\n"
+                                             "  - {device: 0, op: write, count: 4, block: 8}\n");
+    CHECK(sc.host.fua && sc.workload[0].fua && sc.workload[1].fua && !sc.workload[2].fua);
+    CHECK(!parse(kDisk).host.fua); // off by default, as the kernel's
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {device: 0, op: read, fua: true, count: 4, block: 8}\n",
+                "t.yaml:5: workload[0].fua: only for op: write or mix (a FUA write is durable when it completes)");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: request, device: 0, op: flush, fua: true}\n",
+                "t.yaml:5: workload[0].fua: only for op: write (a FUA write is durable when it completes)");
+}
+
 TEST(uint_out_of_range_and_not_a_number) {
     CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
     CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");
@@ -393,11 +407,24 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error or cominit)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit or power_loss)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error, cominit)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss)");
+    // power_loss: its typed `off` (a time, 100 ms by default, within 1 us .. 60 s).
+    {
+        Scenario n = parse(d + "  - {kind: power_loss, port: 0, at: 1ms}\n"
+                               "  - {kind: power_loss, port: 0, after_cmds: 5, off: 2s}\n");
+        CHECK(n.faults[0].kind == satasim::fault::Kind::PowerLoss);
+        CHECK(satasim::fault::param(n.faults[0], "off") == 100000000u);
+        CHECK(satasim::fault::param(n.faults[1], "off") == 2000000000u);
+        CHECK(satasim::fault::kind_spec(satasim::fault::Kind::PowerLoss)->cuts_power);
+        CHECK(satasim::fault::kind_spec(satasim::fault::Kind::Unplug)->cuts_power);
+        CHECK(!satasim::fault::kind_spec(satasim::fault::Kind::PhyFlap)->cuts_power);
+    }
+    CHECK_ERROR(d + "  - {kind: power_loss, port: 0, at: 1ms, off: 0ns}\n",
+                "t.yaml:5: faults[0].off: must be at least 1us and at most 60s");
     // Line noise: unplug / phy_flap / cominit's `noise`; cominit fires at a time only.
     {
         Scenario n = parse(d + "  - {kind: unplug, port: 0, at: 1ms, noise: [cominit, internal]}\n"
@@ -442,7 +469,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::Cominit) + 1);
+    CHECK(specs.size() == size_t(Kind::PowerLoss) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));

@@ -97,6 +97,8 @@ struct ata_host_config {
     /* several hosts in one machine: the names they share (must outlive the host); NULL: the
      * host's own */
     struct ata_disk_names *disk_names;
+    bool fua;              /* Linux's libata.fua (off by default, as the kernel's): FUA writes
+                              on devices that have WRITE DMA FUA EXT, LBA48 and NCQ */
 };
 
 /* ata_host_config.quirks */
@@ -155,6 +157,7 @@ struct ata_dev_info {
     uint8_t xfer_mode;    /* SET FEATURES mode value, e.g. 0x46 = UDMA/133 */
     char xfer_name[16];   /* "UDMA/133", "PIO4" */
     unsigned sata_spd;    /* negotiated link generation 1..3, 0 unknown */
+    bool fua;             /* FUA writes used (libata.fua, and the device has them) */
 };
 int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out);
 
@@ -233,6 +236,12 @@ struct ata_bio {
      * blk_tag while that tag is free, else (and without it) the lowest free tag */
     bool want_tag;
     unsigned blk_tag;
+    /* a write the upper layer wants on the media when done() reports it (REQ_FUA): a FUA
+     * command (WRITE DMA FUA EXT, WRITE MULTIPLE FUA EXT, WRITE FPDMA QUEUED with FUA) where
+     * the device takes one (libata.fua, ata_dev_info.fua), else the write and then a FLUSH
+     * CACHE (EXT) as the block layer's flush machinery does, or the write alone on a device
+     * whose write cache is off. Ignored for reads and flushes */
+    bool fua;
     /* out, valid in done() */
     unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
     uint8_t status;    /* final ATA status */
@@ -245,6 +254,7 @@ struct ata_bio {
     uint32_t q_done;    /* split request: sectors finished by earlier pieces */
     uint32_t q_piece;   /* sectors of the piece in flight (= n_sectors when not split) */
     unsigned q_piece_sg; /* its scatter/gather entries */
+    bool q_postflush;    /* a FUA write done, its FLUSH CACHE in flight (the write had no FUA) */
 };
 
 /* Queue a request. Returns 0 (done() will be called) or a negative errno:

@@ -108,6 +108,7 @@ enum {
     ATA_DFLAG_DETACH = 1u << 10,  /* user asked to delete it: detach at the next EH */
     ATA_DFLAG_DETACHED = 1u << 11, /* detached by EH; "detaching" is reported after EH, kept
                                       over the slot's re-init as libata keeps it */
+    ATA_DFLAG_FUA = 1u << 12, /* FUA writes used (libata's ata_dev_config_fua) */
 };
 
 /* qc flags. */
@@ -370,6 +371,7 @@ struct ata_host {
     unsigned n_force;
     struct ata_disk_names own_names; /* block-layer names in use (core/disk.c) ... */
     struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
+    bool fua;                 /* libata.fua (ata_host_config.fua) */
     void *private_data;
 };
 
