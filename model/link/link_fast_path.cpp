@@ -90,39 +90,16 @@ uint16_t LinkFastPath::scrambler_after(LinkRtlPair &pair, size_t n) const {
 
 const std::vector<uint32_t> &FrameFis::get() {
     if (!filled) {
-        std::vector<uint32_t> &d = *dwords;
-        const size_t whole = nbytes / 4;
-        if constexpr (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-            if (whole)
-                std::memcpy(d.data(), bytes, whole * 4);
-        } else {
-            for (size_t i = 0; i < whole; ++i)
-                d[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 |
-                       uint32_t(bytes[4 * i + 2]) << 16 | uint32_t(bytes[4 * i + 3]) << 24;
-        }
-        if (whole < d.size()) {
-            uint32_t v = 0;
-            for (size_t k = 4 * whole; k < nbytes; ++k)
-                v |= uint32_t(bytes[k]) << (8 * (k - 4 * whole));
-            d[whole] = v;
-        }
+        sata::fis_to_dwords(*fis, dwords->data());
         filled = true;
     }
     return *dwords;
 }
 
-uint32_t FrameFis::last() const {
-    const size_t i = size() - 1;
-    uint32_t v = 0;
-    for (size_t k = 4 * i; k < nbytes && k < 4 * i + 4; ++k)
-        v |= uint32_t(bytes[k]) << (8 * (k - 4 * i));
-    return v;
-}
-
 uint32_t LinkFastPath::frame_crc(LinkRtlPair &pair, const FrameFis &fis) const {
     // both phases of a frame ask: computed once per frame (run() forgets it at each new one)
     if (!crc_valid_) {
-        crc_ = pair.crc_of_bytes(fis.bytes, fis.nbytes);
+        crc_ = pair.crc_of_bytes(fis.fis->bytes.data(), fis.size());
         crc_valid_ = true;
     }
     return crc_;

@@ -27,22 +27,22 @@
 #include <vector>
 
 #include "model/link/link_rtl.h"
+#include "model/sata/fis.h"
 
 namespace satasim::link {
 
-// A frame's FIS as run() sees it: its bytes, and the transmitter's dword buffer (the right
+// A frame's FIS as run() sees it: the FIS, and the transmitter's dword buffer (the right
 // size from the start), which get() fills only when something needs the dwords: the pair
 // about to tick, lockstep, a received frame compared. A replayed frame needs only its CRC
-// and last dword, which come from the bytes (three 8 KiB copies per Data FIS were a tenth of
-// a 64 KiB read's cost).
+// and last dword, which come from the FIS's bytes (three 8 KiB copies per Data FIS were a
+// tenth of a 64 KiB read's cost).
 struct FrameFis {
-    const uint8_t *bytes = nullptr;
-    size_t nbytes = 0;
-    std::vector<uint32_t> *dwords = nullptr; // size (nbytes + 3) / 4
+    const sata::Fis *fis = nullptr;
+    std::vector<uint32_t> *dwords = nullptr; // size fis->dwords()
     bool filled = false;
     size_t size() const { return dwords->size(); }
-    const std::vector<uint32_t> &get(); // little-endian dwords, the last one zero-padded
-    uint32_t last() const;
+    const std::vector<uint32_t> &get(); // sata::fis_to_dwords, once
+    uint32_t last() const { return fis->dword(size() - 1); }
 };
 
 class LinkFastPath {

@@ -124,8 +124,8 @@ class LinkRtlPair {
     uint16_t lfsr_step(uint16_t s, uint32_t *word) const;
     // CRC-32/SATA over n dwords from the initial value, with the RTL's own tables.
     uint32_t crc(const uint32_t *dwords, size_t n) const;
-    // The same over a FIS's bytes (little-endian dwords, the last one zero-padded).
-    uint32_t crc_of_bytes(const uint8_t *bytes, size_t nbytes) const;
+    // The same over n dwords held as little-endian bytes (a FIS's: fis.h).
+    uint32_t crc_of_bytes(const uint8_t *bytes, size_t n) const;
 
     Side &side(bool host) { return host ? host_ : dev_; }
     RtlState state(bool host) const;

@@ -162,21 +162,14 @@ uint16_t LinkRtlPair::lfsr_step(uint16_t s, uint32_t *word) const {
 }
 
 namespace {
-// Loads dword i of a FIS held as bytes: little-endian, the last one zero-padded.
+// Loads dword i of n held as little-endian bytes (a FIS's, fis.h).
 struct LeBytes {
     const uint8_t *b;
-    size_t nbytes;
     uint32_t operator()(size_t i) const {
-        if (4 * i + 4 <= nbytes) {
-            uint32_t v;
-            std::memcpy(&v, b + 4 * i, 4);
-            if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-                v = __builtin_bswap32(v);
-            return v;
-        }
-        uint32_t v = 0;
-        for (size_t k = 4 * i; k < nbytes; ++k)
-            v |= uint32_t(b[k]) << (8 * (k - 4 * i));
+        uint32_t v;
+        std::memcpy(&v, b + 4 * i, 4);
+        if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+            v = __builtin_bswap32(v);
         return v;
     }
 };
@@ -224,8 +217,8 @@ uint32_t LinkRtlPair::crc(const uint32_t *dwords, size_t n) const {
     return crc_of([dwords](size_t i) { return dwords[i]; }, n);
 }
 
-uint32_t LinkRtlPair::crc_of_bytes(const uint8_t *bytes, size_t nbytes) const {
-    return crc_of(LeBytes{bytes, nbytes}, (nbytes + 3) / 4);
+uint32_t LinkRtlPair::crc_of_bytes(const uint8_t *bytes, size_t n) const {
+    return crc_of(LeBytes{bytes}, n);
 }
 
 } // namespace satasim::link

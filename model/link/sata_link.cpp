@@ -577,7 +577,7 @@ FrameStatus SataLink::send_dword(bool from_host, const sata::Fis &fis, uint64_t 
     // The transmitter's dwords are filled only if the pair ticks (FrameFis).
     const uint64_t bad0_tx = tx.bad_prims, bad0_rx = rx.bad_prims;
     tx.start_frame_unfilled(fis.dwords());
-    FrameFis dw{fis.bytes.data(), 4 * fis.dwords(), &tx.tx}; // (a FIS is whole dwords: fis.h)
+    FrameFis dw{&fis, &tx.tx};
     // Watchdog: a frame that neither ends nor aborts (e.g. a lost R_OK answered by junk)
     // is broken off after this many dwords, as a transmitter's frame timer would.
     const uint64_t limit = 4 * uint64_t(fis.dwords()) + 4096;
