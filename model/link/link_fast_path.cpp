@@ -54,26 +54,25 @@ LinkFastPath::LinkFastPath(Mode mode) : mode_(mode) {
                     field_index("sata_link_pair__DOT__device__DOT__align_cnt")};
 }
 
-uint16_t LinkFastPath::Jump::apply(uint16_t s) const {
-    uint16_t r = 0;
-    for (unsigned b = 0; s; ++b, s = uint16_t(s >> 1))
-        if (s & 1u)
-            r = uint16_t(r ^ col[b]);
-    return r;
-}
-
 const LinkFastPath::Jump &LinkFastPath::jump(LinkRtlPair &pair, uint32_t k) const {
     auto &jumps = shared().jumps;
     auto it = jumps.find(k);
     if (it != jumps.end())
         return it->second;
-    Jump j;
+    std::array<uint16_t, 16> col{}; // column b: what the state bit b alone becomes after k steps
     for (unsigned b = 0; b < 16; ++b) {
         uint16_t s = uint16_t(1u << b);
         for (uint32_t i = 0; i < k; ++i)
             s = pair.lfsr_step(s, nullptr);
-        j.col[b] = s;
+        col[b] = s;
     }
+    Jump j;
+    for (unsigned v = 0; v < 256; ++v)
+        for (unsigned b = 0; b < 8; ++b)
+            if (v & (1u << b)) {
+                j.lo[v] = uint16_t(j.lo[v] ^ col[b]);
+                j.hi[v] = uint16_t(j.hi[v] ^ col[b + 8]);
+            }
     return jumps.emplace(k, j).first->second;
 }
 
@@ -128,8 +127,9 @@ struct LinkFastPath::Frame {
     const FrameFis *fis = nullptr;
     const State *start = nullptr;
     std::array<uint32_t, 2> steps{}; // junk words each side sent in the phase
-    bool have_crc = false;
+    bool have_crc = false, have_scr = false;
     uint32_t crc = 0;
+    uint16_t scr = 0;
     std::array<bool, 2> have_junk{};
     std::array<uint16_t, 2> jstate{};
     std::array<std::array<uint32_t, kJunkBack>, 2> jwords{}; // [side][j]: j-th word from the last
@@ -171,7 +171,11 @@ struct LinkFastPath::Frame {
             out = crc;
             return true;
         case kScr:
-            out = fp->scrambler_after(pair, d.size());
+            if (!have_scr) {
+                scr = fp->scrambler_after(pair, d.size());
+                have_scr = true;
+            }
+            out = scr;
             return true;
         case kLast:
             if (d.size() == 0)
