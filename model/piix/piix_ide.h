@@ -13,7 +13,8 @@
 //                  master, P3 secondary slave: master/slave emulation, two SATA ports per
 //                  channel told apart by the Device register's DEV bit (sff_decoder.h)
 // Combined mode (one channel SATA, the other a parallel ATA channel: ICH5 100b-111b, ICH6
-// 01b/10b) is not modelled: there is no PATA device model.
+// 01b/10b) is not modelled. The PIIX3/PIIX4 IDE function (PiixPart below) has parallel ATA
+// channels only.
 //
 // Register window (the platform gives the stack one window; the I/O ports are mapped into it
 // at their legacy port numbers, the bus-master BAR4 at a fixed I/O base):
