@@ -43,6 +43,7 @@ from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
+from satasim.dmesg_pata import pata_controller_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -190,6 +191,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             ctl.append("staggered_spinup: true")
     if row["devno1_keys"] and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
         ctl.append(row["devno1_keys"])
+    if pata := pata_controller_keys(rep.lines, "part" in row["keys"], notes):
+        # PIIX3/PIIX4 parallel ATA: master and slave on each cable, no port map
+        ctl = [k for k in ctl if k != row["devno1_keys"]] + pata
     out = [f"# imported by satasim import-dmesg from {src}",
            f"name: {name}",
            f"description: >-\n  Reproduces the libata log {src}: "
@@ -323,7 +327,7 @@ def _force(rep: Report, ctype: str, portmap: dict[int, int], notes: list[str]) -
                 ident = m.group(1) + (f".{m.group(2)}" if m.group(2) else "")
                 entries.append((ident, m.group(3) or m.group(4) or m.group(5)))
         line = 1
-    ok = re.compile(r"^(1\.5Gbps|3\.0Gbps|noncq|ncq|udma[0-7]|udma/?(16|25|33|44|66|100|133)|mwdma[0-4]|pio[0-6])$")
+    ok = re.compile(r"^(1\.5Gbps|3\.0Gbps|noncq|ncq|nodma|dma|udma[0-7]|udma/?(16|25|33|44|66|100|133)|mwdma[0-4]|pio[0-6])$")
     out, seen = [], set()
     for ident, value in entries:
         if not ok.match(value):

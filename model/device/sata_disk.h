@@ -69,6 +69,14 @@ struct DiskConfig {
     // fixup) never do. On real hardware the hang needs the SiI3112; here the FIS shape alone
     // triggers it, whatever controller sent it.
     bool mod15write = false;
+    // A parallel ATA drive (on a PIIX3/PIIX4 channel, docs/hardware.md 10.5): no Serial ATA
+    // IDENTIFY words (76-79, 222), and word 93 the hardware reset result: its device number,
+    // whether the channel has a device 1 (seen at its reset through PDIAG-/DASP-) and the cable
+    // (bit 13: an 80-conductor cable seen). The transport to the channel stays the model's.
+    bool pata = false;
+    unsigned pata_devno = 0;
+    bool pata_pair = false;   // the other device of the cable is present
+    bool pata_cable80 = false;
     DiskTiming timing;
 };
 

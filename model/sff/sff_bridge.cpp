@@ -46,7 +46,9 @@ void SffChannel::burst_wait(size_t bytes) {
     const uint64_t bursts = (bytes + cfg_.burst_bytes - 1) / cfg_.burst_bytes;
     const uint64_t clocks = bursts * cfg_.pci_burst_latency_clocks +
                             (bytes + cfg_.pci_bytes_per_clock - 1) / cfg_.pci_bytes_per_clock;
-    sc_core::wait(sc_core::sc_time(double(clocks) * ns_per_clock, sc_core::SC_NS));
+    // On a parallel ATA cable the words' bus cycles bound the burst as well.
+    const double cable_ns = double((bytes + 1) / 2) * bus_word_ns_;
+    sc_core::wait(sc_core::sc_time(std::max(double(clocks) * ns_per_clock, cable_ns), sc_core::SC_NS));
 }
 
 void SffChannel::engine_thread() {

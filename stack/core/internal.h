@@ -56,6 +56,12 @@ void ata_force_host_links(struct ata_host *h);      /* every host link, at host 
  * print: log the FORCE: line (at attach). */
 unsigned ata_force_xfermask(struct ata_device *dev, unsigned mask, bool print);
 bool ata_force_noncq(struct ata_device *dev, bool print);
+/* libata.force nodma / dma (horkage NODMA): sets or clears ATA_DFLAG_NODMA in the parameter's
+ * order, printing each entry that changes it (libata's ata_force_horkage) when print */
+void ata_force_nodma(struct ata_device *dev, bool print);
+/* libata's cable_is_40wire: the port's cable, or for an unknown or 80-wire one the drives'
+ * IDENTIFY word 93 (every enabled device of the link must report 80 wires) */
+bool ata_cable_is_40wire(struct ata_port *ap);
 
 /* ---- core/log.c ---- */
 const char *ata_err_string(unsigned err_mask);

@@ -84,9 +84,9 @@ unsigned ata_eh_speed_down(struct ata_device *dev, unsigned eflags, unsigned err
             }
         }
     }
-    /* never for SATA disks: only PATA cables or ATAPI devices */
+    /* never for SATA disks: only on a parallel ATA cable or for ATAPI devices */
     if (!done && (verdict & ATA_EH_SPDN_FALLBACK_TO_PIO) && dev->spdn_cnt >= 2 &&
-        (dev->flags & ATA_DFLAG_DMA) && dev->class == ATA_DEV_ATAPI &&
+        (dev->flags & ATA_DFLAG_DMA) && (link->ap->cbl != ATA_CBL_SATA || dev->class == ATA_DEV_ATAPI) &&
         !ata_dev_down_xfermask(dev, ATA_DNXFER_FORCE_PIO)) {
         dev->spdn_cnt = 0;
         action = ATA_EH_RESET;

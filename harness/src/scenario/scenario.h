@@ -40,8 +40,14 @@ struct ControllerSpec {
     // line), "ich5" (MAP 000b, one device per channel) or "ich6" (MAP 00b: master/slave
     // emulation, devices at devno 0 and 1 of each channel)
     std::string map;
-    // a channel may have a device 1 (the slave position maps a SATA port)
-    bool slave_positions() const { return map == "ich6"; }
+    // type piix only: the part (docs/hardware.md 10): "" (the ICH's SATA function in IDE
+    // mode), "piix3" or "piix4" (the IDE function: parallel ATA, master and slave on each
+    // channel's cable), and the cables' conductors a drive's IDENTIFY word 93 reports (40, 80)
+    std::string part;
+    unsigned cable = 40;
+    bool parallel_ata() const { return part == "piix3" || part == "piix4"; }
+    // a channel may have a device 1 (the slave position maps a SATA port, or a PATA cable)
+    bool slave_positions() const { return map == "ich6" || parallel_ata(); }
     // controllers[] (several in one host): the PCI address (bus:dev.fn, as the kernel's log
     // names the function) and the interrupt line (GSI) of its INTx; two controllers may share
     // a line. The one-controller form keeps the table's address and line 19.
@@ -58,6 +64,7 @@ struct HostSpec {
     bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
     bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
     bool fua = false;         // libata.fua: FUA writes on devices with FUA, LBA48 and NCQ
+    unsigned dma = 7;         // libata.dma: DMA for 0x1 ATA disks, 0x2 ATAPI, 0x4 CF
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;

@@ -46,7 +46,7 @@ std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout) {
 unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc, unsigned port) {
     unsigned n = unsigned(as_uint(p, f, 0, 1));
     if (n && !sc.controller_of(port).slave_positions())
-        p.fail(f, "a " + sc.controller_of(port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+        p.fail(f, "a " + sc.controller_of(port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6} or {type: piix, part: piix4}");
     return n;
 }
 
@@ -310,7 +310,7 @@ DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario 
     }
     if (d.devno && !sc.controller_of(d.port).slave_positions())
         p.fail(line_of(df.node["devno"], d.line), df.path + ".devno",
-               "a " + sc.controller_of(d.port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+               "a " + sc.controller_of(d.port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6} or {type: piix, part: piix4}");
     if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_at(d.addr()))
         p.fail(d.devno ? line_of(df.node["devno"], d.line) : pline, d.devno ? df.path + ".devno" : ppath,
                d.addr().str() + " already has a disk (line " + std::to_string(other->line) + ")");

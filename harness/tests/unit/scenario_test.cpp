@@ -115,7 +115,7 @@ TEST(uint_out_of_range_and_not_a_number) {
 TEST(unknown_and_duplicate_keys) {
     CHECK_ERROR("controller: {bogus: 1}\n", "t.yaml:1: controller.bogus: unknown key (expected one of: type, ports, "
                                             "slots, ncq, gen, fbs, staggered_spinup, pcix_irq_loss, "
-                                            "pcix_ack_window, map)");
+                                            "pcix_ack_window, map, part, cable)");
     CHECK_ERROR("seed: 1\nseed: 2\n", "t.yaml:2: seed: duplicate key (first on line 1)");
     CHECK_ERROR("controller: 4\n", "t.yaml:1: controller: expected a mapping, got a scalar");
 }
@@ -174,10 +174,27 @@ TEST(piix_slave_addresses) {
     CHECK(sc.disk_places(0).size() == 2);
     CHECK_ERROR("controller: {type: piix}\ndevices:\n  - {port: 0, devno: 1}\n",
                 "t.yaml:3: devices[0].devno: a piix port has no device 1 (slave): devno 1 needs controller: "
-                "{type: piix, map: ich6}");
+                "{type: piix, map: ich6} or {type: piix, part: piix4}");
     CHECK_ERROR("controller: {type: sil3112, map: ich6}\n",
                 "t.yaml:1: controller.map: only for type: piix (the ICH's port mapping register, which a sil3112 "
                 "controller does not have)");
+    // the PIIX3/PIIX4 IDE function: parallel ATA cables, master and slave on each
+    {
+        Scenario pata = parse("controller: {type: piix, part: piix3, cable: 80}\n"
+                              "devices:\n  - {port: 0}\n  - {port: 0, devno: 1}\n");
+        CHECK(pata.controller_of(0).parallel_ata() && pata.controller_of(0).slave_positions());
+        CHECK(pata.controller_of(0).part == "piix3" && pata.controller_of(0).cable == 80);
+        CHECK(pata.devices[1].devno == 1);
+    }
+    CHECK_ERROR("controller: {type: sil3112, part: piix4}\n",
+                "t.yaml:1: controller.part: only for type: piix (which Intel part ata_piix drives)");
+    CHECK_ERROR("controller: {type: piix, map: ich6, part: piix4}\n",
+                "t.yaml:1: controller.part: a piix4 has parallel ATA channels and no port map (map: is the ICH's SATA "
+                "function's)");
+    CHECK_ERROR("controller: {type: piix, cable: 80}\n",
+                "t.yaml:1: controller.cable: cable: is a parallel ATA cable's: only with part: piix3 or piix4");
+    CHECK_ERROR("controller: {type: piix, part: piix4, cable: 60}\n",
+                "t.yaml:1: controller.cable: a parallel ATA cable has 40 or 80 conductors (got 60)");
 }
 
 TEST(sil24_controller_limits) {

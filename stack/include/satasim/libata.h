@@ -87,6 +87,11 @@ enum {
     ATA_FLAG_SLAVE_POSS = 1u << 3, /* the host link may have a device 1 (a taskfile channel's slave) */
 };
 
+/* The port's cable (libata's ap->cbl, from the LLD's cable_detect at probe): a SATA port's is
+ * ATA_CBL_SATA (the zero value); a parallel ATA port's says whether UDMA above UDMA/33 may be
+ * used (ata_cable_is_40wire) and lets EH fall back to PIO (ata_eh_speed_down). */
+enum ata_cbl { ATA_CBL_SATA = 0, ATA_CBL_PATA40, ATA_CBL_PATA80, ATA_CBL_PATA_UNK };
+
 /* Link flags. */
 enum {
     ATA_LFLAG_DISABLED = 1u << 0, /* fan-out link given up on (EH does not touch it) */
@@ -109,6 +114,8 @@ enum {
     ATA_DFLAG_DETACHED = 1u << 11, /* detached by EH; "detaching" is reported after EH, kept
                                       over the slot's re-init as libata keeps it */
     ATA_DFLAG_FUA = 1u << 12, /* FUA writes used (libata's ata_dev_config_fua) */
+    ATA_DFLAG_NODMA = 1u << 13, /* horkage NODMA (libata.force=nodma): no DMA mode at mode setting;
+                                   kept over revalidation, as libata's dev->horkage */
 };
 
 /* qc flags. */
@@ -185,6 +192,8 @@ struct ata_device {
     unsigned timeout_ms;     /* request timeout (ata_dev_set_timeout), 0 = ATA_TMOUT_BIO; a new
                                 device starts at the default, as a new SCSI disk does */
     unsigned disk;           /* 1 + its block-layer name index while attached (1 = sda), 0 = none */
+    uint8_t pio_mode;        /* at mode setting: the PIO mode the LLD times the device for (the
+                                highest PIO mode of xfer_mask; libata's dev->pio_mode) */
 };
 
 struct ata_link {
@@ -272,6 +281,11 @@ struct ata_port_operations {
      * device/host errata fixups (libata's ->dev_config), e.g. a lower dev->max_sectors. Print
      * only when the host link's eh_context has ATA_EHI_PRINTINFO. */
     void (*dev_config)(struct ata_device *dev);
+    /* at mode setting, before SET FEATURES (EH context): program the controller's timing for
+     * the device's PIO mode (dev->pio_mode) and, for a DMA mode, for dev->xfer_mode (libata's
+     * ->set_piomode, called for every device of the link first, then ->set_dmamode) */
+    void (*set_piomode)(struct ata_port *ap, struct ata_device *dev);
+    void (*set_dmamode)(struct ata_port *ap, struct ata_device *dev);
     /* timer context, lock held: a command timed out; complete what the controller has
      * finished without raising its interrupt. Returns the number completed (NULL = none). */
     unsigned (*lost_interrupt)(struct ata_port *ap);
@@ -327,6 +341,7 @@ struct ata_port {
     uint64_t qc_seq;
     unsigned ncq_depth;       /* host side: 0 = no NCQ */
     unsigned xfer_mask;       /* modes the controller supports */
+    enum ata_cbl cbl;         /* the cable (ATA_CBL_SATA unless the LLD sets a PATA one) */
     unsigned max_segs;        /* scatter/gather entries per command */
     uint32_t seg_max_bytes;   /* bytes per scatter/gather entry */
     uint64_t dma_mask;        /* highest bus address the controller reaches (the device's DMA
@@ -372,6 +387,7 @@ struct ata_host {
     struct ata_disk_names own_names; /* block-layer names in use (core/disk.c) ... */
     struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
     bool fua;                 /* libata.fua (ata_host_config.fua) */
+    unsigned dma_off;         /* libata.dma's classes turned off (ata_host_config.dma_off) */
     void *private_data;
 };
 
@@ -553,6 +569,9 @@ int ata_wait_after_reset(struct ata_link *link, uint64_t deadline, ata_check_rea
 int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline,
                         bool *online, ata_check_ready_fn check);
 int ata_std_prereset(struct ata_link *link, uint64_t deadline);
+/* The name of a transfer mask's top mode as libata prints it ("UDMA/33", "MWDMA2", "PIO4"):
+ * DMA above PIO; "<n/a>" for none (libata's ata_mode_string). */
+const char *ata_mode_string(unsigned mask);
 /* Debounce timing for this EH context: the hotplug table after a hotplug event. */
 const struct sata_deb_timing *sata_ehc_deb_timing(const struct ata_eh_context *ehc);
 void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls);

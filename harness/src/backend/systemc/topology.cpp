@@ -70,6 +70,13 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.timing.units = d.timing.units;
     c.ncq_sdb_coalesce_ns = d.ncq_sdb_coalesce_ns;
     c.mod15write = d.mod15write;
+    // a drive on a PIIX3/PIIX4 cable is a parallel ATA drive (docs/hardware.md 10.5)
+    if (const ControllerSpec &ctl = sc.controller_of(d.port); ctl.parallel_ata() && !d.pmp_port) {
+        c.pata = true;
+        c.pata_devno = d.devno;
+        c.pata_cable80 = ctl.cable == 80;
+        c.pata_pair = sc.device_at(DevAddr{d.port, std::nullopt, 1 - d.devno}) != nullptr;
+    }
     return c;
 }
 
