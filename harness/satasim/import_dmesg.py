@@ -44,6 +44,7 @@ from pathlib import Path
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
 from satasim.dmesg_pata import pata_controller_keys
+from satasim.dmesg_pmp import pmp_product
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -232,7 +233,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         out.append("pmps:")
         for p in pmps:
             fan = max([rep.pmps[p]] + [dev + 1 for q, dev in disks if q == p])
-            out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}}}")
+            out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}{_pmp_part(rep, p, notes)}}}")
     plan = _Plan(rep, disks, portmap, ctype, notes)
     plan.run()
     out.append("devices:" if disks or plan.empty else "devices: []")
@@ -279,6 +280,15 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         (f"{{port: {portmap[p]}, devno: 1}}" if d == 1 else str(portmap[p])) for p, d in gone) + "]")
     out.insert(limit_line, f"time_limit: {max(900, int(plan.clock) + 900)}s")
     return "\n".join(out) + "\n", notes, portmap
+
+
+def _pmp_part(rep: Report, port: int, notes: list[str]) -> str:
+    """`, product: X` for the PMP part the log's attach line names (dmesg_pmp)."""
+    line, ids = rep.pmp_ids.get(port, (0, None))
+    name, why = pmp_product(ids)
+    if why:
+        notes.append(f"{line}: {why}")
+    return f", product: {name}" if name else ""
 
 
 def _policy(rep: Report) -> tuple[str, str]:

@@ -19,11 +19,20 @@ probe within a minute forces 1.5 Gbps, and a probe resets the link's speed limit
 timeouts whose res line shows a done device read as a lost interrupt (01, 14), 2.6.2x reports
 read from their res registers and parenthesised description (08), fan-out links named by their
 SCR lines (38). What still differs, and why (by log number, lines missed in brackets):
-  - port multipliers whose hardware satasim does not model: 51 [37], 52 [36] (SiI3726 config
-    port 5 whose SCR reads fail, SiI3124/3132 "PMP DMA CS errata", Emask 0x100 on every link),
-    17 [15] (PMP host-link reset after RecovComm + ABRT; the excerpt starts mid-report), 07,
-    21, 46 [7, 7, 6] (JMB/SiI5744/Marvell PMPs: fan-out SControl 320/330, the PMP's own SPD
-    default, and a Gen3 host link), 38 [3].
+  - port multipliers (wip14, 62 -> 72 of 173 lines): fan-out links are configured no faster
+    than the host link (SControl 320/330, libata's __sata_set_spd_needed), the parts are
+    modelled from their attach line (sii5744, jmb394, jmb575: 46's 6.0 Gbps host link; the
+    JMB394's empty ports read SControl 0, 07), a frozen port's fan-out SError reads fail with
+    Emask 0x40 and give every busy link Emask 0x100, and the SiI3124's "PMP DMA CS errata"
+    is modelled (scenarios/pmp/pmp-dma-cs-errata-sil24.yaml). What still differs:
+    51 [38] (the SiI3726 unit's config port 5 whose PSCR SError read the PMP aborts, the
+    frozen-port IDENTIFY failures and the PMP give-up of 2.6.28's EH; the SiI3726 prints
+    SControl 300 on ports 1-3 where the model, as the other parts, keeps 320),
+    52 [36] (the three failed reads are not in flight together in the import, so the
+    errata does not fire; the config port's 1.5 Gbps SEMB link; 2.6.35 reports idle links),
+    17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT),
+    07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
+    scan's host-link lines), 46 [1], 38 [2, res leftovers].
   - hotplug timing: 42 [33]: satasim's libata-4.x EH retries a failed recovery after 5 s
     ("failed to recover some devices, retrying in 5 secs", the 2.6.2x EH's pause, which 4.x
     no longer has), so the pull's EH run lasts 11 s instead of 6 s and absorbs the next COMINIT

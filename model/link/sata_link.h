@@ -274,6 +274,7 @@ class SataLink : public sc_core::sc_module {
 
     // Device presence (cable plugged). Used by hotplug later; reset() restores config.
     void set_device_present(bool present);
+    bool device_present() const { return present_; }
 
     // SStatus view for the host: DET (0, 1, 3, 4), SPD (negotiated gen), IPM (1 active).
     uint8_t det() const;

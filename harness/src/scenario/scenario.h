@@ -169,7 +169,7 @@ struct PmpSpec {
     int line = 0;
     unsigned port = 0;                 // host port
     unsigned ports = 5;                // fan-out device ports, 1..15
-    std::string product = "sii3726";   // sii3726 | sii4726 (GSCR[0] 0x1095:0x3726 / 0x4726)
+    std::string product = "sii3726";   // sii3726 | sii4726 | sii5744 | jmb394 | jmb575 (pmp::product_config)
     bool fbs = false;                  // FIS-based switching capable
     bool async_notify = true;          // asynchronous notification supported (GSCR[64] bit 3)
 };

@@ -144,7 +144,9 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
     if (auto *v = m.find("ports"))
         x.ports = unsigned(as_uint(p, *v, 1, 15));
     if (auto *v = m.find("product"))
-        x.product = as_enum<std::string>(p, *v, {{"sii3726", "sii3726"}, {"sii4726", "sii4726"}});
+        x.product = as_enum<std::string>(p, *v, {{"sii3726", "sii3726"}, {"sii4726", "sii4726"},
+                                                       {"sii5744", "sii5744"}, {"jmb394", "jmb394"},
+                                                       {"jmb575", "jmb575"}});
     if (auto *v = m.find("fbs"))
         x.fbs = as_bool(p, *v);
     if (auto *v = m.find("async_notify"))

@@ -146,7 +146,9 @@ HbaPort hba_port(Topology &t, const Scenario &sc, const DevAddr &a) {
 }
 
 pmp::PmpConfig pmp_config(const PmpSpec &x) {
-    pmp::PmpConfig c = x.product == "sii4726" ? pmp::sii4726(x.ports) : pmp::sii3726(x.ports);
+    pmp::PmpConfig c;
+    if (!pmp::product_config(x.product, x.ports, c))
+        c = pmp::sii3726(x.ports); // (the reader accepts only the parts the model knows)
     c.fbs = x.fbs;
     c.async_notify = x.async_notify;
     return c;
