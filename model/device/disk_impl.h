@@ -171,6 +171,12 @@ struct SataDisk::Impl {
     unsigned identify_failures = 0;
     std::string identify_fail_id;
     std::string base_model, base_serial; // identity at power-on (replace_identity undoes)
+    // bad_fis: a FIS to send on the command process's next turn, and whether the next
+    // Register D2H FIS goes out a dword too long (the fault's id for the effect records).
+    std::optional<sata::Fis> bad_fis;
+    std::string bad_fis_id;
+    bool long_d2h = false;
+    std::string long_d2h_id;
     uint64_t base_sectors = 0;
 
     // ---- sata_disk.cpp
@@ -255,6 +261,8 @@ struct SataDisk::Impl {
                       const std::string &msg);
     void violation(const char *rule, const std::string &msg);
     bool take_identify_failure();
+    // bad_fis: sends the armed unsolicited FIS (true if one was due).
+    bool send_bad_fis();
     void reset_faults();
     // Power gone: the cache's dirty sectors are lost (a fault.effect record when there were
     // any, or always with `always`); returns how many.

@@ -115,7 +115,20 @@ bool SataDisk::Impl::send(const Fis &in) {
         if (in.type() == sata::FisType::PioSetup && cleared.bytes.size() > 15)
             cleared.bytes[15] &= uint8_t(~sata::kAtaDsc);
     }
-    const Fis &fis = strip ? cleared : in;
+    const Fis &fis0 = strip ? cleared : in;
+    // bad_fis long_d2h: the firmware sends this Register D2H FIS a dword too long
+    Fis padded;
+    const bool pad = long_d2h && fis0.type() == sata::FisType::RegD2H;
+    if (pad) {
+        long_d2h = false;
+        padded = fis0;
+        padded.bytes.resize(padded.bytes.size() + 4, 0);
+        fault_effect(long_d2h_id, {{"type", TraceValue::hex(padded.bytes[0])},
+                                   {"bytes", TraceValue::integer(int64_t(padded.bytes.size()))}},
+                     "drive sends its Register D2H FIS a dword too long: " + sata::describe(fis0));
+        long_d2h_id.clear();
+    }
+    const Fis &fis = pad ? padded : fis0;
     if (fis_trace)
         trace("disk.fis_tx", {}, sata::describe(fis));
     link::FrameStatus st = link->send_from_device(fis);
@@ -243,6 +256,8 @@ void SataDisk::Impl::command_thread() {
     for (;;) {
         handle_reset();
         uint64_t e = epoch;
+        if (send_bad_fis())
+            continue;
         if (!pending_error_fis.empty()) {
             flush_sdb(true);
             std::vector<Fis> errs;

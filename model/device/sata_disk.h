@@ -134,6 +134,10 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     // PhyRdy drop is the caller's (SataLink::phy_glitch). Armed faults stay (the media's
     // bad sectors are the platters').
     void power_loss(const std::string &id);
+    // A firmware bug (fault `bad_fis`): unknown_type, unsolicited_d2h and spurious_sdb send
+    // their FIS once, between commands (the command process's next turn); long_d2h makes the
+    // next Register D2H FIS one dword too long. `type`: the unknown FIS's type byte.
+    void inject_bad_fis(BadFis what, uint8_t type, const std::string &id);
     // Sectors in the cache not yet written back.
     uint64_t cache_dirty_sectors() const;
     void clear_faults();

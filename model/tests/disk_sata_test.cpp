@@ -821,6 +821,46 @@ MODEL_TEST(write_cache_power_loss_keeps_only_written_back_data) {
     EXPECT_TRUE(run(b, cmd(0x25, 5000, 8)).data == c);
 }
 
+// bad_fis: what a drive with a broken firmware puts on the wire. The unsolicited FISes go
+// out with the drive idle (the command process's next turn), once; long_d2h pads the next
+// Register D2H FIS (the status of the next command) by one dword, once.
+MODEL_TEST(bad_fis_sends_what_the_fault_names) {
+    Bench &b = B("ssd");
+    b.host.q.clear();
+    b.disk.inject_bad_fis(BadFis::UnknownType, 0xD9, "t");
+    auto f = b.host.next();
+    EXPECT_TRUE(f.has_value());
+    EXPECT_EQ(f->bytes.size(), 16u);
+    EXPECT_EQ(f->bytes[0], 0xD9);
+    EXPECT_EQ(f->dword(3), 0x0f0e0d0cu);
+    b.disk.inject_bad_fis(BadFis::UnsolicitedD2h, 0, "t");
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->type() == FisType::RegD2H && f->bytes.size() == 20u);
+    EXPECT_TRUE(f->at(1) & sata::kFisInterrupt);
+    EXPECT_EQ(f->at(2) & (sata::kAtaBsy | sata::kAtaDrq | sata::kAtaErr), 0);
+    b.disk.inject_bad_fis(BadFis::SpuriousSdb, 0, "t");
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->type() == FisType::SetDeviceBits && f->bytes.size() == 8u);
+    EXPECT_EQ(f->dword(1), 0x80000000u); // the highest tag of the queue, not outstanding
+    EXPECT_TRUE(f->at(1) & sata::kFisInterrupt);
+    EXPECT_TRUE(!b.host.next(sc_time(1, SC_MS)).has_value()); // each goes out once
+    // long_d2h: the FLUSH's status FIS is six dwords; the next command's five again
+    b.disk.inject_bad_fis(BadFis::LongD2h, 0, "t");
+    b.host.send(sata::make_reg_h2d(cmd(0xE7), true));
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->type() == FisType::RegD2H);
+    EXPECT_EQ(f->bytes.size(), 24u);
+    EXPECT_EQ(f->at(2), 0x50);
+    EXPECT_EQ(run(b, cmd(0xE7)).status, 0x50);
+    b.host.send(sata::make_reg_h2d(cmd(0xE7), true));
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->bytes.size() == 20u);
+    // a reset disarms what has not gone out yet
+    b.disk.inject_bad_fis(BadFis::LongD2h, 0, "t");
+    b.disk.clear_faults();
+    EXPECT_EQ(run(b, cmd(0xE7)).status, 0x50);
+}
+
 // The cache alone: a full cache writes back the chunks dirty the longest (they survive a
 // loss), a write-through over part of a dirty chunk keeps the rest dirty.
 MODEL_TEST(write_cache_evicts_oldest_and_through_writes) {

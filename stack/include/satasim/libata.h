@@ -415,6 +415,11 @@ static inline void put_le32(uint8_t *p, uint32_t v)
     put_le16(p, (uint16_t)v);
     put_le16(p + 2, (uint16_t)(v >> 16));
 }
+/* ... and the little-endian load (a received FIS's dwords) */
+static inline uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_ENABLED; }
 static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }
 static inline bool ata_is_host_link(const struct ata_link *link) { return link == &link->ap->link; }
