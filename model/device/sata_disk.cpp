@@ -23,6 +23,7 @@ SataDisk::Impl::Impl(SataDisk &disk)
     base_model = cfg.model;
     base_serial = cfg.serial;
     base_sectors = cfg.sectors;
+    max_nv = cfg.hpa_sectors;
     power_on_defaults();
     ready_at = sc_time(cfg.timing.reset_ready_ms, sc_core::SC_MS);
 }
@@ -41,6 +42,9 @@ void SataDisk::Impl::power_on_defaults() {
     ncq_error_state = false;
     ncq_log = NcqErrorLog{};
     rng.seed(cfg.seed);
+    max_vol = 0; // a volatile SET MAX ADDRESS does not outlive the power
+    nv_max_set = false;
+    after_read_native_max = false;
 }
 
 unsigned SataDisk::Impl::max_multi() const {
@@ -48,8 +52,14 @@ unsigned SataDisk::Impl::max_multi() const {
     return std::min(cfg.multi_max, 16u);
 }
 
-uint64_t SataDisk::Impl::capacity() const {
+uint64_t SataDisk::Impl::native_capacity() const {
     return cfg.lba48 ? cfg.sectors : std::min<uint64_t>(cfg.sectors, 0x0FFFFFFF);
+}
+
+uint64_t SataDisk::Impl::capacity() const {
+    // a volatile SET MAX stands until the power goes, over the non-volatile one
+    const uint64_t limit = max_vol ? max_vol : max_nv;
+    return limit ? std::min(native_capacity(), limit) : native_capacity();
 }
 
 void SataDisk::Impl::trace(const char *name,
@@ -323,6 +333,7 @@ void SataDisk::power_on_reset() {
     cfg_.model = m.base_model;
     cfg_.serial = m.base_serial;
     cfg_.sectors = m.base_sectors;
+    m.max_nv = cfg_.hpa_sectors; // (a new simulation: the drive as configured)
     m.reset_faults();
     m.cmd_seq = 0;
     m.power_on_defaults();
@@ -377,6 +388,7 @@ void SataDisk::oob_reset() {
                        "COMRESET restarts the hung firmware");
     }
     m.rxq.clear();
+    m.max_vol = 0; // a hardware reset: a volatile SET MAX ADDRESS is gone
     m.start_reset("comreset", false);
 }
 

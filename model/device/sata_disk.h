@@ -69,6 +69,11 @@ struct DiskConfig {
     // fixup) never do. On real hardware the hang needs the SiI3112; here the FIS shape alone
     // triggers it, whatever controller sent it.
     bool mod15write = false;
+    // A Host Protected Area (docs/device.md 2): non-zero, the drive has the HPA feature set
+    // (IDENTIFY words 82/85 bit 10) and powers up with this many sectors accessible (at most
+    // `sectors`, the native capacity READ NATIVE MAX ADDRESS reports); SET MAX ADDRESS
+    // moves the limit. 0: no HPA feature set (every sector accessible).
+    uint64_t hpa_sectors = 0;
     DiskTiming timing;
 };
 

@@ -106,6 +106,20 @@ TEST(fua_keys) {
                 "t.yaml:5: workload[0].fua: only for op: write (a FUA write is durable when it completes)");
 }
 
+// HPA: a device's `hpa` (sectors accessible at power-on, within its capacity) and
+// host.ignore_hpa (libata.ignore_hpa); what the stack configures follows both.
+TEST(hpa_keys) {
+    Scenario sc = parse("host: {ignore_hpa: true}\ndevices:\n  - {port: 0, capacity: 1g, hpa: 2000000}\n");
+    CHECK(sc.host.ignore_hpa && sc.devices[0].hpa == 2000000u);
+    CHECK(sc.devices[0].configured_sectors(true) == 2097152u);
+    CHECK(sc.devices[0].configured_sectors(false) == 2000000u);
+    Scenario n = parse(kDisk);
+    CHECK(!n.host.ignore_hpa && n.devices[0].hpa == 0 && n.devices[0].configured_sectors(false) == n.devices[0].capacity);
+    CHECK_ERROR("devices:\n  - {port: 0, capacity: 1g, hpa: 2g}\n",
+                "t.yaml:2: devices[0].hpa: hpa (the sectors accessible at power-on) must be 1 .. the capacity "
+                "(2097152 sectors)");
+}
+
 TEST(uint_out_of_range_and_not_a_number) {
     CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
     CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");

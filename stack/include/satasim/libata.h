@@ -109,6 +109,8 @@ enum {
     ATA_DFLAG_DETACHED = 1u << 11, /* detached by EH; "detaching" is reported after EH, kept
                                       over the slot's re-init as libata keeps it */
     ATA_DFLAG_FUA = 1u << 12, /* FUA writes used (libata's ata_dev_config_fua) */
+    ATA_DFLAG_BROKEN_HPA = 1u << 13, /* HPA commands failed: no more HPA handling (libata's
+                                        ATA_HORKAGE_BROKEN_HPA); kept over revalidation */
 };
 
 /* qc flags. */
@@ -170,6 +172,7 @@ struct ata_device {
     uint16_t id[ATA_ID_WORDS];
     char model[41], serial[21], fw[9];
     uint64_t n_sectors;
+    uint64_t n_native_sectors; /* READ NATIVE MAX ADDRESS's answer + 1 (HPA devices; else 0) */
     unsigned max_sectors;     /* per command, after the LLD's dev_config (libata's max_sectors) */
     unsigned cmd_max_sectors; /* the command set's limit (65535 LBA48, else 256): a request up to
                                  this is accepted and split at max_sectors */
@@ -372,6 +375,7 @@ struct ata_host {
     struct ata_disk_names own_names; /* block-layer names in use (core/disk.c) ... */
     struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
     bool fua;                 /* libata.fua (ata_host_config.fua) */
+    bool ignore_hpa;          /* libata.ignore_hpa (ata_host_config.ignore_hpa) */
     void *private_data;
 };
 
