@@ -78,6 +78,10 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
     w[84] = uint16_t(0x4000 | 0x0020 | (cfg.lba48 ? 0x0040 : 0)); // GPL, WRITE DMA FUA EXT
     w[85] = uint16_t(0x0008 | (lookahead_enabled ? 0x0040 : 0) |
                      (cfg.write_cache && wcache_enabled ? 0x0020 : 0));
+    if (cfg.hpa_sectors) { // the Host Protected Area feature set, supported and enabled
+        w[82] |= 0x0400;
+        w[85] |= 0x0400;
+    }
     w[86] = uint16_t(w[83] & 0x3FFF);
     w[87] = w[84];
 

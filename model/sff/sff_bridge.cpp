@@ -12,8 +12,11 @@ using sata::FisType;
 
 bool SffChannel::receive_fis(const sata::Fis &fis) {
     if (!sata::fis_well_formed(fis)) {
-        serr_ |= 1u << 11 | 1u << 24; // SError.E (protocol) and DIAG.T (transport)
-        return false;                // R_ERR
+        // A malformed frame (a fixed-length type of the wrong length): refused, and SError
+        // records a transport error as the AHCI and SiI3124 models do: ERR.T (bit 8, data
+        // integrity; bit 11, which this set before, is ERR.E, an internal error) and DIAG.T.
+        serr_ |= 1u << 8 | 1u << 24;
+        return false; // R_ERR
     }
     rxq_.push_back(fis);
     wake_.notify(sc_core::SC_ZERO_TIME);

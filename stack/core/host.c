@@ -145,6 +145,7 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
     ata_force_copy(h, cfg);
     h->fua = cfg->fua;
     h->dma_off = cfg->dma_off;
+    h->ignore_hpa = cfg->ignore_hpa;
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
     return h;

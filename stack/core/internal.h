@@ -73,6 +73,7 @@ bool ata_id_is_ata(const uint16_t *id);
 bool ata_id_is_cfa(const uint16_t *id);
 bool ata_id_has_lba(const uint16_t *id);
 bool ata_id_has_lba48(const uint16_t *id);
+bool ata_id_hpa_enabled(const uint16_t *id);
 bool ata_id_has_ncq(const uint16_t *id);
 unsigned ata_id_queue_depth(const uint16_t *id);
 unsigned ata_id_major_version(const uint16_t *id);
@@ -160,6 +161,8 @@ bool sata_set_spd_needed(struct ata_link *link);
 /* ---- core/probe.c: IDENTIFY, configure, revalidate, transfer mode ---- */
 int ata_dev_read_id(struct ata_device *dev, enum ata_dev_class *cls, uint16_t *id);
 int ata_dev_configure(struct ata_device *dev);
+/* ---- core/hpa.c: the Host Protected Area at configure time (libata's ata_hpa_resize) ---- */
+int ata_hpa_resize(struct ata_device *dev, bool print);
 int ata_dev_revalidate(struct ata_device *dev, enum ata_dev_class new_class);
 int ata_set_mode(struct ata_link *link, struct ata_device **failed);
 

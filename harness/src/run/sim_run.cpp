@@ -246,6 +246,7 @@ bool SimController::create_hosts() {
         cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
         cfg.pio_polling = sc_.host.pio_polling;
         cfg.fua = sc_.host.fua;
+        cfg.ignore_hpa = sc_.host.ignore_hpa;
         cfg.piix_map = c.map == "ich6"   ? ATA_PIIX_MAP_ICH6
                        : c.map == "ich5" ? ATA_PIIX_MAP_ICH5
                                          : ATA_PIIX_MAP_NONE;

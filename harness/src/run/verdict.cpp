@@ -211,7 +211,7 @@ void evaluate(RunReport &r) {
             cmp(out, p, "model", cfg->model, std::string(i.model));
             cmp(out, p, "serial", cfg->serial, std::string(i.serial));
             cmp(out, p, "firmware", cfg->firmware, std::string(i.firmware));
-            cmp(out, p, "sectors", uint64_t(cfg->addressable()), uint64_t(i.n_sectors));
+            cmp(out, p, "sectors", cfg->configured_sectors(sc.host.ignore_hpa), uint64_t(i.n_sectors));
             cmp(out, p, "lba48", cfg->lba48, bool(i.lba48));
         }
     }

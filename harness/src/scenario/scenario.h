@@ -65,6 +65,7 @@ struct HostSpec {
     bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
     bool fua = false;         // libata.fua: FUA writes on devices with FUA, LBA48 and NCQ
     unsigned dma = 7;         // libata.dma: DMA for 0x1 ATA disks, 0x2 ATAPI, 0x4 CF
+    bool ignore_hpa = false;  // libata.ignore_hpa: unlock a Host Protected Area at probe (SET MAX ADDRESS)
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;
@@ -146,6 +147,7 @@ struct DeviceSpec {
     unsigned ata_major = 8;
     bool write_cache = true;
     bool status_dsc = true;            // the drive sets DSC (status bit 4): 0x50, else 0x40
+    uint64_t hpa = 0;                  // Host Protected Area: sectors accessible at power-on (0: no HPA feature set)
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
@@ -161,6 +163,9 @@ struct DeviceSpec {
     DevAddr addr() const { return {port, pmp_port, devno}; }
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
     uint64_t addressable() const;
+    // What the stack configures: addressable(), within a Host Protected Area (`hpa`) unless the
+    // host unlocks it (libata.ignore_hpa).
+    uint64_t configured_sectors(bool ignore_hpa) const;
     unsigned max_sectors() const { return lba48 ? 65535 : 256; }
 };
 

@@ -220,7 +220,7 @@ void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
-                                                 "force", "pio_polling", "fua", "dma"});
+                                                 "force", "pio_polling", "fua", "dma", "ignore_hpa"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -236,6 +236,8 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     // libata.dma: the classes that may use DMA (0x1 ATA disks, 0x2 ATAPI, 0x4 CF)
     if (auto *t = m.find("dma"))
         h.dma = unsigned(as_uint(p, *t, 0, 7));
+    if (auto *t = m.find("ignore_hpa"))
+        h.ignore_hpa = as_bool(p, *t);
     if (auto *t = m.find("spd_limit")) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
         h.spd_limit_line = t->line;

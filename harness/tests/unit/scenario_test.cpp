@@ -106,6 +106,20 @@ TEST(fua_keys) {
                 "t.yaml:5: workload[0].fua: only for op: write (a FUA write is durable when it completes)");
 }
 
+// HPA: a device's `hpa` (sectors accessible at power-on, within its capacity) and
+// host.ignore_hpa (libata.ignore_hpa); what the stack configures follows both.
+TEST(hpa_keys) {
+    Scenario sc = parse("host: {ignore_hpa: true}\ndevices:\n  - {port: 0, capacity: 1g, hpa: 2000000}\n");
+    CHECK(sc.host.ignore_hpa && sc.devices[0].hpa == 2000000u);
+    CHECK(sc.devices[0].configured_sectors(true) == 2097152u);
+    CHECK(sc.devices[0].configured_sectors(false) == 2000000u);
+    Scenario n = parse(kDisk);
+    CHECK(!n.host.ignore_hpa && n.devices[0].hpa == 0 && n.devices[0].configured_sectors(false) == n.devices[0].capacity);
+    CHECK_ERROR("devices:\n  - {port: 0, capacity: 1g, hpa: 2g}\n",
+                "t.yaml:2: devices[0].hpa: hpa (the sectors accessible at power-on) must be 1 .. the capacity "
+                "(2097152 sectors)");
+}
+
 TEST(uint_out_of_range_and_not_a_number) {
     CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
     CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");
@@ -424,11 +438,11 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit or power_loss)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss or bad_fis)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis)");
     // power_loss: its typed `off` (a time, 100 ms by default, within 1 us .. 60 s).
     {
         Scenario n = parse(d + "  - {kind: power_loss, port: 0, at: 1ms}\n"
@@ -442,6 +456,27 @@ TEST(fault_kinds_table) {
     }
     CHECK_ERROR(d + "  - {kind: power_loss, port: 0, at: 1ms, off: 0ns}\n",
                 "t.yaml:5: faults[0].off: must be at least 1us and at most 60s");
+    // bad_fis: its typed `fis` (required) and the unknown type's `type` byte (D9h by default).
+    {
+        Scenario n = parse(d + "  - {kind: bad_fis, port: 0, at: 1ms, fis: unknown_type}\n"
+                               "  - {kind: bad_fis, port: 0, after_cmds: 5, fis: unknown_type, type: 0xc7}\n"
+                               "  - {kind: bad_fis, port: 0, on_cmd: {op: flush}, fis: long_d2h}\n"
+                               "  - {kind: bad_fis, port: 0, at: 2ms, fis: spurious_sdb}\n");
+        CHECK(n.faults[0].kind == satasim::fault::Kind::BadFis);
+        CHECK(satasim::fault::param(n.faults[0], "fis") == uint64_t(satasim::device::BadFis::UnknownType));
+        CHECK(satasim::fault::param(n.faults[0], "type") == 0xd9u);
+        CHECK(satasim::fault::param(n.faults[1], "type") == 0xc7u);
+        CHECK(satasim::fault::param(n.faults[2], "fis") == uint64_t(satasim::device::BadFis::LongD2h));
+        CHECK(satasim::fault::param(n.faults[3], "fis") == uint64_t(satasim::device::BadFis::SpuriousSdb));
+        CHECK(!satasim::fault::kind_spec(satasim::fault::Kind::BadFis)->cuts_power);
+    }
+    CHECK_ERROR(d + "  - {kind: bad_fis, port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].fis: required (unknown_type, long_d2h, unsolicited_d2h or spurious_sdb)");
+    CHECK_ERROR(d + "  - {kind: bad_fis, port: 0, at: 1ms, fis: garbage}\n",
+                "t.yaml:5: faults[0].fis: unknown value 'garbage' (expected one of: unknown_type, long_d2h, "
+                "unsolicited_d2h, spurious_sdb)");
+    CHECK_ERROR(d + "  - {kind: bad_fis, port: 0, at: 1ms, fis: unknown_type, type: 256}\n",
+                "t.yaml:5: faults[0].type: 256 is out of range (0..255)");
     // Line noise: unplug / phy_flap / cominit's `noise`; cominit fires at a time only.
     {
         Scenario n = parse(d + "  - {kind: unplug, port: 0, at: 1ms, noise: [cominit, internal]}\n"
@@ -486,7 +521,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::PowerLoss) + 1);
+    CHECK(specs.size() == size_t(Kind::BadFis) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));

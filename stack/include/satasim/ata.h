@@ -116,6 +116,9 @@ struct ata_host_config {
     struct ata_disk_names *disk_names;
     bool fua;              /* Linux's libata.fua (off by default, as the kernel's): FUA writes
                               on devices that have WRITE DMA FUA EXT, LBA48 and NCQ */
+    bool ignore_hpa;       /* Linux's libata.ignore_hpa (off by default): a device whose Host
+                              Protected Area hides sectors is unlocked to its native size at
+                              probe (SET MAX ADDRESS (EXT)); off, it is only reported */
 };
 
 /* ata_host_config.quirks */

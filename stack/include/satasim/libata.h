@@ -116,6 +116,8 @@ enum {
     ATA_DFLAG_FUA = 1u << 12, /* FUA writes used (libata's ata_dev_config_fua) */
     ATA_DFLAG_NODMA = 1u << 13, /* horkage NODMA (libata.force=nodma): no DMA mode at mode setting;
                                    kept over revalidation, as libata's dev->horkage */
+    ATA_DFLAG_BROKEN_HPA = 1u << 14, /* HPA commands failed: no more HPA handling (libata's
+                                        ATA_HORKAGE_BROKEN_HPA); kept over revalidation */
 };
 
 /* qc flags. */
@@ -177,6 +179,7 @@ struct ata_device {
     uint16_t id[ATA_ID_WORDS];
     char model[41], serial[21], fw[9];
     uint64_t n_sectors;
+    uint64_t n_native_sectors; /* READ NATIVE MAX ADDRESS's answer + 1 (HPA devices; else 0) */
     unsigned max_sectors;     /* per command, after the LLD's dev_config (libata's max_sectors) */
     unsigned cmd_max_sectors; /* the command set's limit (65535 LBA48, else 256): a request up to
                                  this is accepted and split at max_sectors */
@@ -388,6 +391,7 @@ struct ata_host {
     struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
     bool fua;                 /* libata.fua (ata_host_config.fua) */
     unsigned dma_off;         /* libata.dma's classes turned off (ata_host_config.dma_off) */
+    bool ignore_hpa;          /* libata.ignore_hpa (ata_host_config.ignore_hpa) */
     void *private_data;
 };
 
@@ -430,6 +434,11 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 {
     put_le16(p, (uint16_t)v);
     put_le16(p + 2, (uint16_t)(v >> 16));
+}
+/* ... and the little-endian load (a received FIS's dwords) */
+static inline uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_ENABLED; }
 static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }

@@ -57,6 +57,7 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.ata_major = d.ata_major;
     c.write_cache = d.write_cache;
     c.status_dsc = d.status_dsc;
+    c.hpa_sectors = d.hpa;
     c.ncq_order = to_ncq_order(d.ncq_order);
     c.seed = derive_seed(sc.seed, d.addr().trace_name("disk"));
     c.media_seed = derive_seed(sc.seed, d.addr().trace_name("media"));
