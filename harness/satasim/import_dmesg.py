@@ -51,6 +51,10 @@ DECISION = re.compile(
     r"limiting SATA link speed|limiting speed to |NCQ disabled due to excessive errors|EH complete|"
     r"disabled$|disable device$|detaching \(SCSI|COMRESET failed|reset failed|SError: \{|irq_stat )")
 
+# how long after an interface error's request a drive that then stops answering hangs:
+# inside EH's first COMRESET (the exception follows the request by milliseconds)
+HANG_AFTER_CRC_S = 0.05
+
 READS = {0x60, 0x25, 0xc8, 0x24, 0x29, 0xc4, 0x20}
 WRITES = {0x61, 0x35, 0xca, 0x34, 0x39, 0xc5, 0x30, 0x3d}
 FLUSHES = {0xe7, 0xea}
@@ -588,9 +592,22 @@ class _Plan:
                 f.spec["comresets"] = "1000" if gave_up else str(n)
             return f
         if k == "bus":
-            return _Fault({"kind": "crc", "_w": where, "dir": "h2d" if op == "write" else "d2h",
-                           "fis": "data", **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
-                           "on_cmd": match})
+            f = _Fault({"kind": "crc", "_w": where, "dir": "h2d" if op == "write" else "d2h",
+                        "fis": "data", **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
+                        "on_cmd": match})
+            n, gave_up = self.reset_failures(e)
+            if (n or gave_up) and self.timed:
+                # EH's resets after the interface error found no drive answering ("softreset
+                # failed (1st FIS failed)", "COMRESET failed"): the drive's firmware wedged
+                # after the CRC errors. A hang armed behind the crc fault, firing while EH's
+                # first COMRESET is under way (the exception comes within milliseconds of the
+                # request; the reset takes some 300 ms): every reset the log shows failing
+                # finds the drive still hung (dmesg-corpus 39)
+                self.notes.append(f"{e.line}: the resets after the interface error failed: the drive "
+                                  "stopped answering (a hang behind the CRC errors)")
+                self.faults.append(_Fault({"kind": "hang", "_w": where, "at": _ms(self.sim(e.t) + HANG_AFTER_CRC_S),
+                                           "comresets": "1000" if gave_up else str(n)}))
+            return f
         if k == "flap":
             return _Fault({"kind": "phy_flap", "_w": where, "on_cmd": match, "down": "1ms"})
         if k == "media":

@@ -554,3 +554,29 @@ def test_fan_out_links_name_a_port_multiplier(tmp_path):
     assert do_import(rep, out) == 0
     spec = yaml.safe_load(out.read_text())
     assert spec["controller"]["type"] == "ahci" and spec["pmps"][0]["port"] == 6, spec
+
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
+
+
+def test_resets_that_fail_after_an_interface_error_hang_the_drive(tmp_path):
+    """dmesg-corpus 39 (ASMedia, 4.x): an interface fatal error (BadCRC, 10B8B) on queued reads,
+    then every reset of EH finds no drive answering ("softreset failed (1st FIS failed)" four
+    times, the speed lowered before the last, "reset failed, giving up", "disable device").
+    The CRC errors alone give a drive that answers the first COMRESET (25 of 34 lines, the
+    device configured again); a hang behind them, fired inside EH's first COMRESET and held
+    through every reset (EH gave up), gives the log's reset sequence and the disabled
+    device. The run passes and matches 31 of the 34 decision lines (the other 3 are the
+    res lines' Count byte, the drive's last Register FIS)."""
+    out = tmp_path / "c39.yaml"
+    assert do_import(next(CORPUS.glob("39-*.log")), out) == 0
+    spec = yaml.safe_load(out.read_text())
+    by_kind = {f["kind"]: f for f in spec["faults"]}
+    assert set(by_kind) == {"crc", "hang"}, spec["faults"]
+    reads = [w for w in spec["workload"] if w["op"] == "read"]
+    issued = int(reads[0]["delay"][:-2])
+    assert by_kind["hang"] == {"kind": "hang", "port": 7, "at": f"{issued + 50}ms", "comresets": 1000}
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr     # the run passes (the device is gone)
+    matched, total, _ = diff(out.with_suffix(".expected"), tmp_path / "out" / "c39")
+    assert (matched, total) == (31, 34)
