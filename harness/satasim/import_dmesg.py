@@ -657,18 +657,34 @@ class _Plan:
         if not n or "on_cmd" not in f.spec:
             return
         dead = any(m in ("disabled", "disable device") for m in run)
+        if any(re.match(r"failed to IDENTIFY \(I/O error, err_mask=0x4\)", m) for m in run) and \
+                f.spec["kind"] != "hang":
+            # the IDENTIFY of the revalidation timed out (AC_ERR_TIMEOUT, "qc timeout (cmd
+            # 0xec)"): the drive answered the reset and then nothing, and the resets after it
+            # fail ("softreset failed (1st FIS failed)"): it hangs on that IDENTIFY, as
+            # long as the log's resets fail (for ever when EH gave up; dmesg-corpus 48)
+            fails, gave_up = self.reset_failures(e, after_identify=True)
+            self.notes.append(f"{e.line}: the revalidation's IDENTIFY timed out: the drive hangs on it")
+            self.faults.append(_Fault({"kind": "hang", "_w": f.spec["_w"], "on_cmd": "{op: identify}",
+                                       "comresets": "1000" if gave_up or dead else str(fails)}))
+            return
         self.faults.append(_Fault({"kind": "identify_fail", "_w": f.spec["_w"], "on_cmd": f.spec["on_cmd"],
                                    "count": "1000" if dead else str(n)}))
 
-    def reset_failures(self, e) -> tuple[int, bool]:
+    def reset_failures(self, e, after_identify: bool = False) -> tuple[int, bool]:
         """The COMRESETs of the EH run after exception e that the drive did not answer
-        ("COMRESET failed", "softreset failed"), and whether EH gave up on it."""
+        ("COMRESET failed", "softreset failed"), and whether EH gave up on it; with
+        after_identify, only those after the first failed IDENTIFY."""
         rep = self.rep
         nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
         end = nxt[0] if nxt else 1 << 30
-        n, gave_up = 0, False
+        n, gave_up, counting = 0, False, not after_identify
         for no, _, addr, msg in rep.lines:
             if not e.line < no < end or not re.match(rf"^ata{e.port + 1}(\.\d\d)?$", addr):
+                continue
+            if msg.startswith("failed to IDENTIFY"):
+                counting = True
+            if not counting:
                 continue
             if msg.startswith("COMRESET failed") or msg.startswith("softreset failed"):
                 n += 1

@@ -580,3 +580,25 @@ def test_resets_that_fail_after_an_interface_error_hang_the_drive(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr     # the run passes (the device is gone)
     matched, total, _ = diff(out.with_suffix(".expected"), tmp_path / "out" / "c39")
     assert (matched, total) == (31, 34)
+
+
+def test_an_identify_timeout_at_revalidation_is_a_drive_that_hangs_on_it(tmp_path):
+    """dmesg-corpus 48 (ahci, 4.x): after a host bus error on ata7 the first reset brings the
+    link up, the revalidation's IDENTIFY times out ("qc timeout (cmd 0xec)", "failed to
+    IDENTIFY (I/O error, err_mask=0x4)"), and the four resets after it fail ("softreset
+    failed (1st FIS failed)", "reset failed, giving up"). An aborted IDENTIFY (identify_fail,
+    err_mask 0x1) is not that drive: it answers every reset. A hang on the IDENTIFY, held
+    through every reset, is: the run shows the log's five resets and its "reset failed,
+    giving up" (8 of the 26 lines before, 11 now; ata8's half, an HBA internal error with
+    Emask 0x40, has no fault kind)."""
+    out = tmp_path / "c48.yaml"
+    assert do_import(next(CORPUS.glob("48-*.log")), out) == 0
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert [f["kind"] for f in faults] == ["host_bus_error", "hang"], faults
+    assert faults[1] == {"kind": "hang", "port": 6, "on_cmd": {"op": "identify"}, "comresets": 1000}
+    run([out], tmp_path / "out")
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
+    assert (matched, total) == (11, 26), "\n".join(text)
+    log = (tmp_path / "out" / "c48" / "satasim.log").read_text()
+    assert "ata7.00: failed to IDENTIFY (I/O error, err_mask=0x4)" in log
+    assert "ata7: reset failed, giving up" in log
