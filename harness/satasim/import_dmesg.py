@@ -527,6 +527,7 @@ class _Plan:
                 else:
                     st[i] = n
         self.orphan_resets(rep)
+        self.probe_identify_timeouts(rep)
         self.ends(rep)
         self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
 
@@ -555,6 +556,33 @@ class _Plan:
                                        "comresets": "1000" if dead else str(n)}))
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms"}))
             self.clock = max(self.clock, at + 300)
+
+    def probe_identify_timeouts(self, rep):
+        """IDENTIFYs that timed out while libata probed a drive, before any exception of its
+        port and before the drive was configured ("qc timeout (cmd 0xec)", "failed to IDENTIFY
+        (I/O error, err_mask=0x4)"): the drive answers each COMRESET and then hangs on the
+        IDENTIFY, once per line (libata's probe resets and retries with the longer IDENTIFY
+        timeouts, lowering the link speed before its last try; dmesg-corpus 45). A hang on
+        IDENTIFY from power-on, as often as the log's probe failed."""
+        for (port, dev) in sorted(self.disks):
+            first_exc = min([e.line for e in rep.exceptions if e.port == port] or [1 << 30])
+            addr = f"ata{port + 1}.{dev:02d}"
+            fails = []
+            for no, _, a, m in rep.lines:
+                if a != addr:
+                    continue
+                if no > first_exc or m.startswith("configured for"):
+                    break
+                if re.match(r"failed to IDENTIFY \(I/O error, err_mask=0x4\)", m):
+                    fails.append(no)
+            n = len(fails)
+            if not n:
+                continue
+            self.notes.append(f"{fails[0]}: {addr}'s IDENTIFY timed out {n} time(s) in its probe: "
+                              "the drive hangs on it")
+            self.faults.append(_Fault({"kind": "hang", "_w": self.where(port, dev),
+                                       "on_cmd": "{op: identify}", "from_power_on": "true",
+                                       **({"repeat": str(n)} if n > 1 else {})}))
 
     def bump(self, f: _Fault):
         for x in [f] + f.extra:

@@ -602,3 +602,23 @@ def test_an_identify_timeout_at_revalidation_is_a_drive_that_hangs_on_it(tmp_pat
     log = (tmp_path / "out" / "c48" / "satasim.log").read_text()
     assert "ata7.00: failed to IDENTIFY (I/O error, err_mask=0x4)" in log
     assert "ata7: reset failed, giving up" in log
+
+
+def test_identify_timeouts_in_the_probe_are_a_drive_that_hangs_on_identify(tmp_path):
+    """dmesg-corpus 45 (Marvell 88SE6121 ahci, 6.2): the boot probe's IDENTIFY of ata3 times
+    out three times ("failed to IDENTIFY (I/O error, err_mask=0x4)"), libata resetting the
+    link between them and lowering its speed to 1.5 Gbps before the last try. The drive
+    answers every COMRESET and hangs on IDENTIFY: a hang on IDENTIFY from power-on, three
+    times. The run shows the log's link-ups at 3.0 and 1.5 Gbps and the speed limit: all 7
+    decision lines (3 before, the drive configured at once)."""
+    out = tmp_path / "c45.yaml"
+    assert do_import(next(CORPUS.glob("45-*.log")), out) == 0
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert faults == [{"kind": "hang", "port": 2, "on_cmd": {"op": "identify"}, "from_power_on": True,
+                       "repeat": 3}], faults
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c45")
+    assert (matched, total) == (7, 7), "\n".join(text)
+    log = (tmp_path / "out" / "c45" / "satasim.log").read_text()
+    assert log.count("ata3.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3, log
