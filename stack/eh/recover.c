@@ -393,10 +393,16 @@ retry:
     if (ata_dev_enabled(failed)) {
         const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", ehc->tries[failed->devno]) };
 
-        ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_WARN, f),
-                    "failed to recover some devices, retrying in 5 secs");
-        ata_msleep(ap->host, pol->recover_retry_pause_ms);
-    } else {
+        /* the 2.6.2x EH says so and sleeps; libata 4.x/6.x retries at once, quietly (the
+         * next reset waits out its cool-down) */
+        if (pol->recover_retry_pause_ms) {
+            ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                        "failed to recover some devices, retrying in 5 secs");
+            ata_msleep(ap->host, pol->recover_retry_pause_ms);
+        } else {
+            ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+    } else if (pol->recover_idle_pause_ms) {
         ata_msleep(ap->host, pol->recover_idle_pause_ms);
     }
     goto retry;
