@@ -905,11 +905,55 @@ def _umask() -> int:
     return old
 
 
+class _Stopped(BaseException):
+    """A signal that ends the import (SIGTERM, SIGHUP, SIGINT) while outputs are written: it
+    unwinds write_outputs' cleanup, then the process ends as the signal would have ended it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum, _frame):
+    raise _Stopped(signum)
+
+
+def _unnamed(folder: Path, mode: int) -> int | None:
+    """An open file in `folder` that has no name yet (O_TMPFILE): a kill, even SIGKILL, before
+    it is linked leaves nothing behind. None where the kernel or file system has none."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(str(folder), flag | os.O_WRONLY, mode)
+    except OSError:
+        return None     # EOPNOTSUPP (the file system), EISDIR (an older kernel): a named temp
+
+
+def _link_fd(fd: int, dst: str) -> None:
+    """Gives the unnamed file open on `fd` the name `dst`: linkat(2) of /proc/self/fd/N with
+    AT_SYMLINK_FOLLOW (os.link calls link(2), which links the /proc symlink itself: EXDEV)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(dst), at_symlink_follow):
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), dst)
+
+
+def _temp_name(real: Path) -> str:
+    return os.path.join(str(real.parent), f".{real.name}.{os.urandom(6).hex()}")
+
+
 def write_outputs(files: list[tuple[Path, str]], report: Path) -> None:
-    """Writes every (path, text) or none: all targets are checked first, each text goes to a
-    temporary file beside its target, and only then are they renamed into place (a failed
-    rename puts back what was there). New files get 0666 less the umask (mkstemp's 0600 is
-    for secrets), a replaced file keeps its mode."""
+    """Writes every (path, text) or none, and never a partial file: all targets are checked
+    first; each text is written whole into a file with no name yet (O_TMPFILE; else a hidden
+    temporary beside its target), and only then are they linked and renamed into place (a
+    failed rename puts back what was there). SIGTERM, SIGHUP and SIGINT meanwhile unwind the
+    same way (nothing left, then the signal's exit); a SIGKILL while the texts are written
+    leaves nothing, and only in the instant between a link and its rename a hidden
+    `.NAME.xxxx` file. New files get 0666 less the umask (mkstemp's 0600 is for secrets), a
+    replaced file keeps its mode."""
     targets = [(_target(p), p) for p, _ in files]
     seen = {os.path.realpath(report): f"{report} is the report itself"}
     for (real, _), p in targets:
@@ -917,42 +961,76 @@ def write_outputs(files: list[tuple[Path, str]], report: Path) -> None:
             raise OutputError(f"{p}: {seen[str(real)]}; name the scenario NAME.yaml")
         seen[str(real)] = f"{p} would be written twice (the scenario and its .expected)"
     new_mode = 0o666 & ~_umask()
-    tmps, placed = [], []   # placed: (target, backup of what it replaced or None)
+    import signal
+    import threading
+    handled = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    old_handlers = {}
+    if threading.current_thread() is threading.main_thread():
+        old_handlers = {sig: signal.signal(sig, _stop) for sig in handled}
+    fds: list[int | None] = []  # per target: its unnamed file, or None (then tmps has its name)
+    tmps: list[str | None] = []
+    placed = []   # (target, backup of what it replaced or None)
     try:
-        for ((real, mode), p), (_, text) in zip(targets, files):
-            try:
-                fd, tmp = tempfile.mkstemp(dir=str(real.parent), prefix=f".{real.name}.")
-            except OSError as e:
-                raise OutputError(f"{p}: cannot write in {real.parent}: {e.strerror}") from None
-            tmps.append(tmp)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                os.fchmod(f.fileno(), new_mode if mode is None else mode)
-                f.write(text)
-        for ((real, mode), p), tmp in zip(targets, tmps):
-            backup = None
-            if mode is not None:   # keep the old file under a second name until all are in place
-                backup = tmp + ".old"
-                os.link(real, backup)
-            try:
-                os.replace(tmp, real)
-            except OSError as e:
+        try:
+            for ((real, mode), p), (_, text) in zip(targets, files):
+                fmode = new_mode if mode is None else mode
+                fd = _unnamed(real.parent, fmode)
+                tmp = None
+                if fd is None:
+                    try:
+                        fd, tmp = tempfile.mkstemp(dir=str(real.parent), prefix=f".{real.name}.")
+                    except OSError as e:
+                        raise OutputError(f"{p}: cannot write in {real.parent}: {e.strerror}") from None
+                fds.append(fd if tmp is None else None)
+                tmps.append(tmp)
+                data = text.encode("utf-8")
+                os.fchmod(fd, fmode)
+                while data:
+                    data = data[os.write(fd, data):]
+                os.fsync(fd)
+                if tmp is not None:
+                    os.close(fd)
+            for i, (((real, mode), p), tmp) in enumerate(zip(targets, tmps)):
+                if tmp is None:     # give the written file a name, beside its target
+                    tmp = tmps[i] = _temp_name(real)
+                    _link_fd(fds[i], tmp)
+                    os.close(fds[i])
+                    fds[i] = None
+                backup = None
+                if mode is not None:   # keep the old file under a second name until all are in place
+                    backup = tmp + ".old"
+                    os.link(real, backup)
+                try:
+                    os.replace(tmp, real)
+                except OSError as e:
+                    if backup:
+                        os.unlink(backup)
+                    raise OutputError(f"{p}: {e.strerror}") from None
+                placed.append((real, backup))
+        except BaseException:
+            for real, backup in reversed(placed):
                 if backup:
-                    os.unlink(backup)
-                raise OutputError(f"{p}: {e.strerror}") from None
-            placed.append((real, backup))
-    except BaseException:
-        for real, backup in reversed(placed):
+                    os.replace(backup, real)
+                else:
+                    os.unlink(real)
+            for tmp in tmps:
+                if tmp and os.path.lexists(tmp):
+                    os.unlink(tmp)
+            for fd in fds:
+                if fd is not None:
+                    os.close(fd)
+            raise
+        for _, backup in placed:
             if backup:
-                os.replace(backup, real)
-            else:
-                os.unlink(real)
-        for tmp in tmps:
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-        raise
-    for _, backup in placed:
-        if backup:
-            os.unlink(backup)
+                os.unlink(backup)
+    except _Stopped as st:
+        for sig, h in old_handlers.items():
+            signal.signal(sig, h)
+        os.kill(os.getpid(), st.signum)     # end as the signal would have
+        raise KeyboardInterrupt from None   # a handler that did not end the process
+    finally:
+        for sig, h in old_handlers.items():
+            signal.signal(sig, h)
 
 
 def import_report(report: Path, out: Path) -> tuple[Path, Path, list[str]]:

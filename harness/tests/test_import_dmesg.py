@@ -10,6 +10,7 @@ import os
 import re
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -622,3 +623,50 @@ def test_identify_timeouts_in_the_probe_are_a_drive_that_hangs_on_identify(tmp_p
     assert (matched, total) == (7, 7), "\n".join(text)
     log = (tmp_path / "out" / "c45" / "satasim.log").read_text()
     assert log.count("ata3.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3, log
+
+
+KILLABLE = r"""
+import os, sys, time
+sys.path.insert(0, {harness!r})
+import satasim.import_dmesg as imp
+stage = {stage!r}
+if stage == "writing":          # the texts are written, nothing is named yet
+    def pause(fd, dst):
+        print("ready", flush=True)
+        time.sleep(60)
+    imp._link_fd = pause
+else:                           # the scenario is in place, the .expected not yet
+    real = os.replace
+    def pause(src, dst):
+        if str(dst).endswith(".expected"):
+            print("ready", flush=True)
+            time.sleep(60)
+        return real(src, dst)
+    os.replace = pause
+sys.exit(imp.main([{report!r}, "-o", {out!r}]))
+"""
+
+
+@pytest.mark.parametrize("stage,sig", [("writing", "SIGKILL"), ("writing", "SIGTERM"),
+                                       ("placing", "SIGTERM"), ("placing", "SIGHUP"), ("placing", "SIGINT")])
+def test_a_killed_import_leaves_nothing_behind(stage, sig, tmp_path):
+    """Issue 31: `satasim import-dmesg` never leaves a partial file. An import killed while
+    it writes (the texts are in files that have no name yet: even SIGKILL leaves nothing) or
+    stopped by SIGTERM/SIGHUP/SIGINT after its scenario is in place and before its .expected
+    is: the folder is as it was (an earlier scenario there is put back), no temporary file is
+    left, and the process ends by that signal."""
+    import signal
+    out = tmp_path / "s.yaml"
+    out.write_text("# an earlier scenario\n")
+    before = sorted(os.listdir(tmp_path))
+    code = KILLABLE.format(harness=str(Path(__file__).resolve().parents[1]), stage=stage,
+                           report=str(FIXTURES / "flush-error.txt"), out=str(out))
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "ready\n", p.stderr.read()
+    signum = getattr(signal, sig)
+    p.send_signal(signum)
+    p.wait(timeout=30)
+    assert p.returncode == -signum, (p.returncode, p.stderr.read())
+    assert sorted(os.listdir(tmp_path)) == before, os.listdir(tmp_path)
+    assert out.read_text() == "# an earlier scenario\n"
+    assert leftovers(tmp_path) == []
