@@ -693,8 +693,14 @@ class _Plan:
             # long as the log's resets fail (for ever when EH gave up; dmesg-corpus 48)
             fails, gave_up = self.reset_failures(e, after_identify=True)
             self.notes.append(f"{e.line}: the revalidation's IDENTIFY timed out: the drive hangs on it")
-            self.faults.append(_Fault({"kind": "hang", "_w": f.spec["_w"], "on_cmd": "{op: identify}",
-                                       "comresets": "1000" if gave_up or dead else str(fails)}))
+            if fails or gave_up:
+                hang = {"comresets": "1000" if gave_up or dead else str(fails)}
+            else:
+                # every reset brought it back and its next IDENTIFY hung again (dmesg-corpus
+                # 35): a COMRESET ends each hang, once per timed-out IDENTIFY
+                timeouts = sum(bool(re.match(r"failed to IDENTIFY \(I/O error, err_mask=0x4\)", m)) for m in run)
+                hang = {"repeat": str(timeouts)} if timeouts > 1 else {}
+            self.faults.append(_Fault({"kind": "hang", "_w": f.spec["_w"], "on_cmd": "{op: identify}", **hang}))
             return
         self.faults.append(_Fault({"kind": "identify_fail", "_w": f.spec["_w"], "on_cmd": f.spec["on_cmd"],
                                    "count": "1000" if dead else str(n)}))

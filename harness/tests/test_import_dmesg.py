@@ -670,3 +670,22 @@ def test_a_killed_import_leaves_nothing_behind(stage, sig, tmp_path):
     assert sorted(os.listdir(tmp_path)) == before, os.listdir(tmp_path)
     assert out.read_text() == "# an earlier scenario\n"
     assert leftovers(tmp_path) == []
+
+
+def test_identify_timeouts_after_resets_that_work_hang_once_per_identify(tmp_path):
+    """dmesg-corpus 35 (5.x, LPM): after a bus error on FLUSH CACHE every reset brings the link
+    up ("SATA link up 3.0 Gbps", twice, then 1.5 Gbps after the speed limit) and each
+    revalidation's IDENTIFY times out (5, 10, 30 s), then "disable device". The drive answers
+    each COMRESET: a hang on IDENTIFY that a COMRESET ends, three times (not a drive that
+    never answers a reset again, which would print "COMRESET failed"). 10 of the 17 lines
+    (8 with a hang held through every reset)."""
+    out = tmp_path / "c35.yaml"
+    assert do_import(next(CORPUS.glob("35-*.log")), out) == 0
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert faults[-1] == {"kind": "hang", "port": 0, "on_cmd": {"op": "identify"}, "repeat": 3}, faults
+    run([out], tmp_path / "out")
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
+    assert (matched, total) == (10, 17), "\n".join(text)
+    log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
+    assert log.count("ata1.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3
+    assert "COMRESET failed" not in log
