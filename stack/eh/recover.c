@@ -182,7 +182,11 @@ static int ata_eh_revalidate_and_attach(struct ata_link *link, struct ata_device
             ehc->i.flags |= ATA_EHI_SETMODE;
             continue;
         }
-        if (!ehc->tries[n] || !ata_class_probeable(cls))
+        /* Only a vacant slot is attached: a disabled device keeps its class (libata's
+         * ata_dev_disable turns it into the class's *_UNSUP, and ata_eh_revalidate_and_attach
+         * attaches only dev->class == ATA_DEV_UNKNOWN), so no later reset brings it back;
+         * a probe (hotplug, rescan) forgets it first (ata_dev_init). */
+        if (dev->class != ATA_DEV_UNKNOWN || !ehc->tries[n] || !ata_class_probeable(cls))
             continue;
         if (cls == ATA_DEV_PMP) {
             const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls)) };
