@@ -11,7 +11,7 @@ wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`.
 
 Measured: before any importer work 36 logs were refused, 6 scenarios were malformed and the 16
 that ran matched 49 of 218 lines; after wip10 0 refused, 555 of 935 lines (59.4 %); now 0
-refused, 618 of 935 (66.1 %); after wip14 634 of 935 (67.8 %). wip14: a drive that stops answering
+refused, 618 of 935 (66.1 %); after wip14 644 of 935 (68.9 %: the importer 634, the PMP parts 628, together 644). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -86,7 +86,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.67
+FLOOR = 0.68
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 
