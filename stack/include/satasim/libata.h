@@ -109,6 +109,8 @@ enum {
     ATA_DFLAG_DETACHED = 1u << 11, /* detached by EH; "detaching" is reported after EH, kept
                                       over the slot's re-init as libata keeps it */
     ATA_DFLAG_FUA = 1u << 12, /* FUA writes used (libata's ata_dev_config_fua) */
+    ATA_DFLAG_D_SENSE = 1u << 13, /* SCSI sense data in descriptor format (the control mode
+                                     page's D_SENSE, set by MODE SELECT); kept over revalidation */
 };
 
 /* qc flags. */
