@@ -459,10 +459,8 @@ static void sat_complete(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     char cdb[3 * 16 + 1] = "", sense[3 * ATA_SCSI_SENSE_MAX + 1] = "";
     uint8_t sk = 0, asc = 0, ascq = 0;
 
-    for (unsigned i = 0; i < cmd->cdb_len && i < 16; i++)
-        snprintf(cdb + 3 * i, 4, i ? " %02x" : "%02x", cmd->cdb[i]);
-    if (cmd->cdb_len)
-        cdb[3 * cmd->cdb_len - 1] = 0;
+    for (unsigned i = 0, n = 0; i < cmd->cdb_len && i < 16; i++)
+        n += (unsigned)snprintf(cdb + n, sizeof(cdb) - n, i ? " %02x" : "%02x", cmd->cdb[i]);
     if (cmd->status == SAM_STAT_GOOD) {
         const struct sata_trace_field f[] = {
             TF_STR("cdb", cdb), TF_HEX("status", cmd->status), TF_INT("resid", cmd->resid),
@@ -530,7 +528,7 @@ static void sat_bio_done(struct ata_bio *bio)
     rtf.feature = bio->error;
     if (!bio->err_mask) {
         cmd->status = SAM_STAT_GOOD;
-        cmd->resid = cmd->len - (uint32_t)(bio->op == ATA_BIO_FLUSH ? 0 : bio->n_sectors * ATA_SECT_SIZE);
+        cmd->resid = cmd->len - cmd->q_xfer;
         if (bio->op == ATA_BIO_TASKFILE) {
             const uint8_t c = bio->regs.command, f = bio->regs.feature;
 
@@ -577,6 +575,10 @@ static void sat_submit(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     bio->priv = cmd;
     cmd->q_dev = dev;
     cmd->status = SAM_STAT_GOOD;
+    /* what a success moves: the data blocks, or the whole parameter list a MODE SELECT took */
+    cmd->q_xfer = cmd->cdb[0] == SCSI_MODE_SELECT_6 || cmd->cdb[0] == SCSI_MODE_SELECT_10
+                      ? cmd->len
+                      : bio->op == ATA_BIO_FLUSH ? 0 : bio->n_sectors * ATA_SECT_SIZE;
     if (bio->op == ATA_BIO_TASKFILE)
         cmd->ata_cmd = bio->regs.command;
     rc = ata_bio_submit(dev, bio);
@@ -716,6 +718,7 @@ static bool sat_mode_select(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         }
     len -= bd;
     p = buf + hdr + bd;
+    cmd->resid = 0; /* the parameter list is taken */
     if (!len)
         return false;
     pg = p[0] & 0x3f;

@@ -608,6 +608,7 @@ START_TEST(mode_select_caching)
     hw_complete_all(r);
     ck_assert_int_eq(r->done, 1);
     ck_assert_uint_eq(c.status, SAM_STAT_GOOD);
+    ck_assert_uint_eq(c.resid, 0); /* the parameter list was taken */
     /* the device is revalidated (IDENTIFY now reports the change), as libata does */
     ck_assert(r->ap->link.eh_info.dev_action[0] & ATA_EH_REVALIDATE);
     ck_assert(r->ap->pflags & ATA_PFLAG_EH_PENDING);

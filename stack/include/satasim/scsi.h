@@ -68,7 +68,7 @@ struct ata_scsi_cmd {
     /* private to the stack while queued; leave zeroed */
     struct ata_bio bio;
     struct ata_device *q_dev;
-    unsigned q_step;             /* a command of two ATA steps (MODE SELECT: none yet) */
+    uint32_t q_xfer;             /* bytes a success moves */
 };
 
 /* Queue a SCSI command to dev (libata's ata_scsi_queuecmd). Returns 0, and done() will be
