@@ -12,14 +12,14 @@
 
 enum {
     SAT_RBUF = 640,         /* the largest simulated answer: VPD page 89h, 572 bytes */
-    SAT_TRIM_RANGES = 64,   /* DSM TRIM entries in one 512-byte block (ACS-3 7.5.3.3) */
+    SAT_TRIM_RANGES = 64,   /* DSM TRIM entries in one 512-byte block (ACS-3, DATA SET MANAGEMENT) */
     SAT_CMD_VERIFY = 0x40, SAT_CMD_STANDBY_IMM = 0xe0, SAT_CMD_DSM = 0x06,
     SAT_SETFEATURES_WC_ON = 0x02, SAT_SETFEATURES_WC_OFF = 0x82,
     SAT_SETFEATURES_RA_ON = 0xaa, SAT_SETFEATURES_RA_OFF = 0x55,
     SAT_CMD_INIT_DEV_PARAMS = 0x91,
 };
 
-/* Mode page lengths (SBC-3 6.4): read-write error recovery, caching, control. */
+/* Mode page lengths (SBC-3): read-write error recovery, caching, control. */
 enum { SAT_RW_RECOVERY_LEN = 12, SAT_CACHE_LEN = 20, SAT_CONTROL_LEN = 12 };
 
 static bool cmd_desc_sense(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_D_SENSE; }
@@ -51,7 +51,7 @@ static uint32_t get_be(const uint8_t *p, unsigned n)
     return v;
 }
 
-/* ---- IDENTIFY words (ACS-3 7.12.7) ---- */
+/* ---- IDENTIFY words (ACS-3, IDENTIFY DEVICE data) ---- */
 
 bool sat_id_has_trim(const uint16_t *id)
 {
@@ -149,7 +149,7 @@ static void sat_invalid_opcode(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     sat_sense(dev, cmd, SCSI_SK_ILLEGAL_REQUEST, 0x20, 0x00);
 }
 
-/* ---- INQUIRY (SAT-4 10.1.1, SPC-4 6.6) ---- */
+/* ---- INQUIRY (SAT-4, SPC-4 INQUIRY) ---- */
 
 static uint32_t inq_std(const struct ata_device *dev, uint8_t *rbuf)
 {
@@ -186,22 +186,22 @@ static uint32_t inq_vpd(const struct ata_device *dev, uint8_t page, uint8_t *rbu
 
     rbuf[1] = page;
     switch (page) {
-    case 0x00: /* supported VPD pages (SPC-4 7.8.15) */
+    case 0x00: /* supported VPD pages (SPC-4) */
         memcpy(rbuf + 4, sat_vpd_pages, sizeof(sat_vpd_pages));
         rbuf[3] = sizeof(sat_vpd_pages);
         return 4 + sizeof(sat_vpd_pages);
-    case 0x80: /* unit serial number (SAT-4 10.3.6): words 10-19 */
+    case 0x80: /* unit serial number (SAT-4): words 10-19 */
         rbuf[3] = 20;
         id_string(id, rbuf + 4, 10, 20);
         return 24;
-    case 0x83: /* device identification (SAT-4 10.3.3) */
+    case 0x83: /* device identification (SAT-4) */
         n = 4;
         /* vendor specific designator: the serial number (ASCII, associated with the LU) */
         rbuf[n] = 2;
         rbuf[n + 3] = 20;
         id_string(id, rbuf + n + 4, 10, 20);
         n += 24;
-        /* T10 vendor ID based designator: "ATA", model and serial (SAT-4 10.3.3.3) */
+        /* T10 vendor ID based designator: "ATA", model and serial (SAT-4) */
         rbuf[n] = 2;
         rbuf[n + 1] = 1;
         rbuf[n + 3] = 68;
@@ -219,7 +219,7 @@ static uint32_t inq_vpd(const struct ata_device *dev, uint8_t page, uint8_t *rbu
         }
         rbuf[3] = (uint8_t)(n - 4);
         return n;
-    case 0x89: /* ATA information (SAT-4 10.3.2): the SATL's identity, a D2H signature
+    case 0x89: /* ATA information (SAT-4): the SATL's identity, a D2H signature
                   FIS (faked: the stack keeps none), the IDENTIFY data */
         put_be16(rbuf + 2, 0x238);
         memcpy(rbuf + 8, "linux   ", 8);
@@ -234,7 +234,7 @@ static uint32_t inq_vpd(const struct ata_device *dev, uint8_t page, uint8_t *rbu
         for (unsigned i = 0; i < ATA_ID_WORDS; i++)
             put_le16(rbuf + 60 + 2 * i, id[i]);
         return 0x23c;
-    case 0xb0: { /* block limits (SBC-3 6.5.3, SAT-4 10.3.5) */
+    case 0xb0: { /* block limits (SBC-3, SAT-4) */
         rbuf[3] = 0x3c;
         put_be16(rbuf + 6, (uint16_t)(1u << sat_id_log2_per_physical(id)));
         if (sat_id_has_trim(id)) {
@@ -243,7 +243,7 @@ static uint32_t inq_vpd(const struct ata_device *dev, uint8_t page, uint8_t *rbu
         }
         return 64;
     }
-    case 0xb1: { /* block device characteristics (SBC-3 6.5.2): words 217, 168, 69 */
+    case 0xb1: { /* block device characteristics (SBC-3): words 217, 168, 69 */
         uint16_t rate = id[217], ff = id[168] & 0xf;
         bool acs = ata_id_major_version(id) >= 7;
 
@@ -257,7 +257,7 @@ static uint32_t inq_vpd(const struct ata_device *dev, uint8_t page, uint8_t *rbu
         rbuf[8] = (uint8_t)((id[69] & 3) << 4);
         return 64;
     }
-    case 0xb2: /* logical block provisioning (SBC-3 6.5.4): WRITE SAME (16) with UNMAP */
+    case 0xb2: /* logical block provisioning (SBC-3): WRITE SAME (16) with UNMAP */
         rbuf[3] = 0x04;
         rbuf[5] = 0x40; /* LBPWS */
         return 8;
@@ -291,7 +291,7 @@ static void sat_inquiry(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     sat_reply(dev, cmd, rbuf, n, alloc);
 }
 
-/* ---- READ CAPACITY (SAT-4 9.13/9.14, SBC-3 5.15/5.16) ---- */
+/* ---- READ CAPACITY (SAT-4, SBC-3) ---- */
 
 static void sat_read_capacity(struct ata_device *dev, struct ata_scsi_cmd *cmd, bool sixteen)
 {
@@ -327,7 +327,7 @@ static void sat_read_capacity(struct ata_device *dev, struct ata_scsi_cmd *cmd, 
     sat_reply(dev, cmd, rbuf, 32, get_be(cmd->cdb + 10, 4));
 }
 
-/* ---- MODE SENSE (SAT-4 10.4, SPC-4 6.11/6.12) ---- */
+/* ---- MODE SENSE (SAT-4, SPC-4) ---- */
 
 static uint32_t mpage_rw_recovery(uint8_t *p)
 {
@@ -409,7 +409,7 @@ static void sat_mode_sense(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         }
     }
     len = (uint32_t)(p - rbuf);
-    /* the mode parameter header (SPC-4 7.5.5): DPOFUA in the device-specific parameter */
+    /* the mode parameter header (SPC-4): DPOFUA in the device-specific parameter */
     if (six) {
         rbuf[0] = (uint8_t)(len - 1);
         rbuf[2] = (dev->flags & ATA_DFLAG_FUA) ? 0x10 : 0;
@@ -431,7 +431,7 @@ static void sat_mode_sense(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     sat_reply(dev, cmd, rbuf, len, get_be(cdb + 7, 2));
 }
 
-/* ---- REQUEST SENSE (SPC-4 6.39) ---- */
+/* ---- REQUEST SENSE (SPC-4) ---- */
 
 /* Sense data goes with the failing command (autosense), so none is kept for later: the
  * answer is NO SENSE, in the format the DESC bit asks for. */
@@ -607,7 +607,7 @@ static void sat_taskfile(struct ata_scsi_cmd *cmd, uint8_t command, uint8_t feat
     cmd->bio.regs.device = ATA_DEVICE_OBS;
 }
 
-/* READ/WRITE (6/10/16): SAT-4 9.7-9.9 / 9.27-9.29, libata's ata_scsi_rw_xlat. */
+/* READ/WRITE (6/10/16): SAT-4, libata's ata_scsi_rw_xlat. */
 static bool sat_rw(struct ata_device *dev, struct ata_scsi_cmd *cmd)
 {
     const uint8_t *cdb = cmd->cdb;
@@ -620,7 +620,7 @@ static bool sat_rw(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     case SCSI_READ_6:
     case SCSI_WRITE_6:
         lba = (uint64_t)(cdb[1] & 0x1f) << 16 | get_be(cdb + 2, 2);
-        n = cdb[4] ? cdb[4] : 256; /* a transfer length of 0 means 256 blocks (SBC-3 5.12) */
+        n = cdb[4] ? cdb[4] : 256; /* a transfer length of 0 means 256 blocks (SBC-3 READ (6)) */
         break;
     case SCSI_READ_10:
     case SCSI_WRITE_10:
@@ -655,7 +655,7 @@ static bool sat_rw(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     return true;
 }
 
-/* START STOP UNIT (SAT-4 9.19): START -> READ VERIFY SECTORS of block 0 (spins the drive
+/* START STOP UNIT (SAT-4): START -> READ VERIFY SECTORS of block 0 (spins the drive
  * up), else STANDBY IMMEDIATE. */
 static bool sat_start_stop(struct ata_device *dev, struct ata_scsi_cmd *cmd)
 {
@@ -680,7 +680,7 @@ static bool sat_start_stop(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     return true;
 }
 
-/* MODE SELECT (SAT-4 10.5, SPC-4 6.9/6.10): the caching page's WCE becomes SET FEATURES
+/* MODE SELECT (SAT-4, SPC-4): the caching page's WCE becomes SET FEATURES
  * 02h/82h, the control page's D_SENSE is kept by the SATL; the rest must read as MODE SENSE
  * gives it. */
 /* true: queued (SET FEATURES); false: answered, or refused with sense data */
@@ -793,7 +793,7 @@ static bool sat_mode_select(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     return false;
 }
 
-/* ATA PASS-THROUGH (12/16): SAT-4 12.2.2, libata's ata_scsi_pass_thru. */
+/* ATA PASS-THROUGH (12/16): SAT-4, libata's ata_scsi_pass_thru. */
 static void sat_pass_thru(struct ata_device *dev, struct ata_scsi_cmd *cmd)
 {
     const uint8_t *cdb = cmd->cdb;
@@ -883,7 +883,7 @@ static void sat_pass_thru(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     return;
 }
 
-/* WRITE SAME (16) with UNMAP (SAT-4 9.26.3): DATA SET MANAGEMENT TRIM, the range list
+/* WRITE SAME (16) with UNMAP (SAT-4): DATA SET MANAGEMENT TRIM, the range list
  * written over the command's one-block data buffer (so never for SG_IO, whose buffer is the
  * user's: INVALID COMMAND OPERATION CODE, as libata). */
 static bool sat_write_same(struct ata_device *dev, struct ata_scsi_cmd *cmd)
@@ -918,7 +918,7 @@ static bool sat_write_same(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         sat_sense(dev, cmd, SCSI_SK_ILLEGAL_REQUEST, 0x21, 0x00);
         return false;
     }
-    /* ACS-3 7.5.3.3: LBA range entries, 48-bit LBA and 16-bit count, little-endian */
+    /* ACS-3 DATA SET MANAGEMENT: LBA range entries, 48-bit LBA and 16-bit count, little-endian */
     for (unsigned i = 0; n && i < SAT_TRIM_RANGES; i++) {
         uint32_t c = n < 0xffff ? n : 0xffff;
         uint64_t e = lba | (uint64_t)c << 48;

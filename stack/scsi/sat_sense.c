@@ -1,7 +1,7 @@
 /* Sense data as libata builds it: the ATA Status/Error -> sense key, ASC, ASCQ table
  * (libata's ata_to_sense_error; checked against SAT-4 in docs/sat.md), fixed (70h) and
  * descriptor (72h) format (SPC-4 4.5.3 / 4.5.2), the INFORMATION field, the sense-key
- * specific field pointer and the ATA Status Return descriptor (SAT-4 12.2.2.6). */
+ * specific field pointer and the ATA Status Return descriptor (SAT-4). */
 #include <string.h>
 
 #include "sat.h"
@@ -147,7 +147,7 @@ void sat_set_invalid_field(struct ata_scsi_cmd *cmd, bool desc, bool in_cdb, uin
 void sat_set_ata_status_return(struct ata_scsi_cmd *cmd, const struct ata_bio_regs *rtf)
 {
     if (sense_is_desc(cmd)) {
-        /* SAT-4 12.2.2.6 ATA Status Return descriptor: 09h, additional length 0Ch, EXTEND,
+        /* SAT-4 ATA Status Return descriptor: 09h, additional length 0Ch, EXTEND,
          * ERROR, COUNT 15:8/7:0, LBA 31:24/7:0, 39:32/15:8, 47:40/23:16, DEVICE, STATUS */
         uint8_t *d = sense_add_desc(cmd, 14);
 
@@ -170,7 +170,7 @@ void sat_set_ata_status_return(struct ata_scsi_cmd *cmd, const struct ata_bio_re
             d[10] = rtf->hob_lbah;
         }
     } else if (cmd->sense_len) {
-        /* SAT-4 12.2.2.6 fixed format: INFORMATION = ERROR, STATUS, DEVICE, COUNT 7:0;
+        /* SAT-4 fixed format: INFORMATION = ERROR, STATUS, DEVICE, COUNT 7:0;
          * COMMAND-SPECIFIC INFORMATION = EXTEND, COUNT UPPER NONZERO, LBA UPPER NONZERO,
          * then LBA 7:0, 15:8, 23:16 */
         uint8_t *s = cmd->sense;

@@ -1,6 +1,6 @@
 /* The SCSI/ATA translation layer (stack/scsi/): each command's answer or ATA command, and
  * the sense data, byte by byte against the layouts of SPC-4 (sense data 4.5, INQUIRY 6.6,
- * mode pages 7.5), SBC-3 (READ CAPACITY 5.15/5.16, VPD pages 6.5) and SAT-4 (translations,
+ * mode pages), SBC-3 (READ CAPACITY, VPD pages) and SAT-4 (translations,
  * ATA Status Return descriptor). The LLD records the commands it is asked to issue. */
 #include <string.h>
 
@@ -70,7 +70,7 @@ static struct sat_rig *rig_new(unsigned dev_flags, bool trim)
     r->dev->ncq_depth = 31;
     build_id(r->dev->id, &spec);
     if (trim)
-        r->dev->id[169] = 1; /* DATA SET MANAGEMENT TRIM (ACS-2 7.16.7.x word 169 bit 0) */
+        r->dev->id[169] = 1; /* DATA SET MANAGEMENT TRIM (IDENTIFY word 169 bit 0) */
     r->sg = (struct ata_sg){ (uint64_t)(uintptr_t)r->data, sizeof(r->data) };
     return r;
 }
@@ -234,14 +234,14 @@ START_TEST(inquiry_standard)
     run_simulated(r, &c);
     ck_assert_uint_eq(c.status, SAM_STAT_GOOD);
     ck_assert_uint_eq(c.resid, 255 - 96);
-    /* SPC-4 6.6.2: type 0, RMB 0, VERSION 5 (SPC-3), format 2, additional length 91, CMDQUE */
+    /* SPC-4 standard INQUIRY data: type 0, RMB 0, VERSION 5 (SPC-3), format 2, additional length 91, CMDQUE */
     ck_assert_uint_eq(r->data[0], 0x00);
     ck_assert_uint_eq(r->data[1], 0x00);
     ck_assert_uint_eq(r->data[2], 0x05);
     ck_assert_uint_eq(r->data[3], 0x02);
     ck_assert_uint_eq(r->data[4], 91);
     ck_assert_uint_eq(r->data[7], 0x02);
-    ck_assert_mem_eq(r->data + 8, "ATA     ", 8);         /* SAT-4 10.1.1: vendor */
+    ck_assert_mem_eq(r->data + 8, "ATA     ", 8);         /* SAT-4: vendor */
     ck_assert_mem_eq(r->data + 16, "SATASIM DISK MOD", 16); /* model, words 27-34 */
     ck_assert_mem_eq(r->data + 32, "REV2", 4);              /* firmware words 25-26 */
     ck_assert_uint_eq(r->data[58], 0x00);                   /* SAM-3 */
@@ -335,7 +335,7 @@ START_TEST(inquiry_vpd_trim)
     struct ata_scsi_cmd c = mkcmd(r, cdb, 6, ATA_SCSI_DIR_FROM_DEV, 64);
 
     run_simulated(r, &c);
-    ck_assert_uint_eq(r->data[31], 1); /* OPTIMAL UNMAP GRANULARITY (SBC-3 6.5.3) */
+    ck_assert_uint_eq(r->data[31], 1); /* OPTIMAL UNMAP GRANULARITY (SBC-3 block limits) */
     /* MAXIMUM WRITE SAME LENGTH: 65535 blocks x 64 ranges = 0x3fffc0 */
     ck_assert_uint_eq(r->data[41], 0x3f);
     ck_assert_uint_eq(r->data[42], 0xff);
@@ -353,7 +353,7 @@ START_TEST(read_capacity)
 
     run_simulated(r, &c);
     {
-        /* SBC-3 5.15: last LBA 999999 = 0xf423f, block length 512 */
+        /* SBC-3 READ CAPACITY (10): last LBA 999999 = 0xf423f, block length 512 */
         static const uint8_t want[8] = { 0, 0x0f, 0x42, 0x3f, 0, 0, 0x02, 0 };
         ck_assert_mem_eq(r->data, want, 8);
     }
@@ -364,7 +364,7 @@ START_TEST(read_capacity)
     c = mkcmd(r, rc16, 16, ATA_SCSI_DIR_FROM_DEV, 32);
     run_simulated(r, &c);
     {
-        /* SBC-3 5.16: 8-byte last LBA, block length, exponent 3, LBPME */
+        /* SBC-3 READ CAPACITY (16): 8-byte last LBA, block length, exponent 3, LBPME */
         static const uint8_t want[16] = { 0, 0, 0, 0, 0, 0x0f, 0x42, 0x3f, 0, 0, 0x02, 0, 0, 3, 0x80, 0 };
         ck_assert_mem_eq(r->data, want, 16);
     }
@@ -797,7 +797,7 @@ START_TEST(write_same_unmap)
     ck_assert_uint_eq(r->issued[0].protocol, ATA_PROT_DMA);
     ck_assert_uint_eq(r->issued[0].flags & (ATA_TFLAG_WRITE | ATA_TFLAG_LBA48), ATA_TFLAG_WRITE | ATA_TFLAG_LBA48);
     {
-        /* ACS-3 7.5.3.3: LBA 0x1000 for 0x10002 blocks = 0xffff + 3, little-endian entries */
+        /* ACS-3 DATA SET MANAGEMENT: LBA 0x1000 for 0x10002 blocks = 0xffff + 3, little-endian entries */
         static const uint8_t want[24] = { 0x00, 0x10, 0, 0, 0, 0, 0xff, 0xff,
                                           0xff, 0x0f, 0x01, 0, 0, 0, 0x03, 0x00, 0, 0, 0, 0, 0, 0, 0, 0 };
         ck_assert_mem_eq(r->data, want, 24);

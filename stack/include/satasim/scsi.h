@@ -33,7 +33,7 @@ enum {
 /* SAM-5 status codes. */
 enum { SAM_STAT_GOOD = 0x00, SAM_STAT_CHECK_CONDITION = 0x02 };
 
-/* SPC-4 4.5.6 sense keys. */
+/* SPC-4 sense keys. */
 enum {
     SCSI_SK_NO_SENSE = 0x0, SCSI_SK_RECOVERED_ERROR = 0x1, SCSI_SK_NOT_READY = 0x2, SCSI_SK_MEDIUM_ERROR = 0x3,
     SCSI_SK_HARDWARE_ERROR = 0x4, SCSI_SK_ILLEGAL_REQUEST = 0x5, SCSI_SK_UNIT_ATTENTION = 0x6,
