@@ -1,7 +1,8 @@
 /* Sense data as libata builds it: the ATA Status/Error -> sense key, ASC, ASCQ table
- * (libata's ata_to_sense_error; checked against SAT-4 in docs/sat.md), fixed (70h) and
- * descriptor (72h) format (SPC-4 4.5.3 / 4.5.2), the INFORMATION field, the sense-key
- * specific field pointer and the ATA Status Return descriptor (SAT-4). */
+ * (libata's ata_to_sense_error, Linux 6.x before the July 2025 status-table change; compared
+ * row by row with SAT, as a SATL implements it, in docs/sat.md), fixed (70h) and descriptor
+ * (72h) format (SPC-4 4.5.3 / 4.5.2), the INFORMATION field, the sense-key specific field
+ * pointer and the ATA Status Return descriptor (SAT-4). */
 #include <string.h>
 
 #include "sat.h"
