@@ -13,7 +13,7 @@
 enum {
     SAT_RBUF = 640,         /* the largest simulated answer: VPD page 89h, 572 bytes */
     SAT_TRIM_RANGES = 64,   /* DSM TRIM entries in one 512-byte block (ACS-3, DATA SET MANAGEMENT) */
-    SAT_CMD_VERIFY = 0x40, SAT_CMD_STANDBY_IMM = 0xe0, SAT_CMD_DSM = 0x06,
+    SAT_CMD_VERIFY = 0x40, SAT_CMD_VERIFY_EXT = 0x42, SAT_CMD_STANDBY_IMM = 0xe0, SAT_CMD_DSM = 0x06,
     SAT_SETFEATURES_WC_ON = 0x02, SAT_SETFEATURES_WC_OFF = 0x82,
     SAT_SETFEATURES_RA_ON = 0xaa, SAT_SETFEATURES_RA_OFF = 0x55,
     SAT_CMD_INIT_DEV_PARAMS = 0x91,
@@ -554,7 +554,8 @@ static void sat_bio_done(struct ata_bio *bio)
             sat_sense(dev, cmd, sk, asc, ascq);
             if (passthru)
                 sat_set_ata_status_return(cmd, &rtf);
-            else if (bio->op == ATA_BIO_READ || bio->op == ATA_BIO_WRITE)
+            else if (bio->op == ATA_BIO_READ || bio->op == ATA_BIO_WRITE || cmd->cdb[0] == SCSI_VERIFY_10 ||
+                     cmd->cdb[0] == SCSI_VERIFY_16)
                 sat_set_sense_info(cmd, rtf_block(&rtf));
         }
     }
@@ -653,6 +654,64 @@ static bool sat_rw(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     cmd->bio.fua = write && fua; /* FUA on a read has no ATA command: the read goes out plain */
     cmd->status = 0xff;          /* queued */
     return true;
+}
+
+/* VERIFY (10/16) (SBC-3, SAT-4), as libata's ata_scsi_verify_xlat: READ VERIFY SECTORS when
+ * the range fits 28-bit addressing (end below 2^28, at most 256 blocks), else READ VERIFY
+ * SECTORS EXT (at most 65536 blocks, LBA48 devices only); no blocks: GOOD with no command; a
+ * range past the end, or one no command can carry: LOGICAL BLOCK ADDRESS OUT OF RANGE. BYTCHK
+ * is not looked at (libata's neither): the medium is verified, no data moves. */
+static bool sat_verify(struct ata_device *dev, struct ata_scsi_cmd *cmd)
+{
+    const uint8_t *cdb = cmd->cdb;
+    uint64_t lba;
+    uint32_t n;
+    struct ata_bio_regs *r = &cmd->bio.regs;
+
+    if (cdb[0] == SCSI_VERIFY_10) {
+        lba = get_be(cdb + 2, 4);
+        n = get_be(cdb + 7, 2);
+    } else {
+        lba = (uint64_t)get_be(cdb + 2, 4) << 32 | get_be(cdb + 6, 4);
+        n = get_be(cdb + 10, 4);
+    }
+    if (!n)
+        return false; /* GOOD: nothing to verify */
+    if (lba >= dev->n_sectors || n > dev->n_sectors - lba || !(dev->flags & ATA_DFLAG_LBA)) {
+        sat_sense(dev, cmd, SCSI_SK_ILLEGAL_REQUEST, 0x21, 0x00);
+        return false;
+    }
+    if (lba + n < (1ull << 28) && n <= 256) {
+        sat_taskfile(cmd, SAT_CMD_VERIFY, 0);
+        r->device |= (uint8_t)((lba >> 24) & 0x0f);
+    } else if (n <= 65536 && (dev->flags & ATA_DFLAG_LBA48)) {
+        sat_taskfile(cmd, SAT_CMD_VERIFY_EXT, 0);
+        r->lba48 = true;
+        r->hob_nsect = (uint8_t)(n >> 8);
+        r->hob_lbal = (uint8_t)(lba >> 24);
+        r->hob_lbam = (uint8_t)(lba >> 32);
+        r->hob_lbah = (uint8_t)(lba >> 40);
+    } else {
+        sat_sense(dev, cmd, SCSI_SK_ILLEGAL_REQUEST, 0x21, 0x00);
+        return false;
+    }
+    r->nsect = (uint8_t)n; /* 256 / 65536 blocks: count 0 */
+    r->lbal = (uint8_t)lba;
+    r->lbam = (uint8_t)(lba >> 8);
+    r->lbah = (uint8_t)(lba >> 16);
+    r->device |= ATA_LBA;
+    sat_submit(dev, cmd);
+    return true;
+}
+
+/* REPORT LUNS (SPC-4), as libata's ata_scsiop_report_luns: one logical unit, LUN 0: a
+ * LUN list length of 8 and one all-zero entry, whatever the SELECT REPORT field asks. */
+static void sat_report_luns(struct ata_device *dev, struct ata_scsi_cmd *cmd)
+{
+    uint8_t rbuf[16] = { 0 };
+
+    rbuf[3] = 8;
+    sat_reply(dev, cmd, rbuf, sizeof(rbuf), get_be(cmd->cdb + 6, 4));
 }
 
 /* START STOP UNIT (SAT-4): START -> READ VERIFY SECTORS of block 0 (spins the drive
@@ -1080,6 +1139,13 @@ int ata_scsi_queuecmd(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         break;
     case SCSI_WRITE_SAME_16:
         queued = sat_write_same(dev, cmd);
+        break;
+    case SCSI_VERIFY_10:
+    case SCSI_VERIFY_16:
+        queued = sat_verify(dev, cmd);
+        break;
+    case SCSI_REPORT_LUNS:
+        sat_report_luns(dev, cmd);
         break;
     default:
         /* UNMAP among them: VPD page B2h offers WRITE SAME (16) only, as libata's */

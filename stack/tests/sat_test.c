@@ -104,6 +104,14 @@ static void run_simulated(struct sat_rig *r, struct ata_scsi_cmd *c)
 }
 
 /* The controller finishes every command in flight without error. */
+static void run_simulated_keep(struct sat_rig *r, struct ata_scsi_cmd *c, unsigned issued_before)
+{
+    r->done = 0;
+    ck_assert_int_eq(ata_scsi_queuecmd(r->dev, c), 0);
+    ck_assert_int_eq(r->done, 1);
+    ck_assert_uint_eq(r->n_issued, issued_before);
+}
+
 static void hw_complete_all(struct sat_rig *r)
 {
     ata_lock(r->h);
@@ -682,6 +690,115 @@ START_TEST(start_stop)
 }
 END_TEST
 
+START_TEST(verify_translation)
+{
+    struct sat_rig *r = rig_new(RIG_NCQ, false);
+    uint8_t v10[10] = { SCSI_VERIFY_10, 0, 0x00, 0x01, 0x23, 0x45, 0, 0, 8, 0 };
+    uint8_t v16[16] = { SCSI_VERIFY_16, 0, 0, 0, 0, 0, 0, 0, 0x03, 0xe8, 0, 0, 0x01, 0x01, 0, 0 };
+    static const uint8_t chk_lba_out[18] = { 0x70, 0, SCSI_SK_ILLEGAL_REQUEST, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x21, 0x00 };
+    struct ata_taskfile rtf = { .command = ATA_DRDY | ATA_ERR, .feature = ATA_UNC, .lbal = 0x48, .lbam = 0x23,
+                                .lbah = 0x01 };
+    struct ata_scsi_cmd c = mkcmd(r, v10, 10, ATA_SCSI_DIR_NONE, 0);
+
+    /* 8 blocks from 12345h: READ VERIFY SECTORS, 28-bit, no data */
+    ck_assert_int_eq(ata_scsi_queuecmd(r->dev, &c), 0);
+    ck_assert_uint_eq(r->n_issued, 1);
+    ck_assert_uint_eq(r->issued[0].command, 0x40);
+    ck_assert_uint_eq(r->issued[0].nsect, 8);
+    ck_assert_uint_eq(r->issued[0].lbal, 0x45);
+    ck_assert_uint_eq(r->issued[0].lbam, 0x23);
+    ck_assert_uint_eq(r->issued[0].lbah, 0x01);
+    ck_assert_uint_eq(r->issued[0].device, ATA_LBA | 0xa0);
+    ck_assert_uint_eq(r->nbytes[0], 0);
+    hw_complete_all(r);
+    ck_assert_uint_eq(c.status, SAM_STAT_GOOD);
+
+    /* the same, failing with UNC at 12348h: MEDIUM ERROR with that LBA in INFORMATION */
+    ck_assert_int_eq(ata_scsi_queuecmd(r->dev, &c), 0);
+    eh_fail_inflight(r, AC_ERR_MEDIA | AC_ERR_DEV, &rtf);
+    assert_fixed_sense(&c, SCSI_SK_MEDIUM_ERROR, 0x11, 0x04);
+    ck_assert_uint_eq(c.sense[0], 0xf0);
+    ck_assert_uint_eq(c.sense[4], 0x01);
+    ck_assert_uint_eq(c.sense[5], 0x23);
+    ck_assert_uint_eq(c.sense[6], 0x48);
+
+    /* 256 blocks still fit 28-bit (count 0); 257 (VERIFY (16), from block 1000) take the EXT
+     * command with the count's high byte */
+    c.cdb[7] = 0x01;
+    c.cdb[8] = 0x00;
+    ck_assert_int_eq(ata_scsi_queuecmd(r->dev, &c), 0);
+    ck_assert_uint_eq(r->issued[2].command, 0x40);
+    ck_assert_uint_eq(r->issued[2].nsect, 0);
+    hw_complete_all(r);
+    c = mkcmd(r, v16, 16, ATA_SCSI_DIR_NONE, 0);
+    ck_assert_int_eq(ata_scsi_queuecmd(r->dev, &c), 0);
+    ck_assert_uint_eq(r->issued[3].command, 0x42);
+    ck_assert_uint_eq(r->issued[3].nsect, 0x01);
+    ck_assert_uint_eq(r->issued[3].hob_nsect, 0x01);
+    ck_assert_uint_eq(r->issued[3].lbal, 0xe8);
+    ck_assert_uint_eq(r->issued[3].lbam, 0x03);
+    ck_assert(r->issued[3].flags & ATA_TFLAG_LBA48);
+    hw_complete_all(r);
+    ck_assert_uint_eq(c.status, SAM_STAT_GOOD);
+
+    /* no blocks: GOOD, no command; past the end (999999 + 2 blocks): LBA OUT OF RANGE */
+    c.cdb[12] = c.cdb[13] = 0;
+    run_simulated_keep(r, &c, 4);
+    ck_assert_uint_eq(c.status, SAM_STAT_GOOD);
+    c.cdb[6] = 0x00;
+    c.cdb[7] = 0x0f;
+    c.cdb[8] = 0x42;
+    c.cdb[9] = 0x3f; /* block 999999 */
+    c.cdb[13] = 2;
+    run_simulated_keep(r, &c, 4);
+    ck_assert_uint_eq(c.status, SAM_STAT_CHECK_CONDITION);
+    ck_assert_mem_eq(c.sense, chk_lba_out, 18);
+    c.cdb[9] = 0x3e; /* 999998 + 2: the last two blocks */
+    ck_assert_int_eq(ata_scsi_queuecmd(r->dev, &c), 0);
+    ck_assert_uint_eq(r->n_issued, 5);
+    hw_complete_all(r);
+    ck_assert_uint_eq(c.status, SAM_STAT_GOOD);
+    /* more than an EXT command carries (65537 blocks) */
+    memset(c.cdb + 2, 0, 8);
+    c.cdb[11] = 0x01;
+    c.cdb[12] = 0x00;
+    c.cdb[13] = 0x01;
+    run_simulated_keep(r, &c, 5);
+    ck_assert_mem_eq(c.sense, chk_lba_out, 18);
+    rig_free(r);
+
+    /* a device without LBA48: 257 blocks have no command */
+    r = rig_new(ATA_DFLAG_DMA, false);
+    c = mkcmd(r, v16, 16, ATA_SCSI_DIR_NONE, 0);
+    run_simulated_keep(r, &c, 0);
+    ck_assert_mem_eq(c.sense, chk_lba_out, 18);
+    rig_free(r);
+}
+END_TEST
+
+START_TEST(report_luns)
+{
+    struct sat_rig *r = rig_new(RIG_NCQ, false);
+    uint8_t rl[12] = { SCSI_REPORT_LUNS, 0, 0x02, 0, 0, 0, 0, 0, 0, 16, 0, 0 };
+    static const uint8_t want[16] = { 0, 0, 0, 8 };
+    struct ata_scsi_cmd c = mkcmd(r, rl, 12, ATA_SCSI_DIR_FROM_DEV, 64);
+
+    /* LUN 0 alone, whatever SELECT REPORT (byte 2) asks */
+    run_simulated(r, &c);
+    ck_assert_uint_eq(c.status, SAM_STAT_GOOD);
+    ck_assert_mem_eq(r->data, want, 16);
+    ck_assert_uint_eq(r->data[16], 0xee);
+    ck_assert_uint_eq(c.resid, 48);
+    /* an allocation length of 4: the list length only */
+    c.cdb[9] = 4;
+    run_simulated(r, &c);
+    ck_assert_mem_eq(r->data, want, 4);
+    ck_assert_uint_eq(r->data[4], 0xee);
+    ck_assert_uint_eq(c.resid, 60);
+    rig_free(r);
+}
+END_TEST
+
 START_TEST(ata_pass_through)
 {
     struct sat_rig *r = rig_new(RIG_NCQ, false);
@@ -854,6 +971,8 @@ Suite *sat_suite(void)
     tcase_add_test(tc, ata_pass_through);
     tcase_add_test(tc, write_same_unmap);
     tcase_add_test(tc, atapi_dispatch);
+    tcase_add_test(tc, verify_translation);
+    tcase_add_test(tc, report_luns);
     suite_add_tcase(s, tc);
     return s;
 }
