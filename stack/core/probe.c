@@ -250,7 +250,7 @@ int ata_dev_configure(struct ata_device *dev)
     dev->xfer_mode = c.xfer_mode;
     dev->ncq_depth = c.ncq_depth;
     dev->flags &= ATA_DFLAG_ENABLED | ATA_DFLAG_NCQ_OFF | ATA_DFLAG_NODMA | ATA_DFLAG_DUBIOUS_XFER | ATA_DFLAG_ATTACHED |
-                  ATA_DFLAG_DETACH | ATA_DFLAG_DETACHED | ATA_DFLAG_BROKEN_HPA;
+                  ATA_DFLAG_DETACH | ATA_DFLAG_DETACHED | ATA_DFLAG_BROKEN_HPA | ATA_DFLAG_D_SENSE;
     dev->flags |= (c.lba ? ATA_DFLAG_LBA : 0) | (c.lba48 ? ATA_DFLAG_LBA48 : 0) |
                   (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
                   (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0) |

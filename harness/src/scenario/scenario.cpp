@@ -126,6 +126,7 @@ const char *workload_kind_name(WorkloadKind k) {
     case WorkloadKind::Delete: return "delete";
     case WorkloadKind::Scan: return "scan";
     case WorkloadKind::Rescan: return "rescan";
+    case WorkloadKind::Scsi: return "scsi";
     }
     return "?";
 }

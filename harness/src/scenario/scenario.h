@@ -181,7 +181,7 @@ struct PmpSpec {
 
 // io, request: I/O. delete, scan, rescan: warm-plug steps (SCSI device delete, host or
 // channel scan, device rescan) through ata_dev_delete / ata_port_scan.
-enum class WorkloadKind { Io, Request, Delete, Scan, Rescan };
+enum class WorkloadKind { Io, Request, Delete, Scan, Rescan, Scsi };
 enum class OpSpec { Read, Write, Mix, Flush };
 enum class PatternSpec { Sequential, Random };
 enum class ModeSpec { Auto, Dma, Pio, Ncq };
@@ -220,6 +220,14 @@ struct WorkloadSpec {
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;
     bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)
+    // kind: scsi: one CDB through the stack's SCSI/ATA translation (ata_scsi_queuecmd), as
+    // sg_raw sends it (SG_IO: a pass-through request), and what must come back
+    std::vector<uint8_t> cdb;
+    uint32_t data_in = 0;            // bytes read from the device (the buffer's size)
+    std::vector<uint8_t> data_out;   // bytes sent to it
+    std::optional<uint8_t> expect_status; // SAM status: 0x00 good, 0x02 check_condition
+    std::optional<std::vector<uint8_t>> expect_sense; // the sense data, every byte
+    std::vector<uint8_t> expect_data; // the first bytes read
 
     bool warmplug() const {
         return kind == WorkloadKind::Delete || kind == WorkloadKind::Scan || kind == WorkloadKind::Rescan;

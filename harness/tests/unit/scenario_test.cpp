@@ -118,6 +118,36 @@ TEST(hpa_keys) {
     CHECK_ERROR("devices:\n  - {port: 0, capacity: 1g, hpa: 2g}\n",
                 "t.yaml:2: devices[0].hpa: hpa (the sectors accessible at power-on) must be 1 .. the capacity "
                 "(2097152 sectors)");
+// kind: scsi: a CDB and its data as hex bytes, the expected status and sense; bad input
+// names the file, line and key.
+TEST(scsi_workload_keys) {
+    Scenario sc = parse(std::string(kDisk) + "workload:\n"
+                                             "  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", data_in: 36,\n"
+                                             "     expect_data: \"00 00 05\"}\n"
+                                             "  - {kind: scsi, device: 0, cdb: \"150000001000\", data_out: \"00 00 00 00\",\n"
+                                             "     expect_status: check_condition, expect_sense: \"70 00 05\"}\n");
+    const WorkloadSpec &a = sc.workload[0], &b = sc.workload[1];
+    CHECK(a.kind == WorkloadKind::Scsi && a.cdb.size() == 6 && a.cdb[0] == 0x12 && a.cdb[4] == 0x24);
+    CHECK(a.data_in == 36 && a.expect_data.size() == 3 && a.expect_data[2] == 0x05 && !a.expect_status);
+    CHECK(b.cdb.size() == 6 && b.cdb[0] == 0x15 && b.cdb[4] == 0x10 && b.data_out.size() == 4);
+    CHECK(b.expect_status && *b.expect_status == 0x02 && b.expect_sense && b.expect_sense->size() == 3);
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0}\n",
+                "t.yaml:5: workload[0].cdb: required: the CDB as hex bytes (6, 10, 12 or 16 of them)");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00\"}\n",
+                "t.yaml:5: workload[0].cdb: a CDB of 3 bytes: 6, 10, 12 or 16");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 0g 00 00 24 00\"}\n",
+                "t.yaml:5: workload[0].cdb: 'g' is not a hex digit (expected bytes such as \"12 00 00 00 24 00\")");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 0 00 00 24 00\"}\n",
+                "t.yaml:5: workload[0].cdb: an odd number of hex digits (11): every byte is two digits");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", data_in: 4,\n"
+                                     "     data_out: \"00\"}\n",
+                "t.yaml:6: workload[0].data_out: a command moves data one way: data_in is set too");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", data_in: 2,\n"
+                                     "     expect_data: \"00 00 05\"}\n",
+                "t.yaml:6: workload[0].expect_data: 3 bytes expected, but data_in is 2");
+    // the keys of an I/O entry are not a SCSI command's
+    CHECK(error_of(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"00 00 00 00 00 00\", op: read}\n")
+              .find("t.yaml:5: workload[0].op") == 0);
 }
 
 TEST(uint_out_of_range_and_not_a_number) {

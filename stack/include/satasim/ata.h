@@ -215,7 +215,19 @@ int ata_dev_delete(struct ata_host *h, unsigned port);
 int ata_dev_rescan(struct ata_host *h, unsigned port);
 
 /* Block I/O. */
-enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH };
+enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_TASKFILE };
+
+/* An ATA_BIO_TASKFILE request: one ATA command with its registers as given, the SAT layer's
+ * (stack/scsi/: ATA PASS-THROUGH, SET FEATURES, STANDBY IMMEDIATE, DATA SET MANAGEMENT).
+ * Its data moves in 512-byte blocks (n_sectors of them, 0 for a non-data command); no
+ * splitting, no FUA. In done(), result holds the registers the device returned (status and
+ * error in command and feature, as libata's result taskfile), for every request. */
+enum ata_bio_proto { ATA_BIO_PROTO_NODATA = 0, ATA_BIO_PROTO_PIO, ATA_BIO_PROTO_DMA };
+struct ata_bio_regs {
+    uint8_t command, feature, nsect, lbal, lbam, lbah, device;
+    uint8_t hob_feature, hob_nsect, hob_lbal, hob_lbam, hob_lbah;
+    bool lba48; /* a 48-bit command: the hob registers go out (and come back) */
+};
 
 enum ata_io_mode {
     ATA_IO_AUTO = 0, /* NCQ when in use, else DMA, else PIO */
@@ -262,11 +274,20 @@ struct ata_bio {
      * CACHE (EXT) as the block layer's flush machinery does, or the write alone on a device
      * whose write cache is off. Ignored for reads and flushes */
     bool fua;
+    /* ATA_BIO_TASKFILE: the command, its protocol and direction (data to the device) */
+    struct ata_bio_regs regs;
+    enum ata_bio_proto proto;
+    bool tf_write;
+    /* a SCSI pass-through request (SG_IO, as sg_raw sends one): the block layer neither
+     * retries a failed command above EH (the SCSI command allows no retries) nor prints its
+     * I/O error line (blk_rq_is_passthrough); an innocent aborted by EH is still requeued */
+    bool passthrough;
     /* out, valid in done() */
     unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
     uint8_t status;    /* final ATA status */
     uint8_t error;     /* final ATA error */
     unsigned tag;      /* tag the command ran with */
+    struct ata_bio_regs result; /* the result registers (the failed LBA of a read/write) */
     /* private to the stack while the request is queued; leave zeroed */
     struct ata_bio *q_next;
     struct ata_device *q_dev;

@@ -118,6 +118,8 @@ enum {
                                    kept over revalidation, as libata's dev->horkage */
     ATA_DFLAG_BROKEN_HPA = 1u << 14, /* HPA commands failed: no more HPA handling (libata's
                                         ATA_HORKAGE_BROKEN_HPA); kept over revalidation */
+    ATA_DFLAG_D_SENSE = 1u << 15, /* SCSI sense data in descriptor format (the control mode
+                                     page's D_SENSE, set by MODE SELECT); kept over revalidation */
 };
 
 /* qc flags. */
