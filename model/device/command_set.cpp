@@ -322,6 +322,10 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         read_log_ext(e, tf);
         return;
 
+    case op::kDataSetManagement:
+        data_set_management(e, tf);
+        return;
+
     default:
         // Unknown or unsupported opcode (also FPDMA on a drive without NCQ).
         trace("disk.unsupported_command", {{"cmd", TraceValue::hex(c)}});

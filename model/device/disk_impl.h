@@ -36,7 +36,8 @@ constexpr uint8_t kReadSectors = 0x20, kReadSectorsExt = 0x24, kReadDmaExt = 0x2
                   kWriteDma = 0xCA, kWriteMultipleFuaExt = 0xCE, kStandbyImm = 0xE0,
                   kIdleImm = 0xE1, kStandby = 0xE2, kIdle = 0xE3, kCheckPower = 0xE5,
                   kFlush = 0xE7, kFlushExt = 0xEA, kIdentify = 0xEC, kSetFeatures = 0xEF,
-                  kReadNativeMax = 0xF8, kSetMaxAddress = 0xF9, kSetMaxAddressExt = 0x37;
+                  kReadNativeMax = 0xF8, kSetMaxAddress = 0xF9, kSetMaxAddressExt = 0x37,
+                  kDataSetManagement = 0x06;
 } // namespace op
 
 // 64-bit splitmix generator: the only source of randomness in the drive.
@@ -217,6 +218,10 @@ struct SataDisk::Impl {
                       uint8_t status = 0x51);
     void set_features(uint64_t e, const sata::Taskfile &tf);
     void read_log_ext(uint64_t e, const sata::Taskfile &tf);
+    // DATA SET MANAGEMENT with the TRIM bit (trim.cpp).
+    void data_set_management(uint64_t e, const sata::Taskfile &tf);
+    // Forget `count` sectors from `lba` as DiskConfig::trim says they read afterwards.
+    void trim_sectors(uint64_t lba, uint64_t count);
 
     // ---- protocols.cpp
     bool pio_in(uint64_t e, const sata::Taskfile &tf, uint32_t blocks,
@@ -231,6 +236,10 @@ struct SataDisk::Impl {
     // through: the data goes to the platters (FUA, cache disabled), else into the cache.
     bool dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors, bool skip_first_activate,
                       bool through, bool discard = false);
+    // DMA out into whatever `sink` does with each run of whole sectors (first: the sector
+    // offset in the transfer).
+    bool dma_out(uint64_t e, uint32_t sectors, bool skip_first_activate,
+                 const std::function<void(uint32_t first, uint32_t n, const uint8_t *)> &sink);
     bool wait_data(uint64_t e, sata::Fis &out);
     bool idle_until(uint64_t e, sc_core::sc_time deadline);
     bool busy_for(uint64_t e, sc_core::sc_time t) {

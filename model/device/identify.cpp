@@ -109,6 +109,14 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
         w[103] = uint16_t(cap >> 48);
     }
     w[106] = 0x4000; // one 512-byte logical sector per physical sector
+    if (cfg.trim != DiskConfig::Trim::None) {
+        w[169] = 0x0001; // DATA SET MANAGEMENT with TRIM
+        w[105] = uint16_t(DiskConfig::kTrimMaxBlocks);
+        if (cfg.trim != DiskConfig::Trim::Indeterminate)
+            w[69] |= 0x4000; // deterministic read after TRIM
+        if (cfg.trim == DiskConfig::Trim::Zeroes)
+            w[69] |= 0x0020; // read zeroes after TRIM
+    }
     w[217] = uint16_t(cfg.timing.ssd ? 1 : std::clamp(cfg.timing.rpm, 0.0, 65534.0));
     // Transport: Serial; ATA8-AST, SATA 1.0a, II Ext, 2.5, 2.6 and 3.0 per max speed.
     unsigned tbits = cfg.max_gen >= link::Gen::Gen3   ? 0x3F

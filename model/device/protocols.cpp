@@ -124,10 +124,9 @@ bool SataDisk::Impl::dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors) {
 }
 
 // DMA out: one DMA Activate per Data FIS the host may send (the first one is skipped when
-// the DMA Setup carried auto-activate). Data lands in the cache (or, through, on the
-// platters) as it arrives.
-bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
-                                  bool skip_first_activate, bool through, bool discard) {
+// the DMA Setup carried auto-activate). Data goes to the sink as it arrives.
+bool SataDisk::Impl::dma_out(uint64_t e, uint32_t sectors, bool skip_first_activate,
+                             const std::function<void(uint32_t, uint32_t, const uint8_t *)> &sink) {
     const size_t total = size_t(sectors) * MediaStore::kSectorSize;
     size_t got = 0;
     std::vector<uint8_t> partial; // bytes of a sector split across Data FISes
@@ -150,17 +149,13 @@ bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
             src += need;
             left -= need;
             if (partial.size() == MediaStore::kSectorSize) {
-                const uint64_t at = lba + (got + need) / MediaStore::kSectorSize - 1;
-                if (!discard)
-                    cache.write(at, 1, partial.data(), through);
+                sink(uint32_t((got + need) / MediaStore::kSectorSize - 1), 1, partial.data());
                 partial.clear();
             }
         }
         const size_t whole = left / MediaStore::kSectorSize; // straight from the FIS
         if (whole) {
-            const uint64_t at = lba + (got + (take - left)) / MediaStore::kSectorSize;
-            if (!discard)
-                cache.write(at, uint32_t(whole), src, through);
+            sink(uint32_t((got + (take - left)) / MediaStore::kSectorSize), uint32_t(whole), src);
             src += whole * MediaStore::kSectorSize;
             left -= whole * MediaStore::kSectorSize;
         }
@@ -168,6 +163,16 @@ bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
         got += take;
     }
     return got == total;
+}
+
+// The data of a write lands in the cache (or, through, on the platters) as it arrives.
+bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
+                                  bool skip_first_activate, bool through, bool discard) {
+    return dma_out(e, sectors, skip_first_activate,
+                   [&](uint32_t first, uint32_t n, const uint8_t *data) {
+                       if (!discard)
+                           cache.write(lba + first, n, data, through);
+                   });
 }
 
 } // namespace satasim::device

@@ -82,6 +82,16 @@ struct DiskConfig {
     // `sectors`, the native capacity READ NATIVE MAX ADDRESS reports); SET MAX ADDRESS
     // moves the limit. 0: no HPA feature set (every sector accessible).
     uint64_t hpa_sectors = 0;
+    // TRIM (DATA SET MANAGEMENT 06h, docs/device.md 3): not None, the drive takes TRIM
+    // (IDENTIFY word 169 bit 0) and forgets the sectors it is told of. Zeroes: word 69 bits
+    // 14 (deterministic read after TRIM) and 5 (read zeroes after TRIM), a trimmed sector
+    // reads zeroes. Deterministic: bit 14 only; Indeterminate: neither. In those two the
+    // model's choice is that a trimmed sector reads as never written (the blank pattern of
+    // its LBA, media_store.h); a host may not count on either.
+    enum class Trim { None, Zeroes, Deterministic, Indeterminate };
+    Trim trim = Trim::None;
+    // IDENTIFY word 105: the most 512-byte blocks of LBA range entries one DSM command takes.
+    static constexpr unsigned kTrimMaxBlocks = 8;
     DiskTiming timing;
 };
 

@@ -711,6 +711,84 @@ MODEL_TEST(media_survives_power_on_reset) {
     EXPECT_TRUE(again.data == data);
 }
 
+// DATA SET MANAGEMENT with TRIM (docs/device.md 3): IDENTIFY words 169, 69 and 105 as
+// DiskConfig::trim says; each 8-byte entry (48-bit LBA, 16-bit count) names sectors the drive
+// forgets; an entry beyond the media aborts the command with nothing trimmed.
+MODEL_TEST(trim_forgets_the_ranges_it_is_sent) {
+    auto ranges = [](std::vector<std::pair<uint64_t, uint16_t>> rs, size_t blocks = 1) {
+        Bytes b(blocks * 512, 0);
+        for (size_t i = 0; i < rs.size(); ++i) {
+            const uint64_t v = rs[i].first | uint64_t(rs[i].second) << 48;
+            const size_t at = i * 8;
+            for (int k = 0; k < 8; ++k)
+                b[at + size_t(k)] = uint8_t(v >> (8 * k));
+        }
+        return b;
+    };
+    Bench &b = B("trim");
+    Bench &d = B("trimdet");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_TRUE(comreset(d).has_value());
+    std::vector<uint16_t> w = b.disk.identify_words();
+    EXPECT_EQ(w[169], 0x0001);
+    EXPECT_EQ(w[69] & 0x4020, 0x4020);
+    EXPECT_EQ(w[105], 8);
+    EXPECT_EQ(B("trimdet").disk.identify_words()[69] & 0x4020, 0x4000);
+    EXPECT_EQ(B("ssd").disk.identify_words()[169], 0);
+    EXPECT_EQ(B("ssd").disk.identify_words()[69] & 0x4020, 0);
+
+    const Bytes data = pattern(32 * 512, 21);
+    EXPECT_EQ(run(b, cmd(0x35, 2000, 32), data).status, 0x50); // in the write cache
+    Result t = run(b, cmd(0x06, 0, 1, 0x01), ranges({{2004, 8}, {2020, 4}}));
+    EXPECT_TRUE(t.done && t.status == 0x50 && t.error == 0);
+    Bytes want = data;
+    std::fill(want.begin() + 4 * 512, want.begin() + 12 * 512, uint8_t(0));
+    std::fill(want.begin() + 20 * 512, want.begin() + 24 * 512, uint8_t(0));
+    EXPECT_TRUE(run(b, cmd(0x25, 2000, 32)).data == want);
+    // forgotten for good: a power loss does not bring the old data back
+    b.disk.power_loss("t");
+    EXPECT_TRUE(comreset(b).has_value());
+    Result after = run(b, cmd(0x25, 2004, 8));
+    EXPECT_TRUE(after.data == Bytes(8 * 512, 0));
+
+    // an entry in the second of two blocks counts too
+    EXPECT_EQ(run(b, cmd(0x35, 3000, 8), data).status, 0x50);
+    Bytes two(1024, 0);
+    const uint64_t v = 3002 | uint64_t(2) << 48;
+    for (int k = 0; k < 8; ++k)
+        two[512 + size_t(k)] = uint8_t(v >> (8 * k));
+    EXPECT_EQ(run(b, cmd(0x06, 0, 2, 0x01), two).status, 0x50);
+    Result r2 = run(b, cmd(0x25, 3000, 8));
+    EXPECT_EQ(r2.data.size(), 8u * 512);
+    if (r2.data.size() != 8u * 512)
+        return;
+    EXPECT_TRUE(Bytes(r2.data.begin(), r2.data.begin() + 2 * 512) ==
+                Bytes(data.begin(), data.begin() + 2 * 512));
+    EXPECT_TRUE(Bytes(r2.data.begin() + 2 * 512, r2.data.begin() + 4 * 512) == Bytes(1024, 0));
+
+    // refused: no TRIM bit, no blocks, more blocks than word 105, a range past the media
+    // (with a good entry before it: nothing trimmed), a drive without TRIM
+    EXPECT_EQ(run(b, cmd(0x06, 0, 1, 0x00)).error, sata::kAtaAbrt);
+    EXPECT_EQ(run(b, cmd(0x06, 0, 0, 0x01)).error, sata::kAtaAbrt);
+    EXPECT_EQ(run(b, cmd(0x06, 0, 9, 0x01)).error, sata::kAtaAbrt);
+    EXPECT_EQ(run(b, cmd(0x35, 4000, 8), data).status, 0x50);
+    Result bad = run(b, cmd(0x06, 0, 1, 0x01), ranges({{4000, 8}, {999999, 2}}));
+    EXPECT_TRUE(bad.status == 0x51 && bad.error == sata::kAtaAbrt);
+    EXPECT_TRUE(run(b, cmd(0x25, 4000, 8)).data == Bytes(data.begin(), data.begin() + 8 * 512));
+    EXPECT_EQ(run(B("ssd"), cmd(0x06, 0, 1, 0x01)).error, sata::kAtaAbrt);
+
+    // without "read zeroes after TRIM" the model's choice: the sector reads as never written
+    EXPECT_EQ(run(d, cmd(0x35, 500, 4), data).status, 0x50);
+    EXPECT_EQ(run(d, cmd(0x06, 0, 1, 0x01), ranges({{501, 2}})).status, 0x50);
+    Result rd = run(d, cmd(0x25, 500, 4));
+    EXPECT_EQ(rd.data.size(), 4u * 512);
+    if (rd.data.size() != 4u * 512)
+        return;
+    EXPECT_TRUE(Bytes(rd.data.begin(), rd.data.begin() + 512) == Bytes(data.begin(), data.begin() + 512));
+    for (uint64_t i = 1; i < 3; ++i)
+        EXPECT_TRUE(MediaStore::is_blank_sector(rd.data.data() + i * 512, 500 + i, MediaStore::kDefaultSeed));
+}
+
 int sc_main(int, char **) {
     DiskConfig hdd;
     DiskConfig rev = hdd;
@@ -733,10 +811,16 @@ int sc_main(int, char **) {
     ssd.model = "SATASIM SSD";
     DiskConfig hpa = ssd;
     hpa.hpa_sectors = 900000; // a Host Protected Area: 900000 of 1000000 sectors accessible
+    DiskConfig trim = ssd;
+    trim.trim = DiskConfig::Trim::Zeroes;
+    DiskConfig trimdet = ssd;
+    trimdet.trim = DiskConfig::Trim::Deterministic;
     Bench b1("hdd", hdd), b2("rev", rev), b3("rnd1", rnd), b4("rnd2", rnd), b5("rnd3", rnd3),
-        b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa);
+        b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa),
+        b10("trim", trim), b11("trimdet", trimdet);
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
-               {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9}};
+               {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9},
+               {"trim", &b10}, {"trimdet", &b11}};
     return satasim::test::run_all();
 }
 

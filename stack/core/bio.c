@@ -196,6 +196,8 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
         tf->command = (dev->flags & ATA_DFLAG_FLUSH_EXT) ? ATA_CMD_FLUSH_EXT : ATA_CMD_FLUSH;
         return 0;
     }
+    if (bio->op == ATA_BIO_TRIM)
+        return ata_trim_build_tf(dev, bio, tf);
     if (bio->op != ATA_BIO_READ && !write)
         return -EINVAL;
     if (!n || n > (bio->q_piece ? dev->max_sectors : cmd_limit(dev)) || lba >= dev->n_sectors ||
@@ -249,7 +251,8 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
 
 static bool bio_split(const struct ata_device *dev, const struct ata_bio *bio)
 {
-    return bio->op != ATA_BIO_FLUSH && bio->op != ATA_BIO_TASKFILE && !bio->q_postflush && (bio->q_done || bio->n_sectors > dev->max_sectors);
+    return bio->op != ATA_BIO_FLUSH && bio->op != ATA_BIO_TASKFILE && bio->op != ATA_BIO_TRIM && !bio->q_postflush &&
+           (bio->q_done || bio->n_sectors > dev->max_sectors);
 }
 
 /* The next piece of a split request, from sector `done` on: at most max_sectors, and no more
@@ -309,6 +312,10 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
     for (unsigned i = 0; ap->dma_mask && i < bio->n_sg; i++)
         if (bio->sg[i].len && bio->sg[i].bus + bio->sg[i].len - 1 > ap->dma_mask)
             return -EINVAL;
+    if (bio->op == ATA_BIO_TRIM)
+        return ata_sg_split(bio->sg, bio->n_sg, ATA_TRIM_PAYLOAD, ap->seg_max_bytes, ap->max_segs, NULL, NULL) < 0
+                   ? -EINVAL
+                   : 0;
     rc = ata_sg_split(bio->sg, bio->n_sg, bio->n_sectors * ATA_SECT_SIZE, ap->seg_max_bytes,
                       bio_split(dev, bio) ? ~0u : ap->max_segs, NULL, NULL);
     if (rc < 0 || !bio_split(dev, bio))
@@ -448,7 +455,9 @@ void ata_port_kick(struct ata_port *ap)
             qc->sg = bio->sg;
             qc->n_sg = bio->n_sg;
         }
-        qc->nbytes = bio->q_postflush ? 0 : (bio->q_piece ? bio->q_piece : bio->n_sectors) * ATA_SECT_SIZE;
+        qc->nbytes = bio->q_postflush           ? 0
+                     : bio->op == ATA_BIO_TRIM ? ATA_TRIM_PAYLOAD
+                                               : (bio->q_piece ? bio->q_piece : bio->n_sectors) * ATA_SECT_SIZE;
         /* rebuilt at issue: EH may have changed the device (NCQ off, mode) meanwhile */
         if ((bio_split(dev, bio) && !bio->q_piece) || ata_bio_build_tf(dev, bio, (unsigned)tag, &qc->tf)) {
             ata_tag_put(&ap->tags, (unsigned)tag);
@@ -519,6 +528,8 @@ int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
         rc = -ENODEV;
     else
         rc = ata_bio_check(ap, dev, bio);
+    if (!rc && bio->op == ATA_BIO_TRIM)
+        rc = ata_trim_fill_payload(ap, bio);
     if (!rc) {
         bio->err_mask = 0;
         bio->status = bio->error = 0;

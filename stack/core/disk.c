@@ -10,7 +10,7 @@
 
 /* Linux's req_op values and the REQ_SYNC flag bit (blk_types.h: op in bits 0..7, then the
  * flags, REQ_SYNC = bit 11), as the I/O error line prints them. */
-enum { REQ_OP_READ = 0, REQ_OP_WRITE = 1, REQ_SYNC_BIT = 1u << 11 };
+enum { REQ_OP_READ = 0, REQ_OP_WRITE = 1, REQ_OP_DISCARD = 3, REQ_SYNC_BIT = 1u << 11 };
 /* a task's default I/O priority class (IOPRIO_CLASS_BE from its nice level, 6.x) */
 enum { IOPRIO_CLASS_BE = 2 };
 
@@ -140,21 +140,22 @@ static uint64_t req_error_sector(const struct ata_queued_cmd *qc)
 /* The request the block layer gives up on. A cache flush is the empty REQ_OP_WRITE with
  * PREFLUSH that blkdev_issue_flush sends: the flush machinery turns PREFLUSH into REQ_SYNC
  * and the request has no data, so the line reads "sector 0 op 0x1:(WRITE) flags 0x800
- * phys_seg 0". */
+ * phys_seg 0". A discard (ATA_BIO_TRIM) is REQ_OP_DISCARD, its payload one special segment. */
 void ata_blk_print_req_error(const struct ata_queued_cmd *qc)
 {
     struct ata_device *dev = qc->dev;
     const struct ata_bio *bio = qc->bio;
     bool flush = bio->op == ATA_BIO_FLUSH || bio->q_postflush;
-    unsigned op = bio->op == ATA_BIO_READ ? REQ_OP_READ : REQ_OP_WRITE;
+    bool discard = bio->op == ATA_BIO_TRIM;
+    unsigned op = bio->op == ATA_BIO_READ ? REQ_OP_READ : discard ? REQ_OP_DISCARD : REQ_OP_WRITE;
     unsigned flags = bio->blk_flags | (flush ? REQ_SYNC_BIT : 0);
-    unsigned long long sector = flush ? 0 : (unsigned long long)req_error_sector(qc);
-    unsigned phys_seg = 0;
+    unsigned long long sector = flush ? 0 : discard ? (unsigned long long)bio->lba : (unsigned long long)req_error_sector(qc);
+    unsigned phys_seg = discard ? 1 : 0;
     char disk[16];
 
     /* the segments left of the request: the block layer recounts them after the part that
      * went through (all of the request's when none did) */
-    if (!flush) {
+    if (!flush && !discard) {
         const uint64_t skip = (sector - (bio->lba + (bio->q_piece ? bio->q_done : 0))) * ATA_SECT_SIZE;
         uint64_t end = 0;
 
@@ -173,6 +174,6 @@ void ata_blk_print_req_error(const struct ata_queued_cmd *qc)
         };
         ata_dev_ev(dev, ATA_EV("blk.io_error", SATA_TC_DECISION, SATA_LOG_ERR, f),
                    "I/O error, dev %s, sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u", disk,
-                   sector, op, op == REQ_OP_READ ? "READ" : "WRITE", flags, phys_seg, IOPRIO_CLASS_BE);
+                   sector, op, op == REQ_OP_READ ? "READ" : discard ? "DISCARD" : "WRITE", flags, phys_seg, IOPRIO_CLASS_BE);
     }
 }

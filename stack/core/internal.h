@@ -141,6 +141,11 @@ unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
 int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag,
                      struct ata_taskfile *tf);
 int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const struct ata_bio *bio);
+/* trim.c: the DATA SET MANAGEMENT of an ATA_BIO_TRIM request, its range list */
+bool ata_id_has_trim(const uint16_t *id);
+void ata_trim_format(uint8_t *buf, uint64_t lba, uint32_t n);
+int ata_trim_build_tf(const struct ata_device *dev, const struct ata_bio *bio, struct ata_taskfile *tf);
+int ata_trim_fill_payload(const struct ata_port *ap, const struct ata_bio *bio);
 void ata_port_kick(struct ata_port *ap);                        /* lock held */
 void ata_bio_fail(struct ata_port *ap, struct ata_bio *bio, unsigned err_mask); /* lock held */
 void ata_bio_requeue_front(struct ata_port *ap, struct ata_bio *bio);           /* lock held */

@@ -53,10 +53,6 @@ static uint32_t get_be(const uint8_t *p, unsigned n)
 
 /* ---- IDENTIFY words (ACS-3, IDENTIFY DEVICE data) ---- */
 
-bool sat_id_has_trim(const uint16_t *id)
-{
-    return ata_id_major_version(id) >= 7 && (id[169] & 1);
-}
 
 unsigned sat_id_log2_per_physical(const uint16_t *id)
 {
@@ -237,7 +233,7 @@ static uint32_t inq_vpd(const struct ata_device *dev, uint8_t page, uint8_t *rbu
     case 0xb0: { /* block limits (SBC-3, SAT-4) */
         rbuf[3] = 0x3c;
         put_be16(rbuf + 6, (uint16_t)(1u << sat_id_log2_per_physical(id)));
-        if (sat_id_has_trim(id)) {
+        if (ata_id_has_trim(id)) {
             put_be32(rbuf + 28, 1);                          /* OPTIMAL UNMAP GRANULARITY */
             put_be64(rbuf + 36, 65535ull * SAT_TRIM_RANGES); /* MAXIMUM WRITE SAME LENGTH */
         }
@@ -320,7 +316,7 @@ static void sat_read_capacity(struct ata_device *dev, struct ata_scsi_cmd *cmd, 
     rbuf[13] = (uint8_t)log2pp;                  /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT */
     rbuf[14] = (uint8_t)((low >> 8) & 0x3f);     /* LOWEST ALIGNED LOGICAL BLOCK ADDRESS */
     rbuf[15] = (uint8_t)low;
-    if (sat_id_has_trim(id))
+    if (ata_id_has_trim(id))
         rbuf[14] |= 0x80;                        /* LBPME */
     if (dev->class == ATA_DEV_ZAC || (id[69] & 3))
         rbuf[12] = 0x10;                         /* RC BASIS */
@@ -957,7 +953,7 @@ static bool sat_write_same(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         sat_invalid_opcode(dev, cmd);
         return false;
     }
-    if (!(cdb[1] & 0x08) || !sat_id_has_trim(dev->id)) /* UNMAP, and a device with TRIM */
+    if (!(cdb[1] & 0x08) || !ata_id_has_trim(dev->id)) /* UNMAP, and a device with TRIM */
         {
         sat_invalid_field(dev, cmd, 1, 3);
         return false;
@@ -977,16 +973,8 @@ static bool sat_write_same(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         sat_sense(dev, cmd, SCSI_SK_ILLEGAL_REQUEST, 0x21, 0x00);
         return false;
     }
-    /* ACS-3 DATA SET MANAGEMENT: LBA range entries, 48-bit LBA and 16-bit count, little-endian */
-    for (unsigned i = 0; n && i < SAT_TRIM_RANGES; i++) {
-        uint32_t c = n < 0xffff ? n : 0xffff;
-        uint64_t e = lba | (uint64_t)c << 48;
-
-        for (unsigned b = 0; b < 8; b++)
-            list[8 * i + b] = (uint8_t)(e >> (8 * b));
-        lba += c;
-        n -= c;
-    }
+    /* the range list as the block path's TRIM writes it (core/trim.c) */
+    ata_trim_format(list, lba, n);
     if (sat_copy(dev, cmd, list, sizeof(list), true) != sizeof(list))
         {
         sat_sense(dev, cmd, SCSI_SK_ILLEGAL_REQUEST, 0x1a, 0x00);

@@ -25,7 +25,6 @@ void sat_set_invalid_field(struct ata_scsi_cmd *cmd, bool desc, bool in_cdb, uin
 void sat_set_ata_status_return(struct ata_scsi_cmd *cmd, const struct ata_bio_regs *rtf);
 
 /* ---- IDENTIFY words the translation reads (ACS-3, IDENTIFY DEVICE data) ---- */
-bool sat_id_has_trim(const uint16_t *id);          /* word 169 bit 0 (ACS-2 or later) */
 unsigned sat_id_log2_per_physical(const uint16_t *id); /* word 106 bits 3:0 when valid */
 uint32_t sat_id_logical_sector_size(const uint16_t *id); /* words 117-118, else 512 */
 uint16_t sat_id_lowest_aligned(const uint16_t *id, unsigned log2_per_phys); /* word 209 */

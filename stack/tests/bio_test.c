@@ -12,6 +12,7 @@ struct issued {
     uint32_t lba, nsect, nbytes;
     unsigned n_sg;
     struct ata_sg sg0, sg_last;
+    uint8_t feature;
 };
 
 struct rec {
@@ -31,6 +32,7 @@ static unsigned rec_issue(struct ata_queued_cmd *qc)
         (uint32_t)qc->tf.lbah << 16 | (uint32_t)qc->tf.lbam << 8 | qc->tf.lbal,
         qc->tf.nsect, qc->nbytes, qc->n_sg,
         qc->n_sg ? qc->sg[0] : (struct ata_sg){ 0, 0 }, qc->n_sg ? qc->sg[qc->n_sg - 1] : (struct ata_sg){ 0, 0 },
+        qc->tf.feature,
     };
     return 0;
 }
@@ -742,6 +744,85 @@ START_TEST(io_error_line_names_the_failed_sector)
 }
 END_TEST
 
+/* ATA_BIO_TRIM: DATA SET MANAGEMENT with TRIM, one 512-byte block of ranges written into the
+ * caller's payload buffer (8 bytes each: 48-bit LBA, 16-bit count up to 0xffff, rest zero),
+ * refused on a device without IDENTIFY word 169 bit 0 and for a region it cannot describe. */
+static uint64_t trim_entry(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int k = 7; k >= 0; k--)
+        v = v << 8 | p[k];
+    return v;
+}
+
+START_TEST(trim_builds_the_range_list)
+{
+    struct rig r;
+    struct ata_bio b;
+    uint8_t page[ATA_TRIM_PAYLOAD + 16];
+    struct ata_sg sg[2] = { { (uintptr_t)page, 100 }, { (uintptr_t)page + 100, ATA_TRIM_PAYLOAD - 100 } };
+    const uint64_t lba = 0x123456789aull;
+    const uint32_t n = 0xffffu * 2 + 10;
+
+    rig_init(&r, NCQ_DEV, 31);
+    r.dev->n_sectors = 1ull << 40;
+    b = mkbio(&r, ATA_BIO_TRIM, ATA_IO_AUTO, lba, n);
+    b.sg = sg;
+    b.n_sg = 2;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EOPNOTSUPP); /* no word 169 bit 0 */
+    ck_assert(!ata_trim_supported(r.dev));
+    r.dev->id[169] = 0x0001;
+    r.dev->id[80] = 0x0040; /* ATA/ATAPI-6: word 169 is not believed before ACS-2 (libata) */
+    ck_assert(!ata_trim_supported(r.dev));
+    r.dev->id[80] = 0x0080; /* ACS-2 */
+    ck_assert(ata_trim_supported(r.dev) && !ata_trim_reads_zeroes(r.dev));
+    r.dev->id[69] = 0x4000;
+    ck_assert(!ata_trim_reads_zeroes(r.dev)); /* deterministic, not zeroes */
+    r.dev->id[69] = 0x4020;
+    ck_assert(ata_trim_reads_zeroes(r.dev));
+
+    memset(page, 0xee, sizeof(page));
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.n, 1);
+    ck_assert_uint_eq(r.rec.log[0].cmd, ATA_CMD_DSM);
+    ck_assert_uint_eq(r.rec.log[0].feature, 0x01);
+    ck_assert_int_eq(r.rec.log[0].prot, ATA_PROT_DMA);
+    ck_assert_uint_eq(r.rec.log[0].nsect, 1);
+    ck_assert_uint_eq(r.rec.log[0].nbytes, ATA_TRIM_PAYLOAD);
+    ck_assert_uint_eq(r.rec.log[0].n_sg, 2);
+    ck_assert_uint_eq(trim_entry(page), lba | 0xffffull << 48);
+    ck_assert_uint_eq(trim_entry(page + 8), (lba + 0xffff) | 0xffffull << 48);
+    ck_assert_uint_eq(trim_entry(page + 16), (lba + 0x1fffe) | 10ull << 48);
+    for (unsigned i = 24; i < ATA_TRIM_PAYLOAD; i++)
+        ck_assert_uint_eq(page[i], 0);
+    ck_assert_uint_eq(page[ATA_TRIM_PAYLOAD], 0xee); /* nothing written past the block */
+    hw_complete(&r, 1u << 0);
+    ck_assert_int_eq(r.done, 1);
+    ck_assert_uint_eq(b.err_mask, 0);
+
+    /* the region must fit one block's 64 ranges, the device, and a 512-byte payload */
+    b.n_sectors = ATA_TRIM_MAX_SECTORS;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(trim_entry(page + 63 * 8), (lba + 63ull * 0xffff) | 0xffffull << 48);
+    hw_complete(&r, 1u << 0);
+    b.n_sectors = ATA_TRIM_MAX_SECTORS + 1;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    b.n_sectors = 8;
+    b.lba = r.dev->n_sectors - 4;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    b.lba = 0;
+    b.n_sg = 1; /* 100 bytes */
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    b.sg = NULL;
+    b.n_sg = 0;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    ck_assert_uint_eq(r.rec.n, 2);
+    ck_assert_int_eq(r.done, 2);
+    rig_fini(&r);
+}
+END_TEST
+
 Suite *bio_suite(void)
 {
     Suite *s = suite_create("bio");
@@ -762,6 +843,7 @@ Suite *bio_suite(void)
     tcase_add_test(tc, split_piece_failure_goes_on);
     tcase_add_test(tc, io_error_line_names_the_failed_sector);
     tcase_add_test(tc, fua_writes_and_the_flush_fallback);
+    tcase_add_test(tc, trim_builds_the_range_list);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -152,6 +152,8 @@ void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::strin
         lost->push_back(path + ".blkdebug: backend qemu only");
     if (d.hpa)
         lost->push_back(path + ".hpa: not in the fuzz input format");
+    if (d.trim != TrimSpec::None)
+        lost->push_back(path + ".trim: not in the fuzz input format");
 }
 
 // The disks a workload may target (present at the probe) and a fault may address (any).
@@ -226,6 +228,10 @@ void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec 
                      std::vector<std::string> *lost, const std::string &path) {
     if (w.kind != WorkloadKind::Io) {
         lost->push_back(path + ": kind request (the format has io workloads only)");
+        return;
+    }
+    if (w.op == OpSpec::Trim) {
+        lost->push_back(path + ": op trim (not in the fuzz input format)");
         return;
     }
     o.u8(off, index_among(sc, {w.device, w.pmp_port}, true));

@@ -265,6 +265,10 @@ std::optional<uint64_t> DurabilityLog::lost_match(const uint8_t *got, uint64_t l
     auto holds = [&](uint64_t g) {
         if (g == ShadowMap::kUnknown)
             return true;
+        if (g == ShadowMap::kTrimmed) {
+            static const uint8_t zero[kSector] = {};
+            return std::memcmp(got, zero, kSector) == 0;
+        }
         if (g != ShadowMap::kBlank)
             return sector_matches(got, lba, g, seed);
         if (const auto &bs = durable_.blank_seed())
@@ -289,6 +293,7 @@ std::vector<std::string> describe_lost(const std::vector<ReadCheck::Lost> &lost)
     auto gen_text = [](uint64_t g) {
         return g == ShadowMap::kBlank     ? std::string("the never-written contents")
                : g == ShadowMap::kUnknown ? std::string("what a failed write left")
+               : g == ShadowMap::kTrimmed ? std::string("zeros (trimmed)")
                                           : "generation " + std::to_string(g);
     };
     std::vector<std::string> out;
@@ -322,13 +327,14 @@ ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowM
         uint64_t g = shadow.next_gen(cur, lba + i);
         if (g == ShadowMap::kUnknown)
             continue;
-        const uint8_t *exp = zeros;
-        if (g != ShadowMap::kBlank) {
+        const uint8_t *exp = zeros; // never written without a blank pattern, or trimmed
+        const bool blank = g == ShadowMap::kBlank;
+        if (!blank && g != ShadowMap::kTrimmed) {
             if (sector_matches(got, lba + i, g, seed))
                 continue; // the common case, checked without building the expected sector
             fill_sector(want, lba + i, g, seed);
             exp = want;
-        } else if (const auto &bs = shadow.blank_seed()) {
+        } else if (const auto &bs = shadow.blank_seed(); blank && bs) {
             if (device::MediaStore::is_blank_sector(got, lba + i, *bs))
                 continue;
             device::MediaStore::blank_sector(want, lba + i, *bs);
@@ -347,7 +353,8 @@ ReadCheck check_read(const uint8_t *buf, uint64_t lba, uint32_t n, const ShadowM
             while (off < kSector && exp[off] == got[off])
                 ++off;
             r.first.push_back("lba " + std::to_string(lba + i) + ": expected " +
-                              (g != ShadowMap::kBlank ? "write generation " + std::to_string(g)
+                              (g == ShadowMap::kTrimmed ? std::string("zeros (trimmed)")
+                               : g != ShadowMap::kBlank ? "write generation " + std::to_string(g)
                                : shadow.blank_seed()  ? std::string("the blank pattern (never written)")
                                                       : std::string("zeros (never written)")) +
                               ", " + describe(got, seed, shadow.blank_seed()) + " (first difference at byte " +

@@ -33,6 +33,9 @@ class ShadowMap {
   public:
     static constexpr uint64_t kBlank = 0;           // never written: the media's blank contents
     static constexpr uint64_t kUnknown = UINT64_MAX; // a failed write left it undefined
+    // TRIMmed on a drive that reads zeroes after TRIM (IDENTIFY word 69 bits 14 and 5); a
+    // trim without that promise leaves kUnknown
+    static constexpr uint64_t kTrimmed = UINT64_MAX - 1;
 
     // What a never-written sector reads as: the model's blank pattern of this media seed,
     // or (nullopt, the default) zeros.

@@ -35,7 +35,7 @@ int expected_rc(SubmitExpect e) {
 }
 
 const char *req_op_name(OpSpec op) {
-    return op == OpSpec::Read ? "read" : op == OpSpec::Write ? "write" : "flush";
+    return op == OpSpec::Read ? "read" : op == OpSpec::Write ? "write" : op == OpSpec::Trim ? "trim" : "flush";
 }
 
 } // namespace
@@ -210,13 +210,20 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
         for (uint32_t i = 0; i < req.n; ++i)
             fill_sector(p + size_t(i) * kSector, req.lba + i, s.gen, seed_);
     }
-    if (req.op != OpSpec::Flush) {
+    if (req.op == OpSpec::Trim) {
+        // the payload the stack writes the range list into (sd's page for a discard)
+        bytes = ATA_TRIM_PAYLOAD;
+        s.sg.push_back(ata_sg{s.buf.bus, uint32_t(bytes)});
+    } else if (req.op != OpSpec::Flush) {
         for (size_t off = 0; off < bytes; off += spec_.sg_segment) {
             size_t len = std::min<size_t>(spec_.sg_segment, bytes - off);
             s.sg.push_back(ata_sg{s.buf.bus + off, uint32_t(len)});
         }
     }
-    s.bio.op = req.op == OpSpec::Read ? ATA_BIO_READ : req.op == OpSpec::Write ? ATA_BIO_WRITE : ATA_BIO_FLUSH;
+    s.bio.op = req.op == OpSpec::Read    ? ATA_BIO_READ
+               : req.op == OpSpec::Write ? ATA_BIO_WRITE
+               : req.op == OpSpec::Trim  ? ATA_BIO_TRIM
+                                         : ATA_BIO_FLUSH;
     s.bio.mode = mode;
     s.bio.lba = req.op == OpSpec::Flush ? 0 : req.lba;
     s.bio.n_sectors = req.op == OpSpec::Flush ? 0 : req.n;
@@ -230,7 +237,8 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     s.bio.priv = &s;
     if (req.op != OpSpec::Flush) // hand the buffer to the device (QEMU: copy into guest RAM)
         binding_.dma_sync_for_device(&s.buf, 0, bytes);
-    s.range_id = req.op == OpSpec::Flush ? 0 : dev_->add_range(req.lba, req.n, req.op == OpSpec::Write);
+    const bool changes = req.op == OpSpec::Write || req.op == OpSpec::Trim;
+    s.range_id = req.op == OpSpec::Flush ? 0 : dev_->add_range(req.lba, req.n, changes);
     dev_->follow_media();
     dev_->follow_losses();
     s.media = dev_->media;
@@ -315,7 +323,7 @@ void WorkloadRunner::finish(Slot &s) {
     if (err) {
         if (!s.prefill)
             ++stats_.errors;
-        if (r.op == OpSpec::Write) {
+        if (r.op == OpSpec::Write || r.op == OpSpec::Trim) {
             dev_->shadow.set(r.lba, r.n, ShadowMap::kUnknown);
             if (tracked)
                 dev_->durability.failed(r.lba, r.n);
@@ -335,11 +343,21 @@ void WorkloadRunner::finish(Slot &s) {
             ++stats_.reads;
         else if (r.op == OpSpec::Write)
             ++stats_.writes;
+        else if (r.op == OpSpec::Trim)
+            ++stats_.trims;
         else
             ++stats_.flushes;
     }
     if (r.op == OpSpec::Flush && tracked && s.losses == dev_->losses)
         dev_->durability.flushed(s.acks); // (a flush the power loss crossed claims nothing)
+    if (r.op == OpSpec::Trim) {
+        // The sectors read zeroes where IDENTIFY word 69 promises it (bits 14 and 5), else
+        // anything (the drive's choice); after a power loss anything either way.
+        const bool zeroes = ata_trim_reads_zeroes(dev_->dev) && !across_swap;
+        dev_->shadow.set(r.lba, r.n, zeroes ? ShadowMap::kTrimmed : ShadowMap::kUnknown);
+        if (tracked)
+            dev_->durability.failed(r.lba, r.n);
+    }
     if (r.op == OpSpec::Write) {
         dev_->shadow.set(r.lba, r.n, across_swap ? ShadowMap::kUnknown : s.gen);
         if (tracked)
@@ -396,7 +414,7 @@ void WorkloadRunner::run_phase(const std::function<Req()> &gen, uint64_t count, 
             if (!pending)
                 pending = gen();
             const Req &r = *pending;
-            if (r.op != OpSpec::Flush && dev_->conflicts(r.lba, r.n, r.op == OpSpec::Write))
+            if (r.op != OpSpec::Flush && dev_->conflicts(r.lba, r.n, r.op == OpSpec::Write || r.op == OpSpec::Trim))
                 break; // wait for the overlapping request to finish
             Slot *slot = nullptr;
             for (auto &s : slots_)
@@ -470,6 +488,7 @@ void WorkloadRunner::run_io() {
         case OpSpec::Write: r.op = OpSpec::Write; break;
         case OpSpec::Mix: r.op = rng_.below(100) < spec_.read_pct ? OpSpec::Read : OpSpec::Write; break;
         case OpSpec::Flush: r.op = OpSpec::Flush; return r;
+        case OpSpec::Trim: r.op = OpSpec::Trim; break;
         }
         r.n = spec_.block_min == spec_.block_max
                   ? spec_.block_min
@@ -494,7 +513,7 @@ void WorkloadRunner::run_request() {
     Req r{spec_.op, spec_.lba, spec_.sectors};
     alloc_slots(1, std::max<uint32_t>(spec_.sectors, 1));
     // Wait for overlapping requests of other workloads.
-    while (r.op != OpSpec::Flush && dev_->conflicts(r.lba, r.n, r.op == OpSpec::Write))
+    while (r.op != OpSpec::Flush && dev_->conflicts(r.lba, r.n, r.op == OpSpec::Write || r.op == OpSpec::Trim))
         sc_core::wait(dev_->changed);
     expect_failure_ = spec_.expect_error;
     Slot &s = *slots_[0];

@@ -100,7 +100,7 @@ struct WorkloadStats {
     uint64_t errors = 0;    // completed with err_mask != 0
     uint64_t submit_errors = 0;
     uint64_t bytes = 0; // moved by successful reads and writes
-    uint64_t reads = 0, writes = 0, flushes = 0;
+    uint64_t reads = 0, writes = 0, flushes = 0, trims = 0;
     uint64_t data_errors = 0;
     uint64_t not_durable = 0; // sectors read back old after a power loss (not data errors)
     uint64_t prefill_commands = 0;

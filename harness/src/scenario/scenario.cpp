@@ -80,6 +80,7 @@ const char *op_name(OpSpec op) {
     case OpSpec::Write: return "write";
     case OpSpec::Mix: return "mix";
     case OpSpec::Flush: return "flush";
+    case OpSpec::Trim: return "trim";
     }
     return "?";
 }

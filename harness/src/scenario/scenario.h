@@ -129,6 +129,9 @@ struct DevAddr {
     int link() const { return pmp_port ? int(*pmp_port) : -1; }
 };
 
+// What a drive does with DATA SET MANAGEMENT TRIM (device key `trim`, docs/device.md 3).
+enum class TrimSpec { None, Zeroes, Deterministic, Indeterminate };
+
 struct DeviceSpec {
     int line = 0; // where the entry starts in the file
     unsigned port = 0;
@@ -148,6 +151,7 @@ struct DeviceSpec {
     bool write_cache = true;
     bool status_dsc = true;            // the drive sets DSC (status bit 4): 0x50, else 0x40
     uint64_t hpa = 0;                  // Host Protected Area: sectors accessible at power-on (0: no HPA feature set)
+    TrimSpec trim = TrimSpec::None;    // DATA SET MANAGEMENT TRIM and what a trimmed sector reads (docs/device.md 3)
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
@@ -182,7 +186,7 @@ struct PmpSpec {
 // io, request: I/O. delete, scan, rescan: warm-plug steps (SCSI device delete, host or
 // channel scan, device rescan) through ata_dev_delete / ata_port_scan.
 enum class WorkloadKind { Io, Request, Delete, Scan, Rescan, Scsi };
-enum class OpSpec { Read, Write, Mix, Flush };
+enum class OpSpec { Read, Write, Mix, Flush, Trim };
 enum class PatternSpec { Sequential, Random };
 enum class ModeSpec { Auto, Dma, Pio, Ncq };
 enum class SubmitExpect { Ok, Einval, Eopnotsupp, Enodev };

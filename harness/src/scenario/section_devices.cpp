@@ -159,7 +159,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "hpa", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno"});
+               "present", "hpa", "trim", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno"});
     d.line = m.line();
     if (auto *v = m.find("link"))
         d.link_mode = parse_link(p, *v);
@@ -220,6 +220,12 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
             p.fail(*v, "hpa (the sectors accessible at power-on) must be 1 .. the capacity (" +
                            std::to_string(d.capacity) + " sectors)");
     }
+    if (auto *v = m.find("trim"))
+        d.trim = as_enum<TrimSpec>(p, *v,
+                                   {{"none", TrimSpec::None},
+                                    {"zeroes", TrimSpec::Zeroes},
+                                    {"deterministic", TrimSpec::Deterministic},
+                                    {"indeterminate", TrimSpec::Indeterminate}});
     if (auto *v = m.find("ncq_order"))
         d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
                                             {{"in_order", NcqOrderSpec::InOrder},

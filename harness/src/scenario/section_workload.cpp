@@ -170,14 +170,17 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
 
     if (request) {
         if (!m.has("op"))
-            p.fail(m.line(), m.join("op"), "required (read, write or flush)");
+            p.fail(m.line(), m.join("op"), "required (read, write, flush or trim)");
         w.op = as_enum<OpSpec>(p, m.get("op"),
-                               {{"read", OpSpec::Read}, {"write", OpSpec::Write}, {"flush", OpSpec::Flush}});
+                               {{"read", OpSpec::Read},
+                                {"write", OpSpec::Write},
+                                {"flush", OpSpec::Flush},
+                                {"trim", OpSpec::Trim}});
         if (auto *v = m.find("lba"))
             w.lba = as_uint(p, *v, 0, (1ull << 48) - 1);
         if (w.op != OpSpec::Flush) {
             if (!m.has("sectors"))
-                p.fail(m.line(), m.join("sectors"), "required for a read or write request");
+                p.fail(m.line(), m.join("sectors"), "required for a read, write or trim request");
             w.sectors = uint32_t(as_uint(p, m.get("sectors"), 1, 131072));
         } else if (m.has("sectors")) {
             p.fail(m.get("sectors"), "a flush has no sectors");
@@ -206,12 +209,13 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     }
 
     if (!m.has("op"))
-        p.fail(m.line(), m.join("op"), "required (read, write, mix or flush)");
+        p.fail(m.line(), m.join("op"), "required (read, write, mix, flush or trim)");
     w.op = as_enum<OpSpec>(p, m.get("op"),
                            {{"read", OpSpec::Read},
                             {"write", OpSpec::Write},
                             {"mix", OpSpec::Mix},
-                            {"flush", OpSpec::Flush}});
+                            {"flush", OpSpec::Flush},
+                            {"trim", OpSpec::Trim}});
     if (auto *v = m.find("fua")) {
         if (w.op != OpSpec::Write && w.op != OpSpec::Mix)
             p.fail(*v, "only for op: write or mix (a FUA write is durable when it completes)");
@@ -310,7 +314,11 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
             p.fail(mf, "host.no_ncq is set");
         if (w.op == OpSpec::Flush)
             p.fail(mf, "a flush is never queued");
+        if (w.op == OpSpec::Trim)
+            p.fail(mf, "a trim goes out as DATA SET MANAGEMENT, never queued (no SEND FPDMA QUEUED)");
     }
+    if (w.op == OpSpec::Trim && dev->trim == TrimSpec::None)
+        p.fail(m.get("op"), "the disk on port " + std::to_string(dev->port) + " has no trim key (it does not take TRIM)");
     return w;
 }
 

@@ -249,6 +249,8 @@ std::string result_json(const RunReport &r) {
         j.kv("reads", s.reads);
         j.kv("writes", s.writes);
         j.kv("flushes", s.flushes);
+        if (s.trims) // (only for a workload that trimmed: other results as before)
+            j.kv("trims", s.trims);
         j.kv("bytes", s.bytes);
         j.kv("data_errors", s.data_errors);
         if (s.not_durable) // (only where a power loss took unflushed data: other results as before)

@@ -3,6 +3,7 @@
 // and which are data errors (a flush completed after the write, or it was FUA).
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/tests/plain_check.h"
@@ -122,6 +123,24 @@ void settle_and_new_writes() {
     CHECK_EQ(d.read(sectors(0, 1, 1), 0, 1).bad_sectors, 1);
 }
 
+// A trim on a drive that reads zeroes after it: the trimmed sectors must read zeroes (old
+// data or the blank pattern there is a data error, and says what was expected); without that
+// promise (kUnknown) any contents pass.
+void trimmed_sectors_read_zeroes() {
+    Disk d;
+    d.write(0, 8, 1);
+    d.shadow.set(2, 4, ShadowMap::kTrimmed);
+    d.log.failed(2, 4);
+    std::vector<uint8_t> want = sectors(0, 8, 1);
+    std::fill(want.begin() + 2 * kSector, want.begin() + 6 * kSector, uint8_t(0));
+    CHECK_EQ(d.read(want, 0, 8).bad_sectors, 0);
+    ReadCheck c = d.read(sectors(0, 8, 1), 0, 8); // the old data came back
+    CHECK_EQ(c.bad_sectors, 4);
+    CHECK(!c.first.empty() && c.first[0].rfind("lba 2: expected zeros (trimmed),", 0) == 0);
+    d.shadow.set(2, 4, ShadowMap::kUnknown); // deterministic or not, no zeroes promised
+    CHECK_EQ(d.read(sectors(0, 8, 1), 0, 8).bad_sectors, 0);
+}
+
 } // namespace
 
 int main() {
@@ -131,6 +150,7 @@ int main() {
         {"flushed_write_lost_is_an_error", flushed_write_lost_is_an_error},
         {"fua_write_is_durable", fua_write_is_durable},
         {"settle_and_new_writes", settle_and_new_writes},
+        {"trimmed_sectors_read_zeroes", trimmed_sectors_read_zeroes},
     };
     return run_plain_cases(cases);
 }

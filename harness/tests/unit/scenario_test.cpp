@@ -152,6 +152,18 @@ TEST(scsi_workload_keys) {
               .find("t.yaml:5: workload[0].op") == 0);
 }
 
+TEST(trim_keys) {
+    const std::string disk = "devices:\n  - {port: 0, capacity: 1g, trim: zeroes}\n";
+    Scenario sc = parse(disk + "workload:\n  - {device: 0, op: trim, block: 16, count: 4, region: {start: 64, length: 64}}\n");
+    CHECK(sc.devices[0].trim == TrimSpec::Zeroes && sc.workload[0].op == OpSpec::Trim);
+    CHECK(parse(kDisk).devices[0].trim == TrimSpec::None);
+    CHECK(parse("devices:\n  - {port: 0, trim: indeterminate}\n").devices[0].trim == TrimSpec::Indeterminate);
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {device: 0, op: trim, block: 16, count: 4}\n",
+                "t.yaml:5: workload[0].op: the disk on port 0 has no trim key (it does not take TRIM)");
+    CHECK_ERROR(disk + "workload:\n  - {device: 0, op: trim, mode: ncq, block: 16, count: 4}\n",
+                "t.yaml:4: workload[0].mode: a trim goes out as DATA SET MANAGEMENT, never queued (no SEND FPDMA QUEUED)");
+}
+
 TEST(uint_out_of_range_and_not_a_number) {
     CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
     CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");

@@ -215,7 +215,18 @@ int ata_dev_delete(struct ata_host *h, unsigned port);
 int ata_dev_rescan(struct ata_host *h, unsigned port);
 
 /* Block I/O. */
-enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_TASKFILE };
+/* ATA_BIO_TRIM: the stack's one TRIM entry point (the block layer's REQ_OP_DISCARD, as sd
+ * sends it to libata): [lba, lba + n_sectors) is discarded with DATA SET MANAGEMENT (06h,
+ * TRIM), on a device whose IDENTIFY word 169 bit 0 says it takes TRIM (else -EOPNOTSUPP).
+ * sg is the payload buffer, at least ATA_TRIM_PAYLOAD bytes that the CPU can reach
+ * (platform dma_cpu_addr): at submit the stack writes the LBA range list into it as libata
+ * formats it (8-byte entries, 48-bit LBA and 16-bit count, the rest of the 512-byte block
+ * zero) and sends that one block; n_sectors at most ATA_TRIM_MAX_SECTORS (one block's 64
+ * entries of 65535), as libata's limit. After a good completion the sectors read as IDENTIFY
+ * word 69 says (ata_trim_reads_zeroes). */
+enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_TASKFILE, ATA_BIO_TRIM };
+enum { ATA_TRIM_PAYLOAD = 512, ATA_TRIM_RANGES = ATA_TRIM_PAYLOAD / 8,
+       ATA_TRIM_MAX_SECTORS = ATA_TRIM_RANGES * 0xffff };
 
 /* An ATA_BIO_TASKFILE request: one ATA command with its registers as given, the SAT layer's
  * (stack/scsi/: ATA PASS-THROUGH, SET FEATURES, STANDBY IMMEDIATE, DATA SET MANAGEMENT).
@@ -310,6 +321,11 @@ struct ata_bio {
  * completes with AC_ERR_NODEV_HINT in err_mask (other bits may tell what happened first);
  * it is never issued to the drive that took the old one's place. */
 int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio);
+
+/* IDENTIFY: the device takes TRIM (word 169 bit 0); a trimmed sector reads the same every
+ * time (word 69 bit 14, "deterministic read after TRIM") and reads zeroes (bit 5 too). */
+bool ata_trim_supported(const struct ata_device *dev);
+bool ata_trim_reads_zeroes(const struct ata_device *dev);
 
 /* err_mask bits (libata's AC_ERR_*). */
 enum {

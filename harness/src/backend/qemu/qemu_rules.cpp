@@ -90,6 +90,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no(k + "write_cache false", "not modelled on the QEMU backend");
         if (!d.status_dsc)
             no(k + "status_dsc false", "QEMU's ide-hd always reports DSC in its status");
+        if (d.trim != TrimSpec::None)
+            no(k + "trim", "not offered on the QEMU backend (the stack writes the TRIM range list at submit, after the harness copied the buffer into guest RAM)");
         if (d.hpa)
             no(k + "hpa", "QEMU's ide-hd has no Host Protected Area feature set (no SET MAX ADDRESS)");
         if (d.model.size() > 40 || d.serial.size() > 20 || d.firmware.size() > 8)

@@ -58,6 +58,10 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.write_cache = d.write_cache;
     c.status_dsc = d.status_dsc;
     c.hpa_sectors = d.hpa;
+    c.trim = d.trim == TrimSpec::Zeroes          ? device::DiskConfig::Trim::Zeroes
+             : d.trim == TrimSpec::Deterministic ? device::DiskConfig::Trim::Deterministic
+             : d.trim == TrimSpec::Indeterminate ? device::DiskConfig::Trim::Indeterminate
+                                                 : device::DiskConfig::Trim::None;
     c.ncq_order = to_ncq_order(d.ncq_order);
     c.seed = derive_seed(sc.seed, d.addr().trace_name("disk"));
     c.media_seed = derive_seed(sc.seed, d.addr().trace_name("media"));
