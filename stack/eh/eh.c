@@ -158,7 +158,7 @@ void ata_eh_finish(struct ata_port *ap)
             ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
             /* the block layer's last word on a request a live device failed (a detached
              * device's requests end offline, without this line) */
-            if (!(qc->err_mask & AC_ERR_NODEV_HINT))
+            if (!(qc->err_mask & AC_ERR_NODEV_HINT) && qc->bio->op != ATA_BIO_PACKET)
                 ata_blk_print_req_error(qc);
             ata_eh_qc_complete(qc);
             continue;

@@ -362,7 +362,9 @@ static unsigned sff_qc_issue(struct ata_queued_cmd *qc)
     const bool polling = (qc->tf.flags & ATA_TFLAG_POLLING) ||
                          ((ap->flags & ATA_SFF_FLAG_PIO_POLLING) && prot != ATA_PROT_DMA);
 
-    if (prot == ATA_PROT_NCQ || (prot == ATA_PROT_DMA && !sp->io.has_bmdma))
+    /* the ATAPI HSM (CDB on the first DRQ, byte count per block) is not in the SFF path yet
+     * (docs/hardware.md "ATAPI"): a PACKET command fails at issue instead of confusing it */
+    if (prot == ATA_PROT_NCQ || (prot == ATA_PROT_DMA && !sp->io.has_bmdma) || ata_is_atapi(&qc->tf))
         return AC_ERR_SYSTEM;
     sp->polling = polling && prot != ATA_PROT_DMA; /* DMA always completes by interrupt */
     sp->cur_sg = 0;

@@ -99,6 +99,9 @@ struct ata_host_config {
     struct ata_disk_names *disk_names;
     bool fua;              /* Linux's libata.fua (off by default, as the kernel's): FUA writes
                               on devices that have WRITE DMA FUA EXT, LBA48 and NCQ */
+    bool atapi_dmadir;     /* Linux's libata.atapi_dmadir: every ATAPI DMA command carries
+                              DMADIR (a device whose IDENTIFY PACKET word 62 bit 15 asks for it
+                              gets it anyway) */
 };
 
 /* ata_host_config.quirks */
@@ -195,7 +198,28 @@ int ata_dev_delete(struct ata_host *h, unsigned port);
 int ata_dev_rescan(struct ata_host *h, unsigned port);
 
 /* Block I/O. */
-enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH };
+enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_PACKET };
+
+/* An ATAPI packet command (ATA_BIO_PACKET, on an ATAPI device only): the CDB goes out
+ * unchanged as a PACKET command, as libata's atapi_xlat passes the SCSI layer's CDB. The
+ * data buffer is the request's sg; a failed command's sense data is read in EH (libata's
+ * atapi_eh_request_sense). The SAT layer's SCSI command maps onto it field by field. */
+enum ata_packet_dir { ATA_PACKET_NONE = 0, ATA_PACKET_FROM_DEV };
+struct ata_packet {
+    /* in */
+    uint8_t cdb[16];
+    unsigned cdb_len;         /* the caller's CDB length (6, 10, 12, 16); 12 go out */
+    enum ata_packet_dir dir;
+    uint32_t len;             /* bytes the command moves to the host (its allocation length) */
+    bool pio;                 /* never DMA (else DMA where the device has a DMA mode and len is
+                                 a multiple of 16, as libata's atapi_check_dma) */
+    uint16_t byte_count;      /* PIO byte count limit; 0 = libata's: len, at most 63 KiB */
+    /* out, valid in done() */
+    uint8_t status;           /* SAM status: 0x00 GOOD, 0x02 CHECK CONDITION */
+    uint8_t sense[18];        /* fixed-format sense from EH's REQUEST SENSE */
+    unsigned sense_len;       /* 0 = none read */
+    bool dma;                 /* the command went out with DMA */
+};
 
 enum ata_io_mode {
     ATA_IO_AUTO = 0, /* NCQ when in use, else DMA, else PIO */
@@ -242,6 +266,8 @@ struct ata_bio {
      * CACHE (EXT) as the block layer's flush machinery does, or the write alone on a device
      * whose write cache is off. Ignored for reads and flushes */
     bool fua;
+    /* ATA_BIO_PACKET: the command (n_sectors and lba unused; sg holds packet->len bytes) */
+    struct ata_packet *packet;
     /* out, valid in done() */
     unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
     uint8_t status;    /* final ATA status */
