@@ -582,6 +582,10 @@ void WorkloadRunner::run() {
         run_warmplug();
     else if (spec_.kind == WorkloadKind::Request)
         run_request();
+    else if (spec_.kind == WorkloadKind::Packet)
+        run_packet();
+    else if (spec_.kind == WorkloadKind::Tray)
+        run_tray();
     else
         run_io();
     stats_.end_ns = binding_.now_ns();

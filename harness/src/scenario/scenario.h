@@ -4,6 +4,7 @@
 // Documented key by key in scenarios/README.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -58,6 +59,7 @@ struct HostSpec {
     bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
     bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
     bool fua = false;         // libata.fua: FUA writes on devices with FUA, LBA48 and NCQ
+    bool atapi_dmadir = false; // libata.atapi_dmadir: DMADIR on every ATAPI DMA command
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;
@@ -121,8 +123,20 @@ struct DevAddr {
     int link() const { return pmp_port ? int(*pmp_port) : -1; }
 };
 
+// devices[].atapi: the device is an ATAPI CD/DVD drive (model/atapi), not a disk.
+struct AtapiSpec {
+    uint32_t disc_blocks = 2295104; // 2048-byte blocks of the disc in the drive
+    uint64_t disc_seed = 1;         // which disc: its data is disc_block(seed, lba)
+    bool medium = true;             // a disc in the drive at power-on
+    unsigned cdb_drq = 2;           // IDENTIFY PACKET word 0 bits 6:5: 0 = 3 ms, 1 = interrupt, 2 = 50 us
+    bool dmadir = false;            // word 62 bit 15: DMA needs DMADIR
+    bool dma = true;
+    unsigned udma = 5;
+};
+
 struct DeviceSpec {
     int line = 0; // where the entry starts in the file
+    std::optional<AtapiSpec> atapi; // set: an ATAPI drive (devices[].atapi)
     unsigned port = 0;
     std::string model = "SATASIM HDD";
     std::string serial;   // default: "SIM" + port, set by the parser
@@ -169,7 +183,7 @@ struct PmpSpec {
 
 // io, request: I/O. delete, scan, rescan: warm-plug steps (SCSI device delete, host or
 // channel scan, device rescan) through ata_dev_delete / ata_port_scan.
-enum class WorkloadKind { Io, Request, Delete, Scan, Rescan };
+enum class WorkloadKind { Io, Request, Delete, Scan, Rescan, Packet, Tray };
 enum class OpSpec { Read, Write, Mix, Flush };
 enum class PatternSpec { Sequential, Random };
 enum class ModeSpec { Auto, Dma, Pio, Ncq };
@@ -208,6 +222,18 @@ struct WorkloadSpec {
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;
     bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)
+    // kind: packet (an ATAPI device): the CDB, the bytes it moves to the host, PIO forced, the
+    // PIO byte count limit (0 = the stack's), the SAM status and sense it must end with
+    std::vector<uint8_t> cdb;
+    uint32_t packet_len = 0;
+    bool packet_pio = false;
+    uint16_t byte_count = 0;
+    std::optional<uint8_t> expect_status;           // 0 GOOD, 2 CHECK CONDITION
+    std::optional<std::array<uint8_t, 3>> expect_sense; // key, asc, ascq
+    // kind: tray: open | close | change (a new disc: disc_seed, disc_blocks) | remove
+    std::string tray_action;
+    uint64_t disc_seed = 0;
+    uint32_t disc_blocks = 0;
 
     bool warmplug() const {
         return kind == WorkloadKind::Delete || kind == WorkloadKind::Scan || kind == WorkloadKind::Rescan;

@@ -201,7 +201,7 @@ void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
-                                                 "force", "pio_polling", "fua"});
+                                                 "force", "pio_polling", "fua", "atapi_dmadir"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -214,6 +214,8 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.pio_polling = as_bool(p, *t);
     if (auto *t = m.find("fua"))
         h.fua = as_bool(p, *t);
+    if (auto *t = m.find("atapi_dmadir"))
+        h.atapi_dmadir = as_bool(p, *t);
     if (auto *t = m.find("spd_limit")) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
         h.spd_limit_line = t->line;
