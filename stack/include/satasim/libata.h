@@ -423,6 +423,11 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 }
 static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_ENABLED; }
 static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }
+/* bus-master DMA without NCQ: an ATA DMA command or an ATAPI packet with DMA data */
+static inline bool ata_is_dma(const struct ata_taskfile *tf)
+{
+    return tf->protocol == ATA_PROT_DMA || tf->protocol == ATAPI_PROT_DMA;
+}
 static inline bool ata_is_atapi(const struct ata_taskfile *tf)
 {
     return tf->protocol == ATAPI_PROT_NODATA || tf->protocol == ATAPI_PROT_PIO || tf->protocol == ATAPI_PROT_DMA;
