@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build the simulator, run the default scenario suite
 # (scenarios/, scenarios/faults/, scenarios/link/, scenarios/field/, scenarios/pmp/ and
-# scenarios/sff/) and the same suite adapted for the other controller models, then print one
+# scenarios/sff/, scenarios/sat/) and the same suite adapted for the other controller models, then print one
 # table over everything that ran, one grand total (skips included), write one JUnit file and
 # compare the goldens of the scenarios that have one.
 # Results land in out/suite/ (one folder per scenario, summary.json), out/suite-<controller>/
@@ -21,7 +21,7 @@ targets=$(PYTHONPATH="$root/harness" /usr/bin/python3 -m satasim.controller_tabl
 echo
 echo "== $ref: the default suite =="
 "$root/build/bin/satasim" run "$root/scenarios" "$root/scenarios/faults" "$root/scenarios/link" "$root/scenarios/field" \
-    "$root/scenarios/pmp" "$root/scenarios/sff" "$root/scenarios/atapi" --out "$out" --no-total "$@" || rc=$?
+    "$root/scenarios/pmp" "$root/scenarios/sff" "$root/scenarios/atapi" "$root/scenarios/sat" --out "$out" --no-total "$@" || rc=$?
 if [ ! -f "$out/summary.json" ]; then
     exit "$rc"      # malformed scenario (exit 2): nothing was run or written
 fi

@@ -10,6 +10,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/build.sh" build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATASIM_SANITIZE=ON -DSATASIM_UNITY=ON
 
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+# the release binary built above, for the tests that check decisions rather than memory
+# (test_golden_exact's FIS-level runs): the sanitized one runs every scenario already
+export SATASIM_RELEASE_BIN="$root/build/bin/satasim"
 export ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 

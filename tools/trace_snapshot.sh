@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refactor check: runs every scenario of the tree (the default suite, faults, link, field,
-# PMP, directed, sil24, SFF, report, coverage, QEMU and QEMU-error scenarios) at both link levels (dword RTL and
+# PMP, directed, sil24, SFF, SAT, report, coverage, QEMU and QEMU-error scenarios) at both link levels (dword RTL and
 # FIS), plus the default and fault scenarios adapted for the SiI3124 at both levels, and
 # writes one line per output file, "sha256  level/folder/scenario/file", sorted, to
 # OUT_DIR/digests.txt. A change meant to keep behaviour must leave that file identical:
@@ -17,7 +17,7 @@ build="$(cd "$1" && pwd)"; mkdir -p "$2"; out="$(cd "$2" && pwd)"
 sim="$build/bin/satasim"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 rm -rf "$out"; mkdir -p "$out"
-folders=(. faults link field pmp directed sil24 sff report coverage qemu qemu-errors)
+folders=(. faults link field pmp directed sil24 sff sat report coverage qemu qemu-errors)
 
 PYTHONPATH="$root/harness" /usr/bin/python3 -m satasim.controllers adapt --controller sil24 \
     --out "$out/sil24-adapted-src" "$root/scenarios" "$root/scenarios/faults" > /dev/null

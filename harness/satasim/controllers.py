@@ -59,6 +59,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # default and fault scenario is controller-neutral.
 AHCI_ONLY: dict[str, str] = {
     # "name": "reason",
+    "pmp-media-error-ncq": "with three fan-out links busy, any command error on a SiI3124 is its 'PMP DMA "
+                           "CS errata' (the whole port frozen and reset, every link's commands retried), so "
+                           "'the other disks are not touched' does not hold there; scenarios/pmp/"
+                           "pmp-dma-cs-errata-sil24.yaml is that case on the SiI3124",
 }
 GEN_SPEED = {1: "1.5 Gbps", 2: "3.0 Gbps", 3: "6.0 Gbps"}
 UDMA_NAMES = {5: "UDMA/100", 6: "UDMA/133"}

@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from satasim.controller_table import GLUE_MATCHES, KERNEL_DRIVERS, SFF, kernel_driver_of, port_desc_driver
+from satasim.dmesg_pmp import pmp_ids
 
 # The prefixes a kernel line gets on its way to a bug report, stripped in this order (each
 # optional): a mail quote ("> ", a reader's ">>> "), printk's "<3>" level, a syslog/journal
@@ -136,6 +137,7 @@ class Report:
     sss: bool = False       # ahci's "SSS flag set, parallel bus scan disabled"
     disks: dict[tuple[int, int], Disk] = field(default_factory=dict)
     pmps: dict[int, int] = field(default_factory=dict)  # host port -> fan-out ports
+    pmp_ids: dict[int, tuple[int, tuple[int, int]]] = field(default_factory=dict)  # port -> (line, GSCR[0] ids)
     exceptions: list[Exception_] = field(default_factory=list)
     # (line, t, address, message): every libata line of the report, in order
     lines: list[tuple[int, float, str, str]] = field(default_factory=list)
@@ -421,6 +423,8 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
     if dev == 15 or msg.startswith("Port Multiplier"):
         if (pm := re.match(r"^Port Multiplier .*?, (\d+) ports", msg)):
             r.pmps[port] = _bounded(file, no, "PMP ports", pm.group(1), 1, 15)
+            if (ids := pmp_ids(msg)):
+                r.pmp_ids[port] = (no, ids)
         else:
             r.pmps.setdefault(port, 0)
         return exc, cmd

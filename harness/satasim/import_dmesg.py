@@ -43,6 +43,8 @@ from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
+from satasim.dmesg_pata import pata_controller_keys
+from satasim.dmesg_pmp import pmp_product
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -50,6 +52,10 @@ DECISION = re.compile(
     r"res [0-9a-f]{2}/|status: \{|error: \{|hard resetting link|soft resetting link|"
     r"limiting SATA link speed|limiting speed to |NCQ disabled due to excessive errors|EH complete|"
     r"disabled$|disable device$|detaching \(SCSI|COMRESET failed|reset failed|SError: \{|irq_stat )")
+
+# how long after an interface error's request a drive that then stops answering hangs:
+# inside EH's first COMRESET (the exception follows the request by milliseconds)
+HANG_AFTER_CRC_S = 0.05
 
 READS = {0x60, 0x25, 0xc8, 0x24, 0x29, 0xc4, 0x20}
 WRITES = {0x61, 0x35, 0xca, 0x34, 0x39, 0xc5, 0x30, 0x3d}
@@ -190,6 +196,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             ctl.append("staggered_spinup: true")
     if row["devno1_keys"] and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
         ctl.append(row["devno1_keys"])
+    if pata := pata_controller_keys(rep.lines, "part" in row["keys"], notes):
+        # PIIX3/PIIX4 parallel ATA: master and slave on each cable, no port map
+        ctl = [k for k in ctl if k != row["devno1_keys"]] + pata
     out = [f"# imported by satasim import-dmesg from {src}",
            f"name: {name}",
            f"description: >-\n  Reproduces the libata log {src}: "
@@ -228,7 +237,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         out.append("pmps:")
         for p in pmps:
             fan = max([rep.pmps[p]] + [dev + 1 for q, dev in disks if q == p])
-            out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}}}")
+            out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}{_pmp_part(rep, p, notes)}}}")
     plan = _Plan(rep, disks, portmap, ctype, notes)
     plan.run()
     out.append("devices:" if disks or plan.empty else "devices: []")
@@ -277,6 +286,15 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     return "\n".join(out) + "\n", notes, portmap
 
 
+def _pmp_part(rep: Report, port: int, notes: list[str]) -> str:
+    """`, product: X` for the PMP part the log's attach line names (dmesg_pmp)."""
+    line, ids = rep.pmp_ids.get(port, (0, None))
+    name, why = pmp_product(ids)
+    if why:
+        notes.append(f"{line}: {why}")
+    return f", product: {name}" if name else ""
+
+
 def _policy(rep: Report) -> tuple[str, str]:
     """The EH profile whose wording the report's kernel has: libata-modern (the default) is
     6.1's; a report that says "disabled", or reports an EH run in which no command failed
@@ -323,7 +341,7 @@ def _force(rep: Report, ctype: str, portmap: dict[int, int], notes: list[str]) -
                 ident = m.group(1) + (f".{m.group(2)}" if m.group(2) else "")
                 entries.append((ident, m.group(3) or m.group(4) or m.group(5)))
         line = 1
-    ok = re.compile(r"^(1\.5Gbps|3\.0Gbps|noncq|ncq|udma[0-7]|udma/?(16|25|33|44|66|100|133)|mwdma[0-4]|pio[0-6])$")
+    ok = re.compile(r"^(1\.5Gbps|3\.0Gbps|noncq|ncq|nodma|dma|udma[0-7]|udma/?(16|25|33|44|66|100|133)|mwdma[0-4]|pio[0-6])$")
     out, seen = [], set()
     for ident, value in entries:
         if not ok.match(value):
@@ -523,6 +541,7 @@ class _Plan:
                 else:
                     st[i] = n
         self.orphan_resets(rep)
+        self.probe_identify_timeouts(rep)
         self.ends(rep)
         self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
 
@@ -551,6 +570,33 @@ class _Plan:
                                        "comresets": "1000" if dead else str(n)}))
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms"}))
             self.clock = max(self.clock, at + 300)
+
+    def probe_identify_timeouts(self, rep):
+        """IDENTIFYs that timed out while libata probed a drive, before any exception of its
+        port and before the drive was configured ("qc timeout (cmd 0xec)", "failed to IDENTIFY
+        (I/O error, err_mask=0x4)"): the drive answers each COMRESET and then hangs on the
+        IDENTIFY, once per line (libata's probe resets and retries with the longer IDENTIFY
+        timeouts, lowering the link speed before its last try; dmesg-corpus 45). A hang on
+        IDENTIFY from power-on, as often as the log's probe failed."""
+        for (port, dev) in sorted(self.disks):
+            first_exc = min([e.line for e in rep.exceptions if e.port == port] or [1 << 30])
+            addr = f"ata{port + 1}.{dev:02d}"
+            fails = []
+            for no, _, a, m in rep.lines:
+                if a != addr:
+                    continue
+                if no > first_exc or m.startswith("configured for"):
+                    break
+                if re.match(r"failed to IDENTIFY \(I/O error, err_mask=0x4\)", m):
+                    fails.append(no)
+            n = len(fails)
+            if not n:
+                continue
+            self.notes.append(f"{fails[0]}: {addr}'s IDENTIFY timed out {n} time(s) in its probe: "
+                              "the drive hangs on it")
+            self.faults.append(_Fault({"kind": "hang", "_w": self.where(port, dev),
+                                       "on_cmd": "{op: identify}", "from_power_on": "true",
+                                       **({"repeat": str(n)} if n > 1 else {})}))
 
     def bump(self, f: _Fault):
         for x in [f] + f.extra:
@@ -588,9 +634,22 @@ class _Plan:
                 f.spec["comresets"] = "1000" if gave_up else str(n)
             return f
         if k == "bus":
-            return _Fault({"kind": "crc", "_w": where, "dir": "h2d" if op == "write" else "d2h",
-                           "fis": "data", **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
-                           "on_cmd": match})
+            f = _Fault({"kind": "crc", "_w": where, "dir": "h2d" if op == "write" else "d2h",
+                        "fis": "data", **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
+                        "on_cmd": match})
+            n, gave_up = self.reset_failures(e)
+            if (n or gave_up) and self.timed:
+                # EH's resets after the interface error found no drive answering ("softreset
+                # failed (1st FIS failed)", "COMRESET failed"): the drive's firmware wedged
+                # after the CRC errors. A hang armed behind the crc fault, firing while EH's
+                # first COMRESET is under way (the exception comes within milliseconds of the
+                # request; the reset takes some 300 ms): every reset the log shows failing
+                # finds the drive still hung (dmesg-corpus 39)
+                self.notes.append(f"{e.line}: the resets after the interface error failed: the drive "
+                                  "stopped answering (a hang behind the CRC errors)")
+                self.faults.append(_Fault({"kind": "hang", "_w": where, "at": _ms(self.sim(e.t) + HANG_AFTER_CRC_S),
+                                           "comresets": "1000" if gave_up else str(n)}))
+            return f
         if k == "flap":
             return _Fault({"kind": "phy_flap", "_w": where, "on_cmd": match, "down": "1ms"})
         if k == "media":
@@ -640,18 +699,40 @@ class _Plan:
         if not n or "on_cmd" not in f.spec:
             return
         dead = any(m in ("disabled", "disable device") for m in run)
+        if any(re.match(r"failed to IDENTIFY \(I/O error, err_mask=0x4\)", m) for m in run) and \
+                f.spec["kind"] != "hang":
+            # the IDENTIFY of the revalidation timed out (AC_ERR_TIMEOUT, "qc timeout (cmd
+            # 0xec)"): the drive answered the reset and then nothing, and the resets after it
+            # fail ("softreset failed (1st FIS failed)"): it hangs on that IDENTIFY, as
+            # long as the log's resets fail (for ever when EH gave up; dmesg-corpus 48)
+            fails, gave_up = self.reset_failures(e, after_identify=True)
+            self.notes.append(f"{e.line}: the revalidation's IDENTIFY timed out: the drive hangs on it")
+            if fails or gave_up:
+                hang = {"comresets": "1000" if gave_up or dead else str(fails)}
+            else:
+                # every reset brought it back and its next IDENTIFY hung again (dmesg-corpus
+                # 35): a COMRESET ends each hang, once per timed-out IDENTIFY
+                timeouts = sum(bool(re.match(r"failed to IDENTIFY \(I/O error, err_mask=0x4\)", m)) for m in run)
+                hang = {"repeat": str(timeouts)} if timeouts > 1 else {}
+            self.faults.append(_Fault({"kind": "hang", "_w": f.spec["_w"], "on_cmd": "{op: identify}", **hang}))
+            return
         self.faults.append(_Fault({"kind": "identify_fail", "_w": f.spec["_w"], "on_cmd": f.spec["on_cmd"],
                                    "count": "1000" if dead else str(n)}))
 
-    def reset_failures(self, e) -> tuple[int, bool]:
+    def reset_failures(self, e, after_identify: bool = False) -> tuple[int, bool]:
         """The COMRESETs of the EH run after exception e that the drive did not answer
-        ("COMRESET failed", "softreset failed"), and whether EH gave up on it."""
+        ("COMRESET failed", "softreset failed"), and whether EH gave up on it; with
+        after_identify, only those after the first failed IDENTIFY."""
         rep = self.rep
         nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
         end = nxt[0] if nxt else 1 << 30
-        n, gave_up = 0, False
+        n, gave_up, counting = 0, False, not after_identify
         for no, _, addr, msg in rep.lines:
             if not e.line < no < end or not re.match(rf"^ata{e.port + 1}(\.\d\d)?$", addr):
+                continue
+            if msg.startswith("failed to IDENTIFY"):
+                counting = True
+            if not counting:
                 continue
             if msg.startswith("COMRESET failed") or msg.startswith("softreset failed"):
                 n += 1
@@ -844,11 +925,55 @@ def _umask() -> int:
     return old
 
 
+class _Stopped(BaseException):
+    """A signal that ends the import (SIGTERM, SIGHUP, SIGINT) while outputs are written: it
+    unwinds write_outputs' cleanup, then the process ends as the signal would have ended it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum, _frame):
+    raise _Stopped(signum)
+
+
+def _unnamed(folder: Path, mode: int) -> int | None:
+    """An open file in `folder` that has no name yet (O_TMPFILE): a kill, even SIGKILL, before
+    it is linked leaves nothing behind. None where the kernel or file system has none."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(str(folder), flag | os.O_WRONLY, mode)
+    except OSError:
+        return None     # EOPNOTSUPP (the file system), EISDIR (an older kernel): a named temp
+
+
+def _link_fd(fd: int, dst: str) -> None:
+    """Gives the unnamed file open on `fd` the name `dst`: linkat(2) of /proc/self/fd/N with
+    AT_SYMLINK_FOLLOW (os.link calls link(2), which links the /proc symlink itself: EXDEV)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(dst), at_symlink_follow):
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), dst)
+
+
+def _temp_name(real: Path) -> str:
+    return os.path.join(str(real.parent), f".{real.name}.{os.urandom(6).hex()}")
+
+
 def write_outputs(files: list[tuple[Path, str]], report: Path) -> None:
-    """Writes every (path, text) or none: all targets are checked first, each text goes to a
-    temporary file beside its target, and only then are they renamed into place (a failed
-    rename puts back what was there). New files get 0666 less the umask (mkstemp's 0600 is
-    for secrets), a replaced file keeps its mode."""
+    """Writes every (path, text) or none, and never a partial file: all targets are checked
+    first; each text is written whole into a file with no name yet (O_TMPFILE; else a hidden
+    temporary beside its target), and only then are they linked and renamed into place (a
+    failed rename puts back what was there). SIGTERM, SIGHUP and SIGINT meanwhile unwind the
+    same way (nothing left, then the signal's exit); a SIGKILL while the texts are written
+    leaves nothing, and only in the instant between a link and its rename a hidden
+    `.NAME.xxxx` file. New files get 0666 less the umask (mkstemp's 0600 is for secrets), a
+    replaced file keeps its mode."""
     targets = [(_target(p), p) for p, _ in files]
     seen = {os.path.realpath(report): f"{report} is the report itself"}
     for (real, _), p in targets:
@@ -856,42 +981,76 @@ def write_outputs(files: list[tuple[Path, str]], report: Path) -> None:
             raise OutputError(f"{p}: {seen[str(real)]}; name the scenario NAME.yaml")
         seen[str(real)] = f"{p} would be written twice (the scenario and its .expected)"
     new_mode = 0o666 & ~_umask()
-    tmps, placed = [], []   # placed: (target, backup of what it replaced or None)
+    import signal
+    import threading
+    handled = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    old_handlers = {}
+    if threading.current_thread() is threading.main_thread():
+        old_handlers = {sig: signal.signal(sig, _stop) for sig in handled}
+    fds: list[int | None] = []  # per target: its unnamed file, or None (then tmps has its name)
+    tmps: list[str | None] = []
+    placed = []   # (target, backup of what it replaced or None)
     try:
-        for ((real, mode), p), (_, text) in zip(targets, files):
-            try:
-                fd, tmp = tempfile.mkstemp(dir=str(real.parent), prefix=f".{real.name}.")
-            except OSError as e:
-                raise OutputError(f"{p}: cannot write in {real.parent}: {e.strerror}") from None
-            tmps.append(tmp)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                os.fchmod(f.fileno(), new_mode if mode is None else mode)
-                f.write(text)
-        for ((real, mode), p), tmp in zip(targets, tmps):
-            backup = None
-            if mode is not None:   # keep the old file under a second name until all are in place
-                backup = tmp + ".old"
-                os.link(real, backup)
-            try:
-                os.replace(tmp, real)
-            except OSError as e:
+        try:
+            for ((real, mode), p), (_, text) in zip(targets, files):
+                fmode = new_mode if mode is None else mode
+                fd = _unnamed(real.parent, fmode)
+                tmp = None
+                if fd is None:
+                    try:
+                        fd, tmp = tempfile.mkstemp(dir=str(real.parent), prefix=f".{real.name}.")
+                    except OSError as e:
+                        raise OutputError(f"{p}: cannot write in {real.parent}: {e.strerror}") from None
+                fds.append(fd if tmp is None else None)
+                tmps.append(tmp)
+                data = text.encode("utf-8")
+                os.fchmod(fd, fmode)
+                while data:
+                    data = data[os.write(fd, data):]
+                os.fsync(fd)
+                if tmp is not None:
+                    os.close(fd)
+            for i, (((real, mode), p), tmp) in enumerate(zip(targets, tmps)):
+                if tmp is None:     # give the written file a name, beside its target
+                    tmp = tmps[i] = _temp_name(real)
+                    _link_fd(fds[i], tmp)
+                    os.close(fds[i])
+                    fds[i] = None
+                backup = None
+                if mode is not None:   # keep the old file under a second name until all are in place
+                    backup = tmp + ".old"
+                    os.link(real, backup)
+                try:
+                    os.replace(tmp, real)
+                except OSError as e:
+                    if backup:
+                        os.unlink(backup)
+                    raise OutputError(f"{p}: {e.strerror}") from None
+                placed.append((real, backup))
+        except BaseException:
+            for real, backup in reversed(placed):
                 if backup:
-                    os.unlink(backup)
-                raise OutputError(f"{p}: {e.strerror}") from None
-            placed.append((real, backup))
-    except BaseException:
-        for real, backup in reversed(placed):
+                    os.replace(backup, real)
+                else:
+                    os.unlink(real)
+            for tmp in tmps:
+                if tmp and os.path.lexists(tmp):
+                    os.unlink(tmp)
+            for fd in fds:
+                if fd is not None:
+                    os.close(fd)
+            raise
+        for _, backup in placed:
             if backup:
-                os.replace(backup, real)
-            else:
-                os.unlink(real)
-        for tmp in tmps:
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-        raise
-    for _, backup in placed:
-        if backup:
-            os.unlink(backup)
+                os.unlink(backup)
+    except _Stopped as st:
+        for sig, h in old_handlers.items():
+            signal.signal(sig, h)
+        os.kill(os.getpid(), st.signum)     # end as the signal would have
+        raise KeyboardInterrupt from None   # a handler that did not end the process
+    finally:
+        for sig, h in old_handlers.items():
+            signal.signal(sig, h)
 
 
 def import_report(report: Path, out: Path) -> tuple[Path, Path, list[str]]:

@@ -11,7 +11,11 @@ wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`.
 
 Measured: before any importer work 36 logs were refused, 6 scenarios were malformed and the 16
 that ran matched 49 of 218 lines; after wip10 0 refused, 555 of 935 lines (59.4 %); now 0
-refused, 618 of 935 (66.1 %). The closing buckets of wip11: the host link's lines as ataN.15
+refused, 618 of 935 (66.1 %); after wip14 644 of 935 (68.9 %: the importer 634, the PMP parts 628, together 644). wip14: a drive that stops answering
+after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
+revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
+failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
+at once after the reset cool-down (no "retrying in 5 secs"). The closing buckets of wip11: the host link's lines as ataN.15
 once a PMP is attached (ata_link_printk), the line noise real HBAs latch with a cable pull
 (DevExch, 10B8B, HostInt: `noise:` of unplug / phy_flap, docs/hardware.md 2.7) and COMINIT
 bursts on a port with no drive (`cominit` fault: 04, 22, 58), libata's probe trials (the third
@@ -19,15 +23,27 @@ probe within a minute forces 1.5 Gbps, and a probe resets the link's speed limit
 timeouts whose res line shows a done device read as a lost interrupt (01, 14), 2.6.2x reports
 read from their res registers and parenthesised description (08), fan-out links named by their
 SCR lines (38). What still differs, and why (by log number, lines missed in brackets):
-  - port multipliers whose hardware satasim does not model: 51 [37], 52 [36] (SiI3726 config
-    port 5 whose SCR reads fail, SiI3124/3132 "PMP DMA CS errata", Emask 0x100 on every link),
-    17 [15] (PMP host-link reset after RecovComm + ABRT; the excerpt starts mid-report), 07,
-    21, 46 [7, 7, 6] (JMB/SiI5744/Marvell PMPs: fan-out SControl 320/330, the PMP's own SPD
-    default, and a Gen3 host link), 38 [3].
-  - hotplug timing: 42 [33]: satasim's libata-4.x EH retries a failed recovery after 5 s
-    ("failed to recover some devices, retrying in 5 secs", the 2.6.2x EH's pause, which 4.x
-    no longer has), so the pull's EH run lasts 11 s instead of 6 s and absorbs the next COMINIT
-    events; plugs show RecovComm/CommWake, which the model's OOB does not latch (DIAG.W, M).
+  - port multipliers (wip14, 62 -> 72 of 173 lines): fan-out links are configured no faster
+    than the host link (SControl 320/330, libata's __sata_set_spd_needed), the parts are
+    modelled from their attach line (sii5744, jmb394, jmb575: 46's 6.0 Gbps host link; the
+    JMB394's empty ports read SControl 0, 07), a frozen port's fan-out SError reads fail with
+    Emask 0x40 and give every busy link Emask 0x100, and the SiI3124's "PMP DMA CS errata"
+    is modelled (scenarios/pmp/pmp-dma-cs-errata-sil24.yaml). What still differs:
+    51 [38] (the SiI3726 unit's config port 5 whose PSCR SError read the PMP aborts, the
+    frozen-port IDENTIFY failures and the PMP give-up of 2.6.28's EH; the SiI3726 prints
+    SControl 300 on ports 1-3 where the model, as the other parts, keeps 320),
+    52 [36] (the three failed reads are not in flight together in the import, so the
+    errata does not fire; the config port's 1.5 Gbps SEMB link; 2.6.35 reports idle links),
+    17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT),
+    07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
+    scan's host-link lines), 46 [1], 38 [2, res leftovers].
+  - hotplug timing: 42 [33]: the 2.6.2x pause is gone (wip14: 4.x/6.x retry a failed
+    recovery at once, quietly), but each retry's reset still waits out libata's 5 s cool-down
+    (ATA_EH_RESET_COOL_DOWN after the previous reset), where the log's pull retries after 1.5,
+    2 and 3.3 s: the pull's EH run lasts 11 s instead of 6 s and absorbs the next COMINIT
+    events (cause not found: the 4.0 source has the cool-down); plugs latch RecovComm/CommWake
+    since wip14 (the AHCI port completes the plug's OOB itself), but EH's reset starts at the
+    interrupt's instant and cuts that handshake short before SError is read again.
     06 [5], 15 [5] (a drive that resets itself with commands queued: DevExch with CommWake, no
     PhyRdy change), 23 [3], 30 [1], 04 [4] (DET=1 after a pull; the excerpt starts in the loop).
   - result taskfile leftovers in res lines (the D2H Register FIS area of a 4.x AHCI after SMART
@@ -38,11 +54,14 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
   - ATAPI (29 [7], 40 [4], 55 [9]) and parallel ATA (pata_*, 54, 56 [7]), the ICH's slave
     link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
     modelled; a drive that needs three soft resets after a lost interrupt (01 [3]).
-  - IDENTIFY / SET XFERMODE timeouts and speed-down at revalidation (35 [10], 45 [4], 53 [11]),
-    softreset "1st FIS failed" after a CRC storm (39 [9]: the drive that stops answering after
-    the CRC errors would need a hang armed behind the crc fault), a dead host bus with unknown
-    FIS on two ports (48 [18]), an interface error whose failed commands the excerpt lacks
-    (18 [4]).
+  - 35 [7]: the re-attach after "disable device" comes from the scenario's PHY flap (a
+    PhyRdy interrupt asks for a probe), where the log's ahci masks PhyRdy under link power
+    management (action 0x6, no "PHY RDY changed"): it needs LPM; its first exception is a
+    FLUSH bus error the model gives as a PHY flap (SErr, res). 53 [11]: a READ LOG EXT timeout
+    in the probe, SET XFERMODE failing with err_mask 0x40, then a probe loop of link-ups.
+    39 [3]: the res lines' Count byte. 48 [15]: the dead host bus (irq_stat 0xffffffff,
+    unknown FIS, Emask 0x32) and ata8's HBA internal error (Emask 0x40, SError.E), which no
+    fault kind gives. An interface error whose failed commands the excerpt lacks (18 [4]).
   - 2.6.2x report wording (cmd line "cdb 0x0 data 4096 in", no status lines: 08 [3], 24 [4]),
     sata_mv (03 [5]), era wording between the profiles (41 [1])."""
 
@@ -67,7 +86,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.66
+FLOOR = 0.68
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 

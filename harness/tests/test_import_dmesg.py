@@ -10,6 +10,7 @@ import os
 import re
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -451,9 +452,10 @@ def test_controller_from_the_driver(text, ctype, tmp_path):
 
 def test_forced_modes_are_read_once_and_kept_to_what_satasim_models(tmp_path, capsys):
     """libata.force from the boot command line, read once (not again from its FORCE: lines),
-    without values satasim does not model (nodma), in the scenario's port numbers."""
+    without values satasim does not model (atapi_dmadir), in the scenario's port numbers;
+    nodma is modelled (the NODMA horkage, docs/hardware.md 10.7) and kept."""
     rep = tmp_path / "r.txt"
-    rep.write_text("[ 0.0] Command line: BOOT_IMAGE=/vmlinuz ro libata.force=2.00:noncq,pio4,nodma\n"
+    rep.write_text("[ 0.0] Command line: BOOT_IMAGE=/vmlinuz ro libata.force=2.00:noncq,pio4,nodma,atapi_dmadir\n"
                    "[ 1.0] ahci 0000:00:13.0: AHCI 0001.0300 32 slots 2 ports 3 Gbps 0x2 impl SATA mode\n"
                    "[ 1.1] ata2: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n"
                    "[ 1.1] ata2.00: FORCE: horkage modified (noncq)\n"
@@ -461,8 +463,8 @@ def test_forced_modes_are_read_once_and_kept_to_what_satasim_models(tmp_path, ca
                    "[ 1.2] ata2.00: configured for PIO4\n")
     out = tmp_path / "s.yaml"
     assert do_import(rep, out) == 0
-    assert yaml.safe_load(out.read_text())["host"]["force"] == "2.00:noncq,2.00:pio4"
-    assert "libata.force value 'nodma': not modelled by satasim, left out" in capsys.readouterr().out
+    assert yaml.safe_load(out.read_text())["host"]["force"] == "2.00:noncq,2.00:pio4,2.00:nodma"
+    assert "libata.force value 'atapi_dmadir': not modelled by satasim, left out" in capsys.readouterr().out
 
 
 def test_devexch_on_an_empty_port_is_a_cominit_fault(tmp_path):
@@ -554,3 +556,137 @@ def test_fan_out_links_name_a_port_multiplier(tmp_path):
     assert do_import(rep, out) == 0
     spec = yaml.safe_load(out.read_text())
     assert spec["controller"]["type"] == "ahci" and spec["pmps"][0]["port"] == 6, spec
+
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
+
+
+def test_resets_that_fail_after_an_interface_error_hang_the_drive(tmp_path):
+    """dmesg-corpus 39 (ASMedia, 4.x): an interface fatal error (BadCRC, 10B8B) on queued reads,
+    then every reset of EH finds no drive answering ("softreset failed (1st FIS failed)" four
+    times, the speed lowered before the last, "reset failed, giving up", "disable device").
+    The CRC errors alone give a drive that answers the first COMRESET (25 of 34 lines, the
+    device configured again); a hang behind them, fired inside EH's first COMRESET and held
+    through every reset (EH gave up), gives the log's reset sequence and the disabled
+    device. The run passes and matches 31 of the 34 decision lines (the other 3 are the
+    res lines' Count byte, the drive's last Register FIS)."""
+    out = tmp_path / "c39.yaml"
+    assert do_import(next(CORPUS.glob("39-*.log")), out) == 0
+    spec = yaml.safe_load(out.read_text())
+    by_kind = {f["kind"]: f for f in spec["faults"]}
+    assert set(by_kind) == {"crc", "hang"}, spec["faults"]
+    reads = [w for w in spec["workload"] if w["op"] == "read"]
+    issued = int(reads[0]["delay"][:-2])
+    assert by_kind["hang"] == {"kind": "hang", "port": 7, "at": f"{issued + 50}ms", "comresets": 1000}
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr     # the run passes (the device is gone)
+    matched, total, _ = diff(out.with_suffix(".expected"), tmp_path / "out" / "c39")
+    assert (matched, total) == (31, 34)
+
+
+def test_an_identify_timeout_at_revalidation_is_a_drive_that_hangs_on_it(tmp_path):
+    """dmesg-corpus 48 (ahci, 4.x): after a host bus error on ata7 the first reset brings the
+    link up, the revalidation's IDENTIFY times out ("qc timeout (cmd 0xec)", "failed to
+    IDENTIFY (I/O error, err_mask=0x4)"), and the four resets after it fail ("softreset
+    failed (1st FIS failed)", "reset failed, giving up"). An aborted IDENTIFY (identify_fail,
+    err_mask 0x1) is not that drive: it answers every reset. A hang on the IDENTIFY, held
+    through every reset, is: the run shows the log's five resets and its "reset failed,
+    giving up" (8 of the 26 lines before, 11 now; ata8's half, an HBA internal error with
+    Emask 0x40, has no fault kind)."""
+    out = tmp_path / "c48.yaml"
+    assert do_import(next(CORPUS.glob("48-*.log")), out) == 0
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert [f["kind"] for f in faults] == ["host_bus_error", "hang"], faults
+    assert faults[1] == {"kind": "hang", "port": 6, "on_cmd": {"op": "identify"}, "comresets": 1000}
+    run([out], tmp_path / "out")
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
+    assert (matched, total) == (11, 26), "\n".join(text)
+    log = (tmp_path / "out" / "c48" / "satasim.log").read_text()
+    assert "ata7.00: failed to IDENTIFY (I/O error, err_mask=0x4)" in log
+    assert "ata7: reset failed, giving up" in log
+
+
+def test_identify_timeouts_in_the_probe_are_a_drive_that_hangs_on_identify(tmp_path):
+    """dmesg-corpus 45 (Marvell 88SE6121 ahci, 6.2): the boot probe's IDENTIFY of ata3 times
+    out three times ("failed to IDENTIFY (I/O error, err_mask=0x4)"), libata resetting the
+    link between them and lowering its speed to 1.5 Gbps before the last try. The drive
+    answers every COMRESET and hangs on IDENTIFY: a hang on IDENTIFY from power-on, three
+    times. The run shows the log's link-ups at 3.0 and 1.5 Gbps and the speed limit: all 7
+    decision lines (3 before, the drive configured at once)."""
+    out = tmp_path / "c45.yaml"
+    assert do_import(next(CORPUS.glob("45-*.log")), out) == 0
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert faults == [{"kind": "hang", "port": 2, "on_cmd": {"op": "identify"}, "from_power_on": True,
+                       "repeat": 3}], faults
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c45")
+    assert (matched, total) == (7, 7), "\n".join(text)
+    log = (tmp_path / "out" / "c45" / "satasim.log").read_text()
+    assert log.count("ata3.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3, log
+
+
+KILLABLE = r"""
+import os, sys, time
+sys.path.insert(0, {harness!r})
+import satasim.import_dmesg as imp
+stage = {stage!r}
+if stage == "writing":          # the texts are written, nothing is named yet
+    def pause(fd, dst):
+        print("ready", flush=True)
+        time.sleep(60)
+    imp._link_fd = pause
+else:                           # the scenario is in place, the .expected not yet
+    real = os.replace
+    def pause(src, dst):
+        if str(dst).endswith(".expected"):
+            print("ready", flush=True)
+            time.sleep(60)
+        return real(src, dst)
+    os.replace = pause
+sys.exit(imp.main([{report!r}, "-o", {out!r}]))
+"""
+
+
+@pytest.mark.parametrize("stage,sig", [("writing", "SIGKILL"), ("writing", "SIGTERM"),
+                                       ("placing", "SIGTERM"), ("placing", "SIGHUP"), ("placing", "SIGINT")])
+def test_a_killed_import_leaves_nothing_behind(stage, sig, tmp_path):
+    """Issue 31: `satasim import-dmesg` never leaves a partial file. An import killed while
+    it writes (the texts are in files that have no name yet: even SIGKILL leaves nothing) or
+    stopped by SIGTERM/SIGHUP/SIGINT after its scenario is in place and before its .expected
+    is: the folder is as it was (an earlier scenario there is put back), no temporary file is
+    left, and the process ends by that signal."""
+    import signal
+    out = tmp_path / "s.yaml"
+    out.write_text("# an earlier scenario\n")
+    before = sorted(os.listdir(tmp_path))
+    code = KILLABLE.format(harness=str(Path(__file__).resolve().parents[1]), stage=stage,
+                           report=str(FIXTURES / "flush-error.txt"), out=str(out))
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "ready\n", p.stderr.read()
+    signum = getattr(signal, sig)
+    p.send_signal(signum)
+    p.wait(timeout=30)
+    assert p.returncode == -signum, (p.returncode, p.stderr.read())
+    assert sorted(os.listdir(tmp_path)) == before, os.listdir(tmp_path)
+    assert out.read_text() == "# an earlier scenario\n"
+    assert leftovers(tmp_path) == []
+
+
+def test_identify_timeouts_after_resets_that_work_hang_once_per_identify(tmp_path):
+    """dmesg-corpus 35 (5.x, LPM): after a bus error on FLUSH CACHE every reset brings the link
+    up ("SATA link up 3.0 Gbps", twice, then 1.5 Gbps after the speed limit) and each
+    revalidation's IDENTIFY times out (5, 10, 30 s), then "disable device". The drive answers
+    each COMRESET: a hang on IDENTIFY that a COMRESET ends, three times (not a drive that
+    never answers a reset again, which would print "COMRESET failed"). 10 of the 17 lines
+    (8 with a hang held through every reset)."""
+    out = tmp_path / "c35.yaml"
+    assert do_import(next(CORPUS.glob("35-*.log")), out) == 0
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert faults[-1] == {"kind": "hang", "port": 0, "on_cmd": {"op": "identify"}, "repeat": 3}, faults
+    run([out], tmp_path / "out")
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
+    assert (matched, total) == (10, 17), "\n".join(text)
+    log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
+    assert log.count("ata1.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3
+    assert "COMRESET failed" not in log

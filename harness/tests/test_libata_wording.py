@@ -370,3 +370,26 @@ def test_a_cable_pull_with_line_noise(write_scenario, tmp_path):
     assert got[i:i + 3] == ["exception Emask 0x50 SAct 0x0 SErr 0x4090800 action 0xe frozen",
                             "irq_stat 0x00400040, connection status changed",
                             "SError: { HostInt PHYRdyChg 10B8B DevExch }"], got
+
+
+@pytest.mark.parametrize("policy", ["libata-modern", "libata-4.x", "libata-2006"])
+def test_a_failed_recovery_is_retried_after_the_reset_cool_down(policy, write_scenario, tmp_path):
+    # Linux 4.0 libata-eh.c ata_eh_recover, after the per-link revalidation:
+    #   rest_fail: nr_fails++; if (dev) ata_eh_handle_dev_fail(dev, rc); ...
+    #   if (nr_fails) goto retry;
+    # no message, no sleep; the next ata_eh_reset waits out ATA_EH_RESET_COOL_DOWN (5000 ms
+    # after ehc->last_reset, the previous reset's completion). The 2.6.2x EH said
+    # "failed to recover some devices, retrying in 5 secs" and slept 5 s (field reports of
+    # 2.6.20-2.6.24; dmesg-corpus 42, a 5.x pull, shows none).
+    trace, log, _ = run_one(write_scenario, tmp_path, UNPLUG.format(policy=policy), "wording-unplug")
+    said = re.findall(STAMP + r"ata1: failed to recover some devices, retrying in 5 secs$", log, re.M)
+    assert bool(said) == (policy == "libata-2006"), log
+    start = next(r["t_ns"] for r in trace if r.get("ev") == "eh.exception")   # the pull's EH run
+    resets = [r for r in trace if r.get("ev") == "eh.reset" and r["t_ns"] >= start]
+    ups = [r for r in trace if r.get("ev") in ("probe.link_down", "probe.link_up")]
+    assert len(resets) >= 2 and ups, log
+    if policy != "libata-2006":
+        # each retry's reset starts 5 s after the previous reset ended (its link line)
+        for prev, nxt in zip(resets, resets[1:]):
+            done = max(r["t_ns"] for r in ups if prev["t_ns"] <= r["t_ns"] <= nxt["t_ns"])
+            assert nxt["t_ns"] - done == 5_000_000_000, (prev, nxt, done)

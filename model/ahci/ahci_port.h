@@ -53,6 +53,8 @@ class AhciHba::Port : public sc_core::sc_module,
     bool ready_to_receive() const override;
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
+    void oob_comwake() override;
+    bool answers_cominit() const override;
     void receive_error(link::LinkError err) override;
     void line_noise(const Noise &n) override;
 
@@ -198,6 +200,7 @@ class AhciHba::Port : public sc_core::sc_module,
 
     // Engine state.
     bool sig_pending_ = true;   // the next D2H FIS loads PxSIG
+    bool cominit_oob_ = false;  // the device's COMINIT started this OOB, no COMRESET since
     bool halted_ = false;       // fatal error: no more commands until ST is cleared
     uint32_t issued_ = 0;       // PxCI bits whose command FIS was sent (or is being sent)
     unsigned last_slot_ = 31;   // round-robin pointer

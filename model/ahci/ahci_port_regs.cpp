@@ -54,6 +54,7 @@ void AhciHba::Port::reset(bool hba_reset) {
     sig_ = 0xFFFFFFFF;
     sctl_ = serr_ = sact_ = ci_ = sntf_ = fbs_ = 0;
     sig_pending_ = true;
+    cominit_oob_ = false;
     halted_ = false;
     issued_ = 0;
     last_slot_ = hba_.cfg_.n_slots - 1;
@@ -349,6 +350,7 @@ void AhciHba::Port::write_sctl(uint32_t val) {
         // is the device's signature; anything still queued predates the reset.
         tfd_ = TFD_RESET;
         sig_pending_ = true;
+        cominit_oob_ = false;
         rxq_.clear();
         reset_data_phases();
         trace("ahci.port_comreset", {{"assert", TraceValue::boolean(true)}});
@@ -458,7 +460,13 @@ void AhciHba::Port::phy_changed(bool ready, link::Gen gen) {
         // A device answered OOB: busy until its signature FIS arrives.
         tfd_ = kAtaBsy;
     }
-    set_serr(SERR_DIAG_N); // PxIS.PRCS mirrors DIAG.N
+    // Communication re-established with no COMRESET (the PHY answered the device's
+    // COMINIT): ERR.M, "recovered communications error" (SATA 3.x SError; the hot-plug
+    // logs' "SErr 0x4050002": RecovComm PHYRdyChg CommWake DevExch).
+    const uint32_t recovered = ready && cominit_oob_ ? SERR_ERR_M : 0u;
+    if (ready)
+        cominit_oob_ = false;
+    set_serr(SERR_DIAG_N | recovered); // PxIS.PRCS mirrors DIAG.N
     wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -467,10 +475,19 @@ void AhciHba::Port::oob_reset() {
     // have changed. Status becomes 80h until the signature FIS (docs/hardware.md 2.5).
     trace("ahci.cominit");
     sig_pending_ = true;
+    cominit_oob_ = true;
     tfd_ = kAtaBsy;
     reset_data_phases();
     set_serr(SERR_DIAG_X); // PxIS.PCS mirrors DIAG.X
     wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// The device's COMWAKE recognised by the PHY (every OOB, the COMRESET's too): DIAG.W.
+void AhciHba::Port::oob_comwake() { set_serr(SERR_DIAG_W); }
+
+// A port whose PHY listens (PxSCTL.DET 0, spun up) answers a COMINIT by itself.
+bool AhciHba::Port::answers_cominit() const {
+    return (sctl_ & SCTL_DET_MASK) == 0 && (!hba_.cfg_.sss || (cmd_ & CMD_SUD));
 }
 
 // Noise on the wire outside any frame (docs/hardware.md 2.7): a COMINIT burst is an OOB

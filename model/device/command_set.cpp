@@ -64,6 +64,9 @@ bool SataDisk::Impl::range_ok(const Xfer &x, bool lba28) const {
 void SataDisk::Impl::execute(const Taskfile &tf) {
     const uint64_t e = epoch;
     const uint8_t c = tf.command;
+    // SET MAX ADDRESS (EXT) is taken only right after READ NATIVE MAX ADDRESS (EXT)
+    const bool after_rnm = after_read_native_max;
+    after_read_native_max = false;
     auto abort_cmd = [&] { finish_error(e, tf, sata::kAtaAbrt, tf.lba); };
     // The data-out phase failed on the wire (R_ERR either way): ICRC|ABRT, unless a reset
     // is what ended it.
@@ -287,18 +290,23 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         finish_ok(e);
         return;
 
+    // READ NATIVE MAX ADDRESS (EXT): the highest LBA of the media, whatever SET MAX did.
     case op::kReadNativeMax: {
-        uint64_t max = std::min(capacity(), kLba28Sectors) - 1;
-        if (busy_for(e, overhead()))
-            finish_ok(e, max & 0xFFFFFF, 0, uint8_t(0x40 | ((max >> 24) & 0x0F)));
+        uint64_t max = std::min(native_capacity(), kLba28Sectors) - 1;
+        if (busy_for(e, overhead()) && finish_ok(e, max & 0xFFFFFF, 0, uint8_t(0x40 | ((max >> 24) & 0x0F))))
+            after_read_native_max = true;
         return;
     }
     case op::kReadNativeMaxExt:
         if (!cfg.lba48)
             return abort_cmd();
-        if (busy_for(e, overhead()))
-            finish_ok(e, capacity() - 1, 0, 0x40);
+        if (busy_for(e, overhead()) && finish_ok(e, native_capacity() - 1, 0, 0x40))
+            after_read_native_max = true;
         return;
+
+    case op::kSetMaxAddress:
+    case op::kSetMaxAddressExt:
+        return set_max_address(e, tf, c == op::kSetMaxAddressExt, after_rnm);
 
     case op::kExecDiag:
         if (busy_for(e, overhead()) && alive(e))
@@ -320,6 +328,35 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         abort_cmd();
         return;
     }
+}
+
+// SET MAX ADDRESS (F9h) / SET MAX ADDRESS EXT (37h), ATA8-ACS (docs/device.md 2): the LBA
+// registers hold the new highest accessible LBA; Count bit 0, VV ("value volatile"), set keeps
+// the setting over power-on and hardware reset, clear makes it last only until the next one
+// (a COMRESET included), when the last kept setting is back. Aborted without the HPA feature
+// set, unless READ NATIVE MAX ADDRESS (EXT) came just before, and for a second kept setting
+// since power-on; an LBA beyond the native maximum is IDNF. IDENTIFY then reports the new
+// capacity (words 60-61, 100-103).
+void SataDisk::Impl::set_max_address(uint64_t e, const Taskfile &tf, bool ext, bool after_rnm) {
+    const uint64_t lba = ext ? tf.lba & 0xFFFFFFFFFFFFull : (tf.lba & 0xFFFFFF) | uint64_t(tf.device & 0x0F) << 24;
+    const bool vv = tf.count & 1; // kept over power-on / hardware reset
+    const uint64_t native = native_capacity();
+    if (!cfg.hpa_sectors || (ext && !cfg.lba48) || !after_rnm || (vv && nv_max_set))
+        return (void)finish_error(e, tf, sata::kAtaAbrt, tf.lba);
+    if (lba >= native || (!ext && lba > kLba28Sectors - 1))
+        return (void)finish_error(e, tf, sata::kAtaIdnf | sata::kAtaAbrt, tf.lba);
+    if (!busy_for(e, overhead()))
+        return;
+    if (!vv) {
+        max_vol = lba + 1;
+    } else {
+        max_nv = lba + 1 == native ? 0 : lba + 1;
+        max_vol = 0;
+        nv_max_set = true;
+    }
+    trace("disk.set_max", {{"max_lba", TraceValue::hex(lba)}, {"volatile", TraceValue::boolean(!vv)}},
+          "accessible sectors now " + std::to_string(capacity()) + " of " + std::to_string(native));
+    finish_ok(e, lba, 0, 0x40);
 }
 
 // SET FEATURES (docs/hardware.md 8.4).

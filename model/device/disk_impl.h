@@ -36,7 +36,7 @@ constexpr uint8_t kReadSectors = 0x20, kReadSectorsExt = 0x24, kReadDmaExt = 0x2
                   kWriteDma = 0xCA, kWriteMultipleFuaExt = 0xCE, kStandbyImm = 0xE0,
                   kIdleImm = 0xE1, kStandby = 0xE2, kIdle = 0xE3, kCheckPower = 0xE5,
                   kFlush = 0xE7, kFlushExt = 0xEA, kIdentify = 0xEC, kSetFeatures = 0xEF,
-                  kReadNativeMax = 0xF8;
+                  kReadNativeMax = 0xF8, kSetMaxAddress = 0xF9, kSetMaxAddressExt = 0x37;
 } // namespace op
 
 // 64-bit splitmix generator: the only source of randomness in the drive.
@@ -141,6 +141,14 @@ struct SataDisk::Impl {
     uint8_t power_mode = 0xFF;      // CHECK POWER MODE count value
     bool cache_dirty = false;
     uint64_t head_lba = 0;          // where the heads are (end of the last media access)
+    // ---- Host Protected Area (command_set.cpp; docs/device.md 2): the accessible sectors as a
+    // kept SET MAX ADDRESS (VV set) left them (0: native; over power cycles, as the drive's own
+    // configuration), a volatile one's (VV clear; 0: none; gone at power-on and COMRESET),
+    // whether a kept one was taken since power-on (a second is aborted), and whether the last
+    // command was READ NATIVE MAX ADDRESS (SET MAX ADDRESS must follow it at once).
+    uint64_t max_nv = 0, max_vol = 0;
+    bool nv_max_set = false;
+    bool after_read_native_max = false;
     // Parallel SSD (timing.units > 1): when each flash unit and the drive's internal data
     // path (to its buffer, at timing.media_mb_s) are next free.
     std::vector<sc_core::sc_time> unit_free;
@@ -171,6 +179,12 @@ struct SataDisk::Impl {
     unsigned identify_failures = 0;
     std::string identify_fail_id;
     std::string base_model, base_serial; // identity at power-on (replace_identity undoes)
+    // bad_fis: a FIS to send on the command process's next turn, and whether the next
+    // Register D2H FIS goes out a dword too long (the fault's id for the effect records).
+    std::optional<sata::Fis> bad_fis;
+    std::string bad_fis_id;
+    bool long_d2h = false;
+    std::string long_d2h_id;
     uint64_t base_sectors = 0;
 
     // ---- sata_disk.cpp
@@ -188,7 +202,10 @@ struct SataDisk::Impl {
                      uint64_t lba);
     sata::Fis signature_fis(bool irq) const;
     unsigned max_multi() const;
-    uint64_t capacity() const; // addressable sectors (LBA28-only drives are capped)
+    uint64_t native_capacity() const; // the drive's sectors (LBA28-only drives are capped)
+    uint64_t capacity() const; // addressable now: the native capacity within the HPA's limit
+    // SET MAX ADDRESS (EXT), the HPA feature set (ATA8-ACS 7.49 / 7.50).
+    void set_max_address(uint64_t e, const sata::Taskfile &tf, bool ext, bool after_rnm);
 
     // ---- command_set.cpp
     static bool is_queued(uint8_t cmd) { return cmd == op::kReadFpdma || cmd == op::kWriteFpdma; }
@@ -255,6 +272,8 @@ struct SataDisk::Impl {
                       const std::string &msg);
     void violation(const char *rule, const std::string &msg);
     bool take_identify_failure();
+    // bad_fis: sends the armed unsolicited FIS (true if one was due).
+    bool send_bad_fis();
     void reset_faults();
     // Power gone: the cache's dirty sectors are lost (a fault.effect record when there were
     // any, or always with `always`); returns how many.

@@ -48,6 +48,12 @@ struct SlowParams {
     uint64_t window_ns = 0;  // every match for this long after the firing; 0 = no end
 };
 
+// What a drive with a firmware bug sends (Kind::BadFis), in the order of the fault's `fis`
+// names: a FIS of a type the host does not know, its next Register D2H FIS one dword too
+// long, a Register D2H FIS with the I bit for no command, a Set Device Bits FIS with the I
+// bit and SActive bits for tags not outstanding in the drive.
+enum class BadFis : uint8_t { UnknownType, LongD2h, UnsolicitedD2h, SpuriousSdb };
+
 // A drive appearing on the port. Unset fields keep the drive's identity.
 struct PlugParams {
     std::optional<std::string> model, serial;

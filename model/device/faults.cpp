@@ -276,6 +276,29 @@ void SataDisk::Impl::reset_faults() {
     hang_id.clear();
     identify_failures = 0;
     identify_fail_id.clear();
+    bad_fis.reset();
+    bad_fis_id.clear();
+    long_d2h = false;
+    long_d2h_id.clear();
+}
+
+// bad_fis: the armed FIS goes out now, between commands, whatever the host is doing (the
+// drive's firmware does not ask). The record says what was sent; the host's reaction is the
+// controller's.
+bool SataDisk::Impl::send_bad_fis() {
+    if (!bad_fis || reset_state != ResetState::None)
+        return false;
+    const sata::Fis f = std::move(*bad_fis);
+    const std::string id = std::move(bad_fis_id);
+    bad_fis.reset();
+    bad_fis_id.clear();
+    std::vector<std::pair<std::string, TraceValue>> fields = {{"type", TraceValue::hex(f.bytes[0])},
+                                                              {"bytes", TraceValue::integer(int64_t(f.bytes.size()))}};
+    if (f.type() == sata::FisType::SetDeviceBits)
+        fields.emplace_back("sactive", TraceValue::hex(f.dword(1)));
+    fault_effect(id, std::move(fields), "drive sends an unsolicited FIS: " + sata::describe(f));
+    send(f);
+    return true;
 }
 
 // ---------------------------------------------------------------- SataDisk hooks
@@ -350,6 +373,48 @@ void SataDisk::replace_identity(const PlugParams &p) {
     m.power_on_defaults();
     m.rxq.clear();
     m.start_reset("power_on", false);
+}
+
+// A firmware bug: the FIS to send on the command process's next turn, or (long_d2h) the
+// next Register D2H FIS sent a dword too long (send() pads it).
+void SataDisk::inject_bad_fis(BadFis what, uint8_t type, const std::string &id) {
+    Impl &m = *impl_;
+    switch (what) {
+    case BadFis::LongD2h:
+        m.long_d2h = true;
+        m.long_d2h_id = id;
+        return;
+    case BadFis::UnknownType: {
+        // four dwords: the type, then bytes counting up (what UFIS shows the host)
+        sata::Fis f;
+        f.bytes.resize(16);
+        for (size_t i = 2; i < f.bytes.size(); ++i)
+            f.bytes[i] = uint8_t(i);
+        f.bytes[0] = type;
+        m.bad_fis = std::move(f);
+        break;
+    }
+    case BadFis::UnsolicitedD2h:
+        // a good status with the I bit, for no command the host issued
+        m.bad_fis = sata::make_reg_d2h(sata::kAtaDrdy | sata::kAtaDsc, 0, 0, 0, 0, true);
+        break;
+    case BadFis::SpuriousSdb: {
+        // the highest tag of the queue the drive does not hold: "completed" out of nowhere
+        uint32_t held = 0;
+        for (unsigned t = 0; t < 32; ++t)
+            if (m.slots[t].state != NcqSlot::State::Free)
+                held |= 1u << t;
+        const unsigned depth = std::clamp(m.cfg.ncq_depth, 1u, 32u);
+        uint32_t bit = 0;
+        for (unsigned t = depth; t-- > 0 && !bit;)
+            if (!(held & (1u << t)))
+                bit = 1u << t;
+        m.bad_fis = sata::make_sdb(sata::kAtaDrdy | sata::kAtaDsc, 0, bit, true, false);
+        break;
+    }
+    }
+    m.bad_fis_id = id;
+    m.work_event.notify(sc_core::SC_ZERO_TIME);
 }
 
 void SataDisk::clear_faults() { impl_->reset_faults(); }

@@ -78,12 +78,29 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
     w[84] = uint16_t(0x4000 | 0x0020 | (cfg.lba48 ? 0x0040 : 0)); // GPL, WRITE DMA FUA EXT
     w[85] = uint16_t(0x0008 | (lookahead_enabled ? 0x0040 : 0) |
                      (cfg.write_cache && wcache_enabled ? 0x0020 : 0));
+    if (cfg.hpa_sectors) { // the Host Protected Area feature set, supported and enabled
+        w[82] |= 0x0400;
+        w[85] |= 0x0400;
+    }
     w[86] = uint16_t(w[83] & 0x3FFF);
     w[87] = w[84];
 
     uint16_t udma_sup = uint16_t((1u << (std::min(cfg.udma_max, 6u) + 1)) - 1);
     w[88] = uint16_t(udma_sup | (udma_selected >= 0 ? 0x100 << udma_selected : 0));
     w[93] = 0; // no PATA reset result on SATA
+    if (cfg.pata) {
+        // Not a serial device: no SATA capabilities and transport words.
+        w[75] = w[76] = w[77] = w[78] = w[79] = 0;
+        // Hardware reset result: bit 14 one, bit 13 the 80-conductor cable; device 0 in 7:0
+        // (bit 0, number by jumper 01b in 2:1, diagnostics passed bit 3, PDIAG- bit 4 and DASP-
+        // bit 5 from a device 1), device 1 in 12:8 (bit 8, jumper 01b in 10:9, PDIAG- bit 11).
+        uint16_t r = uint16_t(0x4000 | (cfg.pata_cable80 ? 0x2000 : 0));
+        if (cfg.pata_devno == 0)
+            r |= uint16_t(0x000B | (cfg.pata_pair ? 0x0030 : 0));
+        else
+            r |= 0x0B00;
+        w[93] = r;
+    }
 
     if (cfg.lba48) {
         w[100] = uint16_t(cap);
@@ -97,7 +114,7 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
     unsigned tbits = cfg.max_gen >= link::Gen::Gen3   ? 0x3F
                      : cfg.max_gen >= link::Gen::Gen2 ? 0x1F
                                                       : 0x03;
-    w[222] = uint16_t(0x1000 | tbits);
+    w[222] = cfg.pata ? 0 : uint16_t(0x1000 | tbits);
 
     // Integrity word: signature A5h and a checksum making the 512 bytes sum to zero.
     w[255] = 0x00A5;

@@ -23,6 +23,7 @@ SataDisk::Impl::Impl(SataDisk &disk)
     base_model = cfg.model;
     base_serial = cfg.serial;
     base_sectors = cfg.sectors;
+    max_nv = cfg.hpa_sectors;
     power_on_defaults();
     ready_at = sc_time(cfg.timing.reset_ready_ms, sc_core::SC_MS);
 }
@@ -41,6 +42,9 @@ void SataDisk::Impl::power_on_defaults() {
     ncq_error_state = false;
     ncq_log = NcqErrorLog{};
     rng.seed(cfg.seed);
+    max_vol = 0; // a volatile SET MAX ADDRESS does not outlive the power
+    nv_max_set = false;
+    after_read_native_max = false;
 }
 
 unsigned SataDisk::Impl::max_multi() const {
@@ -48,8 +52,14 @@ unsigned SataDisk::Impl::max_multi() const {
     return std::min(cfg.multi_max, 16u);
 }
 
-uint64_t SataDisk::Impl::capacity() const {
+uint64_t SataDisk::Impl::native_capacity() const {
     return cfg.lba48 ? cfg.sectors : std::min<uint64_t>(cfg.sectors, 0x0FFFFFFF);
+}
+
+uint64_t SataDisk::Impl::capacity() const {
+    // a volatile SET MAX stands until the power goes, over the non-volatile one
+    const uint64_t limit = max_vol ? max_vol : max_nv;
+    return limit ? std::min(native_capacity(), limit) : native_capacity();
 }
 
 void SataDisk::Impl::trace(const char *name,
@@ -115,7 +125,20 @@ bool SataDisk::Impl::send(const Fis &in) {
         if (in.type() == sata::FisType::PioSetup && cleared.bytes.size() > 15)
             cleared.bytes[15] &= uint8_t(~sata::kAtaDsc);
     }
-    const Fis &fis = strip ? cleared : in;
+    const Fis &fis0 = strip ? cleared : in;
+    // bad_fis long_d2h: the firmware sends this Register D2H FIS a dword too long
+    Fis padded;
+    const bool pad = long_d2h && fis0.type() == sata::FisType::RegD2H;
+    if (pad) {
+        long_d2h = false;
+        padded = fis0;
+        padded.bytes.resize(padded.bytes.size() + 4, 0);
+        fault_effect(long_d2h_id, {{"type", TraceValue::hex(padded.bytes[0])},
+                                   {"bytes", TraceValue::integer(int64_t(padded.bytes.size()))}},
+                     "drive sends its Register D2H FIS a dword too long: " + sata::describe(fis0));
+        long_d2h_id.clear();
+    }
+    const Fis &fis = pad ? padded : fis0;
     if (fis_trace)
         trace("disk.fis_tx", {}, sata::describe(fis));
     link::FrameStatus st = link->send_from_device(fis);
@@ -243,6 +266,8 @@ void SataDisk::Impl::command_thread() {
     for (;;) {
         handle_reset();
         uint64_t e = epoch;
+        if (send_bad_fis())
+            continue;
         if (!pending_error_fis.empty()) {
             flush_sdb(true);
             std::vector<Fis> errs;
@@ -308,6 +333,7 @@ void SataDisk::power_on_reset() {
     cfg_.model = m.base_model;
     cfg_.serial = m.base_serial;
     cfg_.sectors = m.base_sectors;
+    m.max_nv = cfg_.hpa_sectors; // (a new simulation: the drive as configured)
     m.reset_faults();
     m.cmd_seq = 0;
     m.power_on_defaults();
@@ -362,6 +388,7 @@ void SataDisk::oob_reset() {
                        "COMRESET restarts the hung firmware");
     }
     m.rxq.clear();
+    m.max_vol = 0; // a hardware reset: a volatile SET MAX ADDRESS is gone
     m.start_reset("comreset", false);
 }
 

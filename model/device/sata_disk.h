@@ -69,6 +69,19 @@ struct DiskConfig {
     // fixup) never do. On real hardware the hang needs the SiI3112; here the FIS shape alone
     // triggers it, whatever controller sent it.
     bool mod15write = false;
+    // A parallel ATA drive (on a PIIX3/PIIX4 channel, docs/hardware.md 10.5): no Serial ATA
+    // IDENTIFY words (76-79, 222), and word 93 the hardware reset result: its device number,
+    // whether the channel has a device 1 (seen at its reset through PDIAG-/DASP-) and the cable
+    // (bit 13: an 80-conductor cable seen). The transport to the channel stays the model's.
+    bool pata = false;
+    unsigned pata_devno = 0;
+    bool pata_pair = false;   // the other device of the cable is present
+    bool pata_cable80 = false;
+    // A Host Protected Area (docs/device.md 2): non-zero, the drive has the HPA feature set
+    // (IDENTIFY words 82/85 bit 10) and powers up with this many sectors accessible (at most
+    // `sectors`, the native capacity READ NATIVE MAX ADDRESS reports); SET MAX ADDRESS
+    // moves the limit. 0: no HPA feature set (every sector accessible).
+    uint64_t hpa_sectors = 0;
     DiskTiming timing;
 };
 
@@ -134,6 +147,10 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     // PhyRdy drop is the caller's (SataLink::phy_glitch). Armed faults stay (the media's
     // bad sectors are the platters').
     void power_loss(const std::string &id);
+    // A firmware bug (fault `bad_fis`): unknown_type, unsolicited_d2h and spurious_sdb send
+    // their FIS once, between commands (the command process's next turn); long_d2h makes the
+    // next Register D2H FIS one dword too long. `type`: the unknown FIS's type byte.
+    void inject_bad_fis(BadFis what, uint8_t type, const std::string &id);
     // Sectors in the cache not yet written back.
     uint64_t cache_dirty_sectors() const;
     void clear_faults();

@@ -306,6 +306,18 @@ const std::vector<KindSpec> &kind_specs() {
                              "reset sequence and its signature)")
               .range(1 * kUs, 60 * kS).dflt(100 * 1000 * kUs).always()},
          true},
+        // The drive's firmware breaks the transport layer's rules (docs/device.md, "Malformed
+        // and unsolicited FISes"): what the host controller does with the FIS is its own.
+        {Kind::BadFis, "bad_fis", {}, Binds::Disk, false, false, false, false,
+         {P("fis", PT::Enum, "what the drive sends: a FIS of a type the host does not know (unknown_type, as "
+                             "`type`), its next Register D2H FIS one dword too long (long_d2h: the status of a "
+                             "command, refused with R_ERR), a Register D2H FIS with the I bit for no command "
+                             "(unsolicited_d2h), a Set Device Bits FIS with the I bit and SActive bits for tags "
+                             "not outstanding in the drive (spurious_sdb)")
+              .names({"unknown_type", "long_d2h", "unsolicited_d2h", "spurious_sdb"}).always()
+              .needed("required (unknown_type, long_d2h, unsolicited_d2h or spurious_sdb)"),
+          P("type", PT::Uint, "unknown_type: the FIS type byte (D9h: a type SATA reserves; not one the host knows)")
+              .range(0, 255).dflt(0xD9).in_hex()}},
     };
     return rows;
 }

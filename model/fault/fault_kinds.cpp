@@ -56,6 +56,11 @@ void power_loss_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
         h.link->phy_glitch(ns(param(x.fault, "off")));
 }
+// ---- bad_fis: the drive's firmware sends a FIS the transport layer's rules forbid.
+void bad_fis_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->inject_bad_fis(device::BadFis(param(x.fault, "fis")), uint8_t(param(x.fault, "type")), x.fault.id);
+}
 // ---- cominit: COMINIT bursts (and what else the scenario names) with no negotiation after.
 void cominit_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
@@ -227,6 +232,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::HostBusError, B::Hba, nullptr, host_bus_error_arm},
             {Kind::Cominit, B::Link, nullptr, cominit_arm},
             {Kind::PowerLoss, B::Disk, nullptr, power_loss_arm},
+            {Kind::BadFis, B::Disk, nullptr, bad_fis_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

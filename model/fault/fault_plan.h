@@ -44,6 +44,9 @@ enum class Kind : uint8_t {
                   // backplane glitch): the host PHY sees a device exchange, no PhyRdy change
     PowerLoss,    // the drive's power drops for `off`: its write cache's unwritten data is gone,
                   // its electronics restart (PhyRdy lost, COMINIT and the signature after)
+    BadFis,       // the drive's firmware sends an unsolicited or malformed FIS: a type the host
+                  // does not know, a Register D2H a dword too long, a D2H with the I bit for no
+                  // command, a Set Device Bits FIS with bits for tags not outstanding
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

@@ -54,26 +54,25 @@ LinkFastPath::LinkFastPath(Mode mode) : mode_(mode) {
                     field_index("sata_link_pair__DOT__device__DOT__align_cnt")};
 }
 
-uint16_t LinkFastPath::Jump::apply(uint16_t s) const {
-    uint16_t r = 0;
-    for (unsigned b = 0; s; ++b, s = uint16_t(s >> 1))
-        if (s & 1u)
-            r = uint16_t(r ^ col[b]);
-    return r;
-}
-
 const LinkFastPath::Jump &LinkFastPath::jump(LinkRtlPair &pair, uint32_t k) const {
     auto &jumps = shared().jumps;
     auto it = jumps.find(k);
     if (it != jumps.end())
         return it->second;
-    Jump j;
+    std::array<uint16_t, 16> col{}; // column b: what the state bit b alone becomes after k steps
     for (unsigned b = 0; b < 16; ++b) {
         uint16_t s = uint16_t(1u << b);
         for (uint32_t i = 0; i < k; ++i)
             s = pair.lfsr_step(s, nullptr);
-        j.col[b] = s;
+        col[b] = s;
     }
+    Jump j;
+    for (unsigned v = 0; v < 256; ++v)
+        for (unsigned b = 0; b < 8; ++b)
+            if (v & (1u << b)) {
+                j.lo[v] = uint16_t(j.lo[v] ^ col[b]);
+                j.hi[v] = uint16_t(j.hi[v] ^ col[b + 8]);
+            }
     return jumps.emplace(k, j).first->second;
 }
 
@@ -128,8 +127,9 @@ struct LinkFastPath::Frame {
     const FrameFis *fis = nullptr;
     const State *start = nullptr;
     std::array<uint32_t, 2> steps{}; // junk words each side sent in the phase
-    bool have_crc = false;
+    bool have_crc = false, have_scr = false;
     uint32_t crc = 0;
+    uint16_t scr = 0;
     std::array<bool, 2> have_junk{};
     std::array<uint16_t, 2> jstate{};
     std::array<std::array<uint32_t, kJunkBack>, 2> jwords{}; // [side][j]: j-th word from the last
@@ -171,7 +171,11 @@ struct LinkFastPath::Frame {
             out = crc;
             return true;
         case kScr:
-            out = fp->scrambler_after(pair, d.size());
+            if (!have_scr) {
+                scr = fp->scrambler_after(pair, d.size());
+                have_scr = true;
+            }
+            out = scr;
             return true;
         case kLast:
             if (d.size() == 0)
@@ -196,19 +200,37 @@ struct LinkFastPath::Frame {
 };
 
 size_t LinkFastPath::KeyHash::operator()(const Key &k) const {
-    uint64_t h = 1469598103934665603ull; // FNV-1a over the words
-    for (uint32_t w : k.v) {
-        h ^= w;
-        h *= 1099511628211ull;
-    }
-    return size_t(h);
+    // Four independent multiply-xorshift lanes over word pairs, then one finalizer: a hash
+    // per frame phase (two on an ALIGN-free lookup), so a serial FNV chain over the 97
+    // words was a visible share of the phase's cost. Only bucket placement depends on it.
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    uint64_t h[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0xA4093822299F31D0ull,
+                     0x082EFA98EC4E6C89ull};
+    const uint32_t *w = k.v.data();
+    const size_t n = k.v.size();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (unsigned lane = 0; lane < 4; ++lane) {
+            const uint64_t x = w[i + 2 * lane] | uint64_t(w[i + 2 * lane + 1]) << 32;
+            h[lane] = (h[lane] ^ x) * kMul;
+            h[lane] ^= h[lane] >> 29;
+        }
+    for (; i < n; ++i)
+        h[i % 4] = ((h[i % 4] ^ w[i]) * kMul) ^ (h[i % 4] >> 29);
+    uint64_t r = h[0] ^ (h[1] * 3) ^ (h[2] * 5) ^ (h[3] * 7);
+    r ^= r >> 32;
+    r *= kMul;
+    r ^= r >> 29;
+    return size_t(r);
 }
 
 LinkFastPath::Key LinkFastPath::key_of(const State &s, Phase phase, bool from_host, size_t n,
                                        bool accept, bool align_free) const {
     Key k;
-    for (size_t i = 0; i < kFields; ++i) // a data field enters the key only while it holds a primitive
-        k.v[i] = !data_[i] || (isk_[i] >= 0 && s.v[size_t(isk_[i])] != 0) ? s.v[i] : 0;
+    std::memcpy(k.v.data(), s.v.data(), sizeof s.v);
+    for (size_t i : data_fields_) // a data field enters the key only while it holds a primitive
+        if (isk_[i] < 0 || s.v[size_t(isk_[i])] == 0)
+            k.v[i] = 0;
     k.v[kFields] = uint32_t(phase);
     k.v[kFields + 1] = from_host;
     k.v[kFields + 2] = uint32_t(n);

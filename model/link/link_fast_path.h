@@ -112,11 +112,12 @@ class LinkFastPath {
     void apply_sides(Phase phase, LinkRtlPair::Side &tx, LinkRtlPair::Side &rx, FrameFis &fis,
                      bool accept) const;
 
-    // The LFSR is linear over GF(2): k steps are one 16x16 matrix (column b: the state bit b
-    // alone becomes after k steps), so a phase's hundreds of junk words cost one product.
+    // The LFSR is linear over GF(2): k steps are one 16x16 matrix, so a phase's hundreds of
+    // junk words cost one product. The matrix is held as the products of each value of the
+    // state's low and high byte (byte-sliced), so applying it is two loads.
     struct Jump {
-        std::array<uint16_t, 16> col{};
-        uint16_t apply(uint16_t s) const;
+        std::array<uint16_t, 256> lo{}, hi{};
+        uint16_t apply(uint16_t s) const { return uint16_t(lo[s & 0xFFu] ^ hi[s >> 8]); }
     };
     const Jump &jump(LinkRtlPair &pair, uint32_t k) const;
     uint16_t scrambler_after(LinkRtlPair &pair, size_t n) const; // FFFF stepped n + 1 times

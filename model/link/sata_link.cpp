@@ -753,41 +753,49 @@ void SataLink::negotiation_thread() {
             emit("link.negotiation_failed", Gen::None, why);
         };
         sc_time extra = SC_ZERO_TIME;
+        bool seen = false;
         if (!negotiation_requested_) {
             cominit_requested_ = false;
-            const bool seen = oob_recognised(OobSignal::ComInit, extra);
+            seen = oob_recognised(OobSignal::ComInit, extra);
             if (!step(comreset_time() + extra))
                 continue;
-            if (seen && present_ && !offline_ && !comreset_held_) {
-                emit("link.cominit", Gen::None);
-                if (host_)
-                    host_->oob_reset();
+            if (!seen || !present_ || offline_ || comreset_held_)
+                continue;
+            emit("link.cominit", Gen::None);
+            if (host_)
+                host_->oob_reset();
+            // A listening host PHY answers the COMINIT with its COMWAKE and negotiates,
+            // with no COMRESET: the link comes up by itself (a hot plug; SATA 3.x 8.4,
+            // AHCI 1.3.1 10.10: PxSSTS.DET 3, PxSERR.DIAG.N/W). Others wait for the host's
+            // COMRESET.
+            if (!host_ || !host_->answers_cominit() || (ext_ && ext_->signal_oob()))
+                continue;
+            negotiating_ = true;
+        } else {
+            negotiation_requested_ = false;
+            cominit_requested_ = false;
+            negotiating_ = true;
+            // 1. the last COMRESET burst sequence after DET 1 -> 0
+            seen = oob_recognised(OobSignal::ComReset, extra);
+            if (!step(comreset_time() + extra))
+                continue;
+            if (!seen) {
+                give_up("COMRESET not recognised by the device");
+                continue;
             }
-            continue;
-        }
-        negotiation_requested_ = false;
-        cominit_requested_ = false;
-        negotiating_ = true;
-        // 1. the last COMRESET burst sequence after DET 1 -> 0
-        bool seen = oob_recognised(OobSignal::ComReset, extra);
-        if (!step(comreset_time() + extra))
-            continue;
-        if (!seen) {
-            give_up("COMRESET not recognised by the device");
-            continue;
-        }
-        if (ext_ && ext_->signal_oob()) {
-            signal_negotiation(epoch);
-            continue;
-        }
-        // 2. device COMINIT within its response time
-        extra = SC_ZERO_TIME;
-        seen = oob_recognised(OobSignal::ComInit, extra);
-        if (!step(sc_time(cfg_.cominit_response_us, sc_core::SC_US) + comreset_time() + extra))
-            continue;
-        if (!seen) {
-            give_up("COMINIT not recognised by the host");
-            continue;
+            if (ext_ && ext_->signal_oob()) {
+                signal_negotiation(epoch);
+                continue;
+            }
+            // 2. device COMINIT within its response time
+            extra = SC_ZERO_TIME;
+            seen = oob_recognised(OobSignal::ComInit, extra);
+            if (!step(sc_time(cfg_.cominit_response_us, sc_core::SC_US) + comreset_time() + extra))
+                continue;
+            if (!seen) {
+                give_up("COMINIT not recognised by the host");
+                continue;
+            }
         }
         // 3./4. host COMWAKE, device COMWAKE
         extra = SC_ZERO_TIME;

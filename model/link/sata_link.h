@@ -84,6 +84,10 @@ class LinkEndpoint {
     // The device's COMWAKE recognised by the host (OOB, after the host's own COMWAKE); host
     // side only, for a host PHY with a COMWAKE-detect pin (the RTL shell's).
     virtual void oob_comwake() {}
+    // Host side: whether this host PHY, listening (no COMRESET held, not offline, spun up),
+    // answers a device's COMINIT by itself with COMWAKE and the speed negotiation, so the
+    // link comes up with no COMRESET (a hot plug). Default: no (it only reports the COMINIT).
+    virtual bool answers_cominit() const { return false; }
     // Host side, signal-level OOB only (ExternalHostWire::signal_oob): after the device's
     // COMWAKE it sends ALIGNs, `failed` attempts at rates the host cannot lock to, then at
     // `common` (Gen::None: no common rate) until the host answers with its own ALIGN
@@ -274,6 +278,7 @@ class SataLink : public sc_core::sc_module {
 
     // Device presence (cable plugged). Used by hotplug later; reset() restores config.
     void set_device_present(bool present);
+    bool device_present() const { return present_; }
 
     // SStatus view for the host: DET (0, 1, 3, 4), SPD (negotiated gen), IPM (1 active).
     uint8_t det() const;

@@ -43,6 +43,49 @@ PmpConfig sii4726(unsigned n_ports) {
     return c;
 }
 
+PmpConfig sii5744(unsigned n_ports) {
+    PmpConfig c;
+    c.n_ports = n_ports;
+    c.device_id = 0x5744;
+    c.revision = 33;
+    c.feat_other = gscr::FEAT_BIST;
+    c.feat_en_reset = gscr::FEAT_BIST;
+    return c;
+}
+
+static PmpConfig jmicron(unsigned n_ports, uint16_t devid, link::Gen gen) {
+    PmpConfig c;
+    c.n_ports = n_ports;
+    c.vendor_id = 0x197b;
+    c.device_id = devid;
+    c.revision = 0;
+    c.spec_minor = 2;
+    c.max_gen = gen;
+    c.feat_other = gscr::FEAT_BIST | gscr::FEAT_PMREQ | gscr::FEAT_SSC;
+    c.feat_en_reset = gscr::FEAT_BIST | gscr::FEAT_SSC;
+    return c;
+}
+
+PmpConfig jmb394(unsigned n_ports) {
+    PmpConfig c = jmicron(n_ports, 0x0325, link::Gen::Gen2);
+    c.sctl_reads_zero_empty = true;
+    return c;
+}
+PmpConfig jmb575(unsigned n_ports) { return jmicron(n_ports, 0x5755, link::Gen::Gen3); }
+
+bool product_config(const std::string &name, unsigned n_ports, PmpConfig &out) {
+    static const std::pair<const char *, PmpConfig (*)(unsigned)> parts[] = {
+        {"sii3726", sii3726}, {"sii4726", sii4726}, {"sii5744", sii5744},
+        {"jmb394", jmb394},   {"jmb575", jmb575},
+    };
+    for (const auto &[n, make] : parts)
+        if (name == n) {
+            out = make(n_ports);
+            return true;
+        }
+    return false;
+}
+
 // One fan-out port: the host end of its SataLink plus its PSCR state.
 class PortMultiplier::DevPort : public sc_core::sc_module, public link::LinkEndpoint {
   public:
@@ -168,7 +211,7 @@ void PortMultiplier::reset_control_port() {
     srst_held_ = false;
     sig_due_ = true;
     error_en_ = kErrorEnReset;
-    feat_en_ = 0;
+    feat_en_ = cfg_.feat_en_reset;
 }
 
 void PortMultiplier::power_on_reset() {
@@ -408,7 +451,7 @@ bool PortMultiplier::read_gscr(uint32_t reg, uint64_t &val) const {
         val = error_en_;
         return true;
     case gscr::FEAT:
-        val = cfg_.async_notify ? gscr::FEAT_AN : 0;
+        val = cfg_.feat_other | (cfg_.async_notify ? gscr::FEAT_AN : 0);
         return true;
     case gscr::FEAT_EN:
         val = feat_en_;
@@ -463,7 +506,7 @@ bool PortMultiplier::read_pscr(unsigned port, uint32_t reg, uint64_t &val) const
         val = p.serr;
         return true;
     case pscr::SCONTROL:
-        val = p.sctl;
+        val = cfg_.sctl_reads_zero_empty && !(p.link && p.link->device_present()) ? 0 : p.sctl;
         return true;
     case pscr::SACTIVE:
     case pscr::SNOTIFICATION:

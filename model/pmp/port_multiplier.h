@@ -75,6 +75,11 @@ struct PmpConfig {
     uint8_t revision = 0x01;       // GSCR[1] 15:8
     unsigned spec_minor = 1;       // PMP spec 1.<minor>: 1 (1.1) or 2 (1.2)
     bool async_notify = true;      // GSCR[64] bit 3
+    uint32_t feat_other = 0;       // GSCR[64] bits besides AN (BIST 0, PMREQ 1, SSC 2)
+    uint32_t feat_en_reset = 0;    // GSCR[96] after power-on / COMRESET
+    // PSCR SControl reads 0 on a port with no drive attached: what is written still drives
+    // the PHY. The JMB394 of dmesg corpus 07 (docs/hardware.md 7.6).
+    bool sctl_reads_zero_empty = false;
     bool fbs = false;              // FIS-based switching capable (see above)
     link::Gen max_gen = link::Gen::Gen2; // fastest rate of the PMP's PHYs
     // Control-port latencies (MEM): a register access, the SRST-release signature.
@@ -86,6 +91,15 @@ struct PmpConfig {
 // The two parts named in the issue (SiI3726-like and SiI4726-like).
 PmpConfig sii3726(unsigned n_ports = 5);
 PmpConfig sii4726(unsigned n_ports = 5);
+// Parts seen in field logs, by what their GSCRs report there (docs/hardware.md 7.6):
+// SiI5744 (0x1095:0x5744 r33, PM 1.1, 3.0 Gbps, "feat 0x1/0x9"), JMicron JMB394
+// (0x197b:0x0325 r0, PM 1.2, 3.0 Gbps, "feat 0x5/0xf") and JMB575 (0x197b:0x5755 r0, PM 1.2,
+// 6.0 Gbps, "feat 0x5/0xf").
+PmpConfig sii5744(unsigned n_ports = 2);
+PmpConfig jmb394(unsigned n_ports = 5);
+PmpConfig jmb575(unsigned n_ports = 5);
+// The part a scenario names (sii3726 | sii4726 | sii5744 | jmb394 | jmb575); false if unknown.
+bool product_config(const std::string &name, unsigned n_ports, PmpConfig &out);
 
 class PortMultiplier : public sc_core::sc_module, public link::LinkEndpoint {
   public:

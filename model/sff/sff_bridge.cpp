@@ -12,8 +12,11 @@ using sata::FisType;
 
 bool SffChannel::receive_fis(const sata::Fis &fis) {
     if (!sata::fis_well_formed(fis)) {
-        serr_ |= 1u << 11 | 1u << 24; // SError.E (protocol) and DIAG.T (transport)
-        return false;                // R_ERR
+        // A malformed frame (a fixed-length type of the wrong length): refused, and SError
+        // records a transport error as the AHCI and SiI3124 models do: ERR.T (bit 8, data
+        // integrity; bit 11, which this set before, is ERR.E, an internal error) and DIAG.T.
+        serr_ |= 1u << 8 | 1u << 24;
+        return false; // R_ERR
     }
     rxq_.push_back(fis);
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -46,7 +49,9 @@ void SffChannel::burst_wait(size_t bytes) {
     const uint64_t bursts = (bytes + cfg_.burst_bytes - 1) / cfg_.burst_bytes;
     const uint64_t clocks = bursts * cfg_.pci_burst_latency_clocks +
                             (bytes + cfg_.pci_bytes_per_clock - 1) / cfg_.pci_bytes_per_clock;
-    sc_core::wait(sc_core::sc_time(double(clocks) * ns_per_clock, sc_core::SC_NS));
+    // On a parallel ATA cable the words' bus cycles bound the burst as well.
+    const double cable_ns = double((bytes + 1) / 2) * bus_word_ns_;
+    sc_core::wait(sc_core::sc_time(std::max(double(clocks) * ns_per_clock, cable_ns), sc_core::SC_NS));
 }
 
 void SffChannel::engine_thread() {

@@ -80,6 +80,11 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     const bmdma::BmDma &bmdma() const { return *dma_; }
     // Bytes per bus-master burst (a controller's FIFO threshold decides it).
     void set_burst_bytes(unsigned n) { cfg_.burst_bytes = n ? n : 1; }
+    // A parallel ATA device's bus cycle: the time of one 16-bit word on the cable at the
+    // controller's timing for this device (0: no cable, a SATA bridge). A DMA burst takes at
+    // least its words' cycles.
+    void set_bus_word_ns(double ns) { bus_word_ns_ = ns; }
+    double bus_word_ns() const { return bus_word_ns_; }
 
     // INTRQ as the host adapter presents it: interrupt pending, not masked by nIEN, and the
     // device selected (always, unless the channel is one of a master/slave pair).
@@ -161,6 +166,7 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     sata::Taskfile taskfile() const;
 
     SffChannelConfig cfg_;
+    double bus_word_ns_ = 0;
     bus::HostMemory &mem_;
     ModelTrace *trace_;
     std::string src_;

@@ -32,7 +32,7 @@ SffChannel &SffController::channel(unsigned port) {
 uint8_t SffController::mmio_read8(uint32_t off) {
     uint8_t v;
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sl_[c] ? sff_pair_read8(*ch_[c], *sl_[c], win_[c], off, v) : sff_read8(*ch_[c], win_[c], off, v))
+        if (decodes(c) && (sl_[c] ? sff_pair_read8(*ch_[c], *sl_[c], win_[c], off, v) : sff_read8(*ch_[c], win_[c], off, v)))
             return v;
     return other_read8(off);
 }
@@ -40,7 +40,7 @@ uint8_t SffController::mmio_read8(uint32_t off) {
 uint16_t SffController::mmio_read16(uint32_t off) {
     uint16_t v;
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sl_[c] ? sff_pair_read16(*ch_[c], *sl_[c], win_[c], off, v) : sff_read16(*ch_[c], win_[c], off, v))
+        if (decodes(c) && (sl_[c] ? sff_pair_read16(*ch_[c], *sl_[c], win_[c], off, v) : sff_read16(*ch_[c], win_[c], off, v)))
             return v;
     return other_read16(off);
 }
@@ -49,28 +49,28 @@ uint16_t SffController::mmio_read16(uint32_t off) {
 uint32_t SffController::mmio_read32(uint32_t off) {
     uint32_t v;
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sff_read32(*ch_[c], win_[c], off, v))
+        if (decodes(c) && sff_read32(*ch_[c], win_[c], off, v))
             return v;
     return other_read32(off);
 }
 
 void SffController::mmio_write8(uint32_t off, uint8_t val) {
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sl_[c] ? sff_pair_write8(*ch_[c], *sl_[c], win_[c], off, val) : sff_write8(*ch_[c], win_[c], off, val))
+        if (decodes(c) && (sl_[c] ? sff_pair_write8(*ch_[c], *sl_[c], win_[c], off, val) : sff_write8(*ch_[c], win_[c], off, val)))
             return;
     other_write8(off, val);
 }
 
 void SffController::mmio_write16(uint32_t off, uint16_t val) {
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sl_[c] ? sff_pair_write16(*ch_[c], *sl_[c], win_[c], off, val) : sff_write16(*ch_[c], win_[c], off, val))
+        if (decodes(c) && (sl_[c] ? sff_pair_write16(*ch_[c], *sl_[c], win_[c], off, val) : sff_write16(*ch_[c], win_[c], off, val)))
             return;
     other_write16(off, val);
 }
 
 void SffController::mmio_write32(uint32_t off, uint32_t val) {
     for (unsigned c = 0; c < kChannels; ++c)
-        if (sff_write32(*ch_[c], win_[c], off, val))
+        if (decodes(c) && sff_write32(*ch_[c], win_[c], off, val))
             return;
     other_write32(off, val);
 }

@@ -51,6 +51,9 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
                   const std::array<ChannelWindow, kChannels> &windows, bool master_slave = false);
     // The personality's line from the channels' INTRQ (and whatever else it ORs in).
     virtual void update_irq() = 0;
+    // Whether the channel's register blocks are decoded at all (a PIIX's IDETIM decode
+    // enable); an undecoded channel's accesses go to the other_* accesses.
+    virtual bool decodes(unsigned /*channel*/) const { return true; }
     // Accesses outside the channels' blocks.
     virtual uint8_t other_read8(uint32_t off) = 0;
     virtual uint16_t other_read16(uint32_t off) = 0;

@@ -731,10 +731,12 @@ int sc_main(int, char **) {
     ssd.sectors = 1000000;
     ssd.timing.ssd = true;
     ssd.model = "SATASIM SSD";
+    DiskConfig hpa = ssd;
+    hpa.hpa_sectors = 900000; // a Host Protected Area: 900000 of 1000000 sectors accessible
     Bench b1("hdd", hdd), b2("rev", rev), b3("rnd1", rnd), b4("rnd2", rnd), b5("rnd3", rnd3),
-        b6("small", small), b7("ssd", ssd), b8("sstf", sstf);
+        b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa);
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
-               {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}};
+               {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9}};
     return satasim::test::run_all();
 }
 
@@ -819,6 +821,102 @@ MODEL_TEST(write_cache_power_loss_keeps_only_written_back_data) {
     b.disk.power_loss("t");
     EXPECT_TRUE(comreset(b).has_value());
     EXPECT_TRUE(run(b, cmd(0x25, 5000, 8)).data == c);
+}
+
+// bad_fis: what a drive with a broken firmware puts on the wire. The unsolicited FISes go
+// out with the drive idle (the command process's next turn), once; long_d2h pads the next
+// Register D2H FIS (the status of the next command) by one dword, once.
+MODEL_TEST(bad_fis_sends_what_the_fault_names) {
+    Bench &b = B("ssd");
+    b.host.q.clear();
+    b.disk.inject_bad_fis(BadFis::UnknownType, 0xD9, "t");
+    auto f = b.host.next();
+    EXPECT_TRUE(f.has_value());
+    EXPECT_EQ(f->bytes.size(), 16u);
+    EXPECT_EQ(f->bytes[0], 0xD9);
+    EXPECT_EQ(f->dword(3), 0x0f0e0d0cu);
+    b.disk.inject_bad_fis(BadFis::UnsolicitedD2h, 0, "t");
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->type() == FisType::RegD2H && f->bytes.size() == 20u);
+    EXPECT_TRUE(f->at(1) & sata::kFisInterrupt);
+    EXPECT_EQ(f->at(2) & (sata::kAtaBsy | sata::kAtaDrq | sata::kAtaErr), 0);
+    b.disk.inject_bad_fis(BadFis::SpuriousSdb, 0, "t");
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->type() == FisType::SetDeviceBits && f->bytes.size() == 8u);
+    EXPECT_EQ(f->dword(1), 0x80000000u); // the highest tag of the queue, not outstanding
+    EXPECT_TRUE(f->at(1) & sata::kFisInterrupt);
+    EXPECT_TRUE(!b.host.next(sc_time(1, SC_MS)).has_value()); // each goes out once
+    // long_d2h: the FLUSH's status FIS is six dwords; the next command's five again
+    b.disk.inject_bad_fis(BadFis::LongD2h, 0, "t");
+    b.host.send(sata::make_reg_h2d(cmd(0xE7), true));
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->type() == FisType::RegD2H);
+    EXPECT_EQ(f->bytes.size(), 24u);
+    EXPECT_EQ(f->at(2), 0x50);
+    EXPECT_EQ(run(b, cmd(0xE7)).status, 0x50);
+    b.host.send(sata::make_reg_h2d(cmd(0xE7), true));
+    f = b.host.next();
+    EXPECT_TRUE(f.has_value() && f->bytes.size() == 20u);
+    // a reset disarms what has not gone out yet
+    b.disk.inject_bad_fis(BadFis::LongD2h, 0, "t");
+    b.disk.clear_faults();
+    EXPECT_EQ(run(b, cmd(0xE7)).status, 0x50);
+}
+
+// The Host Protected Area (ATA8-ACS 7.48-7.50): IDENTIFY reports the accessible size and
+// the feature set; READ NATIVE MAX ADDRESS the media's; SET MAX ADDRESS (EXT) only right after
+// it, within the media, one non-volatile setting per power-on, a volatile one gone at the next.
+MODEL_TEST(hpa_set_max_address) {
+    Bench &b = B("hpa");
+    EXPECT_TRUE(comreset(b).has_value());
+    auto id_sectors = [&] {
+        std::vector<uint16_t> w = b.disk.identify_words();
+        return uint64_t(w[100]) | uint64_t(w[101]) << 16 | uint64_t(w[102]) << 32;
+    };
+    std::vector<uint16_t> w = b.disk.identify_words();
+    EXPECT_EQ(id_sectors(), 900000u);
+    EXPECT_EQ(uint32_t(w[60] | w[61] << 16), 900000u);
+    EXPECT_TRUE((w[82] & 0x0400) && (w[85] & 0x0400));
+    EXPECT_TRUE(!(B("ssd").disk.identify_words()[82] & 0x0400)); // no HPA: not advertised
+    EXPECT_EQ(run(b, cmd(0x25, 900000, 8)).error, sata::kAtaIdnf | sata::kAtaAbrt); // hidden
+    // SET MAX without READ NATIVE MAX just before it: aborted
+    Result r = run(b, cmd(0x37, 999999));
+    EXPECT_EQ(r.status, 0x51);
+    EXPECT_EQ(r.error, sata::kAtaAbrt);
+    r = run(b, cmd(0x27));
+    EXPECT_EQ(r.status, 0x50);
+    EXPECT_EQ(r.d2h.lba, 999999u);
+    EXPECT_EQ(run(b, cmd(0x37, 1000000)).error, sata::kAtaIdnf | sata::kAtaAbrt); // beyond the media
+    // VV (Count bit 0) clear, as libata's unlock: volatile, gone with the power
+    EXPECT_EQ(run(b, cmd(0x27)).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0x37, 949999)).status, 0x50);
+    EXPECT_EQ(id_sectors(), 950000u);
+    b.disk.power_loss("t");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_EQ(id_sectors(), 900000u);
+    // VV set: the whole media, kept over a power cycle; a second kept one aborted
+    EXPECT_EQ(run(b, cmd(0x27)).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0x37, 999999, 1)).status, 0x50);
+    EXPECT_EQ(id_sectors(), 1000000u);
+    EXPECT_EQ(run(b, cmd(0x25, 999992, 8)).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0x27)).status, 0x50);
+    EXPECT_EQ(run(b, cmd(0x37, 899999, 1)).error, sata::kAtaAbrt);
+    b.disk.power_loss("t");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_EQ(id_sectors(), 1000000u);
+    // the LBA28 pair (F8h / F9h)
+    r = run(b, cmd(0xF8, 0, 0));
+    EXPECT_EQ(r.status, 0x50);
+    EXPECT_EQ(r.d2h.lba & 0xFFFFFF, 999999u & 0xFFFFFF);
+    Taskfile t = cmd(0xF9, 899999 & 0xFFFFFF);
+    t.device = uint8_t(0x40 | ((899999 >> 24) & 0x0F));
+    EXPECT_EQ(run(b, t).status, 0x50); // volatile
+    EXPECT_EQ(id_sectors(), 900000u);
+    EXPECT_TRUE(comreset(b).has_value()); // a hardware reset ends it: the kept size is back
+    EXPECT_EQ(id_sectors(), 1000000u);
+    // a drive without the feature set refuses SET MAX even after READ NATIVE MAX
+    EXPECT_EQ(run(B("ssd"), cmd(0x27)).status, 0x50);
+    EXPECT_EQ(run(B("ssd"), cmd(0x37, 999)).error, sata::kAtaAbrt);
 }
 
 // The cache alone: a full cache writes back the chunks dirty the longest (they survive a

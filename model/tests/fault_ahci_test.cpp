@@ -414,6 +414,12 @@ MODEL_TEST(unplug_with_ncq_outstanding_then_new_drive) {
     B->link.set_device_present(true);
     EXPECT_TRUE(wait_until([] { return prd(PxSERR) & SERR_DIAG_X; }, 1000, 1)); // COMINIT
     EXPECT_TRUE(prd(PxIS) & IS_PCS);
+    // The listening PHY (PxSCTL.DET 0) answers the COMINIT by itself: COMWAKE, speed
+    // negotiation, PhyRdy, no COMRESET. SError as the hot-plug logs print it (SErr
+    // 0x4050002: RecovComm PHYRdyChg CommWake DevExch), PxIS.PRCS with DIAG.N.
+    EXPECT_TRUE(wait_until([] { return (prd(PxSSTS) & 0xF) == 3; }, 1000, 1));
+    EXPECT_EQ(prd(PxSERR), SERR_ERR_M | SERR_DIAG_N | SERR_DIAG_W | SERR_DIAG_X);
+    EXPECT_TRUE(prd(PxIS) & IS_PRCS);
     comreset();
     Buf id = buf(512);
     build(0, cmd(0xEC, 0, 0), id);

@@ -134,6 +134,42 @@ static unsigned cmd_limit(const struct ata_device *dev)
     return dev->cmd_max_sectors > dev->max_sectors ? dev->cmd_max_sectors : dev->max_sectors;
 }
 
+/* An ATA_BIO_TASKFILE request: the registers as given (libata's ata_scsi_pass_thru builds
+ * them from the CDB; here the SAT layer has). The Device register's DEV bit follows the
+ * device the request is for, as libata forces it. */
+static int bio_build_taskfile(const struct ata_device *dev, const struct ata_bio *bio, struct ata_taskfile *tf)
+{
+    const struct ata_bio_regs *r = &bio->regs;
+
+    if ((bio->proto == ATA_BIO_PROTO_NODATA) != (bio->n_sectors == 0) || bio->n_sectors > ATA_MAX_SECTORS_LBA48 + 1)
+        return -EINVAL;
+    if (bio->proto == ATA_BIO_PROTO_DMA && !(dev->flags & ATA_DFLAG_DMA))
+        return -EOPNOTSUPP;
+    if (bio->proto != ATA_BIO_PROTO_NODATA && bio->proto != ATA_BIO_PROTO_PIO && bio->proto != ATA_BIO_PROTO_DMA)
+        return -EINVAL;
+    tf->protocol = bio->proto == ATA_BIO_PROTO_DMA ? ATA_PROT_DMA
+                   : bio->proto == ATA_BIO_PROTO_PIO ? ATA_PROT_PIO
+                                                     : ATA_PROT_NODATA;
+    if (bio->tf_write && bio->proto != ATA_BIO_PROTO_NODATA)
+        tf->flags |= ATA_TFLAG_WRITE;
+    if (r->lba48) {
+        tf->flags |= ATA_TFLAG_LBA48;
+        tf->hob_feature = r->hob_feature;
+        tf->hob_nsect = r->hob_nsect;
+        tf->hob_lbal = r->hob_lbal;
+        tf->hob_lbam = r->hob_lbam;
+        tf->hob_lbah = r->hob_lbah;
+    }
+    tf->command = r->command;
+    tf->feature = r->feature;
+    tf->nsect = r->nsect;
+    tf->lbal = r->lbal;
+    tf->lbam = r->lbam;
+    tf->lbah = r->lbah;
+    tf->device = (uint8_t)(dev->devno ? r->device | ATA_DEV1 : r->device & ~ATA_DEV1);
+    return 0;
+}
+
 /* The command of a request's piece in flight: [lba + q_done, q_piece sectors), or the whole
  * request before it is split (q_piece 0). */
 int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag,
@@ -160,6 +196,8 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
     if ((dev->class != ATA_DEV_ATA && dev->class != ATA_DEV_ZAC) || !(dev->flags & ATA_DFLAG_LBA))
         return -EOPNOTSUPP;
 
+    if (bio->op == ATA_BIO_TASKFILE)
+        return bio_build_taskfile(dev, bio, tf);
     /* a flush, or the FLUSH CACHE that makes a FUA write durable where the write had no FUA */
     if (bio->op == ATA_BIO_FLUSH || bio->q_postflush) {
         if (n && bio->op == ATA_BIO_FLUSH)
@@ -221,7 +259,7 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
 
 static bool bio_split(const struct ata_device *dev, const struct ata_bio *bio)
 {
-    return bio->op != ATA_BIO_FLUSH && bio->op != ATA_BIO_PACKET && !bio->q_postflush && (bio->q_done || bio->n_sectors > dev->max_sectors);
+    return bio->op != ATA_BIO_FLUSH && bio->op != ATA_BIO_TASKFILE && bio->op != ATA_BIO_PACKET && !bio->q_postflush && (bio->q_done || bio->n_sectors > dev->max_sectors);
 }
 
 /* The next piece of a split request, from sector `done` on: at most max_sectors, and no more
@@ -351,6 +389,16 @@ static void ata_bio_qc_complete(struct ata_queued_cmd *qc)
         bio->status = qc->result_tf.command;
         bio->error = qc->result_tf.feature;
         bio->tag = qc->tag;
+        {
+            const struct ata_taskfile *rtf = &qc->result_tf;
+
+            bio->result = (struct ata_bio_regs){
+                .command = rtf->command, .feature = rtf->feature, .nsect = rtf->nsect, .lbal = rtf->lbal,
+                .lbam = rtf->lbam, .lbah = rtf->lbah, .device = rtf->device, .hob_feature = rtf->hob_feature,
+                .hob_nsect = rtf->hob_nsect, .hob_lbal = rtf->hob_lbal, .hob_lbam = rtf->hob_lbam,
+                .hob_lbah = rtf->hob_lbah, .lba48 = (qc->tf.flags & ATA_TFLAG_LBA48) != 0,
+            };
+        }
     }
     if (bio->q_piece && bio->q_done + bio->q_piece < bio->n_sectors && !(qc->err_mask & AC_ERR_NODEV_HINT)) {
         bio->q_done += bio->q_piece;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sat.h"
 
 /* Linux's req_op values and the REQ_SYNC flag bit (blk_types.h: op in bits 0..7, then the
  * flags, REQ_SYNC = bit 11), as the I/O error line prints them. */
@@ -91,35 +92,17 @@ void ata_disk_name(const struct ata_device *dev, char *buf, size_t len)
     buf[2 + n] = '\0';
 }
 
-/* The SCSI sense key libata's translation gives an ATA result (ata_to_sense_error, Linux
- * 6.1): the first entry of the Error table whose bits are all set (Error ignored while BSY),
- * else the first Status bit of the Status table that is set. Only the two keys sd's
- * completion treats as "part of the request went through" are told apart here. */
+/* The SCSI sense key libata's translation gives an ATA result: the SAT layer's table
+ * (scsi/sat_sense.c, libata's ata_to_sense_error). Only the two keys sd's completion treats
+ * as "part of the request went through" are told apart here. */
 enum blk_sense { SENSE_OTHER, SENSE_MEDIUM, SENSE_HARDWARE };
 
 static enum blk_sense blk_sense_of(uint8_t status, uint8_t error)
 {
-    static const struct { uint8_t bits; enum blk_sense key; } err_tab[] = {
-        { 0xd1, SENSE_OTHER },  { 0xd0, SENSE_OTHER },  { 0x61, SENSE_HARDWARE }, /* ABORTED, ABORTED, HW */
-        { 0x84, SENSE_OTHER },  { 0x37, SENSE_OTHER },  { 0x09, SENSE_OTHER },    /* ICRC|ABRT, NOT READY x2 */
-        { 0x01, SENSE_MEDIUM }, { 0x02, SENSE_HARDWARE }, { 0x08, SENSE_OTHER },  /* AMNF, TRK0, MCR */
-        { 0x10, SENSE_OTHER },  { 0x20, SENSE_OTHER },  { 0x40, SENSE_MEDIUM },   /* IDNF: ILLEGAL REQUEST, MC, UNC */
-        { 0x80, SENSE_MEDIUM },
-    };
-    static const struct { uint8_t bit; enum blk_sense key; } stat_tab[] = {
-        { ATA_BUSY, SENSE_OTHER }, { ATA_DRDY, SENSE_OTHER }, /* ABORTED; ILLEGAL REQUEST */
-        { ATA_DF, SENSE_HARDWARE },
-    };
+    uint8_t sk, asc, ascq;
 
-    if (status & ATA_BUSY)
-        error = 0;
-    for (unsigned i = 0; error && i < sizeof(err_tab) / sizeof(err_tab[0]); i++)
-        if ((error & err_tab[i].bits) == err_tab[i].bits)
-            return err_tab[i].key;
-    for (unsigned i = 0; i < sizeof(stat_tab) / sizeof(stat_tab[0]); i++)
-        if (status & stat_tab[i].bit)
-            return stat_tab[i].key;
-    return SENSE_OTHER;
+    sat_ata_to_sense(status, error, &sk, &asc, &ascq);
+    return sk == SCSI_SK_MEDIUM_ERROR ? SENSE_MEDIUM : sk == SCSI_SK_HARDWARE_ERROR ? SENSE_HARDWARE : SENSE_OTHER;
 }
 
 /* The LBA a result taskfile names (libata's ata_tf_read_block, LBA addressing). */

@@ -121,3 +121,25 @@ bool ata_force_noncq(struct ata_device *dev, bool print)
     }
     return noncq;
 }
+
+void ata_force_nodma(struct ata_device *dev, bool print)
+{
+    const struct ata_host *h = dev->link->ap->host;
+
+    for (unsigned i = 0; i < h->n_force; i++) {
+        const struct ata_force_param *fe = &h->force[i];
+        const bool on = fe->dma < 0;
+
+        if (!fe->dma || !ata_force_dev_match(fe, dev))
+            continue;
+        if (on == !!(dev->flags & ATA_DFLAG_NODMA))
+            continue; /* libata prints only an entry that changes the horkage */
+        dev->flags = on ? dev->flags | ATA_DFLAG_NODMA : dev->flags & ~(unsigned)ATA_DFLAG_NODMA;
+        if (print) {
+            const struct sata_trace_field f[] = { TF_STR("param", fe->name) };
+
+            ata_dev_ev(dev, ATA_EV("force.horkage", SATA_TC_INFO, SATA_LOG_INFO, f),
+                       "FORCE: horkage modified (%s)", fe->name);
+        }
+    }
+}

@@ -54,7 +54,7 @@ static int ata_port_alloc_bufs(struct ata_port *ap)
  * the build when the table grows and this list does not. */
 static void ata_finalize_port_ops(struct ata_port_operations *out, const struct ata_port_operations *ops)
 {
-    _Static_assert(sizeof(struct ata_port_operations) == 30 * sizeof(void *),
+    _Static_assert(sizeof(struct ata_port_operations) == 32 * sizeof(void *),
                    "ata_finalize_port_ops must list every entry of struct ata_port_operations");
     *out = *ops;
     for (const struct ata_port_operations *base = ops->inherits; base; base = base->inherits) {
@@ -74,6 +74,8 @@ static void ata_finalize_port_ops(struct ata_port_operations *out, const struct 
         INHERIT(error_handler);
         INHERIT(post_internal_cmd);
         INHERIT(dev_config);
+        INHERIT(set_piomode);
+        INHERIT(set_dmamode);
         INHERIT(lost_interrupt);
         INHERIT(pmp_attach);
         INHERIT(pmp_detach);
@@ -143,6 +145,8 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
     ata_force_copy(h, cfg);
     h->fua = cfg->fua;
     h->atapi_dmadir = cfg->atapi_dmadir;
+    h->dma_off = cfg->dma_off;
+    h->ignore_hpa = cfg->ignore_hpa;
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
     return h;

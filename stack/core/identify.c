@@ -51,6 +51,13 @@ bool ata_id_has_lba48(const uint16_t *id)
     return w_valid(id, 83) && (id[83] & (1u << 10)) && id_u64(id, 100) != 0;
 }
 
+/* The Host Protected Area feature set supported (word 82 bit 10, valid through word 83) and
+ * enabled (word 85 bit 10, valid through word 87): libata's ata_id_hpa_enabled */
+bool ata_id_hpa_enabled(const uint16_t *id)
+{
+    return w_valid(id, 83) && w_valid(id, 87) && (id[85] & (1u << 10)) && (id[82] & (1u << 10));
+}
+
 static bool ata_id_has_flush_ext(const uint16_t *id) { return w_valid(id, 83) && (id[83] & (1u << 13)); }
 static bool ata_id_has_wcache(const uint16_t *id) { return id[82] != 0xffff && (id[82] & (1u << 5)); }
 /* WRITE DMA FUA EXT and WRITE MULTIPLE FUA EXT supported: word 84 bit 6, in a word 84 that

@@ -56,6 +56,12 @@ void ata_force_host_links(struct ata_host *h);      /* every host link, at host 
  * print: log the FORCE: line (at attach). */
 unsigned ata_force_xfermask(struct ata_device *dev, unsigned mask, bool print);
 bool ata_force_noncq(struct ata_device *dev, bool print);
+/* libata.force nodma / dma (horkage NODMA): sets or clears ATA_DFLAG_NODMA in the parameter's
+ * order, printing each entry that changes it (libata's ata_force_horkage) when print */
+void ata_force_nodma(struct ata_device *dev, bool print);
+/* libata's cable_is_40wire: the port's cable, or for an unknown or 80-wire one the drives'
+ * IDENTIFY word 93 (every enabled device of the link must report 80 wires) */
+bool ata_cable_is_40wire(struct ata_port *ap);
 
 /* ---- core/log.c ---- */
 const char *ata_err_string(unsigned err_mask);
@@ -67,6 +73,7 @@ bool ata_id_is_ata(const uint16_t *id);
 bool ata_id_is_cfa(const uint16_t *id);
 bool ata_id_has_lba(const uint16_t *id);
 bool ata_id_has_lba48(const uint16_t *id);
+bool ata_id_hpa_enabled(const uint16_t *id);
 bool ata_id_has_ncq(const uint16_t *id);
 unsigned ata_id_queue_depth(const uint16_t *id);
 unsigned ata_id_major_version(const uint16_t *id);
@@ -166,6 +173,8 @@ bool sata_set_spd_needed(struct ata_link *link);
 /* ---- core/probe.c: IDENTIFY, configure, revalidate, transfer mode ---- */
 int ata_dev_read_id(struct ata_device *dev, enum ata_dev_class *cls, uint16_t *id);
 int ata_dev_configure(struct ata_device *dev);
+/* ---- core/hpa.c: the Host Protected Area at configure time (libata's ata_hpa_resize) ---- */
+int ata_hpa_resize(struct ata_device *dev, bool print);
 int ata_dev_revalidate(struct ata_device *dev, enum ata_dev_class new_class);
 int ata_set_mode(struct ata_link *link, struct ata_device **failed);
 

@@ -126,18 +126,97 @@ static void print_config(struct ata_device *dev, const struct ata_dev_config *c)
     }
 }
 
+/* ---- what mode setting allows (libata's ata_dev_xfermask and ata_do_set_mode) ---- */
+
+#define ATA_UDMA_ABOVE_33 (0xf8u << ATA_SHIFT_UDMA) /* UDMA3 and up: need an 80-wire cable */
+
+/* A parallel ATA drive's IDENTIFY word 93 says 80 wires (bits 15:13 = 011b); a SATA drive
+ * (word 93 zero, ATA-5 or later) is never on a 40-wire cable (libata's ata_drive_40wire). */
+static bool ata_id_40wire(const uint16_t *id)
+{
+    if (id[93] == 0 && (int16_t)id[80] >= 0x0020)
+        return false;
+    return (id[93] & 0xe000) != 0x6000;
+}
+
+bool ata_cable_is_40wire(struct ata_port *ap)
+{
+    if (ap->cbl == ATA_CBL_PATA40)
+        return true;
+    if (ap->cbl == ATA_CBL_SATA)
+        return false;
+    /* unknown, or 80-wire by the host: every drive on it must say 80 wires */
+    for (unsigned d = 0; d < ata_link_max_devices(&ap->link); d++) {
+        const struct ata_device *dev = &ap->link.device[d];
+
+        if (ata_dev_enabled(dev) && !ata_id_40wire(dev->id))
+            return false;
+    }
+    return true;
+}
+
+static bool ata_dev_has_pair(const struct ata_device *dev)
+{
+    return ata_link_max_devices(dev->link) == 2 && ata_dev_enabled(&dev->link->device[1 - dev->devno]);
+}
+
+/* libata.dma: the class of the device (ATA, ATAPI or CF) has its DMA turned off */
+static bool ata_dev_dma_off(const struct ata_device *dev)
+{
+    const unsigned dma_off = dev->link->ap->host->dma_off;
+
+    if (dev->class == ATA_DEV_ATAPI)
+        return dma_off & 0x2u;
+    return dma_off & (ata_id_is_cfa(dev->id) ? 0x4u : 0x1u);
+}
+
+/* The modes of `mask` mode setting leaves the device: no PIO5/6 or MWDMA3/4 on a shared cable
+ * (CFA timings), no DMA with the NODMA horkage or libata.dma off for its class, UDMA/33 at
+ * most on a 40-wire cable. warn: the warnings libata prints at every mode setting. */
+static unsigned ata_dev_setmode_mask(struct ata_device *dev, unsigned mask, bool warn)
+{
+    struct ata_port *ap = dev->link->ap;
+
+    if (ata_dev_has_pair(dev))
+        mask &= ~((0x3u << (ATA_SHIFT_PIO + 5)) | (0x3u << (ATA_SHIFT_MWDMA + 3)));
+    if (dev->flags & ATA_DFLAG_NODMA) {
+        mask &= ~(ATA_MASK_MWDMA | ATA_MASK_UDMA);
+        if (warn)
+            ata_dev_ev(dev, ATA_EV0("probe.nodma", SATA_TC_DECISION, SATA_LOG_WARN),
+                       "device is on DMA blacklist, disabling DMA");
+    }
+    if ((mask & ATA_UDMA_ABOVE_33) && ata_cable_is_40wire(ap)) {
+        mask &= ~ATA_UDMA_ABOVE_33;
+        if (warn)
+            ata_dev_ev(dev, ATA_EV0("probe.cable_40wire", SATA_TC_DECISION, SATA_LOG_WARN),
+                       "limited to UDMA/33 due to 40-wire cable");
+    }
+    if (ata_dev_dma_off(dev))
+        mask &= ~(ATA_MASK_MWDMA | ATA_MASK_UDMA);
+    return mask;
+}
+
 int ata_dev_configure(struct ata_device *dev)
 {
     struct ata_port *ap = dev->link->ap;
     const bool print = dev->link->eh_context.i.flags & ATA_EHI_PRINTINFO;
-    /* libata.force: a transfer mode limit narrows what the host offers the device */
-    const struct ata_host_caps hc = { .ncq_depth = ap->ncq_depth,
-                                      .xfer_mask = ata_force_xfermask(dev, ap->xfer_mask, print),
-                                      .dev_noncq = ata_force_noncq(dev, print),
-                                      .fua = ap->host->fua,
-                                      .atapi_dmadir = ap->host->atapi_dmadir };
+    struct ata_host_caps hc = { .ncq_depth = ap->ncq_depth,
+                                /* libata.force: a transfer mode limit narrows what the host
+                                 * offers the device */
+                                .xfer_mask = ata_force_xfermask(dev, ap->xfer_mask, print),
+                                .dev_noncq = ata_force_noncq(dev, print),
+                                .fua = ap->host->fua,
+                                .atapi_dmadir = ap->host->atapi_dmadir };
     struct ata_dev_config c;
+    int rc;
 
+    ata_force_nodma(dev, print);
+    hc.xfer_mask = ata_dev_setmode_mask(dev, hc.xfer_mask, false);
+
+    /* libata: HPA first, as unlocking it changes the IDENTIFY data everything below reads */
+    rc = ata_hpa_resize(dev, print);
+    if (rc)
+        return rc;
     ata_id_configure(dev->id, dev->class, &hc, &c);
     /* what EH took away stays away over revalidation */
     if (dev->xfer_limit && (c.xfer_mask & dev->xfer_limit) != c.xfer_mask && (c.xfer_mask & dev->xfer_limit)) {
@@ -171,8 +250,8 @@ int ata_dev_configure(struct ata_device *dev)
     dev->xfer_mask = c.xfer_mask;
     dev->xfer_mode = c.xfer_mode;
     dev->ncq_depth = c.ncq_depth;
-    dev->flags &= ATA_DFLAG_ENABLED | ATA_DFLAG_NCQ_OFF | ATA_DFLAG_DUBIOUS_XFER | ATA_DFLAG_ATTACHED |
-                  ATA_DFLAG_DETACH | ATA_DFLAG_DETACHED;
+    dev->flags &= ATA_DFLAG_ENABLED | ATA_DFLAG_NCQ_OFF | ATA_DFLAG_NODMA | ATA_DFLAG_DUBIOUS_XFER | ATA_DFLAG_ATTACHED |
+                  ATA_DFLAG_DETACH | ATA_DFLAG_DETACHED | ATA_DFLAG_BROKEN_HPA | ATA_DFLAG_D_SENSE;
     dev->flags |= (c.lba ? ATA_DFLAG_LBA : 0) | (c.lba48 ? ATA_DFLAG_LBA48 : 0) |
                   (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
                   (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0) |
@@ -252,10 +331,39 @@ int ata_dev_revalidate(struct ata_device *dev, enum ata_dev_class new_class)
 
 /* ---- transfer mode ---- */
 
+/* libata's ata_do_set_mode before SET FEATURES: the mode-setting warnings of every device,
+ * then the controller's timing, the PIO timing of every device first, then the DMA timing of
+ * those in a DMA mode (->set_piomode, ->set_dmamode). */
+static void ata_set_mode_timing(struct ata_link *link)
+{
+    struct ata_port *ap = link->ap;
+
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
+        struct ata_device *dev = &link->device[d];
+        int pio;
+
+        if (!ata_dev_enabled(dev) || dev->class == ATA_DEV_PMP)
+            continue;
+        ata_dev_setmode_mask(dev, ap->xfer_mask & ata_id_xfermask(dev->id), true);
+        pio = ata_xfer_mask_highest(dev->xfer_mask & ATA_MASK_PIO);
+        dev->pio_mode = pio >= 0 ? ata_xfer_bit_to_mode(pio) : XFER_PIO_0;
+        if (ap->ops->set_piomode)
+            ap->ops->set_piomode(ap, dev);
+    }
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
+        struct ata_device *dev = &link->device[d];
+
+        if (ata_dev_enabled(dev) && dev->class != ATA_DEV_PMP && dev->xfer_mode >= XFER_MW_DMA_0 &&
+            ap->ops->set_dmamode)
+            ap->ops->set_dmamode(ap, dev);
+    }
+}
+
 int ata_set_mode(struct ata_link *link, struct ata_device **failed)
 {
     struct ata_eh_context *ehc = &link->eh_context;
 
+    ata_set_mode_timing(link);
     for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
         struct ata_device *dev = &link->device[d];
         uint8_t mode = dev->xfer_mode;

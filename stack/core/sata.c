@@ -316,16 +316,30 @@ static unsigned fls_u(unsigned v)
     return n;
 }
 
+/* The speed limit SControl.SPD should hold (0 = none). A fan-out link behind a PMP is kept
+ * no faster than the host link came up at (libata's __sata_set_spd_needed since 2.6.24: "some
+ * PMPs choke" on a faster downstream link), so behind a 3.0 Gbps host link every fan-out
+ * COMRESET writes SPD 2 (SControl 320), behind a 6.0 Gbps one SPD 3 (330). */
+static unsigned spd_limit_mask(const struct ata_link *link)
+{
+    unsigned limit = link->sata_spd_limit ? link->sata_spd_limit & 0x7u : 0;
+    unsigned host_spd = link->ap->link.sata_spd;
+
+    if (!ata_is_host_link(link) && host_spd)
+        limit = (limit ? limit : 0x7u) & ((1u << host_spd) - 1);
+    return limit;
+}
+
 unsigned sata_spd_target(const struct ata_link *link)
 {
-    return link->sata_spd_limit ? fls_u(link->sata_spd_limit & 0x7u) : 0;
+    return fls_u(spd_limit_mask(link));
 }
 
 bool sata_set_spd_needed(struct ata_link *link)
 {
     uint32_t scontrol;
 
-    if (!link->sata_spd_limit || sata_scr_read(link, SCR_CONTROL, &scontrol))
+    if (!spd_limit_mask(link) || sata_scr_read(link, SCR_CONTROL, &scontrol))
         return false;
     return ((scontrol >> 4) & 0xf) != sata_spd_target(link);
 }

@@ -114,7 +114,7 @@ bool ata_eh_bio_retry(const struct ata_eh_policy *pol, struct ata_bio *bio, unsi
 {
     if (!err_mask)
         return true;
-    if (!retry_flag || bio->fail_fast || bio->q_retries >= pol->max_retries)
+    if (!retry_flag || bio->fail_fast || bio->passthrough || bio->q_retries >= pol->max_retries)
         return false;
     bio->q_retries++;
     return true;
@@ -157,6 +157,7 @@ void ata_eh_finish(struct ata_port *ap)
                 TF_STR("reason", !ata_dev_enabled(qc->dev) ? "device disabled"
                                  : !(qc->flags & ATA_QCFLAG_RETRY) ? "not retryable"
                                  : qc->bio->fail_fast ? "fail-fast"
+                                 : qc->bio->passthrough ? "passthrough"
                                                       : "retries exhausted"),
             };
             /* a disabled device takes no retries: its requests end with a no-device error */
@@ -167,7 +168,8 @@ void ata_eh_finish(struct ata_port *ap)
             ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
             /* the block layer's last word on a request a live device failed (a detached
              * device's requests end offline, without this line) */
-            if (!(qc->err_mask & AC_ERR_NODEV_HINT) && qc->bio->op != ATA_BIO_PACKET)
+            if (!(qc->err_mask & AC_ERR_NODEV_HINT) && qc->bio->op != ATA_BIO_PACKET &&
+                !qc->bio->passthrough)
                 ata_blk_print_req_error(qc);
             ata_eh_qc_complete(qc);
             continue;

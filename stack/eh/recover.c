@@ -182,7 +182,11 @@ static int ata_eh_revalidate_and_attach(struct ata_link *link, struct ata_device
             ehc->i.flags |= ATA_EHI_SETMODE;
             continue;
         }
-        if (!ehc->tries[n] || !ata_class_probeable(cls))
+        /* Only a vacant slot is attached: a disabled device keeps its class (libata's
+         * ata_dev_disable turns it into the class's *_UNSUP, and ata_eh_revalidate_and_attach
+         * attaches only dev->class == ATA_DEV_UNKNOWN), so no later reset brings it back;
+         * a probe (hotplug, rescan) forgets it first (ata_dev_init). */
+        if (dev->class != ATA_DEV_UNKNOWN || !ehc->tries[n] || !ata_class_probeable(cls))
             continue;
         if (cls == ATA_DEV_PMP) {
             const struct sata_trace_field f[] = { TF_STR("cls", ata_class_name(cls)) };
@@ -393,10 +397,16 @@ retry:
     if (ata_dev_enabled(failed)) {
         const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", ehc->tries[failed->devno]) };
 
-        ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_WARN, f),
-                    "failed to recover some devices, retrying in 5 secs");
-        ata_msleep(ap->host, pol->recover_retry_pause_ms);
-    } else {
+        /* the 2.6.2x EH says so and sleeps; libata 4.x/6.x retries at once, quietly (the
+         * next reset waits out its cool-down) */
+        if (pol->recover_retry_pause_ms) {
+            ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                        "failed to recover some devices, retrying in 5 secs");
+            ata_msleep(ap->host, pol->recover_retry_pause_ms);
+        } else {
+            ata_link_ev(link, ATA_EV("eh.recover_retry", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        }
+    } else if (pol->recover_idle_pause_ms) {
         ata_msleep(ap->host, pol->recover_idle_pause_ms);
     }
     goto retry;

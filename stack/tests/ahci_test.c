@@ -389,7 +389,7 @@ START_TEST(onchip_prep_and_results)
 }
 END_TEST
 
-/* An unknown FIS (PxIS.UFS) is named from the on-chip area's U-FIS bytes. */
+/* An unknown FIS (PxIS.UFS) is named from the on-chip area's U-FIS bytes: four dwords, as libahci. */
 START_TEST(onchip_unknown_fis)
 {
     struct sata_platform p;
@@ -399,11 +399,12 @@ START_TEST(onchip_unknown_fis)
     ck_assert_ptr_nonnull(h);
     ap = &h->ports[0];
     p.mmio[(OC_FB + RX_FIS_UNK) / 4] = 0xdeadbeefu;
+    p.mmio[(OC_FB + RX_FIS_UNK) / 4 + 3] = 0x0f0e0d0cu;
     p.mmio[HOST_IRQ_STAT / 4] = 1;
     p.mmio[(AHCI_PORT_BASE(0) + PORT_IRQ_STAT) / 4] = PORT_IRQ_UNK_FIS;
     h->ops->irq_handler(h);
     ck_assert(ap->pflags & ATA_PFLAG_FROZEN);
-    ck_assert_ptr_nonnull(strstr(ap->link.eh_info.desc, "unknown FIS deadbeef"));
+    ck_assert_ptr_nonnull(strstr(ap->link.eh_info.desc, "unknown FIS deadbeef 00000000 00000000 0f0e0d0c"));
     ata_host_destroy(h);
 }
 END_TEST

@@ -24,6 +24,7 @@ int main(void)
     srunner_add_suite(sr, force_suite());
     srunner_add_suite(sr, atapi_suite());
     srunner_add_suite(sr, sff_atapi_suite());
+    srunner_add_suite(sr, sat_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -18,7 +18,7 @@ static struct {
     unsigned n_host_hardreset, n_pmp_read, n_port_hardreset[SATA_PMP_MAX_PORTS];
     unsigned n_srst[16];            /* SRSTs per PM port */
     unsigned n_id[SATA_PMP_MAX_PORTS];
-    uint32_t host_scontrol;
+    uint32_t host_scontrol, host_sstatus;
     uint32_t rtf_val;               /* value the last READ PM returned */
     /* block I/O in flight */
     struct ata_queued_cmd *io[64];
@@ -44,7 +44,7 @@ static int f_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
 {
     ck_assert(ata_is_host_link(link)); /* fan-out SCRs go through the PMP */
     switch (reg) {
-    case SCR_STATUS: *val = 0x123; return 0;
+    case SCR_STATUS: *val = pm.host_sstatus; return 0;
     case SCR_CONTROL: *val = pm.host_scontrol; return 0;
     case SCR_ERROR: *val = 0; return 0;
     default: return -EINVAL;
@@ -254,6 +254,7 @@ static void pm_setup(unsigned nports, unsigned n_disks, uint32_t prod)
     pm.feat_en = 0x9;
     pm.pol = 1;
     pm.host_scontrol = 0x300;
+    pm.host_sstatus = 0x123; /* the host link up at 3.0 Gbps */
     for (unsigned i = 0; i < n_disks; i++)
         pm.disk[i] = true;
     for (unsigned i = 0; i < SATA_PMP_MAX_PORTS; i++)
@@ -366,14 +367,15 @@ static void check_boot(unsigned nports, unsigned n_disks)
             ck_assert_str_eq(info.serial, serial);
             ck_assert_uint_eq(pm.n_port_hardreset[i], 1);
             ck_assert_uint_eq(pm.n_srst[i], 1);
+            /* SPD 2: a fan-out link no faster than the 3.0 Gbps host link */
             ck_assert_str_eq(find_link_ev(&r->p, "probe.link_up", (int)i)->msg,
-                             "SATA link up 3.0 Gbps (SStatus 123 SControl 300)");
+                             "SATA link up 3.0 Gbps (SStatus 123 SControl 320)");
             ck_assert_str_eq(find_link_ev(&r->p, "probe.configured", (int)i)->msg, "configured for UDMA/133");
         } else {
             ck_assert_ptr_null(dev);
             if (i < nports && !cfg)
                 ck_assert_str_eq(find_link_ev(&r->p, "probe.link_down", (int)i)->msg,
-                                 "SATA link down (SStatus 0 SControl 300)");
+                                 "SATA link down (SStatus 0 SControl 320)");
         }
     }
     if (nports > 5)
@@ -392,6 +394,42 @@ START_TEST(attach_1_5_15)
     check_boot(5, 5);
     check_boot(5, 3);
     check_boot(6, 6); /* SiI3726: port 5 is its config device */
+}
+END_TEST
+
+/* libata's __sata_set_spd_needed: a fan-out link's limit is masked with the host link's
+ * negotiated speed, so each fan-out COMRESET writes SControl.SPD = the host link's
+ * generation (real logs: "SControl 330" behind a 6.0 Gbps JMB575, dmesg corpus 46; "320"
+ * behind 3.0 Gbps, 21 and 52), and an EH limit below it still wins. */
+static void check_fanout_spd(uint32_t host_sstatus, uint32_t want_sctl)
+{
+    struct eh_rig *r;
+    char want[64];
+
+    pm_setup(2, 1, 0x57551b97);
+    pm.host_sstatus = host_sstatus;
+    r = eh_rig_boot(&pm_ops, boot_policy, ATA_FLAG_PMP);
+    ck_assert_uint_eq(r->ap->link.sata_spd, (host_sstatus >> 4) & 0xf);
+    ck_assert_uint_eq(pm.sctl[0], want_sctl);
+    ck_assert_uint_eq(pm.sctl[1], want_sctl);
+    snprintf(want, sizeof(want), "SATA link up 3.0 Gbps (SStatus 123 SControl %X)", want_sctl);
+    ck_assert_str_eq(find_link_ev(&r->p, "probe.link_up", 0)->msg, want);
+    snprintf(want, sizeof(want), "SATA link down (SStatus 0 SControl %X)", want_sctl);
+    ck_assert_str_eq(find_link_ev(&r->p, "probe.link_down", 1)->msg, want);
+    /* a speed limit of the fan-out link's own below the host's: that one */
+    r->ap->pmp_link[0].sata_spd_limit = 0x1;
+    ck_assert(sata_set_spd_needed(&r->ap->pmp_link[0]) == (want_sctl != 0x310));
+    ck_assert_uint_eq(sata_spd_target(&r->ap->pmp_link[0]), 1);
+    /* the host link itself is not capped by anything */
+    ck_assert_uint_eq(sata_spd_target(&r->ap->link), 0);
+    eh_rig_free(r);
+}
+
+START_TEST(fanout_spd_follows_host_link)
+{
+    check_fanout_spd(0x133, 0x330);
+    check_fanout_spd(0x123, 0x320);
+    check_fanout_spd(0x113, 0x310);
 }
 END_TEST
 
@@ -824,6 +862,7 @@ Suite *pmp_suite(void)
     tcase_add_test(tc, dev_error_stays_on_link);
     tcase_add_test(tc, ncq_error_log_on_fanout);
     tcase_add_test(tc, fanout_serror_resets_link_only);
+    tcase_add_test(tc, fanout_spd_follows_host_link);
     tcase_add_test(tc, timeout_resets_pmp);
     tcase_add_test(tc, ctrl_port_failure_resets_pmp);
     tcase_add_test(tc, product_change_reattaches);

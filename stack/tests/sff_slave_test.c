@@ -249,6 +249,7 @@ static const struct id_spec drive_s = {
 /* what the LLD saw: resets, and every IDENTIFY and SET FEATURES as device << 8 | command */
 static struct {
     bool present[2];
+    bool id_times_out[2]; /* the device hangs on IDENTIFY (the command times out) */
     unsigned n_srst;
     unsigned log[32], n_log;
 } ms;
@@ -292,7 +293,9 @@ static unsigned ms_issue(struct ata_queued_cmd *qc)
     } else {
         if ((qc->tf.command == ATA_CMD_ID_ATA || qc->tf.command == ATA_CMD_SET_FEATURES) && ms.n_log < 32)
             ms.log[ms.n_log++] = d << 8 | qc->tf.command;
-        if (qc->tf.command == ATA_CMD_ID_ATA)
+        if (qc->tf.command == ATA_CMD_ID_ATA && ms.id_times_out[d])
+            qc->err_mask = AC_ERR_TIMEOUT;
+        else if (qc->tf.command == ATA_CMD_ID_ATA)
             build_id_bytes(qc->ap->id_buf.cpu, d ? &drive_s : &drive_m);
     }
     ata_qc_complete(qc);
@@ -409,6 +412,50 @@ static void slave_read_times_out(struct eh_rig *r, struct ata_bio *b)
     ata_host_eh_run(r->h);
 }
 
+/* A read of dev times out (its command timer fires) and EH runs. */
+static void read_times_out(struct eh_rig *r, struct ata_device *dev, struct ata_bio *b)
+{
+    *b = eh_rig_bio(r, ATA_IO_DMA, 64);
+    ck_assert_int_eq(ata_bio_submit(dev, b), 0);
+    fake_fire_timer(&r->p, ms_qc_of(r, dev)->timer);
+    ata_host_eh_run(r->h);
+}
+
+/* A device disabled because its revalidation kept failing (not gone: its IDENTIFY times
+ * out, so no probe is asked for) stays disabled when a later EH run resets the channel and
+ * the device answers again: libata's ata_dev_disable turns its class into *_UNSUP and
+ * ata_eh_revalidate_and_attach attaches only a slot whose class is ATA_DEV_UNKNOWN; only a
+ * probe (hotplug, a SCSI rescan of the host) forgets it and identifies the slot again. */
+START_TEST(a_disabled_device_is_not_attached_again_by_a_later_reset)
+{
+    struct eh_rig *r = ms_boot(true, true);
+    struct ata_device *d0 = &r->ap->link.device[0], *d1 = &r->ap->link.device[1];
+    const unsigned want[] = { ID(0), SF(0), ID(0) };
+    struct ata_bio b0, b1;
+    unsigned mark;
+
+    ms.id_times_out[1] = true;
+    read_times_out(r, d1, &b1);
+    ck_assert_uint_eq(fake_count(&r->p, "dev.disabled"), 1);
+    ck_assert(!ata_dev_enabled(d1));
+    ck_assert(ata_dev_enabled(d0));
+
+    /* the slave answers again; a timeout on the master resets the channel */
+    ms.id_times_out[1] = false;
+    mark = ms.n_log;
+    r->p.n_ev = 0;
+    read_times_out(r, d0, &b0);
+    ck_assert_uint_ge(ms.n_srst, 3);
+    ms_log_is(mark, want, 3); /* the master revalidated, no IDENTIFY of the slave */
+    ck_assert(!ata_dev_enabled(d1));
+    ck_assert_ptr_null(ata_host_device(r->h, 0, -1, 1));
+    for (unsigned i = 0; i < fake_count(&r->p, "probe.configured"); i++)
+        ck_assert_int_eq(fake_find_nth(&r->p, "probe.configured", i)->dev, 0);
+    ck_assert(ata_dev_enabled(d0));
+    eh_rig_free(r);
+}
+END_TEST
+
 /* A timeout on the slave: the channel is reset (one SRST reaches both devices), both are
  * revalidated, the slave first, their modes set, and only the slave is blamed. */
 START_TEST(slave_timeout_resets_the_channel_and_revalidates_both)
@@ -463,6 +510,7 @@ Suite *sff_slave_suite(void)
     tcase_add_test(tc, slave_device_error_revalidates_the_slave_only);
     tcase_add_test(tc, slave_timeout_resets_the_channel_and_revalidates_both);
     tcase_add_test(tc, slave_gone_is_disabled_master_kept);
+    tcase_add_test(tc, a_disabled_device_is_not_attached_again_by_a_later_reset);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -46,13 +46,14 @@ const std::vector<ControllerDesc> &controller_descs() {
          "sil3112."},
         {ControllerId::Piix, "piix", "Intel ICH/PIIX SATA in IDE mode (taskfile, bus-master DMA)", 0x8086, 0x24d1,
          0x01018a, piix_host_create, "piix_host_create", "piix", "piix0",
-         2, 2, 2, 1, NcqSupport::Never, 0, 2, 6, false, false, true, false, {"map"}, "",
-         "no SCRs (EH resets with SRST only); ICH6 master/slave port map (controller.map)", {"systemc"}, "", {},
+         2, 2, 2, 1, NcqSupport::Never, 0, 2, 6, false, false, true, false, {"map", "part", "cable"}, "",
+         "no SCRs (EH resets with SRST only); ICH6 master/slave port map (controller.map); the PIIX3/PIIX4 "
+         "IDE function with parallel ATA master/slave cables (controller.part, controller.cable)",
+         {"systemc"}, "", {},
          {"ata_piix", "", " bmdma ", {},
           {{"taskfile", "a taskfile (SFF) port with no driver named: piix stands in"},
-           {"pata_own", "the ports are parallel ATA (PATA): satasim's piix is the ICH's SATA function in IDE mode, "
-                        "PATA cables and MWDMA are not modelled"},
-           {"pata", "{driver}: parallel ATA is not modelled; the ICH's IDE function (ata_piix) stands in"},
+           {"pata_own", ""},
+           {"pata", "{driver} has no satasim model; ata_piix on a PIIX4 IDE function stands in"},
            {"taskfile_log", "no driver named; a taskfile (SFF) controller read from the log: piix stands in"},
            {"slave", "no driver named; a slave device (ataN.01) read from the log: piix stands in"},
            {"no_scr", "no driver named; soft resets and no SATA link status: a taskfile controller without SCRs, "

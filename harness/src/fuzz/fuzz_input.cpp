@@ -150,6 +150,8 @@ void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::strin
         lost->push_back(path + ".multi: " + std::to_string(d.multi) + " is not in the format's table");
     if (!d.blkdebug.empty())
         lost->push_back(path + ".blkdebug: backend qemu only");
+    if (d.hpa)
+        lost->push_back(path + ".hpa: not in the fuzz input format");
 }
 
 // The disks a workload may target (present at the probe) and a fault may address (any).
@@ -674,6 +676,8 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         o.u8(kVersion, kFormatV2), o.u8(kVersionCheck, uint8_t(~kFormatV2));
     if (sc.host.fua)
         lost->push_back("host.fua: not in the fuzz input format yet");
+    if (sc.host.ignore_hpa)
+        lost->push_back("host.ignore_hpa: not in the fuzz input format");
 
     // Topology: a port slot per port, a disk record per place.
     Scenario kept; // the part of sc the bytes carry, for the indexes of workloads and faults

@@ -49,6 +49,7 @@ std::vector<ata_force_param> to_stack_force(const std::vector<ForceOption> &opts
         e.device = o.device;
         e.spd_limit = o.spd_limit;
         e.ncq = o.ncq;
+        e.dma = o.dma;
         switch (o.xfer) {
         case ForceOption::Xfer::None: break;
         case ForceOption::Xfer::Pio: e.xfer_mask = 1u << (ATA_SHIFT_PIO + o.xfer_mode); break;
@@ -254,9 +255,14 @@ bool SimController::create_hosts() {
         cfg.pio_polling = sc_.host.pio_polling;
         cfg.fua = sc_.host.fua;
         cfg.atapi_dmadir = sc_.host.atapi_dmadir;
+        cfg.ignore_hpa = sc_.host.ignore_hpa;
         cfg.piix_map = c.map == "ich6"   ? ATA_PIIX_MAP_ICH6
                        : c.map == "ich5" ? ATA_PIIX_MAP_ICH5
                                          : ATA_PIIX_MAP_NONE;
+        cfg.piix_part = c.part == "piix3"   ? ATA_PIIX_PIIX3
+                        : c.part == "piix4" ? ATA_PIIX_PIIX4
+                                            : ATA_PIIX_ICH_SATA;
+        cfg.dma_off = ~sc_.host.dma & 0x7u;
         cfg.spd_limit = sc_.host.spd_limit;
         cfg.force = force.empty() ? nullptr : force.data();
         cfg.n_force = unsigned(force.size());

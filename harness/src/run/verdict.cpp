@@ -213,7 +213,7 @@ void evaluate(RunReport &r) {
             cmp(out, p, "firmware", cfg->firmware, std::string(i.firmware));
             if (cfg->atapi)
                 continue; // a packet device has no sectors or LBA48 of its own (the disc's capacity is READ CAPACITY's)
-            cmp(out, p, "sectors", uint64_t(cfg->addressable()), uint64_t(i.n_sectors));
+            cmp(out, p, "sectors", cfg->configured_sectors(sc.host.ignore_hpa), uint64_t(i.n_sectors));
             cmp(out, p, "lba48", cfg->lba48, bool(i.lba48));
         }
     }

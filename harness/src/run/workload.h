@@ -17,6 +17,7 @@
 #include "backend/platform_binding.h"
 #include "util/prng.h"
 #include "satasim/ata.h"
+#include "satasim/scsi.h"
 #include "scenario/scenario.h"
 #include "trace/trace_sink.h"
 
@@ -169,6 +170,7 @@ class WorkloadRunner {
     // workload_atapi.cpp: an ATAPI drive's packet command and tray event
     void run_packet();
     void run_tray();
+    void run_scsi();
     void maybe_prefill();
     void record_io_error(const Slot &s, const std::string &what);
     void record_not_durable(const Req &r, const std::vector<ReadCheck::Lost> &lost);
@@ -186,6 +188,7 @@ class WorkloadRunner {
     std::deque<Slot *> done_q_;
     unsigned outstanding_ = 0;
     bool expect_failure_ = false;
+    bool scsi_done_ = false; // kind: scsi: the command's done() has run
     sc_core::sc_event wake_;
     sc_core::sc_event done_ev_;
 };

@@ -104,8 +104,8 @@ void WorkloadRunner::run_packet() {
         ++stats_.errors;
         failures_.add(label() + ": " + msg + "; expected status 0x" + (want_status ? "02" : "00"));
     }
-    if (spec_.expect_sense) {
-        const auto &e = *spec_.expect_sense;
+    if (spec_.expect_sense_key) {
+        const auto &e = *spec_.expect_sense_key;
         if (key != e[0] || asc != e[1] || ascq != e[2]) {
             char b[64];
             std::snprintf(b, sizeof b, "; expected sense %x/%02x/%02x", e[0], e[1], e[2]);

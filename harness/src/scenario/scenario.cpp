@@ -11,6 +11,11 @@ uint64_t DeviceSpec::addressable() const {
     return capacity;
 }
 
+uint64_t DeviceSpec::configured_sectors(bool ignore_hpa) const {
+    const uint64_t n = addressable();
+    return hpa && !ignore_hpa && hpa < n ? hpa : n;
+}
+
 const DeviceSpec *Scenario::device_on_port(unsigned port) const {
     for (const auto &d : devices)
         if (d.port == port && !d.pmp_port && !d.devno)
@@ -123,6 +128,7 @@ const char *workload_kind_name(WorkloadKind k) {
     case WorkloadKind::Rescan: return "rescan";
     case WorkloadKind::Packet: return "packet";
     case WorkloadKind::Tray: return "tray";
+    case WorkloadKind::Scsi: return "scsi";
     }
     return "?";
 }

@@ -41,8 +41,14 @@ struct ControllerSpec {
     // line), "ich5" (MAP 000b, one device per channel) or "ich6" (MAP 00b: master/slave
     // emulation, devices at devno 0 and 1 of each channel)
     std::string map;
-    // a channel may have a device 1 (the slave position maps a SATA port)
-    bool slave_positions() const { return map == "ich6"; }
+    // type piix only: the part (docs/hardware.md 10): "" (the ICH's SATA function in IDE
+    // mode), "piix3" or "piix4" (the IDE function: parallel ATA, master and slave on each
+    // channel's cable), and the cables' conductors a drive's IDENTIFY word 93 reports (40, 80)
+    std::string part;
+    unsigned cable = 40;
+    bool parallel_ata() const { return part == "piix3" || part == "piix4"; }
+    // a channel may have a device 1 (the slave position maps a SATA port, or a PATA cable)
+    bool slave_positions() const { return map == "ich6" || parallel_ata(); }
     // controllers[] (several in one host): the PCI address (bus:dev.fn, as the kernel's log
     // names the function) and the interrupt line (GSI) of its INTx; two controllers may share
     // a line. The one-controller form keeps the table's address and line 19.
@@ -60,6 +66,8 @@ struct HostSpec {
     bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
     bool fua = false;         // libata.fua: FUA writes on devices with FUA, LBA48 and NCQ
     bool atapi_dmadir = false; // libata.atapi_dmadir: DMADIR on every ATAPI DMA command
+    unsigned dma = 7;         // libata.dma: DMA for 0x1 ATA disks, 0x2 ATAPI, 0x4 CF
+    bool ignore_hpa = false;  // libata.ignore_hpa: unlock a Host Protected Area at probe (SET MAX ADDRESS)
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;
@@ -153,6 +161,7 @@ struct DeviceSpec {
     unsigned ata_major = 8;
     bool write_cache = true;
     bool status_dsc = true;            // the drive sets DSC (status bit 4): 0x50, else 0x40
+    uint64_t hpa = 0;                  // Host Protected Area: sectors accessible at power-on (0: no HPA feature set)
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors
@@ -168,6 +177,9 @@ struct DeviceSpec {
     DevAddr addr() const { return {port, pmp_port, devno}; }
     // Sectors the drive reports: LBA28-only drives cap at 2^28 - 1.
     uint64_t addressable() const;
+    // What the stack configures: addressable(), within a Host Protected Area (`hpa`) unless the
+    // host unlocks it (libata.ignore_hpa).
+    uint64_t configured_sectors(bool ignore_hpa) const;
     unsigned max_sectors() const { return lba48 ? 65535 : 256; }
 };
 
@@ -176,14 +188,14 @@ struct PmpSpec {
     int line = 0;
     unsigned port = 0;                 // host port
     unsigned ports = 5;                // fan-out device ports, 1..15
-    std::string product = "sii3726";   // sii3726 | sii4726 (GSCR[0] 0x1095:0x3726 / 0x4726)
+    std::string product = "sii3726";   // sii3726 | sii4726 | sii5744 | jmb394 | jmb575 (pmp::product_config)
     bool fbs = false;                  // FIS-based switching capable
     bool async_notify = true;          // asynchronous notification supported (GSCR[64] bit 3)
 };
 
 // io, request: I/O. delete, scan, rescan: warm-plug steps (SCSI device delete, host or
 // channel scan, device rescan) through ata_dev_delete / ata_port_scan.
-enum class WorkloadKind { Io, Request, Delete, Scan, Rescan, Packet, Tray };
+enum class WorkloadKind { Io, Request, Delete, Scan, Rescan, Packet, Tray, Scsi };
 enum class OpSpec { Read, Write, Mix, Flush };
 enum class PatternSpec { Sequential, Random };
 enum class ModeSpec { Auto, Dma, Pio, Ncq };
@@ -222,18 +234,27 @@ struct WorkloadSpec {
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;
     bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)
-    // kind: packet (an ATAPI device): the CDB, the bytes it moves to the host, PIO forced, the
-    // PIO byte count limit (0 = the stack's), the SAM status and sense it must end with
+    // kind: packet (an ATAPI device) and kind: scsi: the CDB (cdb), the SAM status it must end
+    // with (expect_status, 0 GOOD, 2 CHECK CONDITION)
     std::vector<uint8_t> cdb;
+    std::optional<uint8_t> expect_status;
+    // kind: packet: the bytes it moves to the host, PIO forced, the PIO byte count limit (0 = the
+    // stack's), the sense it must end with as key, asc, ascq
     uint32_t packet_len = 0;
     bool packet_pio = false;
     uint16_t byte_count = 0;
-    std::optional<uint8_t> expect_status;           // 0 GOOD, 2 CHECK CONDITION
-    std::optional<std::array<uint8_t, 3>> expect_sense; // key, asc, ascq
+    std::optional<std::array<uint8_t, 3>> expect_sense_key;
     // kind: tray: open | close | change (a new disc: disc_seed, disc_blocks) | remove
     std::string tray_action;
     uint64_t disc_seed = 0;
     uint32_t disc_blocks = 0;
+    // kind: scsi: one CDB through the stack's SCSI/ATA translation (ata_scsi_queuecmd, or
+    // ata_scsi_atapi_queuecmd on an ATAPI device), as sg_raw sends it (SG_IO: a pass-through
+    // request), and what must come back
+    uint32_t data_in = 0;            // bytes read from the device (the buffer's size)
+    std::vector<uint8_t> data_out;   // bytes sent to it
+    std::optional<std::vector<uint8_t>> expect_sense; // the sense data, every byte
+    std::vector<uint8_t> expect_data; // the first bytes read
 
     bool warmplug() const {
         return kind == WorkloadKind::Delete || kind == WorkloadKind::Scan || kind == WorkloadKind::Rescan;

@@ -20,7 +20,7 @@ std::string only_for_types(const std::string &key) {
 // An entry of controllers[] (in_list) also takes its PCI address and interrupt line.
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool in_list) {
     std::vector<std::string> keys = {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup",
-                                     "pcix_irq_loss", "pcix_ack_window", "map"};
+                                     "pcix_irq_loss", "pcix_ack_window", "map", "part", "cable"};
     if (in_list) {
         keys.push_back("pci");
         keys.push_back("irq");
@@ -97,6 +97,25 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool i
             p.fail(*t, only_for_types("map") + " (the ICH's port mapping register, which a " + c.type +
                            " controller does not have)");
         c.map = as_enum<std::string>(p, *t, {{"ich5", "ich5"}, {"ich6", "ich6"}});
+    }
+    // The part ata_piix drives (docs/hardware.md 10): the PIIX3/PIIX4 IDE function has parallel
+    // ATA cables (and no MAP register), the cable's conductors are what its drives report.
+    if (auto *t = m.find("part")) {
+        if (!d.takes_key("part"))
+            p.fail(*t, only_for_types("part") + " (which Intel part ata_piix drives)");
+        c.part = as_enum<std::string>(p, *t, {{"ich", ""}, {"piix3", "piix3"}, {"piix4", "piix4"}});
+        if (c.parallel_ata() && !c.map.empty())
+            p.fail(*t, "a " + c.part + " has parallel ATA channels and no port map (map: is the ICH's SATA "
+                           "function's)");
+    }
+    if (auto *t = m.find("cable")) {
+        if (!d.takes_key("cable"))
+            p.fail(*t, only_for_types("cable") + " (a parallel ATA cable)");
+        if (!c.parallel_ata())
+            p.fail(*t, "cable: is a parallel ATA cable's: only with part: piix3 or piix4");
+        c.cable = unsigned(as_uint(p, *t, 40, 80));
+        if (c.cable != 40 && c.cable != 80)
+            p.fail(*t, "a parallel ATA cable has 40 or 80 conductors (got " + std::to_string(c.cable) + ")");
     }
     if (auto *t = m.find("pcix_ack_window")) {
         c.pcix_ack_window_ns = as_time_ns(p, *t);
@@ -201,7 +220,7 @@ void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
-                                                 "force", "pio_polling", "fua", "atapi_dmadir"});
+                                                 "force", "pio_polling", "fua", "atapi_dmadir", "dma", "ignore_hpa"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -216,6 +235,11 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.fua = as_bool(p, *t);
     if (auto *t = m.find("atapi_dmadir"))
         h.atapi_dmadir = as_bool(p, *t);
+    // libata.dma: the classes that may use DMA (0x1 ATA disks, 0x2 ATAPI, 0x4 CF)
+    if (auto *t = m.find("dma"))
+        h.dma = unsigned(as_uint(p, *t, 0, 7));
+    if (auto *t = m.find("ignore_hpa"))
+        h.ignore_hpa = as_bool(p, *t);
     if (auto *t = m.find("spd_limit")) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
         h.spd_limit_line = t->line;

@@ -46,7 +46,7 @@ std::string no_such_fanout_port(const PmpSpec &pm, unsigned fanout) {
 unsigned parse_devno(const Parser &p, const Field &f, const Scenario &sc, unsigned port) {
     unsigned n = unsigned(as_uint(p, f, 0, 1));
     if (n && !sc.controller_of(port).slave_positions())
-        p.fail(f, "a " + sc.controller_of(port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+        p.fail(f, "a " + sc.controller_of(port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6} or {type: piix, part: piix4}");
     return n;
 }
 
@@ -144,7 +144,9 @@ PmpSpec parse_pmp(const Parser &p, const Field &f, const Scenario &sc) {
     if (auto *v = m.find("ports"))
         x.ports = unsigned(as_uint(p, *v, 1, 15));
     if (auto *v = m.find("product"))
-        x.product = as_enum<std::string>(p, *v, {{"sii3726", "sii3726"}, {"sii4726", "sii4726"}});
+        x.product = as_enum<std::string>(p, *v, {{"sii3726", "sii3726"}, {"sii4726", "sii4726"},
+                                                       {"sii5744", "sii5744"}, {"jmb394", "jmb394"},
+                                                       {"jmb575", "jmb575"}});
     if (auto *v = m.find("fbs"))
         x.fbs = as_bool(p, *v);
     if (auto *v = m.find("async_notify"))
@@ -157,7 +159,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
+               "present", "hpa", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
     if (auto *v = m.find("atapi")) {
         MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma"});
@@ -233,6 +235,12 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
         d.write_cache = as_bool(p, *v);
     if (auto *v = m.find("status_dsc"))
         d.status_dsc = as_bool(p, *v);
+    if (auto *v = m.find("hpa")) {
+        d.hpa = as_sectors(p, *v);
+        if (d.hpa < 1 || d.hpa > d.capacity)
+            p.fail(*v, "hpa (the sectors accessible at power-on) must be 1 .. the capacity (" +
+                           std::to_string(d.capacity) + " sectors)");
+    }
     if (auto *v = m.find("ncq_order"))
         d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
                                             {{"in_order", NcqOrderSpec::InOrder},
@@ -334,7 +342,7 @@ DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario 
                "an ATAPI drive sits on a host port's device 0 (not behind a port multiplier, not a slave)");
     if (d.devno && !sc.controller_of(d.port).slave_positions())
         p.fail(line_of(df.node["devno"], d.line), df.path + ".devno",
-               "a " + sc.controller_of(d.port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6}");
+               "a " + sc.controller_of(d.port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6} or {type: piix, part: piix4}");
     if (const DeviceSpec *other = d.pmp_port ? nullptr : sc.device_at(d.addr()))
         p.fail(d.devno ? line_of(df.node["devno"], d.line) : pline, d.devno ? df.path + ".devno" : ppath,
                d.addr().str() + " already has a disk (line " + std::to_string(other->line) + ")");

@@ -188,6 +188,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::Cominit, nullptr,
          " (a cominit fault on a connector without a drive: give the port a devices[] entry with present: false)"},
         {Kind::PowerLoss, nullptr},
+        {Kind::BadFis, nullptr},
     };
     return rows;
 }

@@ -2,6 +2,7 @@
 #include "scenario/sections.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace satasim::harness {
 
@@ -13,7 +14,7 @@ namespace {
 const std::vector<std::pair<const char *, WorkloadKind>> kKinds = {
     {"io", WorkloadKind::Io},         {"request", WorkloadKind::Request}, {"delete", WorkloadKind::Delete},
     {"scan", WorkloadKind::Scan},     {"rescan", WorkloadKind::Rescan},   {"packet", WorkloadKind::Packet},
-    {"tray", WorkloadKind::Tray}};
+    {"tray", WorkloadKind::Tray},     {"scsi", WorkloadKind::Scsi}};
 
 // packet / tray: an ATAPI drive's PACKET command (a CDB as sg_raw would send it) or a tray
 // event of the drive (the user's eject button, a disc change).
@@ -72,10 +73,66 @@ WorkloadSpec parse_atapi_step(const Parser &p, const MapView &m, WorkloadSpec w,
         std::array<uint8_t, 3> k{};
         for (size_t i = 0; i < 3; ++i)
             k[i] = uint8_t(as_uint(p, element(*v, i), 0, i ? 255 : 15));
-        w.expect_sense = k;
+        w.expect_sense_key = k;
         if (!w.expect_status)
             w.expect_status = uint8_t(k[0] ? 2 : 0);
     }
+    return w;
+}
+
+// Hex bytes ("12 00 00 00 24 00", spaces optional) of a kind: scsi key.
+std::vector<uint8_t> as_hex_bytes(const Parser &p, const Field &f, size_t max) {
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->pattern(f.path, "^[0-9a-fA-F ]*$");
+    const std::string s = scalar(p, f, "hex bytes (\"12 00 00 00 24 00\")");
+    std::vector<uint8_t> out;
+    std::string digits;
+    for (char c : s) {
+        if (c == ' ')
+            continue;
+        if (!std::isxdigit(static_cast<unsigned char>(c)))
+            p.fail(f, std::string("'") + c + "' is not a hex digit (expected bytes such as \"12 00 00 00 24 00\")");
+        digits.push_back(c);
+    }
+    if (digits.size() % 2)
+        p.fail(f, "an odd number of hex digits (" + std::to_string(digits.size()) + "): every byte is two digits");
+    for (size_t i = 0; i < digits.size(); i += 2)
+        out.push_back(uint8_t(std::stoul(digits.substr(i, 2), nullptr, 16)));
+    if (out.size() > max)
+        p.fail(f, std::to_string(out.size()) + " bytes, at most " + std::to_string(max));
+    return out;
+}
+
+// kind: scsi: the CDB, its data and what must come back (scenarios/README.md).
+WorkloadSpec parse_scsi(const Parser &p, const MapView &m, WorkloadSpec w) {
+    if (!m.has("cdb"))
+        p.fail(m.line(), m.join("cdb"), "required: the CDB as hex bytes (6, 10, 12 or 16 of them)");
+    const Field &cf = m.get("cdb");
+    w.cdb = as_hex_bytes(p, cf, 16);
+    if (w.cdb.size() != 6 && w.cdb.size() != 10 && w.cdb.size() != 12 && w.cdb.size() != 16)
+        p.fail(cf, "a CDB of " + std::to_string(w.cdb.size()) + " bytes: 6, 10, 12 or 16");
+    if (auto *v = m.find("data_in"))
+        w.data_in = uint32_t(as_uint(p, *v, 0, 1u << 20));
+    if (auto *v = m.find("data_out")) {
+        if (w.data_in)
+            p.fail(*v, "a command moves data one way: data_in is set too");
+        w.data_out = as_hex_bytes(p, *v, 1u << 16);
+    }
+    if (auto *v = m.find("expect_status"))
+        w.expect_status = as_enum<uint8_t>(p, *v, {{"good", uint8_t(0x00)}, {"check_condition", uint8_t(0x02)}});
+    if (auto *v = m.find("expect_sense")) {
+        w.expect_sense = as_hex_bytes(p, *v, 96);
+        if (w.expect_status && *w.expect_status == 0x00 && !w.expect_sense->empty())
+            p.fail(*v, "sense data with expect_status: good (GOOD carries none)");
+    }
+    if (auto *v = m.find("expect_data")) {
+        w.expect_data = as_hex_bytes(p, *v, 4096);
+        if (w.expect_data.size() > w.data_in)
+            p.fail(*v, std::to_string(w.expect_data.size()) + " bytes expected, but data_in is " +
+                           std::to_string(w.data_in));
+    }
+    w.count = 1;
+    w.qd = 1;
     return w;
 }
 
@@ -141,6 +198,9 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         keys = {"kind", "port", "barrier", "delay"};
     else if (w.warmplug())
         keys = {"kind", "device", "barrier", "delay"};
+    else if (w.kind == WorkloadKind::Scsi)
+        keys = {"kind", "device", "controller", "pmp_port", "devno", "cdb", "data_in", "data_out", "expect_status",
+                "expect_sense", "expect_data", "barrier", "delay"};
     else if (request)
         keys = {"kind", "device", "controller", "pmp_port", "devno", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
                 "verify", "barrier", "delay", "fail_fast", "tag", "fua"};
@@ -177,6 +237,8 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         w.barrier = as_bool(p, *v);
     if (auto *v = m.find("delay"))
         w.start_delay_ns = as_time_ns(p, *v);
+    if (w.kind == WorkloadKind::Scsi)
+        return parse_scsi(p, m, w);
     if (auto *v = m.find("mode"))
         w.mode = as_enum<ModeSpec>(p, *v, kModes);
 

@@ -106,6 +106,50 @@ TEST(fua_keys) {
                 "t.yaml:5: workload[0].fua: only for op: write (a FUA write is durable when it completes)");
 }
 
+// HPA: a device's `hpa` (sectors accessible at power-on, within its capacity) and
+// host.ignore_hpa (libata.ignore_hpa); what the stack configures follows both.
+TEST(hpa_keys) {
+    Scenario sc = parse("host: {ignore_hpa: true}\ndevices:\n  - {port: 0, capacity: 1g, hpa: 2000000}\n");
+    CHECK(sc.host.ignore_hpa && sc.devices[0].hpa == 2000000u);
+    CHECK(sc.devices[0].configured_sectors(true) == 2097152u);
+    CHECK(sc.devices[0].configured_sectors(false) == 2000000u);
+    Scenario n = parse(kDisk);
+    CHECK(!n.host.ignore_hpa && n.devices[0].hpa == 0 && n.devices[0].configured_sectors(false) == n.devices[0].capacity);
+    CHECK_ERROR("devices:\n  - {port: 0, capacity: 1g, hpa: 2g}\n",
+                "t.yaml:2: devices[0].hpa: hpa (the sectors accessible at power-on) must be 1 .. the capacity "
+                "(2097152 sectors)");
+// kind: scsi: a CDB and its data as hex bytes, the expected status and sense; bad input
+// names the file, line and key.
+TEST(scsi_workload_keys) {
+    Scenario sc = parse(std::string(kDisk) + "workload:\n"
+                                             "  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", data_in: 36,\n"
+                                             "     expect_data: \"00 00 05\"}\n"
+                                             "  - {kind: scsi, device: 0, cdb: \"150000001000\", data_out: \"00 00 00 00\",\n"
+                                             "     expect_status: check_condition, expect_sense: \"70 00 05\"}\n");
+    const WorkloadSpec &a = sc.workload[0], &b = sc.workload[1];
+    CHECK(a.kind == WorkloadKind::Scsi && a.cdb.size() == 6 && a.cdb[0] == 0x12 && a.cdb[4] == 0x24);
+    CHECK(a.data_in == 36 && a.expect_data.size() == 3 && a.expect_data[2] == 0x05 && !a.expect_status);
+    CHECK(b.cdb.size() == 6 && b.cdb[0] == 0x15 && b.cdb[4] == 0x10 && b.data_out.size() == 4);
+    CHECK(b.expect_status && *b.expect_status == 0x02 && b.expect_sense && b.expect_sense->size() == 3);
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0}\n",
+                "t.yaml:5: workload[0].cdb: required: the CDB as hex bytes (6, 10, 12 or 16 of them)");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00\"}\n",
+                "t.yaml:5: workload[0].cdb: a CDB of 3 bytes: 6, 10, 12 or 16");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 0g 00 00 24 00\"}\n",
+                "t.yaml:5: workload[0].cdb: 'g' is not a hex digit (expected bytes such as \"12 00 00 00 24 00\")");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 0 00 00 24 00\"}\n",
+                "t.yaml:5: workload[0].cdb: an odd number of hex digits (11): every byte is two digits");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", data_in: 4,\n"
+                                     "     data_out: \"00\"}\n",
+                "t.yaml:6: workload[0].data_out: a command moves data one way: data_in is set too");
+    CHECK_ERROR(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", data_in: 2,\n"
+                                     "     expect_data: \"00 00 05\"}\n",
+                "t.yaml:6: workload[0].expect_data: 3 bytes expected, but data_in is 2");
+    // the keys of an I/O entry are not a SCSI command's
+    CHECK(error_of(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"00 00 00 00 00 00\", op: read}\n")
+              .find("t.yaml:5: workload[0].op") == 0);
+}
+
 TEST(uint_out_of_range_and_not_a_number) {
     CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
     CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");
@@ -115,7 +159,7 @@ TEST(uint_out_of_range_and_not_a_number) {
 TEST(unknown_and_duplicate_keys) {
     CHECK_ERROR("controller: {bogus: 1}\n", "t.yaml:1: controller.bogus: unknown key (expected one of: type, ports, "
                                             "slots, ncq, gen, fbs, staggered_spinup, pcix_irq_loss, "
-                                            "pcix_ack_window, map)");
+                                            "pcix_ack_window, map, part, cable)");
     CHECK_ERROR("seed: 1\nseed: 2\n", "t.yaml:2: seed: duplicate key (first on line 1)");
     CHECK_ERROR("controller: 4\n", "t.yaml:1: controller: expected a mapping, got a scalar");
 }
@@ -174,10 +218,27 @@ TEST(piix_slave_addresses) {
     CHECK(sc.disk_places(0).size() == 2);
     CHECK_ERROR("controller: {type: piix}\ndevices:\n  - {port: 0, devno: 1}\n",
                 "t.yaml:3: devices[0].devno: a piix port has no device 1 (slave): devno 1 needs controller: "
-                "{type: piix, map: ich6}");
+                "{type: piix, map: ich6} or {type: piix, part: piix4}");
     CHECK_ERROR("controller: {type: sil3112, map: ich6}\n",
                 "t.yaml:1: controller.map: only for type: piix (the ICH's port mapping register, which a sil3112 "
                 "controller does not have)");
+    // the PIIX3/PIIX4 IDE function: parallel ATA cables, master and slave on each
+    {
+        Scenario pata = parse("controller: {type: piix, part: piix3, cable: 80}\n"
+                              "devices:\n  - {port: 0}\n  - {port: 0, devno: 1}\n");
+        CHECK(pata.controller_of(0).parallel_ata() && pata.controller_of(0).slave_positions());
+        CHECK(pata.controller_of(0).part == "piix3" && pata.controller_of(0).cable == 80);
+        CHECK(pata.devices[1].devno == 1);
+    }
+    CHECK_ERROR("controller: {type: sil3112, part: piix4}\n",
+                "t.yaml:1: controller.part: only for type: piix (which Intel part ata_piix drives)");
+    CHECK_ERROR("controller: {type: piix, map: ich6, part: piix4}\n",
+                "t.yaml:1: controller.part: a piix4 has parallel ATA channels and no port map (map: is the ICH's SATA "
+                "function's)");
+    CHECK_ERROR("controller: {type: piix, cable: 80}\n",
+                "t.yaml:1: controller.cable: cable: is a parallel ATA cable's: only with part: piix3 or piix4");
+    CHECK_ERROR("controller: {type: piix, part: piix4, cable: 60}\n",
+                "t.yaml:1: controller.cable: a parallel ATA cable has 40 or 80 conductors (got 60)");
 }
 
 TEST(sil24_controller_limits) {
@@ -407,11 +468,11 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit or power_loss)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss or bad_fis)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis)");
     // power_loss: its typed `off` (a time, 100 ms by default, within 1 us .. 60 s).
     {
         Scenario n = parse(d + "  - {kind: power_loss, port: 0, at: 1ms}\n"
@@ -425,6 +486,27 @@ TEST(fault_kinds_table) {
     }
     CHECK_ERROR(d + "  - {kind: power_loss, port: 0, at: 1ms, off: 0ns}\n",
                 "t.yaml:5: faults[0].off: must be at least 1us and at most 60s");
+    // bad_fis: its typed `fis` (required) and the unknown type's `type` byte (D9h by default).
+    {
+        Scenario n = parse(d + "  - {kind: bad_fis, port: 0, at: 1ms, fis: unknown_type}\n"
+                               "  - {kind: bad_fis, port: 0, after_cmds: 5, fis: unknown_type, type: 0xc7}\n"
+                               "  - {kind: bad_fis, port: 0, on_cmd: {op: flush}, fis: long_d2h}\n"
+                               "  - {kind: bad_fis, port: 0, at: 2ms, fis: spurious_sdb}\n");
+        CHECK(n.faults[0].kind == satasim::fault::Kind::BadFis);
+        CHECK(satasim::fault::param(n.faults[0], "fis") == uint64_t(satasim::device::BadFis::UnknownType));
+        CHECK(satasim::fault::param(n.faults[0], "type") == 0xd9u);
+        CHECK(satasim::fault::param(n.faults[1], "type") == 0xc7u);
+        CHECK(satasim::fault::param(n.faults[2], "fis") == uint64_t(satasim::device::BadFis::LongD2h));
+        CHECK(satasim::fault::param(n.faults[3], "fis") == uint64_t(satasim::device::BadFis::SpuriousSdb));
+        CHECK(!satasim::fault::kind_spec(satasim::fault::Kind::BadFis)->cuts_power);
+    }
+    CHECK_ERROR(d + "  - {kind: bad_fis, port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].fis: required (unknown_type, long_d2h, unsolicited_d2h or spurious_sdb)");
+    CHECK_ERROR(d + "  - {kind: bad_fis, port: 0, at: 1ms, fis: garbage}\n",
+                "t.yaml:5: faults[0].fis: unknown value 'garbage' (expected one of: unknown_type, long_d2h, "
+                "unsolicited_d2h, spurious_sdb)");
+    CHECK_ERROR(d + "  - {kind: bad_fis, port: 0, at: 1ms, fis: unknown_type, type: 256}\n",
+                "t.yaml:5: faults[0].type: 256 is out of range (0..255)");
     // Line noise: unplug / phy_flap / cominit's `noise`; cominit fires at a time only.
     {
         Scenario n = parse(d + "  - {kind: unplug, port: 0, at: 1ms, noise: [cominit, internal]}\n"
@@ -469,7 +551,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::PowerLoss) + 1);
+    CHECK(specs.size() == size_t(Kind::BadFis) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));

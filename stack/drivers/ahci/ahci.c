@@ -646,11 +646,13 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
                                                                     : "PHY RDY changed");
     }
     if (irq_stat & PORT_IRQ_UNK_FIS) {
-        const uint8_t *u = rx_fis(ap, fbs_link ? (unsigned)fbs_link->pmp : 0, RX_FIS_UNK, 4) + RX_FIS_UNK;
+        /* the first four dwords of the U-FIS area, as libahci shows them */
+        const uint8_t *u = rx_fis(ap, fbs_link ? (unsigned)fbs_link->pmp : 0, RX_FIS_UNK, 16) + RX_FIS_UNK;
 
         ehi->err_mask |= AC_ERR_HSM;
         ehi->action |= ATA_EH_RESET;
-        ata_ehi_push_desc(ehi, "unknown FIS %02x%02x%02x%02x", u[3], u[2], u[1], u[0]);
+        ata_ehi_push_desc(ehi, "unknown FIS %08x %08x %08x %08x", get_le32(u), get_le32(u + 4), get_le32(u + 8),
+                          get_le32(u + 12));
     }
     {
         const struct sata_trace_field f[] = { TF_HEX("irq_stat", irq_stat), TF_HEX("serror", serror),

@@ -8,6 +8,7 @@
  * SATA port (ICH6 MAP 00b: P2 and P3) has two devices, master/slave emulation: the SFF
  * layer's softreset checks, resets and classifies both, and EH runs per device.
  * Everything but the host start/stop and the port layout is ata_bmdma_port_ops. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,163 @@ static const struct ata_port_operations piix_sata_ops = {
     .host_start = piix_host_start,
     .host_stop = piix_host_stop,
 };
+
+/* ---- the PIIX3/PIIX4 IDE function: parallel ATA (docs/hardware.md 10) ----
+ * The function's configuration registers (the platform maps them at ATA_PIIX_CFG_BASE):
+ * IDETIM per channel (40h primary, 42h secondary), SIDETIM (44h, the slaves' timing), and on
+ * the PIIX4 UDMACTL (48h) and UDMATIM (4Ah). Programmed per device at mode setting, as
+ * ata_piix's piix_set_timings / do_piix_set_dmamode do (facts read there; written anew). */
+enum {
+    PIIX_IDETIM = 0x40,  /* + 2 per channel, 16 bit */
+    PIIX_SIDETIM = 0x44, /* 8 bit: 3:0 primary slave, 7:4 secondary slave (ISP 2 bits, RTC 2 bits) */
+    PIIX_UDMACTL = 0x48, /* 8 bit: bit 2 * channel + devno enables UDMA */
+    PIIX_UDMATIM = 0x4a, /* 16 bit: CT in bits 1:0 << 4 * (2 * channel + devno) */
+    PIIX_IDETIM_IDE = 1u << 15,  /* decode enable */
+    PIIX_IDETIM_SITRE = 1u << 14, /* the slave's ISP/RTC from SIDETIM */
+    /* per device nibble (device 0 bits 3:0, device 1 bits 7:4) */
+    PIIX_TIME = 1u << 0, PIIX_IE = 1u << 1, PIIX_PPE = 1u << 2, PIIX_DTE = 1u << 3,
+};
+
+static uint32_t piix_cfg(uint32_t reg) { return ATA_PIIX_CFG_BASE + reg; }
+
+static uint16_t piix_cfg_read16(struct ata_port *ap, uint32_t reg)
+{
+    return ap->host->pops->mmio_read16(ap->host->plat, piix_cfg(reg));
+}
+
+static void piix_cfg_write16(struct ata_port *ap, uint32_t reg, uint16_t v)
+{
+    ap->host->pops->mmio_write16(ap->host->plat, piix_cfg(reg), v);
+}
+
+static uint8_t piix_cfg_read8(struct ata_port *ap, uint32_t reg)
+{
+    return ap->host->pops->mmio_read8(ap->host->plat, piix_cfg(reg));
+}
+
+static void piix_cfg_write8(struct ata_port *ap, uint32_t reg, uint8_t v)
+{
+    ap->host->pops->mmio_write8(ap->host->plat, piix_cfg(reg), v);
+}
+
+/* A channel whose IDE decode the BIOS left off is not there (ata_piix's piix_pata_prereset:
+ * -ENOENT, EH skips the port); then the SFF prereset. */
+static int piix_pata_prereset(struct ata_link *link, uint64_t deadline)
+{
+    struct ata_port *ap = link->ap;
+
+    if (!(piix_cfg_read16(ap, PIIX_IDETIM + 2 * ap->port_no) & PIIX_IDETIM_IDE))
+        return -ENOENT;
+    return ata_std_prereset(link, deadline);
+}
+
+/* The UDMA enable of the device (PIIX4 only: a PIIX3 has no UDMACTL). */
+static void piix_udma_enable(struct ata_port *ap, struct ata_device *dev, bool on)
+{
+    const uint8_t bit = (uint8_t)(1u << (2 * ap->port_no + dev->devno));
+    uint8_t v;
+
+    if (!(ap->xfer_mask & ATA_MASK_UDMA))
+        return;
+    v = piix_cfg_read8(ap, PIIX_UDMACTL);
+    piix_cfg_write8(ap, PIIX_UDMACTL, on ? (uint8_t)(v | bit) : (uint8_t)(v & ~bit));
+}
+
+/* Fast timing for PIO mode `pio` (0..4): the IORDY sample point and recovery time of the
+ * datasheet's table as ata_piix uses it, TIME from PIO2 on, IE when the mode needs IORDY
+ * (PIO3 and up), PPE for a disk, DTE when the drive's own PIO mode is slower than this timing
+ * (the fast timing then serves DMA only). Device 0's ISP/RTC are IDETIM's, device 1's
+ * SIDETIM's (SITRE set). The UDMA enable goes off: a DMA mode turns it back on. */
+static void piix_set_timings(struct ata_port *ap, struct ata_device *dev, unsigned pio)
+{
+    static const uint8_t isp_rtc[5][2] = { { 0, 0 }, { 0, 0 }, { 1, 0 }, { 2, 1 }, { 2, 3 } };
+    const uint32_t idetim = PIIX_IDETIM + 2 * ap->port_no;
+    unsigned ctl = 0;
+    uint16_t t = piix_cfg_read16(ap, idetim);
+
+    if (pio > 4)
+        pio = 4;
+    if (pio >= 2)
+        ctl |= PIIX_TIME;
+    if (pio >= 3)
+        ctl |= PIIX_IE;
+    if (dev->class == ATA_DEV_ATA)
+        ctl |= PIIX_PPE;
+    if (dev->pio_mode < XFER_PIO_0 + pio)
+        ctl |= PIIX_DTE;
+    if (dev->devno) {
+        const unsigned shift = ap->port_no ? 4 : 0;
+        uint8_t st = piix_cfg_read8(ap, PIIX_SIDETIM);
+
+        t = (uint16_t)((t & 0xff0fu) | ctl << 4 | PIIX_IDETIM_SITRE);
+        st = (uint8_t)((st & ~(0xfu << shift)) | (unsigned)(isp_rtc[pio][0] << 2 | isp_rtc[pio][1]) << shift);
+        piix_cfg_write8(ap, PIIX_SIDETIM, st);
+    } else {
+        t = (uint16_t)((t & 0xccf0u) | ctl | (unsigned)isp_rtc[pio][0] << 12 | (unsigned)isp_rtc[pio][1] << 8);
+    }
+    piix_cfg_write16(ap, idetim, t);
+    piix_udma_enable(ap, dev, false);
+    {
+        const struct sata_trace_field f[] = { TF_INT("devno", dev->devno), TF_INT("pio", pio),
+                                              TF_HEX("idetim", t), TF_HEX("sidetim", piix_cfg_read8(ap, PIIX_SIDETIM)) };
+
+        ata_port_ev(ap, ATA_EV("piix.timing", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
+    }
+}
+
+static void piix_set_piomode(struct ata_port *ap, struct ata_device *dev)
+{
+    piix_set_timings(ap, dev, (unsigned)(dev->pio_mode - XFER_PIO_0));
+}
+
+/* UDMA: the device's UDMATIM cycle time (UDMA0 00b, UDMA1 01b, UDMA2 10b) and its UDMACTL
+ * bit. MWDMA: the PIO timing of the same speed (MWDMA0 as PIO0, MWDMA1 as PIO3, MWDMA2 as
+ * PIO4), with the UDMA enable off. */
+static void piix_set_dmamode(struct ata_port *ap, struct ata_device *dev)
+{
+    if (dev->xfer_mode >= XFER_UDMA_0) {
+        const unsigned udma = (unsigned)(dev->xfer_mode - XFER_UDMA_0), devid = 2 * ap->port_no + dev->devno;
+        const unsigned ct = udma < 2 ? udma : 2;
+        uint16_t ut = piix_cfg_read16(ap, PIIX_UDMATIM);
+
+        ut = (uint16_t)((ut & ~(0x3u << (4 * devid))) | ct << (4 * devid));
+        piix_cfg_write16(ap, PIIX_UDMATIM, ut);
+        piix_udma_enable(ap, dev, true);
+        {
+            const struct sata_trace_field f[] = { TF_INT("devno", dev->devno), TF_INT("udma", udma),
+                                                  TF_HEX("udmatim", ut), TF_HEX("udmactl", piix_cfg_read8(ap, PIIX_UDMACTL)) };
+
+            ata_port_ev(ap, ATA_EV("piix.udma_timing", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
+        }
+    } else {
+        static const unsigned pio_of_mwdma[3] = { 0, 3, 4 };
+        const unsigned mw = (unsigned)(dev->xfer_mode - XFER_MW_DMA_0);
+
+        piix_set_timings(ap, dev, pio_of_mwdma[mw < 2 ? mw : 2]);
+    }
+}
+
+static const struct ata_port_operations piix_pata_ops = {
+    .inherits = &ata_bmdma_port_ops,
+    .host_start = piix_host_start,
+    .host_stop = piix_host_stop,
+    .prereset = piix_pata_prereset,
+    .set_piomode = piix_set_piomode,
+    .set_dmamode = piix_set_dmamode,
+};
+
+/* libata's port description line at host registration ("ata1: PATA max UDMA/33 cmd 0x1f0 ctl
+ * 0x3f6 bmdma 0xc000 irq 14"): the port's own mask's top mode, the legacy ports and line. */
+static void piix_pata_port_desc(struct ata_port *ap, const struct ata_sff_ioaddr *io)
+{
+    const unsigned irq = ap->port_no ? 15 : 14;
+    const struct sata_trace_field f[] = { TF_STR("max", ata_mode_string(ap->xfer_mask)), TF_HEX("cmd", io->cmd),
+                                          TF_HEX("ctl", io->ctl), TF_HEX("bmdma", io->bmdma), TF_INT("irq", irq) };
+
+    ata_port_ev(ap, ATA_EV("piix.port_desc", SATA_TC_INFO, SATA_LOG_INFO, f),
+                "PATA max %s cmd 0x%x ctl 0x%x bmdma 0x%x irq %u", ata_mode_string(ap->xfer_mask), io->cmd, io->ctl,
+                io->bmdma, irq);
+}
 
 static const char create_failed_ev[] = "piix.create_failed";
 
@@ -79,6 +237,41 @@ static void piix_init_sata_map(struct ata_host *h, enum ata_piix_map which)
     }
 }
 
+/* The PIIX3/PIIX4 IDE function: two parallel ATA channels, each with a master and a slave
+ * (ATA_FLAG_SLAVE_POSS), 40-wire cables as ata_piix says for these parts (no cable bit), the
+ * part's modes (ata_piix's piix_pata_mwdma and piix_pata_33 port_info: PIO0-4, MWDMA1-2 and on
+ * the PIIX4 UDMA0-2). */
+static struct ata_host *piix_pata_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
+                                              const struct ata_host_config *cfg)
+{
+    const bool piix4 = cfg->piix_part == ATA_PIIX_PIIX4;
+    const unsigned mask = (0x1fu << ATA_SHIFT_PIO) | (0x6u << ATA_SHIFT_MWDMA) | (piix4 ? 0x7u << ATA_SHIFT_UDMA : 0);
+    struct ata_host *h = ata_host_alloc_priv(p, pops, &piix_pata_ops, PIIX_N_PORTS, 0, cfg, create_failed_ev);
+
+    if (!h)
+        return NULL;
+    h->flags |= ATA_HOST_PARALLEL_SCAN;
+    for (unsigned i = 0; i < PIIX_N_PORTS; i++) {
+        struct ata_port *ap = &h->ports[i];
+
+        if (ata_sff_port_init(ap, cfg, &piix_io[i], mask))
+            return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
+        if (ap->flags & ATA_FLAG_DUMMY)
+            continue;
+        ap->flags |= ATA_FLAG_SLAVE_POSS;
+        ap->cbl = ATA_CBL_PATA40;
+        piix_pata_port_desc(ap, &piix_io[i]);
+    }
+    {
+        const struct sata_trace_field f[] = { TF_STR("part", piix4 ? "piix4" : "piix3"), TF_INT("ports", PIIX_N_PORTS) };
+
+        ata_host_ev(h, ATA_EV("piix.init", SATA_TC_INFO, SATA_LOG_INFO, f),
+                    "%s IDE function, %u parallel ATA channels (SFF + BMDMA)", piix4 ? "PIIX4" : "PIIX3",
+                    PIIX_N_PORTS);
+    }
+    return h;
+}
+
 struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_platform_ops *pops,
                                   const struct ata_host_config *cfg)
 {
@@ -89,6 +282,8 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
         return NULL;
     if (!cfg)
         cfg = &dflt;
+    if (cfg->piix_part != ATA_PIIX_ICH_SATA)
+        return piix_pata_host_create(p, pops, cfg);
     h = ata_host_alloc_priv(p, pops, &piix_sata_ops, PIIX_N_PORTS, 0, cfg, create_failed_ev);
     if (!h)
         return NULL;

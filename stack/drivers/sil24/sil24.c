@@ -457,6 +457,16 @@ static int sil24_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
 
 /* ---- interrupts (irq context, lock held) ---- */
 
+/* Fan-out links with commands in flight (libata's ap->nr_active_links behind a PMP). */
+static unsigned sil24_active_links(const struct ata_port *ap)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        n += ap->pmp_link[i].active_tag != ATA_TAG_NONE || ap->pmp_link[i].sactive;
+    return n;
+}
+
 static void sil24_error_intr(struct ata_port *ap)
 {
     struct ata_link *link = &ap->link;
@@ -486,6 +496,22 @@ static void sil24_error_intr(struct ata_port *ap)
         struct ata_queued_cmd *qc;
         unsigned err_mask, action;
         const char *desc;
+
+        /* SiI3124/3132 erratum "DMA context switch failure in port multiplier mode": with
+         * commands to 3 or more devices behind a PMP, an error on any of them can corrupt
+         * the chip's DMA context switching. libata's sil24_error_intr then blames the host
+         * link (AC_ERR_OTHER, "PMP DMA CS errata"), freezes, and resets the whole port
+         * first (PORT_RST at the next hardreset). Real log: dmesg corpus 52. */
+        if (sata_pmp_attached(ap) && sil24_active_links(ap) >= 3) {
+            const struct sata_trace_field f[] = { TF_INT("active_links", sil24_active_links(ap)) };
+
+            ata_port_ev(ap, ATA_EV("sil24.pmp_dma_cs_errata", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            ehi->err_mask |= AC_ERR_OTHER;
+            ehi->action |= ATA_EH_RESET;
+            ata_ehi_push_desc(ehi, "PMP DMA CS errata");
+            ppriv(ap)->do_port_rst = true;
+            freeze = true;
+        }
 
         /* behind a PMP the command the port stopped on names its PM port in PORT_CONTEXT:
          * the error belongs to that fan-out link (libata's sil24_error_intr) */

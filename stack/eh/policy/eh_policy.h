@@ -112,6 +112,10 @@ struct ata_eh_policy {
 
     /* recovery */
     unsigned dev_tries;
+    /* after a failed recovery: 2.6.2x says "failed to recover some devices, retrying in 5
+     * secs" and sleeps (500 ms when no device is left); 0: libata 4.x/6.x, whose
+     * ata_eh_recover ends `if (nr_fails) goto retry;` with neither (Linux 4.0 read), the
+     * next reset's cool-down (reset_cool_down_ms) spacing the attempts */
     unsigned recover_retry_pause_ms, recover_idle_pause_ms;
     bool enodev_zero_tries;          /* 2006: -ENODEV uses up the device at once */
     /* probe trials: more than 2 probes of an absent device within 60 s force the link to
@@ -191,8 +195,8 @@ bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io);
     .spd_down_before_last_try = true, \
     .reset_cool_down_ms = 5000, \
     .dev_tries = 3, \
-    .recover_retry_pause_ms = 5000, \
-    .recover_idle_pause_ms = 500, \
+    .recover_retry_pause_ms = 0, \
+    .recover_idle_pause_ms = 0, \
     .enodev_zero_tries = false, \
     .probe_trials = true, \
     .report_style_2006 = false, \

@@ -45,6 +45,7 @@ struct ata_force_param {
     unsigned spd_limit;  /* 1..3: link speed limit (1.5/3.0/6.0Gbps), 0 none */
     unsigned xfer_mask;  /* ATA_MASK_* packed transfer modes the device may use, 0 none */
     int ncq;             /* -1 noncq (horkage NONCQ on: NCQ not used), 1 ncq (off again), 0 */
+    int dma;             /* -1 nodma (horkage NODMA on: no DMA mode), 1 dma (off again), 0 */
     char name[16];       /* the value as written ("1.5Gbps", "udma/100", "noncq"): the log */
 };
 
@@ -55,6 +56,17 @@ struct ata_force_param {
  *   ICH5  MAP.MV 000b: P0 primary master, P1 secondary master, no slaves
  *   ICH6  MAP.MV 00b: P0/P2 primary master/slave, P1/P3 secondary master/slave */
 enum ata_piix_map { ATA_PIIX_MAP_NONE = 0, ATA_PIIX_MAP_ICH5, ATA_PIIX_MAP_ICH6 };
+
+/* Which Intel part ata_piix drives (its port_info; docs/hardware.md 10):
+ *   ICH_SATA  an ICH's SATA function in IDE mode (satasim's original piix)
+ *   PIIX3     82371SB IDE function: parallel ATA, PIO0-4 and MWDMA1-2, no UDMA
+ *   PIIX4     82371AB IDE function: parallel ATA, PIO0-4, MWDMA1-2, UDMA0-2 (UDMA/33)
+ * On the PIIX parts both channels are parallel ATA cables with a master and a slave, the
+ * timing registers (IDETIM, SIDETIM; UDMACTL, UDMATIM on the PIIX4) are programmed at mode
+ * setting through the function's configuration registers, which the platform maps at
+ * ATA_PIIX_CFG_BASE of the register window (it has no configuration space). */
+enum ata_piix_part { ATA_PIIX_ICH_SATA = 0, ATA_PIIX_PIIX3, ATA_PIIX_PIIX4 };
+enum { ATA_PIIX_CFG_BASE = 0x10000 };
 
 /* Where a controller with ATA_HQ_ONCHIP_CMD_AREA keeps each port's command list (32 headers
  * of 32 bytes) and received-FIS area (256 bytes): byte offsets in its register window, port
@@ -87,6 +99,11 @@ struct ata_host_config {
     bool pio_polling;      /* taskfile controllers: PIO and non-data commands are polled, as
                               for a controller flagged ATA_FLAG_PIO_POLLING; others ignore it */
     enum ata_piix_map piix_map; /* ata_piix: the part's port mapping (below); others ignore it */
+    enum ata_piix_part piix_part; /* ata_piix: which part (below); others ignore it */
+    /* libata.dma's classes turned off (the kernel parameter's bits, inverted so that the zero
+     * config keeps DMA on): 0x1 ATA disks, 0x2 ATAPI, 0x4 CF. A device of such a class is set
+     * to a PIO mode at mode setting (libata's ata_do_set_mode), without a message. */
+    unsigned dma_off;
     /* What this controller lacks or cannot do whatever its capability registers say, as a
      * board's driver data carries it (libata ahci's hflags, AHCI_HFLAG_*): ATA_HQ_* bits.
      * The AHCI LLD applies them to the CAP it saved at create and logs each one. */
@@ -102,6 +119,9 @@ struct ata_host_config {
     bool atapi_dmadir;     /* Linux's libata.atapi_dmadir: every ATAPI DMA command carries
                               DMADIR (a device whose IDENTIFY PACKET word 62 bit 15 asks for it
                               gets it anyway) */
+    bool ignore_hpa;       /* Linux's libata.ignore_hpa (off by default): a device whose Host
+                              Protected Area hides sectors is unlocked to its native size at
+                              probe (SET MAX ADDRESS (EXT)); off, it is only reported */
 };
 
 /* ata_host_config.quirks */
@@ -198,7 +218,7 @@ int ata_dev_delete(struct ata_host *h, unsigned port);
 int ata_dev_rescan(struct ata_host *h, unsigned port);
 
 /* Block I/O. */
-enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_PACKET };
+enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_TASKFILE, ATA_BIO_PACKET };
 
 /* An ATAPI packet command (ATA_BIO_PACKET, on an ATAPI device only): the CDB goes out
  * unchanged as a PACKET command, as libata's atapi_xlat passes the SCSI layer's CDB. The
@@ -219,6 +239,18 @@ struct ata_packet {
     uint8_t sense[18];        /* fixed-format sense from EH's REQUEST SENSE */
     unsigned sense_len;       /* 0 = none read */
     bool dma;                 /* the command went out with DMA */
+};
+
+/* An ATA_BIO_TASKFILE request: one ATA command with its registers as given, the SAT layer's
+ * (stack/scsi/: ATA PASS-THROUGH, SET FEATURES, STANDBY IMMEDIATE, DATA SET MANAGEMENT).
+ * Its data moves in 512-byte blocks (n_sectors of them, 0 for a non-data command); no
+ * splitting, no FUA. In done(), result holds the registers the device returned (status and
+ * error in command and feature, as libata's result taskfile), for every request. */
+enum ata_bio_proto { ATA_BIO_PROTO_NODATA = 0, ATA_BIO_PROTO_PIO, ATA_BIO_PROTO_DMA };
+struct ata_bio_regs {
+    uint8_t command, feature, nsect, lbal, lbam, lbah, device;
+    uint8_t hob_feature, hob_nsect, hob_lbal, hob_lbam, hob_lbah;
+    bool lba48; /* a 48-bit command: the hob registers go out (and come back) */
 };
 
 enum ata_io_mode {
@@ -268,11 +300,20 @@ struct ata_bio {
     bool fua;
     /* ATA_BIO_PACKET: the command (n_sectors and lba unused; sg holds packet->len bytes) */
     struct ata_packet *packet;
+    /* ATA_BIO_TASKFILE: the command, its protocol and direction (data to the device) */
+    struct ata_bio_regs regs;
+    enum ata_bio_proto proto;
+    bool tf_write;
+    /* a SCSI pass-through request (SG_IO, as sg_raw sends one): the block layer neither
+     * retries a failed command above EH (the SCSI command allows no retries) nor prints its
+     * I/O error line (blk_rq_is_passthrough); an innocent aborted by EH is still requeued */
+    bool passthrough;
     /* out, valid in done() */
     unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
     uint8_t status;    /* final ATA status */
     uint8_t error;     /* final ATA error */
     unsigned tag;      /* tag the command ran with */
+    struct ata_bio_regs result; /* the result registers (the failed LBA of a read/write) */
     /* private to the stack while the request is queued; leave zeroed */
     struct ata_bio *q_next;
     struct ata_device *q_dev;

@@ -87,6 +87,11 @@ enum {
     ATA_FLAG_SLAVE_POSS = 1u << 3, /* the host link may have a device 1 (a taskfile channel's slave) */
 };
 
+/* The port's cable (libata's ap->cbl, from the LLD's cable_detect at probe): a SATA port's is
+ * ATA_CBL_SATA (the zero value); a parallel ATA port's says whether UDMA above UDMA/33 may be
+ * used (ata_cable_is_40wire) and lets EH fall back to PIO (ata_eh_speed_down). */
+enum ata_cbl { ATA_CBL_SATA = 0, ATA_CBL_PATA40, ATA_CBL_PATA80, ATA_CBL_PATA_UNK };
+
 /* Link flags. */
 enum {
     ATA_LFLAG_DISABLED = 1u << 0, /* fan-out link given up on (EH does not touch it) */
@@ -109,8 +114,14 @@ enum {
     ATA_DFLAG_DETACHED = 1u << 11, /* detached by EH; "detaching" is reported after EH, kept
                                       over the slot's re-init as libata keeps it */
     ATA_DFLAG_FUA = 1u << 12, /* FUA writes used (libata's ata_dev_config_fua) */
-    ATA_DFLAG_CDB_INTR = 1u << 13, /* ATAPI: the device interrupts for the CDB (IDENTIFY PACKET w0 6:5 = 01b) */
-    ATA_DFLAG_DMADIR = 1u << 14,   /* ATAPI: DMA PACKET commands carry DMADIR (libata.atapi_dmadir, w62 b15) */
+    ATA_DFLAG_NODMA = 1u << 13, /* horkage NODMA (libata.force=nodma): no DMA mode at mode setting;
+                                   kept over revalidation, as libata's dev->horkage */
+    ATA_DFLAG_BROKEN_HPA = 1u << 14, /* HPA commands failed: no more HPA handling (libata's
+                                        ATA_HORKAGE_BROKEN_HPA); kept over revalidation */
+    ATA_DFLAG_D_SENSE = 1u << 15, /* SCSI sense data in descriptor format (the control mode
+                                     page's D_SENSE, set by MODE SELECT); kept over revalidation */
+    ATA_DFLAG_CDB_INTR = 1u << 16, /* ATAPI: the device interrupts for the CDB (IDENTIFY PACKET w0 6:5 = 01b) */
+    ATA_DFLAG_DMADIR = 1u << 17,   /* ATAPI: DMA PACKET commands carry DMADIR (libata.atapi_dmadir, w62 b15) */
 };
 
 /* qc flags. */
@@ -173,6 +184,7 @@ struct ata_device {
     uint16_t id[ATA_ID_WORDS];
     char model[41], serial[21], fw[9];
     uint64_t n_sectors;
+    uint64_t n_native_sectors; /* READ NATIVE MAX ADDRESS's answer + 1 (HPA devices; else 0) */
     unsigned max_sectors;     /* per command, after the LLD's dev_config (libata's max_sectors) */
     unsigned cmd_max_sectors; /* the command set's limit (65535 LBA48, else 256): a request up to
                                  this is accepted and split at max_sectors */
@@ -189,6 +201,8 @@ struct ata_device {
                                 device starts at the default, as a new SCSI disk does */
     unsigned disk;           /* 1 + its block-layer name index while attached (1 = sda), 0 = none */
     unsigned cdb_len;        /* ATAPI: 12 or 16 (IDENTIFY PACKET word 0 bits 1:0) */
+    uint8_t pio_mode;        /* at mode setting: the PIO mode the LLD times the device for (the
+                                highest PIO mode of xfer_mask; libata's dev->pio_mode) */
 };
 
 struct ata_link {
@@ -277,6 +291,11 @@ struct ata_port_operations {
      * device/host errata fixups (libata's ->dev_config), e.g. a lower dev->max_sectors. Print
      * only when the host link's eh_context has ATA_EHI_PRINTINFO. */
     void (*dev_config)(struct ata_device *dev);
+    /* at mode setting, before SET FEATURES (EH context): program the controller's timing for
+     * the device's PIO mode (dev->pio_mode) and, for a DMA mode, for dev->xfer_mode (libata's
+     * ->set_piomode, called for every device of the link first, then ->set_dmamode) */
+    void (*set_piomode)(struct ata_port *ap, struct ata_device *dev);
+    void (*set_dmamode)(struct ata_port *ap, struct ata_device *dev);
     /* timer context, lock held: a command timed out; complete what the controller has
      * finished without raising its interrupt. Returns the number completed (NULL = none). */
     unsigned (*lost_interrupt)(struct ata_port *ap);
@@ -332,6 +351,7 @@ struct ata_port {
     uint64_t qc_seq;
     unsigned ncq_depth;       /* host side: 0 = no NCQ */
     unsigned xfer_mask;       /* modes the controller supports */
+    enum ata_cbl cbl;         /* the cable (ATA_CBL_SATA unless the LLD sets a PATA one) */
     unsigned max_segs;        /* scatter/gather entries per command */
     uint32_t seg_max_bytes;   /* bytes per scatter/gather entry */
     uint64_t dma_mask;        /* highest bus address the controller reaches (the device's DMA
@@ -378,6 +398,8 @@ struct ata_host {
     struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
     bool fua;                 /* libata.fua (ata_host_config.fua) */
     bool atapi_dmadir;        /* libata.atapi_dmadir (ata_host_config.atapi_dmadir) */
+    unsigned dma_off;         /* libata.dma's classes turned off (ata_host_config.dma_off) */
+    bool ignore_hpa;          /* libata.ignore_hpa (ata_host_config.ignore_hpa) */
     void *private_data;
 };
 
@@ -420,6 +442,11 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 {
     put_le16(p, (uint16_t)v);
     put_le16(p + 2, (uint16_t)(v >> 16));
+}
+/* ... and the little-endian load (a received FIS's dwords) */
+static inline uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_ENABLED; }
 static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }
@@ -568,6 +595,9 @@ int ata_wait_after_reset(struct ata_link *link, uint64_t deadline, ata_check_rea
 int sata_link_hardreset(struct ata_link *link, const struct sata_deb_timing *t, uint64_t deadline,
                         bool *online, ata_check_ready_fn check);
 int ata_std_prereset(struct ata_link *link, uint64_t deadline);
+/* The name of a transfer mask's top mode as libata prints it ("UDMA/33", "MWDMA2", "PIO4"):
+ * DMA above PIO; "<n/a>" for none (libata's ata_mode_string). */
+const char *ata_mode_string(unsigned mask);
 /* Debounce timing for this EH context: the hotplug table after a hotplug event. */
 const struct sata_deb_timing *sata_ehc_deb_timing(const struct ata_eh_context *ehc);
 void ata_std_postreset(struct ata_link *link, enum ata_dev_class *cls);

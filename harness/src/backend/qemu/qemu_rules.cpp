@@ -93,6 +93,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no(k + "write_cache false", "not modelled on the QEMU backend");
         if (!d.status_dsc)
             no(k + "status_dsc false", "QEMU's ide-hd always reports DSC in its status");
+        if (d.hpa)
+            no(k + "hpa", "QEMU's ide-hd has no Host Protected Area feature set (no SET MAX ADDRESS)");
         if (d.model.size() > 40 || d.serial.size() > 20 || d.firmware.size() > 8)
             no(k + "model/serial/firmware", "too long for QEMU's ide-hd properties");
         if (!d.present)

@@ -55,8 +55,11 @@ void build_sil3112(const Build &b) {
 
 void build_piix(const Build &b) {
     const ControllerSpec &c = b.c;
+    const piix::PiixPart part = c.part == "piix3"   ? piix::PiixPart::Piix3
+                                : c.part == "piix4" ? piix::PiixPart::Piix4
+                                                    : piix::PiixPart::IchSata;
     auto hba = std::make_unique<piix::PiixIde>(b.name.c_str(), b.mem, *b.t.irq, b.trace,
-                                               c.slave_positions() ? piix::PiixMap::Ich6 : piix::PiixMap::Ich5);
+                                               c.map == "ich6" ? piix::PiixMap::Ich6 : piix::PiixMap::Ich5, part);
     piix::PiixIde *h = hba.get();
     b.t.sff_channel = [h](unsigned port) { return &h->channel(port); };
     adopt(b.t, std::move(hba));

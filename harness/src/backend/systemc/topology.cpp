@@ -72,6 +72,7 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.ata_major = d.ata_major;
     c.write_cache = d.write_cache;
     c.status_dsc = d.status_dsc;
+    c.hpa_sectors = d.hpa;
     c.ncq_order = to_ncq_order(d.ncq_order);
     c.seed = derive_seed(sc.seed, d.addr().trace_name("disk"));
     c.media_seed = derive_seed(sc.seed, d.addr().trace_name("media"));
@@ -85,6 +86,13 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.timing.units = d.timing.units;
     c.ncq_sdb_coalesce_ns = d.ncq_sdb_coalesce_ns;
     c.mod15write = d.mod15write;
+    // a drive on a PIIX3/PIIX4 cable is a parallel ATA drive (docs/hardware.md 10.5)
+    if (const ControllerSpec &ctl = sc.controller_of(d.port); ctl.parallel_ata() && !d.pmp_port) {
+        c.pata = true;
+        c.pata_devno = d.devno;
+        c.pata_cable80 = ctl.cable == 80;
+        c.pata_pair = sc.device_at(DevAddr{d.port, std::nullopt, 1 - d.devno}) != nullptr;
+    }
     return c;
 }
 
@@ -154,7 +162,9 @@ HbaPort hba_port(Topology &t, const Scenario &sc, const DevAddr &a) {
 }
 
 pmp::PmpConfig pmp_config(const PmpSpec &x) {
-    pmp::PmpConfig c = x.product == "sii4726" ? pmp::sii4726(x.ports) : pmp::sii3726(x.ports);
+    pmp::PmpConfig c;
+    if (!pmp::product_config(x.product, x.ports, c))
+        c = pmp::sii3726(x.ports); // (the reader accepts only the parts the model knows)
     c.fbs = x.fbs;
     c.async_notify = x.async_notify;
     return c;

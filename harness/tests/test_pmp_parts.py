@@ -1,0 +1,89 @@
+"""Port-multiplier parts as the field logs show them (issue 31, docs/hardware.md 7.6): each
+modelled part (`pmps[].product`) answers its GSCRs as the real one does, libata's attach line
+names it, fan-out links are configured no faster than the host link, the JMB394's empty
+ports read SControl 0, and the importer picks the part from a log's attach line."""
+
+from pathlib import Path
+
+import pytest
+
+from satasim import run
+from satasim.dmesg_pmp import pmp_ids, pmp_product
+from satasim.import_dmesg import import_report, run_lines
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
+
+SCEN = """\
+name: part
+seed: 1
+controller: {{type: ahci, ports: 1, gen: {gen}}}
+pmps:
+  - {{port: 0, ports: 2, product: {product}}}
+devices:
+  - {{port: 0, pmp_port: 0, gen: 2}}
+"""
+
+
+def lines_of(product, gen, write_scenario, tmp_path):
+    path = write_scenario(SCEN.format(product=product, gen=gen), name=f"{product}.yaml")
+    out = tmp_path / f"out-{product}"
+    result = run([path], out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    log = (out / "part" / "satasim.log").read_text()
+    return log, run_lines(out / "part")
+
+
+# (product, host controller gen) -> the attach line (libata's "feat <GSCR[96]>/<GSCR[64]>"
+# wording aside: see PARTS_FEAT), the host link, the fan-out links' SControl
+PARTS = {
+    # the JMB575 of dmesg corpus 46: a 6.0 Gbps host link, fan-out SPD 3
+    "jmb575": (3, "0x197b:0x5755 r0, 2 ports", "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)", "330"),
+    # the SiI5744 of log 21 and the SiI3726 of 51/52 behind a 3.0 Gbps link: SPD 2
+    "sii5744": (3, "0x1095:0x5744 r33, 2 ports", "ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)", "320"),
+    "sii3726": (2, "0x1095:0x3726 r1, 2 ports", "ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)", "320"),
+}
+
+
+@pytest.mark.parametrize("product", sorted(PARTS))
+def test_part_attach_and_fanout_speed(product, write_scenario, tmp_path):
+    gen, ids, host, spd = PARTS[product]
+    log, lines = lines_of(product, gen, write_scenario, tmp_path)
+    spec = "1.2" if product.startswith("jmb") else "1.1"
+    assert f"ata1.15: Port Multiplier {spec}, {ids}" in log
+    assert host in lines
+    # libata's __sata_set_spd_needed: SPD = the host link's generation on every fan-out COMRESET
+    assert f"ata1.00: SATA link up 3.0 Gbps (SStatus 123 SControl {spd})" in lines
+    assert f"ata1.01: SATA link down (SStatus 0 SControl {spd})" in lines
+
+
+def test_jmb394_empty_port_reads_scontrol_zero(write_scenario, tmp_path):
+    """Log 07: the JMB394's empty ports read SControl 0, so libata's resume gives up after
+    five tries (200 ms apart) and the link is reported down with SControl 0; the port with
+    a drive reads what was written."""
+    log, lines = lines_of("jmb394", 3, write_scenario, tmp_path)
+    assert "ata1.15: Port Multiplier 1.2, 0x197b:0x0325 r0, 2 ports" in log
+    assert "ata1.00: SATA link up 3.0 Gbps (SStatus 123 SControl 320)" in lines
+    assert "ata1.01: SATA link down (SStatus 0 SControl 0)" in lines
+    assert "ata1.01: failed to resume link (SControl 0)" in log
+
+
+@pytest.mark.parametrize("line, product", [
+    ("Port Multiplier 1.1, 0x1095:0x3726 r23, 6 ports, feat 0x1/0x9", "sii3726"),   # 51, 52
+    ("Port Multiplier 1.1, 0x1095:0x5744 r33, 2 ports, feat 0x1/0x9", "sii5744"),   # 21
+    ("Port Multiplier 1.2, 0x197b:0x0325 r0, 5 ports, feat 0x5/0xf", "jmb394"),     # 07
+    ("Port Multiplier 1.2, 0x197b:0x5755 r0, 5 ports, feat 0x5/0xf", "jmb575"),     # 46
+])
+def test_attach_line_names_the_part(line, product):
+    assert pmp_product(pmp_ids(line)) == (product, "")
+
+
+def test_unmodelled_part_is_said():
+    name, why = pmp_product(pmp_ids("Port Multiplier 1.2, 0x11ab:0x4140 r1, 5 ports, feat 0x5/0xf"))
+    assert name == "" and "0x11ab:0x4140 is not a modelled part" in why
+    assert pmp_ids("SATA link up 3.0 Gbps (SStatus 123 SControl 300)") is None
+
+
+def test_import_picks_the_part_from_the_log(tmp_path):
+    log = next(CORPUS.glob("46-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c46.yaml")
+    assert "  - {port: 5, ports: 5, product: jmb575}" in Path(scen).read_text()
