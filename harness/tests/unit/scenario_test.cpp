@@ -118,6 +118,8 @@ TEST(hpa_keys) {
     CHECK_ERROR("devices:\n  - {port: 0, capacity: 1g, hpa: 2g}\n",
                 "t.yaml:2: devices[0].hpa: hpa (the sectors accessible at power-on) must be 1 .. the capacity "
                 "(2097152 sectors)");
+}
+
 // kind: scsi: a CDB and its data as hex bytes, the expected status and sense; bad input
 // names the file, line and key.
 TEST(scsi_workload_keys) {
