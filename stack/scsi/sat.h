@@ -24,6 +24,10 @@ void sat_set_invalid_field(struct ata_scsi_cmd *cmd, bool desc, bool in_cdb, uin
  * descriptor format, the registers in the INFORMATION/COMMAND-SPECIFIC fields in fixed. */
 void sat_set_ata_status_return(struct ata_scsi_cmd *cmd, const struct ata_bio_regs *rtf);
 
+/* ---- sat.c ---- */
+/* The command is finished: its scsi.done / scsi.sense record, then the initiator's done(). */
+void sat_complete(struct ata_device *dev, struct ata_scsi_cmd *cmd);
+
 /* ---- IDENTIFY words the translation reads (ACS-3, IDENTIFY DEVICE data) ---- */
 bool sat_id_has_trim(const uint16_t *id);          /* word 169 bit 0 (ACS-2 or later) */
 unsigned sat_id_log2_per_physical(const uint16_t *id); /* word 106 bits 3:0 when valid */

@@ -224,9 +224,9 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     w.pmp_port = addr.pmp_port;
     w.devno = addr.devno;
     const DeviceSpec *dev = &addressed_disk(p, m, "device", addr, sc);
-    if (dev->atapi)
+    if (dev->atapi && w.kind != WorkloadKind::Scsi)
         p.fail(devf, "the device on " + addr.str() + " is an ATAPI drive (line " + std::to_string(dev->line) +
-                         "): it takes packet and tray steps, not block requests");
+                         "): it takes packet, tray and scsi steps, not block requests");
     if (!dev->present)
         p.fail(devf, "the disk on " + addr.str() + " starts unplugged (present: false, line " +
                          std::to_string(dev->line) + "): the boot probe finds nothing to run a workload on");
