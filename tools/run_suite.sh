@@ -21,7 +21,7 @@ targets=$(PYTHONPATH="$root/harness" /usr/bin/python3 -m satasim.controller_tabl
 echo
 echo "== $ref: the default suite =="
 "$root/build/bin/satasim" run "$root/scenarios" "$root/scenarios/faults" "$root/scenarios/link" "$root/scenarios/field" \
-    "$root/scenarios/pmp" "$root/scenarios/sff" "$root/scenarios/sat" --out "$out" --no-total "$@" || rc=$?
+    "$root/scenarios/pmp" "$root/scenarios/sff" "$root/scenarios/atapi" "$root/scenarios/sat" --out "$out" --no-total "$@" || rc=$?
 if [ ! -f "$out/summary.json" ]; then
     exit "$rc"      # malformed scenario (exit 2): nothing was run or written
 fi

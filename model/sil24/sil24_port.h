@@ -122,6 +122,7 @@ class Sil24Hba::Port : public sc_core::sc_module,
         std::vector<Sge> sges;
         uint64_t total = 0;
         uint32_t done = 0;     // bytes moved
+        bool cdb_sent = false; // PACKET: the CDB went out (the first host-to-device PIO block)
     };
     struct Pio {
         bool active = false;
@@ -158,6 +159,8 @@ class Sil24Hba::Port : public sc_core::sc_module,
     void complete_slot(unsigned slot, const sata::Fis *result);
     void send_data_out(Dev &dv);
     bool transmit_data(unsigned slot, uint64_t pos, uint32_t n);
+    // PACKET: the CDB from the command block (the 16 bytes after the PRB) as one Data FIS
+    bool transmit_cdb(unsigned slot, uint32_t n);
     bool sleep(uint64_t n, bool cmd);
     // mem_read / mem_write: bus::DmaMasterPort, in terms of these.
     friend class bus::DmaMasterPort<Port>;

@@ -160,6 +160,13 @@ void Sil24Hba::Port::on_pio_setup(const sata::Fis &fis, Dev &dv) {
         return;
     if (dv.pio.count == 0)
         return fail(CERR_INCONSISTENT, int(slot), "PIO data-out with zero transfer count");
+    // PACKET: the device's first request for data-out is the CDB's (the command block's CDB
+    // area, not the SGEs)
+    if (s.chunk0[PRB_FIS + 2] == 0xA0 && !s.cdb_sent) {
+        if (transmit_cdb(slot, dv.pio.count))
+            finish_pio(dv);
+        return;
+    }
     if (transmit_data(slot, s.done, dv.pio.count))
         finish_pio(dv);
 }

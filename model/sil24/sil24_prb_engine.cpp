@@ -425,6 +425,24 @@ bool Sil24Hba::Port::transmit_data(unsigned slot, uint64_t pos, uint32_t n) {
     return true;
 }
 
+bool Sil24Hba::Port::transmit_cdb(unsigned slot, uint32_t n) {
+    Slot &s = slots_[slot];
+    s.cdb_sent = true;
+    n = std::min<uint32_t>(n, (ctrl_ & CS_CDB16) ? 16 : 12);
+    const uint64_t e = epoch_;
+    link::FrameStatus st = link_->send_from_host(
+        sata::make_data(s.chunk0 + kPrbCdb, n, (ctrl_ & CS_PMP_EN) ? s.pm_port : 0));
+    if (e != epoch_)
+        return false;
+    if (st != link::FrameStatus::Ok) {
+        set_serr(st == link::FrameStatus::Error ? (SERR_DIAG_H | SERR_ERR_T) : SERR_ERR_C);
+        fail(CERR_DATA, int(slot), st == link::FrameStatus::Error ? "CDB Data FIS answered R_ERR"
+                                                                   : "link lost during the CDB");
+        return false;
+    }
+    return true;
+}
+
 // DMA Activate (or an auto-activating DMA Setup): the next Data FIS (at most 8 KiB) of the
 // first-party DMA write (NCQ) or of the non-queued DMA write.
 void Sil24Hba::Port::send_data_out(Dev &dv) {

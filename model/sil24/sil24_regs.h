@@ -82,7 +82,8 @@ constexpr uint32_t SERR_ERR_T = 1u << 8, SERR_ERR_C = 1u << 9, SERR_ERR_P = 1u <
 
 // ---- Port Request Block (host memory or LRAM) ----------------------------------------
 constexpr uint32_t PRB_CTRL = 0x00, PRB_PROT = 0x02, PRB_XFER_CNT = 0x04, PRB_FIS = 0x08,
-                   PRB_SGE0 = 0x20, PRB_SGE1 = 0x30, kPrbChunk = 0x40, kSgeSize = 16;
+                   PRB_SGE0 = 0x20, PRB_SGE1 = 0x30, kPrbChunk = 0x40, kSgeSize = 16,
+                   kPrbCdb = 0x20; // PACKET: the CDB where SGE 0 of an ATA command sits
 // PRB control (16 bits)
 constexpr uint16_t PRB_CTRL_PROTOCOL = 1u << 0, PRB_CTRL_RETRANSMIT = 1u << 1,
                    PRB_CTRL_EXT_CMD = 1u << 2, PRB_CTRL_RECEIVE = 1u << 3,

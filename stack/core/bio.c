@@ -182,6 +182,16 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
     bool lba28, fua;
     int rc;
 
+    if (bio->op == ATA_BIO_PACKET) {
+        const struct ata_packet *pc = bio->packet;
+
+        if (dev->class != ATA_DEV_ATAPI)
+            return -EOPNOTSUPP;
+        if (!pc || (pc->dir == ATA_PACKET_NONE) != (pc->len == 0))
+            return -EINVAL;
+        atapi_build_tf(dev, pc->len, atapi_use_dma(dev, pc), pc->byte_count, tf);
+        return 0;
+    }
     ata_tf_init(dev, tf);
     if ((dev->class != ATA_DEV_ATA && dev->class != ATA_DEV_ZAC) || !(dev->flags & ATA_DFLAG_LBA))
         return -EOPNOTSUPP;
@@ -251,8 +261,8 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
 
 static bool bio_split(const struct ata_device *dev, const struct ata_bio *bio)
 {
-    return bio->op != ATA_BIO_FLUSH && bio->op != ATA_BIO_TASKFILE && bio->op != ATA_BIO_TRIM && !bio->q_postflush &&
-           (bio->q_done || bio->n_sectors > dev->max_sectors);
+    return bio->op != ATA_BIO_FLUSH && bio->op != ATA_BIO_TASKFILE && bio->op != ATA_BIO_TRIM && bio->op != ATA_BIO_PACKET &&
+           !bio->q_postflush && (bio->q_done || bio->n_sectors > dev->max_sectors);
 }
 
 /* The next piece of a split request, from sector `done` on: at most max_sectors, and no more
@@ -316,6 +326,10 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
         return ata_sg_split(bio->sg, bio->n_sg, ATA_TRIM_PAYLOAD, ap->seg_max_bytes, ap->max_segs, NULL, NULL) < 0
                    ? -EINVAL
                    : 0;
+    if (bio->op == ATA_BIO_PACKET)
+        return ata_sg_split(bio->sg, bio->n_sg, bio->packet->len, ap->seg_max_bytes, ap->max_segs, NULL, NULL) < 0
+                   ? -EINVAL
+                   : 0;
     rc = ata_sg_split(bio->sg, bio->n_sg, bio->n_sectors * ATA_SECT_SIZE, ap->seg_max_bytes,
                       bio_split(dev, bio) ? ~0u : ap->max_segs, NULL, NULL);
     if (rc < 0 || !bio_split(dev, bio))
@@ -371,6 +385,12 @@ static void ata_bio_qc_complete(struct ata_queued_cmd *qc)
 {
     struct ata_bio *bio = qc->bio;
 
+    if (bio->op == ATA_BIO_PACKET) {
+        bio->packet->dma = qc->tf.protocol == ATAPI_PROT_DMA;
+        /* CHECK CONDITION when the command failed; with the sense EH read, err_mask is 0
+         * (libata hands the SCSI layer the sense, not an ATA error) */
+        bio->packet->status = qc->err_mask || (qc->flags & ATA_QCFLAG_SENSE_VALID) ? 0x02 : 0x00;
+    }
     if (!bio->q_piece || !bio->err_mask) {
         bio->err_mask = qc->err_mask;
         bio->status = qc->result_tf.command;
@@ -458,6 +478,11 @@ void ata_port_kick(struct ata_port *ap)
         qc->nbytes = bio->q_postflush           ? 0
                      : bio->op == ATA_BIO_TRIM ? ATA_TRIM_PAYLOAD
                                                : (bio->q_piece ? bio->q_piece : bio->n_sectors) * ATA_SECT_SIZE;
+        memset(qc->cdb, 0, sizeof(qc->cdb));
+        if (bio->op == ATA_BIO_PACKET) {
+            qc->nbytes = bio->packet->len;
+            memcpy(qc->cdb, bio->packet->cdb, sizeof(qc->cdb));
+        }
         /* rebuilt at issue: EH may have changed the device (NCQ off, mode) meanwhile */
         if ((bio_split(dev, bio) && !bio->q_piece) || ata_bio_build_tf(dev, bio, (unsigned)tag, &qc->tf)) {
             ata_tag_put(&ap->tags, (unsigned)tag);
@@ -506,6 +531,8 @@ static uint32_t ata_bio_default_flags(const struct ata_device *dev, const struct
 {
     if (bio->fail_fast)
         return BLK_REQ_RAHEAD | BLK_REQ_FAILFAST_MASK;
+    if (bio->op == ATA_BIO_PACKET)
+        return 0;
     if (bio->op != ATA_BIO_WRITE)
         return 0;
     return BLK_REQ_SYNC | (bio->fua && (dev->flags & ATA_DFLAG_FUA) ? BLK_REQ_FUA : 0);
@@ -538,6 +565,11 @@ int ata_bio_submit(struct ata_device *dev, struct ata_bio *bio)
         bio->q_retries = 0;
         bio->q_done = bio->q_piece = 0;
         bio->q_piece_sg = 0;
+        if (bio->op == ATA_BIO_PACKET) {
+            bio->packet->status = 0;
+            bio->packet->sense_len = 0;
+            memset(bio->packet->sense, 0, sizeof(bio->packet->sense));
+        }
         bio->blk_flags = ata_bio_default_flags(dev, bio);
         q_push_back(&ap->pending, bio);
     }

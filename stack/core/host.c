@@ -144,6 +144,7 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
         h->disk_names = cfg->disk_names;
     ata_force_copy(h, cfg);
     h->fua = cfg->fua;
+    h->atapi_dmadir = cfg->atapi_dmadir;
     h->dma_off = cfg->dma_off;
     h->ignore_hpa = cfg->ignore_hpa;
     if (ata_host_set_eh_policy(h, cfg->eh_policy))

@@ -189,6 +189,9 @@ void ata_id_configure(const uint16_t *id, enum ata_dev_class cls, const struct a
 
     if (atapi) {
         c->max_sectors = ATA_MAX_SECTORS;
+        c->cdb_intr = ((id[0] >> 5) & 3) == 1;
+        c->dmadir = hc->atapi_dmadir || (id[62] & 0x8000);
+        c->cdb_len = (id[0] & 3) == 1 ? 16 : 12;
         return;
     }
 
@@ -228,7 +231,8 @@ void ata_config_id_line(const struct ata_dev_config *c, char *buf, size_t len)
     const char *max = ata_mode_string(c->dev_xfer_mask);
 
     if (c->cls == ATA_DEV_ATAPI)
-        snprintf(buf, len, "ATAPI: %s, %s, max %s", c->model, c->fw, max);
+        snprintf(buf, len, "ATAPI: %s, %s, max %s%s%s", c->model, c->fw, max, c->cdb_intr ? ", CDB intr" : "",
+                 c->dmadir ? ", DMADIR" : "");
     else if (c->cfa)
         snprintf(buf, len, "CFA: %s, %s, max %s", c->model, c->fw, max);
     else

@@ -90,6 +90,7 @@ struct ata_host_caps {
     unsigned xfer_mask;
     bool dev_noncq;     /* the device's NCQ horkage (libata.force=noncq): "NCQ (not used)" */
     bool fua;           /* libata.fua */
+    bool atapi_dmadir;  /* libata.atapi_dmadir */
 };
 
 /* Everything ata_dev_configure decides from IDENTIFY, before talking to the device. */
@@ -114,6 +115,10 @@ struct ata_dev_config {
     unsigned dev_xfer_mask;          /* device modes */
     unsigned xfer_mask;              /* device & host modes */
     uint8_t xfer_mode;               /* chosen mode (SET FEATURES value) */
+    /* ATAPI (IDENTIFY PACKET DEVICE): the CDB interrupt (word 0 bits 6:5 = 01b), DMADIR
+     * (word 62 bit 15, or libata.atapi_dmadir), the packet length (word 0 bits 1:0) */
+    bool cdb_intr, dmadir;
+    unsigned cdb_len;
 };
 void ata_id_configure(const uint16_t *id, enum ata_dev_class cls, const struct ata_host_caps *hc,
                       struct ata_dev_config *out);
@@ -136,6 +141,13 @@ void ata_internal_cmd_timed_out(struct ata_device *dev, uint8_t cmd);
 /* Process context. buf may be NULL for non-data commands; returns err_mask. */
 unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
                            const struct plat_dma_buf *buf, uint32_t len, unsigned timeout_ms);
+/* The same with a packet (tf an ATAPI protocol): cdb is 16 bytes. */
+unsigned ata_exec_internal_cdb(struct ata_device *dev, struct ata_taskfile *tf, const uint8_t *cdb,
+                               const struct plat_dma_buf *buf, uint32_t len, unsigned timeout_ms);
+/* ATAPI (core/atapi.c): a PACKET command's taskfile (libata's atapi_xlat) */
+void atapi_build_tf(const struct ata_device *dev, uint32_t nbytes, bool dma, uint16_t byte_count,
+                    struct ata_taskfile *tf);
+bool atapi_use_dma(const struct ata_device *dev, const struct ata_packet *pc);
 
 /* ---- core/bio.c: block I/O ---- */
 int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag,
@@ -262,6 +274,13 @@ const char *ata_eh_cmd_name(uint8_t cmd);
 void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint32_t nbytes,
                             const char *ncq);
 void ata_eh_format_res_line(char *buf, size_t len, const struct ata_taskfile *rtf, unsigned err_mask);
+/* An ATAPI command's CDB as the report prints it before "res" (the SCSI layer's command
+ * formatting: the command's name, then cdb_len bytes in hex; 0 = the opcode group's length) */
+void ata_eh_format_cdb(char *buf, size_t len, const uint8_t *cdb, unsigned cdb_len);
+/* eh/sense.c: REQUEST SENSE for a failed ATAPI command, in EH (libata's
+ * atapi_eh_request_sense): sense (18 bytes) is prefilled with dfl_key in fixed format, then
+ * read from the device; returns the internal command's err_mask (0 = sense valid) */
+unsigned atapi_eh_request_sense(struct ata_device *dev, uint8_t *sense, unsigned sense_len, uint8_t dfl_key);
 void ata_eh_format_status(char *buf, size_t len, uint8_t stat);
 void ata_eh_format_error(char *buf, size_t len, uint8_t err);
 void ata_eh_format_serror(char *buf, size_t len, uint32_t serror);

@@ -205,7 +205,8 @@ int ata_dev_configure(struct ata_device *dev)
                                  * offers the device */
                                 .xfer_mask = ata_force_xfermask(dev, ap->xfer_mask, print),
                                 .dev_noncq = ata_force_noncq(dev, print),
-                                .fua = ap->host->fua };
+                                .fua = ap->host->fua,
+                                .atapi_dmadir = ap->host->atapi_dmadir };
     struct ata_dev_config c;
     int rc;
 
@@ -254,7 +255,9 @@ int ata_dev_configure(struct ata_device *dev)
     dev->flags |= (c.lba ? ATA_DFLAG_LBA : 0) | (c.lba48 ? ATA_DFLAG_LBA48 : 0) |
                   (c.flush_ext ? ATA_DFLAG_FLUSH_EXT : 0) | (c.ncq ? ATA_DFLAG_NCQ : 0) |
                   (c.xfer_mode >= XFER_MW_DMA_0 ? ATA_DFLAG_DMA : 0) | (c.wcache_on ? ATA_DFLAG_WCACHE : 0) |
-                  (c.fua ? ATA_DFLAG_FUA : 0);
+                  (c.fua ? ATA_DFLAG_FUA : 0) | (c.cdb_intr ? ATA_DFLAG_CDB_INTR : 0) |
+                  (c.dmadir ? ATA_DFLAG_DMADIR : 0);
+    dev->cdb_len = c.cdb_len;
 
     if (print)
         print_config(dev, &c);

@@ -349,6 +349,12 @@ void ata_internal_cmd_timed_out(struct ata_device *dev, uint8_t cmd)
 unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
                            const struct plat_dma_buf *buf, uint32_t len, unsigned timeout_ms)
 {
+    return ata_exec_internal_cdb(dev, tf, NULL, buf, len, timeout_ms);
+}
+
+unsigned ata_exec_internal_cdb(struct ata_device *dev, struct ata_taskfile *tf, const uint8_t *cdb,
+                               const struct plat_dma_buf *buf, uint32_t len, unsigned timeout_ms)
+{
     struct ata_link *link = dev->link;
     struct ata_port *ap = link->ap;
     struct ata_host *h = ap->host;
@@ -375,6 +381,9 @@ unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
     qc->bio = NULL;
     qc->complete_fn = NULL; /* the waiter below is woken by ata_qc_complete */
     qc->tf = *tf;
+    memset(qc->cdb, 0, sizeof(qc->cdb));
+    if (cdb)
+        memcpy(qc->cdb, cdb, sizeof(qc->cdb));
     qc->nbytes = buf ? len : 0;
     qc->int_sg.bus = buf ? buf->bus : 0;
     qc->int_sg.len = qc->nbytes;

@@ -149,7 +149,10 @@ static const char *prot_name(const struct ata_taskfile *tf, uint32_t nbytes, con
     case ATA_PROT_NCQ: return nbytes ? ncq : "ncq nodata";
     case ATA_PROT_DMA: return "dma";
     case ATA_PROT_PIO: return "pio";
-    case ATA_PROT_NODATA: break;
+    case ATAPI_PROT_DMA: return "dma";
+    case ATAPI_PROT_PIO: return "pio";
+    case ATA_PROT_NODATA:
+    case ATAPI_PROT_NODATA: break;
     }
     return "nodata";
 }
@@ -160,11 +163,46 @@ void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf
     char t[64];
 
     fmt_tf(t, sizeof(t), tf);
-    if (nbytes && tf->protocol != ATA_PROT_NODATA)
+    if (nbytes && tf->protocol != ATA_PROT_NODATA && tf->protocol != ATAPI_PROT_NODATA)
         snprintf(buf, len, "cmd %s tag %u %s %u %s", t, tag, prot_name(tf, nbytes, ncq), nbytes,
                  (tf->flags & ATA_TFLAG_WRITE) ? "out" : "in");
     else
         snprintf(buf, len, "cmd %s tag %u", t, tag);
+}
+
+void ata_eh_format_cdb(char *buf, size_t len, const uint8_t *cdb, unsigned cdb_len)
+{
+    /* the SCSI command names of the MMC/SPC commands a CD/DVD drive gets (scsi's constants
+     * table wording) */
+    static const struct {
+        uint8_t op;
+        const char *name;
+    } names[] = {
+        { 0x00, "Test Unit Ready" },  { 0x03, "Request Sense" },
+        { 0x12, "Inquiry" },          { 0x1b, "Start/Stop Unit" },
+        { 0x1e, "Prevent/Allow Medium Removal" }, { 0x25, "Read Capacity(10)" },
+        { 0x28, "Read(10)" },         { 0x46, "Get configuration" },
+        { 0x4a, "Get event status notification" }, { 0x5a, "Mode Sense(10)" },
+        { 0xa8, "Read(12)" },
+    };
+    /* SCSI CDB length by opcode group: 0 -> 6, 1-2 -> 10, 4 -> 16, 5 -> 12 */
+    static const uint8_t group_len[8] = { 6, 10, 10, 12, 16, 12, 10, 10 };
+    const char *name = NULL;
+    size_t o;
+
+    if (!cdb_len)
+        cdb_len = group_len[cdb[0] >> 5];
+    if (cdb_len > 16)
+        cdb_len = 16;
+    for (size_t i = 0; i < ATA_ARRAY_SIZE(names); i++)
+        if (names[i].op == cdb[0])
+            name = names[i].name;
+    if (name)
+        o = (size_t)snprintf(buf, len, "%s", name);
+    else
+        o = (size_t)snprintf(buf, len, "opcode=0x%02x", cdb[0]);
+    for (unsigned i = 0; i < cdb_len && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, " %02x", cdb[i]);
 }
 
 void ata_eh_format_res_line(char *buf, size_t len, const struct ata_taskfile *rtf, unsigned err_mask)

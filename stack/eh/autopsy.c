@@ -228,8 +228,29 @@ void ata_eh_link_autopsy(struct ata_link *link)
         qc->err_mask |= ehc->i.err_mask;
         if (ata_eh_analyze_tf_regs(qc->dev->class, qc->result_tf.command, qc->result_tf.feature, &qc->err_mask))
             ehc->i.action |= pol->act_reset;
+        /* ATAPI: a device error is a CHECK CONDITION; its sense is read now, while the device
+         * still holds it (not on a frozen port: a reset comes first and clears it) */
+        if (ata_is_atapi(&qc->tf) && qc->dev->class == ATA_DEV_ATAPI && (qc->err_mask & AC_ERR_DEV) &&
+            !(ap->pflags & ATA_PFLAG_FROZEN)) {
+            uint8_t sense[18];
+            unsigned tmp = atapi_eh_request_sense(qc->dev, sense, sizeof(sense), qc->result_tf.feature >> 4);
+
+            if (!tmp) {
+                qc->flags |= ATA_QCFLAG_SENSE_VALID;
+                if (qc->bio && qc->bio->packet) {
+                    memcpy(qc->bio->packet->sense, sense, sizeof(sense));
+                    qc->bio->packet->sense_len = sizeof(sense);
+                }
+            } else {
+                qc->err_mask |= tmp;
+            }
+        }
         qc->err_mask = ata_eh_cleanup_mask(qc->err_mask);
-        if (qc->err_mask && pol->worth_retry(qc->err_mask, qc->bio != NULL))
+        /* the sense is the SCSI layer's to act on: it trumps the device error (and so the
+         * revalidation a device error would bring), as libata's autopsy */
+        if (qc->flags & ATA_QCFLAG_SENSE_VALID)
+            qc->err_mask &= ~(unsigned)(AC_ERR_DEV | AC_ERR_OTHER);
+        if (qc->err_mask && pol->worth_retry(qc->err_mask, qc->bio != NULL && qc->bio->op != ATA_BIO_PACKET))
             qc->flags |= ATA_QCFLAG_RETRY;
         if (qc->err_mask) {
             offender = qc->dev;

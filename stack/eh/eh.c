@@ -140,6 +140,15 @@ void ata_eh_finish(struct ata_port *ap)
             ata_eh_qc_complete(qc);
             continue;
         }
+        /* an ATAPI command whose sense EH read: the SCSI layer decides on the sense (sr fails a
+         * removable device's UNIT ATTENTION, NOT READY, ILLEGAL REQUEST), never a free retry */
+        if (qc->flags & ATA_QCFLAG_SENSE_VALID) {
+            const struct sata_trace_field f[] = { TF_INT("tag", tag), TF_HEX("cmd", qc->tf.command),
+                                                  TF_STR("reason", "sense valid") };
+            ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            ata_eh_qc_complete(qc);
+            continue;
+        }
         if (!ata_dev_enabled(qc->dev) ||
             !ata_eh_bio_retry(pol, qc->bio, emask, qc->flags & ATA_QCFLAG_RETRY)) {
             const struct sata_trace_field f[] = {
@@ -159,7 +168,8 @@ void ata_eh_finish(struct ata_port *ap)
             ata_dev_ev(qc->dev, ATA_EV("eh.qc_fail", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
             /* the block layer's last word on a request a live device failed (a detached
              * device's requests end offline, without this line) */
-            if (!(qc->err_mask & AC_ERR_NODEV_HINT) && !qc->bio->passthrough)
+            if (!(qc->err_mask & AC_ERR_NODEV_HINT) && qc->bio->op != ATA_BIO_PACKET &&
+                !qc->bio->passthrough)
                 ata_blk_print_req_error(qc);
             ata_eh_qc_complete(qc);
             continue;

@@ -21,9 +21,22 @@ static void report_qc_2006(struct ata_queued_cmd *qc)
 
 static void report_qc_modern(struct ata_queued_cmd *qc)
 {
-    char line[160];
+    const bool atapi = ata_is_atapi(&qc->tf);
+    char line[256], cdb[128] = "";
 
-    {
+    /* an ATAPI command names no ATA command: its CDB, as the SCSI layer formats it, opens
+     * the res line's continuation instead ("cmd a0/...\n         Read(10) 28 00 ...res ...") */
+    if (atapi) {
+        const struct sata_trace_field f[] = {
+            TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
+            TF_HEX("stat", qc->result_tf.command), TF_HEX("err", qc->result_tf.feature),
+            TF_HEX("cdb0", qc->cdb[0]), TF_INT("nbytes", qc->nbytes),
+            TF_BOOL("retry", qc->flags & ATA_QCFLAG_RETRY),
+        };
+        ata_dev_ev(qc->dev, ATA_EV("eh.failed_qc", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        ata_eh_format_cdb(cdb, sizeof(cdb), qc->cdb,
+                          qc->bio && qc->bio->packet ? qc->bio->packet->cdb_len : qc->dev->cdb_len);
+    } else {
         const struct sata_trace_field f[] = {
             TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
             TF_HEX("stat", qc->result_tf.command), TF_HEX("err", qc->result_tf.feature),
@@ -38,7 +51,7 @@ static void report_qc_modern(struct ata_queued_cmd *qc)
     /* one printk in libata: "cmd ...\n         res ..." (ata_eh_link_report), so the log
      * shows the res line as the cmd line's continuation, without a prefix */
     ata_eh_format_res_line(line, sizeof(line), &qc->result_tf, qc->err_mask);
-    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_res", SATA_TC_DECISION, SATA_LOG_CONT), "%s", line);
+    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_res", SATA_TC_DECISION, SATA_LOG_CONT), "%s%s", cdb, line);
     ata_eh_format_status(line, sizeof(line), qc->result_tf.command);
     if (line[0])
         ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_status", SATA_TC_DECISION, SATA_LOG_ERR), "status: %s", line);

@@ -450,7 +450,7 @@ static const char *const sat_sk_names[16] = {
 /* The command is finished: its record, then the initiator's done(). A CHECK CONDITION is
  * what the upper layers decide on (sd's "Sense Key" and "Add. Sense" lines): a decision
  * record with the whole sense data; GOOD an info record. */
-static void sat_complete(struct ata_device *dev, struct ata_scsi_cmd *cmd)
+void sat_complete(struct ata_device *dev, struct ata_scsi_cmd *cmd)
 {
     char cdb[3 * 16 + 1] = "", sense[3 * ATA_SCSI_SENSE_MAX + 1] = "";
     uint8_t sk = 0, asc = 0, ascq = 0;
@@ -1008,17 +1008,6 @@ static unsigned cdb_len_of(uint8_t op)
     default:
         return 0;
     }
-}
-
-int ata_scsi_atapi_queuecmd(struct ata_device *dev, struct ata_scsi_cmd *cmd)
-{
-    if (!dev || !cmd || !cmd->done)
-        return -EINVAL;
-    /* no PACKET path yet: the hook the ATAPI work fills in */
-    sat_invalid_opcode(dev, cmd);
-    cmd->resid = cmd->len;
-    sat_complete(dev, cmd);
-    return 0;
 }
 
 int ata_scsi_queuecmd(struct ata_device *dev, struct ata_scsi_cmd *cmd)

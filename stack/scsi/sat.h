@@ -24,6 +24,10 @@ void sat_set_invalid_field(struct ata_scsi_cmd *cmd, bool desc, bool in_cdb, uin
  * descriptor format, the registers in the INFORMATION/COMMAND-SPECIFIC fields in fixed. */
 void sat_set_ata_status_return(struct ata_scsi_cmd *cmd, const struct ata_bio_regs *rtf);
 
+/* ---- sat.c ---- */
+/* The command is finished: its scsi.done / scsi.sense record, then the initiator's done(). */
+void sat_complete(struct ata_device *dev, struct ata_scsi_cmd *cmd);
+
 /* ---- IDENTIFY words the translation reads (ACS-3, IDENTIFY DEVICE data) ---- */
 unsigned sat_id_log2_per_physical(const uint16_t *id); /* word 106 bits 3:0 when valid */
 uint32_t sat_id_logical_sector_size(const uint16_t *id); /* words 117-118, else 512 */

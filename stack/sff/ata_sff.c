@@ -97,28 +97,27 @@ static bool is_multi(const struct ata_taskfile *tf)
 
 /* One DRQ block through the Data register: a sector, or multi_count sectors for READ/WRITE
  * MULTIPLE (the last block may be shorter). The HSM moves to LAST after the last one. */
-static void pio_block(struct ata_port *ap, struct ata_queued_cmd *qc)
+/* Move up to bytes through the Data register into or out of the command's buffer, from where
+ * the last transfer stopped; an odd count moves its last byte in a whole word. Returns the
+ * bytes moved (fewer than asked when the buffer ends first). */
+static uint32_t pio_xfer(struct ata_port *ap, struct ata_queued_cmd *qc, uint32_t bytes)
 {
     struct ata_sff_port *sp = ata_sff(ap);
     struct ata_host *h = ap->host;
     const bool write = qc->tf.flags & ATA_TFLAG_WRITE;
-    uint32_t block = is_multi(&qc->tf) && qc->dev->multi_count ? qc->dev->multi_count * ATA_SECT_SIZE
-                                                               : ATA_SECT_SIZE;
-    uint32_t left = qc->nbytes - sp->done;
+    uint32_t moved = 0;
 
-    if (block > left)
-        block = left;
-    while (block && sp->cur_sg < qc->n_sg) {
+    while (bytes && sp->cur_sg < qc->n_sg) {
         const struct ata_sg *sg = &qc->sg[sp->cur_sg];
         uint32_t n = sg->len - sp->sg_off;
         uint8_t *p;
 
-        if (n > block)
-            n = block;
+        if (n > bytes)
+            n = bytes;
         p = h->pops->dma_cpu_addr(h->plat, sg->bus + sp->sg_off, n);
         for (uint32_t i = 0; i < n; i += 2) {
             if (write) {
-                uint16_t w = p ? (uint16_t)(p[i] | p[i + 1] << 8) : 0;
+                uint16_t w = p ? (uint16_t)(p[i] | (i + 1 < n ? p[i + 1] << 8 : 0)) : 0;
 
                 h->pops->mmio_write16(h->plat, cmd_reg(ap, ATA_REG_DATA), w);
             } else {
@@ -126,11 +125,13 @@ static void pio_block(struct ata_port *ap, struct ata_queued_cmd *qc)
 
                 if (p) {
                     p[i] = (uint8_t)w;
-                    p[i + 1] = (uint8_t)(w >> 8);
+                    if (i + 1 < n)
+                        p[i + 1] = (uint8_t)(w >> 8);
                 }
             }
         }
-        block -= n;
+        bytes -= n;
+        moved += n;
         sp->done += n;
         sp->sg_off += n;
         if (sp->sg_off == sg->len) {
@@ -138,7 +139,86 @@ static void pio_block(struct ata_port *ap, struct ata_queued_cmd *qc)
             sp->sg_off = 0;
         }
     }
+    return moved;
+}
+
+/* One ATA PIO DRQ block: a sector, or the READ/WRITE MULTIPLE block size. */
+static void pio_block(struct ata_port *ap, struct ata_queued_cmd *qc)
+{
+    struct ata_sff_port *sp = ata_sff(ap);
+    uint32_t block = is_multi(&qc->tf) && qc->dev->multi_count ? qc->dev->multi_count * ATA_SECT_SIZE
+                                                               : ATA_SECT_SIZE;
+    uint32_t left = qc->nbytes - sp->done;
+
+    pio_xfer(ap, qc, block > left ? left : block);
     sp->hsm = sp->done >= qc->nbytes ? HSM_ST_LAST : HSM_ST_DATA;
+}
+
+/* ---- ATAPI ---- */
+
+/* The CDB on the first DRQ after PACKET (dev->cdb_len bytes), then the command's next state:
+ * data blocks for PIO, the status for no data, and for DMA the bus master is started now
+ * that the device has its packet (libata's atapi_send_cdb). */
+static void atapi_send_cdb(struct ata_port *ap, struct ata_queued_cmd *qc)
+{
+    struct ata_sff_port *sp = ata_sff(ap);
+    struct ata_host *h = ap->host;
+    const unsigned len = qc->dev->cdb_len ? qc->dev->cdb_len : ATAPI_CDB_LEN;
+
+    for (unsigned i = 0; i < len; i += 2)
+        h->pops->mmio_write16(h->plat, cmd_reg(ap, ATA_REG_DATA), (uint16_t)(qc->cdb[i] | qc->cdb[i + 1] << 8));
+    switch (qc->tf.protocol) {
+    case ATAPI_PROT_PIO: sp->hsm = HSM_ST_DATA; break;
+    case ATAPI_PROT_DMA: {
+        const uint32_t bm = sp->io.bmdma;
+
+        sp->hsm = HSM_ST_LAST;
+        wr8(ap, bm + ATA_DMA_CMD, (uint8_t)(rd8(ap, bm + ATA_DMA_CMD) | ATA_DMA_START));
+        break;
+    }
+    default: sp->hsm = HSM_ST_LAST; break;
+    }
+}
+
+/* One ATAPI DRQ block: the interrupt reason (Sector Count) must say data (CoD 0) in the
+ * command's direction (IO 1 = to the host), and LBA Mid/High give the block's byte count,
+ * which must not be 0 nor run past the buffer; anything else is an HSM violation (libata's
+ * atapi_pio_bytes). */
+static void atapi_pio_bytes(struct ata_port *ap, struct ata_queued_cmd *qc)
+{
+    struct ata_sff_port *sp = ata_sff(ap);
+    const bool write = qc->tf.flags & ATA_TFLAG_WRITE;
+    const uint8_t ireason = rd8(ap, cmd_reg(ap, ATA_REG_NSECT));
+    const uint32_t bytes = (uint32_t)(rd8(ap, cmd_reg(ap, ATA_REG_LBAM)) | rd8(ap, cmd_reg(ap, ATA_REG_LBAH)) << 8);
+    const uint32_t cur = sp->done;
+    const char *why = NULL;
+
+    if (ireason & ATAPI_INT_REASON_CD)
+        why = "ireason CoD=1 in the data phase";
+    else if (write == !!(ireason & ATAPI_INT_REASON_IO))
+        why = "ireason IO against the command's direction";
+    else if (!bytes)
+        why = "byte count 0";
+    if (why) {
+        const struct sata_trace_field f[] = { TF_STR("state", why), TF_HEX("ireason", ireason),
+                                              TF_INT("bytes", bytes), TF_HEX("cmd", qc->tf.command) };
+
+        ata_ehi_push_desc(&qc->dev->link->eh_info, "ATAPI check failed (ireason=0x%x bytes=%u)", ireason, bytes);
+        ata_port_ev(ap, ATA_EV("sff.hsm_violation", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        qc->err_mask |= AC_ERR_HSM;
+        sp->hsm = HSM_ST_ERR;
+        return;
+    }
+    if (pio_xfer(ap, qc, bytes) < bytes) {
+        const struct sata_trace_field f[] = { TF_STR("state", "data beyond the buffer"), TF_INT("buf", qc->nbytes),
+                                              TF_INT("cur", cur), TF_INT("bytes", bytes), TF_HEX("cmd", qc->tf.command) };
+
+        ata_ehi_push_desc(&qc->dev->link->eh_info, "unexpected or too much trailing data buf=%u cur=%u bytes=%u",
+                          qc->nbytes, cur, bytes);
+        ata_port_ev(ap, ATA_EV("sff.hsm_violation", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+        qc->err_mask |= AC_ERR_HSM;
+        sp->hsm = HSM_ST_ERR;
+    }
 }
 
 /* ---- the HSM ---- */
@@ -214,9 +294,28 @@ void ata_sff_hsm_move(struct ata_port *ap, struct ata_queued_cmd *qc, uint8_t st
                 sp->hsm = HSM_ST_ERR;
                 continue;
             }
+            if (ata_is_atapi(&qc->tf)) {
+                atapi_send_cdb(ap, qc);
+                return; /* the device interrupts for data or status */
+            }
             pio_block(ap, qc);
             return; /* the device interrupts after the block */
         case HSM_ST_DATA:
+            if (ata_is_atapi(&qc->tf)) {
+                if (!(status & ATA_DRQ)) {
+                    sp->hsm = HSM_ST_LAST; /* no more data, or a device error: ST_LAST says */
+                    continue;
+                }
+                if (status & (ATA_ERR | ATA_DF)) {
+                    hsm_violation(ap, qc, status, "ST_DATA: DRQ=1 with device error");
+                    sp->hsm = HSM_ST_ERR;
+                    continue;
+                }
+                atapi_pio_bytes(ap, qc);
+                if (sp->hsm == HSM_ST_ERR)
+                    continue;
+                return; /* the device interrupts for the next block or the status */
+            }
             if (!(status & ATA_DRQ)) {
                 if (status & (ATA_ERR | ATA_DF))
                     qc->err_mask |= AC_ERR_DEV; /* the device ended the command early */
@@ -349,7 +448,7 @@ static void bmdma_qc_prep(struct ata_queued_cmd *qc)
     struct ata_port *ap = qc->ap;
     struct ata_sff_port *sp = ata_sff(ap);
 
-    sp->n_prd = qc->tf.protocol == ATA_PROT_DMA ? bmdma_fill_prd(ap, qc) : 0;
+    sp->n_prd = ata_is_dma(&qc->tf) ? bmdma_fill_prd(ap, qc) : 0;
     if (sp->n_prd)
         ap->host->pops->dma_sync_for_device(ap->host->plat, &sp->prd, 0, 8u * sp->n_prd);
 }
@@ -360,11 +459,11 @@ static unsigned sff_qc_issue(struct ata_queued_cmd *qc)
     struct ata_sff_port *sp = ata_sff(ap);
     const enum ata_prot prot = qc->tf.protocol;
     const bool polling = (qc->tf.flags & ATA_TFLAG_POLLING) ||
-                         ((ap->flags & ATA_SFF_FLAG_PIO_POLLING) && prot != ATA_PROT_DMA);
+                         ((ap->flags & ATA_SFF_FLAG_PIO_POLLING) && !ata_is_dma(&qc->tf));
 
-    if (prot == ATA_PROT_NCQ || (prot == ATA_PROT_DMA && !sp->io.has_bmdma))
+    if (prot == ATA_PROT_NCQ || (ata_is_dma(&qc->tf) && !sp->io.has_bmdma))
         return AC_ERR_SYSTEM;
-    sp->polling = polling && prot != ATA_PROT_DMA; /* DMA always completes by interrupt */
+    sp->polling = polling && !ata_is_dma(&qc->tf); /* DMA always completes by interrupt */
     sp->cur_sg = 0;
     sp->sg_off = 0;
     sp->done = 0;
@@ -373,6 +472,24 @@ static unsigned sff_qc_issue(struct ata_queued_cmd *qc)
     if (sp->polling != !!(sp->ctl & ATA_NIEN))
         ata_sff_set_ctl(ap, (uint8_t)(sp->polling ? sp->ctl | ATA_NIEN : sp->ctl & ~ATA_NIEN));
     ata_sff_tf_load(ap, &qc->tf);
+    if (ata_is_atapi(&qc->tf)) {
+        /* PACKET: the bus master is set up now and started after the CDB (ST_FIRST); the
+         * CDB's DRQ is announced by an interrupt only if IDENTIFY PACKET says so, else polled */
+        if (prot == ATAPI_PROT_DMA) {
+            const uint32_t bm = sp->io.bmdma;
+
+            if (!sp->n_prd)
+                return AC_ERR_SYSTEM;
+            ap->host->pops->mmio_write32(ap->host->plat, bm + ATA_DMA_TABLE_OFS, (uint32_t)sp->prd.bus);
+            wr8(ap, bm + ATA_DMA_CMD, (qc->tf.flags & ATA_TFLAG_WRITE) ? 0 : ATA_DMA_WR);
+            wr8(ap, bm + ATA_DMA_STATUS, ATA_DMA_INTR | ATA_DMA_ERR); /* clear */
+        }
+        wr8(ap, cmd_reg(ap, ATA_REG_CMD), qc->tf.command);
+        sp->hsm = HSM_ST_FIRST;
+        if (sp->polling || !(qc->dev->flags & ATA_DFLAG_CDB_INTR))
+            poll_queue(ap, 0);
+        return 0;
+    }
     if (prot == ATA_PROT_DMA) {
         const uint32_t bm = sp->io.bmdma;
 
@@ -439,9 +556,12 @@ bool ata_sff_port_intr(struct ata_port *ap)
     bool bmdma_stopped = false;
     uint8_t host_stat = 0, status;
 
-    if (!qc || sp->polling || sp->hsm == HSM_ST_IDLE || sp->hsm == HSM_ST_FIRST)
-        return ata_sff_idle_irq(ap); /* FIRST: no ATAPI here, a data-out command's first block is polled */
-    if (sp->hsm == HSM_ST_LAST && qc->tf.protocol == ATA_PROT_DMA) {
+    /* FIRST: a data-out command's first block is polled, and so is a CDB unless the device
+     * interrupts for it */
+    if (!qc || sp->polling || sp->hsm == HSM_ST_IDLE ||
+        (sp->hsm == HSM_ST_FIRST && !(ata_is_atapi(&qc->tf) && (qc->dev->flags & ATA_DFLAG_CDB_INTR))))
+        return ata_sff_idle_irq(ap);
+    if (sp->hsm == HSM_ST_LAST && ata_is_dma(&qc->tf)) {
         host_stat = ata_bmdma_status(ap);
         if (!(host_stat & ATA_DMA_INTR))
             return ata_sff_idle_irq(ap); /* not this channel's device */
@@ -575,7 +695,7 @@ static void bmdma_error_handler(struct ata_port *ap)
 
             if ((qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) !=
                     (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED) ||
-                qc->tf.protocol != ATA_PROT_DMA)
+                !ata_is_dma(&qc->tf))
                 continue;
             host_stat = ata_bmdma_status(ap);
             if (host_stat & ATA_DMA_ERR) {
@@ -594,7 +714,7 @@ static void bmdma_post_internal_cmd(struct ata_queued_cmd *qc)
 {
     struct ata_port *ap = qc->ap;
 
-    if (ata_sff(ap)->io.has_bmdma && qc->tf.protocol == ATA_PROT_DMA) {
+    if (ata_sff(ap)->io.has_bmdma && ata_is_dma(&qc->tf)) {
         ata_lock(ap->host);
         ata_bmdma_stop(ap);
         ata_unlock(ap->host);

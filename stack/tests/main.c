@@ -22,6 +22,8 @@ int main(void)
     srunner_add_suite(sr, sff_suite());
     srunner_add_suite(sr, sff_slave_suite());
     srunner_add_suite(sr, force_suite());
+    srunner_add_suite(sr, atapi_suite());
+    srunner_add_suite(sr, sff_atapi_suite());
     srunner_add_suite(sr, sat_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);

@@ -26,6 +26,8 @@ Suite *disk_suite(void);
 Suite *sff_suite(void);
 Suite *sff_slave_suite(void);
 Suite *force_suite(void);
+Suite *atapi_suite(void);
+Suite *sff_atapi_suite(void);
 Suite *sat_suite(void);
 
 enum { FAKE_MMIO_WORDS = 0xA000 / 4, /* sil24: BAR0 + BAR2 window */ FAKE_MAX_EVENTS = 2048, FAKE_MAX_ALLOCS = 64,

@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <systemc>
 
@@ -65,6 +67,17 @@ class HardwareView {
     // The media of the disk at an address, read behind the controller's back (the data
     // check; a never-written sector's pattern). Null: no disk model there.
     virtual const device::MediaStore *media(const DevAddr &) const { return nullptr; }
+
+    // The ATAPI drive at an address (devices[].atapi): a tray event (open, close, remove, or
+    // change to the disc of seed/blocks); false: no ATAPI model there, or the drive refused
+    // (an eject while medium removal is prevented).
+    virtual bool atapi_event(const DevAddr &, const std::string & /*action*/, uint64_t /*seed*/,
+                             uint32_t /*blocks*/) {
+        return false;
+    }
+    // The seed of the disc the drive reads now (its data is atapi::disc_block(seed, lba));
+    // none: no ATAPI model there, or no medium.
+    virtual std::optional<uint64_t> atapi_disc_seed(const DevAddr &) const { return std::nullopt; }
 
     // The fault engine (null: the scenario has no faults, or the backend has no engine).
     virtual FaultEngine *faults() { return nullptr; }

@@ -197,6 +197,14 @@ void SimController::main_thread() {
                         return std::nullopt;
                     };
                 }
+                if (fd.info.cls == ATA_DEV_ATAPI) {
+                    const DevAddr a = fd.addr();
+                    st->name = "cd" + std::to_string(a.port);
+                    st->atapi_event = [this, a](const std::string &action, uint64_t seed, uint32_t blocks) {
+                        return hw_.atapi_event(a, action, seed, blocks);
+                    };
+                    st->atapi_disc_seed = [this, a] { return hw_.atapi_disc_seed(a); };
+                }
                 devs_.push_back(std::move(st));
                 report_.devices.push_back(fd);
             }
@@ -246,6 +254,7 @@ bool SimController::create_hosts() {
         cfg.no_irq_loss_fix = !sc_.host.irq_loss_fix;
         cfg.pio_polling = sc_.host.pio_polling;
         cfg.fua = sc_.host.fua;
+        cfg.atapi_dmadir = sc_.host.atapi_dmadir;
         cfg.ignore_hpa = sc_.host.ignore_hpa;
         cfg.piix_map = c.map == "ich6"   ? ATA_PIIX_MAP_ICH6
                        : c.map == "ich5" ? ATA_PIIX_MAP_ICH5

@@ -207,10 +207,12 @@ void evaluate(RunReport &r) {
             if (!found)
                 continue;
             const ata_dev_info &i = found->info;
-            cmp(out, p, "class", std::string("ata"), std::string(dev_class_name(i.cls)));
+            cmp(out, p, "class", std::string(cfg->atapi ? "atapi" : "ata"), std::string(dev_class_name(i.cls)));
             cmp(out, p, "model", cfg->model, std::string(i.model));
             cmp(out, p, "serial", cfg->serial, std::string(i.serial));
             cmp(out, p, "firmware", cfg->firmware, std::string(i.firmware));
+            if (cfg->atapi)
+                continue; // a packet device has no sectors or LBA48 of its own (the disc's capacity is READ CAPACITY's)
             cmp(out, p, "sectors", cfg->configured_sectors(sc.host.ignore_hpa), uint64_t(i.n_sectors));
             cmp(out, p, "lba48", cfg->lba48, bool(i.lba48));
         }

@@ -689,6 +689,10 @@ void WorkloadRunner::run() {
         run_warmplug();
     else if (spec_.kind == WorkloadKind::Request)
         run_request();
+    else if (spec_.kind == WorkloadKind::Packet)
+        run_packet();
+    else if (spec_.kind == WorkloadKind::Tray)
+        run_tray();
     else if (spec_.kind == WorkloadKind::Scsi)
         run_scsi();
     else

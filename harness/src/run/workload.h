@@ -71,6 +71,10 @@ struct DeviceState {
     // model disk (unset without them: nothing is ever replaced).
     std::function<unsigned()> media_swaps;
     std::function<std::optional<uint64_t>()> media_seed;
+    // An ATAPI drive (devices[].atapi): its tray events and the disc it reads now (unset
+    // without an ATAPI model there).
+    std::function<bool(const std::string &action, uint64_t seed, uint32_t blocks)> atapi_event;
+    std::function<std::optional<uint64_t>()> atapi_disc_seed;
     unsigned media = 0; // the replacements the shadow follows
     // After a replacement the old drive's data check ends: the shadow starts afresh with the
     // new drive (never written: its blank pattern). Requests submitted before it and ended
@@ -163,6 +167,9 @@ class WorkloadRunner {
     void run_io();
     void run_request();
     void run_warmplug();
+    // workload_atapi.cpp: an ATAPI drive's packet command and tray event
+    void run_packet();
+    void run_tray();
     void run_scsi();
     void maybe_prefill();
     void record_io_error(const Slot &s, const std::string &what);

@@ -127,6 +127,8 @@ const char *workload_kind_name(WorkloadKind k) {
     case WorkloadKind::Delete: return "delete";
     case WorkloadKind::Scan: return "scan";
     case WorkloadKind::Rescan: return "rescan";
+    case WorkloadKind::Packet: return "packet";
+    case WorkloadKind::Tray: return "tray";
     case WorkloadKind::Scsi: return "scsi";
     }
     return "?";

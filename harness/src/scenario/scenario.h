@@ -4,6 +4,7 @@
 // Documented key by key in scenarios/README.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -64,6 +65,7 @@ struct HostSpec {
     bool irq_loss_fix = true; // apply the controller's lost-completion-IRQ workaround
     bool pio_polling = false; // taskfile controllers: poll PIO and non-data commands
     bool fua = false;         // libata.fua: FUA writes on devices with FUA, LBA48 and NCQ
+    bool atapi_dmadir = false; // libata.atapi_dmadir: DMADIR on every ATAPI DMA command
     unsigned dma = 7;         // libata.dma: DMA for 0x1 ATA disks, 0x2 ATAPI, 0x4 CF
     bool ignore_hpa = false;  // libata.ignore_hpa: unlock a Host Protected Area at probe (SET MAX ADDRESS)
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
@@ -132,8 +134,20 @@ struct DevAddr {
 // What a drive does with DATA SET MANAGEMENT TRIM (device key `trim`, docs/device.md 3).
 enum class TrimSpec { None, Zeroes, Deterministic, Indeterminate };
 
+// devices[].atapi: the device is an ATAPI CD/DVD drive (model/atapi), not a disk.
+struct AtapiSpec {
+    uint32_t disc_blocks = 2295104; // 2048-byte blocks of the disc in the drive
+    uint64_t disc_seed = 1;         // which disc: its data is disc_block(seed, lba)
+    bool medium = true;             // a disc in the drive at power-on
+    unsigned cdb_drq = 2;           // IDENTIFY PACKET word 0 bits 6:5: 0 = 3 ms, 1 = interrupt, 2 = 50 us
+    bool dmadir = false;            // word 62 bit 15: DMA needs DMADIR
+    bool dma = true;
+    unsigned udma = 5;
+};
+
 struct DeviceSpec {
     int line = 0; // where the entry starts in the file
+    std::optional<AtapiSpec> atapi; // set: an ATAPI drive (devices[].atapi)
     unsigned port = 0;
     std::string model = "SATASIM HDD";
     std::string serial;   // default: "SIM" + port, set by the parser
@@ -185,7 +199,7 @@ struct PmpSpec {
 
 // io, request: I/O. delete, scan, rescan: warm-plug steps (SCSI device delete, host or
 // channel scan, device rescan) through ata_dev_delete / ata_port_scan.
-enum class WorkloadKind { Io, Request, Delete, Scan, Rescan, Scsi };
+enum class WorkloadKind { Io, Request, Delete, Scan, Rescan, Packet, Tray, Scsi };
 enum class OpSpec { Read, Write, Mix, Flush, Trim };
 enum class PatternSpec { Sequential, Random };
 enum class ModeSpec { Auto, Dma, Pio, Ncq };
@@ -224,12 +238,25 @@ struct WorkloadSpec {
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;
     bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)
-    // kind: scsi: one CDB through the stack's SCSI/ATA translation (ata_scsi_queuecmd), as
-    // sg_raw sends it (SG_IO: a pass-through request), and what must come back
+    // kind: packet (an ATAPI device) and kind: scsi: the CDB (cdb), the SAM status it must end
+    // with (expect_status, 0 GOOD, 2 CHECK CONDITION)
     std::vector<uint8_t> cdb;
+    std::optional<uint8_t> expect_status;
+    // kind: packet: the bytes it moves to the host, PIO forced, the PIO byte count limit (0 = the
+    // stack's), the sense it must end with as key, asc, ascq
+    uint32_t packet_len = 0;
+    bool packet_pio = false;
+    uint16_t byte_count = 0;
+    std::optional<std::array<uint8_t, 3>> expect_sense_key;
+    // kind: tray: open | close | change (a new disc: disc_seed, disc_blocks) | remove
+    std::string tray_action;
+    uint64_t disc_seed = 0;
+    uint32_t disc_blocks = 0;
+    // kind: scsi: one CDB through the stack's SCSI/ATA translation (ata_scsi_queuecmd, or
+    // ata_scsi_atapi_queuecmd on an ATAPI device), as sg_raw sends it (SG_IO: a pass-through
+    // request), and what must come back
     uint32_t data_in = 0;            // bytes read from the device (the buffer's size)
     std::vector<uint8_t> data_out;   // bytes sent to it
-    std::optional<uint8_t> expect_status; // SAM status: 0x00 good, 0x02 check_condition
     std::optional<std::vector<uint8_t>> expect_sense; // the sense data, every byte
     std::vector<uint8_t> expect_data; // the first bytes read
 

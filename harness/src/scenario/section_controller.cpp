@@ -220,7 +220,7 @@ void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
-                                                 "force", "pio_polling", "fua", "dma", "ignore_hpa"});
+                                                 "force", "pio_polling", "fua", "atapi_dmadir", "dma", "ignore_hpa"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -233,6 +233,8 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.pio_polling = as_bool(p, *t);
     if (auto *t = m.find("fua"))
         h.fua = as_bool(p, *t);
+    if (auto *t = m.find("atapi_dmadir"))
+        h.atapi_dmadir = as_bool(p, *t);
     // libata.dma: the classes that may use DMA (0x1 ATA disks, 0x2 ATAPI, 0x4 CF)
     if (auto *t = m.find("dma"))
         h.dma = unsigned(as_uint(p, *t, 0, 7));

@@ -159,8 +159,29 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "hpa", "trim", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno"});
+               "present", "hpa", "trim", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
+    if (auto *v = m.find("atapi")) {
+        MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma"});
+        AtapiSpec a;
+        if (auto *x = am.find("disc_blocks"))
+            a.disc_blocks = uint32_t(as_uint(p, *x, 1, 0xFFFFFFFFull));
+        if (auto *x = am.find("disc_seed"))
+            a.disc_seed = as_uint(p, *x, 0, ~0ull);
+        if (auto *x = am.find("medium"))
+            a.medium = as_bool(p, *x);
+        if (auto *x = am.find("cdb_drq"))
+            a.cdb_drq = as_enum<unsigned>(p, *x, {{"3ms", 0u}, {"interrupt", 1u}, {"50us", 2u}});
+        if (auto *x = am.find("dmadir"))
+            a.dmadir = as_bool(p, *x);
+        if (auto *x = am.find("dma"))
+            a.dma = as_bool(p, *x);
+        if (auto *x = am.find("udma"))
+            a.udma = unsigned(as_uint(p, *x, 0, 6));
+        d.atapi = a;
+        d.model = "SATASIM DVD-ROM";
+        d.firmware = "1.00";
+    }
     if (auto *v = m.find("link"))
         d.link_mode = parse_link(p, *v);
     if (!m.has("port"))
@@ -322,6 +343,9 @@ DeviceSpec parse_placed_device(const Parser &p, const Field &df, const Scenario 
         p.fail(line_of(df.node["pmp_port"], d.line), df.path + ".pmp_port",
                "port " + std::to_string(d.port) + " has no port multiplier (add it to pmps[])");
     }
+    if (d.atapi && (d.pmp_port || d.devno))
+        p.fail(line_of(df.node["atapi"], d.line), df.path + ".atapi",
+               "an ATAPI drive sits on a host port's device 0 (not behind a port multiplier, not a slave)");
     if (d.devno && !sc.controller_of(d.port).slave_positions())
         p.fail(line_of(df.node["devno"], d.line), df.path + ".devno",
                "a " + sc.controller_of(d.port).type + " port has no device 1 (slave): devno 1 needs controller: {type: piix, map: ich6} or {type: piix, part: piix4}");

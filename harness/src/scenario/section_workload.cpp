@@ -13,7 +13,72 @@ namespace {
 
 const std::vector<std::pair<const char *, WorkloadKind>> kKinds = {
     {"io", WorkloadKind::Io},         {"request", WorkloadKind::Request}, {"delete", WorkloadKind::Delete},
-    {"scan", WorkloadKind::Scan},     {"rescan", WorkloadKind::Rescan}, {"scsi", WorkloadKind::Scsi}};
+    {"scan", WorkloadKind::Scan},     {"rescan", WorkloadKind::Rescan},   {"packet", WorkloadKind::Packet},
+    {"tray", WorkloadKind::Tray},     {"scsi", WorkloadKind::Scsi}};
+
+// packet / tray: an ATAPI drive's PACKET command (a CDB as sg_raw would send it) or a tray
+// event of the drive (the user's eject button, a disc change).
+WorkloadSpec parse_atapi_step(const Parser &p, const MapView &m, WorkloadSpec w, const Scenario &sc) {
+    if (auto *v = m.find("barrier"))
+        w.barrier = as_bool(p, *v);
+    if (auto *v = m.find("delay"))
+        w.start_delay_ns = as_time_ns(p, *v);
+    if (!m.has("device"))
+        p.fail(m.line(), m.join("device"), "required: the port of the ATAPI drive");
+    const Field &devf = m.get("device");
+    const unsigned port = unsigned(as_uint(p, devf, 0, 31));
+    const DeviceSpec *dev = sc.device_on_port(port);
+    if (!dev || !dev->atapi)
+        p.fail(devf, "no ATAPI drive is configured on port " + std::to_string(port) + " (devices[].atapi)");
+    w.device = port;
+    if (w.kind == WorkloadKind::Tray) {
+        if (!m.has("action"))
+            p.fail(m.line(), m.join("action"), "required: open, close, change or remove");
+        w.tray_action = as_enum<std::string>(p, m.get("action"),
+                                             {{"open", "open"}, {"close", "close"}, {"change", "change"}, {"remove", "remove"}});
+        if (w.tray_action == "change") {
+            if (!m.has("disc_seed"))
+                p.fail(m.line(), m.join("disc_seed"), "required for a change: the new disc");
+            w.disc_seed = as_uint(p, m.get("disc_seed"), 0, ~0ull);
+            w.disc_blocks = dev->atapi->disc_blocks;
+            if (auto *v = m.find("disc_blocks"))
+                w.disc_blocks = uint32_t(as_uint(p, *v, 1, 0xFFFFFFFFull));
+        } else if (m.has("disc_seed") || m.has("disc_blocks")) {
+            p.fail(m.has("disc_seed") ? m.get("disc_seed") : m.get("disc_blocks"), "only a change brings a disc");
+        }
+        return w;
+    }
+    if (!m.has("cdb"))
+        p.fail(m.line(), m.join("cdb"), "required: the command's bytes, e.g. [0x28, 0, 0, 0, 0, 16, 0, 0, 1, 0]");
+    const Field &cf = m.get("cdb");
+    const YAML::Node &l = as_list(p, cf);
+    if (l.size() < 6 || l.size() > 16)
+        p.fail(cf, "a CDB has 6 to 16 bytes");
+    for (size_t i = 0; i < l.size(); ++i)
+        w.cdb.push_back(uint8_t(as_uint(p, element(cf, i), 0, 255)));
+    if (auto *v = m.find("len"))
+        w.packet_len = uint32_t(as_uint(p, *v, 0, 16u << 20));
+    if (auto *v = m.find("pio"))
+        w.packet_pio = as_bool(p, *v);
+    if (auto *v = m.find("byte_count"))
+        w.byte_count = uint16_t(as_uint(p, *v, 2, 0xFFFE));
+    if (auto *v = m.find("verify"))
+        w.verify = as_bool(p, *v);
+    if (auto *v = m.find("expect_status"))
+        w.expect_status = as_enum<uint8_t>(p, *v, {{"good", uint8_t(0)}, {"check_condition", uint8_t(2)}});
+    if (auto *v = m.find("expect_sense")) {
+        const YAML::Node &s = as_list(p, *v);
+        if (s.size() != 3)
+            p.fail(*v, "the sense as [key, asc, ascq]");
+        std::array<uint8_t, 3> k{};
+        for (size_t i = 0; i < 3; ++i)
+            k[i] = uint8_t(as_uint(p, element(*v, i), 0, i ? 255 : 15));
+        w.expect_sense_key = k;
+        if (!w.expect_status)
+            w.expect_status = uint8_t(k[0] ? 2 : 0);
+    }
+    return w;
+}
 
 // Hex bytes ("12 00 00 00 24 00", spaces optional) of a kind: scsi key.
 std::vector<uint8_t> as_hex_bytes(const Parser &p, const Field &f, size_t max) {
@@ -125,7 +190,11 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     }
     const bool request = w.kind == WorkloadKind::Request;
     std::vector<std::string> keys;
-    if (w.kind == WorkloadKind::Scan)
+    if (w.kind == WorkloadKind::Packet)
+        keys = {"kind", "device", "cdb", "len", "pio", "byte_count", "verify", "expect_status", "expect_sense", "barrier", "delay"};
+    else if (w.kind == WorkloadKind::Tray)
+        keys = {"kind", "device", "action", "disc_seed", "disc_blocks", "barrier", "delay"};
+    else if (w.kind == WorkloadKind::Scan)
         keys = {"kind", "port", "barrier", "delay"};
     else if (w.warmplug())
         keys = {"kind", "device", "barrier", "delay"};
@@ -144,6 +213,8 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         w.kind = as_enum<WorkloadKind>(p, *v, kKinds);
     if (w.warmplug())
         return parse_warmplug(p, m, w, sc);
+    if (w.kind == WorkloadKind::Packet || w.kind == WorkloadKind::Tray)
+        return parse_atapi_step(p, m, w, sc);
     if (auto *v = m.find("fail_fast"))
         w.fail_fast = as_bool(p, *v);
 
@@ -153,6 +224,9 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     w.pmp_port = addr.pmp_port;
     w.devno = addr.devno;
     const DeviceSpec *dev = &addressed_disk(p, m, "device", addr, sc);
+    if (dev->atapi && w.kind != WorkloadKind::Scsi)
+        p.fail(devf, "the device on " + addr.str() + " is an ATAPI drive (line " + std::to_string(dev->line) +
+                         "): it takes packet, tray and scsi steps, not block requests");
     if (!dev->present)
         p.fail(devf, "the disk on " + addr.str() + " starts unplugged (present: false, line " +
                          std::to_string(dev->line) + "): the boot probe finds nothing to run a workload on");

@@ -442,10 +442,19 @@ static void ahci_port_stop(struct ata_port *ap)
 
 static void ahci_qc_prep(struct ata_queued_cmd *qc)
 {
+    uint32_t opts = (qc->tf.flags & ATA_TFLAG_WRITE) ? AHCI_CMD_WRITE : 0;
 
-    ahci_build_cmd(qc->ap, qc->hw_tag, &qc->tf, true,
-                   (qc->tf.flags & ATA_TFLAG_WRITE) ? AHCI_CMD_WRITE : 0, qc->sg, qc->n_sg,
-                   qc->nbytes, ata_qc_pmp_port(qc));
+    /* ATAPI: the CDB in the table's ACMD area, and the A bit (with P, as libahci) so the HBA
+     * sends it when the device's PIO Setup asks for the packet (AHCI 1.3 4.2.3, 5.3.7) */
+    if (ata_is_atapi(&qc->tf)) {
+        uint64_t tbl_bus;
+        uint8_t *tbl = cmd_tbl(qc->ap, qc->hw_tag, &tbl_bus);
+
+        memset(tbl + AHCI_CMD_TBL_CDB, 0, 16);
+        memcpy(tbl + AHCI_CMD_TBL_CDB, qc->cdb, qc->dev->cdb_len ? qc->dev->cdb_len : ATAPI_CDB_LEN);
+        opts |= AHCI_CMD_ATAPI | AHCI_CMD_PREFETCH;
+    }
+    ahci_build_cmd(qc->ap, qc->hw_tag, &qc->tf, true, opts, qc->sg, qc->n_sg, qc->nbytes, ata_qc_pmp_port(qc));
 }
 
 /* FBS: PxFBS.DEV names the device the next PxCI write issues to (written when it changes,

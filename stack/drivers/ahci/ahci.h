@@ -13,6 +13,7 @@ enum {
     AHCI_CMD_LIST_SZ = AHCI_MAX_CMDS * AHCI_CMD_SLOT_SZ, /* 1 KiB, 1 KiB aligned */
     AHCI_RX_FIS_SZ = 256,                                /* 256 B aligned */
     AHCI_CMD_TBL_HDR_SZ = 0x80,
+    AHCI_CMD_TBL_CDB = 0x40, /* ACMD: the ATAPI command, 12 or 16 bytes */
     AHCI_PRD_SZ = 16,
     AHCI_CMD_TBL_SZ = AHCI_CMD_TBL_HDR_SZ + AHCI_MAX_SG * AHCI_PRD_SZ, /* 128 B multiple */
     /* one DMA block per port: command list, RX FIS, then the command tables */
@@ -132,6 +133,7 @@ enum {
 
 /* command header dword 0 */
 #define AHCI_CMD_FIS_LEN 5u /* Register H2D FIS, in dwords */
+#define AHCI_CMD_ATAPI (1u << 5) /* A: the ACMD area holds a CDB */
 #define AHCI_CMD_WRITE (1u << 6)
 #define AHCI_CMD_PREFETCH (1u << 7)
 #define AHCI_CMD_RESET (1u << 8)

@@ -108,7 +108,7 @@ static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
     if (!ata_sff(ap)->polling && (ata_sff_altstatus(ap) & ATA_BUSY)) {
         uint8_t status;
 
-        if (ata_sff(ap)->hsm == HSM_ST_LAST && qc->tf.protocol == ATA_PROT_DMA) {
+        if (ata_sff(ap)->hsm == HSM_ST_LAST && ata_is_dma(&qc->tf)) {
             ata_bmdma_stop(ap);
             if (bmdma2 & SIL_DMA_ERROR)
                 qc->err_mask |= AC_ERR_HOST_BUS;
@@ -124,7 +124,7 @@ static void sil_host_intr(struct ata_port *ap, uint32_t bmdma2)
         ata_port_freeze(ap);
         return;
     }
-    if (ata_sff_port_intr(ap) && qc->err_mask && qc->tf.protocol == ATA_PROT_DMA)
+    if (ata_sff_port_intr(ap) && qc->err_mask && ata_is_dma(&qc->tf))
         ata_ehi_push_desc(ehi, "BMDMA2 stat 0x%x", bmdma2);
 }
 

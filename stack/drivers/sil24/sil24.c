@@ -73,18 +73,19 @@ static void sge_emit(void *ctx, unsigned idx, uint64_t addr, uint32_t len)
     put_le32(e + 12, 0);
 }
 
-int sil24_fill_prb(uint8_t *blk, uint16_t ctrl, uint16_t prot, const uint8_t fis[20],
-                   const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes)
+/* The PRB and its SGEs from sge_off on (after the PRB, or after an ATAPI command's CDB). */
+static int fill_prb_at(uint8_t *blk, size_t sge_off, unsigned max_sge, uint16_t ctrl, uint16_t prot,
+                       const uint8_t fis[20], const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes)
 {
-    uint8_t *sge = blk + SIL24_PRB_SZ;
+    uint8_t *sge = blk + sge_off;
     int n = 0;
 
-    memset(blk, 0, SIL24_PRB_SZ + SIL24_SGE_SZ);
+    memset(blk, 0, sge_off + SIL24_SGE_SZ);
     put_le16(blk + SIL24_PRB_CTRL, ctrl);
     put_le16(blk + SIL24_PRB_PROT, prot);
     memcpy(blk + SIL24_PRB_FIS, fis, 20);
     if (n_sg && nbytes) {
-        n = ata_sg_split(sg, n_sg, nbytes, SIL24_SGE_MAX_BYTES, SIL24_MAX_SGE, sge_emit, sge);
+        n = ata_sg_split(sg, n_sg, nbytes, SIL24_SGE_MAX_BYTES, max_sge, sge_emit, sge);
         if (n < 0)
             return n;
     }
@@ -94,6 +95,31 @@ int sil24_fill_prb(uint8_t *blk, uint16_t ctrl, uint16_t prot, const uint8_t fis
     }
     put_le32(sge + (unsigned)(n - 1) * SIL24_SGE_SZ + 12, SIL24_SGE_TRM);
     return n;
+}
+
+int sil24_fill_prb(uint8_t *blk, uint16_t ctrl, uint16_t prot, const uint8_t fis[20],
+                   const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes)
+{
+    return fill_prb_at(blk, SIL24_PRB_SZ, SIL24_MAX_SGE, ctrl, prot, fis, sg, n_sg, nbytes);
+}
+
+/* An ATAPI command block (sata_sil24's layout): the PRB, the CDB in the 16 bytes after it
+ * (where SGE 0 of an ATA command sits), then the SGEs; the control word says whether the
+ * packet moves data and which way (PACKET_READ / PACKET_WRITE), the protocol word stays 0.
+ * Returns the 16-byte entries after the PRB (the CDB's included). */
+int sil24_fill_packet_prb(uint8_t *blk, const struct ata_taskfile *tf, const uint8_t fis[20], const uint8_t cdb[16],
+                          const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes)
+{
+    uint16_t ctrl = 0;
+    int n;
+
+    if (tf->protocol != ATAPI_PROT_NODATA)
+        ctrl = (tf->flags & ATA_TFLAG_WRITE) ? SIL24_PRB_CTRL_PACKET_WRITE : SIL24_PRB_CTRL_PACKET_READ;
+    n = fill_prb_at(blk, SIL24_PRB_SZ + SIL24_SGE_SZ, SIL24_MAX_SGE - 1, ctrl, 0, fis, sg, n_sg, nbytes);
+    if (n < 0)
+        return n;
+    memcpy(blk + SIL24_PRB_SZ, cdb, 16);
+    return n + 1;
 }
 
 void sil24_prb_flags(const struct ata_taskfile *tf, uint32_t nbytes, uint16_t *ctrl, uint16_t *prot)
@@ -328,6 +354,13 @@ static void sil24_qc_prep(struct ata_queued_cmd *qc)
     int n;
 
     ata_tf_to_fis(&qc->tf, pmp, true, fis);
+    if (ata_is_atapi(&qc->tf)) {
+        n = sil24_fill_packet_prb(blk, &qc->tf, fis, qc->cdb, qc->sg, qc->n_sg, qc->nbytes);
+        if (n < 0)
+            n = sil24_fill_packet_prb(blk, &qc->tf, fis, qc->cdb, NULL, 0, 0);
+        sync_dev(ap, qc->hw_tag, SIL24_PRB_SZ + (size_t)n * SIL24_SGE_SZ);
+        return;
+    }
     sil24_prb_flags(&qc->tf, qc->nbytes, &ctrl, &prot);
     n = sil24_fill_prb(blk, ctrl, prot, fis, qc->sg, qc->n_sg, qc->nbytes);
     if (n < 0) /* the core validated against the same limits */

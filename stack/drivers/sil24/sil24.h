@@ -95,6 +95,8 @@ enum { SIL24_PRB_CTRL = 0x00, SIL24_PRB_PROT = 0x02, SIL24_PRB_XFER = 0x04, SIL2
 #define SIL24_PRB_CTRL_PROTOCOL (1u << 0)
 #define SIL24_PRB_CTRL_NIEN (1u << 6)
 #define SIL24_PRB_CTRL_SRST (1u << 7)
+#define SIL24_PRB_CTRL_PACKET_READ (1u << 4)
+#define SIL24_PRB_CTRL_PACKET_WRITE (1u << 5)
 #define SIL24_PRB_PROT_NCQ (1u << 2)
 #define SIL24_PRB_PROT_READ (1u << 3)
 #define SIL24_PRB_PROT_WRITE (1u << 4)
@@ -105,6 +107,9 @@ enum { SIL24_PRB_CTRL = 0x00, SIL24_PRB_PROT = 0x02, SIL24_PRB_XFER = 0x04, SIL2
  * for non-data commands). Returns the SGE count or -EINVAL (see ata_sg_split). */
 int sil24_fill_prb(uint8_t *blk, uint16_t ctrl, uint16_t prot, const uint8_t fis[20],
                    const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes);
+/* An ATAPI command block: the CDB after the PRB, the SGEs after it. */
+int sil24_fill_packet_prb(uint8_t *blk, const struct ata_taskfile *tf, const uint8_t fis[20], const uint8_t cdb[16],
+                          const struct ata_sg *sg, unsigned n_sg, uint32_t nbytes);
 /* PRB control/protocol words for a taskfile (ATA data commands use the protocol override). */
 void sil24_prb_flags(const struct ata_taskfile *tf, uint32_t nbytes, uint16_t *ctrl, uint16_t *prot);
 /* err_mask/action for a PORT_CMD_ERR code; returns its description or NULL if unknown. */

@@ -116,6 +116,9 @@ struct ata_host_config {
     struct ata_disk_names *disk_names;
     bool fua;              /* Linux's libata.fua (off by default, as the kernel's): FUA writes
                               on devices that have WRITE DMA FUA EXT, LBA48 and NCQ */
+    bool atapi_dmadir;     /* Linux's libata.atapi_dmadir: every ATAPI DMA command carries
+                              DMADIR (a device whose IDENTIFY PACKET word 62 bit 15 asks for it
+                              gets it anyway) */
     bool ignore_hpa;       /* Linux's libata.ignore_hpa (off by default): a device whose Host
                               Protected Area hides sectors is unlocked to its native size at
                               probe (SET MAX ADDRESS (EXT)); off, it is only reported */
@@ -224,9 +227,30 @@ int ata_dev_rescan(struct ata_host *h, unsigned port);
  * zero) and sends that one block; n_sectors at most ATA_TRIM_MAX_SECTORS (one block's 64
  * entries of 65535), as libata's limit. After a good completion the sectors read as IDENTIFY
  * word 69 says (ata_trim_reads_zeroes). */
-enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_TASKFILE, ATA_BIO_TRIM };
+enum ata_bio_op { ATA_BIO_READ = 0, ATA_BIO_WRITE, ATA_BIO_FLUSH, ATA_BIO_TASKFILE, ATA_BIO_PACKET, ATA_BIO_TRIM };
 enum { ATA_TRIM_PAYLOAD = 512, ATA_TRIM_RANGES = ATA_TRIM_PAYLOAD / 8,
        ATA_TRIM_MAX_SECTORS = ATA_TRIM_RANGES * 0xffff };
+
+/* An ATAPI packet command (ATA_BIO_PACKET, on an ATAPI device only): the CDB goes out
+ * unchanged as a PACKET command, as libata's atapi_xlat passes the SCSI layer's CDB. The
+ * data buffer is the request's sg; a failed command's sense data is read in EH (libata's
+ * atapi_eh_request_sense). The SAT layer's SCSI command maps onto it field by field. */
+enum ata_packet_dir { ATA_PACKET_NONE = 0, ATA_PACKET_FROM_DEV };
+struct ata_packet {
+    /* in */
+    uint8_t cdb[16];
+    unsigned cdb_len;         /* the caller's CDB length (6, 10, 12, 16); 12 go out */
+    enum ata_packet_dir dir;
+    uint32_t len;             /* bytes the command moves to the host (its allocation length) */
+    bool pio;                 /* never DMA (else DMA where the device has a DMA mode and len is
+                                 a multiple of 16, as libata's atapi_check_dma) */
+    uint16_t byte_count;      /* PIO byte count limit; 0 = libata's: len, at most 63 KiB */
+    /* out, valid in done() */
+    uint8_t status;           /* SAM status: 0x00 GOOD, 0x02 CHECK CONDITION */
+    uint8_t sense[18];        /* fixed-format sense from EH's REQUEST SENSE */
+    unsigned sense_len;       /* 0 = none read */
+    bool dma;                 /* the command went out with DMA */
+};
 
 /* An ATA_BIO_TASKFILE request: one ATA command with its registers as given, the SAT layer's
  * (stack/scsi/: ATA PASS-THROUGH, SET FEATURES, STANDBY IMMEDIATE, DATA SET MANAGEMENT).
@@ -285,6 +309,8 @@ struct ata_bio {
      * CACHE (EXT) as the block layer's flush machinery does, or the write alone on a device
      * whose write cache is off. Ignored for reads and flushes */
     bool fua;
+    /* ATA_BIO_PACKET: the command (n_sectors and lba unused; sg holds packet->len bytes) */
+    struct ata_packet *packet;
     /* ATA_BIO_TASKFILE: the command, its protocol and direction (data to the device) */
     struct ata_bio_regs regs;
     enum ata_bio_proto proto;

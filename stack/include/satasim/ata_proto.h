@@ -38,6 +38,7 @@ enum {
     ATA_CMD_FPDMA_READ = 0x60, ATA_CMD_FPDMA_WRITE = 0x61,
     ATA_CMD_FLUSH = 0xe7, ATA_CMD_FLUSH_EXT = 0xea,
     ATA_CMD_ID_ATA = 0xec, ATA_CMD_ID_ATAPI = 0xa1,
+    ATA_CMD_PACKET = 0xa0,
     ATA_CMD_SET_FEATURES = 0xef, ATA_CMD_SET_MULTI = 0xc6,
     ATA_CMD_READ_LOG_EXT = 0x2f,
     ATA_CMD_READ_NATIVE_MAX = 0xf8, ATA_CMD_READ_NATIVE_MAX_EXT = 0x27,
@@ -81,7 +82,23 @@ enum {
 };
 
 /* ---- taskfile protocol and flags ---- */
-enum ata_prot { ATA_PROT_NODATA = 0, ATA_PROT_PIO, ATA_PROT_DMA, ATA_PROT_NCQ };
+enum ata_prot {
+    ATA_PROT_NODATA = 0, ATA_PROT_PIO, ATA_PROT_DMA, ATA_PROT_NCQ,
+    /* PACKET (A0h): the CDB goes out first (ATA8-ACS 7.18), then no data, PIO DRQ blocks of
+     * at most the byte count in LBA mid/high, or DMA */
+    ATAPI_PROT_NODATA, ATAPI_PROT_PIO, ATAPI_PROT_DMA,
+};
+
+/* PACKET Features bits (ATA8-ACS 7.18) and the interrupt reason a packet device reports
+ * in its Count register (ATA8-APT) */
+enum {
+    ATAPI_PKT_DMA = 1u << 0,
+    ATAPI_DMADIR = 1u << 2, /* the DMA data goes to the host (a bridged PATA drive needs it) */
+    ATAPI_INT_REASON_CD = 1u << 0,
+    ATAPI_INT_REASON_IO = 1u << 1,
+    ATAPI_CDB_LEN = 12,
+    ATAPI_MAX_BYTE_COUNT = 63 * 1024, /* libata's byte count limit for a PACKET command */
+};
 
 enum {
     ATA_TFLAG_LBA48 = 1u << 0,

@@ -120,12 +120,15 @@ enum {
                                         ATA_HORKAGE_BROKEN_HPA); kept over revalidation */
     ATA_DFLAG_D_SENSE = 1u << 15, /* SCSI sense data in descriptor format (the control mode
                                      page's D_SENSE, set by MODE SELECT); kept over revalidation */
+    ATA_DFLAG_CDB_INTR = 1u << 16, /* ATAPI: the device interrupts for the CDB (IDENTIFY PACKET w0 6:5 = 01b) */
+    ATA_DFLAG_DMADIR = 1u << 17,   /* ATAPI: DMA PACKET commands carry DMADIR (libata.atapi_dmadir, w62 b15) */
 };
 
 /* qc flags. */
 enum {
     ATA_QCFLAG_ACTIVE = 1u << 0,
     ATA_QCFLAG_RETRY = 1u << 7,   /* EH: worth retrying (policy) */
+    ATA_QCFLAG_SENSE_VALID = 1u << 8, /* ATAPI: EH read the sense of its CHECK CONDITION */
     ATA_QCFLAG_FAILED = 1u << 16, /* owned by EH until finish */
 };
 
@@ -197,6 +200,7 @@ struct ata_device {
     unsigned timeout_ms;     /* request timeout (ata_dev_set_timeout), 0 = ATA_TMOUT_BIO; a new
                                 device starts at the default, as a new SCSI disk does */
     unsigned disk;           /* 1 + its block-layer name index while attached (1 = sda), 0 = none */
+    unsigned cdb_len;        /* ATAPI: 12 or 16 (IDENTIFY PACKET word 0 bits 1:0) */
     uint8_t pio_mode;        /* at mode setting: the PIO mode the LLD times the device for (the
                                 highest PIO mode of xfer_mask; libata's dev->pio_mode) */
 };
@@ -228,6 +232,7 @@ struct ata_queued_cmd {
     const struct ata_sg *sg;
     unsigned n_sg;
     uint32_t nbytes;
+    uint8_t cdb[16];         /* ATAPI protocols: the packet (dev->cdb_len bytes go out) */
     unsigned err_mask;
     uint64_t timer;          /* platform timer handle, 0 = none */
     uint64_t deadline;       /* a request's: when its timeout expires (ns) */
@@ -392,6 +397,7 @@ struct ata_host {
     struct ata_disk_names own_names; /* block-layer names in use (core/disk.c) ... */
     struct ata_disk_names *disk_names; /* ... or the machine's (ata_host_config.disk_names; NULL: own) */
     bool fua;                 /* libata.fua (ata_host_config.fua) */
+    bool atapi_dmadir;        /* libata.atapi_dmadir (ata_host_config.atapi_dmadir) */
     unsigned dma_off;         /* libata.dma's classes turned off (ata_host_config.dma_off) */
     bool ignore_hpa;          /* libata.ignore_hpa (ata_host_config.ignore_hpa) */
     void *private_data;
@@ -444,6 +450,15 @@ static inline uint32_t get_le32(const uint8_t *p)
 }
 static inline bool ata_dev_enabled(const struct ata_device *dev) { return dev->flags & ATA_DFLAG_ENABLED; }
 static inline bool ata_is_ncq(const struct ata_taskfile *tf) { return tf->protocol == ATA_PROT_NCQ; }
+/* bus-master DMA without NCQ: an ATA DMA command or an ATAPI packet with DMA data */
+static inline bool ata_is_dma(const struct ata_taskfile *tf)
+{
+    return tf->protocol == ATA_PROT_DMA || tf->protocol == ATAPI_PROT_DMA;
+}
+static inline bool ata_is_atapi(const struct ata_taskfile *tf)
+{
+    return tf->protocol == ATAPI_PROT_NODATA || tf->protocol == ATAPI_PROT_PIO || tf->protocol == ATAPI_PROT_DMA;
+}
 static inline bool ata_is_host_link(const struct ata_link *link) { return link == &link->ap->link; }
 static inline bool sata_pmp_attached(const struct ata_port *ap) { return ap->nr_pmp_links != 0; }
 /* Devices the link can have: two on the host link of a port that may have a slave

@@ -68,6 +68,7 @@ struct ata_scsi_cmd {
     uint8_t ata_cmd;             /* the ATA command it became, 0 if answered without one */
     /* private to the stack while queued; leave zeroed */
     struct ata_bio bio;
+    struct ata_packet q_packet;  /* an ATAPI device's PACKET command (ata_scsi_atapi_queuecmd) */
     struct ata_device *q_dev;
     uint32_t q_xfer;             /* bytes a success moves */
 };
@@ -82,9 +83,13 @@ struct ata_scsi_cmd {
 int ata_scsi_queuecmd(struct ata_device *dev, struct ata_scsi_cmd *cmd);
 
 /* The ATAPI entry point (libata's atapi_xlat): the CDB goes to the device unchanged as a
- * PACKET command. ata_scsi_queuecmd calls it for an ATAPI device; returns as that. Until
- * the stack has a PACKET path it completes with ILLEGAL REQUEST, INVALID COMMAND OPERATION
- * CODE (the hook the ATAPI work fills in). */
+ * PACKET command (an ATA_BIO_PACKET request: DMA where libata's atapi_check_dma allows it,
+ * the byte count limit libata's). ata_scsi_queuecmd calls it for an ATAPI device. done()
+ * gets GOOD, or CHECK CONDITION with the sense data EH's REQUEST SENSE read from the device
+ * (fixed format, as the device gives it), or, for a command that failed without sense, the
+ * sense libata makes from the taskfile. Returns 0, or -EINVAL for a CDB longer than the
+ * device's packet size (libata: DID_ERROR) or data to the device (the packet path reads
+ * only), or ata_bio_submit's errno. */
 int ata_scsi_atapi_queuecmd(struct ata_device *dev, struct ata_scsi_cmd *cmd);
 
 /* Sense key, ASC and ASCQ of sense data in either format (SPC-4 4.5.2/4.5.3); false if the

@@ -67,6 +67,9 @@ std::vector<Refusal> refusals(const Scenario &sc) {
            "QEMU's AHCI links are Gen1 (1.5 Gbps) only; a non-Gen1 link cannot be modelled");
     for (const DeviceSpec &d : sc.devices) {
         std::string k = "devices[port " + std::to_string(d.port) + "].";
+        if (d.atapi) // never a disk in its place: the packet and tray steps would test nothing
+            no(k + "atapi", "this backend attaches no ide-cd yet (a disc image and QMP tray events are not "
+                            "wired): ATAPI drives are backend systemc only");
         if (d.gen_set && d.gen != 1)
             no(k + "gen " + std::to_string(d.gen), "QEMU's SATA links are Gen1 (1.5 Gbps) only");
         if (d.ncq_order != NcqOrderSpec::InOrder)

@@ -41,6 +41,21 @@ device::NcqOrder to_ncq_order(NcqOrderSpec o) {
     return device::NcqOrder::InOrder;
 }
 
+atapi::AtapiConfig atapi_config(const DeviceSpec &d) {
+    atapi::AtapiConfig c;
+    const AtapiSpec &a = *d.atapi;
+    c.model = d.model;
+    c.firmware = d.firmware;
+    c.serial = d.serial;
+    c.disc = atapi::Disc{a.disc_blocks, a.disc_seed};
+    c.medium = a.medium;
+    c.cdb_drq = atapi::CdbDrq(a.cdb_drq);
+    c.dmadir = a.dmadir;
+    c.dma = a.dma;
+    c.udma_max = a.udma;
+    return c;
+}
+
 device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     device::DiskConfig c;
     c.model = d.model;
@@ -274,6 +289,17 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
         lc.device_present = d.present; // present: false = the cable starts unplugged
         lc.mode = link_mode(sc, d);
         auto lk = std::make_unique<link::SataLink>(ln.c_str(), lc, mt);
+        if (d.atapi) { // an ATAPI drive ("cd<port>") instead of a disk
+            auto cd = std::make_unique<atapi::AtapiDevice>(("cd" + std::to_string(d.port)).c_str(), atapi_config(d), dt);
+            const HbaPort hp = hba_port(*t, sc, d.addr());
+            lk->attach(hp.hba.port_endpoint(hp.port), cd.get());
+            hp.hba.connect_port(hp.port, lk.get());
+            cd->connect(lk.get());
+            cd->set_fis_trace(sc.trace_fis);
+            t->links[d.port] = std::move(lk);
+            t->atapis[d.port] = std::move(cd);
+            continue;
+        }
         auto disk = std::make_unique<device::SataDisk>(dn.c_str(), disk_config(sc, d), dt);
         const HbaPort hp = hba_port(*t, sc, d.addr());
         lk->attach(hp.hba.port_endpoint(hp.port), disk.get());
@@ -304,6 +330,8 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
             return hk;
         };
         for (const DeviceSpec &d : sc.devices) {
+            if (d.atapi)
+                continue; // the fault kinds act on disks
             fault::PortHooks hk = port_hooks(d.addr());
             hk.disk = t->disk_at(d.addr());
             hk.link = t->link_at(d.addr());

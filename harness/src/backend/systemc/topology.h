@@ -16,6 +16,7 @@
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/common/trace.h"
+#include "model/atapi/atapi_device.h"
 #include "model/device/sata_disk.h"
 #include "model/fault/fault_injector.h"
 #include "model/link/sata_link.h"
@@ -57,6 +58,7 @@ struct Topology : ControllerHookup {
     }
     std::map<unsigned, std::unique_ptr<link::SataLink>> links; // by port
     std::map<unsigned, std::unique_ptr<device::SataDisk>> disks; // by port
+    std::map<unsigned, std::unique_ptr<atapi::AtapiDevice>> atapis; // ATAPI drives, by port
     // Port multipliers (pmps[]) by host port: links[port] is then the PMP's host link;
     // the disks behind it and their links are keyed by (port, pmp_port).
     std::map<unsigned, std::unique_ptr<pmp::PortMultiplier>> pmps;

@@ -36,4 +36,31 @@ bool TopologyView::send_device_fis(unsigned port, const sata::Fis &fis) {
     return it != t_.links.end() && it->second->send_from_device(fis) == link::FrameStatus::Ok;
 }
 
+bool TopologyView::atapi_event(const DevAddr &a, const std::string &action, uint64_t seed, uint32_t blocks) {
+    auto it = t_.atapis.find(a.port);
+    if (a.pmp_port || a.devno || it == t_.atapis.end())
+        return false;
+    atapi::AtapiDevice &cd = *it->second;
+    if (action == "open")
+        return cd.open_tray();
+    if (action == "close")
+        cd.close_tray();
+    else if (action == "remove")
+        cd.remove_disc();
+    else if (action == "change") {
+        if (cd.unit().prevent())
+            return cd.open_tray(); // refused: the eject request is all that happens
+        cd.change_medium(atapi::Disc{blocks, seed});
+    } else
+        return false;
+    return true;
+}
+
+std::optional<uint64_t> TopologyView::atapi_disc_seed(const DevAddr &a) const {
+    auto it = t_.atapis.find(a.port);
+    if (a.pmp_port || a.devno || it == t_.atapis.end() || !it->second->unit().medium_present())
+        return std::nullopt;
+    return it->second->unit().disc().seed;
+}
+
 } // namespace satasim::harness

@@ -22,6 +22,8 @@ class TopologyView : public HardwareView {
     bool mem_read(uint64_t bus, void *dst, size_t len) override { return t_.mem->read(bus, dst, len); }
     const device::MediaStore *media(const DevAddr &a) const override;
     FaultEngine *faults() override { return faults_.get(); }
+    bool atapi_event(const DevAddr &a, const std::string &action, uint64_t seed, uint32_t blocks) override;
+    std::optional<uint64_t> atapi_disc_seed(const DevAddr &a) const override;
     bool send_device_fis(unsigned port, const sata::Fis &fis) override;
 
   protected:
