@@ -302,6 +302,10 @@ MODEL_TEST(link_comes_up_at_power_on_and_sets_prcs) {
     EXPECT_TRUE(prd(1, PxIS) & IS_PRCS);
     pwr(1, PxSERR, SERR_DIAG_N);
     EXPECT_EQ(prd(1, PxIS), 0u);
+    // The OOB's COMWAKE latched DIAG.W too (AHCI 1.3.1 3.3.12: "Comm Wake ... detected by
+    // the Phy"), independent of PRCS; it is RW1C like every SError bit.
+    EXPECT_EQ(prd(1, PxSERR), SERR_DIAG_W);
+    pwr(1, PxSERR, SERR_DIAG_W);
     EXPECT_EQ(prd(1, PxSERR), 0u);
 }
 
