@@ -1,26 +1,19 @@
 // IDENTIFY PACKET DEVICE data (ATA8-ACS 7.13, table "IDENTIFY PACKET DEVICE data").
 #include "model/atapi/atapi_impl.h"
+#include "model/device/ata_string.h"
 
 namespace satasim::atapi {
 
-namespace {
-// ATA strings: two characters per word, the first in the high byte, space padded.
-void put_string(std::vector<uint16_t> &w, unsigned first, unsigned words, const std::string &s) {
-    for (unsigned i = 0; i < words; ++i) {
-        auto ch = [&](size_t k) -> uint16_t { return k < s.size() ? uint8_t(s[k]) : ' '; };
-        w[first + i] = uint16_t(ch(2 * i) << 8 | ch(2 * i + 1));
-    }
-}
-} // namespace
+using device::put_ata_string;
 
 std::vector<uint16_t> AtapiDevice::Impl::identify() const {
     std::vector<uint16_t> w(256, 0);
     // word 0: 15:14 = 10b ATAPI, 12:8 = 05h CD/DVD, 7 removable, 6:5 CMD DRQ type, 1:0 = 00b
     // 12-byte packets
     w[0] = uint16_t(0x8000 | 0x0500 | 0x0080 | unsigned(cfg.cdb_drq) << 5);
-    put_string(w, 10, 10, cfg.serial);
-    put_string(w, 23, 4, cfg.firmware);
-    put_string(w, 27, 20, cfg.model);
+    put_ata_string(w, 10, 10, cfg.serial);
+    put_ata_string(w, 23, 4, cfg.firmware);
+    put_ata_string(w, 27, 20, cfg.model);
     w[49] = uint16_t(0x0200 | (cfg.dma ? 0x0100 : 0)); // LBA; DMA
     w[53] = 0x0006;                                    // words 64-70 and 88 valid
     // word 62 (ATA8-ACS): bit 15 DMADIR required for DMA; 10:8 MWDMA, 6:0 UDMA supported

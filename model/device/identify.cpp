@@ -3,20 +3,9 @@
 #include <algorithm>
 
 #include "model/device/disk_impl.h"
+#include "model/device/ata_string.h"
 
 namespace satasim::device {
-
-namespace {
-
-// ATA strings: space padded, two characters per word, the first one in the high byte.
-void put_string(std::vector<uint16_t> &w, unsigned first, unsigned words, const std::string &s) {
-    for (unsigned i = 0; i < words; ++i) {
-        auto ch = [&](size_t k) -> uint16_t { return k < s.size() ? uint8_t(s[k]) : ' '; };
-        w[first + i] = uint16_t(ch(2 * i) << 8 | ch(2 * i + 1));
-    }
-}
-
-} // namespace
 
 std::vector<uint16_t> SataDisk::Impl::identify() const {
     std::vector<uint16_t> w(256, 0);
@@ -28,9 +17,9 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
     w[1] = uint16_t(cyls);
     w[3] = 16;
     w[6] = 63;
-    put_string(w, 10, 10, cfg.serial);
-    put_string(w, 23, 4, cfg.firmware);
-    put_string(w, 27, 20, cfg.model);
+    put_ata_string(w, 10, 10, cfg.serial);
+    put_ata_string(w, 23, 4, cfg.firmware);
+    put_ata_string(w, 27, 20, cfg.model);
     w[47] = uint16_t(0x8000 | max_multi());
     w[49] = 0x0F00;  // IORDY supported/disable, LBA, DMA
     w[50] = 0x4000;
