@@ -12,7 +12,6 @@
 
 enum {
     SAT_RBUF = 640,         /* the largest simulated answer: VPD page 89h, 572 bytes */
-    SAT_TRIM_RANGES = 64,   /* DSM TRIM entries in one 512-byte block (ACS-3, DATA SET MANAGEMENT) */
     SAT_CMD_VERIFY = 0x40, SAT_CMD_VERIFY_EXT = 0x42, SAT_CMD_STANDBY_IMM = 0xe0, SAT_CMD_DSM = 0x06,
     SAT_SETFEATURES_WC_ON = 0x02, SAT_SETFEATURES_WC_OFF = 0x82,
     SAT_SETFEATURES_RA_ON = 0xaa, SAT_SETFEATURES_RA_OFF = 0x55,
@@ -235,7 +234,7 @@ static uint32_t inq_vpd(const struct ata_device *dev, uint8_t page, uint8_t *rbu
         put_be16(rbuf + 6, (uint16_t)(1u << sat_id_log2_per_physical(id)));
         if (ata_id_has_trim(id)) {
             put_be32(rbuf + 28, 1);                          /* OPTIMAL UNMAP GRANULARITY */
-            put_be64(rbuf + 36, 65535ull * SAT_TRIM_RANGES); /* MAXIMUM WRITE SAME LENGTH */
+            put_be64(rbuf + 36, ATA_TRIM_MAX_SECTORS); /* MAXIMUM WRITE SAME LENGTH */
         }
         return 64;
     }
@@ -946,7 +945,7 @@ static bool sat_write_same(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     const uint8_t *cdb = cmd->cdb;
     uint64_t lba = (uint64_t)get_be(cdb + 2, 4) << 32 | get_be(cdb + 6, 4);
     uint32_t n = get_be(cdb + 10, 4);
-    uint8_t list[ATA_SECT_SIZE] = { 0 };
+    uint8_t list[ATA_TRIM_PAYLOAD];
 
     if (!(dev->flags & ATA_DFLAG_DMA) || cmd->passthrough)
         {
@@ -958,7 +957,7 @@ static bool sat_write_same(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         sat_invalid_field(dev, cmd, 1, 3);
         return false;
     }
-    if (n > 65535u * SAT_TRIM_RANGES)
+    if (n > ATA_TRIM_MAX_SECTORS)
         {
         sat_invalid_field(dev, cmd, 2, 0xff);
         return false;
