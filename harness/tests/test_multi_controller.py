@@ -205,3 +205,69 @@ def test_sixty_disks_behind_two_hbas_with_a_fault_on_one_fan_out_link(tmp_path):
                if rec["src"] == "stack" and rec["t_ns"] > probe_done and rec["cls"] == "decision"}
     assert touched and all(port == 3 and link in (3, 15, -1) for port, link in touched), touched
     assert "ata4.03: exception Emask 0x10" in log
+
+
+TWO_SIL24 = """\
+name: {name}
+description: two SiI3124 cards, one disk each on ports 0 and 2; their boot probes as the kernel runs them
+seed: 3124
+host: {{eh_policy: {policy}}}
+controllers:
+  - {{type: sil24, pci: "03:00.0", irq: 16}}
+  - {{type: sil24, pci: "04:00.0", irq: 17}}
+devices:
+  - {{port: 0, capacity: 1g}}
+  - {{port: 2, capacity: 1g}}
+  - {{controller: 1, port: 0, capacity: 1g}}
+  - {{controller: 1, port: 2, capacity: 1g}}
+"""
+
+
+def _first_reset_and_probe_end(trace):
+    """Per ata port number (1-based across hosts), over the boot probe: the t_ns of the
+    stack's first and of its last record on the port (its EH pass's start and end)."""
+    first, end = {}, {}
+    for rec in trace:
+        if rec["ev"] == "probe.done":
+            break
+        if rec["src"] != "stack" or rec.get("port", -1) < 0 or rec.get("link", -1) != -1:
+            continue
+        port = rec["port"] + 1
+        first.setdefault(port, rec["t_ns"])
+        end[port] = rec["t_ns"]
+    return first, end
+
+
+@pytest.mark.parametrize("policy", ["libata-modern", "libata-4.x"])
+def test_the_controllers_boot_probes_overlap_as_libatas_async_port_probe(policy, tmp_path):
+    # libata 2.6.29 on schedules each port's probe as async work and returns from the driver's
+    # probe, so the second card is brought up and probes while the first still probes. The
+    # SiI3124 has no parallel scan: its port 0 starts at once, every later port waits for all
+    # work scheduled before it (async_synchronize_cookie), the other card's ports included.
+    path = tmp_path / "two-sil24.yaml"
+    path.write_text(TWO_SIL24.format(name="two-sil24", policy=policy))
+    r, result, log, trace = _run(path, tmp_path)
+    assert r.returncode == 0 and result["verdict"] == "pass", result["reasons"]
+    first, end = _first_reset_and_probe_end(trace)
+    assert sorted(first) == list(range(1, 9)) and sorted(end) == list(range(1, 9))
+    card0_done = max(end[p] for p in range(1, 5))
+    # the second card's port 0 (ata5) probes beside the first card's ports ...
+    assert first[5] < end[2] < card0_done, (first, end)
+    # ... its port 1 (ata6) waits until every port of the first card and its own port 0 ended
+    assert first[6] >= max(card0_done, end[5]), (first, end)
+    # within a card one port after the other
+    for p in (2, 3, 4, 7, 8):
+        assert first[p] >= end[p - 1], (p, first, end)
+    assert [d["name"] for d in sorted(result["devices"], key=lambda d: d["port"])] == \
+        ["ata1.00", "ata3.00", "ata5.00", "ata7.00"]
+
+
+def test_the_2006_core_probes_one_controller_after_the_other(tmp_path):
+    # 2.6.2x's ata_device_add probed every port inside the driver's probe: the second card
+    # starts after the first card's last port.
+    path = tmp_path / "two-sil24-2006.yaml"
+    path.write_text(TWO_SIL24.format(name="two-sil24-2006", policy="libata-2006"))
+    r, result, log, trace = _run(path, tmp_path)
+    assert r.returncode == 0 and result["verdict"] == "pass", result["reasons"]
+    first, end = _first_reset_and_probe_end(trace)
+    assert first[5] >= max(end[p] for p in range(1, 5)), (first, end)

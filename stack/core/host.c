@@ -167,6 +167,11 @@ void ata_host_free(struct ata_host *h)
 {
     if (!h)
         return;
+    /* out of the probe chain: its neighbours may outlive it */
+    if (h->probe_prev)
+        h->probe_prev->probe_next = h->probe_next;
+    if (h->probe_next)
+        h->probe_next->probe_prev = h->probe_prev;
     for (unsigned i = 0; h->ports && i < h->n_ports; i++) {
         struct ata_port *ap = &h->ports[i];
 
@@ -225,7 +230,19 @@ static int ata_host_irq(void *arg)
     return h->ops->irq_handler(h);
 }
 
-/* Serial boot probe: wake the first port whose probe has not started yet (lock held). */
+/* Every probe scheduled before this host's, on the controllers brought up before it, has
+ * ended (libata's async_synchronize_cookie: a serial port waits for all earlier work). */
+static bool ata_host_earlier_probes_done(const struct ata_host *h)
+{
+    for (const struct ata_host *e = h->probe_prev; e; e = e->probe_prev)
+        if (e->n_boot_probing)
+            return false;
+    return true;
+}
+
+/* Serial boot probe: wake the first port whose probe has not started yet (lock held). Port 0
+ * starts at once; a later port waits for the earlier ports of its host and, when controllers
+ * probe side by side, for every port of the controllers before it. */
 void ata_host_probe_next(struct ata_host *h)
 {
     for (unsigned i = 0; i < h->n_ports; i++) {
@@ -233,7 +250,7 @@ void ata_host_probe_next(struct ata_host *h)
 
         if (!ap->boot_probing)
             continue;
-        if (!ap->boot_probe_started) {
+        if (!ap->boot_probe_started && (i == 0 || ata_host_earlier_probes_done(h))) {
             ap->boot_probe_started = true;
             ata_port_wake_eh(ap);
         }
@@ -241,7 +258,20 @@ void ata_host_probe_next(struct ata_host *h)
     }
 }
 
-int ata_host_start(struct ata_host *h)
+/* A port's boot probe ended: the serial ports of the controllers after this one may be
+ * waiting for it (lock of h not held). */
+void ata_host_probe_ended(struct ata_host *h)
+{
+    for (struct ata_host *later = h->probe_next; later; later = later->probe_next) {
+        ata_lock(later);
+        if (!(later->flags & ATA_HOST_PARALLEL_SCAN))
+            ata_host_probe_next(later);
+        ata_unlock(later);
+    }
+}
+
+/* The driver's part of a PCI probe: controller init, the interrupt. */
+static int ata_host_bring_up(struct ata_host *h)
 {
     int rc;
 
@@ -259,11 +289,15 @@ int ata_host_start(struct ata_host *h)
     }
     h->irq_requested = true;
     h->started = true;
-
     ata_force_host_links(h);
-    /* boot probe = an EH run with probe-all and reset on every port, each port in its own
-     * EH context: all at once on a host that allows it, else one after another, as
-     * libata's asynchronous port probe */
+    return 0;
+}
+
+/* Schedule the boot probe: an EH run with probe-all and reset on every port, each port in
+ * its own EH context: all at once on a host that allows it, else one after another, as
+ * libata's asynchronous port probe. */
+static void ata_host_schedule_probe(struct ata_host *h)
+{
     ata_lock(h);
     h->n_boot_probing = 0;
     for (unsigned i = 0; i < h->n_ports; i++) {
@@ -290,14 +324,58 @@ int ata_host_start(struct ata_host *h)
         ata_host_probe_next(h); /* one port after another */
     }
     ata_unlock(h);
+}
 
+/* Wait for the host's boot probe, then the SCSI layer's scan. */
+static void ata_host_finish_probe(struct ata_host *h)
+{
     if (h->eh_waiter)
         h->pops->wait_for_completion_timeout(h->plat, h->eh_done, UINT64_MAX);
     /* The SCSI layer scans the ports in port order once their probes are done, whichever
      * finished first (libata synchronises its async probes before ata_scsi_scan_host), so
      * the disk names follow the ports, not the probe's finishing order. */
     ata_disk_attach_all(h);
+}
+
+int ata_host_start(struct ata_host *h)
+{
+    int rc = ata_host_bring_up(h);
+
+    if (rc)
+        return rc;
+    ata_host_schedule_probe(h);
+    ata_host_finish_probe(h);
     return 0;
+}
+
+int ata_hosts_start(struct ata_host *const *hosts, unsigned n)
+{
+    unsigned brought_up = 0;
+    int rc = 0;
+    bool overlap = n > 1;
+
+    for (unsigned i = 0; i < n; i++)
+        if (!hosts[i] || !hosts[i]->eh_policy->async_port_probe)
+            overlap = false;
+    if (!overlap) {
+        for (unsigned i = 0; i < n; i++)
+            if ((rc = ata_host_start(hosts[i])))
+                return rc;
+        return 0;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if ((rc = ata_host_bring_up(hosts[i])))
+            break;
+        if (i) {
+            hosts[i]->probe_prev = hosts[i - 1];
+            hosts[i - 1]->probe_next = hosts[i];
+        }
+        ata_host_schedule_probe(hosts[i]);
+        brought_up++;
+    }
+    for (unsigned i = 0; i < brought_up; i++)
+        ata_host_finish_probe(hosts[i]);
+    return rc;
 }
 
 void ata_host_stop(struct ata_host *h)

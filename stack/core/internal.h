@@ -203,6 +203,7 @@ int ata_host_set_eh_policy(struct ata_host *h, const char *name);
 void ata_port_schedule_eh(struct ata_port *ap);      /* lock held */
 void ata_port_wake_eh(struct ata_port *ap);          /* lock held: run its EH context */
 void ata_host_probe_next(struct ata_host *h);         /* lock held: serial boot probe's next port */
+void ata_host_probe_ended(struct ata_host *h);        /* lock not held: a boot probe ended; wake the later hosts' */
 /* Commands EH does not own yet (active, not failed), the internal one excepted (lock held). */
 unsigned ata_eh_nr_in_flight(struct ata_port *ap);
 /* A command ended: wake EH's fast drain if it was the last one in flight (lock held). */

@@ -458,6 +458,8 @@ void ata_port_eh_run(struct ata_host *h, unsigned port)
     if (all_probed)
         h->eh_waiter = false;
     ata_unlock(h);
+    if (probed && h->probe_next)
+        ata_host_probe_ended(h);
     if (wake)
         h->pops->complete(h->plat, ap->eh_wait);
     if (all_probed)

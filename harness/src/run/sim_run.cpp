@@ -295,14 +295,11 @@ bool SimController::create_hosts() {
     return true;
 }
 
-// The hosts' probes in PCI order, one host after the other (each waits for its ports'
-// probes, as the kernel's driver probe of a function does before the next function's).
-// The first failure's code; the hosts after it are not started.
+// The hosts' probes in PCI order, as the kernel's driver probes meet the functions: with
+// libata's asynchronous port probe a host's ports are probed while the next controller is
+// brought up (ata_hosts_start). The first failure's code.
 int SimController::start_hosts() {
-    for (ata_host *h : hosts_)
-        if (int rc = ata_host_start(h))
-            return rc;
-    return 0;
+    return ata_hosts_start(hosts_.data(), unsigned(hosts_.size()));
 }
 
 bool SimController::eh_busy() const {

@@ -140,6 +140,10 @@ struct ata_eh_policy {
     /* tag 31 is EH's (2.6.18: ATA_TAG_INTERNAL = 31, NCQ depth 31/32); else internal
      * commands have a tag beyond the 32 and borrow slot 0 (4.18+: NCQ depth 32) */
     bool internal_tag_reserved;
+    /* the ports' boot probes are asynchronous work (async_port_probe, 2.6.29 on): a host's
+     * driver probe returns once its ports are scheduled, so the next controller's probe
+     * overlaps them; the 2.6.2x core probed every port inside its driver's probe */
+    bool async_port_probe;
 
     /* retries above EH */
     unsigned max_retries;
@@ -201,6 +205,7 @@ bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io);
     .probe_trials = true, \
     .report_style_2006 = false, \
     .internal_tag_reserved = false, \
+    .async_port_probe = true, \
     .max_retries = 5, \
     .worth_retry = ata_eh_worth_retry_modern
 

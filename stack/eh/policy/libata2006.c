@@ -80,6 +80,7 @@ const struct ata_eh_policy ata_eh_policy_libata2006 = {
     .disable_msg = "disabled",
     .ncq_prot_name = "ncq",
     .internal_tag_reserved = true,
+    .async_port_probe = false, /* ata_device_add probed the ports inside the driver probe */
     .max_retries = 5,
     .worth_retry = worth_retry_2006,
 };

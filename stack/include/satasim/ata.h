@@ -152,6 +152,12 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
                                   const struct ata_host_config *cfg);
 
 int ata_host_start(struct ata_host *h);   /* 0 or negative errno */
+/* The machine's controllers in PCI order, as the kernel's driver probes meet them: with an
+ * asynchronous port probe (the EH profile's async_port_probe) each host's ports are probed
+ * while the next host is brought up; else one host after the other, each as ata_host_start.
+ * The first failure's code; hosts after a failed one are not started, hosts before it finish
+ * their probe. */
+int ata_hosts_start(struct ata_host *const *hosts, unsigned n);
 void ata_host_stop(struct ata_host *h);   /* quiesce: stop ports, free IRQ */
 void ata_host_destroy(struct ata_host *h);
 void ata_host_eh_run(struct ata_host *h); /* one EH pass of every port, in the host's EH context */

@@ -390,6 +390,9 @@ struct ata_host {
     bool irq_requested;
     bool eh_waiter;           /* ata_host_start waits for the ports' boot probe */
     unsigned n_boot_probing;  /* ports whose boot probe pass has not ended */
+    /* the controllers probed before and after this one when their probes overlap
+     * (ata_hosts_start): a serial port's probe waits for every probe scheduled before it */
+    struct ata_host *probe_prev, *probe_next;
     const struct ata_eh_policy *eh_policy; /* never NULL after create */
     struct plat_completion *eh_done;
     struct ata_force_param force[ATA_FORCE_MAX]; /* ata_host_config.force, copied at create */
