@@ -6,6 +6,7 @@
 // every run allocates the same addresses in the same order.
 #include "model/bus/host_memory.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace satasim::bus {
@@ -36,34 +37,44 @@ uint64_t HostMemory::alloc(size_t size, size_t align, uint8_t **cpu) {
     Region &r = regions_[bus];
     r.bus = bus;
     r.data.assign(size, 0);
+    // addresses only grow until reset(): the new region sorts last
+    spans_.push_back(Span{bus, bus + size, r.data.data()});
     next_ = align_up(bus + size, kGuardGap) + kGuardGap;
     if (cpu)
         *cpu = r.data.data();
     return bus;
 }
 
-void HostMemory::free(uint64_t bus) { regions_.erase(bus); }
+void HostMemory::free(uint64_t bus) {
+    if (!regions_.erase(bus))
+        return;
+    auto it = std::lower_bound(spans_.begin(), spans_.end(), bus,
+                               [](const Span &s, uint64_t b) { return s.bus < b; });
+    if (it != spans_.end() && it->bus == bus)
+        spans_.erase(it);
+}
 
-const HostMemory::Region *HostMemory::find(uint64_t addr, size_t len) const {
+const HostMemory::Span *HostMemory::find(uint64_t addr, size_t len) const {
     if (len == 0 || addr + len < addr)
         return nullptr;
-    auto it = regions_.upper_bound(addr);
-    if (it == regions_.begin())
+    // the last region starting at or below addr
+    auto it = std::upper_bound(spans_.begin(), spans_.end(), addr,
+                               [](uint64_t a, const Span &s) { return a < s.bus; });
+    if (it == spans_.begin())
         return nullptr;
     --it;
-    const Region &r = it->second;
-    if (addr >= r.bus && addr + len <= r.bus + r.data.size())
-        return &r;
+    if (addr + len <= it->end)
+        return &*it;
     return nullptr;
 }
 
 bool HostMemory::read(uint64_t addr, void *dst, size_t len) const {
     if (len == 0)
         return true;
-    const Region *r = find(addr, len);
+    const Span *r = find(addr, len);
     if (!r)
         return false;
-    std::memcpy(dst, r->data.data() + (addr - r->bus), len);
+    std::memcpy(dst, r->data + (addr - r->bus), len);
     return true;
 }
 
@@ -78,10 +89,10 @@ bool HostMemory::write(uint64_t addr, const void *src, size_t len) {
 }
 
 uint8_t *HostMemory::map(uint64_t addr, size_t len) {
-    const Region *r = find(addr, len);
+    const Span *r = find(addr, len);
     if (!r)
         return nullptr;
-    return const_cast<uint8_t *>(r->data.data()) + (addr - r->bus);
+    return r->data + (addr - r->bus);
 }
 
 bool HostMemory::runs_past_allocation(uint64_t addr, size_t len) const {
@@ -102,6 +113,7 @@ size_t HostMemory::bytes_allocated() const {
 
 void HostMemory::reset() {
     regions_.clear();
+    spans_.clear();
     next_ = base_;
 }
 

@@ -39,10 +39,18 @@ class HostMemory {
         uint64_t bus;
         std::vector<uint8_t> data;
     };
-    const Region *find(uint64_t addr, size_t len) const;
+    // A live region's bounds and bytes, kept in a flat array sorted by bus address: a DMA's
+    // lookup is a binary search over contiguous memory (with a thousand disks there are
+    // thousands of regions, and the map's node walk missed the cache at every level).
+    struct Span {
+        uint64_t bus, end;
+        uint8_t *data;
+    };
+    const Span *find(uint64_t addr, size_t len) const;
 
     uint64_t base_, limit_, next_;
-    std::map<uint64_t, Region> regions_; // keyed by bus address, ordered
+    std::map<uint64_t, Region> regions_; // keyed by bus address, ordered: owns the bytes
+    std::vector<Span> spans_;            // the same regions, for lookups
 };
 
 } // namespace satasim::bus

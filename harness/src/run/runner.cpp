@@ -18,8 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include <yaml-cpp/yaml.h>
-
+#include "trace/json_reader.h"
 #include "trace/json_writer.h"
 #include "backend/registry.h"
 #include "scenario/scenario_parser.h"
@@ -92,20 +91,35 @@ bool load_result(Job &j, const fs::path &dir) {
     if (!fs::exists(rp))
         return false;
     try {
-        YAML::Node r = YAML::LoadFile(rp.string()); // JSON is YAML
-        j.pass = r["verdict"].as<std::string>() == "pass";
+        std::ifstream in(rp, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        const JsonValue r = parse_json(text.str());
+        auto need = [&r](const char *key) -> const JsonValue & {
+            if (const JsonValue *v = r.find(key))
+                return *v;
+            throw JsonError(0, std::string("no \"") + key + "\"");
+        };
+        j.pass = need("verdict").as_string() == "pass";
         j.reasons.clear();
-        for (const auto &x : r["reasons"])
-            j.reasons.push_back(x.as<std::string>());
-        j.sim_time_ns = r["sim_time_ns"].as<uint64_t>();
-        j.commands = r["commands"].as<uint64_t>();
-        j.devices = r["devices"].size();
-        j.wall_s = r["wall_time_s"].as<double>();
-        j.io_errors = r["io_errors"] ? r["io_errors"].as<uint64_t>() : 0;
-        j.observed = r["observed"] ? r["observed"].as<std::string>() : "";
+        for (const JsonValue &x : need("reasons").items())
+            j.reasons.push_back(x.as_string());
+        j.sim_time_ns = need("sim_time_ns").as_uint();
+        j.commands = need("commands").as_uint();
+        j.devices = need("devices").size();
+        j.wall_s = need("wall_time_s").as_double();
+        const JsonValue *io = r.find("io_errors");
+        j.io_errors = io ? io->as_uint() : 0;
+        const JsonValue *observed = r.find("observed");
+        j.observed = observed ? observed->as_string() : "";
         j.disabled.clear();
-        for (const auto &d : r["disabled"])
-            j.disabled.push_back(d["name"].as<std::string>());
+        if (const JsonValue *disabled = r.find("disabled"))
+            for (const JsonValue &d : disabled->items()) {
+                const JsonValue *name = d.find("name");
+                if (!name)
+                    throw JsonError(0, "a \"disabled\" entry without \"name\"");
+                j.disabled.push_back(name->as_string());
+            }
         return true;
     } catch (const std::exception &e) {
         j.pass = false;
