@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "controller/controller_table.h"
+#include "trace/json_reader.h"
 #include "trace/trace_fields.h"
 #include "trace/trace_sink.h"
 
@@ -458,142 +459,83 @@ void EhRules::finish() {
 
 namespace {
 
-struct Cursor {
-    const std::string &s;
-    size_t i = 0;
-    void ws() {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
-            ++i;
-    }
-    bool eat(char c) {
-        ws();
-        if (i < s.size() && s[i] == c) {
-            ++i;
-            return true;
-        }
-        return false;
-    }
-    bool string(std::string &out) {
-        ws();
-        if (i >= s.size() || s[i] != '"')
-            return false;
-        ++i;
-        out.clear();
-        while (i < s.size() && s[i] != '"') {
-            char c = s[i++];
-            if (c == '\\' && i < s.size()) {
-                char e = s[i++];
-                switch (e) {
-                case 'n': c = '\n'; break;
-                case 't': c = '\t'; break;
-                case 'r': c = '\r'; break;
-                case 'u': {
-                    if (i + 4 > s.size())
-                        return false;
-                    c = char(std::strtol(s.substr(i, 4).c_str(), nullptr, 16));
-                    i += 4;
-                    break;
-                }
-                default: c = e; break;
-                }
+// A trace value as the sink wrote it: "0x.." strings are hex numbers, integers, booleans and
+// strings; nothing else appears in a record.
+bool trace_value(const JsonValue &j, TraceValue &v) {
+    switch (j.type()) {
+    case JsonValue::Type::String: {
+        const std::string &t = j.as_string();
+        if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+            char *end = nullptr;
+            const unsigned long long x = std::strtoull(t.c_str() + 2, &end, 16);
+            if (end && !*end) {
+                v = TraceValue::hex(x);
+                return true;
             }
-            out += c;
         }
-        return i++ < s.size();
-    }
-    // a scalar: string, integer, true/false
-    bool value(TraceValue &v) {
-        ws();
-        if (i < s.size() && s[i] == '"') {
-            std::string t;
-            if (!string(t))
-                return false;
-            if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
-                char *end = nullptr;
-                const unsigned long long x = std::strtoull(t.c_str() + 2, &end, 16);
-                if (end && !*end) {
-                    v = TraceValue::hex(x);
-                    return true;
-                }
-            }
-            v = TraceValue::str(t);
-            return true;
-        }
-        if (s.compare(i, 4, "true") == 0) {
-            i += 4;
-            v = TraceValue::boolean(true);
-            return true;
-        }
-        if (s.compare(i, 5, "false") == 0) {
-            i += 5;
-            v = TraceValue::boolean(false);
-            return true;
-        }
-        char *end = nullptr;
-        const long long x = std::strtoll(s.c_str() + i, &end, 10);
-        if (end == s.c_str() + i)
-            return false;
-        i = size_t(end - s.c_str());
-        v = TraceValue::integer(x);
+        v = TraceValue::str(t);
         return true;
     }
-};
+    case JsonValue::Type::Bool:
+        v = TraceValue::boolean(j.as_bool());
+        return true;
+    case JsonValue::Type::Number:
+        v = TraceValue::integer(j.as_int());
+        return true;
+    default:
+        return false;
+    }
+}
 
 } // namespace
 
 bool parse_trace_line(const std::string &line, uint64_t &t_ns, TraceRecord &r) {
-    Cursor c{line};
     r = TraceRecord{};
     t_ns = 0;
-    if (!c.eat('{'))
-        return false;
-    bool first = true, have_t = false, have_ev = false;
-    while (!c.eat('}')) {
-        if (!first && !c.eat(','))
+    bool have_t = false, have_ev = false;
+    try {
+        const JsonValue rec = parse_json(line);
+        if (!rec.is_object())
             return false;
-        first = false;
-        std::string key;
-        if (!c.string(key) || !c.eat(':'))
-            return false;
-        if (key == "f") {
-            if (!c.eat('{'))
-                return false;
-            bool ffirst = true;
-            while (!c.eat('}')) {
-                if (!ffirst && !c.eat(','))
+        for (size_t k = 0; k < rec.size(); ++k) {
+            const std::string &key = rec.keys()[k];
+            const JsonValue &val = rec.items()[k];
+            if (key == "f") {
+                if (!val.is_object())
                     return false;
-                ffirst = false;
-                std::string k;
-                TraceValue v;
-                if (!c.string(k) || !c.eat(':') || !c.value(v))
-                    return false;
-                r.fields.emplace_back(std::move(k), std::move(v));
+                for (size_t f = 0; f < val.size(); ++f) {
+                    TraceValue v;
+                    if (!trace_value(val.items()[f], v))
+                        return false;
+                    r.fields.emplace_back(val.keys()[f], std::move(v));
+                }
+                continue;
             }
-            continue;
+            TraceValue v;
+            if (!trace_value(val, v))
+                return false;
+            if (key == "t_ns") {
+                t_ns = uint64_t(v.i);
+                have_t = true;
+            } else if (key == "src") {
+                r.src = val.as_string();
+            } else if (key == "ev") {
+                r.name = val.as_string();
+                have_ev = true;
+            } else if (key == "port") {
+                r.port = int(v.i);
+            } else if (key == "link") {
+                r.link = int(v.i);
+            } else if (key == "dev") {
+                r.dev = int(v.i);
+            } else if (key == "msg") {
+                r.msg = val.as_string();
+            }
         }
-        TraceValue v;
-        if (!c.value(v))
-            return false;
-        if (key == "t_ns") {
-            t_ns = uint64_t(v.i);
-            have_t = true;
-        } else if (key == "src") {
-            r.src = v.s;
-        } else if (key == "ev") {
-            r.name = v.s;
-            have_ev = true;
-        } else if (key == "port") {
-            r.port = int(v.i);
-        } else if (key == "link") {
-            r.link = int(v.i);
-        } else if (key == "dev") {
-            r.dev = int(v.i);
-        } else if (key == "msg") {
-            r.msg = v.s;
-        }
+    } catch (const JsonError &) {
+        return false; // not JSON, or a value of the wrong type
     }
-    c.ws();
-    return have_t && have_ev && c.i == line.size();
+    return have_t && have_ev;
 }
 
 bool check_trace_file(const std::string &path, std::vector<EhRuleViolation> &out, std::string *error) {

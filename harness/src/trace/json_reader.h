@@ -33,6 +33,8 @@ class JsonValue {
     const JsonValue *find(const std::string &key) const;
     // An array's elements, an object's members' values in order (empty otherwise).
     const std::vector<JsonValue> &items() const { return items_; }
+    // An object's member names, in the order of items() (empty otherwise).
+    const std::vector<std::string> &keys() const { return keys_; }
     size_t size() const { return items_.size(); }
 
     // The value as a type; JsonError (line 0) if it is another type or out of range.
