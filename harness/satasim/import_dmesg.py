@@ -100,7 +100,7 @@ def _ms(t: float) -> str:
 
 # SError bits of a PHY event (PHYRdyChg, CommWake, DevExch)
 _PHY_EVENT = (1 << 16) | (1 << 18) | (1 << 26)
-_N, _X = 1 << 16, 1 << 26
+_N, _W, _X = 1 << 16, 1 << 18, 1 << 26
 
 
 def _noise(serr: int) -> str:
@@ -848,8 +848,11 @@ class _Plan:
             return
         if e.port in self.pulled:
             if up and configured:
-                # the drive pulled earlier is back: plugged in when the link came up
-                self.faults.append(_Fault({"kind": "plug", "_w": w, "at": _ms(self.sim(up[1]))}))
+                # the drive pulled earlier is back: plugged in at the exception, whose SError
+                # shows the drive's OOB (RecovComm/CommWake: the PHY answered its COMINIT), or
+                # else when the link came up
+                t_plug = at if e.serr & _W else self.sim(up[1])
+                self.faults.append(_Fault({"kind": "plug", "_w": w, "at": _ms(t_plug)}))
                 self.pulled.discard(e.port)
             elif e.serr & _X:
                 # no drive on the cable, yet COMINIT bursts: the connector's noise (or a drive
