@@ -541,6 +541,24 @@ def test_a_drive_plugged_back_is_plugged_at_its_exception(tmp_path):
         assert plug - pull == after_pull_ms, (serr, faults)
 
 
+def test_a_drive_that_appears_on_an_empty_port_is_plugged(tmp_path):
+    """The boot finds the port empty, then a connection exception whose SError shows the
+    drive's OOB with the PHY (RecovComm PHYRdyChg CommWake DevExch, dmesg-corpus 06): a drive
+    plugged at that exception (a `plug` fault on a `present: false` entry), not COMINIT
+    noise on an empty connector (which reads DevExch alone)."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 21.4] ata1: SATA link down (SStatus 0 SControl 300)\n"
+                   "[ 21.5] ata1: exception Emask 0x10 SAct 0x0 SErr 0x4050002 action 0xe frozen\n"
+                   "[ 21.5] ata1: irq_stat 0x00400040, connection status changed\n"
+                   "[ 21.5] ata1: SError: { RecovComm PHYRdyChg CommWake DevExch }\n"
+                   "[ 21.5] ata1: hard resetting link\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert [d.get("present") for d in spec["devices"]] == [False], spec["devices"]
+    assert [f["kind"] for f in spec["faults"]] == ["plug"], spec["faults"]
+
+
 def test_taskfile_faults_from_the_res_registers(tmp_path):
     """A DMA command that timed out on a taskfile channel with DRDY in its res line was done:
     its interrupt was lost (lost_irq, not a drive stuck busy); a 2.6.2x report's error bits
