@@ -100,7 +100,7 @@ def _ms(t: float) -> str:
 
 # SError bits of a PHY event (PHYRdyChg, CommWake, DevExch)
 _PHY_EVENT = (1 << 16) | (1 << 18) | (1 << 26)
-_N, _X = 1 << 16, 1 << 26
+_N, _W, _X = 1 << 16, 1 << 18, 1 << 26
 
 
 def _noise(serr: int) -> str:
@@ -420,6 +420,7 @@ class _Plan:
         self.had_error: set[tuple[int, int]] = set()
         self.pulled: set[int] = set()      # ports whose drive an unplug fault pulled
         self.empty: set[int] = set()       # ports with no drive that a cominit fault acts on
+        self.plugged: set[int] = set()     # empty ports a drive is plugged into (plug fault)
         self.last_link: dict[int, object] = {}   # the port's last link exception
         self.link_at: dict[int, float] = {}      # and when its fault fires
         self.attach_fails: set[tuple[int, int]] = set()   # the attach read is the first failure
@@ -836,7 +837,18 @@ class _Plan:
             if noise.replace("[cominit]", "") else {}
         configured = any(m.startswith("configured for") for _, _, m in after)
         if key not in self.disks and not any(p == e.port for p, _ in self.disks):
-            if e.serr & _X and not up:
+            if e.serr & (_N | _W) == _N | _W and not down and e.port not in self.plugged:
+                # a drive appears on a port the boot found empty: its OOB ran with the PHY
+                # (PHYRdyChg CommWake, RecovComm) before EH read SError, and no reset finds
+                # the link down after it: plugged in at the exception
+                self.empty.add(e.port)
+                self.plugged.add(e.port)
+                self.faults.append(_Fault({"kind": "plug", "_w": w, "at": _ms(at)}))
+                self.clock = max(self.clock, at + 120)
+            elif e.port in self.plugged:
+                self.notes.append(f"{e.line}: a PHY event on ata{e.port + 1} after its drive was "
+                                  "plugged (a drive the log never identifies): not reproduced")
+            elif e.serr & _X and not up:
                 # COMINIT bursts on a connector with no drive the log knows (a drive that never
                 # finishes OOB, a backplane glitch): a cominit fault on an empty port
                 self.empty.add(e.port)
@@ -848,8 +860,11 @@ class _Plan:
             return
         if e.port in self.pulled:
             if up and configured:
-                # the drive pulled earlier is back: plugged in when the link came up
-                self.faults.append(_Fault({"kind": "plug", "_w": w, "at": _ms(self.sim(up[1]))}))
+                # the drive pulled earlier is back: plugged in at the exception, whose SError
+                # shows the drive's OOB (RecovComm/CommWake: the PHY answered its COMINIT), or
+                # else when the link came up
+                t_plug = at if e.serr & _W else self.sim(up[1])
+                self.faults.append(_Fault({"kind": "plug", "_w": w, "at": _ms(t_plug)}))
                 self.pulled.discard(e.port)
             elif e.serr & _X:
                 # no drive on the cable, yet COMINIT bursts: the connector's noise (or a drive

@@ -123,6 +123,29 @@ def test_plug_on_empty_port(tmp_path):
     assert [d["port"] for d in res["devices_after"]] == [0, 1]
 
 
+def test_a_plug_as_the_last_event_is_seen_through(tmp_path):
+    """A plug with nothing after it (no workload, no later fault: a field report whose log
+    ends at the plug, dmesg-corpus 06): the run must not end while the drive's COMINIT and
+    the PHY's negotiation are still on the wire (the runner's settle waits for a link's OOB,
+    TopologyView::quiet); it ended with the drive unseen before."""
+    scen = tmp_path / "plug-last.yaml"
+    scen.write_text("""
+name: plug-last
+controller: {type: ahci, ports: 1}
+devices: [{port: 0, present: false, capacity: 1g, serial: "PLUGLAST0001", timing: {kind: ssd}}]
+faults:
+  - {kind: plug, port: 0, at: 2s}
+expect:
+  empty_ports: [0]
+  devices_after: [{port: 0, serial: "PLUGLAST0001", class: ata}]
+""")
+    out = tmp_path / "out"
+    result = run([scen], out)
+    res = load_result(out, "plug-last")
+    assert res["verdict"] == "pass", (res.get("reasons"), result.stdout[-500:])
+    assert [d["serial"] for d in res["devices_after"]] == ["PLUGLAST0001"]
+
+
 def test_link_degrade_renegotiates_lower(tmp_path):
     res, trace = reaction(tmp_path, "link-degrade")
     assert res["devices"][0]["link_gen"] == 3

@@ -509,6 +509,56 @@ def test_an_unplug_carries_the_line_noise_its_serror_shows(tmp_path):
     assert (f["kind"], f["noise"]) == ("unplug", ["cominit", "decode", "internal"]), f
 
 
+def test_a_drive_plugged_back_is_plugged_at_its_exception(tmp_path):
+    """A pulled drive comes back (dmesg-corpus 42, 4.x): the plug's exception shows the OOB the
+    PHY ran with it (RecovComm PHYRdyChg CommWake DevExch), and its hardreset brings the link
+    up 2 s later after a speed limit. The drive was plugged at that exception (its COMINIT
+    raised it), not at the link-up line; a plug exception that shows only DevExch (a COMINIT
+    the PHY has not answered yet) still plugs at the link-up."""
+    rep = tmp_path / "r.txt"
+    head = ("[ 1.0] ata7: SATA link up 6.0 Gbps (SStatus 133 SControl 300)\n"
+            "[ 1.1] ata7.00: configured for UDMA/133\n"
+            "[ 9.0] ata7: exception Emask 0x10 SAct 0x0 SErr 0x4010000 action 0xe frozen\n"
+            "[ 9.0] ata7: irq_stat 0x00400040, connection status changed\n"
+            "[ 9.0] ata7: SError: { PHYRdyChg DevExch }\n"
+            "[ 9.0] ata7: hard resetting link\n"
+            "[ 9.7] ata7: SATA link down (SStatus 0 SControl 300)\n"
+            "[ 9.7] ata7.00: disabled\n"
+            "[ 9.7] ata7: EH complete\n"
+            "[ 30.0] ata7: exception Emask 0x10 SAct 0x0 SErr {serr} action 0xe frozen\n"
+            "[ 30.0] ata7: irq_stat 0x00000040, connection status changed\n"
+            "[ 30.0] ata7: hard resetting link\n"
+            "[ 32.0] ata7: SATA link up 1.5 Gbps (SStatus 113 SControl 310)\n"
+            "[ 32.0] ata7.00: configured for UDMA/133\n"
+            "[ 32.0] ata7: EH complete\n")
+    out = tmp_path / "s.yaml"
+    for serr, after_pull_ms in (("0x4050002", 21000), ("0x4000000", 23000)):
+        rep.write_text(head.replace("{serr}", serr))
+        assert do_import(rep, out) == 0
+        faults = yaml.safe_load(out.read_text())["faults"]
+        assert [f["kind"] for f in faults] == ["unplug", "plug"], faults
+        pull, plug = (int(f["at"][:-2]) for f in faults)
+        assert plug - pull == after_pull_ms, (serr, faults)
+
+
+def test_a_drive_that_appears_on_an_empty_port_is_plugged(tmp_path):
+    """The boot finds the port empty, then a connection exception whose SError shows the
+    drive's OOB with the PHY (RecovComm PHYRdyChg CommWake DevExch, dmesg-corpus 06): a drive
+    plugged at that exception (a `plug` fault on a `present: false` entry), not COMINIT
+    noise on an empty connector (which reads DevExch alone)."""
+    rep = tmp_path / "r.txt"
+    rep.write_text("[ 21.4] ata1: SATA link down (SStatus 0 SControl 300)\n"
+                   "[ 21.5] ata1: exception Emask 0x10 SAct 0x0 SErr 0x4050002 action 0xe frozen\n"
+                   "[ 21.5] ata1: irq_stat 0x00400040, connection status changed\n"
+                   "[ 21.5] ata1: SError: { RecovComm PHYRdyChg CommWake DevExch }\n"
+                   "[ 21.5] ata1: hard resetting link\n")
+    out = tmp_path / "s.yaml"
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    assert [d.get("present") for d in spec["devices"]] == [False], spec["devices"]
+    assert [f["kind"] for f in spec["faults"]] == ["plug"], spec["faults"]
+
+
 def test_taskfile_faults_from_the_res_registers(tmp_path):
     """A DMA command that timed out on a taskfile channel with DRDY in its res line was done:
     its interrupt was lost (lost_irq, not a drive stuck busy); a 2.6.2x report's error bits

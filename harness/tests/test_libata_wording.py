@@ -372,6 +372,43 @@ def test_a_cable_pull_with_line_noise(write_scenario, tmp_path):
                             "SError: { HostInt PHYRdyChg 10B8B DevExch }"], got
 
 
+PLUG = """
+name: wording-plug
+controller: {type: ahci, ports: 2}
+host: {eh_policy: libata-4.x}
+devices:
+  - {port: 0, capacity: 1g, timing: {kind: ssd}}
+  - {port: 1, present: false, capacity: 1g, timing: {kind: ssd}}
+workload:
+  - {kind: request, device: 0, op: read, lba: 0, sectors: 8, delay: 3s}
+faults:
+  - {kind: plug, port: 1, at: 1s}
+expect:
+  empty_ports: [1]
+  devices_after: [{port: 1, class: ata}]
+"""
+
+
+def test_a_plug_reports_the_oob_its_phy_finished(write_scenario, tmp_path):
+    # A drive plugged into a listening AHCI port (dmesg-corpus 06, 42, 4.x):
+    #   ata7: exception Emask 0x10 SAct 0x0 SErr 0x4050002 action 0xe frozen
+    #   ata7: irq_stat 0x00000040, connection status changed
+    #   ata7: SError: { RecovComm PHYRdyChg CommWake DevExch }
+    # The COMINIT raises PxIS.PCS at once (irq_stat without PRCS: PhyRdy is not up yet when
+    # libahci's ahci_error_intr reads PxIS and clears SError), and EH's autopsy reads SError
+    # again (libata-eh.c ata_eh_link_autopsy: "ehc->i.serror |= serror") only once the SCSI EH
+    # kthread runs (scsi_eh_wakeup wakes it; no sleep in between, but the scheduler's
+    # latency): by then the PHY's own OOB brought the link up (W, N, M).
+    _, log, _ = run_one(write_scenario, tmp_path, PLUG, "wording-plug")
+    got = [l.split("ata2: ", 1)[1] for l in log.splitlines() if re.match(STAMP + "ata2: ", l)]
+    i = next(i for i, l in enumerate(got) if l.startswith("exception"))
+    assert got[i:i + 4] == ["exception Emask 0x10 SAct 0x0 SErr 0x4050002 action 0xe frozen",
+                            "irq_stat 0x00000040, connection status changed",
+                            "SError: { RecovComm PHYRdyChg CommWake DevExch }",
+                            "hard resetting link"], got
+    assert any(l.startswith("SATA link up 6.0 Gbps") for l in got[i + 4:]), got
+
+
 @pytest.mark.parametrize("policy", ["libata-modern", "libata-4.x", "libata-2006"])
 def test_a_failed_recovery_is_retried_after_the_reset_cool_down(policy, write_scenario, tmp_path):
     # Linux 4.0 libata-eh.c ata_eh_recover, after the per-link revalidation:

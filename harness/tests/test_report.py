@@ -105,7 +105,7 @@ def test_golden_mismatch_fails_the_report(tmp_path, capsys):
     assert main([str(out), "--golden-dir", str(gdir), "--junit", str(junit),
                  "--show-diffs"]) == 1
     text = capsys.readouterr().out
-    assert "MISMATCH" in text and "- [    0.311000] ata2: SATA link up 1.5 Gbps" in text
+    assert "MISMATCH" in text and "- [    0.311200] ata2: SATA link up 1.5 Gbps" in text
     cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(junit).iter("testcase")}
     g = cases[("satasim.golden", "probe-2port")]
     assert g.find("failure") is not None and "SATA link up 1.5 Gbps" in g.find("failure").text

@@ -740,6 +740,12 @@ void SataLink::negotiation_thread() {
     for (;;) {
         while (!negotiation_requested_ && !cominit_requested_)
             sc_core::wait(start_negotiation_);
+        // oob_in_progress() from here to the end of this pass (every `continue` too)
+        struct Running {
+            bool &on;
+            explicit Running(bool &b) : on(b) { on = true; }
+            ~Running() { on = false; }
+        } running(oob_running_);
         // No signal while a glitch lasts: OOB waits for the wire to come back.
         while (sc_core::sc_time_stamp() < glitch_until_)
             sc_core::wait(glitch_until_ - sc_core::sc_time_stamp(), phy_event_);

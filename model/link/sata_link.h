@@ -279,6 +279,9 @@ class SataLink : public sc_core::sc_module {
     // Device presence (cable plugged). Used by hotplug later; reset() restores config.
     void set_device_present(bool present);
     bool device_present() const { return present_; }
+    // An OOB sequence is asked for or under way (a plugged drive's COMINIT, a COMRESET's
+    // negotiation): the PHY may yet change the host's registers and raise an interrupt.
+    bool oob_in_progress() const { return cominit_requested_ || negotiation_requested_ || oob_running_; }
 
     // SStatus view for the host: DET (0, 1, 3, 4), SPD (negotiated gen), IPM (1 active).
     uint8_t det() const;
@@ -320,6 +323,7 @@ class SataLink : public sc_core::sc_module {
     bool comreset_held_ = false;
     bool offline_ = false;
     bool negotiating_ = false;
+    bool oob_running_ = false; // the negotiation thread is between its request and its end
     // signal-level OOB (ExternalHostWire::signal_oob): the host's steps, set by host_*()
     bool host_comwake_ = false, host_aligned_ = false, host_align_failed_ = false;
     bool await_comwake_ = false, await_align_ = false;

@@ -28,6 +28,17 @@ constexpr uint64_t kIrqUnhandledGapNs = 100000000ull; // HZ/10
 constexpr uint64_t kIrqPollIntervalNs = 100000000ull; // POLL_SPURIOUS_IRQ_INTERVAL
 // EH passes at one simulated instant before the run is declared an EH livelock.
 constexpr uint64_t kEhLivelockLimit = 1000;
+// How long a sleeping EH context takes to start after it is woken. libata has no sleep
+// between an interrupt that freezes the port and EH's autopsy (ata_port_schedule_eh ->
+// scsi_schedule_eh -> scsi_eh_wakeup wakes the host's SCSI EH kthread at once; facts from
+// drivers/scsi/scsi_error.c and drivers/ata/libata-eh.c), but the kthread runs only when the
+// scheduler picks it, after the interrupt handler returns: on real machines some 10s to 100s
+// of us. A plug's COMINIT raises PxIS.PCS at once while the PHY's own OOB (COMWAKE, ALIGN at
+// the device's speeds: 54.6 us for each speed the host cannot lock to, then PhyRdy) is still
+// running, so by the time autopsy reads SError again the link has come up: kernels report a
+// plug as "SErr 0x4050002 ... irq_stat 0x00000040" (RecovComm PHYRdyChg CommWake DevExch,
+// PhyRdy's PxIS bit not yet set when the handler read PxIS). 200 us covers two failed speeds.
+constexpr uint64_t kEhWakeLatencyNs = 200000;
 
 PlatformBinding *B(sata_platform *p) { return p->binding; }
 
@@ -516,7 +527,10 @@ void PlatformBinding::schedule_port_eh(unsigned port) {
     if (e.pending)
         return;
     e.pending = true;
-    e.ev.notify(sc_core::SC_ZERO_TIME);
+    // a running EH context sees pending when its pass ends and repeats at once (libata's
+    // "goto repeat" while ATA_PFLAG_EH_PENDING); a sleeping one wakes after the latency
+    if (!e.running)
+        e.ev.notify(ns_to_time(kEhWakeLatencyNs));
 }
 
 void PlatformBinding::eh_thread(unsigned port) {

@@ -31,6 +31,16 @@ const device::MediaStore *TopologyView::media(const DevAddr &a) const {
     return disk ? &disk->media() : nullptr;
 }
 
+bool TopologyView::quiet() const {
+    auto busy = [](const auto &links) {
+        for (const auto &l : links)
+            if (l.second && l.second->oob_in_progress())
+                return true;
+        return false;
+    };
+    return !busy(t_.links) && !busy(t_.fanout_links) && !busy(t_.slave_links);
+}
+
 bool TopologyView::send_device_fis(unsigned port, const sata::Fis &fis) {
     auto it = t_.links.find(port);
     return it != t_.links.end() && it->second->send_from_device(fis) == link::FrameStatus::Ok;
