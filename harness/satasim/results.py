@@ -86,6 +86,10 @@ def _run_key(paths, args) -> str:
     ident = {
         "binary": [str(exe), st.st_mtime_ns, st.st_size],
         "scenarios": [_scenario_identity(Path(p)) for p in paths],
+        # the path as given: the trace's header and result.json name it, so two copies of
+        # one scenario (a test's adapted copy, the suite's file) are two runs (a golden test
+        # handed the copy's run saw its temporary path in `# file:`)
+        "paths": [str(p) for p in paths],
         "args": [str(a) for a in args],
         # what the simulator reads from the environment (SATASIM_LINK_MODE, ...); where
         # caches live changes no result
