@@ -43,7 +43,7 @@ from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
-from satasim.dmesg_pata import pata_controller_keys
+from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured
 from satasim.dmesg_pmp import pmp_product
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -125,6 +125,8 @@ def _controller(rep: Report) -> tuple[str, str]:
     active = {p for p, _ in rep.disks} | {e.port for e in rep.exceptions}
     named = {rep.port_driver[p] for p in active if p in rep.port_driver}
     drv = named.pop() if len(named) == 1 else rep.driver
+    if drv == "pata" and by_kernel_driver(rep.driver):
+        drv = rep.driver        # "ataN: PATA max ..." ports of the driver the log names (ata_piix)
     if drv == SFF:
         row = by_kernel_driver(rep.driver)
         if not (row and row["taskfile"]):
@@ -312,6 +314,9 @@ def _policy(rep: Report) -> tuple[str, str]:
         elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
             old.append(no)
     old += [e.line for e in rep.exceptions if e.dev is None and not e.commands]
+    if not new and (no := quiet_boot_configured(rep.lines)):
+        return "libata-2006", (f"{no}: 'configured for' from a boot probe that only soft-reset its port, as "
+                               "kernels before 5.15 print it (dmesg_pata.quiet_boot_configured): libata-2006")
     if len(old) > len(new):
         return "libata-4.x", (f"{min(old)}: the wording of kernels before 6.x ('disabled', 'ncq 4096 in', an EH "
                               f"run reported with no failed command: {len(old)} line(s)): libata-4.x")
