@@ -45,6 +45,7 @@ from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_i
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured
 from satasim.dmesg_pmp import pmp_product
+from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -226,6 +227,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         disks[(port, dev)] = d
     force = _force(rep, ctype, portmap, notes)
     host = []
+    no_dma, pio_only = pio_only_keys(rep, disks, notes)
+    if no_dma:
+        host.append("dma: 0")
     policy, why = _policy(rep)
     if policy:
         host.append(f"eh_policy: {policy}")
@@ -263,6 +267,11 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         # verified transfer, which libata's speed-down rules count on
         attach = ", attach_read: true" if (port, dev) not in plan.no_attach else ""
         dsc = ", status_dsc: false" if plan.status_dsc((port, dev)) is False else ""
+        pio, single = pio_only.get((port, dev), (None, False))
+        if single:
+            d.multi = 0
+        if pio is not None:
+            dsc += f", pio: {pio}"
         out.append(f"  - {{{where}{ident}, capacity: {cap}, ata_major: {min(max(d.ata_major, 1), 14)}, "
                    f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
                    f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and row['ncq'] != 'never').lower()}, "
