@@ -44,6 +44,7 @@ from pathlib import Path
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured
+from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import pmp_product
 from satasim.dmesg_sff import pio_only_keys
 
@@ -154,7 +155,7 @@ def _controller(rep: Report) -> tuple[str, str]:
         return stand_in("slave")
     if "soft resetting link" in texts and "SATA link" not in texts and "hard resetting link" not in texts:
         return stand_in("no_scr")
-    return stand_in("default")[0], ""
+    return stand_in("default")[0], marvell_evidence(rep)
 
 
 @dataclass
@@ -172,7 +173,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     src = printable(os.path.basename(rep.file))   # a file name may hold a newline
     ctype, why = _controller(rep)
     if why:
-        notes.append(f"1: {why}")
+        notes.append(why if re.match(r"^\d+: ", why) else f"1: {why}")   # a note that names its line keeps it
     row = TABLE[ctype]
     hw_ports = row["max_ports"]
     # the log's host line gives the controller's ports, slots, link speed and staggered spin-up

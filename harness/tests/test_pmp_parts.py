@@ -87,3 +87,21 @@ def test_import_picks_the_part_from_the_log(tmp_path):
     log = next(CORPUS.glob("46-*.log"))
     scen, _, _ = import_report(log, tmp_path / "c46.yaml")
     assert "  - {port: 5, ports: 5, product: jmb575}" in Path(scen).read_text()
+
+
+def test_a_sata_mv_host_without_its_driver_line_is_imported_with_a_note(tmp_path):
+    # dmesg corpus 17 (a Buffalo TS-XEL: sata_mv + a 4-port PMP) names no driver; its host
+    # link prints "SControl F300", sata_mv's (corpus 03's sata_mv reads F310). No Marvell
+    # model: ahci stands in, and the note names the line that gave the host away
+    log = next(CORPUS.glob("17-*.log"))
+    scen, _, notes = import_report(log, tmp_path / "c17.yaml")
+    text = scen.read_text()
+    assert "controller: {type: ahci" in text and "pmps:" in text, text
+    mv = [n for n in notes if "sata_mv" in n]
+    assert len(mv) == 1 and mv[0].startswith("3: 'SControl F...'"), notes
+    # a log with no Marvell sign keeps the silent default
+    plain = tmp_path / "plain.log"
+    plain.write_text("[    1.0] ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n"
+                     "[    1.1] ata1.00: ATA-8: X, 1, max UDMA/133\n[    1.2] ata1.00: configured for UDMA/133\n")
+    _, _, notes = import_report(plain, tmp_path / "plain.yaml")
+    assert not [n for n in notes if "sata_mv" in n], notes
