@@ -41,3 +41,45 @@ def pmp_product(ids: tuple[int, int] | None) -> tuple[str, str]:
         return name, ""
     return "", (f"PMP 0x{ids[0]:04x}:0x{ids[1]:04x} is not a modelled part: imported as a SiI3726 "
                 "(docs/hardware.md 7.6)")
+
+
+# lines that end an EH run's report block: the recovery has begun (or the run is over)
+_RUN_STEP = re.compile(r"^(hard resetting link|soft resetting link|SATA link (up|down)|configured for |EH complete|"
+                       r"controller in dubious state)")
+
+
+def same_run_issue_times(lines: list[tuple[int, float, str, str]], exceptions, issue: dict[int, float]) -> dict[int, float]:
+    """The issue time of each exception's commands (`issue`: exception line -> time), with the
+    exceptions one EH run reports together moved to the run's earliest: libata reports a
+    port's links one after the other (ata_eh_report, one ata_eh_link_report per link: behind a
+    PMP each fan-out link's exception is a block of its own, printed milliseconds apart), but
+    their commands failed together, in flight at the same time; spacing them as the lines are
+    spaced would have the run meet them one by one (the SiI3124's PMP DMA CS errata of
+    dmesg corpus 52 needs three busy links at the error). A run's blocks are the exceptions of
+    one host port with no reset, link, "configured for" or "EH complete" line of that port
+    between them."""
+    out = dict(issue)
+    step_lines: dict[int, list[int]] = {}
+    for no, _t, addr, msg in lines:
+        if _RUN_STEP.match(msg) and (m := re.match(r"^ata(\d+)", addr)):
+            step_lines.setdefault(int(m.group(1)) - 1, []).append(no)
+    prev: dict[int, object] = {}        # host port -> the previous exception of its run
+    first: dict[int, float] = {}        # host port -> the run's earliest issue time
+    for e in exceptions:
+        p = prev.get(e.port)
+        if p is not None and not any(p.line < no < e.line for no in step_lines.get(e.port, ())):
+            first[e.port] = min(first[e.port], issue[e.line])
+        else:
+            first[e.port] = issue[e.line]
+        prev[e.port] = e
+        out[e.line] = first[e.port]
+    # the run's earlier blocks go out with its later ones when a later one's time is earlier
+    # (a timed-out command's issue is one timeout before its report)
+    for e in exceptions:
+        out[e.line] = min(out[x.line] for x in exceptions if x.port == e.port and _same_run(x, e, step_lines))
+    return out
+
+
+def _same_run(a, b, step_lines) -> bool:
+    lo, hi = sorted((a.line, b.line))
+    return not any(lo < no < hi for no in step_lines.get(a.port, ()))

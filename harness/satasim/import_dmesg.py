@@ -45,7 +45,7 @@ from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_i
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured
 from satasim.dmesg_mv import marvell_evidence
-from satasim.dmesg_pmp import pmp_product
+from satasim.dmesg_pmp import pmp_product, same_run_issue_times
 from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -486,6 +486,7 @@ class _Plan:
         for e in rep.exceptions:
             kinds = {_kind_of(e, c) for c in e.commands}
             issue[e.line] = e.t - DEFAULT_TIMEOUT_S if kinds == {"timeout"} else e.t
+        issue = same_run_issue_times(rep.lines, rep.exceptions, issue)
         self.anchors = sorted({t for _, t, _, _ in rep.lines} | set(issue.values()))
         live: dict[tuple, dict] = {}
         chain: dict[tuple, tuple[_Fault, frozenset]] = {}

@@ -105,3 +105,18 @@ def test_a_sata_mv_host_without_its_driver_line_is_imported_with_a_note(tmp_path
                      "[    1.1] ata1.00: ATA-8: X, 1, max UDMA/133\n[    1.2] ata1.00: configured for UDMA/133\n")
     _, _, notes = import_report(plain, tmp_path / "plain.yaml")
     assert not [n for n in notes if "sata_mv" in n], notes
+
+
+def test_the_links_one_eh_run_reports_fail_together(tmp_path):
+    # libata's ata_eh_report prints one block per link (ata_eh_link_report), so the PMP DMA
+    # CS errata run of dmesg corpus 52 reports ata1.00, .01 and .02 milliseconds apart; their
+    # READ DMA EXTs failed together, in flight at once (the errata needs three busy links).
+    # The import issues them together; the second run's (10 minutes later) stays apart.
+    log = next(CORPUS.glob("52-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c52.yaml")
+    import re
+    reqs = [(int(m.group(1)), int(m.group(2))) for m in
+            re.finditer(r"kind: request, device: 0, pmp_port: (\d+), .*delay: (\d+)ms", scen.read_text())]
+    assert [p for p, _ in reqs] == [0, 1, 2, 1], reqs
+    assert reqs[0][1] == reqs[1][1] == reqs[2][1], reqs
+    assert reqs[3][1] > reqs[0][1] + 500_000, reqs

@@ -426,6 +426,22 @@ MODEL_TEST(crc_error_on_write_data_ends_with_icrc_abrt) {
     EXPECT_TRUE(r.data == old);
 }
 
+// The same on a read: the host answers a Data FIS with a bad CRC with R_ERR, and the drive
+// ends the command with ICRC|ABRT (its Register FIS 51/84, as the READ DMA EXT of dmesg corpus
+// 52 reports it behind a SiI3726). Before: the drive dropped the command silently and the
+// host timed out.
+MODEL_TEST(crc_error_on_read_data_ends_with_icrc_abrt) {
+    Bench &b = B("hdd");
+    b.link.inject_dword_fault(link::SataLink::DwordFault::data_fis(false, 3, 0x80000000u));
+    Result r = run(b, cmd(0x25, 9000, 16));
+    b.link.clear_faults();
+    EXPECT_TRUE(r.done);
+    EXPECT_EQ(r.status, 0x51);
+    EXPECT_EQ(r.error, 0x84); // ICRC | ABRT
+    Result again = run(b, cmd(0x25, 9000, 16));
+    EXPECT_TRUE(again.done && again.status == 0x50);
+}
+
 MODEL_TEST(pio_read_write_and_multiple) {
     Bench &b = B("hdd");
     Result r = run(b, cmd(0xC4, 0, 4)); // READ MULTIPLE with no multiple set
