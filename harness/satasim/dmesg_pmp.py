@@ -83,3 +83,13 @@ def same_run_issue_times(lines: list[tuple[int, float, str, str]], exceptions, i
 def _same_run(a, b, step_lines) -> bool:
     lo, hi = sorted((a.line, b.line))
     return not any(lo < no < hi for no in step_lines.get(a.port, ()))
+
+
+def idle_link_reports(rep) -> list[int]:
+    """The lines of exceptions reported for a PMP's links with no failed command (an idle
+    fan-out link's "ata1.03: exception Emask 0x100 ... frozen", the PMP's own ataN.15):
+    kernels before 6.1 report every link of a frozen port; 6.1's ata_eh_link_autopsy makes a
+    link with no failed command quiet ("if (nr_quiet == nr_failed) ehc->i.flags |=
+    ATA_EHI_QUIET;"). Wording evidence for the libata-4.x profile (dmesg corpus 52, 2.6.35)."""
+    return [e.line for e in rep.exceptions
+            if e.port in rep.pmps and e.dev is not None and not e.commands]

@@ -45,7 +45,7 @@ from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_i
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured
 from satasim.dmesg_mv import marvell_evidence
-from satasim.dmesg_pmp import pmp_product, same_run_issue_times
+from satasim.dmesg_pmp import idle_link_reports, pmp_product, same_run_issue_times
 from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -323,7 +323,7 @@ def _policy(rep: Report) -> tuple[str, str]:
             new.append(no)
         elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
             old.append(no)
-    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands]
+    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep)
     if not new and (no := quiet_boot_configured(rep.lines)):
         return "libata-2006", (f"{no}: 'configured for' from a boot probe that only soft-reset its port, as "
                                "kernels before 5.15 print it (dmesg_pata.quiet_boot_configured): libata-2006")

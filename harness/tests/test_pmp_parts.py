@@ -120,3 +120,17 @@ def test_the_links_one_eh_run_reports_fail_together(tmp_path):
     assert [p for p, _ in reqs] == [0, 1, 2, 1], reqs
     assert reqs[0][1] == reqs[1][1] == reqs[2][1], reqs
     assert reqs[3][1] > reqs[0][1] + 500_000, reqs
+
+
+def test_idle_fan_out_links_reported_mean_a_kernel_before_6_1(tmp_path):
+    # dmesg corpus 52 (2.6.35) reports the idle links of its frozen port (line 27 "ata1.03: exception
+    # Emask 0x100 SAct 0x0 SErr 0x0 action 0x6 frozen", no failed command); 6.1's autopsy
+    # makes such a link quiet ("if (nr_quiet == nr_failed) ehc->i.flags |= ATA_EHI_QUIET;")
+    log = next(CORPUS.glob("52-*.log"))
+    scen, _, notes = import_report(log, tmp_path / "c52.yaml")
+    assert "host: {eh_policy: libata-4.x}" in scen.read_text()
+    assert any(n.startswith("27: the wording of kernels before 6.x") for n in notes), notes
+    # a PMP log whose links all had failed commands keeps the default
+    log = next(CORPUS.glob("46-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c46.yaml")
+    assert "eh_policy" not in scen.read_text()
