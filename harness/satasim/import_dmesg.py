@@ -43,7 +43,7 @@ from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
-from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured
+from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import idle_link_reports, pmp_product, same_run_issue_times
 from satasim.dmesg_sff import pio_only_keys
@@ -200,6 +200,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             ctl.append("staggered_spinup: true")
     if row["devno1_keys"] and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
         ctl.append(row["devno1_keys"])
+    if row["taskfile"] and (why := slave_link_note(rep.lines, rep.pmps)):
+        notes.append(why)
     if pata := pata_controller_keys(rep.lines, "part" in row["keys"], notes):
         # PIIX3/PIIX4 parallel ATA: master and slave on each cable, no port map
         ctl = [k for k in ctl if k != row["devno1_keys"]] + pata

@@ -76,3 +76,20 @@ def test_a_pio_only_device_without_a_multiple_count(tmp_path):
     # a DMA log keeps its defaults
     s, _ = scenario(tmp_path, SATA_BOOT)
     assert "dma" not in (s.get("host") or {}) and "pio" not in s["devices"][0], s
+
+
+def test_an_ich_slave_link_is_named_as_not_modelled(tmp_path):
+    # dmesg corpus 25: ata_piix with SIDPR (ICH8+) gives each device position its own link;
+    # libata's ata_link_printk names the master link ataN.00 and the slave link ataN.01
+    # ("if (sata_pmp_attached(link->ap) || link->ap->slave_link)")
+    log = ("[   21.616515] ata2.01: exception Emask 0x40 SAct 0x0 SErr 0x80800 action 0x0\n"
+           "[   21.616519] ata2.01: SError: { HostInt 10B8B }\n"
+           "[   21.616525] ata2.00: hard resetting link\n")
+    s, notes = scenario(tmp_path, log)
+    assert s["controller"]["type"] == "piix"
+    assert [n for n in notes if "slave link" in n] == [
+        "2: 'ata2.01: SError: { HostInt 10B8B }': a link per device (ata_piix's SIDPR SCRs, libata's "
+        "slave link), not modelled: the channel is reset as one link, its lines are ataN's"], notes
+    # a PATA log's device lines are no link lines
+    _, notes = scenario(tmp_path, PATA_2620)
+    assert not [n for n in notes if "slave link" in n], notes
