@@ -93,3 +93,25 @@ def idle_link_reports(rep) -> list[int]:
     ATA_EHI_QUIET;"). Wording evidence for the libata-4.x profile (dmesg corpus 52, 2.6.35)."""
     return [e.line for e in rep.exceptions
             if e.port in rep.pmps and e.dev is not None and not e.commands]
+
+
+def order_by_tag(work: list[str], keys: list[tuple[float | None, int | None]]) -> list[str]:
+    """The workload lines with each run of consecutive requests issued at the same instant
+    (`keys`: per line its issue time and the log's tag of its command, None for either when
+    not known) put in the order of their tags. Requests that carry no `tag:` key get the
+    lowest free tag in the order they are issued, as libata's ata_qc_new allocated them
+    before 3.13 (the lowest free bit of qc_allocated); the commands one EH run reports on
+    several PMP links (dmesg corpus 52: ata1.02's tag 0, ata1.00's 1, ata1.01's 2) then
+    carry the log's tags."""
+    out = list(work)
+    i = 0
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and keys[j + 1][0] is not None and keys[j + 1][0] == keys[i][0]:
+            j += 1
+        group = list(range(i, j + 1))
+        if len(group) > 1 and all(keys[k][1] is not None and "tag:" not in work[k] for k in group):
+            for k, src in zip(group, sorted(group, key=lambda g: keys[g][1])):
+                out[k] = work[src]
+        i = j + 1
+    return out

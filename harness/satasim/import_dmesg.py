@@ -45,7 +45,7 @@ from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_i
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
-from satasim.dmesg_pmp import idle_link_reports, pmp_product, same_run_issue_times
+from satasim.dmesg_pmp import idle_link_reports, order_by_tag, pmp_product, same_run_issue_times
 from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -442,6 +442,7 @@ class _Plan:
         self.attach_fails: set[tuple[int, int]] = set()   # the attach read is the first failure
         self.no_attach: set[tuple[int, int]] = set()      # an attach read would hit a fault
         self.n_requests = 0
+        self.work_keys: list[tuple[str | None, int | None]] = []   # per workload line: its delay, its log tag
         self.clock = 0.0
         times = sorted({t for _, t, _, _ in rep.lines})
         self.timed = len(times) > 1
@@ -534,7 +535,7 @@ class _Plan:
                     self.faults.append(f)
                     self.identify_failures(e, f)
                 new = [(c, i) for c, i in zip(cmds, ids) if i not in retried]
-                reqs = []
+                reqs, tags = [], []
                 for c, i in new:
                     if key not in self.had_error and _op(c) == "read" and c.lba == 0 and \
                             c.sectors == 8 and not rep.disks[key].boot:
@@ -548,9 +549,11 @@ class _Plan:
                     r = self.request(e, c)
                     if r:
                         reqs.append(r)
+                        tags.append(c.tag)
                 if reqs:
                     self.n_requests += len(reqs)
-                    self.issue(e, issue[e.line], reqs + self.fillers(e, cmds))
+                    fill = self.fillers(e, cmds)
+                    self.issue(e, issue[e.line], reqs + fill, tags + [None] * len(fill))
             self.had_error.add(key)
             for c, i, k in zip(cmds, ids, kinds):
                 n = st.get(i, 0) + 1
@@ -558,6 +561,8 @@ class _Plan:
                     st.pop(i, None)
                 else:
                     st[i] = n
+        if len(self.work_keys) == len(self.work):
+            self.work = order_by_tag(self.work, self.work_keys)
         self.orphan_resets(rep)
         self.probe_identify_timeouts(rep)
         self.ends(rep)
@@ -809,10 +814,11 @@ class _Plan:
             lba += 8
         return out
 
-    def issue(self, e, t_issue, reqs):
+    def issue(self, e, t_issue, reqs, tags=None):
         """One exception's requests, issued at one instant: at the report's time when it has
         times, else after everything before them (barrier)."""
         at = self.sim(t_issue) if self.timed else None
+        self.work_keys += [(_ms(at) if at is not None else None, t) for t in (tags or [None] * len(reqs))]
         for i, r in enumerate(reqs):
             if at is not None:
                 r = r[:-1] + f", delay: {_ms(at)}}}"
