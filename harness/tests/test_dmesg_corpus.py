@@ -11,7 +11,7 @@ wished for). Run alone: `python3 harness/tests/test_dmesg_corpus.py [OUT_DIR]`.
 
 Measured: before any importer work 36 logs were refused, 6 scenarios were malformed and the 16
 that ran matched 49 of 218 lines; after wip10 0 refused, 555 of 935 lines (59.4 %); now 0
-refused, 618 of 935 (66.1 %); after wip14 644 of 935 (68.9 %: the importer 634, the PMP parts 628, together 644). wip15-pmpcorpus: 664 of 935 (71.0 %; 52 17 -> 33, 56 2 -> 5, 54 0 -> 1). wip14: a drive that stops answering
+refused, 618 of 935 (66.1 %); after wip14 644 of 935 (68.9 %: the importer 634, the PMP parts 628, together 644). wip15-pmpcorpus: 669 of 935 (71.6 %; 52 17 -> 38, 56 2 -> 5, 54 0 -> 1). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -32,10 +32,10 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     51 [38] (the SiI3726 unit's config port 5 whose PSCR SError read the PMP aborts, the
     frozen-port IDENTIFY failures and the PMP give-up of 2.6.28's EH; the SiI3726 prints
     SControl 300 on ports 1-3 where the model, as the other parts, keeps 320),
-    52 [20] (wip15: the reads one EH run reports link by link go out together, so the
-    errata fires; a READ DMA whose Data FIS gets R_ERR ends with ICRC|ABRT; the idle links'
-    reports make it libata-4.x: 17 -> 33. Left: the command tags 2.6.35 chose, SControl
-    300 on the SiI3726's ports 1-3, the config port's 1.5 Gbps SEMB link),
+    52 [15] (wip15: the reads one EH run reports link by link go out together, in the order
+    of their tags, so the errata fires and the tags are the log's; a READ DMA whose Data FIS
+    gets R_ERR ends with ICRC|ABRT; the idle links' reports make it libata-4.x: 17 -> 38.
+    Left: SControl 300 on the SiI3726's ports 1-3, the config port's 1.5 Gbps SEMB link),
     17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
     imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
     07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
@@ -93,7 +93,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.71
+FLOOR = 0.715
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 
