@@ -49,3 +49,51 @@ def pata_controller_keys(lines: list[tuple[int, float, str, str]], takes_part: b
     if why:
         notes.append(why)
     return [f"part: {part}"]
+
+
+def quiet_boot_configured(lines: list[tuple[int, float, str, str]]) -> int:
+    """The line of a "configured for" that a boot probe printed after a softreset only, 0 if
+    the log has none: a device identified ("ATA-N: ..." / "ATAPI") and configured with no
+    link line (SATA link up/down), no reset and no exception of its port before it, and no
+    "EH complete" of the port after it (a quiet probe has none). Only kernels that print the
+    line after every mode setting do that: 2.6.2x ("ata_dev_printk(dev, KERN_INFO,
+    \"configured for %s\\n\", ...)", unconditional; 3.x's ata_dev_info as well); 5.15 and 6.1
+    print it only when the EH is not quiet or did a hardreset. satasim's libata-2006 profile
+    prints it so; libata-4.x and libata-modern have 6.1's rule."""
+    loud: set[int] = set()          # ports whose lines so far show a link, a reset or an error
+    identified: set[str] = set()
+    found = 0
+    for no, _t, addr, msg in lines:
+        m = re.match(r"^ata(\d+)", addr)
+        if not m:
+            continue
+        port = int(m.group(1))
+        if msg.startswith(("SATA link ", "hard resetting link", "soft resetting link", "exception ")):
+            loud.add(port)
+        elif re.match(r"^(ATA-\d+|ATAPI|CFA)", msg):
+            identified.add(addr)
+        elif msg.startswith("configured for ") and port not in loud and addr in identified and not found:
+            found = no
+        elif msg == "EH complete" and found:
+            fport = int(re.match(r"^ata(\d+)", next(a for n, _, a, _ in lines if n == found)).group(1))
+            if port == fport:
+                return 0
+    return found
+
+
+_LINK_MSG = re.compile(r"^(hard resetting link|soft resetting link|SATA link (up|down) |SError: )")
+
+
+def slave_link_note(lines: list[tuple[int, float, str, str]], pmp_ports) -> str:
+    """A note ("LINE: why") when the log addresses link lines to a device of a port without a
+    port multiplier ("ata5.00: hard resetting link", "ata2.01: SError: ..."): ata_piix on an
+    ICH8 or later in IDE mode with its SIDPR registers gives each device position its own
+    link and SCRs (libata's slave link: the master link prints as ataN.00, the slave's as
+    ataN.01), which satasim does not model: the run resets the channel as one link, whose
+    lines are ataN's (dmesg corpus 14, 25). "" when the log has none."""
+    for no, _t, addr, msg in lines:
+        m = re.match(r"^ata(\d+)\.(\d\d)$", addr)
+        if m and int(m.group(1)) - 1 not in pmp_ports and _LINK_MSG.match(msg):
+            return (f"{no}: '{addr}: {msg.split(' (')[0]}': a link per device (ata_piix's SIDPR SCRs, libata's "
+                    "slave link), not modelled: the channel is reset as one link, its lines are ataN's")
+    return ""

@@ -43,8 +43,10 @@ from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
-from satasim.dmesg_pata import pata_controller_keys
-from satasim.dmesg_pmp import pmp_product
+from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
+from satasim.dmesg_mv import marvell_evidence
+from satasim.dmesg_pmp import idle_link_reports, order_by_tag, pmp_product, same_run_issue_times
+from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
 DECISION = re.compile(
@@ -125,6 +127,8 @@ def _controller(rep: Report) -> tuple[str, str]:
     active = {p for p, _ in rep.disks} | {e.port for e in rep.exceptions}
     named = {rep.port_driver[p] for p in active if p in rep.port_driver}
     drv = named.pop() if len(named) == 1 else rep.driver
+    if drv == "pata" and by_kernel_driver(rep.driver):
+        drv = rep.driver        # "ataN: PATA max ..." ports of the driver the log names (ata_piix)
     if drv == SFF:
         row = by_kernel_driver(rep.driver)
         if not (row and row["taskfile"]):
@@ -151,7 +155,7 @@ def _controller(rep: Report) -> tuple[str, str]:
         return stand_in("slave")
     if "soft resetting link" in texts and "SATA link" not in texts and "hard resetting link" not in texts:
         return stand_in("no_scr")
-    return stand_in("default")[0], ""
+    return stand_in("default")[0], marvell_evidence(rep)
 
 
 @dataclass
@@ -169,7 +173,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     src = printable(os.path.basename(rep.file))   # a file name may hold a newline
     ctype, why = _controller(rep)
     if why:
-        notes.append(f"1: {why}")
+        notes.append(why if re.match(r"^\d+: ", why) else f"1: {why}")   # a note that names its line keeps it
     row = TABLE[ctype]
     hw_ports = row["max_ports"]
     # the log's host line gives the controller's ports, slots, link speed and staggered spin-up
@@ -196,6 +200,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             ctl.append("staggered_spinup: true")
     if row["devno1_keys"] and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
         ctl.append(row["devno1_keys"])
+    if row["taskfile"] and (why := slave_link_note(rep.lines, rep.pmps)):
+        notes.append(why)
     if pata := pata_controller_keys(rep.lines, "part" in row["keys"], notes):
         # PIIX3/PIIX4 parallel ATA: master and slave on each cable, no port map
         ctl = [k for k in ctl if k != row["devno1_keys"]] + pata
@@ -224,6 +230,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         disks[(port, dev)] = d
     force = _force(rep, ctype, portmap, notes)
     host = []
+    no_dma, pio_only = pio_only_keys(rep, disks, notes)
+    if no_dma:
+        host.append("dma: 0")
     policy, why = _policy(rep)
     if policy:
         host.append(f"eh_policy: {policy}")
@@ -261,6 +270,11 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         # verified transfer, which libata's speed-down rules count on
         attach = ", attach_read: true" if (port, dev) not in plan.no_attach else ""
         dsc = ", status_dsc: false" if plan.status_dsc((port, dev)) is False else ""
+        pio, single = pio_only.get((port, dev), (None, False))
+        if single:
+            d.multi = 0
+        if pio is not None:
+            dsc += f", pio: {pio}"
         out.append(f"  - {{{where}{ident}, capacity: {cap}, ata_major: {min(max(d.ata_major, 1), 14)}, "
                    f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
                    f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and row['ncq'] != 'never').lower()}, "
@@ -311,7 +325,10 @@ def _policy(rep: Report) -> tuple[str, str]:
             new.append(no)
         elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
             old.append(no)
-    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands]
+    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep)
+    if not new and (no := quiet_boot_configured(rep.lines)):
+        return "libata-2006", (f"{no}: 'configured for' from a boot probe that only soft-reset its port, as "
+                               "kernels before 5.15 print it (dmesg_pata.quiet_boot_configured): libata-2006")
     if len(old) > len(new):
         return "libata-4.x", (f"{min(old)}: the wording of kernels before 6.x ('disabled', 'ncq 4096 in', an EH "
                               f"run reported with no failed command: {len(old)} line(s)): libata-4.x")
@@ -426,6 +443,7 @@ class _Plan:
         self.attach_fails: set[tuple[int, int]] = set()   # the attach read is the first failure
         self.no_attach: set[tuple[int, int]] = set()      # an attach read would hit a fault
         self.n_requests = 0
+        self.work_keys: list[tuple[str | None, int | None]] = []   # per workload line: its delay, its log tag
         self.clock = 0.0
         times = sorted({t for _, t, _, _ in rep.lines})
         self.timed = len(times) > 1
@@ -472,6 +490,7 @@ class _Plan:
         for e in rep.exceptions:
             kinds = {_kind_of(e, c) for c in e.commands}
             issue[e.line] = e.t - DEFAULT_TIMEOUT_S if kinds == {"timeout"} else e.t
+        issue = same_run_issue_times(rep.lines, rep.exceptions, issue)
         self.anchors = sorted({t for _, t, _, _ in rep.lines} | set(issue.values()))
         live: dict[tuple, dict] = {}
         chain: dict[tuple, tuple[_Fault, frozenset]] = {}
@@ -517,7 +536,7 @@ class _Plan:
                     self.faults.append(f)
                     self.identify_failures(e, f)
                 new = [(c, i) for c, i in zip(cmds, ids) if i not in retried]
-                reqs = []
+                reqs, tags = [], []
                 for c, i in new:
                     if key not in self.had_error and _op(c) == "read" and c.lba == 0 and \
                             c.sectors == 8 and not rep.disks[key].boot:
@@ -531,9 +550,11 @@ class _Plan:
                     r = self.request(e, c)
                     if r:
                         reqs.append(r)
+                        tags.append(c.tag)
                 if reqs:
                     self.n_requests += len(reqs)
-                    self.issue(e, issue[e.line], reqs + self.fillers(e, cmds))
+                    fill = self.fillers(e, cmds)
+                    self.issue(e, issue[e.line], reqs + fill, tags + [None] * len(fill))
             self.had_error.add(key)
             for c, i, k in zip(cmds, ids, kinds):
                 n = st.get(i, 0) + 1
@@ -541,6 +562,8 @@ class _Plan:
                     st.pop(i, None)
                 else:
                     st[i] = n
+        if len(self.work_keys) == len(self.work):
+            self.work = order_by_tag(self.work, self.work_keys)
         self.orphan_resets(rep)
         self.probe_identify_timeouts(rep)
         self.ends(rep)
@@ -792,10 +815,11 @@ class _Plan:
             lba += 8
         return out
 
-    def issue(self, e, t_issue, reqs):
+    def issue(self, e, t_issue, reqs, tags=None):
         """One exception's requests, issued at one instant: at the report's time when it has
         times, else after everything before them (barrier)."""
         at = self.sim(t_issue) if self.timed else None
+        self.work_keys += [(_ms(at) if at is not None else None, t) for t in (tags or [None] * len(reqs))]
         for i, r in enumerate(reqs):
             if at is not None:
                 r = r[:-1] + f", delay: {_ms(at)}}}"

@@ -430,3 +430,28 @@ def test_a_failed_recovery_is_retried_after_the_reset_cool_down(policy, write_sc
         for prev, nxt in zip(resets, resets[1:]):
             done = max(r["t_ns"] for r in ups if prev["t_ns"] <= r["t_ns"] <= nxt["t_ns"])
             assert nxt["t_ns"] - done == 5_000_000_000, (prev, nxt, done)
+
+
+PATA_BOOT = """
+name: wording-pata-boot
+controller: {{type: piix, ports: 2, part: piix4}}
+host: {{eh_policy: {policy}}}
+devices: [{{port: 0, capacity: 1g, udma: 5, timing: {{kind: ssd}}}}]
+"""
+
+
+@pytest.mark.parametrize("policy,printed", [("libata-2006", True), ("libata-4.x", False),
+                                            ("libata-modern", False)])
+def test_configured_for_at_a_softreset_only_boot(policy, printed, write_scenario, tmp_path):
+    # A parallel ATA channel has no SCRs: the boot probe resets it with SRST only.
+    # 2.6.20 libata-core.c ata_dev_set_mode ends unconditionally with
+    #   ata_dev_printk(dev, KERN_INFO, "configured for %s\n",
+    #                  ata_mode_string(ata_xfer_mode2mask(dev->xfer_mode)));
+    # (dmesg corpus 54, ata_piix 2.10ac1 on 2.6.20: "ata1.00: configured for UDMA/33" in the
+    # boot probe of a PATA disk). 5.15 and 6.1 print it only
+    #   if (!(ehc->i.flags & ATA_EHI_QUIET) || ehc->i.flags & ATA_EHI_DID_HARDRESET)
+    # and ata_port_probe makes the boot probe quiet, so a softreset-only boot is silent.
+    _, log, _ = run_one(write_scenario, tmp_path, PATA_BOOT.format(policy=policy), "wording-pata-boot")
+    assert re.search(STAMP + r"ata1\.00: ATA-", log, re.M), log          # the disk was probed
+    found = re.findall(STAMP + r"ata1\.00: configured for UDMA/33$", log, re.M)
+    assert len(found) == (1 if printed else 0), log

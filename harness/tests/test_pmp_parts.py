@@ -87,3 +87,52 @@ def test_import_picks_the_part_from_the_log(tmp_path):
     log = next(CORPUS.glob("46-*.log"))
     scen, _, _ = import_report(log, tmp_path / "c46.yaml")
     assert "  - {port: 5, ports: 5, product: jmb575}" in Path(scen).read_text()
+
+
+def test_a_sata_mv_host_without_its_driver_line_is_imported_with_a_note(tmp_path):
+    # dmesg corpus 17 (a Buffalo TS-XEL: sata_mv + a 4-port PMP) names no driver; its host
+    # link prints "SControl F300", sata_mv's (corpus 03's sata_mv reads F310). No Marvell
+    # model: ahci stands in, and the note names the line that gave the host away
+    log = next(CORPUS.glob("17-*.log"))
+    scen, _, notes = import_report(log, tmp_path / "c17.yaml")
+    text = scen.read_text()
+    assert "controller: {type: ahci" in text and "pmps:" in text, text
+    mv = [n for n in notes if "sata_mv" in n]
+    assert len(mv) == 1 and mv[0].startswith("3: 'SControl F...'"), notes
+    # a log with no Marvell sign keeps the silent default
+    plain = tmp_path / "plain.log"
+    plain.write_text("[    1.0] ata1: SATA link up 3.0 Gbps (SStatus 123 SControl 300)\n"
+                     "[    1.1] ata1.00: ATA-8: X, 1, max UDMA/133\n[    1.2] ata1.00: configured for UDMA/133\n")
+    _, _, notes = import_report(plain, tmp_path / "plain.yaml")
+    assert not [n for n in notes if "sata_mv" in n], notes
+
+
+def test_the_links_one_eh_run_reports_fail_together(tmp_path):
+    # libata's ata_eh_report prints one block per link (ata_eh_link_report), so the PMP DMA
+    # CS errata run of dmesg corpus 52 reports ata1.00, .01 and .02 milliseconds apart; their
+    # READ DMA EXTs failed together, in flight at once (the errata needs three busy links).
+    # The import issues them together; the second run's (10 minutes later) stays apart.
+    log = next(CORPUS.glob("52-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c52.yaml")
+    import re
+    reqs = [(int(m.group(1)), int(m.group(2))) for m in
+            re.finditer(r"kind: request, device: 0, pmp_port: (\d+), .*delay: (\d+)ms", scen.read_text())]
+    # issued in the order of their tags (2.6.35's ata_qc_new takes the lowest free tag):
+    # ata1.02's tag 0, ata1.00's 1, ata1.01's 2
+    assert [p for p, _ in reqs] == [2, 0, 1, 1], reqs
+    assert reqs[0][1] == reqs[1][1] == reqs[2][1], reqs
+    assert reqs[3][1] > reqs[0][1] + 500_000, reqs
+
+
+def test_idle_fan_out_links_reported_mean_a_kernel_before_6_1(tmp_path):
+    # dmesg corpus 52 (2.6.35) reports the idle links of its frozen port (line 27 "ata1.03: exception
+    # Emask 0x100 SAct 0x0 SErr 0x0 action 0x6 frozen", no failed command); 6.1's autopsy
+    # makes such a link quiet ("if (nr_quiet == nr_failed) ehc->i.flags |= ATA_EHI_QUIET;")
+    log = next(CORPUS.glob("52-*.log"))
+    scen, _, notes = import_report(log, tmp_path / "c52.yaml")
+    assert "host: {eh_policy: libata-4.x}" in scen.read_text()
+    assert any(n.startswith("27: the wording of kernels before 6.x") for n in notes), notes
+    # a PMP log whose links all had failed commands keeps the default
+    log = next(CORPUS.glob("46-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c46.yaml")
+    assert "eh_policy" not in scen.read_text()

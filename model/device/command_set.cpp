@@ -206,14 +206,18 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
             return;
         if (!media_busy(x))
             return;
+        // A Data FIS the host (or a port multiplier's fan-out port) answered with R_ERR ends
+        // the command with ICRC|ABRT, as the data-out phase does: the drive's Register FIS
+        // reads 51/84 (dmesg corpus 52: "res 51/84:..." after a READ DMA EXT's bad CRC behind
+        // a SiI3726), unless a reset is what ended it.
         if (v.fail) {
             // The sectors before the bad one stream out, then the error status.
             if (v.good && !dma_in_data(e, x.lba, v.good))
-                return;
+                return (void)data_phase_failed(x);
             return fail(v);
         }
         if (!dma_in_data(e, x.lba, x.sectors))
-            return;
+            return (void)data_phase_failed(x);
         finish_ok(e);
         return;
     }

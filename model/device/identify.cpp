@@ -23,8 +23,13 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
     w[47] = uint16_t(0x8000 | max_multi());
     w[49] = 0x0F00;  // IORDY supported/disable, LBA, DMA
     w[50] = 0x4000;
-    w[51] = 0x0200;  // PIO timing mode (obsolete)
-    w[53] = 0x0007;  // words 54-58, 64-70 and 88 valid
+    // The PIO modes (ATA-7 6.17.8, 6.17.17, 6.17.27): word 51 bits 15:8 name the highest of
+    // PIO0-2 (obsolete since ATA-5, read by hosts when word 53 bit 1 is clear); words 64-70
+    // (valid with word 53 bit 1) add PIO3/4, and a host reading them assumes PIO0-2. A drive
+    // whose highest mode is below PIO3 leaves bit 1 clear, so a host asks it for no mode it
+    // refuses (libata's ata_id_xfermask takes PIO0-2 from word 53 bit 1 alone).
+    w[51] = uint16_t(std::min(cfg.pio_max, 2u) << 8);
+    w[53] = uint16_t(cfg.pio_max >= 3 ? 0x0007 : 0x0005);  // words 54-58, (64-70) and 88 valid
     w[54] = uint16_t(cyls);
     w[55] = 16;
     w[56] = 63;

@@ -362,6 +362,26 @@ MODEL_TEST(set_features_modes) {
     EXPECT_TRUE(r.status == 0x51 && r.error == 0x04);
 }
 
+// A drive whose highest PIO mode is below PIO3 (devices[].pio 0..2): word 51 names it, word 53
+// bit 1 is clear (words 64-70 would imply PIO0-2 to a host, libata's ata_id_xfermask), and
+// SET FEATURES accepts its modes only (dmesg corpus 56: "configured for PIO0"). Before: word
+// 51 said PIO2 and bit 1 was set whatever the mode, so libata asked a PIO0 drive for PIO2 and
+// the drive refused it ("failed to set xfermode (err_mask=0x1)", the device disabled).
+MODEL_TEST(identify_pio_modes_below_pio3) {
+    Bench &p = B("pio0");
+    EXPECT_TRUE(comreset(p).has_value());
+    std::vector<uint16_t> w = p.disk.identify_words();
+    EXPECT_EQ(w[51], 0x0000);
+    EXPECT_EQ(w[53] & 0x0002, 0);
+    EXPECT_EQ(w[64], 0);
+    EXPECT_EQ(run(p, cmd(0xEF, 0, 0x08, 0x03)).status, 0x50); // PIO0
+    EXPECT_EQ(run(p, cmd(0xEF, 0, 0x0A, 0x03)).status, 0x51); // PIO2: above its mode
+    std::vector<uint16_t> h = B("hdd").disk.identify_words();   // PIO4
+    EXPECT_EQ(h[51], 0x0200);
+    EXPECT_EQ(h[53], 0x0007);
+    EXPECT_EQ(h[64], 0x0003);
+}
+
 MODEL_TEST(dma_write_then_read) {
     Bench &b = B("hdd");
     Bytes data = pattern(100 * 512, 1);
@@ -404,6 +424,22 @@ MODEL_TEST(crc_error_on_write_data_ends_with_icrc_abrt) {
     // The drive kept nothing of the frame that failed its CRC.
     Result r = run(b, cmd(0x25, 9000, 16));
     EXPECT_TRUE(r.data == old);
+}
+
+// The same on a read: the host answers a Data FIS with a bad CRC with R_ERR, and the drive
+// ends the command with ICRC|ABRT (its Register FIS 51/84, as the READ DMA EXT of dmesg corpus
+// 52 reports it behind a SiI3726). Before: the drive dropped the command silently and the
+// host timed out.
+MODEL_TEST(crc_error_on_read_data_ends_with_icrc_abrt) {
+    Bench &b = B("hdd");
+    b.link.inject_dword_fault(link::SataLink::DwordFault::data_fis(false, 3, 0x80000000u));
+    Result r = run(b, cmd(0x25, 9000, 16));
+    b.link.clear_faults();
+    EXPECT_TRUE(r.done);
+    EXPECT_EQ(r.status, 0x51);
+    EXPECT_EQ(r.error, 0x84); // ICRC | ABRT
+    Result again = run(b, cmd(0x25, 9000, 16));
+    EXPECT_TRUE(again.done && again.status == 0x50);
 }
 
 MODEL_TEST(pio_read_write_and_multiple) {
@@ -815,12 +851,15 @@ int sc_main(int, char **) {
     trim.trim = DiskConfig::Trim::Zeroes;
     DiskConfig trimdet = ssd;
     trimdet.trim = DiskConfig::Trim::Deterministic;
+    DiskConfig pio0 = hdd;
+    pio0.pio_max = 0;
+    Bench b12("pio0", pio0);
     Bench b1("hdd", hdd), b2("rev", rev), b3("rnd1", rnd), b4("rnd2", rnd), b5("rnd3", rnd3),
         b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa),
         b10("trim", trim), b11("trimdet", trimdet);
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
                {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9},
-               {"trim", &b10}, {"trimdet", &b11}};
+               {"trim", &b10}, {"trimdet", &b11}, {"pio0", &b12}};
     return satasim::test::run_all();
 }
 

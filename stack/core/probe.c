@@ -397,7 +397,8 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed)
             dev->flags |= ATA_DFLAG_DUBIOUS_XFER;
         else if (!(dev->flags & ATA_DFLAG_DUBIOUS_XFER))
             dev->ering.ring[dev->ering.cursor].eflags &= ~(unsigned)ATA_EFLAG_DUBIOUS_XFER;
-        if (!(ehc->i.flags & ATA_EHI_QUIET) || (ehc->i.flags & ATA_EHI_DID_HARDRESET)) {
+        if (link->ap->host->eh_policy->configured_always || !(ehc->i.flags & ATA_EHI_QUIET) ||
+            (ehc->i.flags & ATA_EHI_DID_HARDRESET)) {
             const struct sata_trace_field f[] = {
                 TF_STR("mode", ata_xfer_mode_name(dev->xfer_mode)),
                 TF_HEX("xfer", dev->xfer_mode),

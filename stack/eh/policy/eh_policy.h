@@ -134,6 +134,14 @@ struct ata_eh_policy {
     /* what ata_dev_disable() says: "disabled" (ata_dev_warn under ata_msg_drv, to 5.16),
      * "disable device" (since 5.17, "libata: drop ata_msg_drv()") */
     const char *disable_msg;
+    /* ata_dev_set_mode's "configured for" line: 2.6.2x prints it after every mode setting
+     * (ata_dev_printk, unconditional; a 2.6.20 ata_piix boot in the dmesg corpus, log 54,
+     * prints it for a PATA disk that only had a softreset), so does 3.x (ata_dev_info,
+     * unconditional); 5.15 and 6.1 print it only when the EH is not quiet or did a
+     * hardreset ("if (!(ehc->i.flags & ATA_EHI_QUIET) || ehc->i.flags &
+     * ATA_EHI_DID_HARDRESET)"), so a softreset-only boot probe (PATA, SFF without SCRs) is
+     * silent. true = print it always (the 2.6.2x rule) */
+    bool configured_always;
     /* the cmd line's protocol for a queued data command: "ncq dma" (prot_str[ATA_PROT_NCQ],
      * 4.9 and later in the field reports) or "ncq" (3.x and 4.1: " ncq 4096 in") */
     const char *ncq_prot_name;

@@ -78,6 +78,7 @@ const struct ata_eh_policy ata_eh_policy_libata2006 = {
     .report_style_2006 = true,
     .quiet_without_failed_qc = false,
     .disable_msg = "disabled",
+    .configured_always = true,
     .ncq_prot_name = "ncq",
     .internal_tag_reserved = true,
     .async_port_probe = false, /* ata_device_add probed the ports inside the driver probe */
