@@ -9,6 +9,7 @@
 
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
+#include "model/bus/pci_function.h"
 #include "model/device/sata_disk.h"
 #include "model/fault/fault_plan.h"
 #include "model/link/sata_link.h"

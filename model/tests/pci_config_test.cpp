@@ -107,7 +107,7 @@ MODEL_TEST(bars_size_by_writing_all_ones) {
 
 MODEL_TEST(command_enables_decode_and_mastering) {
     PciFunction f(sample());
-    EXPECT_EQ(f.command(), 0u); // everything off at RST#
+    EXPECT_EQ(f.command(), 0); // everything off at RST#
     EXPECT_TRUE(!f.memory_decode() && !f.io_decode() && !f.bus_master());
     f.config_write(pci::kCommand, 2, 0xffff);
     // only the implemented bits stick: I/O, memory, master, parity, SERR#, interrupt disable
@@ -115,7 +115,7 @@ MODEL_TEST(command_enables_decode_and_mastering) {
                                     pci::CMD_SERR | pci::CMD_INTX_DISABLE));
     EXPECT_TRUE(f.memory_decode() && f.io_decode() && f.bus_master());
     f.reset();
-    EXPECT_EQ(f.command(), 0u);
+    EXPECT_EQ(f.command(), 0);
 }
 
 MODEL_TEST(status_error_bits_are_write_one_to_clear) {
@@ -127,7 +127,7 @@ MODEL_TEST(status_error_bits_are_write_one_to_clear) {
     f.config_write(pci::kStatus, 2, 0); // writing 0 changes nothing
     EXPECT_TRUE(f.config_read(pci::kStatus, 2) & pci::STATUS_REC_MASTER_ABORT);
     f.config_write(pci::kStatus, 2, 0xffff); // a 1 clears it; the read-only bits stay
-    EXPECT_EQ(f.config_read(pci::kStatus, 2), st);
+    EXPECT_EQ(f.config_read(pci::kStatus, 2), uint32_t(st));
 }
 
 MODEL_TEST(capability_list_walks_in_order) {
@@ -135,9 +135,9 @@ MODEL_TEST(capability_list_walks_in_order) {
     auto c = caps(f);
     EXPECT_EQ(c.size(), 2u);
     EXPECT_EQ(c[0].first, pci::CAP_MSI);
-    EXPECT_EQ(c[0].second, 0x60u);
+    EXPECT_EQ(c[0].second, 0x60);
     EXPECT_EQ(c[1].first, pci::CAP_PM);
-    EXPECT_EQ(c[1].second, 0x50u);
+    EXPECT_EQ(c[1].second, 0x50);
     EXPECT_EQ(f.config_read(0x52, 2), uint32_t(pci::PMC_VERSION_1_2));
     // MSI Message Control: one message capable, 64-bit, off
     EXPECT_EQ(f.config_read(0x62, 2), uint32_t(pci::MSI_64BIT));
@@ -155,7 +155,7 @@ MODEL_TEST(power_state_d3hot_stops_decode_and_unsupported_states_are_ignored) {
     f.config_write(pci::kIntLine, 1, 11);
     f.config_write(0x54, 2, 0); // back to D0 without No_Soft_Reset: the context is lost
     EXPECT_EQ(f.power_state(), 0u);
-    EXPECT_EQ(f.command(), 0u);
+    EXPECT_EQ(f.command(), 0);
     EXPECT_EQ(f.config_read(pci::kIntLine, 1), 11u);
 }
 
@@ -239,13 +239,13 @@ MODEL_TEST(bus_master_engine_needs_bus_master_enable) {
     EXPECT_EQ(dma.write_memory(src, sizeof src), 0u); // no bus master enable: a master abort
     EXPECT_TRUE(dma.status() & bmdma::reg::ST_ERROR);
     EXPECT_TRUE(f.config_read(pci::kStatus, 2) & pci::STATUS_REC_MASTER_ABORT);
-    EXPECT_EQ(data[0], 0u);
+    EXPECT_EQ(data[0], 0);
     dma.write8(bmdma::reg::kCommand, 0);
     dma.write8(bmdma::reg::kStatus, bmdma::reg::ST_ERROR | bmdma::reg::ST_INTR);
     f.config_write(pci::kCommand, 2, pci::CMD_IO | pci::CMD_MASTER);
     dma.write8(bmdma::reg::kCommand, bmdma::reg::CMD_START | bmdma::reg::CMD_WRITE_MEM);
     EXPECT_EQ(dma.write_memory(src, sizeof src), 512u);
-    EXPECT_EQ(data[511], 0xa5u);
+    EXPECT_EQ(data[511], 0xa5);
 }
 
 // ---- each controller's function against the real part
@@ -317,8 +317,8 @@ MODEL_TEST(piix_functions_per_part) {
     EXPECT_EQ(bar_size(p3, 0), 0u);
     EXPECT_EQ(bar_size(p3, 4), 16u);
     p3.config_write(pci::kCommand, 2, 0xffff); // no pin: Interrupt Disable is hardwired 0
-    EXPECT_EQ(p3.command() & pci::CMD_INTX_DISABLE, 0u);
-    EXPECT_EQ(p3.command() & pci::CMD_MEMORY, 0u); // no memory BAR: memory enable hardwired 0
+    EXPECT_EQ(p3.command() & pci::CMD_INTX_DISABLE, 0);
+    EXPECT_EQ(p3.command() & pci::CMD_MEMORY, 0); // no memory BAR: memory enable hardwired 0
     PciFunction p4(piix::PiixIde::pci_spec(piix::PiixPart::Piix4));
     EXPECT_EQ(p4.config_read(pci::kVendorId, 4), 0x71118086u);
     EXPECT_EQ(p4.config_read(pci::kRevision, 1), 1u);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "model/bus/pci_function.h"
 #include "model/device/sata_disk.h"
 #include "model/link/sata_link.h"
 #include "model/pmp/port_multiplier.h"
