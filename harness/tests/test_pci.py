@@ -4,6 +4,7 @@ MSI on the AHCI (INTx with host.no_msi, and on a shared INTx line), and an MSI r
 the INTx run's handler calls and decisions."""
 
 import json
+import shutil
 import re
 from pathlib import Path
 
@@ -132,3 +133,16 @@ def test_an_ahci_on_a_shared_intx_line_stays_on_intx(tmp_path):
     assert "ata1: SATA max UDMA/133 abar m2048@0xfe000000 port 0xfe000100 irq 19" in log
     # the second controller's BARs in its own 1 MiB
     assert "ata3: SATA max UDMA/100 host m128@0xfe100000 port 0xfe108000 irq 19" in log
+
+
+@pytest.mark.skipif(not shutil.which("qemu-system-x86_64"), reason="qemu-system-x86_64 not installed")
+def test_qemu_function_is_probed_from_qemus_configuration_space(tmp_path):
+    # the IDs, the ABAR's size and the interrupt pin come from QEMU's ich9-ahci, not the
+    # model: its ABAR is 4 KiB on INTA#, routed to IOAPIC input 16; no MSI delivery over qtest
+    out = tmp_path / "out"
+    r = run([ROOT / "scenarios" / "qemu" / "dma-rw-verify.yaml"], out, "--backend", "qemu")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (out / "qemu-dma-rw-verify" / "satasim.log").read_text()
+    assert "ahci 0000:00:1f.2: PCI INT A -> GSI 16 (level, low) -> IRQ 16" in log
+    assert "ata1: SATA max UDMA/133 abar m4096@0xe0000000 port 0xe0000100 irq 16" in log
+    assert "MSI" not in log
