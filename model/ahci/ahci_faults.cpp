@@ -112,6 +112,19 @@ void AhciHba::Port::violation(const char *rule, std::string msg) {
     trace("ahci.violation", {{"rule", TraceValue::str(rule)}}, std::move(msg));
 }
 
+// A bus-master access while the function's Bus Master Enable is off (PCI 3.0 6.2.2): the
+// request never reaches the bus; the engine sees it as a master abort (Status bit 13).
+bool AhciHba::Port::bus_master_ok(uint64_t addr, size_t len) {
+    if (hba_.pci_.bus_master())
+        return true;
+    hba_.pci_.note_master_abort();
+    trace("ahci.violation", {{"rule", TraceValue::str("dma_bus_master_off")},
+                            {"addr", TraceValue::hex(addr)},
+                            {"len", TraceValue::integer(int64_t(len))}},
+          "DMA with the PCI function's bus master enable off");
+    return false;
+}
+
 // A bus-master access the host memory refused: the host programmed an address outside
 // every allocation (past the end of a buffer: its guard gap).
 void AhciHba::Port::dma_violation(uint64_t addr, size_t len) {

@@ -48,7 +48,7 @@ uint32_t build_cap(const AhciConfig &c) {
 
 AhciHba::AhciHba(sc_core::sc_module_name name, const AhciConfig &cfg, bus::HostMemory &mem,
                  bus::IrqLine &irq, ModelTrace *trace)
-    : sc_module(name), cfg_(sanitize(cfg)), mem_(mem), irq_(irq), trace_(trace),
+    : sc_module(name), cfg_(sanitize(cfg)), pci_(pci_spec(cfg_)), mem_(mem), irq_(irq), trace_(trace),
       period_(1000.0 / cfg_.core_clock_mhz, sc_core::SC_NS) {
     for (unsigned i = 0; i < cfg_.n_ports; ++i)
         ports_.push_back(std::make_unique<Port>(("port" + std::to_string(i)).c_str(), *this, i));

@@ -15,6 +15,7 @@
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
+#include "model/bus/pci_function.h"
 #include "model/common/trace.h"
 #include "model/link/sata_link.h"
 #include "model/wave/wave_probe.h"
@@ -71,6 +72,13 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
 
     const AhciConfig &config() const { return cfg_; }
 
+    // The HBA's PCI function (ahci_pci.cpp, docs/hardware.md 12.3): its configuration space;
+    // its Bus Master Enable gates the port engines' memory accesses. power_on_reset() leaves
+    // it alone (pci().reset() is the function's RST#).
+    bus::PciFunction &pci() { return pci_; }
+    static bus::PciSpec pci_spec(const AhciConfig &cfg);
+    static uint32_t abar_size(unsigned n_ports); // BAR5's size for that many ports
+
     // Waveform probes (model/wave, ahci_wave.cpp): PxIS, PxCI and PxSACT of every port,
     // declared in sink under "<name>.port<n>". Off by default.
     void set_wave(wave::Sink *sink);
@@ -86,6 +94,7 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
     void emit(const char *event, int port,
               std::vector<std::pair<std::string, TraceValue>> fields, std::string msg);
     AhciConfig cfg_;
+    bus::PciFunction pci_;
     bus::HostMemory &mem_;
     bus::IrqLine &irq_;
     ModelTrace *trace_;

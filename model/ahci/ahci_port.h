@@ -145,6 +145,7 @@ class AhciHba::Port : public sc_core::sc_module,
     // mem_read / mem_write: bus::DmaMasterPort, in terms of these.
     friend class bus::DmaMasterPort<Port>;
     bus::HostMemory &dma_memory();
+    bool bus_master_ok(uint64_t addr, size_t len);
     static const bus::DmaTiming &dma_timing() { return cycles::kDma; }
     Dma prd_move(Slot &s, uint64_t pos, uint8_t *buf, size_t len, bool to_mem,
                  size_t *moved);

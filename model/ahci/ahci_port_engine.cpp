@@ -261,9 +261,10 @@ AhciHba::Port::Dma AhciHba::Port::prd_move(Slot &s, uint64_t pos, uint8_t *buf, 
     bool dps = false;
     *moved = bus::for_each_sg_piece(s.prds, pos, n, [&](const Prd &p, uint64_t in, size_t off, size_t c) {
         const bool injected = bus_error_injected(bus::BusAccess::Data, "PRD data", p.addr + in, c);
-        if (injected ||
+        const bool master = injected || bus_master_ok(p.addr + in, c);
+        if (injected || !master ||
             !(to_mem ? hba_.mem_.write(p.addr + in, buf + off, c) : hba_.mem_.read(p.addr + in, buf + off, c))) {
-            if (!injected)
+            if (!injected && master)
                 dma_violation(p.addr + in, c);
             if (dps)
                 set_completion_is(IS_DPS, false);

@@ -87,7 +87,7 @@ bool BmDma::load(uint32_t index, Prd &out) const {
     if (index >= kMaxPrds)
         return false;
     uint32_t dw[2];
-    if (!mem_.read(uint64_t(table_) + 8ull * index, dw, sizeof dw))
+    if (!mem_read(uint64_t(table_) + 8ull * index, dw, sizeof dw))
         return false;
     out.addr = dw[0] & ~1u;
     out.len = dw[1] & 0xfffe;
@@ -136,7 +136,7 @@ size_t BmDma::move(uint8_t *dst, const uint8_t *src, size_t len, bool to_mem) {
         }
         const size_t n = std::min<size_t>(p.len - prd_done_, len - off);
         const uint64_t a = uint64_t(p.addr) + prd_done_;
-        const bool ok = to_mem ? mem_.write(a, src + off, n) : mem_.read(a, dst + off, n);
+        const bool ok = to_mem ? mem_write(a, src + off, n) : mem_read(a, dst + off, n);
         if (!ok) {
             error("data region at an unmapped address");
             break;
@@ -157,5 +157,23 @@ size_t BmDma::move(uint8_t *dst, const uint8_t *src, size_t len, bool to_mem) {
 
 size_t BmDma::write_memory(const uint8_t *buf, size_t len) { return move(nullptr, buf, len, true); }
 size_t BmDma::read_memory(uint8_t *buf, size_t len) { return move(buf, nullptr, len, false); }
+
+// A bus-master access: only with the function's Bus Master Enable (PCI 3.0 6.2.2); without
+// it the engine's request goes nowhere, which the engine sees as a master abort.
+bool BmDma::mem_read(uint64_t addr, void *dst, size_t len) const {
+    if (pci_ && !pci_->bus_master()) {
+        pci_->note_master_abort();
+        return false;
+    }
+    return mem_.read(addr, dst, len);
+}
+
+bool BmDma::mem_write(uint64_t addr, const void *src, size_t len) {
+    if (pci_ && !pci_->bus_master()) {
+        pci_->note_master_abort();
+        return false;
+    }
+    return mem_.write(addr, src, len);
+}
 
 } // namespace satasim::bmdma

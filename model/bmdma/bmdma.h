@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "model/bus/host_memory.h"
+#include "model/bus/pci_function.h"
 
 namespace satasim::bmdma {
 
@@ -86,8 +87,13 @@ class BmDma {
         fail_dir_ = dir;
     }
     void reset();
+    // The PCI function whose Bus Master Enable gates the engine's memory accesses (null: none,
+    // the engine masters freely). Without it set, a fetch or a transfer is a master abort.
+    void set_pci(bus::PciFunction *f) { pci_ = f; }
 
   private:
+    bool mem_read(uint64_t addr, void *dst, size_t len) const;
+    bool mem_write(uint64_t addr, const void *src, size_t len);
     struct Prd {
         uint32_t addr = 0, len = 0;
         bool eot = false;
@@ -97,6 +103,7 @@ class BmDma {
     void error(const std::string &why);
 
     bus::HostMemory &mem_;
+    bus::PciFunction *pci_ = nullptr;
     std::function<void(const char *, const std::string &)> trace_;
     uint8_t cmd_ = 0, status_ = 0;
     uint32_t table_ = 0;

@@ -46,7 +46,9 @@ inline void wait_for_clock_edge(const sc_core::sc_time &period) {
 
 // Mixed into an HBA port (CRTP): its bursts between host memory and the engine, in the
 // port's own terms. The port provides sleep(cycles, cmd) (false: a reset, or a stop when
-// cmd, aborted the burst meanwhile), dma_violation(addr, len) (an unmapped access),
+// cmd, aborted the burst meanwhile), bus_master_ok(addr, len) (false, after recording it,
+// when its PCI function's Bus Master Enable is off: the burst never reaches the bus),
+// dma_violation(addr, len) (an unmapped access),
 // dma_memory() and a static dma_timing(), and befriends this class.
 template <class Port> class DmaMasterPort {
   protected:
@@ -62,6 +64,8 @@ template <class Port> class DmaMasterPort {
         Port &p = static_cast<Port &>(*this);
         if (!p.sleep(Port::dma_timing().burst_cycles(to_mem, len), cmd))
             return DmaResult::Aborted;
+        if (!p.bus_master_ok(addr, len))
+            return DmaResult::Fault;
         if (move(p.dma_memory()))
             return DmaResult::Ok;
         p.dma_violation(addr, len);

@@ -1,6 +1,8 @@
 // A level-sensitive interrupt line from a controller to the host.
 #pragma once
 
+#include <functional>
+
 #include <systemc>
 
 #include "model/wave/wave_probe.h"
@@ -14,8 +16,13 @@ class IrqLine {
             level_ = level;
             changed_.notify(sc_core::SC_ZERO_TIME);
             wave_.set(level);
+            if (observer_)
+                observer_(level);
         }
     }
+    // Called at once (same delta) on every change of level: what a PCI function's interrupt
+    // logic does with its controller's interrupt condition (model/bus/pci_function.h).
+    void set_observer(std::function<void(bool)> fn) { observer_ = std::move(fn); }
     bool level() const { return level_; }
     // Notified (delta-delayed) on every change of level.
     const sc_core::sc_event &changed_event() const { return changed_; }
@@ -29,6 +36,7 @@ class IrqLine {
   private:
     bool level_ = false;
     sc_core::sc_event changed_;
+    std::function<void(bool)> observer_;
     wave::Signal wave_;
 };
 

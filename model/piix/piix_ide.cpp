@@ -10,7 +10,7 @@ PiixIde::PiixIde(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLin
                  PiixMap map, PiixPart part)
     : sff::SffController(name, mem, irq, trace,
                          {{{reg::kCmd[0], reg::kCtl[0], reg::kBmdma[0]}, {reg::kCmd[1], reg::kCtl[1], reg::kBmdma[1]}}},
-                         map == PiixMap::Ich6 || part != PiixPart::IchSata),
+                         pci_spec(part), map == PiixMap::Ich6 || part != PiixPart::IchSata),
       part_(part) {
     SC_THREAD(power_on_thread);
     timing_reset();

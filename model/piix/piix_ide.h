@@ -64,6 +64,10 @@ class PiixIde : public sff::SffController {
             PiixMap map = PiixMap::Ich5, PiixPart part = PiixPart::IchSata);
 
     void power_on_reset();
+    // The part's configuration space at power-on (piix_pci.cpp, docs/hardware.md 12.6).
+    static bus::PciSpec pci_spec(PiixPart part);
+    // Where firmware puts the bus-master block (BAR4): the I/O base the window maps it at.
+    static constexpr uint32_t kBmdmaBase = reg::kBmdma[0];
     PiixPart part() const { return part_; }
     bool parallel() const { return part_ != PiixPart::IchSata; }
     // The word time on the cable of device `devno` of `channel` at the programmed timing

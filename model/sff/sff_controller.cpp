@@ -5,12 +5,13 @@ namespace satasim::sff {
 
 SffController::SffController(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLine &irq,
                              ModelTrace *trace, const std::array<ChannelWindow, kChannels> &windows,
-                             bool master_slave)
-    : sc_core::sc_module(name), irq_(irq), trace_(trace), win_(windows) {
+                             const bus::PciSpec &pci, bool master_slave)
+    : sc_core::sc_module(name), irq_(irq), trace_(trace), win_(windows), pci_(pci) {
     for (unsigned c = 0; c < kChannels; ++c) {
         ch_[c] = std::make_unique<SffChannel>(("ch" + std::to_string(c)).c_str(), SffChannelConfig{}, mem, trace,
                                               std::string(this->name()), int(c));
         ch_[c]->set_irq_changed([this] { update_irq(); });
+        ch_[c]->bmdma().set_pci(&pci_);
     }
     if (!master_slave)
         return;

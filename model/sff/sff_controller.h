@@ -15,6 +15,7 @@
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
+#include "model/bus/pci_function.h"
 #include "model/common/trace.h"
 #include "model/sff/sff_channel.h"
 #include "model/sff/sff_decoder.h"
@@ -45,10 +46,15 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
     void inject_lost_irq(unsigned port, unsigned count, uint64_t window_ns, const std::string &id);
     void clear_faults();
 
+    // The controller's PCI function (docs/hardware.md 12): its Bus Master Enable gates the
+    // channels' bus-master engines.
+    bus::PciFunction &pci() { return pci_; }
+
   protected:
     // master_slave: each channel has a device 1 (a second SATA port) next to its device 0.
     SffController(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLine &irq, ModelTrace *trace,
-                  const std::array<ChannelWindow, kChannels> &windows, bool master_slave = false);
+                  const std::array<ChannelWindow, kChannels> &windows, const bus::PciSpec &pci,
+                  bool master_slave = false);
     // The personality's line from the channels' INTRQ (and whatever else it ORs in).
     virtual void update_irq() = 0;
     // Whether the channel's register blocks are decoded at all (a PIIX's IDETIM decode
@@ -69,6 +75,7 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
 
   private:
     std::array<ChannelWindow, kChannels> win_;
+    bus::PciFunction pci_;
 };
 
 } // namespace satasim::sff

@@ -46,7 +46,7 @@ Sil24Config sanitize(Sil24Config c) {
 
 Sil24Hba::Sil24Hba(sc_core::sc_module_name name, const Sil24Config &cfg, bus::HostMemory &mem,
                    bus::IrqLine &irq, ModelTrace *trace)
-    : sc_module(name), cfg_(sanitize(cfg)), mem_(mem), irq_(irq), trace_(trace),
+    : sc_module(name), cfg_(sanitize(cfg)), pci_(pci_spec()), mem_(mem), irq_(irq), trace_(trace),
       period_(1000.0 / cfg_.core_clock_mhz, sc_core::SC_NS) {
     for (unsigned i = 0; i < cfg_.n_ports; ++i)
         ports_.push_back(std::make_unique<Port>(("port" + std::to_string(i)).c_str(), *this, i));

@@ -22,6 +22,7 @@
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
+#include "model/bus/pci_function.h"
 #include "model/common/trace.h"
 #include "model/link/sata_link.h"
 #include "model/wave/wave_probe.h"
@@ -77,6 +78,12 @@ class Sil24Hba : public sc_core::sc_module, public bus::MmioTarget {
 
     const Sil24Config &config() const { return cfg_; }
 
+    // The chip's PCI function (sil24_pci.cpp, docs/hardware.md 12.4): its configuration space;
+    // its Bus Master Enable gates the PRB engines' memory accesses. power_on_reset() leaves it
+    // alone (pci().reset() is the function's RST#).
+    bus::PciFunction &pci() { return pci_; }
+    static bus::PciSpec pci_spec();
+
     // Waveform probes (model/wave, sil24_wave.cpp): PORT_SLOT_STAT and PORT_IRQ_STAT of
     // every port, declared in sink under "<name>.port<n>". Off by default.
     void set_wave(wave::Sink *sink);
@@ -93,6 +100,7 @@ class Sil24Hba : public sc_core::sc_module, public bus::MmioTarget {
               std::vector<std::pair<std::string, TraceValue>> fields, std::string msg);
 
     Sil24Config cfg_;
+    bus::PciFunction pci_;
     bus::HostMemory &mem_;
     bus::IrqLine &irq_;
     ModelTrace *trace_;

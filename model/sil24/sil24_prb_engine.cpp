@@ -389,9 +389,11 @@ Sil24Hba::Port::Dma Sil24Hba::Port::sge_move(Slot &s, unsigned slot, uint64_t po
                 std::memset(buf + off, 0, c);
             return true;
         }
-        if (to_mem ? hba_.mem_.write(g.addr + in, buf + off, c) : hba_.mem_.read(g.addr + in, buf + off, c))
+        const bool master = bus_master_ok(g.addr + in, c);
+        if (master && (to_mem ? hba_.mem_.write(g.addr + in, buf + off, c) : hba_.mem_.read(g.addr + in, buf + off, c)))
             return true;
-        dma_violation(g.addr + in, c);
+        if (master)
+            dma_violation(g.addr + in, c);
         trace("sil24.host_bus_error", {{"addr", TraceValue::hex(g.addr + in)}});
         fail(CERR_XFR_MSTABRT, int(slot), "master abort moving data");
         return false;

@@ -10,7 +10,8 @@ using namespace reg;
 
 Sil3112Hba::Sil3112Hba(sc_core::sc_module_name name, const Sil3112Config &cfg, bus::HostMemory &mem,
                        bus::IrqLine &irq, ModelTrace *trace)
-    : sff::SffController(name, mem, irq, trace, {{{kTf[0], kCtl[0], kBmdma[0]}, {kTf[1], kCtl[1], kBmdma[1]}}}),
+    : sff::SffController(name, mem, irq, trace, {{{kTf[0], kCtl[0], kBmdma[0]}, {kTf[1], kCtl[1], kBmdma[1]}}},
+                        pci_spec()),
       cfg_(cfg) {
     for (unsigned c = 0; c < kChannels; ++c)
         set_burst(c);

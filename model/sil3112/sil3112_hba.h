@@ -55,6 +55,8 @@ class Sil3112Hba : public sff::SffController {
                ModelTrace *trace = nullptr);
 
     void power_on_reset();
+    // The part's configuration space at power-on (sil3112_pci.cpp, docs/hardware.md 12.5).
+    static bus::PciSpec pci_spec();
 
   private:
     void update_irq() override;

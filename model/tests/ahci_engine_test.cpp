@@ -105,6 +105,7 @@ struct Bench {
         return c;
     }
     Bench() : cfg(one_port()), hba("ahci0", cfg, mem, irq, &sink), link("link0", {}), dev("dev0") {
+        bus::pci_enable_for_test(hba.pci());
         link.attach(hba.port_endpoint(0), &dev);
         hba.connect_port(0, &link);
         dev.link = &link;

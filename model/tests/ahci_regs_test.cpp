@@ -61,6 +61,8 @@ struct Bench {
     Bench()
         : cfg2(small()), hba("ahci0", cfg, mem, irq, &sink), hba2("ahci1", cfg2, mem, irq2),
           link("link0", link::SataLink::Config{}) {
+        bus::pci_enable_for_test(hba.pci());
+        bus::pci_enable_for_test(hba2.pci());
         link.attach(hba.port_endpoint(1), &dev);
         hba.connect_port(1, &link);
     }

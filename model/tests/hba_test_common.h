@@ -9,6 +9,7 @@
 
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
+#include "model/bus/pci_function.h"
 #include "model/device/sata_disk.h"
 #include "model/fault/fault_plan.h"
 #include "model/link/sata_link.h"
@@ -48,6 +49,7 @@ template <class Hba, class HbaConfig> struct OneDiskBench {
     OneDiskBench(const char *hba_name, const HbaConfig &hba_cfg, const device::DiskConfig &dcfg,
                  ModelTrace *tr)
         : hba(hba_name, hba_cfg, mem, irq, tr), link("link0", {}, tr), disk("disk0", dcfg, tr) {
+        bus::pci_enable_for_test(hba.pci()); // the driver's enable: decode and bus mastering
         link.attach(hba.port_endpoint(0), &disk);
         hba.connect_port(0, &link);
         disk.connect(&link);

@@ -49,6 +49,7 @@ struct Rig {
           l2("link2", link::SataLink::Config{}, &tr), l1("link1", link::SataLink::Config{}, &tr),
           a("disk0", disk_cfg("SERIAL-A", 1000000), &tr), b("disk2", disk_cfg("SERIAL-B", 2000000), &tr),
           c("disk1", disk_cfg("SERIAL-C", 3000000), &tr) {
+        bus::pci_enable_for_test(hba.pci());
         wire(l0, a, 0);
         wire(l2, b, 2);
         wire(l1, c, 1);

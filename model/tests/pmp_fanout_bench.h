@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "model/bus/pci_function.h"
 #include "model/device/sata_disk.h"
 #include "model/link/sata_link.h"
 #include "model/pmp/port_multiplier.h"
@@ -43,6 +44,7 @@ inline device::DiskConfig fanout_disk_cfg(const std::string &serial) {
 
 // `hba` (AhciHba or Sil24Hba) port 0 -> `link` -> the PMP's host port.
 template <class Hba> void connect_pmp(Hba &hba, link::SataLink &link, pmp::PortMultiplier &pm) {
+    bus::pci_enable_for_test(hba.pci()); // the driver's enable: decode and bus mastering
     link.attach(hba.port_endpoint(0), &pm);
     hba.connect_port(0, &link);
     pm.connect_host(&link);

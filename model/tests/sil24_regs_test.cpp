@@ -19,7 +19,7 @@ struct Bench {
     bus::HostMemory mem;
     bus::IrqLine irq;
     Sil24Hba hba;
-    Bench() : hba("sil0", {}, mem, irq) {}
+    Bench() : hba("sil0", {}, mem, irq) { bus::pci_enable_for_test(hba.pci()); }
 };
 Bench *B;
 

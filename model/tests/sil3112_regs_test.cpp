@@ -32,6 +32,7 @@ struct Rig {
               return c;
           }(), &tr),
           disk("disk0", device::DiskConfig{}, &tr) {
+        bus::pci_enable_for_test(hba.pci());
         link.attach(hba.port_endpoint(0), &disk);
         hba.connect_port(0, &link);
         disk.connect(&link);

@@ -147,6 +147,10 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
     h->atapi_dmadir = cfg->atapi_dmadir;
     h->dma_off = cfg->dma_off;
     h->ignore_hpa = cfg->ignore_hpa;
+    if (cfg->pci) {
+        h->has_pci = true;
+        h->pci = *cfg->pci;
+    }
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
     return h;

@@ -81,6 +81,15 @@ uint16_t op_mmio_read16(sata_platform *p, uint32_t off) { return B(p)->mmio_read
 void op_mmio_write8(sata_platform *p, uint32_t off, uint8_t val) { B(p)->mmio_write8(off, val); }
 void op_mmio_write16(sata_platform *p, uint32_t off, uint16_t val) { B(p)->mmio_write16(off, val); }
 void *op_dma_cpu_addr(sata_platform *p, uint64_t bus, size_t len) { return B(p)->dma_cpu_addr(bus, len); }
+uint32_t op_pci_config_read(sata_platform *p, unsigned off, unsigned size) {
+    return B(p)->pci_config_read(off, size);
+}
+void op_pci_config_write(sata_platform *p, unsigned off, unsigned size, uint32_t val) {
+    B(p)->pci_config_write(off, size, val);
+}
+int op_msi_setup(sata_platform *p, uint64_t *address, uint32_t *data, unsigned *irq) {
+    return B(p)->msi_setup(address, data, irq);
+}
 
 const sata_platform_ops kOps = {
     op_mmio_read32,
@@ -110,6 +119,9 @@ const sata_platform_ops kOps = {
     op_mmio_write16,
     op_dma_cpu_addr,
     op_schedule_port_eh,
+    op_pci_config_read,
+    op_pci_config_write,
+    op_msi_setup,
 };
 
 } // namespace
@@ -254,7 +266,7 @@ int PlatformBinding::request_irq(plat_irq_handler_fn fn, void *arg) {
         return -EINVAL;
     if (irq_fn_)
         return -EBUSY;
-    PlatformBinding &line = *irq_owner_;
+    PlatformBinding &line = msi_mode_ ? *this : *irq_owner_;
     irq_fn_ = fn;
     irq_arg_ = arg;
     line.irq_order_.push_back(this);
@@ -272,7 +284,7 @@ int PlatformBinding::request_irq(plat_irq_handler_fn fn, void *arg) {
 }
 
 void PlatformBinding::free_irq() {
-    PlatformBinding &line = *irq_owner_;
+    PlatformBinding &line = msi_mode_ ? *this : *irq_owner_;
     irq_fn_ = nullptr;
     irq_arg_ = nullptr;
     line.irq_order_.erase(std::remove(line.irq_order_.begin(), line.irq_order_.end(), this), line.irq_order_.end());
@@ -280,8 +292,33 @@ void PlatformBinding::free_irq() {
         line.irq_poll_ev_.cancel();
 }
 
+// The stack's pci_enable_msi: the message this host's interrupt controller decodes (the local
+// APIC's window, vector 0x41 + the interrupt's number above the GSIs: a model choice) and the
+// interrupt number. Not offered where the backend cannot deliver messages, nor to a controller
+// on an INTx line the scenario shares: this binding is one handler slot, either on the line or
+// on its vector (docs/hardware.md 12.8).
+int PlatformBinding::msi_setup(uint64_t *address, uint32_t *data, unsigned *irq) {
+    if (!msi_condition_ || irq_owner_ != this || !line_sharers_.empty() || irq_fn_)
+        return -ENOTSUP;
+    *address = kMsiAddress;
+    *data = msi_data_ = 0x4000u | ((0x41u + msi_irq_ - 24u) & 0xffu); // edge, fixed delivery
+    *irq = msi_irq_;
+    msi_mode_ = true;
+    irq_number_ = int(msi_irq_);
+    return 0;
+}
+
+// A memory write the function sent to the message window: its vector's handlers run.
+void PlatformBinding::msi_message(uint64_t address, uint32_t data) {
+    if (!msi_mode_ || address != kMsiAddress || data != msi_data_)
+        return; // not this host's vector (the model sends only what was programmed)
+    irq_kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
 // Level-triggered and wired-OR: the line is high while any controller on it drives it.
 bool PlatformBinding::line_level() const {
+    if (msi_mode_) // messages: the function's condition decides whether it signals again
+        return msi_condition_();
     if (irq_.level())
         return true;
     for (const PlatformBinding *b : line_sharers_)
@@ -338,7 +375,7 @@ void PlatformBinding::note_interrupt(bool handled) {
 }
 
 void PlatformBinding::irq_method() {
-    if (irq_owner_ != this) { // a shared line: its owner runs the handlers
+    if (irq_owner_ != this && !msi_mode_) { // a shared line: its owner runs the handlers
         irq_owner_->irq_kick_.notify(sc_core::SC_ZERO_TIME);
         return;
     }

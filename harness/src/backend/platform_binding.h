@@ -23,6 +23,7 @@
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
+#include "model/bus/pci_function.h"
 #include "satasim/ata.h"
 #include "satasim/platform.h"
 #include "trace/trace_sink.h"
@@ -94,6 +95,33 @@ class PlatformBinding : public sc_core::sc_module {
     // (the kernel's shared-IRQ action list); the line is "handled" if any claims it, and
     // the kernel's spurious accounting ("nobody cared") is the owner's, once per line.
     void share_irq_line(PlatformBinding &owner);
+
+    // The controller's PCI function: the stack's configuration cycles go to it (nullptr: none,
+    // reads return all ones and the stack's PCI probe refuses).
+    void set_pci(bus::PciConfigPort *cfg) { pci_ = cfg; }
+    bool has_pci() const { return pci_ != nullptr; }
+    // MSI delivery (a backend whose function can send messages to this host): the stack's
+    // msi_setup gets the message below and interrupt number `irq`; from then on the handlers run
+    // on each message the function writes (msi_message), as an edge, and again while
+    // `condition` (the function's interrupt condition) is still asserted after they ran: the
+    // function sends another message for events its status writes left pending (docs/hardware.md
+    // 12.8). The line sharing of share_irq_line does not apply to messages. Without this call
+    // msi_setup answers -ENOTSUP and the stack keeps INTx.
+    static constexpr uint64_t kMsiAddress = 0xfee00000ull; // the local APIC's message window
+    void enable_msi_delivery(std::function<bool()> condition, unsigned irq) {
+        msi_condition_ = std::move(condition);
+        msi_irq_ = irq;
+    }
+    int msi_setup(uint64_t *address, uint32_t *data, unsigned *irq);
+    void msi_message(uint64_t address, uint32_t data);
+    bool msi_mode() const { return msi_mode_; }
+    uint32_t pci_config_read(unsigned off, unsigned size) {
+        return pci_ ? pci_->pci_config_read(off, size) : 0xffffffffu >> (32 - 8 * (size & 7 ? size & 7 : 4));
+    }
+    void pci_config_write(unsigned off, unsigned size, uint32_t val) {
+        if (pci_)
+            pci_->pci_config_write(off, size, val);
+    }
 
     // The backend's DMA copy hook (nullptr: CPU and device share the memory).
     void set_dma_sync(DmaSyncHook *h) { dma_sync_ = h; }
@@ -218,6 +246,11 @@ class PlatformBinding : public sc_core::sc_module {
     uint64_t ps_per_ns_ = 1000;
     HostQuirks quirks_;
     DmaSyncHook *dma_sync_ = nullptr;
+    bus::PciConfigPort *pci_ = nullptr;
+    std::function<bool()> msi_condition_; // set: the function can deliver MSI here
+    unsigned msi_irq_ = 0;
+    bool msi_mode_ = false; // the stack enabled MSI: handlers run on messages
+    uint32_t msi_data_ = 0;
 };
 
 } // namespace satasim::harness

@@ -66,8 +66,9 @@ struct ControllerDesc {
     ControllerId id;
     const char *name;          // controller.type
     const char *chip;          // what it models (messages, docs)
-    // PCI identity of the function the kernel would bind (descriptive: the models have no
-    // configuration space)
+    // PCI identity of the function the kernel binds: the model's configuration space has these
+    // (docs/hardware.md 12; a PIIX3/PIIX4 part has its own device ID, 7010/7111), and the
+    // stack's PCI probe picks the driver from them
     uint16_t pci_vendor, pci_device;
     uint32_t pci_class;
     // The stack's driver: its create function and that function's name (the run's phase).

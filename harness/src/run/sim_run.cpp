@@ -281,7 +281,23 @@ bool SimController::create_hosts() {
                                "controller " + std::to_string(i) + ": " + c.type + " at " + c.pci + ", irq " +
                                    std::to_string(c.irq) + ", ata" + std::to_string(c.first_port + 1) + "-ata" +
                                    std::to_string(c.first_port + c.ports));
-        ata_host *h = ctl.create(b.platform(), PlatformBinding::ops(), &cfg);
+        cfg.no_msi = sc_.host.no_msi;
+        // A PCI function: the stack's PCI layer identifies it and picks the driver by its ID
+        // tables (which must be this row's). A backend without configuration space (the RTL
+        // DUT on its AXI bus) gets the row's driver directly.
+        ata_host *h = nullptr;
+        if (b.has_pci()) {
+            const char *chosen = nullptr;
+            h = ata_pci_probe(b.platform(), PlatformBinding::ops(), &cfg, &chosen);
+            if (h && (!chosen || std::string(chosen) != ctl.driver)) {
+                ata_host_destroy(h);
+                h = nullptr;
+                report_.failures.add(std::string("the PCI probe bound ") + (chosen ? chosen : "no driver") +
+                                     ", not " + ctl.driver);
+            }
+        } else {
+            h = ctl.create(b.platform(), PlatformBinding::ops(), &cfg);
+        }
         if (!h) {
             report_.failures.add(std::string(ctl.driver) + " failed" +
                                  (sc_.multi() ? " (controller " + std::to_string(i) + ")" : std::string()));

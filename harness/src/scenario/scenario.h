@@ -68,6 +68,7 @@ struct HostSpec {
     bool atapi_dmadir = false; // libata.atapi_dmadir: DMADIR on every ATAPI DMA command
     unsigned dma = 7;         // libata.dma: DMA for 0x1 ATA disks, 0x2 ATAPI, 0x4 CF
     bool ignore_hpa = false;  // libata.ignore_hpa: unlock a Host Protected Area at probe (SET MAX ADDRESS)
+    bool no_msi = false;      // pci=nomsi: INTx even where the function and driver have MSI
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;

@@ -220,7 +220,8 @@ void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
 
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
-                                                 "force", "pio_polling", "fua", "atapi_dmadir", "dma", "ignore_hpa"});
+                                                 "force", "pio_polling", "fua", "atapi_dmadir", "dma", "ignore_hpa",
+                                                 "no_msi"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -240,6 +241,9 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
         h.dma = unsigned(as_uint(p, *t, 0, 7));
     if (auto *t = m.find("ignore_hpa"))
         h.ignore_hpa = as_bool(p, *t);
+    // Linux's pci=nomsi: every function interrupts through its INTx pin
+    if (auto *t = m.find("no_msi"))
+        h.no_msi = as_bool(p, *t);
     if (auto *t = m.find("spd_limit")) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
         h.spd_limit_line = t->line;

@@ -1064,6 +1064,26 @@ static void ahci_print_quirks(struct ata_host *h, uint32_t saved, uint32_t cap)
 
 static const char create_failed_ev[] = "ahci.create_failed";
 
+/* libata's line per port at registration: the ABAR (its length as sized) and the port's
+ * register block in it, or DUMMY for a port not in use. */
+static void ahci_port_descs(struct ata_host *h)
+{
+    const struct ata_pci_bar *abar = &h->pci.bar[5];
+
+    for (unsigned i = 0; i < h->n_ports; i++) {
+        struct ata_port *ap = &h->ports[i];
+        char desc[96];
+
+        if (ap->flags & ATA_FLAG_DUMMY) {
+            ata_port_ev(ap, ATA_EV0("probe.port_desc", SATA_TC_INFO, SATA_LOG_INFO), "DUMMY");
+            continue;
+        }
+        snprintf(desc, sizeof(desc), "abar m%u@0x%llx port 0x%llx", abar->len, (unsigned long long)abar->start,
+                 (unsigned long long)(abar->start + AHCI_PORT_BASE(i)));
+        ata_port_pci_desc(ap, "SATA", desc);
+    }
+}
+
 /* ATA_HQ_ONCHIP_CMD_AREA: the areas must be dwords of the window past the port registers. */
 static bool onchip_area_ok(const struct ata_onchip_area *a, unsigned n_ports)
 {
@@ -1159,7 +1179,31 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
     if (hp->onchip)
         ahci_print_onchip(h);
     ahci_print_info(h);
+    if (h->has_pci)
+        ahci_port_descs(h);
     ata_host_force_spd_limit(h, cfg->spd_limit);
     ata_host_fixed_spd(h, cfg->only_gen);
     return h;
 }
+
+/* The PCI IDs ahci takes (a few of libata's Intel entries, then every function of class
+ * 01/06/01, AHCI 1.0: libata's generic entry). */
+static const struct ata_pci_device_id ahci_pci_tbl[] = {
+    { 0x8086, 0x2652, 0, 0, 0 }, /* ICH6 */
+    { 0x8086, 0x2653, 0, 0, 0 }, /* ICH6M */
+    { 0x8086, 0x27c1, 0, 0, 0 }, /* ICH7 */
+    { 0x8086, 0x27c5, 0, 0, 0 }, /* ICH7M */
+    { 0x8086, 0x2821, 0, 0, 0 }, /* ICH8 */
+    { 0x8086, 0x2829, 0, 0, 0 }, /* ICH8M */
+    { 0x8086, 0x2922, 0, 0, 0 }, /* ICH9 */
+    { 0x8086, 0x2923, 0, 0, 0 }, /* ICH9 */
+    { 0x8086, 0x2929, 0, 0, 0 }, /* ICH9M */
+    { 0x8086, 0x3a22, 0, 0, 0 }, /* ICH10 */
+    { ATA_PCI_ANY_ID, ATA_PCI_ANY_ID, 0x010601, 0xffffff, 0 },
+    { 0, 0, 0, 0, 0 },
+};
+
+const struct ata_pci_driver ahci_pci_driver = {
+    .name = "ahci", .create_name = "ahci_host_create", .create = ahci_host_create, .id_table = ahci_pci_tbl,
+    .msi = true,
+};

@@ -189,16 +189,17 @@ static const struct ata_port_operations piix_pata_ops = {
 };
 
 /* libata's port description line at host registration ("ata1: PATA max UDMA/33 cmd 0x1f0 ctl
- * 0x3f6 bmdma 0xc000 irq 14"): the port's own mask's top mode, the legacy ports and line. */
-static void piix_pata_port_desc(struct ata_port *ap, const struct ata_sff_ioaddr *io)
+ * 0x3f6 bmdma 0xc000 irq 14"): the port's own mask's top mode, the legacy ports and line (a
+ * compatibility-mode channel's legacy IRQ 14 or 15). */
+static void piix_port_desc(struct ata_port *ap, const char *kind, const struct ata_sff_ioaddr *io)
 {
     const unsigned irq = ap->port_no ? 15 : 14;
     const struct sata_trace_field f[] = { TF_STR("max", ata_mode_string(ap->xfer_mask)), TF_HEX("cmd", io->cmd),
                                           TF_HEX("ctl", io->ctl), TF_HEX("bmdma", io->bmdma), TF_INT("irq", irq) };
 
     ata_port_ev(ap, ATA_EV("piix.port_desc", SATA_TC_INFO, SATA_LOG_INFO, f),
-                "PATA max %s cmd 0x%x ctl 0x%x bmdma 0x%x irq %u", ata_mode_string(ap->xfer_mask), io->cmd, io->ctl,
-                io->bmdma, irq);
+                "%s max %s cmd 0x%x ctl 0x%x bmdma 0x%x irq %u", kind, ata_mode_string(ap->xfer_mask), io->cmd,
+                io->ctl, io->bmdma, irq);
 }
 
 static const char create_failed_ev[] = "piix.create_failed";
@@ -260,7 +261,7 @@ static struct ata_host *piix_pata_host_create(struct sata_platform *p, const str
             continue;
         ap->flags |= ATA_FLAG_SLAVE_POSS;
         ap->cbl = ATA_CBL_PATA40;
-        piix_pata_port_desc(ap, &piix_io[i]);
+        piix_port_desc(ap, "PATA", &piix_io[i]);
     }
     {
         const struct sata_trace_field f[] = { TF_STR("part", piix4 ? "piix4" : "piix3"), TF_INT("ports", PIIX_N_PORTS) };
@@ -282,6 +283,11 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
         return NULL;
     if (!cfg)
         cfg = &dflt;
+    /* the bus-master block where BAR4 says (the legacy ports are fixed) */
+    if (cfg->pci && cfg->pci->bar[4].len && cfg->pci->bar[4].start != piix_io[0].bmdma) {
+        ata_report_create_failed(p, pops, create_failed_ev, "BAR4 (bus master) is not at the I/O base this driver maps");
+        return NULL;
+    }
     if (cfg->piix_part != ATA_PIIX_ICH_SATA)
         return piix_pata_host_create(p, pops, cfg);
     h = ata_host_alloc_priv(p, pops, &piix_sata_ops, PIIX_N_PORTS, 0, cfg, create_failed_ev);
@@ -301,5 +307,24 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
         ata_host_ev(h, ATA_EV("piix.init", SATA_TC_INFO, SATA_LOG_INFO, f),
                     "ICH SATA in IDE mode, %u channels (SFF + BMDMA, no SCRs)", PIIX_N_PORTS);
     }
+    if (h->has_pci)
+        for (unsigned i = 0; i < PIIX_N_PORTS; i++)
+            piix_port_desc(&h->ports[i], "SATA", &piix_io[i]);
     return h;
 }
+
+/* ata_piix's PCI IDs (driver_data: the part, enum ata_piix_part). */
+static const struct ata_pci_device_id piix_pci_tbl[] = {
+    { 0x8086, 0x7010, 0, 0, ATA_PIIX_PIIX3 },    /* 82371SB PIIX3 IDE */
+    { 0x8086, 0x7111, 0, 0, ATA_PIIX_PIIX4 },    /* 82371AB PIIX4 IDE */
+    { 0x8086, 0x24d1, 0, 0, ATA_PIIX_ICH_SATA }, /* 82801EB ICH5 SATA */
+    { 0x8086, 0x24df, 0, 0, ATA_PIIX_ICH_SATA }, /* 82801ER ICH5R SATA */
+    { 0x8086, 0x2651, 0, 0, ATA_PIIX_ICH_SATA }, /* 82801FB ICH6 SATA */
+    { 0x8086, 0x27c0, 0, 0, ATA_PIIX_ICH_SATA }, /* 82801GB ICH7 SATA */
+    { 0, 0, 0, 0, 0 },
+};
+
+const struct ata_pci_driver piix_pci_driver = {
+    .name = "ata_piix", .create_name = "piix_host_create", .create = piix_host_create, .id_table = piix_pci_tbl,
+    .msi = false,
+};

@@ -3,6 +3,7 @@
  * SError.N), freeze/thaw through SYSCFG and SIEN, SCR access in BAR5 (so COMRESET
  * hardreset), the FIFO thresholds and the mod15write errata fixup (dev_config). Everything
  * else is inherited from ata_bmdma_port_ops. */
+#include <stdio.h>
 #include <string.h>
 
 #include "sata_sil.h"
@@ -273,6 +274,28 @@ struct ata_host *sil_host_create(struct sata_platform *p, const struct sata_plat
         ata_host_ev(h, ATA_EV("sil.init", SATA_TC_INFO, SATA_LOG_INFO, f), "SiI3112 %u ports (SFF + BMDMA)",
                     SIL_N_PORTS);
     }
+    if (h->has_pci)
+        for (unsigned i = 0; i < SIL_N_PORTS; i++) {
+            char desc[96];
+
+            /* sata_sil's: the MMIO BAR5 and the port's taskfile block in it */
+            snprintf(desc, sizeof(desc), "mmio m%u@0x%llx tf 0x%llx", h->pci.bar[5].len,
+                     (unsigned long long)h->pci.bar[5].start,
+                     (unsigned long long)(h->pci.bar[5].start + sil_port[i].tf));
+            ata_port_pci_desc(&h->ports[i], "SATA", desc);
+        }
     ata_host_force_spd_limit(h, cfg->spd_limit);
     return h;
 }
+
+/* sata_sil's PCI IDs: the SiI3112, 3512, 3114 and their variants, and ATI's IXP parts. */
+static const struct ata_pci_device_id sil_pci_tbl[] = {
+    { 0x1095, 0x3112, 0, 0, 0 }, { 0x1095, 0x0240, 0, 0, 0 }, { 0x1095, 0x3512, 0, 0, 0 },
+    { 0x1095, 0x3114, 0, 0, 0 }, { 0x1002, 0x436e, 0, 0, 0 }, { 0x1002, 0x4379, 0, 0, 0 },
+    { 0x1002, 0x437a, 0, 0, 0 }, { 0, 0, 0, 0, 0 },
+};
+
+const struct ata_pci_driver sil_pci_driver = {
+    .name = "sata_sil", .create_name = "sil_host_create", .create = sil_host_create, .id_table = sil_pci_tbl,
+    .msi = false,
+};

@@ -895,6 +895,33 @@ struct ata_host *sil24_host_create(struct sata_platform *p, const struct sata_pl
     if (hp->irq_woc)
         ata_host_ev(h, ATA_EV0("sil24.errata", SATA_TC_DECISION, SATA_LOG_INFO),
                     "Applying completion IRQ loss on PCI-X errata fix");
+    if (h->has_pci)
+        for (unsigned i = 0; i < h->n_ports; i++) {
+            char desc[96];
+
+            if (h->ports[i].flags & ATA_FLAG_DUMMY) {
+                ata_port_ev(&h->ports[i], ATA_EV0("probe.port_desc", SATA_TC_INFO, SATA_LOG_INFO), "DUMMY");
+                continue;
+            }
+            /* sata_sil24's: the global BAR0 and the port's block in BAR2 */
+            snprintf(desc, sizeof(desc), "host m%u@0x%llx port 0x%llx", h->pci.bar[0].len,
+                     (unsigned long long)h->pci.bar[0].start,
+                     (unsigned long long)(h->pci.bar[2].start + 0x2000ull * i));
+            ata_port_pci_desc(&h->ports[i], "SATA", desc);
+        }
     ata_host_force_spd_limit(h, cfg->spd_limit);
     return h;
 }
+
+/* sata_sil24's PCI IDs: the SiI3124 (and Intel's), 3132, 3131/3531 and their variants. */
+static const struct ata_pci_device_id sil24_pci_tbl[] = {
+    { 0x1095, 0x3124, 0, 0, 0 }, { 0x8086, 0x3124, 0, 0, 0 }, { 0x1095, 0x3132, 0, 0, 0 },
+    { 0x1095, 0x0242, 0, 0, 0 }, { 0x1095, 0x0244, 0, 0, 0 }, { 0x1095, 0x3131, 0, 0, 0 },
+    { 0x1095, 0x3531, 0, 0, 0 }, { 0, 0, 0, 0, 0 },
+};
+
+/* msi false: sata_sil24's msi module parameter is off by default (the chip has the capability) */
+const struct ata_pci_driver sil24_pci_driver = {
+    .name = "sata_sil24", .create_name = "sil24_host_create", .create = sil24_host_create,
+    .id_table = sil24_pci_tbl, .msi = false,
+};

@@ -85,6 +85,25 @@ struct ata_disk_names {
     uint64_t used[ATA_MAX_DISKS / 64];
 };
 
+/* A PCI function as the stack's PCI layer found and enabled it (core/pci.c, ata_pci_probe):
+ * its identity, the BARs it sized (start as programmed, length from the sizing), and how its
+ * interrupt arrives. */
+struct ata_pci_bar {
+    uint64_t start;
+    uint32_t len; /* 0: no BAR */
+    bool io;
+};
+struct ata_pci_dev {
+    uint16_t vendor, device, subsys_vendor, subsys_device;
+    uint8_t revision;
+    uint32_t class_code;           /* base << 16 | sub << 8 | programming interface */
+    struct ata_pci_bar bar[6];
+    uint8_t pin;                   /* Interrupt Pin: 1 = INTA# .. 4 = INTD#, 0 none */
+    unsigned irq;                  /* the INTx line (Interrupt Line) or the MSI's number */
+    bool msi;                      /* interrupts arrive as MSI messages */
+    unsigned long driver_data;     /* the matching ID entry's */
+};
+
 struct ata_host_config {
     const char *eh_policy; /* EH profile name; NULL = default */
     bool no_ncq;           /* host-side NCQ off (like a NONCQ host flag) */
@@ -122,6 +141,9 @@ struct ata_host_config {
     bool ignore_hpa;       /* Linux's libata.ignore_hpa (off by default): a device whose Host
                               Protected Area hides sectors is unlocked to its native size at
                               probe (SET MAX ADDRESS (EXT)); off, it is only reported */
+    bool no_msi;           /* Linux's pci=nomsi: INTx even where the function and driver have MSI */
+    const struct ata_pci_dev *pci; /* the function ata_pci_probe enabled (it fills this); NULL:
+                                      created without the PCI layer (no port description lines) */
 };
 
 /* ata_host_config.quirks */
@@ -150,6 +172,16 @@ struct ata_host *sil_host_create(struct sata_platform *p, const struct sata_plat
  * numbers and the bus-master block at 0xC000 of the register window. */
 struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_platform_ops *ops,
                                   const struct ata_host_config *cfg);
+
+/* The PCI layer (core/pci.c), as the kernel's PCI core and a driver's probe: reads the
+ * function's IDs through the platform's configuration cycles, picks the driver whose ID table
+ * matches (ata_piix, sata_sil, sata_sil24 and ahci by vendor/device, then ahci by class
+ * 01/06/01), enables it (pci_enable_device: memory and I/O decode for the BARs it sizes),
+ * makes it a bus master, sets up MSI where the function and driver have it (unless
+ * cfg->no_msi), and calls the driver's create with cfg->pci filled. *driver (may be NULL)
+ * names the create function chosen. NULL on failure (message through trace). */
+struct ata_host *ata_pci_probe(struct sata_platform *p, const struct sata_platform_ops *ops,
+                               const struct ata_host_config *cfg, const char **driver);
 
 int ata_host_start(struct ata_host *h);   /* 0 or negative errno */
 /* The machine's controllers in PCI order, as the kernel's driver probes meet them: with an

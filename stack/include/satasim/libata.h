@@ -403,8 +403,30 @@ struct ata_host {
     bool atapi_dmadir;        /* libata.atapi_dmadir (ata_host_config.atapi_dmadir) */
     unsigned dma_off;         /* libata.dma's classes turned off (ata_host_config.dma_off) */
     bool ignore_hpa;          /* libata.ignore_hpa (ata_host_config.ignore_hpa) */
+    bool has_pci;             /* created by ata_pci_probe: pci holds the function */
+    struct ata_pci_dev pci;
     void *private_data;
 };
+
+/* ---- pci.c: the PCI layer's ID tables (one per PCI driver, ending with a zero entry) ---- */
+enum { ATA_PCI_ANY_ID = 0xffff };
+struct ata_pci_device_id {
+    uint16_t vendor, device;   /* ATA_PCI_ANY_ID: any */
+    uint32_t class_code, class_mask; /* matched when class_mask is nonzero */
+    unsigned long driver_data;
+};
+struct ata_pci_driver {
+    const char *name;          /* the kernel module's ("ahci", "sata_sil24") */
+    const char *create_name;   /* the create function's name (the run's phase) */
+    struct ata_host *(*create)(struct sata_platform *, const struct sata_platform_ops *,
+                               const struct ata_host_config *);
+    const struct ata_pci_device_id *id_table;
+    bool msi;                  /* the driver asks for MSI (ahci does; sata_sil24's msi=0 default) */
+};
+extern const struct ata_pci_driver ahci_pci_driver, sil24_pci_driver, sil_pci_driver, piix_pci_driver;
+/* libata's port description line for a PCI host ("ata1: SATA max UDMA/133 abar m2048@0xfebf1000
+ * port 0xfebf1100 irq 27"): "<kind> max <mode> <desc> irq <n>", desc the driver's words. */
+void ata_port_pci_desc(struct ata_port *ap, const char *kind, const char *desc);
 
 /* A controller driver's create failed before any host existed to log through. */
 void ata_report_create_failed(struct sata_platform *p, const struct sata_platform_ops *pops,

@@ -108,6 +108,16 @@ struct sata_platform_ops {
      * Idempotent while that port's run is pending. NULL: the backend has the one host EH
      * context of schedule_eh, which runs every port in turn. */
     void (*schedule_port_eh)(struct sata_platform *p, unsigned port_no);
+    /* The controller's PCI function: configuration cycles (PCI Local Bus 3.0 chapter 6; size
+     * 1, 2 or 4 at an offset aligned to it). A read nothing answers returns all ones. NULL: a
+     * platform without configuration space (the stack's PCI probe then refuses). */
+    uint32_t (*pci_config_read)(struct sata_platform *p, unsigned off, unsigned size);
+    void (*pci_config_write)(struct sata_platform *p, unsigned off, unsigned size, uint32_t val);
+    /* MSI (PCI 3.0 6.8): the message the host's interrupt controller wants for this function
+     * (address, data) and the interrupt number the kernel would give it; from then on the
+     * handler of request_irq runs on each message the function writes instead of on the INTx
+     * line. 0, or -ENOTSUP where the platform delivers no messages (the stack keeps INTx). */
+    int (*msi_setup)(struct sata_platform *p, uint64_t *address, uint32_t *data, unsigned *irq);
 };
 
 #ifdef __cplusplus

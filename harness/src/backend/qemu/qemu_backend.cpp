@@ -68,6 +68,9 @@ class QemuBackend : public Backend {
         binding_ = std::make_unique<PlatformBinding>("platform", *machine_, machine_->mem(), machine_->irq(),
                                                      ctx.sink, ctx.fail);
         binding_->set_dma_sync(machine_.get());
+        // the stack's PCI probe reads QEMU's own configuration space (IDs, BAR5, MSI capability);
+        // no MSI delivery: qtest intercepts the IOAPIC's inputs, not message writes (INTx only)
+        binding_->set_pci(machine_.get());
         poller_ = std::make_unique<QemuPoller>("qemu_poller", *machine_);
         view_ = std::make_unique<QemuView>(*machine_);
     }

@@ -146,11 +146,20 @@ QemuMachine::QemuMachine(const Scenario &sc, const std::string &work_dir, uint32
     if (found_dev < 0)
         throw QtestError("qemu/qtest: no AHCI function 8086:2922 found on PCI bus 0 of the q35 machine");
     unsigned dv = unsigned(found_dev), fn = unsigned(found_fn);
-    pci_write(dv, fn, 0x24, uint32_t(kAbar)); // BAR5 = ABAR
-    uint32_t cmd = pci_read(dv, fn, 0x04) & 0xffff;
-    cmd |= 0x0006;   // memory space, bus master
-    cmd &= ~0x0400u; // INTx enabled
-    pci_write(dv, fn, 0x04, cmd);
+    dev_ = dv;
+    fn_ = fn;
+    // The firmware's part (no BIOS runs under -S): BAR5 = ABAR, Interrupt Line = the IOAPIC
+    // input its INTx reaches. Enabling decode and bus mastering is the driver's: the stack's
+    // PCI probe does it through pci_config_write; directed steps have no driver, so here.
+    pci_write(dv, fn, 0x24, uint32_t(kAbar));
+    pci_write(dv, fn, 0x20, kIdpPort); // BAR4, the index/data pair (I/O): off the ISA ports
+    pci_write(dv, fn, 0x3c, (pci_read(dv, fn, 0x3c) & ~0xffu) | unsigned(kIrqLine));
+    if (!sc.host.stack) {
+        uint32_t cmd = pci_read(dv, fn, 0x04) & 0xffff;
+        cmd |= 0x0006;   // memory space, bus master
+        cmd &= ~0x0400u; // INTx enabled
+        pci_write(dv, fn, 0x04, cmd);
+    }
     uint32_t bar = pci_read(dv, fn, 0x24);
     require_ok();
     if ((bar & ~0xfu) != uint32_t(kAbar))
@@ -193,6 +202,28 @@ uint32_t QemuMachine::pci_read(unsigned dev, unsigned fn, unsigned reg) {
 void QemuMachine::pci_write(unsigned dev, unsigned fn, unsigned reg, uint32_t val) {
     client_.outl(0xcf8, 0x80000000u | dev << 11 | fn << 8 | (reg & 0xfc));
     client_.outl(0xcfc, val);
+}
+
+uint32_t QemuMachine::pci_config_read(unsigned off, unsigned size) {
+    if (lost_ || !check_alive())
+        return 0xffffffffu;
+    const uint32_t v = pci_read(dev_, fn_, off & 0xfc) >> 8 * (off & 3);
+    return size >= 4 ? v : v & ((1u << 8 * size) - 1);
+}
+
+void QemuMachine::pci_config_write(unsigned off, unsigned size, uint32_t val) {
+    if (lost_ || !check_alive())
+        return;
+    if (size >= 4) {
+        pci_write(dev_, fn_, off & 0xfc, val);
+        return;
+    }
+    const unsigned sh = 8 * (off & 3);
+    const uint32_t mask = ((1u << 8 * size) - 1) << sh;
+    uint32_t old = pci_read(dev_, fn_, off & 0xfc);
+    if ((off & 0xfc) == 0x04)
+        old &= 0xffffu; // Status (06h) is write-one-to-clear: the merge writes it 0
+    pci_write(dev_, fn_, off & 0xfc, (old & ~mask) | ((val << sh) & mask));
 }
 
 bool QemuMachine::check_alive() {

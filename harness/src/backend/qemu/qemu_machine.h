@@ -3,8 +3,11 @@
 //
 // Design (see also docs/qemu-backend.md):
 //   - Hardware. QemuMachine starts qemu-system-x86_64 (q35, -S, no guest code), finds the
-//     AHCI function 8086:2922 by PCI config cycles (ports 0xcf8/0xcfc), programs BAR5
-//     (ABAR) and enables memory decoding and bus mastering. MMIO is qtest readl/writel at
+//     AHCI function 8086:2922 by PCI config cycles (ports 0xcf8/0xcfc) and does the
+//     firmware's part: BAR5 (ABAR), BAR4, Interrupt Line. The stack's PCI probe reaches the
+//     same configuration space through pci_config_read/write (the platform's), reads QEMU's
+//     IDs, sizes its BARs and enables memory decoding and bus mastering itself, as on the
+//     models (docs/hardware.md 12.7). MMIO is qtest readl/writel at
 //     ABAR + offset (writes are posted: pipelined, sent before the next read or idle).
 //   - DMA memory. A bus::HostMemory allocator whose bus addresses are guest-physical RAM
 //     addresses (0x10000000..0x80000000 of a 2 GiB guest): its regions are the host-side
@@ -57,12 +60,13 @@ namespace satasim::harness {
 // qemu-system-x86_64 to run: $SATASIM_QEMU or the one on PATH.
 std::string qemu_binary();
 
-class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
+class QemuMachine : public bus::MmioTarget, public DmaSyncHook, public bus::PciConfigPort {
   public:
     static constexpr uint64_t kAbar = 0xe0000000ull;
     static constexpr uint64_t kDmaBase = 0x10000000ull;
     static constexpr uint64_t kDmaLimit = 0x80000000ull;
     static constexpr int kIrqLine = 16; // IOAPIC input of the AHCI function's INTx
+    static constexpr uint32_t kIdpPort = 0xc000; // BAR4 (I/O): where the firmware puts it
 
     // Creates the disk images in work_dir, starts QEMU and sets up the PCI function.
     // Throws QtestError (or std::runtime_error) naming what failed.
@@ -88,6 +92,10 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
     // DmaSyncHook
     void to_device(uint64_t bus, const void *cpu, size_t len) override;
     void to_cpu(uint64_t bus, void *cpu, size_t len) override;
+    // bus::PciConfigPort: the AHCI function's configuration space in QEMU, by configuration
+    // mechanism #1 (CF8h address, CFCh data; narrow accesses as a dword read and merge)
+    uint32_t pci_config_read(unsigned off, unsigned size) override;
+    void pci_config_write(unsigned off, unsigned size, uint32_t val) override;
 
     // Poller support: block up to timeout_ns for an interrupt change; level changes seen
     // while deferring are applied by apply_irq().
@@ -120,6 +128,7 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook {
     uint8_t *ram_ = nullptr;      // its mapping
     size_t ram_size_ = 0;
     std::vector<uint64_t> busy_regs_; // PxCI and PxSACT of the ports in use
+    unsigned dev_ = 0, fn_ = 0;        // the AHCI function's device and function on bus 0
     bool lost_ = false;
     LostFn on_lost_;
 };

@@ -7,10 +7,21 @@ namespace satasim::harness {
 namespace {
 
 // Hands a controller model to the topology: everything past it is controller-neutral.
+// The function's register window as the host reaches it (decoded only while the function's
+// Command register enables its space), its interrupt logic between the model's condition line
+// and the INTx pin.
 template <class Hba>
-void adopt(ControllerHookup &t, std::unique_ptr<Hba> hba) {
+void adopt(ControllerHookup &t, std::unique_ptr<Hba> hba, bus::PciWindow::Space space = bus::PciWindow::Space::Memory) {
     Hba *h = hba.get();
-    t.mmio = h;
+    bus::PciFunction *f = &h->pci();
+    t.pci = f;
+    t.window = std::make_unique<bus::PciWindow>(*h, *f, space);
+    t.pin = std::make_unique<bus::IrqLine>();
+    bus::IrqLine *pin = t.pin.get();
+    f->set_intx_sink([pin](bool level) { pin->set(level); });
+    t.irq->set_observer([f](bool level) { f->interrupt(level); });
+    f->interrupt(t.irq->level()); // a condition the model raised while it was built
+    t.mmio = t.window.get();
     t.port_endpoint = [h](unsigned port) { return h->port_endpoint(port); };
     t.connect_port = [h](unsigned port, link::SataLink *lk) { h->connect_port(port, lk); };
     t.lost_irq = [h](unsigned port, unsigned count, uint64_t window_ns, const std::string &id) {
@@ -62,7 +73,7 @@ void build_piix(const Build &b) {
                                                c.map == "ich6" ? piix::PiixMap::Ich6 : piix::PiixMap::Ich5, part);
     piix::PiixIde *h = hba.get();
     b.t.sff_channel = [h](unsigned port) { return &h->channel(port); };
-    adopt(b.t, std::move(hba));
+    adopt(b.t, std::move(hba), bus::PciWindow::Space::Io); // the legacy ports and BAR4: I/O space
 }
 
 void build_ahci(const Build &b) {
@@ -101,10 +112,48 @@ static_assert(sizeof kBuilders / sizeof kBuilders[0] == kControllerCount, "one m
 
 } // namespace
 
+// What the machine's firmware does before the OS probes (docs/hardware.md 12.7): every BAR
+// gets an address (memory BARs naturally aligned in the controller's own 1 MiB below
+// 0xfec00000, I/O BARs from 0xd000 + 0x100 per controller; a PIIX's bus-master BAR4 at the
+// I/O base its window maps, 0xc000), Interrupt Line the controller's IRQ. Decode stays off:
+// enabling the function is the driver's (the stack's PCI probe).
+void firmware_assign(ControllerHookup &h, const ControllerSpec &c, size_t index) {
+    bus::PciFunction &f = *h.pci;
+    uint64_t mem_next = 0xfe000000ull + 0x100000ull * index;
+    uint32_t io_next = 0xd000u + 0x100u * unsigned(index);
+    const bool piix = controller_desc(c.type).id == ControllerId::Piix;
+    for (unsigned n = 0; n < 6; ++n) {
+        const bus::PciBar &b = f.spec().bars[n];
+        const unsigned off = bus::pci::kBar0 + 4 * n;
+        if (b.kind == bus::PciBar::Kind::None)
+            continue;
+        if (b.kind == bus::PciBar::Kind::Io) {
+            uint32_t at = (io_next + b.size - 1) & ~(b.size - 1);
+            if (piix && n == 4)
+                at = piix::PiixIde::kBmdmaBase;
+            else
+                io_next = at + b.size;
+            f.config_write(off, 4, at);
+            continue;
+        }
+        const uint64_t at = (mem_next + b.size - 1) & ~uint64_t(b.size - 1);
+        mem_next = at + b.size;
+        f.config_write(off, 4, uint32_t(at));
+        if (b.kind == bus::PciBar::Kind::Mem64) {
+            f.config_write(off + 4, 4, uint32_t(at >> 32));
+            ++n;
+        }
+    }
+    f.config_write(bus::pci::kIntLine, 1, piix ? 14u : c.irq);
+}
+
 void build_controller_model(const Scenario &sc, size_t index, bus::HostMemory &mem, ControllerHookup &h,
                             ModelTrace *trace) {
     const ControllerSpec &c = sc.controller_at(index);
     kBuilders[size_t(controller_desc(c.type).id)]({sc, c, controller_name(sc, index), mem, h, trace});
+    firmware_assign(h, c, index);
+    if (!sc.host.stack) // the directed steps are the driver: the function is enabled for them
+        bus::pci_enable_for_test(*h.pci);
 }
 
 } // namespace satasim::harness

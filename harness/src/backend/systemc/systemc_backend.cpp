@@ -38,8 +38,9 @@ class SystemcBackend : public Backend {
         topo_ = build_topology(ctx.sc, &ctx.sink);
         if (ctx.vcd)
             attach_waveform(*topo_, ctx.sc, *ctx.vcd);
-        binding_ = std::make_unique<PlatformBinding>("platform", *topo_->mmio, *topo_->mem, *topo_->irq, ctx.sink,
-                                                     ctx.fail);
+        binding_ = std::make_unique<PlatformBinding>("platform", *topo_->mmio, *topo_->mem, topo_->host_line(),
+                                                     ctx.sink, ctx.fail);
+        attach_pci(*binding_, *topo_, 0);
         if (ctx.sc.multi())
             build_more_platforms(ctx);
         view_ = std::make_unique<TopologyView>(*topo_);
@@ -59,6 +60,18 @@ class SystemcBackend : public Backend {
     }
 
   private:
+    // The stack's configuration cycles go to the controller's function; its MSI messages to
+    // the binding (the first MSI number above the 24 IOAPIC inputs, one per controller).
+    static void attach_pci(PlatformBinding &b, ControllerHookup &h, size_t index) {
+        if (!h.pci)
+            return;
+        b.set_pci(h.pci);
+        bus::IrqLine *cond = h.irq.get();
+        b.enable_msi_delivery([cond] { return cond->level(); }, 24u + unsigned(index));
+        PlatformBinding *bp = &b;
+        h.pci->set_msi_sink([bp](uint64_t address, uint32_t data) { bp->msi_message(address, data); });
+    }
+
     // controllers: one platform per further controller, each on its register window and pin;
     // a controller on an interrupt line an earlier one has shares that one's line.
     void build_more_platforms(const Context &ctx) {
@@ -77,7 +90,8 @@ class SystemcBackend : public Backend {
         for (size_t i = 1; i < sc.n_controllers(); ++i) {
             ControllerHookup &h = topo_->hba(i);
             more_.push_back(std::make_unique<PlatformBinding>(("platform" + std::to_string(i)).c_str(), *h.mmio,
-                                                              *topo_->mem, *h.irq, ctx.sink, ctx.fail));
+                                                              *topo_->mem, h.host_line(), ctx.sink, ctx.fail));
+            attach_pci(*more_.back(), h, i);
             address(*more_.back(), i);
         }
     }

@@ -15,6 +15,7 @@
 #include "model/piix/piix_ide.h"
 #include "model/bus/host_memory.h"
 #include "model/bus/irq_line.h"
+#include "model/bus/pci_window.h"
 #include "model/common/trace.h"
 #include "model/atapi/atapi_device.h"
 #include "model/device/sata_disk.h"
@@ -29,7 +30,17 @@ namespace satasim::harness {
 // window and port hookup. Its functions take the controller's own port numbers.
 struct ControllerHookup {
     unsigned first_port = 0; // its port 0 as a host-wide port (Scenario::controllers)
+    // The controller's interrupt condition (what the model drives). With a PCI function (pci
+    // below) it feeds the function's interrupt logic, whose INTx output is `pin`; without one
+    // (the RTL backend) the condition is the line.
     std::unique_ptr<bus::IrqLine> irq;
+    // The model's PCI function (its configuration space; null on a backend without one), the
+    // register window as the host reaches it through the function's decode (pci_window.h), and
+    // the INTx pin the platform's interrupt line follows.
+    bus::PciFunction *pci = nullptr;
+    std::unique_ptr<bus::PciWindow> window;
+    std::unique_ptr<bus::IrqLine> pin;
+    bus::IrqLine &host_line() { return pin ? *pin : *irq; }
     // The controller model, whichever type it is: its register window (what the stack's
     // MMIO goes to), its ports' host-side link endpoints and link hookup.
     std::unique_ptr<sc_core::sc_module> hba_module;
