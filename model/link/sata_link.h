@@ -130,9 +130,9 @@ class LinkEndpoint {
     // Slumber, SStatus.IPM 2 / 6) or came back to Active after a wake-up (PhyRdy asserted
     // again at the speed negotiated before). Default: ignored.
     virtual void power_changed(PowerState) {}
-    // Device side: whether this PHY answers the host's wake-up COMWAKE (the wake_fail fault
+    // Device side: whether this PHY answers this wake-up COMWAKE of the host's (the lpm_fail fault
     // says no). Default: yes.
-    virtual bool answers_comwake() const { return true; }
+    virtual bool answers_comwake() { return true; }
 };
 
 class SataLink : public sc_core::sc_module {

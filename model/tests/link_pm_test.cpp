@@ -35,7 +35,7 @@ struct Endpoint : LinkEndpoint {
     void oob_comwake() override { ++comwakes; }
     bool pm_accept(PowerState) override { return accept_pm; }
     void power_changed(PowerState s) override { power.push_back(s); }
-    bool answers_comwake() const override { return answer_comwake; }
+    bool answers_comwake() override { return answer_comwake; }
     void clear() {
         ups = downs = comwakes = 0;
         power.clear();
