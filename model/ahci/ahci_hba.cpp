@@ -42,6 +42,12 @@ uint32_t build_cap(const AhciConfig &c) {
         cap |= CAP_FBSS;
     if (c.sss)
         cap |= CAP_SSS;
+    if (c.salp)
+        cap |= CAP_SALP;
+    if (c.psc)
+        cap |= CAP_PSC;
+    if (c.ssc)
+        cap |= CAP_SSC;
     return cap;
 }
 } // namespace

@@ -35,6 +35,10 @@ struct AhciConfig {
     unsigned fbs_ado = 2;            // PxFBS.ADO, 2..15: a hint to software, not a limit
     uint32_t fbscp_ports = ~0u;      // with fbss: ports with PxCMD.FBSCP (FBS-capable port)
     bool sss = false;                // CAP.SSS (staggered spin-up)
+    // Link power management (AHCI 1.3.1 3.1.1, 3.3.7, 8.3; docs/hardware.md 5.10): CAP.SALP
+    // (PxCMD.ALPE/ASP writable, aggressive entry when the port goes idle), CAP.PSC and
+    // CAP.SSC (the HBA takes Partial / Slumber, its own requests, ICC's and the device's).
+    bool salp = false, psc = false, ssc = false;
     uint32_t version = 0x00010301;   // VS
     double core_clock_mhz = 150.0;   // controller core clock: the unit of internal latencies
 };

@@ -57,6 +57,8 @@ class AhciHba::Port : public sc_core::sc_module,
     bool answers_cominit() const override;
     void receive_error(link::LinkError err) override;
     void line_noise(const Noise &n) override;
+    bool pm_accept(link::PowerState s) override;
+    void power_changed(link::PowerState s) override;
 
     // Fault hooks (ahci_faults.cpp): lost completion interrupts, host bus errors.
     void inject_lost_irq(unsigned count, uint64_t window_ns, const std::string &id);
@@ -78,6 +80,11 @@ class AhciHba::Port : public sc_core::sc_module,
     void fr_method();
     void spinup_method();
     link::Gen speed_limit() const;
+    // ---- link power management (ahci_port_pm.cpp) ----
+    void pm_thread();
+    bool pm_allowed(link::PowerState s) const; // CAP.PSC/SSC and PxSCTL.IPM let it happen
+    bool port_idle() const;                    // nothing to issue, nothing outstanding
+    void pm_idle_check();                      // ALPE: the port went idle, enter the state
     void set_is(uint32_t bits);      // latch PxIS bits and re-evaluate the interrupt
     void set_serr(uint32_t bits);
     void irq_update();
@@ -214,6 +221,10 @@ class AhciHba::Port : public sc_core::sc_module,
     uint64_t cmd_epoch_ = 0;    // bumped by resets and ST 1->0: command work is dropped
 
     sc_core::sc_event wake_, cr_off_ev_, fr_ev_, spinup_ev_;
+    // Link power management: the ICC request software wrote (0: none pending), and the
+    // power thread's event (an ICC write, the port going idle with ALPE set).
+    uint32_t icc_req_ = 0;
+    sc_core::sc_event pm_ev_;
 
     // Lost-IRQ fault (ahci_faults.cpp): completions whose PxIS bit is not set.
     struct LostIrq {

@@ -77,14 +77,15 @@ bool AhciHba::Port::can_issue() const {
         bool any = false;
         for (unsigned t = 0; t < 32 && !any; ++t)
             any = (pending & (1u << t)) && slot_ready(t);
-        return any && link_->phy_ready();
+        return any && link_->established();
     }
     // The HBA only sends a command FIS while the device is idle from its point of view
     // (BSY and DRQ clear) and no data phase (PIO or first-party DMA) is in progress.
     const DevCtx &d = dev_[0];
     if ((tfd_ & (kAtaBsy | kAtaDrq)) || d.busy_slot >= 0 || d.pio.active || d.dma.active)
         return false;
-    return link_->phy_ready();
+    // Established, Active or in Partial/Slumber: the command FIS wakes the link.
+    return link_->established();
 }
 
 // Command issue (AHCI 5.3.2, CFIS states): pick the next PxCI slot round-robin, fetch its
@@ -244,6 +245,7 @@ void AhciHba::Port::complete_slot(unsigned slot) {
     if (hba_.wave_)
         wave_sample();
     wake_.notify(sc_core::SC_ZERO_TIME);
+    pm_idle_check();
 }
 
 // Scatter/gather through the slot's PRDT starting at byte position pos of the command's

@@ -26,6 +26,7 @@ AhciHba::Port::Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index)
     SC_METHOD(spinup_method);
     sensitive << spinup_ev_;
     dont_initialize();
+    SC_THREAD(pm_thread);
     // Power-on PxCMD: SUD is read-only 1 without staggered spin-up, POD is read-only 1
     // without cold presence detection (PxCMD.CPD = 0).
     // PxCMD.FBSCP: every port of an HBA with CAP.FBSS can do FIS-based switching.
@@ -53,6 +54,7 @@ void AhciHba::Port::reset(bool hba_reset) {
     tfd_ = TFD_RESET;
     sig_ = 0xFFFFFFFF;
     sctl_ = serr_ = sact_ = ci_ = sntf_ = fbs_ = 0;
+    icc_req_ = ICC_IDLE;
     sig_pending_ = true;
     cominit_oob_ = false;
     halted_ = false;
@@ -118,7 +120,7 @@ uint32_t AhciHba::Port::read(uint32_t off) {
     case PxIE:
         return ie_;
     case PxCMD:
-        return cmd_;
+        return cmd_ | icc_req_ << CMD_ICC_SHIFT;
     case PxTFD:
         return tfd_;
     case PxSIG:
@@ -233,8 +235,10 @@ void AhciHba::Port::write_cmd(uint32_t val) {
         w |= CMD_SUD;
     if (cfg.spm)
         w |= CMD_PMA;
-    // CAP.SALP = 0 and CAP2.APST = 0: ALPE/ASP/APSTE are read-only 0. ICC requests are
-    // accepted and complete at once (the link never leaves Active), so ICC reads 0.
+    // ALPE and ASP are writable with CAP.SALP, read-only 0 without (AHCI 1.3.1 3.3.7);
+    // CAP2.APST = 0: APSTE is read-only 0.
+    if (cfg.salp)
+        w |= CMD_ALPE | CMD_ASP;
     uint32_t old = cmd_;
     // AHCI 3.3.7 / 10.3: ST is set only with FRE set and after CR has cleared; FRE is
     // cleared only after ST (and CR) have.
@@ -266,6 +270,18 @@ void AhciHba::Port::write_cmd(uint32_t val) {
     }
     if (cfg.sss && !(old & CMD_SUD) && (cmd_ & CMD_SUD))
         spinup_ev_.notify(period_ * double(cycles::kSpinUp));
+    // PxCMD.ICC (3.3.7): a request to the interface. One to the state the link is already
+    // in, or to one this HBA does not take (DevSleep: CAP2.SDS = 0; reserved values), is no
+    // action: ICC reads Idle at once. Otherwise the power thread acts and then clears it.
+    const uint32_t icc = (val & CMD_ICC_MASK) >> CMD_ICC_SHIFT;
+    const bool to_active = icc == ICC_ACTIVE && link_ && link_->power_state() != link::PowerState::Active;
+    const bool to_low = (icc == ICC_PARTIAL && cfg.psc) || (icc == ICC_SLUMBER && cfg.ssc);
+    if (to_active || (to_low && link_)) {
+        icc_req_ = icc;
+        pm_ev_.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (!(old & CMD_ALPE) && (cmd_ & CMD_ALPE))
+        pm_idle_check();
 }
 
 void AhciHba::Port::start_engine() {

@@ -240,6 +240,8 @@ void AhciHba::Port::on_sdb(const sata::Fis &fis) {
     }
     const uint32_t done = sactive & mine;
     sact_ &= ~done;
+    if (done)
+        pm_idle_check();
     if (hba_.wave_)
         wave_sample();
     for (unsigned t = 0; t < 32; ++t) {

@@ -65,6 +65,11 @@ constexpr uint32_t SERR_ERR_I = 1u << 0, SERR_ERR_M = 1u << 1, SERR_ERR_T = 1u <
 // PxSCTL
 constexpr uint32_t SCTL_DET_MASK = 0xF, SCTL_SPD_SHIFT = 4, SCTL_SPD_MASK = 0xF0,
                    SCTL_WRITABLE = 0x000FFFFF;
+// PxSCTL.IPM (AHCI 1.3.1 3.3.11): transitions the HBA may not take or accept.
+constexpr uint32_t SCTL_IPM_NO_PARTIAL = 1u << 8, SCTL_IPM_NO_SLUMBER = 2u << 8,
+                   SCTL_IPM_NO_DEVSLP = 4u << 8;
+// PxCMD.ICC values (AHCI 1.3.1 3.3.7): what software asks the interface to do.
+constexpr uint32_t ICC_IDLE = 0, ICC_ACTIVE = 1, ICC_PARTIAL = 2, ICC_SLUMBER = 6, ICC_DEVSLEEP = 8;
 
 // PxFBS
 constexpr uint32_t FBS_EN = 1u << 0, FBS_DEC = 1u << 1, FBS_SDE = 1u << 2,

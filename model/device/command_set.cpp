@@ -406,6 +406,8 @@ void SataDisk::Impl::set_features(uint64_t e, const Taskfile &tf) {
     case 0x90:
         if (arg == 0x02)
             auto_activate = sub == 0x10;
+        else if (arg == 0x03 && cfg.dipm) // device-initiated interface power management
+            dipm_enabled = sub == 0x10;
         else if (arg == 0x06)
             ok = sub == 0x10; // settings preservation is always on (MEM: cannot disable)
         else

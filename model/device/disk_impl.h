@@ -136,6 +136,10 @@ struct SataDisk::Impl {
     bool wcache_enabled = true;
     bool lookahead_enabled = true;
     bool auto_activate = false;     // SET FEATURES 10h/02h
+    bool dipm_enabled = false;      // SET FEATURES 10h/03h (DiskConfig::dipm)
+    link::PowerState power = link::PowerState::Active; // the interface's, as the link said
+    sc_core::sc_time last_activity; // the last FIS in or out (DIPM's idle timer)
+    sc_core::sc_event dipm_event;   // the idle timer's check
     unsigned multi_count = 0;       // 0 = READ/WRITE MULTIPLE not enabled
     int udma_selected = -1;
     int mwdma_selected = -1;
@@ -186,10 +190,17 @@ struct SataDisk::Impl {
     std::string bad_fis_id;
     bool long_d2h = false;
     std::string long_d2h_id;
+    // lpm_fail: the PHY does not answer COMWAKE / the link layer PMNAKs every request
+    bool no_comwake = false, pmnak = false, pmnak_told = false;
+    unsigned no_comwake_left = 0; // unanswered wake-ups still to come (0: every one)
+    std::string lpm_fail_id;
     uint64_t base_sectors = 0;
 
     // ---- sata_disk.cpp
     void power_on_defaults();
+    void dipm_thread();
+    bool interface_idle() const; // no command, no FIS, no reset: the link may sleep
+    void activity();             // a FIS in or out: DIPM's idle timer starts again
     void start_reset(const char *kind, bool srst_held);
     void transport_thread();
     void command_thread();

@@ -54,6 +54,10 @@ struct SlowParams {
 // bit and SActive bits for tags not outstanding in the drive.
 enum class BadFis : uint8_t { UnknownType, LongD2h, UnsolicitedD2h, SpuriousSdb };
 
+// The lpm_fail fault: the drive's PHY never answers a wake-up COMWAKE, or its link layer
+// answers every power-management request with PMNAK.
+enum class LpmFail : uint8_t { NoComwake, Pmnak };
+
 // A drive appearing on the port. Unset fields keep the drive's identity.
 struct PlugParams {
     std::optional<std::string> model, serial;

@@ -280,6 +280,9 @@ void SataDisk::Impl::reset_faults() {
     bad_fis_id.clear();
     long_d2h = false;
     long_d2h_id.clear();
+    no_comwake = pmnak = pmnak_told = false;
+    no_comwake_left = 0;
+    lpm_fail_id.clear();
 }
 
 // bad_fis: the armed FIS goes out now, between commands, whatever the host is doing (the

@@ -52,10 +52,14 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
         w76 |= uint16_t(1u << g);
     if (cfg.ncq)
         w76 |= 0x0100;
+    if (cfg.hipm)
+        w76 |= 0x0200; // receipt of host-initiated interface power management requests
     w[76] = w76;
     w[77] = uint16_t(unsigned(gen) << 1); // current negotiated speed
-    w[78] = 0x0044;                       // DMA Setup auto-activate, settings preservation
-    w[79] = uint16_t(0x0040 | (auto_activate ? 0x0004 : 0));
+    // DMA Setup auto-activate, settings preservation; bit 3: device-initiated interface
+    // power management (supported in 78, enabled in 79)
+    w[78] = uint16_t(0x0044 | (cfg.dipm ? 0x0008 : 0));
+    w[79] = uint16_t(0x0040 | (auto_activate ? 0x0004 : 0) | (dipm_enabled ? 0x0008 : 0));
 
     // Major version: ATA/ATAPI-4 up to ata_major.
     uint16_t w80 = 0;

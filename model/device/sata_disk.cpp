@@ -32,6 +32,7 @@ void SataDisk::Impl::power_on_defaults() {
     wcache_enabled = cfg.write_cache;
     lookahead_enabled = true;
     auto_activate = false;
+    dipm_enabled = false;
     multi_count = 0;
     udma_selected = cfg.udma_max <= 6 ? int(cfg.udma_max) : 6; // MEM: fastest UDMA selected
     mwdma_selected = -1;
@@ -141,7 +142,9 @@ bool SataDisk::Impl::send(const Fis &in) {
     const Fis &fis = pad ? padded : fis0;
     if (fis_trace)
         trace("disk.fis_tx", {}, sata::describe(fis));
+    activity();
     link::FrameStatus st = link->send_from_device(fis);
+    activity();
     if (st != link::FrameStatus::Ok) {
         trace("disk.tx_failed",
               {{"status", TraceValue::str(st == link::FrameStatus::NoLink ? "nolink" : "r_err")}},
@@ -313,10 +316,13 @@ SataDisk::SataDisk(sc_core::sc_module_name name, const DiskConfig &cfg, ModelTra
     SC_HAS_PROCESS(SataDisk);
     SC_THREAD(transport_proc);
     SC_THREAD(command_proc);
+    if (cfg.dipm)
+        SC_THREAD(dipm_proc);
 }
 
 void SataDisk::transport_proc() { impl_->transport_thread(); }
 void SataDisk::command_proc() { impl_->command_thread(); }
+void SataDisk::dipm_proc() { impl_->dipm_thread(); }
 
 SataDisk::~SataDisk() = default;
 
@@ -353,6 +359,7 @@ bool SataDisk::receive_fis(const sata::Fis &fis) {
     }
     impl_->rxq.push_back(fis);
     impl_->rx_event.notify(SC_ZERO_TIME);
+    impl_->activity();
     return true;
 }
 

@@ -90,6 +90,14 @@ struct DiskConfig {
     // its LBA, media_store.h); a host may not count on either.
     enum class Trim { None, Zeroes, Deterministic, Indeterminate };
     Trim trim = Trim::None;
+    // Interface power management (docs/device.md 4, SATA 3.x 8.4, 13.2.x IDENTIFY words
+    // 76/78/79): hipm, the drive takes the host's PMREQ_P / PMREQ_S (word 76 bit 9) and
+    // PMACKs them while idle; dipm, it supports device-initiated requests (word 78 bit 3),
+    // enabled by SET FEATURES 10h/03h (word 79 bit 3): it then asks for Slumber after
+    // dipm_idle_us without a command or a FIS (a model choice, MEM).
+    bool hipm = false;
+    bool dipm = false;
+    double dipm_idle_us = 1000;
     // IDENTIFY word 105: the most 512-byte blocks of LBA range entries one DSM command takes.
     static constexpr unsigned kTrimMaxBlocks = 8;
     DiskTiming timing;
@@ -129,6 +137,9 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
     void receive_error(link::LinkError err) override;
+    bool pm_accept(link::PowerState s) override;
+    void power_changed(link::PowerState s) override;
+    bool answers_comwake() override;
 
     // ---- fault hooks (model/fault/README.md). Power-on reset and clear_faults() disarm them.
     // fn runs for every command FIS the drive accepts, before it executes; hooks armed
@@ -161,6 +172,12 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     // their FIS once, between commands (the command process's next turn); long_d2h makes the
     // next Register D2H FIS one dword too long. `type`: the unknown FIS's type byte.
     void inject_bad_fis(BadFis what, uint8_t type, const std::string &id);
+    // A firmware whose interface power management is broken (fault `lpm_fail`):
+    // no_comwake, its PHY never answers the host's wake-up COMWAKE out of Partial/Slumber
+    // (a COMRESET restarts it, and the next power state breaks it again); pmnak, it answers
+    // every PMREQ with PMNAK. Until power-on or clear_faults().
+    // wakes: no_comwake's unanswered wake-ups (0: all).
+    void inject_lpm_fail(LpmFail how, unsigned wakes, const std::string &id);
     // Sectors in the cache not yet written back.
     uint64_t cache_dirty_sectors() const;
     void clear_faults();
@@ -169,6 +186,7 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     struct Impl;
     void transport_proc();
     void command_proc();
+    void dipm_proc();
     DiskConfig cfg_;
     ModelTrace *trace_;
     MediaStore media_;

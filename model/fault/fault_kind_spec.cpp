@@ -318,6 +318,15 @@ const std::vector<KindSpec> &kind_specs() {
               .needed("required (unknown_type, long_d2h, unsolicited_d2h or spurious_sdb)"),
           P("type", PT::Uint, "unknown_type: the FIS type byte (D9h: a type SATA reserves; not one the host knows)")
               .range(0, 255).dflt(0xD9).in_hex()}},
+        // The drive's interface power management (docs/device.md 4): from the firing on, until
+        // a power cycle; it matters only where the host enables link power management.
+        {Kind::LpmFail, "lpm_fail", {}, Binds::Disk, false, false, false, false,
+         {P("how", PT::Enum, "what breaks: the drive's PHY never answers the host's wake-up COMWAKE out of "
+                             "Partial/Slumber (no_comwake: the host's command never goes out, a COMRESET brings "
+                             "the link back), or the drive answers every PMREQ with PMNAK (pmnak)")
+              .names({"no_comwake", "pmnak"}).always(),
+          P("wakes", PT::Uint, "no_comwake: how many wake-ups go unanswered (0: every one, until a power cycle)")
+              .range(0, 1000000)}},
     };
     return rows;
 }

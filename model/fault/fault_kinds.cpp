@@ -61,6 +61,12 @@ void bad_fis_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
         h.disk->inject_bad_fis(device::BadFis(param(x.fault, "fis")), uint8_t(param(x.fault, "type")), x.fault.id);
 }
+// ---- lpm_fail: the drive's interface power management.
+void lpm_fail_arm(const Firing &x, const PortHooks &h) {
+    if (h.disk)
+        h.disk->inject_lpm_fail(device::LpmFail(param(x.fault, "how")), unsigned(param(x.fault, "wakes")),
+                                x.fault.id);
+}
 // ---- cominit: COMINIT bursts (and what else the scenario names) with no negotiation after.
 void cominit_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
@@ -233,6 +239,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::Cominit, B::Link, nullptr, cominit_arm},
             {Kind::PowerLoss, B::Disk, nullptr, power_loss_arm},
             {Kind::BadFis, B::Disk, nullptr, bad_fis_arm},
+            {Kind::LpmFail, B::Disk, nullptr, lpm_fail_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

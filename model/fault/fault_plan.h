@@ -47,6 +47,8 @@ enum class Kind : uint8_t {
     BadFis,       // the drive's firmware sends an unsolicited or malformed FIS: a type the host
                   // does not know, a Register D2H a dword too long, a D2H with the I bit for no
                   // command, a Set Device Bits FIS with bits for tags not outstanding
+    LpmFail,      // the drive's interface power management is broken: its PHY never answers a
+                  // wake-up COMWAKE out of Partial/Slumber, or it PMNAKs every request
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

@@ -54,6 +54,32 @@ const char *to_string(LinkError e) {
     return "?";
 }
 
+const char *to_string(PowerState s) {
+    switch (s) {
+    case PowerState::Active:
+        return "active";
+    case PowerState::Partial:
+        return "partial";
+    case PowerState::Slumber:
+        return "slumber";
+    }
+    return "?";
+}
+
+const char *to_string(PmResult r) {
+    switch (r) {
+    case PmResult::Entered:
+        return "pmack";
+    case PmResult::Denied:
+        return "pmnak";
+    case PmResult::Busy:
+        return "busy";
+    case PmResult::NoLink:
+        return "nolink";
+    }
+    return "?";
+}
+
 uint32_t serror_bits(LinkError e) {
     constexpr uint32_t kErrT = 1u << 8, kDiagB = 1u << 19, kDiagD = 1u << 20, kDiagC = 1u << 21,
                        kDiagS = 1u << 23;
@@ -446,6 +472,7 @@ void SataLink::link_down(const char *why, bool tell_device) {
     if (gen_ == Gen::None)
         return;
     gen_ = Gen::None;
+    leave_power();
     emit("link.down", Gen::None, why);
     if (host_)
         host_->phy_changed(false, Gen::None);
@@ -465,6 +492,10 @@ void SataLink::receiver_ready_changed() {
 }
 
 FrameStatus SataLink::send(bool from_host, const sata::Fis &fis) {
+    // A transmit request in Partial/Slumber wakes the link first (SATA 3.x 8.4: the link
+    // layer leaves L_NoCommPower for L_WakeUp1 on a transport request).
+    if (pm_ != PowerState::Active && established() && !wake(from_host))
+        return FrameStatus::NoLink;
     if (!phy_ready())
         return FrameStatus::NoLink;
     if (ext_) {
@@ -966,10 +997,120 @@ uint32_t SataLink::sstatus() const {
     uint32_t d = det();
     if (d != 3)
         return d;
-    return d | uint32_t(gen_) << 4 | 1u << 8;
+    return d | uint32_t(gen_) << 4 | uint32_t(pm_) << 8;
+}
+
+// ---------------------------------------------------------------- power management
+
+sc_time SataLink::wake_time(PowerState from, Gen g) const {
+    if (from == PowerState::Active || g == Gen::None)
+        return SC_ZERO_TIME;
+    const double restart = from == PowerState::Partial ? cfg_.partial_exit_ns : cfg_.slumber_exit_ns;
+    return comwake_time() * 2.0 + sc_time(restart, SC_NS) + dword_period(g) * double(kWakeAlignDwords);
+}
+
+// SATA 3.x 8.4, the link layer's power-management states: the requester goes from L_IDLE
+// to L_TPMPartial / L_TPMSlumber and sends PMREQ_x; the responder answers PMACK from
+// L_PMOff (accepted) or PMNAK from L_PMDeny (refused). On PMACK both go to L_ChkPhyRdy,
+// tell their PHYs to enter the state, and sit in L_NoCommPower with PhyRdy deasserted.
+// An X_RDY of the peer's wins over the request (L_TPM* -> L_RcvWaitFifo): Busy.
+PmResult SataLink::request_power(bool from_host, PowerState s) {
+    if (s == PowerState::Active || !phy_ready() || ext_ || waking_)
+        return PmResult::NoLink;
+    const uint64_t epoch = phy_epoch_;
+    const char *side = from_host ? "host" : "device";
+    if (busy_ || device_waiting_ > 0) {
+        emit("link.pm_request", Gen::None,
+             std::string(side) + " " + to_string(s) + " request: link busy");
+        return PmResult::Busy;
+    }
+    sc_core::wait(dword_period(gen_) * double(kPmExchangeDwords), phy_event_);
+    if (epoch != phy_epoch_ || !phy_ready())
+        return PmResult::NoLink;
+    if (busy_ || (from_host && device_waiting_ > 0)) {
+        emit("link.pm_request", Gen::None,
+             std::string(side) + " " + to_string(s) + " request: peer's X_RDY first");
+        return PmResult::Busy;
+    }
+    LinkEndpoint *rx = peer(from_host);
+    const bool ack = rx && rx->pm_accept(s);
+    emit("link.pm_request", Gen::None,
+         std::string(side) + " PMREQ_" + (s == PowerState::Partial ? "P" : "S") + ": " +
+             (ack ? "PMACK" : "PMNAK"));
+    if (!ack)
+        return PmResult::Denied;
+    enter_power(s, from_host);
+    return PmResult::Entered;
+}
+
+void SataLink::enter_power(PowerState s, bool from_host) {
+    pm_ = s;
+    if (rtl_)
+        rtl_->reset(); // both link layers idle in L_NoCommPower; they restart from SYNC
+    emit("link.power", Gen::None,
+         std::string(from_host ? "host" : "device") + " initiated, PhyRdy off: " + to_string(s));
+    if (host_)
+        host_->power_changed(s);
+    if (device_)
+        device_->power_changed(s);
+}
+
+void SataLink::leave_power() {
+    pm_ = PowerState::Active;
+    if (waking_) {
+        waking_ = false;
+        woken_.notify(SC_ZERO_TIME);
+    }
+}
+
+// L_NoCommPower -> L_WakeUp1 (COMWAKE, then ALIGN until PhyRdy) -> L_WakeUp2 (SYNC) ->
+// L_IDLE, at the speed negotiated before (no speed negotiation after a wake-up).
+bool SataLink::wake(bool from_host) {
+    if (pm_ == PowerState::Active)
+        return phy_ready();
+    if (waking_) {
+        while (waking_)
+            sc_core::wait(woken_ | phy_event_);
+        return phy_ready();
+    }
+    const uint64_t epoch = phy_epoch_;
+    const PowerState from = pm_;
+    waking_ = true;
+    const bool answers = !from_host || !device_ || device_->answers_comwake();
+    if (!answers) {
+        // The COMWAKE goes unanswered: the waker's PHY waits for the spec's longest exit
+        // latency, then gives up (L_WakeUp1 without PhyRdy): communication is lost.
+        const double max_us = from == PowerState::Partial ? kPartialExitMaxUs : kSlumberExitMaxUs;
+        sc_core::wait(comwake_time() + sc_time(max_us, sc_core::SC_US), phy_event_);
+        if (epoch != phy_epoch_)
+            return false;
+        waking_ = false;
+        woken_.notify(SC_ZERO_TIME);
+        emit("link.wake_failed", Gen::None,
+             std::string(from_host ? "host" : "device") + " COMWAKE not answered in " + to_string(from));
+        bump_epoch();
+        link_down("wake-up failed", true);
+        return false;
+    }
+    sc_core::wait(wake_time(from, gen_), phy_event_);
+    if (epoch != phy_epoch_)
+        return false;
+    waking_ = false;
+    pm_ = PowerState::Active;
+    woken_.notify(SC_ZERO_TIME);
+    emit("link.power", gen_, std::string(from_host ? "host" : "device") + " wake-up from " + to_string(from));
+    // The host PHY sees the device's COMWAKE, its answer or its wake-up (SError DIAG.W).
+    if (host_)
+        host_->oob_comwake();
+    if (host_)
+        host_->power_changed(PowerState::Active);
+    if (device_)
+        device_->power_changed(PowerState::Active);
+    return true;
 }
 
 void SataLink::reset() {
+    leave_power();
     present_ = cfg_.device_present;
     comreset_held_ = false;
     offline_ = false;

@@ -54,6 +54,19 @@ enum class LinkError {
     TxAborted,  // our frame got no R_OK/R_ERR (peer SYNC escape, no answer)
 };
 const char *to_string(LinkError e);
+
+// Interface power states (SATA 3.x 8.4 / 10.4, link power management), numbered as
+// SStatus.IPM reports them: Active 1, Partial 2, Slumber 6 (docs/hardware.md 2.8).
+enum class PowerState : uint8_t { Active = 1, Partial = 2, Slumber = 6 };
+const char *to_string(PowerState s);
+// What a power-management request came to (SataLink::request_power).
+enum class PmResult : uint8_t {
+    Entered, // PMACK: both PHYs are in the requested state
+    Denied,  // PMNAK
+    Busy,    // the requester's link was not idle (a frame on the wire, the peer's X_RDY)
+    NoLink,  // PHY not ready, already in a power state, or a link without the exchange
+};
+const char *to_string(PmResult r);
 // The SError bits (SATA SCR, docs/hardware.md 3.2) a receive error sets on the host side:
 // DIAG.C (CRC), DIAG.S (link sequence), DIAG.B (10b/8b decode) or DIAG.D (disparity), each
 // with ERR.T; 0 for the transmit errors, which the sender sees as FrameStatus instead.
@@ -109,6 +122,17 @@ class LinkEndpoint {
         if (n.cominit)
             oob_reset();
     }
+    // Link power management (SATA 3.x 8.4, docs/hardware.md 2.8). The peer sent PMREQ_P /
+    // PMREQ_S: true answers PMACK, false PMNAK. Default: PMNAK (a link layer that does
+    // not take part never leaves Active).
+    virtual bool pm_accept(PowerState) { return false; }
+    // The interface entered a power state (PhyRdy deasserted, the PHY in Partial or
+    // Slumber, SStatus.IPM 2 / 6) or came back to Active after a wake-up (PhyRdy asserted
+    // again at the speed negotiated before). Default: ignored.
+    virtual void power_changed(PowerState) {}
+    // Device side: whether this PHY answers this wake-up COMWAKE of the host's (the lpm_fail fault
+    // says no). Default: yes.
+    virtual bool answers_comwake() { return true; }
 };
 
 class SataLink : public sc_core::sc_module {
@@ -126,6 +150,11 @@ class SataLink : public sc_core::sc_module {
         // 10 ms). Model choice (MEM): 20 us.
         double cominit_response_us = 20;
         Mode mode = Mode::Default;
+        // PHY restart inside a wake-up (see wake_time()), model choices (MEM) within the
+        // spec's exit latencies: a PHY in Partial keeps its PLL running, one in Slumber
+        // restarts it.
+        double partial_exit_ns = 1000;
+        double slumber_exit_ns = 200000;
         // Dword level: the frame fast path's mode (link_fast_path.h); Default: from
         // SATASIM_LINK_FASTPATH (unset: on).
         enum class FastPath : uint8_t { Default, Off, On, Lockstep } fast_path = FastPath::Default;
@@ -200,6 +229,37 @@ class SataLink : public sc_core::sc_module {
     static unsigned frame_dwords(size_t fis_dwords);
     // Wire time of one frame carrying fis_dwords FIS dwords (header included) at gen.
     static sc_core::sc_time frame_time(Gen gen, size_t fis_dwords);
+    // ---- link power management (SATA 3.x 8.4; docs/hardware.md 2.8) ----
+    // PMREQ_x ... PMACK / PMNAK: the request reaches the peer after the wire's latency
+    // (kWireDelay dwords each way), the peer answers with kPmAcks PMACKs (the spec asks for
+    // 4 to 16; the model sends 4) or PMNAKs, the first of which reaches the requester after
+    // the same latency: 2 x 2 + 4 = 8 dwords at the negotiated rate.
+    static constexpr unsigned kPmAcks = 4;
+    static constexpr unsigned kPmExchangeDwords = 2 * LinkRtlPair::kWireDelay + kPmAcks;
+    // Wake-up: the waking side's COMWAKE, the other side's COMWAKE (1.28 us each), the
+    // PHYs' restart (partial_exit_ns / slumber_exit_ns) and ALIGN lock at the speed kept
+    // (kWakeAlignDwords: shorter than after OOB, the receivers' clock recovery having kept
+    // its lock; model choice, MEM).
+    // The spec's limits (SATA 3.x 8.4): Partial to Active within 10 us, Slumber to Active
+    // within 10 ms; wake_time() stays within them for every generation (link_pm_test).
+    static constexpr double kPartialExitMaxUs = 10, kSlumberExitMaxUs = 10000;
+    static constexpr unsigned kWakeAlignDwords = 64;
+    // Whether the interface is in Partial/Slumber (PhyRdy down, SStatus DET 3, IPM 2/6).
+    PowerState power_state() const { return pm_; }
+    // Communication established (DET 3), Active or in a power state.
+    bool established() const { return det() == 3; }
+    // Transmit PMREQ_P / PMREQ_S from one side and wait for the answer (blocks the calling
+    // SC_THREAD for the exchange). Only from an idle, Active link.
+    PmResult request_power(bool from_host, PowerState s);
+    // Bring a link in Partial/Slumber back to Active (blocks for the wake-up). false: the
+    // link was not in a power state and did not come up, or the other side never answered
+    // the COMWAKE: then communication is lost (DET 1, link.wake_failed) until a COMRESET.
+    // A second caller during a wake-up waits for the first. send_from_*() wake a link in
+    // a power state by themselves before the frame.
+    bool wake(bool from_host);
+    // The wake-up's duration from a state at a generation (for tests and docs).
+    sc_core::sc_time wake_time(PowerState from, Gen g) const;
+
     // OOB durations (docs/hardware.md 2.5), for tests and the harness.
     static sc_core::sc_time comreset_time();  // 6 x (160 + 480) UIoob
     static sc_core::sc_time comwake_time();   // 6 x (160 + 160) UIoob
@@ -286,7 +346,8 @@ class SataLink : public sc_core::sc_module {
     // SStatus view for the host: DET (0, 1, 3, 4), SPD (negotiated gen), IPM (1 active).
     uint8_t det() const;
     Gen gen() const { return gen_; }
-    bool phy_ready() const { return det() == 3; }
+    // PhyRdy: communication established and the interface Active.
+    bool phy_ready() const { return det() == 3 && pm_ == PowerState::Active; }
     uint32_t sstatus() const;
 
     // Power-on state: PHY down, no frame in flight, config restored, faults disarmed.
@@ -314,8 +375,13 @@ class SataLink : public sc_core::sc_module {
     void bump_epoch();
     void emit(const char *name, Gen gen, const std::string &msg = {});
     LinkEndpoint *peer(bool from_host) const { return from_host ? device_ : host_; }
+    void enter_power(PowerState s, bool from_host);
+    void leave_power(); // PM state forgotten (COMRESET, glitch, offline, unplug)
 
     Config cfg_;
+    PowerState pm_ = PowerState::Active;
+    bool waking_ = false;          // a wake-up is under way (wake())
+    sc_core::sc_event woken_;      // ... and ended
     ModelTrace *trace_;
     LinkEndpoint *host_ = nullptr;
     LinkEndpoint *device_ = nullptr;

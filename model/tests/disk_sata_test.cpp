@@ -825,6 +825,44 @@ MODEL_TEST(trim_forgets_the_ranges_it_is_sent) {
         EXPECT_TRUE(MediaStore::is_blank_sector(rd.data.data() + i * 512, 500 + i, MediaStore::kDefaultSeed));
 }
 
+// Interface power management (docs/device.md 4): HIPM and DIPM in IDENTIFY words 76/78/79,
+// SET FEATURES 10h/90h 03h (aborted without DIPM), and the host's PMREQ answered PMACK by an
+// idle HIPM drive, PMNAK by one without HIPM or with the lpm_fail pmnak fault.
+MODEL_TEST(interface_power_management) {
+    Bench &p = B("pm");
+    Bench &h = B("hdd");
+    EXPECT_TRUE(p.comreset().has_value());
+    EXPECT_TRUE(h.comreset().has_value());
+    EXPECT_EQ(p.disk.identify_words()[76] & 0x0200, 0x0200);
+    EXPECT_EQ(p.disk.identify_words()[78] & 0x0008, 0x0008);
+    EXPECT_EQ(p.disk.identify_words()[79] & 0x0008, 0);
+    EXPECT_EQ(h.disk.identify_words()[76] & 0x0200, 0);
+    EXPECT_EQ(h.disk.identify_words()[78] & 0x0008, 0);
+    Result r = run(p, cmd(0xEF, 0, 0x03, 0x10)); // enable DIPM
+    EXPECT_TRUE(r.done && r.status == 0x50);
+    EXPECT_EQ(p.disk.identify_words()[79] & 0x0008, 0x0008);
+    r = run(p, cmd(0xEF, 0, 0x03, 0x90));
+    EXPECT_TRUE(r.done && r.status == 0x50);
+    EXPECT_EQ(p.disk.identify_words()[79] & 0x0008, 0);
+    r = run(h, cmd(0xEF, 0, 0x03, 0x10)); // no DIPM: aborted
+    EXPECT_TRUE(r.done && r.status == 0x51 && r.error == 0x04);
+    sc_core::wait(10, sc_core::SC_US);
+    EXPECT_TRUE(h.link.request_power(true, link::PowerState::Partial) == link::PmResult::Denied);
+    EXPECT_TRUE(p.link.request_power(true, link::PowerState::Slumber) == link::PmResult::Entered);
+    EXPECT_EQ(p.link.sstatus() >> 8 & 0xF, 6u);
+    // a command in Slumber: the host's frame wakes the link, the command completes
+    r = run(p, cmd(0xEF, 0, 0x03, 0x10));
+    EXPECT_TRUE(r.done && r.status == 0x50);
+    EXPECT_EQ(p.link.sstatus() >> 8 & 0xF, 1u);
+    run(p, cmd(0xEF, 0, 0x03, 0x90));
+    sc_core::wait(10, sc_core::SC_US);
+    p.disk.inject_lpm_fail(device::LpmFail::Pmnak, 0, "t");
+    EXPECT_TRUE(p.link.request_power(true, link::PowerState::Partial) == link::PmResult::Denied);
+    p.disk.clear_faults();
+    EXPECT_TRUE(p.link.request_power(true, link::PowerState::Partial) == link::PmResult::Entered);
+    EXPECT_TRUE(p.link.wake(true));
+}
+
 int sc_main(int, char **) {
     DiskConfig hdd;
     DiskConfig rev = hdd;
@@ -853,13 +891,16 @@ int sc_main(int, char **) {
     trimdet.trim = DiskConfig::Trim::Deterministic;
     DiskConfig pio0 = hdd;
     pio0.pio_max = 0;
-    Bench b12("pio0", pio0);
+    Bench b13("pio0", pio0);
+    DiskConfig pm = ssd;
+    pm.hipm = pm.dipm = true;
+    pm.dipm_idle_us = 1e6; // (no device-initiated request inside the test's steps)
     Bench b1("hdd", hdd), b2("rev", rev), b3("rnd1", rnd), b4("rnd2", rnd), b5("rnd3", rnd3),
         b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa),
-        b10("trim", trim), b11("trimdet", trimdet);
+        b10("trim", trim), b11("trimdet", trimdet), b12("pm", pm);
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
                {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9},
-               {"trim", &b10}, {"trimdet", &b11}, {"pio0", &b12}};
+               {"trim", &b10}, {"trimdet", &b11}, {"pm", &b12}, {"pio0", &b13}};
     return satasim::test::run_all();
 }
 

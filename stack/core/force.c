@@ -143,3 +143,24 @@ void ata_force_nodma(struct ata_device *dev, bool print)
         }
     }
 }
+
+bool ata_force_nolpm(struct ata_device *dev, bool print)
+{
+    const struct ata_host *h = dev->link->ap->host;
+    bool nolpm = false;
+
+    for (unsigned i = 0; i < h->n_force; i++) {
+        const struct ata_force_param *fe = &h->force[i];
+
+        if (!fe->lpm || !ata_force_dev_match(fe, dev))
+            continue;
+        nolpm = fe->lpm < 0;
+        if (print) {
+            const struct sata_trace_field f[] = { TF_STR("param", fe->name) };
+
+            ata_dev_ev(dev, ATA_EV("force.horkage", SATA_TC_INFO, SATA_LOG_INFO, f),
+                       "FORCE: horkage modified (%s)", fe->name);
+        }
+    }
+    return nolpm;
+}

@@ -54,7 +54,7 @@ static int ata_port_alloc_bufs(struct ata_port *ap)
  * the build when the table grows and this list does not. */
 static void ata_finalize_port_ops(struct ata_port_operations *out, const struct ata_port_operations *ops)
 {
-    _Static_assert(sizeof(struct ata_port_operations) == 32 * sizeof(void *),
+    _Static_assert(sizeof(struct ata_port_operations) == 33 * sizeof(void *),
                    "ata_finalize_port_ops must list every entry of struct ata_port_operations");
     *out = *ops;
     for (const struct ata_port_operations *base = ops->inherits; base; base = base->inherits) {
@@ -73,6 +73,7 @@ static void ata_finalize_port_ops(struct ata_port_operations *out, const struct 
         INHERIT(postreset);
         INHERIT(error_handler);
         INHERIT(post_internal_cmd);
+        INHERIT(set_lpm);
         INHERIT(dev_config);
         INHERIT(set_piomode);
         INHERIT(set_dmamode);
@@ -151,6 +152,8 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
         h->has_pci = true;
         h->pci = *cfg->pci;
     }
+    for (unsigned i = 0; i < n_ports; i++)
+        h->ports[i].target_lpm_policy = cfg->lpm_policy;
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
     return h;

@@ -59,6 +59,9 @@ bool ata_force_noncq(struct ata_device *dev, bool print);
 /* libata.force nodma / dma (horkage NODMA): sets or clears ATA_DFLAG_NODMA in the parameter's
  * order, printing each entry that changes it (libata's ata_force_horkage) when print */
 void ata_force_nodma(struct ata_device *dev, bool print);
+/* libata.force=nolpm / lpm: the device's horkage NOLPM, entries in the parameter's order
+ * (the last one stands), each matching one printed when print */
+bool ata_force_nolpm(struct ata_device *dev, bool print);
 /* libata's cable_is_40wire: the port's cable, or for an unknown or 80-wire one the drives'
  * IDENTIFY word 93 (every enabled device of the link must report 80 wires) */
 bool ata_cable_is_40wire(struct ata_port *ap);
@@ -138,6 +141,18 @@ void ata_qc_free(struct ata_queued_cmd *qc);             /* lock held: release t
 void ata_eh_qc_complete(struct ata_queued_cmd *qc);      /* lock held: finish with its err_mask */
 unsigned ata_internal_cmd_timeout(const struct ata_device *dev, uint8_t cmd);
 void ata_internal_cmd_timed_out(struct ata_device *dev, uint8_t cmd);
+/* A non-data internal command (core/probe.c); returns err_mask. */
+unsigned ata_exec_nodata(struct ata_device *dev, uint8_t cmd, uint8_t feature, uint8_t nsect,
+                         unsigned timeout_ms);
+/* ---- core/lpm.c: link power management ---- */
+enum { ATA_TMOUT_SPURIOUS_PHY = 10000 };                    /* ms */
+const char *ata_lpm_policy_name(enum ata_lpm_policy policy);
+bool ata_id_has_hipm(const uint16_t *id);
+bool ata_id_has_dipm(const uint16_t *id);
+/* libata.force=nolpm and its warning: the port's target policy becomes max_performance */
+void ata_dev_config_lpm(struct ata_device *dev, bool print);
+/* EH (eh/lpm.c): configure the link for a policy, libata's ata_eh_link_set_lpm */
+int ata_eh_link_set_lpm(struct ata_link *link, enum ata_lpm_policy policy, struct ata_device **r_failed);
 /* Process context. buf may be NULL for non-data commands; returns err_mask. */
 unsigned ata_exec_internal(struct ata_device *dev, struct ata_taskfile *tf,
                            const struct plat_dma_buf *buf, uint32_t len, unsigned timeout_ms);

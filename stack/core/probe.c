@@ -81,8 +81,8 @@ err:
 
 /* ---- configure ---- */
 
-static unsigned exec_nodata(struct ata_device *dev, uint8_t cmd, uint8_t feature, uint8_t nsect,
-                            unsigned timeout_ms)
+unsigned ata_exec_nodata(struct ata_device *dev, uint8_t cmd, uint8_t feature, uint8_t nsect,
+                         unsigned timeout_ms)
 {
     struct ata_taskfile tf;
 
@@ -211,6 +211,7 @@ int ata_dev_configure(struct ata_device *dev)
     int rc;
 
     ata_force_nodma(dev, print);
+    ata_dev_config_lpm(dev, print);
     hc.xfer_mask = ata_dev_setmode_mask(dev, hc.xfer_mask, false);
 
     /* libata: HPA first, as unlocking it changes the IDENTIFY data everything below reads */
@@ -227,7 +228,7 @@ int ata_dev_configure(struct ata_device *dev)
         c.ncq = false;
 
     if (c.multi_count && c.multi_cur != c.multi_count) {
-        unsigned err_mask = exec_nodata(dev, ATA_CMD_SET_MULTI, 0, (uint8_t)c.multi_count, 0);
+        unsigned err_mask = ata_exec_nodata(dev, ATA_CMD_SET_MULTI, 0, (uint8_t)c.multi_count, 0);
 
         if (err_mask) {
             const struct sata_trace_field f[] = { TF_HEX("err_mask", err_mask), TF_INT("multi", c.multi_count) };
@@ -372,7 +373,7 @@ int ata_set_mode(struct ata_link *link, struct ata_device **failed)
 
         if (!ata_dev_enabled(dev) || dev->class == ATA_DEV_PMP)
             continue;
-        err_mask = exec_nodata(dev, ATA_CMD_SET_FEATURES, SETFEATURES_XFER, mode, ATA_TMOUT_XFERMODE);
+        err_mask = ata_exec_nodata(dev, ATA_CMD_SET_FEATURES, SETFEATURES_XFER, mode, ATA_TMOUT_XFERMODE);
         /* devices that only do PIO0 may refuse the command itself */
         if (err_mask & AC_ERR_DEV && mode == XFER_PIO_0)
             err_mask &= ~AC_ERR_DEV;

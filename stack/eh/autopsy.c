@@ -207,7 +207,10 @@ void ata_eh_link_autopsy(struct ata_link *link)
         rc = sata_scr_write(link, SCR_ERROR, serror);
     if (!rc) {
         ehc->i.serror |= serror;
-        if (ata_eh_analyze_serror_bits(pol, ehc->i.serror, &ehc->i.err_mask, &ehc->i.action))
+        /* hotplug does not work with LPM: PhyRdy and DevExch then mean nothing (libata's
+         * ata_eh_analyze_serror, "hotplug doesn't work w/ LPM") */
+        if (ata_eh_analyze_serror_bits(pol, ehc->i.serror, &ehc->i.err_mask, &ehc->i.action) &&
+            link->lpm_policy <= ATA_LPM_MAX_POWER)
             ata_ehi_hotplugged(&ehc->i);
     } else if (rc != -EOPNOTSUPP) {
         ehc->i.probe_mask |= ATA_ALL_DEVICES;

@@ -171,6 +171,17 @@ static int ata_eh_revalidate_and_attach(struct ata_link *link, struct ata_device
         if (ata_dev_enabled(dev)) {
             if (!(ata_eh_dev_action(dev) & ATA_EH_REVALIDATE))
                 continue;
+            /* a link in Partial/Slumber is woken first (libata: max_performance before the
+             * revalidation; the end of recovery restores the target policy) */
+            if (link->lpm_policy > ATA_LPM_MAX_POWER) {
+                struct ata_device *lpm_failed = dev;
+
+                rc = ata_eh_link_set_lpm(link, ATA_LPM_MAX_POWER, &lpm_failed);
+                if (rc) {
+                    dev = lpm_failed ? lpm_failed : dev;
+                    goto err;
+                }
+            }
             if (ata_link_offline(link)) {
                 rc = -EIO;
                 goto err;
@@ -313,6 +324,15 @@ int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn s
 /* The link is okay now: it forgets this EH run's resets (libata clears the link's EH flags
  * there), so a later pass of the same run -- a PMP retry, or the ports GSCR[32] names --
  * that asks for a reset (a hotplug) gets one, and probes, instead of being skipped. */
+/* A link with nothing to recover still gets its power management configured (libata's
+ * config_lpm runs for every link at the end of ata_eh_recover). */
+static int ata_eh_config_lpm(struct ata_link *link)
+{
+    if (link->lpm_policy == link->ap->target_lpm_policy)
+        return 0;
+    return ata_eh_link_set_lpm(link, link->ap->target_lpm_policy, NULL);
+}
+
 static void ata_eh_link_recovered(struct ata_link *link)
 {
     link->eh_context.i.flags &= ~(unsigned)(ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET);
@@ -358,6 +378,7 @@ retry:
     if (ata_eh_skip_recovery(link)) {
         ehc->i.action = 0;
         ata_eh_link_recovered(link);
+        (void)ata_eh_config_lpm(link); /* a failure only switches LPM off (no device to charge) */
         return 0;
     }
     if (ata_eh_host_reset_pending(link))
@@ -381,6 +402,9 @@ retry:
         if (!rc)
             ehc->i.flags &= ~ATA_EHI_SETMODE;
     }
+    /* configure link power saving: the port's target policy */
+    if (!rc && link->lpm_policy != ap->target_lpm_policy)
+        rc = ata_eh_link_set_lpm(link, ap->target_lpm_policy, &failed);
     if (!rc) {
         ata_eh_link_recovered(link);
         return 0;

@@ -409,6 +409,68 @@ START_TEST(onchip_unknown_fis)
 }
 END_TEST
 
+
+/* libahci's ahci_set_lpm against the registers (AHCI 1.3.1 3.3.7, 3.3.11): min_power with
+ * HIPM sets ALPE and ASP, SControl.IPM 0 and masks PxIE.PRCE; medium_power ALPE without ASP
+ * and IPM 6h; a device without HIPM gets no ALPE, ICC Active instead; max_performance clears
+ * ALPE/ASP, asks ICC Active, sets IPM 7h and unmasks PRCE. DIAG.N is written to clear it. */
+START_TEST(set_lpm_programs_alpe_ipm_and_prce)
+{
+    struct sata_platform p;
+    struct ata_host *h;
+    struct ata_port *ap;
+    const uint32_t pb = AHCI_PORT_BASE(0);
+#define PREG(r) p.mmio[(pb + (r)) / 4]
+
+    regs(&p, CAP_6P | HOST_CAP_ALPM | HOST_CAP_SSC | HOST_CAP_PART, 0x1);
+    h = ahci_host_create(&p, &fake_ops, NULL);
+    ck_assert_ptr_nonnull(h);
+    ap = &h->ports[0];
+    ck_assert_ptr_nonnull(h->ops->set_lpm);
+    ck_assert_ptr_nonnull(strstr(fake_find(&p, "ahci.flags")->msg, "pm"));
+    ck_assert_ptr_nonnull(strstr(fake_find(&p, "ahci.flags")->msg, "slum part"));
+    ap->link.device[0].flags |= ATA_DFLAG_ENABLED;
+    PREG(PORT_SCR_CTL) = 0x300;
+    PREG(PORT_CMD) = PORT_CMD_FIS_RX | PORT_CMD_START;
+
+    ck_assert_int_eq(h->ops->set_lpm(&ap->link, ATA_LPM_MIN_POWER, ATA_LPM_HIPM), 0);
+    ck_assert_uint_eq(PREG(PORT_CMD) & (PORT_CMD_ALPE | PORT_CMD_ASP), PORT_CMD_ALPE | PORT_CMD_ASP);
+    ck_assert_uint_eq(PREG(PORT_SCR_CTL) & 0xf00, 0);
+    ck_assert_uint_eq(PREG(PORT_IRQ_MASK) & PORT_IRQ_PHYRDY, 0);
+    ck_assert_uint_eq(PREG(PORT_SCR_ERR), 1u << 16);
+
+    PREG(PORT_SCR_CTL) = 0x300;
+    PREG(PORT_CMD) = PORT_CMD_FIS_RX | PORT_CMD_START;
+    ck_assert_int_eq(h->ops->set_lpm(&ap->link, ATA_LPM_MED_POWER, ATA_LPM_HIPM), 0);
+    ck_assert_uint_eq(PREG(PORT_CMD) & (PORT_CMD_ALPE | PORT_CMD_ASP), PORT_CMD_ALPE);
+    ck_assert_uint_eq(PREG(PORT_SCR_CTL) & 0xf00, 0x600);
+
+    PREG(PORT_CMD) = PORT_CMD_FIS_RX | PORT_CMD_START;
+    ck_assert_int_eq(h->ops->set_lpm(&ap->link, ATA_LPM_MIN_POWER, 0), 0); /* no HIPM */
+    ck_assert_uint_eq(PREG(PORT_CMD) & (PORT_CMD_ALPE | PORT_CMD_ASP), 0);
+    ck_assert_uint_eq(PREG(PORT_CMD) & PORT_CMD_ICC_MASK, PORT_CMD_ICC_ACTIVE);
+
+    PREG(PORT_CMD) = PORT_CMD_FIS_RX | PORT_CMD_START | PORT_CMD_ALPE | PORT_CMD_ASP;
+    ck_assert_int_eq(h->ops->set_lpm(&ap->link, ATA_LPM_MAX_POWER, ATA_LPM_HIPM), 0);
+    ck_assert_uint_eq(PREG(PORT_CMD) & (PORT_CMD_ALPE | PORT_CMD_ASP), 0);
+    ck_assert_uint_eq(PREG(PORT_CMD) & PORT_CMD_ICC_MASK, PORT_CMD_ICC_ACTIVE);
+    ck_assert_uint_eq(PREG(PORT_SCR_CTL) & 0xf00, 0x700);
+    ck_assert(PREG(PORT_IRQ_MASK) & PORT_IRQ_PHYRDY);
+
+    /* the PhyRdy interrupt: ignored under LPM (DIAG.N cleared), a hotplug without it */
+    ap->link.lpm_policy = ATA_LPM_MIN_POWER;
+    ck_assert(sata_lpm_ignore_phy_events(&ap->link));
+    ap->link.lpm_policy = ATA_LPM_MAX_POWER;
+    ck_assert(!sata_lpm_ignore_phy_events(&ap->link));
+    ck_assert_int_eq(ata_lpm_policy_from_name("med_power_with_dipm"), ATA_LPM_MED_POWER_WITH_DIPM);
+    ck_assert_int_eq(ata_lpm_policy_from_name("min_power"), ATA_LPM_MIN_POWER);
+    ck_assert_int_eq(ata_lpm_policy_from_name(""), ATA_LPM_UNKNOWN);
+    ck_assert_int_eq(ata_lpm_policy_from_name("max_power"), ATA_LPM_UNKNOWN); /* not a sysfs name */
+#undef PREG
+    ata_host_destroy(h);
+}
+END_TEST
+
 Suite *ahci_suite(void)
 {
     Suite *s = suite_create("ahci");
@@ -424,6 +486,7 @@ Suite *ahci_suite(void)
     tcase_add_test(tc, onchip_create);
     tcase_add_test(tc, onchip_prep_and_results);
     tcase_add_test(tc, onchip_unknown_fis);
+    tcase_add_test(tc, set_lpm_programs_alpe_ipm_and_prce);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -154,6 +154,8 @@ void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::strin
         lost->push_back(path + ".hpa: not in the fuzz input format");
     if (d.trim != TrimSpec::None)
         lost->push_back(path + ".trim: not in the fuzz input format");
+    if (d.hipm || d.dipm)
+        lost->push_back(path + ".hipm/dipm: not in the fuzz input format");
 }
 
 // The disks a workload may target (present at the probe) and a fault may address (any).
@@ -684,6 +686,8 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         lost->push_back("host.fua: not in the fuzz input format yet");
     if (sc.host.ignore_hpa)
         lost->push_back("host.ignore_hpa: not in the fuzz input format");
+    if (!sc.host.lpm_policy.empty())
+        lost->push_back("host.lpm_policy: not in the fuzz input format");
 
     // Topology: a port slot per port, a disk record per place.
     Scenario kept; // the part of sc the bytes carry, for the indexes of workloads and faults

@@ -50,6 +50,7 @@ std::vector<ata_force_param> to_stack_force(const std::vector<ForceOption> &opts
         e.spd_limit = o.spd_limit;
         e.ncq = o.ncq;
         e.dma = o.dma;
+        e.lpm = o.lpm;
         switch (o.xfer) {
         case ForceOption::Xfer::None: break;
         case ForceOption::Xfer::Pio: e.xfer_mask = 1u << (ATA_SHIFT_PIO + o.xfer_mode); break;
@@ -256,6 +257,7 @@ bool SimController::create_hosts() {
         cfg.fua = sc_.host.fua;
         cfg.atapi_dmadir = sc_.host.atapi_dmadir;
         cfg.ignore_hpa = sc_.host.ignore_hpa;
+        cfg.lpm_policy = ata_lpm_policy_from_name(sc_.host.lpm_policy.c_str());
         cfg.piix_map = c.map == "ich6"   ? ATA_PIIX_MAP_ICH6
                        : c.map == "ich5" ? ATA_PIIX_MAP_ICH5
                                          : ATA_PIIX_MAP_NONE;

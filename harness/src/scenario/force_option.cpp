@@ -12,7 +12,7 @@ namespace satasim::harness {
 namespace {
 
 const std::string kValues =
-    "1.5Gbps, 3.0Gbps, noncq, ncq, nodma, dma, udma0..7, udma16..udma133, udma/16..udma/133, mwdma0..4, pio0..6)";
+    "1.5Gbps, 3.0Gbps, noncq, ncq, nodma, dma, nolpm, lpm, udma0..7, udma16..udma133, udma/16..udma/133, mwdma0..4, pio0..6)";
 
 // The value part: true when it is one satasim applies.
 bool value_of(const std::string &v, ForceOption &o) {
@@ -27,6 +27,10 @@ bool value_of(const std::string &v, ForceOption &o) {
     }
     if (v == "nodma" || v == "dma") { // horkage NODMA on / off
         o.dma = v == "nodma" ? -1 : 1;
+        return true;
+    }
+    if (v == "nolpm" || v == "lpm") { // horkage NOLPM on / off
+        o.lpm = v == "nolpm" ? -1 : 1;
         return true;
     }
     // UDMA by speed (udma100, udma/100) or by number (udma5)
@@ -69,7 +73,7 @@ bool known_unmodelled(const std::string &v) {
     static const char *const kNames[] = {"40c", "80c", "short40c", "unk", "ign", "sata", "nohrst", "nosrst",
                                          "norst", "rstonce", "ncqtrim", "noncqtrim", "noncqati", "dump_id",
                                          "atapi_dmadir", "disable", "nodmalog", "dmalog", "noiddevlog",
-                                         "iddevlog", "nolpm", "lpm", "max_sec_128", "max_sec_1024",
+                                         "iddevlog", "max_sec_128", "max_sec_1024",
                                          "max_sec_lba48", "nosetxfer", "setxfer", "nofua", "fua",
                                          "noatapi", "atapi", "notrim", "trim", "nodmadir"};
     for (const char *n : kNames)

@@ -17,6 +17,7 @@ struct ForceOption {
     unsigned xfer_mode = 0; // mode number within its class (udma100 = UDMA 5)
     int ncq = 0;            // -1 noncq, 1 ncq, 0 untouched
     int dma = 0;            // -1 nodma (horkage NODMA), 1 dma, 0 untouched
+    int lpm = 0;            // -1 nolpm (horkage NOLPM), 1 lpm, 0 untouched
     std::string name;       // the value as written: the FORCE: log line names it
 };
 

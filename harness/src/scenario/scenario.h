@@ -34,6 +34,9 @@ struct ControllerSpec {
     // type ahci only: CAP.SSS (staggered spin-up): the stack then probes the ports one after
     // another, as libata does ("SSS flag set, parallel bus scan disabled")
     bool staggered_spinup = false;
+    // type ahci only: link power management (CAP.SALP, CAP.PSC, CAP.SSC: ALPE/ASP, Partial and
+    // Slumber; docs/hardware.md 5.10)
+    bool lpm = false;
     // type sil24 only: the PCI-X completion-interrupt-loss erratum (Sil24Config)
     bool pcix_irq_loss = false;
     uint64_t pcix_ack_window_ns = 2000;
@@ -69,6 +72,11 @@ struct HostSpec {
     unsigned dma = 7;         // libata.dma: DMA for 0x1 ATA disks, 0x2 ATAPI, 0x4 CF
     bool ignore_hpa = false;  // libata.ignore_hpa: unlock a Host Protected Area at probe (SET MAX ADDRESS)
     bool no_msi = false;      // pci=nomsi: INTx even where the function and driver have MSI
+    // the link power management policy (libata's target_lpm_policy: ahci's mobile_lpm_policy,
+    // or the link_power_management_policy sysfs file): "" keeps the firmware's settings
+    // (libata's ATA_LPM_UNKNOWN, nothing configured), max_performance, medium_power,
+    // med_power_with_dipm, min_power_with_partial, min_power
+    std::string lpm_policy;
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;
@@ -167,6 +175,8 @@ struct DeviceSpec {
     bool status_dsc = true;            // the drive sets DSC (status bit 4): 0x50, else 0x40
     uint64_t hpa = 0;                  // Host Protected Area: sectors accessible at power-on (0: no HPA feature set)
     TrimSpec trim = TrimSpec::None;    // DATA SET MANAGEMENT TRIM and what a trimmed sector reads (docs/device.md 3)
+    bool hipm = false;                 // takes host-initiated Partial/Slumber (IDENTIFY 76 bit 9; docs/device.md 4)
+    bool dipm = false;                 // device-initiated power management (IDENTIFY 78 bit 3; Slumber after 1 ms idle once enabled)
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors

@@ -19,7 +19,7 @@ std::string only_for_types(const std::string &key) {
 // Every limit and per-type key comes from the controller's row (controller/controller_table.h).
 // An entry of controllers[] (in_list) also takes its PCI address and interrupt line.
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool in_list) {
-    std::vector<std::string> keys = {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup",
+    std::vector<std::string> keys = {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup", "lpm",
                                      "pcix_irq_loss", "pcix_ack_window", "map", "part", "cable"};
     if (in_list) {
         keys.push_back("pci");
@@ -85,6 +85,11 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool i
         c.staggered_spinup = as_bool(p, *t);
         if (!d.takes_key("staggered_spinup") && c.staggered_spinup)
             p.fail(*t, only_for_types("staggered_spinup") + " (CAP.SSS)");
+    }
+    if (auto *t = m.find("lpm")) {
+        c.lpm = as_bool(p, *t);
+        if (!d.takes_key("lpm") && c.lpm)
+            p.fail(*t, only_for_types("lpm") + " (CAP.SALP, CAP.PSC, CAP.SSC)");
     }
     for (const char *k : {"pcix_irq_loss", "pcix_ack_window"})
         if (!d.takes_key(k) && m.has(k))
@@ -221,7 +226,7 @@ void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
                                                  "force", "pio_polling", "fua", "atapi_dmadir", "dma", "ignore_hpa",
-                                                 "no_msi"});
+                                                 "no_msi", "lpm_policy"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -244,6 +249,13 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     // Linux's pci=nomsi: every function interrupts through its INTx pin
     if (auto *t = m.find("no_msi"))
         h.no_msi = as_bool(p, *t);
+    if (auto *t = m.find("lpm_policy"))
+        h.lpm_policy = as_enum<std::string>(p, *t,
+                                            {{"max_performance", "max_performance"},
+                                             {"medium_power", "medium_power"},
+                                             {"med_power_with_dipm", "med_power_with_dipm"},
+                                             {"min_power_with_partial", "min_power_with_partial"},
+                                             {"min_power", "min_power"}});
     if (auto *t = m.find("spd_limit")) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
         h.spd_limit_line = t->line;

@@ -189,6 +189,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
          " (a cominit fault on a connector without a drive: give the port a devices[] entry with present: false)"},
         {Kind::PowerLoss, nullptr},
         {Kind::BadFis, nullptr},
+        {Kind::LpmFail, nullptr},
     };
     return rows;
 }

@@ -681,6 +681,11 @@ static void ahci_port_intr(struct ata_port *ap)
     uint32_t hw_active;
 
     pwrite(ap, PORT_IRQ_STAT, status);
+    /* under LPM a PhyRdy change is the link entering or leaving a power state (libahci) */
+    if (sata_lpm_ignore_phy_events(&ap->link)) {
+        status &= ~(uint32_t)PORT_IRQ_PHYRDY;
+        ahci_scr_write(&ap->link, SCR_ERROR, 1u << 16); /* DIAG.N */
+    }
     if (status & PORT_IRQ_ERROR) {
         ahci_error_intr(ap, status);
         return;
@@ -955,6 +960,47 @@ static bool ahci_pmp_qc_defer(const struct ata_queued_cmd *qc)
     return sata_pmp_qc_defer_cmd_switch(qc);
 }
 
+/* libahci's ahci_set_lpm (AHCI 1.3.1 3.3.7, 8.3): above max_performance the PhyRdy
+ * interrupt is masked and SControl.IPM set for the policy; with CAP.SALP, HIPM runs through
+ * ALPE (ASP for min_power: Slumber, else Partial), and max_performance (or a device without
+ * HIPM) clears ALPE/ASP and asks ICC for Active; back at max_performance IPM is restored and
+ * the PhyRdy interrupt unmasked. */
+static int ahci_set_lpm(struct ata_link *link, enum ata_lpm_policy policy, unsigned hints)
+{
+    struct ata_port *ap = link->ap;
+    struct ahci_port_priv *pp = ppriv(ap);
+
+    if (policy != ATA_LPM_MAX_POWER) {
+        pp->intr_mask &= ~(uint32_t)PORT_IRQ_PHYRDY;
+        pwrite(ap, PORT_IRQ_MASK, pp->intr_mask);
+        sata_link_scr_lpm(link, policy, false);
+    }
+    if (hpriv(ap->host)->cap & HOST_CAP_ALPM) {
+        uint32_t cmd = pread(ap, PORT_CMD);
+
+        if (policy == ATA_LPM_MAX_POWER || !(hints & ATA_LPM_HIPM)) {
+            cmd &= ~(PORT_CMD_ASP | PORT_CMD_ALPE);
+            cmd |= PORT_CMD_ICC_ACTIVE;
+            pwrite(ap, PORT_CMD, cmd);
+            pread(ap, PORT_CMD);
+            ata_msleep(ap->host, 10); /* out of any power state by now */
+        } else {
+            cmd |= PORT_CMD_ALPE;
+            if (policy == ATA_LPM_MIN_POWER)
+                cmd |= PORT_CMD_ASP;
+            else if (policy == ATA_LPM_MIN_POWER_WITH_PARTIAL)
+                cmd &= ~(uint32_t)PORT_CMD_ASP;
+            pwrite(ap, PORT_CMD, cmd);
+        }
+    }
+    if (policy == ATA_LPM_MAX_POWER) {
+        sata_link_scr_lpm(link, policy, false);
+        pp->intr_mask |= PORT_IRQ_PHYRDY;
+        pwrite(ap, PORT_IRQ_MASK, pp->intr_mask);
+    }
+    return 0;
+}
+
 static const struct ata_port_operations ahci_ops = {
     .inherits = &sata_pmp_port_ops,
     .qc_defer = ahci_pmp_qc_defer,
@@ -970,6 +1016,7 @@ static const struct ata_port_operations ahci_ops = {
     .postreset = ahci_postreset,
     .error_handler = ahci_error_handler,
     .post_internal_cmd = ahci_post_internal_cmd,
+    .set_lpm = ahci_set_lpm,
     .scr_read = ahci_scr_read,
     .scr_write = ahci_scr_write,
     .port_start = ahci_port_start,

@@ -128,6 +128,8 @@ enum {
 #define PORT_CMD_CPD (1u << 20)
 #define PORT_CMD_FBSCP (1u << 22) /* FIS-based switching capable port */
 #define PORT_CMD_ATAPI (1u << 24)
+#define PORT_CMD_ALPE (1u << 26) /* aggressive link power management enable */
+#define PORT_CMD_ASP (1u << 27)  /* aggressive slumber / partial */
 #define PORT_CMD_ICC_MASK (0xfu << 28)
 #define PORT_CMD_ICC_ACTIVE (1u << 28)
 

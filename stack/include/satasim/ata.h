@@ -39,6 +39,19 @@ enum ata_dev_class {
 /* One libata.force entry ("[PORT[.DEV]:]VALUE", stack/README.md "libata.force"): the
  * parsed value only; the caller (the harness) reads the kernel parameter's syntax. */
 enum { ATA_FORCE_MAX = 32 };
+/* Link power management policies, libata's order (core/lpm.c, docs/libata-eh.md): a policy
+ * above ATA_LPM_MAX_POWER lets the link enter Partial/Slumber. */
+enum ata_lpm_policy {
+    ATA_LPM_UNKNOWN = 0,   /* nothing configured: the firmware's settings stand */
+    ATA_LPM_MAX_POWER,     /* max_performance: SControl.IPM 3h/7h, ALPE off, PhyRdy IRQ on */
+    ATA_LPM_MED_POWER,     /* medium_power: Partial only (IPM 6h), HIPM through ALPE */
+    ATA_LPM_MED_POWER_WITH_DIPM, /* med_power_with_dipm: any state, ALPE Partial, DIPM on */
+    ATA_LPM_MIN_POWER_WITH_PARTIAL, /* min_power_with_partial: ALPE Partial, DIPM on */
+    ATA_LPM_MIN_POWER,     /* min_power: ALPE with ASP (Slumber), DIPM on */
+};
+/* "max_performance" .. "min_power" -> the policy; NULL, "" or an unknown name: UNKNOWN */
+enum ata_lpm_policy ata_lpm_policy_from_name(const char *name);
+
 struct ata_force_param {
     int port;            /* libata print id (port + 1), -1 = every port */
     int device;          /* -1 any; 0..14 a PMP fan-out link; 15 the host link's device */
@@ -46,6 +59,7 @@ struct ata_force_param {
     unsigned xfer_mask;  /* ATA_MASK_* packed transfer modes the device may use, 0 none */
     int ncq;             /* -1 noncq (horkage NONCQ on: NCQ not used), 1 ncq (off again), 0 */
     int dma;             /* -1 nodma (horkage NODMA on: no DMA mode), 1 dma (off again), 0 */
+    int lpm;             /* -1 nolpm (horkage NOLPM on: max_performance forced), 1 lpm, 0 */
     char name[16];       /* the value as written ("1.5Gbps", "udma/100", "noncq"): the log */
 };
 
@@ -144,6 +158,9 @@ struct ata_host_config {
     bool no_msi;           /* Linux's pci=nomsi: INTx even where the function and driver have MSI */
     const struct ata_pci_dev *pci; /* the function ata_pci_probe enabled (it fills this); NULL:
                                       created without the PCI layer (no port description lines) */
+    enum ata_lpm_policy lpm_policy; /* every port's target link power management policy
+                              (ahci's mobile_lpm_policy, the link_power_management_policy
+                              sysfs file); ATA_LPM_UNKNOWN (0): keep the firmware's settings */
 };
 
 /* ata_host_config.quirks */

@@ -47,6 +47,9 @@ enum {
     ATA_CMD_PMP_READ = 0xe4, ATA_CMD_PMP_WRITE = 0xe8,
     ATA_LOG_SATA_NCQ = 0x10,
     SETFEATURES_XFER = 0x03,
+    /* SET FEATURES 10h / 90h: enable / disable a SATA feature, the feature in Count;
+     * 03h device-initiated interface power management (IDENTIFY word 78/79 bit 3) */
+    SETFEATURES_SATA_ENABLE = 0x10, SETFEATURES_SATA_DISABLE = 0x90, SATA_DIPM = 0x03,
 };
 
 /* transfer modes: SET FEATURES values and the packed mask (libata's layout) */

@@ -95,6 +95,9 @@ enum ata_cbl { ATA_CBL_SATA = 0, ATA_CBL_PATA40, ATA_CBL_PATA80, ATA_CBL_PATA_UN
 /* Link flags. */
 enum {
     ATA_LFLAG_DISABLED = 1u << 0, /* fan-out link given up on (EH does not touch it) */
+    ATA_LFLAG_NO_LPM = 1u << 1,   /* link power management off for good ("disabling LPM on the
+                                     link", or the host has no set_lpm) */
+    ATA_LFLAG_CHANGED = 1u << 2,  /* the LPM policy changed: the next PHY event may be spurious */
 };
 
 
@@ -213,6 +216,8 @@ struct ata_link {
     unsigned sata_spd;       /* negotiated generation from SStatus after reset */
     unsigned sata_spd_limit; /* allowed generations (bit0 1.5G..bit2 6G), 0 = no limit */
     unsigned hw_sata_spd_limit; /* what a new device starts with: libata.force, a one-speed PHY */
+    enum ata_lpm_policy lpm_policy; /* what EH last configured (ATA_LPM_UNKNOWN: nothing) */
+    uint64_t last_lpm_change;       /* when (ns), for sata_lpm_ignore_phy_events */
     unsigned active_tag;     /* non-NCQ command in flight, or ATA_TAG_NONE */
     uint32_t sactive;        /* NCQ commands in flight */
     unsigned nr_ncq;
@@ -287,6 +292,10 @@ struct ata_port_operations {
     ata_postreset_fn postreset;
     void (*error_handler)(struct ata_port *ap);
     void (*post_internal_cmd)(struct ata_queued_cmd *qc);
+    /* EH context: configure the link's power management for a policy; hints: ATA_LPM_HIPM
+     * (every device takes host-initiated requests), ATA_LPM_EMPTY (no device). 0, or
+     * -EOPNOTSUPP (the link then never does LPM), or an error EH recovers from. */
+    int (*set_lpm)(struct ata_link *link, enum ata_lpm_policy policy, unsigned hints);
     /* after IDENTIFY, at every configure (probe and revalidation; EH context): the LLD's
      * device/host errata fixups (libata's ->dev_config), e.g. a lower dev->max_sectors. Print
      * only when the host link's eh_context has ATA_EHI_PRINTINFO. */
@@ -350,6 +359,7 @@ struct ata_port {
     uint32_t qc_active;
     uint64_t qc_seq;
     unsigned ncq_depth;       /* host side: 0 = no NCQ */
+    enum ata_lpm_policy target_lpm_policy; /* the policy EH configures (ata_host_config) */
     unsigned xfer_mask;       /* modes the controller supports */
     enum ata_cbl cbl;         /* the cable (ATA_CBL_SATA unless the LLD sets a PATA one) */
     unsigned max_segs;        /* scatter/gather entries per command */
@@ -493,6 +503,12 @@ static inline unsigned ata_link_max_devices(const struct ata_link *link)
 {
     return link->pmp < 0 && (link->ap->flags & ATA_FLAG_SLAVE_POSS) ? 2u : 1u;
 }
+/* Link power management for the LLDs' set_lpm (core/lpm.c): its hints, SControl.IPM for a
+ * policy (DIAG.N cleared after), and whether a PhyRdy change is LPM's own. */
+enum { ATA_LPM_EMPTY = 1u << 0, ATA_LPM_HIPM = 1u << 1 };
+int sata_link_scr_lpm(struct ata_link *link, enum ata_lpm_policy policy, bool spm_wakeup);
+bool sata_lpm_ignore_phy_events(struct ata_link *link);
+
 /* Enabled devices of the link (libata's ata_link_nr_enabled). */
 static inline unsigned ata_link_nr_enabled(const struct ata_link *link)
 {

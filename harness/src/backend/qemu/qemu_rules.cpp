@@ -62,6 +62,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
         no("controller.ncq false", "QEMU's AHCI always advertises NCQ (CAP.SNCQ)");
     if (sc.controller.staggered_spinup)
         no("controller.staggered_spinup true", "QEMU's AHCI has no staggered spin-up (CAP.SSS is 0)");
+    if (sc.controller.lpm)
+        no("controller.lpm true", "QEMU's AHCI has no link power management (CAP.SALP, PSC and SSC are 0)");
     if (sc.controller.gen_set && sc.controller.gen != 1)
         no("controller.gen " + std::to_string(sc.controller.gen),
            "QEMU's AHCI links are Gen1 (1.5 Gbps) only; a non-Gen1 link cannot be modelled");
@@ -97,6 +99,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no(k + "trim", "not offered on the QEMU backend (the stack writes the TRIM range list at submit, after the harness copied the buffer into guest RAM)");
         if (d.hpa)
             no(k + "hpa", "QEMU's ide-hd has no Host Protected Area feature set (no SET MAX ADDRESS)");
+        if (d.hipm || d.dipm)
+            no(k + (d.hipm ? "hipm" : "dipm"), "QEMU's ide-hd has no interface power management (IDENTIFY words 76/78)");
         if (d.model.size() > 40 || d.serial.size() > 20 || d.firmware.size() > 8)
             no(k + "model/serial/firmware", "too long for QEMU's ide-hd properties");
         if (!d.present)

@@ -54,6 +54,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
         no("controller.type " + sc.controller.type, "the DUT shell runs the stack's AHCI driver (an AHCI DUT)");
     if (sc.controller.staggered_spinup)
         no("controller.staggered_spinup true", "the DUT's CAP.SSS comes from its RTL, not from the scenario");
+    if (sc.controller.lpm)
+        no("controller.lpm true", "the DUT's CAP.SALP/PSC/SSC come from its RTL, not from the scenario");
     if (sc.controller.fbs)
         no("controller.fbs true", "the DUT shell has no FIS-based switching (no port multipliers)");
     // What the DUT has: its CAP less its profile's quirks (dut_caps.h); the shell's own

@@ -84,6 +84,7 @@ void build_ahci(const Build &b) {
     hc.iss = to_gen(c.gen);
     hc.ncq = c.ncq;
     hc.sss = c.staggered_spinup;
+    hc.salp = hc.psc = hc.ssc = c.lpm;
     // CAP.SPM (and PxCMD.PMA) when a port multiplier is on one of its ports; CAP.FBSS from
     // the scenario; PxCMD.FBSCP on the ports whose PMP can switch per FIS (pmps[].fbs), so
     // the stack turns FBS on only where both ends support it.

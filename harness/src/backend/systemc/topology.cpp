@@ -73,6 +73,8 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.write_cache = d.write_cache;
     c.status_dsc = d.status_dsc;
     c.hpa_sectors = d.hpa;
+    c.hipm = d.hipm;
+    c.dipm = d.dipm;
     c.trim = d.trim == TrimSpec::Zeroes          ? device::DiskConfig::Trim::Zeroes
              : d.trim == TrimSpec::Deterministic ? device::DiskConfig::Trim::Deterministic
              : d.trim == TrimSpec::Indeterminate ? device::DiskConfig::Trim::Indeterminate
