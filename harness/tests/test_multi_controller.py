@@ -225,12 +225,15 @@ devices:
 
 def _first_reset_and_probe_end(trace):
     """Per ata port number (1-based across hosts), over the boot probe: the t_ns of the
-    stack's first and of its last record on the port (its EH pass's start and end)."""
+    stack's first and of its last EH record on the port (its EH pass's start and end; the
+    driver's port description lines come before any probe)."""
     first, end = {}, {}
     for rec in trace:
         if rec["ev"] == "probe.done":
             break
         if rec["src"] != "stack" or rec.get("port", -1) < 0 or rec.get("link", -1) != -1:
+            continue
+        if not rec["ev"].startswith(("eh.", "probe.")) or rec["ev"] == "probe.port_desc":
             continue
         port = rec["port"] + 1
         first.setdefault(port, rec["t_ns"])
