@@ -612,6 +612,7 @@ void WorkloadRunner::run_scsi() {
     std::memset(buf.cpu, 0, bytes);
     if (!spec_.data_out.empty())
         std::memcpy(buf.cpu, spec_.data_out.data(), spec_.data_out.size());
+    binding_.dma_sync_for_device(&buf, 0, bytes); // the buffer as the controller reads it (QEMU: guest RAM)
     const ata_sg sg{buf.bus, uint32_t(bytes)};
     ata_scsi_cmd cmd{};
     std::memcpy(cmd.cdb, spec_.cdb.data(), spec_.cdb.size());
@@ -632,6 +633,7 @@ void WorkloadRunner::run_scsi() {
     const int rc = ata_scsi_queuecmd(dev_->dev, &cmd);
     while (rc == 0 && !scsi_done_)
         sc_core::wait(wake_);
+    binding_.dma_sync_for_cpu(&buf, 0, bytes); // what the controller wrote (QEMU: from guest RAM)
     ++stats_.completed;
     const uint32_t got = cmd.len - std::min(cmd.resid, cmd.len);
     const std::string sense = hex_bytes(cmd.sense, cmd.sense_len);
