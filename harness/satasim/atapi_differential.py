@@ -2,12 +2,13 @@
 QEMU's ide-cd (the QEMU backend attaches one on a disc image the harness writes from the
 scenario's disc data, and moves its tray through QMP), compared step by step.
 
-Each workload step of an ATAPI scenario leaves one record in trace.jsonl: `packet.done`
-(SAM status and the sense key / ASC / ASCQ EH read with REQUEST SENSE), `packet.verify` (a
-READ's blocks checked against the disc in the drive), `scsi.result` (a `kind: scsi` step:
-status, the sense bytes handed to the SCSI layer, the first 64 data bytes) or `tray.event`
-(whether the tray event happened). What is compared per step: status, sense, data (the
-verified block count and the bad ones, or the data bytes) and the tray event's outcome.
+Each workload step of an ATAPI scenario leaves its records in trace.jsonl: `scsi.result` (a
+`kind: scsi` step, or its alias `kind: packet`: the SAM status, the sense bytes EH read with
+REQUEST SENSE as the SCSI layer got them, the first 64 data bytes), `packet.verify` (a READ's
+blocks checked against the disc in the drive) or `tray.event` (whether the tray event
+happened). What is compared per step: status, sense (key/ASC/ASCQ, byte 0, the other bytes),
+data (for a READ the verified block count and the bad ones, else the data bytes) and the
+tray event's outcome.
 Timing is not compared: QEMU runs in real time.
 """
 
@@ -35,6 +36,23 @@ def qemu_scenarios() -> list[Path]:
     return out
 
 
+def sense_fields(hex_sense: str) -> dict:
+    """A scsi step's sense bytes as compared: the key/ASC/ASCQ (fixed or descriptor format),
+    the first byte (response code and VALID), and the other bytes with those fields blanked
+    (so one difference is reported once, under its own name)."""
+    b = [int(x, 16) for x in hex_sense.split()] if hex_sense else []
+    if not b:
+        return {"sense": None, "sense_byte0": None, "sense_rest": None}
+    if (b[0] & 0x7f) >= 0x72 and len(b) >= 4:
+        key, pos = (b[1] & 0xf, b[2], b[3]), (0, 1, 2, 3)
+    elif len(b) >= 14:
+        key, pos = (b[2] & 0xf, b[12], b[13]), (0, 2, 12, 13)
+    else:
+        key, pos = (0, 0, 0), (0,)
+    rest = " ".join("--" if i in pos else f"{x:02x}" for i, x in enumerate(b))
+    return {"sense": f"{key[0]:x}/{key[1]:02x}/{key[2]:02x}", "sense_byte0": f"{b[0]:02x}", "sense_rest": rest}
+
+
 @dataclass(frozen=True)
 class Step:
     kind: str            # packet | scsi | tray
@@ -57,26 +75,15 @@ def steps(run_dir) -> dict[int, Step]:
         w = int(f["workload"])
         if ev == "workload.start":
             kinds[w] = f["kind"]
-        elif ev == "packet.done":
-            status = int(f["status"], 16)
-            sense = (f"{int(f['key'], 16):x}/{int(f['asc'], 16):02x}/{int(f['ascq'], 16):02x}"
-                     if status else None)
-            what = r.get("msg", "").split(":")[0]
-            out[w] = {"what": what, "status": status, "sense": sense}
         elif ev == "packet.verify":
             out.setdefault(w, {})["data"] = f"{f['blocks']} blocks from lba {f['lba']}, {f['bad']} bad"
         elif ev == "scsi.result":
-            out[w] = {"what": "SCSI " + f["cdb"], "status": f["status"], "sense": f["sense"] or None,
-                      "data": f["data"] or None, "rc": f["rc"]}
+            d = out.setdefault(w, {})
+            d.update({"what": "SCSI " + f["cdb"], "status": f["status"], "rc": f["rc"], **sense_fields(f["sense"])})
+            d.setdefault("data", f["data"] or None)
         elif ev == "tray.event":
             out[w] = {"what": "tray " + f["action"], "done": f["done"]}
-    res = {}
-    for w, d in out.items():
-        what = d.pop("what", "")
-        if kinds.get(w) == "packet":
-            d.setdefault("data", None)
-        res[w] = Step(kinds.get(w, "?"), what, tuple(sorted(d.items())))
-    return res
+    return {w: Step(kinds.get(w, "?"), d.pop("what", ""), tuple(sorted(d.items()))) for w, d in out.items()}
 
 
 @dataclass(frozen=True)
@@ -110,13 +117,15 @@ def compare_steps(name: str, sys_dir, qemu_dir) -> tuple[int, list[StepDifferenc
 
 
 def matches(entry: dict, d: StepDifference) -> bool:
-    """Whether a known-difference entry (scenario glob, step, field, systemc and qemu values;
-    a missing value matches any) describes this difference."""
+    """Whether a known-difference entry (scenario glob, step or None for any, a field or a
+    list of them, the systemc and qemu values: a missing value matches any) describes this
+    difference."""
     if not fnmatch.fnmatchcase(d.scenario, entry["scenario"]):
         return False
     if entry.get("step") is not None and entry["step"] != d.step:
         return False
-    if entry["field"] != d.field:
+    fields = entry["field"] if isinstance(entry["field"], list) else [entry["field"]]
+    if d.field not in fields:
         return False
     for side in ("systemc", "qemu"):
         if side in entry and entry[side] != getattr(d, side):

@@ -622,6 +622,8 @@ void WorkloadRunner::run_scsi() {
     cmd.sg = cmd.len ? &sg : nullptr;
     cmd.n_sg = cmd.len ? 1 : 0;
     cmd.passthrough = true;
+    cmd.atapi_pio = spec_.packet_pio;
+    cmd.atapi_byte_count = spec_.byte_count;
     cmd.priv = this;
     cmd.done = [](ata_scsi_cmd *c) {
         auto *self = static_cast<WorkloadRunner *>(c->priv);
@@ -658,6 +660,18 @@ void WorkloadRunner::run_scsi() {
         if (cmd.status != want)
             failures_.add(what + ": status " + (cmd.status ? "CHECK CONDITION" : "GOOD") + (cmd.sense_len ? " (sense " + sense + ")" : "") +
                           ", expected " + (want ? "CHECK CONDITION" : "GOOD"));
+        if (spec_.expect_sense_key) {
+            const auto &e = *spec_.expect_sense_key;
+            const std::array<uint8_t, 3> got_key = sense_key_of(cmd.sense, cmd.sense_len);
+            if (got_key != e) {
+                char b[96];
+                std::snprintf(b, sizeof b, ": sense %x/%02x/%02x, expected %x/%02x/%02x", got_key[0], got_key[1],
+                              got_key[2], e[0], e[1], e[2]);
+                failures_.add(what + b + (cmd.sense_len ? " (sense " + sense + ")" : ""));
+            }
+        }
+        if (cmd.status == SAM_STAT_GOOD && spec_.verify && spec_.data_in)
+            verify_disc(static_cast<const uint8_t *>(buf.cpu), got);
         if (spec_.expect_sense && (spec_.expect_sense->size() != cmd.sense_len ||
                                    !std::equal(spec_.expect_sense->begin(), spec_.expect_sense->end(), cmd.sense)))
             failures_.add(what + ": sense data [" + sense + "], expected [" +
@@ -691,8 +705,6 @@ void WorkloadRunner::run() {
         run_warmplug();
     else if (spec_.kind == WorkloadKind::Request)
         run_request();
-    else if (spec_.kind == WorkloadKind::Packet)
-        run_packet();
     else if (spec_.kind == WorkloadKind::Tray)
         run_tray();
     else if (spec_.kind == WorkloadKind::Scsi)
