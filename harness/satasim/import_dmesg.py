@@ -32,6 +32,7 @@ with the usual mode (0666 less the umask)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import os
 import re
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import DmesgError, Report, parse, printable
+from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import idle_link_reports, order_by_tag, pmp_product, same_run_issue_times
@@ -214,13 +216,13 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     out.append(f"controller: {{{', '.join(ctl)}}}")
     # disks: every device address the log names (an excerpt often starts after the boot probe)
     disks = {}
+    atapi = atapi_devices(rep)      # ATAPI drives: devices[].atapi and scsi steps (dmesg_atapi)
     for (port, dev), d in sorted(rep.disks.items()):
         if port not in portmap or dev == 15:
             continue
         if not (d.evidence or d.link_up or (d.port_link_up and port not in rep.pmps)):
             continue        # an empty connector: its link was only reset or went down
-        if d.atapi:
-            notes.append(f"1: ata{port + 1}.{dev:02d} is an ATAPI device: not modelled")
+        if (port, dev) in atapi:
             continue
         pmp = port in rep.pmps
         if dev and not pmp and not (row["devno1_keys"] and dev == 1):
@@ -247,9 +249,14 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         for p in pmps:
             fan = max([rep.pmps[p]] + [dev + 1 for q, dev in disks if q == p])
             out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}{_pmp_part(rep, p, notes)}}}")
-    plan = _Plan(rep, disks, portmap, ctype, notes)
+    atapi_devs, atapi_work = atapi_scenario_parts(rep, atapi, portmap, notes)
+    # the plan (faults and requests) is the disks': an ATAPI drive's exceptions are its steps
+    plan = _Plan(dataclasses.replace(rep, exceptions=[e for e in rep.exceptions if (e.port, e.dev) not in atapi])
+                 if atapi else rep, disks, portmap, ctype, notes)
     plan.run()
-    out.append("devices:" if disks or plan.empty else "devices: []")
+    plan.work.extend(atapi_work)
+    out.append("devices:" if disks or plan.empty or atapi_devs else "devices: []")
+    out.extend(atapi_devs)
     for (port, dev), d in disks.items():
         where = f"port: {portmap[port]}" + (f", pmp_port: {dev}" if port in rep.pmps else
                                              ", devno: 1" if dev == 1 else "")

@@ -63,7 +63,11 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     boot probe as 2.6.20 does, a PIO-only device (pio, dma: 0, multi: 0) from its
     "configured for PIOn" and READ SECTOR(S); 56 [4]: the excerpt's first EH run and the v86
     drive's DRQ that 64 KiB of draining does not clear.
-  - ATAPI (29 [7], 40 [4], 55 [9]), the ICH's slave
+  - ATAPI (29 [7], 40 [4], 55 [9]): since wip15 the drive is a devices[].atapi entry and its
+    logged PACKET commands are scsi steps (dmesg_atapi.py; the three runs pass where each
+    failed with a disk's fault that never fired), but the failure itself (a timeout, a bus
+    error with DevExch, a lost interrupt) is not injected: faults do not bind to an ATAPI drive,
+    so no decision line of these logs matches yet (644 of 935 before and after). The ICH's slave
     link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
     modelled; a drive that needs three soft resets after a lost interrupt (01 [3]).
   - 35 [7]: the re-attach after "disable device" comes from the scenario's PHY flap (a

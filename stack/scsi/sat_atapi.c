@@ -65,8 +65,8 @@ int ata_scsi_atapi_queuecmd(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     pc->cdb_len = cmd->cdb_len;
     pc->dir = cmd->len ? ATA_PACKET_FROM_DEV : ATA_PACKET_NONE;
     pc->len = cmd->len;
-    pc->pio = false;     /* DMA where atapi_check_dma allows it */
-    pc->byte_count = 0;  /* libata's limit: len, at most 63 KiB */
+    pc->pio = cmd->atapi_pio;               /* else DMA where atapi_check_dma allows it */
+    pc->byte_count = cmd->atapi_byte_count; /* 0: libata's limit, len at most 63 KiB */
 
     bio = &cmd->bio;
     memset(bio, 0, sizeof(*bio));

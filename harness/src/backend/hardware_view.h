@@ -6,7 +6,7 @@
 //
 // Each backend implements what its hardware allows: the SystemC models all of it, the RTL
 // shell the same over its DUT (the device side, memory and faults are the SystemC models'),
-// QEMU the interrupt line and guest memory. The defaults say "not there" (no readable
+// QEMU the interrupt line, guest memory and its ide-cd trays (QMP). The defaults say "not there" (no readable
 // media, no fault engine, always at rest, no device link); a step or scenario that needs
 // what a backend lacks is refused or skipped by its rules (rules.h), never run against a
 // default.

@@ -612,6 +612,7 @@ void WorkloadRunner::run_scsi() {
     std::memset(buf.cpu, 0, bytes);
     if (!spec_.data_out.empty())
         std::memcpy(buf.cpu, spec_.data_out.data(), spec_.data_out.size());
+    binding_.dma_sync_for_device(&buf, 0, bytes); // the buffer as the controller reads it (QEMU: guest RAM)
     const ata_sg sg{buf.bus, uint32_t(bytes)};
     ata_scsi_cmd cmd{};
     std::memcpy(cmd.cdb, spec_.cdb.data(), spec_.cdb.size());
@@ -621,6 +622,8 @@ void WorkloadRunner::run_scsi() {
     cmd.sg = cmd.len ? &sg : nullptr;
     cmd.n_sg = cmd.len ? 1 : 0;
     cmd.passthrough = true;
+    cmd.atapi_pio = spec_.packet_pio;
+    cmd.atapi_byte_count = spec_.byte_count;
     cmd.priv = this;
     cmd.done = [](ata_scsi_cmd *c) {
         auto *self = static_cast<WorkloadRunner *>(c->priv);
@@ -632,6 +635,7 @@ void WorkloadRunner::run_scsi() {
     const int rc = ata_scsi_queuecmd(dev_->dev, &cmd);
     while (rc == 0 && !scsi_done_)
         sc_core::wait(wake_);
+    binding_.dma_sync_for_cpu(&buf, 0, bytes); // what the controller wrote (QEMU: from guest RAM)
     ++stats_.completed;
     const uint32_t got = cmd.len - std::min(cmd.resid, cmd.len);
     const std::string sense = hex_bytes(cmd.sense, cmd.sense_len);
@@ -656,6 +660,18 @@ void WorkloadRunner::run_scsi() {
         if (cmd.status != want)
             failures_.add(what + ": status " + (cmd.status ? "CHECK CONDITION" : "GOOD") + (cmd.sense_len ? " (sense " + sense + ")" : "") +
                           ", expected " + (want ? "CHECK CONDITION" : "GOOD"));
+        if (spec_.expect_sense_key) {
+            const auto &e = *spec_.expect_sense_key;
+            const std::array<uint8_t, 3> got_key = sense_key_of(cmd.sense, cmd.sense_len);
+            if (got_key != e) {
+                char b[96];
+                std::snprintf(b, sizeof b, ": sense %x/%02x/%02x, expected %x/%02x/%02x", got_key[0], got_key[1],
+                              got_key[2], e[0], e[1], e[2]);
+                failures_.add(what + b + (cmd.sense_len ? " (sense " + sense + ")" : ""));
+            }
+        }
+        if (cmd.status == SAM_STAT_GOOD && spec_.verify && spec_.data_in)
+            verify_disc(static_cast<const uint8_t *>(buf.cpu), got);
         if (spec_.expect_sense && (spec_.expect_sense->size() != cmd.sense_len ||
                                    !std::equal(spec_.expect_sense->begin(), spec_.expect_sense->end(), cmd.sense)))
             failures_.add(what + ": sense data [" + sense + "], expected [" +
@@ -689,8 +705,6 @@ void WorkloadRunner::run() {
         run_warmplug();
     else if (spec_.kind == WorkloadKind::Request)
         run_request();
-    else if (spec_.kind == WorkloadKind::Packet)
-        run_packet();
     else if (spec_.kind == WorkloadKind::Tray)
         run_tray();
     else if (spec_.kind == WorkloadKind::Scsi)

@@ -3,6 +3,7 @@
 // generators, and verifying data against the shadow of what each sector should hold.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -115,6 +116,9 @@ struct WorkloadStats {
     std::optional<unsigned> err_mask;
 };
 
+// The sense key, ASC and ASCQ of sense data in fixed or descriptor format (all zero: none).
+std::array<uint8_t, 3> sense_key_of(const uint8_t *sense, unsigned len);
+
 class WorkloadRunner {
   public:
     WorkloadRunner(unsigned index, const WorkloadSpec &spec, DeviceState *dev, PlatformBinding &binding,
@@ -168,7 +172,9 @@ class WorkloadRunner {
     void run_request();
     void run_warmplug();
     // workload_atapi.cpp: an ATAPI drive's packet command and tray event
-    void run_packet();
+    // An ATAPI drive's READ(10)/(12) data against the disc in the drive (packet.verify); nothing
+    // for another command or a device without a disc model.
+    void verify_disc(const uint8_t *got, uint32_t len);
     void run_tray();
     void run_scsi();
     void maybe_prefill();

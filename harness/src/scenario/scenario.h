@@ -249,16 +249,15 @@ struct WorkloadSpec {
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;
     bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)
-    // kind: packet (an ATAPI device) and kind: scsi: the CDB (cdb), the SAM status it must end
-    // with (expect_status, 0 GOOD, 2 CHECK CONDITION)
+    // kind: scsi (kind: packet is its alias on an ATAPI drive): the CDB (cdb), the SAM status it
+    // must end with (expect_status, 0 GOOD, 2 CHECK CONDITION), the sense as key, asc, ascq in
+    // either format (expect_sense_key); on an ATAPI drive only: PIO forced and the PIO byte
+    // count limit (0 = the stack's)
     std::vector<uint8_t> cdb;
     std::optional<uint8_t> expect_status;
-    // kind: packet: the bytes it moves to the host, PIO forced, the PIO byte count limit (0 = the
-    // stack's), the sense it must end with as key, asc, ascq
-    uint32_t packet_len = 0;
+    std::optional<std::array<uint8_t, 3>> expect_sense_key;
     bool packet_pio = false;
     uint16_t byte_count = 0;
-    std::optional<std::array<uint8_t, 3>> expect_sense_key;
     // kind: tray: open | close | change (a new disc: disc_seed, disc_blocks) | remove
     std::string tray_action;
     uint64_t disc_seed = 0;

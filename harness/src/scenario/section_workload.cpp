@@ -16,6 +16,28 @@ const std::vector<std::pair<const char *, WorkloadKind>> kKinds = {
     {"scan", WorkloadKind::Scan},     {"rescan", WorkloadKind::Rescan},   {"packet", WorkloadKind::Packet},
     {"tray", WorkloadKind::Tray},     {"scsi", WorkloadKind::Scsi}};
 
+// The sense a scsi step must end with as [key, asc, ascq], whatever its format (fixed or
+// descriptor); without expect_status it also says which status.
+void parse_sense_key(const Parser &p, const Field &f, WorkloadSpec &w) {
+    const YAML::Node &s = as_list(p, f);
+    if (s.size() != 3)
+        p.fail(f, "the sense as [key, asc, ascq]");
+    std::array<uint8_t, 3> k{};
+    for (size_t i = 0; i < 3; ++i)
+        k[i] = uint8_t(as_uint(p, element(f, i), 0, i ? 255 : 15));
+    w.expect_sense_key = k;
+    if (!w.expect_status)
+        w.expect_status = uint8_t(k[0] ? 2 : 0);
+}
+
+// An ATAPI drive's own options of a scsi step: PIO forced, the byte count limit.
+void parse_atapi_options(const Parser &p, const MapView &m, WorkloadSpec &w) {
+    if (auto *v = m.find("pio"))
+        w.packet_pio = as_bool(p, *v);
+    if (auto *v = m.find("byte_count"))
+        w.byte_count = uint16_t(as_uint(p, *v, 2, 0xFFFE));
+}
+
 // packet / tray: an ATAPI drive's PACKET command (a CDB as sg_raw would send it) or a tray
 // event of the drive (the user's eject button, a disc change).
 WorkloadSpec parse_atapi_step(const Parser &p, const MapView &m, WorkloadSpec w, const Scenario &sc) {
@@ -48,6 +70,8 @@ WorkloadSpec parse_atapi_step(const Parser &p, const MapView &m, WorkloadSpec w,
         }
         return w;
     }
+    // kind: packet: the alias of kind: scsi on an ATAPI drive (the CDB as a list of numbers,
+    // `len` for data_in, the sense as [key, asc, ascq]), read into the same step
     if (!m.has("cdb"))
         p.fail(m.line(), m.join("cdb"), "required: the command's bytes, e.g. [0x28, 0, 0, 0, 0, 16, 0, 0, 1, 0]");
     const Field &cf = m.get("cdb");
@@ -57,26 +81,17 @@ WorkloadSpec parse_atapi_step(const Parser &p, const MapView &m, WorkloadSpec w,
     for (size_t i = 0; i < l.size(); ++i)
         w.cdb.push_back(uint8_t(as_uint(p, element(cf, i), 0, 255)));
     if (auto *v = m.find("len"))
-        w.packet_len = uint32_t(as_uint(p, *v, 0, 16u << 20));
-    if (auto *v = m.find("pio"))
-        w.packet_pio = as_bool(p, *v);
-    if (auto *v = m.find("byte_count"))
-        w.byte_count = uint16_t(as_uint(p, *v, 2, 0xFFFE));
+        w.data_in = uint32_t(as_uint(p, *v, 0, 1u << 20));
+    parse_atapi_options(p, m, w);
     if (auto *v = m.find("verify"))
         w.verify = as_bool(p, *v);
     if (auto *v = m.find("expect_status"))
         w.expect_status = as_enum<uint8_t>(p, *v, {{"good", uint8_t(0)}, {"check_condition", uint8_t(2)}});
-    if (auto *v = m.find("expect_sense")) {
-        const YAML::Node &s = as_list(p, *v);
-        if (s.size() != 3)
-            p.fail(*v, "the sense as [key, asc, ascq]");
-        std::array<uint8_t, 3> k{};
-        for (size_t i = 0; i < 3; ++i)
-            k[i] = uint8_t(as_uint(p, element(*v, i), 0, i ? 255 : 15));
-        w.expect_sense_key = k;
-        if (!w.expect_status)
-            w.expect_status = uint8_t(k[0] ? 2 : 0);
-    }
+    if (auto *v = m.find("expect_sense"))
+        parse_sense_key(p, *v, w);
+    w.kind = WorkloadKind::Scsi;
+    w.count = 1;
+    w.qd = 1;
     return w;
 }
 
@@ -104,7 +119,7 @@ std::vector<uint8_t> as_hex_bytes(const Parser &p, const Field &f, size_t max) {
 }
 
 // kind: scsi: the CDB, its data and what must come back (scenarios/README.md).
-WorkloadSpec parse_scsi(const Parser &p, const MapView &m, WorkloadSpec w) {
+WorkloadSpec parse_scsi(const Parser &p, const MapView &m, WorkloadSpec w, const DeviceSpec &dev) {
     if (!m.has("cdb"))
         p.fail(m.line(), m.join("cdb"), "required: the CDB as hex bytes (6, 10, 12 or 16 of them)");
     const Field &cf = m.get("cdb");
@@ -125,6 +140,17 @@ WorkloadSpec parse_scsi(const Parser &p, const MapView &m, WorkloadSpec w) {
         if (w.expect_status && *w.expect_status == 0x00 && !w.expect_sense->empty())
             p.fail(*v, "sense data with expect_status: good (GOOD carries none)");
     }
+    if (auto *v = m.find("expect_sense_key")) {
+        if (w.expect_status && *w.expect_status == 0x00)
+            p.fail(*v, "a sense with expect_status: good (GOOD carries none)");
+        parse_sense_key(p, *v, w);
+    }
+    for (const char *k : {"pio", "byte_count", "verify"})
+        if (!dev.atapi && m.has(k))
+            p.fail(m.get(k), std::string(k) + ": only for an ATAPI drive (devices[].atapi): " +
+                                 (std::string(k) == "verify" ? "its READ data is checked against the disc"
+                                                             : "the PACKET command's transfer"));
+    parse_atapi_options(p, m, w);
     if (auto *v = m.find("expect_data")) {
         w.expect_data = as_hex_bytes(p, *v, 4096);
         if (w.expect_data.size() > w.data_in)
@@ -200,7 +226,7 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         keys = {"kind", "device", "barrier", "delay"};
     else if (w.kind == WorkloadKind::Scsi)
         keys = {"kind", "device", "controller", "pmp_port", "devno", "cdb", "data_in", "data_out", "expect_status",
-                "expect_sense", "expect_data", "barrier", "delay"};
+                "expect_sense", "expect_sense_key", "expect_data", "pio", "byte_count", "verify", "barrier", "delay"};
     else if (request)
         keys = {"kind", "device", "controller", "pmp_port", "devno", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
                 "verify", "barrier", "delay", "fail_fast", "tag", "fua"};
@@ -238,7 +264,7 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     if (auto *v = m.find("delay"))
         w.start_delay_ns = as_time_ns(p, *v);
     if (w.kind == WorkloadKind::Scsi)
-        return parse_scsi(p, m, w);
+        return parse_scsi(p, m, w, *dev);
     if (auto *v = m.find("mode"))
         w.mode = as_enum<ModeSpec>(p, *v, kModes);
 

@@ -56,6 +56,11 @@ struct ata_scsi_cmd {
     /* a SCSI pass-through request (SG_IO, as sg_raw sends it: no retries above EH, no block
      * layer I/O error line) rather than the disk driver's own request (sd: 5 retries) */
     bool passthrough;
+    /* an ATAPI device only (a disk ignores them): PIO even where DMA is allowed, and the byte
+     * count limit to program (0: libata's, len capped at 63 KiB). A test's choice, as QEMU's
+     * ahci-test makes it: libata itself picks both (atapi_check_dma, atapi_xlat) */
+    bool atapi_pio;
+    uint16_t atapi_byte_count;
     void (*done)(struct ata_scsi_cmd *cmd); /* called once: from ata_scsi_queuecmd for a
                                                command answered at once, else irq/EH context */
     void *priv;

@@ -2,7 +2,8 @@
 // stack's platform on its AHCI function (MMIO over qtest, DMA through guest RAM, the
 // IOAPIC line as the interrupt) with the poller that waits for QEMU when nothing else can
 // run; its view (backend/hardware_view.h) is the interrupt line and guest memory, which is
-// all QEMU shows from outside (no disk media, no fault engine, no device-side link). Its
+// all QEMU shows from outside (no disk media, no fault engine, no device-side link), and the
+// trays of its ide-cd drives (QMP). Its
 // statistics: the qtest requests and round trips of the run.
 #include "backend/qemu/qemu_backend.h"
 
@@ -50,6 +51,16 @@ class QemuView : public HardwareView {
     // does (PxTFD.BSY clear before FIS receive is enabled, docs/qemu-backend.md) then costs
     // no million round trips.
     bool settled() override { return m_.quiescent(); }
+
+    // The ide-cd drives: tray events through QMP, the disc the harness wrote their image from.
+    bool atapi_event(const DevAddr &a, const std::string &action, uint64_t seed, uint32_t blocks) override {
+        return !a.pmp_port && !a.devno && m_.tray_event(a.port, action, seed, blocks);
+    }
+    std::optional<uint64_t> atapi_disc_seed(const DevAddr &a) const override {
+        if (a.pmp_port || a.devno)
+            return std::nullopt;
+        return m_.disc_seed(a.port);
+    }
 
   private:
     QemuMachine &m_;

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "model/atapi/mmc.h"
+
 namespace satasim::harness {
 
 namespace {
@@ -44,7 +46,7 @@ std::string qemu_binary() {
 }
 
 QemuMachine::QemuMachine(const Scenario &sc, const std::string &work_dir, uint32_t port_mask)
-    : mem_(kDmaBase, kDmaLimit) {
+    : work_dir_(work_dir), mem_(kDmaBase, kDmaLimit) {
     for (unsigned p = 0; p < 6; ++p)
         if (port_mask == 0 || (port_mask >> p & 1u)) {
             busy_regs_.push_back(kAbar + 0x100 + 0x80 * p + 0x38); // PxCI
@@ -76,6 +78,27 @@ QemuMachine::QemuMachine(const Scenario &sc, const std::string &work_dir, uint32
                                  "-machine", "q35,memory-backend=satasim-ram"});
     }
     for (const DeviceSpec &d : sc.devices) {
+        if (d.atapi) {
+            // An ide-cd on the port's bus with the scenario's disc as a raw image of 2048-byte
+            // blocks (what an ISO file is), or empty (atapi.medium false).
+            const std::string id = "cd" + std::to_string(d.port);
+            Cdrom cd;
+            cd.qdev = id + "dev";
+            std::string drive = "if=none,id=" + id + ",media=cdrom";
+            if (d.atapi->medium) {
+                drive += ",driver=raw,file.driver=file,file.filename=" +
+                         qemu_opt(write_disc_image(id, d.atapi->disc_seed, d.atapi->disc_blocks)) +
+                         ",rerror=report";
+                cd.seed = d.atapi->disc_seed;
+                cd.inserted = true;
+            }
+            cdroms_[d.port] = cd;
+            args.insert(args.end(), {"-drive", drive, "-device",
+                                     "ide-cd,id=" + cd.qdev + ",drive=" + id + ",bus=ide." + std::to_string(d.port) +
+                                         ",model=" + qemu_opt(d.model) + ",serial=" + qemu_opt(d.serial) +
+                                         ",ver=" + qemu_opt(d.firmware)});
+            continue;
+        }
         std::string img = work_dir + "/disk" + std::to_string(d.port) + ".img";
         int fd = ::open(img.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0 || ::ftruncate(fd, off_t(d.capacity * 512)) != 0) {
@@ -122,9 +145,13 @@ QemuMachine::QemuMachine(const Scenario &sc, const std::string &work_dir, uint32
         args.push_back("ide-hd,drive=" + id + ",bus=ide." + std::to_string(d.port) + ",model=" + qemu_opt(d.model) +
                        ",serial=" + qemu_opt(d.serial) + ",ver=" + qemu_opt(d.firmware));
     }
+    if (!cdroms_.empty()) // the tray events go through QMP
+        args.insert(args.end(), {"-qmp", qmp_.listen(work_dir)});
     client_.set_irq_handler([this](int line, bool level) { on_irq(line, level); });
     client_.start(qemu_binary(), args, work_dir);
     require_ok();
+    if (!cdroms_.empty())
+        qmp_.accept();
 
     // Find the AHCI function on bus 0.
     int found_dev = -1, found_fn = -1;
@@ -332,6 +359,92 @@ bool QemuMachine::quiescent() {
         if (x)
             return false;
     return irq_level_ == irq_.level();
+}
+
+std::string QemuMachine::write_disc_image(const std::string &name, uint64_t seed, uint32_t blocks) {
+    const std::string img = work_dir_ + "/" + name + "-" + std::to_string(images_written_++) + ".iso";
+    FILE *f = std::fopen(img.c_str(), "wb");
+    if (!f)
+        throw QtestError("cannot create the disc image " + img + ": " + std::strerror(errno));
+    images_.push_back(img);
+    std::vector<uint8_t> chunk(size_t(64) * atapi::kBlockSize);
+    bool ok = true;
+    for (uint32_t lba = 0; lba < blocks && ok;) {
+        const uint32_t n = std::min<uint32_t>(64, blocks - lba);
+        for (uint32_t i = 0; i < n; ++i)
+            atapi::disc_block(seed, lba + i, chunk.data() + size_t(i) * atapi::kBlockSize);
+        ok = std::fwrite(chunk.data(), atapi::kBlockSize, n, f) == n;
+        lba += n;
+    }
+    if (std::fclose(f) != 0 || !ok)
+        throw QtestError("cannot write the disc image " + img + ": " + std::strerror(errno));
+    return img;
+}
+
+// Reads the drive's tray and medium from QEMU's query-block (its entry names the qdev id).
+bool QemuMachine::refresh_cdrom(Cdrom &cd) {
+    std::string answer, why;
+    if (!qmp_.execute("query-block", "", &answer, &why)) {
+        tray_error_ = why;
+        return false;
+    }
+    for (const std::string &o : qmp_return_objects(answer))
+        if (qmp_field(o, "qdev") == cd.qdev) {
+            cd.tray_open = qmp_field(o, "tray_open") == std::string("true");
+            cd.inserted = qmp_field(o, "inserted").has_value();
+            return true;
+        }
+    tray_error_ = "query-block has no entry for " + cd.qdev;
+    return false;
+}
+
+bool QemuMachine::tray_event(unsigned port, const std::string &action, uint64_t seed, uint32_t blocks) {
+    auto it = cdroms_.find(port);
+    if (lost_ || it == cdroms_.end())
+        return false;
+    Cdrom &cd = it->second;
+    const std::string id = "{\"id\": \"" + cd.qdev + "\"";
+    std::string answer, why, image;
+    bool ok = false;
+    if (action == "open") // without force: a locked medium only gets an eject request
+        ok = qmp_.execute("blockdev-open-tray", id + "}", &answer, &why);
+    else if (action == "close")
+        ok = qmp_.execute("blockdev-close-tray", id + "}", &answer, &why);
+    else if (action == "remove")
+        ok = qmp_.execute("blockdev-remove-medium", id + "}", &answer, &why);
+    else if (action == "change") {
+        try {
+            image = write_disc_image("cd" + std::to_string(port), seed, blocks);
+        } catch (const QtestError &e) {
+            tray_error_ = e.what();
+            return false;
+        }
+        std::string path;
+        for (char c : image) { // a JSON string
+            if (c == '"' || c == '\\')
+                path += '\\';
+            path += c;
+        }
+        ok = qmp_.execute("blockdev-change-medium", id + ", \"filename\": \"" + path + "\", \"format\": \"raw\"}",
+                          &answer, &why);
+    } else
+        return false;
+    if (!ok)
+        tray_error_ = why;
+    if (!refresh_cdrom(cd))
+        return false;
+    if (ok && action == "change")
+        cd.seed = seed;
+    if (action == "open")
+        return cd.tray_open; // blockdev-open-tray answers success for a locked medium too
+    return ok;
+}
+
+std::optional<uint64_t> QemuMachine::disc_seed(unsigned port) const {
+    auto it = cdroms_.find(port);
+    if (it == cdroms_.end() || !it->second.inserted || it->second.tray_open)
+        return std::nullopt;
+    return it->second.seed;
 }
 
 bool QemuMachine::wait_async(uint64_t timeout_ns) {

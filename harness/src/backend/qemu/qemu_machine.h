@@ -32,6 +32,9 @@
 //     next timed event: the stack's reset and EH sleeps cost no wall time.
 //     QEMU's own virtual clock is not stepped: with -S and no vCPU, QEMU's AHCI and block
 //     layer complete I/O from its main loop in real time, not on virtual-clock timers.
+//   - ATAPI drives (devices[].atapi). An ide-cd per drive on a raw disc image written from
+//     atapi::disc_block (the model's disc data); tray events through QMP (qmp_client.h), the
+//     tray and medium read back from query-block after each (docs/qemu-backend.md).
 //   - Losing QEMU mid-run (it died, or the qtest connection broke). The accessors the stack
 //     and the poller call never throw: an exception cannot be unwound through the C stack's
 //     frames and the SystemC kernel. The machine reports the loss once through the on-lost
@@ -42,7 +45,9 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +57,7 @@
 #include "model/bus/irq_line.h"
 #include "model/bus/mmio.h"
 #include "backend/platform_binding.h"
+#include "backend/qemu/qmp_client.h"
 #include "backend/qemu/qtest_client.h"
 #include "scenario/scenario.h"
 
@@ -109,6 +115,16 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook, public bus::PciC
     // Stops QEMU and removes the disk images.
     void shutdown();
 
+    // The ide-cd drive on a port (devices[].atapi): a tray event through QMP, as
+    // HardwareView::atapi_event describes it (open, close, remove, change to a new disc image
+    // written from the disc of seed/blocks). False: no drive there, or QEMU refused (a medium
+    // locked by PREVENT ALLOW MEDIUM REMOVAL: the open only raised an eject request).
+    bool tray_event(unsigned port, const std::string &action, uint64_t seed, uint32_t blocks);
+    // The disc the drive on a port reads now (none: no drive there, tray open or empty).
+    std::optional<uint64_t> disc_seed(unsigned port) const;
+    // The last QMP failure of a tray event (empty if none), for the run's log.
+    const std::string &tray_error() const { return tray_error_; }
+
   private:
     uint32_t pci_read(unsigned dev, unsigned fn, unsigned reg);
     void pci_write(unsigned dev, unsigned fn, unsigned reg, uint32_t val);
@@ -117,7 +133,22 @@ class QemuMachine : public bus::MmioTarget, public DmaSyncHook, public bus::PciC
     bool check_alive();  // false (and the loss reported) once the client has failed
     void require_ok();   // setup only: throws QtestError naming the client's failure
 
+    // An ATAPI drive's medium as QEMU reports it (query-block) and the disc it holds.
+    struct Cdrom {
+        std::string qdev;       // the ide-cd's qdev id
+        uint64_t seed = 0;      // disc of the last image inserted
+        bool inserted = false;  // a medium in the drive (tray open or closed)
+        bool tray_open = false;
+    };
+    std::string write_disc_image(const std::string &name, uint64_t seed, uint32_t blocks);
+    bool refresh_cdrom(Cdrom &cd);
+
     QtestClient client_;
+    QmpClient qmp_;
+    std::map<unsigned, Cdrom> cdroms_;
+    std::string work_dir_;
+    unsigned images_written_ = 0;
+    std::string tray_error_;
     bus::HostMemory mem_;
     bus::IrqLine irq_;
     std::vector<std::string> images_;

@@ -7,6 +7,11 @@
 
 namespace satasim::harness::qemu {
 
+namespace {
+// The largest disc the backend writes as an ide-cd image (2048-byte blocks: 128 MiB).
+constexpr uint32_t kMaxDiscBlocks = 65536;
+} // namespace
+
 const char *refuses_key(ScenarioKey key) {
     switch (key) {
     case ScenarioKey::Link:
@@ -69,9 +74,14 @@ std::vector<Refusal> refusals(const Scenario &sc) {
            "QEMU's AHCI links are Gen1 (1.5 Gbps) only; a non-Gen1 link cannot be modelled");
     for (const DeviceSpec &d : sc.devices) {
         std::string k = "devices[port " + std::to_string(d.port) + "].";
-        if (d.atapi) // never a disk in its place: the packet and tray steps would test nothing
-            no(k + "atapi", "this backend attaches no ide-cd yet (a disc image and QMP tray events are not "
-                            "wired): ATAPI drives are backend systemc only");
+        if (d.atapi) { // an ide-cd on a disc image the harness writes (qemu_machine.cpp)
+            if (d.atapi->disc_blocks > kMaxDiscBlocks)
+                no(k + "atapi.disc_blocks " + std::to_string(d.atapi->disc_blocks),
+                   "the harness writes the disc as an image file for QEMU's ide-cd: at most " +
+                       std::to_string(kMaxDiscBlocks) + " blocks (128 MiB)");
+            if (!d.atapi->dma || d.atapi->udma != AtapiSpec{}.udma)
+                no(k + "atapi.dma/udma", "QEMU's ide-cd transfer-mode list is fixed (UDMA 0-5)");
+        }
         if (d.gen_set && d.gen != 1)
             no(k + "gen " + std::to_string(d.gen), "QEMU's SATA links are Gen1 (1.5 Gbps) only");
         if (d.ncq_order != NcqOrderSpec::InOrder)
@@ -124,6 +134,13 @@ std::vector<Refusal> refusals(const Scenario &sc) {
                "discards writes, a throttle group limits throughput, blkdebug only fails requests)");
             break;
         }
+    for (size_t i = 0; i < sc.workload.size(); ++i)
+        if (const WorkloadSpec &w = sc.workload[i];
+            w.kind == WorkloadKind::Tray && w.tray_action == "change" && w.disc_blocks > kMaxDiscBlocks)
+            r.push_back({"workload[" + std::to_string(i) + "] tray change disc_blocks " +
+                             std::to_string(w.disc_blocks) + ": the harness writes the disc as an image file for QEMU's ide-cd: at most " +
+                             std::to_string(kMaxDiscBlocks) + " blocks (128 MiB)",
+                         w.line});
     // Directed steps that act on what QEMU does not show from outside.
     for (const Step &s : sc.steps) {
         const std::string at = "steps[" + std::to_string(s.index) + "] " + kind_name(s.kind);
