@@ -143,3 +143,24 @@ void ata_force_nodma(struct ata_device *dev, bool print)
         }
     }
 }
+
+bool ata_force_no_ncq_trim(struct ata_device *dev, bool listed, bool print)
+{
+    const struct ata_host *h = dev->link->ap->host;
+    bool on = listed;
+
+    for (unsigned i = 0; i < h->n_force; i++) {
+        const struct ata_force_param *fe = &h->force[i];
+
+        if (!fe->ncq_trim || !ata_force_dev_match(fe, dev))
+            continue;
+        on = fe->ncq_trim < 0;
+        if (print) {
+            const struct sata_trace_field f[] = { TF_STR("param", fe->name) };
+
+            ata_dev_ev(dev, ATA_EV("force.horkage", SATA_TC_INFO, SATA_LOG_INFO, f),
+                       "FORCE: horkage modified (%s)", fe->name);
+        }
+    }
+    return on;
+}

@@ -50,6 +50,7 @@ std::vector<ata_force_param> to_stack_force(const std::vector<ForceOption> &opts
         e.spd_limit = o.spd_limit;
         e.ncq = o.ncq;
         e.dma = o.dma;
+        e.ncq_trim = o.ncq_trim;
         switch (o.xfer) {
         case ForceOption::Xfer::None: break;
         case ForceOption::Xfer::Pio: e.xfer_mask = 1u << (ATA_SHIFT_PIO + o.xfer_mode); break;
