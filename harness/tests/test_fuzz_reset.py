@@ -27,11 +27,21 @@ def _fuzz_run(inputs, out, *extra):
 
 def _inputs(tmp_path):
     """50 byte strings with distinct decodings: every topology, workload and fault kind
-    of the format shows up among them (asserted below)."""
+    of the format shows up among them (asserted below). The last 16 are version 3 inputs
+    (docs/fuzzing.md) with short schedules and one of its fault kinds each: ATAPI drives,
+    power losses, trims and SCSI commands between resets too."""
     rng = random.Random(14)
     paths = []
     for i in range(N):
-        data = bytes(rng.randrange(256) for _ in range(rng.randrange(150, 330)))
+        data = bytearray(rng.randrange(256) for _ in range(rng.randrange(150, 330)))
+        if i >= N - 16:
+            data += bytes(330 - len(data))
+            data[6], data[7] = 3, 0xFC
+            data[0] &= 0xFE if i % 4 == 0 else 0xFF  # host_bus_error acts on AHCI only
+            data[5] = 1 + data[5] % 3
+            data[92] = 11 + i % 4
+            for w in range(4):  # short schedules
+                data[28 + 16 * w + 5], data[28 + 16 * w + 6] = data[28 + 16 * w + 5] % 16, 0
         p = tmp_path / f"in{i:02}.bin"
         p.write_bytes(data)
         paths.append(p)
@@ -68,6 +78,8 @@ def test_fifty_inputs_in_one_process_match_fresh_processes(tmp_path):
                  "link_degrade", "pmp_hang"):
         assert f"kind: {kind}," in text, f"no {kind} fault among the inputs"
     assert "mode: ncq" in text and "op: mix" in text and "op: flush" in text
+    for kind in ("host_bus_error", "cominit", "power_loss", "bad_fis"):
+        assert f"kind: {kind}," in text, f"no {kind} fault among the inputs"
 
 
 def test_decoded_yaml_replays_the_same_trace(tmp_path):

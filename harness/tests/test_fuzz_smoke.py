@@ -191,3 +191,42 @@ def test_libfuzzer_mode_stops_at_a_finding(tmp_path):
     assert r.returncode != 0
     assert "satasim fuzz finding: watchdog-steps" in r.stderr, r.stderr[-2000:]
     assert "deadly signal" in r.stderr and len(list(tmp_path.glob("crash-*"))) == 1
+
+
+def test_version_3_inputs_run_without_a_finding_and_reach_what_it_adds(tmp_path):
+    """A campaign's first inputs in format version 3 (marker 03 fc, docs/fuzzing.md): 16 seeded
+    random inputs, short schedules, each with one of the four fault kinds version 3 adds in
+    its first slot (AHCI for host_bus_error) and every other one with an ATAPI drive on port 0,
+    run through decoder, persistent runner and oracles: no finding, and between them the
+    decoded scenarios carry every kind and key version 3 adds."""
+    import random
+    r = random.Random(1537)
+    ins = []
+    for i in range(16):
+        b = bytearray(r.randrange(256) for _ in range(320))
+        b[6], b[7] = 3, 0xFC
+        b[0] &= ~0x01 if i % 4 == 0 else 0xFF          # host_bus_error on an AHCI host
+        b[0] = (b[0] & ~0x06) | 0x02                    # two ports
+        b[4], b[5] = 4, 1 + r.randrange(3)              # four workloads, faults
+        b[8] = 3 if i % 2 else 1                        # port 0: an ATAPI drive or a disk
+        b[13] = 1                                       # port 1: a disk
+        for w in range(4):                              # short schedules
+            b[28 + 16 * w + 5], b[28 + 16 * w + 6] = r.randrange(16), 0
+            b[218 + w] = (b[218 + w] & ~0x03) | (1 + (w + i) % 2)  # trim or scsi
+        b[92] = 11 + i % 4                              # host_bus_error, cominit, power_loss, bad_fis
+        for d in range(2):                              # disk records: trim, ncq_trim, smart, 512e
+            b[234 + 8 * d + 4] |= 0x05
+            b[234 + 8 * d + 5] = (b[234 + 8 * d + 5] & ~0x07) | 0x03
+        p = tmp_path / f"in{i:02d}.bin"
+        p.write_bytes(b)
+        ins.append(p)
+    out = tmp_path / "out"
+    r = _sim("fuzz-run", "--fis", "--out", out, *ins)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "inputs 16, with findings 0" in r.stdout, r.stdout[-3000:]
+    text = "".join(p.read_text() for p in out.glob("*/scenario.yaml"))
+    for what in ("kind: host_bus_error", "kind: cominit", "kind: power_loss", "kind: bad_fis", "op: trim",
+                 "kind: scsi", "kind: packet", "atapi:", "trim: ", "ncq_trim: true", "physical_sector: 4096"):
+        assert what in text, what
+    logs = "".join(p.read_text() for p in out.glob("*/satasim.log"))
+    assert "ATAPI:" in logs and "SCSI " in logs

@@ -330,6 +330,10 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         data_set_management(e, tf);
         return;
 
+    case op::kSmart:
+        smart(e, tf);
+        return;
+
     default:
         // Unknown or unsupported opcode (also FPDMA on a drive without NCQ).
         trace("disk.unsupported_command", {{"cmd", TraceValue::hex(c)}});
@@ -427,12 +431,27 @@ void SataDisk::Impl::set_features(uint64_t e, const Taskfile &tf) {
         finish_ok(e);
 }
 
+// SMART RETURN STATUS (docs/device.md 5): Feature DAh with the SMART key (LBA mid 4Fh, LBA high
+// C2h); the answer in LBA mid/high: 4Fh/C2h no threshold exceeded, F4h/2Ch a threshold
+// exceeded. Without the feature set, with a wrong key or another subcommand: ABRT.
+void SataDisk::Impl::smart(uint64_t e, const Taskfile &tf) {
+    const uint8_t mid = uint8_t(tf.lba >> 8), high = uint8_t(tf.lba >> 16);
+    if (cfg.smart == DiskConfig::Smart::None || tf.feature != 0xDA || mid != 0x4F || high != 0xC2)
+        return (void)finish_error(e, tf, sata::kAtaAbrt, tf.lba);
+    if (!busy_for(e, overhead()))
+        return;
+    const bool exceeded = cfg.smart == DiskConfig::Smart::ThresholdExceeded;
+    trace("disk.smart_status", {{"threshold_exceeded", TraceValue::boolean(exceeded)}});
+    finish_ok(e, (tf.lba & 0xFF) | (exceeded ? 0x2CF400u : 0xC24F00u), 0, tf.device & 0xF0);
+}
+
 // READ LOG EXT (docs/hardware.md 8.6): log directory (00h) and NCQ Command Error (10h).
 void SataDisk::Impl::read_log_ext(uint64_t e, const Taskfile &tf) {
     const uint8_t log = uint8_t(tf.lba);
     const uint32_t page = uint32_t((tf.lba >> 8) & 0xFF) | uint32_t((tf.lba >> 32) & 0xFF) << 8;
     const uint32_t count = tf.count;
-    uint32_t pages = log == 0x00 ? 1 : log == 0x10 ? 1 : 0;
+    const bool send_recv = cfg.ncq && cfg.ncq_trim; // the NCQ Send and Receive log (13h)
+    uint32_t pages = log == 0x00 ? 1 : log == 0x10 ? 1 : log == 0x13 && send_recv ? 1 : 0;
     if (count == 0 || page >= pages || count > pages - page) {
         finish_error(e, tf, sata::kAtaAbrt, tf.lba);
         return;
@@ -444,6 +463,10 @@ void SataDisk::Impl::read_log_ext(uint64_t e, const Taskfile &tf) {
         data.assign(512, 0);
         data[0] = 0x01; // general purpose log directory version 1
         data[2 * 0x10] = 1;
+        if (send_recv)
+            data[2 * 0x13] = 1;
+    } else if (log == 0x13) {
+        data = ncq_send_recv_log_page();
     } else {
         data = ncq_log_page();
     }

@@ -37,7 +37,7 @@ constexpr uint8_t kReadSectors = 0x20, kReadSectorsExt = 0x24, kReadDmaExt = 0x2
                   kIdleImm = 0xE1, kStandby = 0xE2, kIdle = 0xE3, kCheckPower = 0xE5,
                   kFlush = 0xE7, kFlushExt = 0xEA, kIdentify = 0xEC, kSetFeatures = 0xEF,
                   kReadNativeMax = 0xF8, kSetMaxAddress = 0xF9, kSetMaxAddressExt = 0x37,
-                  kDataSetManagement = 0x06;
+                  kDataSetManagement = 0x06, kSendFpdma = 0x64, kSmart = 0xB0;
 } // namespace op
 
 // 64-bit splitmix generator: the only source of randomness in the drive.
@@ -68,6 +68,7 @@ struct NcqSlot {
     uint64_t seq = 0;          // acceptance order
     sc_core::sc_time accepted; // time the command FIS arrived
     sc_core::sc_time media_ready; // parallel SSD: when its data is in the drive's buffer
+    bool trim = false;         // SEND FPDMA QUEUED DSM: x.sectors counts 512-byte blocks of ranges
 };
 
 // Contents of the NCQ Command Error log (page 10h) for the last NCQ error.
@@ -220,7 +221,10 @@ struct SataDisk::Impl {
     void set_max_address(uint64_t e, const sata::Taskfile &tf, bool ext, bool after_rnm);
 
     // ---- command_set.cpp
-    static bool is_queued(uint8_t cmd) { return cmd == op::kReadFpdma || cmd == op::kWriteFpdma; }
+    // READ/WRITE FPDMA QUEUED, and SEND FPDMA QUEUED on a drive with queued TRIM.
+    bool is_queued(uint8_t cmd) const {
+        return cmd == op::kReadFpdma || cmd == op::kWriteFpdma || (cmd == op::kSendFpdma && cfg.ncq_trim);
+    }
     void execute(const sata::Taskfile &tf);
     bool decode_rw(const sata::Taskfile &tf, bool ext, bool write, Xfer &x) const;
     bool range_ok(const Xfer &x, bool lba28) const;
@@ -229,10 +233,19 @@ struct SataDisk::Impl {
                       uint8_t status = 0x51);
     void set_features(uint64_t e, const sata::Taskfile &tf);
     void read_log_ext(uint64_t e, const sata::Taskfile &tf);
+    // SMART (B0h): RETURN STATUS only (docs/device.md 5).
+    void smart(uint64_t e, const sata::Taskfile &tf);
     // DATA SET MANAGEMENT with the TRIM bit (trim.cpp).
     void data_set_management(uint64_t e, const sata::Taskfile &tf);
     // Forget `count` sectors from `lba` as DiskConfig::trim says they read afterwards.
     void trim_sectors(uint64_t lba, uint64_t count);
+    // A range list as DSM carries it: false if an entry reaches beyond the accessible sectors
+    // (then nothing is trimmed); else every range is forgotten and traced (disk.trim).
+    bool apply_trim_list(const std::vector<uint8_t> &list, bool queued);
+    // SEND FPDMA QUEUED, subcommand DSM with the TRIM bit (trim.cpp), in the queue's slot.
+    void queued_trim(int tag);
+    // The NCQ Send and Receive log (13h), one page (docs/device.md 3.2).
+    std::vector<uint8_t> ncq_send_recv_log_page() const;
 
     // ---- protocols.cpp
     bool pio_in(uint64_t e, const sata::Taskfile &tf, uint32_t blocks,
@@ -262,7 +275,7 @@ struct SataDisk::Impl {
     // now (busy for the media time), otherwise it waits in the cache for a FLUSH.
     bool commit_write(uint64_t e, const Xfer &x) {
         if (write_through(x))
-            return busy_for(e, media_access(x.lba, x.sectors, sc_core::sc_time_stamp()));
+            return busy_for(e, rmw_time(x) + media_access(x.lba, x.sectors, sc_core::sc_time_stamp()));
         cache_dirty = true;
         return true;
     }
@@ -309,6 +322,9 @@ struct SataDisk::Impl {
     // Parallel SSD: when a queued read accepted at `accepted` has its data in the buffer.
     sc_core::sc_time plan_queued_read(uint64_t lba, uint32_t sectors, sc_core::sc_time accepted);
     sc_core::sc_time flush_time();
+    // Advanced Format: the read-modify-write a write costs where it starts or ends inside a
+    // physical sector (DiskConfig::physical_log2), zero when aligned (disk.rmw when not).
+    sc_core::sc_time rmw_time(const Xfer &x);
     double rotation_s() const;
     double sectors_per_track() const;
     double seek_s(uint64_t from_lba, uint64_t to_lba) const;

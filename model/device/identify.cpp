@@ -56,6 +56,8 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
         w76 |= 0x0200; // receipt of host-initiated interface power management requests
     w[76] = w76;
     w[77] = uint16_t(unsigned(gen) << 1); // current negotiated speed
+    if (cfg.ncq && cfg.ncq_trim)
+        w[77] |= 0x0040; // NCQ SEND and RECEIVE (the log 13h says which subcommands)
     // DMA Setup auto-activate, settings preservation; bit 3: device-initiated interface
     // power management (supported in 78, enabled in 79)
     w[78] = uint16_t(0x0044 | (cfg.dipm ? 0x0008 : 0));
@@ -76,6 +78,10 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
     w[84] = uint16_t(0x4000 | 0x0020 | (cfg.lba48 ? 0x0040 : 0)); // GPL, WRITE DMA FUA EXT
     w[85] = uint16_t(0x0008 | (lookahead_enabled ? 0x0040 : 0) |
                      (cfg.write_cache && wcache_enabled ? 0x0020 : 0));
+    if (cfg.smart != DiskConfig::Smart::None) { // the SMART feature set, supported and enabled
+        w[82] |= 0x0001;
+        w[85] |= 0x0001;
+    }
     if (cfg.hpa_sectors) { // the Host Protected Area feature set, supported and enabled
         w[82] |= 0x0400;
         w[85] |= 0x0400;
@@ -107,6 +113,12 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
         w[103] = uint16_t(cap >> 48);
     }
     w[106] = 0x4000; // one 512-byte logical sector per physical sector
+    if (cfg.physical_log2) {
+        // several logical sectors per physical one (bit 13), 2^n of them (3:0); word 209
+        // valid (bits 15:14 = 01b) with the logical sector offset of LBA 0
+        w[106] = uint16_t(0x6000 | (cfg.physical_log2 & 0xF));
+        w[209] = uint16_t(0x4000 | (cfg.align_offset & 0x3FFF));
+    }
     if (cfg.trim != DiskConfig::Trim::None) {
         w[169] = 0x0001; // DATA SET MANAGEMENT with TRIM
         w[105] = uint16_t(DiskConfig::kTrimMaxBlocks);

@@ -55,8 +55,11 @@ void SataDisk::Impl::receive_queued(const Taskfile &tf) {
     s.x.lba = tf.lba & 0xFFFFFFFFFFFFull;
     uint32_t n = uint32_t(tf.feature) | uint32_t(tf.feature_hi) << 8;
     s.x.sectors = n ? n : 65536u;
-    s.x.write = tf.command == op::kWriteFpdma;
+    s.x.write = tf.command == op::kWriteFpdma || tf.command == op::kSendFpdma;
     s.x.fua = (tf.device & 0x80) != 0;
+    s.trim = tf.command == op::kSendFpdma;
+    if (s.trim) // no LBA: Features count 512-byte blocks of range entries
+        s.x.lba = 0;
     s.seq = next_seq++;
     s.accepted = sc_time_stamp();
     if (parallel_ssd() && !s.x.write)
@@ -198,6 +201,8 @@ void SataDisk::Impl::execute_queued(int tag) {
     const uint64_t e = epoch;
     NcqSlot &s = slots[size_t(tag)];
     s.state = NcqSlot::State::Running;
+    if (s.trim)
+        return queued_trim(tag);
     const Xfer x = s.x;
     // Firmware overhead counts from the command's arrival: it overlaps earlier work.
     if (!idle_until(e, s.accepted + overhead()))

@@ -1,4 +1,4 @@
-// The drive's side of interface power management (docs/device.md 4; SATA 3.x 8.4): the
+// The drive's side of interface power management (docs/device.md 6; SATA 3.x 8.4): the
 // host's PMREQ_P / PMREQ_S answered PMACK when the drive supports them (HIPM, IDENTIFY word
 // 76 bit 9) and is idle, device-initiated Slumber requests (DIPM, word 78 bit 3, enabled by
 // SET FEATURES 10h/03h) after an idle time, and the lpm_fail fault (a PHY that never answers

@@ -90,7 +90,7 @@ struct DiskConfig {
     // its LBA, media_store.h); a host may not count on either.
     enum class Trim { None, Zeroes, Deterministic, Indeterminate };
     Trim trim = Trim::None;
-    // Interface power management (docs/device.md 4, SATA 3.x 8.4, 13.2.x IDENTIFY words
+    // Interface power management (docs/device.md 6, SATA 3.x 8.4, 13.2.x IDENTIFY words
     // 76/78/79): hipm, the drive takes the host's PMREQ_P / PMREQ_S (word 76 bit 9) and
     // PMACKs them while idle; dipm, it supports device-initiated requests (word 78 bit 3),
     // enabled by SET FEATURES 10h/03h (word 79 bit 3): it then asks for Slumber after
@@ -100,6 +100,31 @@ struct DiskConfig {
     double dipm_idle_us = 1000;
     // IDENTIFY word 105: the most 512-byte blocks of LBA range entries one DSM command takes.
     static constexpr unsigned kTrimMaxBlocks = 8;
+    // Queued TRIM (docs/device.md 3.2): with `trim` and `ncq`, the drive also takes DATA SET
+    // MANAGEMENT as SEND FPDMA QUEUED (64h, subcommand 00h, the TRIM bit in the Auxiliary
+    // field), says so in IDENTIFY word 77 bit 6 and in the NCQ Send and Receive log (13h).
+    bool ncq_trim = false;
+    // The queued-TRIM erratum some SSDs have (libata lists them as ATA_HORKAGE_NO_NCQ_TRIM):
+    // the drive advertises queued TRIM but mishandles it. What the real firmware gets wrong
+    // is not public; the model's choice is that it aborts every SEND FPDMA QUEUED DSM (an NCQ
+    // error with ABRT, nothing trimmed), so a host that uses it goes through EH.
+    bool ncq_trim_erratum = false;
+    // SMART (docs/device.md 5): not None, the drive has the SMART feature set, supported and
+    // enabled (IDENTIFY words 82/85 bit 0), and answers SMART RETURN STATUS (B0h, Feature
+    // DAh, the key 4Fh/C2h in LBA mid/high) with LBA mid/high 4Fh/C2h (Good) or F4h/2Ch
+    // (ThresholdExceeded: an attribute is past its threshold, the drive predicts its failure).
+    // Every other SMART subcommand is aborted (the model's choice). None: B0h is aborted.
+    enum class Smart { None, Good, ThresholdExceeded };
+    Smart smart = Smart::None;
+    // Advanced Format (docs/device.md 4): 2^physical_log2 logical sectors per physical sector
+    // (IDENTIFY word 106 bits 3:0 with bit 13; 3 = 512e, 4096-byte physical sectors of eight
+    // 512-byte logical ones), and where LBA 0 sits in the first physical sector (word 209
+    // bits 13:0, in logical sectors: the "logical sector offset", below 2^physical_log2). A
+    // write that starts or ends inside a physical sector makes the drive read that physical
+    // sector first (read-modify-write): one more revolution (HDD) or read latency (SSD)
+    // where the data goes to the media. 0: one logical per physical (word 106 = 4000h).
+    unsigned physical_log2 = 0;
+    unsigned align_offset = 0;
     DiskTiming timing;
 };
 

@@ -99,6 +99,26 @@ sc_time SataDisk::Impl::plan_queued_read(uint64_t lba, uint32_t sectors, sc_time
     return buffer_path_free;
 }
 
+// Advanced Format read-modify-write: a physical sector the write covers only in part must be
+// read before it is written: the drive reads the partial physical sectors on the way in and
+// writes them when they come round again, one revolution later, on a rotating disk; an SSD
+// reads them first (the flat latency, both ends at once). The model's costs.
+sc_time SataDisk::Impl::rmw_time(const Xfer &x) {
+    if (!cfg.physical_log2 || !x.sectors)
+        return sc_core::SC_ZERO_TIME;
+    const uint64_t per = 1ull << cfg.physical_log2, first = x.lba + cfg.align_offset;
+    const uint64_t last = first + x.sectors; // one past the end, in the physical sectors' frame
+    const bool head = first % per != 0, tail = last % per != 0;
+    if (!head && !tail)
+        return sc_core::SC_ZERO_TIME;
+    const unsigned partial = head && tail && first / per == (last - 1) / per ? 1u : unsigned(head) + unsigned(tail);
+    trace("disk.rmw", {{"lba", TraceValue::integer(int64_t(x.lba))},
+                       {"sectors", TraceValue::integer(int64_t(x.sectors))},
+                       {"partial", TraceValue::integer(int64_t(partial))}});
+    const double one = cfg.timing.ssd ? cfg.timing.flat_latency_us * 1e-6 : rotation_s();
+    return sc_time(one, SC_SEC);
+}
+
 // FLUSH CACHE: write back whatever the cache holds (average seek + half a revolution). The
 // data counts as on the platters from here (a power loss during the flush may keep it: the
 // host, which has no completion yet, may not count on either).

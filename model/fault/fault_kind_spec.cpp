@@ -33,6 +33,7 @@ struct P : ParamSpec {
     P &always() { show = Show::Always; return *this; }
     P &in_hex() { hex = true; return *this; }
     P &bytes(FuzzField f) { fuzz = f; return *this; }
+    P &bytes_since(uint8_t version, FuzzField f) { fuzz = f, fuzz.since = version; return *this; }
     P &unset() { unset_default = true; return *this; }
     P &needed(const char *why) { required = why; return *this; }
     P &in_yaml(Show s) { yaml = s; return *this; }
@@ -247,7 +248,7 @@ const std::vector<KindSpec> &kind_specs() {
               .bytes({1, 4, 0, 0, 100000, 1, kUs, false, 0, 1, true})}},
         {Kind::Unplug, "unplug", {}, Binds::Disk, false, true, false, false,
          {noise("line noise the host PHY picks up with the pull: COMINIT bursts, 10b/8b decode errors, the "
-                       "receiver losing the signal mid-primitive")},
+                       "receiver losing the signal mid-primitive").bytes_since(3, {0, 1, 0, 3})},
          true},
         {Kind::Plug, "plug", {}, Binds::Disk, false, true, false, false, plug_params()},
         {Kind::MediaError, "media_error", {}, Binds::Disk, false, false, false, false, media_error_params()},
@@ -267,7 +268,7 @@ const std::vector<KindSpec> &kind_specs() {
               .traced("down_ns")
               .bind([](const Fault &f) -> uint64_t { return f.flap.down_ns; }, [](Fault &f, uint64_t v) { f.flap.down_ns = v; })
               .bytes({0, 4, 0, 0, 2000000, 1, kUs}),
-          noise("line noise with each PhyRdy loss, as an unplug's")}},
+          noise("line noise with each PhyRdy loss, as an unplug's").bytes_since(3, {4, 1, 0, 3})}},
         {Kind::LinkDegrade, "link_degrade", {}, Binds::Disk, false, false, false, false,
          {P("gen", PT::Uint, "the fastest generation the link reaches from the trigger on").range(1, 3).dflt(1).always()
               .needed("required (1, 2 or 3: the fastest generation the link reaches)")
@@ -292,19 +293,22 @@ const std::vector<KindSpec> &kind_specs() {
                                 "FIS area, or whichever comes first")
               .names({"data", "command", "fis", "any"}).always()
               .bind([](const Fault &f) -> uint64_t { return uint64_t(f.bus.access); },
-                    [](Fault &f, uint64_t v) { f.bus.access = BusAccess(v); }),
+                    [](Fault &f, uint64_t v) { f.bus.access = BusAccess(v); })
+              .bytes_since(3, {0, 1, 0, 2}),
           P("resp", PT::Enum, "how the bus answers: a slave error or a decode error").names({"slverr", "decerr"}).always()
               .bind([](const Fault &f) -> uint64_t { return f.bus.decerr; },
-                    [](Fault &f, uint64_t v) { f.bus.decerr = v != 0; })}},
+                    [](Fault &f, uint64_t v) { f.bus.decerr = v != 0; })
+              .bytes_since(3, {0, 1, 2, 1})}},
         // A time trigger: the port it acts on may have no drive that counts commands.
         {Kind::Cominit, "cominit", {}, Binds::Disk, true, false, false, false,
          {noise("what the wire carries besides the COMINIT bursts (always sent): decode errors, the receiver "
-                       "losing the signal").always_set(1)}},
+                       "losing the signal").always_set(1).bytes_since(3, {0, 1, 0, 3})}},
         // The drive's power supply: its write cache loses what it has not written back.
         {Kind::PowerLoss, "power_loss", {}, Binds::Disk, false, false, false, false,
          {P("off", PT::Time, "how long the power stays off before the drive restarts (then COMINIT, the "
                              "reset sequence and its signature)")
-              .range(1 * kUs, 60 * kS).dflt(100 * 1000 * kUs).always()},
+              .range(1 * kUs, 60 * kS).dflt(100 * 1000 * kUs).always()
+              .bytes_since(3, {0, 2, 0, 0, 60000, 1, 1000 * kUs})},
          true},
         // The drive's firmware breaks the transport layer's rules (docs/device.md, "Malformed
         // and unsolicited FISes"): what the host controller does with the FIS is its own.
@@ -315,10 +319,11 @@ const std::vector<KindSpec> &kind_specs() {
                              "(unsolicited_d2h), a Set Device Bits FIS with the I bit and SActive bits for tags "
                              "not outstanding in the drive (spurious_sdb)")
               .names({"unknown_type", "long_d2h", "unsolicited_d2h", "spurious_sdb"}).always()
-              .needed("required (unknown_type, long_d2h, unsolicited_d2h or spurious_sdb)"),
+              .needed("required (unknown_type, long_d2h, unsolicited_d2h or spurious_sdb)")
+              .bytes_since(3, {0, 1, 0, 2}),
           P("type", PT::Uint, "unknown_type: the FIS type byte (D9h: a type SATA reserves; not one the host knows)")
-              .range(0, 255).dflt(0xD9).in_hex()}},
-        // The drive's interface power management (docs/device.md 4): from the firing on, until
+              .range(0, 255).dflt(0xD9).in_hex().bytes_since(3, {1, 1})}},
+        // The drive's interface power management (docs/device.md 6): from the firing on, until
         // a power cycle; it matters only where the host enables link power management.
         {Kind::LpmFail, "lpm_fail", {}, Binds::Disk, false, false, false, false,
          {P("how", PT::Enum, "what breaks: the drive's PHY never answers the host's wake-up COMWAKE out of "

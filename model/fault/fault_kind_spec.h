@@ -81,6 +81,9 @@ struct FuzzField {
     bool round_up = false;
     const char *text = nullptr;
     bool text_index = false;
+    // The first format version that holds it (docs/fuzzing.md "Format versions"): an input of
+    // an older version decodes it as its default, as it did before the field existed.
+    uint8_t since = 1;
     // Whether the format holds this parameter at all.
     bool in_format() const { return bytes != 0 || text != nullptr; }
 };

@@ -45,6 +45,7 @@ Fis make_reg_h2d(const Taskfile &tf, bool command_bit, uint8_t pm_port) {
     put_lba_device_count(f.bytes, tf.lba, tf.device, tf.count);
     f.bytes[11] = tf.feature_hi;
     f.bytes[15] = tf.control;
+    put32(f.bytes, 16, tf.aux);
     return f;
 }
 
@@ -150,6 +151,8 @@ Taskfile parse_taskfile(const Fis &fis) {
     tf.feature_hi = b[11];
     tf.count = uint16_t(b[12] | b[13] << 8);
     tf.control = b[15];
+    if (b.size() >= 20)
+        tf.aux = uint32_t(b[16] | b[17] << 8 | b[18] << 16) | uint32_t(b[19]) << 24;
     return tf;
 }
 

@@ -64,6 +64,7 @@ struct Taskfile {
     uint8_t device = 0;
     uint16_t count = 0;
     uint8_t control = 0;  // H2D byte 15
+    uint32_t aux = 0;     // H2D bytes 16-19: the Auxiliary field (SEND FPDMA QUEUED's TRIM bit)
 };
 
 // Builders. pm_port goes into byte 1 bits 3:0 of every FIS.

@@ -219,6 +219,19 @@ struct Ncq {
                 return false;
         return accepts > a;
     }
+    // SEND FPDMA QUEUED (64h) DSM: Features the blocks, Count 12:8 (high byte) the
+    // subcommand, Auxiliary bit 0 TRIM; wdata[tag] is the range list.
+    bool issue_trim(int tag, uint16_t blocks, uint8_t subcommand = 0, uint32_t aux = 1) {
+        Taskfile t = cmd(0x64, 0, uint16_t(tag << 3 | subcommand << 8), uint8_t(blocks));
+        t.aux = aux;
+        unsigned a = accepts;
+        size_t e = errors.size();
+        b.host.send(sata::make_reg_h2d(t, true));
+        while (accepts == a && errors.size() == e)
+            if (!pump())
+                return false;
+        return accepts > a;
+    }
     bool wait_done(uint32_t mask) {
         while ((done & mask) != mask && error_sdbs.empty())
             if (!pump())
@@ -825,7 +838,7 @@ MODEL_TEST(trim_forgets_the_ranges_it_is_sent) {
         EXPECT_TRUE(MediaStore::is_blank_sector(rd.data.data() + i * 512, 500 + i, MediaStore::kDefaultSeed));
 }
 
-// Interface power management (docs/device.md 4): HIPM and DIPM in IDENTIFY words 76/78/79,
+// Interface power management (docs/device.md 6): HIPM and DIPM in IDENTIFY words 76/78/79,
 // SET FEATURES 10h/90h 03h (aborted without DIPM), and the host's PMREQ answered PMACK by an
 // idle HIPM drive, PMNAK by one without HIPM or with the lpm_fail pmnak fault.
 MODEL_TEST(interface_power_management) {
@@ -863,6 +876,133 @@ MODEL_TEST(interface_power_management) {
     EXPECT_TRUE(p.link.wake(true));
 }
 
+// Queued TRIM (docs/device.md 3.2): IDENTIFY word 77 bit 6, log 13h listed in the directory
+// and saying DSM TRIM, SEND FPDMA QUEUED with the TRIM bit forgets the ranges beside queued
+// reads and writes; a clear TRIM bit or another subcommand is an NCQ error; the erratum
+// drive aborts every queued TRIM; a drive without queued TRIM refuses 64h.
+MODEL_TEST(queued_trim_forgets_the_ranges) {
+    auto ranges = [](std::vector<std::pair<uint64_t, uint16_t>> rs) {
+        Bytes b(512, 0);
+        for (size_t i = 0; i < rs.size(); ++i) {
+            const uint64_t v = rs[i].first | uint64_t(rs[i].second) << 48;
+            for (int k = 0; k < 8; ++k)
+                b[i * 8 + size_t(k)] = uint8_t(v >> (8 * k));
+        }
+        return b;
+    };
+    Bench &b = B("ncqtrim");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_EQ(b.disk.identify_words()[77] & 0x0040, 0x0040);
+    EXPECT_EQ(B("trim").disk.identify_words()[77] & 0x0040, 0); // TRIM, not queued
+    Result dir = run(b, cmd(0x2F, 0x00, 1));
+    EXPECT_TRUE(dir.data.size() == 512 && dir.data[2 * 0x13] == 1 && dir.data[2 * 0x10] == 1);
+    Result log = run(b, cmd(0x2F, 0x13, 1));
+    EXPECT_TRUE(log.done && log.data.size() == 512);
+    if (log.data.size() == 512)
+        EXPECT_TRUE(log.data[0] == 0x01 && log.data[4] == 0x01);
+    EXPECT_EQ(run(B("trim"), cmd(0x2F, 0x13, 1)).status, 0x51); // no such log without it
+
+    const Bytes data = pattern(32 * 512, 31);
+    EXPECT_EQ(run(b, cmd(0x35, 6000, 32), data).status, 0x50);
+    Ncq n(b);
+    n.wdata[3] = ranges({{6004, 8}, {6020, 2}});
+    EXPECT_TRUE(n.issue(1, false, 100, 8)); // queued beside a read
+    EXPECT_TRUE(n.issue_trim(3, 1));
+    EXPECT_TRUE(n.wait_done(1u << 1 | 1u << 3));
+    EXPECT_TRUE(n.error_sdbs.empty());
+    EXPECT_TRUE(b.tr.count("disk.trim") == 1);
+    Bytes want = data;
+    std::fill(want.begin() + 4 * 512, want.begin() + 12 * 512, uint8_t(0));
+    std::fill(want.begin() + 20 * 512, want.begin() + 22 * 512, uint8_t(0));
+    EXPECT_TRUE(run(b, cmd(0x25, 6000, 32)).data == want);
+
+    // the TRIM bit clear: an NCQ error with ABRT, nothing trimmed; log 10h names the tag
+    EXPECT_EQ(run(b, cmd(0x35, 7000, 8), data).status, 0x50);
+    Ncq bad(b);
+    bad.wdata[5] = ranges({{7000, 8}});
+    EXPECT_TRUE(bad.issue_trim(5, 1, 0, 0));
+    while (bad.error_sdbs.empty() && bad.pump()) {
+    }
+    EXPECT_EQ(bad.error_sdbs.size(), 1u);
+    if (!bad.error_sdbs.empty())
+        EXPECT_EQ(bad.error_sdbs[0].at(3), sata::kAtaAbrt);
+    Result l10 = run(b, cmd(0x2F, 0x10, 1));
+    EXPECT_TRUE(l10.data.size() == 512 && l10.data[0] == 5);
+    EXPECT_TRUE(run(b, cmd(0x25, 7000, 8)).data == Bytes(data.begin(), data.begin() + 8 * 512));
+
+    // the erratum drive: offered, and aborted
+    Bench &e = B("ncqtrimbad");
+    EXPECT_TRUE(comreset(e).has_value());
+    EXPECT_EQ(e.disk.identify_words()[77] & 0x0040, 0x0040);
+    EXPECT_EQ(run(e, cmd(0x35, 7000, 8), data).status, 0x50);
+    Ncq en(e);
+    en.wdata[2] = ranges({{7000, 8}});
+    EXPECT_TRUE(en.issue_trim(2, 1));
+    while (en.error_sdbs.empty() && en.pump()) {
+    }
+    EXPECT_EQ(en.error_sdbs.size(), 1u);
+    EXPECT_TRUE(e.tr.count("fault.effect") == 1);
+    EXPECT_EQ(run(e, cmd(0x2F, 0x10, 1)).status, 0x50);
+    EXPECT_TRUE(run(e, cmd(0x25, 7000, 8)).data == Bytes(data.begin(), data.begin() + 8 * 512));
+
+    // a drive with TRIM but not queued TRIM: 64h is an unknown command (ABRT)
+    Result r64 = run(B("trim"), cmd(0x64, 0, 0, 1));
+    EXPECT_TRUE(r64.status == 0x51 && r64.error == sata::kAtaAbrt);
+}
+
+// SMART RETURN STATUS (docs/device.md 5): the key 4Fh/C2h in, 4Fh/C2h (good) or F4h/2Ch
+// (threshold exceeded) out in LBA mid/high; IDENTIFY 82/85 bit 0; ABRT without the feature
+// set, with a wrong key or another subcommand.
+MODEL_TEST(smart_return_status) {
+    Bench &g = B("smartok");
+    Bench &x = B("smartbad");
+    EXPECT_TRUE(comreset(g).has_value());
+    EXPECT_TRUE(comreset(x).has_value());
+    EXPECT_EQ(g.disk.identify_words()[82] & 1, 1);
+    EXPECT_EQ(g.disk.identify_words()[85] & 1, 1);
+    EXPECT_EQ(B("ssd").disk.identify_words()[82] & 1, 0);
+    Result ok = run(g, cmd(0xB0, 0xC24F00, 0, 0xDA));
+    EXPECT_EQ(ok.status, 0x50);
+    EXPECT_EQ(ok.d2h.lba & 0xFFFF00, 0xC24F00u);
+    Result bad = run(x, cmd(0xB0, 0xC24F00, 0, 0xDA));
+    EXPECT_EQ(bad.status, 0x50);
+    EXPECT_EQ(bad.d2h.lba & 0xFFFF00, 0x2CF400u);
+    EXPECT_EQ(run(g, cmd(0xB0, 0xC24E00, 0, 0xDA)).error, sata::kAtaAbrt); // wrong key
+    EXPECT_EQ(run(g, cmd(0xB0, 0xC24F00, 0, 0xD0)).error, sata::kAtaAbrt); // READ DATA: not modelled
+    EXPECT_EQ(run(B("ssd"), cmd(0xB0, 0xC24F00, 0, 0xDA)).error, sata::kAtaAbrt);
+}
+
+// Advanced Format (docs/device.md 4): word 106 says eight logical per physical sector, word
+// 209 the offset of LBA 0; with the write cache off, a write inside a physical sector takes the
+// SSD's read latency more than the same write aligned (disk.rmw), and the data reads back.
+MODEL_TEST(advanced_format_rmw) {
+    Bench &b = B("af512e");
+    Bench &o = B("af512eoff");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_TRUE(comreset(o).has_value());
+    EXPECT_EQ(b.disk.identify_words()[106], 0x6003);
+    EXPECT_EQ(b.disk.identify_words()[209], 0x4000);
+    EXPECT_EQ(o.disk.identify_words()[209], 0x4001);
+    EXPECT_EQ(B("hdd").disk.identify_words()[106], 0x4000);
+    const Bytes data = pattern(8 * 512, 41);
+    auto timed = [&](Bench &bb, uint64_t lba) {
+        const sc_time t0 = sc_core::sc_time_stamp();
+        EXPECT_EQ(run(bb, cmd(0x35, lba, 8), data).status, 0x50);
+        return sc_core::sc_time_stamp() - t0;
+    };
+    const sc_time aligned = timed(b, 200000), inside = timed(b, 200003);
+    EXPECT_EQ(b.tr.count("disk.rmw"), 1u);
+    const double read_s = b.disk.config().timing.flat_latency_us * 1e-6;
+    const double extra = (inside - aligned).to_seconds();
+    EXPECT_TRUE(read_s > 0 && extra > read_s - 1e-6 && extra < read_s + 1e-6); // (dword clock phase: ns)
+    EXPECT_TRUE(run(b, cmd(0x25, 200003, 8)).data == data);
+    // with LBA 0 one sector into its physical sector, physical sectors start at 7, 15, ...
+    (void)timed(o, 200007);
+    EXPECT_EQ(o.tr.count("disk.rmw"), 0u);
+    (void)timed(o, 200000);
+    EXPECT_EQ(o.tr.count("disk.rmw"), 1u);
+}
+
 int sc_main(int, char **) {
     DiskConfig hdd;
     DiskConfig rev = hdd;
@@ -891,16 +1031,32 @@ int sc_main(int, char **) {
     trimdet.trim = DiskConfig::Trim::Deterministic;
     DiskConfig pio0 = hdd;
     pio0.pio_max = 0;
-    Bench b13("pio0", pio0);
     DiskConfig pm = ssd;
     pm.hipm = pm.dipm = true;
     pm.dipm_idle_us = 1e6; // (no device-initiated request inside the test's steps)
+    DiskConfig ncqtrim = trim;
+    ncqtrim.ncq_trim = true;
+    DiskConfig ncqtrimbad = ncqtrim;
+    ncqtrimbad.ncq_trim_erratum = true;
+    DiskConfig smartok = ssd;
+    smartok.smart = DiskConfig::Smart::Good;
+    DiskConfig smartbad = ssd;
+    smartbad.smart = DiskConfig::Smart::ThresholdExceeded;
+    DiskConfig af512e = ssd; // write cache off: every write goes to the media
+    af512e.physical_log2 = 3;
+    af512e.write_cache = false;
+    DiskConfig af512eoff = af512e;
+    af512eoff.align_offset = 1;
     Bench b1("hdd", hdd), b2("rev", rev), b3("rnd1", rnd), b4("rnd2", rnd), b5("rnd3", rnd3),
         b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa),
-        b10("trim", trim), b11("trimdet", trimdet), b12("pm", pm);
+        b10("trim", trim), b11("trimdet", trimdet), b12("ncqtrim", ncqtrim), b13("ncqtrimbad", ncqtrimbad),
+        b14("smartok", smartok), b15("smartbad", smartbad), b16("af512e", af512e), b17("af512eoff", af512eoff),
+        b18("pm", pm), b19("pio0", pio0);
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
                {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9},
-               {"trim", &b10}, {"trimdet", &b11}, {"pm", &b12}, {"pio0", &b13}};
+               {"trim", &b10}, {"trimdet", &b11}, {"ncqtrim", &b12}, {"ncqtrimbad", &b13},
+               {"smartok", &b14}, {"smartbad", &b15}, {"af512e", &b16}, {"af512eoff", &b17},
+               {"pm", &b18}, {"pio0", &b19}};
     return satasim::test::run_all();
 }
 

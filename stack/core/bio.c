@@ -207,7 +207,7 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
         return 0;
     }
     if (bio->op == ATA_BIO_TRIM)
-        return ata_trim_build_tf(dev, bio, tf);
+        return ata_trim_build_tf(dev, bio, tag, tf);
     if (bio->op != ATA_BIO_READ && !write)
         return -EINVAL;
     if (!n || n > (bio->q_piece ? dev->max_sectors : cmd_limit(dev)) || lba >= dev->n_sectors ||

@@ -30,6 +30,10 @@ void ata_tf_to_fis(const struct ata_taskfile *tf, unsigned pmp, bool is_cmd, uin
     fis[12] = tf->nsect;
     fis[13] = tf->hob_nsect;
     fis[15] = tf->ctl;
+    fis[16] = (uint8_t)tf->auxiliary;
+    fis[17] = (uint8_t)(tf->auxiliary >> 8);
+    fis[18] = (uint8_t)(tf->auxiliary >> 16);
+    fis[19] = (uint8_t)(tf->auxiliary >> 24);
 }
 
 /* D2H (and the shared register bytes of PIO Setup): status and error land in the

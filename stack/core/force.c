@@ -5,6 +5,7 @@
  * syntax into struct ata_force_param (ata.h); matching follows libata: port = print id,
  * device = fan-out port, or 15 (also 0) for the device on the host link; for the link speed
  * and the transfer mode the last matching entry wins, horkage entries all apply. */
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -144,17 +145,22 @@ void ata_force_nodma(struct ata_device *dev, bool print)
     }
 }
 
-bool ata_force_nolpm(struct ata_device *dev, bool print)
+/* A horkage flag that libata.force turns on (a negative entry: "nolpm", "noncqtrim") or off
+ * ("lpm", "ncqtrim"), entries in the parameter's order from `start` (the last one stands),
+ * each matching one printed when print. field: the entry's int for that flag. */
+static bool ata_force_horkage_flag(struct ata_device *dev, size_t field, bool start, bool print)
 {
     const struct ata_host *h = dev->link->ap->host;
-    bool nolpm = false;
+    bool on = start;
 
     for (unsigned i = 0; i < h->n_force; i++) {
         const struct ata_force_param *fe = &h->force[i];
+        int v;
 
-        if (!fe->lpm || !ata_force_dev_match(fe, dev))
+        memcpy(&v, (const char *)fe + field, sizeof v);
+        if (!v || !ata_force_dev_match(fe, dev))
             continue;
-        nolpm = fe->lpm < 0;
+        on = v < 0;
         if (print) {
             const struct sata_trace_field f[] = { TF_STR("param", fe->name) };
 
@@ -162,5 +168,15 @@ bool ata_force_nolpm(struct ata_device *dev, bool print)
                        "FORCE: horkage modified (%s)", fe->name);
         }
     }
-    return nolpm;
+    return on;
+}
+
+bool ata_force_nolpm(struct ata_device *dev, bool print)
+{
+    return ata_force_horkage_flag(dev, offsetof(struct ata_force_param, lpm), false, print);
+}
+
+bool ata_force_no_ncq_trim(struct ata_device *dev, bool listed, bool print)
+{
+    return ata_force_horkage_flag(dev, offsetof(struct ata_force_param, ncq_trim), listed, print);
 }

@@ -62,6 +62,9 @@ void ata_force_nodma(struct ata_device *dev, bool print);
 /* libata.force=nolpm / lpm: the device's horkage NOLPM, entries in the parameter's order
  * (the last one stands), each matching one printed when print */
 bool ata_force_nolpm(struct ata_device *dev, bool print);
+/* libata.force noncqtrim / ncqtrim (horkage NO_NCQ_TRIM): on (true) or off in the parameter's
+ * order, starting from `listed` (the device list's verdict), printing each entry when print */
+bool ata_force_no_ncq_trim(struct ata_device *dev, bool listed, bool print);
 /* libata's cable_is_40wire: the port's cable, or for an unknown or 80-wire one the drives'
  * IDENTIFY word 93 (every enabled device of the link must report 80 wires) */
 bool ata_cable_is_40wire(struct ata_port *ap);
@@ -171,7 +174,12 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
 /* trim.c: the DATA SET MANAGEMENT of an ATA_BIO_TRIM request, its range list */
 bool ata_id_has_trim(const uint16_t *id);
 void ata_trim_format(uint8_t *buf, uint64_t lba, uint32_t n);
-int ata_trim_build_tf(const struct ata_device *dev, const struct ata_bio *bio, struct ata_taskfile *tf);
+int ata_trim_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag, struct ata_taskfile *tf);
+/* queued TRIM: the NO_NCQ_TRIM horkage list by model; log 13h read at configure (with the
+ * horkage: its TRIM bit cleared); whether the copy says queued TRIM */
+bool ata_model_no_ncq_trim(const char *model);
+void ata_dev_config_ncq_send_recv(struct ata_device *dev, bool no_ncq_trim, bool print);
+bool ata_fpdma_trim_supported(const struct ata_device *dev);
 int ata_trim_fill_payload(const struct ata_port *ap, const struct ata_bio *bio);
 void ata_port_kick(struct ata_port *ap);                        /* lock held */
 void ata_bio_fail(struct ata_port *ap, struct ata_bio *bio, unsigned err_mask); /* lock held */

@@ -119,7 +119,12 @@ static void print_config(struct ata_device *dev, const struct ata_dev_config *c)
         ata_dev_ev(dev, ATA_EV("probe.capacity", SATA_TC_INFO, SATA_LOG_INFO, f), "%s", line);
     }
     /* libata's ata_dev_print_features: a line only when the device has one of its features */
-    if (c->fua) {
+    if (dev->flags & ATA_DFLAG_NCQ_SEND_RECV) {
+        const struct sata_trace_field f[] = { TF_BOOL("fua", c->fua), TF_BOOL("ncq_sndrcv", true) };
+
+        ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features:%s NCQ-sndrcv",
+                   c->fua ? " FUA" : "");
+    } else if (c->fua) {
         const struct sata_trace_field f[] = { TF_BOOL("fua", true) };
 
         ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features: FUA");
@@ -208,6 +213,7 @@ int ata_dev_configure(struct ata_device *dev)
                                 .fua = ap->host->fua,
                                 .atapi_dmadir = ap->host->atapi_dmadir };
     struct ata_dev_config c;
+    bool no_ncq_trim;
     int rc;
 
     ata_force_nodma(dev, print);
@@ -219,6 +225,8 @@ int ata_dev_configure(struct ata_device *dev)
     if (rc)
         return rc;
     ata_id_configure(dev->id, dev->class, &hc, &c);
+    /* the NO_NCQ_TRIM horkage: libata's device list by model, then libata.force */
+    no_ncq_trim = c.cls != ATA_DEV_ATAPI && ata_force_no_ncq_trim(dev, ata_model_no_ncq_trim(c.model), print);
     /* what EH took away stays away over revalidation */
     if (dev->xfer_limit && (c.xfer_mask & dev->xfer_limit) != c.xfer_mask && (c.xfer_mask & dev->xfer_limit)) {
         c.xfer_mask &= dev->xfer_limit;
@@ -259,6 +267,11 @@ int ata_dev_configure(struct ata_device *dev)
                   (c.fua ? ATA_DFLAG_FUA : 0) | (c.cdb_intr ? ATA_DFLAG_CDB_INTR : 0) |
                   (c.dmadir ? ATA_DFLAG_DMADIR : 0);
     dev->cdb_len = c.cdb_len;
+    /* libata's ata_dev_config_ncq: the SEND/RECEIVE FPDMA subcommands, where the host sends
+     * the Auxiliary field and the device offers them (IDENTIFY word 77 bit 6) */
+    memset(dev->ncq_send_recv_cmds, 0, sizeof(dev->ncq_send_recv_cmds));
+    if (c.dev_ncq && !c.ncq_not_used && (ap->flags & ATA_FLAG_FPDMA_AUX) && (dev->id[77] & (1u << 6)))
+        ata_dev_config_ncq_send_recv(dev, no_ncq_trim, print);
 
     if (print)
         print_config(dev, &c);

@@ -2,7 +2,13 @@
  * a discard (its ata_scsi_write_same_xlat and ata_format_dsm_trim_descr, facts only: one
  * 512-byte block of 64 entries, each 8 bytes little-endian, LBA in bits 47:0 and the sector
  * count in bits 63:48, at most 0xffff per entry, the unused entries zero; READ/WRITE DMA
- * style DATA OUT, Feature 01h, Count the number of blocks). */
+ * style DATA OUT, Feature 01h, Count the number of blocks).
+ * Queued TRIM (SEND FPDMA QUEUED 64h, subcommand DSM) as libata chooses it: on a host that
+ * sends the H2D FIS's Auxiliary field (ATA_FLAG_FPDMA_AUX), with NCQ in use, when IDENTIFY
+ * word 77 bit 6 offers NCQ SEND/RECEIVE, the log directory lists log 13h and that log says
+ * DSM TRIM, unless the device carries the NO_NCQ_TRIM horkage (its model in libata's list,
+ * or libata.force=noncqtrim), which clears the TRIM bit it keeps of the log. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -38,7 +44,110 @@ void ata_trim_format(uint8_t *buf, uint64_t lba, uint32_t n)
     }
 }
 
-int ata_trim_build_tf(const struct ata_device *dev, const struct ata_bio *bio, struct ata_taskfile *tf)
+/* libata's ata_fpdma_dsm_supported: the log 13h copy says DSM TRIM (what the horkage clears) */
+bool ata_fpdma_trim_supported(const struct ata_device *dev)
+{
+    return (dev->flags & ATA_DFLAG_NCQ_SEND_RECV) &&
+           (dev->ncq_send_recv_cmds[ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET] & ATA_LOG_NCQ_SEND_RECV_DSM_TRIM);
+}
+
+/* Drives libata's device list marks ATA_HORKAGE_NO_NCQ_TRIM (queued TRIM corrupts data or
+ * fails on them), by IDENTIFY model, as its glob patterns: a few of its entries. */
+static const char *const no_ncq_trim_models[] = {
+    "Micron_M500_*", "Crucial_CT*M500*", "Micron_M5[15]0_*", "Crucial_CT*M550*", "Crucial_CT*MX100*",
+    "Samsung SSD 840*", "Samsung SSD 850*", "FCCT*M500*",
+};
+
+/* '*' any run, '[...]' one of the listed characters, anything else itself */
+static bool glob_match(const char *pat, const char *s)
+{
+    for (; *pat; pat++, s++) {
+        if (*pat == '*') {
+            for (;; s++) {
+                if (glob_match(pat + 1, s))
+                    return true;
+                if (!*s)
+                    return false;
+            }
+        }
+        if (!*s)
+            return false;
+        if (*pat == '[') {
+            const char *end = strchr(pat, ']');
+            bool hit = false;
+
+            if (!end)
+                return false;
+            for (const char *c = pat + 1; c < end; c++)
+                hit = hit || *c == *s;
+            if (!hit)
+                return false;
+            pat = end;
+        } else if (*pat != *s) {
+            return false;
+        }
+    }
+    return !*s;
+}
+
+bool ata_model_no_ncq_trim(const char *model)
+{
+    for (size_t i = 0; i < ATA_ARRAY_SIZE(no_ncq_trim_models); i++)
+        if (glob_match(no_ncq_trim_models[i], model))
+            return true;
+    return false;
+}
+
+/* READ LOG EXT of one page into the port's log buffer (libata's ata_read_log_page, which since
+ * 5.16 names the page it could not read); returns err_mask. */
+static unsigned read_log_page(struct ata_device *dev, uint8_t log, bool print)
+{
+    struct ata_port *ap = dev->link->ap;
+    struct ata_taskfile tf;
+    unsigned err_mask;
+
+    ata_tf_init(dev, &tf);
+    tf.protocol = ATA_PROT_PIO;
+    tf.flags |= ATA_TFLAG_LBA48;
+    tf.command = ATA_CMD_READ_LOG_EXT;
+    tf.lbal = log;
+    tf.nsect = 1;
+    err_mask = ata_exec_internal(dev, &tf, &ap->log_buf, ATA_SECT_SIZE, 0);
+    if (err_mask && print) {
+        const struct sata_trace_field f[] = { TF_HEX("log", log), TF_HEX("page", 0), TF_HEX("err_mask", err_mask) };
+
+        ata_dev_ev(dev, ATA_EV("probe.read_log_failed", SATA_TC_DECISION, SATA_LOG_WARN, f),
+                   "Read log 0x%02x page 0x%02x failed, Emask 0x%x", log, 0, err_mask);
+    }
+    return err_mask;
+}
+
+void ata_dev_config_ncq_send_recv(struct ata_device *dev, bool no_ncq_trim, bool print)
+{
+    const uint8_t *buf = dev->link->ap->log_buf.cpu;
+
+    memset(dev->ncq_send_recv_cmds, 0, sizeof(dev->ncq_send_recv_cmds));
+    /* libata's ata_log_supported: the directory's entry for the log counts its pages */
+    if (read_log_page(dev, ATA_LOG_DIRECTORY, print) ||
+        !(buf[2 * ATA_LOG_NCQ_SEND_RECV] | buf[2 * ATA_LOG_NCQ_SEND_RECV + 1])) {
+        if (print)
+            ata_dev_ev(dev, ATA_EV0("probe.ncq_send_recv_missing", SATA_TC_DECISION, SATA_LOG_WARN),
+                       "NCQ Send/Recv Log not supported");
+        return;
+    }
+    if (read_log_page(dev, ATA_LOG_NCQ_SEND_RECV, print))
+        return;
+    dev->flags |= ATA_DFLAG_NCQ_SEND_RECV;
+    memcpy(dev->ncq_send_recv_cmds, buf, sizeof(dev->ncq_send_recv_cmds));
+    if (no_ncq_trim && (dev->ncq_send_recv_cmds[ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET] & ATA_LOG_NCQ_SEND_RECV_DSM_TRIM)) {
+        dev->ncq_send_recv_cmds[ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET] &= (uint8_t)~ATA_LOG_NCQ_SEND_RECV_DSM_TRIM;
+        if (print)
+            ata_dev_ev(dev, ATA_EV0("probe.no_ncq_trim", SATA_TC_DECISION, SATA_LOG_DEBUG),
+                       "disabling queued TRIM support");
+    }
+}
+
+int ata_trim_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag, struct ata_taskfile *tf)
 {
     if (!ata_trim_supported(dev))
         return -EOPNOTSUPP;
@@ -47,13 +156,24 @@ int ata_trim_build_tf(const struct ata_device *dev, const struct ata_bio *bio, s
     if (!bio->n_sectors || bio->n_sectors > ATA_TRIM_MAX_SECTORS || bio->lba >= dev->n_sectors ||
         bio->n_sectors > dev->n_sectors - bio->lba)
         return -EINVAL;
-    tf->protocol = ATA_PROT_DMA;
     tf->flags |= ATA_TFLAG_LBA48 | ATA_TFLAG_WRITE;
+    tf->device |= ATA_LBA;
+    /* libata's choice: queued where NCQ is in use and the device's log says queued TRIM */
+    if ((dev->flags & ATA_DFLAG_NCQ) && ata_fpdma_trim_supported(dev)) {
+        tf->protocol = ATA_PROT_NCQ;
+        tf->command = ATA_CMD_FPDMA_SEND;
+        tf->nsect = (uint8_t)(tag << 3);
+        tf->hob_nsect = ATA_SUBCMD_FPDMA_SEND_DSM & 0x1f;
+        tf->feature = ATA_TRIM_PAYLOAD / ATA_SECT_SIZE;
+        tf->hob_feature = 0;
+        tf->auxiliary = 1; /* TRIM */
+        return 0;
+    }
+    tf->protocol = ATA_PROT_DMA;
     tf->command = ATA_CMD_DSM;
     tf->feature = 0x01; /* TRIM */
     tf->nsect = ATA_TRIM_PAYLOAD / ATA_SECT_SIZE;
     tf->hob_nsect = 0;
-    tf->device |= ATA_LBA;
     return 0;
 }
 

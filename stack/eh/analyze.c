@@ -121,6 +121,8 @@ const char *ata_eh_cmd_name(uint8_t cmd)
         { ATA_CMD_WRITE_DMA_EXT, "WRITE DMA EXT" },
         { ATA_CMD_FPDMA_READ, "READ FPDMA QUEUED" },
         { ATA_CMD_FPDMA_WRITE, "WRITE FPDMA QUEUED" },
+        { ATA_CMD_FPDMA_SEND, "SEND FPDMA QUEUED" },
+        { ATA_CMD_DSM, "DATA SET MANAGEMENT" },
         { ATA_CMD_FLUSH, "FLUSH CACHE" },
         { ATA_CMD_FLUSH_EXT, "FLUSH CACHE EXT" },
         { ATA_CMD_ID_ATA, "IDENTIFY DEVICE" },

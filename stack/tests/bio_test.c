@@ -13,6 +13,8 @@ struct issued {
     unsigned n_sg;
     struct ata_sg sg0, sg_last;
     uint8_t feature;
+    uint8_t hob_nsect;
+    uint32_t aux;
 };
 
 struct rec {
@@ -32,7 +34,7 @@ static unsigned rec_issue(struct ata_queued_cmd *qc)
         (uint32_t)qc->tf.lbah << 16 | (uint32_t)qc->tf.lbam << 8 | qc->tf.lbal,
         qc->tf.nsect, qc->nbytes, qc->n_sg,
         qc->n_sg ? qc->sg[0] : (struct ata_sg){ 0, 0 }, qc->n_sg ? qc->sg[qc->n_sg - 1] : (struct ata_sg){ 0, 0 },
-        qc->tf.feature,
+        qc->tf.feature, qc->tf.hob_nsect, qc->tf.auxiliary,
     };
     return 0;
 }
@@ -823,6 +825,69 @@ START_TEST(trim_builds_the_range_list)
 }
 END_TEST
 
+/* Queued TRIM as libata chooses it: SEND FPDMA QUEUED (64h) with the tag in Count 7:3,
+ * subcommand DSM (00h) in the high Count byte, one block in Features and the TRIM bit in the
+ * Auxiliary field, only while NCQ is in use and the device's log 13h copy says DSM TRIM (the
+ * NO_NCQ_TRIM horkage clears that bit); otherwise DATA SET MANAGEMENT. The horkage list
+ * matches libata's glob patterns. */
+START_TEST(queued_trim_only_where_the_log_says)
+{
+    struct rig r;
+    struct ata_bio b;
+    uint8_t page[ATA_TRIM_PAYLOAD];
+    struct ata_sg sg = { (uintptr_t)page, ATA_TRIM_PAYLOAD };
+
+    rig_init(&r, NCQ_DEV, 31);
+    r.dev->n_sectors = 1ull << 30;
+    r.dev->id[169] = 0x0001;
+    r.dev->id[80] = 0x0080;
+    b = mkbio(&r, ATA_BIO_TRIM, ATA_IO_AUTO, 4096, 64);
+    b.sg = &sg;
+    b.n_sg = 1;
+
+    /* the log read, DSM supported but not TRIM (what the horkage leaves): not queued */
+    r.dev->flags |= ATA_DFLAG_NCQ_SEND_RECV;
+    r.dev->ncq_send_recv_cmds[ATA_LOG_NCQ_SEND_RECV_SUBCMDS_OFFSET] = ATA_LOG_NCQ_SEND_RECV_SUBCMDS_DSM;
+    ck_assert(!ata_fpdma_trim_supported(r.dev));
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.log[0].cmd, ATA_CMD_DSM);
+    ck_assert_int_eq(r.rec.log[0].prot, ATA_PROT_DMA);
+    ck_assert_uint_eq(r.rec.log[0].aux, 0);
+    hw_complete(&r, 1u << r.rec.log[0].tag);
+
+    /* TRIM in the log: queued */
+    r.dev->ncq_send_recv_cmds[ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET] = ATA_LOG_NCQ_SEND_RECV_DSM_TRIM;
+    ck_assert(ata_fpdma_trim_supported(r.dev));
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.n, 2);
+    ck_assert_uint_eq(r.rec.log[1].cmd, ATA_CMD_FPDMA_SEND);
+    ck_assert_int_eq(r.rec.log[1].prot, ATA_PROT_NCQ);
+    ck_assert_uint_eq(r.rec.log[1].nsect, r.rec.log[1].tag << 3);
+    ck_assert_uint_eq(r.rec.log[1].hob_nsect, ATA_SUBCMD_FPDMA_SEND_DSM);
+    ck_assert_uint_eq(r.rec.log[1].feature, 1);
+    ck_assert_uint_eq(r.rec.log[1].aux, 1);
+    ck_assert_uint_eq(r.rec.log[1].nbytes, ATA_TRIM_PAYLOAD);
+    ck_assert_uint_eq(trim_entry(page), 4096 | 64ull << 48);
+    hw_complete(&r, 1u << r.rec.log[1].tag);
+
+    /* NCQ not in use (EH turned it off): DATA SET MANAGEMENT again */
+    r.dev->flags &= ~(unsigned)ATA_DFLAG_NCQ;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.log[2].cmd, ATA_CMD_DSM);
+    hw_complete(&r, 1u << r.rec.log[2].tag);
+    ck_assert_int_eq(r.done, 3);
+    rig_fini(&r);
+
+    /* libata's NO_NCQ_TRIM entries, by model */
+    ck_assert(ata_model_no_ncq_trim("Samsung SSD 850 EVO 250GB"));
+    ck_assert(ata_model_no_ncq_trim("Micron_M550_MTFDDAK256MAY"));
+    ck_assert(ata_model_no_ncq_trim("Crucial_CT256MX100SSD1"));
+    ck_assert(!ata_model_no_ncq_trim("Micron_M600_MTFDDAK256MBF"));
+    ck_assert(!ata_model_no_ncq_trim("Samsung SSD 860 EVO 250GB"));
+    ck_assert(!ata_model_no_ncq_trim("SATASIM SSD"));
+}
+END_TEST
+
 Suite *bio_suite(void)
 {
     Suite *s = suite_create("bio");
@@ -844,6 +909,7 @@ Suite *bio_suite(void)
     tcase_add_test(tc, io_error_line_names_the_failed_sector);
     tcase_add_test(tc, fua_writes_and_the_flush_fallback);
     tcase_add_test(tc, trim_builds_the_range_list);
+    tcase_add_test(tc, queued_trim_only_where_the_log_says);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -236,8 +236,11 @@ int check_format(const Args &a) {
     o.force_fis = a.fis;
     for (size_t i = 0; i < a.count; ++i) {
         std::vector<uint8_t> b = smoke_input(a.seed, i);
-        if (i % 2 && b.size() > layout::kVersionCheck) // every other input in version 2 (long schedules)
-            b[layout::kVersion] = kFormatV2, b[layout::kVersionCheck] = uint8_t(~kFormatV2);
+        // a third each in versions 1, 2 (long schedules) and 3 (the kinds it adds)
+        if (i % 3 && b.size() > layout::kVersionCheck) {
+            const uint8_t v = i % 3 == 1 ? kFormatV2 : kFormatV3;
+            b[layout::kVersion] = v, b[layout::kVersionCheck] = uint8_t(~v);
+        }
         const Scenario sc = decode_scenario(b.data(), b.size(), o);
         const std::string yaml = scenario_yaml(sc);
         std::vector<std::string> lost;

@@ -4,6 +4,11 @@
 //   [28, 92)    4 workload slots of 16 bytes (header byte 4: how many are used)
 //   [92, 218)   6 fault slots of 21 bytes (header byte 5: how many are used)
 //   [218, ...)  disk records of 4 bytes, one per disk place in port order
+// Version 3 (fuzz_input.h kFormatV3):
+//   [218, 234)  the extension record: a byte per workload slot (kind, trim, fua, the command
+//               table's index), then the host's (fua, ignore_hpa)
+//   [234, ...)  disk records of 8 bytes (the 4 above, then trim, ncq_trim, its erratum,
+//               smart, hpa, physical_sector, align_offset); an ATAPI drive takes none
 #include "fuzz/fuzz_input.h"
 
 #include <algorithm>
@@ -27,6 +32,34 @@ const unsigned kMultis[8] = {16, 0, 1, 2, 4, 8, 32, 128};
 const CommandMatch::Op kOps[7] = {CommandMatch::Op::Any,      CommandMatch::Op::Read, CommandMatch::Op::Write,
                                   CommandMatch::Op::Flush,    CommandMatch::Op::Identify, CommandMatch::Op::Ncq,
                                   CommandMatch::Op::NonNcq};
+
+// Version 3's commands. A `kind: scsi` workload on a disk sends one of these CDBs as sg_raw
+// would (through the stack's SCSI/ATA translation): what a host asks a disk besides reads and
+// writes. A workload on an ATAPI drive sends one of the PACKET commands (12-byte CDBs).
+struct TableCmd {
+    std::vector<uint8_t> cdb;
+    uint32_t len; // data_in (scsi) or len (packet)
+};
+const TableCmd kScsiCmds[8] = {
+    {{0x00, 0, 0, 0, 0, 0}, 0},                                                  // TEST UNIT READY
+    {{0x12, 0, 0, 0, 0x24, 0}, 36},                                              // INQUIRY
+    {{0x12, 0x01, 0xb0, 0, 0x40, 0}, 64},                                        // VPD block limits
+    {{0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0}, 32},             // READ CAPACITY (16)
+    {{0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},                                      // SYNCHRONIZE CACHE (10)
+    {{0x1a, 0, 0x08, 0, 0xff, 0}, 255},                                          // MODE SENSE (6), caching
+    {{0x85, 0x06, 0x20, 0, 0xda, 0, 0, 0, 0, 0, 0x4f, 0, 0xc2, 0, 0xb0, 0}, 0}, // SMART RETURN STATUS (CK_COND)
+    {{0xa1, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0xe5, 0, 0}, 0},                       // CHECK POWER MODE (12, CK_COND)
+};
+const TableCmd kPacketCmds[8] = {
+    {{0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},           // TEST UNIT READY
+    {{0x12, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0}, 36},         // INQUIRY
+    {{0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 8},           // READ CAPACITY
+    {{0x28, 0, 0, 0, 0, 16, 0, 0, 1, 0, 0, 0}, 2048},       // READ (10), one block
+    {{0x28, 0, 0, 0, 0, 32, 0, 0, 8, 0, 0, 0}, 16384},      // READ (10), eight blocks
+    {{0x03, 0, 0, 0, 18, 0, 0, 0, 0, 0, 0, 0}, 18},         // REQUEST SENSE
+    {{0x4a, 0x01, 0, 0, 0x10, 0, 0, 0, 8, 0, 0, 0}, 8},     // GET EVENT STATUS NOTIFICATION
+    {{0x5a, 0, 0x2a, 0, 0, 0, 0, 0, 0x20, 0, 0, 0}, 32},    // MODE SENSE (10), capabilities
+};
 
 // Reads fields at fixed offsets; bytes past the end read as 0.
 struct Bytes {
@@ -109,6 +142,51 @@ void decode_disk(const Bytes &in, size_t off, DeviceSpec &d, bool force_fis) {
         d.ncq_sdb_coalesce_ns = (1 + uint64_t(d3)) * kUs;
 }
 
+// Version 3's four more bytes of a disk record: b4 bits 0-1 trim (none, zeroes,
+// deterministic, indeterminate), bit 2 ncq_trim (with trim), bit 3 its erratum (with
+// ncq_trim), bits 4-5 smart (none, good, threshold_exceeded, none), bit 6 an HPA; b5 bits 0-2
+// physical_sector (512 << n), bits 3-7 align_offset (modulo the logical sectors per physical
+// one); b6 the HPA's hidden part (capacity / (2 + b6 % 16) sectors hidden).
+void decode_disk_v3(const Bytes &in, size_t off, DeviceSpec &d) {
+    const uint8_t b4 = in.u8(off + 4), b5 = in.u8(off + 5), b6 = in.u8(off + 6);
+    d.trim = TrimSpec(b4 & 3);
+    d.ncq_trim = d.trim != TrimSpec::None && (b4 & 4);
+    d.ncq_trim_erratum = d.ncq_trim && (b4 & 8);
+    d.smart = (b4 >> 4 & 3) == 3 ? SmartSpec::None : SmartSpec(b4 >> 4 & 3);
+    if ((b4 & 0x40) && d.capacity > 1)
+        d.hpa = d.capacity - std::max<uint64_t>(1, d.capacity / (2 + (b6 & 15)));
+    d.physical_log2 = b5 & 7;
+    d.align_offset = (b5 >> 3) % (1u << d.physical_log2);
+}
+
+void encode_disk_v3(Out &o, size_t off, const DeviceSpec &d, std::vector<std::string> *lost, const std::string &path) {
+    unsigned b4 = unsigned(d.trim) | (d.ncq_trim ? 4 : 0) | (d.ncq_trim_erratum ? 8 : 0) | unsigned(d.smart) << 4, b6 = 0;
+    if (d.hpa) {
+        b4 |= 0x40;
+        unsigned best = 0; // the hidden part nearest the scenario's
+        for (unsigned k = 0; k < 16; ++k) {
+            const uint64_t a = d.capacity - std::max<uint64_t>(1, d.capacity / (2 + k)),
+                           b = d.capacity - std::max<uint64_t>(1, d.capacity / (2 + best));
+            if ((a > d.hpa ? a - d.hpa : d.hpa - a) < (b > d.hpa ? b - d.hpa : d.hpa - b))
+                best = k;
+        }
+        b6 = best;
+        if (d.capacity - std::max<uint64_t>(1, d.capacity / (2 + best)) != d.hpa)
+            lost->push_back(path + ".hpa: the capacity less capacity / (2..17) only");
+    }
+    if (d.physical_log2 > 7)
+        lost->push_back(path + ".physical_sector: at most 65536");
+    o.u8(off + 4, b4), o.u8(off + 5, (d.physical_log2 & 7) | (d.align_offset & 31) << 3), o.u8(off + 6, b6);
+    if (d.align_offset > 31)
+        lost->push_back(path + ".align_offset: at most 31");
+}
+
+// Whether a disk needs version 3 (a key only its longer record holds).
+bool disk_needs_v3(const DeviceSpec &d) {
+    return d.atapi || d.trim != TrimSpec::None || d.hpa || d.smart != SmartSpec::None || d.physical_log2 ||
+           d.align_offset;
+}
+
 void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::string> *lost, const std::string &path) {
     NcqOrderSpec order = d.ncq_order;
     if (order == NcqOrderSpec::ShortestAccess) { // the format has two bits for the order
@@ -150,20 +228,17 @@ void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::strin
         lost->push_back(path + ".multi: " + std::to_string(d.multi) + " is not in the format's table");
     if (!d.blkdebug.empty())
         lost->push_back(path + ".blkdebug: backend qemu only");
-    if (d.hpa)
-        lost->push_back(path + ".hpa: not in the fuzz input format");
-    if (d.trim != TrimSpec::None)
-        lost->push_back(path + ".trim: not in the fuzz input format");
     if (d.hipm || d.dipm)
         lost->push_back(path + ".hipm/dipm: not in the fuzz input format");
 }
 
-// The disks a workload may target (present at the probe) and a fault may address (any).
+// The disks a workload may target (present at the probe; an ATAPI drive too) and a fault may
+// address (any, but not an ATAPI drive: version 3's faults act on disks).
 const DeviceSpec *nth_disk(const Scenario &sc, unsigned pick, bool present_only) {
     std::vector<const DeviceSpec *> c;
     for (const Place &pl : places_of(sc)) {
         const DeviceSpec *d = sc.device_at({pl.port, pl.pmp_port});
-        if (!present_only || d->present)
+        if (present_only ? d->present : !d->atapi)
             c.push_back(d);
     }
     return c.empty() ? nullptr : c[pick % c.size()];
@@ -173,7 +248,7 @@ unsigned index_among(const Scenario &sc, const DevAddr &a, bool present_only) {
     unsigned i = 0;
     for (const Place &pl : places_of(sc)) {
         const DeviceSpec *d = sc.device_at({pl.port, pl.pmp_port});
-        if (present_only && !d->present)
+        if (present_only ? !d->present : bool(d->atapi))
             continue;
         if (DevAddr{pl.port, pl.pmp_port} == a)
             return i;
@@ -184,13 +259,34 @@ unsigned index_among(const Scenario &sc, const DevAddr &a, bool present_only) {
 
 bool ncq_possible(const Scenario &sc, const DeviceSpec &d) { return d.ncq && sc.controller.ncq && !sc.host.no_ncq; }
 
-void decode_workload(const Bytes &in, size_t off, const Scenario &sc, bool v2, std::vector<WorkloadSpec> &out) {
+// Version 3's workload byte (the extension record's, per slot): bits 0-1 the kind (0 and 3
+// io, 1 trim: an io workload whose op is trim, on a disk with trim; 2 scsi: one of kScsiCmds),
+// bit 2 fua (writes), bits 4-6 the command table's index; on an ATAPI drive every workload is a
+// PACKET command of kPacketCmds.
+void decode_table_step(const Bytes &in, size_t off, const DeviceSpec &d, uint8_t ext, WorkloadSpec &w) {
+    const TableCmd &t = d.atapi ? kPacketCmds[ext >> 4 & 7] : kScsiCmds[ext >> 4 & 7];
+    w.kind = WorkloadKind::Scsi; // (a PACKET command is a scsi step on an ATAPI drive)
+    w.cdb = t.cdb;
+    w.data_in = t.len;
+    w.count = w.qd = 1; // (as the reader sets them for a SCSI command)
+    w.barrier = in.u8(off + 1) & 0x40;
+    w.start_delay_ns = uint64_t(in.u16(off + 14)) * kUs;
+}
+
+void decode_workload(const Bytes &in, size_t off, const Scenario &sc, unsigned version, uint8_t ext,
+                     std::vector<WorkloadSpec> &out) {
+    const bool v2 = version >= 2;
     const DeviceSpec *d = nth_disk(sc, in.u8(off), true);
     if (!d)
         return;
     WorkloadSpec w;
     w.device = d->port;
     w.pmp_port = d->pmp_port;
+    if (d->atapi || (version >= 3 && (ext & 3) == 2)) {
+        decode_table_step(in, off, *d, ext, w);
+        out.push_back(w);
+        return;
+    }
     const uint8_t w1 = in.u8(off + 1);
     w.op = OpSpec(w1 & 3);
     w.pattern = w1 & 4 ? PatternSpec::Random : PatternSpec::Sequential;
@@ -207,7 +303,7 @@ void decode_workload(const Bytes &in, size_t off, const Scenario &sc, bool v2, s
     w.count = 1 + in.u16(off + 5) % (v2 ? kMaxCountV2 : kMaxCount);
     if (w.op == OpSpec::Mix)
         w.read_pct = in.u8(off + 7) % 101;
-    const uint64_t cap = d->addressable();
+    const uint64_t cap = d->configured_sectors(sc.host.ignore_hpa); // (addressable() without an HPA)
     uint64_t len = std::min<uint64_t>(cap, w.block_max + uint64_t(in.u16(off + 12)));
     uint64_t start = in.u32(off + 8) % cap;
     if (start + len > cap)
@@ -223,21 +319,56 @@ void decode_workload(const Bytes &in, size_t off, const Scenario &sc, bool v2, s
     }
     if (w.block_max > w.region_length) // (a disk smaller than a block: the 4096-sector one is not)
         w.block_min = w.block_max = unsigned(w.region_length);
+    if (version >= 3) {
+        // a trim on a disk that takes TRIM (the reader refuses it elsewhere), in one 512-byte
+        // block of ranges (ATA_TRIM_MAX_SECTORS); FUA on what writes
+        if ((ext & 3) == 1 && d->trim != TrimSpec::None && w.op != OpSpec::Flush) {
+            w.op = OpSpec::Trim;
+            w.read_pct = 50;
+            w.prefill = PrefillSpec::No;
+            if (w.mode == ModeSpec::Ncq)
+                w.mode = ModeSpec::Auto;
+        }
+        w.fua = (ext & 4) && (w.op == OpSpec::Write || w.op == OpSpec::Mix);
+    }
     out.push_back(w);
 }
 
-void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec &w, bool v2,
-                     std::vector<std::string> *lost, const std::string &path) {
-    if (w.kind != WorkloadKind::Io) {
-        lost->push_back(path + ": kind request (the format has io workloads only)");
-        return;
-    }
-    if (w.op == OpSpec::Trim) {
-        lost->push_back(path + ": op trim (not in the fuzz input format)");
-        return;
-    }
+// A scsi or packet workload's command in its table (version 3), or lost.
+void encode_table_step(Out &o, size_t off, size_t ext_off, const Scenario &sc, const WorkloadSpec &w,
+                       std::vector<std::string> *lost, const std::string &path) {
+    const DeviceSpec *dev = sc.device_at({w.device, w.pmp_port});
+    const bool packet = dev && dev->atapi;
+    const TableCmd *table = packet ? kPacketCmds : kScsiCmds;
+    unsigned k = 0;
+    for (unsigned i = 0; i < 8; ++i)
+        if (table[i].cdb == w.cdb)
+            k = i;
+    if (table[k].cdb != w.cdb || w.data_in != table[k].len)
+        lost->push_back(path + ".cdb: the format's table of " + (packet ? "PACKET" : "SCSI") + " commands only");
+    if (w.expect_status || w.expect_sense || !w.expect_data.empty() || w.expect_sense_key || !w.data_out.empty() ||
+        w.packet_pio || w.byte_count)
+        lost->push_back(path + ": the command and its data only (no expectations, no data out, no PIO options)");
     o.u8(off, index_among(sc, {w.device, w.pmp_port}, true));
-    o.u8(off + 1, unsigned(w.op) | (w.pattern == PatternSpec::Random ? 4 : 0) | unsigned(w.mode) << 3 |
+    o.u8(off + 1, w.barrier ? 0x40 : 0);
+    o.u16(off + 14, unsigned(std::min<uint64_t>(w.start_delay_ns / kUs, 0xffff)));
+    o.u8(ext_off, (packet ? 0 : 2) | k << 4);
+}
+
+void encode_workload(Out &o, size_t off, size_t ext_off, const Scenario &sc, const WorkloadSpec &w, bool v2, bool v3,
+                     std::vector<std::string> *lost, const std::string &path) {
+    if (v3 && (w.kind == WorkloadKind::Scsi || w.kind == WorkloadKind::Packet))
+        return encode_table_step(o, off, ext_off, sc, w, lost, path);
+    if (w.kind != WorkloadKind::Io) {
+        lost->push_back(path + ": kind " + (w.kind == WorkloadKind::Request ? "request" : "tray, delete, scan or rescan") +
+                        " (the format has io, scsi and packet workloads)");
+        return;
+    }
+    if (v3)
+        o.u8(ext_off, (w.op == OpSpec::Trim ? 1 : 0) | (w.fua ? 4 : 0));
+    const OpSpec op = w.op == OpSpec::Trim ? OpSpec::Write : w.op; // (the extension byte says trim)
+    o.u8(off, index_among(sc, {w.device, w.pmp_port}, true));
+    o.u8(off + 1, unsigned(op) | (w.pattern == PatternSpec::Random ? 4 : 0) | unsigned(w.mode) << 3 |
                       (w.prefill == PrefillSpec::Yes && w.op != OpSpec::Flush ? 0x20 : 0) | (w.barrier ? 0x40 : 0) |
                       (w.sg_segment == kPageSegment && w.op != OpSpec::Flush ? 0x80 : 0));
     const bool flush = w.op == OpSpec::Flush; // no block, no region, no read_pct
@@ -266,19 +397,19 @@ void encode_workload(Out &o, size_t off, const Scenario &sc, const WorkloadSpec 
         lost->push_back(path + ".delay: whole microseconds up to 65.535 ms");
     if (!w.verify)
         lost->push_back(path + ".verify: always on (the data oracle)");
-    if (w.fua)
-        lost->push_back(path + ".fua: not in the fuzz input format yet");
+    if (w.fua && !v3)
+        lost->push_back(path + ".fua: version 3 only");
     if (w.sg_segment != WorkloadSpec{}.sg_segment && w.sg_segment != kPageSegment)
         lost->push_back(path + ".sg_segment: the default or 4k only");
 }
 
 // The fault kinds an input can name, in the order of their byte's values (the byte is taken
 // modulo this list's length, so taking a kind in changes what every saved input decodes to:
-// that needs a format version). Left out: the taskfile channels' kinds (the decoder builds
-// AHCI and SiI3124 hosts only) and the kinds added after the format (host_bus_error,
-// cominit). A kind not listed here is out of the format without further code.
-const std::vector<const fault::KindSpec *> &fuzz_kinds() {
-    static const std::vector<const fault::KindSpec *> kinds = [] {
+// that needs a format version). Versions 1 and 2: the eleven kinds of the first format;
+// version 3 adds the kinds that came after it (host_bus_error, cominit, power_loss, bad_fis).
+// Left out: the taskfile channels' kinds (the decoder builds AHCI and SiI3124 hosts only).
+const std::vector<const fault::KindSpec *> &fuzz_kinds(unsigned version = 1) {
+    static const std::vector<const fault::KindSpec *> v1 = [] {
         using K = fault::Kind;
         std::vector<const fault::KindSpec *> v;
         for (K k : {K::Crc, K::LostIrq, K::Unplug, K::Plug, K::MediaError, K::Hang, K::IdentifyFail, K::PhyFlap,
@@ -286,7 +417,14 @@ const std::vector<const fault::KindSpec *> &fuzz_kinds() {
             v.push_back(fault::kind_spec(k));
         return v;
     }();
-    return kinds;
+    static const std::vector<const fault::KindSpec *> v3 = [] {
+        using K = fault::Kind;
+        std::vector<const fault::KindSpec *> v = v1;
+        for (K k : {K::HostBusError, K::Cominit, K::PowerLoss, K::BadFis})
+            v.push_back(fault::kind_spec(k));
+        return v;
+    }();
+    return version >= 3 ? v3 : v1;
 }
 
 // Why a kind is not in the format (fuzz_kinds()), for the encoder's list of what is lost.
@@ -297,12 +435,18 @@ std::string not_in_format(const fault::KindSpec &k) {
     return std::string(k.name) + " is not in the fuzz input format yet";
 }
 
+// Whether a kind needs version 3 (not among the first format's).
+bool kind_needs_v3(fault::Kind k) {
+    const std::vector<const fault::KindSpec *> &v1 = fuzz_kinds(1);
+    return std::none_of(v1.begin(), v1.end(), [&](const fault::KindSpec *s) { return s->kind == k; });
+}
+
 // Whether a typed parameter's value is in the input (fault_kind_spec.h: FuzzField): in the
-// format, its selector (if any) says so, and a parameter an `at` trigger requires is there
-// with one. q: the kind's first byte.
-bool param_present(const Bytes &in, size_t q, const fault::ParamSpec &ps, const fault::Trigger &tr) {
+// format of this version, its selector (if any) says so, and a parameter an `at` trigger
+// requires is there with one. q: the kind's first byte.
+bool param_present(const Bytes &in, size_t q, const fault::ParamSpec &ps, const fault::Trigger &tr, unsigned version) {
     const fault::FuzzField &f = ps.fuzz;
-    if (!f.in_format())
+    if (!f.in_format() || f.since > version)
         return false;
     if (ps.required_at && tr.at_ns)
         return true;
@@ -338,11 +482,11 @@ fault::ParamValue decode_param(const Bytes &in, size_t q, const fault::ParamSpec
 
 // The other way: the nearest value the field holds; what it cannot hold is said in lost.
 void encode_param(Out &o, size_t q, const fault::ParamSpec &ps, const fault::ParamValue &val, size_t index,
-                  std::vector<std::string> *lost, const std::string &path) {
+                  unsigned version, std::vector<std::string> *lost, const std::string &path) {
     const fault::FuzzField &f = ps.fuzz;
     const std::string where = path + "." + ps.key;
     const uint64_t v = val.n;
-    if (!f.in_format()) { // a parameter after the format: the decoder keeps its default
+    if (!f.in_format() || f.since > version) { // a parameter after the format: the decoder keeps its default
         if (!val.given || (ps.type != fault::ParamType::String && ps.type != fault::ParamType::LbaRange && v == ps.def))
             return;
         lost->push_back(where + ": its default only (not in the byte format)");
@@ -396,9 +540,12 @@ void encode_param(Out &o, size_t q, const fault::ParamSpec &ps, const fault::Par
         o.u32(at, raw);
 }
 
-bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index, bool v2, fault::Fault &x) {
-    const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds();
+bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index, unsigned version, fault::Fault &x) {
+    const bool v2 = version >= 2;
+    const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds(version);
     const fault::KindSpec &spec = *kinds[in.u8(off) % kinds.size()];
+    if (spec.ahci_only && controller_desc(sc.controller.type).id != ControllerId::Ahci)
+        return false; // (an AHCI port's DMA fault on the SiI3124: dropped, as a pmp_hang without a PMP)
     x.kind = spec.kind;
     x.id = "fault" + std::to_string(index);
     const uint8_t target = in.u8(off + 1);
@@ -449,14 +596,18 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
     // rows' fuzz fields say (fault_kind_spec.h); the others keep their defaults.
     const size_t q = off + 10;
     for (const fault::ParamSpec &ps : spec.params)
-        if (param_present(in, q, ps, tr))
-            fault::set_value(x, ps, decode_param(in, q, ps, cap, index));
+        if (param_present(in, q, ps, tr, version)) {
+            fault::ParamValue v = decode_param(in, q, ps, cap, index);
+            v.n |= ps.forced; // (a flag the kind always has, as the reader sets it: cominit's noise)
+            fault::set_value(x, ps, v);
+        }
     return true;
 }
 
-void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fault::Fault &x, bool v2,
+void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fault::Fault &x, unsigned version,
                   std::vector<std::string> *lost, const std::string &path) {
-    const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds();
+    const bool v2 = version >= 2;
+    const std::vector<const fault::KindSpec *> &kinds = fuzz_kinds(version);
     bool in_format = false; // (a kind outside the format is said once, below)
     for (size_t i = 0; i < kinds.size(); ++i)
         if (kinds[i]->kind == x.kind)
@@ -525,7 +676,7 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
     }
     const size_t q = off + 10;
     for (const fault::ParamSpec &ps : spec.params)
-        encode_param(o, q, ps, fault::value(x, ps), index, lost, path);
+        encode_param(o, q, ps, fault::value(x, ps), index, version, lost, path);
 }
 
 // Version 2 when a workload or a fault's every_cmds is beyond version 1 (fuzz_input.h).
@@ -536,6 +687,30 @@ bool needs_v2(const Scenario &sc) {
     for (const fault::Fault &x : sc.faults)
         if (x.trigger.every_cmds > kMaxEveryCmds)
             return true;
+    return false;
+}
+
+// Version 3 when the scenario has what only it carries (fuzz_input.h kFormatV3): on the first
+// ports (the ones the format keeps), a v3 disk key or an ATAPI drive, a trim, FUA, SCSI or
+// PACKET workload, a fault kind of its own or a parameter only it holds, host fua or
+// ignore_hpa. Every scenario the older versions express encodes as before.
+bool needs_v3(const Scenario &sc) {
+    if (sc.host.fua || sc.host.ignore_hpa)
+        return true;
+    for (const DeviceSpec &d : sc.devices)
+        if (d.port < kMaxPorts && disk_needs_v3(d))
+            return true;
+    for (const WorkloadSpec &w : sc.workload)
+        if (w.kind == WorkloadKind::Scsi || w.kind == WorkloadKind::Packet ||
+            (w.kind == WorkloadKind::Io && (w.op == OpSpec::Trim || w.fua)))
+            return true;
+    for (const fault::Fault &x : sc.faults) {
+        if (kind_needs_v3(x.kind) && !fault::kind_spec(x.kind)->taskfile_only)
+            return true;
+        for (const fault::ParamSpec &ps : fault::kind_spec(x.kind)->params)
+            if (ps.fuzz.since >= 3 && ps.fuzz.in_format() && fault::value(x, ps).n != ps.def)
+                return true;
+    }
     return false;
 }
 
@@ -596,8 +771,16 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
     if (h1 & 0x40)
         sc.host.eh_policy = kEhPolicy2006;
     sc.seed = in.u16(kHeader + 2);
+    const unsigned version = in.u8(kVersion) == kFormatV3 && in.u8(kVersionCheck) == uint8_t(~kFormatV3)   ? 3
+                             : in.u8(kVersion) == kFormatV2 && in.u8(kVersionCheck) == uint8_t(~kFormatV2) ? 2
+                                                                                                            : 1;
+    const bool v3 = version >= 3;
+    if (v3) {
+        sc.host.fua = h1 & 0x80;
+        sc.host.ignore_hpa = in.u8(kExt + kWorkloadSlots) & 1;
+    }
 
-    size_t disk_off = kDisks;
+    size_t disk_off = v3 ? kDisksV3 : kDisks;
     auto next_disk = [&](unsigned port, std::optional<unsigned> pmp_port) {
         DeviceSpec d;
         d.port = port;
@@ -605,13 +788,31 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
         std::string n = pmp_port ? std::to_string(port * 100 + *pmp_port) : std::to_string(port);
         d.serial = "SIM" + std::string(7 - n.size(), '0') + n;
         decode_disk(in, disk_off, d, opt.force_fis);
-        disk_off += kDiskSize;
+        if (v3)
+            decode_disk_v3(in, disk_off, d);
+        disk_off += v3 ? kDiskSizeV3 : kDiskSize;
         sc.devices.push_back(d);
     };
     for (unsigned p = 0; p < c.ports; ++p) {
         const size_t off = kPorts + p * kPortSize;
-        const unsigned kind = in.u8(off) % 3;
-        if (kind == 1) {
+        const unsigned kind = in.u8(off) % (v3 ? 4 : 3);
+        if (kind == 3) {
+            // version 3: an ATAPI drive (the port slot's byte 1: bit 0 no DMA, bit 1 DMADIR, bit
+            // 2 no disc, bits 3-4 the CDB DRQ type); it takes no disk record
+            DeviceSpec d;
+            d.port = p;
+            d.serial = "SIM" + std::string(p < 10 ? "000000" : "00000") + std::to_string(p);
+            d.model = "SATASIM DVD-ROM";
+            d.firmware = "1.00";
+            AtapiSpec a;
+            const uint8_t f = in.u8(off + 1);
+            a.dma = !(f & 1);
+            a.dmadir = f & 2;
+            a.medium = !(f & 4);
+            a.cdb_drq = (f >> 3 & 3) % 3;
+            d.atapi = a;
+            sc.devices.push_back(d);
+        } else if (kind == 1) {
             next_disk(p, std::nullopt);
         } else if (kind == 2) {
             PmpSpec pm;
@@ -630,13 +831,12 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
     }
 
     const unsigned n_work = in.u8(kHeader + 4) % (kWorkloadSlots + 1);
-    const bool v2 = in.u8(kVersion) == kFormatV2 && in.u8(kVersionCheck) == uint8_t(~kFormatV2);
     for (unsigned i = 0; i < n_work; ++i)
-        decode_workload(in, kWorkloads + i * kWorkloadSize, sc, v2, sc.workload);
+        decode_workload(in, kWorkloads + i * kWorkloadSize, sc, version, v3 ? in.u8(kExt + i) : 0, sc.workload);
     const unsigned n_faults = in.u8(kHeader + 5) % (kFaultSlots + 1);
     for (unsigned i = 0; i < n_faults; ++i) {
         fault::Fault x;
-        if (decode_fault(in, kFaults + i * kFaultSize, sc, sc.faults.size(), v2, x))
+        if (decode_fault(in, kFaults + i * kFaultSize, sc, sc.faults.size(), version, x))
             sc.faults.push_back(x);
     }
     // The implicit topology check stays (every configured disk found, nothing elsewhere);
@@ -679,13 +879,16 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         lost->push_back("host.eh_policy/port_mask: the default and libata-2006 profiles, the default mask only");
     if (sc.waveform.on)
         lost->push_back("waveform: not expressed");
-    const bool v2 = needs_v2(sc);
-    if (v2)
+    const bool v3 = needs_v3(sc), v2 = v3 || needs_v2(sc);
+    const unsigned version = v3 ? 3 : v2 ? 2 : 1;
+    if (v3) {
+        o.u8(kVersion, kFormatV3), o.u8(kVersionCheck, uint8_t(~kFormatV3));
+        o.b.resize(kDisksV3, 0);
+        o.or8(kHeader + 1, sc.host.fua ? 0x80 : 0);
+        o.u8(kExt + kWorkloadSlots, sc.host.ignore_hpa ? 1 : 0);
+    } else if (v2) {
         o.u8(kVersion, kFormatV2), o.u8(kVersionCheck, uint8_t(~kFormatV2));
-    if (sc.host.fua)
-        lost->push_back("host.fua: not in the fuzz input format yet");
-    if (sc.host.ignore_hpa)
-        lost->push_back("host.ignore_hpa: not in the fuzz input format");
+    }
     if (!sc.host.lpm_policy.empty())
         lost->push_back("host.lpm_policy: not in the fuzz input format");
 
@@ -694,10 +897,24 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
     kept.controller = c;
     kept.controller.ports = ports;
     kept.host = sc.host;
-    size_t disk_off = kDisks;
+    size_t disk_off = v3 ? kDisksV3 : kDisks;
+    const size_t disk_size = v3 ? kDiskSizeV3 : kDiskSize;
+    auto put_disk = [&](const DeviceSpec &d, const std::string &path) {
+        encode_disk(o, disk_off, d, lost, path);
+        if (v3)
+            encode_disk_v3(o, disk_off, d, lost, path);
+        disk_off += disk_size;
+    };
     for (unsigned p = 0; p < ports; ++p) {
         const size_t off = kPorts + p * kPortSize;
-        if (const PmpSpec *pm = sc.pmp_on_port(p)) {
+        if (const DeviceSpec *d = sc.device_on_port(p); d && d->atapi) {
+            const AtapiSpec &a = *d->atapi, def;
+            o.u8(off, 3);
+            o.u8(off + 1, (a.dma ? 0 : 1) | (a.dmadir ? 2 : 0) | (a.medium ? 0 : 4) | (a.cdb_drq % 3) << 3);
+            if (a.disc_blocks != def.disc_blocks || a.disc_seed != def.disc_seed || a.udma != def.udma)
+                lost->push_back("devices[port " + std::to_string(p) + "].atapi: the default disc and UDMA mode only");
+            kept.devices.push_back(*d);
+        } else if (const PmpSpec *pm = sc.pmp_on_port(p)) {
             o.u8(off, 2);
             o.u8(off + 1, pm->ports - 1);
             o.u8(off + 2, (pm->fbs ? 1 : 0) | (pm->product == "sii4726" ? 2 : 0) | (pm->async_notify ? 0 : 4));
@@ -705,16 +922,14 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
             for (unsigned f = 0; f < pm->ports; ++f)
                 if (const DeviceSpec *d = sc.device_at({p, f})) {
                     mask |= 1u << f;
-                    encode_disk(o, disk_off, *d, lost, "devices[port " + std::to_string(p) + " pmp_port " + std::to_string(f) + "]");
-                    disk_off += kDiskSize;
+                    put_disk(*d, "devices[port " + std::to_string(p) + " pmp_port " + std::to_string(f) + "]");
                     kept.devices.push_back(*d);
                 }
             o.u16(off + 3, mask);
             kept.pmps.push_back(*pm);
         } else if (const DeviceSpec *d = sc.device_on_port(p)) {
             o.u8(off, 1);
-            encode_disk(o, disk_off, *d, lost, "devices[port " + std::to_string(p) + "]");
-            disk_off += kDiskSize;
+            put_disk(*d, "devices[port " + std::to_string(p) + "]");
             kept.devices.push_back(*d);
         }
     }
@@ -730,11 +945,19 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
             lost->push_back(path + ": beyond the format's " + std::to_string(kWorkloadSlots) + " workloads or ports");
             continue;
         }
-        if (w.kind != WorkloadKind::Io) {
-            lost->push_back(path + ": kind request (the format has io workloads only)");
+        const bool table = w.kind == WorkloadKind::Scsi || w.kind == WorkloadKind::Packet;
+        if (w.kind != WorkloadKind::Io && !table) {
+            lost->push_back(path + ": kind " + (w.kind == WorkloadKind::Request ? "request" : "tray, delete, scan or rescan") +
+                            " (the format has io, scsi and packet workloads)");
             continue;
         }
-        encode_workload(o, kWorkloads + nw * kWorkloadSize, kept, w, v2, lost, path);
+        // an ATAPI drive takes PACKET commands only, a disk io and SCSI commands only
+        const DeviceSpec *target = kept.device_at({w.device, w.pmp_port});
+        if (target->atapi && w.kind != WorkloadKind::Scsi) {
+            lost->push_back(path + ": kind io on an ATAPI drive");
+            continue;
+        }
+        encode_workload(o, kWorkloads + nw * kWorkloadSize, kExt + nw, kept, w, v2, v3, lost, path);
         ++nw;
     }
     o.u8(kHeader + 4, nw);
@@ -743,11 +966,16 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         const fault::Fault &x = sc.faults[i];
         const std::string path = "faults[" + std::to_string(i) + "]";
         const bool on_pmp = fault::kind_spec(x.kind)->binds == fault::Binds::PmpControl;
-        if (nf == kFaultSlots || x.port >= ports || (on_pmp ? !kept.pmp_on_port(x.port) : !kept.device_at({x.port, x.pmp_port}))) {
+        const DeviceSpec *target = on_pmp ? nullptr : kept.device_at({x.port, x.pmp_port});
+        if (target && target->atapi) {
+            lost->push_back(path + ": a fault on an ATAPI drive (the format's faults act on disks)");
+            continue;
+        }
+        if (nf == kFaultSlots || x.port >= ports || (on_pmp ? !kept.pmp_on_port(x.port) : !target)) {
             lost->push_back(path + ": beyond the format's " + std::to_string(kFaultSlots) + " faults or ports");
             continue;
         }
-        encode_fault(o, kFaults + nf * kFaultSize, kept, nf, x, v2, lost, path);
+        encode_fault(o, kFaults + nf * kFaultSize, kept, nf, x, version, lost, path);
         ++nf;
     }
     o.u8(kHeader + 5, nf);

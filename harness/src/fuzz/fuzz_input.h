@@ -44,6 +44,14 @@ constexpr unsigned kMaxEveryCmds = 64; // a fault's every_cmds (version 1)
 constexpr uint8_t kFormatV2 = 2;
 constexpr unsigned kMaxCountV2 = 4096;    // requests per workload
 constexpr unsigned kMaxEveryCmdsV2 = 1024; // a fault's every_cmds
+// Version 3 (header bytes 6-7 read kFormatV3 and its complement): the kinds the format lacked.
+// Its long schedules are version 2's; it adds an extension record after the fault slots and
+// longer disk records (layout below): the fault kinds host_bus_error (AHCI), cominit,
+// power_loss and bad_fis and the noise of unplug / phy_flap (the rows' fuzz fields with
+// `since` 3), workloads that trim, write with FUA or send a SCSI command (a table of CDBs),
+// ATAPI drives on host ports with PACKET commands (a table), the disks' trim / ncq_trim (and
+// its erratum) / hpa / smart / physical_sector / align_offset keys, host fua and ignore_hpa.
+constexpr uint8_t kFormatV3 = 3;
 constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
 // time_limit: 24 h. The slowest legitimate schedule is a slow fault past the 30 s command
 // timeout on every command: 4 x 32 requests, each 6 tries of 30 s plus resets, about 7 h
@@ -59,6 +67,9 @@ constexpr size_t kPorts = 8, kPortSize = 5;                         // 4 port sl
 constexpr size_t kWorkloads = 28, kWorkloadSize = 16;               // 4 workload slots
 constexpr size_t kFaults = 92, kFaultSize = 21;                     // 6 fault slots
 constexpr size_t kDisks = 218, kDiskSize = 4;                       // disk records, in place order
+// version 3: an extension record where version 1's disk records start, then longer ones
+constexpr size_t kExt = 218, kExtSize = 16;       // per workload slot a byte, then the host's
+constexpr size_t kDisksV3 = 234, kDiskSizeV3 = 8; // the version-1 record, then 4 bytes more
 } // namespace layout
 
 Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &opt = {});

@@ -174,7 +174,7 @@ std::vector<Finding> judge(const RunReport &r) {
     }
     bool provoked = sc.controller.pcix_irq_loss && !sc.host.irq_loss_fix;
     for (const auto &d : sc.devices)
-        provoked = provoked || d.mod15write || d.timeout_ns; // an erratum, a shortened request timeout
+        provoked = provoked || d.mod15write || d.ncq_trim_erratum || d.timeout_ns; // an erratum, a shortened request timeout
     for (const auto &f : r.faults)
         provoked = provoked || f.fired;
     if (!provoked && out.empty())

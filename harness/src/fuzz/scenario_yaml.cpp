@@ -70,6 +70,36 @@ void write_fault(std::ostringstream &o, const fault::Fault &x) {
 
 const char *order_name(NcqOrderSpec o) { return ncq_order_name(o); }
 
+const char *trim_name(TrimSpec v) {
+    switch (v) {
+    case TrimSpec::None: return "none";
+    case TrimSpec::Zeroes: return "zeroes";
+    case TrimSpec::Deterministic: return "deterministic";
+    case TrimSpec::Indeterminate: return "indeterminate";
+    }
+    return "none";
+}
+
+std::string hex_bytes(const std::vector<uint8_t> &v) {
+    static const char *digits = "0123456789abcdef";
+    std::string s;
+    for (uint8_t c : v) {
+        if (!s.empty())
+            s += ' ';
+        s += digits[c >> 4];
+        s += digits[c & 15];
+    }
+    return s;
+}
+
+// An ATAPI drive's entry (devices[].atapi): the keys the format carries.
+void write_atapi(std::ostringstream &o, const DeviceSpec &d) {
+    static const char *drq[3] = {"3ms", "interrupt", "50us"};
+    const AtapiSpec &a = *d.atapi;
+    o << "  - {port: " << d.port << ", atapi: {dma: " << b(a.dma) << ", dmadir: " << b(a.dmadir)
+      << ", medium: " << b(a.medium) << ", cdb_drq: " << drq[a.cdb_drq % 3] << "}}\n";
+}
+
 } // namespace
 
 std::string scenario_yaml(const Scenario &sc, const std::string &header) {
@@ -107,6 +137,10 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
         o << ", irq_loss_fix: " << b(sc.host.irq_loss_fix);
     if (!sc.host.eh_policy.empty())
         o << ", eh_policy: " << sc.host.eh_policy;
+    if (sc.host.fua)
+        o << ", fua: true";
+    if (sc.host.ignore_hpa)
+        o << ", ignore_hpa: true";
     o << "}\n";
     o << "link: {mode: " << (sc.link_mode == LinkModeSpec::Fis ? "fis" : "dword") << "}\n";
     if (!sc.pmps.empty()) {
@@ -117,6 +151,10 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
     }
     o << (sc.devices.empty() ? "devices: []\n" : "devices:\n");
     for (const DeviceSpec &d : sc.devices) {
+        if (d.atapi) {
+            write_atapi(o, d);
+            continue;
+        }
         o << "  - {" << addr(d.port, d.pmp_port) << ", serial: \"" << d.serial << "\", capacity: " << d.capacity
           << ", lba48: " << b(d.lba48) << ", ncq: " << b(d.ncq) << ", ncq_depth: " << d.ncq_depth;
         if (d.gen_set)
@@ -129,11 +167,35 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
             o << ", ncq_sdb_coalesce: " << t(d.ncq_sdb_coalesce_ns);
         if (d.link_mode)
             o << ", link: {mode: " << (*d.link_mode == LinkModeSpec::Fis ? "fis" : "dword") << "}";
+        if (d.trim != TrimSpec::None)
+            o << ", trim: " << trim_name(d.trim);
+        if (d.ncq_trim)
+            o << ", ncq_trim: true";
+        if (d.ncq_trim_erratum)
+            o << ", errata: [ncq_trim]";
+        if (d.hpa)
+            o << ", hpa: " << d.hpa;
+        if (d.smart != SmartSpec::None)
+            o << ", smart: " << (d.smart == SmartSpec::Good ? "good" : "threshold_exceeded");
+        if (d.physical_log2)
+            o << ", physical_sector: " << (512u << d.physical_log2);
+        if (d.align_offset)
+            o << ", align_offset: " << d.align_offset;
         o << "}\n";
     }
     if (!sc.workload.empty()) {
         o << "workload:\n";
         for (const WorkloadSpec &w : sc.workload) {
+            if (w.kind == WorkloadKind::Scsi || w.kind == WorkloadKind::Packet) {
+                o << "  - {kind: scsi, " << addr(w.device, w.pmp_port, "device");
+                o << ", cdb: \"" << hex_bytes(w.cdb) << "\"" << (w.data_in ? ", data_in: " + std::to_string(w.data_in) : "");
+                if (w.barrier)
+                    o << ", barrier: true";
+                if (w.start_delay_ns)
+                    o << ", delay: " << t(w.start_delay_ns);
+                o << "}\n";
+                continue;
+            }
             o << "  - {" << addr(w.device, w.pmp_port, "device") << ", op: " << op_name(w.op);
             if (w.op == OpSpec::Mix)
                 o << ", read_pct: " << w.read_pct;
@@ -148,6 +210,8 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
                 if (w.sg_segment != WorkloadSpec{}.sg_segment)
                     o << ", sg_segment: " << w.sg_segment;
             }
+            if (w.fua)
+                o << ", fua: true";
             o << ", qd: " << w.qd << ", count: " << w.count << ", mode: " << mode_name(w.mode);
             if (w.barrier)
                 o << ", barrier: true";

@@ -51,6 +51,7 @@ std::vector<ata_force_param> to_stack_force(const std::vector<ForceOption> &opts
         e.ncq = o.ncq;
         e.dma = o.dma;
         e.lpm = o.lpm;
+        e.ncq_trim = o.ncq_trim;
         switch (o.xfer) {
         case ForceOption::Xfer::None: break;
         case ForceOption::Xfer::Pio: e.xfer_mask = 1u << (ATA_SHIFT_PIO + o.xfer_mode); break;

@@ -12,7 +12,7 @@ namespace satasim::harness {
 namespace {
 
 const std::string kValues =
-    "1.5Gbps, 3.0Gbps, noncq, ncq, nodma, dma, nolpm, lpm, udma0..7, udma16..udma133, udma/16..udma/133, mwdma0..4, pio0..6)";
+    "1.5Gbps, 3.0Gbps, noncq, ncq, noncqtrim, ncqtrim, nodma, dma, nolpm, lpm, udma0..7, udma16..udma133, udma/16..udma/133, mwdma0..4, pio0..6)";
 
 // The value part: true when it is one satasim applies.
 bool value_of(const std::string &v, ForceOption &o) {
@@ -23,6 +23,10 @@ bool value_of(const std::string &v, ForceOption &o) {
     }
     if (v == "noncq" || v == "ncq") {
         o.ncq = v == "noncq" ? -1 : 1;
+        return true;
+    }
+    if (v == "noncqtrim" || v == "ncqtrim") { // horkage NO_NCQ_TRIM on / off
+        o.ncq_trim = v == "noncqtrim" ? -1 : 1;
         return true;
     }
     if (v == "nodma" || v == "dma") { // horkage NODMA on / off
@@ -71,7 +75,7 @@ bool value_of(const std::string &v, ForceOption &o) {
 // libata.force values satasim has no model of (cables, reset and link flags, other horkages).
 bool known_unmodelled(const std::string &v) {
     static const char *const kNames[] = {"40c", "80c", "short40c", "unk", "ign", "sata", "nohrst", "nosrst",
-                                         "norst", "rstonce", "ncqtrim", "noncqtrim", "noncqati", "dump_id",
+                                         "norst", "rstonce", "noncqati", "dump_id",
                                          "atapi_dmadir", "disable", "nodmalog", "dmalog", "noiddevlog",
                                          "iddevlog", "max_sec_128", "max_sec_1024",
                                          "max_sec_lba48", "nosetxfer", "setxfer", "nofua", "fua",

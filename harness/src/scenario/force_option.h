@@ -18,6 +18,7 @@ struct ForceOption {
     int ncq = 0;            // -1 noncq, 1 ncq, 0 untouched
     int dma = 0;            // -1 nodma (horkage NODMA), 1 dma, 0 untouched
     int lpm = 0;            // -1 nolpm (horkage NOLPM), 1 lpm, 0 untouched
+    int ncq_trim = 0;       // -1 noncqtrim (horkage NO_NCQ_TRIM), 1 ncqtrim, 0 untouched
     std::string name;       // the value as written: the FORCE: log line names it
 };
 

@@ -140,6 +140,9 @@ struct DevAddr {
     int link() const { return pmp_port ? int(*pmp_port) : -1; }
 };
 
+// The SMART feature set and what SMART RETURN STATUS says (device key `smart`, docs/device.md 5).
+enum class SmartSpec { None, Good, ThresholdExceeded };
+
 // What a drive does with DATA SET MANAGEMENT TRIM (device key `trim`, docs/device.md 3).
 enum class TrimSpec { None, Zeroes, Deterministic, Indeterminate };
 
@@ -187,6 +190,11 @@ struct DeviceSpec {
     uint64_t timeout_ns = 0;  // request timeout (the SCSI disk layer's); 0 = the stack's 30 s
     bool attach_read = false; // the kernel's partition-table read when the disk attaches
     bool mod15write = false;  // errata: [mod15write]: the SiI3112 mod15write erratum (DiskConfig)
+    bool ncq_trim = false;          // queued TRIM: SEND FPDMA QUEUED DSM, IDENTIFY 77 bit 6, log 13h
+    bool ncq_trim_erratum = false;  // errata: [ncq_trim]: queued TRIM offered but aborted (DiskConfig)
+    SmartSpec smart = SmartSpec::None; // SMART feature set; RETURN STATUS good or threshold exceeded
+    unsigned physical_log2 = 0;        // physical_sector: 512 << this bytes (3: 512e)
+    unsigned align_offset = 0;         // align_offset: LBA 0's logical sector offset in its physical sector
     unsigned devno = 0;       // the channel's device 1 (slave) on a piix with map: ich6
 
     DevAddr addr() const { return {port, pmp_port, devno}; }

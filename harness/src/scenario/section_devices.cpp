@@ -159,7 +159,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "hpa", "trim", "hipm", "dipm", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
+               "present", "hpa", "trim", "ncq_trim", "smart", "physical_sector", "align_offset", "hipm", "dipm", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
     if (auto *v = m.find("atapi")) {
         MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma"});
@@ -251,6 +251,32 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
                                     {"zeroes", TrimSpec::Zeroes},
                                     {"deterministic", TrimSpec::Deterministic},
                                     {"indeterminate", TrimSpec::Indeterminate}});
+    if (auto *v = m.find("ncq_trim")) {
+        d.ncq_trim = as_bool(p, *v);
+        if (d.ncq_trim && d.trim == TrimSpec::None)
+            p.fail(*v, "queued TRIM needs a drive that takes TRIM (trim: zeroes, deterministic or indeterminate)");
+    }
+    if (auto *v = m.find("physical_sector")) {
+        const uint64_t bytes = as_uint(p, *v, 512, 65536);
+        unsigned log2 = 0;
+        while (log2 < 7 && (512ull << log2) < bytes)
+            ++log2;
+        if ((512ull << log2) != bytes)
+            p.fail(*v, "physical_sector is the physical sector size in bytes: 512, 1024, 2048, 4096, ... 65536");
+        d.physical_log2 = log2;
+    }
+    if (auto *v = m.find("align_offset")) {
+        d.align_offset = unsigned(as_uint(p, *v, 0, 127));
+        if (d.align_offset >= (1u << d.physical_log2))
+            p.fail(*v, "align_offset (IDENTIFY word 209: where LBA 0 sits in the first physical sector, in logical "
+                       "sectors) must be below the logical sectors per physical sector (" +
+                           std::to_string(1u << d.physical_log2) + ")");
+    }
+    if (auto *v = m.find("smart"))
+        d.smart = as_enum<SmartSpec>(p, *v,
+                                     {{"none", SmartSpec::None},
+                                      {"good", SmartSpec::Good},
+                                      {"threshold_exceeded", SmartSpec::ThresholdExceeded}});
     if (auto *v = m.find("ncq_order"))
         d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
                                             {{"in_order", NcqOrderSpec::InOrder},
@@ -280,11 +306,13 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
         const YAML::Node &l = as_list(p, *v);
         for (size_t i = 0; i < l.size(); ++i) {
             Field ef = element(*v, i);
-            if (as_enum<std::string>(p, ef, {{"mod15write", "mod15write"}}) == "mod15write") {
-                if (d.mod15write)
-                    p.fail(ef, "mod15write is already listed");
-                d.mod15write = true;
-            }
+            const std::string e = as_enum<std::string>(p, ef, {{"mod15write", "mod15write"}, {"ncq_trim", "ncq_trim"}});
+            bool &flag = e == "ncq_trim" ? d.ncq_trim_erratum : d.mod15write;
+            if (flag)
+                p.fail(ef, e + " is already listed");
+            flag = true;
+            if (e == "ncq_trim" && !d.ncq_trim)
+                p.fail(ef, "the ncq_trim erratum is a drive that offers queued TRIM (ncq_trim: true)");
         }
     }
     if (auto *v = m.find("ncq_sdb_coalesce")) {

@@ -415,7 +415,7 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         if (w.op == OpSpec::Flush)
             p.fail(mf, "a flush is never queued");
         if (w.op == OpSpec::Trim)
-            p.fail(mf, "a trim goes out as DATA SET MANAGEMENT, never queued (no SEND FPDMA QUEUED)");
+            p.fail(mf, "the stack chooses how a trim goes out (SEND FPDMA QUEUED where the disk and host allow it, else DATA SET MANAGEMENT): leave mode auto");
     }
     if (w.op == OpSpec::Trim && dev->trim == TrimSpec::None)
         p.fail(m.get("op"), "the disk on port " + std::to_string(dev->port) + " has no trim key (it does not take TRIM)");

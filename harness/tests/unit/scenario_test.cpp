@@ -161,7 +161,28 @@ TEST(trim_keys) {
     CHECK_ERROR(std::string(kDisk) + "workload:\n  - {device: 0, op: trim, block: 16, count: 4}\n",
                 "t.yaml:5: workload[0].op: the disk on port 0 has no trim key (it does not take TRIM)");
     CHECK_ERROR(disk + "workload:\n  - {device: 0, op: trim, mode: ncq, block: 16, count: 4}\n",
-                "t.yaml:4: workload[0].mode: a trim goes out as DATA SET MANAGEMENT, never queued (no SEND FPDMA QUEUED)");
+                "t.yaml:4: workload[0].mode: the stack chooses how a trim goes out (SEND FPDMA QUEUED where the disk and host allow it, else DATA SET MANAGEMENT): leave mode auto");
+}
+
+// Queued TRIM, its erratum, SMART, Advanced Format (docs/device.md 3.2, 4, 5).
+TEST(disk_feature_keys) {
+    Scenario sc = parse("devices:\n  - {port: 0, trim: zeroes, ncq_trim: true, errata: [ncq_trim], smart: threshold_exceeded,\n"
+                        "     physical_sector: 4096, align_offset: 1}\n");
+    const DeviceSpec &d = sc.devices[0];
+    CHECK(d.ncq_trim && d.ncq_trim_erratum && d.smart == SmartSpec::ThresholdExceeded);
+    CHECK(d.physical_log2 == 3 && d.align_offset == 1);
+    const DeviceSpec plain = parse(kDisk).devices[0];
+    CHECK(!plain.ncq_trim && !plain.ncq_trim_erratum && plain.smart == SmartSpec::None && plain.physical_log2 == 0);
+    CHECK_ERROR("devices:\n  - {port: 0, ncq_trim: true}\n",
+                "t.yaml:2: devices[0].ncq_trim: queued TRIM needs a drive that takes TRIM (trim: zeroes, deterministic or indeterminate)");
+    CHECK_ERROR("devices:\n  - {port: 0, trim: zeroes, errata: [ncq_trim]}\n",
+                "t.yaml:2: devices[0].errata[0]: the ncq_trim erratum is a drive that offers queued TRIM (ncq_trim: true)");
+    CHECK_ERROR("devices:\n  - {port: 0, physical_sector: 3000}\n",
+                "t.yaml:2: devices[0].physical_sector: physical_sector is the physical sector size in bytes: 512, 1024, 2048, 4096, ... 65536");
+    CHECK_ERROR("devices:\n  - {port: 0, physical_sector: 4096, align_offset: 8}\n",
+                "t.yaml:2: devices[0].align_offset: align_offset (IDENTIFY word 209: where LBA 0 sits in the first physical sector, in logical sectors) must be below the logical sectors per physical sector (8)");
+    CHECK_ERROR("devices:\n  - {port: 0, smart: bad}\n",
+                "t.yaml:2: devices[0].smart: unknown value 'bad' (expected one of: none, good, threshold_exceeded)");
 }
 
 TEST(uint_out_of_range_and_not_a_number) {

@@ -1215,6 +1215,9 @@ struct ata_host *ahci_host_create(struct sata_platform *p, const struct sata_pla
             ap->flags |= ATA_FLAG_DUMMY;
             continue;
         }
+        /* libahci: every AHCI with NCQ is taken to pass the Auxiliary field on */
+        if (cap & HOST_CAP_NCQ)
+            ap->flags |= ATA_FLAG_FPDMA_AUX;
         if (cap & HOST_CAP_PMP)
             ap->flags |= ATA_FLAG_PMP;
         if ((cap & (HOST_CAP_PMP | HOST_CAP_SNTF)) == (HOST_CAP_PMP | HOST_CAP_SNTF))

@@ -60,6 +60,7 @@ struct ata_force_param {
     int ncq;             /* -1 noncq (horkage NONCQ on: NCQ not used), 1 ncq (off again), 0 */
     int dma;             /* -1 nodma (horkage NODMA on: no DMA mode), 1 dma (off again), 0 */
     int lpm;             /* -1 nolpm (horkage NOLPM on: max_performance forced), 1 lpm, 0 */
+    int ncq_trim;        /* -1 noncqtrim (horkage NO_NCQ_TRIM on: no queued TRIM), 1 ncqtrim, 0 */
     char name[16];       /* the value as written ("1.5Gbps", "udma/100", "noncq"): the log */
 };
 

@@ -45,7 +45,14 @@ enum {
     ATA_CMD_SET_MAX = 0xf9, ATA_CMD_SET_MAX_EXT = 0x37,
     ATA_CMD_DSM = 0x06, /* DATA SET MANAGEMENT; Feature bit 0 (ATA_DSM_TRIM) TRIM */
     ATA_CMD_PMP_READ = 0xe4, ATA_CMD_PMP_WRITE = 0xe8,
+    ATA_CMD_FPDMA_SEND = 0x64, /* SEND FPDMA QUEUED; subcommand in Count 12:8 of the high byte */
+    ATA_SUBCMD_FPDMA_SEND_DSM = 0x00,
+    ATA_LOG_DIRECTORY = 0x00,
     ATA_LOG_SATA_NCQ = 0x10,
+    ATA_LOG_NCQ_SEND_RECV = 0x13, /* which SEND/RECEIVE FPDMA QUEUED subcommands the device takes */
+    ATA_LOG_NCQ_SEND_RECV_SUBCMDS_OFFSET = 0x00, ATA_LOG_NCQ_SEND_RECV_SUBCMDS_DSM = 1u << 0,
+    ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET = 0x04, ATA_LOG_NCQ_SEND_RECV_DSM_TRIM = 1u << 0,
+    ATA_LOG_NCQ_SEND_RECV_SIZE = 0x14,
     SETFEATURES_XFER = 0x03,
     /* SET FEATURES 10h / 90h: enable / disable a SATA feature, the feature in Count;
      * 03h device-initiated interface power management (IDENTIFY word 78/79 bit 3) */

@@ -46,6 +46,7 @@ struct ata_taskfile {
     unsigned flags;
     uint8_t command, feature, nsect, lbal, lbam, lbah, device, ctl;
     uint8_t hob_feature, hob_nsect, hob_lbal, hob_lbam, hob_lbah;
+    uint32_t auxiliary; /* the H2D FIS's Auxiliary field (bytes 16-19): SEND FPDMA QUEUED's TRIM bit */
 };
 
 /* ---- EH state ---- */
@@ -85,6 +86,8 @@ enum {
     ATA_FLAG_PMP = 1u << 1, /* the controller can talk to a port multiplier */
     ATA_FLAG_AN = 1u << 2,  /* the controller reports asynchronous notification (SNotification) */
     ATA_FLAG_SLAVE_POSS = 1u << 3, /* the host link may have a device 1 (a taskfile channel's slave) */
+    ATA_FLAG_FPDMA_AUX = 1u << 4,  /* the controller sends the H2D FIS's Auxiliary field (libata's:
+                                      every AHCI with CAP.NCQ): queued TRIM may be used */
 };
 
 /* The port's cable (libata's ap->cbl, from the LLD's cable_detect at probe): a SATA port's is
@@ -125,6 +128,7 @@ enum {
                                      page's D_SENSE, set by MODE SELECT); kept over revalidation */
     ATA_DFLAG_CDB_INTR = 1u << 16, /* ATAPI: the device interrupts for the CDB (IDENTIFY PACKET w0 6:5 = 01b) */
     ATA_DFLAG_DMADIR = 1u << 17,   /* ATAPI: DMA PACKET commands carry DMADIR (libata.atapi_dmadir, w62 b15) */
+    ATA_DFLAG_NCQ_SEND_RECV = 1u << 18, /* the NCQ Send and Receive log (13h) was read: ncq_send_recv_cmds */
 };
 
 /* qc flags. */
@@ -204,6 +208,8 @@ struct ata_device {
                                 device starts at the default, as a new SCSI disk does */
     unsigned disk;           /* 1 + its block-layer name index while attached (1 = sda), 0 = none */
     unsigned cdb_len;        /* ATAPI: 12 or 16 (IDENTIFY PACKET word 0 bits 1:0) */
+    uint8_t ncq_send_recv_cmds[ATA_LOG_NCQ_SEND_RECV_SIZE]; /* log 13h's first bytes (with
+                                ATA_DFLAG_NCQ_SEND_RECV); the NO_NCQ_TRIM horkage clears its TRIM bit */
     uint8_t pio_mode;        /* at mode setting: the PIO mode the LLD times the device for (the
                                 highest PIO mode of xfer_mask; libata's dev->pio_mode) */
 };

@@ -92,6 +92,13 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.timing.units = d.timing.units;
     c.ncq_sdb_coalesce_ns = d.ncq_sdb_coalesce_ns;
     c.mod15write = d.mod15write;
+    c.ncq_trim = d.ncq_trim;
+    c.ncq_trim_erratum = d.ncq_trim_erratum;
+    c.physical_log2 = d.physical_log2;
+    c.align_offset = d.align_offset;
+    c.smart = d.smart == SmartSpec::Good                ? device::DiskConfig::Smart::Good
+              : d.smart == SmartSpec::ThresholdExceeded ? device::DiskConfig::Smart::ThresholdExceeded
+                                                        : device::DiskConfig::Smart::None;
     // a drive on a PIIX3/PIIX4 cable is a parallel ATA drive (docs/hardware.md 10.5)
     if (const ControllerSpec &ctl = sc.controller_of(d.port); ctl.parallel_ata() && !d.pmp_port) {
         c.pata = true;
