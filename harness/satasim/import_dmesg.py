@@ -117,6 +117,7 @@ def _noise(serr: int) -> str:
 # minutes, so a longer quiet time between two errors of a report changes nothing
 MAX_GAP_S = 20 * 60
 DEFAULT_TIMEOUT_S = 30
+ATA_EH_DEV_TRIES = 3  # libata's tries per device in one EH recovery, the last one disables it
 SCSI_TRIES = 6       # the first try and the SCSI layer's 5 retries (the stack's max_retries)
 
 
@@ -573,6 +574,7 @@ class _Plan:
             self.work = order_by_tag(self.work, self.work_keys)
         self.orphan_resets(rep)
         self.probe_identify_timeouts(rep)
+        self.probe_setmode_failures(rep)
         self.ends(rep)
         self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
 
@@ -627,6 +629,39 @@ class _Plan:
                               "the drive hangs on it")
             self.faults.append(_Fault({"kind": "hang", "_w": self.where(port, dev),
                                        "on_cmd": "{op: identify}", "from_power_on": "true",
+                                       **({"repeat": str(n)} if n > 1 else {})}))
+
+    def probe_setmode_failures(self, rep):
+        """SET FEATURES - XFER MODE failing while libata probed a drive, before any exception
+        of its port and before the drive was configured ("failed to set xfermode
+        (err_mask=0x..)"). On 6.x the probe's first READ LOG EXT (the log directory, read for
+        the Identify Device and Security logs) timed out ("qc timeout (cmd 0x2f)") and froze the
+        port, so the SET XFERMODE after it was refused (err_mask 0x40, AC_ERR_SYSTEM: no
+        internal command on a frozen port); each failure spends one of the device's three tries
+        (ATA_EH_DEV_TRIES), the last but one lowering the link speed and the PIO mode, the last
+        disabling it (dmesg-corpus 53). The stack reads no log at probe, so the drive hangs on
+        the command whose failure the log reports: a hang on SET FEATURES (0xef) from power-on,
+        as often as the probe failed (three times when the log ends in "disabled")."""
+        for (port, dev) in sorted(self.disks):
+            first_exc = min([e.line for e in rep.exceptions if e.port == port] or [1 << 30])
+            addr = f"ata{port + 1}.{dev:02d}"
+            fails, disabled = [], False
+            for no, _, a, m in rep.lines:
+                if a != addr:
+                    continue
+                if no > first_exc or m.startswith("configured for"):
+                    break
+                if re.match(r"failed to set xfermode \(err_mask=0x[0-9a-f]+\)", m):
+                    fails.append(no)
+                elif fails and m in ("disabled", "disable device"):
+                    disabled = True
+            if not fails:
+                continue
+            n = ATA_EH_DEV_TRIES if disabled else len(fails)
+            self.notes.append(f"{fails[0]}: {addr}'s SET XFERMODE failed in its probe (a command before it timed "
+                              f"out and froze the port): the drive hangs on SET FEATURES, {n} time(s)")
+            self.faults.append(_Fault({"kind": "hang", "_w": self.where(port, dev),
+                                       "on_cmd": "{opcode: 0xef}", "from_power_on": "true",
                                        **({"repeat": str(n)} if n > 1 else {})}))
 
     def bump(self, f: _Fault):

@@ -676,6 +676,32 @@ def test_identify_timeouts_in_the_probe_are_a_drive_that_hangs_on_identify(tmp_p
     assert log.count("ata3.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3, log
 
 
+
+def test_a_set_xfermode_failure_in_the_probe_is_a_drive_that_hangs_on_it(tmp_path):
+    """dmesg-corpus 53 (ahci on an LX2160A, 6.x): the probe's READ LOG EXT times out ("qc
+    timeout (cmd 0x2f)") and freezes the port, so the SET XFERMODE after it is refused
+    ("failed to set xfermode (err_mask=0x40)", AC_ERR_SYSTEM); libata lowers the link speed on
+    the device's last try but one and disables it on the last. The stack reads no log at
+    probe: the importer hangs the drive on SET FEATURES (0xef) from power-on, three times
+    (ATA_EH_DEV_TRIES, the log ends in "disabled"). Before: no fault, the drive configured at
+    once, 1 of 12 lines. Now the run shows the speed limits (the link's, and the PIO mode's on
+    the last try but one: libata-eh.c ata_eh_handle_dev_fail, "if (dev->pio_mode >
+    XFER_PIO_0)", for a UDMA device too: 4 of 12 before the stack did that), the 3.0 Gbps
+    link-up and the disabled device: 5 of 12 (not yet: the seven link-ups after the disable)."""
+    out = tmp_path / "c53.yaml"
+    assert do_import(next(CORPUS.glob("53-*.log")), out) == 0
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert faults == [{"kind": "hang", "port": 1, "on_cmd": {"opcode": 0xef}, "from_power_on": True,
+                       "repeat": 3}], faults
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c53")
+    assert (matched, total) == (5, 12), "\n".join(text)
+    log = (tmp_path / "out" / "c53" / "satasim.log").read_text()
+    assert log.count("ata2.00: failed to set xfermode (err_mask=0x4)") == 3, log
+    assert "ata2: limiting SATA link speed to 3.0 Gbps" in log and "ata2.00: disabled" in log, log
+    assert "ata2.00: limiting speed to UDMA/133:PIO3" in log, log
+
 KILLABLE = r"""
 import os, sys, time
 sys.path.insert(0, {harness!r})

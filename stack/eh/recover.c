@@ -276,10 +276,11 @@ static void ata_eh_handle_dev_fail(struct ata_device *dev, int err)
     }
     if ((err == -ENODEV || err == -EINVAL) && *tries > 1)
         *tries = 1;
-    /* last chance: slower is better than lost */
+    /* last chance: slower is better than lost; libata lowers the PIO mode the device was
+     * timed for whatever its transfer mode ("limiting speed to UDMA/133:PIO3", dmesg-corpus 53) */
     if ((err == -ENODEV || err == -EINVAL || err == -EIO) && *tries == 1) {
         sata_down_spd_limit(link, 0);
-        if (dev->xfer_mode > XFER_PIO_0 && dev->xfer_mode < XFER_MW_DMA_0)
+        if (dev->pio_mode > XFER_PIO_0)
             ata_dev_down_xfermask(dev, ATA_DNXFER_PIO);
     }
 
