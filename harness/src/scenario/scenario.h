@@ -178,7 +178,7 @@ struct DeviceSpec {
     bool status_dsc = true;            // the drive sets DSC (status bit 4): 0x50, else 0x40
     uint64_t hpa = 0;                  // Host Protected Area: sectors accessible at power-on (0: no HPA feature set)
     TrimSpec trim = TrimSpec::None;    // DATA SET MANAGEMENT TRIM and what a trimmed sector reads (docs/device.md 3)
-    bool hipm = false;                 // takes host-initiated Partial/Slumber (IDENTIFY 76 bit 9; docs/device.md 4)
+    bool hipm = false;                 // takes host-initiated Partial/Slumber (IDENTIFY 76 bit 9; docs/device.md 6)
     bool dipm = false;                 // device-initiated power management (IDENTIFY 78 bit 3; Slumber after 1 ms idle once enabled)
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
