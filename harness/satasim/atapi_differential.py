@@ -27,11 +27,14 @@ ATAPI_SCENARIOS = ROOT / "scenarios" / "atapi"
 
 
 def qemu_scenarios() -> list[Path]:
-    """The ATAPI scenarios QEMU can run: those on its one controller (AHCI)."""
+    """The ATAPI scenarios QEMU can run: those on a controller whose row lists the QEMU
+    backend (its one AHCI; satasim.controller_table)."""
+    from satasim.controller_table import DEFAULT, TABLE
     out = []
     for p in sorted(ATAPI_SCENARIOS.glob("*.yaml")):
         doc = yaml.safe_load(p.read_text())
-        if (doc.get("controller") or {}).get("type", "ahci") == "ahci":
+        ctl = (doc.get("controller") or {}).get("type", DEFAULT)
+        if "qemu" in TABLE[ctl]["backends"]:
             out.append(p)
     return out
 

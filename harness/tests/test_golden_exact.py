@@ -185,7 +185,12 @@ def test_golden_holds_at_the_fis_level(golden, tmp_path, monkeypatch):
     name = _split(golden)[0]
     result = _run_source(src, name, tmp_path)
     assert (tmp_path / name / "result.json").exists(), result.stdout + result.stderr
-    c = compare_run(tmp_path / name, GOLDEN_DIR)
+    # Several controllers probe side by side (libata's asynchronous port probe): their ports'
+    # EH contexts wake at the same instants, and the order of two ports' records at one
+    # instant is the SystemC scheduler's, which a different link level's event history can
+    # change. Each port's own sequence must still be the golden's.
+    several_hosts = "+" in read_golden(golden).header.get("controller", "")
+    c = compare_run(tmp_path / name, GOLDEN_DIR, unordered_ports=several_hosts)
     assert c is not None
     assert c.ok, "golden mismatch at the FIS level:\n" + "\n".join(c.diff)
     if not own_fis:

@@ -432,17 +432,23 @@ void SimController::settle() {
             sc_core::wait(faults->fired_event());
     const uint64_t kSettleNs = 900ull * 1000000000ull;
     const uint64_t deadline = binding_.now_ns() + kSettleNs;
+    unsigned moving_polls = 0;
     for (;;) {
         bool busy = eh_busy();
         for (size_t i = 0; i < hosts_.size() && !busy; ++i)
             for (unsigned p = 0; p < ata_host_n_ports(hosts_[i]) && !busy; ++p)
                 busy = ata_port_is_frozen(hosts_[i], p);
         const bool moving = !busy && !hw_.quiet();
+        moving_polls = moving ? moving_polls + 1 : 0;
         uint64_t now = binding_.now_ns();
         if ((!busy && !moving) || now >= deadline)
             return;
-        // 100 ms while EH runs (it signals its end); 1 us while the hardware settles
-        uint64_t step = std::min<uint64_t>(moving ? 1000ull : 100000000ull, deadline - now);
+        // 100 ms while EH runs (it signals its end); 1 us while the hardware settles, and 1 ms
+        // once it has been settling for 1 ms: an OOB that goes on that long (a host link
+        // whose drive is powered off answers no COMRESET) would otherwise cost a poll per
+        // microsecond of it
+        const uint64_t settle_poll = moving_polls > 1000 ? 1000000ull : 1000ull;
+        uint64_t step = std::min<uint64_t>(moving ? settle_poll : 100000000ull, deadline - now);
         const sc_core::sc_time t = sc_core::sc_time::from_value(
             sc_dt::uint64(step) * sc_dt::uint64(sc_core::sc_time(1, sc_core::SC_NS).value()));
         if (bindings_.size() == 1) {
