@@ -193,7 +193,7 @@ TEST(uint_out_of_range_and_not_a_number) {
 
 TEST(unknown_and_duplicate_keys) {
     CHECK_ERROR("controller: {bogus: 1}\n", "t.yaml:1: controller.bogus: unknown key (expected one of: type, ports, "
-                                            "slots, ncq, gen, fbs, staggered_spinup, pcix_irq_loss, "
+                                            "slots, ncq, gen, fbs, staggered_spinup, lpm, pcix_irq_loss, "
                                             "pcix_ack_window, map, part, cable)");
     CHECK_ERROR("seed: 1\nseed: 2\n", "t.yaml:2: seed: duplicate key (first on line 1)");
     CHECK_ERROR("controller: 4\n", "t.yaml:1: controller: expected a mapping, got a scalar");
