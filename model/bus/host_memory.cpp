@@ -57,15 +57,14 @@ void HostMemory::free(uint64_t bus) {
 const HostMemory::Span *HostMemory::find(uint64_t addr, size_t len) const {
     if (len == 0 || addr + len < addr)
         return nullptr;
-    // the last region starting at or below addr
+    const Span *it = last_starting_at_or_below(addr);
+    return it && addr + len <= it->end ? it : nullptr;
+}
+
+const HostMemory::Span *HostMemory::last_starting_at_or_below(uint64_t addr) const {
     auto it = std::upper_bound(spans_.begin(), spans_.end(), addr,
                                [](uint64_t a, const Span &s) { return a < s.bus; });
-    if (it == spans_.begin())
-        return nullptr;
-    --it;
-    if (addr + len <= it->end)
-        return &*it;
-    return nullptr;
+    return it == spans_.begin() ? nullptr : &*(it - 1);
 }
 
 bool HostMemory::read(uint64_t addr, void *dst, size_t len) const {
@@ -96,12 +95,10 @@ uint8_t *HostMemory::map(uint64_t addr, size_t len) {
 }
 
 bool HostMemory::runs_past_allocation(uint64_t addr, size_t len) const {
-    auto it = regions_.upper_bound(addr);
-    if (it == regions_.begin())
+    auto it = last_starting_at_or_below(addr);
+    if (!it)
         return false;
-    --it;
-    const uint64_t end = it->second.bus + it->second.data.size();
-    return addr + len > end && addr < align_up(end, kGuardGap) + kGuardGap;
+    return addr + len > it->end && addr < align_up(it->end, kGuardGap) + kGuardGap;
 }
 
 size_t HostMemory::bytes_allocated() const {

@@ -47,6 +47,7 @@ class HostMemory {
         uint8_t *data;
     };
     const Span *find(uint64_t addr, size_t len) const;
+    const Span *last_starting_at_or_below(uint64_t addr) const;
 
     uint64_t base_, limit_, next_;
     std::map<uint64_t, Region> regions_; // keyed by bus address, ordered: owns the bytes
