@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from satasim.results import MissingTool, use_rtl_cache
+from satasim.results import MissingTool, binary, use_rtl_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +39,25 @@ def pytest_runtest_makereport(item, call):
 def rtl_env():
     """The RTL tests' DUT build cache (satasim.results.use_rtl_cache)."""
     return use_rtl_cache()
+
+
+@pytest.fixture
+def decisions_binary(monkeypatch):
+    """For a test that checks what the stack and hardware decide rather than memory safety:
+    the release build where the test command has just built one ($SATASIM_RELEASE_BIN,
+    tools/test_all.sh), a third of the sanitized binary's CPU time. Every scenario such a
+    test runs also runs under the sanitizers elsewhere (the suites, the backends' own tests)."""
+    release = os.environ.get("SATASIM_RELEASE_BIN")
+    if release:
+        monkeypatch.setenv("SATASIM_BIN", release)
+    return binary()
+
+
+@pytest.fixture
+def rtl_decisions(rtl_env, decisions_binary):
+    """rtl_env's DUT build cache (the sanitized tree's: one DUT build serves both binaries,
+    the shared object does not depend on them), with decisions_binary's simulator."""
+    return rtl_env
 
 
 @pytest.fixture

@@ -94,7 +94,7 @@ def test_systemc_model_passes_every_check(tmp_path):
 
 
 @no_verilator
-def test_reference_rtl(tmp_path, rtl_env):
+def test_reference_rtl(tmp_path, rtl_decisions):
     names = [sc.name for sc in SUITE]
     paths = [BY_NAME[n].path for n in names]
     r = run(paths, tmp_path / "ref", "--controller-rtl", str(PROFILE), "--skip-refused", "--jobs", "2")

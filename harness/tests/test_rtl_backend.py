@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from rtl_profiles import PROFILE, profile_copy, tiny_dut
+from rtl_profiles import PROFILE, SHELL_INPUTS, SHELL_OUTPUTS, profile_copy, tiny_dut
 from satasim.results import ROOT, load_result, run
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None,
@@ -192,7 +192,7 @@ extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim
 """)
     monkeypatch.setenv("SATASIM_RTL_SHELL_DIR", str(shell))
     monkeypatch.setenv("SATASIM_RTL_CACHE", str(tmp_path / "cache"))
-    p = tiny_dut(tmp_path, ["clk", "rst", "reg_clk", "reg_rst"], {"reg_clock_mhz": 50})
+    p = tiny_dut(tmp_path, [*SHELL_INPUTS, "reg_clk", "reg_rst"], {"reg_clock_mhz": 50}, SHELL_OUTPUTS)
     r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
     assert r.returncode == 2, r.stdout + r.stderr
     assert f"{p}:{key_line(p, 'reg_clock_mhz')}: interface.reg_clock_mhz: '" in r.stderr, r.stderr
@@ -200,7 +200,8 @@ extern "C" __attribute__((visibility("default"))) const satasim_dut_api *satasim
     assert not (tmp_path / "out").exists()
     # The same object (irq_per_port is not in the build key) for a profile that wants one
     # interrupt line per port, which the object says its top lacks: refused when loaded.
-    p = tiny_dut(tmp_path, ["clk", "rst", "reg_clk", "reg_rst"], {"reg_clock_mhz": 50, "irq_per_port": "true"})
+    p = tiny_dut(tmp_path, [*SHELL_INPUTS, "reg_clk", "reg_rst"], {"reg_clock_mhz": 50, "irq_per_port": "true"},
+                 SHELL_OUTPUTS)
     r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
     assert r.returncode == 2, r.stdout + r.stderr
     assert "cached build" in r.stdout + r.stderr, r.stdout + r.stderr
@@ -225,9 +226,9 @@ def test_tool_versions_are_asked_once_per_installation(tmp_path, rtl_env, monkey
     p = tiny_dut(tmp_path, ["clk", "rst"], {})
     asked = []
     for n in range(2):
-        # the tiny top lacks the shell's ports (its build fails): the key, versions and all, is made first
+        # the tiny top lacks the shell's ports (refused once verilated): the key, versions and all, is made first
         r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / f"out{n}", "--controller-rtl", str(p))
-        assert r.returncode != 0 and "the DUT failed" in r.stderr, r.stdout + r.stderr
+        assert r.returncode == 2 and "lacks the shell's ports" in r.stderr, r.stdout + r.stderr
         asked.append(log.read_text().splitlines().count("--version"))
     assert asked == [1, 1], asked
     cached = list((tmp_path / "cache").glob("tool-versions-*"))
@@ -236,3 +237,22 @@ def test_tool_versions_are_asked_once_per_installation(tmp_path, rtl_env, monkey
     os.utime(wrapper, (1_000_000_000, 1_000_000_000))
     run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out2", "--controller-rtl", str(p))
     assert log.read_text().splitlines().count("--version") == 2
+
+
+def test_a_top_lacking_shell_ports_is_refused_naming_them_before_anything_is_compiled(tmp_path, monkeypatch):
+    # A vendor's top with two of the shell's ports missing (a read-ready of each bus, say):
+    # before, the build compiled the Verilator runtime and failed in the glue with a compiler
+    # error per use of each port; now refused at `top` once verilated, naming both.
+    ins = [x for x in SHELL_INPUTS if x != "s_rready"]
+    outs = [x for x in SHELL_OUTPUTS if x != "m_rready"]
+    p = tiny_dut(tmp_path, ins, {"phy_pins": "[elecidle]"}, outs)
+    monkeypatch.setenv("SATASIM_RTL_CACHE", str(tmp_path / "cache"))
+    r = run([ROOT / "scenarios" / "probe-1port.yaml"], tmp_path / "out", "--controller-rtl", str(p))
+    assert r.returncode == 2, r.stdout + r.stderr
+    line = next(i for i, l in enumerate(p.read_text().splitlines(), 1) if l.startswith("top:"))
+    assert (f"{p}:{line}: top: the top module 'tiny' lacks the shell's ports s_rready, m_rready, "
+            "phy_tx_elecidle, phy_rx_elecidle (docs/rtl-controller.md, the signals)") in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+    # nothing was handed to the compiler: no build log in the cache names a c++ command
+    logs = [f.read_text() for f in (tmp_path / "cache").rglob("*.log")]
+    assert not any("\n$ c++" in x or x.startswith("$ c++") for x in logs), logs

@@ -8,7 +8,10 @@ must be a reviewed entry of model/ahci_rtl/known_differences.yaml, else the test
 The clean scenarios here are also the RTL backend's own smoke run (what test_rtl_backend.py
 once ran separately): each RTL run's AXI, protocol, data and timer checks are asserted too.
 CI cost: the SystemC runs take about a second, the RTL runs about 10 s (the DUT's
-Verilator build is cached next to the simulator binary, as in test_rtl_backend.py)."""
+Verilator build is cached next to the sanitized simulator binary, as in
+test_rtl_backend.py). It checks decisions, so it runs the release build where the test
+command built one (conftest's decisions_binary: a third of the sanitized CPU time); the
+RTL backend's own tests run the sanitized binary."""
 
 import fnmatch
 import re
@@ -20,7 +23,7 @@ import yaml
 
 from satasim.differential import (ROOT, Difference, eh_lines, is_known, load_known, run_differential,
                                   unexplained_eh)
-from satasim.results import load_result, use_rtl_cache
+from satasim.results import load_result
 
 PROFILE = ROOT / "model" / "ahci_rtl" / "profile.yaml"
 KNOWN = ROOT / "model" / "ahci_rtl" / "known_differences.yaml"
@@ -97,8 +100,7 @@ def test_unknown_differences_are_not_excused():
 
 
 @needs_verilator
-def test_differential_systemc_vs_rtl(tmp_path):
-    use_rtl_cache()
+def test_differential_systemc_vs_rtl(tmp_path, rtl_decisions):
     paths = [ROOT / "scenarios" / f for f in DIFFERENTIAL]
     rs, rr, diffs = run_differential(paths, tmp_path, "--jobs", "2", "--wall-limit", "120",
                                      other=("--controller-rtl", str(PROFILE)), side="rtl")

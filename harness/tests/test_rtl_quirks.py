@@ -27,7 +27,7 @@ def outside_its_folder(profile):
             .replace("[rtl, ../link/rtl]", f"[{d}/rtl, {d}/../link/rtl]"))
 
 
-def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_path, rtl_env):
+def test_min_profile_runs_what_it_has_and_skips_the_rest_with_the_reason(tmp_path, rtl_decisions):
     runs, skipped, probe = "flush.yaml", "ncq-qd32-random.yaml", ROOT / "scenarios" / "probe-1port.yaml"
     r = run([ROOT / "scenarios" / runs, ROOT / "scenarios" / skipped, probe], tmp_path, "--controller-rtl",
             str(PROFILE), "--skip-refused", "--jobs", "1", "--wall-limit", "120")

@@ -32,7 +32,7 @@ def outside_its_folder(tmp_path, old, new):
     return p
 
 
-def test_five_eh_scenarios_end_and_the_clock_stops(tmp_path, rtl_env):
+def test_five_eh_scenarios_end_and_the_clock_stops(tmp_path, rtl_decisions):
     paths = [ROOT / "scenarios" / s for s in EH_FIVE]
     r = run(paths, tmp_path, "--controller-rtl", str(PROFILE), "--jobs", "2", "--wall-limit", "240", timeout=1500)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -68,7 +68,7 @@ def probe_scenario(tmp_path):
     return p
 
 
-def test_every_link_up_follows_the_duts_own_oob(tmp_path, rtl_env):
+def test_every_link_up_follows_the_duts_own_oob(tmp_path, rtl_decisions):
     r = run([probe_scenario(tmp_path)], tmp_path / "out", "--controller-rtl", str(PROFILE), "--wall-limit", "120")
     assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout + r.stderr
     trace = load_trace(tmp_path / "out", "strict-probe")
@@ -79,7 +79,7 @@ def test_every_link_up_follows_the_duts_own_oob(tmp_path, rtl_env):
     assert "link.comreset" in evs[:first_up], evs
 
 
-def test_with_timed_oob_events_the_strict_dut_never_gets_its_link(tmp_path, rtl_env):
+def test_with_timed_oob_events_the_strict_dut_never_gets_its_link(tmp_path, rtl_decisions):
     # phy.oob: events gives no COMINIT for the DUT's COMRESET and no COMWAKE detection: a
     # controller that runs OOB by the spec waits for them (and retries) and the link stays down
     prof = outside_its_folder(tmp_path, "  oob: signal", "  oob: events")

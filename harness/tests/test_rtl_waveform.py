@@ -79,7 +79,7 @@ def value_at(changes, t):
     return v
 
 
-def test_vcd_time_is_the_traces_simulated_time(tmp_path, rtl_env, monkeypatch):
+def test_vcd_time_is_the_traces_simulated_time(tmp_path, rtl_decisions, monkeypatch):
     sc = tmp_path / "vcd-time.yaml"
     sc.write_text(SCENARIO)
     vcd = tmp_path / "wave.vcd"

@@ -270,6 +270,40 @@ class BuildLock {
 // interrupt lines an output one bit per port wide (the verilated model's header declares a
 // port VL_IN8(&name,msb,lsb); before Verilator 5 VL_IN8(name,msb,lsb)): else a
 // ScenarioError at the profile's key, before the glue would fail to compile or misread it.
+// The ports shell/dut_glue.cpp reads and writes for this profile (docs/rtl-controller.md's
+// signal table): the fixed groups, then the optional ones the profile turns on. The
+// interrupt outputs and the receive error flags are optional to the glue, checked above.
+std::vector<std::string> shell_ports(const DutProfile &p) {
+    std::vector<std::string> ports = {
+        "clk", "rst",
+        // register slave
+        "s_awaddr", "s_awvalid", "s_awready", "s_wdata", "s_wstrb", "s_wvalid", "s_wready", "s_bresp", "s_bvalid",
+        "s_bready", "s_araddr", "s_arvalid", "s_arready", "s_rdata", "s_rresp", "s_rvalid", "s_rready",
+        // DMA master
+        "m_awaddr", "m_awlen", "m_awsize", "m_awburst", "m_awvalid", "m_awready", "m_wdata", "m_wstrb", "m_wlast",
+        "m_wvalid", "m_wready", "m_bresp", "m_bvalid", "m_bready", "m_araddr", "m_arlen", "m_arsize", "m_arburst",
+        "m_arvalid", "m_arready", "m_rdata", "m_rresp", "m_rlast", "m_rvalid", "m_rready",
+        // PHY
+        "phy_tx_data", "phy_tx_isk", "phy_rx_data", "phy_rx_isk", "phy_ready", "phy_gen", "phy_dev_present",
+        "phy_cominit", "phy_comreset", "phy_comwake", "phy_offline", "phy_spd_limit"};
+    const auto add = [&](std::initializer_list<const char *> names) { ports.insert(ports.end(), names.begin(), names.end()); };
+    if (p.phy_clocks)
+        add({"phy_tx_clk", "phy_rx_clk"});
+    if (p.phy_pins & SATASIM_DUT_PHY_ELECIDLE)
+        add({"phy_tx_elecidle", "phy_rx_elecidle"});
+    if (p.phy_pins & SATASIM_DUT_PHY_COMWAKE_DET)
+        add({"phy_comwake_det"});
+    if (p.phy_pins & SATASIM_DUT_PHY_RATE)
+        add({"phy_rate", "phy_rate_ack"});
+    if (p.phy_pins & SATASIM_DUT_PHY_RESET)
+        add({"phy_reset", "phy_reset_done"});
+    if (p.phy_pins & SATASIM_DUT_PHY_REFCLK)
+        add({"phy_refclk"});
+    if (p.phy_sideband_width > 0)
+        add({"phy_sb_ctrl", "phy_sb_status"});
+    return ports;
+}
+
 void check_top_ports(const DutProfile &p, const fs::path &header) {
     const std::string h = read_all(header.string());
     const auto has = [&](const char *dir, const std::string &name, unsigned bits) {
@@ -317,6 +351,21 @@ void check_top_ports(const DutProfile &p, const fs::path &header) {
         err.fail(profile_line(p, rx_key), rx_key,
                  "the top module '" + p.top + "' has phy_rx_err, but not as an input of " +
                      std::to_string(p.ports) + " bits (one per port)" + rx_doc);
+    // Last, every port the shell's glue drives or samples for this profile: a top without
+    // one would only fail to compile (dozens of compiler errors, after the whole build);
+    // named here, before anything is compiled. Widths are the compiler's to check.
+    std::vector<std::string> missing;
+    for (const std::string &name : shell_ports(p))
+        if (!declared(name))
+            missing.push_back(name);
+    if (!missing.empty()) {
+        std::string list;
+        for (const std::string &name : missing)
+            list += (list.empty() ? "" : ", ") + name;
+        err.fail(profile_line(p, "top"), "top",
+                 "the top module '" + p.top + "' lacks the shell's " + (missing.size() == 1 ? "port " : "ports ") +
+                     list + " (docs/rtl-controller.md, the signals)");
+    }
 }
 
 } // namespace
