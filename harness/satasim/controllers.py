@@ -42,9 +42,13 @@ values it computes with (gen, ncq_depth) by the simulator's rules.
 from __future__ import annotations
 
 import argparse
-import json
 import copy
+import fcntl
+import hashlib
+import json
+import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -334,6 +338,30 @@ def write_adapted(sources, ctl: str, out_dir, skipped: list | None = None) -> li
         dst.write_text(dump_yaml(spec))
         written.append(dst)
     return written
+
+
+def write_adapted_shared(path, ctl: str, out_dir) -> Path:
+    """write_adapted for one scenario file, in a test session: the adapted copy is written
+    once, at one path, for every test that runs it ($SATASIM_TEST_RUN_CACHE/adapted/), so the
+    suite's, the controller table's, the fault tests' and the golden's runs of it are one
+    run (satasim.run_shared keys a run by its input's content and path: a copy per test's
+    temporary folder made each of them a run of its own). Without a session, out_dir."""
+    cache = os.environ.get("SATASIM_TEST_RUN_CACHE")
+    if not cache:
+        return write_adapted([path], ctl, out_dir)[0]
+    src = Path(path).resolve()
+    key = hashlib.sha256(f"{ctl}\0{src}\0{src.read_bytes().hex()}".encode()).hexdigest()[:24]
+    root = Path(cache) / "adapted"
+    root.mkdir(parents=True, exist_ok=True)
+    done = root / key
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)   # a parallel worker adapting the same file waits
+        if not done.exists():
+            tmp = root / f"{key}.tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            write_adapted([src], ctl, tmp)
+            tmp.rename(done)
+    return done / src.name
 
 
 def main(argv=None) -> int:

@@ -17,7 +17,7 @@ import yaml
 from satasim import load_result, load_trace, run, run_shared
 from satasim.results import binary
 from satasim.controllers import (AHCI_FAULT_KINDS, AHCI_ONLY, CONTROLLERS, adapt, adaptable, is_scenario,
-                                 main as adapt_main, write_adapted)
+                                 main as adapt_main, write_adapted, write_adapted_shared)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [p for p in sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -46,7 +46,7 @@ def test_scenario_on_controller(ctl, path, tmp_path):
     t = CONTROLLERS[ctl]
     # adapted by the adapter the goldens use, so that this run and the golden's are one run
     # (satasim.run_shared)
-    src, = write_adapted([path], ctl, tmp_path / "in")
+    src = write_adapted_shared(path, ctl, tmp_path / "in")
     spec = yaml.safe_load(src.read_text())
     name = spec["name"]
     out = tmp_path / "out"

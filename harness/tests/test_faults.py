@@ -9,7 +9,7 @@ import yaml
 
 from satasim import load_result, load_trace, run, run_shared
 
-from satasim.controllers import adaptable, write_adapted  # the one controller rewrite (incl. speed-down on sil24)
+from satasim.controllers import adaptable, write_adapted_shared  # the one controller rewrite (incl. speed-down on sil24)
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTS = sorted((ROOT / "scenarios" / "faults").glob("*.yaml"))
@@ -17,7 +17,7 @@ FAULTS = sorted((ROOT / "scenarios" / "faults").glob("*.yaml"))
 
 def run_fault(path, ctl, tmp_path):
     # the goldens' adapter: this run, the suite's and the golden's are one (run_shared)
-    src, = write_adapted([path], ctl, tmp_path / "in")
+    src = write_adapted_shared(path, ctl, tmp_path / "in")
     spec = yaml.safe_load(src.read_text())
     name = spec["name"]
     out = tmp_path / "out"

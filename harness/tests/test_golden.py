@@ -12,7 +12,7 @@ import yaml
 
 from satasim import run, run_shared
 from satasim.results import use_rtl_cache
-from satasim.controllers import CONTROLLERS, adaptable, is_scenario, write_adapted
+from satasim.controllers import CONTROLLERS, adaptable, is_scenario, write_adapted_shared
 from satasim.differential import qemu_unavailable_reason
 from satasim.golden import (GOLDEN_DIR, Tolerance, compare_events, compare_run,
                             events_from_trace, main, parse_line, parse_tolerance, read_golden)
@@ -368,7 +368,7 @@ def _run_source(src: Source, name, tmp_path):
         return run([src.path], tmp_path, "--wall-limit", "120")
     path = src.path
     if src.adapt_to:
-        path, = write_adapted([src.path], src.adapt_to, tmp_path / "adapted")
+        path = write_adapted_shared(src.path, src.adapt_to, tmp_path / "adapted")
     # the same run as the suite's, the controller table's and the fault tests' (run_shared)
     return run_shared([path], tmp_path)
 
