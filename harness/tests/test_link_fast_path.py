@@ -73,7 +73,9 @@ def test_lockstep_replays_equal_ticking(group, tmp_path, monkeypatch):
     assert st["checked"] > 0.5 * st["ticked"], st
 
 
-def test_fast_path_on_and_off_give_identical_outputs(tmp_path, monkeypatch):
+def test_fast_path_on_and_off_give_identical_outputs(tmp_path, monkeypatch, decisions_binary):
+    # byte-identical outputs both ways: the release build where there is one (the lockstep
+    # test above runs the fast path's replays under the sanitizers)
     paths = _existing(LINK[:3] + SAMPLE[:4] + SAMPLE[6:8])
     monkeypatch.setenv("SATASIM_LINK_MODE", "dword")
     outs = {}
