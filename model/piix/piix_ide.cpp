@@ -12,7 +12,6 @@ PiixIde::PiixIde(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLin
                          {{{reg::kCmd[0], reg::kCtl[0], reg::kBmdma[0]}, {reg::kCmd[1], reg::kCtl[1], reg::kBmdma[1]}}},
                          pci_spec(part), map == PiixMap::Ich6 || part != PiixPart::IchSata),
       part_(part) {
-    SC_THREAD(power_on_thread);
     timing_reset();
 }
 
@@ -101,18 +100,6 @@ void PiixIde::retime() {
     for (unsigned c = 0; c < kChannels; ++c)
         for (unsigned d = 0; d < 2; ++d)
             channel(c + d * kChannels).set_bus_word_ns(word_ns(c, d, true));
-}
-
-// No SControl in IDE mode: the controller brings its links up itself after reset
-// (COMRESET held for 10 us, MEM: model choice), then the devices send their signatures.
-void PiixIde::power_on_thread() {
-    for (unsigned p = 0; p < n_ports(); ++p)
-        if (channel(p).link())
-            channel(p).link()->host_comreset(true);
-    sc_core::wait(10, sc_core::SC_US);
-    for (unsigned p = 0; p < n_ports(); ++p)
-        if (channel(p).link())
-            channel(p).link()->host_comreset(false);
 }
 
 void PiixIde::power_on_reset() {

@@ -76,8 +76,6 @@ class PiixIde : public sff::SffController {
     double word_ns(unsigned channel, unsigned devno, bool dma) const;
 
   private:
-    SC_HAS_PROCESS(PiixIde);
-    void power_on_thread(); // the controller's own COMRESET on every port at power-on
     void update_irq() override;
     bool decodes(unsigned channel) const override;
     // Outside the channels' blocks: the configuration registers of a PIIX3/4, else a floating
