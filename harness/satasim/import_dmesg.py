@@ -64,6 +64,9 @@ HANG_AFTER_CRC_S = 0.05
 READS = {0x60, 0x25, 0xc8, 0x24, 0x29, 0xc4, 0x20}
 WRITES = {0x61, 0x35, 0xca, 0x34, 0x39, 0xc5, 0x30, 0x3d}
 FLUSHES = {0xe7, 0xea}
+# non-data commands a user sends through the SCSI layer's ATA pass-through (hdparm): SET
+# FEATURES, IDLE/STANDBY (IMMEDIATE), CHECK POWER MODE, SLEEP
+USER_NODATA = {0xef, 0xe0, 0xe1, 0xe2, 0xe3, 0xe5, 0xe6}
 
 
 def expected_lines(rep: Report, portmap: dict[int, int] | None = None) -> list[str]:
@@ -321,11 +324,25 @@ def _policy(rep: Report) -> tuple[str, str]:
     """The EH profile whose wording the report's kernel has: libata-modern (the default) is
     6.1's; a report that says "disabled", or reports an EH run in which no command failed
     (a link exception, or resets with no exception before them), comes from a kernel before
-    that: libata-4.x (the same rules). A "Linux version" line decides first."""
+    that: libata-4.x (the same rules); "disabled" with 4.9's "ncq dma" cmd lines: libata-4.9;
+    a cmd line with 2.6.20-2.6.23's "cdb 0x0 data 4096 in" and no status lines: libata-2.6.20.
+    A "Linux version" line decides first."""
     if rep.kernel:
-        v = tuple(int(x) for x in re.findall(r"\d+", rep.kernel)[:2])
+        v = tuple(int(x) for x in re.findall(r"\d+", rep.kernel)[:3])
+        if (2, 6, 20) <= v < (2, 6, 24):
+            return "libata-2.6.20", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-2.6.20"
+        if (4, 9) <= v < (5, 17):
+            return "libata-4.9", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-4.9"
         return ("", "") if v >= (5, 17) else \
             ("libata-4.x", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-4.x")
+    # a failed command's cmd line in 2.6.20-2.6.23's wording ("cmd c8/.. tag 0 cdb 0x0 data
+    # 4096 in", no status lines: ata_eh_report's one printk of cmd and res; the same cmd line
+    # with status lines is 2.6.24 on, not this profile's)
+    for no, _, _, msg in rep.lines:
+        if re.match(r"^cmd \S+ tag \d+ cdb 0x[0-9a-f]+ data \d+", msg) and \
+                not any(m.startswith("status: {") for _, _, _, m in rep.lines):
+            return "libata-2.6.20", (f"{no}: the cmd line of 2.6.20-2.6.23 ('cdb 0x.. data N', no status "
+                                     "lines): libata-2.6.20")
     # the wording the report has, line by line: 6.x's, or the older kernels'
     old, new = [], []
     for no, _, _, msg in rep.lines:
@@ -334,6 +351,14 @@ def _policy(rep: Report) -> tuple[str, str]:
         elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
             old.append(no)
     old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep)
+    # 4.9-5.16 print a queued command's protocol as "ncq dma" and still say "disabled": a log
+    # with both, and with neither 5.17's "disable device" nor 3.x/4.1's "ncq 4096 in", is one
+    ncq_dma = [no for no, _, _, m in rep.lines if re.match(r"^cmd .* ncq dma \d+ (in|out)$", m)]
+    said_disabled = [no for no, _, _, m in rep.lines if m == "disabled"]
+    if ncq_dma and said_disabled and len(new) == len(ncq_dma) and not \
+            any(re.match(r"^cmd .* ncq \d+ (in|out)$", m) for _, _, _, m in rep.lines):
+        return "libata-4.9", (f"{min(said_disabled)}: 'disabled' (until 5.16) with 'ncq dma' cmd lines "
+                              f"(4.9 on: {min(ncq_dma)}): libata-4.9")
     if not new and (no := quiet_boot_configured(rep.lines)):
         return "libata-2006", (f"{no}: 'configured for' from a boot probe that only soft-reset its port, as "
                                "kernels before 5.15 print it (dmesg_pata.quiet_boot_configured): libata-2006")
@@ -829,6 +854,8 @@ class _Plan:
         if op == "flush":
             return f"  - {{kind: request, {where}, op: flush}}"
         if not (c.opcode in READS | WRITES or c.ncq):
+            if c.nodata and c.tf and c.opcode in USER_NODATA:
+                return self.passthrough(c, where)
             self.notes.append(f"{c.line}: {c.name} is not a command a request makes: not reproduced")
             return ""
         mode = "ncq" if c.ncq else "pio" if c.prot == "pio" or c.opcode in (0x20, 0x30, 0x24, 0x34, 0xc4, 0xc5, 0x29, 0x39) \
@@ -838,6 +865,20 @@ class _Plan:
         tag = f", tag: {c.tag}" if self.row["tagged_non_ncq"] or mode == "ncq" else ""
         return (f"  - {{kind: request, {where}, op: {op}, lba: {c.lba}, sectors: {max(c.sectors, 1)}, "
                 f"mode: {mode}, verify: false{tag}}}")
+
+    def passthrough(self, c, where: str) -> str:
+        """A non-data command a user sent (hdparm -B/-S/-W: SET FEATURES, the power commands)
+        as the SCSI layer got it: ATA PASS-THROUGH(16), protocol 3 (non-data), with the cmd
+        line's taskfile (SAT-4 12.2.2; libata's ata_scsi_pass_thru). Whether it fails is the
+        drive's own doing (the model aborts a SET FEATURES subcommand it does not have, as
+        the log's drive did): no fault."""
+        (cmd, feat, n, l0, l1, l2, hf, hn, h0, h1, h2, d) = c.tf
+        ext = 1 if any((hf, hn, h0, h1, h2)) else 0
+        cdb = [0x85, 3 << 1 | ext, 0x00, hf, feat, hn, n, h0, l0, h1, l1, h2, l2, d, cmd, 0x00]
+        err = c.has_res and c.res_status & 0x01
+        self.notes.append(f"{c.line}: {c.name} (no data): a user's command, sent as ATA PASS-THROUGH(16)")
+        return (f"  - {{kind: scsi, {where}, cdb: \"{' '.join(f'{b:02x}' for b in cdb)}\", "
+                f"expect_status: {'check_condition' if err else 'good'}}}")
 
     def fillers(self, e, cmds) -> list[str]:
         """The rest of an NCQ exception's queue: one read per tag of its SAct that no failed
