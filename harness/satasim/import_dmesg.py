@@ -595,6 +595,7 @@ class _Plan:
                     st.pop(i, None)
                 else:
                     st[i] = n
+        self.cut_short(chain)
         if len(self.work_keys) == len(self.work):
             self.work = order_by_tag(self.work, self.work_keys)
         self.orphan_resets(rep)
@@ -602,6 +603,26 @@ class _Plan:
         self.probe_setmode_failures(rep)
         self.ends(rep)
         self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
+
+    def cut_short(self, chain):
+        """An excerpt that ends inside the next EH run of a device: after the port's last "EH
+        complete" only the device's "limiting speed to ..." (libata prints the speed-down in
+        the autopsy, ata_eh_speed_down, before the run's exception report). The command that
+        failed last failed once more: its fault fires once more (the retry of the same
+        command, dmesg corpus 01)."""
+        rep = self.rep
+        for (port, dev), (f, _ids) in chain.items():
+            if f.spec["kind"] == "media_error" and f.spec.get("count", "0") == "0":
+                continue        # a bad sector stays bad: nothing to add
+            last = max((e.line for e in rep.exceptions if e.port == port), default=0)
+            addr = re.compile(rf"^ata{port + 1}(\.{dev:02d})?$")
+            after = [(no, a, m) for no, _, a, m in rep.lines if no > last and addr.match(a)]
+            done = [no for no, a, m in after if m == "EH complete"]
+            if done and (spdn := [no for no, a, m in after if no > done[-1] and m.startswith("limiting speed to ")]):
+                f.fired += 1
+                self.bump(f)
+                self.notes.append(f"{spdn[0]}: a speed-down after the last EH run: the next error's "
+                                  "autopsy, the excerpt ends there; the last fault fires once more")
 
     def orphan_resets(self, rep):
         """Resets of a device's port with no exception before them in the excerpt (it starts

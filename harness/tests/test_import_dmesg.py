@@ -812,3 +812,25 @@ def test_a_users_non_data_command_is_an_ata_pass_through(tmp_path):
     assert step["cdb"] == "85 06 00 00 05 00 fe 00 00 00 00 00 00 40 ef 00", step
     assert spec["faults"] == [], spec["faults"]
 
+
+def test_a_speed_down_after_the_last_eh_run_is_one_more_failure(tmp_path):
+    """libata prints "limiting speed to ..." in the autopsy of an EH run (ata_eh_speed_down,
+    before its exception report): an excerpt whose last line is one, after the port's "EH
+    complete", ends inside the next run: the command failed once more (dmesg corpus 01:
+    a READ DMA whose interrupt is lost three times, the third speed-down the excerpt's end)."""
+    rep, out = tmp_path / "r.txt", tmp_path / "s.yaml"
+    run = ("ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x6 frozen\n"
+           "ata1.00: failed command: READ DMA\n"
+           "ata1.00: cmd c8/00:08:00:00:00/00:00:00:00:00/e0 tag 0 dma 4096 in\n"
+           "         res 40/00:00:00:00:00/00:00:00:00:00/00 Emask 0x4 (timeout)\n"
+           "ata1.00: status: { DRDY }\nata1: soft resetting link\n"
+           "ata1.00: configured for UDMA/100\nata1: EH complete\n")
+    rep.write_text(run + "ata1.00: limiting speed to UDMA/66:PIO4\n" + run)
+    assert do_import(rep, out) == 0
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert (f["kind"], f["repeat"]) == ("lost_irq", 2), f
+    rep.write_text(rep.read_text() + "ata1.00: limiting speed to UDMA/33:PIO4\n")
+    assert do_import(rep, out) == 0
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert (f["kind"], f["repeat"]) == ("lost_irq", 3), f
+
