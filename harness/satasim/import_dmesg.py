@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
-from satasim.dmesg_parse import DmesgError, Report, parse, printable
+from satasim.dmesg_parse import Command, DmesgError, Report, parse, printable
 from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
@@ -532,6 +532,8 @@ class _Plan:
             if e.port not in self.portmap:
                 continue
             key = (e.port, e.dev if e.dev is not None else 0)
+            if e.dev is not None and not e.commands and key in self.disks and self.cut_interface_error(e):
+                continue
             if e.dev is None or not e.commands:
                 self.link_event(e)
                 continue
@@ -603,6 +605,40 @@ class _Plan:
         self.probe_setmode_failures(rep)
         self.ends(rep)
         self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
+
+    def cut_interface_error(self, e) -> bool:
+        """A device's interface error (Emask 0x10: AHCI's "interface fatal error") whose
+        failed commands the excerpt lacks (it ends after the exception's SError line): what
+        the SError says went wrong, on a queue of the exception's SAct. Handshk (DIAG.H: the
+        device answered a FIS the host sent with R_ERR) is a write's Data FIS corrupted on
+        the way to the drive; BadCRC (DIAG.C) one the host received, a read's. The write (or
+        read) takes the SAct's lowest tag, fillers the others (dmesg corpus 18)."""
+        rep = self.rep
+        if not e.emask & 0x10 or not e.sact or e.serr & _PHY_EVENT:
+            return False
+        later = [m for no, _, a, m in rep.lines if no > e.line and re.match(rf"^ata{e.port + 1}(\.|$)", a)]
+        if any(not (m.startswith(("SError: {", "irq_stat ")) or m in e.desc) for m in later):
+            return False        # the excerpt goes on: not cut inside the report
+        handshk, crc = e.serr & (1 << 22), e.serr & (1 << 21)
+        if not (handshk or crc):
+            return False
+        op, d = ("write", "h2d") if handshk else ("read", "d2h")
+        tag = min(t for t in range(32) if e.sact >> t & 1)
+        lba = max(self.rep.disks[(e.port, e.dev)].max_lba, 1 << 20)
+        c = Command(e.line, "", opcode=0x61 if op == "write" else 0x60, lba=lba, sectors=8, tag=tag, ncq=True,
+                    write=op == "write", prot="ncq")
+        where = self.where(e.port, e.dev)
+        self.faults.append(_Fault({"kind": "crc", "_w": where, "dir": d, "fis": "data",
+                                   **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
+                                   "on_cmd": f"{{op: {op}, lba: [{lba}, {lba + 7}]}}"}))
+        self.notes.append(f"{e.line}: an interface error whose failed commands the excerpt lacks: "
+                          f"a {op}'s Data FIS corrupted ({'Handshk' if handshk else 'BadCRC'}), tag {tag} of its SAct")
+        reqs = [self.request(e, c)]
+        fill = self.fillers(e, [c])
+        self.n_requests += 1
+        self.issue(e, e.t, reqs + fill, [tag] + [None] * len(fill))
+        self.had_error.add((e.port, e.dev))
+        return True
 
     def cut_short(self, chain):
         """An excerpt that ends inside the next EH run of a device: after the port's last "EH

@@ -834,3 +834,31 @@ def test_a_speed_down_after_the_last_eh_run_is_one_more_failure(tmp_path):
     (f,) = yaml.safe_load(out.read_text())["faults"]
     assert (f["kind"], f["repeat"]) == ("lost_irq", 3), f
 
+
+def test_an_interface_error_cut_off_before_its_commands_is_planted_from_its_serror(tmp_path):
+    """An excerpt that ends after an interface error's SError line (dmesg corpus 18): no
+    failed command to go by. Handshk (SError DIAG.H, the device R_ERRed a FIS the host sent)
+    is a write's Data FIS corrupted on its way out (crc h2d), BadCRC one coming in (d2h); the
+    queue is the exception's SAct (the write at its lowest tag). An excerpt that goes on after
+    the exception is not cut there: nothing is planted."""
+    rep, out = tmp_path / "r.txt", tmp_path / "s.yaml"
+    exc = ("[  100.000000] ata2.00: exception Emask 0x10 SAct 0x1000d7e0 SErr 0x400100 action 0x6 frozen\n"
+           "[  100.000001] ata2.00: irq_stat 0x08000000, interface fatal error\n"
+           "[  100.000002] ata2: SError: { UnrecovData Handshk }\n")
+    rep.write_text("[   90.000000] ata2.00: configured for UDMA/133\n" + exc)
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    (f,) = spec["faults"]
+    assert (f["kind"], f["dir"], f["fis"], f["on_cmd"]["op"]) == ("crc", "h2d", "data", "write"), f
+    tags = sorted(w["tag"] for w in spec["workload"])
+    assert tags == [5, 6, 7, 8, 9, 10, 12, 14, 15, 28], tags
+    (w,) = [w for w in spec["workload"] if w["op"] == "write"]
+    assert w["tag"] == 5 and w["mode"] == "ncq", w
+    rep.write_text(rep.read_text().replace("Handshk", "BadCRC").replace("0x400100", "0x200100"))
+    assert do_import(rep, out) == 0
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert (f["dir"], f["on_cmd"]["op"]) == ("d2h", "read"), f
+    rep.write_text("[   90.000000] ata2.00: configured for UDMA/133\n" + exc +
+                   "[  100.000003] ata2: hard resetting link\n")
+    assert do_import(rep, out) == 0
+    assert not [f for f in yaml.safe_load(out.read_text())["faults"] or [] if f["kind"] == "crc"]
