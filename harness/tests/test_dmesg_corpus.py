@@ -80,7 +80,8 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     error with DevExch, a lost interrupt) is not injected: faults do not bind to an ATAPI drive,
     so no decision line of these logs matches yet (644 of 935 before and after). The ICH's slave
     link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
-    modelled (docs/hardware.md 10.8 has what the model and the stack would need); a drive
+    modelled in the stack (the PIIX model has the ICH8's SIDPR window, PiixPart::Ich8Sata;
+    ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive
     busy through two SRSTs after a lost interrupt (01 [1]: the third EH run's soft reset
     stands in for one of the two).
   - 35 [7]: the re-attach after "disable device" comes from the scenario's PHY flap (a
