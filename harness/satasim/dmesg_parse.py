@@ -72,6 +72,9 @@ class Command:
     ncq: bool = False
     write: bool = False
     prot: str = ""          # the cmd line's protocol: "ncq", "dma", "pio", "" (none printed)
+    nodata: bool = False    # the cmd line moves no data ("tag 0" alone, "nodata", 2.6.2x "data 0")
+    tf: tuple[int, ...] = ()  # the cmd line's taskfile: command, feature, count, lbal, lbam, lbah,
+    #                           hob feature, hob count, hob lbal, hob lbam, hob lbah, device
     has_res: bool = False
     res_status: int = 0
     res_error: int = 0
@@ -534,6 +537,9 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
             if data and data.group("prot") else ""
         cmd.ncq = cmd.prot == "ncq" or cmd.opcode in (0x60, 0x61)
         cmd.write = bool(data) and data.group("dir") == "out"
+        cmd.nodata = bool(re.match(r"^(?: nodata \d+| cdb 0x[0-9a-f]+ data 0)?\s*$", c.group("rest")))
+        cmd.tf = tuple(int(c.group(k), 16) for k in ("c", "f", "n", "l0", "l1", "l2", "hf", "hn", "h0", "h1",
+                                                     "h2", "d"))
         if cmd.ncq:
             cmd.sectors = int(c.group("f"), 16) | int(c.group("hf"), 16) << 8
             cmd.tag = (_bounded(file, no, "tag", c.group("tag"), 0, 31) if c.group("tag")

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
-from satasim.dmesg_parse import DmesgError, Report, parse, printable
+from satasim.dmesg_parse import Command, DmesgError, Report, parse, printable
 from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
@@ -64,6 +64,9 @@ HANG_AFTER_CRC_S = 0.05
 READS = {0x60, 0x25, 0xc8, 0x24, 0x29, 0xc4, 0x20}
 WRITES = {0x61, 0x35, 0xca, 0x34, 0x39, 0xc5, 0x30, 0x3d}
 FLUSHES = {0xe7, 0xea}
+# non-data commands a user sends through the SCSI layer's ATA pass-through (hdparm): SET
+# FEATURES, IDLE/STANDBY (IMMEDIATE), CHECK POWER MODE, SLEEP
+USER_NODATA = {0xef, 0xe0, 0xe1, 0xe2, 0xe3, 0xe5, 0xe6}
 
 
 def expected_lines(rep: Report, portmap: dict[int, int] | None = None) -> list[str]:
@@ -321,11 +324,25 @@ def _policy(rep: Report) -> tuple[str, str]:
     """The EH profile whose wording the report's kernel has: libata-modern (the default) is
     6.1's; a report that says "disabled", or reports an EH run in which no command failed
     (a link exception, or resets with no exception before them), comes from a kernel before
-    that: libata-4.x (the same rules). A "Linux version" line decides first."""
+    that: libata-4.x (the same rules); "disabled" with 4.9's "ncq dma" cmd lines: libata-4.9;
+    a cmd line with 2.6.20-2.6.23's "cdb 0x0 data 4096 in" and no status lines: libata-2.6.20.
+    A "Linux version" line decides first."""
     if rep.kernel:
-        v = tuple(int(x) for x in re.findall(r"\d+", rep.kernel)[:2])
+        v = tuple(int(x) for x in re.findall(r"\d+", rep.kernel)[:3])
+        if (2, 6, 20) <= v < (2, 6, 24):
+            return "libata-2.6.20", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-2.6.20"
+        if (4, 9) <= v < (5, 17):
+            return "libata-4.9", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-4.9"
         return ("", "") if v >= (5, 17) else \
             ("libata-4.x", f"{rep.kernel_line}: Linux {rep.kernel}: the wording of libata-4.x")
+    # a failed command's cmd line in 2.6.20-2.6.23's wording ("cmd c8/.. tag 0 cdb 0x0 data
+    # 4096 in", no status lines: ata_eh_report's one printk of cmd and res; the same cmd line
+    # with status lines is 2.6.24 on, not this profile's)
+    for no, _, _, msg in rep.lines:
+        if re.match(r"^cmd \S+ tag \d+ cdb 0x[0-9a-f]+ data \d+", msg) and \
+                not any(m.startswith("status: {") for _, _, _, m in rep.lines):
+            return "libata-2.6.20", (f"{no}: the cmd line of 2.6.20-2.6.23 ('cdb 0x.. data N', no status "
+                                     "lines): libata-2.6.20")
     # the wording the report has, line by line: 6.x's, or the older kernels'
     old, new = [], []
     for no, _, _, msg in rep.lines:
@@ -334,6 +351,14 @@ def _policy(rep: Report) -> tuple[str, str]:
         elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
             old.append(no)
     old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep)
+    # 4.9-5.16 print a queued command's protocol as "ncq dma" and still say "disabled": a log
+    # with both, and with neither 5.17's "disable device" nor 3.x/4.1's "ncq 4096 in", is one
+    ncq_dma = [no for no, _, _, m in rep.lines if re.match(r"^cmd .* ncq dma \d+ (in|out)$", m)]
+    said_disabled = [no for no, _, _, m in rep.lines if m == "disabled"]
+    if ncq_dma and said_disabled and len(new) == len(ncq_dma) and not \
+            any(re.match(r"^cmd .* ncq \d+ (in|out)$", m) for _, _, _, m in rep.lines):
+        return "libata-4.9", (f"{min(said_disabled)}: 'disabled' (until 5.16) with 'ncq dma' cmd lines "
+                              f"(4.9 on: {min(ncq_dma)}): libata-4.9")
     if not new and (no := quiet_boot_configured(rep.lines)):
         return "libata-2006", (f"{no}: 'configured for' from a boot probe that only soft-reset its port, as "
                                "kernels before 5.15 print it (dmesg_pata.quiet_boot_configured): libata-2006")
@@ -507,6 +532,8 @@ class _Plan:
             if e.port not in self.portmap:
                 continue
             key = (e.port, e.dev if e.dev is not None else 0)
+            if e.dev is not None and not e.commands and key in self.disks and self.cut_interface_error(e):
+                continue
             if e.dev is None or not e.commands:
                 self.link_event(e)
                 continue
@@ -570,6 +597,7 @@ class _Plan:
                     st.pop(i, None)
                 else:
                     st[i] = n
+        self.cut_short(chain)
         if len(self.work_keys) == len(self.work):
             self.work = order_by_tag(self.work, self.work_keys)
         self.orphan_resets(rep)
@@ -577,6 +605,60 @@ class _Plan:
         self.probe_setmode_failures(rep)
         self.ends(rep)
         self.gone |= {(p, 0) for p in self.pulled if (p, 0) in self.disks}
+
+    def cut_interface_error(self, e) -> bool:
+        """A device's interface error (Emask 0x10: AHCI's "interface fatal error") whose
+        failed commands the excerpt lacks (it ends after the exception's SError line): what
+        the SError says went wrong, on a queue of the exception's SAct. Handshk (DIAG.H: the
+        device answered a FIS the host sent with R_ERR) is a write's Data FIS corrupted on
+        the way to the drive; BadCRC (DIAG.C) one the host received, a read's. The write (or
+        read) takes the SAct's lowest tag, fillers the others (dmesg corpus 18)."""
+        rep = self.rep
+        if not e.emask & 0x10 or not e.sact or e.serr & _PHY_EVENT:
+            return False
+        later = [m for no, _, a, m in rep.lines if no > e.line and re.match(rf"^ata{e.port + 1}(\.|$)", a)]
+        if any(not (m.startswith(("SError: {", "irq_stat ")) or m in e.desc) for m in later):
+            return False        # the excerpt goes on: not cut inside the report
+        handshk, crc = e.serr & (1 << 22), e.serr & (1 << 21)
+        if not (handshk or crc):
+            return False
+        op, d = ("write", "h2d") if handshk else ("read", "d2h")
+        tag = min(t for t in range(32) if e.sact >> t & 1)
+        lba = max(self.rep.disks[(e.port, e.dev)].max_lba, 1 << 20)
+        c = Command(e.line, "", opcode=0x61 if op == "write" else 0x60, lba=lba, sectors=8, tag=tag, ncq=True,
+                    write=op == "write", prot="ncq")
+        where = self.where(e.port, e.dev)
+        self.faults.append(_Fault({"kind": "crc", "_w": where, "dir": d, "fis": "data",
+                                   **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
+                                   "on_cmd": f"{{op: {op}, lba: [{lba}, {lba + 7}]}}"}))
+        self.notes.append(f"{e.line}: an interface error whose failed commands the excerpt lacks: "
+                          f"a {op}'s Data FIS corrupted ({'Handshk' if handshk else 'BadCRC'}), tag {tag} of its SAct")
+        reqs = [self.request(e, c)]
+        fill = self.fillers(e, [c])
+        self.n_requests += 1
+        self.issue(e, e.t, reqs + fill, [tag] + [None] * len(fill))
+        self.had_error.add((e.port, e.dev))
+        return True
+
+    def cut_short(self, chain):
+        """An excerpt that ends inside the next EH run of a device: after the port's last "EH
+        complete" only the device's "limiting speed to ..." (libata prints the speed-down in
+        the autopsy, ata_eh_speed_down, before the run's exception report). The command that
+        failed last failed once more: its fault fires once more (the retry of the same
+        command, dmesg corpus 01)."""
+        rep = self.rep
+        for (port, dev), (f, _ids) in chain.items():
+            if f.spec["kind"] == "media_error" and f.spec.get("count", "0") == "0":
+                continue        # a bad sector stays bad: nothing to add
+            last = max((e.line for e in rep.exceptions if e.port == port), default=0)
+            addr = re.compile(rf"^ata{port + 1}(\.{dev:02d})?$")
+            after = [(no, a, m) for no, _, a, m in rep.lines if no > last and addr.match(a)]
+            done = [no for no, a, m in after if m == "EH complete"]
+            if done and (spdn := [no for no, a, m in after if no > done[-1] and m.startswith("limiting speed to ")]):
+                f.fired += 1
+                self.bump(f)
+                self.notes.append(f"{spdn[0]}: a speed-down after the last EH run: the next error's "
+                                  "autopsy, the excerpt ends there; the last fault fires once more")
 
     def orphan_resets(self, rep):
         """Resets of a device's port with no exception before them in the excerpt (it starts
@@ -829,6 +911,8 @@ class _Plan:
         if op == "flush":
             return f"  - {{kind: request, {where}, op: flush}}"
         if not (c.opcode in READS | WRITES or c.ncq):
+            if c.nodata and c.tf and c.opcode in USER_NODATA:
+                return self.passthrough(c, where)
             self.notes.append(f"{c.line}: {c.name} is not a command a request makes: not reproduced")
             return ""
         mode = "ncq" if c.ncq else "pio" if c.prot == "pio" or c.opcode in (0x20, 0x30, 0x24, 0x34, 0xc4, 0xc5, 0x29, 0x39) \
@@ -838,6 +922,20 @@ class _Plan:
         tag = f", tag: {c.tag}" if self.row["tagged_non_ncq"] or mode == "ncq" else ""
         return (f"  - {{kind: request, {where}, op: {op}, lba: {c.lba}, sectors: {max(c.sectors, 1)}, "
                 f"mode: {mode}, verify: false{tag}}}")
+
+    def passthrough(self, c, where: str) -> str:
+        """A non-data command a user sent (hdparm -B/-S/-W: SET FEATURES, the power commands)
+        as the SCSI layer got it: ATA PASS-THROUGH(16), protocol 3 (non-data), with the cmd
+        line's taskfile (SAT-4 12.2.2; libata's ata_scsi_pass_thru). Whether it fails is the
+        drive's own doing (the model aborts a SET FEATURES subcommand it does not have, as
+        the log's drive did): no fault."""
+        (cmd, feat, n, l0, l1, l2, hf, hn, h0, h1, h2, d) = c.tf
+        ext = 1 if any((hf, hn, h0, h1, h2)) else 0
+        cdb = [0x85, 3 << 1 | ext, 0x00, hf, feat, hn, n, h0, l0, h1, l1, h2, l2, d, cmd, 0x00]
+        err = c.has_res and c.res_status & 0x01
+        self.notes.append(f"{c.line}: {c.name} (no data): a user's command, sent as ATA PASS-THROUGH(16)")
+        return (f"  - {{kind: scsi, {where}, cdb: \"{' '.join(f'{b:02x}' for b in cdb)}\", "
+                f"expect_status: {'check_condition' if err else 'good'}}}")
 
     def fillers(self, e, cmds) -> list[str]:
         """The rest of an NCQ exception's queue: one read per tag of its SAct that no failed

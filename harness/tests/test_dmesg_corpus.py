@@ -19,7 +19,13 @@ found empty is a plug, not COMINIT noise, and a run no longer ends while a link'
 wire (06: 2 -> 4); after corpus15b 665 of 935 (71.1 %): a SET XFERMODE failing in the probe is a
 drive that hangs on SET FEATURES, and EH lowers a UDMA device's PIO mode on its last try but
 one as libata does (53: 1 -> 5); wip15-pmpcorpus alone 669 of 935 (71.6 %; 52 17 -> 38, 56 2 -> 5,
-54 0 -> 1); all of wip15 merged: 690 of 935 (73.8 %). wip14: a drive that stops answering
+54 0 -> 1); all of wip15 merged: 690 of 935 (73.8 %); wip16-pata 700 of 935 (74.9 %): the
+2.6.20-2.6.23 and 4.9-5.16 wordings are EH profiles of their own (libata-2.6.20: "cmd ... tag
+0 cdb 0x0 data 4096 in" + res, no status lines; libata-4.9: "ncq dma" with "disabled"), a
+user's non-data command (hdparm's SET FEATURES) is an ATA PASS-THROUGH step, the SiI3112
+model's links are up after power-on (the 2.6.2x boot probe soft-resets first), a trailing
+speed-down is one more failure, an interface error cut off before its commands is planted
+from its SError (01 17 -> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -64,15 +70,20 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     43, 50 [1-3 each: count, LBA and device bytes the drive left in its last Register FIS].
   - 54 1/1 and 56 5/9 (wip15): libata-2006 prints "configured for" after a softreset-only
     boot probe as 2.6.20 does, a PIO-only device (pio, dma: 0, multi: 0) from its
-    "configured for PIOn" and READ SECTOR(S); 56 [4]: the excerpt's first EH run and the v86
-    drive's DRQ that 64 KiB of draining does not clear.
+    "configured for PIOn" and READ SECTOR(S); 56 [4]: the excerpt's first EH run (its
+    "configured for PIO0" / "EH complete" before the excerpt's first exception) and the v86
+    drive's DRQ that 64 KiB of draining does not clear (the stack has no ata_sff_drain_fifo;
+    the drive keeps DRQ for 64 KiB and then reads 40/00:01: an emulator's quirk no fault gives).
   - ATAPI (29 [7], 40 [4], 55 [9]): since wip15 the drive is a devices[].atapi entry and its
     logged PACKET commands are scsi steps (dmesg_atapi.py; the three runs pass where each
     failed with a disk's fault that never fired), but the failure itself (a timeout, a bus
     error with DevExch, a lost interrupt) is not injected: faults do not bind to an ATAPI drive,
     so no decision line of these logs matches yet (644 of 935 before and after). The ICH's slave
     link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
-    modelled; a drive that needs three soft resets after a lost interrupt (01 [3]).
+    modelled in the stack (the PIIX model has the ICH8's SIDPR window, PiixPart::Ich8Sata;
+    ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive
+    busy through two SRSTs after a lost interrupt (01 [1]: the third EH run's soft reset
+    stands in for one of the two).
   - 35 [7]: the re-attach after "disable device" comes from the scenario's PHY flap (a
     PhyRdy interrupt asks for a probe), where the log's ahci masks PhyRdy under link power
     management (action 0x6, no "PHY RDY changed"): it needs LPM; its first exception is a
@@ -82,9 +93,11 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     disable match, the seven link-ups after the disable do not (libata's re-probe).
     39 [3]: the res lines' Count byte. 48 [15]: the dead host bus (irq_stat 0xffffffff,
     unknown FIS, Emask 0x32) and ata8's HBA internal error (Emask 0x40, SError.E), which no
-    fault kind gives. An interface error whose failed commands the excerpt lacks (18 [4]).
-  - 2.6.2x report wording (cmd line "cdb 0x0 data 4096 in", no status lines: 08 [3], 24 [4]),
-    sata_mv (03 [5]), era wording between the profiles (41 [1])."""
+    fault kind gives. 18 [1]: the first exception's SAct (its fillers finish before the
+    media error).
+  - 2.6.2x leftovers: 08 [2] (the exception's SErr 0x280000 the SiI3114 had latched; the
+    res's LBA and device bytes), 24 [1] (the Count fe the drive left in the res); sata_mv
+    (03 [5]: SControl F310, its own SError bit 28, the link bounce before the excerpt)."""
 
 from __future__ import annotations
 
@@ -107,7 +120,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.735
+FLOOR = 0.745
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 

@@ -766,3 +766,99 @@ def test_identify_timeouts_after_resets_that_work_hang_once_per_identify(tmp_pat
     log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
     assert log.count("ata1.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3
     assert "COMRESET failed" not in log
+
+
+def test_the_era_of_the_wording_picks_the_profile(tmp_path):
+    """The cmd line's wording names the kernel's era: 2.6.20-2.6.23's "tag 0 cdb 0x0 data
+    4096 in" with no status lines (ata_eh_report's one printk; 2.6.24 added "status: { }"):
+    libata-2.6.20 (dmesg corpus 08, 24); "ncq dma" (4.9 on) with "disabled" (until 5.16):
+    libata-4.9 (41); the same cdb wording with status lines is 2.6.24 on: not libata-2.6.20."""
+    rep, out = tmp_path / "r.txt", tmp_path / "s.yaml"
+    rep.write_text("ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0\n"
+                   "ata1.00: cmd c8/00:08:b7:16:34/00:00:00:00:00/eb tag 0 cdb 0x0 data 4096 in\n"
+                   "         res 51/04:00:be:16:34/00:00:12:00:00/eb Emask 0x1 (device error)\n"
+                   "ata1.00: configured for UDMA/100\nata1: EH complete\n")
+    assert do_import(rep, out) == 0
+    assert yaml.safe_load(out.read_text())["host"] == {"eh_policy": "libata-2.6.20"}
+    rep.write_text(rep.read_text().replace("ata1.00: configured", "ata1.00: status: { DRDY ERR }\n"
+                                           "ata1.00: configured"))
+    assert do_import(rep, out) == 0
+    assert yaml.safe_load(out.read_text()).get("host", {}).get("eh_policy") != "libata-2.6.20"
+    rep.write_text("ata8.00: exception Emask 0x0 SAct 0x40 SErr 0x0 action 0x6 frozen\n"
+                   "ata8.00: failed command: READ FPDMA QUEUED\n"
+                   "ata8.00: cmd 60/08:30:a8:36:e4/00:00:37:00:00/40 tag 6 ncq dma 4096 in\n"
+                   "         res 40/00:00:00:00:00/00:00:00:00:00/40 Emask 0x4 (timeout)\n"
+                   "ata8.00: status: { DRDY }\nata8: hard resetting link\n"
+                   "ata8: COMRESET failed (errno=-16)\nata8: reset failed, giving up\n"
+                   "ata8.00: disabled\nata8: EH complete\n")
+    assert do_import(rep, out) == 0
+    assert yaml.safe_load(out.read_text())["host"] == {"eh_policy": "libata-4.9"}
+
+
+def test_a_users_non_data_command_is_an_ata_pass_through(tmp_path):
+    """hdparm -B 254 on a drive without APM (dmesg corpus 24): SET FEATURES 05h, no data,
+    aborted. It reached libata through the SCSI layer's ATA PASS-THROUGH; the step carries the
+    cmd line's taskfile (SAT-4 ATA PASS-THROUGH(16): protocol 3, non-data) and expects the
+    CHECK CONDITION an aborted command gives; no fault (the drive aborts it itself)."""
+    rep, out = tmp_path / "r.txt", tmp_path / "s.yaml"
+    rep.write_text("ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0\n"
+                   "ata1.00: cmd ef/05:fe:00:00:00/00:00:00:00:00/40 tag 0 cdb 0x0 data 0\n"
+                   "res 51/04:fe:00:00:00/00:00:00:00:00/40 Emask 0x1 (device error)\n"
+                   "ata1.00: configured for UDMA/133\nata1: EH complete\n")
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    (step,) = spec["workload"]
+    assert step["kind"] == "scsi" and step["expect_status"] == "check_condition", step
+    assert step["cdb"] == "85 06 00 00 05 00 fe 00 00 00 00 00 00 40 ef 00", step
+    assert spec["faults"] == [], spec["faults"]
+
+
+def test_a_speed_down_after_the_last_eh_run_is_one_more_failure(tmp_path):
+    """libata prints "limiting speed to ..." in the autopsy of an EH run (ata_eh_speed_down,
+    before its exception report): an excerpt whose last line is one, after the port's "EH
+    complete", ends inside the next run: the command failed once more (dmesg corpus 01:
+    a READ DMA whose interrupt is lost three times, the third speed-down the excerpt's end)."""
+    rep, out = tmp_path / "r.txt", tmp_path / "s.yaml"
+    run = ("ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x6 frozen\n"
+           "ata1.00: failed command: READ DMA\n"
+           "ata1.00: cmd c8/00:08:00:00:00/00:00:00:00:00/e0 tag 0 dma 4096 in\n"
+           "         res 40/00:00:00:00:00/00:00:00:00:00/00 Emask 0x4 (timeout)\n"
+           "ata1.00: status: { DRDY }\nata1: soft resetting link\n"
+           "ata1.00: configured for UDMA/100\nata1: EH complete\n")
+    rep.write_text(run + "ata1.00: limiting speed to UDMA/66:PIO4\n" + run)
+    assert do_import(rep, out) == 0
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert (f["kind"], f["repeat"]) == ("lost_irq", 2), f
+    rep.write_text(rep.read_text() + "ata1.00: limiting speed to UDMA/33:PIO4\n")
+    assert do_import(rep, out) == 0
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert (f["kind"], f["repeat"]) == ("lost_irq", 3), f
+
+
+def test_an_interface_error_cut_off_before_its_commands_is_planted_from_its_serror(tmp_path):
+    """An excerpt that ends after an interface error's SError line (dmesg corpus 18): no
+    failed command to go by. Handshk (SError DIAG.H, the device R_ERRed a FIS the host sent)
+    is a write's Data FIS corrupted on its way out (crc h2d), BadCRC one coming in (d2h); the
+    queue is the exception's SAct (the write at its lowest tag). An excerpt that goes on after
+    the exception is not cut there: nothing is planted."""
+    rep, out = tmp_path / "r.txt", tmp_path / "s.yaml"
+    exc = ("[  100.000000] ata2.00: exception Emask 0x10 SAct 0x1000d7e0 SErr 0x400100 action 0x6 frozen\n"
+           "[  100.000001] ata2.00: irq_stat 0x08000000, interface fatal error\n"
+           "[  100.000002] ata2: SError: { UnrecovData Handshk }\n")
+    rep.write_text("[   90.000000] ata2.00: configured for UDMA/133\n" + exc)
+    assert do_import(rep, out) == 0
+    spec = yaml.safe_load(out.read_text())
+    (f,) = spec["faults"]
+    assert (f["kind"], f["dir"], f["fis"], f["on_cmd"]["op"]) == ("crc", "h2d", "data", "write"), f
+    tags = sorted(w["tag"] for w in spec["workload"])
+    assert tags == [5, 6, 7, 8, 9, 10, 12, 14, 15, 28], tags
+    (w,) = [w for w in spec["workload"] if w["op"] == "write"]
+    assert w["tag"] == 5 and w["mode"] == "ncq", w
+    rep.write_text(rep.read_text().replace("Handshk", "BadCRC").replace("0x400100", "0x200100"))
+    assert do_import(rep, out) == 0
+    (f,) = yaml.safe_load(out.read_text())["faults"]
+    assert (f["dir"], f["on_cmd"]["op"]) == ("d2h", "read"), f
+    rep.write_text("[   90.000000] ata2.00: configured for UDMA/133\n" + exc +
+                   "[  100.000003] ata2: hard resetting link\n")
+    assert do_import(rep, out) == 0
+    assert not [f for f in yaml.safe_load(out.read_text())["faults"] or [] if f["kind"] == "crc"]

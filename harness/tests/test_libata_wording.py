@@ -103,7 +103,7 @@ expect: {{absent_after: [0]}}
 
 
 @pytest.mark.parametrize("policy,line", [("libata-modern", "disable device"), ("libata-4.x", "disabled"),
-                                         ("libata-2006", "disabled")])
+                                         ("libata-4.9", "disabled"), ("libata-2006", "disabled")])
 def test_disable_wording(policy, line, write_scenario, tmp_path):
     # libata-eh.c ata_dev_disable, 5.16: if (ata_msg_drv(dev->link->ap))
     #   ata_dev_warn(dev, "disabled\n");
@@ -455,3 +455,67 @@ def test_configured_for_at_a_softreset_only_boot(policy, printed, write_scenario
     assert re.search(STAMP + r"ata1\.00: ATA-", log, re.M), log          # the disk was probed
     found = re.findall(STAMP + r"ata1\.00: configured for UDMA/33$", log, re.M)
     assert len(found) == (1 if printed else 0), log
+
+
+APM = """
+name: wording-2620
+controller: {{type: ahci, ports: 1}}
+host: {{eh_policy: {policy}}}
+devices: [{{port: 0, capacity: 1g, udma: 6, timing: {{kind: ssd}}}}]
+workload:
+  - {{kind: scsi, device: 0, cdb: "85 06 00 00 05 00 fe 00 00 00 00 00 00 40 ef 00", expect_status: check_condition}}
+  - {{kind: request, device: 0, op: read, lba: 1600, sectors: 8, mode: dma, verify: false, expect_error: true}}
+faults:
+  - {{kind: media_error, port: 0, on_cmd: {{op: read, lba: [1600, 1600]}}, count: 0}}
+"""
+
+
+@pytest.mark.parametrize("policy", ["libata-2.6.20", "libata-2006", "libata-modern"])
+def test_2620_cmd_and_res_lines(policy, write_scenario, tmp_path):
+    # 2.6.20 libata-eh.c ata_eh_report prints each failed command with one printk:
+    #   ata_dev_printk(qc->dev, KERN_ERR,
+    #       "cmd %02x/%02x:%02x:%02x:%02x:%02x/%02x:%02x:%02x:%02x:%02x/%02x "
+    #       "tag %d cdb 0x%x data %u %s\n         "
+    #       "res %02x/%02x:%02x:%02x:%02x:%02x/%02x:%02x:%02x:%02x:%02x/%02x "
+    #       "Emask 0x%x (%s)\n", ..., qc->tag, qc->cdb[0], qc->nbytes, dma_str[qc->dma_dir], ...)
+    # with dma_str[DMA_NONE] = "" and qc->cdb filled for ATAPI only (0 for an ATA command);
+    # no "failed command:", "status:" or "error:" line (2.6.24 added the status lines).
+    # dmesg corpus 24: hdparm -B's SET FEATURES 05h aborted by a drive without APM,
+    # "cmd ef/05:fe:00:00:00/00:00:00:00:00/40 tag 0 cdb 0x0 data 0"; 08: "... tag 0 cdb 0x0 data 4096 in".
+    _, log, _ = run_one(write_scenario, tmp_path, APM.format(policy=policy), "wording-2620")
+    msgs = [l.split("ata1.00: ", 1)[1] for l in log.splitlines() if re.match(STAMP + r"ata1\.00: ", l)]
+    cont = [l.strip() for l in log.splitlines() if l.startswith(" ") and l.strip().startswith("res ")]
+    apm = "cmd ef/05:fe:00:00:00/00:00:00:00:00/40 tag 0"
+    read = "cmd c8/00:08:40:06:00/00:00:00:00:00/e0 tag 0"
+    if policy == "libata-2.6.20":
+        assert apm + " cdb 0x0 data 0 " in msgs, msgs          # dma_str[DMA_NONE] leaves the space
+        assert read + " cdb 0x0 data 4096 in" in msgs, msgs
+        assert [c for c in cont if c.startswith("res 51/04:") and c.endswith("Emask 0x1 (device error)")], cont
+        assert [c for c in cont if c.startswith("res 51/40:") and c.endswith("Emask 0x9 (media error)")], cont
+        assert not [m for m in msgs if m.startswith(("failed command:", "status:", "error:"))], msgs
+    elif policy == "libata-2006":
+        assert "tag 0 cmd 0xef Emask 0x1 stat 0x51 err 0x4 (device error)" in msgs, msgs
+    else:
+        assert apm in msgs and "failed command: SET FEATURES" in msgs and "error: { ABRT }" in msgs, msgs
+
+
+NCQ_TIMEOUT = """
+name: wording-ncq
+controller: {{type: ahci, ports: 1}}
+host: {{eh_policy: {policy}}}
+devices: [{{port: 0, capacity: 1g, timing: {{kind: ssd}}}}]
+workload:
+  - {{kind: request, device: 0, op: read, lba: 1600, sectors: 8, mode: ncq, verify: false, expect_error: true}}
+faults:
+  - {{kind: media_error, port: 0, on_cmd: {{op: read, lba: [1600, 1600]}}, count: 0}}
+"""
+
+
+@pytest.mark.parametrize("policy,prot", [("libata-4.x", "ncq"), ("libata-4.9", "ncq dma"),
+                                         ("libata-modern", "ncq dma")])
+def test_queued_cmd_line_protocol(policy, prot, write_scenario, tmp_path):
+    # ata_eh_link_report's cmd line prints prot_str[qc->tf.protocol]: 3.x and 4.1 name
+    # ATA_PROT_NCQ "ncq" (" ncq 4096 in"), 4.9 on "ncq dma" (dmesg corpus 41: "tag 6 ncq dma
+    # 4096 in" in a log that still says "disabled", so between 4.9 and 5.16: libata-4.9).
+    _, log, _ = run_one(write_scenario, tmp_path, NCQ_TIMEOUT.format(policy=policy), "wording-ncq")
+    assert re.search(STAMP + r"ata1\.00: cmd 60/08:\S+ tag \d+ " + prot + r" 4096 in$", log, re.M), log

@@ -335,3 +335,37 @@ def test_bmdma_error_dir_h2d_leaves_reads_alone(tmp_path):
     trace = _bmdma_dir_run(tmp_path, "h2d", "read", "read")
     assert [e["f"]["dir"] for e in trace if e["ev"] == "fault.inject"] == ["h2d"]
     assert not [e for e in trace if e["ev"] == "bmdma.error"]
+
+
+SIL3112_BOOT = """
+name: sil3112-boot-{policy}
+controller: {{type: sil3112, ports: 2}}
+host: {{eh_policy: {policy}}}
+devices: [{{port: 0, capacity: 1g, timing: {{kind: ssd}}}}]
+workload:
+  - {{kind: io, device: 0, op: read, pattern: sequential, count: 4, block: 4k, mode: dma}}
+"""
+
+
+@pytest.mark.parametrize("policy", ["libata-2006", "libata-2.6.20", "libata-modern"])
+def test_sil3112_links_are_up_after_power_on(policy, tmp_path):
+    """A SATA host sends COMRESET on its ports when it comes out of power-on reset (SATA
+    1.0a's power-on sequence; on a PC the BIOS has brought the drives up before the OS): the
+    SiI3112's link is up before the driver looks. libata 2.6.2x's boot probe soft-resets
+    first (2.6.20 ata_host_register: "ehi->action |= ATA_EH_SOFTRESET"; ata_std_prereset
+    resumes the PHY, drops the softreset only on an offline link), so it finds the drive
+    there: "SATA link up 1.5 Gbps" and the disk configured, no COMRESET of its own. Before,
+    the model's links stayed down until the driver's first COMRESET and the 2.6.2x profiles
+    found no drive on a SiI3112 (dmesg corpus 08, sata_sil on 2.6.2x)."""
+    name = f"sil3112-boot-{policy}"
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(SIL3112_BOOT.format(policy=policy))
+    result = run([path], tmp_path / "out")
+    res = load_result(tmp_path / "out", name)
+    assert res["verdict"] == "pass", (res.get("reasons"), result.stdout + result.stderr)
+    log = (tmp_path / "out" / name / "satasim.log").read_text()
+    assert "ata1: SATA link up 1.5 Gbps (SStatus 113 SControl 300)" in log, log
+    assert "ata1.00: configured for UDMA/100" in log, log
+    trace = load_trace(tmp_path / "out", name)
+    resets = [e["f"]["method"] for e in trace if e["ev"] == "eh.reset" and e["port"] == 0]
+    assert resets[:1] == (["hard"] if policy == "libata-modern" else ["soft"]), resets

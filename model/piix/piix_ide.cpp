@@ -10,9 +10,9 @@ PiixIde::PiixIde(sc_core::sc_module_name name, bus::HostMemory &mem, bus::IrqLin
                  PiixMap map, PiixPart part)
     : sff::SffController(name, mem, irq, trace,
                          {{{reg::kCmd[0], reg::kCtl[0], reg::kBmdma[0]}, {reg::kCmd[1], reg::kCtl[1], reg::kBmdma[1]}}},
-                         pci_spec(part), map == PiixMap::Ich6 || part != PiixPart::IchSata),
+                         pci_spec(part),
+                         map == PiixMap::Ich6 || part == PiixPart::Piix3 || part == PiixPart::Piix4),
       part_(part) {
-    SC_THREAD(power_on_thread);
     timing_reset();
 }
 
@@ -75,6 +75,47 @@ void PiixIde::other_write16(uint32_t off, uint16_t v) {
     retime();
 }
 
+sff::SffChannel *PiixIde::sidpr_port() {
+    const unsigned p = (sidpr_idx_ >> 8) & 0xff, ch = p >> 1, dev = p & 1;
+    if (ch >= kChannels || (dev && n_ports() <= kChannels))
+        return nullptr;
+    return &channel(dev ? kChannels + ch : ch); // device 1 of channel c is SATA port 2 + c (P2, P3)
+}
+
+uint32_t PiixIde::other_read32(uint32_t off) {
+    if (part_ != PiixPart::Ich8Sata || off < reg::kSidpr || off >= reg::kSidpr + reg::kSidprLen)
+        return 0xffffffffu;
+    if (off == reg::kSidpr + reg::kSidprIdx)
+        return sidpr_idx_;
+    if (off != reg::kSidpr + reg::kSidprData)
+        return 0; // the window's other bytes: reserved (model choice)
+    sff::SffChannel *ch = sidpr_port();
+    if (!ch)
+        return 0;
+    switch (sidpr_idx_ & 0xff) {
+    case 0: return ch->sstatus();
+    case 1: return ch->scontrol();
+    case 2: return ch->serror();
+    default: return 0; // no such SCR (model choice)
+    }
+}
+
+void PiixIde::other_write32(uint32_t off, uint32_t v) {
+    if (part_ != PiixPart::Ich8Sata)
+        return;
+    if (off == reg::kSidpr + reg::kSidprIdx) {
+        sidpr_idx_ = v & 0xffff;
+        return;
+    }
+    sff::SffChannel *ch = off == reg::kSidpr + reg::kSidprData ? sidpr_port() : nullptr;
+    if (!ch)
+        return;
+    if ((sidpr_idx_ & 0xff) == 1)
+        ch->write_scontrol(v); // DET=1 holds COMRESET on that port's link, as SControl does
+    else if ((sidpr_idx_ & 0xff) == 2)
+        ch->clear_serror(v); // RW1C
+}
+
 double PiixIde::word_ns(unsigned c, unsigned devno, bool dma) const {
     constexpr double kClockNs = 30.0; // 33 MHz PCI
     const unsigned devid = 2 * (c & 1) + (devno & 1);
@@ -103,19 +144,8 @@ void PiixIde::retime() {
             channel(c + d * kChannels).set_bus_word_ns(word_ns(c, d, true));
 }
 
-// No SControl in IDE mode: the controller brings its links up itself after reset
-// (COMRESET held for 10 us, MEM: model choice), then the devices send their signatures.
-void PiixIde::power_on_thread() {
-    for (unsigned p = 0; p < n_ports(); ++p)
-        if (channel(p).link())
-            channel(p).link()->host_comreset(true);
-    sc_core::wait(10, sc_core::SC_US);
-    for (unsigned p = 0; p < n_ports(); ++p)
-        if (channel(p).link())
-            channel(p).link()->host_comreset(false);
-}
-
 void PiixIde::power_on_reset() {
+    sidpr_idx_ = 0;
     for (unsigned p = 0; p < n_ports(); ++p)
         channel(p).reset();
     timing_reset();

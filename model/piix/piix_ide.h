@@ -1,6 +1,6 @@
 // An Intel ICH/PIIX-like SATA controller in IDE (legacy) mode: two taskfile channels
-// (model/sff) with SFF-8038i bus-master DMA (model/bmdma), no SCR access (an ICH in IDE mode
-// has none without combined-mode SIDPR, which is not modelled), and legacy interrupts (the
+// (model/sff) with SFF-8038i bus-master DMA (model/bmdma), no SCR access but through the
+// ICH8's SATA index/data pair (PiixPart::Ich8Sata, reg::kSidpr), and legacy interrupts (the
 // primary channel on IRQ14, the secondary on IRQ15, Intel 82371AB 2.x / ICH datasheets
 // "Interrupts").
 //
@@ -43,6 +43,11 @@ constexpr uint32_t kCmd[2] = {0x1F0, 0x170}, kCtl[2] = {0x3F6, 0x376}, kBmdma[2]
 constexpr uint32_t kConfig = 0x10000;
 constexpr uint32_t kIdetim = 0x40, kSidetim = 0x44, kUdmactl = 0x48, kUdmatim = 0x4A;
 constexpr uint16_t kIdetimIde = 0x8000, kIdetimSitre = 0x4000;
+// The ICH8's SATA index/data pair (SIDPR, docs/hardware.md 10.8): BAR5, 16 bytes of I/O, mapped
+// at kSidpr of the window (model choice, as the bus-master block's base): the index at +0
+// (bits 15:8 the port, channel * 2 + device; bits 7:0 the SCR: 0 SStatus, 1 SControl,
+// 2 SError), the data at +4, 32-bit accesses (ata_piix's piix_sidpr_sel / scr_read / scr_write).
+constexpr uint32_t kSidpr = 0xC400, kSidprIdx = 0x0, kSidprData = 0x4, kSidprLen = 16;
 } // namespace reg
 
 enum class PiixMap { Ich5, Ich6 };
@@ -56,7 +61,10 @@ enum class PiixMap { Ich5, Ich6 };
 // selected device's timing sets the cable's word time of its DMA bursts. The drives behind
 // the cable reach the channel through the model's transport (the link model) as on the ICH:
 // the parallel bus's signals are not modelled, its register semantics and timing are.
-enum class PiixPart { IchSata, Piix3, Piix4 };
+// Ich8Sata: the ICH8's SATA function in IDE mode, as IchSata plus the SIDPR window that
+// gives the driver each SATA port's SCRs (ata_piix tries it on its ich8_sata /
+// ich8_2port_sata rows only; not on the ICH5/ICH6 the IchSata part is).
+enum class PiixPart { IchSata, Piix3, Piix4, Ich8Sata };
 
 class PiixIde : public sff::SffController {
   public:
@@ -69,25 +77,26 @@ class PiixIde : public sff::SffController {
     // Where firmware puts the bus-master block (BAR4): the I/O base the window maps it at.
     static constexpr uint32_t kBmdmaBase = reg::kBmdma[0];
     PiixPart part() const { return part_; }
-    bool parallel() const { return part_ != PiixPart::IchSata; }
+    bool parallel() const { return part_ == PiixPart::Piix3 || part_ == PiixPart::Piix4; }
     // The word time on the cable of device `devno` of `channel` at the programmed timing
     // (ns, 30 ns per PCI clock): UDMA one word per CT clocks, fast timing one per ISP + RTC
     // clocks, else the compatible timing's 600 ns (docs/hardware.md 10.2).
     double word_ns(unsigned channel, unsigned devno, bool dma) const;
 
   private:
-    SC_HAS_PROCESS(PiixIde);
-    void power_on_thread(); // the controller's own COMRESET on every port at power-on
     void update_irq() override;
     bool decodes(unsigned channel) const override;
     // Outside the channels' blocks: the configuration registers of a PIIX3/4, else a floating
     // ISA bus (all ones), writes go nowhere.
     uint8_t other_read8(uint32_t off) override;
     uint16_t other_read16(uint32_t off) override;
-    uint32_t other_read32(uint32_t) override { return 0xffffffffu; }
+    uint32_t other_read32(uint32_t off) override;
     void other_write8(uint32_t off, uint8_t v) override;
     void other_write16(uint32_t off, uint16_t v) override;
-    void other_write32(uint32_t, uint32_t) override {}
+    void other_write32(uint32_t off, uint32_t v) override;
+    // The SIDPR data register's SCR (Ich8Sata): the port and SCR sidpr_idx_ selects; nullptr
+    // for a port the controller does not have (its reads 0, writes dropped: model choice).
+    sff::SffChannel *sidpr_port();
     // The configuration byte at `reg` (0xff outside the timing registers or on the ICH);
     // set_cfg8 stores one (the PIIX3 has no UDMACTL/UDMATIM: read 0, writes ignored).
     uint8_t cfg8(uint32_t reg) const;
@@ -99,6 +108,7 @@ class PiixIde : public sff::SffController {
     uint16_t idetim_[2] = {0, 0};
     uint8_t sidetim_ = 0, udmactl_ = 0;
     uint16_t udmatim_ = 0;
+    uint32_t sidpr_idx_ = 0;
 };
 
 } // namespace satasim::piix

@@ -13,15 +13,30 @@ SffController::SffController(sc_core::sc_module_name name, bus::HostMemory &mem,
         ch_[c]->set_irq_changed([this] { update_irq(); });
         ch_[c]->bmdma().set_pci(&pci_);
     }
-    if (!master_slave)
-        return;
-    for (unsigned c = 0; c < kChannels; ++c) {
+    for (unsigned c = 0; master_slave && c < kChannels; ++c) {
         const unsigned port = kChannels + c;
         sl_[c] = std::make_unique<SffChannel>(("ch" + std::to_string(port)).c_str(), SffChannelConfig{}, mem, trace,
                                               std::string(this->name()), int(port));
         sl_[c]->pair_as_slave_of(*ch_[c]);
         sl_[c]->set_irq_changed([this] { update_irq(); });
     }
+    SC_THREAD(power_on_thread); // after the channels' own processes, as the ICH's was
+}
+
+// A SATA host brings its links up when it comes out of power-on reset: it sends COMRESET on
+// every port (SATA 1.0a's power-on sequence starts with the host's COMRESET; the BIOS, which
+// satasim does not run, leaves the drives' links up for the OS in the same way). COMRESET
+// held for 10 us (MEM: model choice), then the devices send their signatures. An ICH in IDE
+// mode has no SControl at all; a SiI3112 comes up with SControl 0 (no action asked), its
+// link up: a driver that soft-resets first at boot (libata 2.6.2x) finds the drive there.
+void SffController::power_on_thread() {
+    for (unsigned p = 0; p < n_ports(); ++p)
+        if (channel(p).link())
+            channel(p).link()->host_comreset(true);
+    sc_core::wait(10, sc_core::SC_US);
+    for (unsigned p = 0; p < n_ports(); ++p)
+        if (channel(p).link())
+            channel(p).link()->host_comreset(false);
 }
 
 SffChannel &SffController::channel(unsigned port) {

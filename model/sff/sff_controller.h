@@ -74,6 +74,8 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
     std::array<std::unique_ptr<SffChannel>, kChannels> sl_; // device 1 of each channel, or none
 
   private:
+    SC_HAS_PROCESS(SffController);
+    void power_on_thread(); // the controller's own COMRESET on every port at power-on
     std::array<ChannelWindow, kChannels> win_;
     bus::PciFunction pci_;
 };

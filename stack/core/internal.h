@@ -297,6 +297,9 @@ const char *ata_eh_cmd_name(uint8_t cmd);
 /* ncq: the protocol's name for a queued data command ("ncq dma", or the older "ncq") */
 void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint32_t nbytes,
                             const char *ncq);
+/* 2.6.20-2.6.23's cmd line: "cmd TF tag N cdb 0xC data NBYTES DIR" (DIR "" without data) */
+void ata_eh_format_cmd_line_2620(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint8_t cdb0,
+                                 uint32_t nbytes);
 void ata_eh_format_res_line(char *buf, size_t len, const struct ata_taskfile *rtf, unsigned err_mask);
 /* An ATAPI command's CDB as the report prints it before "res" (the SCSI layer's command
  * formatting: the command's name, then cdb_len bytes in hex; 0 = the opcode group's length) */

@@ -172,6 +172,18 @@ void ata_eh_format_cmd_line(char *buf, size_t len, const struct ata_taskfile *tf
         snprintf(buf, len, "cmd %s tag %u", t, tag);
 }
 
+void ata_eh_format_cmd_line_2620(char *buf, size_t len, const struct ata_taskfile *tf, unsigned tag, uint8_t cdb0,
+                                 uint32_t nbytes)
+{
+    const bool nodata = !nbytes || tf->protocol == ATA_PROT_NODATA || tf->protocol == ATAPI_PROT_NODATA;
+    char t[64];
+
+    fmt_tf(t, sizeof(t), tf);
+    /* dma_str[qc->dma_dir]: DMA_NONE prints "", which leaves the line's trailing space */
+    snprintf(buf, len, "cmd %s tag %u cdb 0x%x data %u %s", t, tag, cdb0, nodata ? 0u : nbytes,
+             nodata ? "" : (tf->flags & ATA_TFLAG_WRITE) ? "out" : "in");
+}
+
 void ata_eh_format_cdb(char *buf, size_t len, const uint8_t *cdb, unsigned cdb_len)
 {
     /* the SCSI command names of the MMC/SPC commands a CD/DVD drive gets (scsi's constants

@@ -137,7 +137,7 @@ static void ata_eh_analyze_ncq_error(struct ata_link *link)
 
         /* libata since 5.16 (ata_read_log_page) names the log and page it could not read,
          * on the device, before EH's own line */
-        if (!ap->host->eh_policy->report_style_2006) {
+        if (ap->host->eh_policy->report_style == ATA_EH_REPORT_MODERN) {
             const struct sata_trace_field rf[] = { TF_HEX("log", ATA_LOG_SATA_NCQ), TF_HEX("page", 0),
                                                    TF_HEX("err_mask", err_mask) };
 

@@ -19,6 +19,27 @@ static void report_qc_2006(struct ata_queued_cmd *qc)
                qc->result_tf.command, qc->result_tf.feature, ata_err_string(qc->err_mask));
 }
 
+/* 2.6.20-2.6.23 (ata_eh_report): one printk, "cmd %02x/%02x:%02x:%02x:%02x:%02x/%02x:%02x:
+ * %02x:%02x:%02x/%02x tag %d cdb 0x%x data %u %s\n         res %02x/.../%02x Emask 0x%x
+ * (%s)\n": the cdb's first byte (qc->cdb is filled for ATAPI only: 0 for an ATA command)
+ * and the data direction ("in", "out", "" without data); no status or error line. */
+static void report_qc_2620(struct ata_queued_cmd *qc)
+{
+    const bool atapi = ata_is_atapi(&qc->tf);
+    const struct sata_trace_field f[] = {
+        TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command), TF_HEX("emask", qc->err_mask),
+        TF_HEX("stat", qc->result_tf.command), TF_HEX("err", qc->result_tf.feature),
+        TF_STR("name", ata_eh_cmd_name(qc->tf.command)), TF_INT("nbytes", qc->nbytes),
+    };
+    char line[256];
+
+    ata_dev_ev(qc->dev, ATA_EV("eh.failed_qc", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    ata_eh_format_cmd_line_2620(line, sizeof(line), &qc->tf, qc->tag, atapi ? qc->cdb[0] : 0, qc->nbytes);
+    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_cmd", SATA_TC_DECISION, SATA_LOG_ERR), "%s", line);
+    ata_eh_format_res_line(line, sizeof(line), &qc->result_tf, qc->err_mask & ~AC_ERR_NCQ);
+    ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_res", SATA_TC_DECISION, SATA_LOG_CONT), "%s", line);
+}
+
 static void report_qc_modern(struct ata_queued_cmd *qc)
 {
     const bool atapi = ata_is_atapi(&qc->tf);
@@ -76,7 +97,7 @@ void ata_eh_link_report(struct ata_link *link)
     struct ata_port *ap = link->ap;
     struct ata_eh_context *ehc = &link->eh_context;
     const struct ata_eh_policy *pol = ap->host->eh_policy;
-    bool style_2006 = pol->report_style_2006;
+    bool style_2006 = pol->report_style != ATA_EH_REPORT_MODERN; /* both old styles */
     bool frozen = ap->pflags & ATA_PFLAG_FROZEN;
     struct ata_device *offender = NULL;
     unsigned nr_failed = 0, action = ehc->i.action;
@@ -137,8 +158,10 @@ void ata_eh_link_report(struct ata_link *link)
 
         if (!ata_eh_link_failed_qc(link, qc) || !qc->err_mask)
             continue;
-        if (style_2006)
+        if (pol->report_style == ATA_EH_REPORT_2006)
             report_qc_2006(qc);
+        else if (pol->report_style == ATA_EH_REPORT_2620)
+            report_qc_2620(qc);
         else
             report_qc_modern(qc);
     }

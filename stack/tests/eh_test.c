@@ -21,7 +21,7 @@ START_TEST(registry)
     ck_assert_ptr_eq(ata_eh_policy_default(), modern());
     ck_assert_ptr_null(ata_eh_policy_find("libata-2007"));
     ck_assert_ptr_null(ata_eh_policy_find(""));
-    ck_assert_uint_eq(ata_eh_policy_count(), 3);
+    ck_assert_uint_eq(ata_eh_policy_count(), 5);
     for (size_t i = 0; i < ata_eh_policy_count(); i++) {
         const struct ata_eh_policy *p = ata_eh_policy_at(i);
 
@@ -30,7 +30,7 @@ START_TEST(registry)
         ck_assert_uint_gt(p->n_reset_tries, 0);
         ck_assert_uint_le(p->n_reset_tries, ATA_EH_MAX_RESET_TRIES);
     }
-    ck_assert_ptr_null(ata_eh_policy_at(3));
+    ck_assert_ptr_null(ata_eh_policy_at(5));
 }
 END_TEST
 
@@ -58,7 +58,31 @@ START_TEST(profile_wording)
     ck_assert_uint_eq(v4->n_reset_tries, modern()->n_reset_tries);
     for (unsigned i = 0; i < v4->n_reset_tries; i++)
         ck_assert_uint_eq(v4->reset_timeouts_ms[i], modern()->reset_timeouts_ms[i]);
-    ck_assert(!v4->report_style_2006 && v4->dubious_categories && v4->prefer_hardreset);
+    ck_assert(v4->report_style == ATA_EH_REPORT_MODERN && v4->dubious_categories && v4->prefer_hardreset);
+}
+END_TEST
+
+/* 2.6.20-2.6.23 word a failed command "cmd TF tag N cdb 0x0 data 4096 in" + "res ..." (2.6.20
+ * libata-eh.c ata_eh_report), with 2.6.18's EH rules; 4.9-5.16 print "ncq dma" (prot_str) and
+ * still "disabled". Each is its era's rules in its own wording: the rule fields are shared. */
+START_TEST(profile_wording_2620_and_49)
+{
+    const struct ata_eh_policy *p20 = ata_eh_policy_find("libata-2.6.20");
+    const struct ata_eh_policy *v49 = ata_eh_policy_find("libata-4.9");
+
+    ck_assert_ptr_nonnull(p20);
+    ck_assert_ptr_nonnull(v49);
+    ck_assert_int_eq(p20->report_style, ATA_EH_REPORT_2620);
+    ck_assert_int_eq(old2006()->report_style, ATA_EH_REPORT_2006);
+    ck_assert_ptr_eq(p20->verdict, old2006()->verdict);
+    ck_assert_ptr_eq(p20->worth_retry, old2006()->worth_retry);
+    ck_assert_uint_eq(p20->reset_retry_pause_ms, old2006()->reset_retry_pause_ms);
+    ck_assert(p20->configured_always && !p20->prefer_hardreset && !p20->async_port_probe);
+    ck_assert_str_eq(p20->disable_msg, "disabled");
+    ck_assert_str_eq(v49->ncq_prot_name, "ncq dma");
+    ck_assert_str_eq(v49->disable_msg, "disabled");
+    ck_assert(!v49->quiet_without_failed_qc && v49->report_style == ATA_EH_REPORT_MODERN);
+    ck_assert_ptr_eq(v49->verdict, modern()->verdict);
 }
 END_TEST
 
@@ -76,7 +100,8 @@ START_TEST(unknown_policy_fails_create)
     ck_assert_ptr_null(ahci_host_create(&p, &fake_ops, &cfg));
     e = fake_find(&p, "eh.unknown_policy");
     ck_assert_ptr_nonnull(e);
-    ck_assert_str_eq(e->msg, "unknown EH policy \"libata-1999\" (known: libata-modern, libata-2006, libata-4.x)");
+    ck_assert_str_eq(e->msg, "unknown EH policy \"libata-1999\" (known: libata-modern, libata-2006, libata-4.x, "
+                                "libata-2.6.20, libata-4.9)");
     ck_assert_uint_eq(p.live_allocs, 0);
 
     {
@@ -1004,6 +1029,7 @@ Suite *eh_suite(void)
 
     tcase_add_test(tc, registry);
     tcase_add_test(tc, profile_wording);
+    tcase_add_test(tc, profile_wording_2620_and_49);
     tcase_add_test(tc, unknown_policy_fails_create);
     tcase_add_test(tc, tf_to_err_mask);
     tcase_add_test(tc, serror_analysis);

@@ -169,7 +169,9 @@ void EhPolicyRules::on_record(uint64_t t, const TraceRecord &r) {
         return;
     }
     if (r.name == "eh.policy") {
-        profile_ = str(r, "name") == "libata-2006" ? Profile::L2006 : Profile::Modern;
+        // libata-2.6.20 is libata-2006's rules in 2.6.20's report wording (stack/eh/policy/libata2006.c)
+        profile_ = str(r, "name") == "libata-2006" || str(r, "name") == "libata-2.6.20" ? Profile::L2006
+                                                                                          : Profile::Modern;
         has_hardreset_ = num(r, "hardreset", 0) != 0;
         if (const int64_t first = num(r, "first_port", -1); first >= 0)
             host_hardreset_[int(first)] = {int(num(r, "ports", 0)), has_hardreset_};

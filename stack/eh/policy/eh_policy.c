@@ -11,6 +11,8 @@ static const struct ata_eh_policy *const registry[] = {
     &ata_eh_policy_modern,
     &ata_eh_policy_libata2006,
     &ata_eh_policy_libata4x,
+    &ata_eh_policy_libata2620,
+    &ata_eh_policy_libata49,
 };
 
 const struct ata_eh_policy *ata_eh_policy_default(void) { return registry[0]; }

@@ -77,6 +77,16 @@ struct ata_reset_choice_in {
     bool spd_change_pending; /* SControl.SPD must change: only a hardreset applies it */
 };
 
+/* How EH's report prints a failed command (ata_eh_report / ata_eh_link_report):
+ *  - MODERN (2.6.24 on): "failed command: NAME" (2.6.3x on), "cmd TF tag N dma 4096 in",
+ *    "res TF Emask 0x1 (device error)", "status: { .. }", "error: { .. }", "SError: { .. }";
+ *  - 2006 (2.6.18/2.6.19): one "tag N cmd 0x.. Emask 0x.. stat 0x.. err 0x.. (desc)" line;
+ *  - 2620 (2.6.20 to 2.6.23): one printk of two lines, "cmd %02x/..%02x tag %d cdb 0x%x
+ *    data %u %s\n         res %02x/..%02x Emask 0x%x (%s)" (the cdb's first byte, 0 for an
+ *    ATA command; the direction "in", "out" or "" for no data), no status/error/SError lines.
+ * The old two print the description as "(desc)" and no SError line. */
+enum ata_eh_report_style { ATA_EH_REPORT_MODERN, ATA_EH_REPORT_2006, ATA_EH_REPORT_2620 };
+
 struct ata_eh_policy {
     const char *name;
     const char *summary;
@@ -123,9 +133,8 @@ struct ata_eh_policy {
      * speed limit back to the hardware's (ata_dev_init, CORE-6.0) */
     bool probe_trials;
 
-    /* report: 2006's one-line "tag N cmd 0x.. Emask .." per command and "(desc)", else the
-     * 4.x "failed command:" / cmd / res / status / error blocks and the SError line */
-    bool report_style_2006;
+    /* report: how a failed command and the exception's description are printed (the enum) */
+    enum ata_eh_report_style report_style;
     /* libata's autopsy makes an EH run quiet when every failed command of the link asked for
      * silence, which it also does when none failed ("if (nr_quiet == nr_failed)" in
      * ata_eh_link_autopsy, 6.1): a user scan or a hotplug event with nothing in flight gets
@@ -178,8 +187,10 @@ unsigned ata_reset_choose(const struct ata_eh_policy *pol, const struct ata_rese
 unsigned ata_reset_deadline_ms(const struct ata_eh_policy *pol, unsigned try);
 
 extern const struct ata_eh_policy ata_eh_policy_libata2006;
+extern const struct ata_eh_policy ata_eh_policy_libata2620;
 extern const struct ata_eh_policy ata_eh_policy_modern;
 extern const struct ata_eh_policy ata_eh_policy_libata4x;
+extern const struct ata_eh_policy ata_eh_policy_libata49;
 /* the 4.x-6.x rules, shared by libata-modern and libata-4.x (modern.c) */
 unsigned ata_eh_verdict_modern(const struct ata_ering *e, uint64_t now, bool dubious);
 bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io);
@@ -211,7 +222,7 @@ bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io);
     .recover_idle_pause_ms = 0, \
     .enodev_zero_tries = false, \
     .probe_trials = true, \
-    .report_style_2006 = false, \
+    .report_style = ATA_EH_REPORT_MODERN, \
     .internal_tag_reserved = false, \
     .async_port_probe = true, \
     .max_retries = 5, \

@@ -47,41 +47,59 @@ static bool worth_retry_2006(unsigned err_mask, bool is_io)
     return !(err_mask & (AC_ERR_INVALID | AC_ERR_MEDIA));
 }
 
+/* The 2.6.18-2.6.23 rules, every field but the report's wording: the initializers of
+ * libata-2006 and libata-2.6.20 share them (one list, so the two cannot drift apart). The
+ * EH changes of 2.6.20-2.6.23 that these rules do not have (the link layer of 2.6.23, PMP
+ * in 2.6.24) make no difference a single-link host shows. */
+#define ATA_EH_POLICY_2006_RULES \
+    .dubious_categories = false, \
+    .record_uncategorized = true, \
+    .clear_marks_old = false, \
+    .verdict = verdict_2006, \
+    .xfer_steps_dma = { ATA_DNXFER_DMA, ATA_DNXFER_DMA }, \
+    .xfer_steps_pio = { ATA_DNXFER_PIO, ATA_DNXFER_PIO }, \
+    .n_xfer_steps = 1, \
+    .repeat_last_step = true, \
+    .speed_down_spd_action = ATA_EH_HARDRESET, \
+    .speed_down_xfer_action = ATA_EH_SOFTRESET, \
+    .act_reset = ATA_EH_SOFTRESET, \
+    .act_hardreset = ATA_EH_HARDRESET, \
+    .serror_recovered_counts = true, \
+    .revalidate_on_any_error = true, \
+    .prefer_hardreset = false, \
+    .reset_timeouts_ms = { 10000, 10000, 35000, 5000 }, \
+    .n_reset_tries = 4, \
+    .reset_retry_pause_ms = 5000, \
+    .spd_down_before_last_try = false, \
+    .reset_cool_down_ms = 0, \
+    .dev_tries = 3, \
+    .recover_retry_pause_ms = 5000, \
+    .recover_idle_pause_ms = 500, \
+    .enodev_zero_tries = true, \
+    .probe_trials = false, \
+    .quiet_without_failed_qc = false, \
+    .disable_msg = "disabled", \
+    .configured_always = true, \
+    .ncq_prot_name = "ncq", \
+    .internal_tag_reserved = true, \
+    .async_port_probe = false, /* ata_device_add probed the ports inside the driver probe */ \
+    .max_retries = 5, \
+    .worth_retry = worth_retry_2006
+
 const struct ata_eh_policy ata_eh_policy_libata2006 = {
     .name = "libata-2006",
     .summary = "2.6.18 EH rework: 15-min window, softreset first, no NCQ-off",
-    .dubious_categories = false,
-    .record_uncategorized = true,
-    .clear_marks_old = false,
-    .verdict = verdict_2006,
-    .xfer_steps_dma = { ATA_DNXFER_DMA, ATA_DNXFER_DMA },
-    .xfer_steps_pio = { ATA_DNXFER_PIO, ATA_DNXFER_PIO },
-    .n_xfer_steps = 1,
-    .repeat_last_step = true,
-    .speed_down_spd_action = ATA_EH_HARDRESET,
-    .speed_down_xfer_action = ATA_EH_SOFTRESET,
-    .act_reset = ATA_EH_SOFTRESET,
-    .act_hardreset = ATA_EH_HARDRESET,
-    .serror_recovered_counts = true,
-    .revalidate_on_any_error = true,
-    .prefer_hardreset = false,
-    .reset_timeouts_ms = { 10000, 10000, 35000, 5000 },
-    .n_reset_tries = 4,
-    .reset_retry_pause_ms = 5000,
-    .spd_down_before_last_try = false,
-    .reset_cool_down_ms = 0,
-    .dev_tries = 3,
-    .recover_retry_pause_ms = 5000,
-    .recover_idle_pause_ms = 500,
-    .enodev_zero_tries = true,
-    .probe_trials = false,
-    .report_style_2006 = true,
-    .quiet_without_failed_qc = false,
-    .disable_msg = "disabled",
-    .configured_always = true,
-    .ncq_prot_name = "ncq",
-    .internal_tag_reserved = true,
-    .async_port_probe = false, /* ata_device_add probed the ports inside the driver probe */
-    .max_retries = 5,
-    .worth_retry = worth_retry_2006,
+    ATA_EH_POLICY_2006_RULES,
+    .report_style = ATA_EH_REPORT_2006,
+};
+
+/* Profile "libata-2.6.20": the same EH as 2.6.20-2.6.23 word its report: each failed
+ * command as "cmd TF tag N cdb 0x0 data 4096 in" + "res TF Emask 0x1 (device error)" (one
+ * printk, 2.6.20's ata_eh_report; docs/libata-eh.md 3.7), no status lines (2.6.24 added
+ * them). dmesg corpus 08 (sata_sil) and 24. */
+const struct ata_eh_policy ata_eh_policy_libata2620 = {
+    .name = "libata-2.6.20",
+    .summary = "libata-2006's rules in the wording of 2.6.20-2.6.23: cmd/res lines with \"cdb 0x0 data 4096 in\"",
+    ATA_EH_POLICY_2006_RULES,
+    .report_style = ATA_EH_REPORT_2620,
 };

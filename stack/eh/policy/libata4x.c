@@ -19,3 +19,16 @@ const struct ata_eh_policy ata_eh_policy_libata4x = {
     .disable_msg = "disabled",
     .ncq_prot_name = "ncq",
 };
+
+/* Profile "libata-4.9": the same, as 4.9 to 5.16 word it: the cmd line's queued protocol is
+ * prot_str[ATA_PROT_NCQ] = "ncq dma" (a 4.18 report in the corpus, 38), ata_dev_disable()
+ * still says "disabled" (until 5.16), every EH run reports (a 4.15 DevExch loop). dmesg
+ * corpus 41: "tag 6 ncq dma 4096 in" and "ata8.00: disabled" in one log. */
+const struct ata_eh_policy ata_eh_policy_libata49 = {
+    .name = "libata-4.9",
+    .summary = "libata-4.x as 4.9-5.16 word it: \"ncq dma 4096 in\", \"disabled\", every EH run reports",
+    ATA_EH_POLICY_MODERN_RULES,
+    .quiet_without_failed_qc = false,
+    .disable_msg = "disabled",
+    .ncq_prot_name = "ncq dma",
+};
