@@ -810,7 +810,8 @@ class _Plan:
 
     def status_dsc(self, key) -> bool | None:
         """Whether the drive sets DSC in its status, from the res lines that show a status it
-        sent itself (a timeout's is the last Register FIS; a non-queued error's its own)."""
+        sent itself: a non-queued error's (a timeout's is what ata_qc_reinit left, DRDY:
+        libata never reads a timed-out command's result, docs/libata-eh.md 1.2)."""
         votes = []
         for e in self.rep.exceptions:
             if (e.port, e.dev if e.dev is not None else 0) != key:
@@ -819,7 +820,7 @@ class _Plan:
                 s = c.res_status
                 if not c.has_res or s & 0x80 or not s & 0x40:
                     continue
-                if ("timeout" in c.emask_desc and not s & 0x01) or (not c.ncq and s & 0x01):
+                if not c.ncq and s & 0x01 and not c.emask & 0x4:
                     votes.append(bool(s & 0x10))
         return None if not votes else votes.count(True) >= votes.count(False)
 
