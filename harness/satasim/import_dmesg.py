@@ -48,6 +48,7 @@ from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import idle_link_reports, order_by_tag, pmp_product, same_run_issue_times
+from satasim.dmesg_rtf import leftover_steps, ncq_log_count
 from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -256,6 +257,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
                  if atapi else rep, disks, portmap, ctype, notes)
     plan.run()
     plan.work.extend(atapi_work)
+    # the commands whose results the report's res lines still show in their slots (dmesg_rtf)
+    rtf_steps, smart = leftover_steps(rep, disks, plan.where, plan.work, [f.spec for f in plan.faults], notes)
+    plan.work[:0] = rtf_steps
     out.append("devices:" if disks or plan.empty or atapi_devs else "devices: []")
     out.extend(atapi_devs)
     for (port, dev), d in disks.items():
@@ -283,6 +287,10 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             d.multi = 0
         if pio is not None:
             dsc += f", pio: {pio}"
+        if (port, dev) in smart:
+            dsc += ", smart: good"
+        if (nlc := ncq_log_count(rep, (port, dev))) and ncq:
+            dsc += f", ncq_log_count: {nlc}"
         out.append(f"  - {{{where}{ident}, capacity: {cap}, ata_major: {min(max(d.ata_major, 1), 14)}, "
                    f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
                    f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and row['ncq'] != 'never').lower()}, "

@@ -567,6 +567,8 @@ static void sat_submit(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     bio->sg = cmd->sg;
     bio->n_sg = cmd->n_sg;
     bio->passthrough = cmd->passthrough;
+    bio->want_tag = cmd->want_tag;
+    bio->blk_tag = cmd->blk_tag;
     bio->done = sat_bio_done;
     bio->priv = cmd;
     cmd->q_dev = dev;
