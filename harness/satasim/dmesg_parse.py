@@ -79,6 +79,10 @@ class Command:
     res_status: int = 0
     res_error: int = 0
     res_lba: int = 0
+    # the res line's other registers, as printed: count, LBA low/mid/high, hob feature, hob
+    # count, hob LBA low/mid/high, device (what a slot's earlier result may have left there)
+    res_regs: tuple[int, ...] = ()
+    res_line: int = 0       # the line of the message the res part is in (its cmd line's, continued)
     emask: int = 0
     emask_desc: str = ""
     error_bits: list[str] = field(default_factory=list)
@@ -558,8 +562,10 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
         if cmd is None:
             raise DmesgError(f"{file}:{no}: 'res' line without a 'failed command:' line before it")
         cmd.has_res = True
+        cmd.res_line = no
         cmd.res_status, cmd.res_error = int(s.group("s"), 16), int(s.group("e"), 16)
         cmd.res_lba = _lba(s)
+        cmd.res_regs = tuple(int(s.group(k), 16) for k in ("n", "l0", "l1", "l2", "hf", "hn", "h0", "h1", "h2", "d"))
         if cmd.opcode in LBA28:
             cmd.res_lba = (cmd.res_lba & 0xffffff) | (int(s.group("d"), 16) & 0xf) << 24
         cmd.emask, cmd.emask_desc = int(s.group("em"), 16), s.group("desc") or ""

@@ -48,6 +48,7 @@ from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import idle_link_reports, order_by_tag, pmp_product, same_run_issue_times
+from satasim.dmesg_rtf import leftover_steps, ncq_log_count
 from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -259,6 +260,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
                  if atapi else rep, disks, portmap, ctype, notes)
     plan.run()
     plan.work.extend(atapi_work)
+    # the commands whose results the report's res lines still show in their slots (dmesg_rtf)
+    rtf_steps, smart = leftover_steps(rep, disks, plan.where, plan.work, [f.spec for f in plan.faults], notes)
+    plan.work[:0] = rtf_steps
     out.append("devices:" if disks or plan.empty or atapi_devs else "devices: []")
     out.extend(atapi_devs)
     for (port, dev), d in disks.items():
@@ -286,6 +290,10 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             d.multi = 0
         if pio is not None:
             dsc += f", pio: {pio}"
+        if (port, dev) in smart:
+            dsc += ", smart: good"
+        if (nlc := ncq_log_count(rep, (port, dev))) and ncq:
+            dsc += f", ncq_log_count: {nlc}"
         out.append(f"  - {{{where}{ident}, capacity: {cap}, ata_major: {min(max(d.ata_major, 1), 14)}, "
                    f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
                    f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and row['ncq'] != 'never').lower()}, "
@@ -892,7 +900,8 @@ class _Plan:
 
     def status_dsc(self, key) -> bool | None:
         """Whether the drive sets DSC in its status, from the res lines that show a status it
-        sent itself (a timeout's is the last Register FIS; a non-queued error's its own)."""
+        sent itself: a non-queued error's (a timeout's is what ata_qc_reinit left, DRDY:
+        libata never reads a timed-out command's result, docs/libata-eh.md 1.2)."""
         votes = []
         for e in self.rep.exceptions:
             if (e.port, e.dev if e.dev is not None else 0) != key:
@@ -901,7 +910,7 @@ class _Plan:
                 s = c.res_status
                 if not c.has_res or s & 0x80 or not s & 0x40:
                     continue
-                if ("timeout" in c.emask_desc and not s & 0x01) or (not c.ncq and s & 0x01):
+                if not c.ncq and s & 0x01 and not c.emask & 0x4:
                     votes.append(bool(s & 0x10))
         return None if not votes else votes.count(True) >= votes.count(False)
 

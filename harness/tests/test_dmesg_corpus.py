@@ -25,7 +25,7 @@ one as libata does (53: 1 -> 5); wip15-pmpcorpus alone 669 of 935 (71.6 %; 52 17
 user's non-data command (hdparm's SET FEATURES) is an ATA PASS-THROUGH step, the SiI3112
 model's links are up after power-on (the 2.6.2x boot probe soft-resets first), a trailing
 speed-down is one more failure, an interface error cut off before its commands is planted
-from its SError (01 17 -> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18). wip14: a drive that stops answering
+from its SError (01 17 -> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18); wip16-res 707 of 935 (75.6 %): a slot's result keeps what its last command left (dmesg_rtf). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -63,11 +63,24 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     interrupt's instant and cuts that handshake short before SError is read again.
     06 [5], 15 [5] (a drive that resets itself with commands queued: DevExch with CommWake, no
     PhyRdy change), 23 [3], 30 [1], 04 [4] (DET=1 after a pull; the excerpt starts in the loop).
-  - result taskfile leftovers in res lines (the D2H Register FIS area of a 4.x AHCI after SMART
-    4f:c2, CHECK POWER 00:ff, the reset signature), and drive variance in the NCQ log's Count
-    (11, 57 [3, 3]; 09, 44, 49 [1, 2, 2]): 32 [15, also the retried commands' regrouping],
-    33 [4, and NCQ going off one error later], 26 [3], 02, 05, 10, 12, 13, 27, 28, 31, 34,
-    43, 50 [1-3 each: count, LBA and device bytes the drive left in its last Register FIS].
+  - res lines (wip16-res: 690 -> 707 of 935): libata resets only Status and Error of a
+    reused command slot's result taskfile and reads no result for a good command (unless
+    it is a pass-through) nor for a timed-out one (ata_qc_reinit, ata_qc_complete,
+    ata_scsi_cmd_error_handler; docs/libata-eh.md 1.2), and the stack now does the same;
+    the importer issues the pass-through commands whose answers a report's timeouts still
+    show on their tags (dmesg_rtf: CHECK POWER MODE's Count FFh, SMART RETURN STATUS's
+    4Fh/C2h, SMART READ DATA's and IDENTIFY's PIO Setup registers) and reads the drive's
+    NCQ log Count (ncq_log_count). 32 96 -> 101, 33 19 -> 22, 11 and 57 15 -> 17, 56 5 -> 7,
+    13, 34, 43, 49 one each; 14 4 -> 3 (the ICH slave's timeout shows Device 10h, which the
+    slot kept from before the excerpt: a timeout's registers are never read). What still
+    differs: 32 [10: the retried commands' regrouping], 33 [1: NCQ going off one error
+    later], 26 [3] and 50 [1] (the aborted queued commands show the drive's last Register
+    FIS, which that drive sends with the accepted command's registers), 10 [2] (slots an
+    earlier failed command filled), 39 [3] (6.10+: a failed queued command takes only
+    Status and Error from the SDB FIS and keeps the slot's other registers), 02, 03, 05, 15
+    (bus errors: the Register FIS area's stale registers), 27, 28, 31 (Count and Device of
+    a non-queued media error's Register FIS: the drive's), 09 (DSC in the NCQ log's
+    Status), 44 (Device 00h in the NCQ log).
   - 54 1/1 and 56 5/9 (wip15): libata-2006 prints "configured for" after a softreset-only
     boot probe as 2.6.20 does, a PIO-only device (pio, dma: 0, multi: 0) from its
     "configured for PIOn" and READ SECTOR(S); 56 [4]: the excerpt's first EH run (its
@@ -91,7 +104,7 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     in the probe freezes the port and SET XFERMODE fails (err_mask 0x40); the stack reads no
     log at probe, so the import hangs the drive on SET FEATURES: the speed limits and the
     disable match, the seven link-ups after the disable do not (libata's re-probe).
-    39 [3]: the res lines' Count byte. 48 [15]: the dead host bus (irq_stat 0xffffffff,
+    39 [3]: res lines (above). 48 [15]: the dead host bus (irq_stat 0xffffffff,
     unknown FIS, Emask 0x32) and ata8's HBA internal error (Emask 0x40, SError.E), which no
     fault kind gives. 18 [1]: the first exception's SAct (its fillers finish before the
     media error).
@@ -120,7 +133,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.745
+FLOOR = 0.756
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 

@@ -24,7 +24,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "dmesg"
 
 # fixture: (report decision lines, lines satasim matches today, what the scenario must hold)
 ROUND_TRIP = {
-    "ncq-media-error": (11, 9, {"faults": [{"kind": "media_error", "error": "unc", "lba": [1600, 1600]}],
+    # the res line's Count 00 for an 8-sector read: a drive whose NCQ log keeps no count
+    # (ncq_log_count: none, dmesg_rtf; 9 before)
+    "ncq-media-error": (11, 10, {"faults": [{"kind": "media_error", "error": "unc", "lba": [1600, 1600]}],
                                 "ops": [("read", 1600, "ncq")] + [("read", lba, "ncq") for lba in (0, 8, 16, 24, 32)]}),
     # issue 31: attach_read (NCQ goes off at the 4th timeout, as the report's, not the 2nd),
     # the requests at the report's times, the res line compared as the kernel prints it
@@ -862,3 +864,61 @@ def test_an_interface_error_cut_off_before_its_commands_is_planted_from_its_serr
                    "[  100.000003] ata2: hard resetting link\n")
     assert do_import(rep, out) == 0
     assert not [f for f in yaml.safe_load(out.read_text())["faults"] or [] if f["kind"] == "crc"]
+
+def test_res_leftovers_are_the_pass_through_commands_of_their_slots(tmp_path):
+    """dmesg-corpus 32 (6.x, ahci): fifteen NCQ commands time out together; libata reads no
+    result for a timeout, so each res line shows DRDY and what its slot kept (dmesg_rtf):
+    tag 13 Count FFh (CHECK POWER MODE), 14 Count 01h (IDENTIFY DEVICE), 16 and 23 4Fh/C2h
+    (SMART RETURN STATUS), 29 Count 01h with 4Fh/C2h (SMART READ DATA). The import issues
+    each as an ATA PASS-THROUGH (16) on its tag before the report's requests, and the run's
+    res lines are the report's (96 of 111 before; the rest is the retries' regrouping)."""
+    out = tmp_path / "c32.yaml"
+    assert do_import(next(CORPUS.glob("32-*.log")), out) == 0
+    spec = yaml.safe_load(out.read_text())
+    steps = {w["tag"]: w["cdb"] for w in spec["workload"] if w.get("kind") == "scsi"}
+    assert steps == {
+        13: "85 06 00 00 00 00 00 00 00 00 00 00 00 00 e5 00",
+        14: "85 08 0e 00 00 00 01 00 00 00 00 00 00 00 ec 00",
+        16: "85 06 00 00 da 00 00 00 00 00 4f 00 c2 00 b0 00",
+        23: "85 06 00 00 da 00 00 00 00 00 4f 00 c2 00 b0 00",
+        29: "85 08 0e 00 d0 00 01 00 00 00 4f 00 c2 00 b0 00",
+    }, spec["workload"]
+    assert spec["devices"][0]["smart"] == "good"
+    run([out], tmp_path / "out")
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c32")
+    assert (matched, total) == (101, 111), "\n".join(text)
+    res = [ln for ln in text if " res " in ln and ln[0] in "+-"]
+    assert not [ln for ln in res if not re.search(r"res 40/00:00:00:00:00/00:00:00:00:00/00|4f:c2|:ff:|:01:", ln)], res
+
+
+def test_res_leftovers_no_command_leaves_are_noted(tmp_path):
+    # a timeout's res registers that no pass-through command leaves (a failed command's
+    # Register FIS the slot kept, dmesg-corpus 10) are noted with their line, not guessed
+    log = tmp_path / "r.log"
+    log.write_text(
+        "[  10.000000] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x6 frozen\n"
+        "[  10.000000] ata1.00: failed command: READ FPDMA QUEUED\n"
+        "[  10.000000] ata1.00: cmd 60/08:00:00:e1:59/00:00:a2:00:00/40 tag 0 ncq dma 4096 in\n"
+        "[  10.000000]          res 40/00:10:d0:5d:a8/00:00:b2:00:00/40 Emask 0x4 (timeout)\n"
+        "[  10.000000] ata1.00: status: { DRDY }\n"
+        "[  10.000000] ata1: hard resetting link\n")
+    out = tmp_path / "r.yaml"
+    p = subprocess.run([sys.executable, "-m", "satasim.import_dmesg", str(log), "-o", str(out)],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1])))
+    assert p.returncode == 0, p.stderr
+    # (line 3: the cmd message the res line continues)
+    assert f"{log}:3: the res line's registers (left in tag 0 by an earlier command)" in p.stdout, p.stdout
+    assert "kind: scsi" not in out.read_text()
+
+
+def test_ncq_log_count_is_read_from_the_culprit_res_lines(tmp_path):
+    """dmesg-corpus 11 (openzfs 1814): a 256-sector READ FPDMA QUEUED fails with UNC and the
+    res line EH read from the NCQ log shows Count 00h/00h ("res 41/40:00:b1:4b:1c/00:00:..."),
+    where a drive that logs the whole count shows 00h/01h: ncq_log_count: low_byte (15 of 18
+    lines before, 17 now)."""
+    out = tmp_path / "c11.yaml"
+    assert do_import(next(CORPUS.glob("11-*.log")), out) == 0
+    assert [d.get("ncq_log_count") for d in yaml.safe_load(out.read_text())["devices"]] == ["low_byte"]
+    run([out], tmp_path / "out")
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c11")
+    assert (matched, total) == (17, 18), "\n".join(text)

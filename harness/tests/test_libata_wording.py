@@ -192,7 +192,7 @@ def test_rescan_is_the_scsi_layers_only(write_scenario, tmp_path):
 NCQ_HANG = """
 name: wording-timeouts
 controller: {type: ahci, ports: 1}
-devices: [{port: 0, capacity: 1g, timing: {kind: ssd}, status_dsc: false}]
+devices: [{port: 0, capacity: 1g, timing: {kind: ssd}}]
 workload:
   - {kind: request, device: 0, op: read, lba: 0, sectors: 8, mode: ncq, verify: false, tag: 3}
   - {kind: request, device: 0, op: read, lba: 8, sectors: 8, mode: ncq, verify: false, tag: 4}
@@ -210,9 +210,56 @@ def test_requests_issued_together_time_out_together(write_scenario, tmp_path):
     _, log, _ = run_one(write_scenario, tmp_path, NCQ_HANG, "wording-timeouts")
     first = log.split("exception Emask", 2)[1]
     assert len(re.findall(r"failed command: READ FPDMA QUEUED", first)) == 3, first
-    # a drive that leaves DSC clear (status_dsc: false): the res line of a timeout shows
-    # the last Register FIS it sent, 0x40 as in every timeout of the corpus
+    # a timed-out command's result is never read from the controller (6.1
+    # ata_scsi_cmd_error_handler: "qc->err_mask |= AC_ERR_TIMEOUT; qc->flags |= ATA_QCFLAG_EH;",
+    # no fill_result_tf): its res line is what ata_qc_reinit left, "init result_tf such that
+    # it indicates normal completion" (DRDY, no error), even from a drive whose statuses
+    # carry DSC (0x50: the stack read the Register FIS area before, "res 50/00:...")
     assert len(re.findall(r"res 40/00:00:00:00:00/00:00:00:00:00/00 Emask 0x4 \(timeout\)", first)) == 3, first
+
+
+LEFTOVERS = """
+name: wording-leftovers
+controller: {type: ahci, ports: 1}
+devices: [{port: 0, capacity: 1g, timing: {kind: ssd}, smart: good}]
+workload:
+  # what smartd and hdparm leave in command slots 3-6 (ATA PASS-THROUGH (16) through SG_IO)
+  - {kind: scsi, device: 0, tag: 3, cdb: "85 06 00 00 00 00 00 00 00 00 00 00 00 00 e5 00"}
+  - {kind: scsi, device: 0, tag: 4, cdb: "85 06 00 00 da 00 00 00 00 00 4f 00 c2 40 b0 00"}
+  - {kind: scsi, device: 0, tag: 5, cdb: "85 08 0e 00 d0 00 01 00 00 00 4f 00 c2 00 b0 00", data_in: 512}
+  - {kind: scsi, device: 0, tag: 6, cdb: "85 08 0e 00 00 00 01 00 00 00 00 00 00 00 ec 00", data_in: 512}
+  # reads on those slots and on 7 that complete: they leave the slots as they were
+  - {kind: request, device: 0, op: read, lba: 64, sectors: 8, mode: ncq, tag: 3, delay: 50ms}
+  - {kind: request, device: 0, op: read, lba: 72, sectors: 8, mode: ncq, tag: 4, delay: 50ms}
+  - {kind: request, device: 0, op: read, lba: 80, sectors: 8, mode: ncq, tag: 7, delay: 50ms}
+  # then the queue that times out
+  - {kind: request, device: 0, op: read, lba: 0, sectors: 8, mode: ncq, verify: false, tag: 3, delay: 100ms}
+  - {kind: request, device: 0, op: read, lba: 8, sectors: 8, mode: ncq, verify: false, tag: 4, delay: 100ms}
+  - {kind: request, device: 0, op: read, lba: 16, sectors: 8, mode: ncq, verify: false, tag: 5, delay: 100ms}
+  - {kind: request, device: 0, op: read, lba: 24, sectors: 8, mode: ncq, verify: false, tag: 6, delay: 100ms}
+  - {kind: request, device: 0, op: read, lba: 32, sectors: 8, mode: ncq, verify: false, tag: 7, delay: 100ms}
+faults:
+  - {kind: hang, port: 0, on_cmd: {op: read, lba: [0, 7]}}
+"""
+
+
+def test_a_timeout_shows_what_the_slot_kept(write_scenario, tmp_path):
+    # ata_qc_reinit (2.6.20 to 6.x) resets only Status and Error of a slot's result_tf;
+    # ata_qc_complete fills it for a failed command or one with ATA_QCFLAG_RESULT_TF (ATA
+    # PASS-THROUGH: ata_scsi_pass_thru "result TF is copied back"), not for a good read; a
+    # timeout is never filled. So each slot shows its pass-through command's answer (dmesg
+    # corpus 32, 6.x: "res 40/00:ff:00:00:00/00:00:00:00:00/00 Emask 0x4 (timeout)" on tag
+    # 13, "res 40/00:00:00:4f:c2/..." on 16, "res 40/00:01:00:4f:c2/..." on 29; 33's /40)
+    _, log, _ = run_one(write_scenario, tmp_path, LEFTOVERS, "wording-leftovers")
+    first = log.split("exception Emask", 2)[1]
+    res = dict(re.findall(r"tag (\d+) ncq dma 4096 in\s+res (\S+) Emask 0x4 \(timeout\)", first))
+    assert res == {
+        "3": "40/00:ff:00:00:00/00:00:00:00:00/00",     # CHECK POWER MODE: Count FFh (active)
+        "4": "40/00:00:00:4f:c2/00:00:00:00:00/40",     # SMART RETURN STATUS: 4Fh/C2h, Device as sent
+        "5": "40/00:01:00:4f:c2/00:00:00:00:00/00",     # SMART READ DATA: its PIO Setup FIS
+        "6": "40/00:01:00:00:00/00:00:00:00:00/00",     # IDENTIFY DEVICE: its PIO Setup FIS
+        "7": "40/00:00:00:00:00/00:00:00:00:00/00",     # a slot only good reads used
+    }, first
 
 
 COMRESETS = """
@@ -519,3 +566,26 @@ def test_queued_cmd_line_protocol(policy, prot, write_scenario, tmp_path):
     # 4096 in" in a log that still says "disabled", so between 4.9 and 5.16: libata-4.9).
     _, log, _ = run_one(write_scenario, tmp_path, NCQ_TIMEOUT.format(policy=policy), "wording-ncq")
     assert re.search(STAMP + r"ata1\.00: cmd 60/08:\S+ tag \d+ " + prot + r" 4096 in$", log, re.M), log
+
+NCQ_LOG_COUNT = """
+name: wording-ncq-log-count
+controller: {type: ahci, ports: 1}
+devices: [{port: 0, capacity: 1g, timing: {kind: ssd}%s}]
+workload:
+  - {kind: request, device: 0, op: read, lba: 4096, sectors: 264, mode: ncq, verify: false, expect_error: true}
+faults:
+  - {kind: media_error, port: 0, on_cmd: {op: read, lba: [4100, 4100]}, count: 0}
+expect: {io_errors: 0}
+"""
+
+
+@pytest.mark.parametrize("key,count", [("", "08:00:10:00/00:01"), (", ncq_log_count: full", "08:00:10:00/00:01"),
+                                       (", ncq_log_count: low_byte", "08:00:10:00/00:00"),
+                                       (", ncq_log_count: none", "00:00:10:00/00:00")])
+def test_the_ncq_logs_count_is_the_drives(write_scenario, tmp_path, key, count):
+    # libata-eh.c ata_eh_read_log_10h copies the log page's bytes 12/13 into the result's
+    # Count/hob Count, which the res line prints: drives log a 264-sector read's Count as
+    # 08h/01h (the whole of it), 08h/00h (its low byte: dmesg corpus 11, 57 "res 41/40:00:
+    # b1:4b:1c/00:00:14:00:00/40" for "cmd 60/00:00:b1:4b:1c/01:00:14:00:00/40") or nothing
+    _, log, _ = run_one(write_scenario, tmp_path, NCQ_LOG_COUNT % key, "wording-ncq-log-count")
+    assert re.search(r"res 41/40:%s:00:00:00/40 Emask 0x409 \(media error\) <F>" % count, log), log

@@ -268,11 +268,15 @@ void SataDisk::Impl::execute_queued(int tag) {
 // Count field holds the failed command's sector count (an FPDMA command's Features), as the
 // drives of the field reports fill it: "cmd 61/20:70:..." fails as "res 51/04:20:...",
 // "cmd 60/38:b0:..." as "res 41/40:38:..." (dmesg-corpus 09, 18, 19, 49, 11), not the
-// Count register that carries the tag.
+// Count register that carries the tag. Other drives log only its low byte, or nothing
+// (device key ncq_log_count: 11, 49, 57 log a 256-sector read's Count as 00h/00h).
 void SataDisk::Impl::ncq_fail(int tag, uint8_t error, uint64_t lba, uint8_t status) {
     const NcqSlot &s = slots[size_t(tag)];
+    const uint16_t count = uint16_t(s.tf.feature | s.tf.feature_hi << 8);
     ncq_log = NcqErrorLog{true, false, uint8_t(tag), status, error, s.tf.device, lba,
-                          uint16_t(s.tf.feature | s.tf.feature_hi << 8)};
+                          cfg.ncq_log_count == DiskConfig::NcqLogCount::Full      ? count
+                          : cfg.ncq_log_count == DiskConfig::NcqLogCount::LowByte ? uint16_t(count & 0xFF)
+                                                                                  : uint16_t(0)};
 #ifdef SATASIM_PLANT_DISK_NCQ_LOG_WRONG_TAG
     ncq_log.tag = uint8_t((tag + 1) & 0x1F); // planted: log 10h names the next tag
 #endif

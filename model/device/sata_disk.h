@@ -113,9 +113,15 @@ struct DiskConfig {
     // enabled (IDENTIFY words 82/85 bit 0), and answers SMART RETURN STATUS (B0h, Feature
     // DAh, the key 4Fh/C2h in LBA mid/high) with LBA mid/high 4Fh/C2h (Good) or F4h/2Ch
     // (ThresholdExceeded: an attribute is past its threshold, the drive predicts its failure).
-    // Every other SMART subcommand is aborted (the model's choice). None: B0h is aborted.
+    // READ DATA (D0h) returns the data structure (no attributes); every other SMART
+    // subcommand is aborted (the model's choice). None: B0h is aborted.
     enum class Smart { None, Good, ThresholdExceeded };
     Smart smart = Smart::None;
+    // What the NCQ Command Error log (10h) holds in its Count field for the failed command
+    // (docs/hardware.md 8.6; drives differ): its sector count (Full), its low byte only
+    // (LowByte: a 256-sector read logs Count 00h/00h), nothing (None: 0).
+    enum class NcqLogCount { Full, LowByte, None };
+    NcqLogCount ncq_log_count = NcqLogCount::Full;
     // Advanced Format (docs/device.md 4): 2^physical_log2 logical sectors per physical sector
     // (IDENTIFY word 106 bits 3:0 with bit 13; 3 = 512e, 4096-byte physical sectors of eight
     // 512-byte logical ones), and where LBA 0 sits in the first physical sector (word 209

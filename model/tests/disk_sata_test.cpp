@@ -968,7 +968,22 @@ MODEL_TEST(smart_return_status) {
     EXPECT_EQ(bad.status, 0x50);
     EXPECT_EQ(bad.d2h.lba & 0xFFFF00, 0x2CF400u);
     EXPECT_EQ(run(g, cmd(0xB0, 0xC24E00, 0, 0xDA)).error, sata::kAtaAbrt); // wrong key
-    EXPECT_EQ(run(g, cmd(0xB0, 0xC24F00, 0, 0xD0)).error, sata::kAtaAbrt); // READ DATA: not modelled
+    // READ DATA: one sector by PIO, revision 0010h, the checksum in byte 511; its PIO Setup
+    // FIS carries the command's registers (what libata keeps as the pass-through's result)
+    Result rd = run(g, cmd(0xB0, 0xC24F00, 1, 0xD0));
+    EXPECT_TRUE(rd.done && rd.status == 0x50 && rd.error == 0);
+    EXPECT_EQ(rd.data.size(), 512u);
+    EXPECT_EQ(rd.pio_setups.size(), 1u);
+    if (rd.data.size() == 512 && !rd.pio_setups.empty()) {
+        unsigned sum = 0;
+        for (uint8_t v : rd.data)
+            sum += v;
+        EXPECT_EQ(sum & 0xFF, 0u);
+        EXPECT_EQ(word(rd.data, 0), 0x0010);
+        EXPECT_EQ(rd.pio_setups[0].at(5) | rd.pio_setups[0].at(6) << 8, 0xC24F); // LBA mid/high
+        EXPECT_EQ(rd.pio_setups[0].at(12), 1);                                  // Count
+    }
+    EXPECT_EQ(run(g, cmd(0xB0, 0xC24F00, 0, 0xD8)).error, sata::kAtaAbrt); // ENABLE OPERATIONS: not modelled
     EXPECT_EQ(run(B("ssd"), cmd(0xB0, 0xC24F00, 0, 0xDA)).error, sata::kAtaAbrt);
 }
 

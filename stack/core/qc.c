@@ -83,6 +83,26 @@ struct ata_queued_cmd *ata_qc_from_tag(struct ata_port *ap, unsigned tag)
     return (qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE ? qc : NULL;
 }
 
+/* A command the block layer timed out goes to EH as it stands: libata's
+ * ata_scsi_cmd_error_handler (4.x, 6.1; ata_scsi_error in 2.6.2x) sets AC_ERR_TIMEOUT and
+ * the EH flag and freezes the port without fill_result_tf, so its result taskfile is what
+ * ata_qc_reinit left at issue (DRDY, no error) over what earlier commands of the slot left
+ * in the other registers: a report's "res 40/00:ff:00:00:00/..." (an earlier CHECK POWER
+ * MODE on that tag) or "res 40/00:00:00:4f:c2/..." (SMART). Not a completion: the abort
+ * that follows (ata_port_freeze) passes it over, as libata's skips a command EH owns. */
+static void qc_timed_out(struct ata_queued_cmd *qc)
+{
+    const struct sata_trace_field f[] = { TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command) };
+
+    qc->err_mask |= AC_ERR_TIMEOUT;
+    qc->flags |= ATA_QCFLAG_FAILED;
+    if (qc->timer) {
+        qc->ap->host->pops->timer_cancel(qc->ap->host->plat, qc->timer);
+        qc->timer = 0;
+    }
+    ata_dev_ev(qc->dev, ATA_EV("qc.timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+}
+
 /* Timer callback, irq context: a command outlived its timeout. The port is frozen and
  * every command aborted into EH, which resets and then completes or retries them.
  * First the LLD's lost_interrupt hook, if it has one, may finish what the HBA completed
@@ -117,6 +137,8 @@ static void ata_qc_timeout(void *arg)
     }
     if ((qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE) {
         const uint64_t now = ata_now(ap->host);
+        struct ata_queued_cmd *expired[ATA_MAX_QUEUE];
+        unsigned n = 0;
 
         /* The block layer's timeout work expires every request whose deadline has passed,
          * not only the one whose timer fired (blk_mq_timeout_work -> blk_mq_check_expired:
@@ -128,20 +150,12 @@ static void ata_qc_timeout(void *arg)
             if (t == qc || (t->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) != ATA_QCFLAG_ACTIVE ||
                 !t->bio || !t->timer || t->deadline > now || !(ap->qc_active & (1u << t->hw_tag)))
                 continue;
-            t->err_mask |= AC_ERR_TIMEOUT;
-            {
-                const struct sata_trace_field f[] = { TF_INT("tag", t->tag), TF_HEX("cmd", t->tf.command) };
-
-                ata_dev_ev(t->dev, ATA_EV("qc.timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
-            }
+            expired[n++] = t;
         }
-        {
-            const struct sata_trace_field f[] = { TF_INT("tag", qc->tag), TF_HEX("cmd", qc->tf.command) };
-
-            qc->err_mask |= AC_ERR_TIMEOUT;
-            ata_dev_ev(qc->dev, ATA_EV("qc.timeout", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
-        }
-        ata_port_freeze(ap);
+        expired[n++] = qc;
+        for (unsigned i = 0; i < n; i++)
+            qc_timed_out(expired[i]);
+        ata_port_freeze(ap); /* aborts the others (filled), and schedules EH */
     }
     ata_unlock(ap->host);
 }
@@ -154,11 +168,15 @@ void ata_qc_issue(struct ata_queued_cmd *qc)
     uint32_t bit = 1u << qc->hw_tag;
     unsigned err;
 
-    qc->flags = ATA_QCFLAG_ACTIVE;
+    qc->flags = ATA_QCFLAG_ACTIVE | (qc->bio && qc->bio->result_tf ? ATA_QCFLAG_RESULT_TF : 0);
     qc->err_mask = 0;
     qc->timer = 0;
     qc->seq = ++ap->qc_seq;
-    memset(&qc->result_tf, 0, sizeof(qc->result_tf));
+    /* "init result_tf such that it indicates normal completion" (ata_qc_reinit, 2.6.20 to
+     * 6.x): status and error only; the other registers keep what the slot's last filled
+     * result left (qcmd[] starts zeroed) */
+    qc->result_tf.command = ATA_DRDY;
+    qc->result_tf.feature = 0;
     ap->qc_active |= bit;
     if (ata_is_ncq(&qc->tf)) {
         link->sactive |= bit;
@@ -230,7 +248,24 @@ void ata_qc_complete(struct ata_queued_cmd *qc)
 
     if (qc->err_mask)
         qc->flags |= ATA_QCFLAG_FAILED;
-    ap->ops->qc_fill_rtf(qc);
+    if (ata_qc_is_internal(qc) || (qc->flags & (ATA_QCFLAG_FAILED | ATA_QCFLAG_RESULT_TF))) {
+        ap->ops->qc_fill_rtf(qc);
+    } else {
+        /* libata reads no result for a good command nobody asked it of (ata_qc_complete:
+         * "read result TF if requested"): the slot keeps its registers. The status and error
+         * the hardware holds are still read for the trace (qc.done; on a taskfile
+         * controller the read is the one the HSM would make) */
+        const struct ata_taskfile keep = qc->result_tf;
+
+        ap->ops->qc_fill_rtf(qc);
+        {
+            const uint8_t status = qc->result_tf.command, error = qc->result_tf.feature;
+
+            qc->result_tf = keep;
+            qc->result_tf.command = status;
+            qc->result_tf.feature = error;
+        }
+    }
 
     if (ata_qc_is_internal(qc)) {
         /* minimal analysis so the waiter sees why an aborted command failed */

@@ -567,6 +567,8 @@ static void sat_submit(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     bio->sg = cmd->sg;
     bio->n_sg = cmd->n_sg;
     bio->passthrough = cmd->passthrough;
+    bio->want_tag = cmd->want_tag;
+    bio->blk_tag = cmd->blk_tag;
     bio->done = sat_bio_done;
     bio->priv = cmd;
     cmd->q_dev = dev;
@@ -858,6 +860,7 @@ static void sat_pass_thru(struct ata_device *dev, struct ata_scsi_cmd *cmd)
 
     memset(bio, 0, sizeof(*bio));
     bio->op = ATA_BIO_TASKFILE;
+    bio->result_tf = true; /* "result TF is copied back" (ata_scsi_pass_thru, 2.6.2x to 6.1) */
     switch (proto) {
     case 3: /* non-data */
         bio->proto = ATA_BIO_PROTO_NODATA;

@@ -622,6 +622,8 @@ void WorkloadRunner::run_scsi() {
     cmd.sg = cmd.len ? &sg : nullptr;
     cmd.n_sg = cmd.len ? 1 : 0;
     cmd.passthrough = true;
+    cmd.want_tag = spec_.tag.has_value();
+    cmd.blk_tag = spec_.tag.value_or(0);
     cmd.atapi_pio = spec_.packet_pio;
     cmd.atapi_byte_count = spec_.byte_count;
     cmd.priv = this;

@@ -143,6 +143,10 @@ struct DevAddr {
 // The SMART feature set and what SMART RETURN STATUS says (device key `smart`, docs/device.md 5).
 enum class SmartSpec { None, Good, ThresholdExceeded };
 
+// The Count the drive's NCQ Command Error log gives a failed command (device key
+// `ncq_log_count`, docs/hardware.md 8.6): its sector count, its low byte, or 0.
+enum class NcqLogCountSpec { Full, LowByte, None };
+
 // What a drive does with DATA SET MANAGEMENT TRIM (device key `trim`, docs/device.md 3).
 enum class TrimSpec { None, Zeroes, Deterministic, Indeterminate };
 
@@ -193,6 +197,7 @@ struct DeviceSpec {
     bool ncq_trim = false;          // queued TRIM: SEND FPDMA QUEUED DSM, IDENTIFY 77 bit 6, log 13h
     bool ncq_trim_erratum = false;  // errata: [ncq_trim]: queued TRIM offered but aborted (DiskConfig)
     SmartSpec smart = SmartSpec::None; // SMART feature set; RETURN STATUS good or threshold exceeded
+    NcqLogCountSpec ncq_log_count = NcqLogCountSpec::Full; // Count in the NCQ error log 10h
     unsigned physical_log2 = 0;        // physical_sector: 512 << this bytes (3: 512e)
     unsigned align_offset = 0;         // align_offset: LBA 0's logical sector offset in its physical sector
     unsigned devno = 0;       // the channel's device 1 (slave) on a piix with map: ich6
@@ -253,7 +258,7 @@ struct WorkloadSpec {
     bool expect_error = false; // the command itself is expected to fail (err_mask != 0)
     bool fail_fast = false;    // no retries above EH (REQ_FAILFAST_DEV, as readahead)
     bool fua = false;          // writes are REQ_FUA: durable when they complete
-    std::optional<unsigned> tag; // kind: request: the block layer's tag for it (a report's "tag N")
+    std::optional<unsigned> tag; // kind: request, scsi: the block layer's tag for it (a report's "tag N")
     // kind: scan: the host port scanned; none = every port (the host's "- - -")
     std::optional<unsigned> scan_port;
     bool attach_read = false; // the harness's own: a disk's attach-time read (devices[].attach_read)

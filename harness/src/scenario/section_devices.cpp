@@ -159,7 +159,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "hpa", "trim", "ncq_trim", "smart", "physical_sector", "align_offset", "hipm", "dipm", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
+               "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "physical_sector", "align_offset", "hipm", "dipm", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
     if (auto *v = m.find("atapi")) {
         MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma"});
@@ -277,6 +277,11 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
                                      {{"none", SmartSpec::None},
                                       {"good", SmartSpec::Good},
                                       {"threshold_exceeded", SmartSpec::ThresholdExceeded}});
+    if (auto *v = m.find("ncq_log_count"))
+        d.ncq_log_count = as_enum<NcqLogCountSpec>(p, *v,
+                                                   {{"full", NcqLogCountSpec::Full},
+                                                    {"low_byte", NcqLogCountSpec::LowByte},
+                                                    {"none", NcqLogCountSpec::None}});
     if (auto *v = m.find("ncq_order"))
         d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
                                             {{"in_order", NcqOrderSpec::InOrder},

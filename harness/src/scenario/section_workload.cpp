@@ -157,6 +157,11 @@ WorkloadSpec parse_scsi(const Parser &p, const MapView &m, WorkloadSpec w, const
             p.fail(*v, std::to_string(w.expect_data.size()) + " bytes expected, but data_in is " +
                            std::to_string(w.data_in));
     }
+    if (auto *v = m.find("tag")) {
+        if (dev.atapi)
+            p.fail(*v, "for a disk's ATA command (the slot that keeps its result), not an ATAPI drive's");
+        w.tag = unsigned(as_uint(p, *v, 0, 31));
+    }
     w.count = 1;
     w.qd = 1;
     return w;
@@ -226,7 +231,8 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
         keys = {"kind", "device", "barrier", "delay"};
     else if (w.kind == WorkloadKind::Scsi)
         keys = {"kind", "device", "controller", "pmp_port", "devno", "cdb", "data_in", "data_out", "expect_status",
-                "expect_sense", "expect_sense_key", "expect_data", "pio", "byte_count", "verify", "barrier", "delay"};
+                "expect_sense", "expect_sense_key", "expect_data", "pio", "byte_count", "verify", "barrier", "delay",
+                "tag"};
     else if (request)
         keys = {"kind", "device", "controller", "pmp_port", "devno", "op", "lba", "sectors", "mode", "expect_submit", "expect_error",
                 "verify", "barrier", "delay", "fail_fast", "tag", "fua"};

@@ -150,6 +150,20 @@ TEST(scsi_workload_keys) {
     // the keys of an I/O entry are not a SCSI command's
     CHECK(error_of(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"00 00 00 00 00 00\", op: read}\n")
               .find("t.yaml:5: workload[0].op") == 0);
+    // the block layer's tag: which command slot keeps a pass-through command's result
+    CHECK(!a.tag && *parse(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", "
+                                              "data_in: 36, tag: 13}\n").workload[0].tag == 13);
+    CHECK(error_of(std::string(kDisk) + "workload:\n  - {kind: scsi, device: 0, cdb: \"12 00 00 00 24 00\", tag: 32}\n")
+              .find("t.yaml:5: workload[0].tag") == 0);
+}
+
+// What a drive's NCQ error log holds in Count (docs/hardware.md 8.6): the failed command's
+// sector count unless the scenario says otherwise.
+TEST(ncq_log_count_key) {
+    CHECK(parse(kDisk).devices[0].ncq_log_count == NcqLogCountSpec::Full);
+    CHECK(parse("devices:\n  - {port: 0, ncq_log_count: low_byte}\n").devices[0].ncq_log_count == NcqLogCountSpec::LowByte);
+    CHECK(parse("devices:\n  - {port: 0, ncq_log_count: none}\n").devices[0].ncq_log_count == NcqLogCountSpec::None);
+    CHECK(error_of("devices:\n  - {port: 0, ncq_log_count: half}\n").find("t.yaml:2: devices[0].ncq_log_count") == 0);
 }
 
 TEST(trim_keys) {

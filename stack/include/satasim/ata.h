@@ -375,6 +375,10 @@ struct ata_bio {
      * retries a failed command above EH (the SCSI command allows no retries) nor prints its
      * I/O error line (blk_rq_is_passthrough); an innocent aborted by EH is still requeued */
     bool passthrough;
+    /* ATA_BIO_TASKFILE: the issuer reads the result registers back (an ATA PASS-THROUGH
+     * CDB: libata's ata_scsi_pass_thru sets ATA_QCFLAG_RESULT_TF), so a success fills the
+     * command slot's result taskfile too: the registers a later failure on that slot may show */
+    bool result_tf;
     /* out, valid in done() */
     unsigned err_mask; /* 0 = success; AC_ERR_* bits otherwise */
     uint8_t status;    /* final ATA status */

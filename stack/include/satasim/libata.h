@@ -136,6 +136,8 @@ enum {
     ATA_QCFLAG_ACTIVE = 1u << 0,
     ATA_QCFLAG_RETRY = 1u << 7,   /* EH: worth retrying (policy) */
     ATA_QCFLAG_SENSE_VALID = 1u << 8, /* ATAPI: EH read the sense of its CHECK CONDITION */
+    ATA_QCFLAG_RESULT_TF = 1u << 9, /* the issuer reads the result registers back, so a
+                                       success fills result_tf too (ATA PASS-THROUGH) */
     ATA_QCFLAG_FAILED = 1u << 16, /* owned by EH until finish */
 };
 

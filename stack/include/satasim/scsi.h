@@ -56,6 +56,10 @@ struct ata_scsi_cmd {
     /* a SCSI pass-through request (SG_IO, as sg_raw sends it: no retries above EH, no block
      * layer I/O error line) rather than the disk driver's own request (sd: 5 retries) */
     bool passthrough;
+    /* the block layer's tag for the request (a disk's ATA command takes it if it is free,
+     * else the lowest free one; ata_bio.want_tag): which command slot keeps its result */
+    bool want_tag;
+    unsigned blk_tag;
     /* an ATAPI device only (a disk ignores them): PIO even where DMA is allowed, and the byte
      * count limit to program (0: libata's, len capped at 63 KiB). A test's choice, as QEMU's
      * ahci-test makes it: libata itself picks both (atapi_check_dma, atapi_xlat) */

@@ -99,6 +99,9 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.smart = d.smart == SmartSpec::Good                ? device::DiskConfig::Smart::Good
               : d.smart == SmartSpec::ThresholdExceeded ? device::DiskConfig::Smart::ThresholdExceeded
                                                         : device::DiskConfig::Smart::None;
+    c.ncq_log_count = d.ncq_log_count == NcqLogCountSpec::LowByte ? device::DiskConfig::NcqLogCount::LowByte
+                      : d.ncq_log_count == NcqLogCountSpec::None  ? device::DiskConfig::NcqLogCount::None
+                                                                  : device::DiskConfig::NcqLogCount::Full;
     // a drive on a PIIX3/PIIX4 cable is a parallel ATA drive (docs/hardware.md 10.5)
     if (const ControllerSpec &ctl = sc.controller_of(d.port); ctl.parallel_ata() && !d.pmp_port) {
         c.pata = true;
