@@ -19,7 +19,8 @@ found empty is a plug, not COMINIT noise, and a run no longer ends while a link'
 wire (06: 2 -> 4); after corpus15b 665 of 935 (71.1 %): a SET XFERMODE failing in the probe is a
 drive that hangs on SET FEATURES, and EH lowers a UDMA device's PIO mode on its last try but
 one as libata does (53: 1 -> 5); wip15-pmpcorpus alone 669 of 935 (71.6 %; 52 17 -> 38, 56 2 -> 5,
-54 0 -> 1); all of wip15 merged: 690 of 935 (73.8 %). wip14: a drive that stops answering
+54 0 -> 1); all of wip15 merged: 690 of 935 (73.8 %); wip16-pmp 724 of 935 (77.4 %: 51 10 -> 39,
+52 38 -> 42, 53 5 -> 6). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -36,14 +37,26 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     modelled from their attach line (sii5744, jmb394, jmb575: 46's 6.0 Gbps host link; the
     JMB394's empty ports read SControl 0, 07), a frozen port's fan-out SError reads fail with
     Emask 0x40 and give every busy link Emask 0x100, and the SiI3124's "PMP DMA CS errata"
-    is modelled (scenarios/pmp/pmp-dma-cs-errata-sil24.yaml). What still differs:
-    51 [38] (the SiI3726 unit's config port 5 whose PSCR SError read the PMP aborts, the
-    frozen-port IDENTIFY failures and the PMP give-up of 2.6.28's EH; the SiI3726 prints
-    SControl 300 on ports 1-3 where the model, as the other parts, keeps 320),
-    52 [15] (wip15: the reads one EH run reports link by link go out together, in the order
-    of their tags, so the errata fires and the tags are the log's; a READ DMA whose Data FIS
-    gets R_ERR ends with ICRC|ABRT; the idle links' reports make it libata-4.x: 17 -> 38.
-    Left: SControl 300 on the SiI3726's ports 1-3, the config port's 1.5 Gbps SEMB link),
+    is modelled (scenarios/pmp/pmp-dma-cs-errata-sil24.yaml). wip16-pmp: the SiI3726's
+    port 5 is its enclosure bridge, up at 1.5 Gbps inside the part, hard reset and reported
+    as any fan-out link and never attached (libata's NO_SRST | ASSUME_SEMB; the importer puts
+    no disk there); one unit's aborted PSCR read is the pmp_reg_abort fault (51's config port
+    SError: sata_sil24 freezes on the PM port 15 error, HSM|DEV on the host link); an abort
+    leaves EH pending (libata's ata_do_link_abort), so after the PMP give-up EH repeats, still
+    frozen ("exception Emask 0x3 ... frozen t4", the host link reset as a plain link); a
+    recovered PMP clears the host link's EH flags ("PMP resurrected": the next PMP reset is
+    logged, no cool-down); the PMP's own "disabled" after its detach reads ataN.00; an idle
+    fan-out link's exception is no drive (52's port 4). What still differs: 51 [9] (all
+    SControl 300) and 52 [11: 3 of them SControl 300]: the SiI3726 prints SControl 300 on
+    ports 1-3 after an attach or a PMP reset where the model, as the other parts, keeps the
+    320 libata writes (cause not found: libata's __sata_set_spd_needed masks every fan-out
+    link with the 3.0 Gbps host link; 52's later single-link reset of port 1 reads 320);
+    52's other misses are the res leftovers of its errata run (Busy/IDNF, the innocent
+    command's LBA) and its second error's tag and Emask; 51's excerpt leaves out a middle
+    section (its port 4 is reset in some rounds only), and the stack recovers each fan-out
+    link in turn (reset, then its devices) where libata resets every link before it
+    revalidates any, so 51's drives are configured before port 5 freezes the port where the
+    log shows "failed to IDENTIFY" (not decision lines),
     17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
     imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
     07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
@@ -107,7 +120,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.735
+FLOOR = 0.77
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 
