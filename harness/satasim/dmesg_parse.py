@@ -110,7 +110,8 @@ class Disk:
     lba48: bool = True
     ncq: bool = True
     ncq_depth: int = 32
-    gen: int = 0            # first link speed seen
+    gen: int = 0            # first link speed seen (its own link's, behind a PMP)
+    own_gen: bool = False   # gen is from its own link (ataN.DD), not the port's host link
     configured: str = ""
     atapi: bool = False
     identified: bool = False   # an ATA-N identity line: else only known by its address
@@ -459,8 +460,12 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
         return exc, cmd
     if (u := _LINK_UP.match(msg)):
         d = r.disks.setdefault(key, Disk(port, key[1]))
-        if not d.gen:
+        if not d.gen or (dev is not None and not d.own_gen):
+            # behind a PMP the host link's speed (ataN:, before the attach line names the PMP)
+            # is not the drive's: its fan-out link's first one is (dmesg corpus 46: a 3.0 Gbps
+            # drive behind a JMB575 on a 6.0 Gbps host link)
             d.gen = GBPS.get(u.group("g"), 3)
+            d.own_gen = dev is not None
         if dev is None:
             d.port_link_up = True
         else:

@@ -19,8 +19,8 @@ found empty is a plug, not COMINIT noise, and a run no longer ends while a link'
 wire (06: 2 -> 4); after corpus15b 665 of 935 (71.1 %): a SET XFERMODE failing in the probe is a
 drive that hangs on SET FEATURES, and EH lowers a UDMA device's PIO mode on its last try but
 one as libata does (53: 1 -> 5); wip15-pmpcorpus alone 669 of 935 (71.6 %; 52 17 -> 38, 56 2 -> 5,
-54 0 -> 1); all of wip15 merged: 690 of 935 (73.8 %); wip16-pmp 724 of 935 (77.4 %: 51 10 -> 39,
-52 38 -> 42, 53 5 -> 6). wip14: a drive that stops answering
+54 0 -> 1); all of wip15 merged: 690 of 935 (73.8 %); wip16-pmp 725 of 935 (77.5 %: 51 10 -> 39,
+52 38 -> 42, 53 5 -> 6, 46 15 -> 16). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -46,7 +46,8 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     frozen ("exception Emask 0x3 ... frozen t4", the host link reset as a plain link); a
     recovered PMP clears the host link's EH flags ("PMP resurrected": the next PMP reset is
     logged, no cool-down); the PMP's own "disabled" after its detach reads ataN.00; an idle
-    fan-out link's exception is no drive (52's port 4). What still differs: 51 [9] (all
+    fan-out link's exception is no drive (52's port 4); a drive behind a PMP runs at its
+    fan-out link's first speed, not the host link's (46's 3.0 Gbps drive behind a JMB575). What still differs: 51 [9] (all
     SControl 300) and 52 [11: 3 of them SControl 300]: the SiI3726 prints SControl 300 on
     ports 1-3 after an attach or a PMP reset where the model, as the other parts, keeps the
     320 libata writes (cause not found: libata's __sata_set_spd_needed masks every fan-out
@@ -60,7 +61,8 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
     imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
     07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
-    scan's host-link lines), 46 [1], 38 [2, res leftovers].
+    scan's host-link lines: the user scan of empty ports 2 and 5 that 2.6.3x logs as "hard
+    resetting link" and "EH complete"), 38 [2: the SMART (4f:c2) res leftovers; 46 now 16/16].
   - hotplug timing: 42 [33]: the 2.6.2x pause is gone (wip14: 4.x/6.x retry a failed
     recovery at once, quietly), but each retry's reset still waits out libata's 5 s cool-down
     (ATA_EH_RESET_COOL_DOWN after the previous reset), where the log's pull retries after 1.5,

@@ -188,3 +188,13 @@ def test_a_pscr_read_the_pmp_aborts_is_a_pmp_reg_abort_fault(tmp_path):
     scen, _, _ = import_report(log, tmp_path / "c51.yaml")
     faults = [ln for ln in scen.read_text().splitlines() if "kind: pmp_reg_abort" in ln]
     assert faults == ["  - {kind: pmp_reg_abort, port: 0, pscr_port: 5, reg: 1, at: 1ms, from_power_on: true}"], faults
+
+
+def test_a_drive_behind_a_pmp_gets_its_fan_out_links_speed(tmp_path):
+    # dmesg corpus 46: "ata6: SATA link up 6.0 Gbps" (the host link, before the attach line)
+    # then "ata6.00: SATA link up 3.0 Gbps": the drive is a 3.0 Gbps one; the host link's
+    # speed is the JMB575's
+    log = next(CORPUS.glob("46-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c46.yaml")
+    disk = next(ln for ln in scen.read_text().splitlines() if "pmp_port: 0," in ln)
+    assert "gen: 2" in disk, disk
