@@ -117,7 +117,8 @@ class Disk:
     lba48: bool = True
     ncq: bool = True
     ncq_depth: int = 32
-    gen: int = 0            # first link speed seen
+    gen: int = 0            # first link speed seen (its own link's, behind a PMP)
+    own_gen: bool = False   # gen is from its own link (ataN.DD), not the port's host link
     configured: str = ""
     atapi: bool = False
     identified: bool = False   # an ATA-N identity line: else only known by its address
@@ -447,7 +448,10 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
         if not (msg.startswith(("hard resetting link", "soft resetting link", "SATA link", "limiting SATA",
                                 "failed to resume link", "failed to read SCR", "link is slow",
                                 "COMRESET failed", "softreset failed", "link offline", "failed to IDENTIFY",
-                                "qc timeout"))):
+                                "qc timeout"))) and not (port in r.pmps and dev < 15 and msg.startswith("exception ")):
+            # (behind a PMP kernels before 6.1 report every link of a frozen port, an empty
+            # one too: "ata1.04: exception Emask 0x100 ... frozen" is no drive, dmesg corpus 52;
+            # a failed command after it is)
             d.evidence = True
     if msg.startswith("SATA max ") or msg.startswith("PATA max ") or msg.startswith("DUMMY"):
         # the port's own description names its kind: ahci's "abar m2048@", sata_sil24's
@@ -463,8 +467,12 @@ def _one(r: Report, file, no, t, port, dev, addr, msg, exc, cmd, boot_done, last
         return exc, cmd
     if (u := _LINK_UP.match(msg)):
         d = r.disks.setdefault(key, Disk(port, key[1]))
-        if not d.gen:
+        if not d.gen or (dev is not None and not d.own_gen):
+            # behind a PMP the host link's speed (ataN:, before the attach line names the PMP)
+            # is not the drive's: its fan-out link's first one is (dmesg corpus 46: a 3.0 Gbps
+            # drive behind a JMB575 on a 6.0 Gbps host link)
             d.gen = GBPS.get(u.group("g"), 3)
+            d.own_gen = dev is not None
         if dev is None:
             d.port_link_up = True
         else:

@@ -43,6 +43,43 @@ def pmp_product(ids: tuple[int, int] | None) -> tuple[str, str]:
                 "(docs/hardware.md 7.6)")
 
 
+# The parts' own enclosure management bridge (SEMB, the "config port"): (vendor, device) ->
+# (its fan-out port, the port count GSCR[2] reports with it). libata resets that link like
+# any other and attaches nothing there (sata_pmp_quirks: ATA_LFLAG_NO_SRST |
+# ATA_LFLAG_ASSUME_SEMB); the model has it inside the part (PmpConfig::semb_port).
+CONFIG_PORTS = {
+    (0x1095, 0x3726): (5, 6),
+    (0x1095, 0x4726): (6, 7),
+}
+DEFAULT_PART = (0x1095, 0x3726)     # what a scenario's pmps[] entry without a product is
+
+
+def config_port(ids: tuple[int, int] | None) -> tuple[int, int] | None:
+    """(the config port, the part's port count with it) of the part a log's PMP is imported
+    as (pmp_product: the default part when the excerpt has no attach line or names a part
+    the model does not have), None for a part without one."""
+    return CONFIG_PORTS.get(ids if ids in PRODUCTS else DEFAULT_PART)
+
+
+# libata-pmp's sata_pmp_scr_read failure: "ataN.PP: failed to read SCR R (Emask=0xM)". Emask
+# 0x1 (AC_ERR_DEV) is the PMP's own answer: its control port aborted the read; 0x40
+# (AC_ERR_SYSTEM) is a read refused on a frozen port, 0x4 one that timed out.
+_SCR_ABORTED = re.compile(r"^failed to read SCR (\d+) \(Emask=0x1\)$")
+
+
+def reg_abort_faults(lines: list[tuple[int, float, str, str]], pmps) -> list[tuple[int, int, int, int]]:
+    """(first line, host port, fan-out port, register) of each PSCR read a PMP aborted: one
+    unit's broken register (dmesg corpus 51: the SiI3726's config port 5 fails its SError read
+    in every recovery), the scenario's pmp_reg_abort fault, armed from power-on."""
+    out: dict[tuple[int, int, int], int] = {}
+    for no, _t, addr, msg in lines:
+        m = re.match(r"^ata(\d+)\.(\d+)$", addr)
+        r = _SCR_ABORTED.match(msg)
+        if m and r and int(m.group(1)) - 1 in pmps and int(m.group(2)) < 15:
+            out.setdefault((int(m.group(1)) - 1, int(m.group(2)), int(r.group(1))), no)
+    return [(no, p, d, reg) for (p, d, reg), no in out.items()]
+
+
 # lines that end an EH run's report block: the recovery has begun (or the run is over)
 _RUN_STEP = re.compile(r"^(hard resetting link|soft resetting link|SATA link (up|down)|configured for |EH complete|"
                        r"controller in dubious state)")

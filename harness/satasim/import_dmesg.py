@@ -47,7 +47,8 @@ from satasim.dmesg_parse import Command, DmesgError, Report, parse, printable
 from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
-from satasim.dmesg_pmp import idle_link_reports, order_by_tag, pmp_product, same_run_issue_times
+from satasim.dmesg_pmp import (config_port, idle_link_reports, order_by_tag, pmp_product, reg_abort_faults,
+                                same_run_issue_times)
 from satasim.dmesg_rtf import leftover_steps, ncq_log_count
 from satasim.dmesg_sff import pio_only_keys
 
@@ -221,6 +222,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     out.append(f"controller: {{{', '.join(ctl)}}}")
     # disks: every device address the log names (an excerpt often starts after the boot probe)
     disks = {}
+    semb: dict[int, int] = {}       # host port -> the PMP's port count with its config port
     atapi = atapi_devices(rep)      # ATAPI drives: devices[].atapi and scsi steps (dmesg_atapi)
     for (port, dev), d in sorted(rep.disks.items()):
         if port not in portmap or dev == 15:
@@ -230,6 +232,12 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         if (port, dev) in atapi:
             continue
         pmp = port in rep.pmps
+        if pmp and (cfg := config_port(rep.pmp_ids.get(port, (0, None))[1])) and dev == cfg[0] \
+                and not (d.identified or d.configured or d.max_lba):
+            # the part's own bridge (dmesg_pmp.config_port), not a disk: its link is reset and
+            # reported (even an idle link's exception, 52), no drive was identified there
+            semb[port] = cfg[1]
+            continue
         if dev and not pmp and not (row["devno1_keys"] and dev == 1):
             notes.append(f"1: ata{port + 1}.{dev:02d}: a device {dev} on a port without a port "
                          "multiplier is not modelled")
@@ -252,7 +260,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     if pmps:
         out.append("pmps:")
         for p in pmps:
-            fan = max([rep.pmps[p]] + [dev + 1 for q, dev in disks if q == p])
+            fan = max([rep.pmps[p], semb.get(p, 0)] + [dev + 1 for q, dev in disks if q == p])
             out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}{_pmp_part(rep, p, notes)}}}")
     atapi_devs, atapi_work = atapi_scenario_parts(rep, atapi, portmap, notes)
     # the plan (faults and requests) is the disks': an ATAPI drive's exceptions are its steps
@@ -263,6 +271,10 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
     # the commands whose results the report's res lines still show in their slots (dmesg_rtf)
     rtf_steps, smart = leftover_steps(rep, disks, plan.where, plan.work, [f.spec for f in plan.faults], notes)
     plan.work[:0] = rtf_steps
+    for _no, p, d, reg in reg_abort_faults(rep.lines, rep.pmps):
+        if p in pmps:       # a PMP register read the part itself aborts: armed from power-on
+            plan.faults.append(_Fault({"kind": "pmp_reg_abort", "port": str(portmap[p]), "pscr_port": str(d),
+                                       "reg": str(reg), "at": "1ms", "from_power_on": "true"}))
     out.append("devices:" if disks or plan.empty or atapi_devs else "devices: []")
     out.extend(atapi_devs)
     for (port, dev), d in disks.items():

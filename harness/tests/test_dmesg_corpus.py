@@ -25,7 +25,8 @@ one as libata does (53: 1 -> 5); wip15-pmpcorpus alone 669 of 935 (71.6 %; 52 17
 user's non-data command (hdparm's SET FEATURES) is an ATA PASS-THROUGH step, the SiI3112
 model's links are up after power-on (the 2.6.2x boot probe soft-resets first), a trailing
 speed-down is one more failure, an interface error cut off before its commands is planted
-from its SError (01 17 -> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18); wip16-res 707 of 935 (75.6 %): a slot's result keeps what its last command left (dmesg_rtf). wip14: a drive that stops answering
+from its SError (01 17 -> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18); wip16-res 707 of 935 (75.6 %): a slot's result keeps what its last command left (dmesg_rtf); wip16-pmp alone 725 of 935 (77.5 %: 51 10 -> 39,
+52 38 -> 42, 53 5 -> 6, 46 15 -> 16: the SiI3726's config port, pmp_reg_abort). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -42,18 +43,32 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     modelled from their attach line (sii5744, jmb394, jmb575: 46's 6.0 Gbps host link; the
     JMB394's empty ports read SControl 0, 07), a frozen port's fan-out SError reads fail with
     Emask 0x40 and give every busy link Emask 0x100, and the SiI3124's "PMP DMA CS errata"
-    is modelled (scenarios/pmp/pmp-dma-cs-errata-sil24.yaml). What still differs:
-    51 [38] (the SiI3726 unit's config port 5 whose PSCR SError read the PMP aborts, the
-    frozen-port IDENTIFY failures and the PMP give-up of 2.6.28's EH; the SiI3726 prints
-    SControl 300 on ports 1-3 where the model, as the other parts, keeps 320),
-    52 [15] (wip15: the reads one EH run reports link by link go out together, in the order
-    of their tags, so the errata fires and the tags are the log's; a READ DMA whose Data FIS
-    gets R_ERR ends with ICRC|ABRT; the idle links' reports make it libata-4.x: 17 -> 38.
-    Left: SControl 300 on the SiI3726's ports 1-3, the config port's 1.5 Gbps SEMB link),
+    is modelled (scenarios/pmp/pmp-dma-cs-errata-sil24.yaml). wip16-pmp: the SiI3726's
+    port 5 is its enclosure bridge, up at 1.5 Gbps inside the part, hard reset and reported
+    as any fan-out link and never attached (libata's NO_SRST | ASSUME_SEMB; the importer puts
+    no disk there); one unit's aborted PSCR read is the pmp_reg_abort fault (51's config port
+    SError: sata_sil24 freezes on the PM port 15 error, HSM|DEV on the host link); an abort
+    leaves EH pending (libata's ata_do_link_abort), so after the PMP give-up EH repeats, still
+    frozen ("exception Emask 0x3 ... frozen t4", the host link reset as a plain link); a
+    recovered PMP clears the host link's EH flags ("PMP resurrected": the next PMP reset is
+    logged, no cool-down); the PMP's own "disabled" after its detach reads ataN.00; an idle
+    fan-out link's exception is no drive (52's port 4); a drive behind a PMP runs at its
+    fan-out link's first speed, not the host link's (46's 3.0 Gbps drive behind a JMB575). What still differs: 51 [9] (all
+    SControl 300) and 52 [11: 3 of them SControl 300]: the SiI3726 prints SControl 300 on
+    ports 1-3 after an attach or a PMP reset where the model, as the other parts, keeps the
+    320 libata writes (cause not found: libata's __sata_set_spd_needed masks every fan-out
+    link with the 3.0 Gbps host link; 52's later single-link reset of port 1 reads 320);
+    52's other misses are the res leftovers of its errata run (Busy/IDNF, the innocent
+    command's LBA) and its second error's tag and Emask; 51's excerpt leaves out a middle
+    section (its port 4 is reset in some rounds only), and the stack recovers each fan-out
+    link in turn (reset, then its devices) where libata resets every link before it
+    revalidates any, so 51's drives are configured before port 5 freezes the port where the
+    log shows "failed to IDENTIFY" (not decision lines),
     17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
     imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
     07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
-    scan's host-link lines), 46 [1], 38 [2, res leftovers].
+    scan's host-link lines: the user scan of empty ports 2 and 5 that 2.6.3x logs as "hard
+    resetting link" and "EH complete"), 38 [2: the SMART (4f:c2) res leftovers; 46 now 16/16].
   - hotplug timing: 42 [33]: the 2.6.2x pause is gone (wip14: 4.x/6.x retry a failed
     recovery at once, quietly), but each retry's reset still waits out libata's 5 s cool-down
     (ATA_EH_RESET_COOL_DOWN after the previous reset), where the log's pull retries after 1.5,

@@ -136,3 +136,65 @@ def test_idle_fan_out_links_reported_mean_a_kernel_before_6_1(tmp_path):
     log = next(CORPUS.glob("46-*.log"))
     scen, _, _ = import_report(log, tmp_path / "c46.yaml")
     assert "eh_policy" not in scen.read_text()
+
+
+SEMB_SCEN = """\
+name: semb
+seed: 1
+controller: {{type: {ctl}, ports: 1, gen: 2}}
+pmps:
+  - {{port: 0, ports: 6, product: sii3726}}
+devices:
+  - {{port: 0, pmp_port: 0}}
+"""
+
+
+@pytest.mark.parametrize("ctl", ["ahci", "sil24"])
+def test_sii3726_config_port_is_reset_like_a_link_and_left_unattached(ctl, write_scenario, tmp_path):
+    # dmesg corpus 52 (2.6.35) and 51 (2.6.28): the SiI3726's port 5 is its enclosure bridge
+    # (SEMB); libata's sata_pmp_quirks gives it NO_SRST | ASSUME_SEMB, so its link is hard
+    # reset and reported, up at 1.5 Gbps, and nothing is attached (no IDENTIFY, no "configured")
+    path = write_scenario(SEMB_SCEN.format(ctl=ctl), name=f"semb-{ctl}.yaml")
+    out = tmp_path / f"out-{ctl}"
+    result = run([path], out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    log = (out / "semb" / "satasim.log").read_text()
+    assert "ata1.05: hard resetting link" in log
+    assert "ata1.05: SATA link up 1.5 Gbps (SStatus 113 SControl 320)" in log
+    assert "ata1.05: configured for" not in log and "ata1.05: ATA-" not in log
+    assert "config port, ignoring" not in log
+    assert "ata1.00: configured for UDMA/" in log
+
+
+def test_import_puts_no_disk_on_the_config_port(tmp_path):
+    # 52's excerpt reports the config port's link ("ata1.05: SATA link up 1.5 Gbps") and its
+    # idle link's exception, never a drive there: the part's bridge, not a disk; the PMP keeps
+    # its six ports
+    log = next(CORPUS.glob("52-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c52.yaml")
+    text = scen.read_text()
+    assert "  - {port: 0, ports: 6}" in text, text
+    devices = text.split("devices:")[1].split("workload:")[0]
+    assert "pmp_port: 5" not in devices, text
+    # nor on port 4, whose link only ever went down: its "exception Emask 0x100 ... frozen"
+    # is 2.6.35 reporting every link of the frozen port, not a drive
+    assert "pmp_port: 4" not in devices, text
+
+
+def test_a_pscr_read_the_pmp_aborts_is_a_pmp_reg_abort_fault(tmp_path):
+    # dmesg corpus 51 (2.6.28): "ata7.05: failed to read SCR 1 (Emask=0x1)" in every recovery
+    # (Emask 0x1: the PMP answered ABRT; the "SCR 0 (Emask=0x40)" after it is the frozen port)
+    log = next(CORPUS.glob("51-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c51.yaml")
+    faults = [ln for ln in scen.read_text().splitlines() if "kind: pmp_reg_abort" in ln]
+    assert faults == ["  - {kind: pmp_reg_abort, port: 0, pscr_port: 5, reg: 1, at: 1ms, from_power_on: true}"], faults
+
+
+def test_a_drive_behind_a_pmp_gets_its_fan_out_links_speed(tmp_path):
+    # dmesg corpus 46: "ata6: SATA link up 6.0 Gbps" (the host link, before the attach line)
+    # then "ata6.00: SATA link up 3.0 Gbps": the drive is a 3.0 Gbps one; the host link's
+    # speed is the JMB575's
+    log = next(CORPUS.glob("46-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c46.yaml")
+    disk = next(ln for ln in scen.read_text().splitlines() if "pmp_port: 0," in ln)
+    assert "gen: 2" in disk, disk

@@ -332,6 +332,14 @@ const std::vector<KindSpec> &kind_specs() {
               .names({"no_comwake", "pmnak"}).always(),
           P("wakes", PT::Uint, "no_comwake: how many wake-ups go unanswered (0: every one, until a power cycle)")
               .range(0, 1000000)}},
+        // One unit's control port: a register read it aborts (ERR, ABRT) from the firing on, until
+        // a power cycle; COMRESETs do not mend it (dmesg corpus 51: a SiI3726 whose config port's
+        // PSCR SError read fails in every recovery, "ata7.05: failed to read SCR 1 (Emask=0x1)").
+        {Kind::PmpRegAbort, "pmp_reg_abort", {}, Binds::PmpControl, true, false, false, false,
+         {P("pscr_port", PT::Uint, "the fan-out port whose PSCR read is aborted (its config port included)")
+              .range(0, 14).always().needed("required (0..14: the fan-out port whose PSCR read fails)"),
+          P("reg", PT::Uint, "the PSCR read that is aborted: 0 SStatus, 1 SError, 2 SControl")
+              .range(0, 15).dflt(1).always()}},
     };
     return rows;
 }

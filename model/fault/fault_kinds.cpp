@@ -121,6 +121,12 @@ void pmp_hang_arm(const Firing &x, const PortHooks &h) {
         h.pmp_hang(x.fault.id);
 }
 
+// ---- pmp_reg_abort: one PSCR read of the port multiplier's control port.
+void pmp_reg_abort_arm(const Firing &x, const PortHooks &h) {
+    if (h.pmp_reg_abort)
+        h.pmp_reg_abort(unsigned(param(x.fault, "pscr_port")), unsigned(param(x.fault, "reg")), x.fault.id);
+}
+
 // ---- the taskfile channel's faults (sff_channel.h hooks); the controller's clear_faults()
 // and a reset of the channel disarm them.
 void spurious_irq_arm(const Firing &, const PortHooks &h) {
@@ -240,6 +246,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::PowerLoss, B::Disk, nullptr, power_loss_arm},
             {Kind::BadFis, B::Disk, nullptr, bad_fis_arm},
             {Kind::LpmFail, B::Disk, nullptr, lpm_fail_arm},
+            {Kind::PmpRegAbort, B::Pmp, nullptr, pmp_reg_abort_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

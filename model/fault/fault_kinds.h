@@ -31,6 +31,8 @@ struct PortHooks {
     std::function<void(unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
     std::function<void()> clear_hba; // the controller's clear_faults() (shared by all ports)
     std::function<void(const std::string &id)> pmp_hang; // the port's PMP control port hangs
+    // the port's PMP aborts reads of one fan-out port's PSCR register
+    std::function<void(unsigned pscr_port, unsigned reg, const std::string &id)> pmp_reg_abort;
     std::function<void()> clear_pmp;                      // and its faults are cleared
     sff::SffChannel *channel = nullptr; // the disk's taskfile channel (SFF controllers only)
     // The AHCI controller's host bus fails the port's next matching DMA (AHCI only).

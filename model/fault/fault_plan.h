@@ -49,6 +49,8 @@ enum class Kind : uint8_t {
                   // command, a Set Device Bits FIS with bits for tags not outstanding
     LpmFail,      // the drive's interface power management is broken: its PHY never answers a
                   // wake-up COMWAKE out of Partial/Slumber, or it PMNAKs every request
+    PmpRegAbort,  // the port multiplier's control port aborts READ PORT MULTIPLIER of one fan-out
+                  // port's PSCR from then on (until a power cycle): a broken register of one unit
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

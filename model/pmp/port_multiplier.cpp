@@ -31,6 +31,7 @@ PmpConfig sii3726(unsigned n_ports) {
     c.device_id = 0x3726;
     c.spec_minor = 1;
     c.fbs = false;
+    c.semb_port = n_ports == 6 ? 5 : -1;
     return c;
 }
 
@@ -40,6 +41,7 @@ PmpConfig sii4726(unsigned n_ports) {
     c.device_id = 0x4726;
     c.spec_minor = 1;
     c.fbs = true;
+    c.semb_port = n_ports == 7 ? 6 : -1;
     return c;
 }
 
@@ -154,11 +156,21 @@ class PortMultiplier::DevPort : public sc_core::sc_module, public link::LinkEndp
     void init_link() {
         if (link && (sctl & 0xF) == 0)
             link->host_comreset(false, spd_limit());
+        else if (!link && semb)
+            semb_up = (sctl & 0xF) == 0;
+    }
+    // PSCR SStatus: the wire's, or the internal bridge's 1.5 Gbps link (DET 3, SPD 1, IPM 1).
+    uint32_t sstatus() const {
+        if (link)
+            return link->sstatus();
+        return semb && semb_up ? 0x113 : 0;
     }
     void cominit_method() { init_link(); }
     void cancel() { cominit_ev_.cancel(); }
 
     link::SataLink *link = nullptr;
+    bool semb = false;    // the part's enclosure bridge (PmpConfig::semb_port)
+    bool semb_up = false; // its internal link is up
     uint32_t sctl = 0, serr = 0;
     bool sig_hold = false; // link just came up, the host has sent nothing to this port yet
 
@@ -177,6 +189,8 @@ PortMultiplier::PortMultiplier(sc_core::sc_module_name name, const PmpConfig &cf
         cfg_.max_gen = link::Gen::Gen1;
     for (unsigned p = 0; p < cfg_.n_ports; ++p)
         ports_.push_back(std::make_unique<DevPort>(("port" + std::to_string(p)).c_str(), *this, p));
+    if (cfg_.semb_port >= 0 && unsigned(cfg_.semb_port) < ports_.size())
+        ports_[unsigned(cfg_.semb_port)]->semb = true;
     SC_THREAD(down_thread);
     SC_THREAD(up_thread);
     SC_METHOD(power_on_method);
@@ -216,6 +230,7 @@ void PortMultiplier::reset_control_port() {
 
 void PortMultiplier::power_on_reset() {
     reset_control_port();
+    aborted_reads_.clear();
     error_info_ = 0;
     vendor129_ = 1; // SiI: early R_OK on at power-on (drivers clear it)
     for (auto &p : ports_) {
@@ -223,6 +238,7 @@ void PortMultiplier::power_on_reset() {
         p->sctl = 0;
         p->serr = 0;
         p->sig_hold = false;
+        p->semb_up = false;
     }
     if (!elaborating()) {
         power_on_ev_.cancel();
@@ -242,6 +258,12 @@ void PortMultiplier::power_on_method() {
 void PortMultiplier::hang(const std::string &id) {
     hung_ = true;
     trace("pmp.hang", -1, {{"id", TraceValue::str(id)}}, "control port stops answering");
+}
+
+void PortMultiplier::abort_pscr_read(unsigned port, unsigned reg, const std::string &id) {
+    aborted_reads_.emplace_back(port, reg);
+    trace("pmp.reg_abort", int(port), {{"reg", TraceValue::integer(reg)}, {"id", TraceValue::str(id)}},
+          "PSCR read aborted from now on");
 }
 
 // ---- host side -------------------------------------------------------------------------
@@ -405,6 +427,10 @@ void PortMultiplier::pm_command(const sata::Taskfile &tf) {
         val = uint64_t(tf.count & 0xFF) | (tf.lba & 0xFFFFFF) << 8 |
               uint64_t(tf.count >> 8) << 32 | ((tf.lba >> 24) & 0xFFFFFF) << 40;
         ok = port == kCtrlPort ? write_gscr(reg, val) : write_pscr(port, reg, val);
+    } else if (port != kCtrlPort &&
+               std::find(aborted_reads_.begin(), aborted_reads_.end(), std::make_pair(port, reg)) !=
+                   aborted_reads_.end()) {
+        ok = false; // the pmp_reg_abort fault: this register read fails
     } else {
         ok = port == kCtrlPort ? read_gscr(reg, val) : read_pscr(port, reg, val);
     }
@@ -500,7 +526,7 @@ bool PortMultiplier::read_pscr(unsigned port, uint32_t reg, uint64_t &val) const
     const DevPort &p = *ports_[port];
     switch (reg) {
     case pscr::SSTATUS:
-        val = p.link ? p.link->sstatus() : 0;
+        val = p.sstatus();
         return true;
     case pscr::SERROR:
         val = p.serr;
@@ -536,8 +562,14 @@ bool PortMultiplier::write_pscr(unsigned port, uint32_t reg, uint64_t val) {
         const uint32_t old_det = p.sctl & 0xF;
         p.sctl = uint32_t(val) & 0xFFF;
         const uint32_t det = p.sctl & 0xF;
-        if (!p.link)
+        if (!p.link) {
+            // the enclosure bridge's internal link follows DET as a wire's PHY would
+            if (p.semb && (det == 1 || det == 4))
+                p.semb_up = false;
+            else if (p.semb && det == 0 && old_det == 1)
+                p.semb_up = true;
             return true;
+        }
         if (det == 1) {
             p.cancel();
             p.link->host_comreset(true);

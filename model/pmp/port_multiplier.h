@@ -81,6 +81,12 @@ struct PmpConfig {
     // the PHY. The JMB394 of dmesg corpus 07 (docs/hardware.md 7.6).
     bool sctl_reads_zero_empty = false;
     bool fbs = false;              // FIS-based switching capable (see above)
+    // The fan-out port that is the part's own enclosure management bridge (SEMB, its
+    // "config port"), -1 if none: SiI3726 port 5 of 6, SiI4726 port 6 of 7. It has no
+    // connector; its internal link comes up at 1.5 Gbps (PSCR SStatus 113) after power-on and
+    // after each COMRESET through PSCR SControl (dmesg corpus 52: "ata1.05: SATA link up
+    // 1.5 Gbps (SStatus 113 SControl 320)"). A scenario's disk on that port replaces it.
+    int semb_port = -1;
     link::Gen max_gen = link::Gen::Gen2; // fastest rate of the PMP's PHYs
     // Control-port latencies (MEM): a register access, the SRST-release signature.
     double reg_access_us = 2;
@@ -122,8 +128,15 @@ class PortMultiplier : public sc_core::sc_module, public link::LinkEndpoint {
     // dropped) until the next COMRESET on the host link. Routing continues.
     void hang(const std::string &id = "");
     bool hung() const { return hung_; }
+    // Fault hook: READ PORT MULTIPLIER of fan-out port `port`'s PSCR `reg` is aborted (ERR,
+    // ABRT) from now on, whatever resets come, until a power cycle: a broken register of one
+    // unit (dmesg corpus 51). Writes and other registers still work.
+    void abort_pscr_read(unsigned port, unsigned reg, const std::string &id = "");
     // Disarms the fault hooks (a fuzz input's reset between runs).
-    void clear_faults() { hung_ = false; }
+    void clear_faults() {
+        hung_ = false;
+        aborted_reads_.clear();
+    }
 
     const PmpConfig &config() const { return cfg_; }
     bool fbs_capable() const { return cfg_.fbs; }
@@ -172,6 +185,7 @@ class PortMultiplier : public sc_core::sc_module, public link::LinkEndpoint {
 
     // Control port state.
     bool hung_ = false;
+    std::vector<std::pair<unsigned, uint32_t>> aborted_reads_; // (port, PSCR) reads aborted
     bool srst_held_ = false;
     bool sig_due_ = false;      // send the signature once the host link is up
     uint32_t error_en_ = 0;     // GSCR[33]

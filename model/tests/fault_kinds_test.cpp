@@ -13,13 +13,14 @@ namespace {
 
 // Which PortHooks callbacks a row's arm() called.
 struct Calls {
-    int lost_irq = 0, pmp_hang = 0;
+    int lost_irq = 0, pmp_hang = 0, pmp_reg_abort = 0;
 };
 
 fault::PortHooks callback_hooks(Calls &c) {
     fault::PortHooks h;
     h.lost_irq = [&c](unsigned, uint64_t, const std::string &) { ++c.lost_irq; };
     h.pmp_hang = [&c](const std::string &) { ++c.pmp_hang; };
+    h.pmp_reg_abort = [&c](unsigned, unsigned, const std::string &) { ++c.pmp_reg_abort; };
     return h;
 }
 
@@ -28,7 +29,7 @@ fault::PortHooks callback_hooks(Calls &c) {
 MODEL_TEST(one_row_per_kind_in_enum_order) {
     const auto &t = fault::kind_table();
     const auto &s = fault::kind_specs();
-    EXPECT_EQ(t.size(), size_t(fault::Kind::LpmFail) + 1);
+    EXPECT_EQ(t.size(), size_t(fault::Kind::PmpRegAbort) + 1);
     EXPECT_EQ(s.size(), t.size());
     std::set<std::string> names;
     for (size_t i = 0; i < t.size(); ++i) {
@@ -82,7 +83,8 @@ MODEL_TEST(controller_and_pmp_kinds_reach_their_callback_only) {
         r.arm(fault::Firing{f, nullptr}, callback_hooks(c));
         // The taskfile kinds act on the channel (PortHooks::channel), not on these callbacks.
         EXPECT_EQ(c.lost_irq, r.kind == fault::Kind::LostIrq ? 1 : 0);
-        EXPECT_EQ(c.pmp_hang, r.block == fault::Block::Pmp ? 1 : 0);
+        EXPECT_EQ(c.pmp_hang, r.kind == fault::Kind::PmpHang ? 1 : 0);
+        EXPECT_EQ(c.pmp_reg_abort, r.kind == fault::Kind::PmpRegAbort ? 1 : 0);
         EXPECT_TRUE(!r.spec->taskfile_only || r.block == fault::Block::Hba);
     }
     // Rows whose block is not bound do nothing (no disk, no link: no crash either).

@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Bench {
     pmp::PortMultiplier pm;
     link::SataLink l0, l2, l4;
     device::SataDisk d0, d2, d4;
+    // a 6-port SiI3726 on no host link: its port 5 is the part's enclosure bridge
+    std::unique_ptr<pmp::PortMultiplier> pm6 =
+        std::make_unique<pmp::PortMultiplier>("pmp6", pmp::sii3726(6), nullptr, 1);
     static AhciConfig cfg() {
         AhciConfig c = one_port_cfg<AhciConfig>();
         c.spm = true;
@@ -272,6 +276,48 @@ MODEL_TEST(hung_control_port_until_comreset) {
     Buf r = buf(4096);
     build(2, 2, cmd(2, 0x25, 1000, 8), r);
     EXPECT_TRUE(run(2));
+}
+
+// The pmp_reg_abort fault: one fan-out port's PSCR read is aborted (ERR, ABRT) from then on,
+// through a COMRESET of the host link; its other registers and writes still work (dmesg
+// corpus 51: a SiI3726 whose config port fails every SError read).
+MODEL_TEST(pscr_read_aborted_through_comreset) {
+    B->pm.abort_pscr_read(2, pmp::pscr::SERROR, "test");
+    uint32_t v = 0;
+    EXPECT_TRUE(!pm_read(2, pmp::pscr::SERROR, v));
+    EXPECT_EQ((prd(PxTFD) >> 8) & 0xFF, uint32_t(sata::kAtaAbrt));
+    stop_engine();
+    pwr(PxSCTL, 0x301);
+    sc_core::wait(1000, SC_US);
+    pwr(PxSCTL, 0x300);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+    EXPECT_TRUE(pm_read(2, pmp::pscr::SCONTROL, v));
+    EXPECT_TRUE(pm_write(2, pmp::pscr::SERROR, 0xFFFFFFFF));
+    EXPECT_TRUE(pm_read(0, pmp::pscr::SERROR, v));
+    EXPECT_TRUE(!pm_read(2, pmp::pscr::SERROR, v)); // still broken after the COMRESET
+    stop_engine();
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+    B->pm.clear_faults();
+    EXPECT_TRUE(pm_read(2, pmp::pscr::SERROR, v));
+}
+
+// The SiI3726's port 5 of 6 is its enclosure bridge: no cable, an internal link up at
+// 1.5 Gbps after power-on and after a COMRESET through PSCR SControl, down while DET is 1.
+MODEL_TEST(sii3726_config_port_is_an_internal_1_5_gbps_link) {
+    pmp::PortMultiplier &pm6 = *B->pm6;
+    uint64_t v = 0;
+    EXPECT_TRUE(pm6.read_pscr(5, pmp::pscr::SSTATUS, v));
+    EXPECT_EQ(v, 0x113u);
+    EXPECT_TRUE(pm6.read_pscr(4, pmp::pscr::SSTATUS, v));
+    EXPECT_EQ(v, 0u); // a port with no cable
+    EXPECT_TRUE(!B->pm.read_pscr(5, pmp::pscr::SSTATUS, v)); // the 5-port part has no port 5
 }
 
 int sc_main(int, char **) {

@@ -91,8 +91,10 @@ void ata_dev_ev(struct ata_device *dev, struct ata_ev ev, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    /* the PMP itself is addressed as its control port ("ata1.15"), as libata's */
-    if (dev->class == ATA_DEV_PMP && link->pmp < 0)
+    /* the PMP itself is addressed as its control port ("ata1.15") while it is attached, as
+     * libata's (sata_pmp_attach sets link->pmp = 15, sata_pmp_detach back to 0: the PMP's
+     * own "disabled" after a give-up reads "ata7.00: disabled", dmesg corpus 51) */
+    if (dev->class == ATA_DEV_PMP && link->pmp < 0 && sata_pmp_attached(link->ap))
         emit(link->ap->host, (int)link->ap->port_no, SATA_PMP_CTRL_PORT, -1, ev, fmt, ap);
     else
         emit(link->ap->host, (int)link->ap->port_no, link->pmp, (int)dev->devno, ev, fmt, ap);
@@ -127,6 +129,7 @@ const char *ata_class_name(enum ata_dev_class cls)
     case ATA_DEV_PMP: return "pmp";
     case ATA_DEV_SEMB: return "semb";
     case ATA_DEV_ZAC: return "zac";
+    case ATA_DEV_SEMB_UNSUP: return "semb_unsup";
     case ATA_DEV_UNKNOWN: break;
     }
     return "unknown";

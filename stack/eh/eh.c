@@ -29,10 +29,16 @@ void ata_port_schedule_eh(struct ata_port *ap)
 }
 
 /* Every in-flight command of link (NULL: of the whole port) becomes EH's; with nothing in
- * flight EH is scheduled anyway (libata's ata_do_link_abort). */
+ * flight EH is scheduled anyway (libata's ata_do_link_abort). EH is pending either way
+ * (libata's "we're gonna abort all commands": ata_eh_set_pending first): an abort of EH's
+ * own internal command -- a PMP register access failing on the control port -- makes the
+ * running EH repeat unless a host-link reset clears it (dmesg corpus 51, 2.6.28: after the
+ * PMP give-up the repeat reports "ata7: exception Emask 0x3 ... frozen t4" and resets). */
 static unsigned ata_do_link_abort(struct ata_port *ap, const struct ata_link *link)
 {
     unsigned n = 0;
+
+    ap->pflags |= ATA_PFLAG_EH_PENDING;
 
     for (unsigned tag = 0; tag <= ATA_TAG_INTERNAL; tag++) { /* the internal command too */
         struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
@@ -228,8 +234,9 @@ void ata_eh_conclude(struct ata_port *ap)
 
     /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
      * given up on (no reset asked, or an internal command froze it after the last reset)
-     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. */
-    if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING)) == ATA_PFLAG_FROZEN)
+     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. A run EH repeats
+     * (pending again) keeps it frozen: the repeat reports it so and resets first (libata). */
+    if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING | ATA_PFLAG_EH_PENDING)) == ATA_PFLAG_FROZEN)
         ata_eh_thaw_port(ap);
     ata_eh_finish(ap);
     /* libata sets RECOVERED when it is about to act on a link that is not quiet (behind a

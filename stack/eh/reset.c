@@ -93,6 +93,9 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
     uint64_t deadline;
     int rc;
 
+    /* a PMP's enclosure bridge takes no SRST (libata's ATA_LFLAG_NO_SRST) */
+    if (link->flags & ATA_LFLAG_ASSUME_SEMB)
+        softreset = NULL;
     /* a second reset in one EH run waits out the cool-down after the previous one */
     if (pol->reset_cool_down_ms && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))) {
         uint64_t until = ehc->last_reset + ATA_MS(pol->reset_cool_down_ms), now = ata_now(h);

@@ -249,10 +249,13 @@ static int sata_pmp_attach(struct ata_device *dev)
         link->eh_context.i.flags = 0;
         link->eh_context.tries[0] = (int)ap->host->eh_policy->dev_tries;
         if (i == cfg && i == nr_ports - 1) {
-            /* the vendor's configuration device, not a disk: libata horkage DISABLE */
-            ata_link_ev(link, ATA_EV0("pmp.config_port", SATA_TC_DECISION, SATA_LOG_INFO),
-                        "Port Multiplier config port, ignoring");
-            link->flags |= ATA_LFLAG_DISABLED;
+            /* the vendor's enclosure bridge (SEMB), not a disk: libata's sata_pmp_quirks gives
+             * it ATA_LFLAG_NO_SRST | ATA_LFLAG_ASSUME_SEMB ("port 5 is for SEMB device and it
+             * doesn't like SRST", since 2.6.26): its link is hard reset and reported like any
+             * other (dmesg corpus 51, 2.6.28, and 52, 2.6.35: "ata1.05: hard resetting link",
+             * "SATA link up 1.5 Gbps"), and nothing is attached there */
+            ata_link_ev(link, ATA_EV0("pmp.config_port", SATA_TC_DECISION, SATA_LOG_NONE), NULL);
+            link->flags |= ATA_LFLAG_ASSUME_SEMB;
         }
     }
     ata_lock(ap->host);
@@ -266,7 +269,8 @@ static void sata_pmp_detach(struct ata_port *ap)
 {
     if (!sata_pmp_attached(ap))
         return;
-    ata_pmp_ev(ap, ATA_EV0("pmp.detach", SATA_TC_DECISION, SATA_LOG_INFO), "detaching Port Multiplier");
+    /* libata's wording, every version since 2.6.24 (sata_pmp_detach) */
+    ata_pmp_ev(ap, ATA_EV0("pmp.detach", SATA_TC_DECISION, SATA_LOG_INFO), "Port Multiplier detaching");
     for (unsigned i = 0; i < ap->nr_pmp_links; i++) {
         struct ata_device *dev = &ap->pmp_link[i].device[0];
 
@@ -294,9 +298,13 @@ static int sata_pmp_std_hardreset(struct ata_link *link, enum ata_dev_class *cls
     bool online;
     int rc = sata_link_hardreset(link, sata_ehc_deb_timing(&link->eh_context), deadline, &online, NULL);
 
-    (void)cls;
     if (rc)
         return rc;
+    if (link->flags & ATA_LFLAG_ASSUME_SEMB) {
+        /* no SRST to the bridge: the class is assumed (libata's ata_eh_reset class override) */
+        cls[0] = online ? ATA_DEV_SEMB_UNSUP : ATA_DEV_NONE;
+        return 0;
+    }
     return online ? -EAGAIN : 0;
 }
 
@@ -545,6 +553,12 @@ retry:
         if (!sata_pmp_attached(ap))
             return; /* deleted by the user */
     }
+    /* The PMP is there and answers: libata's sata_pmp_eh_recover_pmp ends "okay, PMP
+     * resurrected" with ehc->i.flags = 0 (also after a new PMP's attach, which falls through
+     * to it), so the boot probe's QUIET and this run's reset flags are gone: a later PMP reset
+     * of the same EH run is logged and waits no cool-down (dmesg corpus 51, 2.6.28: "ata7.15:
+     * hard resetting link" at once after a failed round, its link up 2.2 s later). */
+    host->eh_context.i.flags = 0;
     rc = pmp_set_notify(ap, false);
     if (rc)
         goto pmp_fail;
@@ -597,9 +611,13 @@ pmp_fail:
         host->eh_context.i.action |= ATA_EH_HARDRESET;
         goto retry;
     }
-    ata_pmp_ev(ap, ATA_EV0("pmp.giveup", SATA_TC_DECISION, SATA_LOG_ERR),
-               "failed to recover PMP after %d tries, giving up", SATA_PMP_EH_TRIES);
+    /* a port's line (ata_port_printk): "ata7: failed to recover PMP after 5 tries, giving up" */
+    ata_port_ev(ap, ATA_EV0("pmp.giveup", SATA_TC_DECISION, SATA_LOG_ERR),
+                "failed to recover PMP after %d tries, giving up", SATA_PMP_EH_TRIES);
     sata_pmp_detach(ap);
+    /* libata's ata_dev_disable(pmp_dev) after the detach: the class becomes unsupported, so
+     * no later run of this EH attaches the PMP again (only a probe, a hotplug or a rescan) */
+    pmp_dev(ap)->class = ATA_DEV_PMP;
     host->eh_context.i.probe_mask &= ~1u;
     host->eh_context.i.action = 0;
 }
@@ -616,9 +634,15 @@ void sata_pmp_error_handler(struct ata_port *ap)
     ata_eh_autopsy(ap);
     ata_eh_report(ap);
     /* a PMP-capable port: the PMP (if one is or turns up there), then its fan-out links */
-    if (ap->flags & ATA_FLAG_PMP)
+    if (ap->flags & ATA_FLAG_PMP) {
+        const unsigned quiet = ap->link.eh_context.i.flags & ATA_EHI_QUIET;
+
         sata_pmp_eh_recover(ap);
-    else
+        /* "PMP resurrected" cleared the host link's flags for the resets still to come; whether
+         * the run ends with "EH complete" is decided as before: libata's RECOVERED is set where
+         * a link acts while not quiet, not by that late clear */
+        ap->link.eh_context.i.flags |= quiet;
+    } else
         ata_eh_recover(ap, ops->prereset, ops->softreset, ops->hardreset, ops->postreset);
     ata_eh_conclude(ap);
 }

@@ -59,6 +59,7 @@ const char *dev_class_name(enum ata_dev_class c) {
     case ATA_DEV_PMP: return "pmp";
     case ATA_DEV_SEMB: return "semb";
     case ATA_DEV_ZAC: return "zac";
+    case ATA_DEV_SEMB_UNSUP: return "semb_unsup";
     }
     return "unknown";
 }

@@ -190,6 +190,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::PowerLoss, nullptr},
         {Kind::BadFis, nullptr},
         {Kind::LpmFail, nullptr},
+        {Kind::PmpRegAbort, nullptr},
     };
     return rows;
 }
@@ -253,8 +254,8 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         const PmpSpec *pm = sc.pmp_on_port(x.port);
         if (!pm)
             p.fail(m.get("port"), "port " + std::to_string(x.port) + " has no port multiplier (pmps[])");
-        if (auto *v = m.find("pmp_port")) // (pmp_hang, the one such kind, hangs it)
-            p.fail(v->key_line, v->path, "a " + kname + " hangs the port multiplier's control port: no pmp_port");
+        if (auto *v = m.find("pmp_port")) // (pmp_hang and pmp_reg_abort: the control port's faults)
+            p.fail(v->key_line, v->path, "a " + kname + " acts on the port multiplier's control port: no pmp_port");
         break;
     }
     case fault::Binds::Disk:

@@ -496,6 +496,7 @@ static void sil24_error_intr(struct ata_port *ap)
         struct ata_queued_cmd *qc;
         unsigned err_mask, action;
         const char *desc;
+        bool ctrl_port = false;
 
         /* SiI3124/3132 erratum "DMA context switch failure in port multiplier mode": with
          * commands to 3 or more devices behind a PMP, an error on any of them can corrupt
@@ -526,6 +527,7 @@ static void sil24_error_intr(struct ata_port *ap)
                 ehi->err_mask |= AC_ERR_HSM;
                 ehi->action |= ATA_EH_RESET;
                 freeze = true;
+                ctrl_port = true;
             }
         }
         qc = ata_qc_from_tag(ap, link->active_tag);
@@ -540,7 +542,12 @@ static void sil24_error_intr(struct ata_port *ap)
         ehi->action |= action;
         if (qc)
             qc->err_mask |= err_mask;
-        else
+        /* An error on PM port 15 (the PMP's control port aborted a register access) names no
+         * fan-out command: libata's sil24_error_intr leaves qc NULL there and records it all on
+         * the host link, HSM|DEV (dmesg corpus 51, 2.6.28: "ata7: exception Emask 0x3 ... frozen",
+         * "irq_stat 0x00060002, device error via D2H FIS"); the internal command still fails
+         * with the device error its result taskfile shows (ata_exec_internal: Emask 0x1). */
+        if (!qc || ctrl_port)
             ehi->err_mask |= err_mask;
     }
     {

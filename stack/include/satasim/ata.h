@@ -34,6 +34,7 @@ enum ata_dev_class {
     ATA_DEV_PMP,
     ATA_DEV_SEMB,
     ATA_DEV_ZAC,
+    ATA_DEV_SEMB_UNSUP, /* an enclosure bridge the stack does not drive (a PMP's config port) */
 };
 
 /* One libata.force entry ("[PORT[.DEV]:]VALUE", stack/README.md "libata.force"): the

@@ -101,6 +101,9 @@ enum {
     ATA_LFLAG_NO_LPM = 1u << 1,   /* link power management off for good ("disabling LPM on the
                                      link", or the host has no set_lpm) */
     ATA_LFLAG_CHANGED = 1u << 2,  /* the LPM policy changed: the next PHY event may be spurious */
+    ATA_LFLAG_ASSUME_SEMB = 1u << 3, /* a PMP's enclosure bridge (SEMB) port: hardreset only, no
+                                        SRST, and nothing to attach (libata's ATA_LFLAG_NO_SRST |
+                                        ATA_LFLAG_ASSUME_SEMB, class ATA_DEV_SEMB_UNSUP) */
 };
 
 

@@ -355,6 +355,9 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
             hk.link = t->links[port].get();
             pmp::PortMultiplier *pmp = pm.get();
             hk.pmp_hang = [pmp](const std::string &id) { pmp->hang(id); };
+            hk.pmp_reg_abort = [pmp](unsigned port, unsigned reg, const std::string &id) {
+                pmp->abort_pscr_read(port, reg, id);
+            };
             hk.clear_pmp = [pmp] { pmp->clear_faults(); };
             t->faults->bind_port({port, -1}, hk);
         }
