@@ -687,7 +687,10 @@ def test_a_set_xfermode_failure_in_the_probe_is_a_drive_that_hangs_on_it(tmp_pat
     once, 1 of 12 lines. Now the run shows the speed limits (the link's, and the PIO mode's on
     the last try but one: libata-eh.c ata_eh_handle_dev_fail, "if (dev->pio_mode >
     XFER_PIO_0)", for a UDMA device too: 4 of 12 before the stack did that), the 3.0 Gbps
-    link-up and the disabled device: 5 of 12 (not yet: the seven link-ups after the disable)."""
+    link-up and the disabled device: 5 of 12. The last SET XFERMODE's timeout froze the port
+    and left EH pending (libata's ata_do_link_abort, abort_sets_pending), so one more EH run
+    resets the frozen port after the disable: the first of the seven link-ups after it, 6 of
+    12 (not yet: the other six, each 480 ms after the last, and that run's quiet wording)."""
     out = tmp_path / "c53.yaml"
     assert do_import(next(CORPUS.glob("53-*.log")), out) == 0
     faults = yaml.safe_load(out.read_text())["faults"]
@@ -696,7 +699,7 @@ def test_a_set_xfermode_failure_in_the_probe_is_a_drive_that_hangs_on_it(tmp_pat
     r = run([out], tmp_path / "out")
     assert r.returncode == 0, r.stdout + r.stderr
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c53")
-    assert (matched, total) == (5, 12), "\n".join(text)
+    assert (matched, total) == (6, 12), "\n".join(text)
     log = (tmp_path / "out" / "c53" / "satasim.log").read_text()
     assert log.count("ata2.00: failed to set xfermode (err_mask=0x4)") == 3, log
     assert "ata2: limiting SATA link speed to 3.0 Gbps" in log and "ata2.00: disabled" in log, log
@@ -727,6 +730,28 @@ def test_phy_events_without_a_hotplug_mean_link_power_management(tmp_path):
     import_report(next(CORPUS.glob("42-*.log")), other)
     scen = yaml.safe_load(other.read_text())
     assert "lpm_policy" not in scen.get("host", {}) and "lpm" not in scen["controller"], scen
+
+
+
+def test_an_internal_command_timeout_leaves_eh_pending(tmp_path):
+    """dmesg-corpus 35 (6.11+, med_power_with_dipm): the revalidation's third IDENTIFY times
+    out and EH disables the drive; then the link comes up once more with no "hard resetting
+    link" before it. libata's ata_do_link_abort marks EH pending whatever it aborts
+    (ata_eh_set_pending, 2.6.21 on), so the timed-out internal command asks for another EH
+    run; that run (no failed command: quiet in 6.x) resets the frozen port. Before, the stack
+    marked EH pending only when nothing was in flight, and under LPM (no PhyRdy interrupt to
+    ask instead) the run ended at the disable: 9 of 17, the last link-up missing."""
+    out = tmp_path / "c35.yaml"
+    import_report(next(CORPUS.glob("35-*.log")), out)
+    assert yaml.safe_load(out.read_text())["host"]["lpm_policy"] == "med_power_with_dipm"
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
+    after = log[log.index("ata1.00: disable device"):]
+    assert "ata1: SATA link up 1.5 Gbps (SStatus 113 SControl 310)" in after, log
+    assert "hard resetting link" not in after and "exception" not in after, log
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
+    assert (matched, total) == (10, 17), "\n".join(text)
 
 
 KILLABLE = r"""
@@ -782,15 +807,15 @@ def test_identify_timeouts_after_resets_that_work_hang_once_per_identify(tmp_pat
     revalidation's IDENTIFY times out (5, 10, 30 s), then "disable device". The drive answers
     each COMRESET: a hang on IDENTIFY that a COMRESET ends, three times (not a drive that
     never answers a reset again, which would print "COMRESET failed"). 10 of the 17 lines
-    (8 with a hang held through every reset); 9 since the port runs LPM (the PhyRdy interrupt
-    that asked for the last link-up is masked)."""
+    (8 with a hang held through every reset); under LPM (the PhyRdy interrupt masked) the last
+    link-up is EH's own run after the disable (the IDENTIFY timeout left EH pending)."""
     out = tmp_path / "c35.yaml"
     assert do_import(next(CORPUS.glob("35-*.log")), out) == 0
     faults = yaml.safe_load(out.read_text())["faults"]
     assert faults[-1] == {"kind": "hang", "port": 0, "on_cmd": {"op": "identify"}, "repeat": 3}, faults
     run([out], tmp_path / "out")
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
-    assert (matched, total) == (9, 17), "\n".join(text)
+    assert (matched, total) == (10, 17), "\n".join(text)
     log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
     assert log.count("ata1.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3
     assert "COMRESET failed" not in log

@@ -29,10 +29,15 @@ void ata_port_schedule_eh(struct ata_port *ap)
 }
 
 /* Every in-flight command of link (NULL: of the whole port) becomes EH's; with nothing in
- * flight EH is scheduled anyway (libata's ata_do_link_abort). */
+ * flight EH is scheduled anyway (libata's ata_do_link_abort). The 2.6.21+ EH marks itself
+ * pending first, whatever is in flight (ata_eh_set_pending): an aborted internal command,
+ * which goes back to its waiter and not to EH, still asks for another run. */
 static unsigned ata_do_link_abort(struct ata_port *ap, const struct ata_link *link)
 {
     unsigned n = 0;
+
+    if (ap->host->eh_policy->abort_sets_pending)
+        ap->pflags |= ATA_PFLAG_EH_PENDING;
 
     for (unsigned tag = 0; tag <= ATA_TAG_INTERNAL; tag++) { /* the internal command too */
         struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
@@ -228,8 +233,11 @@ void ata_eh_conclude(struct ata_port *ap)
 
     /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
      * given up on (no reset asked, or an internal command froze it after the last reset)
-     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. */
-    if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING)) == ATA_PFLAG_FROZEN)
+     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. Where the freeze
+     * left EH pending (abort_sets_pending: libata 2.6.21 on), the next run's autopsy finds
+     * the port frozen and resets it, which thaws it, as libata's does; the port stays
+     * frozen until then. */
+    if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING | ATA_PFLAG_EH_PENDING)) == ATA_PFLAG_FROZEN)
         ata_eh_thaw_port(ap);
     ata_eh_finish(ap);
     /* libata sets RECOVERED when it is about to act on a link that is not quiet (behind a

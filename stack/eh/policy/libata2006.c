@@ -70,6 +70,7 @@ const struct ata_eh_policy ata_eh_policy_libata2006 = {
     .reset_retry_pause_ms = 5000,
     .spd_down_before_last_try = false,
     .reset_cool_down_ms = 0,
+    .abort_sets_pending = false,
     .dev_tries = 3,
     .recover_retry_pause_ms = 5000,
     .recover_idle_pause_ms = 500,
