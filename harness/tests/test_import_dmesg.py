@@ -754,6 +754,25 @@ def test_an_internal_command_timeout_leaves_eh_pending(tmp_path):
     assert (matched, total) == (10, 17), "\n".join(text)
 
 
+
+def test_a_reset_puts_the_pio_mode_back_to_pio0(tmp_path):
+    """dmesg-corpus 42 (4.x, a pulled drive): EH resets the empty link three times, the
+    revalidation failing after each, and disables the drive; the log lowers no PIO mode.
+    libata's ata_eh_reset sets every device's pio_mode to PIO0 before it resets (a reset
+    puts the drive back in its default mode), so the last-chance PIO step of
+    ata_eh_handle_dev_fail ("if (dev->pio_mode > XFER_PIO_0)") finds nothing to lower after
+    a reset; the stack kept the mode of the last SET XFERMODE and printed "limiting speed to
+    UDMA/133:PIO3" in each pull's run. (After a failed SET XFERMODE, with no reset between,
+    it still lowers it: test_a_set_xfermode_failure_in_the_probe_is_a_drive_that_hangs_on_it.)"""
+    out = tmp_path / "c42.yaml"
+    import_report(next(CORPUS.glob("42-*.log")), out)
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c42" / "satasim.log").read_text()
+    assert log.count("ata7.00: disabled") == 2, log
+    assert "limiting speed to UDMA/133:PIO" not in log, log
+
+
 KILLABLE = r"""
 import os, sys, time
 sys.path.insert(0, {harness!r})
