@@ -720,6 +720,12 @@ class _Plan:
             # a taskfile channel's device that stays busy until EH's SRST (no COMRESET there)
             return _Fault({"kind": "bsy_stuck", "_w": where, "on_cmd": match})
         if k == "timeout":
+            if e.serr & 0x800 and not trig.has_res:
+                # a port whose HBA failed inside (SError.E, HostInt: Emask 0x40) and never
+                # finished the command: no fault kind gives that; a drive that stops answering
+                # takes EH down the same path (the timeout, then resets that fail)
+                self.notes.append(f"{e.line}: SError HostInt on a command that timed out: the HBA's "
+                                  "internal error is not modelled, a drive that hangs stands in")
             f = _Fault({"kind": "hang", "_w": where, "on_cmd": match})
             n, gave_up = self.reset_failures(e)
             if n or gave_up:

@@ -641,16 +641,17 @@ def test_an_identify_timeout_at_revalidation_is_a_drive_that_hangs_on_it(tmp_pat
     failed (1st FIS failed)", "reset failed, giving up"). An aborted IDENTIFY (identify_fail,
     err_mask 0x1) is not that drive: it answers every reset. A hang on the IDENTIFY, held
     through every reset, is: the run shows the log's five resets and its "reset failed,
-    giving up" (8 of the 26 lines before, 11 now; ata8's half, an HBA internal error with
-    Emask 0x40, has no fault kind)."""
+    giving up" (8 of the 26 lines before, 11 then; ata8's half, an HBA internal error with
+    Emask 0x40, stands in as a drive hanging on its read since ata8's exception reads as a
+    timeout: test_a_frozen_exception_without_irq_stat_is_a_timeout, 21 now)."""
     out = tmp_path / "c48.yaml"
     assert do_import(next(CORPUS.glob("48-*.log")), out) == 0
     faults = yaml.safe_load(out.read_text())["faults"]
-    assert [f["kind"] for f in faults] == ["host_bus_error", "hang"], faults
+    assert [f["kind"] for f in faults] == ["host_bus_error", "hang", "hang"], faults
     assert faults[1] == {"kind": "hang", "port": 6, "on_cmd": {"op": "identify"}, "comresets": 1000}
     run([out], tmp_path / "out")
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
-    assert (matched, total) == (11, 26), "\n".join(text)
+    assert (matched, total) == (21, 26), "\n".join(text)
     log = (tmp_path / "out" / "c48" / "satasim.log").read_text()
     assert "ata7.00: failed to IDENTIFY (I/O error, err_mask=0x4)" in log
     assert "ata7: reset failed, giving up" in log
@@ -732,7 +733,6 @@ def test_phy_events_without_a_hotplug_mean_link_power_management(tmp_path):
     assert "lpm_policy" not in scen.get("host", {}) and "lpm" not in scen["controller"], scen
 
 
-
 def test_an_internal_command_timeout_leaves_eh_pending(tmp_path):
     """dmesg-corpus 35 (6.11+, med_power_with_dipm): the revalidation's third IDENTIFY times
     out and EH disables the drive; then the link comes up once more with no "hard resetting
@@ -754,7 +754,6 @@ def test_an_internal_command_timeout_leaves_eh_pending(tmp_path):
     assert (matched, total) == (10, 17), "\n".join(text)
 
 
-
 def test_a_reset_puts_the_pio_mode_back_to_pio0(tmp_path):
     """dmesg-corpus 42 (4.x, a pulled drive): EH resets the empty link three times, the
     revalidation failing after each, and disables the drive; the log lowers no PIO mode.
@@ -772,6 +771,29 @@ def test_a_reset_puts_the_pio_mode_back_to_pio0(tmp_path):
     assert log.count("ata7.00: disabled") == 2, log
     assert "limiting speed to UDMA/133:PIO" not in log, log
 
+
+def test_a_frozen_exception_without_irq_stat_is_a_timeout(tmp_path):
+    """dmesg-corpus 48 (5.4 ahci, mail-wrapped: no res lines): ata8's READ DMA fails 32 s
+    after ata7's error with "exception Emask 0x40 ... SErr 0x800 action 0x6 frozen" and no
+    irq_stat line; EH's four resets fail and it gives up. ahci describes every error interrupt
+    ("irq_stat 0x%08x", as this log's ata7 shows), so a frozen exception without one was no
+    interrupt: the command timed out (the SCSI timer froze the port) and Emask 0x40 is what the
+    autopsy read from SError.E. Before, the command was read as Emask 0x40 alone, "no fault
+    kind for it", nothing injected and the run failed with ata8 still present: 11 of 26. Now
+    ata8's drive hangs on that read through every COMRESET (the HBA's internal error itself is
+    a note): 21 of 26, the run passes."""
+    out = tmp_path / "c48.yaml"
+    _, _, notes = import_report(next(CORPUS.glob("48-*.log")), out)
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert {"kind": "hang", "port": 7, "on_cmd": {"op": "read", "lba": [4875264, 4875519]},
+            "comresets": 1000} in faults, faults
+    assert any(n.startswith("23: 'failed command: READ DMA' has no 'res' line after it: read as a timeout")
+               for n in notes), notes
+    assert any(n.startswith("20: SError HostInt on a command that timed out") for n in notes), notes
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
+    assert (matched, total) == (21, 26), "\n".join(text)
 
 KILLABLE = r"""
 import os, sys, time
