@@ -409,14 +409,22 @@ def parse(text: str, file: str) -> Report:
             exc, cmd = _one(r, file, no, t, port, dev, addr, msg_, exc, cmd, boot_done, last_dev)
     if not any_libata:
         raise DmesgError(f"{file}:1: no libata lines (ataN: ...) in the report")
+    # A driver that describes its error interrupts (ahci, sata_sil24: "irq_stat 0x...") left no
+    # description on a frozen exception that no interrupt raised: a command timed out, and the
+    # exception's Emask is what the autopsy read from SError (0x40: SError.E, HostInt;
+    # dmesg-corpus 48's ata8)
+    irq_desc = any(d.startswith("irq_stat") for e in r.exceptions for d in e.desc)
     for e in r.exceptions:
+        timed_out = e.frozen and (not e.emask or irq_desc and not any(d.startswith("irq_stat") for d in e.desc))
         for c in e.commands:
             if not c.has_res:
-                how = "a timeout" if e.frozen and not e.emask else f"Emask 0x{e.emask:x} of the exception"
+                how = "a timeout" if timed_out else f"Emask 0x{e.emask:x} of the exception"
+                if timed_out and e.emask:
+                    how += f" (a frozen exception with no irq_stat: no interrupt; Emask 0x{e.emask:x} from SError)"
                 r.notes.append(f"{c.line}: 'failed command: {c.name}' has no 'res' line after it: "
                                f"read as {how}")
-                c.emask = e.emask or (0x4 if e.frozen else 0)
-                c.emask_desc = "timeout" if c.emask == 0x4 else c.emask_desc
+                c.emask = (e.emask | 0x4) if timed_out else e.emask
+                c.emask_desc = "timeout" if timed_out else c.emask_desc
     return r
 
 

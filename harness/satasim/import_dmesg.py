@@ -206,6 +206,13 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         ctl.append(f"gen: {rep.gen}")
         if rep.sss:
             ctl.append("staggered_spinup: true")
+    lpm_line = _lpm_evidence(rep) if "lpm" in row["keys"] else 0
+    if lpm_line:
+        # the HBA takes the drive's and its own Partial/Slumber requests (CAP.SALP/PSC/SSC)
+        ctl.append("lpm: true")
+        notes.append(f"{lpm_line}: SError's PHYRdyChg/DevExch with no hotplug in the action: the link runs "
+                     "LPM (libata ignores PHY events above max_performance): host.lpm_policy "
+                     "med_power_with_dipm, drives with HIPM and DIPM")
     if row["devno1_keys"] and any(k[1] == 1 and k[0] not in rep.pmps for k in rep.disks):
         ctl.append(row["devno1_keys"])
     if row["taskfile"] and (why := slave_link_note(rep.lines, rep.pmps)):
@@ -254,6 +261,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         notes.append(why)
     if force:
         host.append(f"force: {yaml_str(force)}")
+    if lpm_line:
+        host.append("lpm_policy: med_power_with_dipm")
     if host:
         out.append(f"host: {{{', '.join(host)}}}")
     pmps = sorted({p for p, _ in disks if p in rep.pmps})
@@ -306,6 +315,9 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             dsc += ", smart: good"
         if (nlc := ncq_log_count(rep, (port, dev))) and ncq:
             dsc += f", ncq_log_count: {nlc}"
+
+        if lpm_line:
+            dsc += ", hipm: true, dipm: true"
         out.append(f"  - {{{where}{ident}, capacity: {cap}, ata_major: {min(max(d.ata_major, 1), 14)}, "
                    f"multi: {d.multi if d.multi in (0, 1, 2, 4, 8, 16, 32, 64, 128) else 16}, "
                    f"lba48: {str(d.lba48).lower()}, ncq: {str(ncq and row['ncq'] != 'never').lower()}, "
@@ -329,6 +341,22 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         (f"{{port: {portmap[p]}, devno: 1}}" if d == 1 else str(portmap[p])) for p, d in gone) + "]")
     out.insert(limit_line, f"time_limit: {max(900, int(plan.clock) + 900)}s")
     return "\n".join(out) + "\n", notes, portmap
+
+
+def _lpm_evidence(rep: Report) -> int:
+    """The line of an exception that shows link power management at work, else 0. libata's
+    autopsy takes SError.N (PHYRdyChg) or .X (DevExch) on a host link as a hotplug (action
+    gains ATA_EH_ENABLE_LINK, 0x8) unless the link's LPM policy is above max_performance
+    ("hotplug doesn't work w/ LPM", ata_eh_analyze_serror, 4.x-6.x); ahci then masks the
+    PhyRdy interrupt too (ahci_set_lpm), so a command times out with the wake-ups' PHYRdyChg
+    and CommWake latched in SError and no "PHY RDY changed" (dmesg-corpus 12, TLP's LPM
+    setting; 35, 6.11's med_power_with_dipm default). A policy the log does not name:
+    med_power_with_dipm, the distributions' and TLP's default."""
+    for e in rep.exceptions:
+        if e.serr & 0x04010000 and not e.action & 0x8 and not any("PHY RDY" in d or "connection status" in d
+                                                                  for d in e.desc):
+            return e.line
+    return 0
 
 
 def _pmp_part(rep: Report, port: int, notes: list[str]) -> str:
@@ -795,6 +823,12 @@ class _Plan:
             # a taskfile channel's device that stays busy until EH's SRST (no COMRESET there)
             return _Fault({"kind": "bsy_stuck", "_w": where, "on_cmd": match})
         if k == "timeout":
+            if e.serr & 0x800 and not trig.has_res:
+                # a port whose HBA failed inside (SError.E, HostInt: Emask 0x40) and never
+                # finished the command: no fault kind gives that; a drive that stops answering
+                # takes EH down the same path (the timeout, then resets that fail)
+                self.notes.append(f"{e.line}: SError HostInt on a command that timed out: the HBA's "
+                                  "internal error is not modelled, a drive that hangs stands in")
             f = _Fault({"kind": "hang", "_w": where, "on_cmd": match})
             n, gave_up = self.reset_failures(e)
             if n or gave_up:

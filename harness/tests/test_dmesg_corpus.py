@@ -26,7 +26,13 @@ user's non-data command (hdparm's SET FEATURES) is an ATA PASS-THROUGH step, the
 model's links are up after power-on (the 2.6.2x boot probe soft-resets first), a trailing
 speed-down is one more failure, an interface error cut off before its commands is planted
 from its SError (01 17 -> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18); wip16-res 707 of 935 (75.6 %): a slot's result keeps what its last command left (dmesg_rtf); wip16-pmp alone 725 of 935 (77.5 %: 51 10 -> 39,
-52 38 -> 42, 53 5 -> 6, 46 15 -> 16: the SiI3726's config port, pmp_reg_abort). wip14: a drive that stops answering
+52 38 -> 42, 53 5 -> 6, 46 15 -> 16: the SiI3726's config port, pmp_reg_abort); wip16-hotplug alone 704 of 935 (75.3 %):
+a log whose SError shows PHYRdyChg/DevExch with no hotplug action runs LPM (12 11 -> 13, 05 9 ->
+10), an abort marks EH pending whatever it takes, so a revalidation's timed-out IDENTIFY brings
+one more EH run that resets the frozen port (35's last link-up: it passes now; 53 5 -> 6), a
+reset puts the PIO mode back to PIO0 (no "limiting speed to UDMA/133:PIO3" between a pulled
+drive's resets), a frozen exception with no irq_stat in a log that has them is a timeout (48
+11 -> 21, it passes now).. wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -69,11 +75,16 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
     scan's host-link lines: the user scan of empty ports 2 and 5 that 2.6.3x logs as "hard
     resetting link" and "EH complete"), 38 [2: the SMART (4f:c2) res leftovers; 46 now 16/16].
-  - hotplug timing: 42 [33]: the 2.6.2x pause is gone (wip14: 4.x/6.x retry a failed
+  - hotplug timing: 42 [18]: the 2.6.2x pause is gone (wip14: 4.x/6.x retry a failed
     recovery at once, quietly), but each retry's reset still waits out libata's 5 s cool-down
-    (ATA_EH_RESET_COOL_DOWN after the previous reset), where the log's pull retries after 1.5,
-    2 and 3.3 s: the pull's EH run lasts 11 s instead of 6 s and absorbs the next COMINIT
-    events (cause not found: the 4.0 source has the cool-down); plugs latch RecovComm/CommWake
+    (ATA_EH_RESET_COOL_DOWN after the previous reset), where the log's pull retries 1.35 and
+    1.94 s after the previous reset ended (30, 2.6.38: 2.1 s): the pull's EH run lasts 11 s
+    instead of 6 s and absorbs the next COMINIT events (cause not found: 4.x's ata_eh_reset
+    waits "until last_reset + ATA_EH_RESET_COOL_DOWN" whenever ehc->i.flags has DID_RESET, and
+    nothing in ata_eh_recover's retry clears it; the log's RHEL kernel and 2.6.38 both show
+    the shorter gaps, and the third reset of a pull prints no "limiting SATA link speed",
+    which sata_down_spd_limit would: something before ata_eh_handle_dev_fail differs there
+    too); plugs latch RecovComm/CommWake
     since wip14 (the AHCI port completes the plug's OOB itself), but EH's reset starts at the
     interrupt's instant and cuts that handshake short before SError is read again.
     06 [5], 15 [5] (a drive that resets itself with commands queued: DevExch with CommWake, no
@@ -112,17 +123,21 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive
     busy through two SRSTs after a lost interrupt (01 [1]: the third EH run's soft reset
     stands in for one of the two).
-  - 35 [7]: the re-attach after "disable device" comes from the scenario's PHY flap (a
-    PhyRdy interrupt asks for a probe), where the log's ahci masks PhyRdy under link power
-    management (action 0x6, no "PHY RDY changed"): it needs LPM; its first exception is a
-    FLUSH bus error the model gives as a PHY flap (SErr, res). 53 [7]: a READ LOG EXT timeout
-    in the probe freezes the port and SET XFERMODE fails (err_mask 0x40); the stack reads no
-    log at probe, so the import hangs the drive on SET FEATURES: the speed limits and the
-    disable match, the seven link-ups after the disable do not (libata's re-probe).
-    39 [3]: res lines (above). 48 [15]: the dead host bus (irq_stat 0xffffffff,
-    unknown FIS, Emask 0x32) and ata8's HBA internal error (Emask 0x40, SError.E), which no
-    fault kind gives. 18 [1]: the first exception's SAct (its fillers finish before the
-    media error).
+  - 35 [7]: runs under LPM now (wip16-hotplug: the importer reads it from action 0x6 with
+    PHYRdyChg in SErr), and the link-up after "disable device" is EH's own run (the last
+    IDENTIFY's timeout left EH pending); its first exception is a FLUSH that timed out with
+    the link's noise in SError (no irq_stat, Emask 0x14), which the model gives as a PHY flap
+    raising IFS (irq_stat, Emask 0x10), and 3.0 Gbps links print SControl 300 where the log's
+    speed limit left 320. 53 [6]: a READ LOG EXT timeout in the probe freezes the port and
+    SET XFERMODE fails (err_mask 0x40); the stack reads no log at probe, so the import hangs
+    the drive on SET FEATURES: the speed limits, the disable and the first link-up after it
+    (EH pending after the timeout) match; six more link-ups 480 ms apart do not (each needs an
+    event the excerpt does not show to ask for EH again), and libata-4.x's repeat run is not
+    quiet where the log's 5.x is. 39 [3]: the res lines' Count byte. 48 [5]: ata7's dead host
+    bus (irq_stat 0xffffffff, unknown FIS, Emask 0x32) and ata8's HBA internal error (Emask
+    0x40, SError.E), which no fault kind gives: ata8 stands in as a drive that hangs on its
+    read (the exception and SError lines differ), ata7's host bus error is a single DMA abort
+    (Emask 0x20).
   - 2.6.2x leftovers: 08 [2] (the exception's SErr 0x280000 the SiI3114 had latched; the
     res's LBA and device bytes), 24 [1] (the Count fe the drive left in the res); sata_mv
     (03 [5]: SControl F310, its own SError bit 28, the link bounce before the excerpt)."""

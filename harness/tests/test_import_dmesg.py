@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from satasim import run
-from satasim.import_dmesg import diff, main as import_main
+from satasim.import_dmesg import diff, import_report, main as import_main
 from satasim.results import binary
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "dmesg"
@@ -643,16 +643,17 @@ def test_an_identify_timeout_at_revalidation_is_a_drive_that_hangs_on_it(tmp_pat
     failed (1st FIS failed)", "reset failed, giving up"). An aborted IDENTIFY (identify_fail,
     err_mask 0x1) is not that drive: it answers every reset. A hang on the IDENTIFY, held
     through every reset, is: the run shows the log's five resets and its "reset failed,
-    giving up" (8 of the 26 lines before, 11 now; ata8's half, an HBA internal error with
-    Emask 0x40, has no fault kind)."""
+    giving up" (8 of the 26 lines before, 11 then; ata8's half, an HBA internal error with
+    Emask 0x40, stands in as a drive hanging on its read since ata8's exception reads as a
+    timeout: test_a_frozen_exception_without_irq_stat_is_a_timeout, 21 now)."""
     out = tmp_path / "c48.yaml"
     assert do_import(next(CORPUS.glob("48-*.log")), out) == 0
     faults = yaml.safe_load(out.read_text())["faults"]
-    assert [f["kind"] for f in faults] == ["host_bus_error", "hang"], faults
+    assert [f["kind"] for f in faults] == ["host_bus_error", "hang", "hang"], faults
     assert faults[1] == {"kind": "hang", "port": 6, "on_cmd": {"op": "identify"}, "comresets": 1000}
     run([out], tmp_path / "out")
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
-    assert (matched, total) == (11, 26), "\n".join(text)
+    assert (matched, total) == (21, 26), "\n".join(text)
     log = (tmp_path / "out" / "c48" / "satasim.log").read_text()
     assert "ata7.00: failed to IDENTIFY (I/O error, err_mask=0x4)" in log
     assert "ata7: reset failed, giving up" in log
@@ -689,10 +690,10 @@ def test_a_set_xfermode_failure_in_the_probe_is_a_drive_that_hangs_on_it(tmp_pat
     once, 1 of 12 lines. Now the run shows the speed limits (the link's, and the PIO mode's on
     the last try but one: libata-eh.c ata_eh_handle_dev_fail, "if (dev->pio_mode >
     XFER_PIO_0)", for a UDMA device too: 4 of 12 before the stack did that), the 3.0 Gbps
-    link-up and the disabled device: 5 of 12; since wip16-pmp 6: the qc timeout's abort leaves
-    EH pending (libata's ata_do_link_abort), so after the disable EH runs again and resets the
-    link, the first of the log's seven link-ups after it (not yet: the other six, libata's
-    re-probe)."""
+    link-up and the disabled device: 5 of 12. The last SET XFERMODE's timeout froze the port
+    and left EH pending (libata's ata_do_link_abort, abort_sets_pending), so one more EH run
+    resets the frozen port after the disable: the first of the seven link-ups after it, 6 of
+    12 (not yet: the other six, each 480 ms after the last, and that run's quiet wording)."""
     out = tmp_path / "c53.yaml"
     assert do_import(next(CORPUS.glob("53-*.log")), out) == 0
     faults = yaml.safe_load(out.read_text())["faults"]
@@ -706,6 +707,95 @@ def test_a_set_xfermode_failure_in_the_probe_is_a_drive_that_hangs_on_it(tmp_pat
     assert log.count("ata2.00: failed to set xfermode (err_mask=0x4)") == 3, log
     assert "ata2: limiting SATA link speed to 3.0 Gbps" in log and "ata2.00: disabled" in log, log
     assert "ata2.00: limiting speed to UDMA/133:PIO3" in log, log
+
+
+def test_phy_events_without_a_hotplug_mean_link_power_management(tmp_path):
+    """dmesg-corpus 12 (TLP's SATA link power setting, ahci): NCQ writes time out, the
+    exception's SError shows PHYRdyChg and CommWake and its action is 0x6, no hotplug. libata's
+    autopsy takes SError.N as a hotplug (action 0xe) unless the link's LPM policy is above
+    max_performance ("hotplug doesn't work w/ LPM", ata_eh_analyze_serror), and ahci then
+    masks the PhyRdy interrupt: the bits are the link's wake-ups from Slumber, latched while
+    nobody looked. The importer runs the port under med_power_with_dipm with a drive that
+    takes HIPM/DIPM: the SError line and the exception's SErr match, 13 of 13 (11 before,
+    SErr 0x0). A log whose PHY events came with a hotplug action (42) keeps LPM off."""
+    out = tmp_path / "c12.yaml"
+    _, _, notes = import_report(next(CORPUS.glob("12-*.log")), out)
+    scen = yaml.safe_load(out.read_text())
+    assert scen["host"]["lpm_policy"] == "med_power_with_dipm", scen["host"]
+    assert scen["controller"]["lpm"] is True, scen["controller"]
+    assert all(d["hipm"] and d["dipm"] for d in scen["devices"]), scen["devices"]
+    assert any(n.startswith("1: SError's PHYRdyChg/DevExch with no hotplug") for n in notes), notes
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c12")
+    assert (matched, total) == (13, 13), "\n".join(text)
+    other = tmp_path / "c42.yaml"
+    import_report(next(CORPUS.glob("42-*.log")), other)
+    scen = yaml.safe_load(other.read_text())
+    assert "lpm_policy" not in scen.get("host", {}) and "lpm" not in scen["controller"], scen
+
+
+def test_an_internal_command_timeout_leaves_eh_pending(tmp_path):
+    """dmesg-corpus 35 (6.11+, med_power_with_dipm): the revalidation's third IDENTIFY times
+    out and EH disables the drive; then the link comes up once more with no "hard resetting
+    link" before it. libata's ata_do_link_abort marks EH pending whatever it aborts
+    (ata_eh_set_pending, 2.6.21 on), so the timed-out internal command asks for another EH
+    run; that run (no failed command: quiet in 6.x) resets the frozen port. Before, the stack
+    marked EH pending only when nothing was in flight, and under LPM (no PhyRdy interrupt to
+    ask instead) the run ended at the disable: 9 of 17, the last link-up missing."""
+    out = tmp_path / "c35.yaml"
+    import_report(next(CORPUS.glob("35-*.log")), out)
+    assert yaml.safe_load(out.read_text())["host"]["lpm_policy"] == "med_power_with_dipm"
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
+    after = log[log.index("ata1.00: disable device"):]
+    assert "ata1: SATA link up 1.5 Gbps (SStatus 113 SControl 310)" in after, log
+    assert "hard resetting link" not in after and "exception" not in after, log
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
+    assert (matched, total) == (10, 17), "\n".join(text)
+
+
+def test_a_reset_puts_the_pio_mode_back_to_pio0(tmp_path):
+    """dmesg-corpus 42 (4.x, a pulled drive): EH resets the empty link three times, the
+    revalidation failing after each, and disables the drive; the log lowers no PIO mode.
+    libata's ata_eh_reset sets every device's pio_mode to PIO0 before it resets (a reset
+    puts the drive back in its default mode), so the last-chance PIO step of
+    ata_eh_handle_dev_fail ("if (dev->pio_mode > XFER_PIO_0)") finds nothing to lower after
+    a reset; the stack kept the mode of the last SET XFERMODE and printed "limiting speed to
+    UDMA/133:PIO3" in each pull's run. (After a failed SET XFERMODE, with no reset between,
+    it still lowers it: test_a_set_xfermode_failure_in_the_probe_is_a_drive_that_hangs_on_it.)"""
+    out = tmp_path / "c42.yaml"
+    import_report(next(CORPUS.glob("42-*.log")), out)
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c42" / "satasim.log").read_text()
+    assert log.count("ata7.00: disabled") == 2, log
+    assert "limiting speed to UDMA/133:PIO" not in log, log
+
+
+def test_a_frozen_exception_without_irq_stat_is_a_timeout(tmp_path):
+    """dmesg-corpus 48 (5.4 ahci, mail-wrapped: no res lines): ata8's READ DMA fails 32 s
+    after ata7's error with "exception Emask 0x40 ... SErr 0x800 action 0x6 frozen" and no
+    irq_stat line; EH's four resets fail and it gives up. ahci describes every error interrupt
+    ("irq_stat 0x%08x", as this log's ata7 shows), so a frozen exception without one was no
+    interrupt: the command timed out (the SCSI timer froze the port) and Emask 0x40 is what the
+    autopsy read from SError.E. Before, the command was read as Emask 0x40 alone, "no fault
+    kind for it", nothing injected and the run failed with ata8 still present: 11 of 26. Now
+    ata8's drive hangs on that read through every COMRESET (the HBA's internal error itself is
+    a note): 21 of 26, the run passes."""
+    out = tmp_path / "c48.yaml"
+    _, _, notes = import_report(next(CORPUS.glob("48-*.log")), out)
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert {"kind": "hang", "port": 7, "on_cmd": {"op": "read", "lba": [4875264, 4875519]},
+            "comresets": 1000} in faults, faults
+    assert any(n.startswith("23: 'failed command: READ DMA' has no 'res' line after it: read as a timeout")
+               for n in notes), notes
+    assert any(n.startswith("20: SError HostInt on a command that timed out") for n in notes), notes
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
+    assert (matched, total) == (21, 26), "\n".join(text)
 
 KILLABLE = r"""
 import os, sys, time
@@ -760,7 +850,8 @@ def test_identify_timeouts_after_resets_that_work_hang_once_per_identify(tmp_pat
     revalidation's IDENTIFY times out (5, 10, 30 s), then "disable device". The drive answers
     each COMRESET: a hang on IDENTIFY that a COMRESET ends, three times (not a drive that
     never answers a reset again, which would print "COMRESET failed"). 10 of the 17 lines
-    (8 with a hang held through every reset)."""
+    (8 with a hang held through every reset); under LPM (the PhyRdy interrupt masked) the last
+    link-up is EH's own run after the disable (the IDENTIFY timeout left EH pending)."""
     out = tmp_path / "c35.yaml"
     assert do_import(next(CORPUS.glob("35-*.log")), out) == 0
     faults = yaml.safe_load(out.read_text())["faults"]

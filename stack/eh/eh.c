@@ -29,16 +29,18 @@ void ata_port_schedule_eh(struct ata_port *ap)
 }
 
 /* Every in-flight command of link (NULL: of the whole port) becomes EH's; with nothing in
- * flight EH is scheduled anyway (libata's ata_do_link_abort). EH is pending either way
- * (libata's "we're gonna abort all commands": ata_eh_set_pending first): an abort of EH's
- * own internal command -- a PMP register access failing on the control port -- makes the
+ * flight EH is scheduled anyway (libata's ata_do_link_abort). The 2.6.21+ EH marks itself
+ * pending first, whatever is in flight (ata_eh_set_pending: "we're gonna abort all
+ * commands"): an aborted internal command, which goes back to its waiter and not to EH,
+ * still asks for another run -- a PMP register access failing on the control port makes the
  * running EH repeat unless a host-link reset clears it (dmesg corpus 51, 2.6.28: after the
  * PMP give-up the repeat reports "ata7: exception Emask 0x3 ... frozen t4" and resets). */
 static unsigned ata_do_link_abort(struct ata_port *ap, const struct ata_link *link)
 {
     unsigned n = 0;
 
-    ap->pflags |= ATA_PFLAG_EH_PENDING;
+    if (ap->host->eh_policy->abort_sets_pending)
+        ap->pflags |= ATA_PFLAG_EH_PENDING;
 
     for (unsigned tag = 0; tag <= ATA_TAG_INTERNAL; tag++) { /* the internal command too */
         struct ata_queued_cmd *qc = ata_qc_from_tag(ap, tag);
@@ -234,8 +236,10 @@ void ata_eh_conclude(struct ata_port *ap)
 
     /* Every path out of recovery leaves the port listening: a reset thaws it, but a slot
      * given up on (no reset asked, or an internal command froze it after the last reset)
-     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. A run EH repeats
-     * (pending again) keeps it frozen: the repeat reports it so and resets first (libata). */
+     * would otherwise miss the PhyRdy/COMINIT interrupt of the next plug. Where the freeze
+     * left EH pending (abort_sets_pending: libata 2.6.21 on), the next run's autopsy finds
+     * the port frozen and resets it first, which thaws it, as libata's does (the repeat
+     * reports it frozen); the port stays frozen until then. */
     if ((ap->pflags & (ATA_PFLAG_FROZEN | ATA_PFLAG_UNLOADING | ATA_PFLAG_EH_PENDING)) == ATA_PFLAG_FROZEN)
         ata_eh_thaw_port(ap);
     ata_eh_finish(ap);

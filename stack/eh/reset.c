@@ -96,6 +96,18 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
     /* a PMP's enclosure bridge takes no SRST (libata's ATA_LFLAG_NO_SRST) */
     if (link->flags & ATA_LFLAG_ASSUME_SEMB)
         softreset = NULL;
+
+    /* A reset puts every device back in PIO0 (ATA8-ACS: a COMRESET or SRST restores the
+     * default transfer mode), and libata's ata_eh_reset (2.6.24 on) records that before it
+     * resets, timing the controller for it: the "last chance" PIO down-step of a revalidation
+     * that fails after a reset finds nothing to lower (dmesg-corpus 42: a pulled drive's three
+     * resets print no "limiting speed to UDMA/133:PIO3"); one after a failed SET XFERMODE,
+     * with no reset between, does (53). */
+    for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
+        link->device[d].pio_mode = XFER_PIO_0;
+        if (ap->ops->set_piomode)
+            ap->ops->set_piomode(ap, &link->device[d]);
+    }
     /* a second reset in one EH run waits out the cool-down after the previous one */
     if (pol->reset_cool_down_ms && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))) {
         uint64_t until = ehc->last_reset + ATA_MS(pol->reset_cool_down_ms), now = ata_now(h);

@@ -161,6 +161,13 @@ struct ata_eh_policy {
      * driver probe returns once its ports are scheduled, so the next controller's probe
      * overlaps them; the 2.6.2x core probed every port inside its driver's probe */
     bool async_port_probe;
+    /* an abort marks EH pending even when it took commands (libata's ata_do_link_abort starts
+     * with ata_eh_set_pending, the fast drain's, 2.6.21 on): an internal command that times
+     * out inside EH (a revalidation's IDENTIFY) leaves EH pending after the run, so another
+     * run follows -- a reset of the frozen port, quiet in 6.x (dmesg-corpus 35: the link-up
+     * after "disable device"). 2.6.20's ata_port_abort schedules EH only when nothing was in
+     * flight */
+    bool abort_sets_pending;
 
     /* retries above EH */
     unsigned max_retries;
@@ -224,6 +231,7 @@ bool ata_eh_worth_retry_modern(unsigned err_mask, bool is_io);
     .probe_trials = true, \
     .report_style = ATA_EH_REPORT_MODERN, \
     .internal_tag_reserved = false, \
+    .abort_sets_pending = true, \
     .async_port_probe = true, \
     .max_retries = 5, \
     .worth_retry = ata_eh_worth_retry_modern
