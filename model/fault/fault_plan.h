@@ -49,6 +49,8 @@ enum class Kind : uint8_t {
                   // command, a Set Device Bits FIS with bits for tags not outstanding
     LpmFail,      // the drive's interface power management is broken: its PHY never answers a
                   // wake-up COMWAKE out of Partial/Slumber, or it PMNAKs every request
+    // ATAPI drives only (model/atapi):
+    CheckCondition, // the drive ends a PACKET command in CHECK CONDITION with the given sense
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 
