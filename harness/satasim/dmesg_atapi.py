@@ -10,9 +10,13 @@ with the SCSI layer's name of the command ("Read(10) 28 00 00 00 05 61 00 00 40 
 
 Each such command becomes a step that sends the same CDB with the same transfer (data_in,
 pio for a PIO command) on the model's drive, which answers the MMC commands it implements
-(model/atapi/mmc.h); the others are left out with a note. What the log shows going wrong
-(a timeout, a bus error, a lost interrupt) is not reproduced: satasim's faults do not bind
-to an ATAPI drive, and the note says so at the command's line.
+(model/atapi/mmc.h); the others are left out with a note. What the log shows going wrong is
+a fault on the drive matched by the CDB's operation code (docs/device.md 7, `fault_for`): a
+timeout whose res line shows the drive done (DRDY, not BSY) is a lost interrupt (with ERR: the
+drive ended it in CHECK CONDITION first), one that left it busy a hang; the link dropping under
+the command (an ATA bus error with a PHY event in SError) a PHY flap with the line noise SError
+shows; an interface CRC error a crc fault on the data; a device error CHECK CONDITION with the
+sense key of the res line's Error register.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ _DATA = re.compile(r"\b(?P<prot>dma|pio|nodata) (?P<n>\d+) (?P<dir>in|out)\b")
 # The MMC commands the drive model answers (model/atapi/mmc.h)
 MODELLED = {0x00: "TEST UNIT READY", 0x03: "REQUEST SENSE", 0x12: "INQUIRY", 0x1b: "START STOP UNIT",
             0x1e: "PREVENT ALLOW MEDIUM REMOVAL", 0x25: "READ CAPACITY", 0x28: "READ(10)",
-            0xa8: "READ(12)", 0x5a: "MODE SENSE(10)", 0x4a: "GET EVENT STATUS NOTIFICATION"}
+            0xa8: "READ(12)", 0x5a: "MODE SENSE(10)", 0x4a: "GET EVENT STATUS NOTIFICATION",
+            0x46: "GET CONFIGURATION"}
 PACKET = 0xa0
 DISC_BLOCKS = 65536        # a disc every logged READ fits on (and the QEMU backend's largest)
 CDB_LEN = 12               # an ATAPI drive's packet (IDENTIFY PACKET word 0 bits 1:0 = 0)
@@ -62,12 +67,56 @@ def packet_cdb(msg: str) -> list[int] | None:
     return b[:CDB_LEN] if len(b) > CDB_LEN else b
 
 
+# The ASC/ASCQ a drive most likely gave with a sense key the log shows only in the Error
+# register (bits 7:4): NOT READY medium not present, MEDIUM ERROR unrecovered read error,
+# ILLEGAL REQUEST invalid field in CDB, UNIT ATTENTION medium changed (SPC-4 table 49).
+_ASC_OF_KEY = {0x2: (0x3a, 0), 0x3: (0x11, 0), 0x4: (0x08, 0x03), 0x5: (0x24, 0), 0x6: (0x28, 0),
+               0xb: (0x00, 0)}
+# SError bits (SATA 2.6 14.1.2): PHYRdyChg, CommWake, DevExch; 10B8B, HostInt
+_PHY_EVENT = (1 << 16) | (1 << 18) | (1 << 26)
+
+
+def _noise(serr: int) -> str:
+    n = [name for bit, name in ((1 << 26, "cominit"), (1 << 19, "decode"), (1 << 11, "internal")) if serr & bit]
+    return "[" + ", ".join(n) + "]"
+
+
+def _check_condition(where: str, match: str, err: int) -> str:
+    asc, ascq = _ASC_OF_KEY.get(err >> 4, (0, 0))
+    return (f"  - {{kind: check_condition, {where}, on_cmd: {match}, key: {err >> 4}, asc: 0x{asc:02x}"
+            + (f", ascq: 0x{ascq:02x}" if ascq else "") + (", abrt: true" if err & 0x04 else "") + "}")
+
+
+def fault_for(e, c, where: str, cdb: list[int]) -> tuple[list[str], str]:
+    """The faults (scenario lines) that make the drive fail PACKET command c of exception e as
+    the log shows, and what they reproduce (for the note); no lines: nothing fits."""
+    match = f"{{opcode: 0x{cdb[0]:02x}}}"
+    done = c.has_res and c.res_status & 0xc8 == 0x40     # DRDY, neither BSY nor DRQ
+    if c.emask & 0x10 and e.serr & _PHY_EVENT and e.frozen:
+        return ([f"  - {{kind: phy_flap, {where}, on_cmd: {match}, down: 1ms, noise: {_noise(e.serr)}}}"],
+                "the link dropping under the command (phy_flap)")
+    if c.emask & 0x4 or "timeout" in c.emask_desc:
+        if done or (c.has_res and c.res_status & 0x89 == 0x01):
+            lines = [f"  - {{kind: lost_irq, {where}, on_cmd: {match}, count: 1}}"]
+            if c.res_status & 0x01:     # the drive ended it in CHECK CONDITION first
+                lines.insert(0, _check_condition(where, match, c.res_error))
+            return lines, "a lost interrupt" + (" after a CHECK CONDITION" if c.res_status & 0x01 else "")
+        return [f"  - {{kind: hang, {where}, on_cmd: {match}}}"], "a hang (timeout, the drive busy)"
+    if c.emask & 0x10 or c.emask & 0x2:
+        return ([f"  - {{kind: crc, {where}, on_cmd: {match}, dir: d2h, fis: data}}"],
+                "an interface CRC error on the data (crc)")
+    if c.emask & 0x1 and c.has_res and c.res_status & 0x01 and c.res_error >> 4:
+        return [_check_condition(where, match, c.res_error)], "a CHECK CONDITION"
+    return [], ""
+
+
 def atapi_scenario_parts(rep, atapi: set[tuple[int, int]], portmap: dict[int, int],
-                         notes: list[str]) -> tuple[list[str], list[str]]:
-    """(device lines, workload lines) for the log's ATAPI drives: one `devices[].atapi` entry
-    each (device 0 of a host port: the only place the model takes one) and a scsi step per
-    PACKET command the log shows failing."""
-    devices, work = [], []
+                         notes: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(device lines, workload lines, fault lines) for the log's ATAPI drives: one
+    `devices[].atapi` entry each (device 0 of a host port: the only place the model takes
+    one), a scsi step per PACKET command the log shows failing and the fault that fails it
+    (fault_for)."""
+    devices, work, faults = [], [], []
     for port, dev in sorted(atapi):
         if port not in portmap:
             continue
@@ -76,7 +125,12 @@ def atapi_scenario_parts(rep, atapi: set[tuple[int, int]], portmap: dict[int, in
                          "satasim's ATAPI drive is a host port's device 0 only (no slave, no PMP): not modelled")
             continue
         where = f"port: {portmap[port]}"
-        devices.append(f"  - {{{where}, atapi: {{disc_blocks: {DISC_BLOCKS}}}}}")
+        # a drive libata configured for a PIO mode (its first "configured for" line): one
+        # without DMA whose fastest PIO mode is that one
+        d = rep.disks.get((port, dev))
+        pio = re.match(r"PIO(\d)$", d.configured) if d and d.configured else None
+        modes = f", dma: false, pio: {pio.group(1)}" if pio else ""
+        devices.append(f"  - {{{where}, atapi: {{disc_blocks: {DISC_BLOCKS}{modes}}}}}")
         for e in rep.exceptions:
             if (e.port, e.dev) != (port, dev):
                 continue
@@ -100,8 +154,16 @@ def atapi_scenario_parts(rep, atapi: set[tuple[int, int]], portmap: dict[int, in
                     step += f", data_in: {n}"
                 if data and data.group("prot") == "pio":
                     step += ", pio: true"
-                work.append(step + "}")
-                notes.append(f"{c.line}: {MODELLED[cdb[0]]} on the ATAPI drive ata{port + 1}.{dev:02d} runs clean: "
-                             f"its failure in the log ({c.emask_desc or 'Emask 0x%x' % c.emask}) is not injected "
-                             "(satasim's faults do not bind to an ATAPI drive)")
-    return devices, work
+                lines, what = fault_for(e, c, where, cdb)
+                # the step is a pass-through (SG_IO) request: the failure the fault gives it
+                # ends it in CHECK CONDITION, with the drive's sense or libata's from the
+                # taskfile (docs/device.md 7), and the SCSI layer does not retry it
+                work.append(step + (", expect_status: check_condition" if lines else "") + "}")
+                if lines:   # (a command the log shows failing again: the same fault, once)
+                    faults.extend(x for x in lines if x not in faults)
+                    notes.append(f"{c.line}: {MODELLED[cdb[0]]} on the ATAPI drive ata{port + 1}.{dev:02d}: "
+                                 f"its failure ({c.emask_desc or 'Emask 0x%x' % c.emask}) is {what}")
+                elif not lines:
+                    notes.append(f"{c.line}: {MODELLED[cdb[0]]} on the ATAPI drive ata{port + 1}.{dev:02d}: no fault "
+                                 f"kind for its failure ({c.emask_desc or 'Emask 0x%x' % c.emask}): it runs clean")
+    return devices, work, faults

@@ -271,7 +271,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         for p in pmps:
             fan = max([rep.pmps[p], semb.get(p, 0)] + [dev + 1 for q, dev in disks if q == p])
             out.append(f"  - {{port: {portmap[p]}, ports: {min(max(fan, 1), 15)}{_pmp_part(rep, p, notes)}}}")
-    atapi_devs, atapi_work = atapi_scenario_parts(rep, atapi, portmap, notes)
+    atapi_devs, atapi_work, atapi_faults = atapi_scenario_parts(rep, atapi, portmap, notes)
     # the plan (faults and requests) is the disks': an ATAPI drive's exceptions are its steps
     plan = _Plan(dataclasses.replace(rep, exceptions=[e for e in rep.exceptions if (e.port, e.dev) not in atapi])
                  if atapi else rep, disks, portmap, ctype, notes)
@@ -329,9 +329,10 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
                    f"timing: {{kind: ssd}}}}")
     out.append("workload:" if plan.work else "workload: []")
     out.extend(plan.work)
-    out.append("faults:" if plan.faults else "faults: []")
+    out.append("faults:" if plan.faults or atapi_faults else "faults: []")
     for f in plan.faults:
         out.append("  - {" + ", ".join(v if k == "_w" else f"{k}: {v}" for k, v in f.spec.items()) + "}")
+    out.extend(atapi_faults)
     out.append("expect:")
     out.append("  all_devices_found: false")
     out.append(f"  io_errors_max: {max(len(rep.io_errors), plan.n_requests)}")

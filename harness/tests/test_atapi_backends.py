@@ -31,7 +31,7 @@ def test_qemu_backend_refuses_a_fixed_transfer_mode(tmp_path):
     r = run([ROOT / "scenarios" / "atapi" / "atapi-pio.yaml"], tmp_path, "--backend", "qemu",
             "--set", "devices[0].atapi.udma=2")
     assert r.returncode == 2, r.stdout + r.stderr
-    assert "devices[port 0].atapi.dma/udma: QEMU's ide-cd transfer-mode list is fixed" in r.stdout + r.stderr
+    assert "devices[port 0].atapi.dma/udma/pio: QEMU's ide-cd transfer-mode list is fixed" in r.stdout + r.stderr
 
 
 def test_skip_refused_skips_the_atapi_scenarios_of_other_controllers_on_qemu(tmp_path):

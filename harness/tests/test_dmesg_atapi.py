@@ -1,7 +1,7 @@
 """import-dmesg on logs of ATAPI drives (dmesg-corpus 29, 40, 55): the drive becomes a
 devices[].atapi entry, not a disk, and each failed PACKET command the log shows becomes a
-kind scsi step with the log's CDB and transfer; a CDB the drive model does not answer and a
-failure that cannot be injected on an ATAPI drive are named in a note at their line."""
+kind scsi step with the log's CDB and transfer, its failure a fault on the drive (docs/device.md
+7); a CDB the drive model does not answer is named in a note at its line."""
 from pathlib import Path
 
 import yaml
@@ -30,28 +30,43 @@ def test_the_cdb_of_a_packet_commands_message_in_both_wordings():
     assert packet_cdb("cmd ca/00:08:00:00:00/00:00:00:00:00/e0 tag 0 dma 4096 out") is None
 
 
-def test_a_sata_atapi_bus_error_log_becomes_an_atapi_drive_and_its_read(tmp_path):
+def test_a_sata_atapi_bus_error_log_becomes_an_atapi_drive_its_read_and_a_flap(tmp_path):
     sc, notes, path = imported(tmp_path, 40)
     assert sc["devices"] == [{"port": 0, "atapi": {"disc_blocks": 65536}}], sc["devices"]
     assert sc["workload"] == [{"kind": "scsi", "device": 0, "barrier": True, "cdb": "28 00 00 00 05 61 00 00 40 00",
-                               "data_in": 131072, "pio": True}], sc["workload"]
-    assert any(n.startswith("3: READ(10) on the ATAPI drive ata1.00 runs clean") and "ATA bus error" in n
-               for n in notes), notes
+                               "data_in": 131072, "pio": True, "expect_status": "check_condition"}], sc["workload"]
+    # Emask 0x10 with PHYRdyChg/DevExch in SError, frozen: the link dropped under the READ(10)
+    assert sc["faults"] == [{"kind": "phy_flap", "port": 0, "on_cmd": {"opcode": 0x28}, "down": "1ms",
+                             "noise": ["cominit", "decode"]}], sc["faults"]
+    assert any(n.startswith("3: READ(10) on the ATAPI drive ata1.00: its failure (ATA bus error) is the link "
+                            "dropping") for n in notes), notes
     r = run([path], tmp_path / "out")
-    assert r.returncode == 0, r.stdout + r.stderr      # the read of 64 blocks checks against the disc
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c40" / "satasim.log").read_text()
+    assert "Read(10) 28 00 00 00 05 61 00 00 40 00res" in log and "Emask 0x10 (ATA bus error)" in log
 
 
-def test_an_unmodelled_cdb_is_named_not_sent(tmp_path):
-    sc, notes, _ = imported(tmp_path, 55)
+def test_a_lost_interrupt_on_get_configuration(tmp_path):
+    sc, notes, path = imported(tmp_path, 55)
     assert any("atapi" in d for d in sc["devices"]), sc["devices"]
-    assert not [w for w in sc["workload"] or [] if w.get("kind") == "scsi"], sc["workload"]
-    assert any(n.startswith("5: CDB opcode 46h is not one the drive model answers") for n in notes), notes
-
-
-def test_a_pata_atapi_timeout_log_sends_the_logged_test_unit_ready(tmp_path):
-    sc, notes, path = imported(tmp_path, 29)
-    assert sc["devices"] == [{"port": 0, "atapi": {"disc_blocks": 65536}}], sc["devices"]
-    assert sc["workload"][0]["cdb"] == " ".join(["00"] * 12), sc["workload"]
-    assert any("TEST UNIT READY on the ATAPI drive ata5.00 runs clean: its failure in the log (timeout)" in n
-               for n in notes), notes
+    assert [w["cdb"] for w in sc["workload"]] == ["46 00 00 00 00 00 00 00 20 00"], sc["workload"]
+    # res 40/00:02 (DRDY, not busy) with a timeout: the drive was done, its interrupt lost
+    assert sc["faults"] == [{"kind": "lost_irq", "port": 1, "on_cmd": {"opcode": 0x46}, "count": 1}], sc["faults"]
+    assert any(n.startswith("5: GET CONFIGURATION on the ATAPI drive ata2.00: its failure (timeout) is a lost "
+                            "interrupt") for n in notes), notes
     assert run([path], tmp_path / "out").returncode == 0
+
+
+def test_a_pata_atapi_timeout_log_is_a_check_condition_with_a_lost_interrupt(tmp_path):
+    sc, notes, path = imported(tmp_path, 29)
+    # configured for PIO0: a drive without DMA whose fastest PIO mode is 0
+    assert sc["devices"] == [{"port": 0, "atapi": {"disc_blocks": 65536, "dma": False, "pio": 0}}], sc["devices"]
+    assert sc["workload"][0]["cdb"] == " ".join(["00"] * 12), sc["workload"]
+    # res 51/24:03: the drive ended it with ERR, sense key 2 (NOT READY) and ABRT; then the timeout
+    assert sc["faults"] == [{"kind": "check_condition", "port": 0, "on_cmd": {"opcode": 0}, "key": 2, "asc": 0x3a,
+                             "abrt": True},
+                            {"kind": "lost_irq", "port": 0, "on_cmd": {"opcode": 0}, "count": 1}], sc["faults"]
+    assert any("TEST UNIT READY on the ATAPI drive ata5.00: its failure (timeout) is a lost interrupt after a "
+               "CHECK CONDITION" in n for n in notes), notes
+    assert run([path], tmp_path / "out").returncode == 0
+    assert "ata1.00: ATAPI: SATASIM DVD-ROM, 1.00, max PIO0" in (tmp_path / "out" / "c29" / "satasim.log").read_text()

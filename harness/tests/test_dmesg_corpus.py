@@ -32,7 +32,8 @@ a log whose SError shows PHYRdyChg/DevExch with no hotplug action runs LPM (12 1
 one more EH run that resets the frozen port (35's last link-up: it passes now; 53 5 -> 6), a
 reset puts the PIO mode back to PIO0 (no "limiting speed to UDMA/133:PIO3" between a pulled
 drive's resets), a frozen exception with no irq_stat in a log that has them is a timeout (48
-11 -> 21, it passes now).. wip14: a drive that stops answering
+11 -> 21, it passes now); wip16-atapi alone 696 of 935 (74.4 %: faults on
+ATAPI drives, 29 0 -> 1, 40 0 -> 1, 55 0 -> 4). wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery
@@ -113,11 +114,17 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     "configured for PIO0" / "EH complete" before the excerpt's first exception) and the v86
     drive's DRQ that 64 KiB of draining does not clear (the stack has no ata_sff_drain_fifo;
     the drive keeps DRQ for 64 KiB and then reads 40/00:01: an emulator's quirk no fault gives).
-  - ATAPI (29 [7], 40 [4], 55 [9]): since wip15 the drive is a devices[].atapi entry and its
-    logged PACKET commands are scsi steps (dmesg_atapi.py; the three runs pass where each
-    failed with a disk's fault that never fired), but the failure itself (a timeout, a bus
-    error with DevExch, a lost interrupt) is not injected: faults do not bind to an ATAPI drive,
-    so no decision line of these logs matches yet (644 of 935 before and after). The ICH's slave
+  - ATAPI (29 [6], 40 [3], 55 [5]): the drive is a devices[].atapi entry, its logged PACKET
+    commands are scsi steps and, since wip16, their failures faults on the drive (dmesg_atapi.py,
+    docs/device.md 7): 29's timed-out TEST UNIT READY a CHECK CONDITION NOT READY + lost_irq on a
+    PIO0 drive, but the modern stack's lost-interrupt check (2.6.33+) completes it where the
+    2.6.2x log times out (and its "cdb 00 ..." cmd line is 2.6.2x wording: no profile has it);
+    40's bus error a phy_flap with DevExch/10B8B noise, whose SError also shows the CDB frame
+    cut (UnrecovData, Handshk) and no CommWake, and whose res count is 00 (no status phase
+    before it in the run); 55's GET CONFIGURATION lost interrupt matches from the exception
+    on, but the v86 drive's MWDMA/PIO2 modes, the PIIX3-style MWDMA slave, the speed-down
+    before the excerpt and the 16 KiB ATAPI drain in the byte count (a0/01:00:00:20:00) are not
+    reproduced. The ICH's slave
     link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
     modelled in the stack (the PIIX model has the ICH8's SIDPR window, PiixPart::Ich8Sata;
     ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive

@@ -108,6 +108,21 @@ def test_every_policy_rule_has_a_case():
 
 
 H2006 = head("libata-2006")
+# an ATAPI drive on a link whose speed the trace shows (AHCI at 1.5 Gbps: no lower speed),
+# configured for UDMA/100; three dubious timeouts (no transfer verified), each SPEED_DOWN |
+# FALLBACK_TO_PIO | KEEP_ERRORS from the second on: UDMA/66, then UDMA/33, then the third
+ATAPI_HEAD = [rec(0, "run.start", src="harness", port=-1, controller="ahci", scenario="x"),
+              rec(0, "eh.policy", port=-1, name="libata-modern", hardreset=True),
+              rec(1, "probe.link_up", spd=1, speed="1.5 Gbps", sstatus=0x113, scontrol=0x300),
+              rec(1, "probe.class", cls="atapi"),
+              rec(2, "probe.configured", dev=0, mode="UDMA/100", xfer=0x45, ncq=False)]
+DISK_HEAD = [dict(r, f=dict(r["f"], cls="ata")) if r["ev"] == "probe.class" else r for r in ATAPI_HEAD]
+DUBIOUS_STEPS = [rec(100, "eh.ering", dev=0, category=6, eflags=0x2, err_mask=0x4, verdict=0),
+                 rec(1100, "eh.ering", dev=0, category=6, eflags=0x2, err_mask=0x4, verdict=0xf),
+                 rec(1100, "eh.xfer_limit", dev=0, xfer_mask=0x1f39f),
+                 rec(2100, "eh.ering", dev=0, category=6, eflags=0x2, err_mask=0x4, verdict=0xf),
+                 rec(2100, "eh.xfer_limit", dev=0, xfer_mask=0x739f),
+                 rec(3100, "eh.ering", dev=0, category=6, eflags=0x2, err_mask=0x4, verdict=0xf)]
 
 
 @pytest.mark.parametrize("name,trace,want", [
@@ -175,6 +190,21 @@ H2006 = head("libata-2006")
                                                 reason="not retryable")], ["retry-worth"]),
     ("exhausted early", head() + [rec(10, "eh.qc_fail", dev=0, tag=1, cmd=0x60, emask=0x10, retries=3,
                                       reason="retries exhausted")], ["retry-worth"]),
+    # FALLBACK_TO_PIO after two transfer-mode steps: an ATAPI device (libata: "Consider it only
+    # for PATA and SATAPI"; scenarios/atapi/atapi-fault-speed-down-piix.yaml), not a SATA disk
+    ("atapi falls back to PIO", ATAPI_HEAD + DUBIOUS_STEPS + [rec(3100, "eh.xfer_limit", dev=0, xfer_mask=0x1f)], []),
+    ("sata disk falls back to PIO", DISK_HEAD + DUBIOUS_STEPS + [rec(3100, "eh.xfer_limit", dev=0, xfer_mask=0x1f)],
+     ["speed-down-action", "speed-down-action"]),   # (no action allowed; not the DMA step)
+    # in PIO, a SPEED_DOWN steps the PIO mode (ATA_DNXFER_PIO), not a DMA mode
+    ("atapi PIO step", ATAPI_HEAD + DUBIOUS_STEPS + [rec(3100, "eh.xfer_limit", dev=0, xfer_mask=0x1f),
+                                                      rec(4100, "eh.ering", dev=0, category=6, eflags=0x2,
+                                                          err_mask=0x4, verdict=0xf),
+                                                      rec(4100, "eh.xfer_limit", dev=0, xfer_mask=0xf)], []),
+    ("atapi PIO step by two", ATAPI_HEAD + DUBIOUS_STEPS + [rec(3100, "eh.xfer_limit", dev=0, xfer_mask=0x1f),
+                                                             rec(4100, "eh.ering", dev=0, category=6, eflags=0x2,
+                                                                 err_mask=0x4, verdict=0xf),
+                                                             rec(4100, "eh.xfer_limit", dev=0, xfer_mask=0x7)],
+     ["speed-down-action"]),
 ])
 def test_more_cases(tmp_path, name, trace, want):
     assert eh_check(tmp_path, trace) == want, name

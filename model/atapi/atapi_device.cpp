@@ -44,6 +44,7 @@ Fis AtapiDevice::Impl::signature_fis(bool irq, uint8_t status, uint8_t error) co
 
 void AtapiDevice::Impl::start_reset(const char *kind, bool srst_held) {
     ++epoch;
+    hung = false; // a reset restarts a hung firmware
     pending_cmd.reset();
     data_in.clear();
     reset_state = srst_held ? ResetState::SrstHeld : ResetState::Resetting;
@@ -153,15 +154,42 @@ void AtapiDevice::Impl::command_thread() {
     }
 }
 
+// The status phase's Register D2H FIS: the Device register A0h (its obsolete bits 7 and 5 set,
+// as the drives of the corpus report it: dmesg corpus 40, a BD drive on AHCI, "res
+// 50/00:03:00:00:00/00:00:00:00:00/a0"; 29, PATA, the same).
 bool AtapiDevice::Impl::finish(uint64_t e, uint8_t status, uint8_t error, uint16_t count) {
     if (!alive(e))
         return false;
-    return send(sata::make_reg_d2h(status, error, 0, 0x00, count, true));
+    return send(sata::make_reg_d2h(status, error, 0, 0xA0, count, true));
+}
+
+// The fault engine sees the command (an ATA command as it arrives, a PACKET command once its
+// CDB has); false: a hang it armed took the drive (the command never ends).
+bool AtapiDevice::Impl::observe(uint8_t opcode, bool packet, uint32_t lba, uint32_t blocks) {
+    ++cmd_seq;
+    if (observer)
+        observer(CommandSeen{opcode, packet, lba, blocks, cmd_seq});
+    if (hang_id.empty())
+        return true;
+    hang_now();
+    return false;
+}
+
+// hang: the firmware stops where it is (no FIS), until a reset moves the epoch on.
+void AtapiDevice::Impl::hang_now() {
+    const uint64_t e = epoch;
+    hung = true;
+    trace("fault.effect", {{"id", TraceValue::str(hang_id)}}, "drive hangs (no status until a reset)");
+    hang_id.clear();
+    while (alive(e))
+        sc_core::wait(work_event);
 }
 
 void AtapiDevice::Impl::execute(const Taskfile &tf) {
     const uint64_t e = epoch;
     trace("atapi.cmd", {{"cmd", TraceValue::hex(tf.command)}});
+    if (tf.command != ata_op::kPacket && !observe(tf.command, false, 0, 0))
+        return;
     switch (tf.command) {
     case ata_op::kPacket:
         packet(e, tf);
@@ -240,12 +268,30 @@ std::vector<uint16_t> AtapiDevice::identify_packet_words() const { return impl_-
 MmcUnit &AtapiDevice::unit() { return impl_->unit; }
 const MmcUnit &AtapiDevice::unit() const { return impl_->unit; }
 void AtapiDevice::set_fis_trace(bool on) { impl_->fis_trace = on; }
+void AtapiDevice::set_command_observer(std::function<void(const CommandSeen &)> fn) {
+    impl_->observer = std::move(fn);
+}
+void AtapiDevice::inject_hang(const std::string &id) {
+    impl_->hang_id = id;
+    // armed by a time trigger while the drive is idle: it hangs on its next command
+}
+void AtapiDevice::inject_check_condition(const Sense &s, bool abrt, const std::string &id) {
+    impl_->check_sense = s;
+    impl_->check_abrt = abrt;
+    impl_->check_id = id;
+}
+void AtapiDevice::clear_faults() {
+    impl_->hang_id.clear();
+    impl_->check_sense.reset();
+    impl_->check_id.clear();
+}
 
 void AtapiDevice::power_on_reset() {
     Impl &m = *impl_;
     m.unit = MmcUnit(cfg_.inquiry, cfg_.disc, cfg_.medium);
     m.udma_selected = cfg_.dma ? int(cfg_.udma_max) : -1;
     m.rxq.clear();
+    m.cmd_seq = 0;
     m.start_reset("power_on", false);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,11 +34,22 @@ struct AtapiConfig {
     bool medium = true;    // a disc in the drive at power-on
     CdbDrq cdb_drq = CdbDrq::Within50us;
     unsigned udma_max = 5;   // UDMA/100 (word 88)
+    unsigned pio_max = 4;    // the fastest PIO mode (words 64, 51: below PIO3 an old drive's word 51 only)
     bool dma = true;         // word 49 bit 8
     bool dmadir = false;     // word 62 bit 15: DMA needs DMADIR (bridged PATA drives)
     double cmd_overhead_us = 100;
     double media_mb_s = 11;  // 8x DVD
     double reset_ready_ms = 2;
+};
+
+// A command the drive accepted, for the fault engine's triggers (model/fault): an ATA
+// command as it arrives, a PACKET command once its CDB has (then `opcode` is the CDB's
+// operation code, and lba/blocks are a READ(10)/(12)'s range in 2048-byte blocks).
+struct CommandSeen {
+    uint8_t opcode;
+    bool packet;
+    uint32_t lba, blocks;
+    uint64_t seq; // 1-based count of commands the drive accepted since power-on
 };
 
 class AtapiDevice : public sc_core::sc_module, public link::LinkEndpoint {
@@ -59,6 +71,20 @@ class AtapiDevice : public sc_core::sc_module, public link::LinkEndpoint {
     void change_medium(const Disc &d);
     void remove_disc();
     void load_disc(const Disc &d);
+
+    // Fault hooks (model/fault/README.md; each traces a `fault.effect` record when it acts).
+    // The observer runs for every command the drive accepts, before it executes: a hook
+    // armed from inside applies to that very command.
+    void set_command_observer(std::function<void(const CommandSeen &)> fn);
+    // hang: the drive stops in the middle of the command (after the CDB of a PACKET command):
+    // no FIS, the command never ends, until a reset (COMRESET, SRST or DEVICE RESET).
+    void inject_hang(const std::string &id);
+    // check_condition: the next PACKET command (this one, armed from the observer) ends in
+    // CHECK CONDITION with this sense (REQUEST SENSE then returns it); no data moves.
+    // abrt: ABRT set in the Error register beside the sense key.
+    void inject_check_condition(const Sense &s, bool abrt, const std::string &id);
+    // Disarms every armed fault (the observer stays).
+    void clear_faults();
 
     bool receive_fis(const sata::Fis &fis) override;
     bool ready_to_receive() const override;

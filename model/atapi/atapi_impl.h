@@ -54,6 +54,17 @@ struct AtapiDevice::Impl {
     sc_core::sc_event work_event;
     std::optional<sata::Taskfile> pending_cmd;
 
+    // fault hooks (atapi_device.cpp)
+    std::function<void(const CommandSeen &)> observer;
+    uint64_t cmd_seq = 0;
+    std::string hang_id;                  // armed: the drive hangs in the current command
+    bool hung = false;                    // hung until a reset
+    std::optional<Sense> check_sense;     // armed: the next PACKET command fails with it
+    std::string check_id;
+    bool check_abrt = false;
+    bool observe(uint8_t opcode, bool packet, uint32_t lba, uint32_t blocks);
+    void hang_now();
+
     // atapi_device.cpp
     void start_reset(const char *kind, bool srst_held);
     void transport_thread();
@@ -75,6 +86,7 @@ struct AtapiDevice::Impl {
     bool dma_data_in(uint64_t e, const MmcResult &r);
     bool fill(const MmcResult &r, uint64_t offset, uint8_t *out, size_t n) const;
     bool busy_for(uint64_t e, sc_core::sc_time t);
+    void data_fis_refused(uint64_t e, uint8_t op);
 
     // identify.cpp
     std::vector<uint16_t> identify() const;

@@ -15,12 +15,16 @@ std::vector<uint16_t> AtapiDevice::Impl::identify() const {
     put_ata_string(w, 23, 4, cfg.firmware);
     put_ata_string(w, 27, 20, cfg.model);
     w[49] = uint16_t(0x0200 | (cfg.dma ? 0x0100 : 0)); // LBA; DMA
-    w[53] = 0x0006;                                    // words 64-70 and 88 valid
+    // words 64-70 and 88 valid; a drive slower than PIO3 gives its mode in word 51 only
+    // (ATA-2's PIO data transfer cycle timing mode), as libata's ata_id_xfermask reads it
+    w[53] = cfg.pio_max >= 3 ? 0x0006 : 0x0004;
+    if (cfg.pio_max < 3)
+        w[51] = uint16_t(cfg.pio_max << 8);
     // word 62 (ATA8-ACS): bit 15 DMADIR required for DMA; 10:8 MWDMA, 6:0 UDMA supported
     if (cfg.dmadir)
         w[62] = uint16_t(0x8000 | (cfg.dma ? 0x0007 | (((1u << (cfg.udma_max + 1)) - 1) & 0x7F) : 0));
     w[63] = uint16_t(cfg.dma ? 0x0007 : 0);
-    w[64] = 0x0003; // PIO 3 and 4
+    w[64] = cfg.pio_max >= 4 ? 0x0003 : cfg.pio_max == 3 ? 0x0001 : 0; // PIO 3 and 4
     w[65] = w[66] = w[67] = w[68] = 120;
     w[71] = 0x0000; // no PACKET-to-bus-release times
     // Serial ATA: Gen1/Gen2 (w76), no NCQ

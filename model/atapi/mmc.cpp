@@ -167,6 +167,35 @@ MmcResult MmcUnit::event_status(const std::array<uint8_t, 12> &c) {
     return data(std::move(d), be16(&c[7]));
 }
 
+// GET CONFIGURATION (MMC-5 6.6): the feature header (data length, the current profile:
+// DVD-ROM 0010h with a disc in, none without) and the features the drive has, from the
+// starting feature number on: Profile List (0000h: DVD-ROM and CD-ROM 0008h, DVD-ROM current
+// with a disc) and Core (0001h: ATAPI physical interface 0002h). RT 00b: every feature, 01b:
+// the current ones, 10b: the one named.
+MmcResult MmcUnit::get_configuration(const std::array<uint8_t, 12> &c) {
+    const unsigned rt = c[1] & 0x03;
+    const uint16_t start = be16(&c[2]);
+    if (rt == 3)
+        return check(kInvalidField);
+    const bool disc = medium_present();
+    std::vector<uint8_t> d(8, 0);
+    put_be16(&d[6], disc ? 0x0010 : 0x0000);
+    auto feature = [&](uint16_t code, bool current, std::vector<uint8_t> body) {
+        if (code < start || (rt == 1 && !current) || (rt == 2 && code != start))
+            return;
+        const size_t at = d.size();
+        d.resize(at + 4 + body.size(), 0);
+        put_be16(&d[at], code);
+        d[at + 2] = uint8_t(0x02 | (current ? 0x01 : 0)); // version 0, persistent, current
+        d[at + 3] = uint8_t(body.size());
+        std::copy(body.begin(), body.end(), d.begin() + long(at + 4));
+    };
+    feature(0x0000, true, {0x00, 0x10, uint8_t(disc ? 0x01 : 0x00), 0x00, 0x00, 0x08, 0x00, 0x00});
+    feature(0x0001, true, {0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00});
+    put_be32(&d[0], uint32_t(d.size() - 4));
+    return data(std::move(d), be16(&c[7]));
+}
+
 MmcResult MmcUnit::start_stop(const std::array<uint8_t, 12> &c) {
     const bool loej = c[4] & 0x02, start = c[4] & 0x01;
     if (!loej)
@@ -205,6 +234,8 @@ MmcResult MmcUnit::execute(const std::array<uint8_t, 12> &c) {
         return inquiry(c);
     if (op == mmc_op::kGetEventStatus)
         return event_status(c);
+    if (op == mmc_op::kGetConfiguration) // (MMC-5 4.1.6.1: it too runs with a unit attention pending)
+        return get_configuration(c);
     if (ua_pending_) {
         ua_pending_ = false;
         return check(kMediumChanged);

@@ -28,7 +28,8 @@ struct Sense {
 namespace mmc_op {
 constexpr uint8_t kTestUnitReady = 0x00, kRequestSense = 0x03, kInquiry = 0x12,
                   kStartStopUnit = 0x1B, kPreventAllow = 0x1E, kReadCapacity = 0x25,
-                  kRead10 = 0x28, kGetEventStatus = 0x4A, kModeSense10 = 0x5A, kRead12 = 0xA8;
+                  kRead10 = 0x28, kGetConfiguration = 0x46, kGetEventStatus = 0x4A, kModeSense10 = 0x5A,
+                  kRead12 = 0xA8;
 }
 
 // The data of one 2048-byte block of a disc: a pattern of (seed, lba), so a test or the
@@ -68,6 +69,8 @@ class MmcUnit {
   public:
     MmcUnit(const MmcIdentity &id, const Disc &disc, bool medium);
     MmcResult execute(const std::array<uint8_t, 12> &cdb);
+    // CHECK CONDITION with this sense, as an injected fault gives it (REQUEST SENSE returns it).
+    MmcResult fail(const Sense &s) { return check(s); }
 
     // Scenario events (docs/hardware.md "ATAPI"): the eject button (refused while PREVENT is
     // in force: a pending eject-request event instead), the tray closing (a disc in it becomes
@@ -95,6 +98,7 @@ class MmcUnit {
     MmcResult inquiry(const std::array<uint8_t, 12> &c);
     MmcResult mode_sense10(const std::array<uint8_t, 12> &c);
     MmcResult event_status(const std::array<uint8_t, 12> &c);
+    MmcResult get_configuration(const std::array<uint8_t, 12> &c);
     MmcResult start_stop(const std::array<uint8_t, 12> &c);
 
     MmcIdentity id_;

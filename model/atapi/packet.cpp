@@ -116,6 +116,18 @@ bool AtapiDevice::Impl::dma_data_in(uint64_t e, const MmcResult &r) {
     return true;
 }
 
+// The host answered a Data FIS with R_ERR (a bad CRC on the wire, SATA 2.6 9.4.4): the
+// drive ends the command with CHECK CONDITION, ABORTED COMMAND with ASC 47h (SCSI PARITY
+// ERROR, what MMC drives report for an interface CRC error, MMC-5 annex F), and ABRT in the
+// Error register (a packet device's bits 7:4 are the sense key, so there is no ICRC bit).
+void AtapiDevice::Impl::data_fis_refused(uint64_t e, uint8_t op) {
+    if (!alive(e) || !phy_up)
+        return; // a reset or a lost link ended it: nothing to report
+    const MmcResult r = unit.fail(Sense{sense_key::kAbortedCommand, 0x47, 0x00});
+    trace("atapi.aborted", {{"op", TraceValue::hex(op)}}, "data FIS refused (R_ERR): CHECK CONDITION 0b/47/00");
+    finish(e, kStatusError, uint8_t(r.sense.key << 4 | sata::kAtaAbrt), ireason::kStatus);
+}
+
 void AtapiDevice::Impl::packet(uint64_t e, const Taskfile &tf) {
     const bool dma = tf.feature & kFeatureDma;
     const bool dmadir_to_host = tf.feature & kFeatureDmaDir;
@@ -137,8 +149,30 @@ void AtapiDevice::Impl::packet(uint64_t e, const Taskfile &tf) {
     std::array<uint8_t, 12> cdb{};
     std::memcpy(cdb.data(), cdb_fis.payload(), std::min<size_t>(12, cdb_fis.payload_size()));
 
-    // ---- execute
-    MmcResult r = unit.execute(cdb);
+    // ---- execute (the fault engine sees the CDB first: a hang stops here, an injected
+    // CHECK CONDITION replaces what the unit would have answered)
+    const bool read10 = cdb[0] == mmc_op::kRead10, read12 = cdb[0] == mmc_op::kRead12;
+    const uint32_t lba = read10 || read12 ? uint32_t(cdb[2]) << 24 | uint32_t(cdb[3]) << 16 | uint32_t(cdb[4]) << 8 | cdb[5] : 0;
+    const uint32_t blocks = read10 ? uint32_t(cdb[7]) << 8 | cdb[8]
+                            : read12 ? uint32_t(cdb[6]) << 24 | uint32_t(cdb[7]) << 16 | uint32_t(cdb[8]) << 8 | cdb[9]
+                                     : 0;
+    if (!observe(cdb[0], true, lba, blocks))
+        return;
+    MmcResult r;
+    bool abrt = false;
+    if (check_sense && cdb[0] != mmc_op::kRequestSense) {
+        abrt = check_abrt;
+        r = unit.fail(*check_sense);
+        trace("fault.effect",
+              {{"id", TraceValue::str(check_id)}, {"op", TraceValue::hex(cdb[0])},
+               {"key", TraceValue::hex(r.sense.key)}, {"asc", TraceValue::hex(r.sense.asc)},
+               {"ascq", TraceValue::hex(r.sense.ascq)}},
+              "CHECK CONDITION injected");
+        check_sense.reset();
+        check_id.clear();
+    } else {
+        r = unit.execute(cdb);
+    }
     trace("atapi.packet",
           {{"op", TraceValue::hex(cdb[0])},
            {"dma", TraceValue::boolean(dma)},
@@ -153,7 +187,7 @@ void AtapiDevice::Impl::packet(uint64_t e, const Taskfile &tf) {
     if (!busy_for(e, busy))
         return;
     if (!r.good) {
-        finish(e, kStatusError, uint8_t(r.sense.key << 4), ireason::kStatus);
+        finish(e, kStatusError, uint8_t(r.sense.key << 4 | (abrt ? sata::kAtaAbrt : 0)), ireason::kStatus);
         return;
     }
 
@@ -169,9 +203,12 @@ void AtapiDevice::Impl::packet(uint64_t e, const Taskfile &tf) {
                        ireason::kStatus);
                 return;
             }
-            if (!dma_data_in(e, r))
+            if (!dma_data_in(e, r)) {
+                data_fis_refused(e, cdb[0]);
                 return;
+            }
         } else if (!pio_data_in(e, r, limit)) {
+            data_fis_refused(e, cdb[0]);
             return;
         }
     }

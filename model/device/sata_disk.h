@@ -143,6 +143,9 @@ struct CommandInfo {
     uint32_t sectors;
     int tag;      // NCQ tag, -1 non-queued
     uint64_t seq; // 1-based count of commands this drive accepted since power-on
+    // An ATAPI drive's PACKET command (model/atapi, through the fault injector): opcode is
+    // its CDB's operation code, lba/sectors a READ's range in 2048-byte blocks.
+    bool packet = false;
 };
 
 class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {

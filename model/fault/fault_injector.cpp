@@ -10,6 +10,9 @@ using sc_core::sc_time;
 
 namespace {
 
+// MMC operation codes that read the disc (READ(10), READ(12), READ CD).
+bool is_packet_read(uint8_t op) { return op == 0x28 || op == 0xA8 || op == 0xBE; }
+
 // ATA opcodes that read the media into the host (PIO, DMA, FPDMA).
 bool is_read_opcode(uint8_t op) {
     switch (op) {
@@ -32,7 +35,7 @@ bool matches(const CommandMatch &m, const device::CommandInfo &c) {
     switch (m.op) {
     case CommandMatch::Op::Any: break;
     case CommandMatch::Op::Read:
-        if (!is_read_opcode(c.opcode))
+        if (c.packet ? !is_packet_read(c.opcode) : !is_read_opcode(c.opcode))
             return false;
         break;
     case CommandMatch::Op::Write:
@@ -43,8 +46,8 @@ bool matches(const CommandMatch &m, const device::CommandInfo &c) {
         if (c.opcode != 0xE7 && c.opcode != 0xEA)
             return false;
         break;
-    case CommandMatch::Op::Identify:
-        if (c.opcode != 0xEC)
+    case CommandMatch::Op::Identify: // IDENTIFY DEVICE, or an ATAPI drive's IDENTIFY PACKET DEVICE
+        if (c.packet || (c.opcode != 0xEC && c.opcode != 0xA1))
             return false;
         break;
     case CommandMatch::Op::Ncq:
@@ -75,10 +78,22 @@ FaultInjector::FaultInjector(sc_core::sc_module_name name, FaultPlan plan, Model
     SC_THREAD(time_thread);
 }
 
+// An ATAPI drive's command as the triggers see it: a PACKET command by its CDB's operation
+// code, a READ(10)/(12) with its range of 2048-byte blocks (docs/device.md 7).
+void FaultInjector::observe_atapi(Target where, atapi::AtapiDevice &cd) {
+    cd.set_command_observer([this, where](const atapi::CommandSeen &c) {
+        device::CommandInfo ci{c.opcode, false, false, c.lba, c.blocks, -1, c.seq};
+        ci.packet = c.packet;
+        on_command(where, ci);
+    });
+}
+
 void FaultInjector::bind_port(Target where, const PortHooks &hooks) {
     ports_[where] = hooks;
     if (hooks.disk)
         hooks.disk->set_command_observer([this, where](const device::CommandInfo &c) { on_command(where, c); });
+    if (hooks.atapi)
+        observe_atapi(where, *hooks.atapi);
     // Faults counting from power-on are live from the start.
     for (size_t i = 0; i < plan_.size(); ++i)
         if (target_of(plan_[i]) == where && plan_[i].trigger.from_power_on && !state_[i].active)
@@ -148,6 +163,8 @@ void FaultInjector::reset() {
             Target w = where;
             h.disk->set_command_observer([this, w](const device::CommandInfo &c) { on_command(w, c); });
         }
+        if (h.atapi)
+            observe_atapi(where, *h.atapi);
     }
     for (size_t i = 0; i < plan_.size(); ++i)
         if (plan_[i].trigger.from_power_on && ports_.count(target_of(plan_[i])))

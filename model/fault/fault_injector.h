@@ -67,6 +67,7 @@ class FaultInjector : public sc_core::sc_module {
 
     void time_thread();
     void on_command(Target where, const device::CommandInfo &c);
+    void observe_atapi(Target where, atapi::AtapiDevice &cd);
     void activate(size_t i, uint64_t now_ns);
     void fire(size_t i, const device::CommandInfo *cmd);
     bool done(size_t i) const;

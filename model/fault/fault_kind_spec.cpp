@@ -250,8 +250,9 @@ const std::vector<KindSpec> &kind_specs() {
          {noise("line noise the host PHY picks up with the pull: COMINIT bursts, 10b/8b decode errors, the "
                        "receiver losing the signal mid-primitive").bytes_since(3, {0, 1, 0, 3})},
          true},
-        {Kind::Plug, "plug", {}, Binds::Disk, false, true, false, false, plug_params()},
-        {Kind::MediaError, "media_error", {}, Binds::Disk, false, false, false, false, media_error_params()},
+        {Kind::Plug, "plug", {}, Binds::Disk, false, true, false, false, plug_params(), false, Drive::Disk},
+        {Kind::MediaError, "media_error", {}, Binds::Disk, false, false, false, false, media_error_params(), false,
+         Drive::Disk},
         {Kind::Hang, "hang", {}, Binds::Disk, false, false, false, false,
          {P("comresets", PT::Uint, "COMRESETs the hung firmware sits through (it answers OOB, never sends its "
                                    "signature) before one restarts it")
@@ -262,7 +263,8 @@ const std::vector<KindSpec> &kind_specs() {
          {P("count", PT::Uint, "IDENTIFY commands aborted per firing").range(1, 1000).dflt(1).always()
               .bind([](const Fault &f) -> uint64_t { return f.identify_failures; },
                     [](Fault &f, uint64_t v) { f.identify_failures = unsigned(v); })
-              .bytes({0, 1, 0, 0, 4, 1})}},
+              .bytes({0, 1, 0, 0, 4, 1})},
+         false, Drive::Disk},
         {Kind::PhyFlap, "phy_flap", {}, Binds::Disk, false, false, false, false,
          {P("down", PT::Time, "how long PhyRdy stays down each time").range(1, 60 * kS).dflt(1000000).always()
               .traced("down_ns")
@@ -276,7 +278,7 @@ const std::vector<KindSpec> &kind_specs() {
               .bytes({0, 1, 0, 0, 3, 1})}},
         // The port multiplier's control port counts no commands: a time trigger only.
         {Kind::PmpHang, "pmp_hang", {}, Binds::PmpControl, true, false},
-        {Kind::Slow, "slow", {}, Binds::Disk, false, false, false, false, slow_params()},
+        {Kind::Slow, "slow", {}, Binds::Disk, false, false, false, false, slow_params(), false, Drive::Disk},
         {Kind::SpuriousIrq, "spurious_irq", {}, Binds::Disk, false, false, true},
         {Kind::IrqStorm, "irq_storm", {}, Binds::Disk, false, true, true},
         {Kind::DrqStuck, "drq_stuck", {}, Binds::Disk, false, false, true},
@@ -309,7 +311,7 @@ const std::vector<KindSpec> &kind_specs() {
                              "reset sequence and its signature)")
               .range(1 * kUs, 60 * kS).dflt(100 * 1000 * kUs).always()
               .bytes_since(3, {0, 2, 0, 0, 60000, 1, 1000 * kUs})},
-         true},
+         true, Drive::Disk},
         // The drive's firmware breaks the transport layer's rules (docs/device.md, "Malformed
         // and unsolicited FISes"): what the host controller does with the FIS is its own.
         {Kind::BadFis, "bad_fis", {}, Binds::Disk, false, false, false, false,
@@ -322,7 +324,8 @@ const std::vector<KindSpec> &kind_specs() {
               .needed("required (unknown_type, long_d2h, unsolicited_d2h or spurious_sdb)")
               .bytes_since(3, {0, 1, 0, 2}),
           P("type", PT::Uint, "unknown_type: the FIS type byte (D9h: a type SATA reserves; not one the host knows)")
-              .range(0, 255).dflt(0xD9).in_hex().bytes_since(3, {1, 1})}},
+              .range(0, 255).dflt(0xD9).in_hex().bytes_since(3, {1, 1})},
+         false, Drive::Disk},
         // The drive's interface power management (docs/device.md 6): from the firing on, until
         // a power cycle; it matters only where the host enables link power management.
         {Kind::LpmFail, "lpm_fail", {}, Binds::Disk, false, false, false, false,
@@ -331,7 +334,8 @@ const std::vector<KindSpec> &kind_specs() {
                              "the link back), or the drive answers every PMREQ with PMNAK (pmnak)")
               .names({"no_comwake", "pmnak"}).always(),
           P("wakes", PT::Uint, "no_comwake: how many wake-ups go unanswered (0: every one, until a power cycle)")
-              .range(0, 1000000)}},
+              .range(0, 1000000)},
+         false, Drive::Disk},
         // One unit's control port: a register read it aborts (ERR, ABRT) from the firing on, until
         // a power cycle; COMRESETs do not mend it (dmesg corpus 51: a SiI3726 whose config port's
         // PSCR SError read fails in every recovery, "ata7.05: failed to read SCR 1 (Emask=0x1)").
@@ -340,6 +344,19 @@ const std::vector<KindSpec> &kind_specs() {
               .range(0, 14).always().needed("required (0..14: the fan-out port whose PSCR read fails)"),
           P("reg", PT::Uint, "the PSCR read that is aborted: 0 SStatus, 1 SError, 2 SControl")
               .range(0, 15).dflt(1).always()}},
+        // An ATAPI drive's PACKET command ends in CHECK CONDITION (docs/device.md 7): the
+        // Error register's sense key, REQUEST SENSE's key/ASC/ASCQ (SPC-4 4.5.6). Added
+        // after the fuzz format (no bytes): a fuzz input names no ATAPI fault.
+        {Kind::CheckCondition, "check_condition", {}, Binds::Disk, false, false, false, false,
+         {P("key", PT::Uint, "the sense key (SPC-4 table 48: 02h NOT READY, 03h MEDIUM ERROR, 04h HARDWARE ERROR, "
+                             "05h ILLEGAL REQUEST, 0Bh ABORTED COMMAND ...)")
+              .range(1, 15).dflt(3).always().in_hex(),
+          P("asc", PT::Uint, "the additional sense code (11h with key 03h: UNRECOVERED READ ERROR)")
+              .range(0, 255).dflt(0x11).always().in_hex(),
+          P("ascq", PT::Uint, "the additional sense code qualifier").range(0, 255).dflt(0).always().in_hex(),
+          P("abrt", PT::Bool, "ABRT set in the Error register beside the sense key (ATA8-ACS 7.18: drives set it "
+                              "with some sense, e.g. NOT READY: res 51/24 in a 2.6.2x log)")},
+         false, Drive::Atapi},
     };
     return rows;
 }

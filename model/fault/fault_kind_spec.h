@@ -23,6 +23,10 @@ enum class Binds : uint8_t {
     PmpControl, // the port multiplier on `port` itself (no pmp_port)
 };
 
+// Which drives a kind acts on: a disk (model/device), an ATAPI drive (model/atapi), either
+// (what acts on the link or the controller, and hang).
+enum class Drive : uint8_t { Any, Disk, Atapi };
+
 // Which controllers a kind or a parameter needs (the controller table's rows say which
 // have a taskfile channel or an AHCI DMA engine: harness/src/controller/controller_table.h).
 enum class Needs : uint8_t { Any, TaskfileChannel, AhciDmaEngine };
@@ -158,6 +162,7 @@ struct KindSpec {
     // The drive loses its power when it fires (an unplug, a power loss): the data check then
     // accepts that writes acknowledged but never made durable are gone (docs/disk-models.md).
     bool cuts_power = false;
+    Drive drive = Drive::Any;
 
     // Every scenario key of the kind: its reader's, then the typed parameters'.
     std::vector<std::string> all_keys() const;

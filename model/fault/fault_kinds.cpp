@@ -91,6 +91,15 @@ void media_arm(const Firing &x, const PortHooks &h) {
 void hang_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
         h.disk->inject_hang(x.fault.id, x.fault.hang_comresets);
+    if (h.atapi) // (a hung ATAPI firmware restarts at any reset: no comresets)
+        h.atapi->inject_hang(x.fault.id);
+}
+// ---- check_condition: an ATAPI drive's PACKET command fails with the given sense.
+void check_condition_arm(const Firing &x, const PortHooks &h) {
+    if (h.atapi)
+        h.atapi->inject_check_condition(
+            atapi::Sense{uint8_t(param(x.fault, "key")), uint8_t(param(x.fault, "asc")), uint8_t(param(x.fault, "ascq"))},
+            param(x.fault, "abrt") != 0, x.fault.id);
 }
 void identify_fail_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
@@ -211,7 +220,12 @@ void trace_params(const Fault &f, TraceFields &out) {
 
 const std::vector<BlockRow> &block_table() {
     static const std::vector<BlockRow> rows = {
-        {Block::Disk, "disk", [](const PortHooks &h) { if (h.disk) h.disk->clear_faults(); }},
+        {Block::Disk, "disk", [](const PortHooks &h) {
+             if (h.disk)
+                 h.disk->clear_faults();
+             if (h.atapi)
+                 h.atapi->clear_faults();
+         }},
         {Block::Link, "link", [](const PortHooks &h) { if (h.link) h.link->clear_faults(); }},
         {Block::Hba, "hba", [](const PortHooks &h) { if (h.clear_hba) h.clear_hba(); }},
         {Block::Pmp, "pmp", [](const PortHooks &h) { if (h.clear_pmp) h.clear_pmp(); }},
@@ -247,6 +261,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::BadFis, B::Disk, nullptr, bad_fis_arm},
             {Kind::LpmFail, B::Disk, nullptr, lpm_fail_arm},
             {Kind::PmpRegAbort, B::Pmp, nullptr, pmp_reg_abort_arm},
+            {Kind::CheckCondition, B::Disk, nullptr, check_condition_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/atapi/atapi_device.h"
 #include "model/common/trace.h"
 #include "model/device/sata_disk.h"
 #include "model/fault/fault_kind_spec.h"
@@ -27,6 +28,7 @@ namespace satasim::fault {
 // not depend on which HBA model the scenario uses.
 struct PortHooks {
     device::SataDisk *disk = nullptr;
+    atapi::AtapiDevice *atapi = nullptr; // instead of a disk: an ATAPI drive (devices[].atapi)
     link::SataLink *link = nullptr; // the disk's own link (a fan-out link behind a PMP)
     std::function<void(unsigned count, uint64_t window_ns, const std::string &id)> lost_irq;
     std::function<void()> clear_hba; // the controller's clear_faults() (shared by all ports)

@@ -51,6 +51,8 @@ enum class Kind : uint8_t {
                   // wake-up COMWAKE out of Partial/Slumber, or it PMNAKs every request
     PmpRegAbort,  // the port multiplier's control port aborts READ PORT MULTIPLIER of one fan-out
                   // port's PSCR from then on (until a power cycle): a broken register of one unit
+    // ATAPI drives only (model/atapi):
+    CheckCondition, // the drive ends a PACKET command in CHECK CONDITION with the given sense
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

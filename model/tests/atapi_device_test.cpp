@@ -327,12 +327,77 @@ test::Register t_tray("tray open: NOT READY 3A/00; medium change: UNIT ATTENTION
     EXPECT_TRUE(packet(b, simple(0x00)).status == 0x50);
 });
 
+test::Register t_get_configuration("GET CONFIGURATION: header with the current profile, Profile List, Core", [] {
+    Bench &b = B("cd");
+    Packet all = packet(b, Cdb{0x46, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0});
+    EXPECT_TRUE(all.done && all.status == 0x50);
+    EXPECT_EQ(all.data.size(), size_t(8 + 12 + 12));
+    if (all.data.size() == 32) {
+        EXPECT_EQ(int(all.data[3]), 28);                         // data length after its own field
+        EXPECT_EQ(int(all.data[6] << 8 | all.data[7]), 0x0010); // DVD-ROM current
+        EXPECT_EQ(int(all.data[9]), 0x00);                       // Profile List
+        EXPECT_EQ(int(all.data[12] << 8 | all.data[13]), 0x0010);
+        EXPECT_EQ(int(all.data[14] & 1), 1);                     // DVD-ROM: current
+        EXPECT_EQ(int(all.data[21]), 0x01);                      // Core
+        EXPECT_EQ(int(all.data[27]), 0x02);                      // ATAPI
+    }
+    Packet one = packet(b, Cdb{0x46, 2, 0, 1, 0, 0, 0, 0, 0x20, 0, 0, 0}); // RT 10b: Core only
+    EXPECT_TRUE(one.data.size() == 20 && one.data[9] == 0x01);
+    Packet cut = packet(b, Cdb{0x46, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0}); // allocation length 8
+    EXPECT_EQ(cut.data.size(), size_t(8));
+});
+
+// The fault hooks (model/fault): the observer sees each command (a PACKET command by its
+// CDB), check_condition fails the command it is armed in, hang silences the drive until a
+// COMRESET, a Data FIS answered with R_ERR ends the command in CHECK CONDITION 0B/47/00.
+test::Register t_faults("fault hooks: observer, check_condition, hang, R_ERR on a Data FIS", [] {
+    Bench &b = B("cdf");
+    EXPECT_TRUE(b.comreset().has_value());
+    std::vector<CommandSeen> seen;
+    bool arm_check = false, arm_hang = false;
+    b.dev.set_command_observer([&](const CommandSeen &c) {
+        seen.push_back(c);
+        if (arm_check && c.packet && c.opcode == 0x28)
+            b.dev.inject_check_condition(Sense{3, 0x11, 0}, true, "f0");
+        if (arm_hang && c.packet)
+            b.dev.inject_hang("f1");
+    });
+    Packet ok = packet(b, read10(40, 3));
+    EXPECT_TRUE(ok.status == 0x50);
+    EXPECT_TRUE(seen.size() == 1 && seen[0].packet && seen[0].opcode == 0x28 && seen[0].lba == 40 &&
+                seen[0].blocks == 3 && seen[0].seq == 1);
+    arm_check = true;
+    Packet bad = packet(b, read10(40, 3));
+    EXPECT_TRUE(bad.done && bad.status == 0x51 && bad.error == 0x34 && bad.data.empty()); // key 3, ABRT
+    arm_check = false;
+    check_sense(b, 3, 0x11, 0);
+    EXPECT_TRUE(b.tr.count("fault.effect") == 1);
+    EXPECT_TRUE(packet(b, read10(40, 3)).data == disc_data(7, 40, 3)); // once
+    arm_hang = true;
+    Packet hung = packet(b, simple(0x00));
+    arm_hang = false;
+    EXPECT_TRUE(hung.cdb_requested && !hung.done); // no status: the drive hangs
+    EXPECT_TRUE(b.host.next(sc_time(100, SC_MS)) == std::nullopt);
+    EXPECT_TRUE(b.comreset().has_value());         // the reset restarts it
+    EXPECT_TRUE(packet(b, simple(0x00)).status == 0x50);
+    // the host answers the drive's first Data FIS of a PIO read with R_ERR
+    link::SataLink::DwordFault d;
+    d.from_host = false;
+    d.dword = 1;
+    b.link.inject_dword_fault(d);
+    Packet crc = packet(b, read10(0, 2));
+    EXPECT_TRUE(crc.done && crc.status == 0x51 && crc.error == 0xB4);
+    check_sense(b, 0xB, 0x47, 0);
+    b.dev.clear_faults();
+});
+
 } // namespace
 
 int sc_main(int, char *[]) {
     Bench cd("cd", config());
     Bench cdi("cdi", config(CdbDrq::Interrupt));
     Bench cdd("cdd", config(CdbDrq::Within3ms, true));
-    benches = {{"cd", &cd}, {"cdi", &cdi}, {"cdd", &cdd}};
+    Bench cdf("cdf", config());
+    benches = {{"cd", &cd}, {"cdi", &cdi}, {"cdd", &cdd}, {"cdf", &cdf}};
     return test::run_all();
 }

@@ -76,8 +76,11 @@ static void report_qc_modern(struct ata_queued_cmd *qc)
     ata_eh_format_status(line, sizeof(line), qc->result_tf.command);
     if (line[0])
         ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_status", SATA_TC_DECISION, SATA_LOG_ERR), "status: %s", line);
+    /* a packet device's Error bits 7:4 are the sense key, not ICRC/UNC/IDNF: libata prints no
+     * "error:" line for a PACKET command (ata_eh_link_report, "cmd->command !=
+     * ATA_CMD_PACKET", 2.6.2x to 6.x) */
     ata_eh_format_error(line, sizeof(line), qc->result_tf.feature);
-    if (line[0])
+    if (line[0] && !atapi)
         ata_dev_ev(qc->dev, ATA_EV0("eh.failed_qc_error", SATA_TC_DECISION, SATA_LOG_ERR), "error: %s", line);
 }
 

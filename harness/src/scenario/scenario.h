@@ -159,6 +159,7 @@ struct AtapiSpec {
     bool dmadir = false;            // word 62 bit 15: DMA needs DMADIR
     bool dma = true;
     unsigned udma = 5;
+    unsigned pio = 4;               // the fastest PIO mode (IDENTIFY PACKET words 51, 53, 64)
 };
 
 struct DeviceSpec {

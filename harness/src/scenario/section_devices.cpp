@@ -162,7 +162,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
                "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "physical_sector", "align_offset", "hipm", "dipm", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
     if (auto *v = m.find("atapi")) {
-        MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma"});
+        MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma", "pio"});
         AtapiSpec a;
         if (auto *x = am.find("disc_blocks"))
             a.disc_blocks = uint32_t(as_uint(p, *x, 1, 0xFFFFFFFFull));
@@ -178,6 +178,8 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
             a.dma = as_bool(p, *x);
         if (auto *x = am.find("udma"))
             a.udma = unsigned(as_uint(p, *x, 0, 6));
+        if (auto *x = am.find("pio"))
+            a.pio = unsigned(as_uint(p, *x, 0, 4));
         d.atapi = a;
         d.model = "SATASIM DVD-ROM";
         d.firmware = "1.00";

@@ -154,12 +154,15 @@ bool controller_has(const ControllerDesc &c, fault::Needs n) {
     return true;
 }
 
-// "crc, lost_irq, ... or pmp_hang"
-std::string kind_names_or() {
-    const std::vector<fault::KindSpec> &specs = fault::kind_specs();
+// "crc, lost_irq, ... or pmp_hang" (with a drive: the kinds that act on it)
+std::string kind_names_or(std::optional<fault::Drive> on = std::nullopt) {
+    std::vector<const char *> names;
+    for (const fault::KindSpec &k : fault::kind_specs())
+        if (!on || (k.drive == fault::Drive::Any ? k.binds == fault::Binds::Disk : k.drive == *on))
+            names.push_back(k.name);
     std::string s;
-    for (size_t i = 0; i < specs.size(); ++i)
-        s += std::string(i == 0 ? "" : i + 1 == specs.size() ? " or " : ", ") + specs[i].name;
+    for (size_t i = 0; i < names.size(); ++i)
+        s += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
     return s;
 }
 
@@ -191,6 +194,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::BadFis, nullptr},
         {Kind::LpmFail, nullptr},
         {Kind::PmpRegAbort, nullptr},
+        {Kind::CheckCondition, nullptr},
     };
     return rows;
 }
@@ -258,9 +262,22 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
             p.fail(v->key_line, v->path, "a " + kname + " acts on the port multiplier's control port: no pmp_port");
         break;
     }
-    case fault::Binds::Disk:
-        cap = addressed_disk(p, m, "port", addr, sc, row.no_disk_note).addressable();
+    case fault::Binds::Disk: {
+        const DeviceSpec &d = addressed_disk(p, m, "port", addr, sc, row.no_disk_note);
+        // an ATAPI drive's commands are matched by their CDB, a READ's range in 2048-byte blocks
+        cap = d.atapi ? d.atapi->disc_blocks : d.addressable();
+        if (d.atapi && spec.drive == fault::Drive::Disk)
+            p.fail(m.get("kind"), "a " + kname + " acts on a disk: port " + std::to_string(x.port) +
+                                      " has an ATAPI drive (devices[].atapi, line " + std::to_string(d.line) +
+                                      "); an ATAPI drive takes " + kind_names_or(fault::Drive::Atapi) +
+                                      (x.kind == Kind::MediaError ? " (check_condition: a PACKET command's "
+                                                                    "CHECK CONDITION with its sense)"
+                                                                  : ""));
+        if (!d.atapi && spec.drive == fault::Drive::Atapi)
+            p.fail(m.get("kind"), "a " + kname + " acts on an ATAPI drive (devices[].atapi): " + addr.str() +
+                                      " has a disk (line " + std::to_string(d.line) + ")");
         break;
+    }
     }
     const ControllerSpec &on = sc.controller_of(x.port); // the controller the fault's port is on
     const ControllerDesc &ctl = controller_desc(on.type);

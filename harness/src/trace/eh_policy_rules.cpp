@@ -181,8 +181,15 @@ void EhPolicyRules::on_record(uint64_t t, const TraceRecord &r) {
         return;
     Link &l = links_[{r.port, r.link}];
     const Key k{r.port, r.link, r.dev};
-    if (r.name == "probe.identify") {
+    if (r.name == "probe.class") { // a link's one device (dev -1), or each of two
+        if (r.dev < 0)
+            l.atapi = str(r, "cls") == "atapi";
+        else
+            devs_[k].atapi = str(r, "cls") == "atapi";
+    } else if (r.name == "probe.identify") {
+        const bool atapi = devs_[k].atapi || l.atapi;
         devs_[k] = Dev{}; // a new device: a clean history (2.2; recover.c's attach)
+        devs_[k].atapi = atapi;
     } else if (r.name == "dev.disabled") {
         devs_[k].ring.clear(); // from now on the ring counts probe failures (1.5)
         devs_[k].reports = 0;
@@ -297,6 +304,13 @@ void EhPolicyRules::resolve(const TraceRecord *r) {
         }
         applied = spd_ok == 1;
     }
+    // FALLBACK_TO_PIO (2.2 step 3): a device still in a DMA mode after two transfer-mode
+    // steps drops to PIO, "meaningless for SATA ATA devices": an ATAPI device, or a parallel
+    // cable (a link whose speed the trace does not show: accepted)
+    const bool to_pio = modern && (v & kFallbackPio) && d.spdn_cnt >= kXferSteps && (d.atapi || l.atapi || l.spd == 0) &&
+                        (!d.xfer_mask || (d.xfer_mask & (kUdmaMask | kMwdmaMask)));
+    if (!applied && to_pio)
+        allowed.push_back("eh.xfer_limit");
     if (!applied && v && !(v & kSpeedDown) && !((v & kNcqOff) && d.ncq == 1))
         allowed.push_back("eh.speed_down_none"); // e.g. FALLBACK_TO_PIO: never for SATA disks
     if (!v)
@@ -315,6 +329,9 @@ void EhPolicyRules::resolve(const TraceRecord *r) {
     }
     if (act == "eh.ncq_off") {
         d.ncq = 0;
+    } else if (act == "eh.xfer_limit" && to_pio && !(unsigned(num(*r, "xfer_mask", 0)) & (kUdmaMask | kMwdmaMask))) {
+        d.xfer_mask = unsigned(num(*r, "xfer_mask", 0)); // the fallback: its steps count again
+        d.spdn_cnt = 0;
     } else if (act == "eh.xfer_limit") {
         const unsigned m = unsigned(num(*r, "xfer_mask", 0));
         // 4.x's second step caps UDMA at UDMA/33 ("40-wire"); the others drop the top DMA mode
@@ -324,14 +341,18 @@ void EhPolicyRules::resolve(const TraceRecord *r) {
                 "second transfer-mode step to mask " + hex(m) + ", libata caps UDMA at UDMA/33 (ATA_DNXFER_40C)");
         if (!cap33 && d.xfer_mask) {
             unsigned want = d.xfer_mask;
+            // (a device in PIO steps its PIO mode: ATA_DNXFER_PIO, the first of pio_dnxfer_sel)
+            const bool pio = !(want & (kUdmaMask | kMwdmaMask));
             if (want & kUdmaMask)
                 want &= ~(1u << top_bit(want & kUdmaMask));
             else if (want & kMwdmaMask)
                 want &= ~(1u << top_bit(want & kMwdmaMask));
+            else if (popcount(want) > 1)
+                want &= ~(1u << top_bit(want));
             if (m != want)
                 add("speed-down-action", p.t, p.port, p.link, p.dev,
-                    "transfer-mode step from " + hex(d.xfer_mask) + " to " + hex(m) + ", libata's DMA step gives " +
-                        hex(want));
+                    "transfer-mode step from " + hex(d.xfer_mask) + " to " + hex(m) + ", libata's " +
+                        (pio ? "PIO" : "DMA") + " step gives " + hex(want));
         }
         d.xfer_mask = m;
         ++d.spdn_cnt;

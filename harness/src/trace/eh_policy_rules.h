@@ -46,6 +46,7 @@ class EhPolicyRules {
         unsigned spdn_cnt = 0;   // transfer-mode steps EH tried (modern: 2 at most)
         bool set_mode_since = false; // a set-mode since the last recorded error
         unsigned reports = 0;    // EH reports since the last clear (2006: invisible entries)
+        bool atapi = false;      // an ATAPI device (probe.class): may fall back to PIO on SATA
     };
     struct Link {
         int spd = 0;          // speed of the last link-up (0: unknown)
@@ -57,6 +58,7 @@ class EhPolicyRules {
         std::string last_method;
         uint64_t try_start = 0;     // the first record of the attempt in progress
         bool pmp = false;           // (host link) a port multiplier is on the port
+        bool atapi = false;         // the link's one device is ATAPI (a link's probe.class)
     };
     struct Pending { // a verdict whose application is the next record
         bool open = false;

@@ -517,11 +517,11 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis or lpm_fail)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail or check_condition)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, check_condition)");
     // power_loss: its typed `off` (a time, 100 ms by default, within 1 us .. 60 s).
     {
         Scenario n = parse(d + "  - {kind: power_loss, port: 0, at: 1ms}\n"
@@ -600,7 +600,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::LpmFail) + 1);
+    CHECK(specs.size() == size_t(Kind::CheckCondition) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));
@@ -634,6 +634,33 @@ TEST(fault_kind_rows_match_the_spec) {
         CHECK(satasim::fault::kind_from_string(s.name) == s.kind);
         CHECK(std::string(satasim::fault::to_string(s.kind)) == s.name);
     }
+}
+
+// Faults on an ATAPI drive (docs/device.md 7): the link's, the controller's and hang bind to
+// it, check_condition only to it, a disk's firmware faults (media_error ...) not.
+TEST(fault_kinds_on_an_atapi_drive) {
+    const std::string cd = "controller: {type: ahci, ports: 2}\ndevices:\n  - {port: 0, atapi: {disc_blocks: 4096}}\n"
+                           "  - {port: 1, capacity: 1g}\nfaults:\n";
+    Scenario sc = parse(cd + "  - {kind: check_condition, port: 0, on_cmd: {opcode: 0x28, lba: [16, 16]}, key: 2, asc: 0x3a}\n"
+                             "  - {kind: hang, port: 0, on_cmd: {op: read}}\n"
+                             "  - {kind: lost_irq, port: 0, after_cmds: 3}\n");
+    CHECK(sc.faults.size() == 3 && sc.faults[0].kind == satasim::fault::Kind::CheckCondition);
+    CHECK(satasim::fault::param(sc.faults[0], "key") == 2 && satasim::fault::param(sc.faults[0], "asc") == 0x3a &&
+          satasim::fault::param(sc.faults[0], "ascq") == 0);
+    CHECK(sc.faults[0].trigger.on_cmd->opcode == 0x28 && *sc.faults[0].trigger.on_cmd->lba_last == 16);
+    // an LBA of the disc's 2048-byte blocks
+    CHECK_ERROR(cd + "  - {kind: hang, port: 0, on_cmd: {lba: [0, 4096]}}\n",
+                "t.yaml:6: faults[0].on_cmd.lba[1]: sector 4096 is beyond the disk's 4096 sectors");
+    CHECK_ERROR(cd + "  - {kind: media_error, port: 0, on_cmd: {op: read}}\n",
+                "t.yaml:6: faults[0].kind: a media_error acts on a disk: port 0 has an ATAPI drive (devices[].atapi, "
+                "line 3); an ATAPI drive takes crc, lost_irq, unplug, hang, phy_flap, link_degrade, spurious_irq, "
+                "irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit or check_condition "
+                "(check_condition: a PACKET command's CHECK CONDITION with its sense)");
+    CHECK_ERROR(cd + "  - {kind: check_condition, port: 1, after_cmds: 1}\n",
+                "t.yaml:6: faults[0].kind: a check_condition acts on an ATAPI drive (devices[].atapi): port 1 has a "
+                "disk (line 4)");
+    CHECK_ERROR(cd + "  - {kind: check_condition, port: 0, after_cmds: 1, key: 0}\n",
+                "t.yaml:6: faults[0].key: 0 is out of range (1..15)");
 }
 
 // ---- directed steps, on the same toolkit and message forms

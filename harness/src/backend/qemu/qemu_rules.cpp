@@ -79,8 +79,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
                 no(k + "atapi.disc_blocks " + std::to_string(d.atapi->disc_blocks),
                    "the harness writes the disc as an image file for QEMU's ide-cd: at most " +
                        std::to_string(kMaxDiscBlocks) + " blocks (128 MiB)");
-            if (!d.atapi->dma || d.atapi->udma != AtapiSpec{}.udma)
-                no(k + "atapi.dma/udma", "QEMU's ide-cd transfer-mode list is fixed (UDMA 0-5)");
+            if (!d.atapi->dma || d.atapi->udma != AtapiSpec{}.udma || d.atapi->pio != AtapiSpec{}.pio)
+                no(k + "atapi.dma/udma/pio", "QEMU's ide-cd transfer-mode list is fixed (PIO 0-4, UDMA 0-5)");
         }
         if (d.gen_set && d.gen != 1)
             no(k + "gen " + std::to_string(d.gen), "QEMU's SATA links are Gen1 (1.5 Gbps) only");

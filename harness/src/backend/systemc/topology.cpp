@@ -53,6 +53,7 @@ atapi::AtapiConfig atapi_config(const DeviceSpec &d) {
     c.dmadir = a.dmadir;
     c.dma = a.dma;
     c.udma_max = a.udma;
+    c.pio_max = a.pio;
     return c;
 }
 
@@ -342,10 +343,11 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
             return hk;
         };
         for (const DeviceSpec &d : sc.devices) {
-            if (d.atapi)
-                continue; // the fault kinds act on disks
             fault::PortHooks hk = port_hooks(d.addr());
-            hk.disk = t->disk_at(d.addr());
+            if (d.atapi) // an ATAPI drive on a host port's device 0 (the link to it: links[port])
+                hk.atapi = t->atapis.at(d.port).get();
+            else
+                hk.disk = t->disk_at(d.addr());
             hk.link = t->link_at(d.addr());
             t->faults->bind_port({d.port, d.addr().link(), d.devno}, hk);
         }
