@@ -234,3 +234,69 @@ def test_version_3_inputs_run_without_a_finding_and_reach_what_it_adds(tmp_path)
     assert re.search(r'kind: scsi, device: 0, cdb: "(00|12|25|28|03|4a|5a)( [0-9a-f]{2}){11}"', text)
     logs = "".join(p.read_text() for p in out.glob("*/satasim.log"))
     assert "ATAPI:" in logs and "SCSI " in logs
+
+
+def test_link_power_management_keys_survive_as_a_version_4_seed(tmp_path):
+    """scenarios/link/lpm-wake-fail and lpm-dipm as seeds (docs/fuzzing.md, version 4): the host's
+    policy, the controller's LPM, the drive's HIPM/DIPM and the lpm_fail fault with its
+    parameters are carried (marker 04 fb, nothing of them lost); the same bytes read as version
+    3 have none of them; a scenario without those keys keeps version 3's marker."""
+    out = tmp_path / "wake.bin"
+    r = _sim("fuzz-encode", ROOT / "scenarios" / "link" / "lpm-wake-fail.yaml", out)
+    assert r.returncode == 0, r.stderr
+    lost = [line.split("not expressed: ", 1)[-1] for line in r.stderr.splitlines()]
+    assert not [x for x in lost if "lpm" in x or "hipm" in x], r.stderr
+    b = out.read_bytes()
+    assert b[6:8] == bytes([4, 0xFB])
+    d = _sim("fuzz-decode", out).stdout
+    assert "controller: {type: ahci, ports: 1, ncq: true, fbs: false, lpm: true}" in d, d
+    assert "lpm_policy: min_power" in d and "hipm: true" in d, d
+    assert "kind: lpm_fail" in d and "how: no_comwake, wakes: 1}" in d, d
+    v3 = tmp_path / "v3.bin"
+    v3.write_bytes(b[:6] + bytes([3, 0xFC]) + b[8:])
+    d3 = _sim("fuzz-decode", v3).stdout
+    assert "lpm" not in d3 and "hipm" not in d3, d3
+    dipm = tmp_path / "dipm.bin"
+    r = _sim("fuzz-encode", ROOT / "scenarios" / "link" / "lpm-dipm.yaml", dipm)
+    lost = [line.split("not expressed: ", 1)[-1] for line in r.stderr.splitlines()]
+    assert r.returncode == 0 and not [x for x in lost if "lpm" in x or "dipm" in x], r.stderr
+    assert "dipm: true" in _sim("fuzz-decode", dipm).stdout
+    plain = tmp_path / "plain.bin"
+    assert _sim("fuzz-encode", ROOT / "scenarios" / "sat" / "smart-return-status.yaml", plain).returncode == 0
+    assert plain.read_bytes()[6:8] == bytes([3, 0xFC])
+
+
+def test_version_4_inputs_run_without_a_finding_and_reach_link_power_management(tmp_path):
+    """Twelve seeded random version-4 inputs (AHCI with CAP.SALP, every other one with DevSleep,
+    every policy in turn, HIPM, DIPM and DevSleep drives, an lpm_fail in the first fault slot, short schedules) through decoder, runner and
+    oracles: no finding, and the runs set the policies and meet the fault."""
+    import random
+    r = random.Random(3705)
+    ins = []
+    for i in range(12):
+        b = bytearray(r.randrange(256) for _ in range(320))
+        b[6], b[7] = 4, 0xFB
+        b[0] = (b[0] & ~0x07) | 0x02                    # AHCI, two ports
+        b[4], b[5] = 2, 1 + r.randrange(2)
+        b[8], b[13] = 1, 1                              # two disks
+        for w in range(4):                              # short io schedules
+            b[28 + 16 * w + 5], b[28 + 16 * w + 6] = r.randrange(16), 0
+            b[218 + w] &= ~0x03
+        b[222] = (1 + i % 5) << 1 | 0x10 | (0x20 if i % 2 else 0)  # a policy, controller lpm, devsleep
+        for d in range(2):
+            b[234 + 8 * d] &= ~0x80                     # present
+            b[234 + 8 * d + 7] = 1 + (i + d) % 3 | 4    # hipm, dipm or both; devsleep
+        b[92] = 15                                      # lpm_fail
+        p = tmp_path / f"in{i:02d}.bin"
+        p.write_bytes(b)
+        ins.append(p)
+    out = tmp_path / "out"
+    r = _sim("fuzz-run", "--fis", "--out", out, *ins)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "inputs 12, with findings 0" in r.stdout, r.stdout[-3000:]
+    text = "".join(p.read_text() for p in out.glob("*/scenario.yaml"))
+    for what in ("kind: lpm_fail", "lpm: true", "devsleep: true", "hipm: true", "dipm: true", "lpm_policy: min_power",
+                 "lpm_policy: medium_power", "lpm_policy: med_power_with_dipm"):
+        assert what in text, what
+    traces = "".join(p.read_text() for p in out.glob("*/trace.jsonl"))
+    assert '"lpm.policy"' in traces

@@ -144,3 +144,27 @@ def test_no_policy_no_power_management(tmp_path):
     _, trace, _ = run_link("gen3", tmp_path)
     assert not evs(trace, "lpm.policy")
     assert not evs(trace, "link.pm_request") and not evs(trace, "link.power")
+
+
+def test_devsleep_under_min_power(tmp_path):
+    """scenarios/link/lpm-devsleep (docs/hardware.md 5.11, docs/device.md 6.2): the stack read the
+    drive's DEVSLP timing from log 30h (the directory, page 00h, page 08h), min_power programmed
+    PxDEVSLP as libahci does (DITO 1000 ms, the drive's MDAT 16 and DETO 30) and enabled DevSleep;
+    after the 1.5 s idle gap the HBA asserted DEVSLP 1000 ms after the last Slumber entry, the
+    link went to DevSleep once, and the first read's wake-up waited the drive's 5 ms exit."""
+    res, trace, log = run_link("lpm-devsleep", tmp_path)
+    assert "Features: Dev-Sleep" in log
+    prog = evs(trace, "ahci.devslp")
+    # the drive's values from page 08h (16/30 ms), not libahci's fallbacks (10/20 ms)
+    assert any(field(r, "dito_ms") == 1000 and field(r, "mdat_ms") == 16 and field(r, "deto_ms") == 30
+               for r in prog), prog
+    asserts = evs(trace, "ahci.devslp_assert")
+    assert len(asserts) == 1 and field(asserts[0], "entered") is True, asserts
+    into = [r for r in evs(trace, "link.power") if "DEVSLP" in r.get("msg", "")]
+    assert len(into) == 1, into
+    exits = [r for r in evs(trace, "link.devslp") if "wake-up" in r.get("msg", "")]
+    assert len(exits) == 1 and "the drive's exit 5000 us" in exits[0]["msg"], exits
+    # DEVSLP asserted DITO after the Slumber entry before it
+    slumbers = [r for r in evs(trace, "link.power") if "PhyRdy off: slumber" in r.get("msg", "")]
+    before = [r for r in slumbers if r["t_ns"] < into[0]["t_ns"]][-1]
+    assert abs((into[0]["t_ns"] - before["t_ns"]) - 1_000_000_000) < 1_000_000, (before["t_ns"], into[0]["t_ns"])

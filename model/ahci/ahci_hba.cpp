@@ -50,6 +50,8 @@ uint32_t build_cap(const AhciConfig &c) {
         cap |= CAP_SSC;
     return cap;
 }
+
+uint32_t build_cap2(const AhciConfig &c) { return c.sds ? CAP2_SDS | CAP2_SADM | CAP2_DESO : 0; }
 } // namespace
 
 AhciHba::AhciHba(sc_core::sc_module_name name, const AhciConfig &cfg, bus::HostMemory &mem,
@@ -112,16 +114,17 @@ uint32_t AhciHba::read_generic(uint32_t off) const {
         return pi_;
     case VS:
         return cfg_.version;
-    // CAP.CCCS, CAP.EMS and CAP2 (BOH, APST, SDS, ...) are all 0: command completion
-    // coalescing, enclosure management and BIOS handoff are not implemented, so their
-    // registers are reserved and read 0.
+    // CAP.CCCS, CAP.EMS and CAP2's BOH/APST are 0: command completion coalescing,
+    // enclosure management and BIOS handoff are not implemented, so their registers are
+    // reserved and read 0. CAP2 has DevSleep's SDS/SADM/DESO when the part has it.
     case CCC_CTL:
         return ccc_ctl_;
     case CCC_PORTS:
         return ccc_ports_;
+    case CAP2:
+        return build_cap2(cfg_);
     case EM_LOC:
     case EM_CTL:
-    case CAP2:
         return 0;
     case BOHC:
         return bohc_;

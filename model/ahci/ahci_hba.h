@@ -39,6 +39,12 @@ struct AhciConfig {
     // (PxCMD.ALPE/ASP writable, aggressive entry when the port goes idle), CAP.PSC and
     // CAP.SSC (the HBA takes Partial / Slumber, its own requests, ICC's and the device's).
     bool salp = false, psc = false, ssc = false;
+    // DevSleep (AHCI 1.3.1 3.1.10, 3.3.17, 8.5; docs/hardware.md 5.11): CAP2.SDS (PxDEVSLP.DSP on
+    // every port) and CAP2.SADM (aggressive DevSleep: PxDEVSLP.ADSE writable, DEVSLP asserted
+    // after DITO x (DM + 1) ms of an idle port in Slumber), CAP2.DESO (entry from Slumber
+    // only: always, in this model); devslp_dm the DITO multiplier PxDEVSLP.DM reads.
+    bool sds = false;
+    unsigned devslp_dm = 0;
     uint32_t version = 0x00010301;   // VS
     double core_clock_mhz = 150.0;   // controller core clock: the unit of internal latencies
 };

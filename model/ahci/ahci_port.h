@@ -85,6 +85,12 @@ class AhciHba::Port : public sc_core::sc_module,
     bool pm_allowed(link::PowerState s) const; // CAP.PSC/SSC and PxSCTL.IPM let it happen
     bool port_idle() const;                    // nothing to issue, nothing outstanding
     void pm_idle_check();                      // ALPE: the port went idle, enter the state
+    // ---- DevSleep (ahci_port_pm.cpp) ----
+    void write_devslp(uint32_t val);
+    void devslp_arm();    // the link went to Slumber: DITO's timer starts
+    void devslp_method(); // DITO expired: assert DEVSLP if the port is still idle in Slumber
+    sc_core::sc_time devslp_dito() const;
+    sc_core::sc_time devslp_mdat() const;
     void set_is(uint32_t bits);      // latch PxIS bits and re-evaluate the interrupt
     void set_serr(uint32_t bits);
     void irq_update();
@@ -225,6 +231,11 @@ class AhciHba::Port : public sc_core::sc_module,
     // power thread's event (an ICC write, the port going idle with ALPE set).
     uint32_t icc_req_ = 0;
     sc_core::sc_event pm_ev_;
+    // PxDEVSLP's writable bits (ADSE, DETO, MDAT, DITO), DITO's timer and when the link last
+    // entered Slumber (the timer's start).
+    uint32_t devslp_ = 0;
+    sc_core::sc_event devslp_ev_;
+    sc_core::sc_time slumber_since_;
 
     // Lost-IRQ fault (ahci_faults.cpp): completions whose PxIS bit is not set.
     struct LostIrq {

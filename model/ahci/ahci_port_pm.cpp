@@ -63,6 +63,11 @@ void AhciHba::Port::pm_thread() {
             if (icc == ICC_ACTIVE && link_->power_state() != PowerState::Active) {
                 trace("ahci.icc", {{"icc", TraceValue::str(icc_name(icc))}}, "wake-up requested");
                 link_->wake(true);
+            } else if (icc == ICC_DEVSLEEP) {
+                // software's DevSleep request: from Partial/Slumber (CAP2.DESO), unless PxSCTL.IPM
+                // forbids it
+                const bool ok = !(sctl_ & SCTL_IPM_NO_DEVSLP) && link_->assert_devslp(devslp_mdat());
+                trace("ahci.icc", {{"icc", TraceValue::str(icc_name(icc))}, {"entered", TraceValue::boolean(ok)}});
             } else if ((icc == ICC_PARTIAL || icc == ICC_SLUMBER) && link_->phy_ready()) {
                 const PowerState s = icc == ICC_PARTIAL ? PowerState::Partial : PowerState::Slumber;
                 if (pm_allowed(s)) {
@@ -103,11 +108,66 @@ bool AhciHba::Port::pm_accept(PowerState s) {
 // either way PxSERR.DIAG.N (PxIS.PRCS) is set, as for any PhyRdy change.
 void AhciHba::Port::power_changed(PowerState s) {
     trace("ahci.power", {{"ipm", TraceValue::integer(int(s))}}, link::to_string(s));
+    if (s == PowerState::DevSleep)
+        return; // PhyRdy was already off (Slumber): no change to report
     set_serr(SERR_DIAG_N);
     if (s == PowerState::Active) {
+        devslp_ev_.cancel();
         wake_.notify(sc_core::SC_ZERO_TIME);
         pm_idle_check();
+    } else if (s == PowerState::Slumber) {
+        devslp_arm();
     }
+}
+
+// ---- DevSleep (AHCI 1.3.1 8.5) ------------------------------------------------------------
+// PxDEVSLP: ADSE is writable (CAP2.SADM); DETO, MDAT and DITO are software's to program while
+// the port is stopped (libahci stops the engine around it). Aggressive DevSleep: with ADSE
+// set, the HBA asserts DEVSLP once the port has been idle in Slumber for DITO x (DM + 1) ms
+// (CAP2.DESO: not from Active or Partial), unless PxSCTL.IPM forbids DevSleep. A command
+// issued then wakes the link: the HBA holds DEVSLP at least MDAT ms, negates it and waits
+// for the drive (within DETO) before the COMWAKE (SataLink::wake).
+void AhciHba::Port::write_devslp(uint32_t val) {
+    const uint32_t timing = DEVSLP_DETO_MASK | DEVSLP_MDAT_MASK | DEVSLP_DITO_MASK;
+    if (((val ^ devslp_) & timing) && (cmd_ & (CMD_ST | CMD_CR)))
+        violation("devslp_timing_while_running", "PxDEVSLP DETO/MDAT/DITO changed while PxCMD.ST or CR is set");
+    const uint32_t old = devslp_;
+    devslp_ = val & (DEVSLP_ADSE | timing);
+    if ((old ^ devslp_) & DEVSLP_ADSE)
+        trace("ahci.devslp", {{"adse", TraceValue::boolean(devslp_ & DEVSLP_ADSE)},
+                              {"dito_ms", TraceValue::integer(int64_t(devslp_dito().to_seconds() * 1000))},
+                              {"mdat_ms", TraceValue::integer((devslp_ & DEVSLP_MDAT_MASK) >> DEVSLP_MDAT_SHIFT)},
+                              {"deto_ms", TraceValue::integer((devslp_ & DEVSLP_DETO_MASK) >> DEVSLP_DETO_SHIFT)}});
+    if (!(devslp_ & DEVSLP_ADSE))
+        devslp_ev_.cancel();
+    else if (link_ && link_->power_state() == PowerState::Slumber)
+        devslp_arm();
+}
+
+sc_core::sc_time AhciHba::Port::devslp_dito() const {
+    const uint32_t dito = (devslp_ & DEVSLP_DITO_MASK) >> DEVSLP_DITO_SHIFT;
+    return sc_core::sc_time(double(dito) * double(hba_.cfg_.devslp_dm + 1), sc_core::SC_MS);
+}
+
+sc_core::sc_time AhciHba::Port::devslp_mdat() const {
+    return sc_core::sc_time(double((devslp_ & DEVSLP_MDAT_MASK) >> DEVSLP_MDAT_SHIFT), sc_core::SC_MS);
+}
+
+void AhciHba::Port::devslp_arm() {
+    slumber_since_ = sc_core::sc_time_stamp();
+    if (!hba_.cfg_.sds || !(devslp_ & DEVSLP_ADSE))
+        return;
+    devslp_ev_.cancel(); // (a pending earlier notification would win over this one)
+    devslp_ev_.notify(devslp_dito());
+}
+
+void AhciHba::Port::devslp_method() {
+    if (!link_ || !(devslp_ & DEVSLP_ADSE) || (sctl_ & SCTL_IPM_NO_DEVSLP) ||
+        link_->power_state() != PowerState::Slumber || ci_ || sact_ || !rxq_.empty() ||
+        sc_core::sc_time_stamp() - slumber_since_ < devslp_dito())
+        return;
+    const bool entered = link_->assert_devslp(devslp_mdat());
+    trace("ahci.devslp_assert", {{"entered", TraceValue::boolean(entered)}}, "aggressive DevSleep");
 }
 
 } // namespace satasim::ahci

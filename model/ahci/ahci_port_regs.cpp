@@ -27,6 +27,9 @@ AhciHba::Port::Port(sc_core::sc_module_name name, AhciHba &hba, unsigned index)
     sensitive << spinup_ev_;
     dont_initialize();
     SC_THREAD(pm_thread);
+    SC_METHOD(devslp_method);
+    sensitive << devslp_ev_;
+    dont_initialize();
     // Power-on PxCMD: SUD is read-only 1 without staggered spin-up, POD is read-only 1
     // without cold presence detection (PxCMD.CPD = 0).
     // PxCMD.FBSCP: every port of an HBA with CAP.FBSS can do FIS-based switching.
@@ -55,6 +58,8 @@ void AhciHba::Port::reset(bool hba_reset) {
     sig_ = 0xFFFFFFFF;
     sctl_ = serr_ = sact_ = ci_ = sntf_ = fbs_ = 0;
     icc_req_ = ICC_IDLE;
+    devslp_ = 0;
+    devslp_ev_.cancel();
     sig_pending_ = true;
     cominit_oob_ = false;
     halted_ = false;
@@ -140,8 +145,11 @@ uint32_t AhciHba::Port::read(uint32_t off) {
     case PxFBS:
         // ADO is read-only (the configured hint); DEC always reads 0 (see fbs_dec()).
         return fbs_capable() ? fbs_ | cfg.fbs_ado << FBS_ADO_SHIFT : 0;
+    case PxDEVSLP:
+        // reserved without CAP2.SDS; DSP and DM are the part's
+        return cfg.sds ? devslp_ | DEVSLP_DSP | (cfg.devslp_dm & 0xFu) << DEVSLP_DM_SHIFT : 0;
     default:
-        return 0; // PxDEVSLP (CAP2.SDS = 0), reserved and vendor-specific space
+        return 0; // reserved and vendor-specific space
     }
 }
 
@@ -223,6 +231,10 @@ void AhciHba::Port::write(uint32_t off, uint32_t val) {
         if (fbs_capable())
             write_fbs(val); // without CAP.FBSS / PxCMD.FBSCP the register is reserved
         break;
+    case PxDEVSLP:
+        if (cfg.sds)
+            write_devslp(val);
+        break;
     default:
         break; // read-only: PxTFD, PxSIG, PxSSTS; reserved space
     }
@@ -271,11 +283,12 @@ void AhciHba::Port::write_cmd(uint32_t val) {
     if (cfg.sss && !(old & CMD_SUD) && (cmd_ & CMD_SUD))
         spinup_ev_.notify(period_ * double(cycles::kSpinUp));
     // PxCMD.ICC (3.3.7): a request to the interface. One to the state the link is already
-    // in, or to one this HBA does not take (DevSleep: CAP2.SDS = 0; reserved values), is no
+    // in, or to one this HBA does not take (DevSleep without CAP2.SDS; reserved values), is no
     // action: ICC reads Idle at once. Otherwise the power thread acts and then clears it.
     const uint32_t icc = (val & CMD_ICC_MASK) >> CMD_ICC_SHIFT;
     const bool to_active = icc == ICC_ACTIVE && link_ && link_->power_state() != link::PowerState::Active;
-    const bool to_low = (icc == ICC_PARTIAL && cfg.psc) || (icc == ICC_SLUMBER && cfg.ssc);
+    const bool to_low = (icc == ICC_PARTIAL && cfg.psc) || (icc == ICC_SLUMBER && cfg.ssc) ||
+                        (icc == ICC_DEVSLEEP && cfg.sds);
     if (to_active || (to_low && link_)) {
         icc_req_ = icc;
         pm_ev_.notify(sc_core::SC_ZERO_TIME);

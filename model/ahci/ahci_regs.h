@@ -21,6 +21,9 @@ constexpr uint32_t CAP_NP_MASK = 0x1F, CAP_SXS = 1u << 5, CAP_EMS = 1u << 6, CAP
                    CAP_ISS_MASK = 0xFu << 20, CAP_SCLO = 1u << 24, CAP_SAL = 1u << 25,
                    CAP_SALP = 1u << 26, CAP_SSS = 1u << 27, CAP_SMPS = 1u << 28,
                    CAP_SSNTF = 1u << 29, CAP_SNCQ = 1u << 30, CAP_S64A = 1u << 31;
+// CAP2 (AHCI 1.3.1 3.1.10)
+constexpr uint32_t CAP2_BOH = 1u << 0, CAP2_NVMP = 1u << 1, CAP2_APST = 1u << 2, CAP2_SDS = 1u << 3,
+                   CAP2_SADM = 1u << 4, CAP2_DESO = 1u << 5;
 // GHC
 constexpr uint32_t GHC_HR = 1u << 0, GHC_IE = 1u << 1, GHC_MRSM = 1u << 2, GHC_AE = 1u << 31;
 
@@ -70,6 +73,14 @@ constexpr uint32_t SCTL_IPM_NO_PARTIAL = 1u << 8, SCTL_IPM_NO_SLUMBER = 2u << 8,
                    SCTL_IPM_NO_DEVSLP = 4u << 8;
 // PxCMD.ICC values (AHCI 1.3.1 3.3.7): what software asks the interface to do.
 constexpr uint32_t ICC_IDLE = 0, ICC_ACTIVE = 1, ICC_PARTIAL = 2, ICC_SLUMBER = 6, ICC_DEVSLEEP = 8;
+
+// PxDEVSLP (AHCI 1.3.1 3.3.17): ADSE aggressive DevSleep enable, DSP DevSleep present,
+// DETO exit timeout (ms), MDAT minimum assertion time (ms), DITO idle timeout (units of DM+1
+// ms), DM the DITO multiplier (read-only).
+constexpr uint32_t DEVSLP_ADSE = 1u << 0, DEVSLP_DSP = 1u << 1, DEVSLP_DETO_SHIFT = 2,
+                   DEVSLP_DETO_MASK = 0xFFu << 2, DEVSLP_MDAT_SHIFT = 10, DEVSLP_MDAT_MASK = 0x1Fu << 10,
+                   DEVSLP_DITO_SHIFT = 15, DEVSLP_DITO_MASK = 0x3FFu << 15, DEVSLP_DM_SHIFT = 25,
+                   DEVSLP_DM_MASK = 0xFu << 25;
 
 // PxFBS
 constexpr uint32_t FBS_EN = 1u << 0, FBS_DEC = 1u << 1, FBS_SDE = 1u << 2,

@@ -93,6 +93,8 @@ void PciFunction::reset() {
     if (s.rom_size)
         put(wmask_, pci::kRomBase, 4, (~(s.rom_size - 1) & 0xfffff800u) | 1u);
 
+    reset_dev_regs();
+
     // Capabilities: the list in `order`, each header's next pointer the following entry.
     if (!s.order.empty())
         put(cfg_, pci::kCapPtr, 1, s.order.front());
@@ -173,6 +175,17 @@ void PciFunction::config_write(unsigned off, unsigned size, uint32_t val) {
         }
     }
     update_intx();
+    if (write_hook_)
+        write_hook_(off, size);
+}
+
+void PciFunction::reset_dev_regs() {
+    for (const PciDevReg &r : spec_.dev_regs) {
+        if (r.offset < 0x40 || r.size == 0 || r.size > 4 || r.offset + r.size > 256)
+            throw std::invalid_argument("PCI device-specific register outside 40h-FFh");
+        put(cfg_, r.offset, r.size, r.value);
+        put(wmask_, r.offset, r.size, r.wmask);
+    }
 }
 
 unsigned PciFunction::power_state() const {

@@ -69,6 +69,14 @@ struct PciOpaqueCap {
     std::vector<uint8_t> body; // bytes from offset + 2
 };
 
+// A device-specific register (offset 40h and up, outside the capabilities): its reset value
+// and the bits software may write (e.g. the PIIX's IDE timing registers).
+struct PciDevReg {
+    uint8_t offset = 0;
+    uint8_t size = 1; // bytes, at most 4
+    uint32_t value = 0, wmask = 0;
+};
+
 // Everything the part's configuration space holds at power-on (each model's <model>_pci.cpp).
 struct PciSpec {
     uint16_t vendor = 0, device = 0;
@@ -94,6 +102,7 @@ struct PciSpec {
     bool msi_64bit = false;
     std::vector<PciOpaqueCap> opaque;
     std::vector<uint8_t> order; // capability offsets in list order (the first is Capabilities Pointer)
+    std::vector<PciDevReg> dev_regs;
 };
 
 // Configuration cycles to one function, whoever implements it (a model's PciFunction, QEMU's
@@ -119,6 +128,12 @@ class PciFunction : public PciConfigPort {
 
     // Power-on (RST#): every register back to its default, MSI off, D0.
     void reset();
+    // The device-specific registers (PciSpec::dev_regs) back to their reset values.
+    void reset_dev_regs();
+    // Called after each configuration write, with its offset and size (the model of a part
+    // whose device-specific registers change what it does: the PIIX's timing).
+    using WriteHook = std::function<void(unsigned off, unsigned size)>;
+    void set_write_hook(WriteHook h) { write_hook_ = std::move(h); }
 
     // What the function does on the bus now.
     uint16_t command() const { return uint16_t(rd(pci::kCommand, 2)); }
@@ -167,6 +182,7 @@ class PciFunction : public PciConfigPort {
     uint64_t msi_sent_ = 0;
     MsiSink msi_sink_;
     IntxSink intx_sink_;
+    WriteHook write_hook_;
 };
 
 // Enables a function as a driver does before using it (pci_enable_device + pci_set_master:

@@ -412,6 +412,8 @@ void SataDisk::Impl::set_features(uint64_t e, const Taskfile &tf) {
             auto_activate = sub == 0x10;
         else if (arg == 0x03 && cfg.dipm) // device-initiated interface power management
             dipm_enabled = sub == 0x10;
+        else if (arg == 0x09 && cfg.devsleep) // DevSleep (SATA 3.2)
+            devslp_enabled = sub == 0x10;
         else if (arg == 0x06)
             ok = sub == 0x10; // settings preservation is always on (MEM: cannot disable)
         else
@@ -463,13 +465,35 @@ void SataDisk::Impl::smart(uint64_t e, const Taskfile &tf) {
     finish_ok(e, (tf.lba & 0xFF) | (exceeded ? 0x2CF400u : 0xC24F00u), 0, tf.device & 0xF0);
 }
 
+// The IDENTIFY DEVICE data log (ACS-3 9.10): page 00h lists the pages there are (byte 8 the
+// count, then their numbers); page 08h, SATA settings, holds the DEVSLP timing variables in
+// its qword at 30h (bits 4:0 MDAT, 15:8 DETO, 63 valid). Each page's header qword: revision
+// 0001h, the page number in byte 2.
+std::vector<uint8_t> SataDisk::Impl::identify_log_page(uint32_t page) const {
+    std::vector<uint8_t> p(512, 0);
+    p[0] = 0x01, p[2] = uint8_t(page), p[7] = 0x80; // revision, page, valid (header)
+    if (page == 0) {
+        p[8] = 9;
+        for (unsigned i = 0; i < 9; ++i)
+            p[9 + i] = uint8_t(i);
+    } else if (page == 8) {
+        p[0x30] = uint8_t(cfg.devsleep_mdat_ms & 0x1F);
+        p[0x31] = uint8_t(cfg.devsleep_deto_ms);
+        p[0x37] = 0x80;
+    }
+    return p;
+}
+
 // READ LOG EXT (docs/hardware.md 8.6): log directory (00h) and NCQ Command Error (10h).
 void SataDisk::Impl::read_log_ext(uint64_t e, const Taskfile &tf) {
     const uint8_t log = uint8_t(tf.lba);
     const uint32_t page = uint32_t((tf.lba >> 8) & 0xFF) | uint32_t((tf.lba >> 32) & 0xFF) << 8;
     const uint32_t count = tf.count;
     const bool send_recv = cfg.ncq && cfg.ncq_trim; // the NCQ Send and Receive log (13h)
-    uint32_t pages = log == 0x00 ? 1 : log == 0x10 ? 1 : log == 0x13 && send_recv ? 1 : 0;
+    // The IDENTIFY DEVICE data log (30h), pages 00h-08h, on a DevSleep drive (where its SATA
+    // settings page holds the DEVSLP timing variables); the model fills pages 00h and 08h.
+    const uint32_t id_pages = cfg.devsleep ? 9 : 0;
+    uint32_t pages = log == 0x00 ? 1 : log == 0x10 ? 1 : log == 0x13 && send_recv ? 1 : log == 0x30 ? id_pages : 0;
     if (count == 0 || page >= pages || count > pages - page) {
         finish_error(e, tf, sata::kAtaAbrt, tf.lba);
         return;
@@ -483,6 +507,9 @@ void SataDisk::Impl::read_log_ext(uint64_t e, const Taskfile &tf) {
         data[2 * 0x10] = 1;
         if (send_recv)
             data[2 * 0x13] = 1;
+        data[2 * 0x30] = uint8_t(id_pages);
+    } else if (log == 0x30) {
+        data = identify_log_page(page);
     } else if (log == 0x13) {
         data = ncq_send_recv_log_page();
     } else {

@@ -138,6 +138,7 @@ struct SataDisk::Impl {
     bool lookahead_enabled = true;
     bool auto_activate = false;     // SET FEATURES 10h/02h
     bool dipm_enabled = false;      // SET FEATURES 10h/03h (DiskConfig::dipm)
+    bool devslp_enabled = false;    // SET FEATURES 10h/09h (DiskConfig::devsleep)
     link::PowerState power = link::PowerState::Active; // the interface's, as the link said
     sc_core::sc_time last_activity; // the last FIS in or out (DIPM's idle timer)
     sc_core::sc_event dipm_event;   // the idle timer's check
@@ -246,6 +247,7 @@ struct SataDisk::Impl {
     void queued_trim(int tag);
     // The NCQ Send and Receive log (13h), one page (docs/device.md 3.2).
     std::vector<uint8_t> ncq_send_recv_log_page() const;
+    std::vector<uint8_t> identify_log_page(uint32_t page) const; // log 30h (DevSleep drives)
 
     // ---- protocols.cpp
     bool pio_in(uint64_t e, const sata::Taskfile &tf, uint32_t blocks,

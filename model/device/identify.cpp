@@ -60,8 +60,9 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
         w[77] |= 0x0040; // NCQ SEND and RECEIVE (the log 13h says which subcommands)
     // DMA Setup auto-activate, settings preservation; bit 3: device-initiated interface
     // power management (supported in 78, enabled in 79)
-    w[78] = uint16_t(0x0044 | (cfg.dipm ? 0x0008 : 0));
-    w[79] = uint16_t(0x0040 | (auto_activate ? 0x0004 : 0) | (dipm_enabled ? 0x0008 : 0));
+    w[78] = uint16_t(0x0044 | (cfg.dipm ? 0x0008 : 0) | (cfg.devsleep ? 0x0100 : 0));
+    w[79] = uint16_t(0x0040 | (auto_activate ? 0x0004 : 0) | (dipm_enabled ? 0x0008 : 0) |
+                     (devslp_enabled ? 0x0100 : 0));
 
     // Major version: ATA/ATAPI-4 up to ata_major.
     uint16_t w80 = 0;

@@ -69,6 +69,11 @@ bool SataDisk::answers_comwake() {
     return false;
 }
 
+// DEVSLP asserted: a drive with DevSleep enabled enters it; otherwise it ignores the signal.
+bool SataDisk::takes_devsleep() { return cfg_.devsleep && impl_->devslp_enabled; }
+
+sc_time SataDisk::devsleep_exit_time() { return sc_time(cfg_.devsleep_exit_ms, sc_core::SC_MS); }
+
 void SataDisk::inject_lpm_fail(LpmFail how, unsigned wakes, const std::string &id) {
     Impl &m = *impl_;
     m.lpm_fail_id = id;

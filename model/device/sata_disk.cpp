@@ -33,6 +33,7 @@ void SataDisk::Impl::power_on_defaults() {
     lookahead_enabled = true;
     auto_activate = false;
     dipm_enabled = false;
+    devslp_enabled = false;
     multi_count = 0;
     udma_selected = cfg.udma_max <= 6 ? int(cfg.udma_max) : 6; // MEM: fastest UDMA selected
     mwdma_selected = -1;

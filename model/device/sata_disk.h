@@ -98,6 +98,15 @@ struct DiskConfig {
     bool hipm = false;
     bool dipm = false;
     double dipm_idle_us = 1000;
+    // DevSleep (SATA 3.2, ACS-3 7.45.x / 9.10.x; docs/device.md 6.2): IDENTIFY word 78 bit 8,
+    // enabled by SET FEATURES 10h/09h (word 79 bit 8), the DEVSLP timing variables in the
+    // IDENTIFY DEVICE data log (30h) page 08h: MDAT (minimum DEVSLP assertion time) and DETO
+    // (DevSleep exit timeout), in ms. Enabled, the drive enters DevSleep when the host asserts
+    // DEVSLP and is ready for the wake-up's COMWAKE devsleep_exit_ms after it is negated
+    // (a model choice within DETO, MEM).
+    bool devsleep = false;
+    unsigned devsleep_mdat_ms = 16, devsleep_deto_ms = 30; // (MEM; apart from libahci's fallbacks 10/20)
+    double devsleep_exit_ms = 5;
     // IDENTIFY word 105: the most 512-byte blocks of LBA range entries one DSM command takes.
     static constexpr unsigned kTrimMaxBlocks = 8;
     // Queued TRIM (docs/device.md 3.2): with `trim` and `ncq`, the drive also takes DATA SET
@@ -174,6 +183,8 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     bool pm_accept(link::PowerState s) override;
     void power_changed(link::PowerState s) override;
     bool answers_comwake() override;
+    bool takes_devsleep() override;
+    sc_core::sc_time devsleep_exit_time() override;
 
     // ---- fault hooks (model/fault/README.md). Power-on reset and clear_faults() disarm them.
     // fn runs for every command FIS the drive accepts, before it executes; hooks armed

@@ -332,9 +332,11 @@ const std::vector<KindSpec> &kind_specs() {
          {P("how", PT::Enum, "what breaks: the drive's PHY never answers the host's wake-up COMWAKE out of "
                              "Partial/Slumber (no_comwake: the host's command never goes out, a COMRESET brings "
                              "the link back), or the drive answers every PMREQ with PMNAK (pmnak)")
-              .names({"no_comwake", "pmnak"}).always(),
+              .names({"no_comwake", "pmnak"}).always()
+              .bytes_since(4, {0, 1, 0, 1}),
           P("wakes", PT::Uint, "no_comwake: how many wake-ups go unanswered (0: every one, until a power cycle)")
-              .range(0, 1000000)},
+              .range(0, 1000000)
+              .bytes_since(4, {1, 1, 0, 0, 17})},
          false, Drive::Disk},
         // One unit's control port: a register read it aborts (ERR, ABRT) from the firing on, until
         // a power cycle; COMRESETs do not mend it (dmesg corpus 51: a SiI3726 whose config port's

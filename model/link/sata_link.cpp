@@ -62,6 +62,8 @@ const char *to_string(PowerState s) {
         return "partial";
     case PowerState::Slumber:
         return "slumber";
+    case PowerState::DevSleep:
+        return "devsleep";
     }
     return "?";
 }
@@ -1005,6 +1007,7 @@ uint32_t SataLink::sstatus() const {
 sc_time SataLink::wake_time(PowerState from, Gen g) const {
     if (from == PowerState::Active || g == Gen::None)
         return SC_ZERO_TIME;
+    // (from DevSleep: the PHY restarts as from Slumber, after the drive's own exit)
     const double restart = from == PowerState::Partial ? cfg_.partial_exit_ns : cfg_.slumber_exit_ns;
     return comwake_time() * 2.0 + sc_time(restart, SC_NS) + dword_period(g) * double(kWakeAlignDwords);
 }
@@ -1055,6 +1058,24 @@ void SataLink::enter_power(PowerState s, bool from_host) {
         device_->power_changed(s);
 }
 
+// DEVSLP (SATA 3.2; AHCI 1.3.1 8.5): entered from Partial/Slumber only, by the host alone.
+bool SataLink::assert_devslp(sc_time mdat) {
+    if ((pm_ != PowerState::Partial && pm_ != PowerState::Slumber) || waking_ || !established())
+        return pm_ == PowerState::DevSleep;
+    if (!device_ || !device_->takes_devsleep()) {
+        emit("link.devslp", Gen::None, std::string("DEVSLP asserted, the drive ignores it: stays in ") + to_string(pm_));
+        return false;
+    }
+    pm_ = PowerState::DevSleep;
+    devslp_until_ = sc_core::sc_time_stamp() + mdat;
+    emit("link.power", Gen::None, "host asserted DEVSLP: devsleep");
+    if (host_)
+        host_->power_changed(pm_);
+    if (device_)
+        device_->power_changed(pm_);
+    return true;
+}
+
 void SataLink::leave_power() {
     pm_ = PowerState::Active;
     if (waking_) {
@@ -1076,11 +1097,26 @@ bool SataLink::wake(bool from_host) {
     const uint64_t epoch = phy_epoch_;
     const PowerState from = pm_;
     waking_ = true;
+    if (from == PowerState::DevSleep) {
+        // Only the host leaves DevSleep: it negates DEVSLP once the minimum assertion time
+        // has passed, then waits for the drive's exit (within its DETO) before the COMWAKE.
+        // (A drive in DevSleep has no PHY to ask with: a device-side caller waits for it.)
+        const sc_time now = sc_core::sc_time_stamp();
+        const sc_time hold = devslp_until_ > now ? devslp_until_ - now : SC_ZERO_TIME;
+        const sc_time exit = device_ ? device_->devsleep_exit_time() : SC_ZERO_TIME;
+        emit("link.devslp", Gen::None,
+             std::string(from_host ? "host" : "device") + " wake-up: DEVSLP negated after " +
+                 std::to_string(uint64_t(hold.to_seconds() * 1e6)) + " us more, the drive's exit " +
+                 std::to_string(uint64_t(exit.to_seconds() * 1e6)) + " us");
+        sc_core::wait(hold + exit, phy_event_);
+        if (epoch != phy_epoch_)
+            return false;
+    }
     const bool answers = !from_host || !device_ || device_->answers_comwake();
     if (!answers) {
         // The COMWAKE goes unanswered: the waker's PHY waits for the spec's longest exit
         // latency, then gives up (L_WakeUp1 without PhyRdy): communication is lost.
-        const double max_us = from == PowerState::Partial ? kPartialExitMaxUs : kSlumberExitMaxUs;
+        const double max_us = from == PowerState::Partial ? kPartialExitMaxUs : kSlumberExitMaxUs; // (DevSleep: as Slumber)
         sc_core::wait(comwake_time() + sc_time(max_us, sc_core::SC_US), phy_event_);
         if (epoch != phy_epoch_)
             return false;

@@ -57,7 +57,9 @@ const char *to_string(LinkError e);
 
 // Interface power states (SATA 3.x 8.4 / 10.4, link power management), numbered as
 // SStatus.IPM reports them: Active 1, Partial 2, Slumber 6 (docs/hardware.md 2.8).
-enum class PowerState : uint8_t { Active = 1, Partial = 2, Slumber = 6 };
+// SStatus.IPM values: Active 1h, Partial 2h, Slumber 6h, DevSleep 8h (SATA 3.2: the host's
+// DEVSLP signal asserted, the PHY off; AHCI 1.3.1 3.3.10 PxSSTS.IPM).
+enum class PowerState : uint8_t { Active = 1, Partial = 2, Slumber = 6, DevSleep = 8 };
 const char *to_string(PowerState s);
 // What a power-management request came to (SataLink::request_power).
 enum class PmResult : uint8_t {
@@ -133,6 +135,12 @@ class LinkEndpoint {
     // Device side: whether this PHY answers this wake-up COMWAKE of the host's (the lpm_fail fault
     // says no). Default: yes.
     virtual bool answers_comwake() { return true; }
+    // Device side, DevSleep (SATA 3.2; docs/device.md 6.2): whether the drive enters DevSleep
+    // when the host asserts DEVSLP (it supports it and SET FEATURES enabled it; otherwise it
+    // ignores the signal and stays in Slumber), and how long it takes to be ready for the
+    // wake-up's COMWAKE once DEVSLP is negated (within the DETO it reports).
+    virtual bool takes_devsleep() { return false; }
+    virtual sc_core::sc_time devsleep_exit_time() { return sc_core::SC_ZERO_TIME; }
 };
 
 class SataLink : public sc_core::sc_module {
@@ -257,6 +265,11 @@ class SataLink : public sc_core::sc_module {
     // A second caller during a wake-up waits for the first. send_from_*() wake a link in
     // a power state by themselves before the frame.
     bool wake(bool from_host);
+    // The host asserts DEVSLP (a sideband signal, no exchange) on a link in Partial/Slumber:
+    // a drive that takes it enters DevSleep (SStatus.IPM 8h); the host keeps the signal
+    // asserted at least `mdat` (the minimum assertion time) before a wake-up negates it. A
+    // drive that does not take it stays where it was. true: the link is in DevSleep.
+    bool assert_devslp(sc_core::sc_time mdat);
     // The wake-up's duration from a state at a generation (for tests and docs).
     sc_core::sc_time wake_time(PowerState from, Gen g) const;
 
@@ -380,6 +393,7 @@ class SataLink : public sc_core::sc_module {
 
     Config cfg_;
     PowerState pm_ = PowerState::Active;
+    sc_core::sc_time devslp_until_; // DevSleep: DEVSLP stays asserted until then (MDAT)
     bool waking_ = false;          // a wake-up is under way (wake())
     sc_core::sc_event woken_;      // ... and ended
     ModelTrace *trace_;

@@ -38,10 +38,11 @@ namespace satasim::piix {
 
 namespace reg {
 constexpr uint32_t kCmd[2] = {0x1F0, 0x170}, kCtl[2] = {0x3F6, 0x376}, kBmdma[2] = {0xC000, 0xC008};
-// The PIIX3/PIIX4 IDE function's configuration registers (docs/hardware.md 10.2), mapped at
-// kConfig + offset of the window (the platform has no configuration space; model choice).
-constexpr uint32_t kConfig = 0x10000;
-constexpr uint32_t kIdetim = 0x40, kSidetim = 0x44, kUdmactl = 0x48, kUdmatim = 0x4A;
+// The IDE function's timing registers in its PCI configuration space (docs/hardware.md 10.2,
+// 12.6; Intel 82371AB (PIIX4) 4.x, ICH5 SATA function 12.1): IDETIM per channel (40h, 42h),
+// SIDETIM (44h), and on the PIIX4 and the ICH UDMACTL / SDMA_CNT (48h) and UDMATIM / SDMA_TIM
+// (4Ah); the ICH's IDE_CONFIG (54h).
+constexpr uint32_t kIdetim = 0x40, kSidetim = 0x44, kUdmactl = 0x48, kUdmatim = 0x4A, kIdeConfig = 0x54;
 constexpr uint16_t kIdetimIde = 0x8000, kIdetimSitre = 0x4000;
 // The ICH8's SATA index/data pair (SIDPR, docs/hardware.md 10.8): BAR5, 16 bytes of I/O, mapped
 // at kSidpr of the window (model choice, as the bus-master block's base): the index at +0
@@ -56,7 +57,7 @@ enum class PiixMap { Ich5, Ich6 };
 // ports, map as above), or the PIIX3 (82371SB) / PIIX4 (82371AB) IDE function: two parallel
 // ATA cables with a master and a slave each (device 0 and 1 of each channel, the ports
 // numbered as the ICH6 map numbers them: 0/2 primary, 1/3 secondary), the timing registers
-// IDETIM/SIDETIM (and UDMACTL/UDMATIM on the PIIX4) at reg::kConfig. IDETIM's decode enable
+// IDETIM/SIDETIM (and UDMACTL/UDMATIM on the PIIX4) in configuration space. IDETIM's decode enable
 // gates the channel's registers (the bus-master block with them: model simplification); the
 // selected device's timing sets the cable's word time of its DMA bursts. The drives behind
 // the cable reach the channel through the model's transport (the link model) as on the ICH:
@@ -86,28 +87,22 @@ class PiixIde : public sff::SffController {
   private:
     void update_irq() override;
     bool decodes(unsigned channel) const override;
-    // Outside the channels' blocks: the configuration registers of a PIIX3/4, else a floating
-    // ISA bus (all ones), writes go nowhere.
-    uint8_t other_read8(uint32_t off) override;
-    uint16_t other_read16(uint32_t off) override;
+    // Outside the channels' blocks: the ICH8's SIDPR window (32-bit), else a floating ISA bus
+    // (all ones), writes go nowhere.
+    uint8_t other_read8(uint32_t) override { return 0xff; }
+    uint16_t other_read16(uint32_t) override { return 0xffff; }
     uint32_t other_read32(uint32_t off) override;
-    void other_write8(uint32_t off, uint8_t v) override;
-    void other_write16(uint32_t off, uint16_t v) override;
+    void other_write8(uint32_t, uint8_t) override {}
+    void other_write16(uint32_t, uint16_t) override {}
     void other_write32(uint32_t off, uint32_t v) override;
     // The SIDPR data register's SCR (Ich8Sata): the port and SCR sidpr_idx_ selects; nullptr
     // for a port the controller does not have (its reads 0, writes dropped: model choice).
     sff::SffChannel *sidpr_port();
-    // The configuration byte at `reg` (0xff outside the timing registers or on the ICH);
-    // set_cfg8 stores one (the PIIX3 has no UDMACTL/UDMATIM: read 0, writes ignored).
-    uint8_t cfg8(uint32_t reg) const;
-    void set_cfg8(uint32_t reg, uint8_t v);
+    uint16_t idetim(unsigned channel) const;
+    uint32_t cfg(uint32_t reg, unsigned size) const;
     void retime(); // the devices' cable word times from the registers
-    void timing_reset();
 
     PiixPart part_;
-    uint16_t idetim_[2] = {0, 0};
-    uint8_t sidetim_ = 0, udmactl_ = 0;
-    uint16_t udmatim_ = 0;
     uint32_t sidpr_idx_ = 0;
 };
 

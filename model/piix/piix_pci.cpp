@@ -12,6 +12,15 @@
 // The PIIX3/4 report Interrupt Pin 0: in compatibility mode the channels use IRQ 14 and 15,
 // not a PCI pin. The legacy ports (1F0h/3F6h, 170h/376h) decode with I/O space enable, as
 // BAR4 does (82371AB 2.x: IOSE gates both).
+// The IDE timing registers (device-specific, docs/hardware.md 10.2): IDETIM 40h/42h (16 bit:
+// 15 IDE decode enable, 14 SITRE, 13:12 ISP, 9:8 RTC, 7:0 DTE/PPE/IE/TIME of device 1 and 0;
+// 11:10 reserved), SIDETIM 44h (8 bit: the slaves' ISP/RTC); PIIX4 and ICH: UDMACTL/SDMA_CNT
+// 48h (bits 3:0, one per device), UDMATIM/SDMA_TIM 4Ah (CT in bits 1:0 of each nibble; the
+// ICH's 2-bit field likewise); ICH: IDE_CONFIG 54h (16 bit here: 3:0 66 MHz base clock, 7:4
+// 80-conductor cable reported, 10 write ping-pong, 15:12 100 MHz fast clock, per device).
+// Reset values 0 except the decode enables, which the BIOS sets (satasim runs none; model
+// choice). The PIIX3 (82371SB) has IDETIM and SIDETIM only. Facts from the 82371AB datasheet's
+// register list and the ICH5 SATA function's as Linux's ata_piix uses them.
 #include "model/piix/piix_ide.h"
 
 namespace satasim::piix {
@@ -38,6 +47,8 @@ bus::PciSpec PiixIde::pci_spec(PiixPart part) {
         s.pm_offset = 0x70;
         s.pmc = bus::pci::PMC_VERSION_1_1;
         s.order = {0x70};
+        s.dev_regs = {{0x40, 2, 0x8000, 0xf3ff}, {0x42, 2, 0x8000, 0xf3ff}, {0x44, 1, 0, 0xff},
+                      {0x48, 1, 0, 0x0f},        {0x4a, 2, 0, 0x3333},        {0x54, 2, 0, 0xf4ff}};
         if (part == PiixPart::Ich8Sata)
             s.bars[5] = {PciBar::Kind::Io, reg::kSidprLen, false}; // SIDPR (ata_piix: PIIX_SIDPR_LEN 16)
         break;
@@ -46,12 +57,15 @@ bus::PciSpec PiixIde::pci_spec(PiixPart part) {
         s.revision = 0x00;
         s.class_code = 0x010180;
         s.interrupt_pin = 0;
+        s.dev_regs = {{0x40, 2, 0x8000, 0xf3ff}, {0x42, 2, 0x8000, 0xf3ff}, {0x44, 1, 0, 0xff}};
         break;
     case PiixPart::Piix4:
         s.device = 0x7111;
         s.revision = 0x01;
         s.class_code = 0x010180;
         s.interrupt_pin = 0;
+        s.dev_regs = {{0x40, 2, 0x8000, 0xf3ff}, {0x42, 2, 0x8000, 0xf3ff}, {0x44, 1, 0, 0xff},
+                      {0x48, 1, 0, 0x0f},        {0x4a, 2, 0, 0x3333}};
         break;
     }
     return s;

@@ -49,6 +49,7 @@ class SffController : public sc_core::sc_module, public bus::MmioTarget {
     // The controller's PCI function (docs/hardware.md 12): its Bus Master Enable gates the
     // channels' bus-master engines.
     bus::PciFunction &pci() { return pci_; }
+    const bus::PciFunction &pci() const { return pci_; }
 
   protected:
     // master_slave: each channel has a device 1 (a second SATA port) next to its device 0.

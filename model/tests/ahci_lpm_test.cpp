@@ -2,7 +2,9 @@
 // 3.3.7 PxCMD.ICC/ALPE/ASP, 3.3.10 PxSSTS.IPM, 3.3.11 PxSCTL.IPM, 3.3.12 DIAG.N/W;
 // docs/hardware.md 5.10): software-requested transitions through ICC, aggressive entry when
 // the port goes idle, IPM reporting, PhyRdy changes, the device's requests, and an HBA
-// without the capabilities behaving as before.
+// without the capabilities behaving as before. DevSleep (3.1.10 CAP2.SDS/SADM/DESO, 3.3.17
+// PxDEVSLP, 8.5; docs/hardware.md 5.11): the registers, aggressive entry DITO after Slumber,
+// the exit held until MDAT plus the drive's exit time, a drive that ignores DEVSLP.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
@@ -24,11 +26,14 @@ namespace {
 
 struct Device : link::LinkEndpoint {
     bool accept = true;
+    bool devsleep = false; // enters DevSleep on DEVSLP
     std::vector<PowerState> power;
     bool receive_fis(const sata::Fis &) override { return true; }
     void phy_changed(bool, link::Gen) override {}
     bool pm_accept(PowerState) override { return accept; }
     void power_changed(PowerState s) override { power.push_back(s); }
+    bool takes_devsleep() override { return devsleep; }
+    sc_core::sc_time devsleep_exit_time() override { return sc_core::sc_time(3, sc_core::SC_MS); }
 };
 
 AhciConfig lpm_cfg() {
@@ -38,20 +43,30 @@ AhciConfig lpm_cfg() {
     return c;
 }
 
+AhciConfig devslp_cfg() {
+    AhciConfig c = lpm_cfg();
+    c.sds = true;
+    return c;
+}
+
 struct Bench {
     bus::HostMemory mem;
-    bus::IrqLine irq, irq_plain;
+    bus::IrqLine irq, irq_plain, irq_ds;
     AhciHba hba;       // CAP.SALP, PSC, SSC
     AhciHba plain;     // none of them (every other test's HBA)
-    link::SataLink link, link_plain;
-    Device dev, dev_plain;
+    AhciHba ds;        // and CAP2.SDS/SADM/DESO
+    link::SataLink link, link_plain, link_ds;
+    Device dev, dev_plain, dev_ds;
     Bench()
         : hba("ahci_lpm", lpm_cfg(), mem, irq), plain("ahci_plain", AhciConfig{}, mem, irq_plain),
-          link("lpm_link", link::SataLink::Config{}), link_plain("plain_link", link::SataLink::Config{}) {
+          ds("ahci_ds", devslp_cfg(), mem, irq_ds), link("lpm_link", link::SataLink::Config{}),
+          link_plain("plain_link", link::SataLink::Config{}), link_ds("ds_link", link::SataLink::Config{}) {
         link.attach(hba.port_endpoint(0), &dev);
         hba.connect_port(0, &link);
         link_plain.attach(plain.port_endpoint(0), &dev_plain);
         plain.connect_port(0, &link_plain);
+        link_ds.attach(ds.port_endpoint(0), &dev_ds);
+        ds.connect_port(0, &link_ds);
     }
 };
 
@@ -201,6 +216,77 @@ MODEL_TEST(plain_hba_takes_no_power_state) {
     }
     EXPECT_TRUE(B->link_plain.request_power(false, PowerState::Partial) == PmResult::Denied);
     EXPECT_TRUE(B->dev_plain.power.empty());
+}
+
+namespace {
+uint32_t dsr(uint32_t off) { return B->ds.mmio_read32(port_base(0) + off); }
+void dsw(uint32_t off, uint32_t v) { B->ds.mmio_write32(port_base(0) + off, v); }
+uint32_t ds_cmd(uint32_t bits) { return (dsr(PxCMD) & ~CMD_ICC_MASK) | bits; }
+uint32_t devslp(unsigned dito, unsigned mdat, unsigned deto) {
+    return dito << DEVSLP_DITO_SHIFT | mdat << DEVSLP_MDAT_SHIFT | deto << DEVSLP_DETO_SHIFT;
+}
+} // namespace
+
+// CAP2 SDS (bit 3), SADM (4), DESO (5); PxDEVSLP: DSP (bit 1) read-only 1, DM 0, ADSE and the
+// timing fields read back what was written while the engine is stopped.
+MODEL_TEST(devsleep_cap2_and_pxdevslp) {
+    EXPECT_EQ(B->ds.mmio_read32(CAP2), CAP2_SDS | CAP2_SADM | CAP2_DESO);
+    EXPECT_EQ(B->ds.mmio_read32(CAP2), 0x38u);
+    EXPECT_EQ(dsr(PxDEVSLP), DEVSLP_DSP);
+    dsw(PxDEVSLP, devslp(1000, 10, 20) | DEVSLP_ADSE | DEVSLP_DM_MASK);
+    EXPECT_EQ(dsr(PxDEVSLP), devslp(1000, 10, 20) | DEVSLP_ADSE | DEVSLP_DSP); // DM stays the part's
+    EXPECT_EQ((dsr(PxDEVSLP) >> DEVSLP_DITO_SHIFT) & 0x3FF, 1000u);
+    dsw(PxDEVSLP, 0);
+    EXPECT_EQ(dsr(PxDEVSLP), DEVSLP_DSP);
+}
+
+// Aggressive DevSleep: ALPE/ASP put the idle port in Slumber; DITO (2 ms) later the HBA
+// asserts DEVSLP and the drive enters DevSleep: PxSSTS.IPM 8 (833h), no PhyRdy change
+// reported. The wake-up (ICC Active) holds DEVSLP until MDAT (5 ms after its assertion),
+// then the drive's 3 ms exit, then the COMWAKE exchange: IPM 1 again.
+MODEL_TEST(devsleep_aggressive_entry_and_exit) {
+    B->dev_ds.devsleep = true;
+    EXPECT_TRUE(wait_until([] { return (dsr(PxSSTS) & 0xF) == 3; }, 500));
+    dsw(PxSCTL, 0);
+    dsw(PxCLB, 0x30000);
+    dsw(PxFB, 0x40000);
+    dsw(PxDEVSLP, devslp(2, 5, 20) | DEVSLP_ADSE);
+    dsw(PxCMD, ds_cmd(CMD_FRE));
+    EXPECT_TRUE(wait_until([] { return (dsr(PxCMD) & CMD_FR) != 0; }, 10));
+    dsw(PxCMD, ds_cmd(CMD_FRE | CMD_ST | CMD_ALPE | CMD_ASP));
+    EXPECT_TRUE(wait_until([] { return dsr(PxSSTS) == 0x633u; }, 10));
+    dsw(PxSERR, 0xFFFFFFFF);
+    sc_core::wait(1900, sc_core::SC_US);
+    EXPECT_EQ(dsr(PxSSTS), 0x633u); // not before DITO
+    EXPECT_TRUE(wait_until([] { return dsr(PxSSTS) == 0x833u; }, 200));
+    EXPECT_TRUE(B->dev_ds.power.back() == PowerState::DevSleep);
+    EXPECT_EQ(dsr(PxSERR), 0u);
+    const sc_core::sc_time asserted = sc_core::sc_time_stamp();
+    dsw(PxCMD, ds_cmd(ICC_ACTIVE << CMD_ICC_SHIFT) & ~(CMD_ALPE | CMD_ASP));
+    EXPECT_TRUE(wait_until([] { return dsr(PxSSTS) == 0x133u; }, 20000));
+    const double took_us = (sc_core::sc_time_stamp() - asserted).to_seconds() * 1e6;
+    EXPECT_TRUE(took_us >= 8000 && took_us < 8500); // MDAT 5 ms + exit 3 ms + the Slumber wake-up
+    EXPECT_TRUE(B->dev_ds.power.back() == PowerState::Active);
+    // ICC DevSleep from Slumber; a drive that ignores DEVSLP stays in Slumber
+    B->dev_ds.devsleep = false;
+    dsw(PxCMD, ds_cmd(ICC_SLUMBER << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return dsr(PxSSTS) == 0x633u; }, 10));
+    dsw(PxCMD, ds_cmd(ICC_DEVSLEEP << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return (dsr(PxCMD) & CMD_ICC_MASK) == 0; }, 10));
+    EXPECT_EQ(dsr(PxSSTS), 0x633u);
+    B->dev_ds.devsleep = true;
+    dsw(PxCMD, ds_cmd(ICC_DEVSLEEP << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return (dsr(PxCMD) & CMD_ICC_MASK) == 0; }, 10));
+    EXPECT_EQ(dsr(PxSSTS), 0x833u);
+    // PxSCTL.IPM bit 10 forbids it: ICC DevSleep does nothing
+    dsw(PxCMD, ds_cmd(ICC_ACTIVE << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return dsr(PxSSTS) == 0x133u; }, 20000));
+    dsw(PxSCTL, SCTL_IPM_NO_DEVSLP);
+    dsw(PxCMD, ds_cmd(ICC_SLUMBER << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return dsr(PxSSTS) == 0x633u; }, 10));
+    dsw(PxCMD, ds_cmd(ICC_DEVSLEEP << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return (dsr(PxCMD) & CMD_ICC_MASK) == 0; }, 10));
+    EXPECT_EQ(dsr(PxSSTS), 0x633u);
 }
 
 int sc_main(int, char **) {

@@ -1018,6 +1018,40 @@ MODEL_TEST(advanced_format_rmw) {
     EXPECT_EQ(o.tr.count("disk.rmw"), 1u);
 }
 
+// DevSleep (docs/device.md 6.2; ACS-3 9.10, SATA 3.2): IDENTIFY word 78 bit 8, SET FEATURES
+// 10h/90h with Count 09h enabling it (word 79 bit 8) and taking the DEVSLP signal, aborted on a
+// drive without it; the log directory gives log 30h nine pages, page 00h lists them, page 08h
+// holds the DEVSLP timing qword at 30h (MDAT 16, DETO 30, valid), a page past them aborts.
+MODEL_TEST(devsleep_identify_set_features_and_log) {
+    Bench &b = B("devslp");
+    EXPECT_TRUE(comreset(b).has_value());
+    EXPECT_EQ(b.disk.identify_words()[78] & 0x0100, 0x0100);
+    EXPECT_EQ(b.disk.identify_words()[79] & 0x0100, 0);
+    EXPECT_EQ(B("ssd").disk.identify_words()[78] & 0x0100, 0);
+    EXPECT_TRUE(!b.disk.takes_devsleep());
+    EXPECT_EQ(run(b, cmd(0xEF, 0, 0x09, 0x10)).status, 0x50);
+    EXPECT_EQ(b.disk.identify_words()[79] & 0x0100, 0x0100);
+    EXPECT_TRUE(b.disk.takes_devsleep());
+    EXPECT_EQ(run(b, cmd(0xEF, 0, 0x09, 0x90)).status, 0x50);
+    EXPECT_EQ(b.disk.identify_words()[79] & 0x0100, 0);
+    EXPECT_TRUE(!b.disk.takes_devsleep());
+    EXPECT_EQ(run(B("ssd"), cmd(0xEF, 0, 0x09, 0x10)).status, 0x51);
+    Result dir = run(b, cmd(0x2F, 0x00, 1));
+    EXPECT_TRUE(dir.data.size() == 512 && dir.data[2 * 0x30] == 9 && dir.data[2 * 0x30 + 1] == 0);
+    Result p0 = run(b, cmd(0x2F, 0x30, 1));
+    EXPECT_TRUE(p0.done && p0.data.size() == 512);
+    if (p0.data.size() == 512)
+        EXPECT_TRUE(p0.data[8] == 9 && p0.data[9] == 0 && p0.data[17] == 8);
+    Result p8 = run(b, cmd(0x2F, 0x0830, 1));
+    EXPECT_TRUE(p8.done && p8.data.size() == 512);
+    if (p8.data.size() == 512)
+        EXPECT_TRUE(p8.data[2] == 8 && p8.data[0x30] == 16 && p8.data[0x31] == 30 && p8.data[0x37] == 0x80);
+    EXPECT_EQ(run(b, cmd(0x2F, 0x0930, 1)).status, 0x51);     // past the nine pages
+    EXPECT_EQ(run(B("ssd"), cmd(0x2F, 0x30, 1)).status, 0x51); // no log 30h without DevSleep
+    Result dir2 = run(B("ssd"), cmd(0x2F, 0x00, 1));
+    EXPECT_TRUE(dir2.data.size() == 512 && dir2.data[2 * 0x30] == 0);
+}
+
 int sc_main(int, char **) {
     DiskConfig hdd;
     DiskConfig rev = hdd;
@@ -1049,6 +1083,8 @@ int sc_main(int, char **) {
     DiskConfig pm = ssd;
     pm.hipm = pm.dipm = true;
     pm.dipm_idle_us = 1e6; // (no device-initiated request inside the test's steps)
+    DiskConfig devslp = ssd;
+    devslp.devsleep = true;
     DiskConfig ncqtrim = trim;
     ncqtrim.ncq_trim = true;
     DiskConfig ncqtrimbad = ncqtrim;
@@ -1066,11 +1102,11 @@ int sc_main(int, char **) {
         b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa),
         b10("trim", trim), b11("trimdet", trimdet), b12("ncqtrim", ncqtrim), b13("ncqtrimbad", ncqtrimbad),
         b14("smartok", smartok), b15("smartbad", smartbad), b16("af512e", af512e), b17("af512eoff", af512eoff),
-        b18("pm", pm), b19("pio0", pio0);
+        b18("pm", pm), b19("pio0", pio0), b20("devslp", devslp);
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
                {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9},
                {"trim", &b10}, {"trimdet", &b11}, {"ncqtrim", &b12}, {"ncqtrimbad", &b13},
-               {"smartok", &b14}, {"smartbad", &b15}, {"af512e", &b16}, {"af512eoff", &b17},
+               {"smartok", &b14}, {"smartbad", &b15}, {"af512e", &b16}, {"af512eoff", &b17}, {"devslp", &b20},
                {"pm", &b18}, {"pio0", &b19}};
     return satasim::test::run_all();
 }

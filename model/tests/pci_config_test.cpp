@@ -324,4 +324,38 @@ MODEL_TEST(piix_functions_per_part) {
     EXPECT_EQ(p4.config_read(pci::kRevision, 1), 1u);
 }
 
+// The IDE timing registers in the device-specific area (docs/hardware.md 10.2, 12.6): IDETIM
+// 40h/42h with the decode enable the BIOS sets, reserved bits 11:10; SIDETIM 44h; the PIIX4's
+// UDMACTL 48h (bits 3:0) and UDMATIM 4Ah (3333h); none of the PIIX4's UDMA registers on the
+// PIIX3; the ICH's IDE_CONFIG 54h; and D3hot -> D0 without No_Soft_Reset back to reset values.
+MODEL_TEST(piix_timing_registers_in_config_space) {
+    PciFunction p4(piix::PiixIde::pci_spec(piix::PiixPart::Piix4));
+    EXPECT_EQ(p4.config_read(0x40, 4), 0x80008000u);
+    EXPECT_EQ(p4.config_read(0x44, 1), 0u);
+    p4.config_write(0x40, 2, 0xffff);
+    EXPECT_EQ(p4.config_read(0x40, 2), 0xf3ffu);
+    p4.config_write(0x44, 1, 0xa5);
+    EXPECT_EQ(p4.config_read(0x44, 1), 0xa5u);
+    p4.config_write(0x48, 1, 0xff);
+    EXPECT_EQ(p4.config_read(0x48, 1), 0x0fu);
+    p4.config_write(0x4a, 2, 0xffff);
+    EXPECT_EQ(p4.config_read(0x4a, 2), 0x3333u);
+    EXPECT_EQ(p4.config_read(0x54, 2), 0u); // no IDE_CONFIG on the PIIX4
+    p4.config_write(0x54, 2, 0xffff);
+    EXPECT_EQ(p4.config_read(0x54, 2), 0u);
+    PciFunction p3(piix::PiixIde::pci_spec(piix::PiixPart::Piix3));
+    EXPECT_EQ(p3.config_read(0x42, 2), 0x8000u);
+    p3.config_write(0x48, 1, 0x0f);
+    p3.config_write(0x4a, 2, 0x3333);
+    EXPECT_EQ(p3.config_read(0x48, 4), 0u); // no UDMA registers on the PIIX3
+    PciFunction ich(piix::PiixIde::pci_spec(piix::PiixPart::IchSata));
+    ich.config_write(0x54, 2, 0xffff);
+    EXPECT_EQ(ich.config_read(0x54, 2), 0xf4ffu);
+    ich.config_write(0x40, 2, 0x0123);
+    ich.config_write(0x74, 2, 3); // PMCSR (PM at 70h): D3hot
+    ich.config_write(0x74, 2, 0); // back to D0: soft reset
+    EXPECT_EQ(ich.config_read(0x40, 2), 0x8000u);
+    EXPECT_EQ(ich.config_read(0x54, 2), 0u);
+}
+
 int sc_main(int, char **) { return satasim::test::run_all(); }

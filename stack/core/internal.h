@@ -154,6 +154,8 @@ bool ata_id_has_hipm(const uint16_t *id);
 bool ata_id_has_dipm(const uint16_t *id);
 /* libata.force=nolpm and its warning: the port's target policy becomes max_performance */
 void ata_dev_config_lpm(struct ata_device *dev, bool print);
+bool ata_id_has_devslp(const uint16_t *id);
+void ata_dev_config_devslp(struct ata_device *dev, bool print);
 /* EH (eh/lpm.c): configure the link for a policy, libata's ata_eh_link_set_lpm */
 int ata_eh_link_set_lpm(struct ata_link *link, enum ata_lpm_policy policy, struct ata_device **r_failed);
 /* Process context. buf may be NULL for non-data commands; returns err_mask. */
@@ -178,6 +180,10 @@ int ata_trim_build_tf(const struct ata_device *dev, const struct ata_bio *bio, u
 /* queued TRIM: the NO_NCQ_TRIM horkage list by model; log 13h read at configure (with the
  * horkage: its TRIM bit cleared); whether the copy says queued TRIM */
 bool ata_model_no_ncq_trim(const char *model);
+/* gplog.c: general purpose logs (READ LOG EXT) */
+unsigned ata_read_log_page(struct ata_device *dev, uint8_t log, uint8_t page, bool print);
+unsigned ata_log_supported(struct ata_device *dev, uint8_t log, bool print);
+bool ata_identify_page_supported(struct ata_device *dev, uint8_t page, bool print);
 void ata_dev_config_ncq_send_recv(struct ata_device *dev, bool no_ncq_trim, bool print);
 bool ata_fpdma_trim_supported(const struct ata_device *dev);
 int ata_trim_fill_payload(const struct ata_port *ap, const struct ata_bio *bio);

@@ -40,6 +40,30 @@ bool ata_id_has_hipm(const uint16_t *id) { return id_sata_valid(id) && (id[76] &
 
 bool ata_id_has_dipm(const uint16_t *id) { return id_sata_valid(id) && (id[78] & (1u << 3)); }
 
+/* DevSleep (SATA 3.2): word 78 bit 8. */
+bool ata_id_has_devslp(const uint16_t *id) { return id_sata_valid(id) && (id[78] & (1u << 8)); }
+
+/* libata 6.x's ata_dev_config_devslp: a DevSleep drive whose IDENTIFY DEVICE data log has the
+ * SATA settings page gets ATA_DFLAG_DEVSLP and that page's DEVSLP timing (MDAT, DETO), which
+ * ahci programs into PxDEVSLP when a policy turns aggressive DevSleep on. */
+void ata_dev_config_devslp(struct ata_device *dev, bool print)
+{
+    const uint8_t *buf = dev->link->ap->log_buf.cpu;
+
+    memset(dev->devslp_timing, 0, sizeof(dev->devslp_timing));
+    if (!ata_id_has_devslp(dev->id) || !ata_identify_page_supported(dev, ATA_LOG_SATA_SETTINGS, print))
+        return;
+    if (ata_read_log_page(dev, ATA_LOG_IDENTIFY_DEVICE, ATA_LOG_SATA_SETTINGS, print))
+        return;
+    dev->flags |= ATA_DFLAG_DEVSLP;
+    memcpy(dev->devslp_timing, buf + ATA_LOG_DEVSLP_OFFSET, ATA_LOG_DEVSLP_SIZE);
+}
+
+unsigned ata_dev_set_feature(struct ata_device *dev, uint8_t subcmd, uint8_t action)
+{
+    return ata_exec_nodata(dev, ATA_CMD_SET_FEATURES, subcmd, action, 0);
+}
+
 /* SControl.IPM (bits 11:8) for the policy: 7h none allowed (max_performance; with
  * spm_wakeup SPM 4h also asks the link back to Active), 6h Partial only (medium_power), 0h
  * any (the DIPM and min policies; an empty link is switched off instead: DET 4h). PhyRdy

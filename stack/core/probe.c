@@ -118,16 +118,27 @@ static void print_config(struct ata_device *dev, const struct ata_dev_config *c)
         };
         ata_dev_ev(dev, ATA_EV("probe.capacity", SATA_TC_INFO, SATA_LOG_INFO, f), "%s", line);
     }
-    /* libata's ata_dev_print_features: a line only when the device has one of its features */
-    if (dev->flags & ATA_DFLAG_NCQ_SEND_RECV) {
-        const struct sata_trace_field f[] = { TF_BOOL("fua", c->fua), TF_BOOL("ncq_sndrcv", true) };
+    /* libata's ata_dev_print_features: a line only when the device has one of its features,
+     * in its order (FUA, Dev-Sleep, NCQ-sndrcv) */
+    if (c->fua || (dev->flags & (ATA_DFLAG_DEVSLP | ATA_DFLAG_NCQ_SEND_RECV))) {
+        const bool devslp = dev->flags & ATA_DFLAG_DEVSLP, sndrcv = dev->flags & ATA_DFLAG_NCQ_SEND_RECV;
 
-        ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features:%s NCQ-sndrcv",
-                   c->fua ? " FUA" : "");
-    } else if (c->fua) {
-        const struct sata_trace_field f[] = { TF_BOOL("fua", true) };
+        if (devslp) {
+            const struct sata_trace_field f[] = { TF_BOOL("fua", c->fua), TF_BOOL("devslp", true),
+                                                  TF_BOOL("ncq_sndrcv", sndrcv) };
 
-        ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features: FUA");
+            ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features:%s Dev-Sleep%s",
+                       c->fua ? " FUA" : "", sndrcv ? " NCQ-sndrcv" : "");
+        } else if (sndrcv) { /* (the trace fields as before DevSleep was modelled) */
+            const struct sata_trace_field f[] = { TF_BOOL("fua", c->fua), TF_BOOL("ncq_sndrcv", true) };
+
+            ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features:%s NCQ-sndrcv",
+                       c->fua ? " FUA" : "");
+        } else {
+            const struct sata_trace_field f[] = { TF_BOOL("fua", true) };
+
+            ata_dev_ev(dev, ATA_EV("probe.features", SATA_TC_INFO, SATA_LOG_INFO, f), "Features: FUA");
+        }
     }
 }
 
@@ -272,6 +283,8 @@ int ata_dev_configure(struct ata_device *dev)
     memset(dev->ncq_send_recv_cmds, 0, sizeof(dev->ncq_send_recv_cmds));
     if (c.dev_ncq && !c.ncq_not_used && (ap->flags & ATA_FLAG_FPDMA_AUX) && (dev->id[77] & (1u << 6)))
         ata_dev_config_ncq_send_recv(dev, no_ncq_trim, print);
+    if (c.cls != ATA_DEV_ATAPI)
+        ata_dev_config_devslp(dev, print);
 
     if (print)
         print_config(dev, &c);

@@ -98,44 +98,20 @@ bool ata_model_no_ncq_trim(const char *model)
     return false;
 }
 
-/* READ LOG EXT of one page into the port's log buffer (libata's ata_read_log_page, which since
- * 5.16 names the page it could not read); returns err_mask. */
-static unsigned read_log_page(struct ata_device *dev, uint8_t log, bool print)
-{
-    struct ata_port *ap = dev->link->ap;
-    struct ata_taskfile tf;
-    unsigned err_mask;
-
-    ata_tf_init(dev, &tf);
-    tf.protocol = ATA_PROT_PIO;
-    tf.flags |= ATA_TFLAG_LBA48;
-    tf.command = ATA_CMD_READ_LOG_EXT;
-    tf.lbal = log;
-    tf.nsect = 1;
-    err_mask = ata_exec_internal(dev, &tf, &ap->log_buf, ATA_SECT_SIZE, 0);
-    if (err_mask && print) {
-        const struct sata_trace_field f[] = { TF_HEX("log", log), TF_HEX("page", 0), TF_HEX("err_mask", err_mask) };
-
-        ata_dev_ev(dev, ATA_EV("probe.read_log_failed", SATA_TC_DECISION, SATA_LOG_WARN, f),
-                   "Read log 0x%02x page 0x%02x failed, Emask 0x%x", log, 0, err_mask);
-    }
-    return err_mask;
-}
-
 void ata_dev_config_ncq_send_recv(struct ata_device *dev, bool no_ncq_trim, bool print)
 {
     const uint8_t *buf = dev->link->ap->log_buf.cpu;
 
     memset(dev->ncq_send_recv_cmds, 0, sizeof(dev->ncq_send_recv_cmds));
     /* libata's ata_log_supported: the directory's entry for the log counts its pages */
-    if (read_log_page(dev, ATA_LOG_DIRECTORY, print) ||
+    if (ata_read_log_page(dev, ATA_LOG_DIRECTORY, 0, print) ||
         !(buf[2 * ATA_LOG_NCQ_SEND_RECV] | buf[2 * ATA_LOG_NCQ_SEND_RECV + 1])) {
         if (print)
             ata_dev_ev(dev, ATA_EV0("probe.ncq_send_recv_missing", SATA_TC_DECISION, SATA_LOG_WARN),
                        "NCQ Send/Recv Log not supported");
         return;
     }
-    if (read_log_page(dev, ATA_LOG_NCQ_SEND_RECV, print))
+    if (ata_read_log_page(dev, ATA_LOG_NCQ_SEND_RECV, 0, print))
         return;
     dev->flags |= ATA_DFLAG_NCQ_SEND_RECV;
     memcpy(dev->ncq_send_recv_cmds, buf, sizeof(dev->ncq_send_recv_cmds));

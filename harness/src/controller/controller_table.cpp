@@ -12,7 +12,7 @@ const std::vector<ControllerDesc> &controller_descs() {
          ahci_host_create, "ahci_host_create", "ahci 0000:00:1f.2", "ahci0",
          /*max_ports*/ 32, /*hardware_ports*/ 0, /*default_ports*/ 4, /*slots*/ 0, NcqSupport::Optional,
          /*ncq_depth*/ 32, /*max_gen*/ 3, /*max_udma*/ 6, /*pmp*/ true, /*scr*/ true, /*taskfile*/ false,
-         /*ahci_dma_engine*/ true, {"fbs", "staggered_spinup", "lpm"}, "", "", {"systemc", "qemu", "rtl"},
+         /*ahci_dma_engine*/ true, {"fbs", "staggered_spinup", "lpm", "devsleep"}, "", "", {"systemc", "qemu", "rtl"},
          "ahci.error_irq", {"ahci.kick_failed", "ahci.deinit_failed", "ahci.reset_failed"},
          {"ahci", "ahci", " abar ", {},
           {{"unknown_driver", "{driver} has no satasim model; ahci stands in"}, {"default", ""}},

@@ -236,9 +236,10 @@ int check_format(const Args &a) {
     o.force_fis = a.fis;
     for (size_t i = 0; i < a.count; ++i) {
         std::vector<uint8_t> b = smoke_input(a.seed, i);
-        // a third each in versions 1, 2 (long schedules) and 3 (the kinds it adds)
-        if (i % 3 && b.size() > layout::kVersionCheck) {
-            const uint8_t v = i % 3 == 1 ? kFormatV2 : kFormatV3;
+        // a quarter each in versions 1, 2 (long schedules), 3 (the kinds it adds) and 4 (link
+        // power management)
+        if (i % 4 && b.size() > layout::kVersionCheck) {
+            const uint8_t v = i % 4 == 1 ? kFormatV2 : i % 4 == 2 ? kFormatV3 : kFormatV4;
             b[layout::kVersion] = v, b[layout::kVersionCheck] = uint8_t(~v);
         }
         const Scenario sc = decode_scenario(b.data(), b.size(), o);

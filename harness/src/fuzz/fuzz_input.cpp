@@ -9,6 +9,9 @@
 //               table's index), then the host's (fua, ignore_hpa)
 //   [234, ...)  disk records of 8 bytes (the 4 above, then trim, ncq_trim, its erratum,
 //               smart, hpa, physical_sector, align_offset); an ATAPI drive takes none
+// Version 4 (fuzz_input.h kFormatV4): version 3's layout; the host extension byte's bits 1-5
+// (lpm_policy, controller lpm and devsleep) and a disk record's byte 7 (hipm, dipm, devsleep)
+// are read, and the fault kinds take lpm_fail
 #include "fuzz/fuzz_input.h"
 
 #include <algorithm>
@@ -91,6 +94,10 @@ template <class T, size_t N> size_t index_of(const T (&table)[N], const T &v, si
 }
 
 constexpr uint64_t kUs = 1000;
+// Version 4's link power management policies (host extension bits 1-3, taken modulo 6): ""
+// keeps the firmware's settings (no policy), then libata's names (docs/libata-eh.md 9).
+const std::string kLpmPolicies[6] = {"", "max_performance", "medium_power", "med_power_with_dipm",
+                                     "min_power_with_partial", "min_power"};
 const std::string kEhPolicy2006 = "libata-2006"; // header b1 bit 6 (else the stack's default)
 // The controllers an input can build, by header bit 0 (the format's table: a new row here
 // changes what saved inputs decode to). Their limits are their rows'.
@@ -181,13 +188,26 @@ void encode_disk_v3(Out &o, size_t off, const DeviceSpec &d, std::vector<std::st
         lost->push_back(path + ".align_offset: at most 31");
 }
 
+// Version 4's byte of a disk record (its byte 7): bit 0 hipm, bit 1 dipm, bit 2 devsleep.
+void decode_disk_v4(const Bytes &in, size_t off, DeviceSpec &d) {
+    const uint8_t b7 = in.u8(off + 7);
+    d.hipm = b7 & 1;
+    d.dipm = b7 & 2;
+    d.devsleep = b7 & 4;
+}
+
+void encode_disk_v4(Out &o, size_t off, const DeviceSpec &d) {
+    o.u8(off + 7, (d.hipm ? 1 : 0) | (d.dipm ? 2 : 0) | (d.devsleep ? 4 : 0));
+}
+
 // Whether a disk needs version 3 (a key only its longer record holds).
 bool disk_needs_v3(const DeviceSpec &d) {
     return d.atapi || d.trim != TrimSpec::None || d.hpa || d.smart != SmartSpec::None || d.physical_log2 ||
            d.align_offset;
 }
 
-void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::string> *lost, const std::string &path) {
+void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::string> *lost, const std::string &path,
+                 unsigned version) {
     NcqOrderSpec order = d.ncq_order;
     if (order == NcqOrderSpec::ShortestAccess) { // the format has two bits for the order
         lost->push_back(path + ".ncq_order: shortest_access is encoded as shortest_seek");
@@ -228,8 +248,8 @@ void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::strin
         lost->push_back(path + ".multi: " + std::to_string(d.multi) + " is not in the format's table");
     if (!d.blkdebug.empty())
         lost->push_back(path + ".blkdebug: backend qemu only");
-    if (d.hipm || d.dipm)
-        lost->push_back(path + ".hipm/dipm: not in the fuzz input format");
+    if ((d.hipm || d.dipm || d.devsleep) && version < 4)
+        lost->push_back(path + ".hipm/dipm/devsleep: version 4 only");
 }
 
 // The disks a workload may target (present at the probe; an ATAPI drive too) and a fault may
@@ -424,7 +444,12 @@ const std::vector<const fault::KindSpec *> &fuzz_kinds(unsigned version = 1) {
             v.push_back(fault::kind_spec(k));
         return v;
     }();
-    return version >= 3 ? v3 : v1;
+    static const std::vector<const fault::KindSpec *> v4 = [] {
+        std::vector<const fault::KindSpec *> v = v3;
+        v.push_back(fault::kind_spec(fault::Kind::LpmFail));
+        return v;
+    }();
+    return version >= 4 ? v4 : version >= 3 ? v3 : v1;
 }
 
 // Why a kind is not in the format (fuzz_kinds()), for the encoder's list of what is lost.
@@ -435,11 +460,18 @@ std::string not_in_format(const fault::KindSpec &k) {
     return std::string(k.name) + " is not in the fuzz input format yet";
 }
 
-// Whether a kind needs version 3 (not among the first format's).
-bool kind_needs_v3(fault::Kind k) {
-    const std::vector<const fault::KindSpec *> &v1 = fuzz_kinds(1);
-    return std::none_of(v1.begin(), v1.end(), [&](const fault::KindSpec *s) { return s->kind == k; });
+// The first format version whose kinds take k (1, 3 or 4; 0: none).
+unsigned kind_version(fault::Kind k) {
+    for (unsigned v : {1u, 3u, 4u}) {
+        const std::vector<const fault::KindSpec *> &ks = fuzz_kinds(v);
+        if (std::any_of(ks.begin(), ks.end(), [&](const fault::KindSpec *s) { return s->kind == k; }))
+            return v;
+    }
+    return 0;
 }
+
+// Whether a kind needs version 3 (not among the first format's).
+bool kind_needs_v3(fault::Kind k) { return kind_version(k) != 1; }
 
 // Whether a typed parameter's value is in the input (fault_kind_spec.h: FuzzField): in the
 // format of this version, its selector (if any) says so, and a parameter an `at` trigger
@@ -714,6 +746,20 @@ bool needs_v3(const Scenario &sc) {
     return false;
 }
 
+// Version 4 when the scenario has a link power management key (fuzz_input.h kFormatV4): the
+// host's policy, the controller's lpm, a disk's hipm or dipm on the first ports, an lpm_fail.
+bool needs_v4(const Scenario &sc) {
+    if (!sc.host.lpm_policy.empty() || sc.controller.lpm)
+        return true;
+    for (const DeviceSpec &d : sc.devices)
+        if (d.port < kMaxPorts && (d.hipm || d.dipm || d.devsleep))
+            return true;
+    for (const fault::Fault &x : sc.faults)
+        if (kind_version(x.kind) == 4)
+            return true;
+    return false;
+}
+
 } // namespace
 
 void short_schedules(Scenario &sc, std::vector<std::string> *lost) {
@@ -771,13 +817,19 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
     if (h1 & 0x40)
         sc.host.eh_policy = kEhPolicy2006;
     sc.seed = in.u16(kHeader + 2);
-    const unsigned version = in.u8(kVersion) == kFormatV3 && in.u8(kVersionCheck) == uint8_t(~kFormatV3)   ? 3
-                             : in.u8(kVersion) == kFormatV2 && in.u8(kVersionCheck) == uint8_t(~kFormatV2) ? 2
-                                                                                                            : 1;
-    const bool v3 = version >= 3;
+    auto marked = [&](uint8_t v) { return in.u8(kVersion) == v && in.u8(kVersionCheck) == uint8_t(~v); };
+    const unsigned version = marked(kFormatV4) ? 4 : marked(kFormatV3) ? 3 : marked(kFormatV2) ? 2 : 1;
+    const bool v3 = version >= 3, v4 = version >= 4;
     if (v3) {
         sc.host.fua = h1 & 0x80;
         sc.host.ignore_hpa = in.u8(kExt + kWorkloadSlots) & 1;
+    }
+    if (v4) { // the host extension byte's bits 1-3: the policy; bit 4: the controller's LPM,
+              // bit 5 its DevSleep (with LPM)
+        const uint8_t hx = in.u8(kExt + kWorkloadSlots);
+        sc.host.lpm_policy = kLpmPolicies[(hx >> 1 & 7) % 6];
+        c.lpm = d.takes_key("lpm") && (hx & 0x10);
+        c.devsleep = c.lpm && d.takes_key("devsleep") && (hx & 0x20);
     }
 
     size_t disk_off = v3 ? kDisksV3 : kDisks;
@@ -790,6 +842,8 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
         decode_disk(in, disk_off, d, opt.force_fis);
         if (v3)
             decode_disk_v3(in, disk_off, d);
+        if (v4)
+            decode_disk_v4(in, disk_off, d);
         disk_off += v3 ? kDiskSizeV3 : kDiskSize;
         sc.devices.push_back(d);
     };
@@ -879,18 +933,22 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         lost->push_back("host.eh_policy/port_mask: the default and libata-2006 profiles, the default mask only");
     if (sc.waveform.on)
         lost->push_back("waveform: not expressed");
-    const bool v3 = needs_v3(sc), v2 = v3 || needs_v2(sc);
-    const unsigned version = v3 ? 3 : v2 ? 2 : 1;
+    const bool v4 = needs_v4(sc), v3 = v4 || needs_v3(sc), v2 = v3 || needs_v2(sc);
+    const unsigned version = v4 ? 4 : v3 ? 3 : v2 ? 2 : 1;
     if (v3) {
-        o.u8(kVersion, kFormatV3), o.u8(kVersionCheck, uint8_t(~kFormatV3));
+        const uint8_t mark = v4 ? kFormatV4 : kFormatV3;
+        o.u8(kVersion, mark), o.u8(kVersionCheck, uint8_t(~mark));
         o.b.resize(kDisksV3, 0);
         o.or8(kHeader + 1, sc.host.fua ? 0x80 : 0);
         o.u8(kExt + kWorkloadSlots, sc.host.ignore_hpa ? 1 : 0);
     } else if (v2) {
         o.u8(kVersion, kFormatV2), o.u8(kVersionCheck, uint8_t(~kFormatV2));
     }
-    if (!sc.host.lpm_policy.empty())
-        lost->push_back("host.lpm_policy: not in the fuzz input format");
+    if (v4) {
+        const size_t policy = index_of(kLpmPolicies, sc.host.lpm_policy);
+        o.or8(kExt + kWorkloadSlots, unsigned(policy) << 1 | (c.lpm && d.takes_key("lpm") ? 0x10 : 0) |
+                                         (c.devsleep && d.takes_key("devsleep") ? 0x20 : 0));
+    }
 
     // Topology: a port slot per port, a disk record per place.
     Scenario kept; // the part of sc the bytes carry, for the indexes of workloads and faults
@@ -900,9 +958,11 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
     size_t disk_off = v3 ? kDisksV3 : kDisks;
     const size_t disk_size = v3 ? kDiskSizeV3 : kDiskSize;
     auto put_disk = [&](const DeviceSpec &d, const std::string &path) {
-        encode_disk(o, disk_off, d, lost, path);
+        encode_disk(o, disk_off, d, lost, path, version);
         if (v3)
             encode_disk_v3(o, disk_off, d, lost, path);
+        if (v4)
+            encode_disk_v4(o, disk_off, d);
         disk_off += disk_size;
     };
     for (unsigned p = 0; p < ports; ++p) {

@@ -52,6 +52,13 @@ constexpr unsigned kMaxEveryCmdsV2 = 1024; // a fault's every_cmds
 // ATAPI drives on host ports with PACKET commands (a table), the disks' trim / ncq_trim (and
 // its erratum) / hpa / smart / physical_sector / align_offset keys, host fua and ignore_hpa.
 constexpr uint8_t kFormatV3 = 3;
+// Version 4 (marker kFormatV4 and its complement): version 3's layout with the link power
+// management keys in bits version 3 leaves unread: the host extension byte's bits 1-3
+// (host.lpm_policy), 4 (controller.lpm, where the row takes it) and 5 (controller.devsleep,
+// with lpm), a disk record's byte 7 (hipm, dipm, devsleep) and the fault kind lpm_fail
+// (kinds modulo 16). A version-3 input with those
+// bits set decodes as version 3 did (the marker says which).
+constexpr uint8_t kFormatV4 = 4;
 constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
 // time_limit: 24 h. The slowest legitimate schedule is a slow fault past the 30 s command
 // timeout on every command: 4 x 32 requests, each 6 tries of 30 s plus resets, about 7 h

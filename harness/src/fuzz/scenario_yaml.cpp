@@ -129,6 +129,10 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
         o << ", gen: " << c.gen;
     if (erratum)
         o << ", pcix_irq_loss: " << b(c.pcix_irq_loss);
+    if (c.lpm)
+        o << ", lpm: true";
+    if (c.devsleep)
+        o << ", devsleep: true";
     o << "}\n";
     o << "host: {no_ncq: " << b(sc.host.no_ncq);
     if (sc.host.spd_limit)
@@ -141,6 +145,8 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
         o << ", fua: true";
     if (sc.host.ignore_hpa)
         o << ", ignore_hpa: true";
+    if (!sc.host.lpm_policy.empty())
+        o << ", lpm_policy: " << sc.host.lpm_policy;
     o << "}\n";
     o << "link: {mode: " << (sc.link_mode == LinkModeSpec::Fis ? "fis" : "dword") << "}\n";
     if (!sc.pmps.empty()) {
@@ -181,6 +187,12 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
             o << ", physical_sector: " << (512u << d.physical_log2);
         if (d.align_offset)
             o << ", align_offset: " << d.align_offset;
+        if (d.hipm)
+            o << ", hipm: true";
+        if (d.dipm)
+            o << ", dipm: true";
+        if (d.devsleep)
+            o << ", devsleep: true";
         o << "}\n";
     }
     if (!sc.workload.empty()) {

@@ -37,6 +37,8 @@ struct ControllerSpec {
     // type ahci only: link power management (CAP.SALP, CAP.PSC, CAP.SSC: ALPE/ASP, Partial and
     // Slumber; docs/hardware.md 5.10)
     bool lpm = false;
+    // type ahci only, with lpm: DevSleep (CAP2.SDS, SADM, DESO; PxDEVSLP: docs/hardware.md 5.11)
+    bool devsleep = false;
     // type sil24 only: the PCI-X completion-interrupt-loss erratum (Sil24Config)
     bool pcix_irq_loss = false;
     uint64_t pcix_ack_window_ns = 2000;
@@ -185,6 +187,7 @@ struct DeviceSpec {
     TrimSpec trim = TrimSpec::None;    // DATA SET MANAGEMENT TRIM and what a trimmed sector reads (docs/device.md 3)
     bool hipm = false;                 // takes host-initiated Partial/Slumber (IDENTIFY 76 bit 9; docs/device.md 6)
     bool dipm = false;                 // device-initiated power management (IDENTIFY 78 bit 3; Slumber after 1 ms idle once enabled)
+    bool devsleep = false;             // DevSleep (IDENTIFY 78 bit 8, log 30h page 08h's DEVSLP timing; docs/device.md 6.2)
     NcqOrderSpec ncq_order = NcqOrderSpec::InOrder;
     TimingSpec timing;
     std::vector<BlkdebugRule> blkdebug; // backend qemu: injected I/O errors

@@ -19,7 +19,7 @@ std::string only_for_types(const std::string &key) {
 // Every limit and per-type key comes from the controller's row (controller/controller_table.h).
 // An entry of controllers[] (in_list) also takes its PCI address and interrupt line.
 void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool in_list) {
-    std::vector<std::string> keys = {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup", "lpm",
+    std::vector<std::string> keys = {"type", "ports", "slots", "ncq", "gen", "fbs", "staggered_spinup", "lpm", "devsleep",
                                      "pcix_irq_loss", "pcix_ack_window", "map", "part", "cable"};
     if (in_list) {
         keys.push_back("pci");
@@ -90,6 +90,13 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool i
         c.lpm = as_bool(p, *t);
         if (!d.takes_key("lpm") && c.lpm)
             p.fail(*t, only_for_types("lpm") + " (CAP.SALP, CAP.PSC, CAP.SSC)");
+    }
+    if (auto *t = m.find("devsleep")) {
+        c.devsleep = as_bool(p, *t);
+        if (!d.takes_key("devsleep") && c.devsleep)
+            p.fail(*t, only_for_types("devsleep") + " (CAP2.SDS, CAP2.SADM)");
+        if (c.devsleep && !c.lpm)
+            p.fail(*t, "needs lpm: true (aggressive DevSleep starts from Slumber, CAP2.DESO)");
     }
     for (const char *k : {"pcix_irq_loss", "pcix_ack_window"})
         if (!d.takes_key(k) && m.has(k))

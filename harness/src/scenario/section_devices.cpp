@@ -159,7 +159,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "physical_sector", "align_offset", "hipm", "dipm", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
+               "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "physical_sector", "align_offset", "hipm", "dipm", "devsleep", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
     if (auto *v = m.find("atapi")) {
         MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma", "pio"});
@@ -247,6 +247,8 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
         d.hipm = as_bool(p, *v);
     if (auto *v = m.find("dipm"))
         d.dipm = as_bool(p, *v);
+    if (auto *v = m.find("devsleep"))
+        d.devsleep = as_bool(p, *v);
     if (auto *v = m.find("trim"))
         d.trim = as_enum<TrimSpec>(p, *v,
                                    {{"none", TrimSpec::None},

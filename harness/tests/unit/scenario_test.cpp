@@ -120,6 +120,16 @@ TEST(hpa_keys) {
                 "(2097152 sectors)");
 }
 
+// DevSleep: controller.devsleep (ahci, with lpm: CAP2.SDS/SADM) and devices[].devsleep.
+TEST(devsleep_keys) {
+    Scenario sc = parse("controller: {type: ahci, ports: 1, lpm: true, devsleep: true}\n"
+                        "devices:\n  - {port: 0, capacity: 1g, devsleep: true}\n");
+    CHECK(sc.controller.lpm && sc.controller.devsleep && sc.devices[0].devsleep);
+    CHECK(!parse(kDisk).devices[0].devsleep && !parse(kDisk).controller.devsleep);
+    CHECK_ERROR("controller: {type: ahci, devsleep: true}\n",
+                "t.yaml:1: controller.devsleep: needs lpm: true (aggressive DevSleep starts from Slumber, CAP2.DESO)");
+}
+
 // kind: scsi: a CDB and its data as hex bytes, the expected status and sense; bad input
 // names the file, line and key.
 TEST(scsi_workload_keys) {
@@ -207,8 +217,8 @@ TEST(uint_out_of_range_and_not_a_number) {
 
 TEST(unknown_and_duplicate_keys) {
     CHECK_ERROR("controller: {bogus: 1}\n", "t.yaml:1: controller.bogus: unknown key (expected one of: type, ports, "
-                                            "slots, ncq, gen, fbs, staggered_spinup, lpm, pcix_irq_loss, "
-                                            "pcix_ack_window, map, part, cable)");
+                                            "slots, ncq, gen, fbs, staggered_spinup, lpm, devsleep, "
+                                            "pcix_irq_loss, pcix_ack_window, map, part, cable)");
     CHECK_ERROR("seed: 1\nseed: 2\n", "t.yaml:2: seed: duplicate key (first on line 1)");
     CHECK_ERROR("controller: 4\n", "t.yaml:1: controller: expected a mapping, got a scalar");
 }

@@ -960,6 +960,66 @@ static bool ahci_pmp_qc_defer(const struct ata_queued_cmd *qc)
     return sata_pmp_qc_defer_cmd_switch(qc);
 }
 
+/* libahci's ahci_set_aggressive_devslp (AHCI 1.3.1 8.5; Linux 6.x): off, ADSE cleared and the
+ * drive's DevSleep disabled; on, with the engine stopped, PxDEVSLP programmed from the drive's
+ * DEVSLP timing (MDAT and DETO, 10 ms and 20 ms where the log gives none) and DITO for
+ * libahci's devslp_idle_timeout (1000 ms) in units of DM + 1, then ADSE and the drive's
+ * DevSleep enabled. */
+enum { AHCI_DEVSLP_IDLE_TIMEOUT_MS = 1000 };
+
+static void ahci_set_aggressive_devslp(struct ata_port *ap, bool sleep)
+{
+    struct ata_device *dev = ap->link.device;
+    uint32_t devslp = pread(ap, PORT_DEVSLP), dm, dito, mdat = 10, deto = 20;
+    unsigned err_mask;
+
+    if (!(devslp & PORT_DEVSLP_DSP)) {
+        ata_port_ev(ap, ATA_EV0("ahci.no_devslp", SATA_TC_INFO, SATA_LOG_INFO), "port does not support device sleep");
+        return;
+    }
+    if (!sleep) {
+        if (devslp & PORT_DEVSLP_ADSE) {
+            pwrite(ap, PORT_DEVSLP, devslp & ~PORT_DEVSLP_ADSE);
+            err_mask = ata_dev_set_feature(dev, SETFEATURES_SATA_DISABLE, SATA_DEVSLP);
+            if (err_mask && err_mask != AC_ERR_DEV)
+                ata_dev_ev(dev, ATA_EV0("ahci.devslp_failed", SATA_TC_DECISION, SATA_LOG_WARN),
+                           "failed to disable DEVSLP");
+        }
+        return;
+    }
+    dm = (devslp >> PORT_DEVSLP_DM_SHIFT) & 0xf;
+    dito = AHCI_DEVSLP_IDLE_TIMEOUT_MS / (dm + 1);
+    if (dito > 0x3ff)
+        dito = 0x3ff;
+    /* already on with this DITO */
+    if ((devslp & PORT_DEVSLP_ADSE) && ((devslp >> PORT_DEVSLP_DITO_SHIFT) & 0x3ff) == dito)
+        return;
+    if (ahci_stop_engine(ap))
+        return;
+    if (dev->devslp_timing[ATA_LOG_DEVSLP_VALID] & ATA_LOG_DEVSLP_VALID_MASK) {
+        mdat = dev->devslp_timing[ATA_LOG_DEVSLP_MDAT] & ATA_LOG_DEVSLP_MDAT_MASK;
+        deto = dev->devslp_timing[ATA_LOG_DEVSLP_DETO];
+        if (!mdat)
+            mdat = 10;
+        if (!deto)
+            deto = 20;
+    }
+    devslp &= ~(uint32_t)PORT_DEVSLP_TIMING_MASK;
+    devslp |= dito << PORT_DEVSLP_DITO_SHIFT | mdat << PORT_DEVSLP_MDAT_SHIFT | deto << PORT_DEVSLP_DETO_SHIFT |
+              PORT_DEVSLP_ADSE;
+    pwrite(ap, PORT_DEVSLP, devslp);
+    ahci_start_engine(ap);
+    {
+        const struct sata_trace_field f[] = { TF_INT("dito_ms", dito * (dm + 1)), TF_INT("mdat_ms", mdat),
+                                              TF_INT("deto_ms", deto) };
+
+        ata_port_ev(ap, ATA_EV("ahci.devslp", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    }
+    err_mask = ata_dev_set_feature(dev, SETFEATURES_SATA_ENABLE, SATA_DEVSLP);
+    if (err_mask && err_mask != AC_ERR_DEV)
+        ata_dev_ev(dev, ATA_EV0("ahci.devslp_failed", SATA_TC_DECISION, SATA_LOG_WARN), "failed to enable DEVSLP");
+}
+
 /* libahci's ahci_set_lpm (AHCI 1.3.1 3.3.7, 8.3): above max_performance the PhyRdy
  * interrupt is masked and SControl.IPM set for the policy; with CAP.SALP, HIPM runs through
  * ALPE (ASP for min_power: Slumber, else Partial), and max_performance (or a device without
@@ -993,6 +1053,10 @@ static int ahci_set_lpm(struct ata_link *link, enum ata_lpm_policy policy, unsig
             pwrite(ap, PORT_CMD, cmd);
         }
     }
+    /* aggressive DevSleep with the min policies, where host and drive have it */
+    if ((hpriv(ap->host)->cap2 & (HOST_CAP2_SDS | HOST_CAP2_SADM)) == (HOST_CAP2_SDS | HOST_CAP2_SADM) &&
+        (link->device->flags & ATA_DFLAG_DEVSLP))
+        ahci_set_aggressive_devslp(ap, policy == ATA_LPM_MIN_POWER || policy == ATA_LPM_MIN_POWER_WITH_PARTIAL);
     if (policy == ATA_LPM_MAX_POWER) {
         sata_link_scr_lpm(link, policy, false);
         pp->intr_mask |= PORT_IRQ_PHYRDY;

@@ -82,7 +82,21 @@ enum {
     PORT_CMD_ISSUE = 0x38,
     PORT_SCR_NTF = 0x3c,
     PORT_FBS = 0x40,
+    PORT_DEVSLP = 0x44,
 };
+
+/* CAP2 (AHCI 1.3.1 3.1.10): DevSleep, aggressive DevSleep management */
+#define HOST_CAP2_SDS (1u << 3)
+#define HOST_CAP2_SADM (1u << 4)
+
+/* PxDEVSLP (AHCI 1.3.1 3.3.17) */
+#define PORT_DEVSLP_ADSE (1u << 0)
+#define PORT_DEVSLP_DSP (1u << 1)
+#define PORT_DEVSLP_DETO_SHIFT 2
+#define PORT_DEVSLP_MDAT_SHIFT 10
+#define PORT_DEVSLP_DITO_SHIFT 15
+#define PORT_DEVSLP_DM_SHIFT 25
+#define PORT_DEVSLP_TIMING_MASK (0x7fffffu << 2) /* DETO, MDAT, DITO: bits 24:2 */
 
 /* PxFBS */
 #define PORT_FBS_EN (1u << 0)

@@ -45,10 +45,11 @@ static const struct ata_port_operations piix_sata_ops = {
 };
 
 /* ---- the PIIX3/PIIX4 IDE function: parallel ATA (docs/hardware.md 10) ----
- * The function's configuration registers (the platform maps them at ATA_PIIX_CFG_BASE):
- * IDETIM per channel (40h primary, 42h secondary), SIDETIM (44h, the slaves' timing), and on
- * the PIIX4 UDMACTL (48h) and UDMATIM (4Ah). Programmed per device at mode setting, as
- * ata_piix's piix_set_timings / do_piix_set_dmamode do (facts read there; written anew). */
+ * The function's PCI configuration registers: IDETIM per channel (40h primary, 42h
+ * secondary), SIDETIM (44h, the slaves' timing), and on the PIIX4 UDMACTL (48h) and UDMATIM
+ * (4Ah), read and written with configuration cycles (pci_read_config_word etc.). Programmed
+ * per device at mode setting, as ata_piix's piix_set_timings / do_piix_set_dmamode do (facts
+ * read there; written anew). */
 enum {
     PIIX_IDETIM = 0x40,  /* + 2 per channel, 16 bit */
     PIIX_SIDETIM = 0x44, /* 8 bit: 3:0 primary slave, 7:4 secondary slave (ISP 2 bits, RTC 2 bits) */
@@ -60,26 +61,24 @@ enum {
     PIIX_TIME = 1u << 0, PIIX_IE = 1u << 1, PIIX_PPE = 1u << 2, PIIX_DTE = 1u << 3,
 };
 
-static uint32_t piix_cfg(uint32_t reg) { return ATA_PIIX_CFG_BASE + reg; }
-
 static uint16_t piix_cfg_read16(struct ata_port *ap, uint32_t reg)
 {
-    return ap->host->pops->mmio_read16(ap->host->plat, piix_cfg(reg));
+    return (uint16_t)ap->host->pops->pci_config_read(ap->host->plat, reg, 2);
 }
 
 static void piix_cfg_write16(struct ata_port *ap, uint32_t reg, uint16_t v)
 {
-    ap->host->pops->mmio_write16(ap->host->plat, piix_cfg(reg), v);
+    ap->host->pops->pci_config_write(ap->host->plat, reg, 2, v);
 }
 
 static uint8_t piix_cfg_read8(struct ata_port *ap, uint32_t reg)
 {
-    return ap->host->pops->mmio_read8(ap->host->plat, piix_cfg(reg));
+    return (uint8_t)ap->host->pops->pci_config_read(ap->host->plat, reg, 1);
 }
 
 static void piix_cfg_write8(struct ata_port *ap, uint32_t reg, uint8_t v)
 {
-    ap->host->pops->mmio_write8(ap->host->plat, piix_cfg(reg), v);
+    ap->host->pops->pci_config_write(ap->host->plat, reg, 1, v);
 }
 
 /* A channel whose IDE decode the BIOS left off is not there (ata_piix's piix_pata_prereset:

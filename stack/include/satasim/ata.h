@@ -79,10 +79,8 @@ enum ata_piix_map { ATA_PIIX_MAP_NONE = 0, ATA_PIIX_MAP_ICH5, ATA_PIIX_MAP_ICH6 
  *   PIIX4     82371AB IDE function: parallel ATA, PIO0-4, MWDMA1-2, UDMA0-2 (UDMA/33)
  * On the PIIX parts both channels are parallel ATA cables with a master and a slave, the
  * timing registers (IDETIM, SIDETIM; UDMACTL, UDMATIM on the PIIX4) are programmed at mode
- * setting through the function's configuration registers, which the platform maps at
- * ATA_PIIX_CFG_BASE of the register window (it has no configuration space). */
+ * setting through the function's PCI configuration space (the platform's config accessors). */
 enum ata_piix_part { ATA_PIIX_ICH_SATA = 0, ATA_PIIX_PIIX3, ATA_PIIX_PIIX4 };
-enum { ATA_PIIX_CFG_BASE = 0x10000 };
 
 /* Where a controller with ATA_HQ_ONCHIP_CMD_AREA keeps each port's command list (32 headers
  * of 32 bytes) and received-FIS area (256 bytes): byte offsets in its register window, port

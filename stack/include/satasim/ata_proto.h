@@ -53,10 +53,18 @@ enum {
     ATA_LOG_NCQ_SEND_RECV_SUBCMDS_OFFSET = 0x00, ATA_LOG_NCQ_SEND_RECV_SUBCMDS_DSM = 1u << 0,
     ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET = 0x04, ATA_LOG_NCQ_SEND_RECV_DSM_TRIM = 1u << 0,
     ATA_LOG_NCQ_SEND_RECV_SIZE = 0x14,
+    /* the IDENTIFY DEVICE data log (ACS-3 9.10): page 00h lists its pages (byte 8 the count,
+     * the numbers from byte 9), page 08h SATA settings, whose qword at 30h holds the DEVSLP
+     * timing variables: byte 0 MDAT (bits 4:0, ms), byte 1 DETO (ms), byte 7 bit 7 valid */
+    ATA_LOG_IDENTIFY_DEVICE = 0x30, ATA_LOG_SATA_SETTINGS = 0x08,
+    ATA_LOG_DEVSLP_OFFSET = 0x30, ATA_LOG_DEVSLP_SIZE = 0x08,
+    ATA_LOG_DEVSLP_MDAT = 0x00, ATA_LOG_DEVSLP_MDAT_MASK = 0x1f, ATA_LOG_DEVSLP_DETO = 0x01,
+    ATA_LOG_DEVSLP_VALID = 0x07, ATA_LOG_DEVSLP_VALID_MASK = 0x80,
     SETFEATURES_XFER = 0x03,
     /* SET FEATURES 10h / 90h: enable / disable a SATA feature, the feature in Count;
-     * 03h device-initiated interface power management (IDENTIFY word 78/79 bit 3) */
-    SETFEATURES_SATA_ENABLE = 0x10, SETFEATURES_SATA_DISABLE = 0x90, SATA_DIPM = 0x03,
+     * 03h device-initiated interface power management (IDENTIFY word 78/79 bit 3), 09h
+     * DevSleep (word 78/79 bit 8) */
+    SETFEATURES_SATA_ENABLE = 0x10, SETFEATURES_SATA_DISABLE = 0x90, SATA_DIPM = 0x03, SATA_DEVSLP = 0x09,
 };
 
 /* transfer modes: SET FEATURES values and the packed mask (libata's layout) */

@@ -132,6 +132,7 @@ enum {
     ATA_DFLAG_CDB_INTR = 1u << 16, /* ATAPI: the device interrupts for the CDB (IDENTIFY PACKET w0 6:5 = 01b) */
     ATA_DFLAG_DMADIR = 1u << 17,   /* ATAPI: DMA PACKET commands carry DMADIR (libata.atapi_dmadir, w62 b15) */
     ATA_DFLAG_NCQ_SEND_RECV = 1u << 18, /* the NCQ Send and Receive log (13h) was read: ncq_send_recv_cmds */
+    ATA_DFLAG_DEVSLP = 1u << 19, /* DevSleep (IDENTIFY 78 bit 8) with its timing read: devslp_timing */
 };
 
 /* qc flags. */
@@ -217,6 +218,8 @@ struct ata_device {
                                 ATA_DFLAG_NCQ_SEND_RECV); the NO_NCQ_TRIM horkage clears its TRIM bit */
     uint8_t pio_mode;        /* at mode setting: the PIO mode the LLD times the device for (the
                                 highest PIO mode of xfer_mask; libata's dev->pio_mode) */
+    uint8_t devslp_timing[ATA_LOG_DEVSLP_SIZE]; /* with ATA_DFLAG_DEVSLP: the DEVSLP timing qword
+                                of log 30h page 08h (ATA_LOG_DEVSLP_MDAT, _DETO, _VALID) */
 };
 
 struct ata_link {
@@ -519,6 +522,10 @@ static inline unsigned ata_link_max_devices(const struct ata_link *link)
 enum { ATA_LPM_EMPTY = 1u << 0, ATA_LPM_HIPM = 1u << 1 };
 int sata_link_scr_lpm(struct ata_link *link, enum ata_lpm_policy policy, bool spm_wakeup);
 bool sata_lpm_ignore_phy_events(struct ata_link *link);
+/* SET FEATURES (EFh) subcommand `subcmd` (e.g. SETFEATURES_SATA_ENABLE) for `action` (the
+ * Count: SATA_DEVSLP ...), as an internal command; returns err_mask (libata's
+ * ata_dev_set_feature: ahci's aggressive DevSleep enables the drive's side with it). */
+unsigned ata_dev_set_feature(struct ata_device *dev, uint8_t subcmd, uint8_t action);
 
 /* Enabled devices of the link (libata's ata_link_nr_enabled). */
 static inline unsigned ata_link_nr_enabled(const struct ata_link *link)

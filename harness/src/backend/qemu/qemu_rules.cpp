@@ -69,6 +69,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
         no("controller.staggered_spinup true", "QEMU's AHCI has no staggered spin-up (CAP.SSS is 0)");
     if (sc.controller.lpm)
         no("controller.lpm true", "QEMU's AHCI has no link power management (CAP.SALP, PSC and SSC are 0)");
+    if (sc.controller.devsleep)
+        no("controller.devsleep true", "QEMU's AHCI has no DevSleep (CAP2 is 0)");
     if (sc.controller.gen_set && sc.controller.gen != 1)
         no("controller.gen " + std::to_string(sc.controller.gen),
            "QEMU's AHCI links are Gen1 (1.5 Gbps) only; a non-Gen1 link cannot be modelled");
@@ -109,6 +111,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no(k + "trim", "not offered on the QEMU backend (the stack writes the TRIM range list at submit, after the harness copied the buffer into guest RAM)");
         if (d.hpa)
             no(k + "hpa", "QEMU's ide-hd has no Host Protected Area feature set (no SET MAX ADDRESS)");
+        if (d.devsleep)
+            no(k + "devsleep", "QEMU's ide-hd has no DevSleep (IDENTIFY word 78 bit 8)");
         if (d.hipm || d.dipm)
             no(k + (d.hipm ? "hipm" : "dipm"), "QEMU's ide-hd has no interface power management (IDENTIFY words 76/78)");
         if (d.model.size() > 40 || d.serial.size() > 20 || d.firmware.size() > 8)

@@ -56,6 +56,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
         no("controller.staggered_spinup true", "the DUT's CAP.SSS comes from its RTL, not from the scenario");
     if (sc.controller.lpm)
         no("controller.lpm true", "the DUT's CAP.SALP/PSC/SSC come from its RTL, not from the scenario");
+    if (sc.controller.devsleep)
+        no("controller.devsleep true", "the DUT's CAP2 comes from its RTL, not from the scenario");
     if (sc.controller.fbs)
         no("controller.fbs true", "the DUT shell has no FIS-based switching (no port multipliers)");
     // What the DUT has: its CAP less its profile's quirks (dut_caps.h); the shell's own

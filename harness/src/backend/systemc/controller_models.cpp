@@ -85,6 +85,7 @@ void build_ahci(const Build &b) {
     hc.ncq = c.ncq;
     hc.sss = c.staggered_spinup;
     hc.salp = hc.psc = hc.ssc = c.lpm;
+    hc.sds = c.devsleep;
     // CAP.SPM (and PxCMD.PMA) when a port multiplier is on one of its ports; CAP.FBSS from
     // the scenario; PxCMD.FBSCP on the ports whose PMP can switch per FIS (pmps[].fbs), so
     // the stack turns FBS on only where both ends support it.

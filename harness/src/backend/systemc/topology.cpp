@@ -76,6 +76,7 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.hpa_sectors = d.hpa;
     c.hipm = d.hipm;
     c.dipm = d.dipm;
+    c.devsleep = d.devsleep;
     c.trim = d.trim == TrimSpec::Zeroes          ? device::DiskConfig::Trim::Zeroes
              : d.trim == TrimSpec::Deterministic ? device::DiskConfig::Trim::Deterministic
              : d.trim == TrimSpec::Indeterminate ? device::DiskConfig::Trim::Indeterminate
