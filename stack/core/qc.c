@@ -137,22 +137,34 @@ static void ata_qc_timeout(void *arg)
     }
     if ((qc->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) == ATA_QCFLAG_ACTIVE) {
         const uint64_t now = ata_now(ap->host);
-        struct ata_queued_cmd *expired[ATA_MAX_QUEUE];
+        struct ata_queued_cmd *expired[ATA_MAX_QUEUE + 1];
         unsigned n = 0;
 
         /* The block layer's timeout work expires every request whose deadline has passed,
          * not only the one whose timer fired (blk_mq_timeout_work -> blk_mq_check_expired:
          * "time_after_eq(jiffies, rq->deadline)"); each becomes a timed-out command of the
-         * same EH run. Requests issued together time out together. */
+         * same EH run. Requests issued together time out together, in the order of their
+         * tags (the work walks the tags, blk_mq_queue_tag_busy_iter), the one whose timer
+         * fired among them: which of equal deadlines fires first is the event queue's
+         * business, and the order must not depend on it (it did: dword and FIS level
+         * differed). */
+        bool fired_listed = false;
+
         for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
             struct ata_queued_cmd *t = &ap->qcmd[tag];
 
-            if (t == qc || (t->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) != ATA_QCFLAG_ACTIVE ||
+            if (t == qc) {
+                expired[n++] = qc;
+                fired_listed = true;
+                continue;
+            }
+            if ((t->flags & (ATA_QCFLAG_ACTIVE | ATA_QCFLAG_FAILED)) != ATA_QCFLAG_ACTIVE ||
                 !t->bio || !t->timer || t->deadline > now || !(ap->qc_active & (1u << t->hw_tag)))
                 continue;
             expired[n++] = t;
         }
-        expired[n++] = qc;
+        if (!fired_listed) /* the internal command: not one of the block layer's tags */
+            expired[n++] = qc;
         for (unsigned i = 0; i < n; i++)
             qc_timed_out(expired[i]);
         ata_port_freeze(ap); /* aborts the others (filled), and schedules EH */
