@@ -20,20 +20,23 @@ wire (06: 2 -> 4); after corpus15b 665 of 935 (71.1 %): a SET XFERMODE failing i
 drive that hangs on SET FEATURES, and EH lowers a UDMA device's PIO mode on its last try but
 one as libata does (53: 1 -> 5); wip15-pmpcorpus alone 669 of 935 (71.6 %; 52 17 -> 38, 56 2 -> 5,
 54 0 -> 1); all of wip15 merged: 690 of 935 (73.8 %); wip16-pata 700 of 935 (74.9 %): the
-2.6.20-2.6.23 and 4.9-5.16 wordings are EH profiles of their own (libata-2.6.20: "cmd ... tag
-0 cdb 0x0 data 4096 in" + res, no status lines; libata-4.9: "ncq dma" with "disabled"), a
-user's non-data command (hdparm's SET FEATURES) is an ATA PASS-THROUGH step, the SiI3112
-model's links are up after power-on (the 2.6.2x boot probe soft-resets first), a trailing
-speed-down is one more failure, an interface error cut off before its commands is planted
-from its SError (01 17 -> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18); wip16-res 707 of 935 (75.6 %): a slot's result keeps what its last command left (dmesg_rtf); wip16-pmp alone 725 of 935 (77.5 %: 51 10 -> 39,
-52 38 -> 42, 53 5 -> 6, 46 15 -> 16: the SiI3726's config port, pmp_reg_abort); wip16-hotplug alone 704 of 935 (75.3 %):
-a log whose SError shows PHYRdyChg/DevExch with no hotplug action runs LPM (12 11 -> 13, 05 9 ->
-10), an abort marks EH pending whatever it takes, so a revalidation's timed-out IDENTIFY brings
-one more EH run that resets the frozen port (35's last link-up: it passes now; 53 5 -> 6), a
-reset puts the PIO mode back to PIO0 (no "limiting speed to UDMA/133:PIO3" between a pulled
-drive's resets), a frozen exception with no irq_stat in a log that has them is a timeout (48
-11 -> 21, it passes now); wip16-atapi alone 696 of 935 (74.4 %: faults on
-ATAPI drives, 29 0 -> 1, 40 0 -> 1, 55 0 -> 4); all of wip16 merged: 771 of 935 (82.5 %). wip14: a drive that stops answering
+2.6.20-2.6.23 and 4.9-5.16 wordings are EH profiles of their own (libata-2.6.20: "cmd ... tag 0
+cdb 0x0 data 4096 in" + res, no status lines; libata-4.9: "ncq dma" with "disabled"), a user's
+non-data command (hdparm's SET FEATURES) is an ATA PASS-THROUGH step, the SiI3112 model's links
+are up after power-on (the 2.6.2x boot probe soft-resets first), a trailing speed-down is one
+more failure, an interface error cut off before its commands is planted from its SError (01 17
+-> 19, 08 2 -> 3, 18 8 -> 11, 24 1 -> 4, 41 17 -> 18); wip16-res 707 of 935 (75.6 %): a slot's
+result keeps what its last command left (dmesg_rtf); wip16-pmp alone 725 of 935 (77.5 %: 51 10
+-> 39, 52 38 -> 42, 53 5 -> 6, 46 15 -> 16: the SiI3726's config port, pmp_reg_abort);
+wip16-hotplug alone 704 of 935 (75.3 %): a log whose SError shows PHYRdyChg/DevExch with no
+hotplug action runs LPM (12 11 -> 13, 05 9 -> 10), an abort marks EH pending whatever it takes,
+so a revalidation's timed-out IDENTIFY brings one more EH run that resets the frozen port (35's
+last link-up: it passes now; 53 5 -> 6), a reset puts the PIO mode back to PIO0 (no "limiting
+speed to UDMA/133:PIO3" between a pulled drive's resets), a frozen exception with no irq_stat
+in a log that has them is a timeout (48 11 -> 21, it passes now); wip16-atapi alone 696 of 935
+(74.4 %: faults on ATAPI drives, 29 0 -> 1, 40 0 -> 1, 55 0 -> 4); all of wip16 merged: 771 of
+935 (82.5 %).
+wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
 failing, else ended by each COMRESET: 48, 35, 45), libata 4.x/6.x retrying a failed recovery

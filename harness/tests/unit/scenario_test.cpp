@@ -527,11 +527,11 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail or check_condition)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort or check_condition)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, check_condition)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition)");
     // power_loss: its typed `off` (a time, 100 ms by default, within 1 us .. 60 s).
     {
         Scenario n = parse(d + "  - {kind: power_loss, port: 0, at: 1ms}\n"
