@@ -634,7 +634,7 @@ TEST(fault_kind_rows_match_the_spec) {
                            "  - {port: 0, pmp_port: 0, capacity: 1g}\n  - {port: 1, capacity: 1g}\nfaults:\n";
     CHECK(error_of(pm + "  - {kind: pmp_hang, port: 0, at: 1ms}\n").empty());
     CHECK_ERROR(pm + "  - {kind: pmp_hang, port: 0, pmp_port: 1, at: 1ms}\n",
-                "t.yaml:8: faults[0].pmp_port: a pmp_hang hangs the port multiplier's control port: no pmp_port");
+                "t.yaml:8: faults[0].pmp_port: a pmp_hang acts on the port multiplier's control port: no pmp_port");
     CHECK_ERROR(pm + "  - {kind: pmp_hang, port: 0, after_cmds: 3}\n",
                 "t.yaml:8: faults[0].after_cmds: a pmp_hang fires at a time (`at`): the port multiplier counts no "
                 "commands");
