@@ -277,6 +277,14 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
                  if atapi else rep, disks, portmap, ctype, notes)
     plan.run()
     plan.work.extend(atapi_work)
+    for no, port in earlier_probes(rep):
+        if port in portmap:
+            # two probes of its links before the report's, within the minute: user scans
+            # (libata's ata_scsi_user_scan asks a probe of every link of the port)
+            plan.work[:0] = [f"  - {{kind: scan, port: {portmap[port]}, barrier: true}}"] * 2
+            notes.append(f"{no}: ata{port + 1}'s empty fan-out links limited to 1.5 Gbps at the PMP's probe: "
+                         "the third probe within a minute (libata's probe trials); the two before the "
+                         "excerpt are user scans")
     for no, t, port in user_scans(rep):
         if port not in portmap or port in rep.pmps:
             # a PMP the scan found is attached by the scenario's boot probe instead
@@ -410,6 +418,27 @@ def user_scans(rep: Report) -> list[tuple[int, float, int]]:
         elif host and msg.startswith("SATA link ") and port in run:
             run[port][3] = True
     return out
+
+
+def earlier_probes(rep: Report) -> list[tuple[int, int]]:
+    """The PMP ports whose fan-out links the report shows limited to 1.5 Gbps before they
+    were ever reset, with no exception on the port before, each as (line, 0-based port):
+    libata's probe trials (ata_eh_schedule_probe: each probe of a link with no device is
+    recorded on its ering, which an attach clears, and "if (trials > ATA_EH_PROBE_TRIALS)
+    sata_down_spd_limit(link, 1)") -- the probe the report shows is at least the third of
+    those links within ATA_EH_PROBE_TRIAL_INTERVAL (a minute). The earlier two are before
+    the excerpt (dmesg corpus 07: four empty links of a JMB394 limited right after its
+    attach line, at 2676 s of uptime)."""
+    exc = {e.port: e.line for e in reversed(rep.exceptions)}     # port -> its first exception
+    seen: set[str] = set()
+    out: dict[int, int] = {}
+    for no, _t, addr, msg in rep.lines:
+        m = re.match(r"^ata(\d+)\.(\d\d)$", addr)
+        if m and int(m.group(2)) != 15 and addr not in seen and (port := int(m.group(1)) - 1) in rep.pmps \
+                and msg == "limiting SATA link speed to 1.5 Gbps" and no < exc.get(port, 1 << 30):
+            out.setdefault(port, no)
+        seen.add(addr)
+    return [(no, port) for port, no in sorted(out.items())]
 
 
 def _policy(rep: Report) -> tuple[str, str]:

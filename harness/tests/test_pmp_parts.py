@@ -237,3 +237,19 @@ def test_a_recovery_cut_off_before_its_exception_is_no_user_scan(tmp_path):
     log = next(CORPUS.glob("16-*.log"))
     scen, _, _ = import_report(log, tmp_path / "c16.yaml")
     assert "kind: scan" not in scen.read_text()
+
+
+def test_fan_out_links_limited_at_attach_are_the_third_probe_within_a_minute(tmp_path):
+    # dmesg corpus 07 (4.4): right after the JMB394's attach line its four empty links print
+    # "limiting SATA link speed to 1.5 Gbps" before any reset: libata's probe trials
+    # (ata_eh_schedule_probe: "if (trials > ATA_EH_PROBE_TRIALS) sata_down_spd_limit(link,
+    # 1)"), so two probes of those links came before, within the minute, before the excerpt.
+    # The import asks them with two user scans of the port (8 of 12 before). The log has no
+    # wording of its era (4.4), so the 6.1 profile runs: its scans are quiet, the third
+    # probe's "hard resetting link" lines are not printed (9 of 12; libata-4.x would print them)
+    text, notes, lines, (matched, total, diff_text) = _import_and_run(7, tmp_path)
+    assert text.count("  - {kind: scan, port: 1, barrier: true}") == 2, text
+    for p in range(1, 5):
+        assert f"ata2.0{p}: limiting SATA link speed to 1.5 Gbps" in lines, lines
+    assert "ata2.00: limiting SATA link speed to 1.5 Gbps" not in lines, lines
+    assert (matched, total) == (9, 12), "\n".join(diff_text)
