@@ -16,6 +16,8 @@ as smartctl and hdparm send it through SG_IO) before the report's requests:
                                             Device DD as written (smartctl -H)
   res 40/00:01:00:4f:c2/00:00:00:00:00/DD   SMART READ DATA (B0h/D0h, PIO in): the PIO Setup
                                             FIS's registers, the command's own (smartctl -A)
+  res 40/00:00:01:4f:c2/00:00:00:00:00/DD   SMART ENABLE OPERATIONS (B0h/D8h), LBA low 01h as
+                                            smartmontools writes it (smartctl -s on, smartd)
   res 40/00:01:00:00:00/00:00:00:00:00/DD   IDENTIFY DEVICE (ECh, PIO in) (smartctl -i, hdparm -I)
 
 A slot shows one leftover per report here: a later res line on that tag with other registers
@@ -44,6 +46,9 @@ def _pass_thru(regs: tuple[int, ...]) -> tuple[str, int, bool] | None:
     if (count, lbal, lbam, lbah, dev) == (0xff, 0, 0, 0, 0):
         cdb[1], cdb[14] = 3 << 1, 0xe5                 # non-data: CHECK POWER MODE
         return " ".join(f"{b:02x}" for b in cdb), 0, False
+    if (count, lbal, lbam, lbah) == (0, 1, 0x4f, 0xc2):
+        cdb[1], cdb[4], cdb[8], cdb[10], cdb[12], cdb[14] = 3 << 1, 0xd8, 1, 0x4f, 0xc2, 0xb0
+        return " ".join(f"{b:02x}" for b in cdb), 0, True     # non-data: SMART ENABLE OPERATIONS
     if (lbal, lbam, lbah) == (0, 0x4f, 0xc2) and count in (0, 1):
         cdb[10], cdb[12], cdb[14] = 0x4f, 0xc2, 0xb0
         if count == 0:

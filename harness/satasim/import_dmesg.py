@@ -277,6 +277,24 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
                  if atapi else rep, disks, portmap, ctype, notes)
     plan.run()
     plan.work.extend(atapi_work)
+    for no, port in earlier_probes(rep):
+        if port in portmap:
+            # two probes of its links before the report's, within the minute: user scans
+            # (libata's ata_scsi_user_scan asks a probe of every link of the port)
+            plan.work[:0] = [f"  - {{kind: scan, port: {portmap[port]}, barrier: true}}"] * 2
+            notes.append(f"{no}: ata{port + 1}'s empty fan-out links limited to 1.5 Gbps at the PMP's probe: "
+                         "the third probe within a minute (libata's probe trials); the two before the "
+                         "excerpt are user scans")
+    for no, t, port in user_scans(rep):
+        if port not in portmap or port in rep.pmps:
+            # a PMP the scan found is attached by the scenario's boot probe instead
+            continue
+        at = plan.sim(t) if plan.timed else None
+        plan.work.append(f"  - {{kind: scan, port: {portmap[port]}" +
+                         (f", delay: {_ms(at)}}}" if at is not None else ", barrier: true}"))
+        plan.clock = max(plan.clock, (at or plan.clock) + 60)
+        notes.append(f"{no}: ata{port + 1}: an EH run with no exception, one reset and 'EH complete': "
+                     "a user scan (kind: scan)")
     # the commands whose results the report's res lines still show in their slots (dmesg_rtf)
     rtf_steps, smart = leftover_steps(rep, disks, plan.where, plan.work, [f.spec for f in plan.faults], notes)
     plan.work[:0] = rtf_steps
@@ -369,6 +387,60 @@ def _pmp_part(rep: Report, port: int, notes: list[str]) -> str:
     return f", product: {name}" if name else ""
 
 
+def user_scans(rep: Report) -> list[tuple[int, float, int]]:
+    """The report's user scans (`echo "- - -" > /sys/class/scsi_host/hostN/scan`), each as
+    (line, time, 0-based port): an EH run of a host link that no exception opens and that
+    resets the link once, sees it up or down and ends with "ataN: EH complete". libata's
+    ata_scsi_user_scan only asks for a reset and a probe (ATA_EH_RESET, probe_mask), so the
+    run has no failed command; kernels before the autopsy's "if (nr_quiet == nr_failed)
+    ehc->i.flags |= ATA_EHI_QUIET;" (not in 4.0's ata_eh_link_autopsy; 6.1 has it) print its
+    reset and "EH complete", 6.1 prints nothing (dmesg corpus 21: a 2.6.3x scan of the empty
+    ports ata2 and ata5). A run with more than one reset is a recovery whose exception the
+    excerpt cut off (16), not a scan."""
+    exc = {e.line for e in rep.exceptions}
+    out: list[tuple[int, float, int]] = []
+    run: dict[int, list] = {}       # port -> [first reset line, time, resets, link seen] of an open run
+    busy: set[int] = set()          # ports in a run an exception opened
+    for no, t, addr, msg in rep.lines:
+        m = re.match(r"^ata(\d+)(\.\d+)?$", addr)
+        if not m:
+            continue
+        port, host = int(m.group(1)) - 1, m.group(2) is None
+        if no in exc:
+            busy.add(port)
+            run.pop(port, None)
+        elif host and msg == "EH complete":
+            if (r := run.pop(port, None)) and r[2] == 1 and r[3]:
+                out.append((r[0], r[1], port))
+            busy.discard(port)
+        elif host and re.match(r"^(hard|soft) resetting link$", msg) and port not in busy:
+            run.setdefault(port, [no, t, 0, False])[2] += 1
+        elif host and msg.startswith("SATA link ") and port in run:
+            run[port][3] = True
+    return out
+
+
+def earlier_probes(rep: Report) -> list[tuple[int, int]]:
+    """The PMP ports whose fan-out links the report shows limited to 1.5 Gbps before they
+    were ever reset, with no exception on the port before, each as (line, 0-based port):
+    libata's probe trials (ata_eh_schedule_probe: each probe of a link with no device is
+    recorded on its ering, which an attach clears, and "if (trials > ATA_EH_PROBE_TRIALS)
+    sata_down_spd_limit(link, 1)") -- the probe the report shows is at least the third of
+    those links within ATA_EH_PROBE_TRIAL_INTERVAL (a minute). The earlier two are before
+    the excerpt (dmesg corpus 07: four empty links of a JMB394 limited right after its
+    attach line, at 2676 s of uptime)."""
+    exc = {e.port: e.line for e in reversed(rep.exceptions)}     # port -> its first exception
+    seen: set[str] = set()
+    out: dict[int, int] = {}
+    for no, _t, addr, msg in rep.lines:
+        m = re.match(r"^ata(\d+)\.(\d\d)$", addr)
+        if m and int(m.group(2)) != 15 and addr not in seen and (port := int(m.group(1)) - 1) in rep.pmps \
+                and msg == "limiting SATA link speed to 1.5 Gbps" and no < exc.get(port, 1 << 30):
+            out.setdefault(port, no)
+        seen.add(addr)
+    return [(no, port) for port, no in sorted(out.items())]
+
+
 def _policy(rep: Report) -> tuple[str, str]:
     """The EH profile whose wording the report's kernel has: libata-modern (the default) is
     6.1's; a report that says "disabled", or reports an EH run in which no command failed
@@ -399,7 +471,8 @@ def _policy(rep: Report) -> tuple[str, str]:
             new.append(no)
         elif msg == "disabled" or re.match(r"^cmd .* ncq \d+ (in|out)$", msg):
             old.append(no)
-    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep)
+    old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep) + \
+        [no for no, _, _ in user_scans(rep)]
     # 4.9-5.16 print a queued command's protocol as "ncq dma" and still say "disabled": a log
     # with both, and with neither 5.17's "disable device" nor 3.x/4.1's "ncq 4096 in", is one
     ncq_dma = [no for no, _, _, m in rep.lines if re.match(r"^cmd .* ncq dma \d+ (in|out)$", m)]

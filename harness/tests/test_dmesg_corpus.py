@@ -76,9 +76,14 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     log shows "failed to IDENTIFY" (not decision lines),
     17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
     imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
-    07 [4] ("limiting SATA link speed" from probe trials before the excerpt), 21 [5] (a user
-    scan's host-link lines: the user scan of empty ports 2 and 5 that 2.6.3x logs as "hard
-    resetting link" and "EH complete"), 38 [2: the SMART (4f:c2) res leftovers; 46 now 16/16].
+    07 [3] (its fan-out links' "limiting SATA link speed" at the attach are libata's probe
+    trials: two probes before the excerpt, imported as user scans -- 8 -> 9; the log has no
+    wording of its 4.4 era, so the 6.1 profile keeps the third probe's resets quiet), 21 [1]
+    (its empty ports' user scans, "hard resetting link" and "EH complete" with no exception:
+    kernels before the autopsy's nr_quiet rule (not in 4.0), imported as scans under
+    libata-4.x -- 7 -> 11; the PMP the scan of ata6 found is attached at boot instead, so
+    "ata6: hard resetting link" stays missing), 38 [0: its res leftovers 40/00:00:01:4f:c2
+    are SMART ENABLE OPERATIONS, LBA low 01h as smartmontools writes it -- 7 -> 9; 46 16/16].
   - hotplug timing: 42 [18]: the 2.6.2x pause is gone (wip14: 4.x/6.x retry a failed
     recovery at once, quietly), but each retry's reset still waits out libata's 5 s cool-down
     (ATA_EH_RESET_COOL_DOWN after the previous reset), where the log's pull retries 1.35 and

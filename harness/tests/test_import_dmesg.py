@@ -985,6 +985,24 @@ def test_res_leftovers_are_the_pass_through_commands_of_their_slots(tmp_path):
     assert not [ln for ln in res if not re.search(r"res 40/00:00:00:00:00/00:00:00:00:00/00|4f:c2|:ff:|:01:", ln)], res
 
 
+def test_smart_enable_leaves_lba_low_01_in_its_slot(tmp_path):
+    """dmesg-corpus 38 (4.18, ahci + 88SM9705 PMP): two NCQ writes time out on ata7.00, each
+    res line "40/00:00:01:4f:c2/00:00:00:00:00/00": Count 00h, LBA low 01h, the SMART key --
+    SMART ENABLE OPERATIONS (B0h/D8h), which smartmontools sends with LBA low 01h
+    (atacmds.cpp: "case ENABLE: ... in.in_regs.lba_low = 1;"). The import issues it on both
+    tags and the drive (smart: good) completes it with the registers as written (7 of 9
+    before: no pass-through leaves these registers, and the model ABRTed ENABLE)."""
+    out = tmp_path / "c38.yaml"
+    assert do_import(next(CORPUS.glob("38-*.log")), out) == 0
+    spec = yaml.safe_load(out.read_text())
+    steps = {w["tag"]: w["cdb"] for w in spec["workload"] if w.get("kind") == "scsi"}
+    assert steps == {t: "85 06 00 00 d8 00 00 00 01 00 4f 00 c2 00 b0 00" for t in (21, 26)}, spec["workload"]
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c38")
+    assert (matched, total) == (9, 9), "\n".join(text)
+
+
 def test_res_leftovers_no_command_leaves_are_noted(tmp_path):
     # a timeout's res registers that no pass-through command leaves (a failed command's
     # Register FIS the slot kept, dmesg-corpus 10) are noted with their line, not guessed

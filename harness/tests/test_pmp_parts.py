@@ -198,3 +198,58 @@ def test_a_drive_behind_a_pmp_gets_its_fan_out_links_speed(tmp_path):
     scen, _, _ = import_report(log, tmp_path / "c46.yaml")
     disk = next(ln for ln in scen.read_text().splitlines() if "pmp_port: 0," in ln)
     assert "gen: 2" in disk, disk
+
+
+def _import_and_run(n, tmp_path):
+    from satasim.import_dmesg import diff
+    log = next(CORPUS.glob(f"{n:02d}-*.log"))
+    scen, _, notes = import_report(log, tmp_path / f"c{n:02d}.yaml")
+    result = run([scen], tmp_path / "out")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = run_lines(tmp_path / "out" / f"c{n:02d}")
+    matched, total, text = diff(scen.with_suffix(".expected"), tmp_path / "out" / f"c{n:02d}")
+    return scen.read_text(), notes, lines, (matched, total, text)
+
+
+def test_a_user_scan_of_empty_ports_is_reported_before_6_1(tmp_path):
+    # dmesg corpus 21 (post-2.6.37): at 161 s of uptime "ata2: hard resetting link", "ata2:
+    # SATA link down (SStatus 0 SControl 300)", "ata2: EH complete", the same on ata5: EH runs
+    # with no exception, one reset each -- a user scan (libata's ata_scsi_user_scan asks only
+    # ATA_EH_RESET and a probe). Kernels before the autopsy's "if (nr_quiet == nr_failed)
+    # ehc->i.flags |= ATA_EHI_QUIET;" (not in 4.0) print such a run; 6.1 does not. The
+    # import scans those ports at the log's times with the libata-4.x wording (7 of 12
+    # before: the scenario had no scan and the 6.1 profile)
+    text, notes, lines, (matched, total, diff_text) = _import_and_run(21, tmp_path)
+    assert "host: {eh_policy: libata-4.x}" in text
+    assert "  - {kind: scan, port: 1, delay: 1000ms}" in text
+    assert "  - {kind: scan, port: 4, delay: 6239ms}" in text
+    assert any(n.startswith("2: ata2: an EH run with no exception") for n in notes), notes
+    for port in (2, 5):
+        assert [ln for ln in lines if ln.startswith(f"ata{port}:")][-3:] == [
+            f"ata{port}: hard resetting link", f"ata{port}: SATA link down (SStatus 0 SControl 300)",
+            f"ata{port}: EH complete"], lines
+    assert (matched, total) == (11, 12), "\n".join(diff_text)
+
+
+def test_a_recovery_cut_off_before_its_exception_is_no_user_scan(tmp_path):
+    # dmesg corpus 16 (5.15): four resets of ata1, a speed limit, "disabled", "EH complete":
+    # a recovery whose exception is before the excerpt; a user scan resets once
+    log = next(CORPUS.glob("16-*.log"))
+    scen, _, _ = import_report(log, tmp_path / "c16.yaml")
+    assert "kind: scan" not in scen.read_text()
+
+
+def test_fan_out_links_limited_at_attach_are_the_third_probe_within_a_minute(tmp_path):
+    # dmesg corpus 07 (4.4): right after the JMB394's attach line its four empty links print
+    # "limiting SATA link speed to 1.5 Gbps" before any reset: libata's probe trials
+    # (ata_eh_schedule_probe: "if (trials > ATA_EH_PROBE_TRIALS) sata_down_spd_limit(link,
+    # 1)"), so two probes of those links came before, within the minute, before the excerpt.
+    # The import asks them with two user scans of the port (8 of 12 before). The log has no
+    # wording of its era (4.4), so the 6.1 profile runs: its scans are quiet, the third
+    # probe's "hard resetting link" lines are not printed (9 of 12; libata-4.x would print them)
+    text, notes, lines, (matched, total, diff_text) = _import_and_run(7, tmp_path)
+    assert text.count("  - {kind: scan, port: 1, barrier: true}") == 2, text
+    for p in range(1, 5):
+        assert f"ata2.0{p}: limiting SATA link speed to 1.5 Gbps" in lines, lines
+    assert "ata2.00: limiting SATA link speed to 1.5 Gbps" not in lines, lines
+    assert (matched, total) == (9, 12), "\n".join(diff_text)

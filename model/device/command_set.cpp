@@ -435,15 +435,22 @@ void SataDisk::Impl::set_features(uint64_t e, const Taskfile &tf) {
 
 // SMART RETURN STATUS (docs/device.md 5): Feature DAh with the SMART key (LBA mid 4Fh, LBA high
 // C2h); the answer in LBA mid/high: 4Fh/C2h no threshold exceeded, F4h/2Ch a threshold
-// exceeded. READ DATA (D0h): the 512-byte SMART data structure, PIO data-in. Without the
-// feature set, with a wrong key or another subcommand: ABRT.
+// exceeded. READ DATA (D0h): the 512-byte SMART data structure, PIO data-in. ENABLE
+// OPERATIONS (D8h, smartctl -s on and smartd send it with LBA low 01h): SMART is always
+// enabled here, so nothing changes; the registers come back as written. Without the feature
+// set, with a wrong key or another subcommand: ABRT.
 void SataDisk::Impl::smart(uint64_t e, const Taskfile &tf) {
     const uint8_t mid = uint8_t(tf.lba >> 8), high = uint8_t(tf.lba >> 16);
-    if (cfg.smart == DiskConfig::Smart::None || (tf.feature != 0xDA && tf.feature != 0xD0) || mid != 0x4F ||
-        high != 0xC2)
+    if (cfg.smart == DiskConfig::Smart::None || (tf.feature != 0xDA && tf.feature != 0xD0 && tf.feature != 0xD8) ||
+        mid != 0x4F || high != 0xC2)
         return (void)finish_error(e, tf, sata::kAtaAbrt, tf.lba);
     if (!busy_for(e, overhead()))
         return;
+    if (tf.feature == 0xD8) {
+        trace("disk.smart_enable", {});
+        finish_ok(e, tf.lba & 0xFFFFFF, 0, tf.device & 0xF0);
+        return;
+    }
     if (tf.feature == 0xD0) {
         // revision 0010h, no attribute entries (the model keeps none), offline collection and
         // self-test never run, SMART capability 0003h (saves data over power cycles, supports

@@ -983,7 +983,14 @@ MODEL_TEST(smart_return_status) {
         EXPECT_EQ(rd.pio_setups[0].at(5) | rd.pio_setups[0].at(6) << 8, 0xC24F); // LBA mid/high
         EXPECT_EQ(rd.pio_setups[0].at(12), 1);                                  // Count
     }
-    EXPECT_EQ(run(g, cmd(0xB0, 0xC24F00, 0, 0xD8)).error, sata::kAtaAbrt); // ENABLE OPERATIONS: not modelled
+    // ENABLE OPERATIONS as smartmontools sends it (LBA low 01h): done, the registers as
+    // written (dmesg corpus 38: a later timeout on that tag shows "res 40/00:00:01:4f:c2/...");
+    // DISABLE OPERATIONS (D9h) is not modelled
+    Result en = run(g, cmd(0xB0, 0xC24F01, 0, 0xD8));
+    EXPECT_TRUE(en.done && en.status == 0x50 && en.error == 0);
+    EXPECT_EQ(en.d2h.lba & 0xFFFFFF, 0xC24F01u);
+    EXPECT_EQ(run(g, cmd(0xB0, 0xC24F01, 0, 0xD9)).error, sata::kAtaAbrt);
+    EXPECT_EQ(run(B("ssd"), cmd(0xB0, 0xC24F01, 0, 0xD8)).error, sata::kAtaAbrt);
     EXPECT_EQ(run(B("ssd"), cmd(0xB0, 0xC24F00, 0, 0xDA)).error, sata::kAtaAbrt);
 }
 
