@@ -42,7 +42,8 @@ ROUND_TRIP = {
     # the whole log of a hung drive: the report's request at its time, the timeouts of the
     # commands issued with it (issue 31: 6 of 19 before)
     "hung-device": (19, 17, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),
-    "flush-error": (11, 9, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
+    # the FLUSH CACHE EXT ABRT keeps the command's Device a0h ("res 51/04:00:.../a0"): d2h_regs: echo (9 before)
+    "flush-error": (11, 10, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
     # SError 10B8B beside BadCRC: the crc fault carries the decoder's code error, so the
     # exception's SErr 0x280100 and the SError line match (without it: 10 of 14)
     "decode-error-ncq-read": (14, 13, {"faults": [{"kind": "crc", "dir": "d2h", "symbol": "code"}],
