@@ -152,3 +152,41 @@ def ncq_log_count(rep, key: tuple[int, int]) -> str | None:
                               for c in e.commands if c.ncq and c.res_status & 0x01):
         best = "low_byte"
     return None if best == "full" else best
+
+
+def _echoed(e, c) -> bool:
+    """c (a queued command of exception e, failed without ERR: Emask 0x1 and the D2H-area
+    fill of ahci before 6.2) shows in its res line the registers of one of e's commands: the
+    drive's acceptance Register FIS carried them (d2h_regs: echo)."""
+    return any(c.res_regs[:4] + c.res_regs[5:] == o.tf[2:6] + o.tf[7:] for o in e.commands if o.ncq and o.tf)
+
+
+def d2h_regs(rep, key: tuple[int, int]) -> str | None:
+    """The drive's `d2h_regs` (docs/hardware.md 8.7) when its Register FISes do not carry the
+    model's default Count 0 / Device 40h: a failed non-queued command's res line with the
+    command's own Count and Device (echo: corpus 28, 31), or Count 0 and LBA 27:24 alone in
+    Device (lba_bits: corpus 27); a failed queue whose res lines show one of its commands'
+    registers (echo: corpus 26, 50, the acceptance FIS)."""
+    votes = []
+    for e in rep.exceptions:
+        if (e.port, e.dev or 0) != key or e.dev is None:
+            continue
+        for c in e.commands:
+            if not (c.has_res and c.res_regs and len(c.tf) == 12):
+                continue
+            count, dev = c.res_regs[0], c.res_regs[9]
+            if c.ncq:
+                if c.emask & 0x1 and c.res_status == 0x40 and any(c.res_regs) and _echoed(e, c):
+                    votes.append("echo")
+            elif c.res_status & 0x01 and not c.emask & 0x4:
+                if (count, dev) == (c.tf[2], c.tf[11]) and (count, dev) != (0, 0x40):
+                    votes.append("echo")
+                elif count == 0 and dev == (c.res_lba >> 24) & 0x0f and c.tf[11] & 0x40 and dev != c.tf[11]:
+                    votes.append("lba_bits")
+                elif (count, dev) == (0, 0x40):
+                    votes.append("cleared")
+    if not votes:
+        return None
+    best = max(("cleared", "echo", "lba_bits"), key=votes.count)
+    return None if best == "cleared" else best
+

@@ -49,7 +49,7 @@ from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slav
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import (config_port, idle_link_reports, order_by_tag, pmp_product, reg_abort_faults,
                                 same_run_issue_times)
-from satasim.dmesg_rtf import leftover_steps, ncq_log_count
+from satasim.dmesg_rtf import d2h_regs, leftover_steps, ncq_log_count
 from satasim.dmesg_sff import pio_only_keys
 
 # The report lines that are EH/probe decisions (satasim's `decision` events print them).
@@ -333,6 +333,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             dsc += ", smart: good"
         if (nlc := ncq_log_count(rep, (port, dev))) and ncq:
             dsc += f", ncq_log_count: {nlc}"
+        if dr := d2h_regs(rep, (port, dev)):
+            dsc += f", d2h_regs: {dr}"
 
         if lpm_line:
             dsc += ", hipm: true, dipm: true"

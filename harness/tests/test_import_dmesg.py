@@ -42,7 +42,8 @@ ROUND_TRIP = {
     # the whole log of a hung drive: the report's request at its time, the timeouts of the
     # commands issued with it (issue 31: 6 of 19 before)
     "hung-device": (19, 17, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),
-    "flush-error": (11, 9, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
+    # the FLUSH CACHE EXT ABRT keeps the command's Device a0h ("res 51/04:00:.../a0"): d2h_regs: echo (9 before)
+    "flush-error": (11, 10, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
     # SError 10B8B beside BadCRC: the crc fault carries the decoder's code error, so the
     # exception's SErr 0x280100 and the SError line match (without it: 10 of 14)
     "decode-error-ncq-read": (14, 13, {"faults": [{"kind": "crc", "dir": "d2h", "symbol": "code"}],
@@ -1034,3 +1035,17 @@ def test_ncq_log_count_is_read_from_the_culprit_res_lines(tmp_path):
     run([out], tmp_path / "out")
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c11")
     assert (matched, total) == (17, 18), "\n".join(text)
+
+
+@pytest.mark.parametrize("log,key", [("26", "echo"), ("27", "lba_bits"), ("28", "echo"), ("31", "echo"), ("50", "echo"),
+                                     ("10", None), ("11", None)])
+def test_d2h_regs_is_read_from_the_res_lines(tmp_path, log, key):
+    """What a drive's Register FISes carry besides Status/Error (docs/hardware.md 8.7): 28 and
+    31's READ DMA fails with the command's own Count and Device ("cmd c8/00:08:40:28:1c/.../e0",
+    "res 51/40:08:40:28:1c/.../e0"), 27's with Count 00h and LBA 27:24 alone ("/e1" -> "/01");
+    26 and 50's failed queues show one of their commands' registers (the acceptance FIS). 10's
+    timeouts show registers no command of the log has (the slot's history): no key."""
+    out = tmp_path / f"c{log}.yaml"
+    assert do_import(next(CORPUS.glob(f"{log}-*.log")), out) == 0
+    assert [d.get("d2h_regs") for d in yaml.safe_load(out.read_text())["devices"]] == [key]
+

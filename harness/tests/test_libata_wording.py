@@ -589,3 +589,56 @@ def test_the_ncq_logs_count_is_the_drives(write_scenario, tmp_path, key, count):
     # b1:4b:1c/00:00:14:00:00/40" for "cmd 60/00:00:b1:4b:1c/01:00:14:00:00/40") or nothing
     _, log, _ = run_one(write_scenario, tmp_path, NCQ_LOG_COUNT % key, "wording-ncq-log-count")
     assert re.search(r"res 41/40:%s:00:00:00/40 Emask 0x409 \(media error\) <F>" % count, log), log
+
+
+D2H_REGS_DMA = """
+name: wording-d2h-regs
+controller: {type: ahci, ports: 1}
+devices: [{port: 0, capacity: 2g, ncq: false, timing: {kind: ssd}%s}]
+workload:
+  - {kind: request, device: 0, op: read, lba: 1845312, sectors: 8, mode: dma, verify: false, expect_error: true}
+faults:
+  - {kind: media_error, port: 0, on_cmd: {op: read, lba: [1845312, 1845312]}, count: 0}
+expect: {io_errors: 0}
+"""
+
+
+@pytest.mark.parametrize("key,regs", [("", "00:40:28:1c/00:00:00:00:00/40"),
+                                      (", d2h_regs: echo", "08:40:28:1c/00:00:00:00:00/e0"),
+                                      (", d2h_regs: lba_bits", "00:40:28:1c/00:00:00:00:00/00")])
+def test_a_failed_commands_count_and_device_are_the_drives(write_scenario, tmp_path, key, regs):
+    # ata_eh_link_report prints the error Register FIS libata filled the result from; Count and
+    # Device are not ATA's there (ACS-3 error outputs) and drives differ (docs/hardware.md 8.7):
+    # dmesg corpus 31 "cmd c8/00:08:40:28:1c/00:00:00:00:00/e0" -> "res 51/40:08:40:28:1c/.../e0"
+    # (echo), corpus 27 "cmd .../e1" -> "res 51/40:00:.../01" (lba_bits: LBA 27:24 alone)
+    _, log, _ = run_one(write_scenario, tmp_path, D2H_REGS_DMA % key, "wording-d2h-regs")
+    assert re.search(r"cmd c8/00:08:40:28:1c/00:00:00:00:00/e0 tag \d+ dma 4096 in", log), log
+    assert re.search(r"res 51/40:%s Emask 0x9 \(media error\)" % regs, log), log
+
+
+D2H_REGS_NCQ = """
+name: wording-d2h-regs-ncq
+controller: {type: ahci, ports: 1}
+host: {eh_policy: libata-4.x}
+devices: [{port: 0, capacity: 2g, timing: {kind: ssd}%s}]
+workload:
+  - {kind: request, device: 0, op: read, lba: 4096, sectors: 8, mode: ncq, verify: false, tag: 1, expect_error: true}
+  - {kind: request, device: 0, op: read, lba: 8192, sectors: 8, mode: ncq, verify: false, tag: 2}
+faults:
+  - {kind: media_error, port: 0, on_cmd: {opcode: 0x2f}, error: abrt, count: 1}
+  - {kind: media_error, port: 0, on_cmd: {op: read, lba: [4096, 4096]}, count: 1}
+expect: {io_errors: 0}
+"""
+
+
+@pytest.mark.parametrize("key,regs", [("", "00:00:00:00/00:00:00:00:00/00"),
+                                      (", d2h_regs: echo", "10:00:20:00/00:00:00:00:00/40")])
+def test_a_failed_queue_shows_the_last_acceptance(write_scenario, tmp_path, key, regs):
+    # ahci_qc_fill_rtf (4.x to 6.1) fills every command of a failed queue from the D2H
+    # Register FIS area; with no culprit from the NCQ log (its READ LOG EXT aborted, as in
+    # dmesg corpus 26 and 50) EH prints them all so: the last Register FIS, the acceptance of the command accepted last, which some drives
+    # send with that command's registers (dmesg corpus 26, 50: "res 40/00:10:7d:00:de/..."
+    # on every tag, tag 2's Count and LBA)
+    _, log, _ = run_one(write_scenario, tmp_path, D2H_REGS_NCQ % key, "wording-d2h-regs-ncq")
+    assert re.search(r"cmd 60/08:10:00:20:00/00:00:00:00:00/40 tag 2 ncq 4096 in\n\S*\s*"
+                     r"res 40/00:%s Emask 0x" % regs, log), log

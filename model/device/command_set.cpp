@@ -26,7 +26,25 @@ bool SataDisk::Impl::finish_error(uint64_t e, const Taskfile &tf, uint8_t error,
     if (!alive(e))
         return false;
     trace_error("command failed", tf, status, error, lba);
-    return send(sata::make_reg_d2h(status, error, lba, 0x40, 0, true));
+    return send(error_fis(tf, status, error, lba));
+}
+
+// The error Register FIS of a non-queued command. Status, Error and the LBA of the first
+// failing sector are ATA's (ACS-3 READ DMA 7.21.5 Error Outputs); Count and Device are not
+// defined there, and drives differ (device key d2h_regs, docs/hardware.md 8.7): Count 0 and
+// Device 40h (Cleared, the model's default); the command's own Count and Device (Echo: dmesg
+// corpus 28, 31 "cmd c8/00:08:40:28:1c/.../e0" -> "res 51/40:08:40:28:1c/.../e0"); Count 0
+// and only LBA 27:24 in Device (LbaBits: corpus 27 "cmd .../e1" -> "res 51/40:00:.../01").
+sata::Fis SataDisk::Impl::error_fis(const Taskfile &tf, uint8_t status, uint8_t error, uint64_t lba) const {
+    switch (cfg.d2h_regs) {
+    case DiskConfig::D2hRegs::Echo:
+        return sata::make_reg_d2h(status, error, lba, tf.device, tf.count, true);
+    case DiskConfig::D2hRegs::LbaBits:
+        return sata::make_reg_d2h(status, error, lba, uint8_t((lba >> 24) & 0x0F), 0, true);
+    case DiskConfig::D2hRegs::Cleared:
+        break;
+    }
+    return sata::make_reg_d2h(status, error, lba, 0x40, 0, true);
 }
 
 // Address and length of a read/write command. False: not addressable this way (ABRT).

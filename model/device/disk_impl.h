@@ -167,7 +167,7 @@ struct SataDisk::Impl {
     // ---- NCQ (ncq_queue.cpp)
     std::array<NcqSlot, 32> slots{};
     uint64_t next_seq = 1;
-    unsigned pending_accepts = 0;   // D2H (BSY=0) owed for received FPDMA commands
+    std::deque<sata::Taskfile> pending_accepts; // D2H (BSY=0) owed for received FPDMA commands
     uint32_t sdb_pending = 0;       // completed tags not yet reported
     bool ncq_error_state = false;   // rejecting queued commands until log 10h is read
     NcqErrorLog ncq_log;
@@ -230,6 +230,7 @@ struct SataDisk::Impl {
     bool decode_rw(const sata::Taskfile &tf, bool ext, bool write, Xfer &x) const;
     bool range_ok(const Xfer &x, bool lba28) const;
     bool finish_ok(uint64_t e, uint64_t lba = 0, uint16_t count = 0, uint8_t device = 0);
+    sata::Fis error_fis(const sata::Taskfile &tf, uint8_t status, uint8_t error, uint64_t lba) const;
     bool finish_error(uint64_t e, const sata::Taskfile &tf, uint8_t error, uint64_t lba,
                       uint8_t status = 0x51);
     void set_features(uint64_t e, const sata::Taskfile &tf);

@@ -64,7 +64,7 @@ void SataDisk::Impl::receive_queued(const Taskfile &tf) {
     s.accepted = sc_time_stamp();
     if (parallel_ssd() && !s.x.write)
         s.media_ready = plan_queued_read(s.x.lba, s.x.sectors, s.accepted);
-    ++pending_accepts;
+    pending_accepts.push_back(tf);
     work_event.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -86,7 +86,7 @@ void SataDisk::Impl::ncq_protocol_error(const Taskfile &tf, bool nq, uint8_t tag
            {"aborted", TraceValue::hex(aborted)}});
     abort_all_queued();
     ncq_error_state = true;
-    pending_accepts = 0;
+    pending_accepts.clear();
     ++epoch; // stop the running queued command
     pending_error_fis.push_back(
         sata::make_reg_d2h(sata::kAtaStatusError, sata::kAtaAbrt, tf.lba, tf.device, 0, true));
@@ -161,11 +161,20 @@ int SataDisk::Impl::pick_next() {
     return ready.front();
 }
 
+// The Register FIS that releases the bus after a queued command is taken (SATA 3.x 13.6.4.2:
+// BSY cleared, no interrupt). Its other registers are the drive's choice: zero, or (d2h_regs:
+// echo) the command's own Count (tag << 3), LBA and Device, which is what libata's D2H-area
+// fill then shows for every command of a failed queue (dmesg corpus 26, 50: "cmd
+// 60/08:10:7d:00:de/..." and "res 40/00:10:7d:00:de/.../40" on all the queue's tags).
 bool SataDisk::Impl::service_accepts() {
-    while (pending_accepts > 0) {
+    while (!pending_accepts.empty()) {
         const uint64_t e = epoch;
-        --pending_accepts;
-        send(sata::make_reg_d2h(kStatusAccept, 0, 0, 0, 0, false));
+        const Taskfile tf = pending_accepts.front();
+        pending_accepts.pop_front();
+        if (cfg.d2h_regs == DiskConfig::D2hRegs::Echo)
+            send(sata::make_reg_d2h(kStatusAccept, 0, tf.lba, tf.device, tf.count, false));
+        else
+            send(sata::make_reg_d2h(kStatusAccept, 0, 0, 0, 0, false));
         if (!alive(e))
             return false;
     }

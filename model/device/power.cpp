@@ -14,7 +14,7 @@ using sc_core::sc_time_stamp;
 
 bool SataDisk::Impl::interface_idle() const {
     return phy_up && !hung && reset_state == ResetState::None && !pending_cmd && !ncq_outstanding() &&
-           rxq.empty() && data_in.empty() && !pending_accepts && !sdb_pending;
+           rxq.empty() && data_in.empty() && pending_accepts.empty() && !sdb_pending;
 }
 
 void SataDisk::Impl::activity() {

@@ -100,7 +100,7 @@ void SataDisk::Impl::start_reset(const char *kind, bool srst_held) {
         slot.state = NcqSlot::State::Free;
     sdb_pending = 0;
     sdb_hold_until = SC_ZERO_TIME;
-    pending_accepts = 0;
+    pending_accepts.clear();
     pending_error_fis.clear();
     // A reset ends the NCQ error state: the host aborted every queued command with it.
     ncq_error_state = false;
@@ -300,7 +300,7 @@ void SataDisk::Impl::command_thread() {
             }
         }
         flush_sdb(false);
-        if (alive(e) && pending_accepts == 0 && !pending_cmd && pending_error_fis.empty() &&
+        if (alive(e) && pending_accepts.empty() && !pending_cmd && pending_error_fis.empty() &&
             reset_state == ResetState::None && (ncq_error_state || !has_queued())) {
             if (sdb_held())
                 sc_core::wait(sdb_hold_until - sc_time_stamp(), work_event);

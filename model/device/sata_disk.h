@@ -131,6 +131,13 @@ struct DiskConfig {
     // (LowByte: a 256-sector read logs Count 00h/00h), nothing (None: 0).
     enum class NcqLogCount { Full, LowByte, None };
     NcqLogCount ncq_log_count = NcqLogCount::Full;
+    // The registers a Register FIS carries besides Status, Error (and a failed command's LBA),
+    // which libata's result taskfile shows (docs/hardware.md 8.7; drives differ): Count 0,
+    // Device 40h on an error and nothing on a queued command's acceptance (Cleared); the
+    // command's own Count and Device, and its LBA on the acceptance (Echo); Count 0 and LBA
+    // 27:24 alone in Device on an error (LbaBits).
+    enum class D2hRegs { Cleared, Echo, LbaBits };
+    D2hRegs d2h_regs = D2hRegs::Cleared;
     // Advanced Format (docs/device.md 4): 2^physical_log2 logical sectors per physical sector
     // (IDENTIFY word 106 bits 3:0 with bit 13; 3 = 512e, 4096-byte physical sectors of eight
     // 512-byte logical ones), and where LBA 0 sits in the first physical sector (word 209

@@ -149,6 +149,10 @@ enum class SmartSpec { None, Good, ThresholdExceeded };
 // `ncq_log_count`, docs/hardware.md 8.6): its sector count, its low byte, or 0.
 enum class NcqLogCountSpec { Full, LowByte, None };
 
+// The registers besides Status/Error/LBA in the drive's Register FISes (device key
+// `d2h_regs`, docs/hardware.md 8.7): cleared, the command's own (echo), LBA 27:24 alone.
+enum class D2hRegsSpec { Cleared, Echo, LbaBits };
+
 // What a drive does with DATA SET MANAGEMENT TRIM (device key `trim`, docs/device.md 3).
 enum class TrimSpec { None, Zeroes, Deterministic, Indeterminate };
 
@@ -202,6 +206,7 @@ struct DeviceSpec {
     bool ncq_trim_erratum = false;  // errata: [ncq_trim]: queued TRIM offered but aborted (DiskConfig)
     SmartSpec smart = SmartSpec::None; // SMART feature set; RETURN STATUS good or threshold exceeded
     NcqLogCountSpec ncq_log_count = NcqLogCountSpec::Full; // Count in the NCQ error log 10h
+    D2hRegsSpec d2h_regs = D2hRegsSpec::Cleared; // Count/Device (LBA) of its Register FISes
     unsigned physical_log2 = 0;        // physical_sector: 512 << this bytes (3: 512e)
     unsigned align_offset = 0;         // align_offset: LBA 0's logical sector offset in its physical sector
     unsigned devno = 0;       // the channel's device 1 (slave) on a piix with map: ich6

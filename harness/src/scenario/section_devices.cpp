@@ -159,7 +159,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "physical_sector", "align_offset", "hipm", "dipm", "devsleep", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
+               "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "d2h_regs", "physical_sector", "align_offset", "hipm", "dipm", "devsleep", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
     if (auto *v = m.find("atapi")) {
         MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma", "pio"});
@@ -286,6 +286,11 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
                                                    {{"full", NcqLogCountSpec::Full},
                                                     {"low_byte", NcqLogCountSpec::LowByte},
                                                     {"none", NcqLogCountSpec::None}});
+    if (auto *v = m.find("d2h_regs"))
+        d.d2h_regs = as_enum<D2hRegsSpec>(p, *v,
+                                          {{"cleared", D2hRegsSpec::Cleared},
+                                           {"echo", D2hRegsSpec::Echo},
+                                           {"lba_bits", D2hRegsSpec::LbaBits}});
     if (auto *v = m.find("ncq_order"))
         d.ncq_order = as_enum<NcqOrderSpec>(p, *v,
                                             {{"in_order", NcqOrderSpec::InOrder},

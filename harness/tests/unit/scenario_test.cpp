@@ -176,6 +176,14 @@ TEST(ncq_log_count_key) {
     CHECK(error_of("devices:\n  - {port: 0, ncq_log_count: half}\n").find("t.yaml:2: devices[0].ncq_log_count") == 0);
 }
 
+// What a drive's Register FISes carry besides Status/Error (docs/hardware.md 8.7).
+TEST(d2h_regs_key) {
+    CHECK(parse(kDisk).devices[0].d2h_regs == D2hRegsSpec::Cleared);
+    CHECK(parse("devices:\n  - {port: 0, d2h_regs: echo}\n").devices[0].d2h_regs == D2hRegsSpec::Echo);
+    CHECK(parse("devices:\n  - {port: 0, d2h_regs: lba_bits}\n").devices[0].d2h_regs == D2hRegsSpec::LbaBits);
+    CHECK(error_of("devices:\n  - {port: 0, d2h_regs: all}\n").find("t.yaml:2: devices[0].d2h_regs") == 0);
+}
+
 TEST(trim_keys) {
     const std::string disk = "devices:\n  - {port: 0, capacity: 1g, trim: zeroes}\n";
     Scenario sc = parse(disk + "workload:\n  - {device: 0, op: trim, block: 16, count: 4, region: {start: 64, length: 64}}\n");

@@ -127,6 +127,8 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no(k + "smart", "QEMU's ide-hd keeps its own SMART state (always good); the key sets the model's");
         if (d.ncq_log_count != NcqLogCountSpec::Full)
             no(k + "ncq_log_count", "QEMU's ide-hd fills its own NCQ error log; the key sets the model's");
+        if (d.d2h_regs != D2hRegsSpec::Cleared)
+            no(k + "d2h_regs", "QEMU's ide-hd fills its own Register FISes; the key sets the model's");
         if (d.ncq_trim)
             no(k + "ncq_trim", "QEMU's ide-hd has no NCQ (and no queued TRIM)");
         if (d.mod15write)

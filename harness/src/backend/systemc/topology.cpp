@@ -104,6 +104,9 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.ncq_log_count = d.ncq_log_count == NcqLogCountSpec::LowByte ? device::DiskConfig::NcqLogCount::LowByte
                       : d.ncq_log_count == NcqLogCountSpec::None  ? device::DiskConfig::NcqLogCount::None
                                                                   : device::DiskConfig::NcqLogCount::Full;
+    c.d2h_regs = d.d2h_regs == D2hRegsSpec::Echo      ? device::DiskConfig::D2hRegs::Echo
+                 : d.d2h_regs == D2hRegsSpec::LbaBits ? device::DiskConfig::D2hRegs::LbaBits
+                                                      : device::DiskConfig::D2hRegs::Cleared;
     // a drive on a PIIX3/PIIX4 cable is a parallel ATA drive (docs/hardware.md 10.5)
     if (const ControllerSpec &ctl = sc.controller_of(d.port); ctl.parallel_ata() && !d.pmp_port) {
         c.pata = true;
