@@ -13,7 +13,9 @@ pio for a PIO command) on the model's drive, which answers the MMC commands it i
 (model/atapi/mmc.h); the others are left out with a note. What the log shows going wrong is
 a fault on the drive matched by the CDB's operation code (docs/device.md 7, `fault_for`): a
 timeout whose res line shows the drive done (DRDY, not BSY) is a lost interrupt (with ERR: the
-drive ended it in CHECK CONDITION first), one that left it busy a hang; the link dropping under
+drive ended it in CHECK CONDITION first), one that left it busy a hang, a CHECK CONDITION whose
+REQUEST SENSE (EH's own PACKET command, "qc timeout (cmd 0xa0)" before the report) timed out a
+hang on the REQUEST SENSE; the link dropping under
 the command (an ATA bus error with a PHY event in SError) a PHY flap with the line noise SError
 shows; an interface CRC error a crc fault on the data; a device error CHECK CONDITION with the
 sense key of the res line's Error register.
@@ -35,6 +37,8 @@ MODELLED = {0x00: "TEST UNIT READY", 0x03: "REQUEST SENSE", 0x12: "INQUIRY", 0x1
             0xa8: "READ(12)", 0x5a: "MODE SENSE(10)", 0x4a: "GET EVENT STATUS NOTIFICATION",
             0x46: "GET CONFIGURATION"}
 PACKET = 0xa0
+TEST_UNIT_READY = "00 00 00 00 00 00 00 00 00 00 00 00"
+BYTE_COUNT_MAX = 63 * 1024  # the stack's byte count for a transfer (libata's limit, atapi_xlat)
 DISC_BLOCKS = 65536        # a disc every logged READ fits on (and the QEMU backend's largest)
 CDB_LEN = 12               # an ATAPI drive's packet (IDENTIFY PACKET word 0 bits 1:0 = 0)
 
@@ -87,11 +91,41 @@ def _check_condition(where: str, match: str, err: int) -> str:
             + (f", ascq: 0x{ascq:02x}" if ascq else "") + (", abrt: true" if err & 0x04 else "") + "}")
 
 
-def fault_for(e, c, where: str, cdb: list[int]) -> tuple[list[str], str]:
+# ata_exec_internal's message for an internal command that timed out ("qc timeout after N
+# msecs (cmd 0x..)" since 6.0)
+_INTERNAL_TIMEOUT = re.compile(r"^qc timeout(?: after \d+ msecs)? \(cmd 0x(?P<cmd>[0-9a-f]+)\)$")
+REQUEST_SENSE = 0x03
+
+
+def sense_timed_out(rep, e) -> int:
+    """The line of an internal PACKET command of exception e's device that timed out just
+    before the exception (after the previous one), or 0. Before its report, EH issues one
+    PACKET command of its own: the REQUEST SENSE of a command that ended in CHECK CONDITION
+    (atapi_eh_request_sense, from ata_eh_link_autopsy, 2.6.18 to 6.x). Its timeout freezes the
+    port and adds AC_ERR_TIMEOUT to the failed command (dmesg corpus 29: "qc timeout (cmd
+    0xa0)", then the TEST UNIT READY's "res 51/24:03 ... Emask 0x5 (timeout)", frozen)."""
+    addr = f"ata{e.port + 1}.{e.dev:02d}"
+    before = max([x.line for x in rep.exceptions if x.line < e.line], default=0)
+    for no, _t, a, msg in rep.lines:
+        m = _INTERNAL_TIMEOUT.match(msg)
+        if before < no < e.line and a == addr and m and int(m.group("cmd"), 16) == PACKET:
+            return no
+    return 0
+
+
+def fault_for(e, c, where: str, cdb: list[int], sense_timeout: int = 0) -> tuple[list[str], str]:
     """The faults (scenario lines) that make the drive fail PACKET command c of exception e as
-    the log shows, and what they reproduce (for the note); no lines: nothing fits."""
+    the log shows, and what they reproduce (for the note); no lines: nothing fits.
+    sense_timeout: the line of the internal PACKET command that timed out before the report
+    (sense_timed_out), or 0."""
     match = f"{{opcode: 0x{cdb[0]:02x}}}"
     done = c.has_res and c.res_status & 0xc8 == 0x40     # DRDY, neither BSY nor DRQ
+    if sense_timeout and c.has_res and c.res_status & 0x89 == 0x01 and c.res_error >> 4:
+        # the command ended in CHECK CONDITION (the res line is its own Register FIS) and EH's
+        # REQUEST SENSE got no answer: the drive hangs on it until the reset
+        return ([_check_condition(where, match, c.res_error),
+                 f"  - {{kind: hang, {where}, on_cmd: {{opcode: 0x{REQUEST_SENSE:02x}}}}}"],
+                f"a CHECK CONDITION whose REQUEST SENSE timed out (line {sense_timeout}: a hang on it)")
     if c.emask & 0x10 and e.serr & _PHY_EVENT and e.frozen:
         return ([f"  - {{kind: phy_flap, {where}, on_cmd: {match}, down: 1ms, noise: {_noise(e.serr)}}}"],
                 "the link dropping under the command (phy_flap)")
@@ -108,6 +142,16 @@ def fault_for(e, c, where: str, cdb: list[int]) -> tuple[list[str], str]:
     if c.emask & 0x1 and c.has_res and c.res_status & 0x01 and c.res_error >> 4:
         return [_check_condition(where, match, c.res_error)], "a CHECK CONDITION"
     return [], ""
+
+
+def status_phase_before(e, c, faults: list[str]) -> bool:
+    """Whether the res line of PACKET command c shows a status phase the command itself never
+    reached: a Count of 03h (interrupt reason CoD and I/O) where the link dropped under it (a
+    phy_flap fault: dmesg corpus 40, a READ(10) cut in its data phase). An AHCI port's result
+    is its received-FIS area's Register D2H FIS (ahci_qc_fill_rtf), so that is the one a good
+    command before it ended with (sr's previous read)."""
+    return bool(c.has_res and len(c.res_regs) > 0 and c.res_regs[0] == 0x03 and
+                any("kind: phy_flap" in x for x in faults))
 
 
 def atapi_scenario_parts(rep, atapi: set[tuple[int, int]], portmap: dict[int, int],
@@ -152,9 +196,27 @@ def atapi_scenario_parts(rep, atapi: set[tuple[int, int]], portmap: dict[int, in
                         f"cdb: \"{' '.join(f'{x:02x}' for x in cdb)}\"")
                 if n:
                     step += f", data_in: {n}"
+                # the byte count the cmd line's LBA mid/high show, where it is not the transfer's
+                # (at most 63 KiB): libata puts the request's own length there and maps the
+                # drain buffer it adds to a pass-through read of a non-READ command on top of it
+                # in the transfer (ATAPI_MAX_DRAIN, 16 KiB, 2.6.25 on: qc->nbytes = the request
+                # + qc->extrabytes, the byte count ata_qc_raw_nbytes), so dmesg corpus 55's
+                # 32-byte GET CONFIGURATION shows "a0/01:00:00:20:00 ... dma 16416 in"
+                bc = c.tf[4] | c.tf[5] << 8 if len(c.tf) > 5 else 0
+                if n and 2 <= bc <= 0xfffe and bc != min(n, BYTE_COUNT_MAX):
+                    step += f", byte_count: {bc}"
+                    notes.append(f"{c.line}: ata{port + 1}.{dev:02d}'s {MODELLED[cdb[0]]} has byte count {bc} in "
+                                 f"a {n}-byte transfer: libata's drain buffer (ATAPI_MAX_DRAIN) after the request")
                 if data and data.group("prot") == "pio":
                     step += ", pio: true"
-                lines, what = fault_for(e, c, where, cdb)
+                lines, what = fault_for(e, c, where, cdb, sense_timed_out(rep, e))
+                if status_phase_before(e, c, lines):
+                    # a good command first, whose status phase leaves its registers there
+                    work.append(f"  - {{kind: scsi, {where.replace('port', 'device', 1)}, barrier: true, "
+                                f"cdb: \"{TEST_UNIT_READY}\"}}")
+                    notes.append(f"{c.line}: the res line's Count 03 (CoD and I/O: a status phase) is the drive's "
+                                 f"last Register FIS before the {MODELLED[cdb[0]]}, which never reached its own: "
+                                 "a TEST UNIT READY before it leaves it")
                 # the step is a pass-through (SG_IO) request: the failure the fault gives it
                 # ends it in CHECK CONDITION, with the drive's sense or libata's from the
                 # taskfile (docs/device.md 7), and the SCSI layer does not retry it

@@ -33,8 +33,12 @@ def test_the_cdb_of_a_packet_commands_message_in_both_wordings():
 def test_a_sata_atapi_bus_error_log_becomes_an_atapi_drive_its_read_and_a_flap(tmp_path):
     sc, notes, path = imported(tmp_path, 40)
     assert sc["devices"] == [{"port": 0, "atapi": {"disc_blocks": 65536}}], sc["devices"]
-    assert sc["workload"] == [{"kind": "scsi", "device": 0, "barrier": True, "cdb": "28 00 00 00 05 61 00 00 40 00",
+    # res 50/00:03: the Count of a status phase (CoD, I/O) the cut READ(10) never reached, the
+    # Register FIS a good command before it left in the port's received-FIS area
+    assert sc["workload"] == [{"kind": "scsi", "device": 0, "barrier": True, "cdb": " ".join(["00"] * 12)},
+                              {"kind": "scsi", "device": 0, "barrier": True, "cdb": "28 00 00 00 05 61 00 00 40 00",
                                "data_in": 131072, "pio": True, "expect_status": "check_condition"}], sc["workload"]
+    assert any(n.startswith("3: the res line's Count 03 (CoD and I/O: a status phase)") for n in notes), notes
     # Emask 0x10 with PHYRdyChg/DevExch in SError, frozen: the link dropped under the READ(10)
     assert sc["faults"] == [{"kind": "phy_flap", "port": 0, "on_cmd": {"opcode": 0x28}, "down": "1ms",
                              "noise": ["cominit", "decode"]}], sc["faults"]
@@ -43,30 +47,43 @@ def test_a_sata_atapi_bus_error_log_becomes_an_atapi_drive_its_read_and_a_flap(t
     r = run([path], tmp_path / "out")
     assert r.returncode == 0, r.stdout + r.stderr
     log = (tmp_path / "out" / "c40" / "satasim.log").read_text()
-    assert "Read(10) 28 00 00 00 05 61 00 00 40 00res" in log and "Emask 0x10 (ATA bus error)" in log
+    assert "Read(10) 28 00 00 00 05 61 00 00 40 00res 50/00:03:00:00:00/00:00:00:00:00/a0 Emask 0x10 (ATA bus " \
+        "error)" in log, log
 
 
 def test_a_lost_interrupt_on_get_configuration(tmp_path):
     sc, notes, path = imported(tmp_path, 55)
     assert any("atapi" in d for d in sc["devices"]), sc["devices"]
     assert [w["cdb"] for w in sc["workload"]] == ["46 00 00 00 00 00 00 00 20 00"], sc["workload"]
+    # "a0/01:00:00:20:00 ... dma 16416 in": byte count 32 (the request) in a transfer that
+    # libata's 16 KiB drain buffer follows (ATAPI_MAX_DRAIN)
+    assert (sc["workload"][0]["data_in"], sc["workload"][0]["byte_count"]) == (16416, 32), sc["workload"]
     # res 40/00:02 (DRDY, not busy) with a timeout: the drive was done, its interrupt lost
     assert sc["faults"] == [{"kind": "lost_irq", "port": 1, "on_cmd": {"opcode": 0x46}, "count": 1}], sc["faults"]
     assert any(n.startswith("5: GET CONFIGURATION on the ATAPI drive ata2.00: its failure (timeout) is a lost "
                             "interrupt") for n in notes), notes
     assert run([path], tmp_path / "out").returncode == 0
+    assert "ata2.00: cmd a0/01:00:00:20:00/00:00:00:00:00/a0 tag 0 dma 16416 in\n" in \
+        (tmp_path / "out" / "c55" / "satasim.log").read_text()
 
 
-def test_a_pata_atapi_timeout_log_is_a_check_condition_with_a_lost_interrupt(tmp_path):
+def test_a_pata_atapi_timeout_log_is_a_check_condition_whose_request_sense_hangs(tmp_path):
     sc, notes, path = imported(tmp_path, 29)
     # configured for PIO0: a drive without DMA whose fastest PIO mode is 0
     assert sc["devices"] == [{"port": 0, "atapi": {"disc_blocks": 65536, "dma": False, "pio": 0}}], sc["devices"]
     assert sc["workload"][0]["cdb"] == " ".join(["00"] * 12), sc["workload"]
-    # res 51/24:03: the drive ended it with ERR, sense key 2 (NOT READY) and ABRT; then the timeout
+    # res 51/24:03: the TEST UNIT READY ended with ERR, sense key 2 (NOT READY) and ABRT, its own
+    # status phase (Count 03); "qc timeout (cmd 0xa0)" before the report is EH's REQUEST SENSE
+    # (an internal PACKET command) timing out, which froze the port and made it Emask 0x5
     assert sc["faults"] == [{"kind": "check_condition", "port": 0, "on_cmd": {"opcode": 0}, "key": 2, "asc": 0x3a,
                              "abrt": True},
-                            {"kind": "lost_irq", "port": 0, "on_cmd": {"opcode": 0}, "count": 1}], sc["faults"]
-    assert any("TEST UNIT READY on the ATAPI drive ata5.00: its failure (timeout) is a lost interrupt after a "
-               "CHECK CONDITION" in n for n in notes), notes
+                            {"kind": "hang", "port": 0, "on_cmd": {"opcode": 0x03}}], sc["faults"]
+    assert any("TEST UNIT READY on the ATAPI drive ata5.00: its failure (timeout) is a CHECK CONDITION whose "
+               "REQUEST SENSE timed out (line 1" in n for n in notes), notes
     assert run([path], tmp_path / "out").returncode == 0
-    assert "ata1.00: ATAPI: SATASIM DVD-ROM, 1.00, max PIO0" in (tmp_path / "out" / "c29" / "satasim.log").read_text()
+    log = (tmp_path / "out" / "c29" / "satasim.log").read_text()
+    assert "ata1.00: ATAPI: SATASIM DVD-ROM, 1.00, max PIO0" in log
+    assert "ata1.00: qc timeout (cmd 0xa0)" in log and "lost interrupt" not in log, log
+    assert "ata1.00: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x6 frozen" in log, log
+    assert "res 51/24:03:00:00:00/00:00:00:00:00/a0 Emask 0x5 (timeout)" in log, log
+    assert "ata1.00: status: { DRDY ERR }" in log, log

@@ -122,17 +122,18 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     "configured for PIO0" / "EH complete" before the excerpt's first exception) and the v86
     drive's DRQ that 64 KiB of draining does not clear (the stack has no ata_sff_drain_fifo;
     the drive keeps DRQ for 64 KiB and then reads 40/00:01: an emulator's quirk no fault gives).
-  - ATAPI (29 [6], 40 [3], 55 [5]): the drive is a devices[].atapi entry, its logged PACKET
-    commands are scsi steps and, since wip16, their failures faults on the drive (dmesg_atapi.py,
-    docs/device.md 7): 29's timed-out TEST UNIT READY a CHECK CONDITION NOT READY + lost_irq on a
-    PIO0 drive, but the modern stack's lost-interrupt check (2.6.33+) completes it where the
-    2.6.2x log times out (and its "cdb 00 ..." cmd line is 2.6.2x wording: no profile has it);
-    40's bus error a phy_flap with DevExch/10B8B noise, whose SError also shows the CDB frame
-    cut (UnrecovData, Handshk) and no CommWake, and whose res count is 00 (no status phase
-    before it in the run); 55's GET CONFIGURATION lost interrupt matches from the exception
-    on, but the v86 drive's MWDMA/PIO2 modes, the PIIX3-style MWDMA slave, the speed-down
-    before the excerpt and the 16 KiB ATAPI drain in the byte count (a0/01:00:00:20:00) are not
-    reproduced. The ICH's slave
+  - ATAPI (29 [1], 40 [2], 55 [4]; wip16-atapi r2: 29 1 -> 6, 40 1 -> 2, 55 4 -> 5): the drive
+    is a devices[].atapi entry, its logged PACKET commands are scsi steps and their failures
+    faults on the drive (dmesg_atapi.py, docs/device.md 7): 29's "qc timeout (cmd 0xa0)" before
+    the report is EH's REQUEST SENSE timing out (an internal PACKET command), so its TEST UNIT
+    READY is a CHECK CONDITION NOT READY and the drive hangs on REQUEST SENSE (not a lost
+    interrupt: its cmd line's "cdb 00 00 ..." is 2.6.24-era wording, no profile has it, the
+    only line left); 40's bus error a phy_flap with DevExch/10B8B noise after a TEST UNIT READY
+    whose status phase leaves the res Count 03, but SError also shows the CDB frame cut
+    (UnrecovData, Handshk) and no CommWake; 55's byte count 32 under a 16416-byte transfer
+    (libata's 16 KiB drain) is the step's byte_count, but the v86 drive's MWDMA/PIO2 modes, the
+    PIIX3-style MWDMA slave, the speed-down before the excerpt and the slot's res leftovers
+    (40/00:02:00:0c) are not reproduced. The ICH's slave
     link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
     modelled in the stack (the PIIX model has the ICH8's SIDPR window, PiixPart::Ich8Sata;
     ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive

@@ -224,6 +224,7 @@ void ata_eh_link_autopsy(struct ata_link *link)
 
     for (unsigned tag = 0; tag < ATA_MAX_QUEUE; tag++) {
         struct ata_queued_cmd *qc = &ap->qcmd[tag];
+        bool is_io;
 
         if (!ata_eh_link_failed_qc(link, qc))
             continue;
@@ -253,14 +254,18 @@ void ata_eh_link_autopsy(struct ata_link *link)
          * revalidation a device error would bring), as libata's autopsy */
         if (qc->flags & ATA_QCFLAG_SENSE_VALID)
             qc->err_mask &= ~(unsigned)(AC_ERR_DEV | AC_ERR_OTHER);
-        if (qc->err_mask && pol->worth_retry(qc->err_mask, qc->bio != NULL && qc->bio->op != ATA_BIO_PACKET))
+        /* I/O in libata's sense is a request from the block layer (ATA_QCFLAG_IO), not an
+         * ATAPI command: atapi_xlat never sets the flag, so a PACKET command's HSM violation
+         * or device error is no speed-down category and no retry by rule */
+        is_io = qc->bio != NULL && qc->bio->op != ATA_BIO_PACKET;
+        if (qc->err_mask && pol->worth_retry(qc->err_mask, is_io))
             qc->flags |= ATA_QCFLAG_RETRY;
         if (qc->err_mask) {
             offender = qc->dev;
-            if (qc->bio)
+            if (is_io)
                 io_err = true;
         }
-        if (qc->bio)
+        if (is_io)
             eflags |= ATA_EFLAG_IS_IO;
         all_err_mask |= qc->err_mask;
     }

@@ -952,6 +952,79 @@ END_TEST
 START_TEST(ncq_error_log_aborted) { ncq_error_case(true); }
 END_TEST
 
+/* ---- an ATAPI command's error is not an I/O error for the speed-down rules ---- */
+
+/* libata sets ATA_EFLAG_IS_IO only for a command with ATA_QCFLAG_IO, which ata_scsi_rw_xlat
+ * gives an ATA read or write (ata_eh_link_autopsy: "if (qc->flags & ATA_QCFLAG_IO) eflags |=
+ * ATA_EFLAG_IS_IO", 2.6.18 to 6.x); atapi_xlat never does. So an HSM violation or a device
+ * error of a PACKET command is no speed-down category (ata_eh_categorize_error), where the
+ * same error of a READ DMA is TOUT_HSM. The modern profile records no uncategorised error. */
+static void hsm_error_case(bool packet)
+{
+    static const struct ata_sg sg = { 0x100000, 2048 };
+    struct sata_platform *p = calloc(1, sizeof(*p));
+    struct ata_packet pc = { .cdb = { 0x28, 0, 0, 0, 0, 0x10, 0, 0, 1, 0 }, .cdb_len = 10,
+                             .dir = ATA_PACKET_FROM_DEV, .len = 2048 };
+    struct ata_bio bio = { .op = ATA_BIO_READ, .mode = ATA_IO_DMA, .lba = 8, .n_sectors = 4, .sg = &sg,
+                           .n_sg = 1, .done = fin_done_cb };
+    struct ata_host *h;
+    struct ata_port *ap;
+    struct ata_link *link;
+    struct ata_device *dev;
+    struct ata_queued_cmd *qc;
+
+    if (packet)
+        bio = (struct ata_bio){ .op = ATA_BIO_PACKET, .packet = &pc, .sg = &sg, .n_sg = 1, .done = fin_done_cb };
+    fake_init(p);
+    h = ata_host_alloc(p, &fake_ops, &issue_ops, 1);
+    ap = &h->ports[0];
+    link = &ap->link;
+    ap->pflags = 0;
+    ap->max_segs = 168;
+    ap->seg_max_bytes = 4u << 20;
+    dev = &link->device[0];
+    dev->class = packet ? ATA_DEV_ATAPI : ATA_DEV_ATA;
+    dev->flags = ATA_DFLAG_ENABLED | ATA_DFLAG_DMA | (packet ? 0 : ATA_DFLAG_LBA | ATA_DFLAG_LBA48);
+    dev->cdb_len = 12;
+    dev->n_sectors = 1000000;
+    dev->max_sectors = 65535;
+    fin_done = 0;
+    ck_assert_int_eq(ata_bio_submit(dev, &bio), 0);
+
+    /* the device shows DRQ where the protocol has none: an HSM violation */
+    ata_lock(h);
+    qc = ata_qc_from_tag(ap, 0);
+    ck_assert_ptr_nonnull(qc);
+    ck_assert_int_eq(ata_is_atapi(&qc->tf), packet);
+    qc->result_tf.command = ATA_DRDY | ATA_DRQ;
+    qc->err_mask = AC_ERR_HSM;
+    ata_qc_complete(qc); /* failed: EH owns it */
+    memset(&link->eh_context, 0, sizeof(link->eh_context));
+    link->eh_context.i = link->eh_info;
+    link->eh_context.eh_tries_left = ATA_EH_MAX_REPEAT;
+    memset(&link->eh_info, 0, sizeof(link->eh_info));
+    ap->pflags &= ~(unsigned)ATA_PFLAG_EH_PENDING;
+    ata_unlock(h);
+
+    ata_eh_link_autopsy(link);
+    ck_assert_uint_eq(qc->err_mask, AC_ERR_HSM);
+    if (packet) {
+        ck_assert_ptr_null(ata_ering_top(&dev->ering));
+        ck_assert_ptr_null(fake_find(p, "eh.ering"));
+    } else {
+        ck_assert_ptr_nonnull(ata_ering_top(&dev->ering));
+        ck_assert_uint_eq(ata_ering_top(&dev->ering)->eflags & ATA_EFLAG_IS_IO, ATA_EFLAG_IS_IO);
+    }
+    ata_host_free(h);
+    free(p);
+}
+
+START_TEST(atapi_hsm_error_is_not_io) { hsm_error_case(true); }
+END_TEST
+
+START_TEST(ata_read_hsm_error_is_io) { hsm_error_case(false); }
+END_TEST
+
 /* ---- the reset loop: method, deadlines, pauses, speed-down, give-up ---- */
 
 static uint64_t reset_at[8];
@@ -1048,6 +1121,8 @@ Suite *eh_suite(void)
     tcase_add_test(tc, finish_retry_counts);
     tcase_add_test(tc, ncq_error_with_log);
     tcase_add_test(tc, ncq_error_log_aborted);
+    tcase_add_test(tc, atapi_hsm_error_is_not_io);
+    tcase_add_test(tc, ata_read_hsm_error_is_io);
     tcase_add_test(tc, reset_loop_modern);
     tcase_add_test(tc, reset_loop_2006);
     suite_add_tcase(s, tc);
