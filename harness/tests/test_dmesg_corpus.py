@@ -35,7 +35,9 @@ last link-up: it passes now; 53 5 -> 6), a reset puts the PIO mode back to PIO0 
 speed to UDMA/133:PIO3" between a pulled drive's resets), a frozen exception with no irq_stat
 in a log that has them is a timeout (48 11 -> 21, it passes now); wip16-atapi alone 696 of 935
 (74.4 %: faults on ATAPI drives, 29 0 -> 1, 40 0 -> 1, 55 0 -> 4); all of wip16 merged: 771 of
-935 (82.5 %).
+935 (82.5 %); with the second rounds 791 (84.6 %: a user scan's wording and probe trials,
+SMART ENABLE's leftovers, the drive's Register FIS contents `d2h_regs`, an ATAPI drive hung on EH's
+REQUEST SENSE, libata's 16 KiB ATAPI drain).
 wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
@@ -179,7 +181,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.82
+FLOOR = 0.84
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 
