@@ -22,6 +22,21 @@ def _sim(*args, timeout=600):
                           timeout=timeout)
 
 
+
+def _run_without_findings(tmp_path, inputs, wanted):
+    """Runs the inputs through `fuzz-run --fis`: every one without a finding, and each of
+    `wanted` in the decoded scenarios (the inputs reached what they were made for). Returns
+    the output folder and the decoded scenarios' text."""
+    out = tmp_path / "out"
+    r = _sim("fuzz-run", "--fis", "--out", out, *inputs)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert f"inputs {len(inputs)}, with findings 0" in r.stdout, r.stdout[-3000:]
+    text = "".join(p.read_text() for p in out.glob("*/scenario.yaml"))
+    for what in wanted:
+        assert what in text, what
+    return out, text
+
+
 def test_every_input_decodes_to_a_scenario_the_reader_accepts():
     # 1500 random inputs (a few seconds under ASan); a longer format check runs on demand:
     # build/bin/satasim fuzz-smoke --decode-only --seed N --count 100000
@@ -220,14 +235,9 @@ def test_version_3_inputs_run_without_a_finding_and_reach_what_it_adds(tmp_path)
         p = tmp_path / f"in{i:02d}.bin"
         p.write_bytes(b)
         ins.append(p)
-    out = tmp_path / "out"
-    r = _sim("fuzz-run", "--fis", "--out", out, *ins)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert "inputs 16, with findings 0" in r.stdout, r.stdout[-3000:]
-    text = "".join(p.read_text() for p in out.glob("*/scenario.yaml"))
-    for what in ("kind: host_bus_error", "kind: cominit", "kind: power_loss", "kind: bad_fis", "op: trim",
-                 "kind: scsi", "atapi:", "trim: ", "ncq_trim: true", "physical_sector: 4096"):
-        assert what in text, what
+    out, text = _run_without_findings(tmp_path, ins, ("kind: host_bus_error", "kind: cominit", "kind: power_loss",
+                                                      "kind: bad_fis", "op: trim", "kind: scsi", "atapi:",
+                                                      "trim: ", "ncq_trim: true", "physical_sector: 4096"))
     # the PACKET table's commands: 12-byte CDBs of its opcodes, as kind: scsi steps on the ATAPI
     # drive (the reader reads `kind: packet` into the same step)
     import re
@@ -290,13 +300,8 @@ def test_version_4_inputs_run_without_a_finding_and_reach_link_power_management(
         p = tmp_path / f"in{i:02d}.bin"
         p.write_bytes(b)
         ins.append(p)
-    out = tmp_path / "out"
-    r = _sim("fuzz-run", "--fis", "--out", out, *ins)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert "inputs 12, with findings 0" in r.stdout, r.stdout[-3000:]
-    text = "".join(p.read_text() for p in out.glob("*/scenario.yaml"))
-    for what in ("kind: lpm_fail", "lpm: true", "devsleep: true", "hipm: true", "dipm: true", "lpm_policy: min_power",
-                 "lpm_policy: medium_power", "lpm_policy: med_power_with_dipm"):
-        assert what in text, what
+    out, _ = _run_without_findings(tmp_path, ins, ("kind: lpm_fail", "lpm: true", "devsleep: true", "hipm: true",
+                                                   "dipm: true", "lpm_policy: min_power",
+                                                   "lpm_policy: medium_power", "lpm_policy: med_power_with_dipm"))
     traces = "".join(p.read_text() for p in out.glob("*/trace.jsonl"))
     assert '"lpm.policy"' in traces
