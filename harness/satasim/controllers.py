@@ -43,18 +43,17 @@ from __future__ import annotations
 
 import argparse
 import copy
-import fcntl
 import hashlib
 import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
 import yaml
 
 from .controller_table import DEFAULT, REFERENCE, TABLE
+from .results import made_once
 from .scenario_file import as_uint, dump_yaml, load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -351,17 +350,7 @@ def write_adapted_shared(path, ctl: str, out_dir) -> Path:
         return write_adapted([path], ctl, out_dir)[0]
     src = Path(path).resolve()
     key = hashlib.sha256(f"{ctl}\0{src}\0{src.read_bytes().hex()}".encode()).hexdigest()[:24]
-    root = Path(cache) / "adapted"
-    root.mkdir(parents=True, exist_ok=True)
-    done = root / key
-    with open(root / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)   # a parallel worker adapting the same file waits
-        if not done.exists():
-            tmp = root / f"{key}.tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            write_adapted([src], ctl, tmp)
-            tmp.rename(done)
-    return done / src.name
+    return made_once(Path(cache) / "adapted", key, lambda tmp: write_adapted([src], ctl, tmp)) / src.name
 
 
 def main(argv=None) -> int:

@@ -99,6 +99,23 @@ def _run_key(paths, args) -> str:
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
+def made_once(root: Path, key: str, make) -> Path:
+    """The folder root/key, made by make(folder) once for everyone who asks for it (a test
+    session's parallel workers): the first asker makes it in a temporary folder renamed into
+    place, the others wait on its lock and take the result."""
+    root.mkdir(parents=True, exist_ok=True)
+    done = root / key
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            tmp = root / f"{key}.tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+            make(tmp)
+            tmp.rename(done)
+    return done
+
+
 def run_shared(paths, out_dir, *args, timeout=900) -> RunOutput:
     """`run`, but one simulator run per distinct input in a test session: several tests
     check the same scenario on the same controller (the suite's checks, the controller
@@ -109,18 +126,13 @@ def run_shared(paths, out_dir, *args, timeout=900) -> RunOutput:
     cache = os.environ.get("SATASIM_TEST_RUN_CACHE")
     if not cache:
         return run(paths, out_dir, *args, timeout=timeout)
-    key = _run_key(paths, args)
-    done = Path(cache) / key
-    with open(Path(cache) / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)   # a parallel worker with the same run waits for it
-        if not done.exists():
-            tmp = Path(cache) / f"{key}.tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir()
-            r = run(paths, tmp / "out", *args, timeout=timeout)
-            (tmp / "process.json").write_text(json.dumps(
-                {"returncode": r.returncode, "stdout": r.stdout, "stderr": r.stderr}))
-            tmp.rename(done)
+
+    def make(tmp: Path):
+        r = run(paths, tmp / "out", *args, timeout=timeout)
+        (tmp / "process.json").write_text(json.dumps(
+            {"returncode": r.returncode, "stdout": r.stdout, "stderr": r.stderr}))
+
+    done = made_once(Path(cache), _run_key(paths, args), make)
     proc = json.loads((done / "process.json").read_text())
     if (done / "out").exists():
         shutil.copytree(done / "out", out_dir, dirs_exist_ok=True)
