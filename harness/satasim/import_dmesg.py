@@ -118,6 +118,15 @@ def _noise(serr: int) -> str:
     frame, HostInt (E) the HBA's receiver losing the signal; as a fault's `noise:` list."""
     n = [name for bit, name in ((_X, "cominit"), (1 << 19, "decode"), (1 << 11, "internal")) if serr & bit]
     return "[" + ", ".join(n) + "]" if n else ""
+
+
+def _wake_noise(serr: int) -> str:
+    """What a failed wake-up garbled on the host's PHY, from the SError it latched: 10B8B
+    decode errors, PHYInt (the host PHY's internal error) with the UnrecovData it spoiled,
+    HostInt; as lpm_fail's `noise:` list."""
+    n = [name for bits, name in ((1 << 19, "decode"), (1 << 11, "internal"), ((1 << 17) | (1 << 8), "phy"))
+         if serr & bits]
+    return "[" + ", ".join(n) + "]" if n else ""
 # what a request may wait before it is issued: libata's speed-down windows are 5 and 10
 # minutes, so a longer quiet time between two errors of a report changes nothing
 MAX_GAP_S = 20 * 60
@@ -554,6 +563,12 @@ def _kind_of(e, c) -> str:
         return "hsm"        # BSY: the other bits of the taskfile mean nothing
     if c.emask & 0x20:
         return "host_bus"
+    if c.emask & 0x14 == 0x14 and e.serr & (1 << 16) and e.serr & (1 << 18) and e.frozen and \
+            not any(d.startswith("irq_stat") for d in e.desc):
+        # timed out with the link's noise and no interrupt: the link was lost on a wake-up out
+        # of Partial/Slumber (CommWake latched) while ahci had the PhyRdy interrupt masked
+        # for LPM (dmesg corpus 35); without LPM evidence, a flap (fault_for)
+        return "wake"
     if c.emask & 0x10 and e.serr & _PHY_EVENT and e.frozen:
         return "flap"       # the link dropped under the command (it may have timed out too)
     if c.emask & 0x4 or "timeout" in c.emask_desc:
@@ -646,8 +661,9 @@ class _Plan:
         issue = {}
         for e in rep.exceptions:
             kinds = {_kind_of(e, c) for c in e.commands}
-            issue[e.line] = e.t - DEFAULT_TIMEOUT_S if kinds == {"timeout"} else e.t
+            issue[e.line] = e.t - DEFAULT_TIMEOUT_S if kinds <= {"timeout", "wake"} and kinds else e.t
         issue = same_run_issue_times(rep.lines, rep.exceptions, issue)
+        self.issue_t = issue
         self.anchors = sorted({t for _, t, _, _ in rep.lines} | set(issue.values()))
         live: dict[tuple, dict] = {}
         chain: dict[tuple, tuple[_Fault, frozenset]] = {}
@@ -928,7 +944,16 @@ class _Plan:
                 self.faults.append(_Fault({"kind": "hang", "_w": where, "at": _ms(self.sim(e.t) + HANG_AFTER_CRC_S),
                                            "comresets": "1000" if gave_up else str(n)}))
             return f
-        if k == "flap":
+        if k == "wake" and self.timed and _lpm_evidence(rep) and "lpm" in self.row["keys"]:
+            # the drive's PHY did not answer the wake-up the command needed (lpm_fail): armed
+            # just before the command is issued, on a link idle in a power state by then
+            noise = _wake_noise(e.serr)
+            self.notes.append(f"{e.line}: a command that timed out with CommWake, PHYRdyChg and no "
+                              "interrupt under LPM: the drive's PHY did not answer the wake-up (lpm_fail)")
+            return _Fault({"kind": "lpm_fail", "_w": where, "how": "no_comwake", "wakes": "1",
+                           "at": _ms(max(self.sim(self.issue_t[e.line]) - 0.001, 0.0)),
+                           **({"noise": noise} if noise else {})})
+        if k in ("flap", "wake"):
             return _Fault({"kind": "phy_flap", "_w": where, "on_cmd": match, "down": "1ms"})
         if k == "media":
             c = next(c for c, x in zip(cmds, kinds) if x == "media")
@@ -974,7 +999,7 @@ class _Plan:
         end = nxt[0] if nxt else 1 << 30
         run = [m for no, _, a, m in rep.lines if e.line < no < end and a.startswith(f"ata{e.port + 1}")]
         n = sum(m.startswith("failed to IDENTIFY") for m in run)
-        if not n or "on_cmd" not in f.spec:
+        if not n or not ("on_cmd" in f.spec or "at" in f.spec):
             return
         dead = any(m in ("disabled", "disable device") for m in run)
         if any(re.match(r"failed to IDENTIFY \(I/O error, err_mask=0x4\)", m) for m in run) and \
@@ -994,7 +1019,8 @@ class _Plan:
                 hang = {"repeat": str(timeouts)} if timeouts > 1 else {}
             self.faults.append(_Fault({"kind": "hang", "_w": f.spec["_w"], "on_cmd": "{op: identify}", **hang}))
             return
-        self.faults.append(_Fault({"kind": "identify_fail", "_w": f.spec["_w"], "on_cmd": f.spec["on_cmd"],
+        trigger = {"on_cmd": f.spec["on_cmd"]} if "on_cmd" in f.spec else {"at": f.spec["at"]}
+        self.faults.append(_Fault({"kind": "identify_fail", "_w": f.spec["_w"], **trigger,
                                    "count": "1000" if dead else str(n)}))
 
     def reset_failures(self, e, after_identify: bool = False) -> tuple[int, bool]:
@@ -1040,7 +1066,10 @@ class _Plan:
         where = self.where(e.port, e.dev, "device")
         op = _op(c)
         if op == "flush":
-            return f"  - {{kind: request, {where}, op: flush}}"
+            # (libata's flush is a block-layer request like any other: its cmd line shows the
+            # request's tag, dmesg corpus 35's "tag 10")
+            tag = f", tag: {c.tag}" if self.row["tagged_non_ncq"] and c.tag else ""
+            return f"  - {{kind: request, {where}, op: flush{tag}}}"
         if not (c.opcode in READS | WRITES or c.ncq):
             if c.nodata and c.tf and c.opcode in USER_NODATA:
                 return self.passthrough(c, where)

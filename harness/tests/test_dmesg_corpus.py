@@ -141,12 +141,17 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive
     busy through two SRSTs after a lost interrupt (01 [1]: the third EH run's soft reset
     stands in for one of the two).
-  - 35 [7]: runs under LPM now (wip16-hotplug: the importer reads it from action 0x6 with
+  - 35 [4]: runs under LPM now (wip16-hotplug: the importer reads it from action 0x6 with
     PHYRdyChg in SErr), and the link-up after "disable device" is EH's own run (the last
     IDENTIFY's timeout left EH pending); its first exception is a FLUSH that timed out with
-    the link's noise in SError (no irq_stat, Emask 0x14), which the model gives as a PHY flap
-    raising IFS (irq_stat, Emask 0x10), and 3.0 Gbps links print SControl 300 where the log's
-    speed limit left 320. 53 [6]: a READ LOG EXT timeout in the probe freezes the port and
+    the link's noise in SError and no irq_stat (Emask 0x10, the command's 0x14): a wake-up the
+    drive's PHY did not answer and garbled (lpm_fail no_comwake with noise [decode, phy]: the
+    exception and SError lines match; before, a PHY flap raised IFS), and the flush keeps its
+    blk-mq tag 10 (10 -> 13). Left: the speed-down to 3.0 Gbps printed at that first autopsy
+    (the drive ran at 6.0 Gbps, and the error ring held earlier errors the excerpt does not
+    show: planting them also needs the IDENTIFY hang armed after them) and so the 3.0 Gbps
+    link-ups' SControl 320; the res Count 01 (an IDENTIFY left it in the slot, which the
+    importer does not issue where a fault fires on IDENTIFY). 53 [6]: a READ LOG EXT timeout in the probe freezes the port and
     SET XFERMODE fails (err_mask 0x40); the stack reads no log at probe, so the import hangs
     the drive on SET FEATURES: the speed limits, the disable and the first link-up after it
     (EH pending after the timeout) match; six more link-ups 480 ms apart do not (each needs an

@@ -305,3 +305,20 @@ def test_version_4_inputs_run_without_a_finding_and_reach_link_power_management(
                                                    "lpm_policy: medium_power", "lpm_policy: med_power_with_dipm"))
     traces = "".join(p.read_text() for p in out.glob("*/trace.jsonl"))
     assert '"lpm.policy"' in traces
+
+
+def test_a_noise_flag_after_the_format_is_lost_not_widened(tmp_path):
+    """`noise: phy` came after the format (its field holds three flags: cominit, decode,
+    internal): encoding an unplug with [decode, phy] keeps decode and says phy is lost. Before,
+    the encoder clamped the flag set's value 10 to the field's top, 7, and the seed decoded as
+    [cominit, decode, internal]: noise the scenario never had."""
+    scen = tmp_path / "noise.yaml"
+    scen.write_text("name: noise\ncontroller: {type: ahci, ports: 1}\ndevices:\n  - {port: 0}\n"
+                    "workload:\n  - {device: 0, op: read, count: 4}\n"
+                    "faults:\n  - {kind: unplug, port: 0, at: 5ms, noise: [decode, phy]}\n")
+    out = tmp_path / "noise.bin"
+    r = _sim("fuzz-encode", scen, out)
+    assert r.returncode == 0, r.stderr
+    assert "faults[0].noise: phy is not in the format" in r.stderr, r.stderr
+    d = _sim("fuzz-decode", out).stdout
+    assert "noise: [decode]}" in d, d

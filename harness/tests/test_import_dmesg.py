@@ -42,8 +42,9 @@ ROUND_TRIP = {
     # the whole log of a hung drive: the report's request at its time, the timeouts of the
     # commands issued with it (issue 31: 6 of 19 before)
     "hung-device": (19, 17, {"faults": [{"kind": "hang"}], "ops": [("write", 8192, "dma")]}),
-    # the FLUSH CACHE EXT ABRT keeps the command's Device a0h ("res 51/04:00:.../a0"): d2h_regs: echo (9 before)
-    "flush-error": (11, 10, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
+    # the FLUSH CACHE EXT ABRT keeps the command's Device a0h ("res 51/04:00:.../a0"): d2h_regs: echo (9
+    # before); the flush on its block-layer tag (libata prints it: 10 before)
+    "flush-error": (11, 11, {"faults": [{"kind": "media_error", "error": "abrt"}], "ops": [("flush", None, None)]}),
     # SError 10B8B beside BadCRC: the crc fault carries the decoder's code error, so the
     # exception's SErr 0x280100 and the SError line match (without it: 10 of 14)
     "decode-error-ncq-read": (14, 13, {"faults": [{"kind": "crc", "dir": "d2h", "symbol": "code"}],
@@ -736,6 +737,38 @@ def test_phy_events_without_a_hotplug_mean_link_power_management(tmp_path):
     assert "lpm_policy" not in scen.get("host", {}) and "lpm" not in scen["controller"], scen
 
 
+def test_a_timeout_with_commwake_and_no_interrupt_under_lpm_is_a_failed_wake_up(tmp_path):
+    """dmesg-corpus 35 (6.11+, whose default policy med_power_with_dipm the report blames):
+    "exception Emask 0x10 SAct 0x0 SErr 0xf0100 action 0x6 frozen", "SError: { UnrecovData
+    PHYRdyChg PHYInt CommWake 10B8B }", no irq_stat line, the FLUSH's res "Emask 0x14 (ATA
+    bus error)". ahci masks the PhyRdy interrupt under LPM (ahci_set_lpm), so nothing told
+    libata the link was lost: the command timed out (AC_ERR_TIMEOUT) and the autopsy read the
+    link's noise from SError (UnrecovData: AC_ERR_ATA_BUS). CommWake is the wake-up the
+    command needed: the drive's PHY did not answer it (lpm_fail no_comwake) and garbled the
+    line (noise decode: 10B8B; phy: PHYInt and UnrecovData). Before, a phy_flap on the command
+    gave an interface fatal error (irq_stat 0x08000000, Emask 0x10) and SErr 0x440100. The
+    flush keeps its block-layer tag (libata prints "tag 10" for it: a request like any other)."""
+    out = tmp_path / "c35.yaml"
+    _, _, notes = import_report(next(CORPUS.glob("35-*.log")), out)
+    scen = yaml.safe_load(out.read_text())
+    wake = [f for f in scen["faults"] if f["kind"] == "lpm_fail"]
+    assert len(wake) == 1 and wake[0]["how"] == "no_comwake" and wake[0]["wakes"] == 1, scen["faults"]
+    assert sorted(wake[0]["noise"]) == ["decode", "phy"], wake
+    flush = next(w for w in scen["workload"] if w.get("op") == "flush")
+    assert flush["tag"] == 10 and int(wake[0]["at"][:-2]) < int(flush["delay"][:-2]), (flush, wake)
+    assert not any(f["kind"] == "phy_flap" for f in scen["faults"]), scen["faults"]
+    assert any("did not answer the wake-up (lpm_fail)" in n for n in notes), notes
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
+    assert "ata1.00: exception Emask 0x10 SAct 0x0 SErr 0xf0100 action 0x6 frozen" in log, log
+    assert "ata1: SError: { UnrecovData PHYRdyChg PHYInt CommWake 10B8B }" in log, log
+    assert "ata1.00: cmd e7/00:00:00:00:00/00:00:00:00:00/a0 tag 10" in log, log
+    assert "irq_stat" not in log, log
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
+    assert (matched, total) == (13, 17), "\n".join(text)
+
+
 def test_an_internal_command_timeout_leaves_eh_pending(tmp_path):
     """dmesg-corpus 35 (6.11+, med_power_with_dipm): the revalidation's third IDENTIFY times
     out and EH disables the drive; then the link comes up once more with no "hard resetting
@@ -754,7 +787,7 @@ def test_an_internal_command_timeout_leaves_eh_pending(tmp_path):
     assert "ata1: SATA link up 1.5 Gbps (SStatus 113 SControl 310)" in after, log
     assert "hard resetting link" not in after and "exception" not in after, log
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
-    assert (matched, total) == (10, 17), "\n".join(text)
+    assert (matched, total) == (13, 17), "\n".join(text)
 
 
 def test_a_reset_puts_the_pio_mode_back_to_pio0(tmp_path):
@@ -859,7 +892,7 @@ def test_identify_timeouts_after_resets_that_work_hang_once_per_identify(tmp_pat
     assert faults[-1] == {"kind": "hang", "port": 0, "on_cmd": {"op": "identify"}, "repeat": 3}, faults
     run([out], tmp_path / "out")
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c35")
-    assert (matched, total) == (10, 17), "\n".join(text)
+    assert (matched, total) == (13, 17), "\n".join(text)
     log = (tmp_path / "out" / "c35" / "satasim.log").read_text()
     assert log.count("ata1.00: failed to IDENTIFY (I/O error, err_mask=0x4)") == 3
     assert "COMRESET failed" not in log

@@ -56,8 +56,6 @@ BAD = {
     # request tags (the block layer's tag)
     "tag-beyond-31": (HEAD + "workload:\n  - {kind: request, device: 0, op: read, sectors: 8, tag: 32}\n", 9,
                       "workload[0].tag", "32"),
-    "tag-on-flush": (HEAD + "workload:\n  - {kind: request, device: 0, op: flush, tag: 3}\n", 9,
-                     "workload[0].tag", "a flush is not queued by tag"),
     # slow faults
     "slow-needs-delay": (HEAD + "workload:\n  - {device: 0, op: read, count: 1}\n"
                          "faults:\n  - {kind: slow, port: 0, at: 1ms}\n", 11, "faults[0].delay", "required"),

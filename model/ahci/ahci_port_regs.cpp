@@ -527,7 +527,8 @@ bool AhciHba::Port::answers_cominit() const {
 void AhciHba::Port::line_noise(const Noise &n) {
     if (n.cominit)
         oob_reset();
-    const uint32_t bits = (n.decode ? SERR_DIAG_B : 0u) | (n.internal ? SERR_ERR_E : 0u);
+    const uint32_t bits = (n.decode ? SERR_DIAG_B : 0u) | (n.internal ? SERR_ERR_E : 0u) |
+                          (n.phy ? SERR_DIAG_I | SERR_ERR_T : 0u);
     if (bits) {
         trace("ahci.line_noise", {{"serror", TraceValue::hex(bits)}});
         set_serr(bits);

@@ -195,6 +195,7 @@ struct SataDisk::Impl {
     // lpm_fail: the PHY does not answer COMWAKE / the link layer PMNAKs every request
     bool no_comwake = false, pmnak = false, pmnak_told = false;
     unsigned no_comwake_left = 0; // unanswered wake-ups still to come (0: every one)
+    link::LinkEndpoint::Noise wake_noise; // what each unanswered wake-up garbles on the line
     std::string lpm_fail_id;
     uint64_t base_sectors = 0;
 

@@ -282,6 +282,7 @@ void SataDisk::Impl::reset_faults() {
     long_d2h_id.clear();
     no_comwake = pmnak = pmnak_told = false;
     no_comwake_left = 0;
+    wake_noise = {};
     lpm_fail_id.clear();
 }
 

@@ -74,12 +74,15 @@ bool SataDisk::takes_devsleep() { return cfg_.devsleep && impl_->devslp_enabled;
 
 sc_time SataDisk::devsleep_exit_time() { return sc_time(cfg_.devsleep_exit_ms, sc_core::SC_MS); }
 
-void SataDisk::inject_lpm_fail(LpmFail how, unsigned wakes, const std::string &id) {
+link::LinkEndpoint::Noise SataDisk::failed_wake_noise() { return impl_->wake_noise; }
+
+void SataDisk::inject_lpm_fail(LpmFail how, unsigned wakes, const Noise &noise, const std::string &id) {
     Impl &m = *impl_;
     m.lpm_fail_id = id;
     if (how == LpmFail::NoComwake) {
         m.no_comwake = true;
         m.no_comwake_left = wakes;
+        m.wake_noise = noise;
     } else {
         m.pmnak = true;
     }

@@ -190,6 +190,7 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     bool pm_accept(link::PowerState s) override;
     void power_changed(link::PowerState s) override;
     bool answers_comwake() override;
+    Noise failed_wake_noise() override;
     bool takes_devsleep() override;
     sc_core::sc_time devsleep_exit_time() override;
 
@@ -228,8 +229,9 @@ class SataDisk : public sc_core::sc_module, public link::LinkEndpoint {
     // no_comwake, its PHY never answers the host's wake-up COMWAKE out of Partial/Slumber
     // (a COMRESET restarts it, and the next power state breaks it again); pmnak, it answers
     // every PMREQ with PMNAK. Until power-on or clear_faults().
-    // wakes: no_comwake's unanswered wake-ups (0: all).
-    void inject_lpm_fail(LpmFail how, unsigned wakes, const std::string &id);
+    // wakes: no_comwake's unanswered wake-ups (0: all); noise: what each of them leaves on
+    // the host's PHY.
+    void inject_lpm_fail(LpmFail how, unsigned wakes, const Noise &noise, const std::string &id);
     // Sectors in the cache not yet written back.
     uint64_t cache_dirty_sectors() const;
     void clear_faults();

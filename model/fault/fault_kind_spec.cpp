@@ -127,16 +127,18 @@ ParamValue text_of(const std::optional<std::string> &s) {
     return v;
 }
 
-// `noise: [cominit, decode, internal]`: what the host PHY picks up from the wire with an
+// `noise: [cominit, decode, internal, phy]`: what the host PHY picks up from the wire with an
 // unplug, a flap or a cominit fault (NoiseParams; bit i: the i-th name).
-// The record shows the three as booleans when any is set (an unplug or a flap without noise
-// traces as it did before there was noise).
+// The record shows the first three as booleans when any is set (an unplug or a flap without
+// noise traces as it did before there was noise), `phy` (added later) only when set.
 P noise(const char *doc) {
     P p = P("noise", PT::Flags, doc);
-    p.names({"cominit", "decode", "internal"}).in_yaml(Show::NonZero).bind([](const Fault &f) -> uint64_t {
-                  return uint64_t(f.noise.cominit) | uint64_t(f.noise.decode) << 1 | uint64_t(f.noise.internal) << 2;
+    p.flags_shown_when_set = 3;
+    p.names({"cominit", "decode", "internal", "phy"}).in_yaml(Show::NonZero).bind([](const Fault &f) -> uint64_t {
+                  return uint64_t(f.noise.cominit) | uint64_t(f.noise.decode) << 1 | uint64_t(f.noise.internal) << 2 |
+                         uint64_t(f.noise.phy) << 3;
               },
-              [](Fault &f, uint64_t v) { f.noise = {(v & 1) != 0, (v & 2) != 0, (v & 4) != 0}; });
+              [](Fault &f, uint64_t v) { f.noise = {(v & 1) != 0, (v & 2) != 0, (v & 4) != 0, (v & 8) != 0}; });
     p.show = Show::NonZero;
     return p;
 }
@@ -336,7 +338,11 @@ const std::vector<KindSpec> &kind_specs() {
               .bytes_since(4, {0, 1, 0, 1}),
           P("wakes", PT::Uint, "no_comwake: how many wake-ups go unanswered (0: every one, until a power cycle)")
               .range(0, 1000000)
-              .bytes_since(4, {1, 1, 0, 0, 17})},
+              .bytes_since(4, {1, 1, 0, 0, 17}),
+          // (after format version 4: not in the fuzz bytes, an input decodes it as none)
+          noise("no_comwake: line noise each unanswered wake-up leaves on the host's PHY (a drive PHY that "
+                "half-wakes: decode errors, the host PHY's internal error; dmesg corpus 35's "
+                "\"UnrecovData PHYRdyChg PHYInt CommWake 10B8B\")")},
          false, Drive::Disk},
         // One unit's control port: a register read it aborts (ERR, ABRT) from the firing on, until
         // a power cycle; COMRESETs do not mend it (dmesg corpus 51: a SiI3726 whose config port's

@@ -142,6 +142,9 @@ struct ParamSpec {
         const char *msg = nullptr;
     } warn = {};
     uint64_t forced = 0;                // Flags: bits always set (the kind's own; not written)
+    // Flags: the record shows flags from this index on only when set (a flag added later
+    // leaves the records of scenarios without it as they were).
+    size_t flags_shown_when_set = SIZE_MAX;
     const char *yaml_unless = nullptr;  // the YAML writer shows it only while this key's value is 0
 };
 

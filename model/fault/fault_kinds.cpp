@@ -40,6 +40,7 @@ link::LinkEndpoint::Noise noise_of(const NoiseParams &p) {
     n.cominit = p.cominit;
     n.decode = p.decode;
     n.internal = p.internal;
+    n.phy = p.phy;
     return n;
 }
 void unplug_arm(const Firing &x, const PortHooks &h) {
@@ -65,7 +66,7 @@ void bad_fis_arm(const Firing &x, const PortHooks &h) {
 void lpm_fail_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
         h.disk->inject_lpm_fail(device::LpmFail(param(x.fault, "how")), unsigned(param(x.fault, "wakes")),
-                                x.fault.id);
+                                noise_of(x.fault.noise), x.fault.id);
 }
 // ---- cominit: COMINIT bursts (and what else the scenario names) with no negotiation after.
 void cominit_arm(const Firing &x, const PortHooks &h) {
@@ -199,7 +200,8 @@ void trace_param(const ParamSpec &ps, const ParamValue &v, TraceFields &out) {
         break;
     case ParamType::Flags: // one boolean per flag
         for (size_t i = 0; i < ps.values.size(); ++i)
-            out.emplace_back(ps.values[i], TraceValue::boolean(v.n >> i & 1));
+            if (i < ps.flags_shown_when_set || (v.n >> i & 1))
+                out.emplace_back(ps.values[i], TraceValue::boolean(v.n >> i & 1));
         break;
     case ParamType::Uint:
     case ParamType::Time:

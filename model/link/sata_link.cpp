@@ -312,10 +312,11 @@ void SataLink::phy_glitch(sc_time down) {
 }
 
 void SataLink::line_noise(const LinkEndpoint::Noise &n) {
-    if (!host_ || offline_ || comreset_held_ || (!n.cominit && !n.decode && !n.internal))
+    if (!host_ || offline_ || comreset_held_ || (!n.cominit && !n.decode && !n.internal && !n.phy))
         return; // (an offline PHY or one driving COMRESET detects nothing)
     std::string what;
-    for (auto [on, name] : {std::pair{n.cominit, "COMINIT"}, {n.decode, "decode errors"}, {n.internal, "internal"}})
+    for (auto [on, name] : {std::pair{n.cominit, "COMINIT"}, {n.decode, "decode errors"}, {n.internal, "internal"},
+                               {n.phy, "PHY internal error"}})
         if (on)
             what += (what.empty() ? "" : ", ") + std::string(name);
     emit("link.noise", Gen::None, "line noise: " + what);
@@ -1124,6 +1125,8 @@ bool SataLink::wake(bool from_host) {
         woken_.notify(SC_ZERO_TIME);
         emit("link.wake_failed", Gen::None,
              std::string(from_host ? "host" : "device") + " COMWAKE not answered in " + to_string(from));
+        if (device_) // what the half-woken PHY put on the line, latched before PhyRdy goes
+            line_noise(device_->failed_wake_noise());
         bump_epoch();
         link_down("wake-up failed", true);
         return false;

@@ -119,6 +119,9 @@ class LinkEndpoint {
         bool cominit = false;
         bool decode = false;
         bool internal = false;
+        // the host PHY's own internal error (SError DIAG.I) and the frame data it spoiled
+        // (ERR.T, libata's UnrecovData): a receiver that lost lock on a garbled signal
+        bool phy = false;
     };
     virtual void line_noise(const Noise &n) {
         if (n.cominit)
@@ -135,6 +138,9 @@ class LinkEndpoint {
     // Device side: whether this PHY answers this wake-up COMWAKE of the host's (the lpm_fail fault
     // says no). Default: yes.
     virtual bool answers_comwake() { return true; }
+    // Device side: the line noise a wake-up it did not answer leaves on the host's PHY (a
+    // PHY that half-wakes garbles the line; the lpm_fail fault's `noise`). Default: none.
+    virtual Noise failed_wake_noise() { return {}; }
     // Device side, DevSleep (SATA 3.2; docs/device.md 6.2): whether the drive enters DevSleep
     // when the host asserts DEVSLP (it supports it and SET FEATURES enabled it; otherwise it
     // ignores the signal and stays in Slumber), and how long it takes to be ready for the

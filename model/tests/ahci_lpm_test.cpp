@@ -27,12 +27,16 @@ namespace {
 struct Device : link::LinkEndpoint {
     bool accept = true;
     bool devsleep = false; // enters DevSleep on DEVSLP
+    bool comwake = true;   // answers the host's wake-up COMWAKE
+    Noise wake_noise;      // what a wake-up it does not answer garbles on the line
     std::vector<PowerState> power;
     bool receive_fis(const sata::Fis &) override { return true; }
     void phy_changed(bool, link::Gen) override {}
     bool pm_accept(PowerState) override { return accept; }
     void power_changed(PowerState s) override { power.push_back(s); }
     bool takes_devsleep() override { return devsleep; }
+    bool answers_comwake() override { return comwake; }
+    Noise failed_wake_noise() override { return wake_noise; }
     sc_core::sc_time devsleep_exit_time() override { return sc_core::sc_time(3, sc_core::SC_MS); }
 };
 
@@ -287,6 +291,30 @@ MODEL_TEST(devsleep_aggressive_entry_and_exit) {
     dsw(PxCMD, ds_cmd(ICC_DEVSLEEP << CMD_ICC_SHIFT));
     EXPECT_TRUE(wait_until([] { return (dsr(PxCMD) & CMD_ICC_MASK) == 0; }, 10));
     EXPECT_EQ(dsr(PxSSTS), 0x633u);
+}
+
+// A wake-up the drive's PHY does not answer (the lpm_fail fault): the HBA's wake-up out of
+// Slumber times out and PhyRdy is lost (DIAG.N, PxIS.PRCS, DET no longer 3); what the
+// half-woken PHY garbled is latched with it: 10b/8b decode errors (DIAG.B), the host PHY's
+// internal error (DIAG.I) and the data it spoiled (ERR.T) -- the "UnrecovData PHYRdyChg
+// PHYInt CommWake 10B8B" of a real LPM wake-up failure (dmesg corpus 35, Linux 6.11+
+// med_power_with_dipm). Last: the link stays lost.
+MODEL_TEST(failed_wake_up_latches_its_line_noise) {
+    active();
+    pwr(PxCMD, cmd_with(ICC_SLUMBER << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return prd(PxSSTS) == 0x633u; }, 10));
+    clear_serr();
+    pwr(PxIS, 0xFFFFFFFF);
+    B->dev.comwake = false;
+    B->dev.wake_noise.decode = true;
+    B->dev.wake_noise.phy = true;
+    pwr(PxCMD, cmd_with(ICC_ACTIVE << CMD_ICC_SHIFT));
+    EXPECT_TRUE(wait_until([] { return (prd(PxSSTS) & 0xF) != 3; }, 20000));
+    const uint32_t serr = prd(PxSERR);
+    EXPECT_EQ(serr & (SERR_DIAG_N | SERR_DIAG_I | SERR_DIAG_B | SERR_ERR_T),
+              SERR_DIAG_N | SERR_DIAG_I | SERR_DIAG_B | SERR_ERR_T);
+    EXPECT_EQ(serr & SERR_ERR_E, 0u); // no HostInt: the HBA itself is fine
+    EXPECT_TRUE(prd(PxIS) & IS_PRCS);
 }
 
 int sc_main(int, char **) {

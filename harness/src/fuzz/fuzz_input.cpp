@@ -554,6 +554,12 @@ void encode_param(Out &o, size_t q, const fault::ParamSpec &ps, const fault::Par
         if (it == f.map.end())
             lost->push_back(where + ": " + fault::param_text(ps, v) + " is not in the format (" +
                             fault::param_text(ps, f.map[0]) + " instead)");
+    } else if (ps.type == fault::ParamType::Flags) { // the flags the field's bits hold; a later one is lost
+        const uint64_t held = f.bits ? (1u << f.bits) - 1 : (uint64_t(1) << (8 * f.bytes)) - 1;
+        raw = v & held;
+        for (size_t i = 0; i < ps.values.size(); ++i)
+            if ((v & ~held) >> i & 1)
+                lost->push_back(where + ": " + ps.values[i] + " is not in the format");
     } else {
         const uint64_t top = f.mod ? f.mod - 1 : f.bits ? (1u << f.bits) - 1 : (uint64_t(1) << (8 * f.bytes)) - 1;
         const uint64_t steps = f.round_up ? (v + f.unit - 1) / f.unit : v / f.unit, lo = f.bias, hi = f.bias + top;
