@@ -322,3 +322,63 @@ def test_a_noise_flag_after_the_format_is_lost_not_widened(tmp_path):
     assert "faults[0].noise: phy is not in the format" in r.stderr, r.stderr
     d = _sim("fuzz-decode", out).stdout
     assert "noise: [decode]}" in d, d
+
+
+def test_version_5_carries_faults_on_atapi_drives(tmp_path):
+    """scenarios/atapi/atapi-fault-check-condition as a seed (docs/fuzzing.md, version 5): its
+    two check_condition faults on the ATAPI drive are carried, with their sense key, ASC and
+    ASCQ (marker 05 fa); before version 5 they were lost ("a fault on an ATAPI drive"). The same
+    bytes read as version 4 index the disks only: there are none, so no fault. A version-4
+    input whose kind byte is 16 still reads as crc (16 mod 16), as before; as version 5 it is
+    check_condition (16 mod 17), on a disk: dropped. The decoded seed runs without a finding."""
+    out = tmp_path / "cc.bin"
+    r = _sim("fuzz-encode", ROOT / "scenarios" / "atapi" / "atapi-fault-check-condition.yaml", out)
+    assert r.returncode == 0, r.stderr
+    assert "a fault on an ATAPI drive" not in r.stderr and "key" not in r.stderr, r.stderr
+    b = out.read_bytes()
+    assert b[6:8] == bytes([5, 0xFA]), b[:8]
+    d = _sim("fuzz-decode", out).stdout
+    assert "kind: check_condition, id: fault0, port: 0" in d and "key: 0x3, asc: 0x11, ascq: 0x0}" in d, d
+    assert "key: 0x2, asc: 0x4, ascq: 0x1}" in d, d
+    v4 = tmp_path / "v4.bin"
+    v4.write_bytes(b[:6] + bytes([4, 0xFB]) + b[8:])
+    assert "faults:" not in _sim("fuzz-decode", v4).stdout
+    run = _sim("fuzz-run", out)
+    assert run.returncode == 0 and " ok" in run.stdout, run.stdout + run.stderr
+    # a version-4 seed's first fault kind byte set to 16
+    wake = tmp_path / "wake.bin"
+    assert _sim("fuzz-encode", ROOT / "scenarios" / "link" / "lpm-wake-fail.yaml", wake).returncode == 0
+    w = bytearray(wake.read_bytes())
+    assert w[6:8] == bytes([4, 0xFB])
+    w[92] = 16
+    wake.write_bytes(bytes(w))
+    d4 = _sim("fuzz-decode", wake).stdout
+    assert "kind: crc" in d4, d4
+    w[6:8] = bytes([5, 0xFA])
+    wake.write_bytes(bytes(w))
+    assert "faults:" not in _sim("fuzz-decode", wake).stdout
+
+
+def test_a_stray_status_while_a_write_is_out_is_not_a_data_finding(tmp_path):
+    """A drive's unsolicited Register D2H FIS (bad_fis unsolicited_d2h) sent while the host's
+    WRITE DMA EXT is out is, to the HBA, that write's completion before its data moved
+    (docs/device.md 1: no host can tell): the write is acknowledged, the next one's data
+    lands where the drive still writes, and the read-back differs. `satasim run` reports the
+    data mismatch (the data check is right); the fuzz oracles do not make it a finding (a
+    version-5 input found it: "data mismatch on port 0 (disk0), lba 0 ... found the data of
+    lba 2048"), as they do not for a drive replaced by a blank one."""
+    scen = tmp_path / "stray.yaml"
+    scen.write_text("name: stray-d2h\ncontroller: {type: ahci, ports: 1}\nlink: {mode: fis}\ndevices:\n"
+                    "  - {port: 0, capacity: 4096, lba48: true, ncq: false, write_cache: false, timing: {kind: hdd}}\n"
+                    "workload:\n  - {device: 0, op: read, pattern: sequential, block: 185, region: {start: 0, "
+                    "length: 4096}, prefill: true, qd: 7, count: 32}\n"
+                    "faults:\n  - {kind: bad_fis, port: 0, on_cmd: {op: write}, fis: unsolicited_d2h}\n")
+    r = _sim("run", scen, "--out", tmp_path / "out")
+    assert r.returncode == 1 and "data mismatch on port 0 (disk0), lba 0" in r.stdout, r.stdout + r.stderr
+    out = tmp_path / "stray.bin"
+    assert _sim("fuzz-encode", scen, out).returncode == 0
+    run = _sim("fuzz-run", out)
+    assert run.returncode == 0 and run.stdout.splitlines()[0].endswith(" ok"), run.stdout + run.stderr
+    # the same with a fault that moves no status: still no finding, and the data reads back
+    scen.write_text(scen.read_text().replace("unsolicited_d2h", "unknown_type"))
+    assert _sim("run", scen, "--out", tmp_path / "out2").returncode == 0

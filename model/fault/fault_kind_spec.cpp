@@ -353,17 +353,22 @@ const std::vector<KindSpec> &kind_specs() {
           P("reg", PT::Uint, "the PSCR read that is aborted: 0 SStatus, 1 SError, 2 SControl")
               .range(0, 15).dflt(1).always()}},
         // An ATAPI drive's PACKET command ends in CHECK CONDITION (docs/device.md 7): the
-        // Error register's sense key, REQUEST SENSE's key/ASC/ASCQ (SPC-4 4.5.6). Added
-        // after the fuzz format (no bytes): a fuzz input names no ATAPI fault.
+        // Error register's sense key, REQUEST SENSE's key/ASC/ASCQ (SPC-4 4.5.6). In the fuzz
+        // format from version 5 (a fault there may address an ATAPI drive): the kind's first
+        // four bytes.
         {Kind::CheckCondition, "check_condition", {}, Binds::Disk, false, false, false, false,
          {P("key", PT::Uint, "the sense key (SPC-4 table 48: 02h NOT READY, 03h MEDIUM ERROR, 04h HARDWARE ERROR, "
                              "05h ILLEGAL REQUEST, 0Bh ABORTED COMMAND ...)")
-              .range(1, 15).dflt(3).always().in_hex(),
+              .range(1, 15).dflt(3).always().in_hex()
+              .bytes_since(5, {0, 1, 0, 0, 15, 1}),
           P("asc", PT::Uint, "the additional sense code (11h with key 03h: UNRECOVERED READ ERROR)")
-              .range(0, 255).dflt(0x11).always().in_hex(),
-          P("ascq", PT::Uint, "the additional sense code qualifier").range(0, 255).dflt(0).always().in_hex(),
+              .range(0, 255).dflt(0x11).always().in_hex()
+              .bytes_since(5, {1, 1}),
+          P("ascq", PT::Uint, "the additional sense code qualifier").range(0, 255).dflt(0).always().in_hex()
+              .bytes_since(5, {2, 1}),
           P("abrt", PT::Bool, "ABRT set in the Error register beside the sense key (ATA8-ACS 7.18: drives set it "
-                              "with some sense, e.g. NOT READY: res 51/24 in a 2.6.2x log)")},
+                              "with some sense, e.g. NOT READY: res 51/24 in a 2.6.2x log)")
+              .bytes_since(5, {3, 1, 0, 1})},
          false, Drive::Atapi},
     };
     return rows;

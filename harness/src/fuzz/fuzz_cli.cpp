@@ -236,10 +236,10 @@ int check_format(const Args &a) {
     o.force_fis = a.fis;
     for (size_t i = 0; i < a.count; ++i) {
         std::vector<uint8_t> b = smoke_input(a.seed, i);
-        // a quarter each in versions 1, 2 (long schedules), 3 (the kinds it adds) and 4 (link
-        // power management)
-        if (i % 4 && b.size() > layout::kVersionCheck) {
-            const uint8_t v = i % 4 == 1 ? kFormatV2 : i % 4 == 2 ? kFormatV3 : kFormatV4;
+        // a fifth each in versions 1, 2 (long schedules), 3 (the kinds it adds), 4 (link power
+        // management) and 5 (faults on ATAPI drives)
+        if (i % 5 && b.size() > layout::kVersionCheck) {
+            const uint8_t v = i % 5 == 1 ? kFormatV2 : i % 5 == 2 ? kFormatV3 : i % 5 == 3 ? kFormatV4 : kFormatV5;
             b[layout::kVersion] = v, b[layout::kVersionCheck] = uint8_t(~v);
         }
         const Scenario sc = decode_scenario(b.data(), b.size(), o);

@@ -12,6 +12,8 @@
 // Version 4 (fuzz_input.h kFormatV4): version 3's layout; the host extension byte's bits 1-5
 // (lpm_policy, controller lpm and devsleep) and a disk record's byte 7 (hipm, dipm, devsleep)
 // are read, and the fault kinds take lpm_fail
+// Version 5 (fuzz_input.h kFormatV5): version 4's layout; faults address ATAPI drives too
+// (check_condition and the kinds an ATAPI drive takes)
 #include "fuzz/fuzz_input.h"
 
 #include <algorithm>
@@ -252,23 +254,32 @@ void encode_disk(Out &o, size_t off, const DeviceSpec &d, std::vector<std::strin
         lost->push_back(path + ".hipm/dipm/devsleep: version 4 only");
 }
 
-// The disks a workload may target (present at the probe; an ATAPI drive too) and a fault may
-// address (any, but not an ATAPI drive: version 3's faults act on disks).
-const DeviceSpec *nth_disk(const Scenario &sc, unsigned pick, bool present_only) {
+// The devices a byte picks among, in place order: a workload's (present at the probe; an
+// ATAPI drive too), a fault's up to version 4 (any disk, no ATAPI drive: those versions' faults
+// act on disks) and from version 5 (any device).
+enum class Among { Present, Disks, Devices };
+
+bool counted(const DeviceSpec &d, Among among) {
+    return among == Among::Present ? d.present : among == Among::Disks ? !d.atapi : true;
+}
+
+Among fault_targets(unsigned version) { return version >= 5 ? Among::Devices : Among::Disks; }
+
+const DeviceSpec *nth_device(const Scenario &sc, unsigned pick, Among among) {
     std::vector<const DeviceSpec *> c;
     for (const Place &pl : places_of(sc)) {
         const DeviceSpec *d = sc.device_at({pl.port, pl.pmp_port});
-        if (present_only ? d->present : !d->atapi)
+        if (counted(*d, among))
             c.push_back(d);
     }
     return c.empty() ? nullptr : c[pick % c.size()];
 }
 
-unsigned index_among(const Scenario &sc, const DevAddr &a, bool present_only) {
+unsigned index_among(const Scenario &sc, const DevAddr &a, Among among) {
     unsigned i = 0;
     for (const Place &pl : places_of(sc)) {
         const DeviceSpec *d = sc.device_at({pl.port, pl.pmp_port});
-        if (present_only ? !d->present : bool(d->atapi))
+        if (!counted(*d, among))
             continue;
         if (DevAddr{pl.port, pl.pmp_port} == a)
             return i;
@@ -296,7 +307,7 @@ void decode_table_step(const Bytes &in, size_t off, const DeviceSpec &d, uint8_t
 void decode_workload(const Bytes &in, size_t off, const Scenario &sc, unsigned version, uint8_t ext,
                      std::vector<WorkloadSpec> &out) {
     const bool v2 = version >= 2;
-    const DeviceSpec *d = nth_disk(sc, in.u8(off), true);
+    const DeviceSpec *d = nth_device(sc, in.u8(off), Among::Present);
     if (!d)
         return;
     WorkloadSpec w;
@@ -369,7 +380,7 @@ void encode_table_step(Out &o, size_t off, size_t ext_off, const Scenario &sc, c
     if (w.expect_status || w.expect_sense || !w.expect_data.empty() || w.expect_sense_key || !w.data_out.empty() ||
         w.packet_pio || w.byte_count)
         lost->push_back(path + ": the command and its data only (no expectations, no data out, no PIO options)");
-    o.u8(off, index_among(sc, {w.device, w.pmp_port}, true));
+    o.u8(off, index_among(sc, {w.device, w.pmp_port}, Among::Present));
     o.u8(off + 1, w.barrier ? 0x40 : 0);
     o.u16(off + 14, unsigned(std::min<uint64_t>(w.start_delay_ns / kUs, 0xffff)));
     o.u8(ext_off, (packet ? 0 : 2) | k << 4);
@@ -387,7 +398,7 @@ void encode_workload(Out &o, size_t off, size_t ext_off, const Scenario &sc, con
     if (v3)
         o.u8(ext_off, (w.op == OpSpec::Trim ? 1 : 0) | (w.fua ? 4 : 0));
     const OpSpec op = w.op == OpSpec::Trim ? OpSpec::Write : w.op; // (the extension byte says trim)
-    o.u8(off, index_among(sc, {w.device, w.pmp_port}, true));
+    o.u8(off, index_among(sc, {w.device, w.pmp_port}, Among::Present));
     o.u8(off + 1, unsigned(op) | (w.pattern == PatternSpec::Random ? 4 : 0) | unsigned(w.mode) << 3 |
                       (w.prefill == PrefillSpec::Yes && w.op != OpSpec::Flush ? 0x20 : 0) | (w.barrier ? 0x40 : 0) |
                       (w.sg_segment == kPageSegment && w.op != OpSpec::Flush ? 0x80 : 0));
@@ -449,7 +460,12 @@ const std::vector<const fault::KindSpec *> &fuzz_kinds(unsigned version = 1) {
         v.push_back(fault::kind_spec(fault::Kind::LpmFail));
         return v;
     }();
-    return version >= 4 ? v4 : version >= 3 ? v3 : v1;
+    static const std::vector<const fault::KindSpec *> v5 = [] {
+        std::vector<const fault::KindSpec *> v = v4;
+        v.push_back(fault::kind_spec(fault::Kind::CheckCondition));
+        return v;
+    }();
+    return version >= 5 ? v5 : version >= 4 ? v4 : version >= 3 ? v3 : v1;
 }
 
 // Why a kind is not in the format (fuzz_kinds()), for the encoder's list of what is lost.
@@ -460,9 +476,9 @@ std::string not_in_format(const fault::KindSpec &k) {
     return std::string(k.name) + " is not in the fuzz input format yet";
 }
 
-// The first format version whose kinds take k (1, 3 or 4; 0: none).
+// The first format version whose kinds take k (1, 3, 4 or 5; 0: none).
 unsigned kind_version(fault::Kind k) {
-    for (unsigned v : {1u, 3u, 4u}) {
+    for (unsigned v : {1u, 3u, 4u, 5u}) {
         const std::vector<const fault::KindSpec *> &ks = fuzz_kinds(v);
         if (std::any_of(ks.begin(), ks.end(), [&](const fault::KindSpec *s) { return s->kind == k; }))
             return v;
@@ -593,12 +609,13 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
             return false;
         x.port = sc.pmps[target % sc.pmps.size()].port;
     } else {
-        const DeviceSpec *d = nth_disk(sc, target, false);
-        if (!d)
-            return false;
+        const DeviceSpec *d = nth_device(sc, target, fault_targets(version));
+        if (!d || (d->atapi && spec.drive == fault::Drive::Disk) || (!d->atapi && spec.drive == fault::Drive::Atapi))
+            return false; // (a kind the device does not take: dropped)
         x.port = d->port;
         x.pmp_port = d->pmp_port;
-        cap = d->addressable();
+        // an ATAPI drive's commands are matched in 2048-byte blocks of its disc (as the reader)
+        cap = d->atapi ? d->atapi->disc_blocks : d->addressable();
     }
     const uint8_t t = in.u8(off + 2);
     unsigned trig = (t & 3) % 3;
@@ -656,7 +673,7 @@ void encode_fault(Out &o, size_t off, const Scenario &sc, size_t index, const fa
             if (sc.pmps[i].port == x.port)
                 o.u8(off + 1, unsigned(i));
     } else {
-        o.u8(off + 1, index_among(sc, {x.port, x.pmp_port}, false));
+        o.u8(off + 1, index_among(sc, {x.port, x.pmp_port}, fault_targets(version)));
     }
     const fault::Trigger &tr = x.trigger;
     unsigned trig = tr.at_ns ? 0 : tr.after_cmds ? 1 : 2;
@@ -752,6 +769,19 @@ bool needs_v3(const Scenario &sc) {
     return false;
 }
 
+// Version 5 when a fault addresses an ATAPI drive (fuzz_input.h kFormatV5), check_condition
+// or any kind it takes: version 4 and before index the disks only.
+bool needs_v5(const Scenario &sc) {
+    for (const fault::Fault &x : sc.faults) {
+        if (kind_version(x.kind) == 5)
+            return true;
+        const DeviceSpec *d = sc.device_at({x.port, x.pmp_port});
+        if (fault::kind_spec(x.kind)->binds == fault::Binds::Disk && d && d->atapi && x.port < kMaxPorts)
+            return true;
+    }
+    return false;
+}
+
 // Version 4 when the scenario has a link power management key (fuzz_input.h kFormatV4): the
 // host's policy, the controller's lpm, a disk's hipm or dipm on the first ports, an lpm_fail.
 bool needs_v4(const Scenario &sc) {
@@ -824,7 +854,11 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
         sc.host.eh_policy = kEhPolicy2006;
     sc.seed = in.u16(kHeader + 2);
     auto marked = [&](uint8_t v) { return in.u8(kVersion) == v && in.u8(kVersionCheck) == uint8_t(~v); };
-    const unsigned version = marked(kFormatV4) ? 4 : marked(kFormatV3) ? 3 : marked(kFormatV2) ? 2 : 1;
+    const unsigned version = marked(kFormatV5)   ? 5
+                             : marked(kFormatV4) ? 4
+                             : marked(kFormatV3) ? 3
+                             : marked(kFormatV2) ? 2
+                                                 : 1;
     const bool v3 = version >= 3, v4 = version >= 4;
     if (v3) {
         sc.host.fua = h1 & 0x80;
@@ -939,10 +973,10 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         lost->push_back("host.eh_policy/port_mask: the default and libata-2006 profiles, the default mask only");
     if (sc.waveform.on)
         lost->push_back("waveform: not expressed");
-    const bool v4 = needs_v4(sc), v3 = v4 || needs_v3(sc), v2 = v3 || needs_v2(sc);
-    const unsigned version = v4 ? 4 : v3 ? 3 : v2 ? 2 : 1;
+    const bool v5 = needs_v5(sc), v4 = v5 || needs_v4(sc), v3 = v4 || needs_v3(sc), v2 = v3 || needs_v2(sc);
+    const unsigned version = v5 ? 5 : v4 ? 4 : v3 ? 3 : v2 ? 2 : 1;
     if (v3) {
-        const uint8_t mark = v4 ? kFormatV4 : kFormatV3;
+        const uint8_t mark = v5 ? kFormatV5 : v4 ? kFormatV4 : kFormatV3;
         o.u8(kVersion, mark), o.u8(kVersionCheck, uint8_t(~mark));
         o.b.resize(kDisksV3, 0);
         o.or8(kHeader + 1, sc.host.fua ? 0x80 : 0);
@@ -1033,8 +1067,9 @@ std::vector<uint8_t> encode_scenario(const Scenario &sc, std::vector<std::string
         const std::string path = "faults[" + std::to_string(i) + "]";
         const bool on_pmp = fault::kind_spec(x.kind)->binds == fault::Binds::PmpControl;
         const DeviceSpec *target = on_pmp ? nullptr : kept.device_at({x.port, x.pmp_port});
-        if (target && target->atapi) {
-            lost->push_back(path + ": a fault on an ATAPI drive (the format's faults act on disks)");
+        if (target && target->atapi && !v5) { // (needs_v5 says no: a kind the format does not hold)
+            lost->push_back(path + ": a fault on an ATAPI drive (" + fault::kind_spec(x.kind)->name +
+                            " is not in the format)");
             continue;
         }
         if (nf == kFaultSlots || x.port >= ports || (on_pmp ? !kept.pmp_on_port(x.port) : !target)) {

@@ -59,6 +59,12 @@ constexpr uint8_t kFormatV3 = 3;
 // (kinds modulo 16). A version-3 input with those
 // bits set decodes as version 3 did (the marker says which).
 constexpr uint8_t kFormatV4 = 4;
+// Version 5 (marker kFormatV5 and its complement): version 4's layout; a fault's target byte
+// indexes the disks and the ATAPI drives together in place order (version 4 and before: the
+// disks only), and the fault kinds take check_condition (kinds modulo 17), its sense key,
+// ASC, ASCQ and ABRT in the kind's bytes. A kind the addressed device does not take (a disk's
+// kind on an ATAPI drive, check_condition on a disk) is dropped, as a pmp_hang without a PMP.
+constexpr uint8_t kFormatV5 = 5;
 constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
 // time_limit: 24 h. The slowest legitimate schedule is a slow fault past the 30 s command
 // timeout on every command: 4 x 32 requests, each 6 tries of 30 s plus resets, about 7 h

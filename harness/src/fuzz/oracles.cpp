@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "model/device/fault_params.h"
+#include "model/fault/fault_kind_spec.h"
+
 namespace satasim::harness::fuzz {
 
 namespace {
@@ -147,11 +150,18 @@ std::vector<Finding> judge(const RunReport &r) {
     }
     if (r.failures.data_errors) {
         // A drive replaced by a fired plug fault with new media reads that media: nothing
-        // the stack can tell from a silent swap of the same drive, not a finding.
+        // the stack can tell from a silent swap of the same drive, not a finding. Nor is a
+        // drive's stray status (bad_fis unsolicited_d2h or spurious_sdb) while the host had a
+        // command out: to every controller that command's completion, its data moved or not
+        // (docs/device.md 1: a hazard no host can detect; a fuzz input hit it, a write
+        // acknowledged before its data went out).
         std::vector<std::string> replaced;
         for (size_t i = 0; i < sc.faults.size() && i < r.faults.size(); ++i) {
             const fault::Fault &f = sc.faults[i];
-            if (f.kind == fault::Kind::Plug && f.plug.blank_media && r.faults[i].fired)
+            const bool stray = f.kind == fault::Kind::BadFis &&
+                               (device::BadFis(fault::param(f, "fis")) == device::BadFis::UnsolicitedD2h ||
+                                device::BadFis(fault::param(f, "fis")) == device::BadFis::SpuriousSdb);
+            if (((f.kind == fault::Kind::Plug && f.plug.blank_media) || stray) && r.faults[i].fired)
                 replaced.push_back(DevAddr{f.port, f.pmp_port}.str() + " (");
         }
         std::string first;
