@@ -263,6 +263,10 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         host.append(f"force: {yaml_str(force)}")
     if lpm_line:
         host.append("lpm_policy: med_power_with_dipm")
+    spd_rule, spd_no, spd_why = _spd_down_unknown(rep)
+    if spd_rule and spd_rule != _SPD_DOWN_UNKNOWN_OF.get(policy, "step"):
+        host.append(f"spd_down_unknown: {spd_rule}")
+        notes.append(f"{spd_no}: {spd_why}: host.spd_down_unknown: {spd_rule}")
     if host:
         out.append(f"host: {{{', '.join(host)}}}")
     pmps = sorted({p for p, _ in disks if p in rep.pmps})
@@ -441,6 +445,45 @@ def earlier_probes(rep: Report) -> list[tuple[int, int]]:
             out.setdefault(port, no)
         seen.add(addr)
     return [(no, port) for port, no in sorted(out.items())]
+
+
+# the EH profiles' rule for a speed-down on a link of unknown speed (stack/eh/policy; satasim/ata.h)
+_SPD_DOWN_UNKNOWN_OF = {"libata-2006": "lowest", "libata-2.6.20": "lowest", "libata-4.x": "lowest",
+                        "libata-4.9": "keep", "": "step"}
+
+
+def _spd_down_unknown(rep: Report) -> tuple[str, int, str]:
+    """What the report's kernel did when it lowered the speed of a link it found down
+    (sata_down_spd_limit with no current speed: satasim/ata.h, enum ata_spd_down_unknown):
+    "limiting SATA link speed to 1.5 Gbps" right after a reset found the link down with no
+    speed limit in SControl (SPD 0h or 3h; a step from there would say 3.0 Gbps) is the rule
+    to 4.14 (lowest); a device disabled after three resets that each found the link down,
+    with no such line after the second (its last chance, ata_eh_handle_dev_fail) and SControl
+    not yet at 1.5 Gbps, is the rule of 4.15-6.1 (keep: dmesg corpus 42, a RHEL kernel of 2021
+    with commit 2dc0b46b5ea3, found on the same C620 chipset). ("", 0, "") if the report
+    shows neither."""
+    runs: dict[str, list] = {}                  # port address -> the current EH run's events
+    for no, _t, addr, msg in rep.lines:
+        port = addr.split(".")[0]
+        run = runs.setdefault(port, [])
+        if msg.startswith("exception Emask") or msg == "EH complete":
+            runs[port] = []
+            continue
+        if m := re.match(r"^SATA link down \(SStatus [0-9A-Fa-f]+ SControl ([0-9A-Fa-f]+)\)", msg):
+            run.append(("down", no, (int(m.group(1), 16) >> 4) & 0xf))
+        elif msg.endswith("resetting link"):
+            run.append(("reset", no, 0))
+        elif msg == "limiting SATA link speed to 1.5 Gbps" and run and run[-1][0] == "down" \
+                and run[-1][2] in (0, 3):
+            return "lowest", no, "a link found down limited to 1.5 Gbps (Linux to 4.14)"
+        elif msg.startswith("limiting SATA link speed"):
+            run.append(("limit", no, 0))
+        elif msg in ("disabled", "disable device"):
+            downs = [x for x in run if x[0] == "down"]
+            if len(downs) >= 3 and [x[0] for x in run[-6:]] == ["reset", "down"] * 3 and downs[-2][2] != 1:
+                return "keep", downs[-2][1], ("no speed-down at the last chance of a device whose link is "
+                                              "down (Linux 4.15-6.1)")
+    return "", 0, ""
 
 
 def _policy(rep: Report) -> tuple[str, str]:

@@ -1049,3 +1049,27 @@ def test_d2h_regs_is_read_from_the_res_lines(tmp_path, log, key):
     assert do_import(next(CORPUS.glob(f"{log}-*.log")), out) == 0
     assert [d.get("d2h_regs") for d in yaml.safe_load(out.read_text())["devices"]] == [key]
 
+
+def test_a_speed_down_of_a_link_found_down_follows_the_kernel_era(tmp_path):
+    """sata_down_spd_limit with no current speed (a pulled drive's last chance: the link is
+    down) forced 1.5 Gbps to 4.14 and does nothing from 4.15 (commit 2dc0b46b5ea3, found on a
+    Lewisburg/C620 hotplug) to 6.1. dmesg-corpus 23 (RHEL 5/6) prints "limiting SATA link
+    speed to 1.5 Gbps" after a reset found SStatus 0 -- libata-4.x's rule, no key; 42 (C620,
+    RHEL, 2021) disables its drive after three link-down resets with no such line: the
+    importer asks for host.spd_down_unknown: keep. Before: both printed "limiting SATA link
+    speed to 3.0 Gbps" (6.2's rule) and the next reset SControl 320."""
+    out23, out42 = tmp_path / "c23.yaml", tmp_path / "c42.yaml"
+    import_report(next(CORPUS.glob("23-*.log")), out23)
+    _, _, notes = import_report(next(CORPUS.glob("42-*.log")), out42)
+    assert "spd_down_unknown" not in yaml.safe_load(out23.read_text())["host"]
+    assert yaml.safe_load(out42.read_text())["host"]["spd_down_unknown"] == "keep"
+    assert any("no speed-down at the last chance" in n for n in notes), notes
+    r = run([out23, out42], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log23 = (tmp_path / "out" / "c23" / "satasim.log").read_text()
+    assert "ata2: limiting SATA link speed to 1.5 Gbps" in log23, log23
+    assert "SControl 310" in log23, log23
+    log42 = (tmp_path / "out" / "c42" / "satasim.log").read_text()
+    pull = log42[log42.index("exception Emask 0x50", log42.index("exception Emask 0x50") + 1):
+                 log42.index("ata7.00: disabled")]
+    assert "limiting SATA link speed" not in pull and "SControl 320" not in pull, log42

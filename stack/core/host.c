@@ -156,6 +156,7 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
         h->ports[i].target_lpm_policy = cfg->lpm_policy;
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
+    h->spd_down_unknown = cfg->spd_down_unknown;
     return h;
 }
 

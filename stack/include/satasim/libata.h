@@ -427,6 +427,7 @@ struct ata_host {
     bool atapi_dmadir;        /* libata.atapi_dmadir (ata_host_config.atapi_dmadir) */
     unsigned dma_off;         /* libata.dma's classes turned off (ata_host_config.dma_off) */
     bool ignore_hpa;          /* libata.ignore_hpa (ata_host_config.ignore_hpa) */
+    enum ata_spd_down_unknown spd_down_unknown; /* ata_host_config's; PROFILE: the EH profile's */
     bool has_pci;             /* created by ata_pci_probe: pci holds the function */
     struct ata_pci_dev pci;
     void *private_data;
