@@ -648,6 +648,9 @@ class _Plan:
         times = sorted({t for _, t, _, _ in rep.lines})
         self.timed = len(times) > 1
         self.anchors: list[float] = []
+        # the profile waits out libata's reset cool-down between the resets of one EH run
+        # (the 2.6.2x ones sleep "retrying in 5 secs" instead)
+        self.cool_down = _policy(rep)[0] not in ("libata-2006", "libata-2.6.20")
 
     # ---- time: the report's seconds -> seconds after the workload starts, which is the end
     # of the report's boot probe when it has one, else a second before its first event; a
@@ -1220,9 +1223,36 @@ class _Plan:
         elif down:
             self.faults.append(_Fault({"kind": "unplug", "_w": w, "at": _ms(at), **with_noise}))
             self.pulled.add(e.port)
+            self.early_resets(e, after, w)
         else:
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms", **with_noise}))
         self.clock = max(self.clock, at + 120)
+
+    # libata's ATA_EH_RESET_COOL_DOWN, and how much sooner than it a reset must come to show
+    # that something cut it short (printk times are a few ms apart from the reset's jiffies)
+    COOL_DOWN_S = 5.0
+    COOL_DOWN_SLACK_S = 0.25
+
+    def early_resets(self, e, after, w):
+        """A reset of the same EH run (no exception before it) that starts sooner after the
+        previous reset ended than the reset cool-down: the PHY event that woke EH's sleep
+        (eh/reset.c, eh_reset_cool_down: any EH scheduling ends libata's cool-down; its
+        eh_info is taken by the reset, so the log shows no exception for it). On a port whose
+        drive was pulled the event is a COMINIT burst (the connector's contacts as the drive
+        leaves; dmesg corpus 42: its two pulls re-reset 1.35/1.94 s and 0.74/1.72 s after the
+        previous reset ended, each after a PHY event): a cominit fault at that reset."""
+        if not (self.timed and self.cool_down):
+            return
+        ended = None
+        for _no, t, m in after:
+            if m == "EH complete":
+                break
+            if m.startswith(("SATA link down", "SATA link up")):
+                ended = t
+            elif m.endswith("resetting link") and ended is not None:
+                if t - ended < self.COOL_DOWN_S - self.COOL_DOWN_SLACK_S:
+                    self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(self.sim(t))}))
+                ended = None
 
     def ends(self, rep):
         """Devices the report disables or detaches (and does not configure again)."""

@@ -41,7 +41,8 @@ static int ata_port_alloc_bufs(struct ata_port *ap)
     ap->int_done = h->pops->completion_create(h->plat);
     ap->eh_wait = h->pops->completion_create(h->plat);
     ap->drain_done = h->pops->completion_create(h->plat);
-    if (!ap->int_done || !ap->eh_wait || !ap->drain_done)
+    ap->eh_kick = h->pops->completion_create(h->plat);
+    if (!ap->int_done || !ap->eh_wait || !ap->drain_done || !ap->eh_kick)
         return -ENOMEM;
     rc = h->pops->dma_alloc(h->plat, ATA_SECT_SIZE, 4, &ap->id_buf);
     if (!rc)
@@ -195,6 +196,8 @@ void ata_host_free(struct ata_host *h)
             h->pops->completion_destroy(h->plat, ap->eh_wait);
         if (ap->drain_done)
             h->pops->completion_destroy(h->plat, ap->drain_done);
+        if (ap->eh_kick)
+            h->pops->completion_destroy(h->plat, ap->eh_kick);
     }
     free(h->ports);
     if (h->eh_done)

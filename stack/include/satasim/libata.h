@@ -391,6 +391,8 @@ struct ata_port {
     bool boot_probe_started;      /* ... and has been started (a serial probe starts one at a time) */
     struct plat_completion *drain_done; /* EH's fast drain: the last command in flight ended */
     bool drain_waiting;           /* EH waits on drain_done */
+    struct plat_completion *eh_kick; /* ata_port_schedule_eh wakes the port's EH thread here
+                                        (the reset cool-down's sleep, eh/reset.c) */
     void *private_data;
 };
 
