@@ -638,6 +638,7 @@ class _Plan:
         self.pulled: set[int] = set()      # ports whose drive an unplug fault pulled
         self.empty: set[int] = set()       # ports with no drive that a cominit fault acts on
         self.plugged: set[int] = set()     # empty ports a drive is plugged into (plug fault)
+        self.trials_before: dict[int, int] = {}   # port -> the exception whose probe trials came before the excerpt
         self.last_link: dict[int, object] = {}   # the port's last link exception
         self.link_at: dict[int, float] = {}      # and when its fault fires
         self.attach_fails: set[tuple[int, int]] = set()   # the attach read is the first failure
@@ -1192,7 +1193,10 @@ class _Plan:
             elif e.serr & _X and not up:
                 # COMINIT bursts on a connector with no drive the log knows (a drive that never
                 # finishes OOB, a backplane glitch): a cominit fault on an empty port
+                first = e.port not in self.empty
                 self.empty.add(e.port)
+                if first:
+                    self.earlier_trials(e, w, at)
                 self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(at), **cominit_noise}))
                 self.clock = max(self.clock, at + 120)
             else:
@@ -1227,6 +1231,30 @@ class _Plan:
         else:
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms", **with_noise}))
         self.clock = max(self.clock, at + 120)
+
+    def earlier_trials(self, e, w, at):
+        """The port's first COMINIT exception limits the link to 1.5 Gbps before its reset:
+        libata's probe trials (ata_eh_schedule_probe: more than ATA_EH_PROBE_TRIALS probes of
+        the empty slot within a minute), so two more probes came before the excerpt -- the
+        same loop, cut by the excerpt (dmesg corpus 04 starts at an "EH complete"): two
+        cominit faults in the minute before it (the boot's probe is a minute earlier, START_LINK)."""
+        if self.trials_before.get(e.port) is not None:
+            return
+        limited = False
+        for no, _t, addr, m in self.rep.lines:     # up to its reset (a copy of the exception line may follow)
+            if no <= e.line or addr != f"ata{e.port + 1}":
+                continue
+            if m.endswith("resetting link") or m == "EH complete":
+                break
+            limited |= m == "limiting SATA link speed to 1.5 Gbps"
+        if not limited:
+            return
+        self.trials_before[e.port] = e.line
+        for back in (10.0, 5.0):
+            self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(max(at - back, 1.0))}))
+        self.notes.append(f"{e.line}: ata{e.port + 1} limited to 1.5 Gbps at its first exception: the third probe "
+                          "of the empty port within a minute (libata's probe trials); the two before the "
+                          "excerpt are cominit faults")
 
     # libata's ATA_EH_RESET_COOL_DOWN, and how much sooner than it a reset must come to show
     # that something cut it short (printk times are a few ms apart from the reset's jiffies)

@@ -1142,3 +1142,23 @@ def test_a_speed_down_of_a_link_found_down_follows_the_kernel_era(tmp_path):
     pull = log42[log42.index("exception Emask 0x50", log42.index("exception Emask 0x50") + 1):
                  log42.index("ata7.00: disabled")]
     assert "limiting SATA link speed" not in pull and "SControl 320" not in pull, log42
+
+
+def test_an_empty_ports_first_exception_limited_at_once_had_two_probes_before(tmp_path):
+    """dmesg-corpus 04 (a DevExch loop on a port with no drive the log knows, the excerpt
+    starting at an "EH complete"): its first exception prints "limiting SATA link speed to
+    1.5 Gbps" before the reset -- libata's probe trials (ata_eh_schedule_probe: more than two
+    probes of the empty slot within a minute force 1.5 Gbps), so two probes of the same loop
+    came before the excerpt. The importer puts two cominit faults in the minute before it;
+    the run limits the link at the log's exception, the reset after it reads SControl 310,
+    and the "EH complete" the excerpt starts with is the second one's. Before: 8 of 12, the
+    first exception was the first trial and nothing was limited."""
+    out = tmp_path / "c04.yaml"
+    _, _, notes = import_report(next(CORPUS.glob("04-*.log")), out)
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert [f["at"] for f in faults if f["kind"] == "cominit"] == ["51000ms", "56000ms", "61000ms", "66000ms"], faults
+    assert any("the third probe of the empty port within a minute" in n for n in notes), notes
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c04")
+    assert (matched, total) == (10, 12), "\n".join(text)
