@@ -272,6 +272,10 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         host.append(f"force: {yaml_str(force)}")
     if lpm_line:
         host.append("lpm_policy: med_power_with_dipm")
+    spd_rule, spd_no, spd_why = _spd_down_unknown(rep)
+    if spd_rule and spd_rule != _SPD_DOWN_UNKNOWN_OF.get(policy, "step"):
+        host.append(f"spd_down_unknown: {spd_rule}")
+        notes.append(f"{spd_no}: {spd_why}: host.spd_down_unknown: {spd_rule}")
     if host:
         out.append(f"host: {{{', '.join(host)}}}")
     pmps = sorted({p for p, _ in disks if p in rep.pmps})
@@ -452,6 +456,45 @@ def earlier_probes(rep: Report) -> list[tuple[int, int]]:
     return [(no, port) for port, no in sorted(out.items())]
 
 
+# the EH profiles' rule for a speed-down on a link of unknown speed (stack/eh/policy; satasim/ata.h)
+_SPD_DOWN_UNKNOWN_OF = {"libata-2006": "lowest", "libata-2.6.20": "lowest", "libata-4.x": "lowest",
+                        "libata-4.9": "keep", "": "step"}
+
+
+def _spd_down_unknown(rep: Report) -> tuple[str, int, str]:
+    """What the report's kernel did when it lowered the speed of a link it found down
+    (sata_down_spd_limit with no current speed: satasim/ata.h, enum ata_spd_down_unknown):
+    "limiting SATA link speed to 1.5 Gbps" right after a reset found the link down with no
+    speed limit in SControl (SPD 0h or 3h; a step from there would say 3.0 Gbps) is the rule
+    to 4.14 (lowest); a device disabled after three resets that each found the link down,
+    with no such line after the second (its last chance, ata_eh_handle_dev_fail) and SControl
+    not yet at 1.5 Gbps, is the rule of 4.15-6.1 (keep: dmesg corpus 42, a RHEL kernel of 2021
+    with commit 2dc0b46b5ea3, found on the same C620 chipset). ("", 0, "") if the report
+    shows neither."""
+    runs: dict[str, list] = {}                  # port address -> the current EH run's events
+    for no, _t, addr, msg in rep.lines:
+        port = addr.split(".")[0]
+        run = runs.setdefault(port, [])
+        if msg.startswith("exception Emask") or msg == "EH complete":
+            runs[port] = []
+            continue
+        if m := re.match(r"^SATA link down \(SStatus [0-9A-Fa-f]+ SControl ([0-9A-Fa-f]+)\)", msg):
+            run.append(("down", no, (int(m.group(1), 16) >> 4) & 0xf))
+        elif msg.endswith("resetting link"):
+            run.append(("reset", no, 0))
+        elif msg == "limiting SATA link speed to 1.5 Gbps" and run and run[-1][0] == "down" \
+                and run[-1][2] in (0, 3):
+            return "lowest", no, "a link found down limited to 1.5 Gbps (Linux to 4.14)"
+        elif msg.startswith("limiting SATA link speed"):
+            run.append(("limit", no, 0))
+        elif msg in ("disabled", "disable device"):
+            downs = [x for x in run if x[0] == "down"]
+            if len(downs) >= 3 and [x[0] for x in run[-6:]] == ["reset", "down"] * 3 and downs[-2][2] != 1:
+                return "keep", downs[-2][1], ("no speed-down at the last chance of a device whose link is "
+                                              "down (Linux 4.15-6.1)")
+    return "", 0, ""
+
+
 def _policy(rep: Report) -> tuple[str, str]:
     """The EH profile whose wording the report's kernel has: libata-modern (the default) is
     6.1's; a report that says "disabled", or reports an EH run in which no command failed
@@ -610,6 +653,7 @@ class _Plan:
         self.pulled: set[int] = set()      # ports whose drive an unplug fault pulled
         self.empty: set[int] = set()       # ports with no drive that a cominit fault acts on
         self.plugged: set[int] = set()     # empty ports a drive is plugged into (plug fault)
+        self.trials_before: dict[int, int] = {}   # port -> the exception whose probe trials came before the excerpt
         self.last_link: dict[int, object] = {}   # the port's last link exception
         self.link_at: dict[int, float] = {}      # and when its fault fires
         self.attach_fails: set[tuple[int, int]] = set()   # the attach read is the first failure
@@ -620,6 +664,9 @@ class _Plan:
         times = sorted({t for _, t, _, _ in rep.lines})
         self.timed = len(times) > 1
         self.anchors: list[float] = []
+        # the profile waits out libata's reset cool-down between the resets of one EH run
+        # (the 2.6.2x ones sleep "retrying in 5 secs" instead)
+        self.cool_down = _policy(rep)[0] not in ("libata-2006", "libata-2.6.20")
 
     # ---- time: the report's seconds -> seconds after the workload starts, which is the end
     # of the report's boot probe when it has one, else a second before its first event; a
@@ -1175,7 +1222,10 @@ class _Plan:
             elif e.serr & _X and not up:
                 # COMINIT bursts on a connector with no drive the log knows (a drive that never
                 # finishes OOB, a backplane glitch): a cominit fault on an empty port
+                first = e.port not in self.empty
                 self.empty.add(e.port)
+                if first:
+                    self.earlier_trials(e, w, at)
                 self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(at), **cominit_noise}))
                 self.clock = max(self.clock, at + 120)
             else:
@@ -1206,9 +1256,60 @@ class _Plan:
         elif down:
             self.faults.append(_Fault({"kind": "unplug", "_w": w, "at": _ms(at), **with_noise}))
             self.pulled.add(e.port)
+            self.early_resets(e, after, w)
         else:
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms", **with_noise}))
         self.clock = max(self.clock, at + 120)
+
+    def earlier_trials(self, e, w, at):
+        """The port's first COMINIT exception limits the link to 1.5 Gbps before its reset:
+        libata's probe trials (ata_eh_schedule_probe: more than ATA_EH_PROBE_TRIALS probes of
+        the empty slot within a minute), so two more probes came before the excerpt -- the
+        same loop, cut by the excerpt (dmesg corpus 04 starts at an "EH complete"): two
+        cominit faults in the minute before it (the boot's probe is a minute earlier, START_LINK)."""
+        if self.trials_before.get(e.port) is not None:
+            return
+        limited = False
+        for no, _t, addr, m in self.rep.lines:     # up to its reset (a copy of the exception line may follow)
+            if no <= e.line or addr != f"ata{e.port + 1}":
+                continue
+            if m.endswith("resetting link") or m == "EH complete":
+                break
+            limited |= m == "limiting SATA link speed to 1.5 Gbps"
+        if not limited:
+            return
+        self.trials_before[e.port] = e.line
+        for back in (10.0, 5.0):
+            self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(max(at - back, 1.0))}))
+        self.notes.append(f"{e.line}: ata{e.port + 1} limited to 1.5 Gbps at its first exception: the third probe "
+                          "of the empty port within a minute (libata's probe trials); the two before the "
+                          "excerpt are cominit faults")
+
+    # libata's ATA_EH_RESET_COOL_DOWN, and how much sooner than it a reset must come to show
+    # that something cut it short (printk times are a few ms apart from the reset's jiffies)
+    COOL_DOWN_S = 5.0
+    COOL_DOWN_SLACK_S = 0.25
+
+    def early_resets(self, e, after, w):
+        """A reset of the same EH run (no exception before it) that starts sooner after the
+        previous reset ended than the reset cool-down: the PHY event that woke EH's sleep
+        (eh/reset.c, eh_reset_cool_down: any EH scheduling ends libata's cool-down; its
+        eh_info is taken by the reset, so the log shows no exception for it). On a port whose
+        drive was pulled the event is a COMINIT burst (the connector's contacts as the drive
+        leaves; dmesg corpus 42: its two pulls re-reset 1.35/1.94 s and 0.74/1.72 s after the
+        previous reset ended, each after a PHY event): a cominit fault at that reset."""
+        if not (self.timed and self.cool_down):
+            return
+        ended = None
+        for _no, t, m in after:
+            if m == "EH complete":
+                break
+            if m.startswith(("SATA link down", "SATA link up")):
+                ended = t
+            elif m.endswith("resetting link") and ended is not None:
+                if t - ended < self.COOL_DOWN_S - self.COOL_DOWN_SLACK_S:
+                    self.faults.append(_Fault({"kind": "cominit", "_w": w, "at": _ms(self.sim(t))}))
+                ended = None
 
     def ends(self, rep):
         """Devices the report disables or detaches (and does not configure again)."""

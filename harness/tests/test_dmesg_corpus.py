@@ -37,7 +37,8 @@ in a log that has them is a timeout (48 11 -> 21, it passes now); wip16-atapi al
 (74.4 %: faults on ATAPI drives, 29 0 -> 1, 40 0 -> 1, 55 0 -> 4); all of wip16 merged: 771 of
 935 (82.5 %); with the second rounds 791 (84.6 %: a user scan's wording and probe trials,
 SMART ENABLE's leftovers, the drive's Register FIS contents `d2h_regs`, an ATAPI drive hung on EH's
-REQUEST SENSE, libata's 16 KiB ATAPI drain).
+REQUEST SENSE, libata's 16 KiB ATAPI drain); wip17-hp alone 803 (85.9 %: the reset
+cool-down cut short by a PHY event, the era's speed-down of a link found down; below).
 wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
@@ -86,20 +87,35 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     libata-4.x -- 7 -> 11; the PMP the scan of ata6 found is attached at boot instead, so
     "ata6: hard resetting link" stays missing), 38 [0: its res leftovers 40/00:00:01:4f:c2
     are SMART ENABLE OPERATIONS, LBA low 01h as smartmontools writes it -- 7 -> 9; 46 16/16].
-  - hotplug timing: 42 [18]: the 2.6.2x pause is gone (wip14: 4.x/6.x retry a failed
-    recovery at once, quietly), but each retry's reset still waits out libata's 5 s cool-down
-    (ATA_EH_RESET_COOL_DOWN after the previous reset), where the log's pull retries 1.35 and
-    1.94 s after the previous reset ended (30, 2.6.38: 2.1 s): the pull's EH run lasts 11 s
-    instead of 6 s and absorbs the next COMINIT events (cause not found: 4.x's ata_eh_reset
-    waits "until last_reset + ATA_EH_RESET_COOL_DOWN" whenever ehc->i.flags has DID_RESET, and
-    nothing in ata_eh_recover's retry clears it; the log's RHEL kernel and 2.6.38 both show
-    the shorter gaps, and the third reset of a pull prints no "limiting SATA link speed",
-    which sata_down_spd_limit would: something before ata_eh_handle_dev_fail differs there
-    too); plugs latch RecovComm/CommWake
-    since wip14 (the AHCI port completes the plug's OOB itself), but EH's reset starts at the
-    interrupt's instant and cuts that handshake short before SError is read again.
-    06 [5], 15 [5] (a drive that resets itself with commands queued: DevExch with CommWake, no
-    PhyRdy change), 23 [3], 30 [1], 04 [4] (DET=1 after a pull; the excerpt starts in the loop).
+  - hotplug timing (wip17-hp: 42 42 -> 51, 23 10 -> 11, 04 8 -> 10): libata's reset
+    cool-down (ata_eh_reset: "make sure each reset attempt is at least COOL_DOWN apart", 5 s
+    after the last reset ended) holds only within one EH run and is one
+    schedule_timeout_uninterruptible() whose remainder is not slept again: scsi_schedule_eh's
+    wake_up_process(), which any EH scheduling does (a PHY interrupt on the port, thawed after
+    the reset), ends it and the reset starts then; the reset takes the event's eh_info, so no
+    exception is logged and the device's tries go on (3 per run: "disabled" after the third
+    reset). 42's pulls re-reset 1.35/1.94 s and 0.74/1.72 s after the previous reset ended:
+    each is a PHY event of the pull, not a new EH run (a new run would report, and reset the
+    tries). The stack's cool-down now wakes on ata_port_schedule_eh (eh/reset.c; goldens of
+    the hotswap scenarios moved: the plug's reset no longer waits the cool-down out), and the
+    importer puts a cominit fault at each such early reset of a pulled drive's run, so the run
+    ends when the log's did and the COMINIT bursts after it are runs of their own. The third
+    reset of a pull prints no "limiting SATA link speed": sata_down_spd_limit on a link that is
+    down (no current speed) returns from 4.15 to 6.1 (commit 2dc0b46b5ea3, found on this very
+    C620 chipset, in the RHEL kernel of the log), forced 1.5 Gbps before (23, RHEL 5/6) and
+    steps below the limit from 6.2 (the Jan 2023 fix): host.spd_down_unknown, the profile's
+    default (libata-4.x lowest, libata-4.9 keep, libata-modern step), set by the importer from
+    what the log shows. 04's excerpt starts inside a COMINIT loop whose first exception is
+    limited at once: the third probe trial within a minute, two cominit faults before it.
+    What still differs: SStatus 1 vs 0 (42's and 30's phy_flap reads DET 1 while the PHY is
+    down, the real drives read 0; 23's pull and 04's loop read 1 where the model's empty port
+    reads 0); the SError of a connector's COMINIT bursts, which real ports latch with CommWake
+    (and RecovComm PHYRdyChg when the PHY came up for a moment) where the cominit fault gives
+    DevExch alone (42 [6]); 42's probe trial at 231.14 limits the link because it was up for a
+    moment (spd from SStatus) and 233.56's does not (down: keep) -- the model's empty port is
+    never up, so neither limits (42 [2]). 06 [3] (the boot probe's two "COMRESET failed
+    (errno=-16)" and a plug's irq_stat 0x00400040 with PhyRdy change), 15 [5] (a drive that
+    resets itself with commands queued: DevExch with CommWake, no PhyRdy change), 30 [1].
   - res lines (wip16-res: 690 -> 707 of 935): libata resets only Status and Error of a
     reused command slot's result taskfile and reads no result for a good command (unless
     it is a pass-through) nor for a timed-out one (ata_qc_reinit, ata_qc_complete,

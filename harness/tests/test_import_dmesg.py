@@ -6,6 +6,7 @@ decision lines satasim reproduces: a change in either direction is a change of s
 behaviour or of the importer, to be looked at (and the number updated when it improves).
 Malformed reports: file:line, exit 2, nothing written."""
 
+import json
 import os
 import re
 import stat
@@ -1082,3 +1083,115 @@ def test_d2h_regs_is_read_from_the_res_lines(tmp_path, log, key):
     assert do_import(next(CORPUS.glob(f"{log}-*.log")), out) == 0
     assert [d.get("d2h_regs") for d in yaml.safe_load(out.read_text())["devices"]] == [key]
 
+
+
+def _reset_times(trace: Path, port: int) -> list[float]:
+    """The start of every EH reset of port, in seconds of simulated time."""
+    out = []
+    for line in trace.read_text().splitlines():
+        ev = json.loads(line)
+        if ev.get("ev") == "eh.reset" and ev.get("port") == port:
+            out.append(ev["t_ns"] / 1e9)
+    return out
+
+
+def test_a_hotplug_interrupt_cuts_the_reset_cool_down_short(tmp_path):
+    """libata's ata_eh_reset sleeps out ATA_EH_RESET_COOL_DOWN (5 s after the previous reset
+    ended) with one schedule_timeout_uninterruptible() and does not sleep again for what is
+    left; scsi_schedule_eh, which every EH scheduling calls, wakes the EH thread with
+    wake_up_process(), so a PHY interrupt on the thawed port ends the cool-down and the reset
+    starts then (4.x-6.x; 2.6.38 alike). dmesg-corpus 42 (a RHEL kernel, a pulled drive):
+    the second and third reset come 1.35 and 1.94 s after the previous one ended, not 5 s.
+    Here a drive is pulled and COMINIT bursts come 1.5 and 3.5 s later: each starts a reset
+    at once, the third reset's revalidation failure disables the drive, all before the cool-
+    down would have allowed the second reset. Before: resets 5 s apart, the second burst
+    absorbed into the cool-down, the drive disabled 11 s after the pull."""
+    scen = tmp_path / "cool.yaml"
+    scen.write_text("""name: cool
+seed: 1
+controller: {type: ahci, ports: 1}
+host: {eh_policy: libata-4.x}
+devices:
+  - {port: 0, capacity: 1000000}
+workload: []
+faults:
+  - {kind: unplug, port: 0, at: 1000ms}
+  - {kind: cominit, port: 0, at: 2500ms}
+  - {kind: cominit, port: 0, at: 4500ms}
+expect: {all_devices_found: false, io_errors_max: 0, absent_after: [0]}
+""")
+    r = run([scen], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    resets = _reset_times(tmp_path / "out" / "cool" / "trace.jsonl", 0)
+    log = (tmp_path / "out" / "cool" / "satasim.log").read_text()
+    pulled = [t for t in resets if t > 1.0]
+    assert len(pulled) == 3, (resets, log)
+    assert 2.5 <= pulled[1] < 3.0 and 4.5 <= pulled[2] < 5.0, (resets, log)
+    assert log.count("exception Emask") == 1, log          # the bursts make no EH run of their own
+    assert "ata1.00: disabled" in log and log.count("EH complete") == 1, log
+
+
+def test_a_pulled_drives_early_resets_are_phy_events(tmp_path):
+    """dmesg-corpus 42: each pull's EH run resets three times and disables the drive, the
+    later resets 0.74-1.94 s after the previous one ended, sooner than libata's 5 s cool-down:
+    a PHY event woke EH (test_a_hotplug_interrupt_cuts_the_reset_cool_down_short). The
+    importer puts a cominit fault at each such reset (the pulled drive's connector), so the
+    run ends when the log's did and the COMINIT bursts after it are EH runs of their own.
+    Before: the first pull's run lasted 11 s and took in two of the four exceptions that
+    follow it (42 of 60 lines)."""
+    out = tmp_path / "c42.yaml"
+    import_report(next(CORPUS.glob("42-*.log")), out)
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert {"kind": "cominit", "port": 6, "at": "89333ms"} in faults, faults
+    assert {"kind": "cominit", "port": 6, "at": "92596ms"} in faults, faults
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c42" / "satasim.log").read_text()
+    assert log.count("exception Emask") == 7, log          # as many EH runs as the log
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c42")
+    assert (matched, total) == (51, 60), "\n".join(text)
+
+
+def test_a_speed_down_of_a_link_found_down_follows_the_kernel_era(tmp_path):
+    """sata_down_spd_limit with no current speed (a pulled drive's last chance: the link is
+    down) forced 1.5 Gbps to 4.14 and does nothing from 4.15 (commit 2dc0b46b5ea3, found on a
+    Lewisburg/C620 hotplug) to 6.1. dmesg-corpus 23 (RHEL 5/6) prints "limiting SATA link
+    speed to 1.5 Gbps" after a reset found SStatus 0 -- libata-4.x's rule, no key; 42 (C620,
+    RHEL, 2021) disables its drive after three link-down resets with no such line: the
+    importer asks for host.spd_down_unknown: keep. Before: both printed "limiting SATA link
+    speed to 3.0 Gbps" (6.2's rule) and the next reset SControl 320."""
+    out23, out42 = tmp_path / "c23.yaml", tmp_path / "c42.yaml"
+    import_report(next(CORPUS.glob("23-*.log")), out23)
+    _, _, notes = import_report(next(CORPUS.glob("42-*.log")), out42)
+    assert "spd_down_unknown" not in yaml.safe_load(out23.read_text())["host"]
+    assert yaml.safe_load(out42.read_text())["host"]["spd_down_unknown"] == "keep"
+    assert any("no speed-down at the last chance" in n for n in notes), notes
+    r = run([out23, out42], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log23 = (tmp_path / "out" / "c23" / "satasim.log").read_text()
+    assert "ata2: limiting SATA link speed to 1.5 Gbps" in log23, log23
+    assert "SControl 310" in log23, log23
+    log42 = (tmp_path / "out" / "c42" / "satasim.log").read_text()
+    pull = log42[log42.index("exception Emask 0x50", log42.index("exception Emask 0x50") + 1):
+                 log42.index("ata7.00: disabled")]
+    assert "limiting SATA link speed" not in pull and "SControl 320" not in pull, log42
+
+
+def test_an_empty_ports_first_exception_limited_at_once_had_two_probes_before(tmp_path):
+    """dmesg-corpus 04 (a DevExch loop on a port with no drive the log knows, the excerpt
+    starting at an "EH complete"): its first exception prints "limiting SATA link speed to
+    1.5 Gbps" before the reset -- libata's probe trials (ata_eh_schedule_probe: more than two
+    probes of the empty slot within a minute force 1.5 Gbps), so two probes of the same loop
+    came before the excerpt. The importer puts two cominit faults in the minute before it;
+    the run limits the link at the log's exception, the reset after it reads SControl 310,
+    and the "EH complete" the excerpt starts with is the second one's. Before: 8 of 12, the
+    first exception was the first trial and nothing was limited."""
+    out = tmp_path / "c04.yaml"
+    _, _, notes = import_report(next(CORPUS.glob("04-*.log")), out)
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert [f["at"] for f in faults if f["kind"] == "cominit"] == ["51000ms", "56000ms", "61000ms", "66000ms"], faults
+    assert any("the third probe of the empty port within a minute" in n for n in notes), notes
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c04")
+    assert (matched, total) == (10, 12), "\n".join(text)

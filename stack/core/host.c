@@ -41,7 +41,8 @@ static int ata_port_alloc_bufs(struct ata_port *ap)
     ap->int_done = h->pops->completion_create(h->plat);
     ap->eh_wait = h->pops->completion_create(h->plat);
     ap->drain_done = h->pops->completion_create(h->plat);
-    if (!ap->int_done || !ap->eh_wait || !ap->drain_done)
+    ap->eh_kick = h->pops->completion_create(h->plat);
+    if (!ap->int_done || !ap->eh_wait || !ap->drain_done || !ap->eh_kick)
         return -ENOMEM;
     rc = h->pops->dma_alloc(h->plat, ATA_SECT_SIZE, 4, &ap->id_buf);
     if (!rc)
@@ -156,6 +157,7 @@ struct ata_host *ata_host_alloc_priv(struct sata_platform *p, const struct sata_
         h->ports[i].target_lpm_policy = cfg->lpm_policy;
     if (ata_host_set_eh_policy(h, cfg->eh_policy))
         return ata_host_create_failed(h, fail_event, "EH policy not available");
+    h->spd_down_unknown = cfg->spd_down_unknown;
     return h;
 }
 
@@ -194,6 +196,8 @@ void ata_host_free(struct ata_host *h)
             h->pops->completion_destroy(h->plat, ap->eh_wait);
         if (ap->drain_done)
             h->pops->completion_destroy(h->plat, ap->drain_done);
+        if (ap->eh_kick)
+            h->pops->completion_destroy(h->plat, ap->eh_kick);
     }
     free(h->ports);
     if (h->eh_done)

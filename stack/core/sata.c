@@ -1,6 +1,8 @@
 /* SATA link helpers shared by every controller driver: SCR access, debounce, link resume,
  * COMRESET through SControl, waiting for the device to become ready, and the standard
  * pre/post-reset methods (docs/libata-eh.md 3.5, 5.3, 7.5). Process context only. */
+#include <string.h>
+
 #include "internal.h"
 
 /* {interval, stable duration, timeout} in ms */
@@ -357,6 +359,16 @@ int sata_set_spd(struct ata_link *link)
     return rc ? rc : 1;
 }
 
+enum ata_spd_down_unknown ata_spd_down_unknown_from_name(const char *name)
+{
+    static const char *const names[] = { "", "lowest", "keep", "step" };
+
+    for (unsigned r = ATA_SPD_DOWN_UNKNOWN_LOWEST; name && r < ATA_ARRAY_SIZE(names); r++)
+        if (!strcmp(name, names[r]))
+            return (enum ata_spd_down_unknown)r;
+    return ATA_SPD_DOWN_UNKNOWN_PROFILE;
+}
+
 int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit)
 {
     uint32_t sstatus;
@@ -367,6 +379,19 @@ int sata_down_spd_limit(struct ata_link *link, unsigned spd_limit)
         return -EOPNOTSUPP;
     if (!sata_scr_read(link, SCR_STATUS, &sstatus) && (sstatus & 0xf) == 3)
         cur = (sstatus >> 4) & 0xf;
+    /* no current speed: the era's rule (satasim/ata.h, enum ata_spd_down_unknown); a link at
+     * 1.5 Gbps has nothing lower whatever the rule (sata_down_spd_mask) */
+    if (!cur) {
+        enum ata_spd_down_unknown rule = link->ap->host->spd_down_unknown;
+
+        if (rule == ATA_SPD_DOWN_UNKNOWN_PROFILE)
+            rule = link->ap->host->eh_policy->spd_down_unknown;
+        if (rule == ATA_SPD_DOWN_UNKNOWN_KEEP)
+            return -EINVAL;
+        if (rule == ATA_SPD_DOWN_UNKNOWN_LOWEST && (link->sata_spd_limit ? link->sata_spd_limit : 0x7u) > 1)
+            cur = 2; /* "Force 1.5Gbps": the mask of a link at 3.0 Gbps, mask &= 1 */
+        /* STEP: one step below the limit's fastest */
+    }
     rc = sata_down_spd_mask(link->sata_spd_limit ? link->sata_spd_limit : 0x7u, cur, spd_limit, &mask);
     if (rc)
         return rc;

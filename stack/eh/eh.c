@@ -22,9 +22,15 @@ void ata_port_wake_eh(struct ata_port *ap)
         pops->schedule_eh(ap->host->plat);
 }
 
+/* libata's ata_std_sched_eh: EH pending, and scsi_schedule_eh, whose scsi_eh_wakeup does
+ * wake_up_process() on the port's EH thread -- a thread in the middle of a run, too: it cuts
+ * short the one sleep of ata_eh_reset that does not loop on what is left, the reset cool-down
+ * (eh/reset.c). */
 void ata_port_schedule_eh(struct ata_port *ap)
 {
     ap->pflags |= ATA_PFLAG_EH_PENDING;
+    if (ap->eh_kick)
+        ap->host->pops->complete(ap->host->plat, ap->eh_kick);
     ata_port_wake_eh(ap);
 }
 

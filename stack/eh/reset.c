@@ -79,6 +79,34 @@ bool ata_eh_host_reset_pending(const struct ata_link *link)
     return !ata_is_host_link(link) && (link->ap->link.eh_context.i.action & ATA_EH_RESET);
 }
 
+/* The cool-down before a second reset of one EH run (libata's ata_eh_reset: "make sure each
+ * reset attempt is at least COOL_DOWN apart", ATA_EH_RESET_COOL_DOWN after the last reset
+ * ended). libata sleeps there with one schedule_timeout_uninterruptible() and does not go
+ * back to sleep for what is left (its other EH sleeps, msleep and the failed reset's wait for
+ * its deadline, loop until the time is up): the wake_up_process() of scsi_schedule_eh, which
+ * any EH scheduling does -- a hotplug or PHY interrupt on the thawed port -- ends it, and the
+ * reset starts at that event. So a pulled drive's resets follow the PHY events of the pull
+ * rather than 5 s steps (dmesg corpus 42, a RHEL kernel: 1.35 and 1.94 s after the previous
+ * reset ended; 30, 2.6.38: the drive back 2.1 s after the first reset, reset at once). The
+ * event's eh_info is then taken by the reset (it clears the link's eh_info and EH_PENDING
+ * after the reset): no new EH run, no report, the device's tries go on counting. */
+static void eh_reset_cool_down(struct ata_link *link, uint64_t until)
+{
+    struct ata_port *ap = link->ap;
+    struct ata_host *h = ap->host;
+    uint64_t now = ata_now(h);
+
+    if (until <= now)
+        return;
+    h->pops->completion_reinit(h->plat, ap->eh_kick);
+    if (h->pops->wait_for_completion_timeout(h->plat, ap->eh_kick, until - now)) {
+        const struct sata_trace_field f[] = { TF_INT("slept_ms", (ata_now(h) - now) / 1000000u),
+                                              TF_INT("left_ms", (until - ata_now(h)) / 1000000u) };
+
+        ata_link_ev(link, ATA_EV("eh.cool_down_cut", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
+    }
+}
+
 static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
                     ata_reset_fn softreset, ata_reset_fn hardreset, ata_postreset_fn postreset)
 {
@@ -109,12 +137,8 @@ static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn preres
             ap->ops->set_piomode(ap, &link->device[d]);
     }
     /* a second reset in one EH run waits out the cool-down after the previous one */
-    if (pol->reset_cool_down_ms && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET))) {
-        uint64_t until = ehc->last_reset + ATA_MS(pol->reset_cool_down_ms), now = ata_now(h);
-
-        if (until > now)
-            h->pops->sleep_ns(h->plat, until - now);
-    }
+    if (pol->reset_cool_down_ms && (ehc->i.flags & (ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET)))
+        eh_reset_cool_down(link, ehc->last_reset + ATA_MS(pol->reset_cool_down_ms));
     {
         const struct ata_reset_choice_in in = {
             .have_softreset = softreset != NULL,

@@ -690,6 +690,52 @@ START_TEST(speed_down_xfer_steps_when_link_is_slowest)
 }
 END_TEST
 
+/* sata_down_spd_limit on a link that is down (SStatus 0, no speed recorded): the rule of the
+ * kernel's era (satasim/ata.h, enum ata_spd_down_unknown). A pulled drive's last chance:
+ * Linux to 4.14 forces 1.5 Gbps ("Force 1.5Gbps if current SPD is not available", dmesg corpus
+ * 23); 4.15-6.1 leave the link alone (commit 2dc0b46b5ea3: return -EINVAL, no line; corpus
+ * 42's RHEL kernel); 6.2 on step below the limit's fastest when no speed was ever recorded. */
+START_TEST(speed_down_link_down_by_era)
+{
+    static const struct {
+        const char *policy;
+        enum ata_spd_down_unknown override;
+        int rc;
+        unsigned limit;
+        const char *msg;
+    } cases[] = {
+        { "libata-4.x", ATA_SPD_DOWN_UNKNOWN_PROFILE, 0, 0x1, "limiting SATA link speed to 1.5 Gbps" },
+        { "libata-2006", ATA_SPD_DOWN_UNKNOWN_PROFILE, 0, 0x1, "limiting SATA link speed to 1.5 Gbps" },
+        { "libata-4.9", ATA_SPD_DOWN_UNKNOWN_PROFILE, -EINVAL, 0, NULL },
+        { NULL, ATA_SPD_DOWN_UNKNOWN_PROFILE, 0, 0x3, "limiting SATA link speed to 3.0 Gbps" },
+        { "libata-4.x", ATA_SPD_DOWN_UNKNOWN_KEEP, -EINVAL, 0, NULL },
+        { NULL, ATA_SPD_DOWN_UNKNOWN_LOWEST, 0, 0x1, "limiting SATA link speed to 1.5 Gbps" },
+        { "libata-4.9", ATA_SPD_DOWN_UNKNOWN_STEP, 0, 0x3, "limiting SATA link speed to 3.0 Gbps" },
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct sd_rig r;
+        struct ata_link *link;
+
+        sd_rig_init(&r, cases[i].policy);
+        link = &r.h->ports[0].link;
+        r.h->spd_down_unknown = cases[i].override;
+        scr.sstatus = 0; /* the drive is gone */
+        link->sata_spd = 0;   /* as the last reset recorded it */
+        ck_assert_int_eq(sata_down_spd_limit(link, 0), cases[i].rc);
+        ck_assert_uint_eq(link->sata_spd_limit, cases[i].limit);
+        if (cases[i].msg)
+            ck_assert_str_eq(fake_find(&r.p, "eh.spd_limit")->msg, cases[i].msg);
+        else
+            ck_assert_ptr_null(fake_find(&r.p, "eh.spd_limit"));
+        /* a link at 1.5 Gbps has nothing lower, whatever the rule (limit already at 1.5) */
+        link->sata_spd_limit = 0x1;
+        ck_assert_int_eq(sata_down_spd_limit(link, 0), -EINVAL);
+        ata_host_free(r.h);
+    }
+}
+END_TEST
+
 START_TEST(speed_down_2006)
 {
     struct sd_rig r;
@@ -1118,6 +1164,7 @@ Suite *eh_suite(void)
     tcase_add_test(tc, speed_down_modern_sequence);
     tcase_add_test(tc, speed_down_xfer_steps_when_link_is_slowest);
     tcase_add_test(tc, speed_down_2006);
+    tcase_add_test(tc, speed_down_link_down_by_era);
     tcase_add_test(tc, finish_retry_counts);
     tcase_add_test(tc, ncq_error_with_log);
     tcase_add_test(tc, ncq_error_log_aborted);

@@ -147,6 +147,8 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
         o << ", ignore_hpa: true";
     if (!sc.host.lpm_policy.empty())
         o << ", lpm_policy: " << sc.host.lpm_policy;
+    if (!sc.host.spd_down_unknown.empty())
+        o << ", spd_down_unknown: " << sc.host.spd_down_unknown;
     o << "}\n";
     o << "link: {mode: " << (sc.link_mode == LinkModeSpec::Fis ? "fis" : "dword") << "}\n";
     if (!sc.pmps.empty()) {

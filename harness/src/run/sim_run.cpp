@@ -259,6 +259,7 @@ bool SimController::create_hosts() {
         cfg.atapi_dmadir = sc_.host.atapi_dmadir;
         cfg.ignore_hpa = sc_.host.ignore_hpa;
         cfg.lpm_policy = ata_lpm_policy_from_name(sc_.host.lpm_policy.c_str());
+        cfg.spd_down_unknown = ata_spd_down_unknown_from_name(sc_.host.spd_down_unknown.c_str());
         cfg.piix_map = c.map == "ich6"   ? ATA_PIIX_MAP_ICH6
                        : c.map == "ich5" ? ATA_PIIX_MAP_ICH5
                                          : ATA_PIIX_MAP_NONE;

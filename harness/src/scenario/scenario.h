@@ -79,6 +79,10 @@ struct HostSpec {
     // (libata's ATA_LPM_UNKNOWN, nothing configured), max_performance, medium_power,
     // med_power_with_dipm, min_power_with_partial, min_power
     std::string lpm_policy;
+    // how the stack's sata_down_spd_limit treats a link whose current speed is unknown (the
+    // link is down): "" the EH profile's rule, lowest (Linux to 4.14: 1.5 Gbps), keep (4.15 to
+    // 6.1: nothing changes), step (6.2 on: one step below the limit)
+    std::string spd_down_unknown;
     bool stack = true;        // false: no driver stack, the scenario's directed `steps` run instead
     unsigned spd_limit = 0;   // 1..3: SControl.SPD the stack programs (libata.force=1.5Gbps), 0 none
     int spd_limit_line = 0;

@@ -233,7 +233,7 @@ void parse_controllers(const Parser &p, const Field &f, Scenario &sc) {
 void parse_host(const Parser &p, const Field &f, HostSpec &h) {
     MapView m(p, f.node, f.path, f.line, {"eh_policy", "no_ncq", "port_mask", "irq_loss_fix", "spd_limit", "stack",
                                                  "force", "pio_polling", "fua", "atapi_dmadir", "dma", "ignore_hpa",
-                                                 "no_msi", "lpm_policy"});
+                                                 "no_msi", "lpm_policy", "spd_down_unknown"});
     if (auto *t = m.find("eh_policy"))
         h.eh_policy = as_string(p, *t);
     if (auto *t = m.find("no_ncq"))
@@ -263,6 +263,8 @@ void parse_host(const Parser &p, const Field &f, HostSpec &h) {
                                              {"med_power_with_dipm", "med_power_with_dipm"},
                                              {"min_power_with_partial", "min_power_with_partial"},
                                              {"min_power", "min_power"}});
+    if (auto *t = m.find("spd_down_unknown"))
+        h.spd_down_unknown = as_enum<std::string>(p, *t, {{"lowest", "lowest"}, {"keep", "keep"}, {"step", "step"}});
     if (auto *t = m.find("spd_limit")) {
         h.spd_limit = unsigned(as_uint(p, *t, 1, 3));
         h.spd_limit_line = t->line;

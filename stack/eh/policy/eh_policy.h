@@ -119,6 +119,9 @@ struct ata_eh_policy {
     unsigned reset_retry_pause_ms;  /* 0: wait out the failed attempt's deadline */
     bool spd_down_before_last_try;  /* 4.x; else after every failed hardreset (2006) */
     unsigned reset_cool_down_ms;    /* min gap between resets within one EH run */
+    /* sata_down_spd_limit() on a link whose current speed is unknown (satasim/ata.h: LOWEST
+     * to 4.14, KEEP 4.15-6.1, STEP 6.2 on); host.spd_down_unknown overrides it */
+    enum ata_spd_down_unknown spd_down_unknown;
 
     /* recovery */
     unsigned dev_tries;

@@ -72,6 +72,7 @@ static bool worth_retry_2006(unsigned err_mask, bool is_io)
     .reset_retry_pause_ms = 5000, \
     .spd_down_before_last_try = false, \
     .reset_cool_down_ms = 0, \
+    .spd_down_unknown = ATA_SPD_DOWN_UNKNOWN_LOWEST, \
     .abort_sets_pending = false, /* 2.6.21 made an abort set EH pending */ \
     .dev_tries = 3, \
     .recover_retry_pause_ms = 5000, \

@@ -15,6 +15,9 @@ const struct ata_eh_policy ata_eh_policy_libata4x = {
     .name = "libata-4.x",
     .summary = "the libata-modern rules in the wording of 2.6.3x-4.x kernels: every EH run reports, \"disabled\"",
     ATA_EH_POLICY_MODERN_RULES,
+    /* a link down at the last chance is limited to 1.5 Gbps, as to 4.14 (dmesg corpus 23, a
+     * RHEL 5/6 pull: "limiting SATA link speed to 1.5 Gbps" after a reset found SStatus 0) */
+    .spd_down_unknown = ATA_SPD_DOWN_UNKNOWN_LOWEST,
     .quiet_without_failed_qc = false,
     .disable_msg = "disabled",
     .ncq_prot_name = "ncq",
@@ -28,6 +31,8 @@ const struct ata_eh_policy ata_eh_policy_libata49 = {
     .name = "libata-4.9",
     .summary = "libata-4.x as 4.9-5.16 word it: \"ncq dma 4096 in\", \"disabled\", every EH run reports",
     ATA_EH_POLICY_MODERN_RULES,
+    /* most of 4.9-5.16 is 4.15 on: a link of unknown speed is left alone */
+    .spd_down_unknown = ATA_SPD_DOWN_UNKNOWN_KEEP,
     .quiet_without_failed_qc = false,
     .disable_msg = "disabled",
     .ncq_prot_name = "ncq dma",

@@ -63,6 +63,8 @@ const struct ata_eh_policy ata_eh_policy_modern = {
     .summary = "4.x-6.x EH: five verdict rules, dubious transfers, NCQ off, hardreset first",
     ATA_EH_POLICY_MODERN_RULES,
     .quiet_without_failed_qc = true,
+    /* 6.1's wording; the rule of 6.2 and of 6.1.y since the Jan 2023 fix */
+    .spd_down_unknown = ATA_SPD_DOWN_UNKNOWN_STEP,
     .disable_msg = "disable device",
     .ncq_prot_name = "ncq dma",
 };

@@ -53,6 +53,28 @@ enum ata_lpm_policy {
 /* "max_performance" .. "min_power" -> the policy; NULL, "" or an unknown name: UNKNOWN */
 enum ata_lpm_policy ata_lpm_policy_from_name(const char *name);
 
+/* What sata_down_spd_limit() does on a link whose current speed it cannot tell (SStatus not
+ * online, and the speed recorded at the last reset 0: the link is down -- a pulled drive's
+ * last-chance speed-down, a probe trial on an empty port). libata changed it twice:
+ *  - LOWEST, Linux to 4.14: "Force 1.5Gbps if current SPD is not available" (mask &= 1);
+ *  - KEEP, 4.15 to 6.1 (commit 2dc0b46b5ea3, "libata: sata_down_spd_limit should return if
+ *    driver has not recorded sstatus speed", found on an Intel Lewisburg/C620 hotplug): return
+ *    -EINVAL, no limit and no "limiting SATA link speed" line;
+ *  - STEP, 6.2 on (and the 6.1.y/5.15.y stables; "ata: libata: Fix sata_down_spd_limit() when
+ *    no link speed is reported", Jan 2023): return only if a speed was ever recorded, else
+ *    one step below the limit's fastest speed.
+ * PROFILE (0) takes the EH profile's (eh_policy.h). A link that runs at 1.5 Gbps is left alone
+ * in every era (to 4.14 libata also "limited" it to the 1.5 Gbps it runs at, and said so; the
+ * stack does not, as the speed-down rule of docs/eh-rules.md has it). */
+enum ata_spd_down_unknown {
+    ATA_SPD_DOWN_UNKNOWN_PROFILE = 0,
+    ATA_SPD_DOWN_UNKNOWN_LOWEST,
+    ATA_SPD_DOWN_UNKNOWN_KEEP,
+    ATA_SPD_DOWN_UNKNOWN_STEP,
+};
+/* "lowest", "keep", "step" -> the rule; NULL, "" or an unknown name: PROFILE */
+enum ata_spd_down_unknown ata_spd_down_unknown_from_name(const char *name);
+
 struct ata_force_param {
     int port;            /* libata print id (port + 1), -1 = every port */
     int device;          /* -1 any; 0..14 a PMP fan-out link; 15 the host link's device */
@@ -161,6 +183,8 @@ struct ata_host_config {
     enum ata_lpm_policy lpm_policy; /* every port's target link power management policy
                               (ahci's mobile_lpm_policy, the link_power_management_policy
                               sysfs file); ATA_LPM_UNKNOWN (0): keep the firmware's settings */
+    enum ata_spd_down_unknown spd_down_unknown; /* the speed-down rule of a link whose speed is
+                              unknown (above); PROFILE (0): the EH profile's */
 };
 
 /* ata_host_config.quirks */

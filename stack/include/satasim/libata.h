@@ -391,6 +391,8 @@ struct ata_port {
     bool boot_probe_started;      /* ... and has been started (a serial probe starts one at a time) */
     struct plat_completion *drain_done; /* EH's fast drain: the last command in flight ended */
     bool drain_waiting;           /* EH waits on drain_done */
+    struct plat_completion *eh_kick; /* ata_port_schedule_eh wakes the port's EH thread here
+                                        (the reset cool-down's sleep, eh/reset.c) */
     void *private_data;
 };
 
@@ -427,6 +429,7 @@ struct ata_host {
     bool atapi_dmadir;        /* libata.atapi_dmadir (ata_host_config.atapi_dmadir) */
     unsigned dma_off;         /* libata.dma's classes turned off (ata_host_config.dma_off) */
     bool ignore_hpa;          /* libata.ignore_hpa (ata_host_config.ignore_hpa) */
+    enum ata_spd_down_unknown spd_down_unknown; /* ata_host_config's; PROFILE: the EH profile's */
     bool has_pci;             /* created by ata_pci_probe: pci holds the function */
     struct ata_pci_dev pci;
     void *private_data;
