@@ -104,6 +104,9 @@ void build_ahci(const Build &b) {
     b.t.host_bus_error = [h](unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
         h->inject_host_bus_error(port, bus, id);
     };
+    b.t.hba_error = [h](unsigned port, unsigned error, unsigned irq, const std::string &id) {
+        h->inject_hba_error(port, ahci::HbaErrorKind(error), ahci::HbaErrorIrq(irq), id);
+    };
     adopt(b.t, std::move(hba));
 }
 
