@@ -151,11 +151,16 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     the drive on SET FEATURES: the speed limits, the disable and the first link-up after it
     (EH pending after the timeout) match; six more link-ups 480 ms apart do not (each needs an
     event the excerpt does not show to ask for EH again), and libata-4.x's repeat run is not
-    quiet where the log's 5.x is. 39 [3]: the res lines' Count byte. 48 [5]: ata7's dead host
-    bus (irq_stat 0xffffffff, unknown FIS, Emask 0x32) and ata8's HBA internal error (Emask
-    0x40, SError.E), which no fault kind gives: ata8 stands in as a drive that hangs on its
-    read (the exception and SError lines differ), ata7's host bus error is a single DMA abort
-    (Emask 0x20).
+    quiet where the log's 5.x is. 39 [3]: the res lines' Count byte. 48 [1] (wip17-hba: 21 ->
+    25): the AHCI port's internal failures are the hba_error fault (model/ahci/ahci_faults.cpp:
+    SError.E with IFS, HBDS or HBFS, raised, never raised, or read back as all ones); ata7's
+    "irq_stat 0xffffffff, unknown FIS 00000000 ..., host bus" (Emask 0x32 action 0xe: libahci
+    decoding every bit of a PxIS read the PCIe link dropped, in libahci's order -- unknown FIS
+    before host bus error, which the stack had the other way -- cut at libata's 80-byte
+    description) is hba_error host_bus_fatal/all_ones, ata8's HostInt on a timed-out read with
+    no irq_stat (Emask 0x40 SErr 0x800) is hba_error internal/none, with a drive hang from the
+    exception on standing in for the port that executes nothing after it (its resets fail).
+    Left: ata7's link-up reads SControl 310 (a speed limit from before the excerpt).
   - 2.6.2x leftovers: 08 [2] (the exception's SErr 0x280000 the SiI3114 had latched; the
     res's LBA and device bytes), 24 [1] (the Count fe the drive left in the res); sata_mv
     (03 [5]: SControl F310, its own SError bit 28, the link bounce before the excerpt)."""
