@@ -45,7 +45,7 @@ from pathlib import Path
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import Command, DmesgError, Report, parse, printable
 from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
-from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
+from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_line, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import (config_port, idle_link_reports, order_by_tag, pmp_product, reg_abort_faults,
                                 same_run_issue_times)
@@ -220,6 +220,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         ctl.append(row["devno1_keys"])
     if row["taskfile"] and (why := slave_link_note(rep.lines, rep.pmps)):
         notes.append(why)
+        if "part" in row["keys"]:
+            ctl.append("part: ich8")
     if pata := pata_controller_keys(rep.lines, "part" in row["keys"], notes):
         # PIIX3/PIIX4 parallel ATA: master and slave on each cable, no port map
         ctl = [k for k in ctl if k != row["devno1_keys"]] + pata
@@ -478,6 +480,11 @@ def _policy(rep: Report) -> tuple[str, str]:
             old.append(no)
     old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep) + \
         [no for no, _, _ in user_scans(rep)]
+    # a slave link's exception report: 6.x's autopsy makes the master link, which has no
+    # failed command of its own, quiet, and passes that to the slave link (libata's
+    # ATA_EHI_TO_SLAVE_MASK): a kernel that reports one is older
+    if slave_link_line(rep.lines, rep.pmps)[0]:
+        old += [e.line for e in rep.exceptions]
     # 4.9-5.16 print a queued command's protocol as "ncq dma" and still say "disabled": a log
     # with both, and with neither 5.17's "disable device" nor 3.x/4.1's "ncq 4096 in", is one
     ncq_dma = [no for no, _, _, m in rep.lines if re.match(r"^cmd .* ncq dma \d+ (in|out)$", m)]

@@ -109,7 +109,8 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     4Fh/C2h, SMART READ DATA's and IDENTIFY's PIO Setup registers) and reads the drive's
     NCQ log Count (ncq_log_count). 32 96 -> 101, 33 19 -> 22, 11 and 57 15 -> 17, 56 5 -> 7,
     13, 34, 43, 49 one each; 14 4 -> 3 (the ICH slave's timeout shows Device 10h, which the
-    slot kept from before the excerpt: a timeout's registers are never read). What still
+    slot kept from before the excerpt: a timeout's registers are never read; 6 with the slave
+    link). What still
     differs: 32 [10: the retried commands' regrouping], 33 [1: NCQ going off one error
     later], 26 [3] and 50 [1] (the aborted queued commands show the drive's last Register
     FIS, which that drive sends with the accepted command's registers), 10 [2] (slots an
@@ -136,9 +137,16 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     (libata's 16 KiB drain) is the step's byte_count, but the v86 drive's MWDMA/PIO2 modes, the
     PIIX3-style MWDMA slave, the speed-down before the excerpt and the slot's res leftovers
     (40/00:02:00:0c) are not reproduced. The ICH's slave
-    link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
-    modelled in the stack (the PIIX model has the ICH8's SIDPR window, PiixPart::Ich8Sata;
-    ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive
+    link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines; wip17-hba): the
+    importer makes such a log part: ich8 (the SIDPR window, PiixPart::Ich8Sata) and, since
+    6.x's autopsy makes a slave link's report quiet (the master link, with no failed command,
+    passes its quiet on), libata-4.x; the stack's ata_piix takes the SIDPR SCRs and gives
+    device 1 libata's slave link (docs/hardware.md 10.8): its timeout reported on the slave
+    link with action 0x0, the master link and then the slave link hard-reset (14: 3 -> 6 [1:
+    the res line's Device 10h]). 25 [3]: a link exception with no failed command (HostInt and
+    10B8B in the slave link's SError, Emask 0x40, not frozen) is not reproduced: nothing in
+    the excerpt says what started that EH run (no fault kind plants SError noise on a link of
+    a controller without an error interrupt, and a user scan would be quiet); a drive
     busy through two SRSTs after a lost interrupt (01 [1]: the third EH run's soft reset
     stands in for one of the two).
   - 35 [7]: runs under LPM now (wip16-hotplug: the importer reads it from action 0x6 with
