@@ -84,16 +84,24 @@ def quiet_boot_configured(lines: list[tuple[int, float, str, str]]) -> int:
 _LINK_MSG = re.compile(r"^(hard resetting link|soft resetting link|SATA link (up|down) |SError: )")
 
 
-def slave_link_note(lines: list[tuple[int, float, str, str]], pmp_ports) -> str:
-    """A note ("LINE: why") when the log addresses link lines to a device of a port without a
-    port multiplier ("ata5.00: hard resetting link", "ata2.01: SError: ..."): ata_piix on an
-    ICH8 or later in IDE mode with its SIDPR registers gives each device position its own
-    link and SCRs (libata's slave link: the master link prints as ataN.00, the slave's as
-    ataN.01), which satasim does not model: the run resets the channel as one link, whose
-    lines are ataN's (dmesg corpus 14, 25). "" when the log has none."""
+def slave_link_line(lines: list[tuple[int, float, str, str]], pmp_ports) -> tuple[int, str]:
+    """The first line that addresses a link line to a device of a port without a port
+    multiplier ("ata5.00: hard resetting link", "ata2.01: SError: ...") and that line's
+    "addr: message", (0, "") when the log has none: ata_piix on an ICH8 or later in IDE mode
+    with its SIDPR registers gives each device position its own link and SCRs (libata's slave
+    link: the master link prints as ataN.00, the slave's as ataN.01; dmesg corpus 14, 25)."""
     for no, _t, addr, msg in lines:
         m = re.match(r"^ata(\d+)\.(\d\d)$", addr)
         if m and int(m.group(1)) - 1 not in pmp_ports and _LINK_MSG.match(msg):
-            return (f"{no}: '{addr}: {msg.split(' (')[0]}': a link per device (ata_piix's SIDPR SCRs, libata's "
-                    "slave link), not modelled: the channel is reset as one link, its lines are ataN's")
-    return ""
+            return no, f"{addr}: {msg.split(' (')[0]}"
+    return 0, ""
+
+
+def slave_link_note(lines: list[tuple[int, float, str, str]], pmp_ports) -> str:
+    """A note ("LINE: why") for a log with slave links (slave_link_line): the part is the
+    ICH8 (part: ich8, SIDPR), whose stack gives device 1 a slave link. "" when it has none."""
+    no, what = slave_link_line(lines, pmp_ports)
+    if not no:
+        return ""
+    return (f"{no}: '{what}': a link per device (ata_piix's SIDPR SCRs, libata's slave link): "
+            "the ICH8's SATA function, part: ich8")

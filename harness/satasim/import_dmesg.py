@@ -45,7 +45,7 @@ from pathlib import Path
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import Command, DmesgError, Report, parse, printable
 from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
-from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_note
+from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_line, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import (config_port, idle_link_reports, order_by_tag, pmp_product, reg_abort_faults,
                                 same_run_issue_times)
@@ -62,6 +62,9 @@ DECISION = re.compile(
 # how long after an interface error's request a drive that then stops answering hangs:
 # inside EH's first COMRESET (the exception follows the request by milliseconds)
 HANG_AFTER_CRC_S = 0.05
+
+# PxIS bits of an ahci "irq_stat 0x..." description (AHCI 1.3.1 3.3.5)
+_IRQ_HBDS, _IRQ_HBFS = 1 << 28, 1 << 29
 
 READS = {0x60, 0x25, 0xc8, 0x24, 0x29, 0xc4, 0x20}
 WRITES = {0x61, 0x35, 0xca, 0x34, 0x39, 0xc5, 0x30, 0x3d}
@@ -226,6 +229,8 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
         ctl.append(row["devno1_keys"])
     if row["taskfile"] and (why := slave_link_note(rep.lines, rep.pmps)):
         notes.append(why)
+        if "part" in row["keys"]:
+            ctl.append("part: ich8")
     if pata := pata_controller_keys(rep.lines, "part" in row["keys"], notes):
         # PIIX3/PIIX4 parallel ATA: master and slave on each cable, no port map
         ctl = [k for k in ctl if k != row["devno1_keys"]] + pata
@@ -527,6 +532,11 @@ def _policy(rep: Report) -> tuple[str, str]:
             old.append(no)
     old += [e.line for e in rep.exceptions if e.dev is None and not e.commands] + idle_link_reports(rep) + \
         [no for no, _, _ in user_scans(rep)]
+    # a slave link's exception report: 6.x's autopsy makes the master link, which has no
+    # failed command of its own, quiet, and passes that to the slave link (libata's
+    # ATA_EHI_TO_SLAVE_MASK): a kernel that reports one is older
+    if slave_link_line(rep.lines, rep.pmps)[0]:
+        old += [e.line for e in rep.exceptions]
     # 4.9-5.16 print a queued command's protocol as "ncq dma" and still say "disabled": a log
     # with both, and with neither 5.17's "disable device" nor 3.x/4.1's "ncq 4096 in", is one
     ncq_dma = [no for no, _, _, m in rep.lines if re.match(r"^cmd .* ncq dma \d+ (in|out)$", m)]
@@ -961,13 +971,19 @@ class _Plan:
                 return _Fault({"kind": "lost_irq", "_w": where, "on_cmd": match})
             # a taskfile channel's device that stays busy until EH's SRST (no COMRESET there)
             return _Fault({"kind": "bsy_stuck", "_w": where, "on_cmd": match})
+        if k == "timeout" and e.serr & 0x800 and not trig.has_res and "hba_error" in self.row["fault_kinds"]:
+            # a port whose HBA failed inside (SError.ERR.E, HostInt: Emask 0x40) and never
+            # finished the command, with no irq_stat: an internal error the HBA never raised
+            # (dmesg corpus 48's ata8)
+            f = _Fault({"kind": "hba_error", "_w": where, "on_cmd": match, "error": "internal", "irq": "none"})
+            self.hang_behind(e, where, "the HBA's internal error")
+            return f
         if k == "timeout":
             if e.serr & 0x800 and not trig.has_res:
-                # a port whose HBA failed inside (SError.E, HostInt: Emask 0x40) and never
-                # finished the command: no fault kind gives that; a drive that stops answering
-                # takes EH down the same path (the timeout, then resets that fail)
+                # (a controller without hba_error) a drive that stops answering takes EH down
+                # the same path: the timeout, then resets that fail
                 self.notes.append(f"{e.line}: SError HostInt on a command that timed out: the HBA's "
-                                  "internal error is not modelled, a drive that hangs stands in")
+                                  "internal error is not modelled here, a drive that hangs stands in")
             f = _Fault({"kind": "hang", "_w": where, "on_cmd": match})
             n, gave_up = self.reset_failures(e)
             if n or gave_up:
@@ -978,18 +994,7 @@ class _Plan:
             f = _Fault({"kind": "crc", "_w": where, "dir": "h2d" if op == "write" else "d2h",
                         "fis": "data", **({"symbol": _symbol(e.serr)[8:-2]} if _symbol(e.serr) else {}),
                         "on_cmd": match})
-            n, gave_up = self.reset_failures(e)
-            if (n or gave_up) and self.timed:
-                # EH's resets after the interface error found no drive answering ("softreset
-                # failed (1st FIS failed)", "COMRESET failed"): the drive's firmware wedged
-                # after the CRC errors. A hang armed behind the crc fault, firing while EH's
-                # first COMRESET is under way (the exception comes within milliseconds of the
-                # request; the reset takes some 300 ms): every reset the log shows failing
-                # finds the drive still hung (dmesg-corpus 39)
-                self.notes.append(f"{e.line}: the resets after the interface error failed: the drive "
-                                  "stopped answering (a hang behind the CRC errors)")
-                self.faults.append(_Fault({"kind": "hang", "_w": where, "at": _ms(self.sim(e.t) + HANG_AFTER_CRC_S),
-                                           "comresets": "1000" if gave_up else str(n)}))
+            self.hang_behind(e, where, "the CRC errors")
             return f
         if k == "wake" and self.timed and _lpm_evidence(rep) and "lpm" in self.row["keys"]:
             # the drive's PHY did not answer the wake-up the command needed (lpm_fail): armed
@@ -1031,11 +1036,36 @@ class _Plan:
             return _Fault({"kind": "media_error", "_w": where,
                            "on_cmd": f"{{op: {op}, lba: [{trig.lba}, {trig.lba}]}}", "error": "abrt", "count": "1"},
                           extra=[log])
-        if k == "host_bus" and "host_bus_error" in self.row["fault_kinds"]:
-            return _Fault({"kind": "host_bus_error", "_w": where, "on_cmd": match})
+        if k == "host_bus":
+            irq = next((int(m.group(1), 16) for d in e.desc if (m := re.match(r"irq_stat (0x[0-9a-f]{8})", d))), None)
+            if irq is not None and "hba_error" in self.row["fault_kinds"] and \
+                    (irq == 0xffffffff or irq & _IRQ_HBDS and not irq & _IRQ_HBFS):
+                # every bit set: libahci decoded a PxIS read that came back all ones (a read the
+                # PCIe link dropped: dmesg corpus 48's ata7, "unknown FIS 00000000 ...");
+                # HBDS alone: a host bus data error
+                return _Fault({"kind": "hba_error", "_w": where, "on_cmd": match,
+                               "error": "host_bus_fatal" if irq == 0xffffffff else "host_bus_data",
+                               "irq": "all_ones" if irq == 0xffffffff else "raised"})
+            if "host_bus_error" in self.row["fault_kinds"]:
+                return _Fault({"kind": "host_bus_error", "_w": where, "on_cmd": match})
         self.notes.append(f"{trig.line}: failed command with Emask 0x{trig.emask:x} "
                           f"({trig.emask_desc}): no fault kind for it")
         return None
+
+    def hang_behind(self, e, where, after: str) -> None:
+        """EH's resets after exception e found no drive answering ("softreset failed (1st FIS
+        failed)", "COMRESET failed"): the drive's firmware wedged after the error (or the
+        HBA's port executes nothing more, which a silent drive stands in for). A hang armed
+        behind the error's fault, firing while EH's first COMRESET is under way (the
+        exception comes within milliseconds of the request, or at the timeout; the reset takes
+        some 300 ms): every reset the log shows failing finds the drive still hung
+        (dmesg-corpus 39, 48)."""
+        n, gave_up = self.reset_failures(e)
+        if (n or gave_up) and self.timed:
+            self.notes.append(f"{e.line}: the resets after {after} failed: the drive stopped answering "
+                              f"(a hang behind {after})")
+            self.faults.append(_Fault({"kind": "hang", "_w": where, "at": _ms(self.sim(e.t) + HANG_AFTER_CRC_S),
+                                       "comresets": "1000" if gave_up else str(n)}))
 
     def identify_failures(self, e, f: _Fault):
         """IDENTIFYs that failed while EH revalidated the device after exception e ("failed to

@@ -167,7 +167,7 @@ def test_controller_table_json_is_current():
     r = subprocess.run([str(binary()), "controllers", "--json"], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout == (ROOT / "harness" / "satasim" / "controller_table.json").read_text(encoding="utf-8")
-    assert AHCI_FAULT_KINDS == {"host_bus_error"}
+    assert AHCI_FAULT_KINDS == {"host_bus_error", "hba_error"}
 
 
 def test_python_tools_name_no_controller():

@@ -125,7 +125,8 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     4Fh/C2h, SMART READ DATA's and IDENTIFY's PIO Setup registers) and reads the drive's
     NCQ log Count (ncq_log_count). 32 96 -> 101, 33 19 -> 22, 11 and 57 15 -> 17, 56 5 -> 7,
     13, 34, 43, 49 one each; 14 4 -> 3 (the ICH slave's timeout shows Device 10h, which the
-    slot kept from before the excerpt: a timeout's registers are never read). What still
+    slot kept from before the excerpt: a timeout's registers are never read; 6 with the slave
+    link). What still
     differs: 32 [10: the retried commands' regrouping], 33 [1: NCQ going off one error
     later], 26 [3] and 50 [1] (the aborted queued commands show the drive's last Register
     FIS, which that drive sends with the accepted command's registers), 10 [2] (slots an
@@ -152,9 +153,16 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     (libata's 16 KiB drain) is the step's byte_count, but the v86 drive's MWDMA/PIO2 modes, the
     PIIX3-style MWDMA slave, the speed-down before the excerpt and the slot's res leftovers
     (40/00:02:00:0c) are not reproduced. The ICH's slave
-    link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines: 14 [3], 25 [3]): not
-    modelled in the stack (the PIIX model has the ICH8's SIDPR window, PiixPart::Ich8Sata;
-    ata_piix's SIDPR SCR access and libata's slave link are docs/hardware.md 10.8); a drive
+    link (ata_piix with SIDPR SCRs prints ataN.00 / ataN.01 link lines; wip17-hba): the
+    importer makes such a log part: ich8 (the SIDPR window, PiixPart::Ich8Sata) and, since
+    6.x's autopsy makes a slave link's report quiet (the master link, with no failed command,
+    passes its quiet on), libata-4.x; the stack's ata_piix takes the SIDPR SCRs and gives
+    device 1 libata's slave link (docs/hardware.md 10.8): its timeout reported on the slave
+    link with action 0x0, the master link and then the slave link hard-reset (14: 3 -> 6 [1:
+    the res line's Device 10h]). 25 [3]: a link exception with no failed command (HostInt and
+    10B8B in the slave link's SError, Emask 0x40, not frozen) is not reproduced: nothing in
+    the excerpt says what started that EH run (no fault kind plants SError noise on a link of
+    a controller without an error interrupt, and a user scan would be quiet); a drive
     busy through two SRSTs after a lost interrupt (01 [1]: the third EH run's soft reset
     stands in for one of the two).
   - 35 [4]: runs under LPM now (wip16-hotplug: the importer reads it from action 0x6 with
@@ -172,11 +180,16 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     the drive on SET FEATURES: the speed limits, the disable and the first link-up after it
     (EH pending after the timeout) match; six more link-ups 480 ms apart do not (each needs an
     event the excerpt does not show to ask for EH again), and libata-4.x's repeat run is not
-    quiet where the log's 5.x is. 39 [3]: the res lines' Count byte. 48 [5]: ata7's dead host
-    bus (irq_stat 0xffffffff, unknown FIS, Emask 0x32) and ata8's HBA internal error (Emask
-    0x40, SError.E), which no fault kind gives: ata8 stands in as a drive that hangs on its
-    read (the exception and SError lines differ), ata7's host bus error is a single DMA abort
-    (Emask 0x20).
+    quiet where the log's 5.x is. 39 [3]: the res lines' Count byte. 48 [1] (wip17-hba: 21 ->
+    25): the AHCI port's internal failures are the hba_error fault (model/ahci/ahci_faults.cpp:
+    SError.E with IFS, HBDS or HBFS, raised, never raised, or read back as all ones); ata7's
+    "irq_stat 0xffffffff, unknown FIS 00000000 ..., host bus" (Emask 0x32 action 0xe: libahci
+    decoding every bit of a PxIS read the PCIe link dropped, in libahci's order -- unknown FIS
+    before host bus error, which the stack had the other way -- cut at libata's 80-byte
+    description) is hba_error host_bus_fatal/all_ones, ata8's HostInt on a timed-out read with
+    no irq_stat (Emask 0x40 SErr 0x800) is hba_error internal/none, with a drive hang from the
+    exception on standing in for the port that executes nothing after it (its resets fail).
+    Left: ata7's link-up reads SControl 310 (a speed limit from before the excerpt).
   - 2.6.2x leftovers: 08 [2] (the exception's SErr 0x280000 the SiI3114 had latched; the
     res's LBA and device bytes), 24 [1] (the Count fe the drive left in the res); sata_mv
     (03 [5]: SControl F310, its own SError bit 28, the link bounce before the excerpt)."""

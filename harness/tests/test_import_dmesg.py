@@ -646,17 +646,27 @@ def test_an_identify_timeout_at_revalidation_is_a_drive_that_hangs_on_it(tmp_pat
     failed (1st FIS failed)", "reset failed, giving up"). An aborted IDENTIFY (identify_fail,
     err_mask 0x1) is not that drive: it answers every reset. A hang on the IDENTIFY, held
     through every reset, is: the run shows the log's five resets and its "reset failed,
-    giving up" (8 of the 26 lines before, 11 then; ata8's half, an HBA internal error with
-    Emask 0x40, stands in as a drive hanging on its read since ata8's exception reads as a
-    timeout: test_a_frozen_exception_without_irq_stat_is_a_timeout, 21 now)."""
+    giving up" (8 of the 26 lines before, 11 then; ata8's half is an HBA internal error:
+    test_a_frozen_exception_without_irq_stat_is_a_timeout). ata7's own error is "irq_stat
+    0xffffffff, unknown FIS 00000000 ..., host bus" with Emask 0x32 action 0xe: libahci
+    decoding a PxIS read that came back all ones (every bit: TFES, UFS, HBFS, IFS, PCS), its
+    description cut at libata's 80 bytes. Before the hba_error fault a plain host bus error
+    stood in (Emask 0x20 action 0x6, "irq_stat 0x20000000, host bus error": 21 of 26); now an
+    hba_error with irq all_ones gives both lines (25 of 26: the SControl 310 of the log's
+    link-up, a speed limit from before the excerpt, stays)."""
     out = tmp_path / "c48.yaml"
     assert do_import(next(CORPUS.glob("48-*.log")), out) == 0
     faults = yaml.safe_load(out.read_text())["faults"]
-    assert [f["kind"] for f in faults] == ["host_bus_error", "hang", "hang"], faults
+    assert [f["kind"] for f in faults] == ["hba_error", "hang", "hang", "hba_error"], faults
+    assert faults[0] == {"kind": "hba_error", "port": 6, "on_cmd": {"op": "read", "lba": [2543360, 2543615]},
+                         "error": "host_bus_fatal", "irq": "all_ones"}
     assert faults[1] == {"kind": "hang", "port": 6, "on_cmd": {"op": "identify"}, "comresets": 1000}
     run([out], tmp_path / "out")
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
-    assert (matched, total) == (21, 26), "\n".join(text)
+    assert (matched, total) == (25, 26), "\n".join(text)
+    got = (tmp_path / "out" / "c48" / "satasim.log").read_text()
+    assert "ata7.00: exception Emask 0x32 SAct 0x0 SErr 0x0 action 0xe frozen" in got
+    assert "ata7.00: irq_stat 0xffffffff, unknown FIS 00000000 00000000 00000000 00000000, host bus" in got
     log = (tmp_path / "out" / "c48" / "satasim.log").read_text()
     assert "ata7.00: failed to IDENTIFY (I/O error, err_mask=0x4)" in log
     assert "ata7: reset failed, giving up" in log
@@ -816,21 +826,29 @@ def test_a_frozen_exception_without_irq_stat_is_a_timeout(tmp_path):
     ("irq_stat 0x%08x", as this log's ata7 shows), so a frozen exception without one was no
     interrupt: the command timed out (the SCSI timer froze the port) and Emask 0x40 is what the
     autopsy read from SError.E. Before, the command was read as Emask 0x40 alone, "no fault
-    kind for it", nothing injected and the run failed with ata8 still present: 11 of 26. Now
-    ata8's drive hangs on that read through every COMRESET (the HBA's internal error itself is
-    a note): 21 of 26, the run passes."""
+    kind for it", nothing injected and the run failed with ata8 still present: 11 of 26; then
+    ata8's drive hung on that read through every COMRESET (21 of 26, the exception and SError
+    lines differing: Emask 0x0, no HostInt). Now the HBA's internal error is the hba_error
+    fault with irq none (SError.ERR.E latched, no PxIS bit: the engine stops and the read
+    times out), and a drive hang armed as EH's first reset starts stands in for the port that
+    executes nothing after it: 25 of 26, the run passes."""
     out = tmp_path / "c48.yaml"
     _, _, notes = import_report(next(CORPUS.glob("48-*.log")), out)
     faults = yaml.safe_load(out.read_text())["faults"]
-    assert {"kind": "hang", "port": 7, "on_cmd": {"op": "read", "lba": [4875264, 4875519]},
-            "comresets": 1000} in faults, faults
+    assert {"kind": "hba_error", "port": 7, "on_cmd": {"op": "read", "lba": [4875264, 4875519]},
+            "error": "internal", "irq": "none"} in faults, faults
+    hang = next(f for f in faults if f["kind"] == "hang" and f["port"] == 7)
+    assert hang["comresets"] == 1000 and "at" in hang, faults
     assert any(n.startswith("23: 'failed command: READ DMA' has no 'res' line after it: read as a timeout")
                for n in notes), notes
-    assert any(n.startswith("20: SError HostInt on a command that timed out") for n in notes), notes
+    assert any(n.startswith("20: the resets after the HBA's internal error failed") for n in notes), notes
     r = run([out], tmp_path / "out")
     assert r.returncode == 0, r.stdout + r.stderr
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c48")
-    assert (matched, total) == (21, 26), "\n".join(text)
+    assert (matched, total) == (25, 26), "\n".join(text)
+    got = (tmp_path / "out" / "c48" / "satasim.log").read_text()
+    assert "ata8.00: exception Emask 0x40 SAct 0x0 SErr 0x800 action 0x6 frozen" in got
+    assert "ata8: SError: { HostInt }" in got
 
 KILLABLE = r"""
 import os, sys, time

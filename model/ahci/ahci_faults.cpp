@@ -6,6 +6,14 @@
 // Host bus errors: the port's next DMA access of a class (data buffer, command list and
 // tables, FIS area) is answered with a bus error, as a PCI master or target abort would be;
 // the engine stops with PxIS.HBFS (AHCI 1.3.1 3.3.5, 6.1; docs/hardware.md 5.9).
+// Internal errors (hba_error): the port's next DMA access fails inside the engine instead: an
+// internal error (SError.ERR.E with PxIS.IFS: AHCI 1.3.1 3.3.12 says E is an error that "may
+// have put the host bus adapter into an error state"; 6.1 stops the port on it), a host bus
+// data error (PxIS.HBDS) or fatal error (PxIS.HBFS). How the port shows it is the failing
+// HBA's: as the spec says, not at all (the engine stops and no status bit is latched: the
+// commands in flight never complete and software's timeout finds them), or with its next
+// PxIS read answered all ones (a register read the PCIe link dropped, which the root port
+// completes with all ones; docs/hardware.md 5.9).
 // Also the port's protocol-violation records (the rules themselves are checked where the
 // registers and the engine implement them).
 #include "model/ahci/ahci_port.h"
@@ -25,6 +33,11 @@ void AhciHba::inject_host_bus_error(unsigned port, const bus::BusErrorParams &bu
         ports_[port]->inject_host_bus_error(bus, id);
 }
 
+void AhciHba::inject_hba_error(unsigned port, HbaErrorKind error, HbaErrorIrq irq, const std::string &id) {
+    if (port < ports_.size())
+        ports_[port]->inject_hba_error(error, irq, id);
+}
+
 void AhciHba::clear_faults() {
     for (auto &p : ports_)
         p->clear_faults();
@@ -42,9 +55,49 @@ void AhciHba::Port::inject_host_bus_error(const bus::BusErrorParams &bus, const 
     bus_error_ = BusError{true, bus, id};
 }
 
+void AhciHba::Port::inject_hba_error(HbaErrorKind error, HbaErrorIrq irq, const std::string &id) {
+    hba_error_ = HbaError{true, false, error, irq, id};
+}
+
 void AhciHba::Port::clear_faults() {
     lost_irq_ = LostIrq{};
     bus_error_ = BusError{};
+    hba_error_ = HbaError{};
+    all_ones_reads_ = 0;
+}
+
+namespace {
+const char *hba_error_name(HbaErrorKind e) {
+    switch (e) {
+    case HbaErrorKind::Internal: return "internal";
+    case HbaErrorKind::HostBusData: return "host_bus_data";
+    case HbaErrorKind::HostBusFatal: return "host_bus_fatal";
+    }
+    return "?";
+}
+const char *hba_irq_name(HbaErrorIrq i) {
+    switch (i) {
+    case HbaErrorIrq::Raised: return "raised";
+    case HbaErrorIrq::None: return "none";
+    case HbaErrorIrq::AllOnes: return "all_ones";
+    }
+    return "?";
+}
+} // namespace
+
+// The armed hba_error at the DMA access that hit it (host_bus_error() is every failed
+// access's way out): the engine stops with the fault's error instead of HBFS.
+void AhciHba::Port::hba_error(const char *what, int slot) {
+    const HbaError e = hba_error_;
+    hba_error_.hit = false;
+    if (e.error == HbaErrorKind::Internal)
+        set_serr(SERR_ERR_E);
+    const uint32_t bit = e.error == HbaErrorKind::Internal      ? IS_IFS
+                         : e.error == HbaErrorKind::HostBusData ? IS_HBDS
+                                                                : IS_HBFS;
+    if (e.irq == HbaErrorIrq::AllOnes)
+        all_ones_reads_ = 1;
+    halt(e.irq == HbaErrorIrq::None ? 0u : bit, what, slot);
 }
 
 AhciHba::Port::Dma AhciHba::Port::dma_read(bus::BusAccess a, const char *what, uint64_t addr, void *dst, size_t len,
@@ -63,6 +116,17 @@ AhciHba::Port::Dma AhciHba::Port::dma_write(bus::BusAccess a, const char *what, 
 }
 
 bool AhciHba::Port::bus_error_injected(bus::BusAccess a, const char *what, uint64_t addr, size_t len) {
+    if (hba_error_.armed) {
+        hba_error_.armed = false;
+        hba_error_.hit = true;
+        trace("fault.effect", {{"id", TraceValue::str(hba_error_.id)},
+                               {"error", TraceValue::str(hba_error_name(hba_error_.error))},
+                               {"irq", TraceValue::str(hba_irq_name(hba_error_.irq))},
+                               {"addr", TraceValue::hex(addr)},
+                               {"len", TraceValue::integer(int64_t(len))}},
+              std::string("the port's engine fails inside on ") + what);
+        return true;
+    }
     if (!bus_error_.armed || (bus_error_.bus.access != bus::BusAccess::Any && bus_error_.bus.access != a))
         return false;
     bus_error_.armed = false;

@@ -22,6 +22,11 @@
 
 namespace satasim::ahci {
 
+// An internal failure of a port's engine (the hba_error fault, ahci_faults.cpp): what fails,
+// and how the port shows it (in the order of the fault's `error` and `irq` names).
+enum class HbaErrorKind : uint8_t { Internal, HostBusData, HostBusFatal };
+enum class HbaErrorIrq : uint8_t { Raised, None, AllOnes };
+
 struct AhciConfig {
     unsigned n_ports = 4;            // 1..32; PI = low n_ports bits; CAP.NP = n_ports-1
     unsigned n_slots = 32;           // 1..32; CAP.NCS = n_slots-1
@@ -78,6 +83,11 @@ class AhciHba : public sc_core::sc_module, public bus::MmioTarget {
     // The host bus answers the port's next DMA access of the class bus.access with an error
     // (a master or target abort): the access moves nothing and the port stops with PxIS.HBFS.
     void inject_host_bus_error(unsigned port, const bus::BusErrorParams &bus, const std::string &id);
+    // The port's engine fails inside at its next DMA access (AHCI 1.3.1 6.1): an internal
+    // error (SError.ERR.E, PxIS.IFS), a host bus data (HBDS) or fatal (HBFS) error; the engine
+    // stops. irq: the PxIS bit raised, nothing raised (the commands never complete), or the
+    // bit raised and the port's next PxIS read answered with all ones.
+    void inject_hba_error(unsigned port, HbaErrorKind error, HbaErrorIrq irq, const std::string &id);
     void clear_faults();
 
     const AhciConfig &config() const { return cfg_; }

@@ -60,9 +60,11 @@ class AhciHba::Port : public sc_core::sc_module,
     bool pm_accept(link::PowerState s) override;
     void power_changed(link::PowerState s) override;
 
-    // Fault hooks (ahci_faults.cpp): lost completion interrupts, host bus errors.
+    // Fault hooks (ahci_faults.cpp): lost completion interrupts, host bus errors, internal
+    // errors of the engine.
     void inject_lost_irq(unsigned count, uint64_t window_ns, const std::string &id);
     void inject_host_bus_error(const bus::BusErrorParams &bus, const std::string &id);
+    void inject_hba_error(HbaErrorKind error, HbaErrorIrq irq, const std::string &id);
     void clear_faults();
 
   protected:
@@ -166,6 +168,7 @@ class AhciHba::Port : public sc_core::sc_module,
     void halt(uint32_t is_bit, const char *why, int slot);
     void device_error(const char *why, int slot); // TFES: single device error with FBS
     void host_bus_error(const char *what, uint64_t addr, int slot);
+    void hba_error(const char *what, int slot); // the armed hba_error takes effect (ahci_faults.cpp)
     // An armed host bus error that hits this access (of class a, what, [addr, addr+len)):
     // reported as the fault's effect and disarmed; the caller then stops with HBFS.
     bool bus_error_injected(bus::BusAccess a, const char *what, uint64_t addr, size_t len);
@@ -249,6 +252,16 @@ class AhciHba::Port : public sc_core::sc_module,
         bus::BusErrorParams bus;
         std::string id;
     } bus_error_;
+    // hba_error fault (ahci_faults.cpp): armed, then hit at the next DMA access (hit: the
+    // caller's host_bus_error() gives the armed error instead of HBFS); all_ones_reads: PxIS
+    // reads still to answer with all ones.
+    struct HbaError {
+        bool armed = false, hit = false;
+        HbaErrorKind error = HbaErrorKind::Internal;
+        HbaErrorIrq irq = HbaErrorIrq::Raised;
+        std::string id;
+    } hba_error_;
+    unsigned all_ones_reads_ = 0;
 };
 
 } // namespace satasim::ahci

@@ -371,7 +371,8 @@ void AhciHba::Port::send_data_out() {
 }
 
 // Fatal (or stopping) error: latch the PxIS bit; if the engine runs it stops issuing until
-// software clears PxCMD.ST. PxCI keeps the failing slot, CCS points at it.
+// software clears PxCMD.ST. PxCI keeps the failing slot, CCS points at it. is_bit 0: a
+// failing HBA that stops and latches nothing (hba_error with irq none).
 void AhciHba::Port::halt(uint32_t is_bit, const char *why, int slot) {
     if (slot >= 0)
         cmd_ = (cmd_ & ~CMD_CCS_MASK) | uint32_t(slot) << CMD_CCS_SHIFT;
@@ -384,6 +385,8 @@ void AhciHba::Port::halt(uint32_t is_bit, const char *why, int slot) {
                        : is_bit == IS_HBFS ? "HBFS"
                        : is_bit == IS_IFS  ? "IFS"
                        : is_bit == IS_OFS  ? "OFS"
+                       : is_bit == IS_HBDS ? "HBDS"
+                       : is_bit == 0       ? "silent"
                                            : "other";
     trace("ahci.error", {{"kind", TraceValue::str(kind)},
                          {"slot", TraceValue::integer(slot)},
@@ -391,7 +394,8 @@ void AhciHba::Port::halt(uint32_t is_bit, const char *why, int slot) {
                          {"ci", TraceValue::hex(ci_)},
                          {"sact", TraceValue::hex(sact_)}},
           why);
-    set_is(is_bit);
+    if (is_bit)
+        set_is(is_bit);
 }
 
 // Error status from the device the engine works for (D2H, PIO Setup, E_Status, SDB).
@@ -421,6 +425,8 @@ void AhciHba::Port::device_error(const char *why, int slot) {
 }
 
 void AhciHba::Port::host_bus_error(const char *what, uint64_t addr, int slot) {
+    if (hba_error_.hit)
+        return hba_error(what, slot);
     trace("ahci.host_bus_error", {{"addr", TraceValue::hex(addr)}}, what);
     halt(IS_HBFS, what, slot);
 }

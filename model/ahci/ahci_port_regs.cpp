@@ -121,6 +121,10 @@ uint32_t AhciHba::Port::read(uint32_t off) {
     case PxFBU:
         return fbu_;
     case PxIS:
+        if (all_ones_reads_) { // hba_error irq all_ones (ahci_faults.cpp)
+            --all_ones_reads_;
+            return 0xffffffffu;
+        }
         return is_value();
     case PxIE:
         return ie_;

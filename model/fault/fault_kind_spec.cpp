@@ -370,6 +370,24 @@ const std::vector<KindSpec> &kind_specs() {
                               "with some sense, e.g. NOT READY: res 51/24 in a 2.6.2x log)")
               .bytes_since(5, {3, 1, 0, 1})},
          false, Drive::Atapi},
+        // The AHCI port's engine fails inside (AHCI 1.3.1 3.3.5 PxIS, 3.3.12 PxSERR.ERR.E, 6.1:
+        // an internal error stops the transfer and is an interface fatal error; a host bus data
+        // or fatal error stops the port with HBDS / HBFS). How the interrupt shows is the
+        // failing HBA's: as the spec says, not at all (the command never completes: dmesg
+        // corpus 48's ata8, "SError: { HostInt }" on a timeout), or its next PxIS read answers
+        // all ones as a read the PCIe link dropped does (48's ata7, "irq_stat 0xffffffff").
+        // Added after the fuzz format (no bytes): a fuzz input names no HBA error.
+        {Kind::HbaError, "hba_error", {}, Binds::Disk, false, false, false, true,
+         {P("error", PT::Enum, "what fails inside the port's engine at its next DMA access: an internal error "
+                               "(internal: SError.ERR.E, PxIS.IFS), a host bus data error (host_bus_data: "
+                               "PxIS.HBDS) or a host bus fatal error (host_bus_fatal: PxIS.HBFS)")
+              .names({"internal", "host_bus_data", "host_bus_fatal"}).always(),
+          P("irq", PT::Enum, "how the port shows it: its PxIS bit and interrupt (raised), nothing (none: the "
+                             "engine stops silently, its commands never complete), or the bit raised and the "
+                             "port's next PxIS read answered with all ones (all_ones: a register read the "
+                             "PCIe link dropped)")
+              .names({"raised", "none", "all_ones"}).always()},
+         false, Drive::Any},
     };
     return rows;
 }

@@ -167,6 +167,12 @@ void host_bus_error_arm(const Firing &x, const PortHooks &h) {
         h.host_bus_error(x.fault.bus, x.fault.id);
 }
 
+// ---- hba_error: the AHCI model's port engine fails inside (ahci_faults.cpp).
+void hba_error_arm(const Firing &x, const PortHooks &h) {
+    if (h.hba_error)
+        h.hba_error(unsigned(param(x.fault, "error")), unsigned(param(x.fault, "irq")), x.fault.id);
+}
+
 } // namespace
 
 Fault at_firing(const Fault &f, const device::CommandInfo *cmd) {
@@ -264,6 +270,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::LpmFail, B::Disk, nullptr, lpm_fail_arm},
             {Kind::PmpRegAbort, B::Pmp, nullptr, pmp_reg_abort_arm},
             {Kind::CheckCondition, B::Disk, nullptr, check_condition_arm},
+            {Kind::HbaError, B::Hba, nullptr, hba_error_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

@@ -39,6 +39,8 @@ struct PortHooks {
     sff::SffChannel *channel = nullptr; // the disk's taskfile channel (SFF controllers only)
     // The AHCI controller's host bus fails the port's next matching DMA (AHCI only).
     std::function<void(const BusErrorParams &bus, const std::string &id)> host_bus_error;
+    // The AHCI port's engine fails inside at its next DMA access (AHCI only; the SystemC model).
+    std::function<void(unsigned error, unsigned irq, const std::string &id)> hba_error;
 };
 
 // The blocks a fault acts through. Each keeps what was armed; disarm() is its

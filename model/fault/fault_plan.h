@@ -53,6 +53,10 @@ enum class Kind : uint8_t {
                   // port's PSCR from then on (until a power cycle): a broken register of one unit
     // ATAPI drives only (model/atapi):
     CheckCondition, // the drive ends a PACKET command in CHECK CONDITION with the given sense
+    // AHCI controllers only (the SystemC model; a DUT's internals are its own):
+    HbaError,     // the port's engine fails inside at its next DMA access: an internal error
+                  // (SError.E, PxIS.IFS), a host bus data error (HBDS) or fatal error (HBFS);
+                  // raised as the spec says, not at all, or read back as all ones
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

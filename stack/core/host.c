@@ -25,12 +25,26 @@ static void ata_port_init(struct ata_host *h, struct ata_port *ap, unsigned port
             link->device[d].class = ATA_DEV_UNKNOWN;
         }
     }
+    /* the slave link's own devices are never used (device 1 stays on ap->link) */
+    ap->slave_link_store.ap = ap;
+    ap->slave_link_store.pmp = 1;
+    ap->slave_link_store.active_tag = ATA_TAG_NONE;
+    for (unsigned d = 0; d < ATA_MAX_DEVICES; d++) {
+        ap->slave_link_store.device[d].link = &ap->slave_link_store;
+        ap->slave_link_store.device[d].devno = d;
+        ap->slave_link_store.device[d].class = ATA_DEV_NONE;
+    }
     for (unsigned t = 0; t <= ATA_TAG_INTERNAL; t++) {
         ap->qcmd[t].ap = ap;
         ap->qcmd[t].tag = t;
         ap->qcmd[t].hw_tag = t;
     }
     ata_tags_init(&ap->tags, ATA_MAX_QUEUE, false);
+}
+
+void ata_slave_link_init(struct ata_port *ap)
+{
+    ap->slave_link = &ap->slave_link_store;
 }
 
 static int ata_port_alloc_bufs(struct ata_port *ap)

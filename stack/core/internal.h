@@ -265,7 +265,8 @@ int ata_dev_down_xfermask(struct ata_device *dev, enum ata_dnxfer sel);
  * the disk's behind that PM port; without a PMP every command is the host link's). */
 static inline bool ata_eh_link_failed_qc(const struct ata_link *link, const struct ata_queued_cmd *qc)
 {
-    return (qc->flags & ATA_QCFLAG_FAILED) && qc->dev && qc->dev->link == link;
+    /* a slave link's failed commands are device 1's (libata: ata_dev_phys_link(qc->dev)) */
+    return (qc->flags & ATA_QCFLAG_FAILED) && qc->dev && ata_dev_phys_link(qc->dev) == link;
 }
 
 /* Autopsy of a link's failed commands (EH context; eh_context filled). */

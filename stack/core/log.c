@@ -60,15 +60,21 @@ void ata_link_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    /* the host link's lines while a PMP is attached read "ataN.15:" (ata_link_printk) */
-    emit_as(link->ap->host, (int)link->ap->port_no, link->pmp, -1,
-            ata_is_host_link(link) && sata_pmp_attached(link->ap), ev, fmt, ap);
+    /* the host link's lines while a PMP is attached read "ataN.15:" (ata_link_printk);
+     * with a slave link the master's read "ataN.00:", the slave's "ataN.01:" */
+    if (link->ap->slave_link)
+        emit(link->ap->host, (int)link->ap->port_no, link == link->ap->slave_link ? 1 : 0, -1, ev, fmt, ap);
+    else
+        emit_as(link->ap->host, (int)link->ap->port_no, link->pmp, -1,
+                ata_is_host_link(link) && sata_pmp_attached(link->ap), ev, fmt, ap);
     va_end(ap);
 }
 
 void ata_link_eh_ev(struct ata_link *link, struct ata_ev ev, const char *fmt, ...)
 {
-    int addr = ata_is_host_link(link) && sata_pmp_attached(link->ap) ? SATA_PMP_CTRL_PORT : link->pmp;
+    int addr = link->ap->slave_link                                  ? (link == link->ap->slave_link ? 1 : 0)
+               : ata_is_host_link(link) && sata_pmp_attached(link->ap) ? SATA_PMP_CTRL_PORT
+                                                                       : link->pmp;
     va_list ap;
 
     va_start(ap, fmt);

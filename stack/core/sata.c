@@ -240,6 +240,17 @@ const struct sata_deb_timing *sata_ehc_deb_timing(const struct ata_eh_context *e
     return (ehc->i.flags & ATA_EHI_HOTPLUGGED) ? &sata_deb_timing_hotplug : &sata_deb_timing_normal;
 }
 
+/* COMRESET with nothing to classify by: the signature comes from the follow-up softreset
+ * (-EAGAIN while a device is there; libata's sata_std_hardreset). */
+int sata_std_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    bool online;
+    int rc = sata_link_hardreset(link, sata_ehc_deb_timing(&link->eh_context), deadline, &online, NULL);
+
+    (void)cls;
+    return online ? -EAGAIN : rc;
+}
+
 /* With hardreset chosen there is nothing to prepare; before a softreset, wake the link
  * and skip the reset when nothing is attached. */
 int ata_std_prereset(struct ata_link *link, uint64_t deadline)

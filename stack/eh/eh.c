@@ -225,12 +225,32 @@ void ata_eh_autopsy(struct ata_port *ap)
         if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
             ata_eh_link_autopsy(&ap->pmp_link[i]);
     ata_eh_link_autopsy(&ap->link);
+    /* A slave link's autopsy is its own (device 1's failed commands, its SError), but what it
+     * asks for is done from the master link, where the recovery runs: its actions, device
+     * 1's and its flags move there, and its own report then shows "action 0x0" (libata's
+     * ata_eh_autopsy, 2.6.26 on) */
+    if (ap->slave_link) {
+        struct ata_eh_context *mehc = &ap->link.eh_context, *sehc = &ap->slave_link->eh_context;
+
+        /* the master's quiet goes to the slave first (ATA_EHI_TO_SLAVE_MASK): under the
+         * 6.x autopsy's quiet rule the master, with no failed command of its own, is quiet,
+         * and so is the slave's whole report; before it (libata-4.x) both report */
+        sehc->i.flags |= mehc->i.flags & ATA_EHI_QUIET;
+        ata_eh_link_autopsy(ap->slave_link);
+        mehc->i.action |= sehc->i.action;
+        mehc->i.dev_action[1] |= sehc->i.dev_action[1] | sehc->i.dev_action[0];
+        mehc->i.flags |= sehc->i.flags;
+        sehc->i.action = 0;
+        memset(sehc->i.dev_action, 0, sizeof(sehc->i.dev_action));
+    }
 }
 
 /* The report, host link first (libata's ata_eh_report). */
 void ata_eh_report(struct ata_port *ap)
 {
     ata_eh_link_report(&ap->link);
+    if (ap->slave_link)
+        ata_eh_link_report(ap->slave_link);
     for (unsigned i = 0; i < ap->nr_pmp_links; i++)
         if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
             ata_eh_link_report(&ap->pmp_link[i]);
@@ -390,6 +410,8 @@ static void ata_port_eh(struct ata_port *ap)
             memset(&link->eh_info, 0, sizeof(link->eh_info));
             for (unsigned i = 0; i < ap->nr_pmp_links; i++)
                 memset(&ap->pmp_link[i].eh_info, 0, sizeof(ap->pmp_link[i].eh_info));
+            if (ap->slave_link)
+                memset(&ap->slave_link->eh_info, 0, sizeof(ap->slave_link->eh_info));
             ata_unlock(h);
             break;
         }
@@ -414,6 +436,8 @@ static void ata_port_eh(struct ata_port *ap)
         }
         ap->pflags = (ap->pflags & ~ATA_PFLAG_EH_PENDING) | ATA_PFLAG_EH_IN_PROGRESS;
         ata_eh_link_init_context(link, ATA_EH_MAX_REPEAT - (int)runs + 1);
+        if (ap->slave_link)
+            ata_eh_link_init_context(ap->slave_link, ATA_EH_MAX_REPEAT - (int)runs + 1);
         for (unsigned i = 0; i < ap->nr_pmp_links; i++)
             ata_eh_link_init_context(&ap->pmp_link[i], ATA_EH_MAX_REPEAT - (int)runs + 1);
         ata_unlock(h);

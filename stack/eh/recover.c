@@ -182,7 +182,8 @@ static int ata_eh_revalidate_and_attach(struct ata_link *link, struct ata_device
                     goto err;
                 }
             }
-            if (ata_link_offline(link)) {
+            /* the device's own PHY: a slave link's for device 1 (ata_dev_phys_link) */
+            if (ata_link_offline(ata_dev_phys_link(dev))) {
                 rc = -EIO;
                 goto err;
             }
@@ -287,7 +288,7 @@ static void ata_eh_handle_dev_fail(struct ata_device *dev, int err)
     if (ata_dev_enabled(dev) && !*tries) {
         ata_dev_disable(dev);
         /* gone from the cable (unplugged): take it from its users */
-        if (ata_link_offline(link))
+        if (ata_link_offline(ata_dev_phys_link(dev)))
             ata_eh_detach_dev(dev);
         ata_eh_schedule_probe(dev);
         return;

@@ -35,12 +35,15 @@ static unsigned eh_reset_check_class(struct ata_link *link, enum ata_dev_class *
     unsigned misclassified = 0;
 
     for (unsigned d = 0; d < ata_link_max_devices(link); d++) {
-        if (ata_link_online(link)) {
+        /* each device by the link of its own PHY (a slave link's for device 1) */
+        struct ata_link *phys = ata_dev_phys_link(&link->device[d]);
+
+        if (ata_link_online(phys)) {
             if (cls[d] == ATA_DEV_UNKNOWN) {
                 cls[d] = ATA_DEV_NONE;
                 misclassified++;
             }
-        } else if (ata_link_offline(link) || cls[d] == ATA_DEV_UNKNOWN) {
+        } else if (ata_link_offline(phys) || cls[d] == ATA_DEV_UNKNOWN) {
             cls[d] = ATA_DEV_NONE;
         }
     }
@@ -105,6 +108,24 @@ static void eh_reset_cool_down(struct ata_link *link, uint64_t until)
 
         ata_link_ev(link, ATA_EV("eh.cool_down_cut", SATA_TC_INFO, SATA_LOG_NONE, f), NULL);
     }
+}
+
+/* The slave link's hardreset (a port with ata_slave_link_init): "hard resetting link" on it
+ * unless the master's run is quiet, the COMRESET through its own SControl. */
+static int hardreset_slave(struct ata_link *master, ata_reset_fn hardreset, unsigned try, uint64_t deadline)
+{
+    struct ata_link *slave = master->ap->slave_link;
+    struct ata_eh_context *sehc = &slave->eh_context;
+    enum ata_dev_class scls[ATA_MAX_DEVICES] = { ATA_DEV_UNKNOWN, ATA_DEV_UNKNOWN };
+    const struct sata_trace_field f[] = { TF_STR("method", "hard"), TF_INT("try", try) };
+
+    if (master->eh_context.i.flags & ATA_EHI_QUIET)
+        ata_link_ev(slave, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+    else
+        ata_link_ev(slave, ATA_EV("eh.reset", SATA_TC_DECISION, SATA_LOG_INFO, f), "hard resetting link");
+    sehc->last_reset = ata_now(master->ap->host);
+    sehc->i.flags |= ATA_EHI_DID_HARDRESET | (master->eh_context.i.flags & ATA_EHI_HOTPLUGGED);
+    return hardreset(slave, scls, deadline);
 }
 
 static int eh_reset(struct ata_link *link, bool classify, ata_prereset_fn prereset,
@@ -206,6 +227,19 @@ retry:
     set_classes(link, cls, ATA_DEV_UNKNOWN);
 
     rc = reset(link, cls, deadline);
+    if (ap->slave_link && link == &ap->link && reset == hardreset && (!rc || rc == -EAGAIN)) {
+        /* the slave link's COMRESET right after the master's, announced on it as the
+         * master's was; what it finds is classified by the master's follow-up SRST
+         * (libata's ata_eh_reset: "hardreset slave link if existent") */
+        int tmp = hardreset_slave(link, hardreset, try, deadline);
+
+        if (tmp && tmp != -EAGAIN) {
+            rc = tmp;
+            goto fail;
+        }
+        if (tmp == -EAGAIN)
+            rc = -EAGAIN;
+    }
     if (rc == -EAGAIN && reset == hardreset) {
         /* the hardreset could not classify: a follow-up softreset must */
         if (!softreset) {
@@ -214,7 +248,8 @@ retry:
             rc = -EINVAL;
             goto fail;
         }
-        if (!ata_link_offline(link)) {
+        /* (with a slave link: unless both links are offline; the SRST classifies both) */
+        if (!ata_link_offline(link) || (ap->slave_link && link == &ap->link && !ata_link_offline(ap->slave_link))) {
             eh_reset_start(link, false, try, true);
             ehc->i.flags |= ATA_EHI_DID_SOFTRESET;
             set_classes(link, cls, ATA_DEV_UNKNOWN);
@@ -231,11 +266,16 @@ retry:
 
         if (!sata_scr_read(link, SCR_STATUS, &sstatus))
             link->sata_spd = (sstatus >> 4) & 0xf;
+        if (ap->slave_link && link == &ap->link && !sata_scr_read(ap->slave_link, SCR_STATUS, &sstatus))
+            ap->slave_link->sata_spd = (sstatus >> 4) & 0xf;
     }
     if (ata_is_host_link(link))
         ata_eh_thaw_port(ap);
-    if (postreset)
+    if (postreset) {
         postreset(link, cls);
+        if (ap->slave_link && link == &ap->link)
+            postreset(ap->slave_link, cls);
+    }
     /* events that arrived during the reset are stale now */
     ata_lock(h);
     memset(&link->eh_info, 0, sizeof(link->eh_info));

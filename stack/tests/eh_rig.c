@@ -7,6 +7,12 @@ static void run_eh_cb(struct sata_platform *p, void *arg) { (void)p, ata_host_eh
 
 struct eh_rig *eh_rig_boot(const struct ata_port_operations *ops, const char *policy, unsigned port_flags)
 {
+    return eh_rig_boot_with(ops, policy, port_flags, NULL);
+}
+
+struct eh_rig *eh_rig_boot_with(const struct ata_port_operations *ops, const char *policy, unsigned port_flags,
+                                void (*before_probe)(struct ata_port *ap))
+{
     struct eh_rig *r = calloc(1, sizeof(*r));
     struct ata_eh_info *ehi;
 
@@ -25,6 +31,8 @@ struct eh_rig *eh_rig_boot(const struct ata_port_operations *ops, const char *po
     r->h->started = true;
     r->p.on_wait_forever = run_eh_cb;
     r->p.on_wait_arg = r->h;
+    if (before_probe)
+        before_probe(r->ap);
 
     /* what ata_host_start asks of EH: probe the port quietly */
     ehi = &r->ap->link.eh_info;

@@ -3,6 +3,7 @@
  * emulated here (the ata_piix LLD on the fake platform, ICH6 map), and EH's per-device
  * decisions (probe order, which device is revalidated, blamed, disabled) against a fake LLD
  * on the EH rig. */
+#include <errno.h>
 #include <string.h>
 
 #include "tests.h"
@@ -401,6 +402,128 @@ START_TEST(slave_device_error_revalidates_the_slave_only)
 }
 END_TEST
 
+static void slave_read_times_out(struct eh_rig *r, struct ata_bio *b);
+
+/* ---- libata's slave link (ata_piix with SIDPR: docs/hardware.md 10.8) ----
+ * The ms LLD with SCRs per link and a hardreset that records the link it reset: the master
+ * link's SStatus is device 0's PHY, the slave link's device 1's. */
+static struct {
+    struct ata_link *reset_link[16];
+    unsigned n_hardreset;
+} sl;
+
+static int sl_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
+{
+    const unsigned d = link == link->ap->slave_link ? 1 : 0;
+
+    *val = reg == SCR_STATUS ? (ms.present[d] ? 0x123u : 0u) : reg == SCR_CONTROL ? 0x300u : 0u;
+    return 0;
+}
+
+static int sl_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
+{
+    (void)link, (void)reg, (void)val;
+    return 0;
+}
+
+static int sl_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline)
+{
+    (void)cls, (void)deadline;
+    if (sl.n_hardreset < 16)
+        sl.reset_link[sl.n_hardreset] = link;
+    sl.n_hardreset++;
+    return -EAGAIN; /* online: the class comes from the master's follow-up SRST */
+}
+
+static const struct ata_port_operations sl_ops = {
+    .qc_defer = ata_std_qc_defer,
+    .qc_prep = ms_prep,
+    .qc_issue = ms_issue,
+    .qc_fill_rtf = ms_rtf,
+    .softreset = ms_softreset,
+    .hardreset = sl_hardreset,
+    .postreset = ata_std_postreset,
+    .scr_read = sl_scr_read,
+    .scr_write = sl_scr_write,
+    .error_handler = ata_std_error_handler,
+};
+
+static struct eh_rig *sl_boot(const char *policy)
+{
+    memset(&ms, 0, sizeof(ms));
+    memset(&sl, 0, sizeof(sl));
+    ms.present[0] = ms.present[1] = true;
+    return eh_rig_boot_with(&sl_ops, policy, ATA_FLAG_SLAVE_POSS, ata_slave_link_init);
+}
+
+/* The links and their names: device 1's PHY is the slave link, device 0's the port's own;
+ * both count as host links (not a PMP's fan-out); the boot probe hard-resets the master link,
+ * then the slave link, and one follow-up SRST (the master's) classifies both devices; each
+ * link reports its own "SATA link up", as ataN.00 and ataN.01 (link 0 and 1). */
+START_TEST(slave_link_probe_resets_both_links)
+{
+    struct eh_rig *r = sl_boot(NULL);
+    struct ata_port *ap = r->ap;
+    const struct fake_event *up0 = fake_find_nth(&r->p, "probe.link_up", 0);
+    const struct fake_event *up1 = fake_find_nth(&r->p, "probe.link_up", 1);
+
+    ck_assert_ptr_eq(ata_dev_phys_link(&ap->link.device[0]), &ap->link);
+    ck_assert_ptr_eq(ata_dev_phys_link(&ap->link.device[1]), ap->slave_link);
+    ck_assert(ata_is_host_link(ap->slave_link));
+    ck_assert_uint_eq(sl.n_hardreset, 2);
+    ck_assert_ptr_eq(sl.reset_link[0], &ap->link);
+    ck_assert_ptr_eq(sl.reset_link[1], ap->slave_link);
+    ck_assert_uint_eq(ms.n_srst, 1);
+    ck_assert_ptr_nonnull(up0);
+    ck_assert_ptr_nonnull(up1);
+    ck_assert_int_eq(up0->link, 0);
+    ck_assert_int_eq(up1->link, 1);
+    ck_assert(ap->link.device[0].flags & ATA_DFLAG_ATTACHED);
+    ck_assert(ap->link.device[1].flags & ATA_DFLAG_ATTACHED);
+    eh_rig_free(r);
+}
+END_TEST
+
+/* A slave command that times out: the slave link's autopsy finds it and reports it as
+ * ata1.01 with "action 0x0" (its actions moved to the master link, libata's ata_eh_autopsy),
+ * and the reset is the master link's, then the slave's, both announced (libata-4.x: the
+ * master with no failed command is not quiet), as dmesg corpus 14 shows. Under 6.x's quiet
+ * rule the master is quiet and passes it to the slave: no exception line, quiet resets. */
+START_TEST(slave_link_timeout_reports_on_the_slave_and_resets_both)
+{
+    struct eh_rig *r = sl_boot("libata-4.x");
+    struct ata_bio b;
+    const struct fake_event *ex, *rs0, *rs1;
+
+    r->p.n_ev = 0;
+    sl.n_hardreset = 0;
+    slave_read_times_out(r, &b);
+    ex = fake_find(&r->p, "eh.exception");
+    ck_assert_ptr_nonnull(ex);
+    ck_assert_int_eq(ex->dev, 1);
+    ck_assert_ptr_nonnull(strstr(ex->msg, "action 0x0 frozen"));
+    rs0 = fake_find_nth(&r->p, "eh.reset", 0);
+    rs1 = fake_find_nth(&r->p, "eh.reset", 1);
+    ck_assert_int_eq(rs0->link, 0);
+    ck_assert_str_eq(rs0->msg, "hard resetting link");
+    ck_assert_int_eq(rs1->link, 1);
+    ck_assert_str_eq(rs1->msg, "hard resetting link");
+    ck_assert_uint_eq(sl.n_hardreset, 2);
+    ck_assert(ata_dev_enabled(&r->ap->link.device[1]));
+    eh_rig_complete_all(r);
+    eh_rig_free(r);
+
+    r = sl_boot(NULL); /* libata-modern: 6.x's quiet rule */
+    r->p.n_ev = 0;
+    slave_read_times_out(r, &b);
+    ex = fake_find(&r->p, "eh.exception");
+    ck_assert(ex == NULL || ex->msg[0] == '\0');
+    ck_assert_str_eq(fake_find_nth(&r->p, "eh.reset", 0)->msg, "");
+    eh_rig_complete_all(r);
+    eh_rig_free(r);
+}
+END_TEST
+
 /* A read of the slave's times out (its command timer fires) and EH runs. */
 static void slave_read_times_out(struct eh_rig *r, struct ata_bio *b)
 {
@@ -511,6 +634,8 @@ Suite *sff_slave_suite(void)
     tcase_add_test(tc, slave_timeout_resets_the_channel_and_revalidates_both);
     tcase_add_test(tc, slave_gone_is_disabled_master_kept);
     tcase_add_test(tc, a_disabled_device_is_not_attached_again_by_a_later_reset);
+    tcase_add_test(tc, slave_link_probe_resets_both_links);
+    tcase_add_test(tc, slave_link_timeout_reports_on_the_slave_and_resets_both);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -121,6 +121,9 @@ struct eh_rig {
 };
 /* policy NULL = default; port_flags (ATA_FLAG_*) are set before the boot probe */
 struct eh_rig *eh_rig_boot(const struct ata_port_operations *ops, const char *policy, unsigned port_flags);
+/* the same, calling before_probe(port) before the boot probe (e.g. ata_slave_link_init) */
+struct eh_rig *eh_rig_boot_with(const struct ata_port_operations *ops, const char *policy, unsigned port_flags,
+                                void (*before_probe)(struct ata_port *ap));
 void eh_rig_free(struct eh_rig *r);
 /* an 8-sector read at lba counted in r->done */
 struct ata_bio eh_rig_bio(struct eh_rig *r, enum ata_io_mode mode, uint64_t lba);

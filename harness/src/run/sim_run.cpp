@@ -265,6 +265,7 @@ bool SimController::create_hosts() {
                                          : ATA_PIIX_MAP_NONE;
         cfg.piix_part = c.part == "piix3"   ? ATA_PIIX_PIIX3
                         : c.part == "piix4" ? ATA_PIIX_PIIX4
+                        : c.part == "ich8"  ? ATA_PIIX_ICH8_SATA
                                             : ATA_PIIX_ICH_SATA;
         cfg.dma_off = ~sc_.host.dma & 0x7u;
         cfg.spd_limit = sc_.host.spd_limit;

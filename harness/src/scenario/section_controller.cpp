@@ -115,7 +115,7 @@ void parse_controller(const Parser &p, const Field &f, ControllerSpec &c, bool i
     if (auto *t = m.find("part")) {
         if (!d.takes_key("part"))
             p.fail(*t, only_for_types("part") + " (which Intel part ata_piix drives)");
-        c.part = as_enum<std::string>(p, *t, {{"ich", ""}, {"piix3", "piix3"}, {"piix4", "piix4"}});
+        c.part = as_enum<std::string>(p, *t, {{"ich", ""}, {"ich8", "ich8"}, {"piix3", "piix3"}, {"piix4", "piix4"}});
         if (c.parallel_ata() && !c.map.empty())
             p.fail(*t, "a " + c.part + " has parallel ATA channels and no port map (map: is the ICH's SATA "
                            "function's)");

@@ -195,6 +195,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::LpmFail, nullptr},
         {Kind::PmpRegAbort, nullptr},
         {Kind::CheckCondition, nullptr},
+        {Kind::HbaError, nullptr},
     };
     return rows;
 }

@@ -535,11 +535,11 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort or check_condition)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition or hba_error)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition, hba_error)");
     // power_loss: its typed `off` (a time, 100 ms by default, within 1 us .. 60 s).
     {
         Scenario n = parse(d + "  - {kind: power_loss, port: 0, at: 1ms}\n"
@@ -596,6 +596,22 @@ TEST(fault_kinds_table) {
                 "  - {kind: host_bus_error, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: a host_bus_error acts on an AHCI port's DMA engine: controller ahci (not "
                 "sil24)");
+    // An HBA's internal error: its typed `error` and `irq`, and only on an AHCI controller.
+    {
+        Scenario h = parse(d + "  - {kind: hba_error, port: 0, after_cmds: 3, error: host_bus_data}\n"
+                               "  - {kind: hba_error, port: 0, at: 1ms, irq: all_ones}\n");
+        CHECK(satasim::fault::param(h.faults[0], "error") == 1 && satasim::fault::param(h.faults[0], "irq") == 0);
+        CHECK(satasim::fault::param(h.faults[1], "error") == 0 && satasim::fault::param(h.faults[1], "irq") == 2);
+    }
+    CHECK_ERROR(d + "  - {kind: hba_error, port: 0, at: 1ms, error: parity}\n",
+                "t.yaml:5: faults[0].error: unknown value 'parity' (expected one of: internal, host_bus_data, "
+                "host_bus_fatal)");
+    CHECK_ERROR(d + "  - {kind: hba_error, port: 0, at: 1ms, irq: maybe}\n",
+                "t.yaml:5: faults[0].irq: unknown value 'maybe' (expected one of: raised, none, all_ones)");
+    CHECK_ERROR("controller: {type: piix}\ndevices:\n  - {port: 0, capacity: 1g}\nfaults:\n"
+                "  - {kind: hba_error, port: 0, at: 1ms}\n",
+                "t.yaml:5: faults[0].kind: a hba_error acts on an AHCI port's DMA engine: controller ahci (not "
+                "piix)");
     // A taskfile channel's fault on a controller without one.
     CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: a drq_stuck acts on a taskfile channel: controller sil3112 or piix (not ahci)");
@@ -618,7 +634,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::CheckCondition) + 1);
+    CHECK(specs.size() == size_t(Kind::HbaError) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));
@@ -672,7 +688,7 @@ TEST(fault_kinds_on_an_atapi_drive) {
     CHECK_ERROR(cd + "  - {kind: media_error, port: 0, on_cmd: {op: read}}\n",
                 "t.yaml:6: faults[0].kind: a media_error acts on a disk: port 0 has an ATAPI drive (devices[].atapi, "
                 "line 3); an ATAPI drive takes crc, lost_irq, unplug, hang, phy_flap, link_degrade, spurious_irq, "
-                "irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit or check_condition "
+                "irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, check_condition or hba_error "
                 "(check_condition: a PACKET command's CHECK CONDITION with its sense)");
     CHECK_ERROR(cd + "  - {kind: check_condition, port: 1, after_cmds: 1}\n",
                 "t.yaml:6: faults[0].kind: a check_condition acts on an ATAPI drive (devices[].atapi): port 1 has a "

@@ -626,6 +626,23 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
         else
             ehi->err_mask |= AC_ERR_DEV;
     }
+    /* the descriptions in libahci's order (ahci_error_intr, 2.6.24 .. 6.x): unknown FIS and
+     * incorrect PMP before host bus error, interface fatal error and the PHY's changes
+     * (dmesg corpus 48: "irq_stat 0xffffffff, unknown FIS 00000000 ..., host bus error") */
+    if (irq_stat & PORT_IRQ_UNK_FIS) {
+        /* the first four dwords of the U-FIS area, as libahci shows them */
+        const uint8_t *u = rx_fis(ap, fbs_link ? (unsigned)fbs_link->pmp : 0, RX_FIS_UNK, 16) + RX_FIS_UNK;
+
+        ehi->err_mask |= AC_ERR_HSM;
+        ehi->action |= ATA_EH_RESET;
+        ata_ehi_push_desc(ehi, "unknown FIS %08x %08x %08x %08x", get_le32(u), get_le32(u + 4), get_le32(u + 8),
+                          get_le32(u + 12));
+    }
+    if (sata_pmp_attached(ap) && (irq_stat & PORT_IRQ_BAD_PMP)) {
+        ehi->err_mask |= AC_ERR_HSM;
+        ehi->action |= ATA_EH_RESET;
+        ata_ehi_push_desc(ehi, "incorrect PMP");
+    }
     if (irq_stat & (PORT_IRQ_HBUS_ERR | PORT_IRQ_HBUS_DATA_ERR)) {
         ehi->err_mask |= AC_ERR_HOST_BUS;
         ehi->action |= ATA_EH_RESET;
@@ -644,15 +661,6 @@ static void ahci_error_intr(struct ata_port *ap, uint32_t irq_stat)
         ata_ehi_hotplugged(ehi);
         ata_ehi_push_desc(ehi, "%s", (irq_stat & PORT_IRQ_CONNECT) ? "connection status changed"
                                                                     : "PHY RDY changed");
-    }
-    if (irq_stat & PORT_IRQ_UNK_FIS) {
-        /* the first four dwords of the U-FIS area, as libahci shows them */
-        const uint8_t *u = rx_fis(ap, fbs_link ? (unsigned)fbs_link->pmp : 0, RX_FIS_UNK, 16) + RX_FIS_UNK;
-
-        ehi->err_mask |= AC_ERR_HSM;
-        ehi->action |= ATA_EH_RESET;
-        ata_ehi_push_desc(ehi, "unknown FIS %08x %08x %08x %08x", get_le32(u), get_le32(u + 4), get_le32(u + 8),
-                          get_le32(u + 12));
     }
     {
         const struct sata_trace_field f[] = { TF_HEX("irq_stat", irq_stat), TF_HEX("serror", serror),

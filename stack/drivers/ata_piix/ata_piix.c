@@ -1,7 +1,9 @@
 /* Intel ICH/PIIX SATA in IDE mode, low-level driver: the SFF/BMDMA layer (stack/sff) on the
- * legacy channels. The controller has no SCRs here (no combined-mode SIDPR), so there is no
+ * legacy channels. Before the ICH8 the controller has no SCRs here, so there is no
  * hardreset: EH resets with SRST and reads the signature from the taskfile, and no link
- * state is printed (libata's ata_piix behaves the same on such parts). Both legacy interrupt
+ * state is printed (libata's ata_piix behaves the same on such parts). The ICH8 (part
+ * ICH8_SATA) has the SATA index/data pair: SCRs per SATA port, COMRESET, link lines, and
+ * on a channel with a slave position libata's slave link (ataN.00 / ataN.01). Both legacy interrupt
  * lines reach the one handler (ata_sff_interrupt): an interrupt a channel has no use for is
  * acknowledged and ignored (idle), unlike sata_sil, which freezes the port on one.
  * With the port map given (ata_host_config.piix_map), a channel whose slave position maps a
@@ -42,6 +44,54 @@ static const struct ata_port_operations piix_sata_ops = {
     .inherits = &ata_bmdma_port_ops,
     .host_start = piix_host_start,
     .host_stop = piix_host_stop,
+};
+
+/* ---- the ICH8's SATA index/data pair (SIDPR; docs/hardware.md 10.8) ----
+ * BAR5, 16 bytes of I/O: an index at +0 selecting ((channel * 2 + device) << 8) | SCR (0
+ * SStatus, 1 SControl, 2 SError) and the data at +4 (ata_piix's piix_sidpr_sel and
+ * piix_sidx_map, read for the facts). Each SATA port's SCRs are its link's: the master
+ * link's device 0, a slave link's device 1. */
+enum { PIIX_SIDPR_BAR = 5, PIIX_SIDPR_LEN = 16, PIIX_SIDPR_IDX = 0, PIIX_SIDPR_DATA = 4 };
+
+struct piix_host_priv {
+    uint32_t sidpr; /* the window's I/O base; 0: no SIDPR */
+};
+
+static struct piix_host_priv *piix_hpriv(const struct ata_host *h) { return h->private_data; }
+
+static void piix_sidpr_sel(struct ata_link *link, unsigned reg)
+{
+    struct ata_port *ap = link->ap;
+    const unsigned devno = link == ap->slave_link ? 1 : 0;
+
+    ata_mmio_write(ap->host, piix_hpriv(ap->host)->sidpr + PIIX_SIDPR_IDX, ((ap->port_no * 2 + devno) << 8) | reg);
+}
+
+static int piix_sidpr_scr_read(struct ata_link *link, unsigned reg, uint32_t *val)
+{
+    if (reg > SCR_CONTROL)
+        return -EINVAL;
+    piix_sidpr_sel(link, reg == SCR_STATUS ? 0 : reg == SCR_ERROR ? 2 : 1);
+    *val = ata_mmio_read(link->ap->host, piix_hpriv(link->ap->host)->sidpr + PIIX_SIDPR_DATA);
+    return 0;
+}
+
+static int piix_sidpr_scr_write(struct ata_link *link, unsigned reg, uint32_t val)
+{
+    if (reg > SCR_CONTROL)
+        return -EINVAL;
+    piix_sidpr_sel(link, reg == SCR_STATUS ? 0 : reg == SCR_ERROR ? 2 : 1);
+    ata_mmio_write(link->ap->host, piix_hpriv(link->ap->host)->sidpr + PIIX_SIDPR_DATA, val);
+    return 0;
+}
+
+/* With SIDPR the links have SCRs: a COMRESET through SControl, the class from the follow-up
+ * SRST (libata's piix_sidpr_sata_ops: sata_std_hardreset). */
+static const struct ata_port_operations piix_sidpr_sata_ops = {
+    .inherits = &piix_sata_ops,
+    .hardreset = sata_std_hardreset,
+    .scr_read = piix_sidpr_scr_read,
+    .scr_write = piix_sidpr_scr_write,
 };
 
 /* ---- the PIIX3/PIIX4 IDE function: parallel ATA (docs/hardware.md 10) ----
@@ -203,6 +253,32 @@ static void piix_port_desc(struct ata_port *ap, const char *kind, const struct a
 
 static const char create_failed_ev[] = "piix.create_failed";
 
+/* ata_piix's piix_init_sidpr, before the host exists: the window at BAR5 (16 bytes), tried
+ * on port 0's SControl, which must hold IPM 3 (0x300) or take it. Returns the window's base,
+ * 0 when there is none or it does not answer (*broken: ata_piix's "SCR access via SIDPR is
+ * available but doesn't work"). */
+static uint32_t piix_probe_sidpr(struct sata_platform *p, const struct sata_platform_ops *pops,
+                                 const struct ata_host_config *cfg, bool *broken)
+{
+    uint32_t base, scontrol;
+
+    *broken = false;
+    if (!cfg->pci || cfg->pci->bar[PIIX_SIDPR_BAR].len != PIIX_SIDPR_LEN)
+        return 0;
+    base = (uint32_t)cfg->pci->bar[PIIX_SIDPR_BAR].start;
+    pops->mmio_write32(p, base + PIIX_SIDPR_IDX, 1); /* port 0, SControl */
+    scontrol = pops->mmio_read32(p, base + PIIX_SIDPR_DATA);
+    if ((scontrol & 0xf00) != 0x300) {
+        pops->mmio_write32(p, base + PIIX_SIDPR_DATA, scontrol | 0x300);
+        scontrol = pops->mmio_read32(p, base + PIIX_SIDPR_DATA);
+        if ((scontrol & 0xf00) != 0x300) {
+            *broken = true;
+            return 0;
+        }
+    }
+    return base;
+}
+
 /* The port map of a MAP value: the SATA port at the primary master, primary slave,
  * secondary master and secondary slave positions, PIIX_NA where the position has none (the
  * ICH5 and ICH6 tables of ata_piix, MAP value 0 each). */
@@ -277,6 +353,8 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
 {
     static const struct ata_host_config dflt;
     struct ata_host *h;
+    uint32_t sidpr = 0;
+    bool sidpr_broken = false;
 
     if (!pops)
         return NULL;
@@ -287,11 +365,18 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
         ata_report_create_failed(p, pops, create_failed_ev, "BAR4 (bus master) is not at the I/O base this driver maps");
         return NULL;
     }
-    if (cfg->piix_part != ATA_PIIX_ICH_SATA)
+    if (cfg->piix_part == ATA_PIIX_PIIX3 || cfg->piix_part == ATA_PIIX_PIIX4)
         return piix_pata_host_create(p, pops, cfg);
-    h = ata_host_alloc_priv(p, pops, &piix_sata_ops, PIIX_N_PORTS, 0, cfg, create_failed_ev);
+    if (cfg->piix_part == ATA_PIIX_ICH8_SATA)
+        sidpr = piix_probe_sidpr(p, pops, cfg, &sidpr_broken);
+    h = ata_host_alloc_priv(p, pops, sidpr ? &piix_sidpr_sata_ops : &piix_sata_ops, PIIX_N_PORTS,
+                            sizeof(struct piix_host_priv), cfg, create_failed_ev);
     if (!h)
         return NULL;
+    piix_hpriv(h)->sidpr = sidpr;
+    if (sidpr_broken)
+        ata_host_ev(h, ATA_EV0("piix.sidpr_broken", SATA_TC_INFO, SATA_LOG_INFO),
+                    "SCR access via SIDPR is available but doesn't work");
     h->flags |= ATA_HOST_PARALLEL_SCAN; /* ata_piix probes its channels at once */
     for (unsigned i = 0; i < PIIX_N_PORTS; i++)
         /* pio0-4, mwdma0-2, udma0-6 (ata_piix's SATA ports: ATA_UDMA6) */
@@ -300,11 +385,16 @@ struct ata_host *piix_host_create(struct sata_platform *p, const struct sata_pla
             return ata_host_create_failed(h, create_failed_ev, "failed to allocate port memory");
     if (cfg->piix_map != ATA_PIIX_MAP_NONE)
         piix_init_sata_map(h, cfg->piix_map);
+    /* with SCRs, a channel with a slave position gets a slave link for device 1 */
+    for (unsigned i = 0; i < PIIX_N_PORTS && sidpr; i++)
+        if ((h->ports[i].flags & (ATA_FLAG_SLAVE_POSS | ATA_FLAG_DUMMY)) == ATA_FLAG_SLAVE_POSS)
+            ata_slave_link_init(&h->ports[i]);
     {
-        const struct sata_trace_field f[] = { TF_INT("ports", PIIX_N_PORTS) };
+        const struct sata_trace_field f[] = { TF_INT("ports", PIIX_N_PORTS), TF_BOOL("sidpr", sidpr) };
 
         ata_host_ev(h, ATA_EV("piix.init", SATA_TC_INFO, SATA_LOG_INFO, f),
-                    "ICH SATA in IDE mode, %u channels (SFF + BMDMA, no SCRs)", PIIX_N_PORTS);
+                    "ICH SATA in IDE mode, %u channels (SFF + BMDMA, %s)", PIIX_N_PORTS,
+                    sidpr ? "SCRs through SIDPR" : "no SCRs");
     }
     if (h->has_pci)
         for (unsigned i = 0; i < PIIX_N_PORTS; i++)
@@ -320,6 +410,7 @@ static const struct ata_pci_device_id piix_pci_tbl[] = {
     { 0x8086, 0x24df, 0, 0, ATA_PIIX_ICH_SATA }, /* 82801ER ICH5R SATA */
     { 0x8086, 0x2651, 0, 0, ATA_PIIX_ICH_SATA }, /* 82801FB ICH6 SATA */
     { 0x8086, 0x27c0, 0, 0, ATA_PIIX_ICH_SATA }, /* 82801GB ICH7 SATA */
+    { 0x8086, 0x2820, 0, 0, ATA_PIIX_ICH8_SATA }, /* 82801HB ICH8 SATA (4 ports), with SIDPR */
     { 0, 0, 0, 0, 0 },
 };
 

@@ -99,10 +99,13 @@ enum ata_piix_map { ATA_PIIX_MAP_NONE = 0, ATA_PIIX_MAP_ICH5, ATA_PIIX_MAP_ICH6 
  *   ICH_SATA  an ICH's SATA function in IDE mode (satasim's original piix)
  *   PIIX3     82371SB IDE function: parallel ATA, PIO0-4 and MWDMA1-2, no UDMA
  *   PIIX4     82371AB IDE function: parallel ATA, PIO0-4, MWDMA1-2, UDMA0-2 (UDMA/33)
+ *   ICH8_SATA the ICH8's SATA function in IDE mode: ICH_SATA plus the SATA index/data pair
+ *             (SIDPR, BAR5): SCRs per SATA port, and with them a slave link on a channel
+ *             with a slave position (ata_piix's PIIX_FLAG_SIDPR, piix_init_sidpr)
  * On the PIIX parts both channels are parallel ATA cables with a master and a slave, the
  * timing registers (IDETIM, SIDETIM; UDMACTL, UDMATIM on the PIIX4) are programmed at mode
  * setting through the function's PCI configuration space (the platform's config accessors). */
-enum ata_piix_part { ATA_PIIX_ICH_SATA = 0, ATA_PIIX_PIIX3, ATA_PIIX_PIIX4 };
+enum ata_piix_part { ATA_PIIX_ICH_SATA = 0, ATA_PIIX_PIIX3, ATA_PIIX_PIIX4, ATA_PIIX_ICH8_SATA };
 
 /* Where a controller with ATA_HQ_ONCHIP_CMD_AREA keeps each port's command list (32 headers
  * of 32 bytes) and received-FIS area (256 bytes): byte offsets in its register window, port

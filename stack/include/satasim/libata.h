@@ -365,6 +365,12 @@ struct ata_port {
     /* port multiplier fan-out links, preallocated; nr_pmp_links > 0 while one is attached */
     struct ata_link pmp_link[SATA_PMP_MAX_PORTS];
     unsigned nr_pmp_links;
+    /* libata's slave link (ata_slave_link_init, libata-core.c): a taskfile channel whose two
+     * devices are two SATA ports with SCRs of their own (ata_piix with SIDPR). Device 1 stays
+     * on ap->link; its PHY, SCRs and reset are this link's (ata_dev_phys_link); both links
+     * print as ataN.00 / ataN.01. Null when the port has none; storage in slave_link_store. */
+    struct ata_link *slave_link;
+    struct ata_link slave_link_store;
     uint32_t pmp_gscr[3];     /* product, revision, port info as read at attach */
     uint32_t pmp_feat, pmp_feat_en;
     unsigned pmp_quirks;
@@ -511,8 +517,24 @@ static inline bool ata_is_atapi(const struct ata_taskfile *tf)
 {
     return tf->protocol == ATAPI_PROT_NODATA || tf->protocol == ATAPI_PROT_PIO || tf->protocol == ATAPI_PROT_DMA;
 }
-static inline bool ata_is_host_link(const struct ata_link *link) { return link == &link->ap->link; }
+/* the port's own link, or its slave link (libata's ata_is_host_link counts both: neither is a
+ * PMP's fan-out link) */
+static inline bool ata_is_host_link(const struct ata_link *link)
+{
+    return link == &link->ap->link || link == link->ap->slave_link;
+}
 static inline bool sata_pmp_attached(const struct ata_port *ap) { return ap->nr_pmp_links != 0; }
+/* The link whose PHY a device sits behind: its own link, but device 1 of a port with a slave
+ * link sits behind that (libata's ata_dev_phys_link). */
+static inline struct ata_link *ata_dev_phys_link(struct ata_device *dev)
+{
+    struct ata_port *ap = dev->link->ap;
+
+    return ap->slave_link && dev->link == &ap->link && dev->devno ? ap->slave_link : dev->link;
+}
+/* Gives the port a slave link (an LLD's host_create, before the probe; libata's
+ * ata_slave_link_init). */
+void ata_slave_link_init(struct ata_port *ap);
 /* Devices the link can have: two on the host link of a port that may have a slave
  * (ATA_FLAG_SLAVE_POSS), one otherwise (libata's ata_link_max_devices). Every loop over a
  * link's devices stops here. */
@@ -643,6 +665,7 @@ extern const struct ata_port_operations sata_port_ops;
 struct sata_deb_timing {
     unsigned interval, duration, timeout; /* ms */
 };
+int sata_std_hardreset(struct ata_link *link, enum ata_dev_class *cls, uint64_t deadline);
 int sata_scr_read(struct ata_link *link, unsigned reg, uint32_t *val);
 int sata_scr_write(struct ata_link *link, unsigned reg, uint32_t val);
 bool ata_link_online(struct ata_link *link);

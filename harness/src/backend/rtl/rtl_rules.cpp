@@ -145,6 +145,12 @@ std::vector<Refusal> refusals(const Scenario &sc) {
                "a lost completion interrupt is a fault hook of the SystemC controller models; a DUT's interrupt "
                "logic is its own",
                f.line);
+    for (const fault::Fault &f : sc.faults)
+        if (f.kind == fault::Kind::HbaError)
+            no("faults[" + f.id + "] hba_error",
+               "an internal error of the port's engine is a fault hook of the SystemC AHCI model; a DUT's "
+               "internals are its own (host_bus_error fails its bus accesses)",
+               f.line);
     return r;
 }
 

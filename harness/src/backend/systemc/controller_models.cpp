@@ -68,6 +68,7 @@ void build_piix(const Build &b) {
     const ControllerSpec &c = b.c;
     const piix::PiixPart part = c.part == "piix3"   ? piix::PiixPart::Piix3
                                 : c.part == "piix4" ? piix::PiixPart::Piix4
+                                : c.part == "ich8"  ? piix::PiixPart::Ich8Sata
                                                     : piix::PiixPart::IchSata;
     auto hba = std::make_unique<piix::PiixIde>(b.name.c_str(), b.mem, *b.t.irq, b.trace,
                                                c.map == "ich6" ? piix::PiixMap::Ich6 : piix::PiixMap::Ich5, part);
@@ -104,6 +105,9 @@ void build_ahci(const Build &b) {
     b.t.host_bus_error = [h](unsigned port, const bus::BusErrorParams &bus, const std::string &id) {
         h->inject_host_bus_error(port, bus, id);
     };
+    b.t.hba_error = [h](unsigned port, unsigned error, unsigned irq, const std::string &id) {
+        h->inject_hba_error(port, ahci::HbaErrorKind(error), ahci::HbaErrorIrq(irq), id);
+    };
     adopt(b.t, std::move(hba));
 }
 
@@ -133,6 +137,8 @@ void firmware_assign(ControllerHookup &h, const ControllerSpec &c, size_t index)
             uint32_t at = (io_next + b.size - 1) & ~(b.size - 1);
             if (piix && n == 4)
                 at = piix::PiixIde::kBmdmaBase;
+            else if (piix && n == 5)
+                at = piix::reg::kSidpr; // the ICH8's SIDPR: where the model's window decodes it
             else
                 io_next = at + b.size;
             f.config_write(off, 4, at);

@@ -342,6 +342,10 @@ std::unique_ptr<Topology> build_topology(const Scenario &sc, ModelTrace *trace,
                 hk.host_bus_error = [tp, port](const bus::BusErrorParams &bus, const std::string &id) {
                     tp->host_bus_error(port, bus, id);
                 };
+            if (tp->hba_error)
+                hk.hba_error = [tp, port](unsigned error, unsigned irq, const std::string &id) {
+                    tp->hba_error(port, error, irq, id);
+                };
             if (tp->sff_channel)
                 hk.channel = tp->sff_channel(port);
             return hk;

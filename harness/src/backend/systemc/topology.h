@@ -52,6 +52,8 @@ struct ControllerHookup {
     std::function<void()> clear_hba_faults;
     // An AHCI controller's host bus error (null on other controllers).
     std::function<void(unsigned port, const bus::BusErrorParams &bus, const std::string &id)> host_bus_error;
+    // The AHCI model's port engine failing inside (hba_error; null on other controllers).
+    std::function<void(unsigned port, unsigned error, unsigned irq, const std::string &id)> hba_error;
     // A taskfile controller's channel of a port (null on other controllers).
     std::function<sff::SffChannel *(unsigned port)> sff_channel;
 };
