@@ -123,6 +123,15 @@ def _noise(serr: int) -> str:
     return "[" + ", ".join(n) + "]" if n else ""
 
 
+def _cominit_noise(serr: int) -> dict:
+    """A cominit fault's `noise:` (COMINIT itself is the kind's own) from its exception's
+    SError: the line noise _noise names and CommWake (W) -- a connector's bouncing contacts
+    put COMWAKE-like bursts on the line as well as COMINIT ones (dmesg corpus 42: "SError: {
+    CommWake DevExch }" on a pulled drive's port)."""
+    n = [name for bit, name in ((1 << 19, "decode"), (1 << 11, "internal"), (_W, "comwake")) if serr & bit]
+    return {"noise": "[" + ", ".join(n) + "]"} if n else {}
+
+
 def _wake_noise(serr: int) -> str:
     """What a failed wake-up garbled on the host's PHY, from the SError it latched: 10B8B
     decode errors, PHYInt (the host PHY's internal error) with the UnrecovData it spoiled,
@@ -1234,8 +1243,7 @@ class _Plan:
         w = self.where(e.port, None)
         noise = _noise(e.serr)
         with_noise = {"noise": noise} if noise else {}
-        cominit_noise = {"noise": noise.replace("cominit, ", "").replace("[cominit]", "")} \
-            if noise.replace("[cominit]", "") else {}
+        cominit_noise = _cominit_noise(e.serr)
         configured = any(m.startswith("configured for") for _, _, m in after)
         if key not in self.disks and not any(p == e.port for p, _ in self.disks):
             if e.serr & (_N | _W) == _N | _W and not down and e.port not in self.plugged:

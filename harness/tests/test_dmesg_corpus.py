@@ -109,9 +109,9 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     limited at once: the third probe trial within a minute, two cominit faults before it.
     What still differs: SStatus 1 vs 0 (42's and 30's phy_flap reads DET 1 while the PHY is
     down, the real drives read 0; 23's pull and 04's loop read 1 where the model's empty port
-    reads 0); the SError of a connector's COMINIT bursts, which real ports latch with CommWake
-    (and RecovComm PHYRdyChg when the PHY came up for a moment) where the cominit fault gives
-    DevExch alone (42 [6]); 42's probe trial at 231.14 limits the link because it was up for a
+    reads 0); the SError of a connector's COMINIT bursts: real ports latch CommWake with them,
+    which the cominit fault now gives as `noise: [comwake]` (DIAG.W; 42 51 -> 55), but not the
+    RecovComm PHYRdyChg of a PHY that came up for a moment (42 [2]); 42's probe trial at 231.14 limits the link because it was up for a
     moment (spd from SStatus) and 233.56's does not (down: keep) -- the model's empty port is
     never up, so neither limits (42 [2]). 06 [3] (the boot probe's two "COMRESET failed
     (errno=-16)" and a plug's irq_stat 0x00400040 with PhyRdy change), 15 [5] (a drive that

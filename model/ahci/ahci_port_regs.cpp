@@ -532,7 +532,7 @@ void AhciHba::Port::line_noise(const Noise &n) {
     if (n.cominit)
         oob_reset();
     const uint32_t bits = (n.decode ? SERR_DIAG_B : 0u) | (n.internal ? SERR_ERR_E : 0u) |
-                          (n.phy ? SERR_DIAG_I | SERR_ERR_T : 0u);
+                          (n.phy ? SERR_DIAG_I | SERR_ERR_T : 0u) | (n.comwake ? SERR_DIAG_W : 0u);
     if (bits) {
         trace("ahci.line_noise", {{"serror", TraceValue::hex(bits)}});
         set_serr(bits);

@@ -127,18 +127,21 @@ ParamValue text_of(const std::optional<std::string> &s) {
     return v;
 }
 
-// `noise: [cominit, decode, internal, phy]`: what the host PHY picks up from the wire with an
+// `noise: [cominit, decode, internal, phy, comwake]`: what the host PHY picks up from the wire with an
 // unplug, a flap or a cominit fault (NoiseParams; bit i: the i-th name).
 // The record shows the first three as booleans when any is set (an unplug or a flap without
-// noise traces as it did before there was noise), `phy` (added later) only when set.
+// noise traces as it did before there was noise), `phy` and `comwake` (added later) only when
+// set.
 P noise(const char *doc) {
     P p = P("noise", PT::Flags, doc);
     p.flags_shown_when_set = 3;
-    p.names({"cominit", "decode", "internal", "phy"}).in_yaml(Show::NonZero).bind([](const Fault &f) -> uint64_t {
+    p.names({"cominit", "decode", "internal", "phy", "comwake"}).in_yaml(Show::NonZero).bind([](const Fault &f) -> uint64_t {
                   return uint64_t(f.noise.cominit) | uint64_t(f.noise.decode) << 1 | uint64_t(f.noise.internal) << 2 |
-                         uint64_t(f.noise.phy) << 3;
+                         uint64_t(f.noise.phy) << 3 | uint64_t(f.noise.comwake) << 4;
               },
-              [](Fault &f, uint64_t v) { f.noise = {(v & 1) != 0, (v & 2) != 0, (v & 4) != 0, (v & 8) != 0}; });
+              [](Fault &f, uint64_t v) {
+                  f.noise = {(v & 1) != 0, (v & 2) != 0, (v & 4) != 0, (v & 8) != 0, (v & 16) != 0};
+              });
     p.show = Show::NonZero;
     return p;
 }

@@ -41,6 +41,7 @@ link::LinkEndpoint::Noise noise_of(const NoiseParams &p) {
     n.decode = p.decode;
     n.internal = p.internal;
     n.phy = p.phy;
+    n.comwake = p.comwake;
     return n;
 }
 void unplug_arm(const Firing &x, const PortHooks &h) {

@@ -112,12 +112,13 @@ struct FlapParams {
 
 // Line noise the host PHY picks up (SataLink::line_noise): with an unplug (a bouncing
 // connector), what a cominit fault sends, and what a failed wake-up leaves (lpm_fail).
-// `noise: [cominit, decode, internal, phy]`.
+// `noise: [cominit, decode, internal, phy, comwake]`.
 struct NoiseParams {
     bool cominit = false;  // COMINIT bursts: SError.DIAG.X (AHCI PxIS.PCS)
     bool decode = false;   // 10b/8b decode errors outside any frame: DIAG.B
     bool internal = false; // the HBA's receiver loses the signal mid-primitive: ERR.E
     bool phy = false;      // the host PHY's internal error and the data it spoiled: DIAG.I, ERR.T
+    bool comwake = false;  // COMWAKE-like bursts (a bouncing connector): DIAG.W
 };
 
 struct Fault {

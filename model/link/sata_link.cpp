@@ -312,11 +312,11 @@ void SataLink::phy_glitch(sc_time down) {
 }
 
 void SataLink::line_noise(const LinkEndpoint::Noise &n) {
-    if (!host_ || offline_ || comreset_held_ || (!n.cominit && !n.decode && !n.internal && !n.phy))
+    if (!host_ || offline_ || comreset_held_ || (!n.cominit && !n.decode && !n.internal && !n.phy && !n.comwake))
         return; // (an offline PHY or one driving COMRESET detects nothing)
     std::string what;
     for (auto [on, name] : {std::pair{n.cominit, "COMINIT"}, {n.decode, "decode errors"}, {n.internal, "internal"},
-                               {n.phy, "PHY internal error"}})
+                               {n.phy, "PHY internal error"}, {n.comwake, "COMWAKE"}})
         if (on)
             what += (what.empty() ? "" : ", ") + std::string(name);
     emit("link.noise", Gen::None, "line noise: " + what);

@@ -122,6 +122,9 @@ class LinkEndpoint {
         // the host PHY's own internal error (SError DIAG.I) and the frame data it spoiled
         // (ERR.T, libata's UnrecovData): a receiver that lost lock on a garbled signal
         bool phy = false;
+        // a COMWAKE-like burst the host PHY detects (SError DIAG.W): a connector's contacts
+        // bouncing, a half-inserted drive's OOB that starts and stops
+        bool comwake = false;
     };
     virtual void line_noise(const Noise &n) {
         if (n.cominit)
