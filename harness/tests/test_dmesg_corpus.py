@@ -65,12 +65,13 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     recovered PMP clears the host link's EH flags ("PMP resurrected": the next PMP reset is
     logged, no cool-down); the PMP's own "disabled" after its detach reads ataN.00; an idle
     fan-out link's exception is no drive (52's port 4); a drive behind a PMP runs at its
-    fan-out link's first speed, not the host link's (46's 3.0 Gbps drive behind a JMB575). What still differs: 51 [9] (all
-    SControl 300) and 52 [11: 3 of them SControl 300]: the SiI3726 prints SControl 300 on
-    ports 1-3 after an attach or a PMP reset where the model, as the other parts, keeps the
-    320 libata writes (cause not found: libata's __sata_set_spd_needed masks every fan-out
-    link with the 3.0 Gbps host link; 52's later single-link reset of port 1 reads 320);
-    52's other misses are the res leftovers of its errata run (Busy/IDNF, the innocent
+    fan-out link's first speed, not the host link's (46's 3.0 Gbps drive behind a JMB575). wip17-pmp: the SiI3726 reads SControl 300 on
+    ports 1-3 after an attach or a PMP reset (51: 39 -> 48 of 48, 52: 42 -> 45): libata
+    (2.6.28) does write 320 there (ata_eh_reset records the host link's sata_spd before any
+    fan-out reset, sata_link_hardreset rewrites a differing SPD), so the part drops SPD at
+    the first fan-out link-up of ports 1.. after its own reset and keeps what is written
+    later (52's single-link reset of port 1 reads 320; docs/hardware.md 7.6,
+    PmpConfig::sctl_spd_cleared_after_reset). What still differs: 52 [8]: its misses are the res leftovers of its errata run (Busy/IDNF, the innocent
     command's LBA) and its second error's tag and Emask; 51's excerpt leaves out a middle
     section (its port 4 is reset in some rounds only), and the stack recovers each fan-out
     link in turn (reset, then its devices) where libata resets every link before it
