@@ -37,7 +37,8 @@ in a log that has them is a timeout (48 11 -> 21, it passes now); wip16-atapi al
 (74.4 %: faults on ATAPI drives, 29 0 -> 1, 40 0 -> 1, 55 0 -> 4); all of wip16 merged: 771 of
 935 (82.5 %); with the second rounds 791 (84.6 %: a user scan's wording and probe trials,
 SMART ENABLE's leftovers, the drive's Register FIS contents `d2h_regs`, an ATAPI drive hung on EH's
-REQUEST SENSE, libata's 16 KiB ATAPI drain).
+REQUEST SENSE, libata's 16 KiB ATAPI drain); wip17-pmp alone 803 of 935 (85.9 %: 51 39 -> 48, 52
+42 -> 45: the SiI3726's SControl 300 on ports 1-3).
 wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
@@ -73,10 +74,13 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     later (52's single-link reset of port 1 reads 320; docs/hardware.md 7.6,
     PmpConfig::sctl_spd_cleared_after_reset). What still differs: 52 [8]: its misses are the res leftovers of its errata run (Busy/IDNF, the innocent
     command's LBA) and its second error's tag and Emask; 51's excerpt leaves out a middle
-    section (its port 4 is reset in some rounds only), and the stack recovers each fan-out
-    link in turn (reset, then its devices) where libata resets every link before it
-    revalidates any, so 51's drives are configured before port 5 freezes the port where the
-    log shows "failed to IDENTIFY" (not decision lines),
+    section; the stack now recovers the fan-out links in libata's order (ata_eh_recover: every
+    link reset, then each link's devices; wip17-pmp), so 51's drives are no longer configured
+    between PMP resets and its empty port 4 is reset in every other round, as the log shows;
+    still differing there (not decision lines): the stack asks for the PMP reset at the
+    bridge's failed PSCR read where libata lets port 0's IDENTIFY fail on the frozen port
+    ("failed to IDENTIFY", "failed to recover link after 3 tries, disabling", the last
+    round's "failed to write PMP_FEAT_EN"),
     17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
     imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
     07 [3] (its fan-out links' "limiting SATA link speed" at the attach are libata's probe
