@@ -38,7 +38,9 @@ in a log that has them is a timeout (48 11 -> 21, it passes now); wip16-atapi al
 935 (82.5 %); with the second rounds 791 (84.6 %: a user scan's wording and probe trials,
 SMART ENABLE's leftovers, the drive's Register FIS contents `d2h_regs`, an ATAPI drive hung on EH's
 REQUEST SENSE, libata's 16 KiB ATAPI drain); wip17-hp alone 803 (85.9 %: the reset
-cool-down cut short by a PHY event, the era's speed-down of a link found down; below).
+cool-down cut short by a PHY event, the era's speed-down of a link found down; below);
+wip17-pmp alone 803 (85.9 %: 51 39 -> 48, 52 42 -> 45: the SiI3726's SControl 300 on ports
+1-3); MERGED17.
 wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
@@ -66,17 +68,21 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     recovered PMP clears the host link's EH flags ("PMP resurrected": the next PMP reset is
     logged, no cool-down); the PMP's own "disabled" after its detach reads ataN.00; an idle
     fan-out link's exception is no drive (52's port 4); a drive behind a PMP runs at its
-    fan-out link's first speed, not the host link's (46's 3.0 Gbps drive behind a JMB575). What still differs: 51 [9] (all
-    SControl 300) and 52 [11: 3 of them SControl 300]: the SiI3726 prints SControl 300 on
-    ports 1-3 after an attach or a PMP reset where the model, as the other parts, keeps the
-    320 libata writes (cause not found: libata's __sata_set_spd_needed masks every fan-out
-    link with the 3.0 Gbps host link; 52's later single-link reset of port 1 reads 320);
-    52's other misses are the res leftovers of its errata run (Busy/IDNF, the innocent
+    fan-out link's first speed, not the host link's (46's 3.0 Gbps drive behind a JMB575). wip17-pmp: the SiI3726 reads SControl 300 on
+    ports 1-3 after an attach or a PMP reset (51: 39 -> 48 of 48, 52: 42 -> 45): libata
+    (2.6.28) does write 320 there (ata_eh_reset records the host link's sata_spd before any
+    fan-out reset, sata_link_hardreset rewrites a differing SPD), so the part drops SPD at
+    the first fan-out link-up of ports 1.. after its own reset and keeps what is written
+    later (52's single-link reset of port 1 reads 320; docs/hardware.md 7.6,
+    PmpConfig::sctl_spd_cleared_after_reset). What still differs: 52 [8]: its misses are the res leftovers of its errata run (Busy/IDNF, the innocent
     command's LBA) and its second error's tag and Emask; 51's excerpt leaves out a middle
-    section (its port 4 is reset in some rounds only), and the stack recovers each fan-out
-    link in turn (reset, then its devices) where libata resets every link before it
-    revalidates any, so 51's drives are configured before port 5 freezes the port where the
-    log shows "failed to IDENTIFY" (not decision lines),
+    section; the stack now recovers the fan-out links in libata's order (ata_eh_recover: every
+    link reset, then each link's devices; wip17-pmp), so 51's drives are no longer configured
+    between PMP resets and its empty port 4 is reset in every other round, as the log shows;
+    still differing there (not decision lines): the stack asks for the PMP reset at the
+    bridge's failed PSCR read where libata lets port 0's IDENTIFY fail on the frozen port
+    ("failed to IDENTIFY", "failed to recover link after 3 tries, disabling", the last
+    round's "failed to write PMP_FEAT_EN"),
     17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
     imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
     07 [3] (its fan-out links' "limiting SATA link speed" at the attach are libata's probe

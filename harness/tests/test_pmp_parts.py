@@ -253,3 +253,28 @@ def test_fan_out_links_limited_at_attach_are_the_third_probe_within_a_minute(tmp
         assert f"ata2.0{p}: limiting SATA link speed to 1.5 Gbps" in lines, lines
     assert "ata2.00: limiting SATA link speed to 1.5 Gbps" not in lines, lines
     assert (matched, total) == (9, 12), "\n".join(diff_text)
+
+
+def test_sii3726_fan_out_ports_1_to_3_read_scontrol_300_after_a_pmp_reset(tmp_path):
+    # dmesg corpus 51 (2.6.28) and 52 (2.6.35), two SiI3726 units: after the attach and after
+    # each PMP reset port 0 reads the SControl 320 libata writes (the host link's 3.0 Gbps,
+    # __sata_set_spd_needed) and ports 1-3 read 300; the empty port 4 and the bridge on
+    # port 5 read 320; 52's later reset of port 1 alone reads 320 (docs/hardware.md 7.6:
+    # the part, PmpConfig::sctl_spd_cleared_after_reset). Before: 39 of 48 and 42 of 53,
+    # every port read 320.
+    (tmp_path / "51").mkdir()
+    (tmp_path / "52").mkdir()
+    _, _, lines, (matched, total, diff_text) = _import_and_run(51, tmp_path / "51")
+    ups = [ln for ln in lines if "SATA link up 3.0 Gbps (SStatus 123 SControl" in ln and ".1" not in ln[:8]]
+    assert "ata1.00: SATA link up 3.0 Gbps (SStatus 123 SControl 320)" in ups, lines
+    for port in (1, 2, 3):
+        mine = [ln for ln in ups if ln.startswith(f"ata1.0{port}:")]
+        assert mine and all(ln.endswith("SControl 300)") for ln in mine), lines
+    assert "ata1.04: SATA link down (SStatus 0 SControl 320)" in lines
+    assert (matched, total) == (48, 48), "\n".join(diff_text)
+    _, _, lines, (matched, total, diff_text) = _import_and_run(52, tmp_path / "52")
+    port1 = [ln for ln in lines if ln.startswith("ata1.01: SATA link up")]
+    assert port1[-2:] == ["ata1.01: SATA link up 3.0 Gbps (SStatus 123 SControl 300)",
+                          "ata1.01: SATA link up 3.0 Gbps (SStatus 123 SControl 320)"], lines
+    assert "ata1.05: SATA link up 1.5 Gbps (SStatus 113 SControl 320)" in lines
+    assert (matched, total) == (45, 53), "\n".join(diff_text)

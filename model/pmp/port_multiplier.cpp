@@ -32,6 +32,7 @@ PmpConfig sii3726(unsigned n_ports) {
     c.spec_minor = 1;
     c.fbs = false;
     c.semb_port = n_ports == 6 ? 5 : -1;
+    c.sctl_spd_cleared_after_reset = true;
     return c;
 }
 
@@ -121,6 +122,12 @@ class PortMultiplier::DevPort : public sc_core::sc_module, public link::LinkEndp
         pm_.trace("pmp.port_phy", int(idx_), {{"ready", TraceValue::boolean(ready)},
                                               {"gen", TraceValue::integer(int(gen))}});
         sig_hold = ready;
+        if (ready && spd_clear_at_linkup) {
+            spd_clear_at_linkup = false;
+            sctl &= ~0xF0u;
+            pm_.trace("pmp.sctl_spd_cleared", int(idx_), {{"value", TraceValue::hex(sctl)}},
+                      "first link-up after the PMP's reset: SControl.SPD reads 0");
+        }
 #ifndef SATASIM_PLANT_PMP_PHY_CHANGE_NO_SERR_N
         pm_.serror_set(idx_, SERR_DIAG_N); // (planted: not latched, GSCR[32] never names the port)
 #endif
@@ -173,6 +180,9 @@ class PortMultiplier::DevPort : public sc_core::sc_module, public link::LinkEndp
     bool semb_up = false; // its internal link is up
     uint32_t sctl = 0, serr = 0;
     bool sig_hold = false; // link just came up, the host has sent nothing to this port yet
+    // PmpConfig::sctl_spd_cleared_after_reset: armed by the PMP's reset, taken by the host's
+    // next COMRESET of the port, applied when that link comes up
+    bool spd_clear_armed = false, spd_clear_at_linkup = false;
 
   private:
     PortMultiplier &pm_;
@@ -226,6 +236,8 @@ void PortMultiplier::reset_control_port() {
     sig_due_ = true;
     error_en_ = kErrorEnReset;
     feat_en_ = cfg_.feat_en_reset;
+    for (unsigned i = 1; i < ports_.size(); ++i)
+        ports_[i]->spd_clear_armed = cfg_.sctl_spd_cleared_after_reset;
 }
 
 void PortMultiplier::power_on_reset() {
@@ -239,6 +251,7 @@ void PortMultiplier::power_on_reset() {
         p->serr = 0;
         p->sig_hold = false;
         p->semb_up = false;
+        p->spd_clear_at_linkup = false;
     }
     if (!elaborating()) {
         power_on_ev_.cancel();
@@ -570,6 +583,8 @@ bool PortMultiplier::write_pscr(unsigned port, uint32_t reg, uint64_t val) {
                 p.semb_up = true;
             return true;
         }
+        if (det != 0)
+            p.spd_clear_at_linkup = false;
         if (det == 1) {
             p.cancel();
             p.link->host_comreset(true);
@@ -577,6 +592,8 @@ bool PortMultiplier::write_pscr(unsigned port, uint32_t reg, uint64_t val) {
             p.cancel();
             p.link->host_offline();
         } else if (det == 0 && old_det == 1) {
+            p.spd_clear_at_linkup = p.spd_clear_armed;
+            p.spd_clear_armed = false;
             p.link->host_comreset(false, p.spd_limit());
         }
         trace("pmp.sctl", int(port), {{"value", TraceValue::hex(p.sctl)}});

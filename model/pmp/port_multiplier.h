@@ -80,6 +80,14 @@ struct PmpConfig {
     // PSCR SControl reads 0 on a port with no drive attached: what is written still drives
     // the PHY. The JMB394 of dmesg corpus 07 (docs/hardware.md 7.6).
     bool sctl_reads_zero_empty = false;
+    // SiI3726 (dmesg corpus 51, 2.6.28, and 52, 2.6.35: two units): after power-on and after
+    // each COMRESET of the host link (a PMP reset), the first fan-out COMRESET the host
+    // issues on a port other than 0 brings the link up with PSCR SControl.SPD reading 0,
+    // whatever the host wrote before it ("SControl 300" on ports 1-3 where port 0, the empty
+    // port 4 and the bridge on port 5 read the 320 libata wrote); later COMRESETs of that
+    // port keep what is written (52's single-link reset of port 1: 320). The negotiation
+    // itself honours the written limit. Inside the part's firmware; docs/hardware.md 7.6.
+    bool sctl_spd_cleared_after_reset = false;
     bool fbs = false;              // FIS-based switching capable (see above)
     // The fan-out port that is the part's own enclosure management bridge (SEMB, its
     // "config port"), -1 if none: SiI3726 port 5 of 6, SiI4726 port 6 of 7. It has no

@@ -308,6 +308,41 @@ MODEL_TEST(pscr_read_aborted_through_comreset) {
     EXPECT_TRUE(pm_read(2, pmp::pscr::SERROR, v));
 }
 
+// The SiI3726 after a PMP reset (dmesg corpus 51 and 52): the first fan-out COMRESET on a
+// port other than 0 brings the link up with PSCR SControl.SPD reading 0 although the host
+// wrote SPD 2 (libata's "SControl 300" on ports 1-3, "320" on port 0); the link still comes
+// up, and the port's next COMRESET keeps what is written (52's later reset of port 1: 320).
+static uint32_t fanout_reset_spd2(unsigned port) {
+    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x321));
+    sc_core::wait(1000, SC_US);
+    EXPECT_TRUE(pm_write(port, pmp::pscr::SCONTROL, 0x320));
+    uint32_t v = 0;
+    EXPECT_TRUE(wait_until([&] { return pm_read(port, pmp::pscr::SSTATUS, v) && (v & 0xF) == 3; }, 100000, 100));
+    EXPECT_TRUE(pm_write(port, pmp::pscr::SERROR, 0xFFFFFFFF));
+    EXPECT_TRUE(pm_read(port, pmp::pscr::SCONTROL, v));
+    return v;
+}
+
+MODEL_TEST(sii3726_first_fanout_reset_after_pmp_reset_reads_spd_0) {
+    stop_engine();
+    pwr(PxSCTL, 0x301); // COMRESET of the host link: the PMP's reset
+    sc_core::wait(1000, SC_US);
+    pwr(PxSCTL, 0x300);
+    EXPECT_TRUE(wait_until([] {
+        return (prd(PxSSTS) & 0xF) == 3 && !(prd(PxTFD) & (sata::kAtaBsy | sata::kAtaDrq));
+    }, 100000));
+    pwr(PxSERR, 0xFFFFFFFF);
+    pwr(PxIS, 0xFFFFFFFF);
+    pwr(PxCMD, CMD_FRE | CMD_PMA | CMD_ST);
+    EXPECT_EQ(fanout_reset_spd2(0), 0x320u); // port 0 keeps what was written
+    EXPECT_EQ(fanout_reset_spd2(2), 0x300u); // port 2: SPD reads 0 ...
+    uint32_t v = 0;
+    EXPECT_TRUE(pm_read(2, pmp::pscr::SSTATUS, v));
+    EXPECT_EQ(v, 0x113u);                    // ... and the link is up all the same
+    EXPECT_EQ(fanout_reset_spd2(2), 0x320u); // the next COMRESET keeps SPD 2
+    EXPECT_EQ(fanout_reset_spd2(0), 0x320u);
+}
+
 // The SiI3726's port 5 of 6 is its enclosure bridge: no cable, an internal link up at
 // 1.5 Gbps after power-on and after a COMRESET through PSCR SControl, down while DET is 1.
 MODEL_TEST(sii3726_config_port_is_an_internal_1_5_gbps_link) {

@@ -287,6 +287,8 @@ int ata_eh_recover(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn s
                    ata_reset_fn hardreset, ata_postreset_fn postreset);
 int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
                         ata_reset_fn hardreset, ata_postreset_fn postreset);
+int ata_eh_recover_links(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
+                         ata_reset_fn hardreset, ata_postreset_fn postreset, struct ata_link **r_failed);
 void ata_dev_disable(struct ata_device *dev);
 /* Disable dev and take it from its users: its requests fail with AC_ERR_NODEV_HINT. */
 void ata_eh_detach_dev(struct ata_device *dev);

@@ -340,21 +340,19 @@ static void ata_eh_link_recovered(struct ata_link *link)
     link->eh_context.i.flags &= ~(unsigned)(ATA_EHI_DID_SOFTRESET | ATA_EHI_DID_HARDRESET);
 }
 
-/* One link's recovery: reset, revalidate or probe its devices, transfer mode, retries. */
-int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
-                        ata_reset_fn hardreset, ata_postreset_fn postreset)
+/* Before the first pass: the device tries are armed, a user's delete is done, an empty slot
+ * is scheduled for a probe (libata's "prep for recovery" in ata_eh_recover). */
+static void ata_eh_link_prep(struct ata_link *link)
 {
-    struct ata_port *ap = link->ap;
     struct ata_eh_context *ehc = &link->eh_context;
     const unsigned n_dev = ata_link_max_devices(link);
-    struct ata_device *failed;
-    int rc;
-
-    const struct ata_eh_policy *pol = ap->host->eh_policy;
+    const struct ata_eh_policy *pol = link->ap->host->eh_policy;
 
 #ifndef SATASIM_PLANT_EH_TRIES_NEVER_RESET
     for (unsigned d = 0; d < n_dev; d++)
         ehc->tries[d] = (int)pol->dev_tries; /* (planted: armed at probe only, spent tries carry over) */
+#else
+    (void)pol;
 #endif
     ehc->i.action &= ~(unsigned)ATA_EH_ENABLE_LINK; /* no PMP links to re-enable */
     for (unsigned d = 0; d < n_dev; d++) {
@@ -371,55 +369,78 @@ int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_res
         if (!ata_dev_enabled(dev))
             ata_eh_schedule_probe(dev);
     }
+}
 
-retry:
-    rc = 0;
-    failed = NULL;
-    if (ap->pflags & ATA_PFLAG_UNLOADING)
-        return 0;
-    if (ata_eh_skip_recovery(link)) {
-        ehc->i.action = 0;
-        ata_eh_link_recovered(link);
-        (void)ata_eh_config_lpm(link); /* a failure only switches LPM off (no device to charge) */
-        return 0;
-    }
+/* A link that needs nothing more this pass (libata's ata_eh_skip_recovery): it forgets the
+ * run's resets and gets its power management configured. */
+static bool ata_eh_link_skip(struct ata_link *link)
+{
+    if (!ata_eh_skip_recovery(link))
+        return false;
+    link->eh_context.i.action = 0;
+    ata_eh_link_recovered(link);
+    (void)ata_eh_config_lpm(link); /* a failure only switches LPM off (no device to charge) */
+    return true;
+}
+
+/* The reset a link asks for; a failed one gives the link up ("reset failed, giving up"). */
+static int ata_eh_link_reset(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
+                             ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    struct ata_eh_context *ehc = &link->eh_context;
+    const unsigned n_dev = ata_link_max_devices(link);
+    int rc;
+
     if (ata_eh_host_reset_pending(link))
         return -ERESTART;
-    if (ehc->i.action & ATA_EH_RESET) {
-        /* the class check counts only when a slot is vacant (libata: ata_link_nr_vacant) */
-        rc = ata_eh_reset(link, ata_link_nr_enabled(link) < n_dev, prereset, softreset, hardreset, postreset);
-        if (rc && ata_eh_host_reset_pending(link))
-            return -ERESTART;
-        if (rc) {
-            ata_link_ev(link, ATA_EV0("eh.reset_giveup", SATA_TC_DECISION, SATA_LOG_ERR),
-                        "reset failed, giving up");
-            for (unsigned d = 0; d < n_dev; d++)
-                ata_dev_disable(&link->device[d]);
-            return rc;
-        }
+    if (!(ehc->i.action & ATA_EH_RESET))
+        return 0;
+    /* the class check counts only when a slot is vacant (libata: ata_link_nr_vacant) */
+    rc = ata_eh_reset(link, ata_link_nr_enabled(link) < n_dev, prereset, softreset, hardreset, postreset);
+    if (rc && ata_eh_host_reset_pending(link))
+        return -ERESTART;
+    if (rc) {
+        ata_link_ev(link, ATA_EV0("eh.reset_giveup", SATA_TC_DECISION, SATA_LOG_ERR),
+                    "reset failed, giving up");
+        for (unsigned d = 0; d < n_dev; d++)
+            ata_dev_disable(&link->device[d]);
     }
-    rc = ata_eh_revalidate_and_attach(link, &failed);
+    return rc;
+}
+
+/* After the reset: revalidate or attach the link's devices, their transfer mode, the link's
+ * power management. 0 = the link is recovered. */
+static int ata_eh_link_configure(struct ata_link *link, struct ata_device **r_failed)
+{
+    struct ata_port *ap = link->ap;
+    struct ata_eh_context *ehc = &link->eh_context;
+    int rc;
+
+    rc = ata_eh_revalidate_and_attach(link, r_failed);
     if (!rc && (ehc->i.flags & ATA_EHI_SETMODE)) {
-        rc = ata_set_mode(link, &failed);
+        rc = ata_set_mode(link, r_failed);
         if (!rc)
             ehc->i.flags &= ~ATA_EHI_SETMODE;
     }
     /* configure link power saving: the port's target policy */
     if (!rc && link->lpm_policy != ap->target_lpm_policy)
-        rc = ata_eh_link_set_lpm(link, ap->target_lpm_policy, &failed);
-    if (!rc) {
+        rc = ata_eh_link_set_lpm(link, ap->target_lpm_policy, r_failed);
+    if (!rc)
         ata_eh_link_recovered(link);
-        return 0;
-    }
-    if (ata_eh_host_reset_pending(link))
-        return -ERESTART;
+    return rc;
+}
 
-    if (!failed)
-        failed = &link->device[0];
-    ata_eh_handle_dev_fail(failed, rc);
+/* A device of the link failed and spent a try (ata_eh_handle_dev_fail did that): does the
+ * link want another pass? Says so, and pauses, as the profile does. */
+static bool ata_eh_link_retry(struct ata_link *link, struct ata_device *failed, int rc)
+{
+    struct ata_port *ap = link->ap;
+    struct ata_eh_context *ehc = &link->eh_context;
+    const struct ata_eh_policy *pol = ap->host->eh_policy;
+
     /* nothing more to do once no reset is asked for and no device is left to revalidate */
     if ((!(ehc->i.action & ATA_EH_RESET) && !ata_link_nr_enabled(link)) || ata_eh_skip_recovery(link))
-        return 0;
+        return false;
     if (ata_dev_enabled(failed)) {
         const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", ehc->tries[failed->devno]) };
 
@@ -435,5 +456,98 @@ retry:
     } else if (pol->recover_idle_pause_ms) {
         ata_msleep(ap->host, pol->recover_idle_pause_ms);
     }
-    goto retry;
+    return true;
+}
+
+/* One link's recovery: reset, revalidate or probe its devices, transfer mode, retries. */
+int ata_eh_recover_link(struct ata_link *link, ata_prereset_fn prereset, ata_reset_fn softreset,
+                        ata_reset_fn hardreset, ata_postreset_fn postreset)
+{
+    struct ata_port *ap = link->ap;
+    struct ata_device *failed;
+    int rc;
+
+    ata_eh_link_prep(link);
+    for (;;) {
+        failed = NULL;
+        if (ap->pflags & ATA_PFLAG_UNLOADING)
+            return 0;
+        if (ata_eh_link_skip(link))
+            return 0;
+        rc = ata_eh_link_reset(link, prereset, softreset, hardreset, postreset);
+        if (rc)
+            return rc;
+        rc = ata_eh_link_configure(link, &failed);
+        if (!rc)
+            return 0;
+        if (ata_eh_host_reset_pending(link))
+            return -ERESTART;
+        if (!failed)
+            failed = &link->device[0];
+        ata_eh_handle_dev_fail(failed, rc);
+        if (!ata_eh_link_retry(link, failed, rc))
+            return 0;
+    }
+}
+
+/* A port multiplier's fan-out links in libata's order (ata_eh_recover with every link,
+ * libata-eh.c since 2.6.24; sata_pmp_eh_recover's "recover links"): each link's prep, then
+ * one loop that resets every link asking for it, then link by link the revalidation or
+ * attach of its devices, their transfer mode and LPM. So no device is revalidated before
+ * every link is reset: a link whose reset freezes the port (dmesg corpus 51: the SiI3726's
+ * bridge ABRTs its SError read) fails the next link's IDENTIFY with err_mask 0x40. A failed
+ * device spends a try; on a frozen port the pass ends there ("PMP reset requires working
+ * host port"), else the other links go on and the pass repeats while a device failed.
+ * A disabled link is skipped. *r_failed names the link a non-zero return is about. */
+int ata_eh_recover_links(struct ata_port *ap, ata_prereset_fn prereset, ata_reset_fn softreset,
+                         ata_reset_fn hardreset, ata_postreset_fn postreset, struct ata_link **r_failed)
+{
+    bool skip[SATA_PMP_MAX_PORTS];
+    const unsigned n = ap->nr_pmp_links;
+    bool again;
+    int rc;
+
+    for (unsigned i = 0; i < n; i++)
+        if (!(ap->pmp_link[i].flags & ATA_LFLAG_DISABLED))
+            ata_eh_link_prep(&ap->pmp_link[i]);
+    do {
+        if (ap->pflags & ATA_PFLAG_UNLOADING)
+            return 0;
+        for (unsigned i = 0; i < n; i++)
+            skip[i] = (ap->pmp_link[i].flags & ATA_LFLAG_DISABLED) || ata_eh_link_skip(&ap->pmp_link[i]);
+        for (unsigned i = 0; i < n; i++) {
+            if (skip[i])
+                continue;
+            rc = ata_eh_link_reset(&ap->pmp_link[i], prereset, softreset, hardreset, postreset);
+            if (rc) {
+                *r_failed = &ap->pmp_link[i];
+                return rc;
+            }
+        }
+        again = false;
+        for (unsigned i = 0; i < n; i++) {
+            struct ata_link *link = &ap->pmp_link[i];
+            struct ata_device *failed = NULL;
+
+            if (skip[i])
+                continue;
+            if (ata_eh_host_reset_pending(link)) {
+                *r_failed = link;
+                return -ERESTART;
+            }
+            rc = ata_eh_link_configure(link, &failed);
+            if (!rc)
+                continue;
+            *r_failed = link;
+            if (ata_eh_host_reset_pending(link))
+                return -ERESTART;
+            if (!failed)
+                failed = &link->device[0];
+            ata_eh_handle_dev_fail(failed, rc);
+            if (ap->pflags & ATA_PFLAG_FROZEN)
+                return rc;
+            again |= ata_eh_link_retry(link, failed, rc);
+        }
+    } while (again);
+    return 0;
 }

@@ -536,6 +536,7 @@ static void sata_pmp_eh_recover(struct ata_port *ap)
     const struct ata_port_operations *ops = ap->ops;
     struct ata_link *host = &ap->link;
     int pmp_tries = SATA_PMP_EH_TRIES, event_tries = SATA_PMP_EH_TRIES;
+    struct ata_link *failed = NULL;
     int rc;
 
 retry:
@@ -563,32 +564,30 @@ retry:
     if (rc)
         goto pmp_fail;
 
-    for (unsigned i = 0; i < ap->nr_pmp_links; i++) {
-        struct ata_link *link = &ap->pmp_link[i];
+    /* every fan-out link reset first, then each link's devices (libata's ata_eh_recover over
+     * all links); a link that fails is retried with a PMP reset, three times, then disabled,
+     * and the PMP is reset once more (libata's link_fail falls through to pmp_fail) */
+    rc = ata_eh_recover_links(ap, ops->pmp_prereset, ops->softreset, ops->pmp_hardreset, ops->pmp_postreset,
+                              &failed);
+    if (host->eh_context.i.action & ATA_EH_RESET) {
+        /* the control port failed under a link's recovery: reset the whole PMP */
+        ata_pmp_ev(ap, ATA_EV0("pmp.ctrl_failed", SATA_TC_DECISION, SATA_LOG_WARN), NULL);
+        rc = -EIO;
+        goto pmp_fail;
+    }
+    if (rc) {
+        if (++failed->fail_runs < SATA_PMP_LINK_TRIES) {
+            const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", failed->fail_runs) };
 
-        if (link->flags & ATA_LFLAG_DISABLED)
-            continue;
-        rc = ata_eh_recover_link(link, ops->pmp_prereset, ops->softreset, ops->pmp_hardreset,
-                                 ops->pmp_postreset);
-        if (host->eh_context.i.action & ATA_EH_RESET) {
-            /* the control port failed under this link's recovery: reset the whole PMP */
-            ata_pmp_ev(ap, ATA_EV0("pmp.ctrl_failed", SATA_TC_DECISION, SATA_LOG_WARN), NULL);
-            rc = -EIO;
-            goto pmp_fail;
-        }
-        if (!rc) {
-            link->fail_runs = 0;
-            continue;
-        }
-        if (++link->fail_runs < SATA_PMP_LINK_TRIES) {
-            const struct sata_trace_field f[] = { TF_INT("errno", rc), TF_INT("tries", link->fail_runs) };
-
-            ata_link_ev(link, ATA_EV("pmp.link_retry", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
+            ata_link_ev(failed, ATA_EV("pmp.link_retry", SATA_TC_DECISION, SATA_LOG_NONE, f), NULL);
             host->eh_context.i.action |= ATA_EH_HARDRESET;
             goto retry;
         }
-        pmp_disable_link(link);
+        pmp_disable_link(failed);
+        goto pmp_fail;
     }
+    for (unsigned i = 0; i < ap->nr_pmp_links; i++)
+        ap->pmp_link[i].fail_runs = 0;
     rc = pmp_set_notify(ap, true);
     if (rc)
         goto pmp_fail;

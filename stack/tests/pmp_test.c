@@ -388,6 +388,23 @@ static void check_boot(unsigned nports, unsigned n_disks)
     }
     if (nports > 5)
         ck_assert_ptr_nonnull(find_link_ev(&r->p, "pmp.config_port", 5));
+    /* libata's order (ata_eh_recover over every fan-out link): every link is reset before
+     * any device is revalidated or attached (dmesg corpus 51) */
+    if (n_disks) {
+        unsigned last_reset = 0, first_cfg = r->p.n_ev;
+
+        for (unsigned e = 0; e < r->p.n_ev; e++) {
+            const struct fake_event *ev = &r->p.ev[e];
+
+            if (ev->link < 0 || ev->link >= SATA_PMP_CTRL_PORT)
+                continue;
+            if (!strcmp(ev->name, "probe.link_up") || !strcmp(ev->name, "probe.link_down"))
+                last_reset = e;
+            if (!strcmp(ev->name, "probe.configured") && e < first_cfg)
+                first_cfg = e;
+        }
+        ck_assert_uint_lt(last_reset, first_cfg);
+    }
     /* the boot probe is quiet on the host link, but attaching a PMP recovers its fan-out
      * links, which are not (libata sets ATA_PFLAG_RECOVERED in ata_eh_about_to_do "if
      * (!(ehc->i.flags & ATA_EHI_QUIET))", per link): a real 6.x boot with a JMB PMP ends
