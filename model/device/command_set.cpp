@@ -181,8 +181,8 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         const uint32_t blocks = (x.sectors + per - 1) / per;
         pio_in(e, tf, blocks, [&](uint32_t i) {
             uint32_t n = std::min(per, x.sectors - i * per);
-            std::vector<uint8_t> b(size_t(n) * MediaStore::kSectorSize);
-            media.read(x.lba + uint64_t(i) * per, n, b.data());
+            std::vector<uint8_t> b(size_t(n) * sector_bytes());
+            media_read(x.lba + uint64_t(i) * per, n, b.data());
             return b;
         });
         return;
@@ -209,7 +209,7 @@ void SataDisk::Impl::execute(const Taskfile &tf) {
         if (!pio_out(e, tf, x.sectors, multiple ? multi_count : 1,
                      [&](uint32_t first, uint32_t n, const uint8_t *data) {
                          if (!v.fail)
-                             cache.write(x.lba + first, n, data, write_through(x));
+                             cache_write(x.lba + first, n, data, write_through(x));
                      }))
             return data_phase_failed(x);
         return finish_write(x, v);

@@ -251,6 +251,15 @@ struct SataDisk::Impl {
     std::vector<uint8_t> ncq_send_recv_log_page() const;
     std::vector<uint8_t> identify_log_page(uint32_t page) const; // log 30h (DevSleep drives)
 
+    // ---- logical sectors (DiskConfig::logical_log2) over the media store's 512-byte ones
+    size_t sector_bytes() const { return MediaStore::kSectorSize << cfg.logical_log2; }
+    void media_read(uint64_t lba, uint32_t n, uint8_t *dst) const {
+        media.read(lba << cfg.logical_log2, uint32_t(n << cfg.logical_log2), dst);
+    }
+    void cache_write(uint64_t lba, uint32_t n, const uint8_t *src, bool through) {
+        cache.write(lba << cfg.logical_log2, uint32_t(n << cfg.logical_log2), src, through);
+    }
+
     // ---- protocols.cpp
     bool pio_in(uint64_t e, const sata::Taskfile &tf, uint32_t blocks,
                 const std::function<std::vector<uint8_t>(uint32_t block)> &block_data);
@@ -264,9 +273,10 @@ struct SataDisk::Impl {
     // through: the data goes to the platters (FUA, cache disabled), else into the cache.
     bool dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors, bool skip_first_activate,
                       bool through, bool discard = false);
-    // DMA out into whatever `sink` does with each run of whole sectors (first: the sector
-    // offset in the transfer).
-    bool dma_out(uint64_t e, uint32_t sectors, bool skip_first_activate,
+    // DMA out into whatever `sink` does with each run of whole sectors of `sector_size` bytes
+    // (first: the sector offset in the transfer): the logical sectors of a write, the
+    // 512-byte blocks of a DSM range list.
+    bool dma_out(uint64_t e, uint32_t sectors, size_t sector_size, bool skip_first_activate,
                  const std::function<void(uint32_t first, uint32_t n, const uint8_t *)> &sink);
     bool wait_data(uint64_t e, sata::Fis &out);
     bool idle_until(uint64_t e, sc_core::sc_time deadline);

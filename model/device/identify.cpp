@@ -114,10 +114,19 @@ std::vector<uint16_t> SataDisk::Impl::identify() const {
         w[103] = uint16_t(cap >> 48);
     }
     w[106] = 0x4000; // one 512-byte logical sector per physical sector
+    if (cfg.logical_log2) {
+        // ACS-3 7.12.7.44 / 7.12.7.50: bit 12, the logical sector is longer than 256 words,
+        // and words 117-118 its length in words (2048 for 4Kn; libata's
+        // ata_id_logical_sector_size reads them when word 106 & D000h is 5000h)
+        const uint32_t words = uint32_t(sector_bytes() / 2);
+        w[106] |= 0x1000;
+        w[117] = uint16_t(words);
+        w[118] = uint16_t(words >> 16);
+    }
     if (cfg.physical_log2) {
         // several logical sectors per physical one (bit 13), 2^n of them (3:0); word 209
         // valid (bits 15:14 = 01b) with the logical sector offset of LBA 0
-        w[106] = uint16_t(0x6000 | (cfg.physical_log2 & 0xF));
+        w[106] = uint16_t((w[106] & 0x1000) | 0x6000 | (cfg.physical_log2 & 0xF));
         w[209] = uint16_t(0x4000 | (cfg.align_offset & 0x3FFF));
     }
     if (cfg.trim != DiskConfig::Trim::None) {

@@ -221,7 +221,7 @@ void SataDisk::Impl::execute_queued(int tag) {
         return;
     }
     power_mode = 0xFF;
-    const uint32_t bytes = x.sectors * uint32_t(MediaStore::kSectorSize);
+    const uint32_t bytes = x.sectors * uint32_t(sector_bytes());
     const MediaVerdict v = check_media(s.tf, true, &x);
     if (const sc_core::sc_time late = slow_delay(s.tf, true, x); late != sc_core::SC_ZERO_TIME && !busy_for(e, late))
         return; // reset while the drive took its time

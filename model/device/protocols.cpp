@@ -15,7 +15,6 @@ using sc_core::sc_time_stamp;
 namespace {
 constexpr uint8_t kStatusDrq = 0x58;   // DRDY | DSC | DRQ
 constexpr uint8_t kStatusBusy = 0xD0;  // BSY | DRDY | DSC (device works on the next block)
-constexpr uint32_t kSectorsPerDataFis = sata::kMaxDataFisPayload / MediaStore::kSectorSize;
 } // namespace
 
 // Busy wait that keeps the drive responsive: queued-command acceptances and pending SDB
@@ -93,7 +92,7 @@ bool SataDisk::Impl::pio_out(
     std::vector<uint8_t> buf;
     for (uint32_t done = 0, i = 0; done < sectors; ++i) {
         const uint32_t n = std::min(block_sectors, sectors - done);
-        const size_t bytes = size_t(n) * MediaStore::kSectorSize;
+        const size_t bytes = size_t(n) * sector_bytes();
         if (!send(sata::make_pio_setup(false, i > 0, kStatusDrq, 0, kStatusBusy, uint16_t(bytes),
                                        tf)) ||
             !alive(e))
@@ -109,13 +108,14 @@ bool SataDisk::Impl::pio_out(
     return true;
 }
 
-// DMA in: the data as Data FISes of at most 8 KiB each.
+// DMA in: the data as Data FISes of at most 8 KiB each (16 sectors of 512 bytes, 2 of 4096).
 bool SataDisk::Impl::dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors) {
+    const uint32_t per_fis = uint32_t(sata::kMaxDataFisPayload / sector_bytes());
     for (uint32_t done = 0; done < sectors;) {
-        const uint32_t n = std::min(kSectorsPerDataFis, sectors - done);
+        const uint32_t n = std::min(per_fis, sectors - done);
         // The media is read straight into the FIS (no bounce buffer).
-        Fis f = sata::make_data_zeroed(size_t(n) * MediaStore::kSectorSize);
-        media.read(lba + done, n, f.payload());
+        Fis f = sata::make_data_zeroed(size_t(n) * sector_bytes());
+        media_read(lba + done, n, f.payload());
         if (!send(f) || !alive(e))
             return false;
         done += n;
@@ -125,9 +125,9 @@ bool SataDisk::Impl::dma_in_data(uint64_t e, uint64_t lba, uint32_t sectors) {
 
 // DMA out: one DMA Activate per Data FIS the host may send (the first one is skipped when
 // the DMA Setup carried auto-activate). Data goes to the sink as it arrives.
-bool SataDisk::Impl::dma_out(uint64_t e, uint32_t sectors, bool skip_first_activate,
+bool SataDisk::Impl::dma_out(uint64_t e, uint32_t sectors, size_t ss, bool skip_first_activate,
                              const std::function<void(uint32_t, uint32_t, const uint8_t *)> &sink) {
-    const size_t total = size_t(sectors) * MediaStore::kSectorSize;
+    const size_t total = size_t(sectors) * ss;
     size_t got = 0;
     std::vector<uint8_t> partial; // bytes of a sector split across Data FISes
     bool first = true;
@@ -144,20 +144,20 @@ bool SataDisk::Impl::dma_out(uint64_t e, uint32_t sectors, bool skip_first_activ
         const uint8_t *src = f.payload();
         size_t left = take;
         if (!partial.empty()) { // complete the split sector first
-            const size_t need = std::min(left, MediaStore::kSectorSize - partial.size());
+            const size_t need = std::min(left, ss - partial.size());
             partial.insert(partial.end(), src, src + need);
             src += need;
             left -= need;
-            if (partial.size() == MediaStore::kSectorSize) {
-                sink(uint32_t((got + need) / MediaStore::kSectorSize - 1), 1, partial.data());
+            if (partial.size() == ss) {
+                sink(uint32_t((got + need) / ss - 1), 1, partial.data());
                 partial.clear();
             }
         }
-        const size_t whole = left / MediaStore::kSectorSize; // straight from the FIS
+        const size_t whole = left / ss; // straight from the FIS
         if (whole) {
-            sink(uint32_t((got + (take - left)) / MediaStore::kSectorSize), uint32_t(whole), src);
-            src += whole * MediaStore::kSectorSize;
-            left -= whole * MediaStore::kSectorSize;
+            sink(uint32_t((got + (take - left)) / ss), uint32_t(whole), src);
+            src += whole * ss;
+            left -= whole * ss;
         }
         partial.insert(partial.end(), src, src + left); // the start of a split sector
         got += take;
@@ -168,10 +168,10 @@ bool SataDisk::Impl::dma_out(uint64_t e, uint32_t sectors, bool skip_first_activ
 // The data of a write lands in the cache (or, through, on the platters) as it arrives.
 bool SataDisk::Impl::dma_out_data(uint64_t e, uint64_t lba, uint32_t sectors,
                                   bool skip_first_activate, bool through, bool discard) {
-    return dma_out(e, sectors, skip_first_activate,
+    return dma_out(e, sectors, sector_bytes(), skip_first_activate,
                    [&](uint32_t first, uint32_t n, const uint8_t *data) {
                        if (!discard)
-                           cache.write(lba + first, n, data, through);
+                           cache_write(lba + first, n, data, through);
                    });
 }
 

@@ -50,8 +50,8 @@ void SataDisk::Impl::power_on_defaults() {
 }
 
 unsigned SataDisk::Impl::max_multi() const {
-    // One DRQ block must fit one Data FIS (8 KiB = 16 sectors).
-    return std::min(cfg.multi_max, 16u);
+    // One DRQ block must fit one Data FIS (8 KiB = 16 sectors of 512 bytes, 2 of 4096).
+    return std::min(cfg.multi_max, unsigned(sata::kMaxDataFisPayload / sector_bytes()));
 }
 
 uint64_t SataDisk::Impl::native_capacity() const {

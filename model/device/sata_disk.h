@@ -36,7 +36,7 @@ struct DiskConfig {
     std::string model = "SATASIM HDD";
     std::string serial = "SIM0000001";
     std::string firmware = "SIM1.0";
-    uint64_t sectors = 1953525168;    // 512-byte logical sectors
+    uint64_t sectors = 1953525168;    // logical sectors (of 512 << logical_log2 bytes)
     bool lba48 = true;                // IDENTIFY w83 b10
     bool ncq = true;                  // w76 b8
     unsigned ncq_depth = 32;          // 1..32 (w75 = depth-1)
@@ -147,6 +147,12 @@ struct DiskConfig {
     // where the data goes to the media. 0: one logical per physical (word 106 = 4000h).
     unsigned physical_log2 = 0;
     unsigned align_offset = 0;
+    // The logical sector: 512 << logical_log2 bytes (docs/device.md 4.1; 3 = 4Kn, 4096-byte
+    // logical sectors): IDENTIFY word 106 bit 12 with words 117-118 its size in words (ACS-3
+    // 7.12.7.44, .50). Every LBA, count and data transfer of a command is in these sectors;
+    // the media store keeps 512-byte sectors, logical sector L being its sectors
+    // L << logical_log2 onwards (so the harness's data check, keyed by bytes, is the same).
+    unsigned logical_log2 = 0;
     DiskTiming timing;
 };
 

@@ -24,7 +24,7 @@ sc_time SataDisk::Impl::overhead() const { return sc_time(cfg.timing.cmd_overhea
 // Sectors on one track: what the media rate moves in one revolution (zoning ignored).
 double SataDisk::Impl::sectors_per_track() const {
     const double rate = cfg.timing.media_mb_s > 0 ? cfg.timing.media_mb_s * 1e6 : 1e12;
-    return std::max(1.0, std::floor(rate * rotation_s() / MediaStore::kSectorSize));
+    return std::max(1.0, std::floor(rate * rotation_s() / double(sector_bytes())));
 }
 
 // The seek curve (Ruemmler and Wilkes, "An introduction to disk drive modeling", 1994): an
@@ -65,7 +65,7 @@ double SataDisk::Impl::positioning_s(uint64_t lba, double start) const {
 
 sc_time SataDisk::Impl::media_access(uint64_t lba, uint32_t sectors, sc_time start) {
     const double rate = cfg.timing.media_mb_s > 0 ? cfg.timing.media_mb_s * 1e6 : 1e12;
-    const double transfer_s = double(sectors) * MediaStore::kSectorSize / rate;
+    const double transfer_s = double(sectors) * double(sector_bytes()) / rate;
     const double t = cfg.timing.ssd ? cfg.timing.flat_latency_us * 1e-6 + transfer_s
                                     : positioning_s(lba, start.to_seconds()) + transfer_s;
     head_lba = lba + sectors;
@@ -80,7 +80,7 @@ sc_time SataDisk::Impl::media_access(uint64_t lba, uint32_t sectors, sc_time sta
 // spread over the units by a fixed hash of the page number (the drive's mapping is its
 // own; a hash keeps sequential and random accesses spread alike, as striping does).
 sc_time SataDisk::Impl::plan_queued_read(uint64_t lba, uint32_t sectors, sc_time accepted) {
-    constexpr uint64_t kSectorsPerPage = 32;
+    const uint64_t kSectorsPerPage = 16384 / sector_bytes();
     if (unit_free.size() != cfg.timing.units)
         unit_free.assign(cfg.timing.units, sc_core::SC_ZERO_TIME);
     uint64_t page = lba / kSectorsPerPage;
@@ -94,7 +94,7 @@ sc_time SataDisk::Impl::plan_queued_read(uint64_t lba, uint32_t sectors, sc_time
         data_in_units = std::max(data_in_units, unit);
     }
     const double rate = cfg.timing.media_mb_s > 0 ? cfg.timing.media_mb_s * 1e6 : 1e12;
-    const double path_s = double(sectors) * MediaStore::kSectorSize / rate;
+    const double path_s = double(sectors) * double(sector_bytes()) / rate;
     buffer_path_free = std::max(buffer_path_free, data_in_units) + sc_time(path_s, SC_SEC);
     return buffer_path_free;
 }

@@ -22,6 +22,8 @@ uint64_t entry_at(const uint8_t *p) {
 
 void SataDisk::Impl::trim_sectors(uint64_t lba, uint64_t count) {
     constexpr uint32_t kBatch = 64;
+    lba <<= cfg.logical_log2; // from here the media store's 512-byte sectors
+    count <<= cfg.logical_log2;
     std::vector<uint8_t> buf(size_t(kBatch) * MediaStore::kSectorSize);
     const bool zeroes = cfg.trim == DiskConfig::Trim::Zeroes;
     for (uint64_t done = 0; done < count;) {
@@ -81,7 +83,7 @@ void SataDisk::Impl::data_set_management(uint64_t e, const Taskfile &tf) {
     if (!busy_for(e, overhead()))
         return;
     std::vector<uint8_t> list(size_t(tf.count) * MediaStore::kSectorSize);
-    if (!dma_out(e, tf.count, false, [&](uint32_t first, uint32_t n, const uint8_t *data) {
+    if (!dma_out(e, tf.count, MediaStore::kSectorSize, false, [&](uint32_t first, uint32_t n, const uint8_t *data) {
             std::copy(data, data + size_t(n) * MediaStore::kSectorSize,
                       list.begin() + ptrdiff_t(first) * ptrdiff_t(MediaStore::kSectorSize));
         }))
@@ -110,7 +112,7 @@ void SataDisk::Impl::queued_trim(int tag) {
     std::vector<uint8_t> list(size_t(blocks) * MediaStore::kSectorSize);
     const bool aa = auto_activate;
     bool ok = send(sata::make_dma_setup(false, false, aa, uint8_t(tag), 0, uint32_t(list.size()))) && alive(e) &&
-              dma_out(e, blocks, aa, [&](uint32_t first, uint32_t n, const uint8_t *data) {
+              dma_out(e, blocks, MediaStore::kSectorSize, aa, [&](uint32_t first, uint32_t n, const uint8_t *data) {
                   std::copy(data, data + size_t(n) * MediaStore::kSectorSize,
                             list.begin() + ptrdiff_t(first) * ptrdiff_t(MediaStore::kSectorSize));
               });

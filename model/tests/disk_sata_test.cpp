@@ -1025,6 +1025,67 @@ MODEL_TEST(advanced_format_rmw) {
     EXPECT_EQ(o.tr.count("disk.rmw"), 1u);
 }
 
+// 4Kn (docs/device.md 4.1; ACS-3 7.12.7.44, 7.12.7.50): IDENTIFY word 106 bit 12 with words
+// 117-118 the logical sector in words (2048), the capacity words in 4096-byte sectors; every
+// LBA and count of a command in them: a DMA transfer of n sectors moves 4096 n bytes in Data
+// FISes of at most 8 KiB (two sectors), a PIO DRQ block is one 4096-byte sector (READ/WRITE
+// MULTIPLE at most two: word 47), an NCQ DMA Setup counts 4096 n bytes; the media store keeps
+// 512-byte sectors, logical sector L its sectors 8L .. 8L+7 (a never-written one reads their
+// blank patterns). Before the logical sector: every one of these moved 512 bytes a sector.
+MODEL_TEST(native_4k_sectors) {
+    Bench &b = B("af4kn");
+    EXPECT_TRUE(comreset(b).has_value());
+    const std::vector<uint16_t> w = b.disk.identify_words();
+    EXPECT_EQ(w[106], 0x5000);
+    EXPECT_EQ(w[117], 0x0800);
+    EXPECT_EQ(w[118], 0);
+    EXPECT_EQ(w[47], 0x8002);
+    EXPECT_EQ(w[100] | uint32_t(w[101]) << 16, 262144u); // 1 GiB of 4096-byte sectors
+    EXPECT_EQ(B("hdd").disk.identify_words()[117], 0);
+    const Bytes data = pattern(3 * 4096, 51);
+    Result wr = run(b, cmd(0x35, 10, 3), data);
+    EXPECT_TRUE(wr.done && wr.status == 0x50);
+    EXPECT_EQ(wr.activates, 2u);
+    Result rd = run(b, cmd(0x25, 10, 3));
+    EXPECT_TRUE(rd.done && rd.status == 0x50);
+    EXPECT_TRUE(rd.data_fis_sizes == std::vector<size_t>({8192, 4096}));
+    EXPECT_TRUE(rd.data == data);
+    Bytes stored(3 * 4096);
+    b.disk.media().read(80, 24, stored.data());
+    EXPECT_TRUE(stored == data);
+    Result blank = run(b, cmd(0x25, 5000, 1));
+    Bytes want(4096);
+    for (unsigned i = 0; i < 8; ++i)
+        device::MediaStore::blank_sector(want.data() + 512 * i, 40000 + i, b.disk.media().seed());
+    EXPECT_TRUE(blank.data == want);
+    // PIO: one logical sector per DRQ block; SET MULTIPLE takes 2, not 4
+    Result ps = run(b, cmd(0x24, 10, 2));
+    EXPECT_EQ(ps.pio_setups.size(), 2u);
+    if (ps.pio_setups.size() == 2)
+        EXPECT_EQ(ps.pio_setups[1].at(16) | ps.pio_setups[1].at(17) << 8, 4096);
+    EXPECT_TRUE(ps.data == Bytes(data.begin(), data.begin() + 8192));
+    EXPECT_EQ(run(b, cmd(0xC6, 0, 4)).status, 0x51);
+    EXPECT_EQ(run(b, cmd(0xC6, 0, 2)).status, 0x50);
+    const Bytes d2 = pattern(3 * 4096, 52);
+    Result wm = run(b, cmd(0x39, 20, 3), d2); // WRITE MULTIPLE EXT: blocks of 8192, 4096
+    EXPECT_TRUE(wm.done && wm.status == 0x50);
+    EXPECT_EQ(wm.pio_setups.size(), 2u);
+    if (wm.pio_setups.size() == 2)
+        EXPECT_EQ(wm.pio_setups[0].at(16) | wm.pio_setups[0].at(17) << 8, 8192);
+    EXPECT_TRUE(run(b, cmd(0x25, 20, 3)).data == d2);
+    // NCQ: the DMA Setup's count in bytes
+    Ncq q(b);
+    q.wdata[3] = pattern(4 * 4096, 53);
+    EXPECT_TRUE(q.issue(3, true, 100, 4));
+    EXPECT_TRUE(q.wait_done(1u << 3));
+    Ncq r(b);
+    EXPECT_TRUE(r.issue(5, false, 100, 4));
+    EXPECT_TRUE(r.wait_done(1u << 5));
+    EXPECT_TRUE(r.rdata[5] == q.wdata[3]);
+    // beyond the last 4096-byte sector: IDNF
+    EXPECT_EQ(run(b, cmd(0x25, 262144, 1)).error & 0x10, 0x10);
+}
+
 // DevSleep (docs/device.md 6.2; ACS-3 9.10, SATA 3.2): IDENTIFY word 78 bit 8, SET FEATURES
 // 10h/90h with Count 09h enabling it (word 79 bit 8) and taking the DEVSLP signal, aborted on a
 // drive without it; the log directory gives log 30h nine pages, page 00h lists them, page 08h
@@ -1105,16 +1166,20 @@ int sc_main(int, char **) {
     af512e.write_cache = false;
     DiskConfig af512eoff = af512e;
     af512eoff.align_offset = 1;
+    DiskConfig af4kn = ssd; // 4Kn: 1 GiB of 4096-byte logical (and physical) sectors
+    af4kn.logical_log2 = 3;
+    af4kn.sectors = 262144;
+    af4kn.multi_max = 16;
     Bench b1("hdd", hdd), b2("rev", rev), b3("rnd1", rnd), b4("rnd2", rnd), b5("rnd3", rnd3),
         b6("small", small), b7("ssd", ssd), b8("sstf", sstf), b9("hpa", hpa),
         b10("trim", trim), b11("trimdet", trimdet), b12("ncqtrim", ncqtrim), b13("ncqtrimbad", ncqtrimbad),
         b14("smartok", smartok), b15("smartbad", smartbad), b16("af512e", af512e), b17("af512eoff", af512eoff),
-        b18("pm", pm), b19("pio0", pio0), b20("devslp", devslp);
+        b18("pm", pm), b19("pio0", pio0), b20("devslp", devslp), b21("af4kn", af4kn);
     benches = {{"hdd", &b1}, {"rev", &b2}, {"rnd1", &b3}, {"rnd2", &b4},
                {"rnd3", &b5}, {"small", &b6}, {"ssd", &b7}, {"sstf", &b8}, {"hpa", &b9},
                {"trim", &b10}, {"trimdet", &b11}, {"ncqtrim", &b12}, {"ncqtrimbad", &b13},
                {"smartok", &b14}, {"smartbad", &b15}, {"af512e", &b16}, {"af512eoff", &b17}, {"devslp", &b20},
-               {"pm", &b18}, {"pio0", &b19}};
+               {"pm", &b18}, {"pio0", &b19}, {"af4kn", &b21}};
     return satasim::test::run_all();
 }
 

@@ -257,6 +257,11 @@ int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, un
     return 0;
 }
 
+uint32_t ata_bio_sect_size(const struct ata_device *dev, const struct ata_bio *bio)
+{
+    return bio->op == ATA_BIO_READ || bio->op == ATA_BIO_WRITE ? ata_dev_sector_size(dev) : ATA_SECT_SIZE;
+}
+
 /* ---- splitting at the device's max_sectors ---- */
 
 static bool bio_split(const struct ata_device *dev, const struct ata_bio *bio)
@@ -271,13 +276,14 @@ static bool bio_split(const struct ata_device *dev, const struct ata_bio *bio)
 static uint32_t bio_piece(const struct ata_device *dev, const struct ata_bio *bio, uint32_t done,
                           struct ata_sg *out, unsigned *n_out)
 {
+    const uint32_t ss = ata_bio_sect_size(dev, bio);
     uint32_t want = bio->n_sectors - done;
-    uint64_t skip = (uint64_t)done * ATA_SECT_SIZE, left, got = 0, keep, acc = 0;
+    uint64_t skip = (uint64_t)done * ss, left, got = 0, keep, acc = 0;
     unsigned n = 0, k = 0;
 
     if (want > dev->max_sectors)
         want = dev->max_sectors;
-    left = (uint64_t)want * ATA_SECT_SIZE;
+    left = (uint64_t)want * ss;
     for (unsigned i = 0; i < bio->n_sg && left && n < ATA_SPLIT_SG_MAX; i++) {
         uint64_t len = bio->sg[i].len;
 
@@ -295,7 +301,7 @@ static uint32_t bio_piece(const struct ata_device *dev, const struct ata_bio *bi
         got += len;
         left -= len;
     }
-    keep = got - got % ATA_SECT_SIZE;
+    keep = got - got % ss;
     while (k < n && acc < keep) {
         if (acc + out[k].len > keep)
             out[k].len = (uint32_t)(keep - acc);
@@ -303,7 +309,7 @@ static uint32_t bio_piece(const struct ata_device *dev, const struct ata_bio *bi
         k++;
     }
     *n_out = k;
-    return (uint32_t)(keep / ATA_SECT_SIZE);
+    return (uint32_t)(keep / ss);
 }
 
 int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const struct ata_bio *bio)
@@ -330,7 +336,7 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
         return ata_sg_split(bio->sg, bio->n_sg, bio->packet->len, ap->seg_max_bytes, ap->max_segs, NULL, NULL) < 0
                    ? -EINVAL
                    : 0;
-    rc = ata_sg_split(bio->sg, bio->n_sg, bio->n_sectors * ATA_SECT_SIZE, ap->seg_max_bytes,
+    rc = ata_sg_split(bio->sg, bio->n_sg, bio->n_sectors * ata_bio_sect_size(dev, bio), ap->seg_max_bytes,
                       bio_split(dev, bio) ? ~0u : ap->max_segs, NULL, NULL);
     if (rc < 0 || !bio_split(dev, bio))
         return rc < 0 ? rc : 0;
@@ -342,7 +348,7 @@ int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const
 
         if (!n)
             return -EINVAL;
-        rc = ata_sg_split(piece, n_sg, n * ATA_SECT_SIZE, ap->seg_max_bytes, ap->max_segs, NULL, NULL);
+        rc = ata_sg_split(piece, n_sg, n * ata_bio_sect_size(dev, bio), ap->seg_max_bytes, ap->max_segs, NULL, NULL);
         if (rc < 0)
             return rc;
         done += n;
@@ -477,7 +483,8 @@ void ata_port_kick(struct ata_port *ap)
         }
         qc->nbytes = bio->q_postflush           ? 0
                      : bio->op == ATA_BIO_TRIM ? ATA_TRIM_PAYLOAD
-                                               : (bio->q_piece ? bio->q_piece : bio->n_sectors) * ATA_SECT_SIZE;
+                                               : (bio->q_piece ? bio->q_piece : bio->n_sectors) * ata_bio_sect_size(dev, bio);
+        qc->sect_size = ata_bio_sect_size(dev, bio);
         memset(qc->cdb, 0, sizeof(qc->cdb));
         if (bio->op == ATA_BIO_PACKET) {
             qc->nbytes = bio->packet->len;

@@ -149,14 +149,18 @@ void ata_blk_print_req_error(const struct ata_queued_cmd *qc)
     bool discard = bio->op == ATA_BIO_TRIM;
     unsigned op = bio->op == ATA_BIO_READ ? REQ_OP_READ : discard ? REQ_OP_DISCARD : REQ_OP_WRITE;
     unsigned flags = bio->blk_flags | (flush ? REQ_SYNC_BIT : 0);
-    unsigned long long sector = flush ? 0 : discard ? (unsigned long long)bio->lba : (unsigned long long)req_error_sector(qc);
+    const uint32_t ss = ata_dev_sector_size(dev);
+    const uint64_t lba = flush ? 0 : discard ? bio->lba : req_error_sector(qc);
+    /* the block layer counts in 512-byte sectors whatever the disk's logical block
+     * (blk_rq_pos): a 4Kn disk's LBA 100 is sector 800 */
+    unsigned long long sector = (unsigned long long)(lba * (ss / ATA_SECT_SIZE));
     unsigned phys_seg = discard ? 1 : 0;
     char disk[16];
 
     /* the segments left of the request: the block layer recounts them after the part that
      * went through (all of the request's when none did) */
     if (!flush && !discard) {
-        const uint64_t skip = (sector - (bio->lba + (bio->q_piece ? bio->q_done : 0))) * ATA_SECT_SIZE;
+        const uint64_t skip = (lba - (bio->lba + (bio->q_piece ? bio->q_done : 0))) * ss;
         uint64_t end = 0;
 
         for (unsigned i = 0; i < qc->n_sg; i++) {

@@ -594,6 +594,7 @@ int ata_dev_get_info(const struct ata_device *dev, struct ata_dev_info *out)
     memcpy(out->serial, dev->serial, sizeof(out->serial));
     memcpy(out->firmware, dev->fw, sizeof(out->firmware));
     out->n_sectors = dev->n_sectors;
+    out->sector_size = dev->sector_size;
     out->lba48 = dev->flags & ATA_DFLAG_LBA48;
     out->ncq = dev->flags & ATA_DFLAG_NCQ;
     out->ncq_depth = out->ncq ? dev->ncq_depth : 0;

@@ -91,6 +91,14 @@ uint64_t ata_id_n_sectors(const uint16_t *id)
     return (uint64_t)id[1] * id[3] * id[6];
 }
 
+uint32_t ata_id_logical_sector_size(const uint16_t *id)
+{
+    /* D000h: valid (15:14 = 01b) and bit 12; bit 13 (several per physical) does not matter */
+    if ((id[106] & 0xd000) == 0x5000)
+        return ((uint32_t)id[117] | (uint32_t)id[118] << 16) * 2;
+    return ATA_SECT_SIZE;
+}
+
 /* Modes the device claims: PIO from words 64/51, MWDMA word 63, UDMA word 88. */
 unsigned ata_id_xfermask(const uint16_t *id)
 {
@@ -200,6 +208,11 @@ void ata_id_configure(const uint16_t *id, enum ata_dev_class cls, const struct a
     c->wcache = ata_id_has_wcache(id);
     c->wcache_on = c->wcache && ata_id_wcache_enabled(id);
     c->n_sectors = ata_id_n_sectors(id);
+    /* the LBAs and counts of every read and write are in logical sectors; the block layer
+     * takes 512 to 4096 bytes (sd's sd_read_capacity), the rest is not modelled: 512 */
+    c->sector_size = ata_id_logical_sector_size(id);
+    if (c->sector_size < ATA_SECT_SIZE || c->sector_size > 4096 || !is_pow2(c->sector_size))
+        c->sector_size = ATA_SECT_SIZE;
     /* libata's rule: FLUSH CACHE EXT only for a disk the 28-bit range cannot cover */
     c->flush_ext = c->lba48 && c->n_sectors >= (1ull << 28) && ata_id_has_flush_ext(id);
     if (!c->lba) {

@@ -84,6 +84,9 @@ bool ata_id_has_ncq(const uint16_t *id);
 unsigned ata_id_queue_depth(const uint16_t *id);
 unsigned ata_id_major_version(const uint16_t *id);
 uint64_t ata_id_n_sectors(const uint16_t *id);
+/* The logical sector in bytes: words 117-118 (in words) when word 106 says so (bits 15:14 01b,
+ * bit 12), else 512 (ACS-3 7.12.7.44, 7.12.7.50; libata's ata_id_logical_sector_size). */
+uint32_t ata_id_logical_sector_size(const uint16_t *id);
 unsigned ata_id_xfermask(const uint16_t *id);
 int ata_xfer_mask_highest(unsigned mask); /* bit index in the packed mask, -1 if none */
 uint8_t ata_xfer_bit_to_mode(int bit);
@@ -108,6 +111,7 @@ struct ata_dev_config {
     bool lba, lba48, flush_ext;
     bool wcache, wcache_on;
     uint64_t n_sectors;
+    uint32_t sector_size;            /* logical sector, bytes (512, or 4096 on a 4Kn disk) */
     uint16_t cyls, heads, sectors;   /* CHS devices only */
     unsigned multi_max, multi_cur;   /* from words 47 / 59 (0 = none / not set) */
     unsigned multi_count;            /* the count the stack wants */
@@ -173,6 +177,14 @@ bool atapi_use_dma(const struct ata_device *dev, const struct ata_packet *pc);
 int ata_bio_build_tf(const struct ata_device *dev, const struct ata_bio *bio, unsigned tag,
                      struct ata_taskfile *tf);
 int ata_bio_check(const struct ata_port *ap, const struct ata_device *dev, const struct ata_bio *bio);
+/* the device's logical sector in bytes (dev->sector_size; 512 on a device never configured) */
+static inline uint32_t ata_dev_sector_size(const struct ata_device *dev)
+{
+    return dev->sector_size ? dev->sector_size : ATA_SECT_SIZE;
+}
+/* the bytes of one of a request's n_sectors: the device's logical sector for a read or write
+ * (4096 on a 4Kn disk, docs/device.md 4.1), 512 for a taskfile command's data */
+uint32_t ata_bio_sect_size(const struct ata_device *dev, const struct ata_bio *bio);
 /* trim.c: the DATA SET MANAGEMENT of an ATA_BIO_TRIM request, its range list */
 bool ata_id_has_trim(const uint16_t *id);
 void ata_trim_format(uint8_t *buf, uint64_t lba, uint32_t n);

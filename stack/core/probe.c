@@ -265,6 +265,7 @@ int ata_dev_configure(struct ata_device *dev)
     memcpy(dev->serial, c.serial, sizeof(dev->serial));
     memcpy(dev->fw, c.fw, sizeof(dev->fw));
     dev->n_sectors = c.n_sectors;
+    dev->sector_size = c.sector_size ? c.sector_size : ATA_SECT_SIZE;
     dev->max_sectors = dev->cmd_max_sectors = c.max_sectors;
     dev->multi_count = c.multi_count;
     dev->xfer_mask = c.xfer_mask;

@@ -432,6 +432,7 @@ unsigned ata_exec_internal_cdb(struct ata_device *dev, struct ata_taskfile *tf, 
     if (cdb)
         memcpy(qc->cdb, cdb, sizeof(qc->cdb));
     qc->nbytes = buf ? len : 0;
+    qc->sect_size = ATA_SECT_SIZE;
     qc->int_sg.bus = buf ? buf->bus : 0;
     qc->int_sg.len = qc->nbytes;
     qc->sg = buf ? &qc->int_sg : NULL;

@@ -58,14 +58,6 @@ unsigned sat_id_log2_per_physical(const uint16_t *id)
     return (id[106] & 0xe000) == 0x6000 ? id[106] & 0xf : 0;
 }
 
-uint32_t sat_id_logical_sector_size(const uint16_t *id)
-{
-    /* word 106 bit 12: words 117-118 give the logical sector size in words */
-    if ((id[106] & 0xd000) == 0x5000)
-        return ((uint32_t)id[117] | (uint32_t)id[118] << 16) * 2;
-    return ATA_SECT_SIZE;
-}
-
 uint16_t sat_id_lowest_aligned(const uint16_t *id, unsigned log2_per_phys)
 {
     uint16_t first = id[209] & 0x3fff;
@@ -293,7 +285,7 @@ static void sat_read_capacity(struct ata_device *dev, struct ata_scsi_cmd *cmd, 
     const uint16_t *id = dev->id;
     uint8_t rbuf[32] = { 0 };
     uint64_t last = dev->n_sectors ? dev->n_sectors - 1 : 0;
-    uint32_t ss = sat_id_logical_sector_size(id);
+    uint32_t ss = ata_dev_sector_size(dev); /* IDENTIFY 106, 117-118 */
     unsigned log2pp = sat_id_log2_per_physical(id);
     uint16_t low = sat_id_lowest_aligned(id, log2pp);
 
@@ -576,7 +568,7 @@ static void sat_submit(struct ata_device *dev, struct ata_scsi_cmd *cmd)
     /* what a success moves: the data blocks, or the whole parameter list a MODE SELECT took */
     cmd->q_xfer = cmd->cdb[0] == SCSI_MODE_SELECT_6 || cmd->cdb[0] == SCSI_MODE_SELECT_10
                       ? cmd->len
-                      : bio->op == ATA_BIO_FLUSH ? 0 : bio->n_sectors * ATA_SECT_SIZE;
+                      : bio->op == ATA_BIO_FLUSH ? 0 : bio->n_sectors * ata_bio_sect_size(dev, bio);
     if (bio->op == ATA_BIO_TASKFILE)
         cmd->ata_cmd = bio->regs.command;
     rc = ata_bio_submit(dev, bio);
@@ -637,7 +629,7 @@ static bool sat_rw(struct ata_device *dev, struct ata_scsi_cmd *cmd)
         cmd->resid = cmd->len;
         return true;
     }
-    if ((uint64_t)n * ATA_SECT_SIZE > cmd->len)
+    if ((uint64_t)n * ata_dev_sector_size(dev) > cmd->len)
         return false;
     if (lba >= dev->n_sectors || n > dev->n_sectors - lba || n > ATA_MAX_SECTORS_LBA48) {
         sat_sense(dev, cmd, SCSI_SK_ILLEGAL_REQUEST, 0x21, 0x00);

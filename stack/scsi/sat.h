@@ -30,7 +30,6 @@ void sat_complete(struct ata_device *dev, struct ata_scsi_cmd *cmd);
 
 /* ---- IDENTIFY words the translation reads (ACS-3, IDENTIFY DEVICE data) ---- */
 unsigned sat_id_log2_per_physical(const uint16_t *id); /* word 106 bits 3:0 when valid */
-uint32_t sat_id_logical_sector_size(const uint16_t *id); /* words 117-118, else 512 */
 uint16_t sat_id_lowest_aligned(const uint16_t *id, unsigned log2_per_phys); /* word 209 */
 bool sat_id_wcache_enabled(const uint16_t *id);   /* word 85 bit 5, word 87 valid */
 bool sat_id_rahead_enabled(const uint16_t *id);   /* word 85 bit 6, word 87 valid */

@@ -142,12 +142,13 @@ static uint32_t pio_xfer(struct ata_port *ap, struct ata_queued_cmd *qc, uint32_
     return moved;
 }
 
-/* One ATA PIO DRQ block: a sector, or the READ/WRITE MULTIPLE block size. */
+/* One ATA PIO DRQ block: a sector (the logical sector of a read or write: 4096 bytes on a
+ * 4Kn disk, ACS-3 7.12.7.50), or the READ/WRITE MULTIPLE block size in those sectors. */
 static void pio_block(struct ata_port *ap, struct ata_queued_cmd *qc)
 {
     struct ata_sff_port *sp = ata_sff(ap);
-    uint32_t block = is_multi(&qc->tf) && qc->dev->multi_count ? qc->dev->multi_count * ATA_SECT_SIZE
-                                                               : ATA_SECT_SIZE;
+    const uint32_t ss = qc->sect_size ? qc->sect_size : ATA_SECT_SIZE;
+    uint32_t block = is_multi(&qc->tf) && qc->dev->multi_count ? qc->dev->multi_count * ss : ss;
     uint32_t left = qc->nbytes - sp->done;
 
     pio_xfer(ap, qc, block > left ? left : block);

@@ -746,6 +746,73 @@ START_TEST(io_error_line_names_the_failed_sector)
 }
 END_TEST
 
+/* A 4Kn device (dev->sector_size 4096, IDENTIFY 106/117-118): a request's sectors are its
+ * logical ones, so a command of n moves 4096 n bytes (qc->nbytes, qc->sect_size for the PIO
+ * DRQ block), a split piece's sg is cut at 4096-byte sectors, and the I/O error line counts
+ * 512-byte sectors (the block layer's, blk_rq_pos): a failure at LBA 101 is sector 808.
+ * Before: 512 bytes a sector everywhere, the piece cut mid-sector. */
+START_TEST(native_4k_sectors_size_the_transfers)
+{
+    struct rig r;
+    struct ata_bio b;
+    struct ata_queued_cmd qc;
+    /* 10 sectors of 4096 in two segments: 6 KiB (a sector and a half), then 34 KiB */
+    const struct ata_sg sg[2] = { { 0x100000, 6144 }, { 0x200000, 34816 } };
+    unsigned seg = 0;
+
+    rig_init(&r, ATA_DFLAG_LBA48 | ATA_DFLAG_DMA, 0);
+    r.dev->sector_size = 4096;
+    r.dev->n_sectors = 262144;
+    r.dev->cmd_max_sectors = 65535;
+    r.dev->max_sectors = 4;
+    b = mkbio(&r, ATA_BIO_WRITE, ATA_IO_DMA, 100, 10);
+    b.sg = sg;
+    b.n_sg = 2;
+    ck_assert_int_eq(ata_bio_submit(r.dev, &b), 0);
+    ck_assert_uint_eq(r.rec.n, 1);
+    ck_assert_uint_eq(r.rec.log[0].nsect, 4);
+    ck_assert_uint_eq(r.rec.log[0].nbytes, 4 * 4096);
+    ck_assert_uint_eq(r.rec.log[0].n_sg, 2);
+    ck_assert_uint_eq(r.rec.log[0].sg_last.len, 4 * 4096 - 6144);
+    ck_assert_uint_eq(r.ap->qcmd[0].sect_size, 4096);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.n, 2);
+    ck_assert_uint_eq(r.rec.log[1].lba, 104);
+    ck_assert_uint_eq(r.rec.log[1].sg0.bus, 0x200000 + 4 * 4096 - 6144);
+    ck_assert_uint_eq(r.rec.log[1].nbytes, 4 * 4096);
+    hw_complete(&r, 0x1);
+    ck_assert_uint_eq(r.rec.log[2].nsect, 2);
+    ck_assert_uint_eq(r.rec.log[2].nbytes, 2 * 4096);
+    hw_complete(&r, 0x1);
+    ck_assert_int_eq(r.done, 1);
+    /* a buffer one 512-byte sector short of the request: refused */
+    r.dev->max_sectors = 65535;
+    {
+        const struct ata_sg short_sg = { 0x100000, 2 * 4096 - 512 };
+
+        b = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 0, 2);
+        b.sg = &short_sg;
+        ck_assert_int_eq(ata_bio_submit(r.dev, &b), -EINVAL);
+    }
+    /* the I/O error line */
+    r.dev->disk = 1;
+    b = mkbio(&r, ATA_BIO_READ, ATA_IO_DMA, 100, 4);
+    memset(&qc, 0, sizeof(qc));
+    qc.dev = r.dev;
+    qc.bio = &b;
+    qc.sg = &data_sg;
+    qc.n_sg = 1;
+    qc.err_mask = AC_ERR_DEV | AC_ERR_MEDIA;
+    qc.result_tf.command = ATA_DRDY | ATA_ERR;
+    qc.result_tf.feature = ATA_UNC;
+    qc.result_tf.lbal = 101;
+    qc.result_tf.device = ATA_LBA;
+    ck_assert_uint_eq(printed_sector(&r, &qc, &seg), 808);
+    r.dev->disk = 0;
+    rig_fini(&r);
+}
+END_TEST
+
 /* ATA_BIO_TRIM: DATA SET MANAGEMENT with TRIM, one 512-byte block of ranges written into the
  * caller's payload buffer (8 bytes each: 48-bit LBA, 16-bit count up to 0xffff, rest zero),
  * refused on a device without IDENTIFY word 169 bit 0 and for a region it cannot describe. */
@@ -906,6 +973,7 @@ Suite *bio_suite(void)
     tcase_add_test(tc, fail_dev_keeps_others_in_order);
     tcase_add_test(tc, split_at_max_sectors);
     tcase_add_test(tc, split_piece_failure_goes_on);
+    tcase_add_test(tc, native_4k_sectors_size_the_transfers);
     tcase_add_test(tc, io_error_line_names_the_failed_sector);
     tcase_add_test(tc, fua_writes_and_the_flush_fallback);
     tcase_add_test(tc, trim_builds_the_range_list);

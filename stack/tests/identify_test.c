@@ -181,6 +181,35 @@ START_TEST(lba48_bit_without_capacity_is_lba28)
 }
 END_TEST
 
+/* The logical sector (ACS-3 7.12.7.44, 7.12.7.50): word 106 valid (15:14 01b) with bit 12,
+ * words 117-118 its length in words; bit 13 (512e) alone leaves 512; a length the block
+ * layer does not take (520 bytes) or an invalid word 106 leaves 512 */
+START_TEST(logical_sector_size_words)
+{
+    struct id_spec s = disk();
+    struct ata_host_caps hc = ahci_caps;
+    struct ata_dev_config c;
+    uint16_t id[ATA_ID_WORDS];
+
+    build_id(id, &s);
+    ata_id_configure(id, ATA_DEV_ATA, &hc, &c);
+    ck_assert_uint_eq(c.sector_size, 512);
+    id[106] = 0x5000, id[117] = 0x0800, id[118] = 0; /* 4Kn */
+    ck_assert_uint_eq(ata_id_logical_sector_size(id), 4096);
+    ata_id_configure(id, ATA_DEV_ATA, &hc, &c);
+    ck_assert_uint_eq(c.sector_size, 4096);
+    id[106] = 0x7003; /* 4096 logical in 32 KiB physical: bit 13 does not matter */
+    ck_assert_uint_eq(ata_id_logical_sector_size(id), 4096);
+    id[106] = 0x6003; /* 512e: bit 12 clear */
+    ck_assert_uint_eq(ata_id_logical_sector_size(id), 512);
+    id[106] = 0x9000; /* not valid */
+    ck_assert_uint_eq(ata_id_logical_sector_size(id), 512);
+    id[106] = 0x5000, id[117] = 260; /* 520 bytes */
+    ata_id_configure(id, ATA_DEV_ATA, &hc, &c);
+    ck_assert_uint_eq(c.sector_size, 512);
+}
+END_TEST
+
 START_TEST(ncq_depth_rules)
 {
     struct id_spec s = disk();
@@ -299,6 +328,7 @@ Suite *identify_suite(void)
     tcase_add_test(tc, ncq_not_used_with_noncq_horkage);
     tcase_add_test(tc, lba48_bit_without_capacity_is_lba28);
     tcase_add_test(tc, ncq_depth_rules);
+    tcase_add_test(tc, logical_sector_size_words);
     tcase_add_test(tc, mode_selection);
     tcase_add_test(tc, multi_count_words);
     tcase_add_test(tc, major_version_and_type);

@@ -380,6 +380,24 @@ START_TEST(read_capacity)
     r->dev->id[169] = 0;
     run_simulated(r, &c);
     ck_assert_uint_eq(r->data[14], 0);
+    /* 4Kn (docs/device.md 4.1): BLOCK LENGTH the device's logical sector (dev->sector_size,
+     * IDENTIFY 106/117-118 at configuration), exponent 0; and a READ (10) of 2 blocks needs
+     * 8192 bytes of buffer */
+    r->dev->id[106] = 0x5000;
+    r->dev->sector_size = 4096;
+    run_simulated(r, &c);
+    {
+        static const uint8_t want[16] = { 0, 0, 0, 0, 0, 0x0f, 0x42, 0x3f, 0, 0, 0x10, 0, 0, 0, 0, 0 };
+        ck_assert_mem_eq(r->data, want, 16);
+    }
+    {
+        static const uint8_t r10[10] = { SCSI_READ_10, 0, 0, 0, 0, 8, 0, 0, 2, 0 };
+        struct ata_scsi_cmd rd = mkcmd(r, r10, 10, ATA_SCSI_DIR_FROM_DEV, 4096);
+
+        ck_assert_int_eq(ata_scsi_queuecmd(r->dev, &rd), -EINVAL);
+    }
+    r->dev->sector_size = 512;
+    r->dev->id[106] = 0x6003;
     /* another service action of SERVICE ACTION IN (16): invalid field byte 1 */
     c.cdb[1] = 0x11;
     run_simulated(r, &c);

@@ -165,7 +165,7 @@ std::vector<std::string> WorkloadRunner::pending_requests() const {
 
 void WorkloadRunner::alloc_slots(unsigned n, uint32_t max_sectors) {
     free_slots();
-    size_t bytes = std::max<size_t>(size_t(max_sectors) * kSector, kSector);
+    size_t bytes = std::max<size_t>(size_t(max_sectors) * kSector * dev_->units(), kSector);
     for (unsigned i = 0; i < n; ++i) {
         auto s = std::make_unique<Slot>();
         s->owner = this;
@@ -202,14 +202,15 @@ int WorkloadRunner::submit(Slot &s, const Req &req, ata_io_mode mode, bool prefi
     s.gen = 0;
     s.bio = ata_bio{};
     s.sg.clear();
-    size_t bytes = size_t(req.n) * kSector;
+    const uint32_t u = dev_->units();
+    size_t bytes = size_t(req.n) * u * kSector;
     if (req.op == OpSpec::Read) {
         std::memset(s.buf.cpu, kPoison, bytes);
     } else if (req.op == OpSpec::Write) {
         s.gen = dev_->next_gen++;
         uint8_t *p = static_cast<uint8_t *>(s.buf.cpu);
-        for (uint32_t i = 0; i < req.n; ++i)
-            fill_sector(p + size_t(i) * kSector, req.lba + i, s.gen, seed_);
+        for (uint64_t i = 0; i < uint64_t(req.n) * u; ++i)
+            fill_sector(p + size_t(i) * kSector, req.lba * u + i, s.gen, seed_);
     }
     if (req.op == OpSpec::Trim) {
         // the payload the stack writes the range list into (sd's page for a discard)
@@ -312,6 +313,8 @@ void WorkloadRunner::finish(Slot &s) {
         ++stats_.completed;
 
     const Req &r = s.req;
+    // the data check's 512-byte sectors of the request (DeviceState::units)
+    const uint64_t cl = r.lba * dev_->units(), cn = uint64_t(r.n) * dev_->units();
     unsigned err = s.bio.err_mask;
     if (spec_.kind == WorkloadKind::Request)
         stats_.err_mask = err;
@@ -325,9 +328,9 @@ void WorkloadRunner::finish(Slot &s) {
         if (!s.prefill)
             ++stats_.errors;
         if (r.op == OpSpec::Write || r.op == OpSpec::Trim) {
-            dev_->shadow.set(r.lba, r.n, ShadowMap::kUnknown);
+            dev_->shadow.set(cl, cn, ShadowMap::kUnknown);
             if (tracked)
-                dev_->durability.failed(r.lba, r.n);
+                dev_->durability.failed(cl, cn);
         }
         if (!expect_failure_) {
             char buf[96];
@@ -355,22 +358,22 @@ void WorkloadRunner::finish(Slot &s) {
         // The sectors read zeroes where IDENTIFY word 69 promises it (bits 14 and 5), else
         // anything (the drive's choice); after a power loss anything either way.
         const bool zeroes = ata_trim_reads_zeroes(dev_->dev) && !across_swap;
-        dev_->shadow.set(r.lba, r.n, zeroes ? ShadowMap::kTrimmed : ShadowMap::kUnknown);
+        dev_->shadow.set(cl, cn, zeroes ? ShadowMap::kTrimmed : ShadowMap::kUnknown);
         if (tracked)
-            dev_->durability.failed(r.lba, r.n);
+            dev_->durability.failed(cl, cn);
     }
     if (r.op == OpSpec::Write) {
-        dev_->shadow.set(r.lba, r.n, across_swap ? ShadowMap::kUnknown : s.gen);
+        dev_->shadow.set(cl, cn, across_swap ? ShadowMap::kUnknown : s.gen);
         if (tracked)
-            dev_->durability.acknowledged(r.lba, r.n, s.gen, s.bio.fua, s.losses != dev_->losses);
+            dev_->durability.acknowledged(cl, cn, s.gen, s.bio.fua, s.losses != dev_->losses);
         if (!s.prefill)
-            stats_.bytes += uint64_t(r.n) * kSector;
+            stats_.bytes += cn * kSector;
     } else if (r.op == OpSpec::Read) {
-        binding_.dma_sync_for_cpu(&s.buf, 0, size_t(r.n) * kSector); // QEMU: copy out of guest RAM
+        binding_.dma_sync_for_cpu(&s.buf, 0, size_t(cn) * kSector); // QEMU: copy out of guest RAM
         if (!s.prefill)
-            stats_.bytes += uint64_t(r.n) * kSector;
+            stats_.bytes += cn * kSector;
         if (spec_.verify && !across_swap) {
-            ReadCheck c = check_read(static_cast<const uint8_t *>(s.buf.cpu), r.lba, r.n, dev_->shadow, seed_,
+            ReadCheck c = check_read(static_cast<const uint8_t *>(s.buf.cpu), cl, uint32_t(cn), dev_->shadow, seed_,
                                      kMaxDataReports, tracked ? &dev_->durability : nullptr);
             if (!c.lost.empty())
                 record_not_durable(r, c.lost);

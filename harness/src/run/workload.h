@@ -55,6 +55,10 @@ struct DeviceState {
     DevAddr addr() const { return {port, pmp_port, devno}; }
     ata_device *dev = nullptr;
     ata_dev_info info{};
+    // 512-byte sectors per logical sector (8 on a 4Kn disk): requests are in logical sectors,
+    // the data check (shadow, durability, fill pattern, the media) in 512-byte ones, by byte
+    // offset / 512, so a 4Kn disk's LBA L is checked as sectors 8L .. 8L+7.
+    uint32_t units() const { return info.sector_size > 512 ? info.sector_size / 512 : 1; }
     ShadowMap shadow;
     uint64_t next_gen = 1;
     struct Range {

@@ -211,7 +211,8 @@ struct DeviceSpec {
     SmartSpec smart = SmartSpec::None; // SMART feature set; RETURN STATUS good or threshold exceeded
     NcqLogCountSpec ncq_log_count = NcqLogCountSpec::Full; // Count in the NCQ error log 10h
     D2hRegsSpec d2h_regs = D2hRegsSpec::Cleared; // Count/Device (LBA) of its Register FISes
-    unsigned physical_log2 = 0;        // physical_sector: 512 << this bytes (3: 512e)
+    unsigned logical_log2 = 0;         // logical_sector: 512 << this bytes (3: 4Kn); capacity, hpa, LBAs in it
+    unsigned physical_log2 = 0;        // physical_sector: 512 << this bytes (3: 512e, or 4Kn's default)
     unsigned align_offset = 0;         // align_offset: LBA 0's logical sector offset in its physical sector
     unsigned devno = 0;       // the channel's device 1 (slave) on a piix with map: ich6
 

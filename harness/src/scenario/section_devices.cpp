@@ -159,7 +159,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     MapView m(p, f.node, f.path, f.line,
               {"port", "controller", "model", "serial", "firmware", "capacity", "lba48", "ncq", "ncq_depth",
                "gen", "udma", "pio", "multi", "ata_major", "write_cache", "status_dsc", "ncq_order", "timing", "blkdebug",
-               "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "d2h_regs", "physical_sector", "align_offset", "hipm", "dipm", "devsleep", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
+               "present", "hpa", "trim", "ncq_trim", "smart", "ncq_log_count", "d2h_regs", "logical_sector", "physical_sector", "align_offset", "hipm", "dipm", "devsleep", "ncq_sdb_coalesce", "link", "pmp_port", "timeout", "attach_read", "errata", "devno", "atapi"});
     d.line = m.line();
     if (auto *v = m.find("atapi")) {
         MapView am(p, v->node, v->path, v->line, {"disc_blocks", "disc_seed", "medium", "cdb_drq", "dmadir", "dma", "udma", "pio"});
@@ -207,10 +207,20 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
         d.serial = as_ident_string(p, *v, 20);
     if (auto *v = m.find("firmware"))
         d.firmware = as_ident_string(p, *v, 8);
+    // the logical sector first: capacity and hpa count in it (docs/device.md 4.1)
+    if (auto *v = m.find("logical_sector")) {
+        const uint64_t bytes = as_uint(p, *v, 512, 4096);
+        if (bytes != 512 && bytes != 4096)
+            p.fail(*v, "logical_sector is the logical sector size in bytes: 512, or 4096 (4Kn)");
+        d.logical_log2 = bytes == 4096 ? 3 : 0;
+        d.physical_log2 = d.logical_log2; // physical_sector defaults to the logical sector
+    }
     if (auto *v = m.find("capacity")) {
-        d.capacity = as_sectors(p, *v);
+        d.capacity = as_sectors_of(p, *v, d.logical_log2);
         if (d.capacity < 1 || d.capacity > (1ull << 48) - 1)
             p.fail(*v, "capacity must be 1 .. 2^48-1 sectors");
+    } else if (d.logical_log2) {
+        d.capacity >>= d.logical_log2;
     }
     if (auto *v = m.find("lba48"))
         d.lba48 = as_bool(p, *v);
@@ -238,7 +248,7 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
     if (auto *v = m.find("status_dsc"))
         d.status_dsc = as_bool(p, *v);
     if (auto *v = m.find("hpa")) {
-        d.hpa = as_sectors(p, *v);
+        d.hpa = as_sectors_of(p, *v, d.logical_log2);
         if (d.hpa < 1 || d.hpa > d.capacity)
             p.fail(*v, "hpa (the sectors accessible at power-on) must be 1 .. the capacity (" +
                            std::to_string(d.capacity) + " sectors)");
@@ -267,14 +277,18 @@ static DeviceSpec parse_device(const Parser &p, const Field &f, const Scenario &
             ++log2;
         if ((512ull << log2) != bytes)
             p.fail(*v, "physical_sector is the physical sector size in bytes: 512, 1024, 2048, 4096, ... 65536");
+        if (log2 < d.logical_log2)
+            p.fail(*v, "physical_sector (" + std::to_string(bytes) + ") is smaller than the logical sector (" +
+                           std::to_string(512u << d.logical_log2) + ")");
         d.physical_log2 = log2;
     }
     if (auto *v = m.find("align_offset")) {
+        const unsigned per = 1u << (d.physical_log2 - d.logical_log2);
         d.align_offset = unsigned(as_uint(p, *v, 0, 127));
-        if (d.align_offset >= (1u << d.physical_log2))
+        if (d.align_offset >= per)
             p.fail(*v, "align_offset (IDENTIFY word 209: where LBA 0 sits in the first physical sector, in logical "
                        "sectors) must be below the logical sectors per physical sector (" +
-                           std::to_string(1u << d.physical_log2) + ")");
+                           std::to_string(per) + ")");
     }
     if (auto *v = m.find("smart"))
         d.smart = as_enum<SmartSpec>(p, *v,

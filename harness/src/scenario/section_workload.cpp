@@ -337,14 +337,14 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
             MapView b(p, v->node, v->path, v->line, {"min", "max"});
             if (!b.has("min") || !b.has("max"))
                 p.fail(b.line(), v->path, "a block range needs min and max");
-            w.block_min = uint32_t(std::min<uint64_t>(as_sectors(p, b.get("min")), UINT32_MAX));
-            w.block_max = uint32_t(std::min<uint64_t>(as_sectors(p, b.get("max")), UINT32_MAX));
+            w.block_min = uint32_t(std::min<uint64_t>(as_sectors_of(p, b.get("min"), dev->logical_log2), UINT32_MAX));
+            w.block_max = uint32_t(std::min<uint64_t>(as_sectors_of(p, b.get("max"), dev->logical_log2), UINT32_MAX));
             if (w.block_min == 0)
                 p.fail(b.get("min"), "a block is at least one sector");
             if (w.block_max < w.block_min)
                 p.fail(b.get("max"), "max is smaller than min");
         } else {
-            uint64_t s = as_sectors(p, *v);
+            uint64_t s = as_sectors_of(p, *v, dev->logical_log2);
             if (s == 0)
                 p.fail(*v, "a block is at least one sector");
             w.block_min = w.block_max = uint32_t(std::min<uint64_t>(s, UINT32_MAX));
@@ -369,13 +369,13 @@ WorkloadSpec parse_workload(const Parser &p, const Field &f, const Scenario &sc)
     if (auto *v = m.find("region")) {
         MapView r(p, v->node, v->path, v->line, {"start", "length"});
         if (auto *s = r.find("start")) {
-            w.region_start = as_sectors(p, *s);
+            w.region_start = as_sectors_of(p, *s, dev->logical_log2);
             if (w.region_start >= cap)
                 p.fail(*s, "start " + std::to_string(w.region_start) + " is beyond the disk's " +
                                std::to_string(cap) + " sectors");
         }
         if (auto *l = r.find("length")) {
-            w.region_length = as_sectors(p, *l);
+            w.region_length = as_sectors_of(p, *l, dev->logical_log2);
             if (w.region_length == 0)
                 p.fail(*l, "a region is at least one sector");
             if (w.region_start + w.region_length > cap)

@@ -224,6 +224,26 @@ inline uint64_t as_sectors(const Parser &p, const Field &f) {
     return as_quantity<uint64_t>(p, f, "size", parse_size_sectors);
 }
 
+// A size in a drive's logical sectors of 512 << log2 bytes (a 4Kn drive's 4096): a bare
+// integer counts them, a size with a unit is bytes and a whole number of them.
+inline uint64_t as_sectors_of(const Parser &p, const Field &f, unsigned log2) {
+    if (!log2)
+        return as_sectors(p, f);
+    if (SchemaRecorder *r = SchemaRecorder::active())
+        r->quantity(f.path, "sectors");
+    const uint64_t ss = 512ull << log2;
+    return as_quantity<uint64_t>(p, f, "size", [ss](const std::string &s, std::string *why) -> std::optional<uint64_t> {
+        auto bytes = parse_size_bytes(s, ss, why);
+        if (!bytes)
+            return std::nullopt;
+        if (*bytes % ss) {
+            *why = "not a whole number of the drive's " + std::to_string(ss) + "-byte logical sectors";
+            return std::nullopt;
+        }
+        return *bytes / ss;
+    });
+}
+
 inline uint64_t as_bytes(const Parser &p, const Field &f) {
     if (SchemaRecorder *r = SchemaRecorder::active())
         r->quantity(f.path, "bytes");

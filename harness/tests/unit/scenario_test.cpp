@@ -217,6 +217,29 @@ TEST(disk_feature_keys) {
                 "t.yaml:2: devices[0].smart: unknown value 'bad' (expected one of: none, good, threshold_exceeded)");
 }
 
+// 4Kn (docs/device.md 4.1): logical_sector 4096 makes the drive's sizes 4096-byte sectors
+// (capacity, hpa, a workload's block and region: a bare number counts them, a size with a
+// unit is bytes), physical_sector defaults to it and may not be smaller.
+TEST(logical_sector_key) {
+    Scenario sc = parse("devices:\n  - {port: 0, capacity: 1g, hpa: 1000, logical_sector: 4096}\n"
+                        "workload:\n  - {device: 0, op: read, block: 64k, region: {start: 100, length: 1m}}\n");
+    const DeviceSpec &d = sc.devices[0];
+    CHECK(d.logical_log2 == 3 && d.physical_log2 == 3 && d.capacity == 262144 && d.hpa == 1000);
+    CHECK(sc.workload[0].block_min == 16 && sc.workload[0].region_start == 100 && sc.workload[0].region_length == 256);
+    CHECK(parse("devices:\n  - {port: 0, logical_sector: 4096}\n").devices[0].capacity == 1953525168ull / 8);
+    CHECK(parse("devices:\n  - {port: 0, logical_sector: 4096, physical_sector: 32768, align_offset: 7}\n")
+              .devices[0].physical_log2 == 6);
+    CHECK(parse(kDisk).devices[0].logical_log2 == 0);
+    CHECK_ERROR("devices:\n  - {port: 0, logical_sector: 1024}\n",
+                "t.yaml:2: devices[0].logical_sector: logical_sector is the logical sector size in bytes: 512, or 4096 (4Kn)");
+    CHECK_ERROR("devices:\n  - {port: 0, logical_sector: 4096, physical_sector: 512}\n",
+                "t.yaml:2: devices[0].physical_sector: physical_sector (512) is smaller than the logical sector (4096)");
+    CHECK_ERROR("devices:\n  - {port: 0, logical_sector: 4096, capacity: 1001s}\n",
+                "t.yaml:2: devices[0].capacity: bad size '1001s': not a whole number of the drive's 4096-byte logical sectors");
+    CHECK_ERROR("devices:\n  - {port: 0, logical_sector: 4096, physical_sector: 32768, align_offset: 8}\n",
+                "t.yaml:2: devices[0].align_offset: align_offset (IDENTIFY word 209: where LBA 0 sits in the first physical sector, in logical sectors) must be below the logical sectors per physical sector (8)");
+}
+
 TEST(uint_out_of_range_and_not_a_number) {
     CHECK_ERROR("controller: {ports: 40}\n", "t.yaml:1: controller.ports: 40 is out of range (1..32)");
     CHECK_ERROR("controller: {ports: four}\n", "t.yaml:1: controller.ports: expected a non-negative integer, got 'four'");

@@ -253,6 +253,8 @@ struct ata_dev_info {
     char serial[21];
     char firmware[9];
     uint64_t n_sectors;
+    uint32_t sector_size; /* logical sector, bytes: 512, or 4096 (4Kn); n_sectors and every
+                             request's lba and n_sectors count these */
     bool lba48;
     bool ncq;             /* NCQ in use */
     unsigned ncq_depth;   /* depth the stack uses (0 when NCQ off) */

@@ -197,6 +197,8 @@ struct ata_device {
     uint16_t id[ATA_ID_WORDS];
     char model[41], serial[21], fw[9];
     uint64_t n_sectors;
+    uint32_t sector_size;     /* logical sector in bytes (IDENTIFY 106/117-118): 512, 4096 on a
+                                 4Kn disk; every LBA, count and transfer of a request is in it */
     uint64_t n_native_sectors; /* READ NATIVE MAX ADDRESS's answer + 1 (HPA devices; else 0) */
     unsigned max_sectors;     /* per command, after the LLD's dev_config (libata's max_sectors) */
     unsigned cmd_max_sectors; /* the command set's limit (65535 LBA48, else 256): a request up to
@@ -251,6 +253,9 @@ struct ata_queued_cmd {
     const struct ata_sg *sg;
     unsigned n_sg;
     uint32_t nbytes;
+    uint32_t sect_size;      /* a PIO DRQ block's sector: the device's logical sector for reads
+                                and writes, 512 bytes for every other command (libata's
+                                qc->sect_size, ata_scsi_pass_thru in Linux 6.1) */
     uint8_t cdb[16];         /* ATAPI protocols: the packet (dev->cdb_len bytes go out) */
     unsigned err_mask;
     uint64_t timer;          /* platform timer handle, 0 = none */

@@ -121,7 +121,9 @@ std::vector<Refusal> refusals(const Scenario &sc) {
             no(k + "present false", "QEMU's disks are attached at start; hotplug is not modelled");
         if (d.ncq_sdb_coalesce_ns)
             no(k + "ncq_sdb_coalesce", "QEMU's AHCI completes each queued command on its own");
-        if (d.physical_log2 || d.align_offset)
+        if (d.logical_log2)
+            no(k + "logical_sector", "not offered on the QEMU backend (its ide-hd has logical_block_size 512 on IDE, not modelled here)");
+        else if (d.physical_log2 || d.align_offset)
             no(k + "physical_sector", "not offered on the QEMU backend (its ide-hd has physical_block_size, not modelled here)");
         if (d.smart != SmartSpec::None)
             no(k + "smart", "QEMU's ide-hd keeps its own SMART state (always good); the key sets the model's");

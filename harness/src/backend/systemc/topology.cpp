@@ -96,7 +96,8 @@ device::DiskConfig disk_config(const Scenario &sc, const DeviceSpec &d) {
     c.mod15write = d.mod15write;
     c.ncq_trim = d.ncq_trim;
     c.ncq_trim_erratum = d.ncq_trim_erratum;
-    c.physical_log2 = d.physical_log2;
+    c.logical_log2 = d.logical_log2;
+    c.physical_log2 = d.physical_log2 - d.logical_log2; // logical sectors per physical, as IDENTIFY 106
     c.align_offset = d.align_offset;
     c.smart = d.smart == SmartSpec::Good                ? device::DiskConfig::Smart::Good
               : d.smart == SmartSpec::ThresholdExceeded ? device::DiskConfig::Smart::ThresholdExceeded
