@@ -40,7 +40,9 @@ SMART ENABLE's leftovers, the drive's Register FIS contents `d2h_regs`, an ATAPI
 REQUEST SENSE, libata's 16 KiB ATAPI drain); wip17-hp alone 803 (85.9 %: the reset
 cool-down cut short by a PHY event, the era's speed-down of a link found down; below);
 wip17-pmp alone 803 (85.9 %: 51 39 -> 48, 52 42 -> 45: the SiI3726's SControl 300 on ports
-1-3); MERGED17.
+1-3); all of wip17 merged, with the lead's lpm_fail noise (35: 10 -> 13), a connector's
+CommWake (42: 51 -> 55) and wip17-hba's hba_error and ICH slave link (48: 21 -> 25, 14: 3 -> 6):
+829 of 935 (88.7 %).
 wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
@@ -221,7 +223,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.84
+FLOOR = 0.88
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 
