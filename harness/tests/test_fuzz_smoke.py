@@ -382,3 +382,22 @@ def test_a_stray_status_while_a_write_is_out_is_not_a_data_finding(tmp_path):
     # the same with a fault that moves no status: still no finding, and the data reads back
     scen.write_text(scen.read_text().replace("unsolicited_d2h", "unknown_type"))
     assert _sim("run", scen, "--out", tmp_path / "out2").returncode == 0
+
+
+def test_version_5_carries_4kn_drives(tmp_path):
+    """scenarios/sector-4kn as a seed: its 4Kn drives (logical_sector 4096, docs/device.md 4.1)
+    are version 5's disk-record bit (byte 7 bit 3; before, lost: the fuzzer never made a 4Kn
+    drive); the decoded seed's drives say `logical_sector: 4096` and it runs without a finding.
+    The same bytes read as version 4 have 512-byte drives."""
+    out = tmp_path / "4kn.bin"
+    r = _sim("fuzz-encode", ROOT / "scenarios" / "sector-4kn.yaml", out)
+    assert r.returncode == 0 and "logical_sector" not in r.stderr, r.stderr
+    b = out.read_bytes()
+    assert b[6:8] == bytes([5, 0xFA]), b[:8]
+    d = _sim("fuzz-decode", out).stdout
+    assert d.count("logical_sector: 4096") == 2, d
+    run = _sim("fuzz-run", out)
+    assert run.returncode == 0 and run.stdout.splitlines()[0].endswith(" ok"), run.stdout + run.stderr
+    v4 = tmp_path / "v4.bin"
+    v4.write_bytes(b[:6] + bytes([4, 0xFB]) + b[8:])
+    assert "logical_sector" not in _sim("fuzz-decode", v4).stdout

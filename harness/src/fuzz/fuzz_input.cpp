@@ -190,16 +190,24 @@ void encode_disk_v3(Out &o, size_t off, const DeviceSpec &d, std::vector<std::st
         lost->push_back(path + ".align_offset: at most 31");
 }
 
-// Version 4's byte of a disk record (its byte 7): bit 0 hipm, bit 1 dipm, bit 2 devsleep.
-void decode_disk_v4(const Bytes &in, size_t off, DeviceSpec &d) {
+// Version 4's byte of a disk record (its byte 7): bit 0 hipm, bit 1 dipm, bit 2 devsleep;
+// version 5's bit 3: a 4Kn drive (logical_sector 4096: its capacity and HPA in 4096-byte
+// sectors, its physical sector at least that, align_offset below the logical sectors per
+// physical one).
+void decode_disk_v4(const Bytes &in, size_t off, DeviceSpec &d, unsigned version) {
     const uint8_t b7 = in.u8(off + 7);
     d.hipm = b7 & 1;
     d.dipm = b7 & 2;
     d.devsleep = b7 & 4;
+    if (version >= 5 && (b7 & 8)) {
+        d.logical_log2 = 3;
+        d.physical_log2 = std::max(d.physical_log2, d.logical_log2);
+        d.align_offset %= 1u << (d.physical_log2 - d.logical_log2);
+    }
 }
 
 void encode_disk_v4(Out &o, size_t off, const DeviceSpec &d) {
-    o.u8(off + 7, (d.hipm ? 1 : 0) | (d.dipm ? 2 : 0) | (d.devsleep ? 4 : 0));
+    o.u8(off + 7, (d.hipm ? 1 : 0) | (d.dipm ? 2 : 0) | (d.devsleep ? 4 : 0) | (d.logical_log2 == 3 ? 8 : 0));
 }
 
 // Whether a disk needs version 3 (a key only its longer record holds).
@@ -770,8 +778,12 @@ bool needs_v3(const Scenario &sc) {
 }
 
 // Version 5 when a fault addresses an ATAPI drive (fuzz_input.h kFormatV5), check_condition
-// or any kind it takes: version 4 and before index the disks only.
+// or any kind it takes (version 4 and before index the disks only), or a disk on the first
+// ports is 4Kn.
 bool needs_v5(const Scenario &sc) {
+    for (const DeviceSpec &d : sc.devices)
+        if (d.port < kMaxPorts && d.logical_log2)
+            return true;
     for (const fault::Fault &x : sc.faults) {
         if (kind_version(x.kind) == 5)
             return true;
@@ -883,7 +895,7 @@ Scenario decode_scenario(const uint8_t *data, size_t size, const DecodeOptions &
         if (v3)
             decode_disk_v3(in, disk_off, d);
         if (v4)
-            decode_disk_v4(in, disk_off, d);
+            decode_disk_v4(in, disk_off, d, version);
         disk_off += v3 ? kDiskSizeV3 : kDiskSize;
         sc.devices.push_back(d);
     };

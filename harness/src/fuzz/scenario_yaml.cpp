@@ -185,7 +185,9 @@ std::string scenario_yaml(const Scenario &sc, const std::string &header) {
             o << ", hpa: " << d.hpa;
         if (d.smart != SmartSpec::None)
             o << ", smart: " << (d.smart == SmartSpec::Good ? "good" : "threshold_exceeded");
-        if (d.physical_log2)
+        if (d.logical_log2) // (capacity and hpa above count its 4096-byte sectors)
+            o << ", logical_sector: " << (512u << d.logical_log2);
+        if (d.physical_log2 != d.logical_log2)
             o << ", physical_sector: " << (512u << d.physical_log2);
         if (d.align_offset)
             o << ", align_offset: " << d.align_offset;
