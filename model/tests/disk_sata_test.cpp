@@ -869,7 +869,7 @@ MODEL_TEST(interface_power_management) {
     EXPECT_EQ(p.link.sstatus() >> 8 & 0xF, 1u);
     run(p, cmd(0xEF, 0, 0x03, 0x90));
     sc_core::wait(10, sc_core::SC_US);
-    p.disk.inject_lpm_fail(device::LpmFail::Pmnak, 0, "t");
+    p.disk.inject_lpm_fail(device::LpmFail::Pmnak, 0, {}, "t");
     EXPECT_TRUE(p.link.request_power(true, link::PowerState::Partial) == link::PmResult::Denied);
     p.disk.clear_faults();
     EXPECT_TRUE(p.link.request_power(true, link::PowerState::Partial) == link::PmResult::Entered);
