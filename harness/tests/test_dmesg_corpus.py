@@ -117,7 +117,10 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     limited at once: the third probe trial within a minute, two cominit faults before it.
     SStatus DET 1 is the host PHY's presence detection, a COMINIT since its last COMRESET
     (SATA 3.x 8.4; AHCI 1.3.1 3.3.10; docs/hardware.md 3.1; wip17-hp r2): a flapping drive's
-    silent PHY reads 0 after the reset's COMRESET, as the real ones do (42 55 -> 56, 30 8 -> 9).
+    silent PHY reads 0 after the reset's COMRESET, as the real ones do (42 55 -> 56, 30 8 -> 9),
+    and its reset ends after the debounce's duration (0.7 s, as 42's and 30's did), so a flap's
+    signal is back by the reset that finds the link up (the importer's phy_flap `down`; 42's
+    drive then took 1.9 s to answer, which the old "0.5 s before the link-up line" missed).
     What still differs: 23's pull and 04's loop read 1 after a COMRESET, so a COMINIT reached
     those hosts during the reset (a drive half in that answers COMRESET and never finishes
     OOB; no fault gives that, and with no times in those logs no cominit fault can be placed
