@@ -99,9 +99,10 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     wording of its 4.4 era, so the 6.1 profile keeps the third probe's resets quiet; but that
     probe is a new PMP's attach -- "ata2: SATA link up" not ata2.15, the attach line -- whose
     fan-out links no autopsy made quiet in any era, so the two before were re-attaches too, an
-    enclosure re-plugged, which a scenario cannot do: a PMP is cabled from power-on; and the
-    stack's user scan of a PMP port resets the PMP, where libata's ata_scsi_user_scan asks a
-    reset and probe of the fan-out links only, ata_for_each_link EDGE), 21 [1]
+    enclosure re-plugged, which a scenario cannot do: a PMP is cabled from power-on; the
+    stack's user scan of a PMP port reset the PMP too until wip17-pmp r2, where libata's
+    ata_scsi_user_scan asks a reset and probe of the fan-out links only, ata_for_each_link
+    EDGE -- no line moves), 21 [1]
     (its empty ports' user scans, "hard resetting link" and "EH complete" with no exception:
     kernels before the autopsy's nr_quiet rule (not in 4.0), imported as scans under
     libata-4.x -- 7 -> 11; the PMP the scan of ata6 found is attached at boot instead, so
