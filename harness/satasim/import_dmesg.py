@@ -776,6 +776,9 @@ class _Plan:
                     chain[key] = (f, frozenset(ids))
                     self.faults.append(f)
                     self.identify_failures(e, f)
+                    if key not in self.had_error and len(cmds) == 1 and self.cut_report_before(e):
+                        f.fired += 1
+                        self.bump(f)
                 new = [(c, i) for c, i in zip(cmds, ids) if i not in retried]
                 reqs, tags = [], []
                 for c, i in new:
@@ -1201,6 +1204,32 @@ class _Plan:
                        f"verify: false, tag: {t}}}")
             lba += 8
         return out
+
+    def cut_report_before(self, e) -> bool:
+        """The excerpt starts inside an earlier report of e's device: its first lines for that
+        device are a report's tail (`status: { ... }`, `error: { ... }`, no exception line
+        before them; its EH's lines may follow) with the status and error lines e reports for
+        its one failed command.
+        That is the same command failing before: libata retries a failed I/O command that is
+        no media error (ata_eh_worth_retry; the SCSI layer's 5 retries), so the drive that
+        failed it once failed the retry the same way (dmesg corpus 17: a READ DMA of LBA 2
+        that the drive aborts, "status: { DRDY ERR }", "error: { ABRT }" cut at the top, then
+        the retry's whole report). The fault fires once more, as for a repeat."""
+        addr = f"ata{e.port + 1}.{e.dev:02d}" if e.dev is not None else f"ata{e.port + 1}"
+        mine = [(no, m) for no, _, a, m in self.rep.lines if a == addr]
+        head = []
+        for no, m in mine:                  # the device's first lines: the cut report's tail
+            if no >= e.line or not m.startswith(("status: {", "error: {")):
+                break
+            head.append(m)
+        if not head:
+            return False
+        tail = [m for no, m in mine if no > e.line and m.startswith(("status: {", "error: {"))][:len(head)]
+        if tail != head:
+            return False
+        self.notes.append(f"{e.line}: the excerpt starts inside an earlier report of {addr} with the same "
+                          f"{' '.join(head)}: the command failed once before (libata's retry), its fault fires once more")
+        return True
 
     def lower_tag_fillers(self, e, cmds, issue) -> tuple[list[str], list[int]]:
         """The other I/O that held a PMP port's lower tags when a non-queued command went

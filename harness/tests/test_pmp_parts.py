@@ -304,3 +304,28 @@ def test_sii3726_fan_out_ports_1_to_3_read_scontrol_300_after_a_pmp_reset(tmp_pa
                           "ata1.01: SATA link up 3.0 Gbps (SStatus 123 SControl 320)"], lines
     assert "ata1.05: SATA link up 1.5 Gbps (SStatus 113 SControl 320)" in lines
     assert (matched, total) == (46, 53), "\n".join(diff_text)
+
+
+def test_a_report_cut_at_the_top_is_the_same_commands_earlier_failure(tmp_path):
+    # dmesg corpus 17 starts inside a report: "ata1.00: status: { DRDY ERR }", "error: { ABRT }",
+    # its EH, then a whole report of READ DMA LBA 2 with the same status and error. libata
+    # retries a failed read that is no media error (ata_eh_worth_retry; SCSI's 5 retries), so
+    # the cut report is that command's earlier failure: its fault fires twice (main's import:
+    # count 1, one report in the run, 8 of 23 lines), and the retry after the second succeeds
+    log = next(CORPUS.glob("17-*.log"))
+    scen, _, notes = import_report(log, tmp_path / "c17.yaml")
+    text = scen.read_text()
+    assert "{kind: media_error, port: 0, pmp_port: 0, on_cmd: {op: read, lba: [2, 3]}, error: abrt, count: 2}" in text, text
+    assert any(n.startswith("10: the excerpt starts inside an earlier report of ata1.00") for n in notes), notes
+    out = tmp_path / "out"
+    result = run([scen], out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = run_lines(out / "c17")
+    assert lines.count("ata1.00: cmd c8/00:02:02:00:00/00:00:00:00:00/e0 tag 14 dma 1024 in") == 2, lines
+    assert lines.count("ata1.00: error: { ABRT }") == 2, lines
+    # a cut tail that is not the next report's (another error) is no earlier failure of it
+    other = tmp_path / "17-other.log"
+    other.write_text(log.read_text().replace("error: { ABRT }", "error: { IDNF }", 1))
+    scen, _, notes = import_report(other, tmp_path / "c17b.yaml")
+    assert "error: abrt, count: 1}" in scen.read_text()
+    assert not any("starts inside an earlier report" in n for n in notes), notes
