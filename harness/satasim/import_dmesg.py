@@ -776,6 +776,9 @@ class _Plan:
                     chain[key] = (f, frozenset(ids))
                     self.faults.append(f)
                     self.identify_failures(e, f)
+                    if key not in self.had_error and len(cmds) == 1 and self.cut_report_before(e):
+                        f.fired += 1
+                        self.bump(f)
                 new = [(c, i) for c, i in zip(cmds, ids) if i not in retried]
                 reqs, tags = [], []
                 for c, i in new:
@@ -795,7 +798,8 @@ class _Plan:
                 if reqs:
                     self.n_requests += len(reqs)
                     fill = self.fillers(e, cmds)
-                    self.issue(e, issue[e.line], reqs + fill, tags + [None] * len(fill))
+                    low, low_tags = self.lower_tag_fillers(e, [c for c, _ in new], issue)
+                    self.issue(e, issue[e.line], low + reqs + fill, low_tags + tags + [None] * len(fill))
             self.had_error.add(key)
             for c, i, k in zip(cmds, ids, kinds):
                 n = st.get(i, 0) + 1
@@ -1200,6 +1204,61 @@ class _Plan:
                        f"verify: false, tag: {t}}}")
             lba += 8
         return out
+
+    def cut_report_before(self, e) -> bool:
+        """The excerpt starts inside an earlier report of e's device: its first lines for that
+        device are a report's tail (`status: { ... }`, `error: { ... }`, no exception line
+        before them; its EH's lines may follow) with the status and error lines e reports for
+        its one failed command.
+        That is the same command failing before: libata retries a failed I/O command that is
+        no media error (ata_eh_worth_retry; the SCSI layer's 5 retries), so the drive that
+        failed it once failed the retry the same way (dmesg corpus 17: a READ DMA of LBA 2
+        that the drive aborts, "status: { DRDY ERR }", "error: { ABRT }" cut at the top, then
+        the retry's whole report). The fault fires once more, as for a repeat."""
+        addr = f"ata{e.port + 1}.{e.dev:02d}" if e.dev is not None else f"ata{e.port + 1}"
+        mine = [(no, m) for no, _, a, m in self.rep.lines if a == addr]
+        head = []
+        for no, m in mine:                  # the device's first lines: the cut report's tail
+            if no >= e.line or not m.startswith(("status: {", "error: {")):
+                break
+            head.append(m)
+        if not head:
+            return False
+        tail = [m for no, m in mine if no > e.line and m.startswith(("status: {", "error: {"))][:len(head)]
+        if tail != head:
+            return False
+        self.notes.append(f"{e.line}: the excerpt starts inside an earlier report of {addr} with the same "
+                          f"{' '.join(head)}: the command failed once before (libata's retry), its fault fires once more")
+        return True
+
+    def lower_tag_fillers(self, e, cmds, issue) -> tuple[list[str], list[int]]:
+        """The other I/O that held a PMP port's lower tags when a non-queued command went
+        out: before 3.13 libata's ata_qc_new gave a command the lowest free bit of the
+        port's qc_allocated (one tag space for all the port's links), so a non-queued
+        command's `tag 1` means tag 0 was busy, with a command to another fan-out link (dmesg
+        corpus 52: a 2.6.35 md raid10 over a SiI3726, "tag 1" at a lone ICRC error). Each
+        lower tag that no command of the port's reports at that instant holds becomes an
+        8-sector read of another fan-out device, issued just before (it completes without
+        error, so no report shows it). Not where a request's own `tag:` places the command
+        (tagged_non_ncq: since 4.18 the tag is the block layer's), not for a port without a
+        PMP (one device, non-queued commands one at a time)."""
+        if e.port not in self.rep.pmps or self.row["tagged_non_ncq"]:
+            return [], []
+        at = issue[e.line]
+        held = {c.tag for x in self.rep.exceptions if x.port == e.port and issue.get(x.line) == at
+                for c in x.commands if c.tag is not None}
+        want = sorted({t for c in cmds if not c.ncq and c.tag for t in range(c.tag)} - held)
+        busy = {x.dev for x in self.rep.exceptions if x.port == e.port and issue.get(x.line) == at}
+        other = next((d for (p, d) in sorted(self.disks) if p == e.port and d not in busy), None)
+        if not want or other is None:
+            return [], []
+        lba = max(self.rep.disks[(e.port, other)].max_lba, 1 << 20)
+        where = self.where(e.port, other, "device")
+        self.notes.append(f"{e.line}: tag(s) {', '.join(map(str, want))} below the failed command's were "
+                          f"busy (the lowest free tag, before 3.13): reads of ata{e.port + 1}.{other:02d} hold them")
+        out = [f"  - {{kind: request, {where}, op: read, lba: {lba + 8 * i}, sectors: 8, mode: dma, verify: false}}"
+               for i in range(len(want))]
+        return out, want
 
     def issue(self, e, t_issue, reqs, tags=None):
         """One exception's requests, issued at one instant: at the report's time when it has

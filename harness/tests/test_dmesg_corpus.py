@@ -42,7 +42,10 @@ cool-down cut short by a PHY event, the era's speed-down of a link found down; b
 wip17-pmp alone 803 (85.9 %: 51 39 -> 48, 52 42 -> 45: the SiI3726's SControl 300 on ports
 1-3); all of wip17 merged, with the lead's lpm_fail noise (35: 10 -> 13), a connector's
 CommWake (42: 51 -> 55) and wip17-hba's hba_error and ICH slave link (48: 21 -> 25, 14: 3 -> 6):
-829 of 935 (88.7 %).
+829 of 935 (88.7 %); wip17-pmp round 2: 835 (89.3 %: 52 45 -> 46, a lone non-queued command's
+tag 1 behind a PMP is the lowest free tag, tag 0 held by another link's read; 17 8 -> 13, a
+report cut at the excerpt's top with the next report's status and error is that command's
+failure before libata's retry, so its fault fires twice).
 wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
@@ -76,8 +79,14 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     fan-out reset, sata_link_hardreset rewrites a differing SPD), so the part drops SPD at
     the first fan-out link-up of ports 1.. after its own reset and keeps what is written
     later (52's single-link reset of port 1 reads 320; docs/hardware.md 7.6,
-    PmpConfig::sctl_spd_cleared_after_reset). What still differs: 52 [8]: its misses are the res leftovers of its errata run (Busy/IDNF, the innocent
-    command's LBA) and its second error's tag and Emask; 51's excerpt leaves out a middle
+    PmpConfig::sctl_spd_cleared_after_reset). What still differs: 52 [7]: its misses are the res leftovers of its errata run (Busy/IDNF, the innocent
+    command's LBA, Status 50h and Device e0h of a command the drive had finished) and its
+    second error's Count/Device (ef/02, e0: the drive's own) and link Emask/SErr (0x0: neither
+    the PSCR nor the host SError latched the CRC the drive reported as ICRC; the model's
+    store-and-forward PMP latches it in the PSCR, docs/hardware.md 7); its tag is
+    reproduced (2.6.35's ata_qc_new gives the lowest free tag of the port, so "tag 1" means
+    another link's command held tag 0: the import issues a read of another fan-out drive
+    with it, wip17-pmp r2); 51's excerpt leaves out a middle
     section; the stack now recovers the fan-out links in libata's order (ata_eh_recover: every
     link reset, then each link's devices; wip17-pmp), so 51's drives are no longer configured
     between PMP resets and its empty port 4 is reset in every other round, as the log shows;
@@ -85,11 +94,24 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     bridge's failed PSCR read where libata lets port 0's IDENTIFY fail on the frozen port
     ("failed to IDENTIFY", "failed to recover link after 3 tries, disabling", the last
     round's "failed to write PMP_FEAT_EN"),
-    17 [15] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
-    imported onto ahci with a note naming that line, not refused: the stand-in keeps 8),
+    17 [10] (a sata_mv host: "SControl F300", FEr SATA#26; PMP reset after RecovComm + ABRT;
+    imported onto ahci with a note naming that line, not refused. The excerpt starts inside
+    a report of the same READ DMA failing before its retry: the fault fires twice, 8 -> 13,
+    wip17-pmp r2. The 10 left are sata_mv's: the PMP reset after a device error ("ata1.15:
+    SATA link up ... F300", then the fan-out links revalidated, "configured" on all four,
+    no link-up line of theirs printed), the exception's "Emask 0x0 SErr 0x2" / RecovComm
+    (sata_mv's error path, not ahci's), the res line's HOB feature 04 (read back from the
+    shadow registers, where ahci has the D2H FIS); after a device error ahci revalidates
+    only, so the stand-in cannot give them truthfully),
     07 [3] (its fan-out links' "limiting SATA link speed" at the attach are libata's probe
     trials: two probes before the excerpt, imported as user scans -- 8 -> 9; the log has no
-    wording of its 4.4 era, so the 6.1 profile keeps the third probe's resets quiet), 21 [1]
+    wording of its 4.4 era, so the 6.1 profile keeps the third probe's resets quiet; but that
+    probe is a new PMP's attach -- "ata2: SATA link up" not ata2.15, the attach line -- whose
+    fan-out links no autopsy made quiet in any era, so the two before were re-attaches too, an
+    enclosure re-plugged, which a scenario cannot do: a PMP is cabled from power-on; the
+    stack's user scan of a PMP port reset the PMP too until wip17-pmp r2, where libata's
+    ata_scsi_user_scan asks a reset and probe of the fan-out links only, ata_for_each_link
+    EDGE -- no line moves), 21 [1]
     (its empty ports' user scans, "hard resetting link" and "EH complete" with no exception:
     kernels before the autopsy's nr_quiet rule (not in 4.0), imported as scans under
     libata-4.x -- 7 -> 11; the PMP the scan of ata6 found is attached at boot instead, so

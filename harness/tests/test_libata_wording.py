@@ -312,7 +312,9 @@ host: {eh_policy: libata-4.x}
 pmps: [{port: 0, ports: 2}]
 devices: [{port: 0, pmp_port: 0, timing: {kind: ssd}}, {port: 0, pmp_port: 1, timing: {kind: ssd}}]
 workload:
-  - {kind: scan, port: 0}
+  - {kind: scan, port: 0, delay: 10ms}
+faults:
+  - {kind: pmp_hang, port: 0, at: 1ms}
 """
 
 
@@ -326,7 +328,9 @@ def test_host_link_lines_name_the_pmp_once_attached(write_scenario, tmp_path):
     # hardreset that finds the PMP is "ata1: SATA link up", every later host-link line is
     # ata1.15 (dmesg-corpus 17, 51, 52: "ata1.15: hard resetting link", "ata1.15: SATA link
     # up 3.0 Gbps (SStatus 123 SControl 0)"); ata_port_printk's lines stay "ata1:" ("ata1:
-    # EH complete"). (libata-4.x: the scan's EH run is not quiet, so its resets are printed.)
+    # EH complete"). (A user scan resets the fan-out links only -- ata_scsi_user_scan, EDGE
+    # links -- whose PSCR access finds the control port hung (pmp_hang): the PMP is reset.
+    # libata-4.x: the scan's EH run is not quiet, so its resets are printed.)
     trace, log, out = run_one(write_scenario, tmp_path, PMP_HOST_LINK, "wording-pmp-host-link")
     ups = re.findall(STAMP + r"(ata1(?:\.15)?): SATA link up ", log, re.M)
     assert ups[0] == "ata1" and "ata1.15" in ups[1:], log

@@ -118,10 +118,36 @@ def test_the_links_one_eh_run_reports_fail_together(tmp_path):
     reqs = [(int(m.group(1)), int(m.group(2))) for m in
             re.finditer(r"kind: request, device: 0, pmp_port: (\d+), .*delay: (\d+)ms", scen.read_text())]
     # issued in the order of their tags (2.6.35's ata_qc_new takes the lowest free tag):
-    # ata1.02's tag 0, ata1.00's 1, ata1.01's 2
-    assert [p for p, _ in reqs] == [2, 0, 1, 1], reqs
+    # ata1.02's tag 0, ata1.00's 1, ata1.01's 2; the second run's lone command had tag 1, so
+    # a read of ata1.00 holds tag 0 (test_a_lone_command_on_tag_1_had_tag_0_held_by_another_link)
+    assert [p for p, _ in reqs] == [2, 0, 1, 0, 1], reqs
     assert reqs[0][1] == reqs[1][1] == reqs[2][1], reqs
-    assert reqs[3][1] > reqs[0][1] + 500_000, reqs
+    assert reqs[3][1] == reqs[4][1] > reqs[0][1] + 500_000, reqs
+
+
+def test_a_lone_command_on_tag_1_had_tag_0_held_by_another_link(tmp_path):
+    # dmesg corpus 52 (2.6.35, md raid10 over a SiI3726): the ICRC error ten minutes after the
+    # errata run reports one failed READ DMA EXT on "tag 1". Before 3.13 ata_qc_new gave a
+    # command the lowest free bit of the port's qc_allocated, shared by all its links, so tag 0
+    # was busy with other I/O: the import issues a read of another fan-out drive just before
+    # it, which completes without error, and the run reports the log's tag (main's import:
+    # "tag 0")
+    log = next(CORPUS.glob("52-*.log"))
+    scen, expected, notes = import_report(log, tmp_path / "c52.yaml")
+    work = scen.read_text().split("workload:")[1].split("faults:")[0].splitlines()
+    lone = [ln for ln in work if "delay: 578854ms" in ln]
+    assert len(lone) == 2 and "pmp_port: 0, op: read" in lone[0] and "sectors: 8," in lone[0], lone
+    assert "pmp_port: 1, op: read, lba: 266112000" in lone[1], lone
+    assert any(n.startswith("50: tag(s) 0 below") for n in notes), notes
+    out = tmp_path / "out"
+    result = run([scen], out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    log_text = (out / "c52" / "satasim.log").read_text()
+    assert "ata1.01: cmd 25/00:00:00:8c:dc/00:04:0f:00:00/e0 tag 1 dma 524288 in" in log_text
+    # the read that held tag 0 failed nothing: no report of ata1.00 in that run
+    assert log_text.count("ata1.00: failed command") == 1, log_text
+    # the errata run's three tags are unchanged
+    assert "ata1.02: cmd 25/00:c0:62:83:58/00:02:05:00:00/e0 tag 0 dma 360448 in" in log_text
 
 
 def test_idle_fan_out_links_reported_mean_a_kernel_before_6_1(tmp_path):
@@ -277,4 +303,29 @@ def test_sii3726_fan_out_ports_1_to_3_read_scontrol_300_after_a_pmp_reset(tmp_pa
     assert port1[-2:] == ["ata1.01: SATA link up 3.0 Gbps (SStatus 123 SControl 300)",
                           "ata1.01: SATA link up 3.0 Gbps (SStatus 123 SControl 320)"], lines
     assert "ata1.05: SATA link up 1.5 Gbps (SStatus 113 SControl 320)" in lines
-    assert (matched, total) == (45, 53), "\n".join(diff_text)
+    assert (matched, total) == (46, 53), "\n".join(diff_text)
+
+
+def test_a_report_cut_at_the_top_is_the_same_commands_earlier_failure(tmp_path):
+    # dmesg corpus 17 starts inside a report: "ata1.00: status: { DRDY ERR }", "error: { ABRT }",
+    # its EH, then a whole report of READ DMA LBA 2 with the same status and error. libata
+    # retries a failed read that is no media error (ata_eh_worth_retry; SCSI's 5 retries), so
+    # the cut report is that command's earlier failure: its fault fires twice (main's import:
+    # count 1, one report in the run, 8 of 23 lines), and the retry after the second succeeds
+    log = next(CORPUS.glob("17-*.log"))
+    scen, _, notes = import_report(log, tmp_path / "c17.yaml")
+    text = scen.read_text()
+    assert "{kind: media_error, port: 0, pmp_port: 0, on_cmd: {op: read, lba: [2, 3]}, error: abrt, count: 2}" in text, text
+    assert any(n.startswith("10: the excerpt starts inside an earlier report of ata1.00") for n in notes), notes
+    out = tmp_path / "out"
+    result = run([scen], out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = run_lines(out / "c17")
+    assert lines.count("ata1.00: cmd c8/00:02:02:00:00/00:00:00:00:00/e0 tag 14 dma 1024 in") == 2, lines
+    assert lines.count("ata1.00: error: { ABRT }") == 2, lines
+    # a cut tail that is not the next report's (another error) is no earlier failure of it
+    other = tmp_path / "17-other.log"
+    other.write_text(log.read_text().replace("error: { ABRT }", "error: { IDNF }", 1))
+    scen, _, notes = import_report(other, tmp_path / "c17b.yaml")
+    assert "error: abrt, count: 1}" in scen.read_text()
+    assert not any("starts inside an earlier report" in n for n in notes), notes

@@ -526,6 +526,14 @@ static int ata_port_user_eh(struct ata_host *h, unsigned port, bool delete)
         dev->flags |= ATA_DFLAG_DETACH;
         /* nothing is recovered: no report, no "EH complete" (libata only disables it) */
         ap->link.eh_info.flags |= ATA_EHI_QUIET;
+    } else if (sata_pmp_attached(ap)) {
+        /* libata's ata_scsi_user_scan asks a reset and a probe of the port's edge links
+         * (ata_for_each_link(link, ap, EDGE), 2.6.24 to 6.x): behind a PMP its fan-out
+         * links; the PMP itself is neither reset nor probed again */
+        for (unsigned i = 0; i < ap->nr_pmp_links; i++) {
+            ap->pmp_link[i].eh_info.probe_mask |= ATA_ALL_DEVICES;
+            ap->pmp_link[i].eh_info.action |= ATA_EH_RESET;
+        }
     } else {
         ap->link.eh_info.probe_mask |= ATA_ALL_DEVICES;
         ap->link.eh_info.action |= ATA_EH_RESET;
