@@ -631,6 +631,11 @@ def _kind_of(e, c) -> str:
         # of Partial/Slumber (CommWake latched) while ahci had the PhyRdy interrupt masked
         # for LPM (dmesg corpus 35); without LPM evidence, a flap (fault_for)
         return "wake"
+    if c.emask & 0x10 and e.serr & _X and not e.serr & _N and e.frozen and \
+            any("connection status" in d for d in e.desc):
+        # DevExch without a PhyRdy change, PxIS.PCS ("connection status changed"): a COMINIT
+        # from the drive, which restarted with its commands queued (dmesg corpus 15)
+        return "cominit"
     if c.emask & 0x10 and e.serr & _PHY_EVENT and e.frozen:
         return "flap"       # the link dropped under the command (it may have timed out too)
     if c.emask & 0x4 or "timeout" in c.emask_desc:
@@ -1018,6 +1023,12 @@ class _Plan:
             return _Fault({"kind": "lpm_fail", "_w": where, "how": "no_comwake", "wakes": "1",
                            "at": _ms(max(self.sim(self.issue_t[e.line]) - 0.001, 0.0)),
                            **({"noise": noise} if noise else {})})
+        if k == "cominit":
+            # the drive's COMINIT on its failed command (the first of them: the others are the
+            # ones it had queued), with the CommWake the SError shows
+            self.notes.append(f"{e.line}: DevExch without a PhyRdy change on queued commands: the drive "
+                              "restarted itself (its COMINIT, a cominit fault on the command)")
+            return _Fault({"kind": "cominit", "_w": where, "on_cmd": match, **_cominit_noise(e.serr)})
         if k in ("flap", "wake"):
             return _Fault({"kind": "phy_flap", "_w": where, "on_cmd": match, "down": "1ms"})
         if k == "media":

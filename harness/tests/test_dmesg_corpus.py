@@ -151,8 +151,9 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     RecovComm PHYRdyChg of a PHY that came up for a moment (42 [2]); 42's probe trial at 231.14 limits the link because it was up for a
     moment (spd from SStatus) and 233.56's does not (down: keep) -- the model's empty port is
     never up, so neither limits (42 [2]). 06 [3] (the boot probe's two "COMRESET failed
-    (errno=-16)" and a plug's irq_stat 0x00400040 with PhyRdy change), 15 [5] (a drive that
-    resets itself with commands queued: DevExch with CommWake, no PhyRdy change), 30 [1].
+    (errno=-16)" and a plug's irq_stat 0x00400040 with PhyRdy change), 15 [2] (a drive that
+    resets itself with commands queued: DevExch with CommWake, no PhyRdy change, irq_stat 0x40:
+    a cominit fault on the failed command with noise [comwake], 6 -> 9; left: the res Device a0h), 30 [1].
   - res lines (wip16-res: 690 -> 707 of 935): libata resets only Status and Error of a
     reused command slot's result taskfile and reads no result for a good command (unless
     it is a pass-through) nor for a timed-out one (ata_qc_reinit, ata_qc_complete,

@@ -1260,3 +1260,25 @@ def test_a_connectors_commwake_is_the_cominit_faults_noise(tmp_path):
     assert log.count("ata7: SError: { CommWake DevExch }") == 3, log
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c42")
     assert (matched, total) == (56, 60), "\n".join(text)
+
+
+def test_devexch_without_phyrdy_on_queued_commands_is_the_drives_cominit(tmp_path):
+    """dmesg-corpus 15 (NixOS, 6.x, ahci): "exception Emask 0x10 SAct 0x3fc0 SErr 0x4040000 action
+    0xe frozen", "irq_stat 0x00000040, connection status changed", "SError: { CommWake DevExch }",
+    the queued writes failed with Emask 0x10: a COMINIT from the drive itself (PxIS.PCS, DIAG.X,
+    AHCI 1.3.1 3.3.5/3.3.12) with no PhyRdy change, while it held commands -- the drive restarting.
+    A cominit fault on the failed command (any trigger now, on a drive that is there) with the
+    CommWake as noise; before, a phy_flap on the command (PHYRdyChg, "PHY RDY changed") matched 6 of
+    11, now 9."""
+    out = tmp_path / "c15.yaml"
+    _, _, notes = import_report(next(CORPUS.glob("15-*.log")), out)
+    faults = yaml.safe_load(out.read_text())["faults"]
+    assert faults == [{"kind": "cominit", "port": 1, "on_cmd": {"op": "write", "lba": [136314880, 136314887]},
+                       "noise": ["comwake"]}], faults
+    assert any("the drive restarted itself" in n for n in notes), notes
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "out" / "c15" / "satasim.log").read_text()
+    assert "ata2: SError: { CommWake DevExch }" in log and "irq_stat 0x00000040, connection status changed" in log, log
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c15")
+    assert (matched, total) == (9, 11), "\n".join(text)

@@ -56,6 +56,11 @@ BAD = {
     # request tags (the block layer's tag)
     "tag-beyond-31": (HEAD + "workload:\n  - {kind: request, device: 0, op: read, sectors: 8, tag: 32}\n", 9,
                       "workload[0].tag", "32"),
+    # a cominit on a connector without a drive: at a time only
+    "cominit-on-cmd-no-drive": (HEAD.replace("devices:\n", "devices:\n  - {port: 1, present: false}\n")
+                                + "workload:\n  - {device: 0, op: read, count: 1}\n"
+                                "faults:\n  - {kind: cominit, port: 1, on_cmd: {op: read}}\n", 12, "faults[0].on_cmd",
+                                "fires at a time (`at`): nothing there counts commands"),
     # slow faults
     "slow-needs-delay": (HEAD + "workload:\n  - {device: 0, op: read, count: 1}\n"
                          "faults:\n  - {kind: slow, port: 0, at: 1ms}\n", 11, "faults[0].delay", "required"),

@@ -307,7 +307,10 @@ const std::vector<KindSpec> &kind_specs() {
                     [](Fault &f, uint64_t v) { f.bus.decerr = v != 0; })
               .bytes_since(3, {0, 1, 2, 1})}},
         // A time trigger: the port it acts on may have no drive that counts commands.
-        {Kind::Cominit, "cominit", {}, Binds::Disk, true, false, false, false,
+        // Any trigger on a drive that is there (its own COMINIT, the drive resetting itself
+        // with commands queued: dmesg corpus 15); at a time only where none is (present: false,
+        // the reader's rule). The fuzz format's versions before 5 read it as time-only.
+        {Kind::Cominit, "cominit", {}, Binds::Disk, false, false, false, false,
          {noise("what the wire carries besides the COMINIT bursts (always sent): decode errors, the receiver "
                        "losing the signal").always_set(1).bytes_since(3, {0, 1, 0, 3})}},
         // The drive's power supply: its write cache loses what it has not written back.

@@ -612,6 +612,7 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
     x.id = "fault" + std::to_string(index);
     const uint8_t target = in.u8(off + 1);
     uint64_t cap = 0;
+    bool present = true; // (the addressed drive is there at the probe)
     if (spec.binds == fault::Binds::PmpControl) {
         if (sc.pmps.empty())
             return false;
@@ -622,12 +623,16 @@ bool decode_fault(const Bytes &in, size_t off, const Scenario &sc, size_t index,
             return false; // (a kind the device does not take: dropped)
         x.port = d->port;
         x.pmp_port = d->pmp_port;
+        present = d->present;
         // an ATAPI drive's commands are matched in 2048-byte blocks of its disc (as the reader)
         cap = d->atapi ? d->atapi->disc_blocks : d->addressable();
     }
     const uint8_t t = in.u8(off + 2);
     unsigned trig = (t & 3) % 3;
     if (spec.time_only)
+        trig = 0;
+    // cominit: a time trigger before version 5 (as the kind was then), and on an absent drive
+    if (spec.kind == fault::Kind::Cominit && (version < 5 || !present))
         trig = 0;
     fault::Trigger &tr = x.trigger;
     tr.from_power_on = t & 4;
@@ -784,6 +789,9 @@ bool needs_v5(const Scenario &sc) {
     for (const DeviceSpec &d : sc.devices)
         if (d.port < kMaxPorts && d.logical_log2)
             return true;
+    for (const fault::Fault &x : sc.faults)
+        if (x.kind == fault::Kind::Cominit && !x.trigger.at_ns && x.port < kMaxPorts)
+            return true; // (a cominit on a command: version 5's)
     for (const fault::Fault &x : sc.faults) {
         if (kind_version(x.kind) == 5)
             return true;

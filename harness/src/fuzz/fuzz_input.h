@@ -64,7 +64,8 @@ constexpr uint8_t kFormatV4 = 4;
 // disks only), and the fault kinds take check_condition (kinds modulo 17), its sense key,
 // ASC, ASCQ and ABRT in the kind's bytes. A kind the addressed device does not take (a disk's
 // kind on an ATAPI drive, check_condition on a disk) is dropped, as a pmp_hang without a PMP.
-// A disk record's byte 7 bit 3: a 4Kn drive (logical_sector 4096).
+// A disk record's byte 7 bit 3: a 4Kn drive (logical_sector 4096). A cominit fault on a drive
+// that is there takes any trigger (before version 5: a time trigger whatever its byte says).
 constexpr uint8_t kFormatV5 = 5;
 constexpr uint64_t kMaxAtUs = 2000000; // fault times: up to 2 s of simulated time
 // time_limit: 24 h. The slowest legitimate schedule is a slow fault past the 30 s command

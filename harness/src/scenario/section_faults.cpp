@@ -254,6 +254,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     x.pmp_port = addr.pmp_port;
     x.devno = addr.devno;
     uint64_t cap = 0;
+    const DeviceSpec *target = nullptr; // the addressed drive (Binds::Disk)
     switch (spec.binds) {
     case fault::Binds::PmpControl: { // the port multiplier itself, on its host port
         const PmpSpec *pm = sc.pmp_on_port(x.port);
@@ -265,6 +266,7 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     }
     case fault::Binds::Disk: {
         const DeviceSpec &d = addressed_disk(p, m, "port", addr, sc, row.no_disk_note);
+        target = &d;
         // an ATAPI drive's commands are matched by their CDB, a READ's range in 2048-byte blocks
         cap = d.atapi ? d.atapi->disc_blocks : d.addressable();
         if (d.atapi && spec.drive == fault::Drive::Disk)
@@ -347,6 +349,10 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
     if (spec.time_only && !t.at_ns) // (pmp_hang, the one such kind, acts on the port multiplier)
         p.fail(first_trigger->key_line, first_trigger->path,
                "a " + kname + " fires at a time (`at`): the port multiplier counts no commands");
+    if (x.kind == Kind::Cominit && target && !target->present && !t.at_ns)
+        p.fail(first_trigger->key_line, first_trigger->path,
+               "a cominit on a connector without a drive (devices[] line " + std::to_string(target->line) +
+                   ", present: false) fires at a time (`at`): nothing there counts commands");
     if (spec.fires_once && t.repeat != 1)
         p.fail(m.get("repeat"), "a " + kname + " fires once (use one unplug and one plug fault per cycle)");
     if (auto *v = m.find("min_fired")) {
