@@ -1224,7 +1224,8 @@ class _Plan:
         rep = self.rep
         key = (e.port, 0)
         if not e.serr & _PHY_EVENT:
-            self.notes.append(f"{e.line}: link exception without a failed command: not reproduced")
+            if not self.line_noise(e):
+                self.notes.append(f"{e.line}: link exception without a failed command: not reproduced")
             return
         nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
         end = nxt[0] if nxt else 1 << 30
@@ -1298,6 +1299,31 @@ class _Plan:
         else:
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms", **with_noise}))
         self.clock = max(self.clock, at + 120)
+
+    def line_noise(self, e) -> bool:
+        """A link exception with no failed command whose SError holds line noise alone (10B8B,
+        HostInt, PHYInt/UnrecovData: no PHY event, nothing else): the host PHY latched noise
+        with PhyRdy kept (line_noise), and none of those bits interrupts (AHCI 1.3.1 3.3.12 /
+        3.3.5, ata_piix has no SError interrupt), so something else started the EH run that
+        read it. The importer's stand-in is a user scan (ata_scsi_user_scan: a reset and a
+        probe, no failed command; kernels before 6.x's quiet autopsy report the run, dmesg
+        corpus 25: "ata2.01: exception Emask 0x40 SAct 0x0 SErr 0x80800 action 0x0")."""
+        names = [(1 << 19, "decode"), (1 << 11, "internal"), ((1 << 17) | (1 << 8), "phy")]
+        known = sum(b for b, _ in names)
+        key = (e.port, e.dev or 0)
+        if not e.serr or e.serr & ~known or key not in self.disks or e.port in self.rep.pmps:
+            return False
+        noise = "[" + ", ".join(n for b, n in names if e.serr & b) + "]"
+        at = self.sim(e.t)
+        self.faults.append(_Fault({"kind": "line_noise", "_w": self.where(e.port, e.dev),
+                                   "at": _ms(max(at - 0.01, 0.001)), "noise": noise}))
+        self.work.append(f"  - {{kind: scan, port: {self.portmap[e.port]}, delay: {_ms(at)}}}")
+        self.work_keys.append((_ms(at), None))
+        self.clock = max(self.clock, at + 60)
+        self.notes.append(f"{e.line}: ata{e.port + 1}.{e.dev or 0:02d}: line noise (SError {e.serr:#x}) read by an EH run with "
+                          "no failed command and no PHY event: line_noise, and a user scan to start the run "
+                          "(kind: scan)")
+        return True
 
     def earlier_trials(self, e, w, at):
         """The port's first COMINIT exception limits the link to 1.5 Gbps before its reset:

@@ -121,3 +121,26 @@ def test_corpus_14_slave_link_timeout_resets_both_links(tmp_path):
     got = (tmp_path / "out" / "c14" / "satasim.log").read_text()
     assert "ata1.01: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0 frozen" in got
     assert "ata1.00: hard resetting link" in got and "ata1.01: hard resetting link" in got
+
+
+def test_corpus_25_slave_link_line_noise_read_by_a_user_scan(tmp_path):
+    """dmesg corpus 25 (ata_piix on an ICH8, 2.6.3x syslog): "ata2.01: exception Emask 0x40
+    SAct 0x0 SErr 0x80800 action 0x0", "SError: { HostInt 10B8B }", then the master link's
+    hard reset. No failed command and no PHY event: the slave port's PHY latched line noise
+    (10b/8b decode errors, the receiver's internal error) with PhyRdy kept, which raises no
+    interrupt on an ICH; an EH run something else started (the importer's stand-in: a user
+    scan) read it through SIDPR, and the autopsy made ERR.E AC_ERR_SYSTEM and a reset moved
+    to the master link. Before the line_noise fault the importer left it out ("link exception
+    without a failed command: not reproduced"): 0 of 3."""
+    from pathlib import Path
+    corpus = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
+    out = tmp_path / "c25.yaml"
+    import_report(next(corpus.glob("25-*.log")), out)
+    s = yaml.safe_load(out.read_text())
+    assert s["faults"] == [{"kind": "line_noise", "port": 1, "devno": 1, "at": "990ms",
+                            "noise": ["decode", "internal"]}], s["faults"]
+    assert s["workload"] == [{"kind": "scan", "port": 1, "delay": "1000ms"}], s["workload"]
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c25")
+    assert (matched, total) == (3, 3), "\n".join(text)
