@@ -15,6 +15,8 @@ What the scenario holds (each inferred from the report's lines):
   devices      every port whose link came up at boot: model, firmware, ATA major, sectors,
                multi, NCQ depth, highest UDMA, the drive's link generation (its first link up)
   host.force   from `FORCE:` lines (PHY spd limit, horkage noncq, xfer_mask)
+               and a host link's first link line with SControl SPD set (a limit from before
+               the excerpt: `N:1.5Gbps` / `N:3.0Gbps`)
   faults       per exception: UNC/IDNF -> media_error at the res LBA; ABRT on a flush ->
                media_error abrt (DF status: write_fault); timeout -> hang on that command;
                ATA bus error (ICRC) -> crc on that command class (SError 10B8B / Dispar:
@@ -274,6 +276,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             continue
         disks[(port, dev)] = d
     force = _force(rep, ctype, portmap, notes)
+    force = ",".join(x for x in [force] + _earlier_spd_limits(rep, portmap, force, notes) if x)
     host = []
     no_dma, pio_only = pio_only_keys(rep, disks, notes)
     if no_dma:
@@ -604,6 +607,40 @@ def _force(rep: Report, ctype: str, portmap: dict[int, int], notes: list[str]) -
             seen.add(item)
             out.append(item)
     return ",".join(out)
+
+
+def _earlier_spd_limits(rep: Report, portmap: dict[int, int], force: str, notes: list[str]) -> list[str]:
+    """libata.force link speed limits standing in for a limit set before the excerpt: a host
+    link whose first link line in the report already has SControl SPD 1h or 2h (libata writes
+    SPD only under a limit: sata_set_spd, link->sata_spd_limit), with no "limiting SATA link
+    speed" line and no FORCE line for it before. Linux sets such a limit with libata.force or
+    with an earlier EH speed-down (sata_down_spd_limit); the report cannot tell them apart,
+    and the force sets the same limit from the boot on without errors the report does not
+    show (dmesg corpus 48: ata7's "SATA link up 1.5 Gbps (SStatus 113 SControl 310)")."""
+    out, done = [], set()
+    for no, _t, addr, msg in rep.lines:
+        m = re.match(r"^ata(\d+)$", addr)
+        if not m:
+            continue
+        port = int(m.group(1)) - 1
+        if port in done:
+            continue
+        if msg.startswith("limiting SATA link speed"):
+            done.add(port)
+            continue
+        c = re.match(r"^SATA link (?:up|down).*SControl ([0-9A-Fa-f]+)\)", msg)
+        if not c:
+            continue
+        done.add(port)
+        spd = (int(c.group(1), 16) >> 4) & 0xf
+        if spd not in (1, 2) or port not in portmap or port in rep.pmps or \
+                re.search(rf"(^|,){portmap[port] + 1}(\.\d+)?:\d\.\dGbps", force):
+            continue
+        value = "1.5Gbps" if spd == 1 else "3.0Gbps"
+        out.append(f"{portmap[port] + 1}:{value}")
+        notes.append(f"{no}: ata{port + 1}'s first link line has SControl {c.group(1)} (a speed limit set before "
+                     f"the excerpt, by libata.force or an earlier speed-down): host.force {portmap[port] + 1}:{value}")
+    return out
 
 
 def _res_bits(c) -> tuple[list[str], list[str]]:
