@@ -1327,6 +1327,15 @@ class _Plan:
             return
         if up and configured:
             secs = max(0.001, min(60.0, (up[1] - e.t) - 0.5)) if self.timed and up[1] > e.t else 0.001
+            if self.timed and down and down[0] < up[0]:
+                # a reset found the link down first (the drive's PHY silent: SStatus 0): the
+                # signal was back by the COMRESET of the reset that brought it up (its COMINIT
+                # cut EH's cool-down short), however long the drive then took to answer (42:
+                # that reset 4.80 s after the exception, its link up 1.93 s later)
+                t_reset = max((t for no, t, m in after if no < up[0] and m.endswith("resetting link")),
+                              default=None)
+                if t_reset is not None and t_reset > e.t:
+                    secs = max(0.001, min(secs, t_reset - e.t))
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at),
                                        "down": f"{max(1, round(secs * 1000))}ms", **with_noise}))
         elif down:

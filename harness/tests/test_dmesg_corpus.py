@@ -115,9 +115,16 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     default (libata-4.x lowest, libata-4.9 keep, libata-modern step), set by the importer from
     what the log shows. 04's excerpt starts inside a COMINIT loop whose first exception is
     limited at once: the third probe trial within a minute, two cominit faults before it.
-    What still differs: SStatus 1 vs 0 (42's and 30's phy_flap reads DET 1 while the PHY is
-    down, the real drives read 0; 23's pull and 04's loop read 1 where the model's empty port
-    reads 0); the SError of a connector's COMINIT bursts: real ports latch CommWake with them,
+    SStatus DET 1 is the host PHY's presence detection, a COMINIT since its last COMRESET
+    (SATA 3.x 8.4; AHCI 1.3.1 3.3.10; docs/hardware.md 3.1; wip17-hp r2): a flapping drive's
+    silent PHY reads 0 after the reset's COMRESET, as the real ones do (42 55 -> 56, 30 8 -> 9),
+    and its reset ends after the debounce's duration (0.7 s, as 42's and 30's did), so a flap's
+    signal is back by the reset that finds the link up (the importer's phy_flap `down`; 42's
+    drive then took 1.9 s to answer, which the old "0.5 s before the link-up line" missed).
+    What still differs: 23's pull and 04's loop read 1 after a COMRESET, so a COMINIT reached
+    those hosts during the reset (a drive half in that answers COMRESET and never finishes
+    OOB; no fault gives that, and with no times in those logs no cominit fault can be placed
+    inside a reset); the SError of a connector's COMINIT bursts: real ports latch CommWake with them,
     which the cominit fault now gives as `noise: [comwake]` (DIAG.W; 42 51 -> 55), but not the
     RecovComm PHYRdyChg of a PHY that came up for a moment (42 [2]); 42's probe trial at 231.14 limits the link because it was up for a
     moment (spd from SStatus) and 233.56's does not (down: keep) -- the model's empty port is

@@ -229,7 +229,7 @@ SataLink::Mode resolve_mode(SataLink::Mode m) {
 } // namespace
 
 SataLink::SataLink(sc_core::sc_module_name name, const Config &cfg, ModelTrace *trace)
-    : sc_core::sc_module(name), cfg_(cfg), trace_(trace), present_(cfg.device_present),
+    : sc_core::sc_module(name), cfg_(cfg), trace_(trace), present_(cfg.device_present), presence_(cfg.device_present),
       mode_(resolve_mode(cfg.mode)) {
     SC_HAS_PROCESS(SataLink);
     SC_THREAD(negotiation_thread);
@@ -319,6 +319,8 @@ void SataLink::line_noise(const LinkEndpoint::Noise &n) {
                                {n.phy, "PHY internal error"}, {n.comwake, "COMWAKE"}})
         if (on)
             what += (what.empty() ? "" : ", ") + std::string(name);
+    if (n.cominit)
+        presence_ = true; // a COMINIT burst: the host PHY detected a device (DET 1 until a COMRESET)
     emit("link.noise", Gen::None, "line noise: " + what);
     host_->line_noise(n);
 }
@@ -719,6 +721,7 @@ void SataLink::host_comreset(bool assert, Gen spd_limit) {
         host_comreset(true); // a release without an assert is a COMRESET pulse
     comreset_held_ = false;
     spd_limit_ = spd_limit;
+    presence_ = false; // the host PHY awaits the device's COMINIT (HR_AwaitCOMINIT)
     if (present_) {
         negotiating_ = true;
         negotiation_requested_ = true;
@@ -757,6 +760,7 @@ void SataLink::set_device_present(bool present) {
     present_ = present;
     bump_epoch();
     if (!present) {
+        presence_ = false; // the contacts apart: nothing left for the host PHY to detect
         negotiation_requested_ = false;
         cominit_requested_ = false;
         negotiating_ = false;
@@ -801,6 +805,7 @@ void SataLink::negotiation_thread() {
                 continue;
             if (!seen || !present_ || offline_ || comreset_held_)
                 continue;
+            presence_ = true;
             emit("link.cominit", Gen::None);
             if (host_)
                 host_->oob_reset();
@@ -836,6 +841,7 @@ void SataLink::negotiation_thread() {
                 give_up("COMINIT not recognised by the host");
                 continue;
             }
+            presence_ = true;
         }
         // 3./4. host COMWAKE, device COMWAKE
         extra = SC_ZERO_TIME;
@@ -909,6 +915,7 @@ void SataLink::signal_negotiation(uint64_t epoch) {
         give_up("COMINIT not recognised by the host");
         return;
     }
+    presence_ = true;
     host_comwake_ = false;
     await_comwake_ = true;
     if (host_)
@@ -991,9 +998,9 @@ void SataLink::host_align_timeout() {
 uint8_t SataLink::det() const {
     if (offline_)
         return 4;
-    if (!present_)
-        return 0;
-    return gen_ != Gen::None ? 3 : 1;
+    if (gen_ != Gen::None)
+        return 3;
+    return presence_ ? 1 : 0;
 }
 
 uint32_t SataLink::sstatus() const {
@@ -1151,6 +1158,7 @@ bool SataLink::wake(bool from_host) {
 void SataLink::reset() {
     leave_power();
     present_ = cfg_.device_present;
+    presence_ = present_; // the powered drive's COMINIT
     comreset_held_ = false;
     offline_ = false;
     negotiating_ = false;

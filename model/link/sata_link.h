@@ -366,6 +366,7 @@ class SataLink : public sc_core::sc_module {
     bool oob_in_progress() const { return cominit_requested_ || negotiation_requested_ || oob_running_; }
 
     // SStatus view for the host: DET (0, 1, 3, 4), SPD (negotiated gen), IPM (1 active).
+    // DET 1 is the host PHY's presence detection (presence_), not the cable's state.
     uint8_t det() const;
     Gen gen() const { return gen_; }
     // PhyRdy: communication established and the interface Active.
@@ -409,6 +410,13 @@ class SataLink : public sc_core::sc_module {
     LinkEndpoint *host_ = nullptr;
     LinkEndpoint *device_ = nullptr;
     bool present_;
+    // The host PHY has detected the device's presence (SStatus.DET 1 while communication is
+    // not established): a COMINIT it recognised since it last released a COMRESET (SATA 3.x
+    // 8.4 host PHY: HR_AwaitCOMINIT after COMRESET; AHCI 1.3.1 3.3.10 PxSSTS.DET 1h "device
+    // presence detected but Phy communication not established", 0h "no device detected").
+    // A drive present but silent (its PHY down: phy_glitch) reads 0 after a COMRESET; an
+    // empty connector whose contacts send COMINIT bursts (line_noise) reads 1 until the next.
+    bool presence_;
     bool comreset_held_ = false;
     bool offline_ = false;
     bool negotiating_ = false;

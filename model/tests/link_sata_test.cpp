@@ -335,6 +335,42 @@ MODEL_TEST(hotplug_offline_and_reset) {
     EXPECT_EQ(b3->link.sstatus(), 1u);
 }
 
+// SStatus.DET 1 is the host PHY's presence detection, a COMINIT it recognised since it last
+// released a COMRESET (SATA 3.x 8.4 host PHY state machine, HR_AwaitCOMINIT; AHCI 1.3.1
+// 3.3.10 PxSSTS.DET 1h "device presence detected but Phy communication not established").
+// A drive whose PHY is silent answers no COMRESET: 0 (libata prints "SATA link down
+// (SStatus 0 ...)" for such a flap, dmesg corpus 30 and 42), then 1 from its COMINIT when
+// its PHY comes back. An empty connector's COMINIT bursts read 1 until the next COMRESET.
+MODEL_TEST(det_1_is_the_host_phys_presence_detection) {
+    up_and_cleared(*b3);
+    b3->link.phy_glitch(sc_time(5, SC_MS));
+    EXPECT_EQ(b3->link.det(), 1); // no COMRESET yet: the last detection holds
+    b3->link.host_comreset(true);
+    sc_core::wait(1, SC_MS);
+    b3->link.host_comreset(false);
+    sc_core::wait(1, SC_MS);
+    EXPECT_EQ(b3->link.sstatus(), 0u); // the silent drive sent no COMINIT
+    sc_core::wait(4, SC_MS);            // the signal is back at 5 ms: COMINIT, negotiation
+    EXPECT_EQ(b3->link.sstatus(), 0x133u);
+
+    b3->link.set_device_present(false);
+    EXPECT_EQ(b3->link.det(), 0);
+    LinkEndpoint::Noise n;
+    n.cominit = true;
+    b3->link.line_noise(n); // a connector's bounce: a COMINIT burst with no drive behind it
+    EXPECT_EQ(b3->link.sstatus(), 1u);
+    sc_core::wait(1, SC_MS);
+    EXPECT_EQ(b3->link.sstatus(), 1u); // held until the host's next COMRESET
+    link_up(*b3);
+    EXPECT_EQ(b3->link.sstatus(), 0u); // nobody answered it
+    b3->link.set_device_present(true);
+    EXPECT_EQ(b3->link.det(), 0); // plugged, its COMINIT not there yet
+    sc_core::wait(10, SC_US);
+    EXPECT_EQ(b3->link.det(), 1);
+    link_up(*b3);
+    EXPECT_EQ(b3->link.sstatus(), 0x133u);
+}
+
 MODEL_TEST(receive_errors_reported_in_both_modes) {
     up_and_cleared(*b3);
     // Receiver refuses: R_ERR, reported to the transmitter.
@@ -513,7 +549,7 @@ namespace {
 void expect_one_failed_link_up(const SataLink::OobFault &o) {
     b3->link.inject_oob_fault(o);
     link_up(*b3);
-    EXPECT_EQ(b3->link.det(), 1);
+    EXPECT_EQ(b3->link.det(), 0); // the host PHY never saw the device's COMINIT: no presence
     link_up(*b3);
     EXPECT_EQ(b3->link.sstatus(), 0x133u);
 }

@@ -604,7 +604,13 @@ TEST(fault_kinds_table) {
         CHECK(n.faults[0].noise.cominit && !n.faults[0].noise.decode && n.faults[0].noise.internal);
         CHECK(n.faults[1].noise.cominit && !n.faults[1].noise.decode);
         CHECK_ERROR(d + "  - {kind: unplug, port: 0, at: 1ms, noise: [hum]}\n",
-                    "t.yaml:5: faults[0].noise[0]: unknown value 'hum' (expected one of: cominit, decode, internal, phy, comwake)");
+                    "t.yaml:5: faults[0].noise[0]: unknown value 'hum' (expected one of: cominit, decode, internal, "
+                    "phy, comwake)");
+        // phy and comwake (DIAG.I + ERR.T, DIAG.W); lpm_fail takes noise too (its failed wake-ups')
+        Scenario w = parse(d + "  - {kind: cominit, port: 0, at: 2ms, noise: [comwake]}\n"
+                               "  - {kind: lpm_fail, port: 0, at: 3ms, how: no_comwake, noise: [decode, phy]}\n");
+        CHECK(w.faults[0].noise.cominit && w.faults[0].noise.comwake && !w.faults[0].noise.phy);
+        CHECK(w.faults[1].noise.decode && w.faults[1].noise.phy && !w.faults[1].noise.comwake);
     }
     // A host bus error: its keys, and only on an AHCI controller.
     {
