@@ -19,6 +19,12 @@ as smartctl and hdparm send it through SG_IO) before the report's requests:
   res 40/00:00:01:4f:c2/00:00:00:00:00/DD   SMART ENABLE OPERATIONS (B0h/D8h), LBA low 01h as
                                             smartmontools writes it (smartctl -s on, smartd)
   res 40/00:01:00:00:00/00:00:00:00:00/DD   IDENTIFY DEVICE (ECh, PIO in) (smartctl -i, hdparm -I)
+  res 40/00:00:00:00:00/00:00:00:00:00/10   STANDBY IMMEDIATE (E0h, non-data) on a slave: all
+                                            zero but the DEV bit libata's pass-through sets for
+                                            device 1 (ata_scsi_pass_thru); a spin-down tool's
+                                            (hdparm -y, hd-idle -c ata). CHECK POWER MODE of a
+                                            drive in Standby (Count 00h, ACS-2 7.5) leaves the
+                                            same; on a master both leave nothing to tell
 
 A slot shows one leftover per report here: a later res line on that tag with other registers
 (the slot filled again in between) is noted, not reproduced; so are registers no command of the
@@ -57,6 +63,9 @@ def _pass_thru(regs: tuple[int, ...]) -> tuple[str, int, bool] | None:
         # PIO data-in, T_DIR in, BYT_BLOK, T_LENGTH in Count: SMART READ DATA
         cdb[1], cdb[2], cdb[4], cdb[6] = 4 << 1, 0x0e, 0xd0, 1
         return " ".join(f"{b:02x}" for b in cdb), 512, True
+    if (count, lbal, lbam, lbah) == (0, 0, 0, 0) and dev == 0x10:
+        cdb[1], cdb[13], cdb[14] = 3 << 1, 0, 0xe0      # non-data: STANDBY IMMEDIATE (DEV: devno's)
+        return " ".join(f"{b:02x}" for b in cdb), 0, False
     if (count, lbal, lbam, lbah) == (1, 0, 0, 0):
         cdb[1], cdb[2], cdb[6], cdb[14] = 4 << 1, 0x0e, 1, 0xec   # PIO data-in: IDENTIFY DEVICE
         return " ".join(f"{b:02x}" for b in cdb), 512, False

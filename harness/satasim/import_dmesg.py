@@ -15,6 +15,8 @@ What the scenario holds (each inferred from the report's lines):
   devices      every port whose link came up at boot: model, firmware, ATA major, sectors,
                multi, NCQ depth, highest UDMA, the drive's link generation (its first link up)
   host.force   from `FORCE:` lines (PHY spd limit, horkage noncq, xfer_mask)
+               and a host link's first link line with SControl SPD set (a limit from before
+               the excerpt: `N:1.5Gbps` / `N:3.0Gbps`)
   faults       per exception: UNC/IDNF -> media_error at the res LBA; ABRT on a flush ->
                media_error abrt (DF status: write_fault); timeout -> hang on that command;
                ATA bus error (ICRC) -> crc on that command class (SError 10B8B / Dispar:
@@ -274,6 +276,7 @@ def build_scenario(rep: Report, name: str) -> tuple[str, list[str], dict[int, in
             continue
         disks[(port, dev)] = d
     force = _force(rep, ctype, portmap, notes)
+    force = ",".join(x for x in [force] + _earlier_spd_limits(rep, portmap, force, notes) if x)
     host = []
     no_dma, pio_only = pio_only_keys(rep, disks, notes)
     if no_dma:
@@ -604,6 +607,40 @@ def _force(rep: Report, ctype: str, portmap: dict[int, int], notes: list[str]) -
             seen.add(item)
             out.append(item)
     return ",".join(out)
+
+
+def _earlier_spd_limits(rep: Report, portmap: dict[int, int], force: str, notes: list[str]) -> list[str]:
+    """libata.force link speed limits standing in for a limit set before the excerpt: a host
+    link whose first link line in the report already has SControl SPD 1h or 2h (libata writes
+    SPD only under a limit: sata_set_spd, link->sata_spd_limit), with no "limiting SATA link
+    speed" line and no FORCE line for it before. Linux sets such a limit with libata.force or
+    with an earlier EH speed-down (sata_down_spd_limit); the report cannot tell them apart,
+    and the force sets the same limit from the boot on without errors the report does not
+    show (dmesg corpus 48: ata7's "SATA link up 1.5 Gbps (SStatus 113 SControl 310)")."""
+    out, done = [], set()
+    for no, _t, addr, msg in rep.lines:
+        m = re.match(r"^ata(\d+)$", addr)
+        if not m:
+            continue
+        port = int(m.group(1)) - 1
+        if port in done:
+            continue
+        if msg.startswith("limiting SATA link speed"):
+            done.add(port)
+            continue
+        c = re.match(r"^SATA link (?:up|down).*SControl ([0-9A-Fa-f]+)\)", msg)
+        if not c:
+            continue
+        done.add(port)
+        spd = (int(c.group(1), 16) >> 4) & 0xf
+        if spd not in (1, 2) or port not in portmap or port in rep.pmps or \
+                re.search(rf"(^|,){portmap[port] + 1}(\.\d+)?:\d\.\dGbps", force):
+            continue
+        value = "1.5Gbps" if spd == 1 else "3.0Gbps"
+        out.append(f"{portmap[port] + 1}:{value}")
+        notes.append(f"{no}: ata{port + 1}'s first link line has SControl {c.group(1)} (a speed limit set before "
+                     f"the excerpt, by libata.force or an earlier speed-down): host.force {portmap[port] + 1}:{value}")
+    return out
 
 
 def _res_bits(c) -> tuple[list[str], list[str]]:
@@ -1294,7 +1331,8 @@ class _Plan:
         rep = self.rep
         key = (e.port, 0)
         if not e.serr & _PHY_EVENT:
-            self.notes.append(f"{e.line}: link exception without a failed command: not reproduced")
+            if not self.line_noise(e):
+                self.notes.append(f"{e.line}: link exception without a failed command: not reproduced")
             return
         nxt = [x.line for x in rep.exceptions if x.port == e.port and x.line > e.line]
         end = nxt[0] if nxt else 1 << 30
@@ -1377,6 +1415,31 @@ class _Plan:
         else:
             self.faults.append(_Fault({"kind": "phy_flap", "_w": w, "at": _ms(at), "down": "1ms", **with_noise}))
         self.clock = max(self.clock, at + 120)
+
+    def line_noise(self, e) -> bool:
+        """A link exception with no failed command whose SError holds line noise alone (10B8B,
+        HostInt, PHYInt/UnrecovData: no PHY event, nothing else): the host PHY latched noise
+        with PhyRdy kept (line_noise), and none of those bits interrupts (AHCI 1.3.1 3.3.12 /
+        3.3.5, ata_piix has no SError interrupt), so something else started the EH run that
+        read it. The importer's stand-in is a user scan (ata_scsi_user_scan: a reset and a
+        probe, no failed command; kernels before 6.x's quiet autopsy report the run, dmesg
+        corpus 25: "ata2.01: exception Emask 0x40 SAct 0x0 SErr 0x80800 action 0x0")."""
+        names = [(1 << 19, "decode"), (1 << 11, "internal"), ((1 << 17) | (1 << 8), "phy")]
+        known = sum(b for b, _ in names)
+        key = (e.port, e.dev or 0)
+        if not e.serr or e.serr & ~known or key not in self.disks or e.port in self.rep.pmps:
+            return False
+        noise = "[" + ", ".join(n for b, n in names if e.serr & b) + "]"
+        at = self.sim(e.t)
+        self.faults.append(_Fault({"kind": "line_noise", "_w": self.where(e.port, e.dev),
+                                   "at": _ms(max(at - 0.01, 0.001)), "noise": noise}))
+        self.work.append(f"  - {{kind: scan, port: {self.portmap[e.port]}, delay: {_ms(at)}}}")
+        self.work_keys.append((_ms(at), None))
+        self.clock = max(self.clock, at + 60)
+        self.notes.append(f"{e.line}: ata{e.port + 1}.{e.dev or 0:02d}: line noise (SError {e.serr:#x}) read by an EH run with "
+                          "no failed command and no PHY event: line_noise, and a user scan to start the run "
+                          "(kind: scan)")
+        return True
 
     def earlier_trials(self, e, w, at):
         """The port's first COMINIT exception limits the link to 1.5 Gbps before its reset:

@@ -196,11 +196,14 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     6.x's autopsy makes a slave link's report quiet (the master link, with no failed command,
     passes its quiet on), libata-4.x; the stack's ata_piix takes the SIDPR SCRs and gives
     device 1 libata's slave link (docs/hardware.md 10.8): its timeout reported on the slave
-    link with action 0x0, the master link and then the slave link hard-reset (14: 3 -> 6 [1:
-    the res line's Device 10h]). 25 [3]: a link exception with no failed command (HostInt and
-    10B8B in the slave link's SError, Emask 0x40, not frozen) is not reproduced: nothing in
-    the excerpt says what started that EH run (no fault kind plants SError noise on a link of
-    a controller without an error interrupt, and a user scan would be quiet); a drive
+    link with action 0x0, the master link and then the slave link hard-reset (14: 3 -> 6);
+    14's res line "40/00:00:00:00:00/00:00:00:00:00/10" is the slot's leftover of a
+    pass-through command to the slave (all zero but the DEV bit: STANDBY IMMEDIATE, dmesg_rtf;
+    wip17-hba r2: 6 -> 7). 25 (wip17-hba r2: 0 -> 3): a link exception with no failed command
+    and no PHY event, HostInt and 10B8B in the slave link's SError (Emask 0x40 from ERR.E, not
+    frozen): line noise the ICH8's port latched with PhyRdy kept (the line_noise fault; no
+    SError bit interrupts on an ICH), read through SIDPR by an EH run something else started:
+    the importer's stand-in is a user scan, reported under libata-4.x; a drive
     busy through two SRSTs after a lost interrupt (01 [1]: the third EH run's soft reset
     stands in for one of the two).
   - 35 [4]: runs under LPM now (wip16-hotplug: the importer reads it from action 0x6 with
@@ -227,7 +230,9 @@ SCR lines (38). What still differs, and why (by log number, lines missed in brac
     description) is hba_error host_bus_fatal/all_ones, ata8's HostInt on a timed-out read with
     no irq_stat (Emask 0x40 SErr 0x800) is hba_error internal/none, with a drive hang from the
     exception on standing in for the port that executes nothing after it (its resets fail).
-    Left: ata7's link-up reads SControl 310 (a speed limit from before the excerpt).
+    ata7's first link-up reads SControl 310, a speed limit set before the excerpt (libata.force
+    or an earlier speed-down, which the report cannot tell apart): host.force 7:1.5Gbps stands
+    in (wip17-hba r2: 25 -> 26).
   - 2.6.2x leftovers: 08 [2] (the exception's SErr 0x280000 the SiI3114 had latched; the
     res's LBA and device bytes), 24 [1] (the Count fe the drive left in the res); sata_mv
     (03 [5]: SControl F310, its own SError bit 28, the link bounce before the excerpt)."""

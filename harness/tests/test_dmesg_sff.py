@@ -106,18 +106,45 @@ def test_corpus_14_slave_link_timeout_resets_both_links(tmp_path):
     the slave link's actions moved to the master link) and resets the master link, then the
     slave link ("ata5.00: hard resetting link", "ata5.01: hard resetting link"). Before the
     stack's slave link the channel was one link reset with SRST: 3 of 7 lines (action 0x6, no
-    link lines); now 6 of 7 (the res line's Device 10h, left in the slot before the excerpt,
-    stays)."""
+    link lines); then 6 of 7. The res line "40/00:00:00:00:00/00:00:00:00:00/10" is the
+    slot's leftover (a timeout fills no result, ata_qc_reinit resets Status and Error only):
+    all zero but Device 10h, the DEV bit of a pass-through command to the slave, a STANDBY
+    IMMEDIATE (dmesg_rtf): issued on tag 0 before the read, 7 of 7."""
     from pathlib import Path
     corpus = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
     out = tmp_path / "c14.yaml"
     import_report(next(corpus.glob("14-*.log")), out)
     s = yaml.safe_load(out.read_text())
     assert s["controller"]["part"] == "ich8" and s["host"]["eh_policy"] == "libata-4.x", s
+    assert s["workload"][0] == {"kind": "scsi", "device": 0, "devno": 1, "tag": 0,
+                                "cdb": "85 06 00 00 00 00 00 00 00 00 00 00 00 00 e0 00"}, s["workload"]
     r = run([out], tmp_path / "out")
     assert r.returncode == 0, r.stdout + r.stderr
     matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c14")
-    assert (matched, total) == (6, 7), "\n".join(text)
+    assert (matched, total) == (7, 7), "\n".join(text)
     got = (tmp_path / "out" / "c14" / "satasim.log").read_text()
     assert "ata1.01: exception Emask 0x0 SAct 0x0 SErr 0x0 action 0x0 frozen" in got
     assert "ata1.00: hard resetting link" in got and "ata1.01: hard resetting link" in got
+
+
+def test_corpus_25_slave_link_line_noise_read_by_a_user_scan(tmp_path):
+    """dmesg corpus 25 (ata_piix on an ICH8, 2.6.3x syslog): "ata2.01: exception Emask 0x40
+    SAct 0x0 SErr 0x80800 action 0x0", "SError: { HostInt 10B8B }", then the master link's
+    hard reset. No failed command and no PHY event: the slave port's PHY latched line noise
+    (10b/8b decode errors, the receiver's internal error) with PhyRdy kept, which raises no
+    interrupt on an ICH; an EH run something else started (the importer's stand-in: a user
+    scan) read it through SIDPR, and the autopsy made ERR.E AC_ERR_SYSTEM and a reset moved
+    to the master link. Before the line_noise fault the importer left it out ("link exception
+    without a failed command: not reproduced"): 0 of 3."""
+    from pathlib import Path
+    corpus = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
+    out = tmp_path / "c25.yaml"
+    import_report(next(corpus.glob("25-*.log")), out)
+    s = yaml.safe_load(out.read_text())
+    assert s["faults"] == [{"kind": "line_noise", "port": 1, "devno": 1, "at": "990ms",
+                            "noise": ["decode", "internal"]}], s["faults"]
+    assert s["workload"] == [{"kind": "scan", "port": 1, "delay": "1000ms"}], s["workload"]
+    r = run([out], tmp_path / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    matched, total, text = diff(out.with_suffix(".expected"), tmp_path / "out" / "c25")
+    assert (matched, total) == (3, 3), "\n".join(text)

@@ -394,6 +394,20 @@ const std::vector<KindSpec> &kind_specs() {
                              "PCIe link dropped)")
               .names({"raised", "none", "all_ones"}).always()},
          false, Drive::Any},
+        // Noise on the wire outside any frame with PhyRdy kept (no PHY event, no OOB): what the
+        // host PHY latches in SError (SATA 2.6 14.1.5 / AHCI 1.3.1 3.3.12: DIAG.B 10b/8b decode
+        // error, ERR.E internal error, DIAG.I/ERR.T, DIAG.W, DIAG.X for COMINIT). Nothing
+        // interrupts (no SError bit of these raises one on AHCI, PIIX or the SiI3112's SIEN
+        // default): the next EH run of the port reads it (dmesg corpus 25's ICH8 slave link,
+        // "SErr 0x80800", "SError: { HostInt 10B8B }", with no failed command). A time
+        // trigger: the port may have no drive that counts commands. Added after the fuzz
+        // format (no bytes).
+        {Kind::LineNoise, "line_noise", {}, Binds::Disk, true, false, false, false,
+         {noise("what the host PHY picks up: COMINIT bursts, 10b/8b decode errors, its receiver losing the "
+                "signal mid-primitive, its own internal error, COMWAKE-like bursts")
+              .needed("required: the noise the host PHY picks up (a list of cominit, decode, internal, phy, "
+                      "comwake)")},
+         false, Drive::Any},
     };
     return rows;
 }

@@ -74,6 +74,12 @@ void cominit_arm(const Firing &x, const PortHooks &h) {
     if (h.link)
         h.link->line_noise(noise_of(x.fault.noise));
 }
+// ---- line_noise: the same noise with no PHY event and no OOB (a noisy cable, a marginal
+// connector): the host PHY latches it in SError.
+void line_noise_arm(const Firing &x, const PortHooks &h) {
+    if (h.link)
+        h.link->line_noise(noise_of(x.fault.noise));
+}
 void plug_arm(const Firing &x, const PortHooks &h) {
     if (h.disk)
         h.disk->replace_identity(x.fault.plug);
@@ -272,6 +278,7 @@ const std::vector<KindRow> &kind_table() {
             {Kind::PmpRegAbort, B::Pmp, nullptr, pmp_reg_abort_arm},
             {Kind::CheckCondition, B::Disk, nullptr, check_condition_arm},
             {Kind::HbaError, B::Hba, nullptr, hba_error_arm},
+            {Kind::LineNoise, B::Link, nullptr, line_noise_arm},
         };
         for (KindRow &k : r)
             k.spec = kind_spec(k.kind);

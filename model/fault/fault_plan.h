@@ -57,6 +57,9 @@ enum class Kind : uint8_t {
     HbaError,     // the port's engine fails inside at its next DMA access: an internal error
                   // (SError.E, PxIS.IFS), a host bus data error (HBDS) or fatal error (HBFS);
                   // raised as the spec says, not at all, or read back as all ones
+    // Any controller:
+    LineNoise,    // noise on the wire outside any frame, no PHY event: the host PHY latches what
+                  // it saw in SError (10b/8b decode errors, its receiver's internal error, ...)
 };
 const char *to_string(Kind k); // the scenario's name of a kind (fault_kind_spec.h: the table)
 

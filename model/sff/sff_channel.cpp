@@ -7,7 +7,8 @@ namespace satasim::sff {
 using namespace reg;
 
 namespace {
-constexpr uint32_t SERR_DIAG_N = 1u << 16, SERR_DIAG_X = 1u << 26;
+constexpr uint32_t SERR_ERR_T = 1u << 8, SERR_ERR_E = 1u << 11, SERR_DIAG_N = 1u << 16, SERR_DIAG_I = 1u << 17,
+                   SERR_DIAG_W = 1u << 18, SERR_DIAG_B = 1u << 19, SERR_DIAG_X = 1u << 26;
 constexpr uint32_t SCTL_DET_MASK = 0xf;
 
 link::Gen spd_limit(uint32_t sctl) {
@@ -310,6 +311,24 @@ void SffChannel::oob_reset() {
     set_pending(pending_);
     if (link_ && !link_->phy_ready() && (sctl_ & SCTL_DET_MASK) == 0)
         cominit_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Noise on the wire outside any frame (docs/hardware.md 2.7), as the AHCI model's port takes
+// it: COMINIT bursts are an OOB reset signal (DIAG.X, above); decode errors set DIAG.B alone
+// (no frame was lost), `internal` ERR.E (the receive path losing the signal mid-primitive),
+// `phy` DIAG.I with the frame data it spoiled (ERR.T), `comwake` DIAG.W. SError only: none of
+// these bits interrupts on a taskfile channel (the SiI3112 raises its SATA interrupt for
+// DIAG.N alone, ata_piix has no SError interrupt), so the next EH run finds them (dmesg
+// corpus 25: an ICH8 SIDPR port's "SErr 0x80800", "SError: { HostInt 10B8B }").
+void SffChannel::line_noise(const Noise &n) {
+    if (n.cominit)
+        oob_reset();
+    const uint32_t bits = (n.decode ? SERR_DIAG_B : 0u) | (n.internal ? SERR_ERR_E : 0u) |
+                          (n.phy ? SERR_DIAG_I | SERR_ERR_T : 0u) | (n.comwake ? SERR_DIAG_W : 0u);
+    if (bits) {
+        trace("sff.line_noise", {{"serror", TraceValue::hex(bits)}});
+        serr_ |= bits;
+    }
 }
 
 void SffChannel::cominit_thread() {

@@ -135,6 +135,7 @@ class SffChannel : public sc_core::sc_module, public link::LinkEndpoint {
     bool ready_to_receive() const override;
     void phy_changed(bool ready, link::Gen gen) override;
     void oob_reset() override;
+    void line_noise(const Noise &n) override;
 
   private:
     struct Shadow { // one two-deep register: current and previous content

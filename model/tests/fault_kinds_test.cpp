@@ -29,7 +29,7 @@ fault::PortHooks callback_hooks(Calls &c) {
 MODEL_TEST(one_row_per_kind_in_enum_order) {
     const auto &t = fault::kind_table();
     const auto &s = fault::kind_specs();
-    EXPECT_EQ(t.size(), size_t(fault::Kind::HbaError) + 1);
+    EXPECT_EQ(t.size(), size_t(fault::Kind::LineNoise) + 1);
     EXPECT_EQ(s.size(), t.size());
     std::set<std::string> names;
     for (size_t i = 0; i < t.size(); ++i) {

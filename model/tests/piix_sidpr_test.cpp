@@ -109,6 +109,27 @@ MODEL_TEST(scontrol_det1_resets_the_selected_port_only_and_serror_is_write_one_t
     EXPECT_EQ(r.scr(0, 1, kSError) & (1u << 16), 0u);
 }
 
+// Line noise with PhyRdy kept (fault line_noise; dmesg corpus 25's "SErr 0x80800"): the slave
+// port's SError latches DIAG.B and ERR.E, nothing else moves and nothing interrupts (an ICH has
+// no SError interrupt: the next EH run reads it through SIDPR).
+MODEL_TEST(line_noise_latches_serror_on_its_port_only_and_raises_nothing) {
+    Rig &r = *rig;
+    EXPECT_TRUE(r.wait_det(0, 0, 3));
+    EXPECT_TRUE(r.wait_det(0, 1, 3));
+    r.set_scr(0, 0, kSError, 0xffffffffu);
+    r.set_scr(0, 1, kSError, 0xffffffffu);
+    const bool irq_before = r.irq.level();
+    link::LinkEndpoint::Noise n;
+    n.decode = n.internal = true;
+    r.l2.line_noise(n);
+    sc_core::wait(1, SC_MS);
+    EXPECT_EQ(r.scr(0, 1, kSError), (1u << 19) | (1u << 11)); // 10B8B, HostInt
+    EXPECT_EQ(r.scr(0, 0, kSError), 0u);                      // not the master's port
+    EXPECT_EQ(r.scr(0, 1, kSStatus) & 0xf, 3u);               // PhyRdy kept
+    EXPECT_EQ(r.irq.level(), irq_before);
+    EXPECT_TRUE(!r.irq.level());
+}
+
 MODEL_TEST(the_pci_function_has_bar5_and_the_ich5_part_none) {
     const bus::PciSpec ich8 = piix::PiixIde::pci_spec(piix::PiixPart::Ich8Sata);
     const bus::PciSpec ich5 = piix::PiixIde::pci_spec(piix::PiixPart::IchSata);

@@ -196,6 +196,7 @@ const std::vector<FaultKindRow> &fault_kind_rows() {
         {Kind::PmpRegAbort, nullptr},
         {Kind::CheckCondition, nullptr},
         {Kind::HbaError, nullptr},
+        {Kind::LineNoise, nullptr},
     };
     return rows;
 }
@@ -346,9 +347,11 @@ fault::Fault parse_fault(const Parser &p, const Field &f, const Scenario &sc, si
         p.fail(m.get("repeat"), "a repeated time trigger needs `every` (the gap between firings)");
     if (t.repeat != 1 && t.after_cmds && !t.every_cmds)
         p.fail(m.get("repeat"), "a repeated after_cmds trigger needs `every_cmds` (commands between firings)");
-    if (spec.time_only && !t.at_ns) // (pmp_hang, the one such kind, acts on the port multiplier)
+    if (spec.time_only && !t.at_ns) // (pmp_hang acts on the port multiplier; line_noise on the wire)
         p.fail(first_trigger->key_line, first_trigger->path,
-               "a " + kname + " fires at a time (`at`): the port multiplier counts no commands");
+               "a " + kname + " fires at a time (`at`): " +
+                   (spec.binds == fault::Binds::PmpControl ? "the port multiplier counts no commands"
+                                                           : "it acts on the wire, which counts no commands"));
     if (x.kind == Kind::Cominit && target && !target->present && !t.at_ns)
         p.fail(first_trigger->key_line, first_trigger->path,
                "a cominit on a connector without a drive (devices[] line " + std::to_string(target->line) +

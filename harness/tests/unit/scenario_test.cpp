@@ -558,11 +558,11 @@ TEST(fault_kinds_table) {
                 "t.yaml:5: faults[0].symbol: unknown value 'parity' (expected one of: none, code, disparity)");
     CHECK_ERROR(d + "  - {port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: required (crc, lost_irq, unplug, plug, media_error, hang, identify_fail, "
-                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition or hba_error)");
+                "phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition, hba_error or line_noise)");
     CHECK_ERROR(d + "  - {kind: zap, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: unknown value 'zap' (expected one of: crc, lost_irq, unplug, plug, "
                 "media_error, hang, identify_fail, phy_flap, link_degrade, pmp_hang, slow, spurious_irq, irq_storm, drq_stuck, "
-                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition, hba_error)");
+                "bsy_stuck, bmdma_error, host_bus_error, cominit, power_loss, bad_fis, lpm_fail, pmp_reg_abort, check_condition, hba_error, line_noise)");
     // power_loss: its typed `off` (a time, 100 ms by default, within 1 us .. 60 s).
     {
         Scenario n = parse(d + "  - {kind: power_loss, port: 0, at: 1ms}\n"
@@ -641,6 +641,16 @@ TEST(fault_kinds_table) {
                 "  - {kind: hba_error, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: a hba_error acts on an AHCI port's DMA engine: controller ahci (not "
                 "piix)");
+    // Line noise with no PHY event: its `noise` list is required, and it fires at a time only.
+    {
+        Scenario n = parse(d + "  - {kind: line_noise, port: 0, at: 1ms, noise: [decode, internal]}\n");
+        CHECK(n.faults[0].kind == satasim::fault::Kind::LineNoise && n.faults[0].noise.decode &&
+              n.faults[0].noise.internal && !n.faults[0].noise.cominit && !n.faults[0].noise.phy);
+    }
+    CHECK_ERROR(d + "  - {kind: line_noise, port: 0, at: 1ms}\n", "t.yaml:5: faults[0].noise: required: the noise the host PHY picks up (a list of cominit, decode, "
+                "internal, phy, comwake)");
+    CHECK_ERROR(d + "  - {kind: line_noise, port: 0, after_cmds: 2, noise: [decode]}\n", "t.yaml:5: faults[0].after_cmds: a line_noise fires at a time (`at`): it acts on the wire, which counts "
+                "no commands");
     // A taskfile channel's fault on a controller without one.
     CHECK_ERROR(d + "  - {kind: drq_stuck, port: 0, at: 1ms}\n",
                 "t.yaml:5: faults[0].kind: a drq_stuck acts on a taskfile channel: controller sil3112 or piix (not ahci)");
@@ -663,7 +673,7 @@ TEST(fault_kind_rows_match_the_spec) {
     using satasim::fault::Kind;
     const auto &specs = satasim::fault::kind_specs();
     const auto &rows = fault_kind_rows();
-    CHECK(specs.size() == size_t(Kind::HbaError) + 1);
+    CHECK(specs.size() == size_t(Kind::LineNoise) + 1);
     CHECK(rows.size() == specs.size());
     for (size_t i = 0; i < specs.size() && i < rows.size(); ++i) {
         CHECK(specs[i].kind == Kind(i));
@@ -717,7 +727,7 @@ TEST(fault_kinds_on_an_atapi_drive) {
     CHECK_ERROR(cd + "  - {kind: media_error, port: 0, on_cmd: {op: read}}\n",
                 "t.yaml:6: faults[0].kind: a media_error acts on a disk: port 0 has an ATAPI drive (devices[].atapi, "
                 "line 3); an ATAPI drive takes crc, lost_irq, unplug, hang, phy_flap, link_degrade, spurious_irq, "
-                "irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, check_condition or hba_error "
+                "irq_storm, drq_stuck, bsy_stuck, bmdma_error, host_bus_error, cominit, check_condition, hba_error or line_noise "
                 "(check_condition: a PACKET command's CHECK CONDITION with its sense)");
     CHECK_ERROR(cd + "  - {kind: check_condition, port: 1, after_cmds: 1}\n",
                 "t.yaml:6: faults[0].kind: a check_condition acts on an ATAPI drive (devices[].atapi): port 1 has a "
