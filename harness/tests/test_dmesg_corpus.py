@@ -45,7 +45,11 @@ CommWake (42: 51 -> 55) and wip17-hba's hba_error and ICH slave link (48: 21 -> 
 829 of 935 (88.7 %); wip17-pmp round 2: 835 (89.3 %: 52 45 -> 46, a lone non-queued command's
 tag 1 behind a PMP is the lowest free tag, tag 0 held by another link's read; 17 8 -> 13, a
 report cut at the excerpt's top with the next report's status and error is that command's
-failure before libata's retry, so its fault fires twice).
+failure before libata's retry, so its fault fires twice); with the other second rounds and
+the lead's cominit on a command, every branch merged: 845 of 935 (90.4 %: the host PHY's DET 1
+only after a COMINIT (30, 42), line noise without a PHY event on the ICH slave link (25), a
+slot's STANDBY IMMEDIATE leftover (14), a speed limit from before the excerpt (48), a drive's
+own COMINIT on its queued commands (15)).
 wip14: a drive that stops answering
 after an interface error (a hang behind the crc fault: 39), an IDENTIFY that times out at
 revalidation or in the probe (a hang on IDENTIFY, held through the resets the log shows
@@ -258,7 +262,7 @@ from satasim.results import binary  # noqa: E402
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "dmesg-corpus"
 # overall matched/total decision lines the corpus must keep (measured; raise it, never lower it
 # without saying why in the commit)
-FLOOR = 0.88
+FLOOR = 0.90
 WALL_LIMIT = 20          # seconds of wall time per scenario (a run that takes longer is cut)
 JOBS = 2
 
