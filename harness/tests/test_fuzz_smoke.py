@@ -401,3 +401,28 @@ def test_version_5_carries_4kn_drives(tmp_path):
     v4 = tmp_path / "v4.bin"
     v4.write_bytes(b[:6] + bytes([4, 0xFB]) + b[8:])
     assert "logical_sector" not in _sim("fuzz-decode", v4).stdout
+
+
+def test_version_5_carries_this_sessions_kinds(tmp_path):
+    """scenarios/faults/hba-error as a seed: its four hba_error faults (error and irq in the
+    kind's bytes) are version 5's (before, "hba_error is not in the fuzz input format yet"),
+    and line_noise is v5's last kind (its noise never empty); the decoded seed runs without a
+    finding."""
+    out = tmp_path / "hba.bin"
+    r = _sim("fuzz-encode", ROOT / "scenarios" / "faults" / "hba-error.yaml", out)
+    assert r.returncode == 0 and "hba_error" not in r.stderr and "faults[" not in r.stderr, r.stderr
+    assert out.read_bytes()[6:8] == bytes([5, 0xFA])
+    d = _sim("fuzz-decode", out).stdout
+    for error, irq in (("host_bus_data", "raised"), ("internal", "raised"), ("internal", "none"),
+                       ("host_bus_fatal", "all_ones")):
+        assert f"error: {error}, irq: {irq}}}" in d, d
+    run = _sim("fuzz-run", out)
+    assert run.returncode == 0 and run.stdout.splitlines()[0].endswith(" ok"), run.stdout + run.stderr
+    scen = tmp_path / "ln.yaml"
+    scen.write_text("name: ln\ncontroller: {type: ahci, ports: 1}\ndevices:\n  - {port: 0}\n"
+                    "workload:\n  - {device: 0, op: read, count: 4}\n"
+                    "faults:\n  - {kind: line_noise, port: 0, at: 5ms, noise: [decode, comwake]}\n")
+    ln = tmp_path / "ln.bin"
+    r = _sim("fuzz-encode", scen, ln)
+    assert r.returncode == 0 and "faults[" not in r.stderr, r.stderr
+    assert "kind: line_noise, id: fault0, port: 0, at: 5ms, noise: [decode, comwake]}" in _sim("fuzz-decode", ln).stdout

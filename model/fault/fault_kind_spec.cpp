@@ -387,12 +387,14 @@ const std::vector<KindSpec> &kind_specs() {
          {P("error", PT::Enum, "what fails inside the port's engine at its next DMA access: an internal error "
                                "(internal: SError.ERR.E, PxIS.IFS), a host bus data error (host_bus_data: "
                                "PxIS.HBDS) or a host bus fatal error (host_bus_fatal: PxIS.HBFS)")
-              .names({"internal", "host_bus_data", "host_bus_fatal"}).always(),
+              .names({"internal", "host_bus_data", "host_bus_fatal"}).always()
+              .bytes_since(5, {0, 1, 0, 0, 3}),
           P("irq", PT::Enum, "how the port shows it: its PxIS bit and interrupt (raised), nothing (none: the "
                              "engine stops silently, its commands never complete), or the bit raised and the "
                              "port's next PxIS read answered with all ones (all_ones: a register read the "
                              "PCIe link dropped)")
-              .names({"raised", "none", "all_ones"}).always()},
+              .names({"raised", "none", "all_ones"}).always()
+              .bytes_since(5, {1, 1, 0, 0, 3})},
          false, Drive::Any},
         // Noise on the wire outside any frame with PhyRdy kept (no PHY event, no OOB): what the
         // host PHY latches in SError (SATA 2.6 14.1.5 / AHCI 1.3.1 3.3.12: DIAG.B 10b/8b decode
@@ -406,7 +408,8 @@ const std::vector<KindSpec> &kind_specs() {
          {noise("what the host PHY picks up: COMINIT bursts, 10b/8b decode errors, its receiver losing the "
                 "signal mid-primitive, its own internal error, COMWAKE-like bursts")
               .needed("required: the noise the host PHY picks up (a list of cominit, decode, internal, phy, "
-                      "comwake)")},
+                      "comwake)")
+              .bytes_since(5, {0, 1, 0, 0, 31, 1})}, // (never empty: 1..31, every flag set)
          false, Drive::Any},
     };
     return rows;

@@ -470,7 +470,8 @@ const std::vector<const fault::KindSpec *> &fuzz_kinds(unsigned version = 1) {
     }();
     static const std::vector<const fault::KindSpec *> v5 = [] {
         std::vector<const fault::KindSpec *> v = v4;
-        v.push_back(fault::kind_spec(fault::Kind::CheckCondition));
+        for (fault::Kind k : {fault::Kind::CheckCondition, fault::Kind::HbaError, fault::Kind::LineNoise})
+            v.push_back(fault::kind_spec(k));
         return v;
     }();
     return version >= 5 ? v5 : version >= 4 ? v4 : version >= 3 ? v3 : v1;
@@ -578,8 +579,8 @@ void encode_param(Out &o, size_t q, const fault::ParamSpec &ps, const fault::Par
         if (it == f.map.end())
             lost->push_back(where + ": " + fault::param_text(ps, v) + " is not in the format (" +
                             fault::param_text(ps, f.map[0]) + " instead)");
-    } else if (ps.type == fault::ParamType::Flags) { // the flags the field's bits hold; a later one is lost
-        const uint64_t held = f.bits ? (1u << f.bits) - 1 : (uint64_t(1) << (8 * f.bytes)) - 1;
+    } else if (ps.type == fault::ParamType::Flags && f.bits) { // the flags the bits hold; a later one is lost
+        const uint64_t held = (1u << f.bits) - 1;
         raw = v & held;
         for (size_t i = 0; i < ps.values.size(); ++i)
             if ((v & ~held) >> i & 1)

@@ -61,8 +61,9 @@ constexpr uint8_t kFormatV3 = 3;
 constexpr uint8_t kFormatV4 = 4;
 // Version 5 (marker kFormatV5 and its complement): version 4's layout; a fault's target byte
 // indexes the disks and the ATAPI drives together in place order (version 4 and before: the
-// disks only), and the fault kinds take check_condition (kinds modulo 17), its sense key,
-// ASC, ASCQ and ABRT in the kind's bytes. A kind the addressed device does not take (a disk's
+// disks only), and the fault kinds take check_condition, its sense key, ASC, ASCQ and ABRT in
+// the kind's bytes, then hba_error (error, irq) and line_noise (its noise, never empty): kinds
+// modulo 19. A kind the addressed device does not take (a disk's
 // kind on an ATAPI drive, check_condition on a disk) is dropped, as a pmp_hang without a PMP.
 // A disk record's byte 7 bit 3: a 4Kn drive (logical_sector 4096). A cominit fault on a drive
 // that is there takes any trigger (before version 5: a time trigger whatever its byte says).
