@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from satasim.dmesg_noise import PHY_EVENT as _PHY_EVENT, noise_list
+
 # The CDB of a PACKET command's message: after the cmd line's data part, hex bytes (six or
 # more), optionally after "cdb" or the SCSI command name, before the "res" continuation.
 _CDB = re.compile(r"\b(?:in|out|nodata)\b\s*(?:cdb\s+|[A-Za-z][\w ()/-]*?\s+)?"
@@ -77,12 +79,6 @@ def packet_cdb(msg: str) -> list[int] | None:
 _ASC_OF_KEY = {0x2: (0x3a, 0), 0x3: (0x11, 0), 0x4: (0x08, 0x03), 0x5: (0x24, 0), 0x6: (0x28, 0),
                0xb: (0x00, 0)}
 # SError bits (SATA 2.6 14.1.2): PHYRdyChg, CommWake, DevExch; 10B8B, HostInt
-_PHY_EVENT = (1 << 16) | (1 << 18) | (1 << 26)
-
-
-def _noise(serr: int) -> str:
-    n = [name for bit, name in ((1 << 26, "cominit"), (1 << 19, "decode"), (1 << 11, "internal")) if serr & bit]
-    return "[" + ", ".join(n) + "]"
 
 
 def _check_condition(where: str, match: str, err: int) -> str:
@@ -127,7 +123,7 @@ def fault_for(e, c, where: str, cdb: list[int], sense_timeout: int = 0) -> tuple
                  f"  - {{kind: hang, {where}, on_cmd: {{opcode: 0x{REQUEST_SENSE:02x}}}}}"],
                 f"a CHECK CONDITION whose REQUEST SENSE timed out (line {sense_timeout}: a hang on it)")
     if c.emask & 0x10 and e.serr & _PHY_EVENT and e.frozen:
-        return ([f"  - {{kind: phy_flap, {where}, on_cmd: {match}, down: 1ms, noise: {_noise(e.serr)}}}"],
+        return ([f"  - {{kind: phy_flap, {where}, on_cmd: {match}, down: 1ms, noise: {noise_list(e.serr) or '[]'}}}"],
                 "the link dropping under the command (phy_flap)")
     if c.emask & 0x4 or "timeout" in c.emask_desc:
         if done or (c.has_res and c.res_status & 0x89 == 0x01):

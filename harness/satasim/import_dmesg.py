@@ -47,6 +47,7 @@ from pathlib import Path
 from satasim.controller_table import SFF, TABLE, ROWS, by_kernel_driver, stand_in
 from satasim.dmesg_parse import Command, DmesgError, Report, parse, printable
 from satasim.dmesg_atapi import atapi_devices, atapi_scenario_parts
+from satasim.dmesg_noise import N as _N, PHY_EVENT as _PHY_EVENT, W as _W, X as _X, noise_bits, noise_key, noise_list
 from satasim.dmesg_pata import pata_controller_keys, quiet_boot_configured, slave_link_line, slave_link_note
 from satasim.dmesg_mv import marvell_evidence
 from satasim.dmesg_pmp import (config_port, idle_link_reports, order_by_tag, pmp_product, reg_abort_faults,
@@ -112,35 +113,9 @@ def _ms(t: float) -> str:
     return f"{max(1, round(t * 1000))}ms"
 
 
-# SError bits of a PHY event (PHYRdyChg, CommWake, DevExch)
-_PHY_EVENT = (1 << 16) | (1 << 18) | (1 << 26)
-_N, _W, _X = 1 << 16, 1 << 18, 1 << 26
-
-
-def _noise(serr: int) -> str:
-    """The line noise a link exception's SError shows besides the PhyRdy change
-    (docs/hardware.md 2.7): DevExch (X) COMINIT bursts, 10B8B (B) decode errors outside a
-    frame, HostInt (E) the HBA's receiver losing the signal; as a fault's `noise:` list."""
-    n = [name for bit, name in ((_X, "cominit"), (1 << 19, "decode"), (1 << 11, "internal")) if serr & bit]
-    return "[" + ", ".join(n) + "]" if n else ""
-
-
-def _cominit_noise(serr: int) -> dict:
-    """A cominit fault's `noise:` (COMINIT itself is the kind's own) from its exception's
-    SError: the line noise _noise names and CommWake (W) -- a connector's bouncing contacts
-    put COMWAKE-like bursts on the line as well as COMINIT ones (dmesg corpus 42: "SError: {
-    CommWake DevExch }" on a pulled drive's port)."""
-    n = [name for bit, name in ((1 << 19, "decode"), (1 << 11, "internal"), (_W, "comwake")) if serr & bit]
-    return {"noise": "[" + ", ".join(n) + "]"} if n else {}
-
-
-def _wake_noise(serr: int) -> str:
-    """What a failed wake-up garbled on the host's PHY, from the SError it latched: 10B8B
-    decode errors, PHYInt (the host PHY's internal error) with the UnrecovData it spoiled,
-    HostInt; as lpm_fail's `noise:` list."""
-    n = [name for bits, name in ((1 << 19, "decode"), (1 << 11, "internal"), ((1 << 17) | (1 << 8), "phy"))
-         if serr & bits]
-    return "[" + ", ".join(n) + "]" if n else ""
+# a cominit fault's noise: its COMINIT is the kind's own; the rest of the line's noise and
+# CommWake, which a connector's bouncing contacts send too (dmesg corpus 42)
+_COMINIT_NOISE = ("decode", "internal", "comwake")
 # what a request may wait before it is issued: libata's speed-down windows are 5 and 10
 # minutes, so a longer quiet time between two errors of a report changes nothing
 MAX_GAP_S = 20 * 60
@@ -1054,18 +1029,17 @@ class _Plan:
         if k == "wake" and self.timed and _lpm_evidence(rep) and "lpm" in self.row["keys"]:
             # the drive's PHY did not answer the wake-up the command needed (lpm_fail): armed
             # just before the command is issued, on a link idle in a power state by then
-            noise = _wake_noise(e.serr)
             self.notes.append(f"{e.line}: a command that timed out with CommWake, PHYRdyChg and no "
                               "interrupt under LPM: the drive's PHY did not answer the wake-up (lpm_fail)")
             return _Fault({"kind": "lpm_fail", "_w": where, "how": "no_comwake", "wakes": "1",
                            "at": _ms(max(self.sim(self.issue_t[e.line]) - 0.001, 0.0)),
-                           **({"noise": noise} if noise else {})})
+                           **noise_key(e.serr, ("decode", "internal", "phy"))})
         if k == "cominit":
             # the drive's COMINIT on its failed command (the first of them: the others are the
             # ones it had queued), with the CommWake the SError shows
             self.notes.append(f"{e.line}: DevExch without a PhyRdy change on queued commands: the drive "
                               "restarted itself (its COMINIT, a cominit fault on the command)")
-            return _Fault({"kind": "cominit", "_w": where, "on_cmd": match, **_cominit_noise(e.serr)})
+            return _Fault({"kind": "cominit", "_w": where, "on_cmd": match, **noise_key(e.serr, _COMINIT_NOISE)})
         if k in ("flap", "wake"):
             return _Fault({"kind": "phy_flap", "_w": where, "on_cmd": match, "down": "1ms"})
         if k == "media":
@@ -1349,9 +1323,10 @@ class _Plan:
             at = self.link_at[e.port] + 5.0    # no times: one event after the other's EH run
         self.link_at[e.port] = at
         w = self.where(e.port, None)
-        noise = _noise(e.serr)
-        with_noise = {"noise": noise} if noise else {}
-        cominit_noise = _cominit_noise(e.serr)
+        with_noise = noise_key(e.serr)
+        # (a cominit fault sends COMINIT of its own; a connector's bouncing contacts put
+        # COMWAKE-like bursts on the line too: dmesg corpus 42's "SError: { CommWake DevExch }")
+        cominit_noise = noise_key(e.serr, _COMINIT_NOISE)
         configured = any(m.startswith("configured for") for _, _, m in after)
         if key not in self.disks and not any(p == e.port for p, _ in self.disks):
             if e.serr & (_N | _W) == _N | _W and not down and e.port not in self.plugged:
@@ -1424,12 +1399,11 @@ class _Plan:
         read it. The importer's stand-in is a user scan (ata_scsi_user_scan: a reset and a
         probe, no failed command; kernels before 6.x's quiet autopsy report the run, dmesg
         corpus 25: "ata2.01: exception Emask 0x40 SAct 0x0 SErr 0x80800 action 0x0")."""
-        names = [(1 << 19, "decode"), (1 << 11, "internal"), ((1 << 17) | (1 << 8), "phy")]
-        known = sum(b for b, _ in names)
+        names = ("decode", "internal", "phy")
         key = (e.port, e.dev or 0)
-        if not e.serr or e.serr & ~known or key not in self.disks or e.port in self.rep.pmps:
+        if not e.serr or e.serr & ~noise_bits(names) or key not in self.disks or e.port in self.rep.pmps:
             return False
-        noise = "[" + ", ".join(n for b, n in names if e.serr & b) + "]"
+        noise = noise_list(e.serr, names)
         at = self.sim(e.t)
         self.faults.append(_Fault({"kind": "line_noise", "_w": self.where(e.port, e.dev),
                                    "at": _ms(max(at - 0.01, 0.001)), "noise": noise}))
