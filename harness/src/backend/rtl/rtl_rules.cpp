@@ -5,6 +5,7 @@
 
 #include "backend/rtl/dut_profile.h"
 #include "controller/controller_table.h"
+#include "model/fault/fault_kind_spec.h"
 #include "scenario/scenario.h"
 #include "scenario/steps.h"
 
@@ -139,18 +140,17 @@ std::vector<Refusal> refusals(const Scenario &sc) {
         if (f.fixed_gen && l.find("limiting SATA link speed") != std::string::npos)
             no("expect.log_contains \"" + l + "\"", gen_why + ": no speed-down", line);
     }
-    for (const fault::Fault &f : sc.faults)
-        if (f.kind == fault::Kind::LostIrq)
-            no("faults[" + f.id + "] lost_irq",
-               "a lost completion interrupt is a fault hook of the SystemC controller models; a DUT's interrupt "
-               "logic is its own",
-               f.line);
-    for (const fault::Fault &f : sc.faults)
-        if (f.kind == fault::Kind::HbaError)
-            no("faults[" + f.id + "] hba_error",
-               "an internal error of the port's engine is a fault hook of the SystemC AHCI model; a DUT's "
-               "internals are its own (host_bus_error fails its bus accesses)",
-               f.line);
+    // fault kinds that are hooks inside the SystemC controller models: a DUT's own logic
+    static const std::pair<fault::Kind, const char *> kModelHooks[] = {
+        {fault::Kind::LostIrq, "a lost completion interrupt is a fault hook of the SystemC controller models; a "
+                               "DUT's interrupt logic is its own"},
+        {fault::Kind::HbaError, "an internal error of the port's engine is a fault hook of the SystemC AHCI "
+                                "model; a DUT's internals are its own (host_bus_error fails its bus accesses)"},
+    };
+    for (const auto &[kind, why] : kModelHooks)
+        for (const fault::Fault &f : sc.faults)
+            if (f.kind == kind)
+                no("faults[" + f.id + "] " + fault::kind_spec(kind)->name, why, f.line);
     return r;
 }
 
